@@ -1,0 +1,52 @@
+// swift-tools-version:6.0
+// The dependency arrows of the architecture (docs/ARCHITECTURE.md) are the target dependencies below:
+//
+//   CSQLite ← OfflineNewsStorage ←┐
+//   OfflineNewsModel ←────────────┼─ OfflineNews (NewsRepository) ← NewsCLI ← news
+//   OfflineNewsModel ← OfflineNewsNetwork ←┘
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+  .enableUpcomingFeature("ExistentialAny"),
+  
+]
+
+let package = Package(
+  name: "OfflineNews",
+  platforms: [.macOS(.v15)],
+  products: [
+    .library(name: "OfflineNews", targets: ["OfflineNews"]),
+    .executable(name: "news", targets: ["news"]),
+  ],
+  targets: [
+    // The system SQLite (Debian: libsqlite3-dev), imported through a module map and a shim header.
+    .systemLibrary(
+      name: "CSQLite",
+      providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+    ),
+    // Value types shared by every layer: Article, Timestamp (RFC 3339 parsing), Query.
+    .target(name: "OfflineNewsModel", swiftSettings: strict),
+    // The storage context: a thin SQLite layer (connection, statements, errors, migrations) and the article store.
+    .target(name: "OfflineNewsStorage", dependencies: ["CSQLite", "OfflineNewsModel"], swiftSettings: strict),
+    // The network: the NewsNetwork protocol, NewsAPI v2 decoding, URLSession and file implementations.
+    .target(name: "OfflineNewsNetwork", dependencies: ["OfflineNewsModel"], swiftSettings: strict),
+    // The offline-first NewsRepository, built from a storage context and a network.
+    .target(
+      name: "OfflineNews",
+      dependencies: ["OfflineNewsModel", "OfflineNewsStorage", "OfflineNewsNetwork"],
+      swiftSettings: strict
+    ),
+    // The `news` command line: configuration, argument parsing, commands, output.
+    .target(name: "NewsCLI", dependencies: ["OfflineNews"], swiftSettings: strict),
+    // The composition root's entry point.
+    .executableTarget(name: "news", dependencies: ["NewsCLI"], swiftSettings: strict),
+
+    .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
+    .testTarget(name: "OfflineNewsModelTests", dependencies: ["OfflineNewsModel", "TestSupport"]),
+    .testTarget(name: "OfflineNewsStorageTests", dependencies: ["OfflineNewsStorage", "TestSupport"]),
+    .testTarget(name: "OfflineNewsNetworkTests", dependencies: ["OfflineNewsNetwork", "TestSupport"]),
+    .testTarget(name: "OfflineNewsTests", dependencies: ["OfflineNews", "TestSupport"]),
+    .testTarget(name: "NewsCLITests", dependencies: ["NewsCLI", "TestSupport"]),
+  ],
+  swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,123 @@
+import CSQLite
+
+/// One open SQLite database connection.
+///
+/// Not `Sendable`: a connection has exactly one owner (``StorageContext``), which serializes every use of it, so
+/// SQLite is opened in multi-thread mode (`SQLITE_OPEN_NOMUTEX`) with no locking of its own.
+///
+/// Opening runs a fixed sequence: `sqlite3_open_v2` (closing the handle on failure), extended result codes, the busy
+/// timeout. What follows (`foreign_keys`, WAL, `synchronous=NORMAL`) is the owner's choice, because a database that
+/// must be refused (written by a newer version) must be refused before anything is written to it.
+///
+/// Related SQLite documentation: <https://www.sqlite.org/c3ref/open.html>, <https://www.sqlite.org/wal.html>
+public final class Connection {
+  let handle: OpaquePointer
+  /// The database file's path.
+  public let path: String
+  private var statementCache: [String: Statement] = [:]
+
+  /// Opens (and, unless `readOnly`, creates) the database at `path`.
+  ///
+  /// - Parameters:
+  ///   - path: a file path; `:memory:` for a private in-memory database.
+  ///   - readOnly: open with `SQLITE_OPEN_READONLY`.
+  ///   - busyTimeout: how long, in seconds, to wait for another connection's lock before failing with `SQLITE_BUSY`.
+  /// - Throws: ``SQLiteError`` carrying the path, e.g. `SQLITE_CANTOPEN` for a missing folder or no permission.
+  public init(path: String, readOnly: Bool = false, busyTimeout: Double = 5) throws(SQLiteError) {
+    var handle: OpaquePointer?
+    let flags =
+      (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
+    let rc = sqlite3_open_v2(path, &handle, flags, nil)
+    guard rc == SQLITE_OK, let handle else {
+      let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
+      let extended = handle.map { sqlite3_extended_errcode($0) } ?? rc
+      sqlite3_close_v2(handle)
+      throw SQLiteError(extendedCode: extended, message: message, path: path)
+    }
+    self.handle = handle
+    self.path = path
+    sqlite3_extended_result_codes(handle, 1)
+    sqlite3_busy_timeout(handle, Int32(max(0, min(busyTimeout * 1000, Double(Int32.max)))))
+  }
+
+  deinit {
+    statementCache.removeAll()
+    sqlite3_close_v2(handle)
+  }
+
+  /// Runs one or more SQL statements separated by `;`, with no arguments (schema scripts, pragmas).
+  public func execute(sql: String) throws(SQLiteError) {
+    let rc = sqlite3_exec(handle, sql, nil, nil, nil)
+    guard rc == SQLITE_OK else { throw error(rc, sql: sql) }
+  }
+
+  /// Runs one statement with arguments, through the statement cache.
+  public func execute(_ sql: String, _ arguments: [DatabaseValue] = []) throws(SQLiteError) {
+    try cachedStatement(sql).execute(arguments)
+  }
+
+  /// A prepared statement for `sql`, prepared once per connection and reused (`SQLITE_PREPARE_PERSISTENT`).
+  public func cachedStatement(_ sql: String) throws(SQLiteError) -> Statement {
+    if let statement = statementCache[sql] { return statement }
+    let statement = try Statement(connection: self, sql: sql, persistent: true)
+    statementCache[sql] = statement
+    return statement
+  }
+
+  /// A new prepared statement that is not cached, for SQL run once.
+  public func makeStatement(_ sql: String) throws(SQLiteError) -> Statement {
+    try Statement(connection: self, sql: sql, persistent: false)
+  }
+
+  /// The number of rows changed by the last `INSERT`, `UPDATE` or `DELETE` (`sqlite3_changes64`).
+  public var changes: Int { Int(sqlite3_changes64(handle)) }
+
+  /// Whether a transaction is open (not in autocommit mode).
+  public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+  /// Runs `body` in a write transaction: `BEGIN IMMEDIATE`, then `COMMIT`, or `ROLLBACK` and rethrow if `body`
+  /// throws or the commit fails. Nested calls use a savepoint, so an inner failure undoes only the inner work.
+  ///
+  /// `IMMEDIATE` takes the write lock up front: a deferred transaction that later upgrades its lock can fail
+  /// with `SQLITE_BUSY` whatever the busy timeout (<https://www.sqlite.org/lang_transaction.html>).
+  public func inTransaction<T>(_ body: () throws -> T) throws -> T {
+    if isInTransaction {
+      try execute(sql: "SAVEPOINT nested")
+      do {
+        let result = try body()
+        try execute(sql: "RELEASE nested")
+        return result
+      } catch {
+        try? execute(sql: "ROLLBACK TO nested")
+        try? execute(sql: "RELEASE nested")
+        throw error
+      }
+    }
+    try execute(sql: "BEGIN IMMEDIATE")
+    do {
+      let result = try body()
+      try execute(sql: "COMMIT")
+      return result
+    } catch {
+      if isInTransaction { try? execute(sql: "ROLLBACK") }
+      throw error
+    }
+  }
+
+  /// Reads one integer from a `PRAGMA` or a one-value query.
+  public func scalarInt(_ sql: String) throws -> Int64? {
+    try makeStatement(sql).fetchOne { $0.int64(0) } ?? nil
+  }
+
+  /// Reads one text value from a `PRAGMA` or a one-value query.
+  public func scalarString(_ sql: String) throws -> String? {
+    try makeStatement(sql).fetchOne { $0.string(0) } ?? nil
+  }
+
+  func error(_ rc: Int32, sql: String?) -> SQLiteError {
+    let extended = sqlite3_extended_errcode(handle)
+    // `sqlite3_errmsg` describes the most recent failing API call; prefer its code when it matches `rc`.
+    let code = (extended & 0xFF) == (rc & 0xFF) ? extended : rc
+    return SQLiteError(extendedCode: code, message: String(cString: sqlite3_errmsg(handle)), sql: sql, path: path)
+  }
+}

@@ -1,0 +1,109 @@
+import CSQLite
+
+/// A prepared SQL statement, owned by one ``Connection``.
+///
+/// Prepared once (`sqlite3_prepare_v3`), reset before each use, finalized on `deinit`. Not `Sendable`: it is used
+/// only inside its connection's owner.
+///
+/// Related SQLite documentation: <https://www.sqlite.org/c3ref/stmt.html>
+public final class Statement {
+  let handle: OpaquePointer
+  /// The SQL text the statement was prepared from.
+  public let sql: String
+  unowned let connection: Connection
+
+  init(connection: Connection, sql: String, persistent: Bool) throws(SQLiteError) {
+    var handle: OpaquePointer?
+    let flags = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
+    let rc = sqlite3_prepare_v3(connection.handle, sql, -1, flags, &handle, nil)
+    guard rc == SQLITE_OK, let handle else {
+      throw connection.error(rc, sql: sql)
+    }
+    self.handle = handle
+    self.sql = sql
+    self.connection = connection
+  }
+
+  deinit { sqlite3_finalize(handle) }
+
+  /// Resets the statement and binds `arguments` to its parameters `?1…?n`, in order.
+  public func bind(_ arguments: [DatabaseValue]) throws(SQLiteError) {
+    sqlite3_reset(handle)
+    sqlite3_clear_bindings(handle)
+    for (index, value) in arguments.enumerated() {
+      let position = Int32(index + 1)
+      let rc: Int32
+      switch value {
+      case .null: rc = sqlite3_bind_null(handle, position)
+      case .integer(let v): rc = sqlite3_bind_int64(handle, position, v)
+      case .real(let v): rc = sqlite3_bind_double(handle, position, v)
+      case .text(let v): rc = sqlite3_bind_text(handle, position, v, -1, csqlite_transient)
+      case .blob(let v):
+        rc = v.withUnsafeBytes { sqlite3_bind_blob(handle, position, $0.baseAddress, Int32($0.count), csqlite_transient) }
+      }
+      guard rc == SQLITE_OK else { throw connection.error(rc, sql: sql) }
+    }
+  }
+
+  /// Runs the statement to completion, discarding rows.
+  public func execute(_ arguments: [DatabaseValue] = []) throws(SQLiteError) {
+    try bind(arguments)
+    while try step() {}
+  }
+
+  /// Advances to the next row. Returns `false` when the statement is done.
+  public func step() throws(SQLiteError) -> Bool {
+    let rc = sqlite3_step(handle)
+    switch rc {
+    case SQLITE_ROW: return true
+    case SQLITE_DONE: return false
+    default:
+      let error = connection.error(rc, sql: sql)
+      sqlite3_reset(handle)
+      throw error
+    }
+  }
+
+  /// Runs the statement and returns every row, each read by `read`.
+  public func fetchAll<T>(_ arguments: [DatabaseValue] = [], _ read: (Row) throws -> T) throws -> [T] {
+    try bind(arguments)
+    var rows: [T] = []
+    let row = Row(statement: self)
+    while try step() { rows.append(try read(row)) }
+    return rows
+  }
+
+  /// Runs the statement and returns the first row, read by `read`, or `nil` when there is none.
+  public func fetchOne<T>(_ arguments: [DatabaseValue] = [], _ read: (Row) throws -> T) throws -> T? {
+    try bind(arguments)
+    defer { sqlite3_reset(handle) }
+    return try step() ? read(Row(statement: self)) : nil
+  }
+}
+
+/// The current row of a stepping ``Statement``; valid only inside the closure it is given to.
+public struct Row {
+  let statement: Statement
+
+  /// The number of columns.
+  public var count: Int { Int(sqlite3_column_count(statement.handle)) }
+
+  /// Whether column `index` (0-based) is NULL.
+  public func isNull(_ index: Int) -> Bool {
+    sqlite3_column_type(statement.handle, Int32(index)) == SQLITE_NULL
+  }
+  /// Column `index` as an integer, or `nil` when NULL.
+  public func int64(_ index: Int) -> Int64? {
+    isNull(index) ? nil : sqlite3_column_int64(statement.handle, Int32(index))
+  }
+  /// Column `index` as a double, or `nil` when NULL.
+  public func double(_ index: Int) -> Double? {
+    isNull(index) ? nil : sqlite3_column_double(statement.handle, Int32(index))
+  }
+  /// Column `index` as text (UTF-8), or `nil` when NULL.
+  public func string(_ index: Int) -> String? {
+    guard let text = sqlite3_column_text(statement.handle, Int32(index)) else { return nil }
+    let length = Int(sqlite3_column_bytes(statement.handle, Int32(index)))
+    return String(decoding: UnsafeBufferPointer(start: text, count: length), as: UTF8.self)
+  }
+}

@@ -1,0 +1,70 @@
+/// Why the storage context could not open, read or write its database.
+///
+/// Every case names the database file, so that a message like
+/// `cannot open /home/me/.local/share/news/news.sqlite: written by a newer version (schema 7, this build knows 1)`
+/// tells the user which file and what to do. No case is recovered from by deleting or recreating the file.
+public struct StorageError: Error, Sendable, CustomStringConvertible {
+  public enum Kind: Sendable, Equatable {
+    /// The database was written by a newer version of OfflineNews (its schema version is higher than this
+    /// build's). The file was not modified.
+    case newerSchema(found: Int, supported: Int)
+    /// The file is not a SQLite database, or is corrupt (`SQLITE_NOTADB`, `SQLITE_CORRUPT`).
+    case notADatabase
+    /// The file or its folder cannot be opened or created (`SQLITE_CANTOPEN`, permissions, missing folder).
+    case cannotOpen
+    /// The file or its folder is read-only (`SQLITE_READONLY`).
+    case readOnly
+    /// The disk is full (`SQLITE_FULL`); the transaction was rolled back.
+    case diskFull
+    /// Another connection held the lock longer than the busy timeout (`SQLITE_BUSY`).
+    case busy
+    /// Any other SQLite failure.
+    case other
+  }
+
+  /// What went wrong, as a category.
+  public var kind: Kind
+  /// The database file.
+  public var path: String
+  /// The SQLite error underneath, when there is one.
+  public var underlying: SQLiteError?
+
+  public init(kind: Kind, path: String, underlying: SQLiteError? = nil) {
+    self.kind = kind
+    self.path = path
+    self.underlying = underlying
+  }
+
+  /// Classifies a SQLite error.
+  public init(_ error: SQLiteError, path: String) {
+    let kind: Kind
+    switch error.code {
+    case SQLiteError.notADatabase, SQLiteError.corrupt: kind = .notADatabase
+    case SQLiteError.cantOpen: kind = .cannotOpen
+    case SQLiteError.readOnly: kind = .readOnly
+    case SQLiteError.full: kind = .diskFull
+    case SQLiteError.busy, SQLiteError.locked: kind = .busy
+    default: kind = .other
+    }
+    self.init(kind: kind, path: path, underlying: error)
+  }
+
+  public var description: String {
+    let reason: String
+    switch kind {
+    case .newerSchema(let found, let supported):
+      reason =
+        "written by a newer version of OfflineNews (schema \(found), this build knows up to \(supported)); "
+        + "the file was left untouched: upgrade, or use another --db"
+    case .notADatabase: reason = "not a SQLite database, or corrupt"
+    case .cannotOpen: reason = "cannot open or create the file (missing folder or no permission)"
+    case .readOnly: reason = "the database or its folder is read-only"
+    case .diskFull: reason = "the disk is full; nothing was changed"
+    case .busy: reason = "the database is locked by another process"
+    case .other: reason = "storage failure"
+    }
+    var text = "database \(path): \(reason)"
+    if let underlying { text += " (SQLite \(underlying.code): \(underlying.message))" }
+    return text
+  }
+}
