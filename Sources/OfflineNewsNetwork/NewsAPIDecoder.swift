@@ -1,0 +1,236 @@
+import Foundation
+import OfflineNewsModel
+
+/// Decodes NewsAPI v2 responses (`/v2/top-headlines`, `/v2/everything`) into a ``NewsPage``.
+///
+/// The response shape is `{"status":"ok","totalResults":N,"articles":[{"source":{"id","name"},"author","title",
+/// "description","url","urlToImage","publishedAt","content"}]}` (<https://newsapi.org/docs/endpoints>).
+///
+/// The whole body must be valid JSON of that shape, or decoding throws: a truncated body is an error, never a
+/// partial page. Inside a valid body, each record is judged alone:
+/// - skipped, with a ``RecordIssue``: a record that is not an object; a missing, empty or non-`http(s)` `url`; a
+///   missing or empty `title`; a missing or unparseable `publishedAt`; NewsAPI's `[Removed]` placeholders;
+/// - kept: `null`, `""` or blank text → `nil`; a bad `urlToImage` → `nil`, reported;
+/// - `publishedAt` in any RFC 3339 shape (`Z`, `+00:00`, 0–9 fraction digits), kept to the millisecond
+///   (see ``Timestamp/init(rfc3339:assumingOffset:)``);
+/// - a URL seen twice: the later record wins, at the earlier one's place, reported.
+///
+/// A body with `"status":"error"` throws ``NewsNetworkError/api(_:)`` whatever the HTTP status.
+public struct NewsAPIDecoder: Sendable {
+  public init() {}
+
+  /// Decodes `data`, the body of a response that had HTTP status `httpStatus` (`nil` for a file).
+  ///
+  /// - Throws: ``NewsNetworkError/api(_:)`` for a NewsAPI error body; ``NewsNetworkError/httpStatus(_:bodyPrefix:)``
+  ///   for a non-2xx status with any other body; ``NewsNetworkError/invalidResponse(detail:)`` for a body that is not
+  ///   JSON, is truncated, or does not have the shape above (the detail says where).
+  public func decode(_ data: Data, httpStatus: Int? = nil) throws(NewsNetworkError) -> NewsPage {
+    let envelope: Envelope
+    do {
+      envelope = try JSONDecoder().decode(Envelope.self, from: data)
+    } catch {
+      if let status = httpStatus, !(200..<300).contains(status) {
+        throw .httpStatus(status, bodyPrefix: Self.prefix(of: data))
+      }
+      throw .invalidResponse(detail: Self.describe(error, size: data.count))
+    }
+    if envelope.status == "error" {
+      throw .api(
+        NewsAPIError(
+          code: .init(rawValue: envelope.code ?? "unknown"), message: envelope.message ?? "", httpStatus: httpStatus))
+    }
+    if let status = httpStatus, !(200..<300).contains(status) {
+      throw .httpStatus(status, bodyPrefix: Self.prefix(of: data))
+    }
+    guard envelope.status == "ok" else {
+      let shown = envelope.status.map { "\"\($0)\"" } ?? "missing"
+      throw .invalidResponse(detail: "\"status\" is \(shown), expected \"ok\" or \"error\"")
+    }
+    guard let records = envelope.articles else {
+      throw .invalidResponse(detail: "no \"articles\" array in a \"status\":\"ok\" response")
+    }
+
+    var articles: [Article] = []
+    var issues: [RecordIssue] = []
+    var positionByURL: [String: Int] = [:]
+    for (index, record) in records.enumerated() {
+      switch Self.article(from: record, index: index, issues: &issues) {
+      case .none: continue
+      case .some(let article):
+        let key = article.url.absoluteString
+        if let earlier = positionByURL[key] {
+          articles[earlier] = article
+          issues.append(
+            RecordIssue(
+              index: index, url: key, keyPath: "articles[\(index)].url",
+              reason: "same url as an earlier record in this response; this later record replaces it", skipped: false))
+        } else {
+          positionByURL[key] = articles.count
+          articles.append(article)
+        }
+      }
+    }
+    return NewsPage(articles: articles, issues: issues, totalResults: envelope.totalResults)
+  }
+
+  // MARK: - Record rules
+
+  static let removedPlaceholder = "[Removed]"
+
+  static func article(from record: RawArticle, index: Int, issues: inout [RecordIssue]) -> Article? {
+    let path = "articles[\(index)]"
+    func skip(_ key: String, _ reason: String, url: String? = nil) -> Article? {
+      issues.append(
+        RecordIssue(index: index, url: url, keyPath: key.isEmpty ? path : "\(path).\(key)", reason: reason, skipped: true))
+      return nil
+    }
+    guard record.isObject else { return skip("", "not a JSON object") }
+    for (key, field) in record.wrongTypes { return skip(key, "expected a string or null, found \(field)") }
+
+    let urlText = record.url.flatMap(nonBlank)
+    guard let urlText else { return skip("url", "missing url") }
+    if record.title == removedPlaceholder || urlText == "https://removed.com" {
+      return skip("", "NewsAPI [Removed] placeholder", url: urlText)
+    }
+    guard let url = webURL(urlText) else { return skip("url", "not an http(s) URL: \(quoted(urlText))", url: urlText) }
+    guard let title = record.title.flatMap(nonBlank) else { return skip("title", "missing title", url: urlText) }
+    guard let dateText = record.publishedAt.flatMap(nonBlank) else {
+      return skip("publishedAt", "missing publishedAt", url: urlText)
+    }
+    guard let published = Timestamp(rfc3339: dateText) else {
+      return skip("publishedAt", "not an RFC 3339 date-time: \(quoted(dateText))", url: urlText)
+    }
+    var imageURL: URL?
+    if let imageText = record.urlToImage.flatMap(nonBlank) {
+      imageURL = webURL(imageText)
+      if imageURL == nil {
+        issues.append(
+          RecordIssue(
+            index: index, url: urlText, keyPath: "\(path).urlToImage",
+            reason: "not an http(s) URL: \(quoted(imageText))", skipped: false))
+      }
+    }
+    return Article(
+      url: url, title: title, author: record.author.flatMap(nonBlank), summary: record.description.flatMap(nonBlank),
+      imageURL: imageURL, publishedAt: published.date, content: record.content.flatMap(nonBlank),
+      sourceID: record.sourceID.flatMap(nonBlank), sourceName: record.sourceName.flatMap(nonBlank))
+  }
+
+  /// `text` if it has any non-whitespace character, else `nil`. Text is kept as sent (not trimmed).
+  static func nonBlank(_ text: String) -> String? {
+    text.contains(where: { !$0.isWhitespace }) ? text : nil
+  }
+
+  /// An absolute `http`/`https` URL with a host, or `nil`.
+  static func webURL(_ text: String) -> URL? {
+    let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    guard let url = URL(string: trimmed), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+      let host = url.host, !host.isEmpty
+    else { return nil }
+    return url
+  }
+
+  static func quoted(_ text: String) -> String {
+    let shown = text.count > 80 ? String(text.prefix(80)) + "…" : text
+    return "\"\(shown)\""
+  }
+
+  static func prefix(of data: Data) -> String {
+    let text = String(decoding: data.prefix(200), as: UTF8.self)
+    let oneLine = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+      .joined(separator: " ")
+    return data.count > 200 ? oneLine + "…" : oneLine
+  }
+
+  static func describe(_ error: any Error, size: Int) -> String {
+    guard let error = error as? DecodingError else { return "\(error)" }
+    func at(_ path: [any CodingKey]) -> String {
+      path.isEmpty ? "the top level" : path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+        .trimmingCharacters(in: CharacterSet(charactersIn: "."))
+    }
+    switch error {
+    case .dataCorrupted(let context):
+      if context.codingPath.isEmpty { return "not valid JSON (\(size) bytes; truncated or not JSON)" }
+      return "invalid value at \(at(context.codingPath)): \(context.debugDescription)"
+    case .keyNotFound(let key, let context): return "missing key \"\(key.stringValue)\" at \(at(context.codingPath))"
+    case .typeMismatch(let type, let context): return "expected \(type) at \(at(context.codingPath))"
+    case .valueNotFound(let type, let context): return "expected \(type), found null at \(at(context.codingPath))"
+    @unknown default: return "\(error)"
+    }
+  }
+}
+
+// MARK: - Wire format
+
+struct Envelope: Decodable {
+  var status: String?
+  var code: String?
+  var message: String?
+  var totalResults: Int?
+  var articles: [RawArticle]?
+
+  enum CodingKeys: String, CodingKey { case status, code, message, totalResults, articles }
+
+  init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    status = try? c.decodeIfPresent(String.self, forKey: .status)
+    code = try? c.decodeIfPresent(String.self, forKey: .code)
+    message = try? c.decodeIfPresent(String.self, forKey: .message)
+    totalResults = try? c.decodeIfPresent(Int.self, forKey: .totalResults)
+    articles = try c.decodeIfPresent([RawArticle].self, forKey: .articles)
+  }
+}
+
+/// One element of `articles`, decoded without ever failing, so one bad record cannot fail the page.
+struct RawArticle: Decodable {
+  var isObject = true
+  var author, title, description, url, urlToImage, publishedAt, content: String?
+  var sourceID, sourceName: String?
+  /// Keys whose value was neither a string nor null, with what was found.
+  var wrongTypes: [(String, String)] = []
+
+  enum CodingKeys: String, CodingKey {
+    case source, author, title, description, url, urlToImage, publishedAt, content
+  }
+  enum SourceKeys: String, CodingKey { case id, name }
+
+  init(from decoder: any Decoder) throws {
+    guard let c = try? decoder.container(keyedBy: CodingKeys.self) else {
+      isObject = false
+      return
+    }
+    func text<K: CodingKey>(_ c: KeyedDecodingContainer<K>, _ key: K, _ name: String) -> String? {
+      guard c.contains(key), (try? c.decodeNil(forKey: key)) != true else { return nil }
+      if let value = try? c.decode(String.self, forKey: key) { return value }
+      wrongTypes.append((name, RawArticle.kind(of: c, key)))
+      return nil
+    }
+    author = text(c, .author, "author")
+    title = text(c, .title, "title")
+    description = text(c, .description, "description")
+    url = text(c, .url, "url")
+    urlToImage = text(c, .urlToImage, "urlToImage")
+    publishedAt = text(c, .publishedAt, "publishedAt")
+    content = text(c, .content, "content")
+    if c.contains(.source), (try? c.decodeNil(forKey: .source)) != true {
+      if let source = try? c.nestedContainer(keyedBy: SourceKeys.self, forKey: .source) {
+        sourceID = text(source, .id, "source.id")
+        sourceName = text(source, .name, "source.name")
+      } else {
+        wrongTypes.append(("source", RawArticle.kind(of: c, .source)))
+      }
+    }
+  }
+
+  static func kind<K: CodingKey>(of c: KeyedDecodingContainer<K>, _ key: K) -> String {
+    if (try? c.decode(Bool.self, forKey: key)) != nil { return "a boolean" }
+    if (try? c.decode(Double.self, forKey: key)) != nil { return "a number" }
+    if (try? c.decode([JSONIgnored].self, forKey: key)) != nil { return "an array" }
+    return "an object"
+  }
+}
+
+/// Decodes and discards any JSON value.
+struct JSONIgnored: Decodable {
+  init(from decoder: any Decoder) throws {}
+}

@@ -1,0 +1,62 @@
+import Foundation
+import OfflineNewsModel
+
+/// Where the repository gets fresh articles: one request in, one decoded page out.
+///
+/// The real implementation is ``URLSessionNewsNetwork`` (NewsAPI v2 over HTTP); ``FileNewsNetwork`` reads a saved
+/// response from disk (the bundled sample, `news import`); tests inject their own. Implementations decide nothing
+/// about caching: they succeed with a complete, valid page or throw.
+public protocol NewsNetwork: Sendable {
+  /// Fetches and decodes one response for `query`.
+  ///
+  /// - Returns: the articles of a complete, valid response, and the records that were skipped.
+  /// - Throws: ``NewsNetworkError`` for every failure: transport, HTTP status, NewsAPI error body, invalid or
+  ///   truncated JSON. A response that is not entirely valid is an error, never a partial page.
+  func fetch(_ query: NewsQuery) async throws(NewsNetworkError) -> NewsPage
+}
+
+/// The decoded content of one successful response.
+public struct NewsPage: Sendable, Hashable {
+  /// The valid articles, in response order, one per URL (when a URL repeats, the later record wins and keeps the
+  /// earlier one's place).
+  public var articles: [Article]
+  /// Records that were dropped, and values that were set aside, each with its place and reason.
+  public var issues: [RecordIssue]
+  /// NewsAPI's `totalResults`: how many results the query has in all, across pages. `nil` if absent.
+  public var totalResults: Int?
+
+  public init(articles: [Article], issues: [RecordIssue] = [], totalResults: Int? = nil) {
+    self.articles = articles
+    self.issues = issues
+    self.totalResults = totalResults
+  }
+
+  /// The number of records skipped (not saved).
+  public var skippedCount: Int { issues.filter(\.skipped).count }
+}
+
+/// A problem with one record of a response: a record skipped, or a value set aside.
+public struct RecordIssue: Sendable, Hashable, CustomStringConvertible {
+  /// The record's position in the response's `articles` array (0-based).
+  public var index: Int
+  /// The record's `url`, when it has a readable one.
+  public var url: String?
+  /// The key path of the offending value, e.g. `articles[3].publishedAt`.
+  public var keyPath: String
+  /// What was wrong, e.g. `not an RFC 3339 date: "yesterday"`.
+  public var reason: String
+  /// `true` when the whole record was skipped; `false` when only this value was dropped (e.g. a bad image URL).
+  public var skipped: Bool
+
+  public init(index: Int, url: String?, keyPath: String, reason: String, skipped: Bool) {
+    self.index = index
+    self.url = url
+    self.keyPath = keyPath
+    self.reason = reason
+    self.skipped = skipped
+  }
+
+  public var description: String {
+    "\(keyPath)\(url.map { " (\($0))" } ?? ""): \(reason)\(skipped ? "; record skipped" : "; value dropped")"
+  }
+}

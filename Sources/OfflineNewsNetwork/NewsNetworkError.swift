@@ -1,0 +1,92 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// Why a fetch failed. Every case keeps what the user needs to understand it; none includes the API key.
+public enum NewsNetworkError: Error, Sendable, Hashable, CustomStringConvertible {
+  /// The request never got a complete HTTP response: refused, DNS failure, timeout, connection lost, TLS…
+  case transport(TransportFailure, detail: String)
+  /// The server answered with a non-2xx status and a body that is not a NewsAPI error.
+  case httpStatus(Int, bodyPrefix: String)
+  /// NewsAPI answered `{"status":"error","code":…,"message":…}`, whatever the HTTP status.
+  case api(NewsAPIError)
+  /// The body is not a valid NewsAPI response: not JSON, truncated, or the wrong shape. `detail` says where.
+  case invalidResponse(detail: String)
+  /// A `file` source could not be read.
+  case unreadableFile(path: String, reason: String)
+  /// The query's URL is not one this network can fetch (e.g. a `ftp:` URL).
+  case unsupportedURL(String)
+
+  /// The kind of transport failure, as far as it can be told.
+  public enum TransportFailure: String, Sendable, Hashable {
+    case connectionRefused = "connection refused"
+    case hostNotFound = "host not found"
+    case timedOut = "timed out"
+    case connectionLost = "connection lost"
+    case notConnected = "not connected to the internet"
+    case secureConnectionFailed = "secure connection failed"
+    case other = "transport error"
+  }
+
+  /// A one-line summary for people, e.g. `connection refused` or `HTTP 500`.
+  public var description: String {
+    switch self {
+    case .transport(let failure, let detail):
+      return detail.isEmpty ? failure.rawValue : "\(failure.rawValue) (\(detail))"
+    case .httpStatus(let status, let body):
+      let reason = HTTPURLResponse.localizedString(forStatusCode: status)
+      let shown = body.isEmpty ? "" : ": \(body)"
+      return "HTTP \(status) \(reason)\(shown)"
+    case .api(let error): return error.description
+    case .invalidResponse(let detail): return "invalid response: \(detail)"
+    case .unreadableFile(let path, let reason): return "cannot read \(path): \(reason)"
+    case .unsupportedURL(let url): return "unsupported URL \(url) (use http, https or file)"
+    }
+  }
+}
+
+/// An error reported by NewsAPI in the body of a response.
+///
+/// NewsAPI documents the shape `{"status":"error","code":"apiKeyInvalid","message":"…"}` and a list of codes
+/// (<https://newsapi.org/docs/errors>); clients also meet codes that are not documented, such as
+/// `maximumResultsReached`, so ``code`` is an open set: unknown codes are kept as they came.
+public struct NewsAPIError: Error, Sendable, Hashable, CustomStringConvertible {
+  /// NewsAPI's `code`, e.g. `apiKeyInvalid`, `rateLimited`, or one not known to this build. `"unknown"` if absent.
+  public var code: Code
+  /// NewsAPI's `message`.
+  public var message: String
+  /// The HTTP status of the response, when it came over HTTP.
+  public var httpStatus: Int?
+
+  public init(code: Code, message: String, httpStatus: Int? = nil) {
+    self.code = code
+    self.message = message
+    self.httpStatus = httpStatus
+  }
+
+  public var description: String {
+    "NewsAPI error \(code.rawValue)\(httpStatus.map { " (HTTP \($0))" } ?? ""): \(message)"
+  }
+
+  /// A NewsAPI error code. The documented ones have names; any other string is a valid code too.
+  public struct Code: RawRepresentable, Sendable, Hashable, ExpressibleByStringLiteral {
+    public var rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(stringLiteral value: String) { rawValue = value }
+
+    public static let apiKeyDisabled: Code = "apiKeyDisabled"
+    public static let apiKeyExhausted: Code = "apiKeyExhausted"
+    public static let apiKeyInvalid: Code = "apiKeyInvalid"
+    public static let apiKeyMissing: Code = "apiKeyMissing"
+    public static let parameterInvalid: Code = "parameterInvalid"
+    public static let parametersMissing: Code = "parametersMissing"
+    public static let rateLimited: Code = "rateLimited"
+    public static let sourcesTooMany: Code = "sourcesTooMany"
+    public static let sourceDoesNotExist: Code = "sourceDoesNotExist"
+    public static let unexpectedError: Code = "unexpectedError"
+    /// Not in the documentation, but sent when a free key pages past 100 results.
+    public static let maximumResultsReached: Code = "maximumResultsReached"
+  }
+}
