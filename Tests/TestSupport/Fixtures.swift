@@ -1,0 +1,55 @@
+import Foundation
+
+/// Where test inputs live.
+public enum Fixtures {
+  /// The package root (the folder holding Package.swift).
+  public static let packageRoot: URL = {
+    var url = URL(fileURLWithPath: #filePath)
+    for _ in 0..<3 { url.deleteLastPathComponent() }  // Tests/TestSupport/Fixtures.swift
+    return url
+  }()
+
+  /// The repository's own fixtures, written by us: `Tests/Fixtures/`.
+  public static func own(_ name: String) -> URL {
+    packageRoot.appendingPathComponent("Tests/Fixtures").appendingPathComponent(name)
+  }
+
+  /// The bundled configuration folder, `Config/`.
+  public static let configDirectory = packageRoot.appendingPathComponent("Config")
+
+  /// `../shared/fixtures/real/`: real API responses captured by others. Present in CI and on developer machines,
+  /// absent in a user's fresh clone: tests over it call ``sharedReal(_:)`` and skip when it returns `nil`.
+  public static let sharedRealDirectory = packageRoot.deletingLastPathComponent()
+    .appendingPathComponent("shared/fixtures/real")
+
+  /// The URL of a file in `../shared/fixtures/real/`, or `nil` (after printing a visible notice) when that
+  /// folder is not there.
+  public static func sharedReal(_ name: String) -> URL? {
+    let url = sharedRealDirectory.appendingPathComponent(name)
+    guard FileManager.default.fileExists(atPath: url.path) else {
+      print("◇ SKIPPED: \(url.path) is not here (../shared/fixtures/real exists only beside the project's CI)")
+      return nil
+    }
+    return url
+  }
+
+  /// Whether `../shared/fixtures/real/` exists; use with `.enabled(if:)`.
+  public static var hasSharedReal: Bool {
+    FileManager.default.fileExists(atPath: sharedRealDirectory.path)
+  }
+}
+
+/// A fresh temporary directory, removed when the value is deinitialized.
+public final class TemporaryDirectory: Sendable {
+  public let url: URL
+
+  public init(_ label: String = "offlinenews") {
+    url = FileManager.default.temporaryDirectory.appendingPathComponent("\(label)-\(UUID().uuidString)")
+    try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+  }
+
+  /// A path inside the directory.
+  public func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+  deinit { try? FileManager.default.removeItem(at: url) }
+}
