@@ -160,3 +160,12 @@ extension StorageContext {
       content: row.string(6), sourceID: row.string(7), sourceName: row.string(8))
   }
 }
+
+extension StorageContext {
+  /// The time of the most recent successful fetch of any query, or `nil` if none is recorded.
+  public func latestFetch() throws -> Timestamp? {
+    try read { db in
+      try db.scalarInt("SELECT max(fetchedAt) FROM query_fetch").map(Timestamp.init(millisecondsSince1970:))
+    }
+  }
+}

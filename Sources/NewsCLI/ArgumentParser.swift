@@ -1,0 +1,131 @@
+/// One option a command accepts: a flag (`--json`) or an option with a value (`--db PATH`).
+struct OptionSpec: Sendable {
+  /// The long name without dashes, e.g. `db`.
+  var name: String
+  /// The value's placeholder, e.g. `PATH`; `nil` for a flag.
+  var valueName: String?
+  /// One line of help.
+  var help: String
+}
+
+/// What a command accepts, and its help text.
+struct CommandSpec: Sendable {
+  var name: String
+  var summary: String
+  /// The usage line after `news NAME`, e.g. `FILE [--db PATH] [--json]`.
+  var usage: String
+  var positionals: [(name: String, help: String)] = []
+  var options: [OptionSpec]
+  /// Extra paragraphs printed after the options.
+  var details: String = ""
+
+  var helpText: String {
+    var text = "\(summary)\n\nUsage: news \(name) \(usage)\n"
+    if !positionals.isEmpty {
+      text += "\nArguments:\n"
+      for positional in positionals { text += "  " + pad(positional.name, 22) + positional.help + "\n" }
+    }
+    text += "\nOptions:\n"
+    for option in options + [OptionSpec(name: "help", help: "Show this help.")] {
+      let left = "--\(option.name)" + (option.valueName.map { " \($0)" } ?? "")
+      text += "  " + pad(left, 22) + option.help + "\n"
+    }
+    if !details.isEmpty { text += "\n" + details + "\n" }
+    return text
+  }
+}
+
+/// The parsed command line of one command.
+struct ParsedArguments: Sendable {
+  var values: [String: String] = [:]
+  var flags: Set<String> = []
+  var positionals: [String] = []
+  var wantsHelp = false
+
+  func value(_ name: String) -> String? { values[name] }
+  func flag(_ name: String) -> Bool { flags.contains(name) }
+
+  /// The value of an option that must be a whole number ≥ `minimum`, or `nil` when absent.
+  func integer(_ name: String, minimum: Int) throws(CommandFailure) -> Int? {
+    guard let text = values[name] else { return nil }
+    guard let number = Int(text), number >= minimum else {
+      throw CommandFailure(.usage, "--\(name) needs a whole number ≥ \(minimum), got \"\(text)\"")
+    }
+    return number
+  }
+
+  /// The value of an option that must be a number of seconds > 0, or `nil` when absent.
+  func seconds(_ name: String) throws(CommandFailure) -> Double? {
+    guard let text = values[name] else { return nil }
+    guard let number = Double(text), number > 0, number.isFinite else {
+      throw CommandFailure(.usage, "--\(name) needs a number of seconds > 0, got \"\(text)\"")
+    }
+    return number
+  }
+}
+
+/// A small, strict parser for GNU-style long options: `--name value`, `--name=value`, flags, `--` to end options,
+/// `-h`/`--help` anywhere. Unknown options, missing values and surplus arguments are usage errors naming the
+/// offending word.
+enum ArgumentParser {
+  static func parse(_ arguments: [String], for spec: CommandSpec) throws(CommandFailure) -> ParsedArguments {
+    var parsed = ParsedArguments()
+    var index = 0
+    var optionsEnded = false
+    while index < arguments.count {
+      let word = arguments[index]
+      index += 1
+      if optionsEnded || !word.hasPrefix("-") || word == "-" {
+        parsed.positionals.append(word)
+        continue
+      }
+      if word == "--" {
+        optionsEnded = true
+        continue
+      }
+      if word == "-h" || word == "--help" {
+        parsed.wantsHelp = true
+        continue
+      }
+      guard word.hasPrefix("--") else {
+        throw CommandFailure(.usage, "unknown option \(word) for 'news \(spec.name)'", hint: "see 'news \(spec.name) --help'")
+      }
+      var name = String(word.dropFirst(2))
+      var inlineValue: String?
+      if let equals = name.firstIndex(of: "=") {
+        inlineValue = String(name[name.index(after: equals)...])
+        name = String(name[..<equals])
+      }
+      guard let option = spec.options.first(where: { $0.name == name }) else {
+        throw CommandFailure(
+          .usage, "unknown option --\(name) for 'news \(spec.name)'", hint: "see 'news \(spec.name) --help'")
+      }
+      if let valueName = option.valueName {
+        let value: String
+        if let inlineValue {
+          value = inlineValue
+        } else if index < arguments.count {
+          value = arguments[index]
+          index += 1
+        } else {
+          throw CommandFailure(.usage, "--\(name) needs a value (\(valueName))", hint: "see 'news \(spec.name) --help'")
+        }
+        parsed.values[name] = value
+      } else {
+        guard inlineValue == nil else { throw CommandFailure(.usage, "--\(name) takes no value") }
+        parsed.flags.insert(name)
+      }
+    }
+    if parsed.wantsHelp { return parsed }
+    if parsed.positionals.count > spec.positionals.count {
+      let extra = parsed.positionals[spec.positionals.count]
+      throw CommandFailure(
+        .usage, "unexpected argument \"\(extra)\" for 'news \(spec.name)'", hint: "see 'news \(spec.name) --help'")
+    }
+    return parsed
+  }
+}
+
+func pad(_ text: String, _ width: Int) -> String {
+  text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
+}

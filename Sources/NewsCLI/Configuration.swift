@@ -1,0 +1,171 @@
+import Foundation
+import OfflineNews
+
+/// The `news` configuration: named sources, the default one, the database path, the timeout, the API key.
+///
+/// Read from a JSON file (see `Config/news.json` and the README):
+/// ```json
+/// {
+///   "defaultSource": "sample",
+///   "sources": {
+///     "sample": { "file": "sample/top-headlines.json" },
+///     "top-headlines": { "url": "https://newsapi.org/v2/top-headlines", "query": { "country": "us" } }
+///   },
+///   "database": null,
+///   "timeoutSeconds": 5,
+///   "apiKey": null
+/// }
+/// ```
+/// A `file` path and a relative `database` path are relative to the folder of the configuration file. Unknown keys
+/// and wrong types are errors naming the key, so a typo is never silently ignored.
+struct Configuration: Sendable {
+  /// A named place to fetch from.
+  struct Source: Sendable {
+    var name: String
+    var url: URL
+  }
+
+  var sources: [String: Source] = [:]
+  var defaultSource: String?
+  /// The database path, or `nil` for the default under the XDG data directory.
+  var databasePath: String?
+  /// Seconds allowed for a network request.
+  var timeoutSeconds: Double = 5
+  /// The NewsAPI key from the file; `NEWSAPI_KEY` in the environment takes precedence.
+  var apiKey: String?
+  /// The file this configuration was read from; `nil` for the built-in defaults.
+  var file: String?
+
+  /// Finds and reads the configuration: `--config PATH`, else `$NEWS_CONFIG`, else `Config/news.json` in the
+  /// current folder (a checkout of this package), else `$XDG_CONFIG_HOME/news/news.json` (default
+  /// `~/.config/news/news.json`), else built-in defaults with no sources.
+  static func load(explicitPath: String?, environment: [String: String], currentDirectory: String) throws(CommandFailure)
+    -> Configuration
+  {
+    if let path = explicitPath ?? environment["NEWS_CONFIG"].flatMap({ $0.isEmpty ? nil : $0 }) {
+      return try read(path: absolute(path, relativeTo: currentDirectory))
+    }
+    let local = absolute("Config/news.json", relativeTo: currentDirectory)
+    if FileManager.default.fileExists(atPath: local) { return try read(path: local) }
+    let user = xdgDirectory("XDG_CONFIG_HOME", fallback: ".config", environment: environment) + "/news/news.json"
+    if FileManager.default.fileExists(atPath: user) { return try read(path: user) }
+    return Configuration()
+  }
+
+  /// Reads one configuration file.
+  static func read(path: String) throws(CommandFailure) -> Configuration {
+    guard let data = FileManager.default.contents(atPath: path) else {
+      throw CommandFailure(.config, "cannot read the configuration file \(path)")
+    }
+    let object: Any
+    do {
+      object = try JSONSerialization.jsonObject(with: data)
+    } catch {
+      throw CommandFailure(.config, "\(path): not valid JSON")
+    }
+    guard let root = object as? [String: Any] else {
+      throw CommandFailure(.config, "\(path): the top level must be a JSON object")
+    }
+    let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+    var configuration = Configuration(file: path)
+    func wrong(_ key: String, _ expected: String) -> CommandFailure {
+      CommandFailure(.config, "\(path): \"\(key)\" must be \(expected)")
+    }
+    for (key, value) in root {
+      switch key {
+      case "defaultSource":
+        guard let name = value as? String else { throw wrong(key, "a string") }
+        configuration.defaultSource = name
+      case "database":
+        if value is NSNull { continue }
+        guard let database = value as? String, !database.isEmpty else { throw wrong(key, "a path or null") }
+        configuration.databasePath = absolute(expandingTilde(database), relativeTo: folder)
+      case "timeoutSeconds":
+        guard let number = value as? NSNumber, !(value is Bool), number.doubleValue > 0 else {
+          throw wrong(key, "a number of seconds > 0")
+        }
+        configuration.timeoutSeconds = number.doubleValue
+      case "apiKey":
+        if value is NSNull { continue }
+        guard let key = value as? String else { throw wrong("apiKey", "a string or null") }
+        configuration.apiKey = key.isEmpty ? nil : key
+      case "sources":
+        guard let sources = value as? [String: Any] else { throw wrong(key, "an object of named sources") }
+        for (name, entry) in sources {
+          configuration.sources[name] = try source(name: name, entry: entry, folder: folder, path: path)
+        }
+      default:
+        throw CommandFailure(
+          .config, "\(path): unknown key \"\(key)\"",
+          hint: "known keys: defaultSource, sources, database, timeoutSeconds, apiKey")
+      }
+    }
+    if let name = configuration.defaultSource, configuration.sources[name] == nil {
+      throw CommandFailure(.config, "\(path): \"defaultSource\" names \"\(name)\", which is not in \"sources\"")
+    }
+    return configuration
+  }
+
+  private static func source(name: String, entry: Any, folder: String, path: String) throws(CommandFailure) -> Source {
+    let place = "\(path): sources.\(name)"
+    guard let fields = entry as? [String: Any] else { throw CommandFailure(.config, "\(place) must be an object") }
+    for key in fields.keys where !["file", "url", "query"].contains(key) {
+      throw CommandFailure(.config, "\(place): unknown key \"\(key)\"", hint: "a source has \"file\", or \"url\" and \"query\"")
+    }
+    if let file = fields["file"] {
+      guard let file = file as? String, !file.isEmpty, fields["url"] == nil, fields["query"] == nil else {
+        throw CommandFailure(.config, "\(place).file must be a path, alone (no url or query)")
+      }
+      return Source(name: name, url: URL(fileURLWithPath: absolute(expandingTilde(file), relativeTo: folder)))
+    }
+    guard let text = fields["url"] as? String, var components = URLComponents(string: text),
+      let scheme = components.scheme?.lowercased(), ["http", "https"].contains(scheme)
+    else {
+      throw CommandFailure(.config, "\(place) needs \"file\" (a path) or \"url\" (an http(s) URL)")
+    }
+    if let query = fields["query"] {
+      guard let items = query as? [String: Any] else {
+        throw CommandFailure(.config, "\(place).query must be an object of strings")
+      }
+      var queryItems = components.queryItems ?? []
+      for (key, value) in items.sorted(by: { $0.key < $1.key }) {
+        let text: String
+        if let string = value as? String {
+          text = string
+        } else if let number = value as? NSNumber, !(value is Bool) {
+          text = number.stringValue
+        } else {
+          throw CommandFailure(.config, "\(place).query.\(key) must be a string or a number")
+        }
+        queryItems.append(URLQueryItem(name: key, value: text))
+      }
+      components.queryItems = queryItems
+    }
+    guard let url = components.url else { throw CommandFailure(.config, "\(place): cannot build a URL") }
+    return Source(name: name, url: url)
+  }
+
+  /// The default database: `$XDG_DATA_HOME/news/news.sqlite`, else `~/.local/share/news/news.sqlite`.
+  static func defaultDatabasePath(environment: [String: String]) -> String {
+    xdgDirectory("XDG_DATA_HOME", fallback: ".local/share", environment: environment) + "/news/news.sqlite"
+  }
+
+  /// An XDG base directory (<https://specifications.freedesktop.org/basedir-spec/latest/>): the variable if it is
+  /// set to an absolute path, else `$HOME/<fallback>`.
+  static func xdgDirectory(_ variable: String, fallback: String, environment: [String: String]) -> String {
+    if let value = environment[variable], value.hasPrefix("/") { return value }
+    let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+    return home + "/" + fallback
+  }
+}
+
+/// `path` made absolute against `base` (and standardized).
+func absolute(_ path: String, relativeTo base: String) -> String {
+  let url = path.hasPrefix("/") ? URL(fileURLWithPath: path) : URL(fileURLWithPath: base).appendingPathComponent(path)
+  return url.standardizedFileURL.path
+}
+
+/// `~/x` → `$HOME/x`.
+func expandingTilde(_ path: String) -> String {
+  path == "~" || path.hasPrefix("~/") ? NSHomeDirectory() + path.dropFirst() : path
+}

@@ -1,0 +1,59 @@
+import Foundation
+import OfflineNews
+
+/// `news delete`: batch delete of cached articles.
+struct DeleteCommand {
+  static let spec = CommandSpec(
+    name: "delete",
+    summary: "Delete cached articles: all of them, or those published before a date.",
+    usage: "--all | --before DATE [--db PATH] [--config PATH] [--json]",
+    options: [
+      OptionSpec(name: "all", help: "Delete every cached article."),
+      OptionSpec(
+        name: "before", valueName: "DATE",
+        help: "Delete articles published before DATE (RFC 3339: 2024-05-01 or 2024-05-01T12:00:00Z)."),
+      OptionSpec(name: "db", valueName: "PATH", help: "The database (default: $XDG_DATA_HOME/news/news.sqlite)."),
+      OptionSpec(name: "config", valueName: "PATH", help: "The configuration file (default: Config/news.json)."),
+      OptionSpec(name: "json", help: "Print JSON: {deleted}."),
+    ],
+    details: "A date without a time means midnight UTC; a time needs an offset (Z or ±HH:MM).")
+
+  struct Report: Encodable { var deleted: Int }
+
+  var context: CommandContext
+  var arguments: ParsedArguments
+
+  func run() async throws(CommandFailure) -> ExitCode {
+    let all = arguments.flag("all")
+    let before = arguments.value("before")
+    guard all != (before != nil) else {
+      throw CommandFailure(.usage, all ? "give --all or --before DATE, not both" : "what to delete? give --all or --before DATE")
+    }
+    var cutoff: Timestamp?
+    if let before {
+      guard let timestamp = Timestamp(rfc3339: before) else {
+        throw CommandFailure(
+          .usage, "--before \"\(before)\" is not an RFC 3339 date", hint: "e.g. 2024-05-01 or 2024-05-01T12:00:00Z")
+      }
+      cutoff = timestamp
+    }
+    let repository = try context.makeRepository(arguments)
+    let deleted: Int
+    do {
+      if let cutoff {
+        deleted = try await repository.delete(publishedBefore: cutoff.date)
+      } else {
+        deleted = try await repository.deleteAll()
+      }
+    } catch {
+      throw context.failure(error)
+    }
+    if arguments.flag("json") {
+      context.console.out(OutputFormat.json(Report(deleted: deleted)))
+    } else {
+      let scope = cutoff.map { " published before \($0.rfc3339String)" } ?? ""
+      context.console.out("deleted \(deleted) article\(deleted == 1 ? "" : "s")\(scope)\n")
+    }
+    return .success
+  }
+}

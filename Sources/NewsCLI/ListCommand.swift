@@ -1,0 +1,53 @@
+import Foundation
+import OfflineNews
+
+/// `news list`: cached articles, newest first, without the network.
+struct ListCommand {
+  static let spec = CommandSpec(
+    name: "list",
+    summary: "List cached articles, newest first, without touching the network.",
+    usage: "[--db PATH] [--config PATH] [--limit N] [--offset N] [--json]",
+    options: [
+      OptionSpec(name: "db", valueName: "PATH", help: "The database (default: $XDG_DATA_HOME/news/news.sqlite)."),
+      OptionSpec(name: "config", valueName: "PATH", help: "The configuration file (default: Config/news.json)."),
+      OptionSpec(name: "limit", valueName: "N", help: "Show at most N articles (default: all)."),
+      OptionSpec(name: "offset", valueName: "N", help: "Skip the N newest first."),
+      OptionSpec(name: "json", help: "Print JSON: {origin, fetchedAt, networkError, articles}."),
+    ])
+
+  var context: CommandContext
+  var arguments: ParsedArguments
+
+  func run() async throws(CommandFailure) -> ExitCode {
+    let limit = try arguments.integer("limit", minimum: 0)
+    let offset = try arguments.integer("offset", minimum: 0) ?? 0
+    let repository = try context.makeRepository(arguments)
+    let articles: [Article]
+    let lastFetch: Timestamp?
+    do {
+      articles = try await repository.read(limit: limit, offset: offset)
+      lastFetch = try await repository.storage.latestFetch()
+    } catch let error as NewsRepositoryError {
+      throw context.failure(error)
+    } catch {
+      throw CommandFailure(.storage, "\(error)")
+    }
+    let console = context.console
+    if arguments.flag("json") {
+      let document = OutputFormat.ResultDocument(
+        origin: .cache, fetchedAt: lastFetch, networkError: nil, articles: articles.map(OutputFormat.ArticleDocument.init))
+      console.out(OutputFormat.json(document))
+      return .success
+    }
+    let now = context.now()
+    if articles.isEmpty {
+      console.err(offset > 0 ? "no cached articles past the first \(offset)\n" : "nothing cached yet: run 'news fetch'\n")
+      return .success
+    }
+    let noun = articles.count == 1 ? "article" : "articles"
+    let age = lastFetch.map { ", last fetch \(OutputFormat.relative($0.date, now: now))" } ?? ""
+    console.out("cache — \(articles.count) \(noun), newest first\(age)\n")
+    console.out(OutputFormat.lines(articles, now: now, width: console.width))
+    return .success
+  }
+}

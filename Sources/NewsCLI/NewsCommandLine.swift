@@ -1,0 +1,161 @@
+import Foundation
+import OfflineNews
+
+/// The `news` command line: the composition root that wires configuration → storage context + network →
+/// repository → command, as an app's coordinator wires repository → view model → view controller.
+///
+/// For example (what `Sources/news/main.swift` does):
+/// ```swift
+/// let status = await NewsCommandLine(environment: ProcessInfo.processInfo.environment).run(["fetch", "--json"])
+/// ```
+public struct NewsCommandLine: Sendable {
+  let environment: [String: String]
+  let currentDirectory: String
+  let console: Console
+  let now: @Sendable () -> Date
+
+  /// - Parameters:
+  ///   - environment: the process environment (`NEWSAPI_KEY`, `NEWS_CONFIG`, `XDG_DATA_HOME`, `HOME`, …).
+  ///   - currentDirectory: the folder relative paths are resolved against.
+  ///   - console: where output goes; the process's standard output and error by default.
+  ///   - now: the current time, for "3 h ago"; tests inject a fixed one.
+  public init(
+    environment: [String: String], currentDirectory: String = FileManager.default.currentDirectoryPath,
+    console: Console? = nil, now: @escaping @Sendable () -> Date = { Date() }
+  ) {
+    self.environment = environment
+    self.currentDirectory = currentDirectory
+    self.console = console ?? .standard(environment: environment)
+    self.now = now
+  }
+
+  static let commands: [CommandSpec] = [
+    FetchCommand.spec, ListCommand.spec, ImportCommand.spec, DeleteCommand.spec,
+  ]
+
+  static let version = "0.1.0"
+
+  static var overview: String {
+    var text = """
+      news — read news offline: fetch headlines, keep them in a local SQLite cache, read them without a network.
+
+      Usage: news <command> [options]
+
+      Commands:
+
+      """
+    for command in commands { text += "  " + pad(command.name, 10) + command.summary + "\n" }
+    text += """
+
+      Run 'news <command> --help' for a command's options.
+      Exit status: 0 articles served or done, 64 usage error, 65 bad input file, 69 network failed and nothing
+      cached, 74 storage error, 78 configuration error.
+      """
+    return text + "\n"
+  }
+
+  /// Runs one command line (without the program name) and returns the exit status.
+  public func run(_ arguments: [String]) async -> Int32 {
+    guard let first = arguments.first else {
+      console.err(Self.overview)
+      return ExitCode.usage.rawValue
+    }
+    let rest = Array(arguments.dropFirst())
+    switch first {
+    case "-h", "--help":
+      console.out(Self.overview)
+      return ExitCode.success.rawValue
+    case "help":
+      if let name = rest.first, let spec = Self.commands.first(where: { $0.name == name }) {
+        console.out(spec.helpText)
+      } else {
+        console.out(Self.overview)
+      }
+      return ExitCode.success.rawValue
+    case "--version":
+      console.out("news \(Self.version)\n")
+      return ExitCode.success.rawValue
+    default:
+      break
+    }
+    guard let spec = Self.commands.first(where: { $0.name == first }) else {
+      return fail(CommandFailure(.usage, "unknown command '\(first)'", hint: "run 'news --help' for the commands"))
+    }
+    do {
+      let parsed = try ArgumentParser.parse(rest, for: spec)
+      if parsed.wantsHelp {
+        console.out(spec.helpText)
+        return ExitCode.success.rawValue
+      }
+      let context = try makeContext(parsed)
+      switch spec.name {
+      case FetchCommand.spec.name: return try await FetchCommand(context: context, arguments: parsed).run().rawValue
+      case ListCommand.spec.name: return try await ListCommand(context: context, arguments: parsed).run().rawValue
+      case ImportCommand.spec.name: return try await ImportCommand(context: context, arguments: parsed).run().rawValue
+      case DeleteCommand.spec.name: return try await DeleteCommand(context: context, arguments: parsed).run().rawValue
+      default: return fail(CommandFailure(.usage, "unknown command '\(first)'"))
+      }
+    } catch {
+      return fail(error)
+    }
+  }
+
+  private func fail(_ failure: CommandFailure) -> Int32 {
+    var text = "news: \(failure.message)\n"
+    if let hint = failure.hint { text += "hint: \(hint)\n" }
+    console.err(text)
+    return failure.code.rawValue
+  }
+
+  private func makeContext(_ arguments: ParsedArguments) throws(CommandFailure) -> CommandContext {
+    let configuration = try Configuration.load(
+      explicitPath: arguments.value("config"), environment: environment, currentDirectory: currentDirectory)
+    return CommandContext(
+      configuration: configuration, environment: environment, currentDirectory: currentDirectory, console: console,
+      now: now)
+  }
+}
+
+/// What every command gets: configuration, environment, console, clock; and the composition of the repository.
+struct CommandContext: Sendable {
+  var configuration: Configuration
+  var environment: [String: String]
+  var currentDirectory: String
+  var console: Console
+  var now: @Sendable () -> Date
+
+  /// The database path: `--db`, else the configuration's, else the XDG default.
+  func databasePath(_ arguments: ParsedArguments) -> String {
+    if let path = arguments.value("db") { return absolute(expandingTilde(path), relativeTo: currentDirectory) }
+    return configuration.databasePath ?? Configuration.defaultDatabasePath(environment: environment)
+  }
+
+  /// The composition: storage context + network → repository.
+  func makeRepository(_ arguments: ParsedArguments, timeout: Double? = nil) throws(CommandFailure) -> NewsRepository {
+    let storage: StorageContext
+    do {
+      storage = try StorageContext(path: databasePath(arguments))
+    } catch {
+      throw CommandFailure(.storage, error.description)
+    }
+    let apiKey = environment["NEWSAPI_KEY"].flatMap { $0.isEmpty ? nil : $0 } ?? configuration.apiKey
+    let network = URLSessionNewsNetwork(apiKey: apiKey, timeout: timeout ?? configuration.timeoutSeconds)
+    return NewsRepository(storage: storage, network: network, clock: { Timestamp(self.now()) })
+  }
+
+  /// Maps a repository error to the command's failure and exit status.
+  func failure(_ error: NewsRepositoryError) -> CommandFailure {
+    switch error {
+    case .networkFailedAndCacheEmpty(_, let network):
+      let hint: String?
+      switch network {
+      case .api(let apiError) where apiError.code == .apiKeyMissing || apiError.code == .apiKeyInvalid:
+        hint = "set NEWSAPI_KEY to your NewsAPI key (https://newsapi.org/register)"
+      default: hint = "try again when the network is back; 'news list' shows everything cached"
+      }
+      return CommandFailure(.unavailable, "\(network); nothing is cached for this query", hint: hint)
+    case .storage(let storageError, _):
+      return CommandFailure(.storage, storageError.description)
+    }
+  }
+}
