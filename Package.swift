@@ -7,8 +7,8 @@
 import PackageDescription
 
 let strict: [SwiftSetting] = [
-  .enableUpcomingFeature("ExistentialAny"),
-  
+  .enableUpcomingFeature("ExistentialAny")
+
 ]
 
 let package = Package(

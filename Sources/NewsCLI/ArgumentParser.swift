@@ -88,7 +88,8 @@ enum ArgumentParser {
         continue
       }
       guard word.hasPrefix("--") else {
-        throw CommandFailure(.usage, "unknown option \(word) for 'news \(spec.name)'", hint: "see 'news \(spec.name) --help'")
+        throw CommandFailure(
+          .usage, "unknown option \(word) for 'news \(spec.name)'", hint: "see 'news \(spec.name) --help'")
       }
       var name = String(word.dropFirst(2))
       var inlineValue: String?

@@ -39,7 +39,8 @@ struct Configuration: Sendable {
   /// Finds and reads the configuration: `--config PATH`, else `$NEWS_CONFIG`, else `Config/news.json` in the
   /// current folder (a checkout of this package), else `$XDG_CONFIG_HOME/news/news.json` (default
   /// `~/.config/news/news.json`), else built-in defaults with no sources.
-  static func load(explicitPath: String?, environment: [String: String], currentDirectory: String) throws(CommandFailure)
+  static func load(explicitPath: String?, environment: [String: String], currentDirectory: String)
+    throws(CommandFailure)
     -> Configuration
   {
     if let path = explicitPath ?? environment["NEWS_CONFIG"].flatMap({ $0.isEmpty ? nil : $0 }) {
@@ -110,7 +111,8 @@ struct Configuration: Sendable {
     let place = "\(path): sources.\(name)"
     guard let fields = entry as? [String: Any] else { throw CommandFailure(.config, "\(place) must be an object") }
     for key in fields.keys where !["file", "url", "query"].contains(key) {
-      throw CommandFailure(.config, "\(place): unknown key \"\(key)\"", hint: "a source has \"file\", or \"url\" and \"query\"")
+      throw CommandFailure(
+        .config, "\(place): unknown key \"\(key)\"", hint: "a source has \"file\", or \"url\" and \"query\"")
     }
     if let file = fields["file"] {
       guard let file = file as? String, !file.isEmpty, fields["url"] == nil, fields["query"] == nil else {

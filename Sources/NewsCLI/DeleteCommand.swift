@@ -27,7 +27,8 @@ struct DeleteCommand {
     let all = arguments.flag("all")
     let before = arguments.value("before")
     guard all != (before != nil) else {
-      throw CommandFailure(.usage, all ? "give --all or --before DATE, not both" : "what to delete? give --all or --before DATE")
+      throw CommandFailure(
+        .usage, all ? "give --all or --before DATE, not both" : "what to delete? give --all or --before DATE")
     }
     var cutoff: Timestamp?
     if let before {

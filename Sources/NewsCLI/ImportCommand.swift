@@ -69,7 +69,9 @@ struct ImportCommand {
     }
     let report = Report(
       file: path, saved: saved, skipped: page.skippedCount,
-      issues: page.issues.map { .init(index: $0.index, url: $0.url, keyPath: $0.keyPath, reason: $0.reason, skipped: $0.skipped) })
+      issues: page.issues.map {
+        .init(index: $0.index, url: $0.url, keyPath: $0.keyPath, reason: $0.reason, skipped: $0.skipped)
+      })
     let console = context.console
     if arguments.flag("json") {
       console.out(OutputFormat.json(report))

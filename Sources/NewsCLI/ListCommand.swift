@@ -35,13 +35,15 @@ struct ListCommand {
     let console = context.console
     if arguments.flag("json") {
       let document = OutputFormat.ResultDocument(
-        origin: .cache, fetchedAt: lastFetch, networkError: nil, articles: articles.map(OutputFormat.ArticleDocument.init))
+        origin: .cache, fetchedAt: lastFetch, networkError: nil,
+        articles: articles.map(OutputFormat.ArticleDocument.init))
       console.out(OutputFormat.json(document))
       return .success
     }
     let now = context.now()
     if articles.isEmpty {
-      console.err(offset > 0 ? "no cached articles past the first \(offset)\n" : "nothing cached yet: run 'news fetch'\n")
+      console.err(
+        offset > 0 ? "no cached articles past the first \(offset)\n" : "nothing cached yet: run 'news fetch'\n")
       return .success
     }
     let noun = articles.count == 1 ? "article" : "articles"

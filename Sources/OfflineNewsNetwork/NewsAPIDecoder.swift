@@ -81,7 +81,8 @@ public struct NewsAPIDecoder: Sendable {
     let path = "articles[\(index)]"
     func skip(_ key: String, _ reason: String, url: String? = nil) -> Article? {
       issues.append(
-        RecordIssue(index: index, url: url, keyPath: key.isEmpty ? path : "\(path).\(key)", reason: reason, skipped: true))
+        RecordIssue(
+          index: index, url: url, keyPath: key.isEmpty ? path : "\(path).\(key)", reason: reason, skipped: true))
       return nil
     }
     guard record.isObject else { return skip("", "not a JSON object") }
@@ -145,8 +146,10 @@ public struct NewsAPIDecoder: Sendable {
   static func describe(_ error: any Error, size: Int) -> String {
     guard let error = error as? DecodingError else { return "\(error)" }
     func at(_ path: [any CodingKey]) -> String {
-      path.isEmpty ? "the top level" : path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-        .trimmingCharacters(in: CharacterSet(charactersIn: "."))
+      path.isEmpty
+        ? "the top level"
+        : path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+          .trimmingCharacters(in: CharacterSet(charactersIn: "."))
     }
     switch error {
     case .dataCorrupted(let context):

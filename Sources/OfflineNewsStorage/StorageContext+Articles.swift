@@ -82,7 +82,7 @@ extension StorageContext {
         WHERE r.query = ?1 ORDER BY a.publishedAt DESC, a.url LIMIT ?2 OFFSET ?3
         """
       ).fetchAll([.text(query), .integer(Int64(limit ?? -1)), .integer(Int64(max(0, offset)))], Self.article)
-      .compactMap { $0 }
+        .compactMap { $0 }
     }
   }
 
@@ -97,7 +97,7 @@ extension StorageContext {
       try db.cachedStatement(
         "SELECT \(Self.articleColumns) FROM article a ORDER BY a.publishedAt DESC, a.url LIMIT ?1 OFFSET ?2"
       ).fetchAll([.integer(Int64(limit ?? -1)), .integer(Int64(max(0, offset)))], Self.article)
-      .compactMap { $0 }
+        .compactMap { $0 }
     }
   }
 

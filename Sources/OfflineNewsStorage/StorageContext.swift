@@ -57,8 +57,10 @@ public actor StorageContext {
       if path != ":memory:" {
         let mode = try connection.scalarString("PRAGMA journal_mode = WAL")
         guard mode?.lowercased() == "wal" else {
-          throw StorageError(kind: .other, path: path, underlying: SQLiteError(
-            extendedCode: 1, message: "journal_mode=WAL was refused (got \(mode ?? "nothing"))"))
+          throw StorageError(
+            kind: .other, path: path,
+            underlying: SQLiteError(
+              extendedCode: 1, message: "journal_mode=WAL was refused (got \(mode ?? "nothing"))"))
         }
       }
       try connection.execute(sql: "PRAGMA synchronous = NORMAL")

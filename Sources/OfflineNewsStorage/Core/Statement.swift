@@ -39,7 +39,9 @@ public final class Statement {
       case .real(let v): rc = sqlite3_bind_double(handle, position, v)
       case .text(let v): rc = sqlite3_bind_text(handle, position, v, -1, csqlite_transient)
       case .blob(let v):
-        rc = v.withUnsafeBytes { sqlite3_bind_blob(handle, position, $0.baseAddress, Int32($0.count), csqlite_transient) }
+        rc = v.withUnsafeBytes {
+          sqlite3_bind_blob(handle, position, $0.baseAddress, Int32($0.count), csqlite_transient)
+        }
       }
       guard rc == SQLITE_OK else { throw connection.error(rc, sql: sql) }
     }
