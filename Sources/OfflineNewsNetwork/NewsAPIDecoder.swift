@@ -21,16 +21,21 @@ public struct NewsAPIDecoder: Sendable {
 
   /// Decodes `data`, the body of a response that had HTTP status `httpStatus` (`nil` for a file).
   ///
+  /// `secret` (the API key), when given, is replaced by `<redacted>` in every text an error carries, before any
+  /// text is cut to length, so that not even part of it can leak.
+  ///
   /// - Throws: ``NewsNetworkError/api(_:)`` for a NewsAPI error body; ``NewsNetworkError/httpStatus(_:bodyPrefix:)``
   ///   for a non-2xx status with any other body; ``NewsNetworkError/invalidResponse(detail:)`` for a body that is not
   ///   JSON, is truncated, or does not have the shape above (the detail says where).
-  public func decode(_ data: Data, httpStatus: Int? = nil) throws(NewsNetworkError) -> NewsPage {
+  public func decode(_ data: Data, httpStatus: Int? = nil, redacting secret: String? = nil) throws(NewsNetworkError)
+    -> NewsPage
+  {
     let envelope: Envelope
     do {
       envelope = try JSONDecoder().decode(Envelope.self, from: data)
     } catch {
       if let status = httpStatus, !(200..<300).contains(status) {
-        throw .httpStatus(status, bodyPrefix: Self.prefix(of: data))
+        throw .httpStatus(status, bodyPrefix: Self.prefix(of: data, redacting: secret))
       }
       throw .invalidResponse(detail: Self.describe(error, size: data.count))
     }
@@ -40,7 +45,7 @@ public struct NewsAPIDecoder: Sendable {
           code: .init(rawValue: envelope.code ?? "unknown"), message: envelope.message ?? "", httpStatus: httpStatus))
     }
     if let status = httpStatus, !(200..<300).contains(status) {
-      throw .httpStatus(status, bodyPrefix: Self.prefix(of: data))
+      throw .httpStatus(status, bodyPrefix: Self.prefix(of: data, redacting: secret))
     }
     guard envelope.status == "ok" else {
       let shown = envelope.status.map { "\"\($0)\"" } ?? "missing"
@@ -136,11 +141,14 @@ public struct NewsAPIDecoder: Sendable {
     return "\"\(shown)\""
   }
 
-  static func prefix(of data: Data) -> String {
-    let text = String(decoding: data.prefix(200), as: UTF8.self)
+  /// The first 200 characters of a body, on one line, with `secret` redacted first.
+  static func prefix(of data: Data, redacting secret: String?) -> String {
+    // Redact the whole (bounded) head before cutting, so a key straddling the cut cannot leak in part.
+    var text = String(decoding: data.prefix(64 * 1024), as: UTF8.self)
+    if let secret, !secret.isEmpty { text = text.replacingOccurrences(of: secret, with: "<redacted>") }
     let oneLine = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
       .joined(separator: " ")
-    return data.count > 200 ? oneLine + "…" : oneLine
+    return oneLine.count > 200 ? String(oneLine.prefix(200)) + "…" : oneLine
   }
 
   static func describe(_ error: any Error, size: Int) -> String {

@@ -60,7 +60,7 @@ public final class URLSessionNewsNetwork: NewsNetwork {
     }
     let status = (response as? HTTPURLResponse)?.statusCode
     do {
-      return try decoder.decode(data, httpStatus: status)
+      return try decoder.decode(data, httpStatus: status, redacting: apiKey)
     } catch {
       throw redacted(error)
     }
@@ -75,6 +75,13 @@ public final class URLSessionNewsNetwork: NewsNetwork {
     case .cannotFindHost, .dnsLookupFailed: return .transport(.hostNotFound, detail: "")
     case .timedOut: return .transport(.timedOut, detail: "no complete answer within \(formatted(timeout)) s")
     case .networkConnectionLost: return .transport(.connectionLost, detail: "the server closed the connection")
+    case .badServerResponse:
+      // Linux (libcurl) reports a connection closed before any response as -1011, "Empty reply from server".
+      return .transport(.connectionLost, detail: "the server closed the connection without an answer")
+    case .unknown where error.localizedDescription.contains("transfer closed"):
+      // Linux (libcurl) reports a body cut short of its Content-Length as -1 "transfer closed with N bytes
+      // remaining to read", where Apple platforms say networkConnectionLost.
+      return .transport(.connectionLost, detail: "the response was cut short")
     case .notConnectedToInternet: return .transport(.notConnected, detail: "")
     case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
       .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .clientCertificateRejected:

@@ -1,0 +1,374 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// A small HTTP/1.1 server on `127.0.0.1`, on an ephemeral port, for tests of real network code.
+///
+/// It is written on POSIX sockets: one background `Thread` accepts, and each connection is served on its own
+/// `Thread` (never on Dispatch's global queues, which a few hung connections could starve). It reads the whole
+/// request head (up to `\r\n\r\n`), records the request, then acts as its current ``behaviour`` says.
+///
+/// For example:
+/// ```swift
+/// let server = try LoopbackHTTPServer(.respond(status: 200, headers: ["Content-Type": "application/json"],
+///                                              body: Data(#"{"status":"ok","articles":[]}"#.utf8)))
+/// defer { server.stop() }
+/// let url = server.url("/v2/top-headlines?country=us")
+/// server.behaviour = .hang        // the next request is never answered
+/// server.requests.last?.header("X-Api-Key")
+/// ```
+///
+/// ``stop()`` closes the listening socket (later connections are refused) and every open connection (hung requests
+/// end). It is also called when the server is deinitialized.
+public final class LoopbackHTTPServer: Sendable {
+  /// What the server does with a request, once it has read the request head.
+  public enum Behaviour: Sendable, Hashable {
+    /// A complete response: the status, the given headers, `Content-Length` and `Connection: close`, the body.
+    case respond(status: Int, headers: [String: String] = [:], body: Data)
+    /// A response that declares `Content-Length: declaredLength` (more than `body.count`), sends `body`, then closes.
+    case truncated(status: Int, body: Data, declaredLength: Int)
+    /// Never answers: keeps the connection open until the client gives up or the server stops.
+    case hang
+    /// Closes the connection without sending a byte.
+    case closeImmediately
+
+    /// A `200 OK` JSON response.
+    public static func json(_ text: String, status: Int = 200) -> Behaviour {
+      .respond(status: status, headers: ["Content-Type": "application/json"], body: Data(text.utf8))
+    }
+  }
+
+  /// A request as received.
+  public struct Request: Sendable, Hashable {
+    /// The method, e.g. `GET`.
+    public var method: String
+    /// The request target: the path and query, e.g. `/v2/top-headlines?country=us`.
+    public var target: String
+    /// The headers, keyed by lowercased name; a repeated header's values are joined with `, `.
+    public var headers: [String: String]
+
+    /// The value of header `name` (any letter case), or `nil`.
+    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+  }
+
+  /// The port the server listens on (127.0.0.1).
+  public let port: UInt16
+  private let core: Core
+
+  /// Starts a server with the given initial behaviour.
+  ///
+  /// - Throws: ``SocketError`` when the socket cannot be created, bound or listened on.
+  public init(_ behaviour: Behaviour = .closeImmediately) throws(SocketError) {
+    _ = LoopbackHTTPServer.ignoreSIGPIPE
+    let fd = try LoopbackHTTPServer.boundSocket()
+    guard listen(fd, 64) == 0 else {
+      let error = SocketError(call: "listen", code: errno)
+      close(fd)
+      throw error
+    }
+    let port: UInt16
+    do {
+      port = try LoopbackHTTPServer.localPort(of: fd)
+    } catch {
+      close(fd)
+      throw error
+    }
+    self.port = port
+    let core = Core(listener: fd, behaviour: behaviour)
+    self.core = core
+    let thread = Thread { core.acceptLoop() }
+    thread.name = "LoopbackHTTPServer.accept:\(port)"
+    thread.start()
+  }
+
+  deinit { core.stop() }
+
+  /// `http://127.0.0.1:<port>`.
+  public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+  /// The URL of `pathAndQuery` (starting with `/`) on this server.
+  public func url(_ pathAndQuery: String = "/") -> URL {
+    URL(string: "http://127.0.0.1:\(port)\(pathAndQuery)")!
+  }
+
+  /// What the server does with the next requests. Changing it affects requests whose head is read afterwards.
+  public var behaviour: Behaviour {
+    get { core.state.withLock { $0.behaviour } }
+    set { core.state.withLock { $0.behaviour = newValue } }
+  }
+
+  /// Every request received so far, in order of arrival.
+  public var requests: [Request] { core.state.withLock { $0.requests } }
+
+  /// Stops the server: closes the listening socket, so that new connections are refused, and shuts every open
+  /// connection down, so that hung requests end. Returns once the listening socket is closed. Idempotent.
+  public func stop() { core.stop() }
+
+  /// A port on 127.0.0.1 where nothing listens: a socket is bound to an ephemeral port, and closed. Connecting to
+  /// it is refused (`ECONNREFUSED`), unless another process happens to take the port in between.
+  public static func refusedPort() throws(SocketError) -> UInt16 {
+    let fd = try boundSocket()
+    defer { close(fd) }
+    return try localPort(of: fd)
+  }
+
+  /// A failed socket call.
+  public struct SocketError: Error, Sendable, CustomStringConvertible {
+    public var call: String
+    public var code: Int32
+    public var description: String { "\(call) failed: \(String(cString: strerror(code))) (errno \(code))" }
+  }
+
+  // MARK: - Sockets
+
+  private static let ignoreSIGPIPE: Void = {
+    _ = signal(SIGPIPE, SIG_IGN)
+  }()
+
+  /// A TCP socket bound to 127.0.0.1 on an ephemeral port, with `SO_REUSEADDR`.
+  private static func boundSocket() throws(SocketError) -> Int32 {
+    #if canImport(Glibc)
+      let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    #else
+      let fd = socket(AF_INET, SOCK_STREAM, 0)
+    #endif
+    guard fd >= 0 else { throw SocketError(call: "socket", code: errno) }
+    var yes: Int32 = 1
+    guard setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size)) == 0 else {
+      let error = SocketError(call: "setsockopt(SO_REUSEADDR)", code: errno)
+      close(fd)
+      throw error
+    }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = 0
+    address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian  // 127.0.0.1
+    let rc = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard rc == 0 else {
+      let error = SocketError(call: "bind", code: errno)
+      close(fd)
+      throw error
+    }
+    return fd
+  }
+
+  private static func localPort(of fd: Int32) throws(SocketError) -> UInt16 {
+    var address = sockaddr_in()
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let rc = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    guard rc == 0 else { throw SocketError(call: "getsockname", code: errno) }
+    return UInt16(bigEndian: address.sin_port)
+  }
+
+  // MARK: - The shared state and the threads
+
+  struct State: Sendable {
+    var behaviour: Behaviour
+    var requests: [Request] = []
+    /// Connections accepted and not yet closed. A descriptor is removed from here before it is closed, so every
+    /// descriptor in this set is open, and `stop()` can shut it down without touching a reused number.
+    var connections: Set<Int32> = []
+    var stopped = false
+  }
+
+  /// What the threads share. The threads hold the core, not the server, so that the server can be deinitialized
+  /// (and stop) while they run.
+  final class Core: Sendable {
+    let listener: Int32
+    let state: Mutex<State>
+    /// Signalled once the accept thread has closed the listening socket.
+    private let listenerClosed = DispatchSemaphore(value: 0)
+    private let stopOnce = Mutex(false)
+
+    init(listener: Int32, behaviour: Behaviour) {
+      self.listener = listener
+      state = Mutex(State(behaviour: behaviour))
+    }
+
+    func stop() {
+      let first = stopOnce.withLock { done in
+        defer { done = true }
+        return !done
+      }
+      guard first else { return }
+      state.withLock { state in
+        state.stopped = true
+        // The listener is closed by the accept thread alone, after this wakes it; so it is still open here.
+        _ = shutdown(listener, Int32(SHUT_RDWR))
+        for fd in state.connections { _ = shutdown(fd, Int32(SHUT_RDWR)) }
+      }
+      listenerClosed.wait()
+    }
+
+    private var isStopped: Bool { state.withLock { $0.stopped } }
+
+    func acceptLoop() {
+      defer {
+        close(listener)
+        listenerClosed.signal()
+      }
+      while !isStopped {
+        // Poll with a timeout, so that the loop sees `stopped` even where `shutdown` does not wake `accept`.
+        var poller = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&poller, 1, 100)
+        if ready <= 0 { continue }
+        let fd = accept(listener, nil, nil)
+        if fd < 0 { continue }  // EINTR, ECONNABORTED, or the listener shut down: the loop condition decides
+        let accepted = state.withLock { state -> Bool in
+          guard !state.stopped else { return false }
+          state.connections.insert(fd)
+          return true
+        }
+        guard accepted else {
+          close(fd)
+          break
+        }
+        let thread = Thread { [self] in serve(fd) }
+        thread.name = "LoopbackHTTPServer.connection:\(fd)"
+        thread.start()
+      }
+    }
+
+    private func finish(_ fd: Int32) {
+      state.withLock { _ = $0.connections.remove(fd) }
+      close(fd)
+    }
+
+    private func serve(_ fd: Int32) {
+      defer { finish(fd) }
+      guard let request = readRequest(fd) else { return }
+      let behaviour = state.withLock { state in
+        state.requests.append(request)
+        return state.behaviour
+      }
+      switch behaviour {
+      case .respond(let status, let headers, let body):
+        var head = "HTTP/1.1 \(status) \(reasonPhrase(status))\r\n"
+        for (name, value) in headers.sorted(by: { $0.key < $1.key })
+        where !["content-length", "connection"].contains(name.lowercased()) {
+          head += "\(name): \(value)\r\n"
+        }
+        head += "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+        guard sendAll(fd, Data(head.utf8) + body) else { return }
+        closeGracefully(fd)
+      case .truncated(let status, let body, let declaredLength):
+        let head =
+          "HTTP/1.1 \(status) \(reasonPhrase(status))\r\nContent-Type: application/json\r\n"
+          + "Content-Length: \(declaredLength)\r\nConnection: close\r\n\r\n"
+        guard sendAll(fd, Data(head.utf8) + body) else { return }
+        closeGracefully(fd)
+      case .hang:
+        // Read (and discard) until the client closes or `stop()` shuts the connection down.
+        drain(fd)
+      case .closeImmediately:
+        return
+      }
+    }
+
+    /// Sends our FIN and waits for the client's, so that the client reads everything before the socket is gone
+    /// (closing with unread input would send a reset instead).
+    private func closeGracefully(_ fd: Int32) {
+      _ = shutdown(fd, Int32(SHUT_WR))
+      var timeout = timeval(tv_sec: 5, tv_usec: 0)
+      _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+      drain(fd)
+    }
+
+    private func drain(_ fd: Int32) {
+      var buffer = [UInt8](repeating: 0, count: 4096)
+      while true {
+        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if n > 0 { continue }
+        if n < 0, errno == EINTR { continue }
+        return
+      }
+    }
+
+    private func sendAll(_ fd: Int32, _ data: Data) -> Bool {
+      data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Bool in
+        var offset = 0
+        while offset < bytes.count {
+          #if canImport(Glibc)
+            let flags = Int32(MSG_NOSIGNAL)
+          #else
+            let flags: Int32 = 0
+          #endif
+          let n = send(fd, bytes.baseAddress! + offset, bytes.count - offset, flags)
+          if n < 0, errno == EINTR { continue }
+          if n <= 0 { return false }
+          offset += n
+        }
+        return true
+      }
+    }
+
+    /// Reads the request head (and a body announced by `Content-Length`); `nil` if the connection ends first or
+    /// the head is larger than 64 KiB.
+    private func readRequest(_ fd: Int32) -> Request? {
+      var received: [UInt8] = []
+      var buffer = [UInt8](repeating: 0, count: 4096)
+      let terminator: [UInt8] = Array("\r\n\r\n".utf8)
+      var headEnd: Int?
+      while headEnd == nil {
+        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if n < 0, errno == EINTR { continue }
+        guard n > 0 else { return nil }
+        let searchFrom = max(0, received.count - 3)
+        received.append(contentsOf: buffer[0..<n])
+        if received.count >= 4 {
+          for i in searchFrom...(received.count - 4) where Array(received[i..<(i + 4)]) == terminator {
+            headEnd = i
+            break
+          }
+        }
+        if headEnd == nil, received.count > 65_536 { return nil }
+      }
+      guard let headEnd else { return nil }
+      let head = String(decoding: received[0..<headEnd], as: UTF8.self)
+      var lines = head.components(separatedBy: "\r\n")
+      let requestLine = lines.removeFirst().split(separator: " ", omittingEmptySubsequences: true)
+      guard requestLine.count >= 2 else { return nil }
+      var headers: [String: String] = [:]
+      for line in lines {
+        guard let colon = line.firstIndex(of: ":") else { continue }
+        let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
+        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        headers[name] = headers[name].map { "\($0), \(value)" } ?? value
+      }
+      // Consume a request body, so that closing does not reset the connection.
+      var bodyMissing = (headers["content-length"].flatMap { Int($0) } ?? 0) - (received.count - headEnd - 4)
+      while bodyMissing > 0 {
+        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, min($0.count, bodyMissing), 0) }
+        if n < 0, errno == EINTR { continue }
+        guard n > 0 else { break }
+        bodyMissing -= n
+      }
+      return Request(method: String(requestLine[0]), target: String(requestLine[1]), headers: headers)
+    }
+  }
+}
+
+private func reasonPhrase(_ status: Int) -> String {
+  switch status {
+  case 200: "OK"
+  case 204: "No Content"
+  case 400: "Bad Request"
+  case 401: "Unauthorized"
+  case 404: "Not Found"
+  case 426: "Upgrade Required"
+  case 429: "Too Many Requests"
+  case 500: "Internal Server Error"
+  case 502: "Bad Gateway"
+  case 503: "Service Unavailable"
+  default: "Status"
+  }
+}
