@@ -20,8 +20,14 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
   }
 
   /// Creates a timestamp from a `Date`, truncating toward the earlier whole millisecond.
+  ///
+  /// A `Date` made from whole milliseconds (as ``date`` makes them) comes back exactly: `Double` seconds cannot hold
+  /// most millisecond values exactly, so a product within a microsecond of a whole millisecond is taken as that
+  /// millisecond rather than truncated to the one before.
   public init(_ date: Date) {
-    let ms = (date.timeIntervalSince1970 * 1000).rounded(.down)
+    let exact = date.timeIntervalSince1970 * 1000
+    let nearest = exact.rounded()
+    let ms = abs(exact - nearest) < 1e-3 ? nearest : exact.rounded(.down)
     // Dates beyond ±292 million years do not fit; clamp rather than trap.
     millisecondsSince1970 = ms >= 9.2e18 ? .max : ms <= -9.2e18 ? .min : Int64(ms)
   }

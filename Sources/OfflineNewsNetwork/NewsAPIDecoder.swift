@@ -91,9 +91,10 @@ public struct NewsAPIDecoder: Sendable {
       return nil
     }
     guard record.isObject else { return skip("", "not a JSON object") }
-    for (key, field) in record.wrongTypes { return skip(key, "expected a string or null, found \(field)") }
-
     let urlText = record.url.flatMap(nonBlank)
+    for (key, field) in record.wrongTypes {
+      return skip(key, "expected a string or null, found \(field)", url: urlText)
+    }
     guard let urlText else { return skip("url", "missing url") }
     if record.title == removedPlaceholder || urlText == "https://removed.com" {
       return skip("", "NewsAPI [Removed] placeholder", url: urlText)
@@ -234,6 +235,7 @@ struct RawArticle: Decodable {
   }
 
   static func kind<K: CodingKey>(of c: KeyedDecodingContainer<K>, _ key: K) -> String {
+    if (try? c.decode(String.self, forKey: key)) != nil { return "a string" }
     if (try? c.decode(Bool.self, forKey: key)) != nil { return "a boolean" }
     if (try? c.decode(Double.self, forKey: key)) != nil { return "a number" }
     if (try? c.decode([JSONIgnored].self, forKey: key)) != nil { return "an array" }

@@ -21,20 +21,26 @@ import OfflineNewsModel
 /// - A `file:` URL is read by ``FileNewsNetwork``.
 public final class URLSessionNewsNetwork: NewsNetwork {
   private let apiKey: String?
-  /// The request timeout, in seconds.
+  /// The request timeout in force, in seconds.
   public let timeout: TimeInterval
   private let session: URLSession
   private let decoder = NewsAPIDecoder()
 
   /// - Parameters:
   ///   - apiKey: the NewsAPI key (`NEWSAPI_KEY`), or `nil` to send none (NewsAPI then answers `apiKeyMissing`).
-  ///   - timeout: seconds allowed for the whole request; default 5.
+  ///   - timeout: seconds allowed for the whole request; default 5. On Linux, URLSession (libcurl) counts whole
+  ///     seconds and treats a fraction below one as zero (an immediate timeout), so the timeout is rounded up to
+  ///     whole seconds there; ``timeout`` says the value in force.
   public init(apiKey: String?, timeout: TimeInterval = 5) {
     self.apiKey = apiKey.flatMap { $0.isEmpty ? nil : $0 }
-    self.timeout = timeout
+    #if os(Linux)
+      self.timeout = max(1, timeout.rounded(.up))
+    #else
+      self.timeout = timeout
+    #endif
     let configuration = URLSessionConfiguration.ephemeral
-    configuration.timeoutIntervalForRequest = timeout
-    configuration.timeoutIntervalForResource = timeout
+    configuration.timeoutIntervalForRequest = self.timeout
+    configuration.timeoutIntervalForResource = self.timeout
     configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
     configuration.urlCache = nil
     configuration.httpAdditionalHeaders = ["Accept": "application/json", "User-Agent": "OfflineNews/0.1"]
