@@ -17,6 +17,7 @@ let package = Package(
   products: [
     .library(name: "OfflineNews", targets: ["OfflineNews"]),
     .executable(name: "news", targets: ["news"]),
+    .executable(name: "news-bench", targets: ["news-bench"]),
   ],
   targets: [
     // The system SQLite (Debian: libsqlite3-dev), imported through a module map and a shim header.
@@ -40,6 +41,9 @@ let package = Package(
     .target(name: "NewsCLI", dependencies: ["OfflineNews"], swiftSettings: strict),
     // The composition root's entry point.
     .executableTarget(name: "news", dependencies: ["NewsCLI"], swiftSettings: strict),
+    // The benchmark (docs/PERFORMANCE.md): `swift run -c release news-bench`.
+    .executableTarget(
+      name: "news-bench", dependencies: ["OfflineNews"], path: "Sources/NewsBench", swiftSettings: strict),
 
     .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
     .testTarget(name: "OfflineNewsModelTests", dependencies: ["OfflineNewsModel", "TestSupport"]),
