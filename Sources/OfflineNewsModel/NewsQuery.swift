@@ -28,12 +28,13 @@ public struct NewsQuery: Sendable, Hashable, CustomStringConvertible {
 
   /// `url` with every `apiKey` query item (any letter case) removed.
   public static func redacting(_ url: URL) -> URL {
+    // Work on the percent-encoded items, so the other items keep their exact encoding (`q=a%2Bb` stays as sent).
     guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
-      let items = components.queryItems
+      let items = components.percentEncodedQueryItems
     else { return url }
-    let kept = items.filter { $0.name.lowercased() != "apikey" }
+    let kept = items.filter { ($0.name.removingPercentEncoding ?? $0.name).lowercased() != "apikey" }
     guard kept.count != items.count else { return url }
-    components.queryItems = kept.isEmpty ? nil : kept
+    components.percentEncodedQueryItems = kept.isEmpty ? nil : kept
     return components.url ?? url
   }
 }

@@ -22,14 +22,17 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
   /// Creates a timestamp from a `Date`, truncating toward the earlier whole millisecond.
   ///
   /// A `Date` made from whole milliseconds (as ``date`` makes them) comes back exactly: `Double` seconds cannot hold
-  /// most millisecond values exactly, so a product within a microsecond of a whole millisecond is taken as that
-  /// millisecond rather than truncated to the one before.
+  /// most millisecond values exactly, so the product `seconds × 1000` may fall just short of the whole millisecond;
+  /// the next millisecond is taken when its own `Date` is this very `Date`.
   public init(_ date: Date) {
-    let exact = date.timeIntervalSince1970 * 1000
-    let nearest = exact.rounded()
-    let ms = abs(exact - nearest) < 1e-3 ? nearest : exact.rounded(.down)
+    let product = (date.timeIntervalSince1970 * 1000).rounded(.down)
     // Dates beyond ±292 million years do not fit; clamp rather than trap.
-    millisecondsSince1970 = ms >= 9.2e18 ? .max : ms <= -9.2e18 ? .min : Int64(ms)
+    guard product < 9.2e18, product > -9.2e18 else {
+      millisecondsSince1970 = product > 0 ? .max : .min
+      return
+    }
+    let floor = Int64(product)
+    millisecondsSince1970 = Timestamp(millisecondsSince1970: floor + 1).date == date ? floor + 1 : floor
   }
 
   /// The current time, truncated to milliseconds.

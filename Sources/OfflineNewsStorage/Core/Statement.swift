@@ -37,7 +37,18 @@ public final class Statement {
       case .null: rc = sqlite3_bind_null(handle, position)
       case .integer(let v): rc = sqlite3_bind_int64(handle, position, v)
       case .real(let v): rc = sqlite3_bind_double(handle, position, v)
-      case .text(let v): rc = sqlite3_bind_text(handle, position, v, -1, csqlite_transient)
+      case .text(let v):
+        // Bind the UTF-8 bytes with their length: a length of -1 would stop at the first NUL character.
+        var text = v
+        rc = text.withUTF8 { bytes in
+          bytes.withMemoryRebound(to: CChar.self) { chars in
+            // An empty buffer may have no address; SQLite takes a zero-length text from any non-null pointer.
+            guard let base = chars.baseAddress else {
+              return sqlite3_bind_text(handle, position, "", 0, csqlite_transient)
+            }
+            return sqlite3_bind_text(handle, position, base, Int32(chars.count), csqlite_transient)
+          }
+        }
       case .blob(let v):
         rc = v.withUnsafeBytes {
           sqlite3_bind_blob(handle, position, $0.baseAddress, Int32($0.count), csqlite_transient)

@@ -1,0 +1,75 @@
+import Foundation
+import OfflineNewsModel
+import Testing
+
+private func key(_ text: String) throws -> String {
+  NewsQuery(url: try #require(URL(string: text))).cacheKey
+}
+
+@Suite("NewsQuery.cacheKey")
+struct NewsQueryTests {
+  @Test("a URL without apiKey is its own cache key")
+  func unchanged() throws {
+    for text in [
+      "https://newsapi.org/v2/top-headlines?country=us",
+      "https://newsapi.org/v2/everything?q=swift&sortBy=publishedAt&page=2",
+      "https://newsapi.org/v2/top-headlines",
+      "file:///tmp/saved%20response.json",
+    ] {
+      #expect(try key(text) == text)
+    }
+  }
+
+  @Test(
+    "apiKey items are removed in any letter case, the others kept in order",
+    arguments: [
+      (
+        "https://newsapi.org/v2/top-headlines?country=us&apiKey=SECRET",
+        "https://newsapi.org/v2/top-headlines?country=us"
+      ),
+      (
+        "https://newsapi.org/v2/top-headlines?apiKey=SECRET&country=us",
+        "https://newsapi.org/v2/top-headlines?country=us"
+      ),
+      (
+        "https://newsapi.org/v2/top-headlines?APIKEY=SECRET&country=us",
+        "https://newsapi.org/v2/top-headlines?country=us"
+      ),
+      (
+        "https://newsapi.org/v2/top-headlines?apikey=SECRET&country=us",
+        "https://newsapi.org/v2/top-headlines?country=us"
+      ),
+      (
+        "https://newsapi.org/v2/everything?z=1&a=2&ApiKey=SECRET&m=3&apiKey=OTHER&b=4",
+        "https://newsapi.org/v2/everything?z=1&a=2&m=3&b=4"
+      ),
+      ("https://newsapi.org/v2/top-headlines?apiKey=SECRET", "https://newsapi.org/v2/top-headlines"),
+      ("https://newsapi.org/v2/top-headlines?apiKey=", "https://newsapi.org/v2/top-headlines"),
+      (
+        "https://newsapi.org/v2/everything?q=apiKey&apiKeyHint=1&key=2&apiKey=SECRET",
+        "https://newsapi.org/v2/everything?q=apiKey&apiKeyHint=1&key=2"
+      ),
+    ] as [(String, String)])
+  func removesAPIKey(input: String, expected: String) throws {
+    let query = NewsQuery(url: try #require(URL(string: input)))
+    #expect(query.cacheKey == expected)
+    #expect(query.description == expected)
+    #expect(!query.cacheKey.contains("SECRET"))
+    #expect(query.url.absoluteString == input, "the request URL itself is not changed")
+  }
+
+  @Test("removing apiKey leaves the other items' percent-encoding as it was")
+  func keepsPercentEncoding() throws {
+    // `q=a%2Bb` searches for "a+b"; `q=a+b` (form encoding) searches for "a b". They must stay different keys.
+    #expect(
+      try key("https://newsapi.org/v2/everything?q=a%2Bb&apiKey=SECRET") == "https://newsapi.org/v2/everything?q=a%2Bb")
+    #expect(
+      try key("https://newsapi.org/v2/everything?q=a+b&apiKey=SECRET") == "https://newsapi.org/v2/everything?q=a+b")
+    #expect(
+      try key("https://newsapi.org/v2/everything?q=x%26y&apiKey=SECRET") == "https://newsapi.org/v2/everything?q=x%26y")
+    // And the key of a query does not depend on whether an apiKey was in it.
+    #expect(
+      try key("https://newsapi.org/v2/everything?q=a%2Bb&apiKey=SECRET")
+        == key("https://newsapi.org/v2/everything?q=a%2Bb"))
+  }
+}

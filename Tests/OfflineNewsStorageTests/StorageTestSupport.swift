@@ -1,0 +1,47 @@
+import Foundation
+import OfflineNewsModel
+import OfflineNewsStorage
+import TestSupport
+
+/// A fresh on-disk database path in its own temporary directory (removed when the value goes away).
+struct TestDatabase {
+  let directory = TemporaryDirectory("offlinenews-storage")
+  var path: String { directory.path("news.sqlite") }
+
+  func open() throws -> StorageContext { try StorageContext(path: path) }
+
+  /// Whether `path` + `suffix` (e.g. `-wal`) exists.
+  func exists(_ suffix: String = "") -> Bool { FileManager.default.fileExists(atPath: path + suffix) }
+
+  func bytes() throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
+}
+
+/// 2023-11-14T22:13:20Z: a whole second, so `Timestamp(t).date` is exact.
+let t0: Int64 = 1_700_000_000_000
+
+func articleURL(_ slug: String) -> URL {
+  guard let url = URL(string: "https://example.com/news/\(slug)") else { preconditionFailure("bad slug \(slug)") }
+  return url
+}
+
+/// An article at `https://example.com/news/<slug>` published `publishedAt` ms after 1970.
+func makeArticle(
+  _ slug: String, title: String? = nil, publishedAt: Int64 = t0, author: String? = nil, summary: String? = nil,
+  content: String? = nil, sourceName: String? = nil
+) -> Article {
+  Article(
+    url: articleURL(slug), title: title ?? "Title \(slug)", author: author, summary: summary,
+    publishedAt: Timestamp(millisecondsSince1970: publishedAt).date, content: content, sourceName: sourceName)
+}
+
+/// The slugs (last path components) of articles, for readable expectations.
+func slugs(_ articles: [Article]) -> [String] { articles.map(\.url.lastPathComponent) }
+
+extension StorageContext {
+  /// One integer read with raw SQL on the context's own connection.
+  func int(_ sql: String) throws -> Int64? { try read { try $0.scalarInt(sql) } }
+  /// One text value read with raw SQL on the context's own connection.
+  func text(_ sql: String) throws -> String? { try read { try $0.scalarString(sql) } }
+}
+
+struct Boom: Error, Equatable {}
