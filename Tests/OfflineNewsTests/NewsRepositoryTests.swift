@@ -65,7 +65,7 @@ import Testing
   struct Dump: Equatable, CustomStringConvertible {
     var tables: [String: [[String]]]
     var description: String {
-      tables.keys.sorted().map { "\($0): \(tables[$0]!)" }.joined(separator: "\n")
+      tables.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "\n")
     }
   }
 

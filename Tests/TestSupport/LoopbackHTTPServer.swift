@@ -89,11 +89,18 @@ public final class LoopbackHTTPServer: Sendable {
   deinit { core.stop() }
 
   /// `http://127.0.0.1:<port>`.
-  public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+  public var baseURL: URL { url("/") }
 
   /// The URL of `pathAndQuery` (starting with `/`) on this server.
   public func url(_ pathAndQuery: String = "/") -> URL {
-    URL(string: "http://127.0.0.1:\(port)\(pathAndQuery)")!
+    var components = URLComponents()
+    components.scheme = "http"
+    components.host = "127.0.0.1"
+    components.port = Int(port)
+    let parts = pathAndQuery.split(separator: "?", maxSplits: 1)
+    components.percentEncodedPath = parts.first.map(String.init) ?? "/"
+    if parts.count > 1 { components.percentEncodedQuery = String(parts[1]) }
+    return components.url ?? URL(fileURLWithPath: "/invalid-loopback-url")
   }
 
   /// What the server does with the next requests. Changing it affects requests whose head is read afterwards.
@@ -302,7 +309,8 @@ public final class LoopbackHTTPServer: Sendable {
           #else
             let flags: Int32 = 0
           #endif
-          let n = send(fd, bytes.baseAddress! + offset, bytes.count - offset, flags)
+          guard let base = bytes.baseAddress else { return true }
+          let n = send(fd, base + offset, bytes.count - offset, flags)
           if n < 0, errno == EINTR { continue }
           if n <= 0 { return false }
           offset += n
