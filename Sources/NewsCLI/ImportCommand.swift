@@ -62,7 +62,7 @@ struct ImportCommand {
     var saved = 0
     if !page.articles.isEmpty {
       do {
-        saved = try await repository.save(page.articles, for: query)
+        saved = try await repository.save(page.articles, for: query).saved
       } catch {
         throw context.failure(error)
       }

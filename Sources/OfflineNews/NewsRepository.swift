@@ -76,8 +76,7 @@ public final class NewsRepository: Sendable {
   /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
   public func cachedArticles(for query: NewsQuery, limit: Int? = nil) async throws(NewsRepositoryError) -> NewsResult {
     try await storing {
-      let fetch = try await storage.lastFetch(forQuery: query.cacheKey)
-      let rows = try await storage.articles(forQuery: query.cacheKey, limit: limit)
+      let (rows, fetch) = try await storage.cachedResult(forQuery: query.cacheKey, limit: limit)
       return NewsResult(query: query, articles: rows, origin: .cache, fetchedAt: fetch?.fetchedAt)
     }
   }
@@ -85,21 +84,52 @@ public final class NewsRepository: Sendable {
   /// Saves articles as the result of `query`, as ``articles(for:limit:)`` does after a successful fetch: one
   /// transaction, upsert by `url`.
   ///
-  /// - Returns: the number of distinct articles saved.
+  /// - Returns: what the save did: distinct articles saved, inserted, updated, unchanged, evicted.
   /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
   @discardableResult
-  public func save(_ articles: [Article], for query: NewsQuery) async throws(NewsRepositoryError) -> Int {
+  public func save(_ articles: [Article], for query: NewsQuery) async throws(NewsRepositoryError)
+    -> ArticleSaveResult
+  {
     let fetchedAt = clock()
     return try await storing {
       try await storage.saveArticles(articles, forQuery: query.cacheKey, fetchedAt: fetchedAt)
     }
   }
 
-  /// Every cached article, newest first, with paging. Never touches the network.
+  /// Cached articles, newest first, with paging and a filter (unread, bookmarked). Never touches the network.
   ///
   /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
-  public func read(limit: Int? = nil, offset: Int = 0) async throws(NewsRepositoryError) -> [Article] {
-    try await storing { try await storage.articles(limit: limit, offset: offset) }
+  public func read(limit: Int? = nil, offset: Int = 0, filter: ArticleFilter = .all)
+    async throws(NewsRepositoryError) -> [Article]
+  {
+    try await storing { try await storage.articles(limit: limit, offset: offset, filter: filter) }
+  }
+
+  /// The cached article with this URL, or `nil`.
+  ///
+  /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
+  public func article(url: String) async throws(NewsRepositoryError) -> Article? {
+    try await storing { try await storage.article(url: url) }
+  }
+
+  /// Marks an article read (or unread). Local state: a refresh never changes it.
+  ///
+  /// - Returns: `false` when no cached article has this URL.
+  /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
+  @discardableResult
+  public func markRead(_ read: Bool = true, url: String) async throws(NewsRepositoryError) -> Bool {
+    try await storing { try await storage.setRead(read, url: url) }
+  }
+
+  /// Bookmarks an article (or removes the bookmark). Local state: a refresh never changes it, and bookmarked
+  /// articles are never evicted.
+  ///
+  /// - Returns: `false` when no cached article has this URL.
+  /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
+  @discardableResult
+  public func bookmark(_ bookmarked: Bool = true, url: String) async throws(NewsRepositoryError) -> Bool {
+    let now = clock()
+    return try await storing { try await storage.setBookmarked(bookmarked, url: url, at: now) }
   }
 
   /// Batch delete of every cached article.

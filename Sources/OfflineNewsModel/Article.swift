@@ -26,6 +26,14 @@ public struct Article: Sendable, Hashable, Codable {
   public var sourceID: String?
   /// The publisher's display name (`source.name`).
   public var sourceName: String?
+  /// Local-only: whether the reader has read it. Never sent by a source; a refresh never changes it.
+  public var isRead: Bool
+  /// Local-only: when the reader bookmarked it (UTC, milliseconds), or `nil`. A refresh never changes it, and
+  /// eviction never removes a bookmarked article.
+  public var bookmarkedAt: Date?
+
+  /// Whether the article is bookmarked.
+  public var isBookmarked: Bool { bookmarkedAt != nil }
 
   /// Creates an article. `publishedAt` is truncated to whole milliseconds, the precision the store keeps.
   public init(
@@ -37,7 +45,9 @@ public struct Article: Sendable, Hashable, Codable {
     publishedAt: Date,
     content: String? = nil,
     sourceID: String? = nil,
-    sourceName: String? = nil
+    sourceName: String? = nil,
+    isRead: Bool = false,
+    bookmarkedAt: Date? = nil
   ) {
     self.url = url
     self.title = title
@@ -48,5 +58,7 @@ public struct Article: Sendable, Hashable, Codable {
     self.content = content
     self.sourceID = sourceID
     self.sourceName = sourceName
+    self.isRead = isRead
+    self.bookmarkedAt = bookmarkedAt.map { Timestamp($0).date }
   }
 }

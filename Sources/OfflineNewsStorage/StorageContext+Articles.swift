@@ -11,59 +11,69 @@ public struct QueryFetch: Sendable, Hashable {
   public var articleCount: Int
 }
 
+/// What one save of articles did.
+public struct ArticleSaveResult: Sendable, Hashable {
+  /// Distinct articles in the save (one per URL).
+  public var saved: Int
+  /// Articles that were not in the store.
+  public var inserted: Int
+  /// Articles whose content changed.
+  public var updated: Int
+  /// Articles already stored with exactly this content: not rewritten.
+  public var unchanged: Int
+  /// Articles removed by the eviction policy afterwards.
+  public var evicted: Int
+}
+
+/// Which cached articles to read.
+public struct ArticleFilter: Sendable, Hashable {
+  /// Only articles not marked read.
+  public var unreadOnly: Bool
+  /// Only bookmarked articles.
+  public var bookmarkedOnly: Bool
+
+  public init(unreadOnly: Bool = false, bookmarkedOnly: Bool = false) {
+    self.unreadOnly = unreadOnly
+    self.bookmarkedOnly = bookmarkedOnly
+  }
+
+  public static let all = ArticleFilter()
+
+  var sql: String {
+    var conditions: [String] = []
+    if unreadOnly { conditions.append("a.isRead = 0") }
+    if bookmarkedOnly { conditions.append("a.bookmarkedAt IS NOT NULL") }
+    return conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+  }
+}
+
 extension StorageContext {
   /// Saves the articles of one successful response for a query, as one transaction.
   ///
-  /// Each article is upserted by its identity, `url` (`INSERT … ON CONFLICT(url) DO UPDATE`, never
-  /// `INSERT OR REPLACE`, which would delete the row first); the query's result list is replaced by these articles in
-  /// this order; and the query's fetch time is recorded. Articles with the same URL appear once (the last wins).
-  /// Either all of this is committed or, on any error, none of it.
+  /// - Each article is upserted by its identity, `url`, with multi-row `INSERT … ON CONFLICT(url) DO UPDATE`
+  ///   statements (never `INSERT OR REPLACE`, which deletes the row first); existing rows are looked up with one
+  ///   `IN` query per 500 articles, and those whose content is unchanged are not rewritten.
+  /// - Local-only attributes (`isRead`, `bookmarkedAt`) are never written.
+  /// - The query's result list is replaced by these articles in this order, and the fetch time recorded.
+  /// - Articles with the same URL appear once (the last wins).
+  /// - Then the ``eviction`` policy runs.
+  ///
+  /// Either all of this is committed or, on any error, none of it. Observers of ``changes()`` then receive one
+  /// `article` change with the inserted, updated and evicted URLs.
   ///
   /// - Parameters:
   ///   - articles: the response's articles, in response order.
   ///   - query: the query's cache key (``NewsQuery/cacheKey``).
   ///   - fetchedAt: when the response was received.
-  /// - Returns: the number of distinct articles saved.
   /// - Throws: ``StorageError``.
   /// Related SQLite documentation: <https://www.sqlite.org/lang_upsert.html>
   @discardableResult
-  public func saveArticles(_ articles: [Article], forQuery query: String, fetchedAt: Timestamp) throws -> Int {
-    try write { db in
-      let upsert = try db.cachedStatement(
-        """
-        INSERT INTO article (url, title, author, summary, imageURL, publishedAt, content, sourceID, sourceName,
-                             fetchedAt, fetchQuery)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
-        ON CONFLICT(url) DO UPDATE SET
-          title = excluded.title, author = excluded.author, summary = excluded.summary,
-          imageURL = excluded.imageURL, publishedAt = excluded.publishedAt, content = excluded.content,
-          sourceID = excluded.sourceID, sourceName = excluded.sourceName,
-          fetchedAt = excluded.fetchedAt, fetchQuery = excluded.fetchQuery
-        """)
-      let member = try db.cachedStatement(
-        """
-        INSERT INTO query_result (query, url, position) VALUES (?1, ?2, ?3)
-        ON CONFLICT(query, url) DO UPDATE SET position = excluded.position
-        """)
-      try db.execute("DELETE FROM query_result WHERE query = ?1", [.text(query)])
-      var seen = Set<String>()
-      for (position, article) in articles.enumerated() {
-        let url = article.url.absoluteString
-        seen.insert(url)
-        try upsert.execute([
-          .text(url), .text(article.title), article.author.databaseValue, article.summary.databaseValue,
-          article.imageURL.databaseValue, .integer(Timestamp(article.publishedAt).millisecondsSince1970),
-          article.content.databaseValue, article.sourceID.databaseValue, article.sourceName.databaseValue,
-          .integer(fetchedAt.millisecondsSince1970), .text(query),
-        ])
-        try member.execute([.text(query), .text(url), .integer(Int64(position))])
-      }
-      try db.execute(
-        """
-        INSERT INTO query_fetch (query, fetchedAt, articleCount) VALUES (?1, ?2, ?3)
-        ON CONFLICT(query) DO UPDATE SET fetchedAt = excluded.fetchedAt, articleCount = excluded.articleCount
-        """, [.text(query), .integer(fetchedAt.millisecondsSince1970), .integer(Int64(seen.count))])
-      return seen.count
+  public func saveArticles(_ articles: [Article], forQuery query: String, fetchedAt: Timestamp) async throws
+    -> ArticleSaveResult
+  {
+    let eviction = self.eviction
+    return try await writeAndPublish { db in
+      try ArticleWriter(db: db).save(articles, query: query, fetchedAt: fetchedAt, eviction: eviction)
     }
   }
 
@@ -74,8 +84,8 @@ extension StorageContext {
   ///   - limit: at most this many rows; `nil` for all.
   ///   - offset: rows to skip first.
   /// - Throws: ``StorageError``.
-  public func articles(forQuery query: String, limit: Int? = nil, offset: Int = 0) throws -> [Article] {
-    try read { db in
+  public func articles(forQuery query: String, limit: Int? = nil, offset: Int = 0) async throws -> [Article] {
+    try await read { db in
       try db.cachedStatement(
         """
         SELECT \(Self.articleColumns) FROM query_result r JOIN article a ON a.url = r.url
@@ -86,36 +96,95 @@ extension StorageContext {
     }
   }
 
-  /// All cached articles, newest first (`publishedAt` descending, then `url`).
+  /// A query's cached rows and its last fetch, read in one transaction (so they agree).
+  public func cachedResult(forQuery query: String, limit: Int? = nil) async throws -> ([Article], QueryFetch?) {
+    try await read { db in
+      let rows = try db.cachedStatement(
+        """
+        SELECT \(Self.articleColumns) FROM query_result r JOIN article a ON a.url = r.url
+        WHERE r.query = ?1 ORDER BY a.publishedAt DESC, a.url LIMIT ?2
+        """
+      ).fetchAll([.text(query), .integer(Int64(limit ?? -1))], Self.article).compactMap { $0 }
+      return (rows, try Self.lastFetch(db, query))
+    }
+  }
+
+  /// Cached articles, newest first (`publishedAt` descending, then `url`).
   ///
   /// - Parameters:
   ///   - limit: at most this many rows; `nil` for all.
   ///   - offset: rows to skip first.
+  ///   - filter: only unread, only bookmarked, or all.
   /// - Throws: ``StorageError``.
-  public func articles(limit: Int? = nil, offset: Int = 0) throws -> [Article] {
-    try read { db in
+  public func articles(limit: Int? = nil, offset: Int = 0, filter: ArticleFilter = .all) async throws -> [Article] {
+    try await read { db in
       try db.cachedStatement(
-        "SELECT \(Self.articleColumns) FROM article a ORDER BY a.publishedAt DESC, a.url LIMIT ?1 OFFSET ?2"
+        "SELECT \(Self.articleColumns) FROM article a\(filter.sql) ORDER BY a.publishedAt DESC, a.url LIMIT ?1 OFFSET ?2"
       ).fetchAll([.integer(Int64(limit ?? -1)), .integer(Int64(max(0, offset)))], Self.article)
         .compactMap { $0 }
     }
   }
 
+  /// The article with this URL, or `nil`.
+  public func article(url: String) async throws -> Article? {
+    try await read { db in
+      try db.cachedStatement("SELECT \(Self.articleColumns) FROM article a WHERE a.url = ?1").fetchOne(
+        [.text(url)], Self.article) ?? nil
+    }
+  }
+
   /// The number of cached articles.
-  public func articleCount() throws -> Int {
-    try read { Int(try $0.scalarInt("SELECT count(*) FROM article") ?? 0) }
+  public func articleCount() async throws -> Int {
+    try await read { Int(try $0.scalarInt("SELECT count(*) FROM article") ?? 0) }
   }
 
   /// When the query was last fetched successfully, or `nil` if never (or its record was deleted).
-  public func lastFetch(forQuery query: String) throws -> QueryFetch? {
-    try read { db in
-      try db.cachedStatement("SELECT fetchedAt, articleCount FROM query_fetch WHERE query = ?1").fetchOne(
-        [.text(query)]
-      ) { row in
-        QueryFetch(
-          query: query, fetchedAt: Timestamp(millisecondsSince1970: row.int64(0) ?? 0),
-          articleCount: Int(row.int64(1) ?? 0))
-      }
+  public func lastFetch(forQuery query: String) async throws -> QueryFetch? {
+    try await read { db in try Self.lastFetch(db, query) }
+  }
+
+  /// The time of the most recent successful fetch of any query, or `nil` if none is recorded.
+  public func latestFetch() async throws -> Timestamp? {
+    try await read { db in
+      try db.scalarInt("SELECT max(fetchedAt) FROM query_fetch").map(Timestamp.init(millisecondsSince1970:))
+    }
+  }
+
+  /// Every query's last successful fetch, most recent first.
+  public func fetchLog() async throws -> [QueryFetch] {
+    try await read { db in
+      try db.makeStatement("SELECT query, fetchedAt, articleCount FROM query_fetch ORDER BY fetchedAt DESC, query")
+        .fetchAll { row in
+          QueryFetch(
+            query: row.string(0) ?? "", fetchedAt: Timestamp(millisecondsSince1970: row.int64(1) ?? 0),
+            articleCount: Int(row.int64(2) ?? 0))
+        }
+    }
+  }
+
+  /// Marks an article read or unread (a local-only attribute that refreshes never change).
+  ///
+  /// - Returns: `false` when no article has this URL.
+  @discardableResult
+  public func setRead(_ read: Bool, url: String) async throws -> Bool {
+    try await setLocal(url: url, sql: "UPDATE article SET isRead = ?2 WHERE url = ?1", value: .integer(read ? 1 : 0))
+  }
+
+  /// Bookmarks an article (at `date`), or removes its bookmark. Bookmarked articles are never evicted.
+  ///
+  /// - Returns: `false` when no article has this URL.
+  @discardableResult
+  public func setBookmarked(_ bookmarked: Bool, url: String, at date: Timestamp = .now()) async throws -> Bool {
+    try await setLocal(
+      url: url, sql: "UPDATE article SET bookmarkedAt = ?2 WHERE url = ?1",
+      value: bookmarked ? .integer(date.millisecondsSince1970) : .null)
+  }
+
+  private func setLocal(url: String, sql: String, value: DatabaseValue) async throws -> Bool {
+    try await writeAndPublish { db in
+      try db.execute(sql, [.text(url), value])
+      let found = db.changes > 0
+      return (found, found ? [StorageChange(entity: "article", updated: [Identity(.text(url))])] : [])
     }
   }
 
@@ -124,13 +193,12 @@ extension StorageContext {
   /// - Returns: the number of articles deleted.
   /// - Throws: ``StorageError``.
   @discardableResult
-  public func deleteAllArticles() throws -> Int {
-    try write { db in
-      try db.execute("DELETE FROM article")
-      let count = db.changes
+  public func deleteAllArticles() async throws -> Int {
+    try await writeAndPublish { db in
+      let urls = try db.makeStatement("DELETE FROM article RETURNING url").fetchAll { $0.string(0) ?? "" }
       try db.execute("DELETE FROM query_result")
       try db.execute("DELETE FROM query_fetch")
-      return count
+      return (urls.count, [StorageChange(entity: "article", deleted: urls.map { Identity(.text($0)) })])
     }
   }
 
@@ -140,16 +208,29 @@ extension StorageContext {
   /// - Returns: the number of articles deleted.
   /// - Throws: ``StorageError``.
   @discardableResult
-  public func deleteArticles(publishedBefore date: Date) throws -> Int {
+  public func deleteArticles(publishedBefore date: Date) async throws -> Int {
     let cutoff = Timestamp(date).millisecondsSince1970
-    return try write { db in
-      try db.execute("DELETE FROM article WHERE publishedAt < ?1", [.integer(cutoff)])
-      return db.changes
+    return try await writeAndPublish { db in
+      let urls = try db.makeStatement("DELETE FROM article WHERE publishedAt < ?1 RETURNING url").fetchAll(
+        [.integer(cutoff)]
+      ) { $0.string(0) ?? "" }
+      return (urls.count, [StorageChange(entity: "article", deleted: urls.map { Identity(.text($0)) })])
+    }
+  }
+
+  static func lastFetch(_ db: Connection, _ query: String) throws -> QueryFetch? {
+    try db.cachedStatement("SELECT fetchedAt, articleCount FROM query_fetch WHERE query = ?1").fetchOne(
+      [.text(query)]
+    ) { row in
+      QueryFetch(
+        query: query, fetchedAt: Timestamp(millisecondsSince1970: row.int64(0) ?? 0),
+        articleCount: Int(row.int64(1) ?? 0))
     }
   }
 
   static let articleColumns =
-    "a.url, a.title, a.author, a.summary, a.imageURL, a.publishedAt, a.content, a.sourceID, a.sourceName"
+    "a.url, a.title, a.author, a.summary, a.imageURL, a.publishedAt, a.content, a.sourceID, a.sourceName, "
+    + "a.isRead, a.bookmarkedAt"
 
   static func article(_ row: Row) -> Article? {
     guard let urlText = row.string(0), let url = URL(string: urlText), let title = row.string(1) else { return nil }
@@ -157,15 +238,7 @@ extension StorageContext {
       url: url, title: title, author: row.string(2), summary: row.string(3),
       imageURL: row.string(4).flatMap(URL.init(string:)),
       publishedAt: Timestamp(millisecondsSince1970: row.int64(5) ?? 0).date,
-      content: row.string(6), sourceID: row.string(7), sourceName: row.string(8))
-  }
-}
-
-extension StorageContext {
-  /// The time of the most recent successful fetch of any query, or `nil` if none is recorded.
-  public func latestFetch() throws -> Timestamp? {
-    try read { db in
-      try db.scalarInt("SELECT max(fetchedAt) FROM query_fetch").map(Timestamp.init(millisecondsSince1970:))
-    }
+      content: row.string(6), sourceID: row.string(7), sourceName: row.string(8), isRead: (row.int64(9) ?? 0) != 0,
+      bookmarkedAt: row.int64(10).map { Timestamp(millisecondsSince1970: $0).date })
   }
 }

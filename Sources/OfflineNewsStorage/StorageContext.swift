@@ -1,10 +1,10 @@
 import Foundation
+import Synchronization
 
-/// The storage context: the one owner of a SQLite database that the repository reads and writes through.
+/// The storage context: the owner of a SQLite database that the repository reads and writes through.
 ///
 /// It plays the part of Core Data's `viewContext` in the classic iOS design: an object created once by the
-/// composition root and injected wherever data is saved or read. It is an actor, so every use of its connection is
-/// serialized, and its API is `Sendable` and `async`.
+/// composition root and injected wherever data is saved or read. Its API is `Sendable` and `async`.
 ///
 /// For example:
 /// ```swift
@@ -13,15 +13,28 @@ import Foundation
 /// let newest = try await storage.articles(limit: 20)
 /// ```
 ///
-/// Opening sets WAL journal mode (readers in other processes are not blocked by a write), a busy timeout,
-/// `foreign_keys=ON` and `synchronous=NORMAL`, then runs pending migrations in one transaction. A database whose
-/// schema is newer than this build's is refused before anything is written to it.
+/// - One writer: a single connection, owned by an actor running on its own thread, performs every write in a
+///   `BEGIN IMMEDIATE` transaction that commits whole or rolls back.
+/// - Readers that a write never blocks: a small pool of read-only connections (WAL mode), each read in its own
+///   transaction, so it sees the last committed state and never half of a save in progress.
+/// - Opening sets WAL, a busy timeout, `foreign_keys=ON`, `synchronous=NORMAL`; runs the numbered migrations in
+///   one transaction; then creates or extends the tables of the declared entities. A database whose schema is
+///   newer than this build's is refused before anything is written to it.
+/// - Committed changes are published to ``changes()`` observers.
 ///
-/// Related SQLite documentation: <https://www.sqlite.org/wal.html>, <https://www.sqlite.org/pragma.html>
-public actor StorageContext {
+/// Related SQLite documentation: <https://www.sqlite.org/wal.html>, <https://www.sqlite.org/isolation.html>
+public final class StorageContext: Sendable {
   /// The database file's path.
-  public nonisolated let path: String
-  let connection: Connection
+  public let path: String
+  /// The entities of this store: the built-in ``EntityDescription/article`` and the app's.
+  public let entities: [EntityDescription]
+  /// What to evict after each save of articles.
+  public let eviction: EvictionPolicy
+
+  let writer: SerialConnection
+  private let readers: [SerialConnection]
+  private let nextReader = Atomic<Int>(0)
+  let broadcaster = ChangeBroadcaster()
 
   /// The schema version this build creates and understands.
   public static var schemaVersion: Int { Migrator(migrations: Schema.migrations).latestVersion }
@@ -29,20 +42,59 @@ public actor StorageContext {
   /// Opens or creates the database at `path`, creating its parent folder if needed, and migrates it.
   ///
   /// - Parameters:
-  ///   - path: the database file (`:memory:` for a private in-memory database).
-  ///   - busyTimeout: seconds to wait for another process's lock before failing.
+  ///   - path: the database file (`:memory:` for a private in-memory database, with no read pool).
+  ///   - entities: the app's entities, beside the built-in `article`.
+  ///   - eviction: what to evict after saves of articles; none by default.
+  ///   - readers: the number of read-only connections (at least 1).
+  ///   - busyTimeout: seconds to wait for another process's lock before failing with `.busy`.
   /// - Throws: ``StorageError`` naming `path`: `.newerSchema` (file untouched), `.notADatabase`, `.cannotOpen`,
-  ///   `.readOnly`, `.diskFull`, `.busy`.
-  public init(path: String, busyTimeout: Double = 5) throws(StorageError) {
+  ///   `.readOnly`, `.diskFull`, `.busy`, `.incompatibleSchema`.
+  public init(
+    path: String, entities: [EntityDescription] = [], eviction: EvictionPolicy = .none, readers: Int = 2,
+    busyTimeout: Double = 5
+  ) throws(StorageError) {
     self.path = path
+    self.eviction = eviction
+    var all = [EntityDescription.article]
+    for entity in entities where !all.contains(where: { $0.name == entity.name }) { all.append(entity) }
+    for entity in all {
+      if let problem = entity.validationProblem() {
+        throw StorageError(kind: .incompatibleSchema(problem), path: path)
+      }
+    }
+    self.entities = all
+    let writeConnection = try Self.openWriter(path: path, busyTimeout: busyTimeout, entities: all)
+    writer = SerialConnection(writeConnection, label: "OfflineNews.writer")
+    var pool: [SerialConnection] = []
+    if path != ":memory:" {
+      for index in 0..<max(1, readers) {
+        do {
+          let connection = try Connection(path: path, readOnly: true, busyTimeout: busyTimeout)
+          try connection.execute(sql: "PRAGMA query_only = ON")
+          try connection.execute(sql: "PRAGMA foreign_keys = ON")
+          pool.append(SerialConnection(connection, label: "OfflineNews.reader\(index)"))
+        } catch {
+          throw StorageError(error, path: path)
+        }
+      }
+    }
+    self.readers = pool
+  }
+
+  private static func openWriter(path: String, busyTimeout: Double, entities: [EntityDescription])
+    throws(StorageError) -> Connection
+  {
     if path != ":memory:" {
       let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-      if !FileManager.default.fileExists(atPath: folder) {
+      var isDirectory: ObjCBool = false
+      if !FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) {
         do {
           try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         } catch {
           throw StorageError(kind: .cannotOpen, path: path)
         }
+      } else if !isDirectory.boolValue {
+        throw StorageError(kind: .cannotOpen, path: path)
       }
     }
     let migrator = Migrator(migrations: Schema.migrations)
@@ -65,8 +117,11 @@ public actor StorageContext {
       }
       try connection.execute(sql: "PRAGMA synchronous = NORMAL")
       if found < migrator.latestVersion { try migrator.migrate(connection) }
-      self.connection = connection
+      try EntityMigrator(entities: entities).reconcile(connection)
+      return connection
     } catch let error as StorageError {
+      var error = error
+      if error.path.isEmpty { error.path = path }
       throw error
     } catch let error as SQLiteError {
       throw StorageError(error, path: path)
@@ -75,27 +130,70 @@ public actor StorageContext {
     }
   }
 
-  /// Runs `body` in a write transaction (`BEGIN IMMEDIATE` … `COMMIT`); if it throws, everything it did is rolled
-  /// back and the error rethrown, SQLite errors as ``StorageError``.
-  public func write<T: Sendable>(_ body: (Connection) throws -> T) throws -> T {
-    try mapErrors { try connection.inTransaction { try body(connection) } }
+  /// The description of the entity named `name`.
+  ///
+  /// - Throws: ``StorageError`` `.invalidRequest` when there is none.
+  public func entity(_ name: String) throws(StorageError) -> EntityDescription {
+    guard let entity = entities.first(where: { $0.name == name }) else {
+      throw StorageError(kind: .invalidRequest("no entity named \"\(name)\""), path: path)
+    }
+    return entity
   }
 
-  /// Runs `body` for reading. Under WAL, a read sees the last committed state, never a write in progress.
-  public func read<T: Sendable>(_ body: (Connection) throws -> T) throws -> T {
-    try mapErrors { try body(connection) }
+  /// Runs `body` in a write transaction (`BEGIN IMMEDIATE` … `COMMIT`) on the writer connection; if it throws,
+  /// everything it did is rolled back and the error rethrown, SQLite errors as ``StorageError``.
+  ///
+  /// Raw writes made here are not published to ``changes()``.
+  public func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+    try await writeAndPublish { db in (try body(db), []) }
   }
+
+  /// Runs `body` in a read transaction on one of the read-only connections (the writer for `:memory:`). It sees
+  /// the last committed state as of its first read, however long it runs, and never waits for a write.
+  public func read<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+    let connection =
+      readers.isEmpty ? writer : readers[nextReader.wrappingAdd(1, ordering: .relaxed).oldValue % readers.count]
+    return try await mapErrors {
+      try await connection.run { db in
+        try db.execute(sql: "BEGIN DEFERRED")
+        defer { try? db.execute(sql: "COMMIT") }
+        return try body(db)
+      }
+    }
+  }
+
+  /// A stream of the changes committed from now on, one element per entity per transaction.
+  ///
+  /// For example:
+  /// ```swift
+  /// for await change in storage.changes() where change.entity == "article" { print(change.inserted) }
+  /// ```
+  public func changes() -> AsyncStream<StorageChange> { broadcaster.stream() }
 
   /// The schema version stored in the database.
-  public func storedSchemaVersion() throws -> Int {
-    try read { Int(try $0.scalarInt("PRAGMA user_version") ?? 0) }
+  public func storedSchemaVersion() async throws -> Int {
+    try await read { Int(try $0.scalarInt("PRAGMA user_version") ?? 0) }
   }
 
-  private func mapErrors<T>(_ body: () throws -> T) throws -> T {
+  /// Writes in a transaction, then publishes the changes the body reports, after the commit.
+  func writeAndPublish<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> (T, [StorageChange]))
+    async throws -> T
+  {
+    let (result, changes) = try await mapErrors {
+      try await writer.run { db in try db.inTransaction { try body(db) } }
+    }
+    broadcaster.publish(changes)
+    return result
+  }
+
+  private func mapErrors<T>(_ body: () async throws -> T) async throws -> T {
     do {
-      return try body()
+      return try await body()
     } catch let error as SQLiteError {
       throw StorageError(error, path: path)
+    } catch var error as StorageError {
+      if error.path.isEmpty { error.path = path }
+      throw error
     }
   }
 }

@@ -18,6 +18,12 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
     case diskFull
     /// Another connection held the lock longer than the busy timeout (`SQLITE_BUSY`).
     case busy
+    /// A fetch request, predicate or record names an entity or attribute that does not exist, or holds a value of
+    /// the wrong type. Nothing was read or written.
+    case invalidRequest(String)
+    /// An entity description is invalid, or differs from the stored entity in a way only a numbered migration can
+    /// handle (a type change, a removed attribute, a new identity). The file was not modified.
+    case incompatibleSchema(String)
     /// Any other SQLite failure.
     case other
   }
@@ -61,6 +67,8 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
     case .readOnly: reason = "the database or its folder is read-only"
     case .diskFull: reason = "the disk is full; nothing was changed"
     case .busy: reason = "the database is locked by another process"
+    case .invalidRequest(let problem): reason = problem
+    case .incompatibleSchema(let problem): reason = "incompatible schema: \(problem)"
     case .other: reason = "storage failure"
     }
     var text = "database \(path): \(reason)"

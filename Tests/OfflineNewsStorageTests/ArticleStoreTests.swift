@@ -9,12 +9,14 @@ struct ArticleStoreTests {
 
   @Test("a saved article reads back equal, every field included")
   func roundTrip() async throws {
-    let storage = try TestDatabase().open()
+    // Keep the folder alive as long as the database is open.
+    let database = TestDatabase()
+    let storage = try database.open()
     let article = Article(
       url: articleURL("full"), title: "Full article", author: "Jane Doe", summary: "A summary",
       imageURL: URL(string: "https://example.com/img/full.jpg"), publishedAt: at(t0).date,
       content: "The start of the body… [+1234 chars]", sourceID: "bbc-news", sourceName: "BBC News")
-    let saved = try await storage.saveArticles([article], forQuery: "q", fetchedAt: at(t0 + 60_000))
+    let saved = try await storage.saveArticles([article], forQuery: "q", fetchedAt: at(t0 + 60_000)).saved
     #expect(saved == 1)
     #expect(try await storage.articleCount() == 1)
     #expect(try await storage.articles() == [article])
@@ -24,13 +26,15 @@ struct ArticleStoreTests {
 
   @Test("saving the same url again updates the row in place")
   func upsertByURL() async throws {
-    let storage = try TestDatabase().open()
+    // Keep the folder alive as long as the database is open.
+    let database = TestDatabase()
+    let storage = try database.open()
     let old = makeArticle("same", title: "Old title", publishedAt: t0, author: "Ann", summary: "old")
     try await storage.saveArticles([old], forQuery: "q1", fetchedAt: at(t0))
     let rowid = try await storage.int("SELECT rowid FROM article")
 
     let new = makeArticle("same", title: "New title", publishedAt: t0 + 1000, author: nil, summary: "new")
-    #expect(try await storage.saveArticles([new], forQuery: "q2", fetchedAt: at(t0 + 5000)) == 1)
+    #expect(try await storage.saveArticles([new], forQuery: "q2", fetchedAt: at(t0 + 5000)).saved == 1)
 
     #expect(try await storage.articleCount() == 1)
     #expect(try await storage.articles() == [new])
@@ -45,23 +49,28 @@ struct ArticleStoreTests {
 
   @Test("duplicates inside one save count once and the last one wins")
   func duplicatesInOneSave() async throws {
-    let storage = try TestDatabase().open()
+    // Keep the folder alive as long as the database is open.
+    let database = TestDatabase()
+    let storage = try database.open()
     let first = makeArticle("dup", title: "First", publishedAt: t0)
     let other = makeArticle("other", publishedAt: t0 + 1000)
     let last = makeArticle("dup", title: "Last", publishedAt: t0 + 2000)
-    let saved = try await storage.saveArticles([first, other, last], forQuery: "q", fetchedAt: at(t0))
+    let saved = try await storage.saveArticles([first, other, last], forQuery: "q", fetchedAt: at(t0)).saved
     #expect(saved == 2)
     #expect(try await storage.articleCount() == 2)
     #expect(try await storage.articles(forQuery: "q") == [last, other])
     #expect(try await storage.lastFetch(forQuery: "q")?.articleCount == 2)
     #expect(try await storage.int("SELECT count(*) FROM query_result WHERE query = 'q'") == 2)
-    #expect(try await storage.int("SELECT position FROM query_result WHERE url = '\(articleURL("dup"))'") == 2)
+    // The later record wins at the earlier one's place, as NewsAPIDecoder orders them.
+    #expect(try await storage.int("SELECT position FROM query_result WHERE url = '\(articleURL("dup"))'") == 0)
     #expect(try await storage.int("SELECT position FROM query_result WHERE url = '\(articleURL("other"))'") == 1)
   }
 
   @Test("each save replaces the query's result list, and only that query's")
   func resultListReplaced() async throws {
-    let storage = try TestDatabase().open()
+    // Keep the folder alive as long as the database is open.
+    let database = TestDatabase()
+    let storage = try database.open()
     let a = makeArticle("a", publishedAt: t0)
     let b = makeArticle("b", publishedAt: t0 + 1000)
     let c = makeArticle("c", publishedAt: t0 + 2000)
@@ -73,7 +82,7 @@ struct ArticleStoreTests {
     #expect(slugs(try await storage.articles(forQuery: "q2")) == ["a"])
     #expect(try await storage.articleCount() == 3, "an article dropped from a result list stays cached")
 
-    #expect(try await storage.saveArticles([], forQuery: "q1", fetchedAt: at(t0 + 2000)) == 0)
+    #expect(try await storage.saveArticles([], forQuery: "q1", fetchedAt: at(t0 + 2000)).saved == 0)
     #expect(try await storage.articles(forQuery: "q1") == [])
     #expect(try await storage.lastFetch(forQuery: "q1")?.articleCount == 0)
     #expect(slugs(try await storage.articles(forQuery: "q2")) == ["a"])
@@ -82,7 +91,9 @@ struct ArticleStoreTests {
 
   @Test("lastFetch records the fetch time and count of the latest save")
   func lastFetch() async throws {
-    let storage = try TestDatabase().open()
+    // Keep the folder alive as long as the database is open.
+    let database = TestDatabase()
+    let storage = try database.open()
     #expect(try await storage.lastFetch(forQuery: "q") == nil)
     try await storage.saveArticles(
       [makeArticle("a"), makeArticle("b"), makeArticle("c")], forQuery: "q", fetchedAt: at(1_630_219_944_291))
@@ -101,7 +112,9 @@ struct ArticleStoreTests {
 
   @Test("articles are newest first by publishedAt, then by url")
   func ordering() async throws {
-    let storage = try TestDatabase().open()
+    // Keep the folder alive as long as the database is open.
+    let database = TestDatabase()
+    let storage = try database.open()
     let a = makeArticle("a", publishedAt: t0)
     let b = makeArticle("b", publishedAt: t0 + 60_000)
     let c = makeArticle("c", publishedAt: t0 + 60_000)
@@ -119,7 +132,9 @@ struct ArticleStoreTests {
 
   @Test("limit and offset page through the newest-first list")
   func limitAndOffset() async throws {
-    let storage = try TestDatabase().open()
+    // Keep the folder alive as long as the database is open.
+    let database = TestDatabase()
+    let storage = try database.open()
     // n0 … n9, n9 the newest.
     let articles = (0..<10).map { makeArticle("n\($0)", publishedAt: t0 + Int64($0) * 1000) }
     try await storage.saveArticles(articles.shuffled(), forQuery: "q", fetchedAt: at(t0))
@@ -142,7 +157,9 @@ struct ArticleStoreTests {
 
   @Test("publishedAt keeps its milliseconds exactly, in the row and read back")
   func publishedAtMilliseconds() async throws {
-    let storage = try TestDatabase().open()
+    // Keep the folder alive as long as the database is open.
+    let database = TestDatabase()
+    let storage = try database.open()
     let values: [Int64] = [
       1_630_219_944_291, 1_630_219_944_999, 1_700_000_000_001, 414_093_621_550, 8_409_073_798, 0, 999, -1,
       -14_182_939_999, 4_133_980_799_999,
@@ -165,7 +182,9 @@ struct ArticleStoreTests {
 
   @Test("nil optionals are stored as NULL and read back as nil; empty strings stay empty")
   func nilOptionals() async throws {
-    let storage = try TestDatabase().open()
+    // Keep the folder alive as long as the database is open.
+    let database = TestDatabase()
+    let storage = try database.open()
     let bare = Article(url: articleURL("bare"), title: "Bare", publishedAt: Timestamp(millisecondsSince1970: t0).date)
     let empty = makeArticle("empty", author: "", summary: "")
     try await storage.saveArticles([bare, empty], forQuery: "q", fetchedAt: at(t0))
@@ -187,7 +206,9 @@ struct ArticleStoreTests {
 
   @Test("unicode text round-trips byte for byte")
   func unicode() async throws {
-    let storage = try TestDatabase().open()
+    // Keep the folder alive as long as the database is open.
+    let database = TestDatabase()
+    let storage = try database.open()
     let arabic = makeArticle(
       "ar", title: "عاجل: انخفاض أسعار النفط في الأسواق العالمية", author: "مراسل الجزيرة",
       summary: "الأسعار ١٢٣ — تفاصيل", sourceName: "الجزيرة")
@@ -217,7 +238,9 @@ struct ArticleStoreTests {
 
   @Test("text with an embedded NUL character is kept whole")
   func embeddedNUL() async throws {
-    let storage = try TestDatabase().open()
+    // Keep the folder alive as long as the database is open.
+    let database = TestDatabase()
+    let storage = try database.open()
     let article = makeArticle("nul", title: "before\u{0}after", summary: "x\u{0}y")
     try await storage.saveArticles([article], forQuery: "q", fetchedAt: at(t0))
     let back = try #require(try await storage.articles().first)

@@ -11,7 +11,9 @@ struct AtomicityTests {
 
   @Test("a write that throws midway leaves nothing behind")
   func throwingWrite() async throws {
-    let storage = try TestDatabase().open()
+    // Keep the folder alive as long as the database is open.
+    let database = TestDatabase()
+    let storage = try database.open()
     await #expect(throws: Boom.self) {
       try await storage.write { db in
         try db.execute(Self.insertSQL, [.text("https://example.com/1"), .text("One"), .integer(t0)])
@@ -20,15 +22,17 @@ struct AtomicityTests {
       }
     }
     #expect(try await storage.articleCount() == 0)
-    #expect(try await storage.read { $0.isInTransaction } == false)
+    #expect(try writeLockIsFree(storage.path), "the failed write left its transaction (and lock) open")
     // The connection is usable afterwards.
-    #expect(try await storage.saveArticles([makeArticle("a")], forQuery: "q", fetchedAt: .now()) == 1)
+    #expect(try await storage.saveArticles([makeArticle("a")], forQuery: "q", fetchedAt: .now()).saved == 1)
     #expect(try await storage.articleCount() == 1)
   }
 
   @Test("a failing nested transaction undoes only its own work")
   func nestedTransaction() async throws {
-    let storage = try TestDatabase().open()
+    // Keep the folder alive as long as the database is open.
+    let database = TestDatabase()
+    let storage = try database.open()
     try await storage.write { db in
       try db.execute(Self.insertSQL, [.text("https://example.com/outer"), .text("Outer"), .integer(t0)])
       do {
@@ -72,7 +76,9 @@ struct AtomicityTests {
 
   @Test("a save that fails on its last article changes nothing: rows, result list and fetch record")
   func failedSaveRollsBack() async throws {
-    let storage = try TestDatabase().open()
+    // Keep the folder alive as long as the database is open.
+    let database = TestDatabase()
+    let storage = try database.open()
     let a = makeArticle("a", title: "A as first saved", publishedAt: t0)
     let b = makeArticle("b", publishedAt: t0 + 1000)
     try await storage.saveArticles([a, b], forQuery: "q", fetchedAt: Timestamp(millisecondsSince1970: t0))
@@ -99,10 +105,10 @@ struct AtomicityTests {
     let fetch = try await storage.lastFetch(forQuery: "q")
     #expect(fetch?.fetchedAt == Timestamp(millisecondsSince1970: t0))
     #expect(fetch?.articleCount == 2)
-    #expect(try await storage.read { $0.isInTransaction } == false)
+    #expect(try writeLockIsFree(storage.path), "the failed write left its transaction (and lock) open")
 
     // Without the poisoned article the same save goes through.
-    #expect(try await storage.saveArticles([updatedA, c], forQuery: "q", fetchedAt: .now()) == 2)
+    #expect(try await storage.saveArticles([updatedA, c], forQuery: "q", fetchedAt: .now()).saved == 2)
     #expect(try await storage.articles(forQuery: "q") == [updatedA, c])
   }
 

@@ -7,7 +7,9 @@ import Testing
 struct BatchDeleteTests {
   @Test("deleteAllArticles returns the row count and empties every table")
   func deleteAll() async throws {
-    let storage = try TestDatabase().open()
+    // Keep the folder alive as long as the database is open.
+    let database = TestDatabase()
+    let storage = try database.open()
     let fetched = Timestamp(millisecondsSince1970: t0)
     try await storage.saveArticles((0..<5).map { makeArticle("a\($0)") }, forQuery: "q1", fetchedAt: fetched)
     try await storage.saveArticles([makeArticle("a0"), makeArticle("b")], forQuery: "q2", fetchedAt: fetched)
@@ -24,7 +26,9 @@ struct BatchDeleteTests {
 
   @Test("deleteArticles(publishedBefore:) removes exactly the strictly older rows and their result entries")
   func deleteBefore() async throws {
-    let storage = try TestDatabase().open()
+    // Keep the folder alive as long as the database is open.
+    let database = TestDatabase()
+    let storage = try database.open()
     let cutoff = t0
     let articles = [
       makeArticle("older-day", publishedAt: cutoff - 86_400_000),
@@ -54,7 +58,9 @@ struct BatchDeleteTests {
 
   @Test("the cut-off is compared to the millisecond")
   func millisecondCutoff() async throws {
-    let storage = try TestDatabase().open()
+    // Keep the folder alive as long as the database is open.
+    let database = TestDatabase()
+    let storage = try database.open()
     try await storage.saveArticles(
       [
         makeArticle("just-before", publishedAt: t0 - 1), makeArticle("at", publishedAt: t0),

@@ -39,9 +39,22 @@ func slugs(_ articles: [Article]) -> [String] { articles.map(\.url.lastPathCompo
 
 extension StorageContext {
   /// One integer read with raw SQL on the context's own connection.
-  func int(_ sql: String) throws -> Int64? { try read { try $0.scalarInt(sql) } }
+  func int(_ sql: String) async throws -> Int64? { try await read { try $0.scalarInt(sql) } }
   /// One text value read with raw SQL on the context's own connection.
-  func text(_ sql: String) throws -> String? { try read { try $0.scalarString(sql) } }
+  func text(_ sql: String) async throws -> String? { try await read { try $0.scalarString(sql) } }
 }
 
 struct Boom: Error, Equatable {}
+
+/// Whether another connection can take the write lock at once (`BEGIN IMMEDIATE` with no busy wait): false when a
+/// transaction was left open on the storage context's writer.
+func writeLockIsFree(_ path: String) throws -> Bool {
+  let other = try Connection(path: path, busyTimeout: 0)
+  do {
+    try other.execute(sql: "BEGIN IMMEDIATE")
+    try other.execute(sql: "ROLLBACK")
+    return true
+  } catch  where error.code == SQLiteError.busy {
+    return false
+  }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNewsModel
 
 /// A value as SQLite stores it: one of its five storage classes.
 ///
@@ -39,4 +40,42 @@ extension URL: DatabaseValueConvertible {
 }
 extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvertible {
   public var databaseValue: DatabaseValue { self?.databaseValue ?? .null }
+}
+extension Date: DatabaseValueConvertible {
+  /// A date is stored as INTEGER milliseconds since 1970-01-01T00:00:00Z (UTC).
+  public var databaseValue: DatabaseValue { .integer(Timestamp(self).millisecondsSince1970) }
+}
+extension Timestamp: DatabaseValueConvertible {
+  public var databaseValue: DatabaseValue { .integer(millisecondsSince1970) }
+}
+
+extension DatabaseValue: Codable {
+  private enum CodingKeys: String, CodingKey { case null, integer, real, text, blob }
+
+  /// Encoded with its storage class as the key, e.g. `{"integer":0}`, so the class survives a round trip.
+  public func encode(to encoder: any Encoder) throws {
+    var c = encoder.container(keyedBy: CodingKeys.self)
+    switch self {
+    case .null: try c.encode(true, forKey: .null)
+    case .integer(let v): try c.encode(v, forKey: .integer)
+    case .real(let v): try c.encode(v, forKey: .real)
+    case .text(let v): try c.encode(v, forKey: .text)
+    case .blob(let v): try c.encode(Data(v).base64EncodedString(), forKey: .blob)
+    }
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    if let v = try c.decodeIfPresent(Int64.self, forKey: .integer) {
+      self = .integer(v)
+    } else if let v = try c.decodeIfPresent(Double.self, forKey: .real) {
+      self = .real(v)
+    } else if let v = try c.decodeIfPresent(String.self, forKey: .text) {
+      self = .text(v)
+    } else if let v = try c.decodeIfPresent(String.self, forKey: .blob), let data = Data(base64Encoded: v) {
+      self = .blob(Array(data))
+    } else {
+      self = .null
+    }
+  }
 }

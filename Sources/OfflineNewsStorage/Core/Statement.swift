@@ -120,3 +120,23 @@ public struct Row {
     return String(decoding: UnsafeBufferPointer(start: text, count: length), as: UTF8.self)
   }
 }
+
+extension Row {
+  /// Column `index` as it is stored.
+  public func value(_ index: Int) -> DatabaseValue {
+    let column = Int32(index)
+    switch sqlite3_column_type(statement.handle, column) {
+    case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement.handle, column))
+    case SQLITE_FLOAT: return .real(sqlite3_column_double(statement.handle, column))
+    case SQLITE_TEXT: return string(index).map(DatabaseValue.text) ?? .null
+    case SQLITE_BLOB:
+      let count = Int(sqlite3_column_bytes(statement.handle, column))
+      guard count > 0, let bytes = sqlite3_column_blob(statement.handle, column) else { return .blob([]) }
+      return .blob(Array(UnsafeRawBufferPointer(start: bytes, count: count)))
+    default: return .null
+    }
+  }
+
+  /// The first `count` columns as stored.
+  public func values(count: Int) -> [DatabaseValue] { (0..<count).map(value) }
+}

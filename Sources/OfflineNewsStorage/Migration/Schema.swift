@@ -2,6 +2,7 @@
 /// Append; never edit a shipped migration.
 enum Schema {
   static let migrations: [Migration] = [
-    .v1Articles
+    .v1Articles,
+    .v2LocalStateAndEntities,
   ]
 }

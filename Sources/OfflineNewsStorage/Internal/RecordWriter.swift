@@ -1,0 +1,240 @@
+/// The generic save of a ``ChangeSet`` inside the writer's transaction.
+struct RecordWriter {
+  let db: Connection
+  let entities: [EntityDescription]
+
+  static let chunk = 500
+
+  func save(_ changes: ChangeSet) throws -> ([String: SaveSummary], [StorageChange]) {
+    var summaries: [String: SaveSummary] = [:]
+    var published: [String: StorageChange] = [:]
+    // Group by entity, keeping first-seen order; within an entity the last record per identity wins.
+    var order: [String] = []
+    var byEntity: [String: [Record]] = [:]
+    for record in changes.upserts {
+      if byEntity[record.entity] == nil { order.append(record.entity) }
+      byEntity[record.entity, default: []].append(record)
+    }
+    for name in order {
+      let entity = try description(name)
+      var summary = SaveSummary()
+      var change = StorageChange(entity: name)
+      try upsert(entity, byEntity[name] ?? [], &summary, &change)
+      summaries[name] = summary
+      published[name] = change
+    }
+    for (name, identity) in changes.deletes {
+      let entity = try description(name)
+      guard identity.values.count == entity.identity.count else {
+        throw invalid("delete of \(name) \(identity): the identity needs \(entity.identity.count) value(s)")
+      }
+      let condition = entity.identity.map { "\(EntityDescription.quote($0)) = ?" }.joined(separator: " AND ")
+      try db.execute("DELETE FROM \(EntityDescription.quote(name)) WHERE \(condition)", identity.values)
+      if db.changes > 0 {
+        try deleteJoinRows(entity, owners: [identity])
+        summaries[name, default: SaveSummary()].deleted += 1
+        published[name, default: StorageChange(entity: name)].deleted.append(identity)
+      }
+    }
+    return (summaries, order.compactMap { published[$0] } + published.filter { !order.contains($0.key) }.map(\.value))
+  }
+
+  private func description(_ name: String) throws -> EntityDescription {
+    guard let entity = entities.first(where: { $0.name == name }) else { throw invalid("no entity named \"\(name)\"") }
+    return entity
+  }
+
+  private func invalid(_ problem: String) -> StorageError {
+    StorageError(kind: .invalidRequest(problem), path: "")
+  }
+
+  private func identity(of record: Record, _ entity: EntityDescription) throws -> Identity {
+    var values: [DatabaseValue] = []
+    for key in entity.identity {
+      guard let value = record.values[key], value != .null else {
+        throw invalid("\(entity.name) record has no identity \"\(key)\"")
+      }
+      values.append(value)
+    }
+    return Identity(values)
+  }
+
+  private func validate(_ record: Record, _ entity: EntityDescription, _ identity: Identity) throws {
+    for (key, value) in record.values {
+      if let attribute = entity.attribute(key) {
+        if attribute.isLocalOnly {
+          throw invalid("\(entity.name) \(identity): \"\(key)\" is local-only and cannot be saved from a source")
+        }
+        guard attribute.type.accepts(value) else {
+          throw invalid("\(entity.name) \(identity): \"\(key)\" is \(attribute.type.rawValue), got \(value)")
+        }
+      } else if entity.relationship(key)?.kind != .toOne {
+        throw invalid("\(entity.name) \(identity): no attribute \"\(key)\"")
+      }
+    }
+    for key in record.toMany.keys where entity.relationship(key)?.kind != .toMany {
+      throw invalid("\(entity.name) \(identity): no to-many relationship \"\(key)\"")
+    }
+    if !record.toMany.isEmpty, entity.identity.count != 1 {
+      throw invalid("\(entity.name): to-many relationships need a single-attribute identity")
+    }
+  }
+
+  private func upsert(
+    _ entity: EntityDescription, _ records: [Record], _ summary: inout SaveSummary, _ change: inout StorageChange
+  ) throws {
+    var order: [Identity] = []
+    var merged: [Identity: Record] = [:]
+    for record in records {
+      let identity = try identity(of: record, entity)
+      try validate(record, entity, identity)
+      if let earlier = merged[identity] {
+        // The same object twice in one save: one row; later keys win, earlier keys not repeated are kept.
+        var combined = earlier
+        combined.values.merge(record.values) { $1 }
+        combined.toMany.merge(record.toMany) { $1 }
+        merged[identity] = combined
+      } else {
+        order.append(identity)
+        merged[identity] = record
+      }
+    }
+    var start = 0
+    while start < order.count {
+      let identities = Array(order[start..<min(start + Self.chunk, order.count)])
+      start += identities.count
+      let stored = try existing(entity, identities)
+      // Rows to write, grouped by the set of keys they hold (one multi-row statement per shape).
+      var shapes: [[String]: [[DatabaseValue]]] = [:]
+      for identity in identities {
+        guard let record = merged[identity] else { continue }
+        let keys = record.values.keys.sorted()
+        if let current = stored[identity] {
+          let differs = keys.contains { current[$0] != record.values[$0] }
+          if differs {
+            summary.updated += 1
+            change.updated.append(identity)
+          } else if record.toMany.isEmpty {
+            summary.unchanged += 1
+            continue
+          } else {
+            summary.unchanged += 1
+          }
+          if !differs {
+            try replaceToMany(entity, identity, record)
+            continue
+          }
+        } else {
+          summary.inserted += 1
+          change.inserted.append(identity)
+        }
+        shapes[keys, default: []].append(keys.map { record.values[$0] ?? .null })
+        try replaceToMany(entity, identity, record)
+      }
+      for (keys, rows) in shapes { try write(entity, keys, rows) }
+    }
+  }
+
+  /// The stored values of those of `identities` that exist.
+  private func existing(_ entity: EntityDescription, _ identities: [Identity]) throws -> [Identity: [String:
+    DatabaseValue]]
+  {
+    let q = EntityDescription.quote
+    let columns = entity.columns
+    let key = entity.identity.map(q).joined(separator: ", ")
+    let tuple = "(" + Array(repeating: "?", count: entity.identity.count).joined(separator: ",") + ")"
+    let list = Array(repeating: tuple, count: identities.count).joined(separator: ",")
+    let sql =
+      entity.identity.count == 1
+      ? "SELECT \(columns.map(q).joined(separator: ", ")) FROM \(q(entity.name)) WHERE \(key) IN (\(list))"
+      : "SELECT \(columns.map(q).joined(separator: ", ")) FROM \(q(entity.name)) WHERE (\(key)) IN (VALUES \(list))"
+    let identityIndexes = entity.identity.compactMap { columns.firstIndex(of: $0) }
+    var stored: [Identity: [String: DatabaseValue]] = [:]
+    for values in try db.makeStatement(sql).fetchAll(identities.flatMap(\.values), { $0.values(count: columns.count) })
+    {
+      stored[Identity(identityIndexes.map { values[$0] })] = Dictionary(uniqueKeysWithValues: zip(columns, values))
+    }
+    return stored
+  }
+
+  private func write(_ entity: EntityDescription, _ keys: [String], _ rows: [[DatabaseValue]]) throws {
+    let q = EntityDescription.quote
+    let row = "(" + Array(repeating: "?", count: keys.count).joined(separator: ",") + ")"
+    let updates = keys.filter { !entity.identity.contains($0) }
+    let conflict =
+      updates.isEmpty
+      ? "DO NOTHING" : "DO UPDATE SET " + updates.map { "\(q($0)) = excluded.\(q($0))" }.joined(separator: ", ")
+    let sql =
+      "INSERT INTO \(q(entity.name)) (\(keys.map(q).joined(separator: ", "))) VALUES "
+      + Array(repeating: row, count: rows.count).joined(separator: ",")
+      + " ON CONFLICT(\(entity.identity.map(q).joined(separator: ", "))) \(conflict)"
+    try db.makeStatement(sql).execute(rows.flatMap { $0 })
+  }
+
+  private func replaceToMany(_ entity: EntityDescription, _ identity: Identity, _ record: Record) throws {
+    guard let owner = identity.values.first else { return }
+    for (name, targets) in record.toMany {
+      guard let relationship = entity.relationship(name) else { continue }
+      let table = EntityDescription.quote(relationship.joinTable(of: entity.name))
+      try db.execute("DELETE FROM \(table) WHERE owner = ?", [owner])
+      var seen = Set<DatabaseValue>()
+      let unique = targets.filter { seen.insert($0).inserted }
+      var start = 0
+      while start < unique.count {
+        let end = min(start + Self.chunk, unique.count)
+        let width = relationship.isOrdered ? 3 : 2
+        let row = "(" + Array(repeating: "?", count: width).joined(separator: ",") + ")"
+        let columns = relationship.isOrdered ? "owner, target, position" : "owner, target"
+        let sql =
+          "INSERT INTO \(table) (\(columns)) VALUES " + Array(repeating: row, count: end - start).joined(separator: ",")
+        var arguments: [DatabaseValue] = []
+        for position in start..<end {
+          arguments += [owner, unique[position]]
+          if relationship.isOrdered { arguments.append(.integer(Int64(position))) }
+        }
+        try db.makeStatement(sql).execute(arguments)
+        start = end
+      }
+    }
+  }
+
+  func deleteJoinRows(_ entity: EntityDescription, owners: [Identity]) throws {
+    let toMany = entity.relationships.filter { $0.kind == .toMany }
+    guard !toMany.isEmpty, !owners.isEmpty else { return }
+    for relationship in toMany {
+      let table = EntityDescription.quote(relationship.joinTable(of: entity.name))
+      var start = 0
+      while start < owners.count {
+        let slice = owners[start..<min(start + Self.chunk, owners.count)].compactMap { $0.values.first }
+        start += Self.chunk
+        let marks = Array(repeating: "?", count: slice.count).joined(separator: ",")
+        try db.execute("DELETE FROM \(table) WHERE owner IN (\(marks))", slice)
+      }
+    }
+  }
+
+  /// The targets of `owners` in a join table, in order, by owner.
+  static func targets(_ db: Connection, _ table: String, owners: [DatabaseValue]) throws -> [DatabaseValue:
+    [DatabaseValue]]
+  {
+    var result: [DatabaseValue: [DatabaseValue]] = [:]
+    guard !owners.isEmpty else { return result }
+    let q = EntityDescription.quote(table)
+    let hasPosition =
+      try db.makeStatement("SELECT 1 FROM pragma_table_info(?1) WHERE name = 'position'").fetchOne(
+        [.text(table)]) { _ in true } ?? false
+    var start = 0
+    while start < owners.count {
+      let slice = Array(owners[start..<min(start + chunk, owners.count)])
+      start += chunk
+      let marks = Array(repeating: "?", count: slice.count).joined(separator: ",")
+      let order = hasPosition ? "owner, position" : "owner, target"
+      for pair in try db.makeStatement("SELECT owner, target FROM \(q) WHERE owner IN (\(marks)) ORDER BY \(order)")
+        .fetchAll(slice, { ($0.value(0), $0.value(1)) })
+      {
+        result[pair.0, default: []].append(pair.1)
+      }
+    }
+    return result
+  }
+}

@@ -1,0 +1,98 @@
+import Foundation
+
+/// Creates and extends the tables of declared entities: a lightweight migration, run at open after the numbered
+/// ones, in one transaction.
+///
+/// What it does on its own: create a missing entity's table, join tables and indexes; add an attribute (optional,
+/// or with a default), a to-one reference, a to-many join table or an index declared since. What it refuses, so
+/// that nothing is lost silently: a changed attribute type, a removed attribute or a changed identity — those need
+/// a numbered migration. Each entity's description is recorded in `schema_entity`; when it is unchanged, nothing is
+/// written.
+struct EntityMigrator {
+  var entities: [EntityDescription]
+
+  func reconcile(_ db: Connection) throws {
+    let recorded = try db.makeStatement("SELECT name, definition FROM schema_entity").fetchAll { row in
+      (row.string(0) ?? "", row.string(1) ?? "")
+    }
+    let recordedByName = Dictionary(recorded, uniquingKeysWith: { first, _ in first })
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    var pending: [(EntityDescription, String)] = []
+    for entity in entities {
+      let definition = String(decoding: try encoder.encode(entity), as: UTF8.self)
+      if recordedByName[entity.name] != definition { pending.append((entity, definition)) }
+    }
+    guard !pending.isEmpty else { return }
+    try db.inTransaction {
+      for (entity, definition) in pending {
+        try reconcile(entity, db)
+        try db.execute(
+          "INSERT INTO schema_entity (name, definition) VALUES (?1, ?2) "
+            + "ON CONFLICT(name) DO UPDATE SET definition = excluded.definition",
+          [.text(entity.name), .text(definition)])
+      }
+    }
+  }
+
+  private func reconcile(_ entity: EntityDescription, _ db: Connection) throws {
+    let q = EntityDescription.quote
+    let columns = try db.makeStatement("SELECT name, type, pk FROM pragma_table_info(?1)").fetchAll(
+      [.text(entity.name)]
+    ) { row in (name: row.string(0) ?? "", type: (row.string(1) ?? "").uppercased(), pk: row.int64(2) ?? 0) }
+    if columns.isEmpty {
+      for statement in entity.createStatements { try db.execute(sql: statement) }
+      return
+    }
+    func refuse(_ problem: String) -> StorageError {
+      StorageError(kind: .incompatibleSchema("entity \(entity.name): \(problem); write a numbered migration"), path: "")
+    }
+    let identity = columns.filter { $0.pk > 0 }.sorted { $0.pk < $1.pk }.map(\.name)
+    guard identity == entity.identity else {
+      throw refuse(
+        "identity is (\(identity.joined(separator: ", "))) in the database, (\(entity.identity.joined(separator: ", "))) declared"
+      )
+    }
+    let existing = Dictionary(columns.map { ($0.name, $0.type) }, uniquingKeysWith: { first, _ in first })
+    for attribute in entity.attributes {
+      if let type = existing[attribute.name] {
+        guard type == attribute.type.sqlType else {
+          throw refuse("attribute \(attribute.name) is \(type) in the database, \(attribute.type.sqlType) declared")
+        }
+      } else {
+        guard attribute.isOptional || attribute.defaultValue != nil else {
+          throw refuse("new attribute \(attribute.name) must be optional or have a default")
+        }
+        try db.execute(sql: "ALTER TABLE \(q(entity.name)) ADD COLUMN \(EntityDescription.columnDefinition(attribute))")
+      }
+    }
+    for relationship in entity.relationships {
+      switch relationship.kind {
+      case .toOne where existing[relationship.name] == nil:
+        try db.execute(sql: "ALTER TABLE \(q(entity.name)) ADD COLUMN \(q(relationship.name))")
+        try db.execute(
+          sql: "CREATE INDEX IF NOT EXISTS \(q("\(entity.name)_by_\(relationship.name)")) "
+            + "ON \(q(entity.name))(\(q(relationship.name)))")
+      case .toMany:
+        let table = relationship.joinTable(of: entity.name)
+        let exists = try db.makeStatement("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?1").fetchOne(
+          [.text(table)]
+        ) { _ in true }
+        if exists == nil {
+          for statement in EntityDescription.joinTableStatements(table, ordered: relationship.isOrdered) {
+            try db.execute(sql: statement)
+          }
+        }
+      default: break
+      }
+    }
+    let declared = Set(entity.columns)
+    for column in columns where !declared.contains(column.name) {
+      throw refuse("column \(column.name) is in the database but not declared (removing needs a migration)")
+    }
+    for index in entity.indexes {
+      let sql = entity.createIndexStatement(index).replacingOccurrences(of: "INDEX ", with: "INDEX IF NOT EXISTS ")
+      try db.execute(sql: sql)
+    }
+  }
+}

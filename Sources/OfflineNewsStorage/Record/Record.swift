@@ -1,0 +1,77 @@
+/// A row of any entity, as attribute values keyed by name: the generic record view that code working with any
+/// entity uses (the importer, `news records`).
+///
+/// `values` holds attributes and to-one references (the destination's identity); `toMany` holds, per to-many
+/// relationship, the identities of the related rows in order. A key that is absent from `values` means "not
+/// given": a save leaves the stored value as it is. `.null` means "clear it".
+///
+/// For example:
+/// ```swift
+/// var record = Record(entity: "author", values: ["objectId": .text("u1"), "name": .text("Ada")])
+/// record.toMany["articles"] = [.text("a1"), .text("a2")]
+/// ```
+public struct Record: Sendable, Hashable {
+  public var entity: String
+  public var values: [String: DatabaseValue]
+  public var toMany: [String: [DatabaseValue]]
+
+  public init(entity: String, values: [String: DatabaseValue] = [:], toMany: [String: [DatabaseValue]] = [:]) {
+    self.entity = entity
+    self.values = values
+    self.toMany = toMany
+  }
+
+  public subscript(_ name: String) -> DatabaseValue? {
+    get { values[name] }
+    set { values[name] = newValue }
+  }
+}
+
+/// The identity (primary key) of a row: one value, or several for a composite identity, in the order of
+/// ``EntityDescription/identity``.
+public struct Identity: Sendable, Hashable, CustomStringConvertible {
+  public var values: [DatabaseValue]
+
+  public init(_ values: [DatabaseValue]) { self.values = values }
+  public init(_ value: DatabaseValue) { values = [value] }
+
+  public var description: String {
+    values.map { value -> String in
+      switch value {
+      case .null: return "null"
+      case .integer(let v): return String(v)
+      case .real(let v): return String(v)
+      case .text(let v): return v
+      case .blob(let v): return "<\(v.count) bytes>"
+      }
+    }.joined(separator: "|")
+  }
+}
+
+/// A unit of work: records to upsert and rows to delete, saved together or not at all.
+public struct ChangeSet: Sendable {
+  /// Records to insert, or to update where a row with the same identity exists (only the keys they hold).
+  public var upserts: [Record]
+  /// Rows to delete: entity name and identity.
+  public var deletes: [(entity: String, identity: Identity)]
+
+  public init(upserts: [Record] = [], deletes: [(entity: String, identity: Identity)] = []) {
+    self.upserts = upserts
+    self.deletes = deletes
+  }
+}
+
+/// What a save did, per entity.
+public struct SaveSummary: Sendable, Hashable {
+  public var inserted = 0
+  public var updated = 0
+  public var unchanged = 0
+  public var deleted = 0
+
+  public init(inserted: Int = 0, updated: Int = 0, unchanged: Int = 0, deleted: Int = 0) {
+    self.inserted = inserted
+    self.updated = updated
+    self.unchanged = unchanged
+    self.deleted = deleted
+  }
+}
