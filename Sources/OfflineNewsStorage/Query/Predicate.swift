@@ -11,7 +11,12 @@
 /// ```
 public indirect enum Predicate: Sendable, Hashable {
   public enum Comparison: String, Sendable, Hashable {
-    case equal = "=", notEqual = "<>", less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">="
+    case equal = "="
+    case notEqual = "<>"
+    case less = "<"
+    case lessOrEqual = "<="
+    case greater = ">"
+    case greaterOrEqual = ">="
   }
 
   /// `attribute <op> value`. Comparing with `.null` is never true (SQL); use ``isNull(_:)``.
