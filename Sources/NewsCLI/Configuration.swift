@@ -33,6 +33,8 @@ struct Configuration: Sendable {
   var timeoutSeconds: Double = 5
   /// The NewsAPI key from the file; `NEWSAPI_KEY` in the environment takes precedence.
   var apiKey: String?
+  /// What to evict after each save (`"eviction": {"maxArticles": N, "maxAgeDays": D}`); nothing by default.
+  var eviction: EvictionPolicy = .none
   /// The file this configuration was read from; `nil` for the built-in defaults.
   var file: String?
 
@@ -90,6 +92,24 @@ struct Configuration: Sendable {
         if value is NSNull { continue }
         guard let key = value as? String else { throw wrong("apiKey", "a string or null") }
         configuration.apiKey = key.isEmpty ? nil : key
+      case "eviction":
+        if value is NSNull { continue }
+        guard let fields = value as? [String: Any] else { throw wrong(key, "an object or null") }
+        for (field, number) in fields {
+          guard ["maxArticles", "maxAgeDays"].contains(field) else {
+            throw CommandFailure(
+              .config, "\(path): unknown key \"eviction.\(field)\"", hint: "eviction has maxArticles and maxAgeDays")
+          }
+          if number is NSNull { continue }
+          guard let count = number as? NSNumber, !(number is Bool), count.doubleValue > 0 else {
+            throw wrong("eviction.\(field)", "a number > 0 or null")
+          }
+          if field == "maxArticles" {
+            configuration.eviction.maxArticles = count.intValue
+          } else {
+            configuration.eviction.maxAge = count.doubleValue * 86_400
+          }
+        }
       case "sources":
         guard let sources = value as? [String: Any] else { throw wrong(key, "an object of named sources") }
         for (name, entry) in sources {
@@ -98,7 +118,7 @@ struct Configuration: Sendable {
       default:
         throw CommandFailure(
           .config, "\(path): unknown key \"\(key)\"",
-          hint: "known keys: defaultSource, sources, database, timeoutSeconds, apiKey")
+          hint: "known keys: defaultSource, sources, database, timeoutSeconds, apiKey, eviction")
       }
     }
     if let name = configuration.defaultSource, configuration.sources[name] == nil {

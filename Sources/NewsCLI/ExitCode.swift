@@ -6,6 +6,8 @@ public enum ExitCode: Int32, Sendable {
   case usage = 64
   /// An input file was unreadable or not a valid NewsAPI-format response (`EX_DATAERR`).
   case badInput = 65
+  /// What the command names is not there, e.g. no cached article has the URL (`EX_NOINPUT`).
+  case noInput = 66
   /// The network failed and nothing was cached for the query (`EX_UNAVAILABLE`).
   case unavailable = 69
   /// The database could not be opened, read or written (`EX_IOERR`).

@@ -6,12 +6,14 @@ struct ListCommand {
   static let spec = CommandSpec(
     name: "list",
     summary: "List cached articles, newest first, without touching the network.",
-    usage: "[--db PATH] [--config PATH] [--limit N] [--offset N] [--json]",
+    usage: "[--unread] [--bookmarked] [--db PATH] [--config PATH] [--limit N] [--offset N] [--json]",
     options: [
       OptionSpec(name: "db", valueName: "PATH", help: "The database (default: $XDG_DATA_HOME/news/news.sqlite)."),
       OptionSpec(name: "config", valueName: "PATH", help: "The configuration file (default: Config/news.json)."),
       OptionSpec(name: "limit", valueName: "N", help: "Show at most N articles (default: all)."),
       OptionSpec(name: "offset", valueName: "N", help: "Skip the N newest first."),
+      OptionSpec(name: "unread", help: "Only articles not marked read."),
+      OptionSpec(name: "bookmarked", help: "Only bookmarked articles."),
       OptionSpec(name: "json", help: "Print JSON: {origin, fetchedAt, networkError, articles}."),
     ])
 
@@ -25,7 +27,8 @@ struct ListCommand {
     let articles: [Article]
     let lastFetch: Timestamp?
     do {
-      articles = try await repository.read(limit: limit, offset: offset)
+      let filter = ArticleFilter(unreadOnly: arguments.flag("unread"), bookmarkedOnly: arguments.flag("bookmarked"))
+      articles = try await repository.read(limit: limit, offset: offset, filter: filter)
       lastFetch = try await repository.storage.latestFetch()
     } catch let error as NewsRepositoryError {
       throw context.failure(error)

@@ -30,7 +30,8 @@ public struct NewsCommandLine: Sendable {
   }
 
   static let commands: [CommandSpec] = [
-    FetchCommand.spec, ListCommand.spec, ImportCommand.spec, DeleteCommand.spec,
+    FetchCommand.spec, ListCommand.spec, ImportCommand.spec, DeleteCommand.spec, LocalStateCommand.markReadSpec,
+    LocalStateCommand.bookmarkSpec, StatsCommand.spec,
   ]
 
   static let version = "0.1.0"
@@ -48,8 +49,8 @@ public struct NewsCommandLine: Sendable {
     text += """
 
       Run 'news <command> --help' for a command's options.
-      Exit status: 0 articles served or done, 64 usage error, 65 bad input file, 69 network failed and nothing
-      cached, 74 storage error, 78 configuration error.
+      Exit status: 0 articles served or done, 64 usage error, 65 bad input file, 66 no such article, 69 network
+      failed and nothing cached, 74 storage error, 78 configuration error.
       """
     return text + "\n"
   }
@@ -93,6 +94,11 @@ public struct NewsCommandLine: Sendable {
       case ListCommand.spec.name: return try await ListCommand(context: context, arguments: parsed).run().rawValue
       case ImportCommand.spec.name: return try await ImportCommand(context: context, arguments: parsed).run().rawValue
       case DeleteCommand.spec.name: return try await DeleteCommand(context: context, arguments: parsed).run().rawValue
+      case LocalStateCommand.markReadSpec.name:
+        return try await LocalStateCommand(kind: .read, context: context, arguments: parsed).run().rawValue
+      case LocalStateCommand.bookmarkSpec.name:
+        return try await LocalStateCommand(kind: .bookmark, context: context, arguments: parsed).run().rawValue
+      case StatsCommand.spec.name: return try await StatsCommand(context: context, arguments: parsed).run().rawValue
       default: return fail(CommandFailure(.usage, "unknown command '\(first)'"))
       }
     } catch {
@@ -134,7 +140,7 @@ struct CommandContext: Sendable {
   func makeRepository(_ arguments: ParsedArguments, timeout: Double? = nil) throws(CommandFailure) -> NewsRepository {
     let storage: StorageContext
     do {
-      storage = try StorageContext(path: databasePath(arguments))
+      storage = try StorageContext(path: databasePath(arguments), eviction: configuration.eviction)
     } catch {
       throw CommandFailure(.storage, error.description)
     }

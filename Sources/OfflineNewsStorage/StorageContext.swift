@@ -64,6 +64,8 @@ public final class StorageContext: Sendable {
     }
     self.entities = all
     let writeConnection = try Self.openWriter(path: path, busyTimeout: busyTimeout, entities: all)
+    writeConnection.killBeforeCommit =
+      ProcessInfo.processInfo.environment["OFFLINENEWS_FAULT"] == "kill-before-commit"
     writer = SerialConnection(writeConnection, label: "OfflineNews.writer")
     var pool: [SerialConnection] = []
     if path != ":memory:" {
@@ -169,6 +171,12 @@ public final class StorageContext: Sendable {
   /// for await change in storage.changes() where change.entity == "article" { print(change.inserted) }
   /// ```
   public func changes() -> AsyncStream<StorageChange> { broadcaster.stream() }
+
+  /// Calls `trace` with the SQL of every statement the writer starts from now on (`sqlite3_trace_v2`), or stops
+  /// tracing when `nil`. For tests and diagnostics: it shows how many statements a save costs.
+  public func traceWrites(_ trace: (@Sendable (String) -> Void)?) async throws {
+    try await writer.run { db in db.setTrace(trace) }
+  }
 
   /// The schema version stored in the database.
   public func storedSchemaVersion() async throws -> Int {

@@ -1,4 +1,5 @@
 import CSQLite
+import Foundation
 
 /// One open SQLite database connection.
 ///
@@ -15,6 +16,11 @@ public final class Connection {
   /// The database file's path.
   public let path: String
   private var statementCache: [String: Statement] = [:]
+  private var traceBox: TraceBox?
+  /// Test-only fault injection: when set, the process kills itself (SIGKILL) right before a `COMMIT`, after every
+  /// row of the transaction has been written — the worst moment for a crash. Armed by ``StorageContext`` when
+  /// `OFFLINENEWS_FAULT=kill-before-commit` is in the environment.
+  var killBeforeCommit = false
 
   /// Opens (and, unless `readOnly`, creates) the database at `path`.
   ///
@@ -41,6 +47,7 @@ public final class Connection {
   }
 
   deinit {
+    if traceBox != nil { sqlite3_trace_v2(handle, 0, nil, nil) }
     statementCache.removeAll()
     sqlite3_close_v2(handle)
   }
@@ -96,6 +103,7 @@ public final class Connection {
     try execute(sql: "BEGIN IMMEDIATE")
     do {
       let result = try body()
+      if killBeforeCommit { kill(getpid(), SIGKILL) }
       try execute(sql: "COMMIT")
       return result
     } catch {
@@ -114,10 +122,38 @@ public final class Connection {
     try makeStatement(sql).fetchOne { $0.string(0) } ?? nil
   }
 
+  /// Calls `trace` with the SQL of every statement this connection starts (`sqlite3_trace_v2`, `SQLITE_TRACE_STMT`),
+  /// or stops tracing when `trace` is `nil`. Statements run inside triggers are not reported.
+  ///
+  /// Related SQLite documentation: <https://www.sqlite.org/c3ref/trace_v2.html>
+  public func setTrace(_ trace: (@Sendable (String) -> Void)?) {
+    guard let trace else {
+      sqlite3_trace_v2(handle, 0, nil, nil)
+      traceBox = nil
+      return
+    }
+    let box = TraceBox(trace)
+    traceBox = box
+    sqlite3_trace_v2(
+      handle, UInt32(SQLITE_TRACE_STMT),
+      { _, context, statement, _ in
+        guard let context, let statement else { return 0 }
+        let box = Unmanaged<TraceBox>.fromOpaque(context).takeUnretainedValue()
+        if let sql = sqlite3_sql(OpaquePointer(statement)) { box.trace(String(cString: sql)) }
+        return 0
+      }, Unmanaged.passUnretained(box).toOpaque())
+  }
+
   func error(_ rc: Int32, sql: String?) -> SQLiteError {
     let extended = sqlite3_extended_errcode(handle)
     // `sqlite3_errmsg` describes the most recent failing API call; prefer its code when it matches `rc`.
     let code = (extended & 0xFF) == (rc & 0xFF) ? extended : rc
     return SQLiteError(extendedCode: code, message: String(cString: sqlite3_errmsg(handle)), sql: sql, path: path)
   }
+}
+
+/// Keeps a trace callback alive for as long as SQLite may call it.
+private final class TraceBox {
+  let trace: @Sendable (String) -> Void
+  init(_ trace: @escaping @Sendable (String) -> Void) { self.trace = trace }
 }

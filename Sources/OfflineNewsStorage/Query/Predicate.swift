@@ -45,6 +45,11 @@ public indirect enum Predicate: Sendable, Hashable {
 public struct AttributeReference: Sendable, Hashable {
   public var name: String
 
+  public init(name: String) { self.name = name }
+
+  /// Lets `.attribute("isRead") == false` read naturally where a `Predicate` is expected.
+  public static func attribute(_ name: String) -> AttributeReference { AttributeReference(name: name) }
+
   public static func == (lhs: Self, rhs: some DatabaseValueConvertible) -> Predicate {
     .compare(lhs.name, .equal, rhs.databaseValue)
   }

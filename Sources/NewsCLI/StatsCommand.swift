@@ -1,0 +1,89 @@
+import Foundation
+import OfflineNews
+
+/// `news stats`: what the cache holds.
+struct StatsCommand {
+  static let spec = CommandSpec(
+    name: "stats",
+    summary: "Show what the cache holds: rows per entity, size on disk, schema version, last fetch per query.",
+    usage: "[--db PATH] [--config PATH] [--json]",
+    options: [
+      OptionSpec(name: "db", valueName: "PATH", help: "The database (default: $XDG_DATA_HOME/news/news.sqlite)."),
+      OptionSpec(name: "config", valueName: "PATH", help: "The configuration file (default: Config/news.json)."),
+      OptionSpec(name: "json", help: "Print JSON: {database, bytes, schemaVersion, entities, fetches}."),
+    ])
+
+  struct Report: Encodable {
+    struct Entity: Encodable {
+      var name: String
+      var rows: Int
+    }
+    struct Fetch: Encodable {
+      var query: String
+      var fetchedAt: String
+      var articles: Int
+    }
+    var database: String
+    /// The database file plus its write-ahead log, in bytes.
+    var bytes: Int64
+    var schemaVersion: Int
+    var entities: [Entity]
+    var fetches: [Fetch]
+    var unread: Int
+    var bookmarked: Int
+  }
+
+  var context: CommandContext
+  var arguments: ParsedArguments
+
+  func run() async throws(CommandFailure) -> ExitCode {
+    let repository = try context.makeRepository(arguments)
+    let storage = repository.storage
+    let report: Report
+    do {
+      let counts = try await storage.entityCounts()
+      let fetches = try await storage.fetchLog()
+      let unread = try await storage.count(FetchRequest(entity: "article", predicate: .attribute("isRead") == false))
+      let bookmarked = try await storage.count(
+        FetchRequest(entity: "article", predicate: .attribute("bookmarkedAt").isNotNull))
+      var bytes: Int64 = 0
+      for suffix in ["", "-wal"] {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: storage.path + suffix)
+        bytes += (attributes?[.size] as? NSNumber)?.int64Value ?? 0
+      }
+      report = Report(
+        database: storage.path, bytes: bytes, schemaVersion: try await storage.storedSchemaVersion(),
+        entities: counts.map { Report.Entity(name: $0.entity, rows: $0.count) },
+        fetches: fetches.map {
+          .init(query: $0.query, fetchedAt: $0.fetchedAt.rfc3339String, articles: $0.articleCount)
+        },
+        unread: unread, bookmarked: bookmarked)
+    } catch let error as StorageError {
+      throw CommandFailure(.storage, error.description)
+    } catch {
+      throw CommandFailure(.storage, "\(error)")
+    }
+    let console = context.console
+    if arguments.flag("json") {
+      console.out(OutputFormat.json(report))
+      return .success
+    }
+    let now = context.now()
+    var text = "database  \(report.database)\n"
+    text += "size      \(ByteCountFormatter.string(fromByteCount: report.bytes, countStyle: .file))\n"
+    text += "schema    version \(report.schemaVersion)\n"
+    for entity in report.entities { text += "entity    \(pad(entity.name, 14))\(entity.rows) rows\n" }
+    text += "articles  \(report.unread) unread, \(report.bookmarked) bookmarked\n"
+    if report.fetches.isEmpty { text += "fetches   none yet\n" }
+    for fetch in fetches(report, now: now) { text += fetch }
+    console.out(text)
+    return .success
+  }
+
+  private func fetches(_ report: Report, now: Date) -> [String] {
+    report.fetches.map { fetch in
+      let when = Timestamp(rfc3339: fetch.fetchedAt).map { OutputFormat.relative($0.date, now: now) } ?? fetch.fetchedAt
+      return "fetch     \(pad(when, 11))\(fetch.articles) articles  \(fetch.query)\n"
+    }
+  }
+}

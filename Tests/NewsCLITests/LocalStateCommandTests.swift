@@ -1,0 +1,91 @@
+import Foundation
+import TestSupport
+import Testing
+
+@Suite("news mark-read, bookmark, list filters, stats")
+struct LocalStateCommandTests {
+  @Test("read and bookmark state survive a refresh of the same articles")
+  func stateSurvivesRefresh() async throws {
+    let cli = CLIHarness()
+    #expect(await cli.run("fetch", "--config", cli.bundledConfig, "--db", cli.database).status == 0)
+    let rows = try articles(await cli.run("list", "--db", cli.database, "--json").json())
+    let first = try #require(rows.first?["url"] as? String)
+    let second = try #require(rows.dropFirst().first?["url"] as? String)
+
+    #expect(await cli.run("mark-read", first, "--db", cli.database).status == 0)
+    let bookmarked = await cli.run("bookmark", second, "--db", cli.database, "--json")
+    #expect(bookmarked.status == 0)
+    #expect(try bookmarked.json()["bookmarked"] as? Bool == true)
+
+    // The same articles again, from the source: local state is kept.
+    #expect(await cli.run("fetch", "--config", cli.bundledConfig, "--db", cli.database).status == 0)
+    let unread = try articles(await cli.run("list", "--unread", "--db", cli.database, "--json").json())
+    #expect(unread.count == rows.count - 1)
+    #expect(!unread.contains { $0["url"] as? String == first })
+    let marked = try articles(await cli.run("list", "--bookmarked", "--db", cli.database, "--json").json())
+    #expect(marked.compactMap { $0["url"] as? String } == [second])
+
+    // --undo.
+    #expect(await cli.run("mark-read", first, "--undo", "--db", cli.database).status == 0)
+    #expect(await cli.run("bookmark", second, "--undo", "--db", cli.database).status == 0)
+    #expect(try articles(await cli.run("list", "--unread", "--db", cli.database, "--json").json()).count == rows.count)
+    #expect(try articles(await cli.run("list", "--bookmarked", "--db", cli.database, "--json").json()).isEmpty)
+  }
+
+  @Test("an unknown URL exits 66 and changes nothing")
+  func unknownURL() async throws {
+    let cli = CLIHarness()
+    #expect(await cli.run("fetch", "--config", cli.bundledConfig, "--db", cli.database).status == 0)
+    for command in ["mark-read", "bookmark"] {
+      let outcome = await cli.run(command, "https://example.com/not-cached", "--db", cli.database)
+      #expect(outcome.status == 66)
+      #expect(outcome.err.contains("no cached article has the URL https://example.com/not-cached"))
+    }
+    #expect(await cli.run("mark-read", "--db", cli.database).status == 64)
+  }
+
+  @Test("stats reports rows, size, schema version and the last fetch per query")
+  func stats() async throws {
+    let cli = CLIHarness()
+    #expect(await cli.run("fetch", "--config", cli.bundledConfig, "--db", cli.database).status == 0)
+    let outcome = await cli.run("stats", "--db", cli.database, "--json")
+    #expect(outcome.status == 0, "\(outcome.err)")
+    let report = try outcome.json()
+    #expect(report["database"] as? String == cli.database)
+    #expect((report["bytes"] as? Int ?? 0) > 0)
+    #expect(report["schemaVersion"] as? Int == 2)
+    let entities = try #require(report["entities"] as? [[String: Any]])
+    #expect(entities.first { $0["name"] as? String == "article" }?["rows"] as? Int == 20)
+    let fetches = try #require(report["fetches"] as? [[String: Any]])
+    #expect(fetches.count == 1)
+    #expect((fetches.first?["query"] as? String)?.hasSuffix("Config/sample/top-headlines.json") == true)
+    #expect(fetches.first?["articles"] as? Int == 20)
+    #expect(report["unread"] as? Int == 20)
+
+    let human = await cli.run("stats", "--db", cli.database)
+    #expect(human.out.contains("schema    version 2"))
+    #expect(human.out.contains("entity    article       20 rows"))
+  }
+
+  @Test("the configuration's eviction keeps at most maxArticles, never a bookmark")
+  func eviction() async throws {
+    let cli = CLIHarness()
+    let sample = Fixtures.configDirectory.appendingPathComponent("sample/top-headlines.json").path
+    let config = cli.directory.path("evict.json")
+    try Data(#"{"eviction":{"maxArticles":5}}"#.utf8).write(to: URL(fileURLWithPath: config))
+    #expect(await cli.run("import", sample, "--db", cli.database).status == 0)
+    let all = try articles(await cli.run("list", "--db", cli.database, "--json").json())
+    let oldest = try #require(all.last?["url"] as? String)
+    #expect(await cli.run("bookmark", oldest, "--db", cli.database).status == 0)
+
+    #expect(await cli.run("import", sample, "--db", cli.database, "--config", config).status == 0)
+    let kept = try articles(await cli.run("list", "--db", cli.database, "--json").json())
+    #expect(kept.count == 6, "the newest 5 and the bookmarked oldest")
+    #expect(kept.compactMap { $0["url"] as? String } == all.prefix(5).compactMap { $0["url"] as? String } + [oldest])
+
+    try Data(#"{"eviction":{"maxArticle":5}}"#.utf8).write(to: URL(fileURLWithPath: config))
+    let typo = await cli.run("list", "--db", cli.database, "--config", config)
+    #expect(typo.status == 78)
+    #expect(typo.err.contains("unknown key \"eviction.maxArticle\""))
+  }
+}
