@@ -41,6 +41,8 @@ struct CrashSafetyTests {
     var environment = ProcessInfo.processInfo.environment
     environment.merge(extra) { $1 }
     process.environment = environment
+    // Run outside the package folder, so its Config/news.json (and eviction policy) does not apply.
+    process.currentDirectoryURL = FileManager.default.temporaryDirectory
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
     try process.run()
