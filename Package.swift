@@ -1,9 +1,9 @@
 // swift-tools-version:6.0
 // The dependency arrows of the architecture (docs/ARCHITECTURE.md) are the target dependencies below:
 //
-//   CSQLite ← OfflineNewsStorage ←┐
-//   OfflineNewsModel ←────────────┼─ OfflineNews (NewsRepository) ← NewsCLI ← news
-//   OfflineNewsModel ← OfflineNewsNetwork ←┘
+//   CSQLite ← OfflineNewsStorage ← OfflineNewsImport ←┐
+//   OfflineNewsModel ←────────────────────────────────┼─ OfflineNews (NewsRepository) ← NewsCLI ← news
+//   OfflineNewsModel ← OfflineNewsNetwork ←───────────┘
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -29,12 +29,15 @@ let package = Package(
     .target(name: "OfflineNewsModel", swiftSettings: strict),
     // The storage context: a thin SQLite layer (connection, statements, errors, migrations) and the article store.
     .target(name: "OfflineNewsStorage", dependencies: ["CSQLite", "OfflineNewsModel"], swiftSettings: strict),
+    // The general JSON → store importer: declarative mappings, identity and upsert, relationships, reports.
+    .target(
+      name: "OfflineNewsImport", dependencies: ["OfflineNewsModel", "OfflineNewsStorage"], swiftSettings: strict),
     // The network: the NewsNetwork protocol, NewsAPI v2 decoding, URLSession and file implementations.
     .target(name: "OfflineNewsNetwork", dependencies: ["OfflineNewsModel"], swiftSettings: strict),
     // The offline-first NewsRepository, built from a storage context and a network.
     .target(
       name: "OfflineNews",
-      dependencies: ["OfflineNewsModel", "OfflineNewsStorage", "OfflineNewsNetwork"],
+      dependencies: ["OfflineNewsModel", "OfflineNewsStorage", "OfflineNewsImport", "OfflineNewsNetwork"],
       swiftSettings: strict
     ),
     // The `news` command line: configuration, argument parsing, commands, output.
@@ -49,6 +52,7 @@ let package = Package(
     .testTarget(name: "OfflineNewsModelTests", dependencies: ["OfflineNewsModel", "TestSupport"]),
     .testTarget(name: "OfflineNewsStorageTests", dependencies: ["OfflineNewsStorage", "TestSupport"]),
     .testTarget(name: "OfflineNewsNetworkTests", dependencies: ["OfflineNewsNetwork", "TestSupport"]),
+    .testTarget(name: "OfflineNewsImportTests", dependencies: ["OfflineNewsImport", "TestSupport"]),
     .testTarget(name: "OfflineNewsTests", dependencies: ["OfflineNews", "TestSupport"]),
     .testTarget(name: "NewsCLITests", dependencies: ["NewsCLI", "TestSupport"]),
   ],

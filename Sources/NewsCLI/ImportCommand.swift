@@ -5,18 +5,28 @@ import OfflineNews
 struct ImportCommand {
   static let spec = CommandSpec(
     name: "import",
-    summary: "Save a NewsAPI-format response file into the cache.",
-    usage: "FILE [--db PATH] [--config PATH] [--json]",
-    positionals: [("FILE", "A saved NewsAPI v2 response (top-headlines or everything).")],
+    summary: "Save a NewsAPI response, or any JSON through a mapping, into the cache.",
+    usage: "FILE [--mapping NAME|PATH [--root NAME]] [--db PATH] [--config PATH] [--json]",
+    positionals: [("FILE", "A saved NewsAPI v2 response, or any JSON export with --mapping.")],
     options: [
+      OptionSpec(
+        name: "mapping", valueName: "NAME|PATH",
+        help: "Import through a mapping: a file, or NAME for Config/mappings/NAME.json (newsapi, parse-server, …)."),
+      OptionSpec(
+        name: "root", valueName: "NAME", help: "The mapping root to use (default: matched from FILE's name)."),
       OptionSpec(name: "db", valueName: "PATH", help: "The database (default: $XDG_DATA_HOME/news/news.sqlite)."),
       OptionSpec(name: "config", valueName: "PATH", help: "The configuration file (default: Config/news.json)."),
-      OptionSpec(name: "json", help: "Print JSON: {saved, skipped, issues}."),
+      OptionSpec(
+        name: "json",
+        help: "Print JSON: {saved, skipped, issues}; with --mapping {inserted, updated, unchanged, skipped, failed, errors}."),
     ],
     details: """
       Records that cannot be saved (no url, no title, a bad date, NewsAPI's [Removed] placeholders) are skipped and
       reported; the rest are saved in one transaction. A file that is not valid JSON, is truncated, or is a NewsAPI
       error response is refused with status 65 and nothing is written.
+      With --mapping (docs/MAPPING.md), the report counts the root entity's rows; each error names the record's
+      entity, identity and key path. Exit status: 0 the file was processed (even with skipped records), 65 not
+      valid JSON or not the mapping's shape (nothing written), 78 the mapping is invalid.
       """)
 
   struct Report: Encodable {
@@ -51,6 +61,10 @@ struct ImportCommand {
       throw CommandFailure(.usage, "which file? usage: news import \(Self.spec.usage)")
     }
     let path = absolute(expandingTilde(file), relativeTo: context.currentDirectory)
+    if let mapping = arguments.value("mapping") {
+      return try await MappedImport(context: context, arguments: arguments).run(file: file, path: path, mapping: mapping)
+    }
+    if arguments.value("root") != nil { throw CommandFailure(.usage, "--root needs --mapping") }
     let query = NewsQuery(url: URL(fileURLWithPath: path))
     let page: NewsPage
     do {

@@ -137,16 +137,30 @@ struct CommandContext: Sendable {
   }
 
   /// The composition: storage context + network → repository.
-  func makeRepository(_ arguments: ParsedArguments, timeout: Double? = nil) throws(CommandFailure) -> NewsRepository {
+  func makeRepository(
+    _ arguments: ParsedArguments, timeout: Double? = nil, entities: [EntityDescription] = []
+  ) throws(CommandFailure) -> NewsRepository {
     let storage: StorageContext
     do {
-      storage = try StorageContext(path: databasePath(arguments), eviction: configuration.eviction)
+      storage = try StorageContext(
+        path: databasePath(arguments), entities: entities, eviction: configuration.eviction)
     } catch {
       throw CommandFailure(.storage, error.description)
     }
     let apiKey = environment["NEWSAPI_KEY"].flatMap { $0.isEmpty ? nil : $0 } ?? configuration.apiKey
     let network = URLSessionNewsNetwork(apiKey: apiKey, timeout: timeout ?? configuration.timeoutSeconds)
     return NewsRepository(storage: storage, network: network, clock: { Timestamp(self.now()) })
+  }
+
+  /// The folders where `--mapping NAME` looks for `NAME.json`: `mappings/` beside the configuration file, then
+  /// `Config/mappings/` in the current folder.
+  var mappingFolders: [String] {
+    var folders: [String] = []
+    if let file = configuration.file {
+      folders.append(URL(fileURLWithPath: file).deletingLastPathComponent().appendingPathComponent("mappings").path)
+    }
+    folders.append(absolute("Config/mappings", relativeTo: currentDirectory))
+    return folders
   }
 
   /// Maps a repository error to the command's failure and exit status.

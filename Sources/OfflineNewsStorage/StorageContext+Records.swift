@@ -7,7 +7,7 @@ extension StorageContext {
   /// ```swift
   /// let unread = try await storage.fetch(FetchRequest(
   ///   entity: "article", predicate: .attribute("isRead") == false,
-  ///   sortDescriptors: [Predicate.attribute("publishedAt").descending], limit: 20))
+  ///   sortDescriptors: [FetchPredicate.attribute("publishedAt").descending], limit: 20))
   /// ```
   ///
   /// - Throws: ``StorageError`` `.invalidRequest` for an unknown entity or attribute (nothing is run), or a SQLite

@@ -26,7 +26,8 @@ import Synchronization
 public final class StorageContext: Sendable {
   /// The database file's path.
   public let path: String
-  /// The entities of this store: the built-in ``EntityDescription/article`` and the app's.
+  /// The entities of this store: the built-in ``EntityDescription/article``, the app's, and any other entity
+  /// recorded in the database by an earlier open (so a tool can read any entity without its declaration).
   public let entities: [EntityDescription]
   /// What to evict after each save of articles.
   public let eviction: EvictionPolicy
@@ -62,8 +63,12 @@ public final class StorageContext: Sendable {
         throw StorageError(kind: .incompatibleSchema(problem), path: path)
       }
     }
-    self.entities = all
     let writeConnection = try Self.openWriter(path: path, busyTimeout: busyTimeout, entities: all)
+    for recorded in try Self.recordedEntities(writeConnection, path: path)
+    where !all.contains(where: { $0.name == recorded.name }) {
+      all.append(recorded)
+    }
+    self.entities = all
     writeConnection.killBeforeCommit =
       ProcessInfo.processInfo.environment["OFFLINENEWS_FAULT"] == "kill-before-commit"
     writer = SerialConnection(writeConnection, label: "OfflineNews.writer")
@@ -125,6 +130,19 @@ public final class StorageContext: Sendable {
       var error = error
       if error.path.isEmpty { error.path = path }
       throw error
+    } catch let error as SQLiteError {
+      throw StorageError(error, path: path)
+    } catch {
+      throw StorageError(kind: .other, path: path)
+    }
+  }
+
+  private static func recordedEntities(_ db: Connection, path: String) throws(StorageError) -> [EntityDescription] {
+    do {
+      let definitions = try db.makeStatement("SELECT definition FROM schema_entity ORDER BY name").fetchAll {
+        $0.string(0) ?? ""
+      }
+      return definitions.compactMap { try? JSONDecoder().decode(EntityDescription.self, from: Data($0.utf8)) }
     } catch let error as SQLiteError {
       throw StorageError(error, path: path)
     } catch {

@@ -1,6 +1,6 @@
 extension EntityDescription {
   /// Checks names and references; returns the first problem found, or `nil`.
-  func validationProblem() -> String? {
+  public func validationProblem() -> String? {
     for name in [name] + columns + indexes.map(\.name) where !Self.isIdentifier(name) {
       return "entity \(self.name): \"\(name)\" is not a valid name (letters, digits and _, not starting with a digit)"
     }

@@ -23,6 +23,21 @@ struct RecordWriter {
       summaries[name] = summary
       published[name] = change
     }
+    for deletion in changes.deleteMissing {
+      let entity = try description(deletion.entity)
+      let compiler = SQLCompiler(entity: entity)
+      let condition = try compiler.whereClause(deletion.scope)
+      let candidates = try db.makeStatement(
+        "SELECT \(compiler.identityColumns()) FROM \(EntityDescription.quote(entity.name))\(condition.sql)"
+      ).fetchAll(condition.arguments) { Identity($0.values(count: entity.identity.count)) }
+      for identity in candidates where !deletion.keep.contains(identity) {
+        let match = entity.identity.map { "\(EntityDescription.quote($0)) = ?" }.joined(separator: " AND ")
+        try db.execute("DELETE FROM \(EntityDescription.quote(entity.name)) WHERE \(match)", identity.values)
+        try deleteJoinRows(entity, owners: [identity])
+        summaries[entity.name, default: SaveSummary()].deleted += 1
+        published[entity.name, default: StorageChange(entity: entity.name)].deleted.append(identity)
+      }
+    }
     for (name, identity) in changes.deletes {
       let entity = try description(name)
       guard identity.values.count == entity.identity.count else {
@@ -72,10 +87,11 @@ struct RecordWriter {
         throw invalid("\(entity.name) \(identity): no attribute \"\(key)\"")
       }
     }
-    for key in record.toMany.keys where entity.relationship(key)?.kind != .toMany {
+    for key in Array(record.toMany.keys) + Array(record.toManyAdditions.keys)
+    where entity.relationship(key)?.kind != .toMany {
       throw invalid("\(entity.name) \(identity): no to-many relationship \"\(key)\"")
     }
-    if !record.toMany.isEmpty, entity.identity.count != 1 {
+    if !record.toMany.isEmpty || !record.toManyAdditions.isEmpty, entity.identity.count != 1 {
       throw invalid("\(entity.name): to-many relationships need a single-attribute identity")
     }
   }
@@ -93,6 +109,7 @@ struct RecordWriter {
         var combined = earlier
         combined.values.merge(record.values) { $1 }
         combined.toMany.merge(record.toMany) { $1 }
+        combined.toManyAdditions.merge(record.toManyAdditions) { $0 + $1 }
         merged[identity] = combined
       } else {
         order.append(identity)
@@ -114,7 +131,7 @@ struct RecordWriter {
           if differs {
             summary.updated += 1
             change.updated.append(identity)
-          } else if record.toMany.isEmpty {
+          } else if record.toMany.isEmpty && record.toManyAdditions.isEmpty {
             summary.unchanged += 1
             continue
           } else {
@@ -125,6 +142,12 @@ struct RecordWriter {
             continue
           }
         } else {
+          let required = entity.attributes.filter { !$0.isOptional && $0.defaultValue == nil }
+          if let missing = required.first(where: { (record.values[$0.name] ?? .null) == .null }) {
+            summary.rejected.append(
+              .init(identity: identity, reason: "a new \(entity.name) row needs \(missing.name), which is missing or null"))
+            continue
+          }
           summary.inserted += 1
           change.inserted.append(identity)
         }
@@ -173,6 +196,25 @@ struct RecordWriter {
 
   private func replaceToMany(_ entity: EntityDescription, _ identity: Identity, _ record: Record) throws {
     guard let owner = identity.values.first else { return }
+    for (name, targets) in record.toManyAdditions {
+      guard let relationship = entity.relationship(name) else { continue }
+      let table = EntityDescription.quote(relationship.joinTable(of: entity.name))
+      if relationship.isOrdered {
+        let last = try db.makeStatement("SELECT coalesce(max(position), -1) + 1 FROM \(table) WHERE owner = ?")
+          .fetchOne([owner]) { $0.int64(0) }
+        var next = (last ?? nil) ?? 0
+        for target in targets {
+          try db.execute(
+            "INSERT INTO \(table) (owner, target, position) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+            [owner, target, .integer(next)])
+          if db.changes > 0 { next += 1 }
+        }
+      } else {
+        for target in targets {
+          try db.execute("INSERT INTO \(table) (owner, target) VALUES (?, ?) ON CONFLICT DO NOTHING", [owner, target])
+        }
+      }
+    }
     for (name, targets) in record.toMany {
       guard let relationship = entity.relationship(name) else { continue }
       let table = EntityDescription.quote(relationship.joinTable(of: entity.name))

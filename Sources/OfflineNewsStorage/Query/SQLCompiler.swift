@@ -15,13 +15,13 @@ struct SQLCompiler {
     return EntityDescription.quote(name)
   }
 
-  func whereClause(_ predicate: Predicate?) throws(StorageError) -> Fragment {
+  func whereClause(_ predicate: FetchPredicate?) throws(StorageError) -> Fragment {
     guard let predicate else { return Fragment(sql: "", arguments: []) }
     let fragment = try compile(predicate)
     return Fragment(sql: " WHERE " + fragment.sql, arguments: fragment.arguments)
   }
 
-  func compile(_ predicate: Predicate) throws(StorageError) -> Fragment {
+  func compile(_ predicate: FetchPredicate) throws(StorageError) -> Fragment {
     switch predicate {
     case .compare(let name, let op, let value):
       return Fragment(sql: "\(try column(name)) \(op.rawValue) ?", arguments: [value])

@@ -14,11 +14,18 @@ public struct Record: Sendable, Hashable {
   public var entity: String
   public var values: [String: DatabaseValue]
   public var toMany: [String: [DatabaseValue]]
+  /// Per to-many relationship, identities to add to the stored list (kept, and appended after it when ordered),
+  /// rather than replacing it.
+  public var toManyAdditions: [String: [DatabaseValue]]
 
-  public init(entity: String, values: [String: DatabaseValue] = [:], toMany: [String: [DatabaseValue]] = [:]) {
+  public init(
+    entity: String, values: [String: DatabaseValue] = [:], toMany: [String: [DatabaseValue]] = [:],
+    toManyAdditions: [String: [DatabaseValue]] = [:]
+  ) {
     self.entity = entity
     self.values = values
     self.toMany = toMany
+    self.toManyAdditions = toManyAdditions
   }
 
   public subscript(_ name: String) -> DatabaseValue? {
@@ -54,10 +61,32 @@ public struct ChangeSet: Sendable {
   public var upserts: [Record]
   /// Rows to delete: entity name and identity.
   public var deletes: [(entity: String, identity: Identity)]
+  /// Sync deletion: rows in a scope that are absent from the payload.
+  public var deleteMissing: [MissingRowsDeletion]
 
-  public init(upserts: [Record] = [], deletes: [(entity: String, identity: Identity)] = []) {
+  public init(
+    upserts: [Record] = [], deletes: [(entity: String, identity: Identity)] = [],
+    deleteMissing: [MissingRowsDeletion] = []
+  ) {
     self.upserts = upserts
     self.deletes = deletes
+    self.deleteMissing = deleteMissing
+  }
+}
+
+/// Sync deletion: delete the rows of `entity` that match `scope` and whose identity is not in `keep`.
+///
+/// The scope is required — a query, a page, a parent — so that sync deletion can never empty a whole table
+/// because a payload was short.
+public struct MissingRowsDeletion: Sendable {
+  public var entity: String
+  public var scope: FetchPredicate
+  public var keep: Set<Identity>
+
+  public init(entity: String, scope: FetchPredicate, keep: Set<Identity>) {
+    self.entity = entity
+    self.scope = scope
+    self.keep = keep
   }
 }
 
@@ -67,6 +96,15 @@ public struct SaveSummary: Sendable, Hashable {
   public var updated = 0
   public var unchanged = 0
   public var deleted = 0
+  /// Records that would be new rows but lack a required attribute: not written, with the reason. (An update may
+  /// leave out any attribute; an insert cannot.)
+  public var rejected: [Rejection] = []
+
+  /// A record left out of a save.
+  public struct Rejection: Sendable, Hashable {
+    public var identity: Identity
+    public var reason: String
+  }
 
   public init(inserted: Int = 0, updated: Int = 0, unchanged: Int = 0, deleted: Int = 0) {
     self.inserted = inserted

@@ -5,11 +5,11 @@
 ///
 /// For example:
 /// ```swift
-/// let recent: Predicate = .attribute("publishedAt") >= Date().addingTimeInterval(-86_400)
+/// let recent: FetchPredicate = .attribute("publishedAt") >= Date().addingTimeInterval(-86_400)
 ///   && .attribute("sourceName").in(["BBC News", "Reuters"])
 ///   && !.attribute("title").contains("[Removed]")
 /// ```
-public indirect enum Predicate: Sendable, Hashable {
+public indirect enum FetchPredicate: Sendable, Hashable {
   public enum Comparison: String, Sendable, Hashable {
     case equal = "="
     case notEqual = "<>"
@@ -29,16 +29,16 @@ public indirect enum Predicate: Sendable, Hashable {
   case contains(String, String)
   case isNull(String)
   case isNotNull(String)
-  case and([Predicate])
-  case or([Predicate])
-  case not(Predicate)
+  case and([FetchPredicate])
+  case or([FetchPredicate])
+  case not(FetchPredicate)
 
   /// The start of a condition on an attribute: `.attribute("title") == "x"`.
   public static func attribute(_ name: String) -> AttributeReference { AttributeReference(name: name) }
 
-  public static func && (lhs: Predicate, rhs: Predicate) -> Predicate { .and([lhs, rhs]) }
-  public static func || (lhs: Predicate, rhs: Predicate) -> Predicate { .or([lhs, rhs]) }
-  public static prefix func ! (predicate: Predicate) -> Predicate { .not(predicate) }
+  public static func && (lhs: FetchPredicate, rhs: FetchPredicate) -> FetchPredicate { .and([lhs, rhs]) }
+  public static func || (lhs: FetchPredicate, rhs: FetchPredicate) -> FetchPredicate { .or([lhs, rhs]) }
+  public static prefix func ! (predicate: FetchPredicate) -> FetchPredicate { .not(predicate) }
 }
 
 /// An attribute named in a predicate or a sort descriptor.
@@ -47,32 +47,32 @@ public struct AttributeReference: Sendable, Hashable {
 
   public init(name: String) { self.name = name }
 
-  /// Lets `.attribute("isRead") == false` read naturally where a `Predicate` is expected.
+  /// Lets `.attribute("isRead") == false` read naturally where a `FetchPredicate` is expected.
   public static func attribute(_ name: String) -> AttributeReference { AttributeReference(name: name) }
 
-  public static func == (lhs: Self, rhs: some DatabaseValueConvertible) -> Predicate {
+  public static func == (lhs: Self, rhs: some DatabaseValueConvertible) -> FetchPredicate {
     .compare(lhs.name, .equal, rhs.databaseValue)
   }
-  public static func != (lhs: Self, rhs: some DatabaseValueConvertible) -> Predicate {
+  public static func != (lhs: Self, rhs: some DatabaseValueConvertible) -> FetchPredicate {
     .compare(lhs.name, .notEqual, rhs.databaseValue)
   }
-  public static func < (lhs: Self, rhs: some DatabaseValueConvertible) -> Predicate {
+  public static func < (lhs: Self, rhs: some DatabaseValueConvertible) -> FetchPredicate {
     .compare(lhs.name, .less, rhs.databaseValue)
   }
-  public static func <= (lhs: Self, rhs: some DatabaseValueConvertible) -> Predicate {
+  public static func <= (lhs: Self, rhs: some DatabaseValueConvertible) -> FetchPredicate {
     .compare(lhs.name, .lessOrEqual, rhs.databaseValue)
   }
-  public static func > (lhs: Self, rhs: some DatabaseValueConvertible) -> Predicate {
+  public static func > (lhs: Self, rhs: some DatabaseValueConvertible) -> FetchPredicate {
     .compare(lhs.name, .greater, rhs.databaseValue)
   }
-  public static func >= (lhs: Self, rhs: some DatabaseValueConvertible) -> Predicate {
+  public static func >= (lhs: Self, rhs: some DatabaseValueConvertible) -> FetchPredicate {
     .compare(lhs.name, .greaterOrEqual, rhs.databaseValue)
   }
-  public func `in`(_ values: [some DatabaseValueConvertible]) -> Predicate { .isIn(name, values.map(\.databaseValue)) }
-  public func contains(_ text: String) -> Predicate { .contains(name, text) }
-  public func like(_ pattern: String) -> Predicate { .like(name, pattern) }
-  public var isNull: Predicate { .isNull(name) }
-  public var isNotNull: Predicate { .isNotNull(name) }
+  public func `in`(_ values: [some DatabaseValueConvertible]) -> FetchPredicate { .isIn(name, values.map(\.databaseValue)) }
+  public func contains(_ text: String) -> FetchPredicate { .contains(name, text) }
+  public func like(_ pattern: String) -> FetchPredicate { .like(name, pattern) }
+  public var isNull: FetchPredicate { .isNull(name) }
+  public var isNotNull: FetchPredicate { .isNotNull(name) }
   public var ascending: SortDescriptor { SortDescriptor(name, ascending: true) }
   public var descending: SortDescriptor { SortDescriptor(name, ascending: false) }
 }
@@ -98,13 +98,13 @@ public struct SortDescriptor: Sendable, Hashable {
 /// ```
 public struct FetchRequest: Sendable, Hashable {
   public var entity: String
-  public var predicate: Predicate?
+  public var predicate: FetchPredicate?
   public var sortDescriptors: [SortDescriptor]
   public var limit: Int?
   public var offset: Int
 
   public init(
-    entity: String, predicate: Predicate? = nil, sortDescriptors: [SortDescriptor] = [], limit: Int? = nil,
+    entity: String, predicate: FetchPredicate? = nil, sortDescriptors: [SortDescriptor] = [], limit: Int? = nil,
     offset: Int = 0
   ) {
     self.entity = entity

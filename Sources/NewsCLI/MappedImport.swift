@@ -1,0 +1,68 @@
+import Foundation
+import OfflineNews
+
+/// `news import FILE --mapping NAME|PATH`: the general importer, driven by a mapping file.
+struct MappedImport {
+  var context: CommandContext
+  var arguments: ParsedArguments
+
+  func run(file: String, path: String, mapping name: String) async throws(CommandFailure) -> ExitCode {
+    var mapping = try loadMapping(name)
+    if let root = arguments.value("root") {
+      do { mapping = try mapping.selecting(root: root) } catch { throw CommandFailure(.usage, error.description) }
+    } else if !mapping.roots.isEmpty {
+      guard let root = mapping.root(matchingFileName: URL(fileURLWithPath: path).lastPathComponent) else {
+        throw CommandFailure(
+          .usage, "which root of mapping \(mapping.name) is \(file)?",
+          hint: "pass --root (one of \(mapping.roots.keys.sorted().joined(separator: ", ")))")
+      }
+      do { mapping = try mapping.selecting(root: root) } catch { throw CommandFailure(.usage, error.description) }
+    }
+    guard let data = FileManager.default.contents(atPath: path) else {
+      let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file"
+      throw CommandFailure(.badInput, "\(file): \(reason); nothing was saved")
+    }
+    let repository = try context.makeRepository(arguments, entities: mapping.entityDescriptions)
+    let report: ImportReport
+    do {
+      report = try await Importer(mapping: mapping).run(
+        data, into: repository.storage, source: path, options: .init(importTime: Timestamp(context.now())))
+    } catch let error as ImportError {
+      throw CommandFailure(.badInput, "\(file): \(error); nothing was saved")
+    } catch let error as StorageError {
+      throw CommandFailure(.storage, error.description)
+    } catch {
+      throw CommandFailure(.storage, "\(error)")
+    }
+    let console = context.console
+    if arguments.flag("json") {
+      console.out(OutputFormat.json(report))
+    } else {
+      console.out(
+        "\(file) → \(mapping.join.map { "\($0.entity).\($0.relationship)" } ?? mapping.rootEntity): "
+          + "\(report.inserted) inserted, \(report.updated) updated, \(report.unchanged) unchanged, "
+          + "\(report.skipped) skipped, \(report.failed) failed\n")
+      for error in report.errors.prefix(50) { console.err("  \(error)\n") }
+      if report.errors.count > 50 { console.err("  … and \(report.errors.count - 50) more (--json lists all)\n") }
+    }
+    return .success
+  }
+
+  private func loadMapping(_ name: String) throws(CommandFailure) -> ImportMapping {
+    let candidates: [String]
+    if name.contains("/") || name.hasSuffix(".json") {
+      candidates = [absolute(expandingTilde(name), relativeTo: context.currentDirectory)]
+    } else {
+      candidates = context.mappingFolders.map { $0 + "/\(name).json" }
+    }
+    guard let path = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
+      throw CommandFailure(
+        .usage, "no mapping \"\(name)\"", hint: "looked for \(candidates.joined(separator: ", "))")
+    }
+    do {
+      return try ImportMapping.load(contentsOf: URL(fileURLWithPath: path))
+    } catch {
+      throw CommandFailure(.config, error.description)
+    }
+  }
+}

@@ -1,0 +1,361 @@
+import Foundation
+import OfflineNewsModel
+import OfflineNewsStorage
+
+/// The general JSON → store importer: a mapping turns any API's JSON into records with identity, upsert and
+/// relationships, saved in one transaction, with a report of what happened to every record.
+///
+/// For example:
+/// ```swift
+/// let mapping = try ImportMapping.load(contentsOf: URL(fileURLWithPath: "Config/mappings/hackernews.json"))
+/// let storage = try StorageContext(path: "news.sqlite", entities: mapping.entityDescriptions)
+/// let report = try await Importer(mapping: mapping).run(data, into: storage, source: "topstories.json")
+/// print(report.inserted, report.failed, report.errors.first as Any)
+/// ```
+///
+/// Rules (see `docs/MAPPING.md`):
+/// - Identity: `"42"` and `42` are the same key (normalized to the identity attribute's type). One identity map per
+///   import: the same object nested in many places is one row; a root identity seen twice is one row, the later
+///   record winning, and is reported.
+/// - Missing vs null: a missing key leaves the stored value; `null` clears it; `[]` empties a to-many. With
+///   `fullRepresentation`, missing means clear. Local-only attributes are never touched.
+/// - Relationships: a nested object is imported with its entity's mapping; an identifier (text, number, a Parse
+///   `Pointer`) references a row, creating a placeholder row when the object has not arrived yet, so that any import
+///   order gives the same graph.
+/// - A value that cannot be converted is reported with the record's identity and key path, and by the mapping's
+///   policy either skips the record or keeps the stored value. Never stored as `nil`.
+/// - One transaction per import; existing rows are looked up one query per entity per 500 records; unchanged rows
+///   are not rewritten.
+public struct Importer: Sendable {
+  public let mapping: ImportMapping
+  public let hooks: ImportHooks
+
+  public init(mapping: ImportMapping, hooks: ImportHooks = ImportHooks()) {
+    self.mapping = mapping
+    self.hooks = hooks
+  }
+
+  /// Options of one import run.
+  public struct Options: Sendable {
+    /// Sync deletion: delete root rows matching this scope that the payload does not hold. `nil` (default): none.
+    /// Never runs when the payload cannot be read (the import throws first).
+    public var deleteMissingIn: FetchPredicate?
+    /// When the import runs (`$importTime` constants).
+    public var importTime: Timestamp
+
+    public init(deleteMissingIn: FetchPredicate? = nil, importTime: Timestamp = .now()) {
+      self.deleteMissingIn = deleteMissingIn
+      self.importTime = importTime
+    }
+  }
+
+  /// Parses `data`, maps it and saves it in one transaction.
+  ///
+  /// - Parameters:
+  ///   - data: the JSON payload.
+  ///   - storage: a storage context opened with the mapping's entities (``ImportMapping/entityDescriptions``).
+  ///   - source: where the payload came from (a path or URL), for `$source` constants and messages.
+  /// - Returns: the report.
+  /// - Throws: ``ImportError`` when the payload is not valid JSON or does not match the mapping (nothing written);
+  ///   ``StorageError`` when the save fails (rolled back); `CancellationError` when the task was cancelled (nothing
+  ///   written).
+  public func run(_ data: Data, into storage: StorageContext, source: String, options: Options = Options())
+    async throws -> ImportReport
+  {
+    let json = try JSONValue.parse(data)
+    try Task.checkCancellation()
+    var (changes, report) = try makeChanges(json, source: source, options: options)
+    try Task.checkCancellation()
+    let summaries = try await storage.save(changes)
+    changes = ChangeSet()
+    for (entity, summary) in summaries {
+      report.entities[entity] = .init(
+        inserted: summary.inserted, updated: summary.updated, unchanged: summary.unchanged, deleted: summary.deleted)
+    }
+    for (entity, summary) in summaries {
+      for rejection in summary.rejected {
+        report.errors.append(
+          RecordError(entity: entity, identity: rejection.identity.description, keyPath: "", reason: rejection.reason))
+      }
+    }
+    let root = summaries[mapping.join?.entity ?? mapping.rootEntity] ?? SaveSummary()
+    report.failed += root.rejected.count
+    if mapping.join == nil {
+      report.inserted = root.inserted
+      report.updated = root.updated
+      report.unchanged = root.unchanged
+    }
+    report.deleted = root.deleted
+    return report
+  }
+
+  /// Maps a parsed payload to a change set and the report's record-level part, without touching storage.
+  ///
+  /// - Throws: ``ImportError/doesNotMatchMapping(_:)`` when there is no array of records where the mapping says.
+  public func makeChanges(_ json: JSONValue, source: String, options: Options = Options()) throws(ImportError)
+    -> (ChangeSet, ImportReport)
+  {
+    guard let container = json[path: mapping.records] else {
+      throw .doesNotMatchMapping("no \"\(mapping.records)\" in the payload")
+    }
+    guard case .array(let items) = container else {
+      let place = mapping.records.components.isEmpty ? "the top level" : "\"\(mapping.records)\""
+      throw .doesNotMatchMapping("\(place) is \(ValueConverter.kind(container)), not an array of records")
+    }
+    var state = ImportState(mapping: mapping, hooks: hooks, source: source, importTime: options.importTime)
+    let base = mapping.records.components.isEmpty ? "" : mapping.records.description
+    for (index, item) in items.enumerated() {
+      let place = "\(base)[\(index)]"
+      if let join = mapping.join {
+        state.importJoin(item, join, place: place)
+      } else {
+        state.importRoot(item, place: place)
+      }
+    }
+    var changes = ChangeSet(upserts: state.orderedRecords(), deletes: state.deletes)
+    if let scope = options.deleteMissingIn, mapping.join == nil {
+      changes.deleteMissing.append(MissingRowsDeletion(entity: mapping.rootEntity, scope: scope, keep: state.rootSeen))
+    }
+    return (changes, state.report)
+  }
+}
+
+/// The identity map and report of one import.
+struct ImportState {
+  let mapping: ImportMapping
+  let hooks: ImportHooks
+  let source: String
+  let importTime: Timestamp
+  var report = ImportReport()
+  var records: [String: [Identity: Record]] = [:]
+  var order: [(String, Identity)] = []
+  var rootSeen: Set<Identity> = []
+  var deletes: [(entity: String, identity: Identity)] = []
+
+  init(mapping: ImportMapping, hooks: ImportHooks, source: String, importTime: Timestamp) {
+    self.mapping = mapping
+    self.hooks = hooks
+    self.source = source
+    self.importTime = importTime
+  }
+
+  func orderedRecords() -> [Record] { order.compactMap { records[$0.0]?[$0.1] } }
+
+  mutating func importRoot(_ item: JSONValue, place: String) {
+    guard let entity = mapping.entity(mapping.rootEntity) else { return }
+    guard case .object = item else {
+      report.failed += 1
+      report.errors.append(
+        RecordError(entity: entity.entity.name, identity: nil, keyPath: place, reason: "expected an object, found \(ValueConverter.kind(item))"))
+      return
+    }
+    switch map(item, entity, place: place, root: true) {
+    case .imported(let identity):
+      if !rootSeen.insert(identity).inserted {
+        report.duplicates += 1
+        report.errors.append(
+          RecordError(
+            entity: entity.entity.name, identity: identity.description, keyPath: place,
+            reason: "duplicate of an earlier record in this payload; one row, this later record wins"))
+      }
+    case .skipped: report.skipped += 1
+    case .failed: report.failed += 1
+    }
+  }
+
+  mutating func importJoin(_ item: JSONValue, _ join: JoinMapping, place: String) {
+    guard let entity = mapping.entity(join.entity), let relationship = entity.entity.relationship(join.relationship),
+      let ownerType = entity.entity.identity.first.flatMap(entity.entity.attribute)?.type,
+      let destination = mapping.entity(relationship.destination),
+      let targetType = destination.entity.identity.first.flatMap(destination.entity.attribute)?.type
+    else { return }
+    guard let ownerValue = item[path: join.owner].flatMap({ ValueConverter.identity($0, type: ownerType) }),
+      let targetValue = item[path: join.target].flatMap({ ValueConverter.identity($0, type: targetType) })
+    else {
+      report.failed += 1
+      report.errors.append(
+        RecordError(entity: join.entity, identity: nil, keyPath: place, reason: "a join record needs \(join.owner) and \(join.target)"))
+      return
+    }
+    let owner = Identity(ownerValue)
+    add(Record(entity: join.entity, values: [entity.entity.identity[0]: ownerValue], toManyAdditions: [join.relationship: [targetValue]]), owner)
+    placeholder(destination, targetValue)
+    report.inserted += 1
+  }
+
+  enum Outcome {
+    case imported(Identity)
+    case skipped
+    case failed
+  }
+
+  /// Maps one object to a record of `entity`, adds it to the identity map, and returns its identity.
+  mutating func map(_ item: JSONValue, _ mapping: EntityMapping, place: String, root: Bool) -> Outcome {
+    let name = mapping.entity.name
+    let entityHooks = hooks[name]
+    if let shouldImport = entityHooks?.shouldImport, !shouldImport(item) { return .skipped }
+    if mapping.skip.contains(where: { item[path: $0.keyPath] == $0.equals }) { return .skipped }
+    let item = entityHooks?.willImport?(item) ?? item
+
+    // Identity first: every report about this record names it.
+    var identityValues: [DatabaseValue] = []
+    for key in mapping.entity.identity {
+      guard let attribute = mapping.entity.attribute(key) else { return .failed }
+      let raw = lookup(item, key, mapping.attributes[key]?.keyPath).flatMap(ValueConverter.unwrapParse)
+      let transformed = raw.map { ValueConverter.apply(mapping.attributes[key]?.transforms ?? [], to: $0) }
+      guard let raw = transformed, let value = ValueConverter.identity(raw, type: attribute.type) else {
+        report.errors.append(
+          RecordError(entity: name, identity: nil, keyPath: "\(place).\(mapping.attributes[key]?.keyPath?.description ?? key)",
+            reason: transformed == nil ? "missing identity \(key)" : "identity \(key) is \(ValueConverter.kind(transformed ?? .null)), not an identifier"))
+        return .failed
+      }
+      identityValues.append(value)
+    }
+    let identity = Identity(identityValues)
+    var record = Record(entity: name)
+    for (key, value) in zip(mapping.entity.identity, identityValues) { record.values[key] = value }
+
+    var failed = false
+    for attribute in mapping.entity.attributes where !attribute.isLocalOnly && !mapping.entity.identity.contains(attribute.name) {
+      let attributeMapping = mapping.attributes[attribute.name] ?? AttributeMapping()
+      if mapping.entity.name == EntityDescription.article.name, mapping.attributes[attribute.name] == nil,
+        mapping.constants[attribute.name] == nil
+      {
+        continue  // the built-in entity: only the attributes the mapping names
+      }
+      if let custom = entityHooks?.attributes[attribute.name] {
+        do {
+          if let value = try custom(item) { record.values[attribute.name] = value }
+        } catch {
+          report.errors.append(RecordError(entity: name, identity: identity.description, keyPath: "\(place).\(attribute.name)", reason: "\(error)"))
+          failed = true
+        }
+        continue
+      }
+      let keyPath = attributeMapping.keyPath
+      guard let found = lookup(item, attribute.name, keyPath) else {
+        if mapping.fullRepresentation, mapping.constants[attribute.name] == nil { record.values[attribute.name] = .null }
+        continue
+      }
+      guard let raw = ValueConverter.unwrapParse(found) else { continue }
+      switch ValueConverter.convert(raw, to: attribute, mapping: attributeMapping) {
+      case .success(let value): record.values[attribute.name] = value
+      case .failure(let problem):
+        report.errors.append(
+          RecordError(
+            entity: name, identity: identity.description,
+            keyPath: "\(place).\(keyPath?.description ?? attribute.name)", reason: problem.reason))
+        if mapping.onInvalidValue == .skipRecord { failed = true }
+      }
+    }
+    for (key, constant) in mapping.constants {
+      switch constant {
+      case .importTime: record.values[key] = .integer(importTime.millisecondsSince1970)
+      case .source: record.values[key] = .text(source)
+      case .value(let value):
+        if let attribute = mapping.entity.attribute(key), case .success(let stored) = ValueConverter.convert(value, to: attribute, mapping: AttributeMapping()) {
+          record.values[key] = stored
+        }
+      }
+    }
+    if failed { return .failed }
+
+    for relationship in mapping.entity.relationships {
+      let relationshipMapping = mapping.relationships[relationship.name] ?? RelationshipMapping()
+      let here = "\(place).\(relationshipMapping.keyPath?.description ?? relationship.name)"
+      guard let destination = self.mapping.entity(relationship.destination),
+        let targetType = destination.entity.identity.first.flatMap(destination.entity.attribute)?.type
+      else { continue }
+      guard let found = lookup(item, relationship.name, relationshipMapping.keyPath) else {
+        if mapping.fullRepresentation {
+          if relationship.kind == .toOne { record.values[relationship.name] = .null } else { record.toMany[relationship.name] = [] }
+        }
+        continue
+      }
+      switch relationship.kind {
+      case .toOne:
+        if found == .null {
+          record.values[relationship.name] = .null
+        } else if let target = reference(found, destination, targetType, place: here) {
+          record.values[relationship.name] = target
+        }
+      case .toMany:
+        // A Parse Relation is a description, not members: its members come from the join export.
+        if ValueConverter.unwrapParse(found) == nil { continue }
+        var targets: [DatabaseValue] = []
+        if case .array(let elements) = found {
+          for (index, element) in elements.enumerated() {
+            if let target = reference(element, destination, targetType, place: "\(here)[\(index)]") { targets.append(target) }
+          }
+        } else if found != .null {
+          report.errors.append(RecordError(entity: name, identity: identity.description, keyPath: here, reason: "expected an array, found \(ValueConverter.kind(found))"))
+          continue
+        }
+        if relationshipMapping.mode == .add {
+          record.toManyAdditions[relationship.name] = targets
+        } else {
+          record.toMany[relationship.name] = targets
+        }
+      }
+    }
+    if let didImport = entityHooks?.didImport { deletes += didImport(&record) }
+    add(record, identity)
+    return .imported(identity)
+  }
+
+  /// The identity a relationship value refers to: a nested object (imported too), or an identifier (a placeholder
+  /// row is created for it if the object is not in this payload).
+  mutating func reference(_ value: JSONValue, _ destination: EntityMapping, _ type: AttributeType, place: String) -> DatabaseValue? {
+    if case .object(let fields) = value, fields["__type"] == nil {
+      if case .imported(let identity) = map(value, destination, place: place, root: false) { return identity.values.first }
+      return nil
+    }
+    guard let unwrapped = ValueConverter.unwrapParse(value), let target = ValueConverter.identity(unwrapped, type: type) else {
+      report.errors.append(
+        RecordError(entity: destination.entity.name, identity: nil, keyPath: place, reason: "not a reference: \(value)"))
+      return nil
+    }
+    placeholder(destination, target)
+    return target
+  }
+
+  mutating func placeholder(_ destination: EntityMapping, _ target: DatabaseValue) {
+    guard let key = destination.entity.identity.first else { return }
+    let identity = Identity(target)
+    if records[destination.entity.name]?[identity] == nil {
+      add(Record(entity: destination.entity.name, values: [key: target]), identity)
+    }
+  }
+
+  mutating func add(_ record: Record, _ identity: Identity) {
+    if var existing = records[record.entity]?[identity] {
+      existing.values.merge(record.values) { $1 }
+      existing.toMany.merge(record.toMany) { $1 }
+      existing.toManyAdditions.merge(record.toManyAdditions) { $0 + $1 }
+      records[record.entity]?[identity] = existing
+    } else {
+      records[record.entity, default: [:]][identity] = record
+      order.append((record.entity, identity))
+    }
+  }
+
+  /// The value of `name` in `item`: at the explicit key path, else under the name itself or its snake_case or
+  /// PascalCase form (`userId` ← `userId`, `UserId`, `user_id`).
+  func lookup(_ item: JSONValue, _ name: String, _ keyPath: KeyPath?) -> JSONValue? {
+    if let keyPath { return item[path: keyPath] }
+    guard case .object(let fields) = item else { return nil }
+    if let value = fields[name] { return value }
+    if let first = name.first {
+      if let value = fields[first.uppercased() + name.dropFirst()] { return value }
+    }
+    var snake = ""
+    for character in name {
+      if character.isUppercase {
+        snake += "_" + character.lowercased()
+      } else {
+        snake.append(character)
+      }
+    }
+    return fields[snake]
+  }
+}

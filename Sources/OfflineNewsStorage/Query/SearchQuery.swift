@@ -1,0 +1,290 @@
+/// Why a search text cannot be searched.
+public enum SearchQueryError: Error, Sendable, Hashable, CustomStringConvertible {
+  /// The text holds no word to look for: it is empty, or only spaces, punctuation and stray quotes or stars.
+  case noTerms(String)
+  /// The text holds more words and phrases than ``SearchQuery/maximumTerms``.
+  case tooManyTerms(count: Int, maximum: Int)
+
+  public var description: String {
+    switch self {
+    case .noTerms(let text):
+      let shown = text.count > 40 ? String(text.prefix(40)) + "…" : text
+      return text.allSatisfy(\.isWhitespace)
+        ? "the search text is empty" : "the search text \"\(shown)\" has no word to look for (only punctuation)"
+    case .tooManyTerms(let count, let maximum):
+      return "the search text has \(count) words and phrases; at most \(maximum) are allowed"
+    }
+  }
+}
+
+/// A user's search text, parsed into words, phrases and operators, and its safe SQLite FTS5 form.
+///
+/// What a user can type:
+/// - words: `storm ferries` finds articles holding both (an implicit `AND`);
+/// - phrases in double quotes (`"climate change"`; typographic quotes “ ” „ too): the words next to each other;
+/// - prefixes with a trailing `*`: `elect*` finds election, electric…; `"climate chan"*` is a phrase prefix;
+/// - the operators `AND`, `OR` and `NOT`, in capitals, between two words or phrases. `NOT` binds tightest, then
+///   `AND` (written or implied by a space), then `OR`: `a OR b NOT c d` is `a OR (b AND d AND NOT c)`.
+///
+/// Anything else is plain text, never query syntax: an operator at the start or the end, or next to another operator,
+/// is searched as a word (`NOT` alone looks for "not"); lowercase `and`/`or`/`not` are words; the characters
+/// `( ) [ ] { } : ; , ^` split words (so `title:storm` is the words "title" and "storm", and `NEAR(a b)` the words
+/// "near", "a" and "b"); other punctuation stays inside its word (`covid-19`, `U.S.`, `e-mail` are searched as
+/// those tokens in a row); a quote without a closing one, a `*` that does not end a word, and words made only of
+/// punctuation are ignored. The text never reaches SQL: every word becomes an FTS5 string (`"word"`, inner
+/// double quotes doubled) and the whole expression is a bound parameter of `MATCH`.
+///
+/// Words in scripts written without spaces between words — Chinese, Japanese, Korean (Hangul), Thai, Lao, Khmer,
+/// Myanmar — are found anywhere inside the text (substring search), since FTS5's `unicode61` tokenizer cannot cut
+/// such text into words; see ``StorageContext/search(_:filter:limit:offset:)``.
+///
+/// For example:
+/// ```swift
+/// let query = try SearchQuery("storm OR gale NOT \"weather warning\" ferr*")
+/// query.matchExpression  // (("storm")) OR (("gale" AND "ferr"*) NOT ("weather warning"))
+/// ```
+///
+/// Related SQLite documentation: <https://www.sqlite.org/fts5.html#full_text_query_syntax>
+public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
+  /// One word or phrase to look for.
+  public struct Term: Sendable, Hashable {
+    /// The word or the phrase's text as typed, without quotes or the trailing `*`.
+    public var text: String
+    /// Whether it was a quoted phrase.
+    public var isPhrase: Bool
+    /// Whether it ends with `*`: a prefix of a word (of the phrase's last word).
+    public var isPrefix: Bool
+
+    /// Whether it holds characters of a script written without spaces between words (Han, Hiragana, Katakana,
+    /// Hangul, Bopomofo, Thai, Lao, Khmer, Myanmar): such a term is searched as a substring.
+    public var isSubstring: Bool { text.unicodeScalars.contains(where: SearchQuery.isUnspacedScript) }
+
+    /// The term as an FTS5 string: `"text"` with inner double quotes doubled, then `*` for a prefix.
+    public var ftsString: String {
+      "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" + (isPrefix ? "*" : "")
+    }
+
+    /// The text a substring search looks for: ends trimmed of punctuation, white space collapsed to one space,
+    /// ASCII letters lowercased (as SQLite's `lower()` does without ICU).
+    var needle: String {
+      let words = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+      let scalars = Array(words.unicodeScalars)
+      guard let first = scalars.firstIndex(where: SearchQuery.isWordContent),
+        let last = scalars.lastIndex(where: SearchQuery.isWordContent)
+      else { return "" }
+      var view = String.UnicodeScalarView()
+      for scalar in scalars[first...last] {
+        if scalar.value >= 0x41 && scalar.value <= 0x5A, let lower = Unicode.Scalar(scalar.value + 0x20) {
+          view.append(lower)
+        } else {
+          view.append(scalar)
+        }
+      }
+      return String(view)
+    }
+
+    public init(text: String, isPhrase: Bool = false, isPrefix: Bool = false) {
+      self.text = text
+      self.isPhrase = isPhrase
+      self.isPrefix = isPrefix
+    }
+  }
+
+  /// A conjunction: every ``required`` term, and none of the ``excluded`` ones. It has at least one required term.
+  public struct Clause: Sendable, Hashable {
+    public var required: [Term]
+    public var excluded: [Term]
+  }
+
+  /// The most words and phrases a query may hold.
+  public static let maximumTerms = 200
+
+  /// The text as the user typed it.
+  public let text: String
+  /// The query: an article matches when it matches any of the clauses (`OR`).
+  public let clauses: [Clause]
+
+  /// Parses a user's search text.
+  ///
+  /// - Throws: ``SearchQueryError/noTerms(_:)`` when the text holds no word (empty, or only spaces and
+  ///   punctuation); ``SearchQueryError/tooManyTerms(count:maximum:)`` past ``maximumTerms`` words and phrases.
+  public init(_ text: String) throws(SearchQueryError) {
+    self.text = text
+    let items = Self.resolveOperators(Self.lex(text))
+    var clauses: [Clause] = []
+    var current = Clause(required: [], excluded: [])
+    var pending = Operator.and
+    var count = 0
+    for item in items {
+      switch item {
+      case .term(let term):
+        count += 1
+        switch pending {
+        case .and: current.required.append(term)
+        case .not: current.excluded.append(term)
+        case .or:
+          clauses.append(current)
+          current = Clause(required: [term], excluded: [])
+        }
+        pending = .and
+      case .operator(let op, _):
+        pending = op
+      }
+    }
+    if !current.required.isEmpty { clauses.append(current) }
+    guard count > 0 else { throw .noTerms(text) }
+    guard count <= Self.maximumTerms else { throw .tooManyTerms(count: count, maximum: Self.maximumTerms) }
+    self.clauses = clauses
+  }
+
+  /// Every term, in the order typed.
+  public var terms: [Term] { clauses.flatMap { $0.required + $0.excluded } }
+
+  /// The terms an article is looked for by (the excluded ones left out), each once.
+  public var positiveTerms: [Term] {
+    var seen = Set<Term>()
+    return clauses.flatMap(\.required).filter { seen.insert($0).inserted }
+  }
+
+  /// Whether some term is searched as a substring (see ``Term/isSubstring``).
+  public var needsSubstringSearch: Bool { terms.contains(where: \.isSubstring) }
+
+  /// The FTS5 `MATCH` expression: clauses joined by `OR`, each `(required AND …) NOT (excluded OR …)`, every term a
+  /// quoted FTS5 string. Parenthesized throughout, so FTS5's own precedence never matters.
+  public var matchExpression: String {
+    clauses.map { clause in
+      var text = "(" + clause.required.map(\.ftsString).joined(separator: " AND ") + ")"
+      if !clause.excluded.isEmpty {
+        text += " NOT (" + clause.excluded.map(\.ftsString).joined(separator: " OR ") + ")"
+      }
+      return "(" + text + ")"
+    }.joined(separator: " OR ")
+  }
+
+  public var description: String { matchExpression }
+
+  // MARK: - Lexing
+
+  enum Operator: Sendable, Hashable {
+    case and, or, not
+  }
+
+  enum Item: Sendable, Hashable {
+    case term(Term)
+    case `operator`(Operator, String)
+  }
+
+  /// Characters that split words outside quotes: FTS5 syntax that never belongs inside a word.
+  private static let splitters: Set<Character> = ["(", ")", "[", "]", "{", "}", ":", ";", ",", "^"]
+  private static let quotes: Set<Character> = ["\"", "\u{201C}", "\u{201D}", "\u{201E}"]
+
+  /// Words, phrases and operator candidates, in order; words made only of punctuation are dropped.
+  static func lex(_ text: String) -> [Item] {
+    var items: [Item] = []
+    var word = ""
+    func endWord() {
+      defer { word = "" }
+      guard !word.isEmpty else { return }
+      switch word {
+      case "AND": items.append(.operator(.and, word))
+      case "OR": items.append(.operator(.or, word))
+      case "NOT": items.append(.operator(.not, word))
+      default:
+        var body = Substring(word)
+        while body.last == "*" { body.removeLast() }
+        let term = Term(text: String(body), isPrefix: body.count < word.count)
+        if hasWordContent(term.text) { items.append(.term(term)) }
+      }
+    }
+    let characters = Array(text)
+    var index = 0
+    while index < characters.count {
+      let character = characters[index]
+      index += 1
+      if character.isWhitespace || splitters.contains(character) {
+        endWord()
+      } else if quotes.contains(character) {
+        endWord()
+        // A phrase runs to the next quote; a quote with none after it is ignored.
+        guard let close = characters[index...].firstIndex(where: { quotes.contains($0) }) else { continue }
+        let phrase = String(characters[index..<close])
+        index = close + 1
+        var isPrefix = false
+        while index < characters.count, characters[index] == "*" {
+          isPrefix = true
+          index += 1
+        }
+        if hasWordContent(phrase) { items.append(.term(Term(text: phrase, isPhrase: true, isPrefix: isPrefix))) }
+      } else {
+        word.append(character)
+      }
+    }
+    endWord()
+    return items
+  }
+
+  /// Keeps an operator only between two terms; any other becomes a word.
+  static func resolveOperators(_ items: [Item]) -> [Item] {
+    var resolved: [Item] = []
+    for (index, item) in items.enumerated() {
+      guard case .operator(_, let word) = item else {
+        resolved.append(item)
+        continue
+      }
+      let afterTerm: Bool
+      if case .term = resolved.last { afterTerm = true } else { afterTerm = false }
+      let beforeTerm: Bool
+      if index + 1 < items.count, case .term = items[index + 1] { beforeTerm = true } else { beforeTerm = false }
+      resolved.append(afterTerm && beforeTerm ? item : .term(Term(text: word)))
+    }
+    return resolved
+  }
+
+  /// Whether `text` holds something a tokenizer indexes: a letter, a digit or a private-use character.
+  static func hasWordContent(_ text: String) -> Bool { text.unicodeScalars.contains(where: isWordContent) }
+
+  static func isWordContent(_ scalar: Unicode.Scalar) -> Bool {
+    switch scalar.properties.generalCategory {
+    case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter, .decimalNumber,
+      .letterNumber, .otherNumber, .privateUse:
+      return true
+    default:
+      return false
+    }
+  }
+
+  /// Blocks of scripts written without spaces between words.
+  private static let unspacedRanges: [ClosedRange<UInt32>] = [
+    0x0E00...0x0EFF,  // Thai, Lao
+    0x1000...0x109F,  // Myanmar
+    0x1100...0x11FF,  // Hangul Jamo
+    0x1780...0x17FF,  // Khmer
+    0x19E0...0x19FF,  // Khmer symbols
+    0x2E80...0x2FDF,  // CJK radicals, Kangxi radicals
+    0x3005...0x3007,  // 々 〆 〇
+    0x3021...0x3029,  // Hangzhou numerals
+    0x3031...0x3035,  // kana repeat marks
+    0x3038...0x303C,
+    0x3040...0x30FF,  // Hiragana, Katakana
+    0x3100...0x312F,  // Bopomofo
+    0x3130...0x318F,  // Hangul compatibility Jamo
+    0x31A0...0x31BF,  // Bopomofo extended
+    0x31F0...0x31FF,  // Katakana phonetic extensions
+    0x3400...0x4DBF,  // CJK extension A
+    0x4E00...0x9FFF,  // CJK unified ideographs
+    0xA960...0xA97F,  // Hangul Jamo extended A
+    0xA9E0...0xA9FF,  // Myanmar extended B
+    0xAA60...0xAA7F,  // Myanmar extended A
+    0xAC00...0xD7FF,  // Hangul syllables, Jamo extended B
+    0xF900...0xFAFF,  // CJK compatibility ideographs
+    0xFF66...0xFFDC,  // halfwidth Katakana and Hangul
+    0x1B000...0x1B16F,  // Kana supplement, extended
+    0x20000...0x323AF,  // CJK extensions B–H
+  ]
+
+  static func isUnspacedScript(_ scalar: Unicode.Scalar) -> Bool {
+    let value = scalar.value
+    guard value >= 0x0E00 else { return false }
+    return unspacedRanges.contains { $0.contains(value) }
+  }
+}
