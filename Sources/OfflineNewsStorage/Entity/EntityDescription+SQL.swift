@@ -40,7 +40,8 @@ extension EntityDescription {
     if let value = attribute.defaultValue { sql += " DEFAULT \(literal(value))" }
     switch attribute.type {
     case .bool: sql += " CHECK (\(quote(attribute.name)) IN (0, 1))"
-    case .json: sql += " CHECK (json_valid(\(quote(attribute.name))))"
+    // json_valid(NULL) is 0, not NULL: an absent value must be allowed explicitly.
+    case .json: sql += " CHECK (\(quote(attribute.name)) IS NULL OR json_valid(\(quote(attribute.name))))"
     default: break
     }
     return sql
