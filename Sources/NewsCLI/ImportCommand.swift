@@ -18,7 +18,9 @@ struct ImportCommand {
       OptionSpec(name: "config", valueName: "PATH", help: "The configuration file (default: Config/news.json)."),
       OptionSpec(
         name: "json",
-        help: "Print JSON: {saved, skipped, issues}; with --mapping {inserted, updated, unchanged, skipped, failed, errors}."),
+        help:
+          "Print JSON: {saved, skipped, issues}; with --mapping {inserted, updated, unchanged, skipped, failed, errors}."
+      ),
     ],
     details: """
       Records that cannot be saved (no url, no title, a bad date, NewsAPI's [Removed] placeholders) are skipped and
@@ -62,7 +64,8 @@ struct ImportCommand {
     }
     let path = absolute(expandingTilde(file), relativeTo: context.currentDirectory)
     if let mapping = arguments.value("mapping") {
-      return try await MappedImport(context: context, arguments: arguments).run(file: file, path: path, mapping: mapping)
+      return try await MappedImport(context: context, arguments: arguments).run(
+        file: file, path: path, mapping: mapping)
     }
     if arguments.value("root") != nil { throw CommandFailure(.usage, "--root needs --mapping") }
     let query = NewsQuery(url: URL(fileURLWithPath: path))

@@ -31,7 +31,7 @@ public struct NewsCommandLine: Sendable {
 
   static let commands: [CommandSpec] = [
     FetchCommand.spec, ListCommand.spec, ImportCommand.spec, DeleteCommand.spec, LocalStateCommand.markReadSpec,
-    LocalStateCommand.bookmarkSpec, StatsCommand.spec,
+    LocalStateCommand.bookmarkSpec, StatsCommand.spec, EntitiesCommand.spec, RecordsCommand.spec,
   ]
 
   static let version = "0.1.0"
@@ -99,6 +99,9 @@ public struct NewsCommandLine: Sendable {
       case LocalStateCommand.bookmarkSpec.name:
         return try await LocalStateCommand(kind: .bookmark, context: context, arguments: parsed).run().rawValue
       case StatsCommand.spec.name: return try await StatsCommand(context: context, arguments: parsed).run().rawValue
+      case EntitiesCommand.spec.name:
+        return try await EntitiesCommand(context: context, arguments: parsed).run().rawValue
+      case RecordsCommand.spec.name: return try await RecordsCommand(context: context, arguments: parsed).run().rawValue
       default: return fail(CommandFailure(.usage, "unknown command '\(first)'"))
       }
     } catch {
@@ -174,6 +177,8 @@ struct CommandContext: Sendable {
       default: hint = "try again when the network is back; 'news list' shows everything cached"
       }
       return CommandFailure(.unavailable, "\(network); nothing is cached for this query", hint: hint)
+    case .networkFailed(_, let network):
+      return CommandFailure(.unavailable, "\(network)", hint: "without --policy network-only, the cache is served")
     case .storage(let storageError, _):
       return CommandFailure(.storage, storageError.description)
     }
