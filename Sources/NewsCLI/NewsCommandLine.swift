@@ -177,8 +177,6 @@ struct CommandContext: Sendable {
       default: hint = "try again when the network is back; 'news list' shows everything cached"
       }
       return CommandFailure(.unavailable, "\(network); nothing is cached for this query", hint: hint)
-    case .networkFailed(_, let network):
-      return CommandFailure(.unavailable, "\(network)", hint: "without --policy network-only, the cache is served")
     case .storage(let storageError, _):
       return CommandFailure(.storage, storageError.description)
     }
