@@ -32,7 +32,7 @@ public struct NewsAPIDecoder: Sendable {
   {
     let envelope: Envelope
     do {
-      envelope = try JSONDecoder().decode(Envelope.self, from: data)
+      envelope = try Self.decodeEnvelope(data)
     } catch {
       if let status = httpStatus, !(200..<300).contains(status) {
         throw .httpStatus(status, bodyPrefix: Self.prefix(of: data, redacting: secret))
@@ -58,8 +58,9 @@ public struct NewsAPIDecoder: Sendable {
     var articles: [Article] = []
     var issues: [RecordIssue] = []
     var positionByURL: [String: Int] = [:]
-    for (index, record) in records.enumerated() {
-      switch Self.article(from: record, index: index, issues: &issues) {
+    for (index, (record, recordIssues)) in records.enumerated() {
+      issues += recordIssues
+      switch record {
       case .none: continue
       case .some(let article):
         let key = article.url.absoluteString
@@ -76,6 +77,87 @@ public struct NewsAPIDecoder: Sendable {
       }
     }
     return NewsPage(articles: articles, issues: issues, totalResults: envelope.totalResults)
+  }
+
+  // MARK: - Decoding, in parallel chunks for large bodies
+
+  /// The envelope with its records already mapped (each to an article or nothing, with its issues), in order.
+  struct DecodedEnvelope {
+    var status: String?
+    var code: String?
+    var message: String?
+    var totalResults: Int?
+    var articles: [(Article?, [RecordIssue])]?
+  }
+
+  /// Bodies at least this large are decoded in chunks on every core.
+  static let parallelThreshold = 512 * 1024
+
+  static func decodeEnvelope(_ data: Data) throws -> DecodedEnvelope {
+    if data.count >= parallelThreshold, let decoded = try decodeInParallel(data) { return decoded }
+    let envelope = try JSONDecoder().decode(Envelope.self, from: data)
+    return DecodedEnvelope(
+      status: envelope.status, code: envelope.code, message: envelope.message, totalResults: envelope.totalResults,
+      articles: envelope.articles.map { records in
+        records.enumerated().map { index, record in
+          var issues: [RecordIssue] = []
+          return (article(from: record, index: index, issues: &issues), issues)
+        }
+      })
+  }
+
+  /// Splits the `articles` array into one chunk per core, decodes and maps the chunks concurrently, and decodes the
+  /// rest of the envelope alone. `nil` when the body is not shaped for it (the caller then decodes it whole).
+  static func decodeInParallel(_ data: Data) throws -> DecodedEnvelope? {
+    try data.withUnsafeBytes { raw -> DecodedEnvelope? in
+      let bytes = raw.bindMemory(to: UInt8.self)
+      guard let layout = ArticleArrayScanner.scan(bytes), layout.elements.count > 1 else { return nil }
+      var envelopeBytes = Data(bytes[..<layout.array.lowerBound])
+      envelopeBytes.append(contentsOf: Array("[]".utf8))
+      envelopeBytes.append(contentsOf: bytes[layout.array.upperBound...])
+      let envelope = try JSONDecoder().decode(Envelope.self, from: envelopeBytes)
+
+      let chunkCount = min(layout.elements.count, max(1, ProcessInfo.processInfo.activeProcessorCount) * 2)
+      let chunkSize = (layout.elements.count + chunkCount - 1) / chunkCount
+      let results = ChunkResults(count: chunkCount)
+      DispatchQueue.concurrentPerform(iterations: chunkCount) { chunk in
+        let first = chunk * chunkSize
+        let last = min(first + chunkSize, layout.elements.count)
+        guard first < last else {
+          results.set(chunk, .success([]))
+          return
+        }
+        var text = Data([0x5B])
+        text.reserveCapacity(layout.elements[last - 1].upperBound - layout.elements[first].lowerBound + 2)
+        for index in first..<last {
+          if index > first { text.append(0x2C) }
+          text.append(contentsOf: bytes[layout.elements[index]])
+        }
+        text.append(0x5D)
+        do {
+          let records = try JSONDecoder().decode([RawArticle].self, from: text)
+          results.set(
+            chunk,
+            .success(
+              records.enumerated().map { offset, record in
+                var issues: [RecordIssue] = []
+                return (article(from: record, index: first + offset, issues: &issues), issues)
+              }))
+        } catch {
+          results.set(chunk, .failure(error))
+        }
+      }
+      var articles: [(Article?, [RecordIssue])] = []
+      articles.reserveCapacity(layout.elements.count)
+      for result in results.all() {
+        // A chunk that does not decode: let the whole-body decode report the precise place.
+        guard case .success(let chunk) = result else { return nil }
+        articles += chunk
+      }
+      return DecodedEnvelope(
+        status: envelope.status, code: envelope.code, message: envelope.message, totalResults: envelope.totalResults,
+        articles: articles)
+    }
   }
 
   // MARK: - Record rules
@@ -265,4 +347,26 @@ struct RawArticle: Decodable {
 /// Decodes and discards any JSON value.
 struct JSONIgnored: Decodable {
   init(from decoder: any Decoder) throws {}
+}
+
+/// The per-chunk results of a parallel decode, each written once by its own iteration.
+private final class ChunkResults: @unchecked Sendable {
+  // @unchecked: every slot is written by exactly one iteration of concurrentPerform, under the lock, and read only
+  // after concurrentPerform has returned.
+  private var slots: [Result<[(Article?, [RecordIssue])], any Error>?]
+  private let lock = NSLock()
+
+  init(count: Int) { slots = Array(repeating: nil, count: count) }
+
+  func set(_ index: Int, _ result: Result<[(Article?, [RecordIssue])], any Error>) {
+    lock.lock()
+    slots[index] = result
+    lock.unlock()
+  }
+
+  func all() -> [Result<[(Article?, [RecordIssue])], any Error>] {
+    lock.lock()
+    defer { lock.unlock() }
+    return slots.map { $0 ?? .success([]) }
+  }
 }
