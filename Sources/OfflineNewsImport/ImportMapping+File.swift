@@ -45,10 +45,13 @@ struct MappingProblem: Error {
 struct MappingReader {
   var file: String
 
-  func object(_ value: JSONValue?, _ place: String, allowed: Set<String>) throws(MappingProblem) -> [String: JSONValue] {
+  func object(_ value: JSONValue?, _ place: String, allowed: Set<String>) throws(MappingProblem) -> [String: JSONValue]
+  {
     guard case .object(let fields)? = value else { throw MappingProblem("\(place) must be an object") }
     for key in fields.keys.sorted() where !allowed.contains(key) {
-      throw MappingProblem("unknown key \"\(place.isEmpty ? key : "\(place).\(key)")\" (known: \(allowed.sorted().joined(separator: ", ")))")
+      throw MappingProblem(
+        "unknown key \"\(place.isEmpty ? key : "\(place).\(key)")\" (known: \(allowed.sorted().joined(separator: ", ")))"
+      )
     }
     return fields
   }
@@ -75,7 +78,9 @@ struct MappingReader {
   func mapping(_ json: JSONValue) throws(MappingProblem) -> ImportMapping {
     let root = try object(json, "", allowed: ["name", "description", "records", "root", "roots", "entities", "join"])
     let name = try string(root["name"], "name")
-    let records = KeyPath(root["records"].map { value -> String in if case .string(let s) = value { return s } else { return "" } } ?? "")
+    let records = KeyPath(
+      try root["records"].map { value throws(MappingProblem) in try string(value, "records") } ?? "")
+    if let value = root["roots"], value.object == nil { throw MappingProblem("roots must be an object") }
     guard case .array(let list)? = root["entities"] else { throw MappingProblem("entities must be an array") }
     var entities: [EntityMapping] = []
     for (index, item) in list.enumerated() { entities.append(try entity(item, "entities[\(index)]")) }
@@ -83,13 +88,19 @@ struct MappingReader {
     for mapping in entities {
       for relationship in mapping.entity.relationships where !names.contains(relationship.destination) {
         throw MappingProblem(
-          "entity \(mapping.entity.name): relationship \(relationship.name) goes to \(relationship.destination), which the mapping does not declare")
+          "entity \(mapping.entity.name): relationship \(relationship.name) goes to \(relationship.destination), which the mapping does not declare"
+        )
       }
     }
     // Destinations get placeholder rows (identity only) for references that arrive before their object.
     for mapping in entities {
       for relationship in mapping.entity.relationships {
         guard let destination = entities.first(where: { $0.entity.name == relationship.destination }) else { continue }
+        guard destination.entity.identity.count == 1 else {
+          throw MappingProblem(
+            "entity \(mapping.entity.name): relationship \(relationship.name) goes to \(destination.entity.name), whose "
+              + "identity is composite; a reference holds one identifier")
+        }
         for attribute in destination.entity.attributes
         where !destination.entity.identity.contains(attribute.name) && !attribute.isOptional
           && attribute.defaultValue == nil
@@ -109,7 +120,9 @@ struct MappingReader {
         target: KeyPath(try string(fields["target"], "\(place).target")))
       guard let owner = entities.first(where: { $0.entity.name == join.entity }),
         owner.entity.relationship(join.relationship)?.kind == .toMany
-      else { throw MappingProblem("\(place): \(join.entity)'s to-many relationship \(join.relationship) is not declared") }
+      else {
+        throw MappingProblem("\(place): \(join.entity)'s to-many relationship \(join.relationship) is not declared")
+      }
       return join
     }
     var join: JoinMapping?
@@ -161,7 +174,9 @@ struct MappingReader {
     let builtIn: EntityDescription? = name == EntityDescription.article.name ? .article : nil
     var attributes: [Attribute] = []
     var attributeMappings: [String: AttributeMapping] = [:]
-    if let value = fields["attributes"], value.object == nil { throw MappingProblem("\(place).attributes must be an object") }
+    if let value = fields["attributes"], value.object == nil {
+      throw MappingProblem("\(place).attributes must be an object")
+    }
     if let value = fields["relationships"], value.object == nil {
       throw MappingProblem("\(place).relationships must be an object")
     }
@@ -177,7 +192,8 @@ struct MappingReader {
         let typeName = try string(spec["type"], "\(here).type")
         guard let type = AttributeType(rawValue: typeName) else {
           throw MappingProblem(
-            "\(here).type \"\(typeName)\" is not one of \(AttributeType.allCases.map(\.rawValue).joined(separator: ", "))")
+            "\(here).type \"\(typeName)\" is not one of \(AttributeType.allCases.map(\.rawValue).joined(separator: ", "))"
+          )
         }
         var defaultValue: DatabaseValue?
         if let value = spec["default"] {
@@ -192,7 +208,8 @@ struct MappingReader {
       if let from = spec["from"] { mapping.keyPath = KeyPath(try string(from, "\(here).from")) }
       for (index, name) in try strings(spec["transforms"], "\(here).transforms").enumerated() {
         guard let transform = ValueTransform(rawValue: name) else {
-          throw MappingProblem("\(here).transforms[\(index)] \"\(name)\" is not one of trim, emptyIsNull, decodeHTMLEntities, lowercase")
+          throw MappingProblem(
+            "\(here).transforms[\(index)] \"\(name)\" is not one of trim, emptyIsNull, decodeHTMLEntities, lowercase")
         }
         mapping.transforms.append(transform)
       }
@@ -234,6 +251,13 @@ struct MappingReader {
       }
       relationshipMappings[relationshipName] = mapping
     }
+    for key in ["indexes", "skip"] {
+      if let value = fields[key], case .array = value {
+      } else if fields[key] != nil {
+        throw MappingProblem("\(place).\(key) must be an array")
+      }
+    }
+    if let value = fields["set"], value.object == nil { throw MappingProblem("\(place).set must be an object") }
     var indexes: [Index] = []
     if case .array(let list)? = fields["indexes"] {
       for (index, item) in list.enumerated() {
@@ -278,8 +302,11 @@ struct MappingReader {
       }
       invalid = policy
     }
-    for key in constants.keys where !entity.isColumn(key) {
-      throw MappingProblem("\(place).set.\(key): \(name) has no attribute \(key)")
+    for key in constants.keys.sorted() {
+      guard entity.isColumn(key) else { throw MappingProblem("\(place).set.\(key): \(name) has no attribute \(key)") }
+      if entity.attribute(key)?.isLocalOnly == true {
+        throw MappingProblem("\(place).set.\(key): \(key) is local-only; an import never writes it")
+      }
     }
     return EntityMapping(
       entity: entity, attributes: attributeMappings, relationships: relationshipMappings, skip: skip,

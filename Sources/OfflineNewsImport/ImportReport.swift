@@ -26,6 +26,13 @@ public struct ImportReport: Sendable, Hashable, Encodable {
     public var deleted: Int
   }
 
+  /// Where each imported root record was, by entity and identity (for messages about rows the store refused).
+  var recordPlaces: [String: String] = [:]
+  /// Join records read (links given), for a join root.
+  var joinLinks = 0
+
+  static func placeKey(_ entity: String, _ identity: Identity) -> String { "\(entity)\u{1F}\(identity)" }
+
   public init() {}
 
   enum CodingKeys: String, CodingKey {

@@ -74,8 +74,11 @@ public struct Importer: Sendable {
     }
     for (entity, summary) in summaries {
       for rejection in summary.rejected {
+        let place =
+          report.recordPlaces[ImportReport.placeKey(entity, rejection.identity)] ?? "(\(entity) \(rejection.identity))"
         report.errors.append(
-          RecordError(entity: entity, identity: rejection.identity.description, keyPath: "", reason: rejection.reason))
+          RecordError(
+            entity: entity, identity: rejection.identity.description, keyPath: place, reason: rejection.reason))
       }
     }
     let root = summaries[mapping.join?.entity ?? mapping.rootEntity] ?? SaveSummary()
@@ -84,6 +87,10 @@ public struct Importer: Sendable {
       report.inserted = root.inserted
       report.updated = root.updated
       report.unchanged = root.unchanged
+    } else {
+      // A join's records are links: new ones are inserted, links already there unchanged.
+      report.inserted = root.linksAdded
+      report.unchanged = max(0, report.joinLinks - root.linksAdded)
     }
     report.deleted = root.deleted
     return report
@@ -130,6 +137,7 @@ struct ImportState {
   var records: [String: [Identity: Record]] = [:]
   var order: [(String, Identity)] = []
   var rootSeen: Set<Identity> = []
+  var seenImported: Set<Identity> = []
   var deletes: [(entity: String, identity: Identity)] = []
 
   init(mapping: ImportMapping, hooks: ImportHooks, source: String, importTime: Timestamp) {
@@ -146,12 +154,18 @@ struct ImportState {
     guard case .object = item else {
       report.failed += 1
       report.errors.append(
-        RecordError(entity: entity.entity.name, identity: nil, keyPath: place, reason: "expected an object, found \(ValueConverter.kind(item))"))
+        RecordError(
+          entity: entity.entity.name, identity: nil, keyPath: place,
+          reason: "expected an object, found \(ValueConverter.kind(item))"))
       return
     }
-    switch map(item, entity, place: place, root: true) {
+    let outcome = map(item, entity, place: place, root: true)
+    // Every identity the payload holds, imported or not, is "in the payload" for sync deletion.
+    if let identity = readableIdentity(item, entity) { rootSeen.insert(identity) }
+    switch outcome {
     case .imported(let identity):
-      if !rootSeen.insert(identity).inserted {
+      report.recordPlaces[ImportReport.placeKey(entity.entity.name, identity)] = place
+      if seenImported.insert(identity).inserted == false {
         report.duplicates += 1
         report.errors.append(
           RecordError(
@@ -174,13 +188,32 @@ struct ImportState {
     else {
       report.failed += 1
       report.errors.append(
-        RecordError(entity: join.entity, identity: nil, keyPath: place, reason: "a join record needs \(join.owner) and \(join.target)"))
+        RecordError(
+          entity: join.entity, identity: nil, keyPath: place,
+          reason: "a join record needs \(join.owner) and \(join.target)"))
       return
     }
     let owner = Identity(ownerValue)
-    add(Record(entity: join.entity, values: [entity.entity.identity[0]: ownerValue], toManyAdditions: [join.relationship: [targetValue]]), owner)
+    add(
+      Record(
+        entity: join.entity, values: [entity.entity.identity[0]: ownerValue],
+        toManyAdditions: [join.relationship: [targetValue]]), owner)
     placeholder(destination, targetValue)
-    report.inserted += 1
+    report.joinLinks += 1
+  }
+
+  /// The record's identity, when it can be read (whatever else is wrong with the record).
+  func readableIdentity(_ item: JSONValue, _ mapping: EntityMapping) -> Identity? {
+    var values: [DatabaseValue] = []
+    for key in mapping.entity.identity {
+      guard let attribute = mapping.entity.attribute(key),
+        let raw = lookup(item, key, mapping.attributes[key]?.keyPath).flatMap(ValueConverter.unwrapParse),
+        let value = ValueConverter.identity(
+          ValueConverter.apply(mapping.attributes[key]?.transforms ?? [], to: raw), type: attribute.type)
+      else { return nil }
+      values.append(value)
+    }
+    return Identity(values)
   }
 
   enum Outcome {
@@ -203,10 +236,16 @@ struct ImportState {
       guard let attribute = mapping.entity.attribute(key) else { return .failed }
       let raw = lookup(item, key, mapping.attributes[key]?.keyPath).flatMap(ValueConverter.unwrapParse)
       let transformed = raw.map { ValueConverter.apply(mapping.attributes[key]?.transforms ?? [], to: $0) }
-      guard let raw = transformed, let value = ValueConverter.identity(raw, type: attribute.type) else {
+      guard let raw = transformed,
+        let value = ValueConverter.identity(
+          raw, type: attribute.type, mapping: mapping.attributes[key] ?? AttributeMapping())
+      else {
         report.errors.append(
-          RecordError(entity: name, identity: nil, keyPath: "\(place).\(mapping.attributes[key]?.keyPath?.description ?? key)",
-            reason: transformed == nil ? "missing identity \(key)" : "identity \(key) is \(ValueConverter.kind(transformed ?? .null)), not an identifier"))
+          RecordError(
+            entity: name, identity: nil, keyPath: "\(place).\(mapping.attributes[key]?.keyPath?.description ?? key)",
+            reason: transformed == nil
+              ? "missing identity \(key)"
+              : "identity \(key) is \(ValueConverter.kind(transformed ?? .null)), not an identifier"))
         return .failed
       }
       identityValues.append(value)
@@ -216,7 +255,8 @@ struct ImportState {
     for (key, value) in zip(mapping.entity.identity, identityValues) { record.values[key] = value }
 
     var failed = false
-    for attribute in mapping.entity.attributes where !attribute.isLocalOnly && !mapping.entity.identity.contains(attribute.name) {
+    for attribute in mapping.entity.attributes
+    where !attribute.isLocalOnly && !mapping.entity.identity.contains(attribute.name) {
       let attributeMapping = mapping.attributes[attribute.name] ?? AttributeMapping()
       if mapping.entity.name == EntityDescription.article.name, mapping.attributes[attribute.name] == nil,
         mapping.constants[attribute.name] == nil
@@ -227,14 +267,24 @@ struct ImportState {
         do {
           if let value = try custom(item) { record.values[attribute.name] = value }
         } catch {
-          report.errors.append(RecordError(entity: name, identity: identity.description, keyPath: "\(place).\(attribute.name)", reason: "\(error)"))
+          report.errors.append(
+            RecordError(
+              entity: name, identity: identity.description, keyPath: "\(place).\(attribute.name)", reason: "\(error)"))
           failed = true
         }
         continue
       }
       let keyPath = attributeMapping.keyPath
       guard let found = lookup(item, attribute.name, keyPath) else {
-        if mapping.fullRepresentation, mapping.constants[attribute.name] == nil { record.values[attribute.name] = .null }
+        // Full representation: missing means clear — to null, or to the default; a required attribute without a
+        // default cannot be cleared, so it is left as stored (and a new row without it is rejected and reported).
+        if mapping.fullRepresentation, mapping.constants[attribute.name] == nil {
+          if attribute.isOptional {
+            record.values[attribute.name] = .null
+          } else if let fallback = attribute.defaultValue {
+            record.values[attribute.name] = fallback
+          }
+        }
         continue
       }
       guard let raw = ValueConverter.unwrapParse(found) else { continue }
@@ -253,7 +303,9 @@ struct ImportState {
       case .importTime: record.values[key] = .integer(importTime.millisecondsSince1970)
       case .source: record.values[key] = .text(source)
       case .value(let value):
-        if let attribute = mapping.entity.attribute(key), case .success(let stored) = ValueConverter.convert(value, to: attribute, mapping: AttributeMapping()) {
+        if let attribute = mapping.entity.attribute(key),
+          case .success(let stored) = ValueConverter.convert(value, to: attribute, mapping: AttributeMapping())
+        {
           record.values[key] = stored
         }
       }
@@ -268,7 +320,11 @@ struct ImportState {
       else { continue }
       guard let found = lookup(item, relationship.name, relationshipMapping.keyPath) else {
         if mapping.fullRepresentation {
-          if relationship.kind == .toOne { record.values[relationship.name] = .null } else { record.toMany[relationship.name] = [] }
+          if relationship.kind == .toOne {
+            record.values[relationship.name] = .null
+          } else {
+            record.toMany[relationship.name] = []
+          }
         }
         continue
       }
@@ -276,7 +332,7 @@ struct ImportState {
       case .toOne:
         if found == .null {
           record.values[relationship.name] = .null
-        } else if let target = reference(found, destination, targetType, place: here) {
+        } else if let target = reference(found, destination, targetType, place: here, from: (name, identity)) {
           record.values[relationship.name] = target
         }
       case .toMany:
@@ -285,10 +341,17 @@ struct ImportState {
         var targets: [DatabaseValue] = []
         if case .array(let elements) = found {
           for (index, element) in elements.enumerated() {
-            if let target = reference(element, destination, targetType, place: "\(here)[\(index)]") { targets.append(target) }
+            if let target = reference(
+              element, destination, targetType, place: "\(here)[\(index)]", from: (name, identity))
+            {
+              targets.append(target)
+            }
           }
         } else if found != .null {
-          report.errors.append(RecordError(entity: name, identity: identity.description, keyPath: here, reason: "expected an array, found \(ValueConverter.kind(found))"))
+          report.errors.append(
+            RecordError(
+              entity: name, identity: identity.description, keyPath: here,
+              reason: "expected an array, found \(ValueConverter.kind(found))"))
           continue
         }
         if relationshipMapping.mode == .add {
@@ -305,14 +368,22 @@ struct ImportState {
 
   /// The identity a relationship value refers to: a nested object (imported too), or an identifier (a placeholder
   /// row is created for it if the object is not in this payload).
-  mutating func reference(_ value: JSONValue, _ destination: EntityMapping, _ type: AttributeType, place: String) -> DatabaseValue? {
+  mutating func reference(
+    _ value: JSONValue, _ destination: EntityMapping, _ type: AttributeType, place: String,
+    from owner: (entity: String, identity: Identity)
+  ) -> DatabaseValue? {
     if case .object(let fields) = value, fields["__type"] == nil {
-      if case .imported(let identity) = map(value, destination, place: place, root: false) { return identity.values.first }
+      if case .imported(let identity) = map(value, destination, place: place, root: false) {
+        return identity.values.first
+      }
       return nil
     }
-    guard let unwrapped = ValueConverter.unwrapParse(value), let target = ValueConverter.identity(unwrapped, type: type) else {
+    guard let unwrapped = ValueConverter.unwrapParse(value), let target = ValueConverter.identity(unwrapped, type: type)
+    else {
       report.errors.append(
-        RecordError(entity: destination.entity.name, identity: nil, keyPath: place, reason: "not a reference: \(value)"))
+        RecordError(
+          entity: owner.entity, identity: owner.identity.description, keyPath: place,
+          reason: "not a reference to \(destination.entity.name): \(value)"))
       return nil
     }
     placeholder(destination, target)

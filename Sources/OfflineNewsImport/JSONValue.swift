@@ -101,7 +101,8 @@ public enum JSONValue: Sendable, Hashable, Decodable, CustomStringConvertible {
     case .string(let v): return Self.quoted(v)
     case .array(let v): return "[" + v.map(\.jsonText).joined(separator: ",") + "]"
     case .object(let v):
-      return "{" + v.sorted { $0.key < $1.key }.map { Self.quoted($0.key) + ":" + $0.value.jsonText }.joined(separator: ",")
+      return "{"
+        + v.sorted { $0.key < $1.key }.map { Self.quoted($0.key) + ":" + $0.value.jsonText }.joined(separator: ",")
         + "}"
     }
   }
@@ -138,7 +139,8 @@ public struct KeyPath: Sendable, Hashable, CustomStringConvertible, ExpressibleB
   public var components: [String]
 
   public init(_ text: String) {
-    components = text.isEmpty || text == "$" ? [] : text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+    components =
+      text.isEmpty || text == "$" ? [] : text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
   }
   public init(stringLiteral value: String) { self.init(value) }
 

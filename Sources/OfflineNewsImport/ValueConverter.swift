@@ -23,6 +23,16 @@ enum ValueConverter {
     }
   }
 
+  /// ``unwrapParse(_:)`` applied to every value inside arrays and objects (a `Relation` becomes `null`).
+  static func unwrapParseDeeply(_ value: JSONValue) -> JSONValue {
+    switch unwrapParse(value) {
+    case .none: return .null
+    case .array(let items)?: return .array(items.map(unwrapParseDeeply))
+    case .object(let fields)?: return .object(fields.mapValues(unwrapParseDeeply))
+    case let other?: return other
+    }
+  }
+
   static func apply(_ transforms: [ValueTransform], to value: JSONValue) -> JSONValue {
     guard case .string(var text) = value else { return value }
     for transform in transforms {
@@ -42,15 +52,18 @@ enum ValueConverter {
   > {
     let value = apply(mapping.transforms, to: value)
     if value == .null {
-      return attribute.isOptional || attribute.defaultValue != nil
-        ? .success(.null) : .failure(Problem("null for the required attribute \(attribute.name)"))
+      if attribute.isOptional { return .success(.null) }
+      if let fallback = attribute.defaultValue { return .success(fallback) }
+      return .failure(Problem("null for the required attribute \(attribute.name)"))
     }
     switch attribute.type {
     case .text:
       switch value {
       case .string(let text): return .success(.text(text))
       case .integer(let number): return .success(.text(String(number)))
-      case .number(let number): return .success(.text(number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number)))
+      case .number(let number):
+        return .success(
+          .text(number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number)))
       default: return .failure(Problem("expected text, found \(kind(value))"))
       }
     case .integer:
@@ -108,7 +121,7 @@ enum ValueConverter {
       guard case .string(let text) = value else { return .failure(Problem("expected a URL, found \(kind(value))")) }
       let trimmed = text.trimmingCharacters(in: .whitespaces)
       guard let url = URL(string: trimmed), let scheme = url.scheme, !scheme.isEmpty,
-        url.host?.isEmpty == false || scheme == "file" || scheme == "mailto"
+        url.host?.isEmpty == false || scheme == "file"
       else { return .failure(Problem("not an absolute URL: \(value)")) }
       return .success(.text(url.absoluteString))
     case .data:
@@ -117,22 +130,27 @@ enum ValueConverter {
       }
       return .success(.blob(Array(data)))
     case .json:
-      return .success(.text(value.jsonText))
+      return .success(.text(unwrapParseDeeply(value).jsonText))
     }
   }
 
-  /// An identity value normalized to the identity attribute's type, so `"42"` and `42` are the same key.
-  static func identity(_ value: JSONValue, type: AttributeType) -> DatabaseValue? {
+  /// An identity value normalized to the identity attribute's type, so `"42"` and `42` are the same key; `nil` when
+  /// the value cannot be an identity of that type.
+  static func identity(_ value: JSONValue, type: AttributeType, mapping: AttributeMapping = AttributeMapping())
+    -> DatabaseValue?
+  {
     switch (type, value) {
-    case (.integer, .integer(let number)): return .integer(number)
-    case (.integer, .string(let text)): return Int64(text.trimmingCharacters(in: .whitespaces)).map(DatabaseValue.integer)
-    case (.integer, .number(let number)) where number == number.rounded() && abs(number) < 9.2e18:
-      return .integer(Int64(number))
-    case (_, .string(let text)): return text.isEmpty ? nil : .text(text)
-    case (_, .integer(let number)): return .text(String(number))
-    case (_, .number(let number)) where number == number.rounded() && abs(number) < 1e15:
+    case (.text, .string(let text)), (.url, .string(let text)): return text.isEmpty ? nil : .text(text)
+    case (.text, .integer(let number)): return .text(String(number))
+    case (.text, .number(let number)) where number == number.rounded() && abs(number) < 1e15:
       return .text(String(Int64(number)))
-    default: return nil
+    case (_, .null), (_, .array), (_, .object), (_, .bool): return nil
+    default:
+      guard
+        case .success(let stored) = convert(value, to: Attribute("identity", type, optional: false), mapping: mapping),
+        stored != .null
+      else { return nil }
+      return stored
     }
   }
 
@@ -143,19 +161,25 @@ enum ValueConverter {
     }
   }
 
-  private static func unixDate(_ number: Double, _ unit: UnixTime, exact: Int64? = nil) -> Result<DatabaseValue, Problem> {
+  private static func unixDate(_ number: Double, _ unit: UnixTime, exact: Int64? = nil) -> Result<
+    DatabaseValue, Problem
+  > {
     guard number.isFinite, abs(number) < 1e16 else { return .failure(Problem("Unix time out of range: \(number)")) }
     switch unit {
     case .seconds:
       if let exact, abs(exact) < 9_000_000_000_000 { return .success(.integer(exact * 1000)) }
-      return .success(.integer(Int64((number * 1000).rounded(.down))))
+      // 1.001 s × 1000 is 1000.9999… in binary: take the nearest millisecond when within a microsecond of it.
+      let product = number * 1000
+      let nearest = product.rounded()
+      return .success(.integer(Int64(abs(product - nearest) < 1e-3 ? nearest : product.rounded(.down))))
     case .milliseconds:
       return .success(.integer(exact ?? Int64(number.rounded(.down))))
     }
   }
 
   private static func looksZoneless(_ text: String) -> Bool {
-    text.count >= 19 && !text.hasSuffix("Z") && !text.hasSuffix("z") && !text.dropFirst(19).contains { $0 == "+" || $0 == "-" }
+    text.count >= 19 && !text.hasSuffix("Z") && !text.hasSuffix("z")
+      && !text.dropFirst(19).contains { $0 == "+" || $0 == "-" }
   }
 
   static func kind(_ value: JSONValue) -> String {

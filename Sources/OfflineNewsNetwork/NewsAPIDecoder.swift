@@ -30,7 +30,7 @@ public struct NewsAPIDecoder: Sendable {
   public func decode(_ data: Data, httpStatus: Int? = nil, redacting secret: String? = nil) throws(NewsNetworkError)
     -> NewsPage
   {
-    let envelope: Envelope
+    let envelope: DecodedEnvelope
     do {
       envelope = try Self.decodeEnvelope(data)
     } catch {
@@ -120,6 +120,8 @@ public struct NewsAPIDecoder: Sendable {
       let chunkCount = min(layout.elements.count, max(1, ProcessInfo.processInfo.activeProcessorCount) * 2)
       let chunkSize = (layout.elements.count + chunkCount - 1) / chunkCount
       let results = ChunkResults(count: chunkCount)
+      // The buffer outlives concurrentPerform (which returns after every iteration) and is only read.
+      nonisolated(unsafe) let shared = bytes
       DispatchQueue.concurrentPerform(iterations: chunkCount) { chunk in
         let first = chunk * chunkSize
         let last = min(first + chunkSize, layout.elements.count)
@@ -131,7 +133,7 @@ public struct NewsAPIDecoder: Sendable {
         text.reserveCapacity(layout.elements[last - 1].upperBound - layout.elements[first].lowerBound + 2)
         for index in first..<last {
           if index > first { text.append(0x2C) }
-          text.append(contentsOf: bytes[layout.elements[index]])
+          text.append(contentsOf: shared[layout.elements[index]])
         }
         text.append(0x5D)
         do {

@@ -76,7 +76,9 @@ public final class StorageContext: Sendable {
     if path != ":memory:" {
       for index in 0..<max(1, readers) {
         do {
-          let connection = try Connection(path: path, readOnly: true, busyTimeout: busyTimeout)
+          // Read-write but query_only: a read-only connection cannot checkpoint, and when it is the last to close it
+          // would leave the committed data in the -wal file beside a main file that lacks it.
+          let connection = try Connection(path: path, busyTimeout: busyTimeout)
           try connection.execute(sql: "PRAGMA query_only = ON")
           try connection.execute(sql: "PRAGMA foreign_keys = ON")
           pool.append(SerialConnection(connection, label: "OfflineNews.reader\(index)"))
@@ -205,11 +207,15 @@ public final class StorageContext: Sendable {
   func writeAndPublish<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> (T, [StorageChange]))
     async throws -> T
   {
-    let (result, changes) = try await mapErrors {
-      try await writer.run { db in try db.inTransaction { try body(db) } }
+    let broadcaster = self.broadcaster
+    return try await mapErrors {
+      try await writer.run { db in
+        let (result, changes) = try db.inTransaction { try body(db) }
+        // Published on the writer, right after the commit: observers see changes in commit order.
+        broadcaster.publish(changes)
+        return result
+      }
     }
-    broadcaster.publish(changes)
-    return result
   }
 
   private func mapErrors<T>(_ body: () async throws -> T) async throws -> T {

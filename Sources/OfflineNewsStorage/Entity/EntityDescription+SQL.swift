@@ -1,14 +1,21 @@
 extension EntityDescription {
   /// Checks names and references; returns the first problem found, or `nil`.
   public func validationProblem() -> String? {
-    for name in [name] + columns + indexes.map(\.name) where !Self.isIdentifier(name) {
+    let toMany = relationships.filter { $0.kind == .toMany }
+    for name in [name] + columns + indexes.map(\.name) + toMany.map(\.name)
+      + toMany.map({ $0.joinTable(of: self.name) })
+    where !Self.isIdentifier(name) {
       return "entity \(self.name): \"\(name)\" is not a valid name (letters, digits and _, not starting with a digit)"
     }
     if identity.isEmpty { return "entity \(name): no identity attribute" }
     for key in identity where attribute(key) == nil {
       return "entity \(name): identity \"\(key)\" is not an attribute"
     }
-    if Set(columns).count != columns.count { return "entity \(name): two attributes or relationships share a name" }
+    let names = columns + toMany.map(\.name)
+    if Set(names).count != names.count { return "entity \(name): two attributes or relationships share a name" }
+    if !toMany.isEmpty, identity.count != 1 {
+      return "entity \(name): to-many relationships need a single-attribute identity"
+    }
     for index in indexes {
       for column in index.attributes where !isColumn(column) {
         return "entity \(name): index \(index.name) names \"\(column)\", which is not an attribute"

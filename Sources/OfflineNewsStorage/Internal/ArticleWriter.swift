@@ -29,6 +29,7 @@ struct ArticleWriter {
     var inserted: [Identity] = []
     var updated: [Identity] = []
     var unchanged = 0
+    var seenUnchanged: [DatabaseValue] = []
     var start = 0
     while start < order.count {
       let urls = Array(order[start..<min(start + Self.chunk, order.count)])
@@ -40,6 +41,7 @@ struct ArticleWriter {
         if let current = stored[url] {
           if current == content {
             unchanged += 1
+            seenUnchanged.append(.text(url))
             continue
           }
           updated.append(Identity(.text(url)))
@@ -49,6 +51,13 @@ struct ArticleWriter {
         rows.append(content + [.integer(fetchedAt.millisecondsSince1970), .text(query)])
       }
       try upsert(rows)
+      // Unchanged rows are not rewritten, but they were fetched now: eviction by age counts from here.
+      if !seenUnchanged.isEmpty {
+        let marks = Array(repeating: "?", count: seenUnchanged.count).joined(separator: ",")
+        try db.makeStatement("UPDATE article SET fetchedAt = ?, fetchQuery = ? WHERE url IN (\(marks))").execute(
+          [.integer(fetchedAt.millisecondsSince1970), .text(query)] + seenUnchanged)
+        seenUnchanged.removeAll(keepingCapacity: true)
+      }
     }
 
     try db.execute("DELETE FROM query_result WHERE query = ?1", [.text(query)])
@@ -120,8 +129,11 @@ struct ArticleWriter {
   private func evict(_ policy: EvictionPolicy, now: Timestamp) throws -> [Identity] {
     guard !policy.isNone else { return [] }
     var urls: [String] = []
-    if let maxAge = policy.maxAge {
-      let cutoff = now.millisecondsSince1970 - Int64(maxAge * 1000)
+    if let maxAge = policy.maxAge, maxAge > 0 {
+      // A limit beyond the representable past means no limit (and must not trap).
+      let span = maxAge * 1000
+      guard span.isFinite, span < Double(now.millisecondsSince1970) + 9e18 else { return [] }
+      let cutoff = now.millisecondsSince1970 - Int64(span)
       // Last seen: the latest fetch of any query whose result holds it, else its own last write.
       urls += try db.makeStatement(
         """

@@ -124,38 +124,54 @@ struct RecordWriter {
       // Rows to write, grouped by the set of keys they hold (one multi-row statement per shape).
       var shapes: [[String]: [[DatabaseValue]]] = [:]
       for identity in identities {
-        guard let record = merged[identity] else { continue }
+        guard var record = merged[identity] else { continue }
+        record.values = normalized(record.values, entity)
         let keys = record.values.keys.sorted()
         if let current = stored[identity] {
           let differs = keys.contains { current[$0] != record.values[$0] }
-          if differs {
+          let links = try replaceToMany(entity, identity, record)
+          summary.linksAdded += links.added
+          if differs || links.changed {
             summary.updated += 1
             change.updated.append(identity)
-          } else if record.toMany.isEmpty && record.toManyAdditions.isEmpty {
-            summary.unchanged += 1
-            continue
           } else {
             summary.unchanged += 1
           }
-          if !differs {
-            try replaceToMany(entity, identity, record)
-            continue
-          }
+          guard differs else { continue }
+          // An update writes the whole row — the stored values with the given keys over them — because SQLite checks
+          // NOT NULL on the row it would insert before it finds the conflict: a partial row would fail.
+          let full = current.merging(record.values) { $1 }
+          let columns = entity.columns.sorted()
+          shapes[columns, default: []].append(columns.map { full[$0] ?? .null })
         } else {
           let required = entity.attributes.filter { !$0.isOptional && $0.defaultValue == nil }
           if let missing = required.first(where: { (record.values[$0.name] ?? .null) == .null }) {
             summary.rejected.append(
-              .init(identity: identity, reason: "a new \(entity.name) row needs \(missing.name), which is missing or null"))
+              .init(
+                identity: identity, reason: "a new \(entity.name) row needs \(missing.name), which is missing or null"))
             continue
           }
           summary.inserted += 1
           change.inserted.append(identity)
+          shapes[keys, default: []].append(keys.map { record.values[$0] ?? .null })
+          // Links are written after the row, below, so that they never point at a row that was rejected.
         }
-        shapes[keys, default: []].append(keys.map { record.values[$0] ?? .null })
-        try replaceToMany(entity, identity, record)
       }
       for (keys, rows) in shapes { try write(entity, keys, rows) }
+      for identity in identities where stored[identity] == nil && change.inserted.contains(identity) {
+        if let record = merged[identity] { summary.linksAdded += try replaceToMany(entity, identity, record).added }
+      }
     }
+  }
+
+  /// Values as they will be stored: an integer given for a `real` attribute is a real (so that re-saving `3` over a
+  /// stored `3.0` is unchanged).
+  private func normalized(_ values: [String: DatabaseValue], _ entity: EntityDescription) -> [String: DatabaseValue] {
+    var values = values
+    for (key, value) in values {
+      if case .integer(let number) = value, entity.attribute(key)?.type == .real { values[key] = .real(Double(number)) }
+    }
+    return values
   }
 
   /// The stored values of those of `identities` that exist.
@@ -194,8 +210,14 @@ struct RecordWriter {
     try db.makeStatement(sql).execute(rows.flatMap { $0 })
   }
 
-  private func replaceToMany(_ entity: EntityDescription, _ identity: Identity, _ record: Record) throws {
-    guard let owner = identity.values.first else { return }
+  /// Writes a record's to-many lists (replacements and additions); returns whether any link changed. A list equal
+  /// to the stored one is not rewritten.
+  private func replaceToMany(_ entity: EntityDescription, _ identity: Identity, _ record: Record) throws -> (
+    changed: Bool, added: Int
+  ) {
+    guard let owner = identity.values.first else { return (false, 0) }
+    var changed = false
+    var added = 0
     for (name, targets) in record.toManyAdditions {
       guard let relationship = entity.relationship(name) else { continue }
       let table = EntityDescription.quote(relationship.joinTable(of: entity.name))
@@ -207,20 +229,32 @@ struct RecordWriter {
           try db.execute(
             "INSERT INTO \(table) (owner, target, position) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
             [owner, target, .integer(next)])
-          if db.changes > 0 { next += 1 }
+          if db.changes > 0 {
+            next += 1
+            changed = true
+            added += 1
+          }
         }
       } else {
         for target in targets {
           try db.execute("INSERT INTO \(table) (owner, target) VALUES (?, ?) ON CONFLICT DO NOTHING", [owner, target])
+          if db.changes > 0 {
+            changed = true
+            added += 1
+          }
         }
       }
     }
     for (name, targets) in record.toMany {
       guard let relationship = entity.relationship(name) else { continue }
-      let table = EntityDescription.quote(relationship.joinTable(of: entity.name))
-      try db.execute("DELETE FROM \(table) WHERE owner = ?", [owner])
       var seen = Set<DatabaseValue>()
       let unique = targets.filter { seen.insert($0).inserted }
+      let joinTable = relationship.joinTable(of: entity.name)
+      let current = try Self.targets(db, joinTable, owners: [owner])[owner] ?? []
+      if relationship.isOrdered ? current == unique : Set(current) == Set(unique) { continue }
+      changed = true
+      let table = EntityDescription.quote(joinTable)
+      try db.execute("DELETE FROM \(table) WHERE owner = ?", [owner])
       var start = 0
       while start < unique.count {
         let end = min(start + Self.chunk, unique.count)
@@ -238,6 +272,7 @@ struct RecordWriter {
         start = end
       }
     }
+    return (changed, added)
   }
 
   func deleteJoinRows(_ entity: EntityDescription, owners: [Identity]) throws {

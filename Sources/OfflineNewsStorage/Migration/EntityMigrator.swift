@@ -21,7 +21,24 @@ struct EntityMigrator {
     var pending: [(EntityDescription, String)] = []
     for entity in entities {
       let definition = String(decoding: try encoder.encode(entity), as: UTF8.self)
-      if recordedByName[entity.name] != definition { pending.append((entity, definition)) }
+      guard let recorded = recordedByName[entity.name] else {
+        pending.append((entity, definition))
+        continue
+      }
+      guard recorded != definition else { continue }
+      // A type change that keeps the SQLite column type (integer → bool, text → json, url → text) is still a change
+      // of meaning for the stored values: it needs a numbered migration, like any other type change.
+      if let previous = try? JSONDecoder().decode(EntityDescription.self, from: Data(recorded.utf8)) {
+        for attribute in entity.attributes {
+          if let before = previous.attribute(attribute.name), before.type != attribute.type {
+            throw StorageError(
+              kind: .incompatibleSchema(
+                "entity \(entity.name): attribute \(attribute.name) was \(before.type.rawValue), now \(attribute.type.rawValue); write a numbered migration"
+              ), path: "")
+          }
+        }
+      }
+      pending.append((entity, definition))
     }
     guard !pending.isEmpty else { return }
     try db.inTransaction {

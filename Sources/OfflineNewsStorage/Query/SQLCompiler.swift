@@ -26,9 +26,10 @@ struct SQLCompiler {
     case .compare(let name, let op, let value):
       return Fragment(sql: "\(try column(name)) \(op.rawValue) ?", arguments: [value])
     case .isIn(let name, let values):
+      let column = try column(name)
       if values.isEmpty { return Fragment(sql: "0", arguments: []) }
       let marks = Array(repeating: "?", count: values.count).joined(separator: ", ")
-      return Fragment(sql: "\(try column(name)) IN (\(marks))", arguments: values)
+      return Fragment(sql: "\(column) IN (\(marks))", arguments: values)
     case .like(let name, let pattern):
       return Fragment(sql: "\(try column(name)) LIKE ? ESCAPE '\\'", arguments: [.text(pattern)])
     case .contains(let name, let text):

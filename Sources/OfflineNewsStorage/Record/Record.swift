@@ -96,6 +96,8 @@ public struct SaveSummary: Sendable, Hashable {
   public var updated = 0
   public var unchanged = 0
   public var deleted = 0
+  /// Links added through ``Record/toManyAdditions`` (not counting those already there).
+  public var linksAdded = 0
   /// Records that would be new rows but lack a required attribute: not written, with the reason. (An update may
   /// leave out any attribute; an insert cannot.)
   public var rejected: [Rejection] = []
