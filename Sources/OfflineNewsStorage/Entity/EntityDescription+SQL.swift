@@ -13,9 +13,6 @@ extension EntityDescription {
     }
     let names = columns + toMany.map(\.name)
     if Set(names).count != names.count { return "entity \(name): two attributes or relationships share a name" }
-    if !toMany.isEmpty, identity.count != 1 {
-      return "entity \(name): to-many relationships need a single-attribute identity"
-    }
     for index in indexes {
       for column in index.attributes where !isColumn(column) {
         return "entity \(name): index \(index.name) names \"\(column)\", which is not an attribute"
