@@ -79,8 +79,11 @@ struct ArticleArrayScanner {
       }
       return false
     default:
+      let start = i
       while i < bytes.count, ![0x2C, 0x7D, 0x5D, 0x20, 0x0A, 0x0D, 0x09].contains(bytes[i]) { i += 1 }
-      return i < bytes.count
+      // A scalar has at least one byte; a stray `}` or `]` here means the body is not shaped as expected (and
+      // returning without advancing would loop forever).
+      return i > start && i < bytes.count
     }
   }
 
