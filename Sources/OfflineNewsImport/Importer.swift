@@ -283,6 +283,14 @@ struct ImportState {
             record.values[attribute.name] = .null
           } else if let fallback = attribute.defaultValue {
             record.values[attribute.name] = fallback
+          } else {
+            // The record says "no value" for an attribute that must have one: that record's error.
+            report.errors.append(
+              RecordError(
+                entity: name, identity: identity.description,
+                keyPath: "\(place).\(keyPath?.description ?? attribute.name)",
+                reason: "missing the required attribute \(attribute.name) (full representation)"))
+            if mapping.onInvalidValue == .skipRecord { failed = true }
           }
         }
         continue

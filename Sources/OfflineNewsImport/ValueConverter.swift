@@ -121,7 +121,7 @@ enum ValueConverter {
       guard case .string(let text) = value else { return .failure(Problem("expected a URL, found \(kind(value))")) }
       let trimmed = text.trimmingCharacters(in: .whitespaces)
       guard let url = URL(string: trimmed), let scheme = url.scheme, !scheme.isEmpty,
-        url.host?.isEmpty == false || scheme == "file"
+        url.host?.isEmpty == false || scheme == "file" || scheme == "mailto"
       else { return .failure(Problem("not an absolute URL: \(value)")) }
       return .success(.text(url.absoluteString))
     case .data:
