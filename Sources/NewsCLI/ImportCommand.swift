@@ -94,7 +94,7 @@ struct ImportCommand {
       console.out(OutputFormat.json(report))
     } else {
       console.out("saved \(saved) article\(saved == 1 ? "" : "s") from \(file), skipped \(report.skipped)\n")
-      for issue in page.issues { console.err("  \(issue)\n") }
+      for issue in page.issues { console.printNote("  \(issue)") }
     }
     return .success
   }

@@ -45,14 +45,18 @@ struct ListCommand {
     }
     let now = context.now()
     if articles.isEmpty {
-      console.err(
-        offset > 0 ? "no cached articles past the first \(offset)\n" : "nothing cached yet: run 'news fetch'\n")
+      let filtered = arguments.flag("unread") || arguments.flag("bookmarked")
+      let message =
+        offset > 0
+        ? "no cached articles past the first \(offset)"
+        : filtered ? "no cached article matches the filter" : "nothing cached yet: run 'news fetch'"
+      console.err(message + "\n")
       return .success
     }
     let noun = articles.count == 1 ? "article" : "articles"
     let age = lastFetch.map { ", last fetch \(OutputFormat.relative($0.date, now: now))" } ?? ""
     console.out("cache — \(articles.count) \(noun), newest first\(age)\n")
-    console.out(OutputFormat.lines(articles, now: now, width: console.width))
+    console.out(OutputFormat.lines(articles, now: now, console: console))
     return .success
   }
 }

@@ -42,7 +42,7 @@ struct MappedImport {
         "\(file) → \(mapping.join.map { "\($0.entity).\($0.relationship)" } ?? mapping.rootEntity): "
           + "\(report.inserted) inserted, \(report.updated) updated, \(report.unchanged) unchanged, "
           + "\(report.skipped) skipped, \(report.failed) failed\n")
-      for error in report.errors.prefix(50) { console.err("  \(error)\n") }
+      for error in report.errors.prefix(50) { console.printNote("  \(error)") }
       if report.errors.count > 50 { console.err("  … and \(report.errors.count - 50) more (--json lists all)\n") }
     }
     return .success

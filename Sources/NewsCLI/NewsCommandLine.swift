@@ -110,9 +110,7 @@ public struct NewsCommandLine: Sendable {
   }
 
   private func fail(_ failure: CommandFailure) -> Int32 {
-    var text = "news: \(failure.message)\n"
-    if let hint = failure.hint { text += "hint: \(hint)\n" }
-    console.err(text)
+    console.printError(failure.message, hint: failure.hint)
     return failure.code.rawValue
   }
 

@@ -63,40 +63,61 @@ enum OutputFormat {
 
   /// `offline — 20 cached articles from 3 h ago (network: connection refused)`, or
   /// `online — 19 articles from <source>` (`read — …` for a file source).
-  static func header(_ result: NewsResult, source: String, now: Date) -> String {
+  ///
+  /// With `color`, the state word is coloured: `offline` bold yellow, `online` and `read` green.
+  static func header(_ result: NewsResult, source: String, now: Date, color: Bool = false) -> String {
+    let style = TextStyle(enabled: color)
     let count = result.articles.count
     let noun = count == 1 ? "article" : "articles"
     switch result.origin {
     case .network:
       let state = result.query.url.isFileURL ? "read" : "online"
-      var line = "\(state) — \(count) \(noun) from \(source)"
+      var line = " — \(count) \(noun) from \(sanitized(source))"
       let skipped = result.issues.filter(\.skipped).count
       if skipped > 0 { line += " (\(skipped) skipped)" }
-      return line
+      return style.apply(.green, state) + line
     case .cache:
       let age = result.fetchedAt.map { relative($0.date, now: now) } ?? "an unknown time"
-      var line = "offline — \(count) cached \(noun) from \(age)"
-      if let error = result.networkError { line += " (network: \(error))" }
-      return line
+      var line = " — \(count) cached \(noun) from \(age)"
+      if let error = result.networkError { line += " (network: \(sanitized(error.description)))" }
+      return style.apply(.boldYellow, "offline") + line
     }
   }
 
-  /// One line per article: time ago, source, title; fitted to `width` columns when given.
-  static func lines(_ articles: some Collection<Article>, now: Date, width: Int?) -> String {
-    var text = ""
+  /// One line per article in aligned columns: time ago (dim), source (bold), title.
+  ///
+  /// With a `width`, every line fits in it (for widths of 20 columns and more): the title is clipped with `…`, and
+  /// on a narrow terminal the source column shrinks, then disappears. Without one (a pipe), titles are whole.
+  /// Widths are display columns: CJK and emoji count 2, combining marks 0. Right-to-left text is left in its
+  /// logical order for the terminal to lay out. Newlines, tabs and control characters in the data (including escape
+  /// codes) become spaces or are dropped, so one article is always one line.
+  static func lines(_ articles: some Collection<Article>, now: Date, width: Int?, color: Bool = false) -> String {
+    var when: [String] = []
+    var sources: [String] = []
+    var titles: [String] = []
     for article in articles {
-      let when = pad(relative(article.publishedAt, now: now), 11)
-      let source = pad(clip(article.sourceName ?? article.sourceID ?? "—", 22), 23)
-      var line = "  " + when + source + article.title.replacingOccurrences(of: "\n", with: " ")
-      if let width, width > 40, line.count > width { line = clip(line, width) }
-      text += line + "\n"
+      when.append(relative(article.publishedAt, now: now))
+      let source = sanitized(article.sourceName ?? article.sourceID ?? "", collapsingWhitespace: true)
+      sources.append(source.isEmpty ? "—" : source)
+      titles.append(sanitized(article.title, collapsingWhitespace: true))
     }
-    return text
+    return table(
+      [
+        Column(cells: when, attribute: .dim),
+        Column(cells: sources, attribute: .bold, maxWidth: 22, minWidth: 8, droppable: true),
+        Column(cells: titles),
+      ], width: width, color: color)
+  }
+
+  /// ``lines(_:now:width:color:)`` fitted to a console's width, in colour when the console allows it.
+  static func lines(_ articles: some Collection<Article>, now: Date, console: Console) -> String {
+    lines(articles, now: now, width: console.width, color: console.color)
   }
 
   /// "just now", "5 min ago", "3 h ago", "2 d ago", "4 mo ago", "3 y ago"; "in 2 h" for a future date.
   static func relative(_ date: Date, now: Date) -> String {
     let seconds = now.timeIntervalSince(date)
+    guard seconds.isFinite else { return "—" }
     let magnitude = abs(seconds)
     let amount: String
     switch magnitude {
@@ -105,12 +126,166 @@ enum OutputFormat {
     case ..<86_400: amount = "\(Int(magnitude / 3600)) h"
     case ..<(86_400 * 60): amount = "\(Int(magnitude / 86_400)) d"
     case ..<(86_400 * 365): amount = "\(Int(magnitude / (86_400 * 30))) mo"
-    default: amount = "\(Int(magnitude / (86_400 * 365.25))) y"
+    default: amount = "\(max(1, Int(magnitude / (86_400 * 365.25)))) y"
     }
     return seconds >= 0 ? amount + " ago" : "in " + amount
   }
 
+  // MARK: Columns
+
+  /// One column of a ``table(_:width:color:indent:gap:flexibleMinimum:)``.
+  struct Column: Sendable {
+    /// The column's text, one cell per row (already ``sanitized(_:collapsingWhitespace:)``).
+    var cells: [String]
+    /// How the cells are drawn on a colour console.
+    var attribute: TextStyle.Attribute?
+    /// The widest the column may be; longer cells are clipped with `…`.
+    var maxWidth = Int.max
+    /// The narrowest a fixed column may shrink to when the line does not fit; by default it does not shrink.
+    var minWidth = Int.max
+    /// Whether the column may be left out when the line still does not fit after shrinking.
+    var droppable = false
+  }
+
+  /// Rows of aligned columns, one line each, indented by `indent`, columns `gap` apart.
+  ///
+  /// Every column but the last is padded to its widest cell (at most its `maxWidth`); the last is the flexible one:
+  /// it is not padded and, with a `width`, gets the rest of the line, clipped with `…`. When the rest is narrower
+  /// than `flexibleMinimum`, fixed columns shrink toward their `minWidth`, right to left, then droppable columns
+  /// are left out, right to left.
+  static func table(
+    _ columns: [Column], width: Int?, color: Bool, indent: Int = 2, gap: Int = 2, flexibleMinimum: Int = 24
+  ) -> String {
+    guard let flexible = columns.last else { return "" }
+    let rowCount = columns.map(\.cells.count).max() ?? 0
+    let fixed = columns.dropLast()
+    let fixedRange = fixed.indices
+    var widths = fixed.map { column in min(column.maxWidth, column.cells.map(displayWidth).max() ?? 0) }
+    var shown = fixed.map { _ in true }
+    func room() -> Int {
+      fixedRange.reduce(width.map { $0 - indent } ?? .max) { rest, index in
+        shown[index] ? rest - widths[index] - gap : rest
+      }
+    }
+    if width != nil {
+      let wanted = min(flexibleMinimum, flexible.cells.map(displayWidth).max() ?? 0)
+      for index in fixedRange.reversed() where room() < wanted {
+        let narrowest = min(widths[index], max(1, fixed[index].minWidth))
+        widths[index] -= min(widths[index] - narrowest, wanted - room())
+      }
+      for index in fixedRange.reversed() where room() < wanted && fixed[index].droppable { shown[index] = false }
+    }
+    let flexibleWidth = max(1, room())
+    let style = TextStyle(enabled: color)
+    let margin = String(repeating: " ", count: indent)
+    let spacing = String(repeating: " ", count: gap)
+    var text = ""
+    for row in 0..<rowCount {
+      var line = margin
+      for index in fixedRange where shown[index] {
+        let cell = row < fixed[index].cells.count ? fixed[index].cells[row] : ""
+        let clipped = clip(cell, widths[index])
+        let styled = fixed[index].attribute.map { style.apply($0, clipped) } ?? clipped
+        line += styled + String(repeating: " ", count: max(0, widths[index] - displayWidth(clipped))) + spacing
+      }
+      let cell = row < flexible.cells.count ? flexible.cells[row] : ""
+      let clipped = width == nil ? cell : clip(cell, flexibleWidth)
+      if clipped.isEmpty {
+        while line.hasSuffix(" ") { line.removeLast() }
+      } else {
+        line += flexible.attribute.map { style.apply($0, clipped) } ?? clipped
+      }
+      text += line + "\n"
+    }
+    return text
+  }
+
+  // MARK: Text measure
+
+  /// `text` cut to at most `width` display columns, ending with `…` when something was cut.
   static func clip(_ text: String, _ width: Int) -> String {
-    text.count <= width ? text : String(text.prefix(max(1, width - 1))) + "…"
+    guard width > 0 else { return "" }
+    guard displayWidth(text) > width else { return text }
+    var kept = ""
+    var used = 0
+    for character in text {
+      let columns = displayWidth(character)
+      if used + columns > width - 1 { break }
+      kept.append(character)
+      used += columns
+    }
+    while let last = kept.last, last.isWhitespace { kept.removeLast() }
+    return kept + "…"
+  }
+
+  /// `text` followed by spaces up to `width` display columns (unchanged when already as wide).
+  static func padded(_ text: String, to width: Int) -> String {
+    text + String(repeating: " ", count: max(0, width - displayWidth(text)))
+  }
+
+  /// The number of terminal columns `text` takes: the sum of its characters' ``displayWidth(_:)-(Character)``.
+  static func displayWidth(_ text: some StringProtocol) -> Int {
+    text.reduce(0) { $0 + displayWidth($1) }
+  }
+
+  /// The terminal columns one character (grapheme cluster) takes: 0 for one made only of combining marks,
+  /// format and control characters (zero-width space, joiners, bidi marks); 2 for East Asian wide and fullwidth
+  /// characters (CJK, kana, Hangul, fullwidth forms) and emoji shown as emoji (emoji presentation, a `U+FE0F`
+  /// variation selector, flags, ZWJ sequences); 1 otherwise.
+  static func displayWidth(_ character: Character) -> Int {
+    var visible = false
+    var wide = false
+    for scalar in character.unicodeScalars where !isZeroWidth(scalar) {
+      visible = true
+      if scalar.properties.isEmojiPresentation || isEastAsianWide(scalar) { wide = true }
+    }
+    guard visible else { return 0 }
+    if wide { return 2 }
+    let scalars = character.unicodeScalars
+    if scalars.contains("\u{FE0F}"), scalars.first?.properties.isEmoji == true { return 2 }
+    return 1
+  }
+
+  private static func isZeroWidth(_ scalar: Unicode.Scalar) -> Bool {
+    switch scalar.properties.generalCategory {
+    case .nonspacingMark, .enclosingMark, .format, .control: return true
+    default: return (0x1160...0x11FF).contains(scalar.value)  // Hangul medial vowels and final consonants
+    }
+  }
+
+  /// East Asian Width W or F (Unicode 15 UAX #11), except emoji, which are told by their properties.
+  private static let wideRanges: [ClosedRange<UInt32>] = [
+    0x1100...0x115F, 0x2329...0x232A, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF,
+    0xA000...0xA4CF, 0xA960...0xA97F, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE10...0xFE19, 0xFE30...0xFE6F,
+    0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x16FE0...0x16FE4, 0x17000...0x18CFF, 0x1AFF0...0x1B2FF, 0x1F200...0x1F2FF,
+    0x20000...0x2FFFD, 0x30000...0x3FFFD,
+  ]
+
+  private static func isEastAsianWide(_ scalar: Unicode.Scalar) -> Bool {
+    let value = scalar.value
+    guard value >= 0x1100 else { return false }
+    return wideRanges.contains { $0.contains(value) }
+  }
+
+  /// `text` safe to print on one line: line breaks and tabs become spaces; other control characters (C0, DEL,
+  /// C1, so any escape sequence's introducer) are dropped. With `collapsingWhitespace`, runs of those spaces become
+  /// one and the ends are trimmed. Letters, marks, other spaces (no-break, ideographic) and bidi formatting
+  /// characters are kept as they are.
+  static func sanitized(_ text: String, collapsingWhitespace: Bool = false) -> String {
+    var scalars = String.UnicodeScalarView()
+    var pendingSpace = false
+    for scalar in text.unicodeScalars {
+      let isBreak =
+        scalar.properties.isWhitespace && (scalar.value <= 0x20 || [0x85, 0x2028, 0x2029].contains(scalar.value))
+      guard isBreak || scalar.properties.generalCategory != .control else { continue }
+      if isBreak && collapsingWhitespace {
+        pendingSpace = true
+        continue
+      }
+      if pendingSpace && !scalars.isEmpty { scalars.append(" ") }
+      pendingSpace = false
+      scalars.append(isBreak ? " " : scalar)
+    }
+    return String(scalars)
   }
 }

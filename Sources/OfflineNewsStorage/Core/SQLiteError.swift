@@ -3,7 +3,9 @@ import CSQLite
 /// An error reported by SQLite, with the code, message and statement that produced it.
 ///
 /// Its description reads like
-/// ``SQLite error 19: NOT NULL constraint failed: article.title (database /path/news.sqlite) - while executing `INSERT …` ``.
+///
+///     SQLite error 19: NOT NULL constraint failed: article.title (database /path/news.sqlite) - while executing `INSERT …`
+///
 /// Bound arguments are never included, so no user data or secret reaches a log.
 ///
 /// Related SQLite documentation: <https://www.sqlite.org/rescode.html>
