@@ -1,8 +1,8 @@
 import Foundation
 import OfflineNewsImport
 import OfflineNewsStorage
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Shipped mappings")
 struct ShippedMappingTests {
@@ -15,5 +15,24 @@ struct ShippedMappingTests {
     #expect(mapping.name == name)
     #expect(mapping.entity(mapping.rootEntity) != nil)
     for entity in mapping.entityDescriptions { #expect(entity.validationProblem() == nil, "\(entity.name)") }
+  }
+
+  @Test("the shipped mappings' entities live together in one store (one database for every import)")
+  func oneStore() throws {
+    var entities: [EntityDescription] = []
+    for name in Self.names {
+      let mapping = try ImportMapping.load(
+        contentsOf: Fixtures.configDirectory.appendingPathComponent("mappings/\(name).json"))
+      for entity in mapping.entityDescriptions where !entities.contains(where: { $0.name == entity.name }) {
+        entities.append(entity)
+      }
+    }
+    #expect(
+      entities.map(\.name).sorted() == [
+        "article", "feed_item", "hn_item", "parse_article", "parse_category", "parse_tag", "parse_user",
+      ])
+    let directory = TemporaryDirectory("offlinenews-shipped")
+    let storage = try StorageContext(path: directory.path("all.sqlite"), entities: entities)
+    #expect(storage.entities.map(\.name).sorted() == entities.map(\.name).sorted())
   }
 }

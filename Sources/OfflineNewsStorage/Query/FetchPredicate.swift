@@ -68,7 +68,9 @@ public struct AttributeReference: Sendable, Hashable {
   public static func >= (lhs: Self, rhs: some DatabaseValueConvertible) -> FetchPredicate {
     .compare(lhs.name, .greaterOrEqual, rhs.databaseValue)
   }
-  public func `in`(_ values: [some DatabaseValueConvertible]) -> FetchPredicate { .isIn(name, values.map(\.databaseValue)) }
+  public func `in`(_ values: [some DatabaseValueConvertible]) -> FetchPredicate {
+    .isIn(name, values.map(\.databaseValue))
+  }
   public func contains(_ text: String) -> FetchPredicate { .contains(name, text) }
   public func like(_ pattern: String) -> FetchPredicate { .like(name, pattern) }
   public var isNull: FetchPredicate { .isNull(name) }
