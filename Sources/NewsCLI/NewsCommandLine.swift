@@ -32,6 +32,7 @@ public struct NewsCommandLine: Sendable {
   static let commands: [CommandSpec] = [
     FetchCommand.spec, ListCommand.spec, ImportCommand.spec, DeleteCommand.spec, LocalStateCommand.markReadSpec,
     LocalStateCommand.bookmarkSpec, StatsCommand.spec, EntitiesCommand.spec, RecordsCommand.spec,
+    SearchCommand.spec, ShowCommand.spec,
   ]
 
   static let version = "0.1.0"
@@ -99,6 +100,8 @@ public struct NewsCommandLine: Sendable {
       case LocalStateCommand.bookmarkSpec.name:
         return try await LocalStateCommand(kind: .bookmark, context: context, arguments: parsed).run().rawValue
       case StatsCommand.spec.name: return try await StatsCommand(context: context, arguments: parsed).run().rawValue
+      case SearchCommand.spec.name: return try await SearchCommand(context: context, arguments: parsed).run().rawValue
+      case ShowCommand.spec.name: return try await ShowCommand(context: context, arguments: parsed).run().rawValue
       case EntitiesCommand.spec.name:
         return try await EntitiesCommand(context: context, arguments: parsed).run().rawValue
       case RecordsCommand.spec.name: return try await RecordsCommand(context: context, arguments: parsed).run().rawValue

@@ -16,7 +16,7 @@ public final class Connection {
   /// The database file's path.
   public let path: String
   private var statementCache: [String: Statement] = [:]
-  private var traceBox: TraceBox?
+  private(set) var traceBox: TraceBox?
   /// Test-only fault injection: when set, the process kills itself (SIGKILL) right before a `COMMIT`, after every
   /// row of the transaction has been written — the worst moment for a crash. Armed by ``StorageContext`` when
   /// `OFFLINENEWS_FAULT=kill-before-commit` is in the environment.
@@ -123,7 +123,8 @@ public final class Connection {
   }
 
   /// Calls `trace` with the SQL of every statement this connection starts (`sqlite3_trace_v2`, `SQLITE_TRACE_STMT`),
-  /// or stops tracing when `trace` is `nil`. Statements run inside triggers are not reported.
+  /// or stops tracing when `trace` is `nil`. Trigger programs, and the statements a virtual table such as FTS5 runs
+  /// inside one of this connection's statements, are not reported.
   ///
   /// Related SQLite documentation: <https://www.sqlite.org/c3ref/trace_v2.html>
   public func setTrace(_ trace: (@Sendable (String) -> Void)?) {
@@ -136,9 +137,13 @@ public final class Connection {
     traceBox = box
     sqlite3_trace_v2(
       handle, UInt32(SQLITE_TRACE_STMT),
-      { _, context, statement, _ in
+      { _, context, statement, text in
         guard let context, let statement else { return 0 }
         let box = Unmanaged<TraceBox>.fromOpaque(context).takeUnretainedValue()
+        // A trigger program starts with the text "-- TRIGGER name"; it is part of the statement already reported.
+        if let text, text.load(as: UInt8.self) == UInt8(ascii: "-") { return 0 }
+        // FTS5 runs statements of its own inside ours (shadow tables): report only the statement being stepped.
+        if let stepping = box.stepping, stepping != OpaquePointer(statement) { return 0 }
         if let sql = sqlite3_sql(OpaquePointer(statement)) { box.trace(String(cString: sql)) }
         return 0
       }, Unmanaged.passUnretained(box).toOpaque())
@@ -153,7 +158,9 @@ public final class Connection {
 }
 
 /// Keeps a trace callback alive for as long as SQLite may call it.
-private final class TraceBox {
+final class TraceBox {
   let trace: @Sendable (String) -> Void
+  /// The statement ``Statement/step()`` is running, if any.
+  var stepping: OpaquePointer?
   init(_ trace: @escaping @Sendable (String) -> Void) { self.trace = trace }
 }

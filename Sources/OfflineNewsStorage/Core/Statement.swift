@@ -66,6 +66,10 @@ public final class Statement {
 
   /// Advances to the next row. Returns `false` when the statement is done.
   public func step() throws(SQLiteError) -> Bool {
+    let box = connection.traceBox
+    let outer = box?.stepping
+    box?.stepping = handle
+    defer { box?.stepping = outer }
     let rc = sqlite3_step(handle)
     switch rc {
     case SQLITE_ROW: return true

@@ -4,5 +4,7 @@ enum Schema {
   static let migrations: [Migration] = [
     .v1Articles,
     .v2LocalStateAndEntities,
+    .v3FetchValidators,
+    .v4ArticleSearch,
   ]
 }

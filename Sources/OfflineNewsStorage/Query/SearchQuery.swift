@@ -28,11 +28,11 @@ public enum SearchQueryError: Error, Sendable, Hashable, CustomStringConvertible
 ///
 /// Anything else is plain text, never query syntax: an operator at the start or the end, or next to another operator,
 /// is searched as a word (`NOT` alone looks for "not"); lowercase `and`/`or`/`not` are words; the characters
-/// `( ) [ ] { } : ; , ^` split words (so `title:storm` is the words "title" and "storm", and `NEAR(a b)` the words
-/// "near", "a" and "b"); other punctuation stays inside its word (`covid-19`, `U.S.`, `e-mail` are searched as
-/// those tokens in a row); a quote without a closing one, a `*` that does not end a word, and words made only of
-/// punctuation are ignored. The text never reaches SQL: every word becomes an FTS5 string (`"word"`, inner
-/// double quotes doubled) and the whole expression is a bound parameter of `MATCH`.
+/// `( ) [ ] { } : ; , ^` and control characters split words (so `title:storm` is the words "title" and "storm", and
+/// `NEAR(a b)` the words "near", "a" and "b"); other punctuation stays inside its word (`covid-19`, `U.S.`,
+/// `e-mail` are searched as those tokens in a row); a quote without a closing one, a `*` that does not end a word,
+/// and words made only of punctuation are ignored. The text never reaches SQL: every word becomes an FTS5 string
+/// (`"word"`, inner double quotes doubled) and the whole expression is a bound parameter of `MATCH`.
 ///
 /// Words in scripts written without spaces between words — Chinese, Japanese, Korean (Hangul), Thai, Lao, Khmer,
 /// Myanmar — are found anywhere inside the text (substring search), since FTS5's `unicode61` tokenizer cannot cut
@@ -83,6 +83,7 @@ public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
       return String(view)
     }
 
+    /// A term; `text` is used as it is (quotes inside it are doubled in ``ftsString``).
     public init(text: String, isPhrase: Bool = false, isPrefix: Bool = false) {
       self.text = text
       self.isPhrase = isPhrase
@@ -92,7 +93,9 @@ public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
 
   /// A conjunction: every ``required`` term, and none of the ``excluded`` ones. It has at least one required term.
   public struct Clause: Sendable, Hashable {
+    /// The terms an article must hold (`AND`).
     public var required: [Term]
+    /// The terms it must not hold (each after a `NOT`).
     public var excluded: [Term]
   }
 
@@ -201,7 +204,7 @@ public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
     while index < characters.count {
       let character = characters[index]
       index += 1
-      if character.isWhitespace || splitters.contains(character) {
+      if character.isWhitespace || splitters.contains(character) || isControl(character) {
         endWord()
       } else if quotes.contains(character) {
         endWord()
@@ -238,6 +241,10 @@ public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
       resolved.append(afterTerm && beforeTerm ? item : .term(Term(text: word)))
     }
     return resolved
+  }
+
+  private static func isControl(_ character: Character) -> Bool {
+    character.unicodeScalars.allSatisfy { $0.properties.generalCategory == .control }
   }
 
   /// Whether `text` holds something a tokenizer indexes: a letter, a digit or a private-use character.

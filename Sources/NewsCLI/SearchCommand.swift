@@ -1,0 +1,163 @@
+import Foundation
+import OfflineNews
+
+/// `news search QUERY`: full-text search of the cache, best match first, with highlighted snippets. No network.
+struct SearchCommand {
+  static let spec = CommandSpec(
+    name: "search",
+    summary: "Search cached articles (title, summary, content, author, source), best match first, offline.",
+    usage:
+      "QUERY [--source NAME] [--since DATE] [--until DATE] [--unread] [--bookmarked] [--limit N] [--db PATH] "
+      + "[--config PATH] [--json]",
+    positionals: [("QUERY", "Words, \"a phrase\", a prefix*, AND/OR/NOT: one argument, so quote it.")],
+    options: [
+      OptionSpec(name: "source", valueName: "NAME", help: "Only articles from this source (its whole name, any case)."),
+      OptionSpec(name: "since", valueName: "DATE", help: "Only articles published at or after DATE."),
+      OptionSpec(
+        name: "until", valueName: "DATE", help: "Only articles published before DATE (a date alone: to its end)."),
+      OptionSpec(name: "unread", help: "Only articles not marked read."),
+      OptionSpec(name: "bookmarked", help: "Only bookmarked articles."),
+      OptionSpec(name: "limit", valueName: "N", help: "Show at most N results (default: \(defaultLimit))."),
+      OptionSpec(name: "db", valueName: "PATH", help: "The database (default: $XDG_DATA_HOME/news/news.sqlite)."),
+      OptionSpec(name: "config", valueName: "PATH", help: "The configuration file (default: Config/news.json)."),
+      OptionSpec(name: "json", help: "Print JSON: {query, results: [{url, title, …, rank, snippet}]}."),
+    ],
+    details: """
+      Query: every word must appear, in any case and with or without accents (muller finds Müller); "two words"
+      is a phrase; elect* is a prefix; AND, OR and NOT in capitals combine terms (NOT binds tightest, then AND,
+      then OR). Anything else is plain words, never syntax: title:x, NEAR(…), brackets and stray quotes are
+      searched as the words they hold. Chinese, Japanese, Korean and Thai words are found anywhere in the text.
+      Examples: news search 'storm ferr*'   news search '"climate change" NOT policy'   news search 地震
+      A query that starts with - goes after --: news search -- -x.
+      Results are ranked by relevance (a match in the title counts most); matches are shown between ⟨ and ⟩,
+      in bold on a colour terminal. Dates are RFC 3339: 2024-05-01 or 2024-05-01T12:00:00Z; a date alone is
+      midnight UTC, and --until with a date alone includes that whole day.
+      Exit status: 0 searched (even with no result), 64 usage error (no query, nothing to look for in it, a bad
+      date or number), 74 storage error.
+      """)
+
+  static let defaultLimit = 20
+
+  /// `{"query": …, "results": [{…article fields as in list --json…, "rank": …, "snippet": …}]}`.
+  struct Document: Encodable {
+    var query: String
+    var results: [Result]
+  }
+
+  /// One hit: the article's fields as `list --json` prints them, plus `rank` (lower is better) and `snippet`.
+  struct Result: Encodable {
+    var hit: SearchHit
+
+    enum CodingKeys: String, CodingKey { case rank, snippet }
+
+    func encode(to encoder: any Encoder) throws {
+      try OutputFormat.ArticleDocument(article: hit.article).encode(to: encoder)
+      var c = encoder.container(keyedBy: CodingKeys.self)
+      try c.encode(hit.rank, forKey: .rank)
+      try c.encode(hit.snippet, forKey: .snippet)
+    }
+  }
+
+  var context: CommandContext
+  var arguments: ParsedArguments
+
+  func run() async throws(CommandFailure) -> ExitCode {
+    guard let text = arguments.positionals.first else {
+      throw CommandFailure(
+        .usage, "what to search for? usage: news search QUERY", hint: "e.g. news search 'storm OR gale'")
+    }
+    do {
+      _ = try SearchQuery(text)
+    } catch {
+      throw CommandFailure(.usage, error.description, hint: "search for words, \"a phrase\" or a prefix*")
+    }
+    let limit = try arguments.integer("limit", minimum: 1) ?? Self.defaultLimit
+    let since = try date("since", throughDay: false)
+    let until = try date("until", throughDay: true)
+    if let since, let until, since >= until {
+      throw CommandFailure(.usage, "--since \(since.rfc3339String) is not before --until \(until.rfc3339String)")
+    }
+    let filter = SearchFilter(
+      sourceName: arguments.value("source"), since: since?.date, until: until?.date,
+      unreadOnly: arguments.flag("unread"), bookmarkedOnly: arguments.flag("bookmarked"))
+    let repository = try context.makeRepository(arguments)
+    let hits: [SearchHit]
+    do {
+      // One more than shown, to tell whether there are more.
+      hits = try await repository.search(text, filter: filter, limit: limit < Int.max ? limit + 1 : limit)
+    } catch {
+      throw context.failure(error)
+    }
+    let shown = Array(hits.prefix(limit))
+    let console = context.console
+    if arguments.flag("json") {
+      console.out(OutputFormat.json(Document(query: text, results: shown.map(Result.init))))
+      return .success
+    }
+    let quoted = "\"" + OutputFormat.sanitized(text, collapsingWhitespace: true) + "\""
+    guard !shown.isEmpty else {
+      console.err("no cached article matches \(quoted)\n")
+      return .success
+    }
+    let noun = shown.count == 1 ? "result" : "results"
+    let more = hits.count > limit ? "; more with --limit" : ""
+    console.out("\(shown.count) \(noun) for \(quoted), best first\(more)\n")
+    let lines = OutputFormat.lines(shown.map(\.article), now: context.now(), width: console.width, color: console.color)
+      .split(separator: "\n", omittingEmptySubsequences: false)
+    let indent = "      "
+    for (line, hit) in zip(lines, shown) {
+      console.out(line + "\n")
+      let snippet = Self.render(Self.excerpt(hit), width: console.width.map { $0 - indent.count }, color: console.color)
+      if !snippet.isEmpty { console.out(indent + snippet + "\n") }
+    }
+    return .success
+  }
+
+  /// The value of a date option, parsed by `Timestamp(rfc3339:)`; with `throughDay`, a date alone means the end of
+  /// that day (the next midnight UTC), so that `--until 2024-05-01` includes May 1.
+  private func date(_ name: String, throughDay: Bool) throws(CommandFailure) -> Timestamp? {
+    guard let text = arguments.value(name) else { return nil }
+    guard let timestamp = Timestamp(rfc3339: text) else {
+      throw CommandFailure(
+        .usage, "--\(name) \"\(text)\" is not an RFC 3339 date", hint: "e.g. 2024-05-01 or 2024-05-01T12:00:00Z")
+    }
+    let dateOnly = text.count == 10 && !text.contains(where: { $0 == "T" || $0 == "t" || $0 == " " })
+    return throughDay && dateOnly
+      ? Timestamp(millisecondsSince1970: timestamp.millisecondsSince1970 + 86_400_000) : timestamp
+  }
+
+  /// The hit's snippet; when it is only the title, which the line above already shows, the summary instead.
+  static func excerpt(_ hit: SearchHit) -> String {
+    let plain = hit.snippet.replacingOccurrences(of: SearchHit.highlightStart, with: "")
+      .replacingOccurrences(of: SearchHit.highlightEnd, with: "")
+    guard plain == hit.article.title else { return hit.snippet }
+    return hit.article.summary ?? ""
+  }
+
+  /// A snippet on one line, fitted to `width`, with its matches in bold on a colour console (the ⟨ ⟩ marks are
+  /// then left out) and kept as ⟨ ⟩ otherwise.
+  static func render(_ snippet: String, width: Int?, color: Bool) -> String {
+    var text = OutputFormat.sanitized(snippet, collapsingWhitespace: true)
+    if let width { text = OutputFormat.clip(text, max(1, width)) }
+    guard color else { return text }
+    let style = TextStyle(enabled: true)
+    var result = ""
+    var run = ""
+    var inside = false
+    for character in text {
+      switch String(character) {
+      case SearchHit.highlightStart:
+        result += run
+        run = ""
+        inside = true
+      case SearchHit.highlightEnd:
+        result += style.apply(.bold, run)
+        run = ""
+        inside = false
+      default:
+        run.append(character)
+      }
+    }
+    return result + (inside ? style.apply(.bold, run) : run)
+  }
+}

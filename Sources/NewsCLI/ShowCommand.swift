@@ -1,0 +1,119 @@
+import Foundation
+import OfflineNews
+
+/// `news show URL`: one cached article in full, marked read. No network.
+struct ShowCommand {
+  static let spec = CommandSpec(
+    name: "show",
+    summary: "Show one cached article in full (and mark it read), offline.",
+    usage: "URL [--db PATH] [--config PATH] [--json]",
+    positionals: [("URL", "The article's URL, as `news list --json` or `news search --json` shows it.")],
+    options: [
+      OptionSpec(name: "db", valueName: "PATH", help: "The database (default: $XDG_DATA_HOME/news/news.sqlite)."),
+      OptionSpec(name: "config", valueName: "PATH", help: "The configuration file (default: Config/news.json)."),
+      OptionSpec(name: "json", help: "Print JSON: {url, title, author, summary, …, isRead, bookmarked}."),
+    ],
+    details: """
+      Prints the title, source, author, publication time, summary, content, image URL and link. NewsAPI keeps only
+      the first 200 characters of the content; the link leads to the whole article.
+      Exit status: 0 shown, 66 no cached article has this URL, 74 storage error.
+      """)
+
+  /// The article's fields as `list --json` prints them, plus its local state.
+  struct Document: Encodable {
+    var article: Article
+
+    enum CodingKeys: String, CodingKey { case isRead, bookmarked }
+
+    func encode(to encoder: any Encoder) throws {
+      try OutputFormat.ArticleDocument(article: article).encode(to: encoder)
+      var c = encoder.container(keyedBy: CodingKeys.self)
+      try c.encode(article.isRead, forKey: .isRead)
+      try c.encode(article.isBookmarked, forKey: .bookmarked)
+    }
+  }
+
+  var context: CommandContext
+  var arguments: ParsedArguments
+
+  func run() async throws(CommandFailure) -> ExitCode {
+    guard let url = arguments.positionals.first, !url.isEmpty else {
+      throw CommandFailure(
+        .usage, "which article? usage: news show URL", hint: "'news list --json' and 'news search --json' show URLs")
+    }
+    let repository = try context.makeRepository(arguments)
+    var article: Article
+    do {
+      guard let found = try await repository.article(url: url) else {
+        throw CommandFailure(
+          .noInput, "no cached article has the URL \(url)", hint: "'news list --json' and 'news search' show URLs")
+      }
+      article = found
+      try await repository.markRead(true, url: url)
+      article.isRead = true
+    } catch let failure as CommandFailure {
+      throw failure
+    } catch let error as NewsRepositoryError {
+      throw context.failure(error)
+    } catch {
+      throw CommandFailure(.storage, "\(error)")
+    }
+    let console = context.console
+    if arguments.flag("json") {
+      console.out(OutputFormat.json(Document(article: article)))
+      return .success
+    }
+    console.out(Self.render(article, now: context.now(), width: console.width, color: console.color))
+    return .success
+  }
+
+  /// The article as text: the title, a line of source · author · time, then the summary and the content as
+  /// paragraphs (wrapped to `width` when there is one), then the image URL and the link.
+  static func render(_ article: Article, now: Date, width: Int?, color: Bool) -> String {
+    let style = TextStyle(enabled: color)
+    func clean(_ text: String?) -> String? {
+      guard let text else { return nil }
+      let cleaned = OutputFormat.sanitized(text, collapsingWhitespace: true)
+      return cleaned.isEmpty ? nil : cleaned
+    }
+    let published = Timestamp(article.publishedAt)
+    let when = "\(OutputFormat.relative(article.publishedAt, now: now)) (\(published.rfc3339String))"
+    let source = clean(article.sourceName) ?? clean(article.sourceID)
+    let author = clean(article.author).flatMap { $0 == source ? nil : $0 }  // "BBC News · BBC News" says it once
+    let byline = [source, author, when].compactMap { $0 }.joined(separator: " · ")
+    var text = style.apply(.bold, wrap(clean(article.title) ?? "", width)) + "\n"
+    text += style.apply(.dim, wrap(byline, width)) + "\n"
+    var marks: [String] = []
+    if article.isBookmarked { marks.append("bookmarked") }
+    for paragraph in [clean(article.summary), clean(article.content)].compactMap({ $0 }) {
+      text += "\n" + wrap(paragraph, width) + "\n"
+    }
+    text += "\n"
+    if let image = article.imageURL { text += "image  " + OutputFormat.sanitized(image.absoluteString) + "\n" }
+    text += "link   " + style.apply(.cyan, OutputFormat.sanitized(article.url.absoluteString)) + "\n"
+    if !marks.isEmpty { text += "state  " + marks.joined(separator: ", ") + "\n" }
+    return text
+  }
+
+  /// `text` broken into lines of at most `width` display columns (at most 100) at spaces; a word longer than a line
+  /// stays whole. Unchanged without a width.
+  static func wrap(_ text: String, _ width: Int?) -> String {
+    guard let width, width > 0 else { return text }
+    let limit = min(width, 100)
+    var lines: [String] = []
+    var line = ""
+    var used = 0
+    for word in text.split(separator: " ") {
+      let size = OutputFormat.displayWidth(word)
+      if !line.isEmpty && used + 1 + size > limit {
+        lines.append(line)
+        line = ""
+        used = 0
+      }
+      line += (line.isEmpty ? "" : " ") + word
+      used += (used == 0 ? 0 : 1) + size
+    }
+    if !line.isEmpty { lines.append(line) }
+    return lines.joined(separator: "\n")
+  }
+}
