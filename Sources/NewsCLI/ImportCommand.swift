@@ -6,7 +6,7 @@ struct ImportCommand {
   static let spec = CommandSpec(
     name: "import",
     summary: "Save a NewsAPI response, or any JSON through a mapping, into the cache.",
-    usage: "FILE [--mapping NAME|PATH [--root NAME]] [--db PATH] [--config PATH] [--json]",
+    usage: "FILE [--mapping NAME|PATH [--root NAME]] [--quiet] [--db PATH] [--config PATH] [--json]",
     positionals: [("FILE", "A saved NewsAPI v2 response, or any JSON export with --mapping.")],
     options: [
       OptionSpec(
@@ -14,6 +14,7 @@ struct ImportCommand {
         help: "Import through a mapping: a file, or NAME for Config/mappings/NAME.json (newsapi, parse-server, …)."),
       OptionSpec(
         name: "root", valueName: "NAME", help: "The mapping root to use (default: matched from FILE's name)."),
+      OptionSpec(name: "quiet", help: "No progress line on a terminal."),
       OptionSpec(name: "db", valueName: "PATH", help: "The database (default: $XDG_DATA_HOME/news/news.sqlite)."),
       OptionSpec(name: "config", valueName: "PATH", help: "The configuration file (default: Config/news.json)."),
       OptionSpec(
@@ -79,7 +80,11 @@ struct ImportCommand {
     var saved = 0
     if !page.articles.isEmpty {
       do {
-        saved = try await repository.save(page.articles, for: query).saved
+        let reporter = ProgressReporter(
+          "saving", total: page.articles.count, unit: "articles", console: context.console,
+          quiet: arguments.flag("quiet") || arguments.flag("json"))
+        defer { reporter.finish() }
+        saved = try await repository.save(page.articles, for: query) { reporter.update(completed: $0) }.saved
       } catch {
         throw context.failure(error)
       }

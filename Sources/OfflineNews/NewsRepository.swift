@@ -87,12 +87,12 @@ public final class NewsRepository: Sendable {
   /// - Returns: what the save did: distinct articles saved, inserted, updated, unchanged, evicted.
   /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
   @discardableResult
-  public func save(_ articles: [Article], for query: NewsQuery) async throws(NewsRepositoryError)
-    -> ArticleSaveResult
-  {
+  public func save(
+    _ articles: [Article], for query: NewsQuery, progress: (@Sendable (Int) -> Void)? = nil
+  ) async throws(NewsRepositoryError) -> ArticleSaveResult {
     let fetchedAt = clock()
     return try await storing {
-      try await storage.saveArticles(articles, forQuery: query.cacheKey, fetchedAt: fetchedAt)
+      try await storage.saveArticles(articles, forQuery: query.cacheKey, fetchedAt: fetchedAt, progress: progress)
     }
   }
 

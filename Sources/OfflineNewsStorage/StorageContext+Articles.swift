@@ -65,15 +65,19 @@ extension StorageContext {
   ///   - articles: the response's articles, in response order.
   ///   - query: the query's cache key (``NewsQuery/cacheKey``).
   ///   - fetchedAt: when the response was received.
+  ///   - progress: called with the number of articles written so far, after each chunk of 500 (on the writer's
+  ///     thread; keep it short).
   /// - Throws: ``StorageError``.
   /// Related SQLite documentation: <https://www.sqlite.org/lang_upsert.html>
   @discardableResult
-  public func saveArticles(_ articles: [Article], forQuery query: String, fetchedAt: Timestamp) async throws
-    -> ArticleSaveResult
-  {
+  public func saveArticles(
+    _ articles: [Article], forQuery query: String, fetchedAt: Timestamp,
+    progress: (@Sendable (Int) -> Void)? = nil
+  ) async throws -> ArticleSaveResult {
     let eviction = self.eviction
     return try await writeAndPublish { db in
-      try ArticleWriter(db: db).save(articles, query: query, fetchedAt: fetchedAt, eviction: eviction)
+      try ArticleWriter(db: db, progress: progress).save(
+        articles, query: query, fetchedAt: fetchedAt, eviction: eviction)
     }
   }
 

@@ -5,6 +5,7 @@ import OfflineNewsModel
 /// the number of articles: one lookup and one upsert per chunk of rows, not one per row.
 struct ArticleWriter {
   let db: Connection
+  var progress: (@Sendable (Int) -> Void)? = nil
 
   /// Rows per multi-row statement: 500 × 11 parameters stays far below SQLite's 32,766-parameter limit.
   static let chunk = 500
@@ -51,6 +52,7 @@ struct ArticleWriter {
         rows.append(content + [.integer(fetchedAt.millisecondsSince1970), .text(query)])
       }
       try upsert(rows)
+      progress?(start)
       // Unchanged rows are not rewritten, but they were fetched now: eviction by age counts from here.
       if !seenUnchanged.isEmpty {
         let marks = Array(repeating: "?", count: seenUnchanged.count).joined(separator: ",")
