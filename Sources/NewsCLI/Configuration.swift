@@ -9,7 +9,8 @@ import OfflineNews
 ///   "defaultSource": "sample",
 ///   "sources": {
 ///     "sample": { "file": "sample/top-headlines.json" },
-///     "top-headlines": { "url": "https://newsapi.org/v2/top-headlines", "query": { "country": "us" } }
+///     "top-headlines": { "url": "https://newsapi.org/v2/top-headlines", "query": { "country": "us" },
+///                        "maxAge": 900, "policy": "cache-first" }
 ///   },
 ///   "database": null,
 ///   "timeoutSeconds": 5,
@@ -23,6 +24,10 @@ struct Configuration: Sendable {
   struct Source: Sendable {
     var name: String
     var url: URL
+    /// `"maxAge"`: seconds its rows stay fresh; `nil` when not configured.
+    var maxAge: TimeInterval?
+    /// `"policy"`: how `news fetch` reads it by default; `nil` when not configured (network-first).
+    var policy: CachePolicy?
   }
 
   var sources: [String: Source] = [:]
@@ -84,7 +89,7 @@ struct Configuration: Sendable {
         guard let database = value as? String, !database.isEmpty else { throw wrong(key, "a path or null") }
         configuration.databasePath = absolute(expandingTilde(database), relativeTo: folder)
       case "timeoutSeconds":
-        guard let number = value as? NSNumber, !(value is Bool), number.doubleValue > 0 else {
+        guard let number = value as? NSNumber, !isJSONBoolean(value), number.doubleValue > 0 else {
           throw wrong(key, "a number of seconds > 0")
         }
         configuration.timeoutSeconds = number.doubleValue
@@ -101,7 +106,7 @@ struct Configuration: Sendable {
               .config, "\(path): unknown key \"eviction.\(field)\"", hint: "eviction has maxArticles and maxAgeDays")
           }
           if number is NSNull { continue }
-          guard let count = number as? NSNumber, !(number is Bool), count.doubleValue > 0 else {
+          guard let count = number as? NSNumber, !isJSONBoolean(number), count.doubleValue > 0 else {
             throw wrong("eviction.\(field)", "a number > 0 or null")
           }
           if field == "maxArticles" {
@@ -130,15 +135,32 @@ struct Configuration: Sendable {
   private static func source(name: String, entry: Any, folder: String, path: String) throws(CommandFailure) -> Source {
     let place = "\(path): sources.\(name)"
     guard let fields = entry as? [String: Any] else { throw CommandFailure(.config, "\(place) must be an object") }
-    for key in fields.keys where !["file", "url", "query"].contains(key) {
+    for key in fields.keys where !["file", "url", "query", "maxAge", "policy"].contains(key) {
       throw CommandFailure(
-        .config, "\(place): unknown key \"\(key)\"", hint: "a source has \"file\", or \"url\" and \"query\"")
+        .config, "\(place): unknown key \"\(key)\"",
+        hint: "a source has \"file\", or \"url\" and \"query\"; and optionally \"maxAge\" and \"policy\"")
+    }
+    var maxAge: TimeInterval?
+    if let value = fields["maxAge"], !(value is NSNull) {
+      guard let number = value as? NSNumber, !isJSONBoolean(value), number.doubleValue >= 0, number.doubleValue.isFinite
+      else { throw CommandFailure(.config, "\(place).maxAge must be a number of seconds ≥ 0, or null") }
+      maxAge = number.doubleValue
+    }
+    var policy: CachePolicy?
+    if let value = fields["policy"], !(value is NSNull) {
+      guard let name = value as? String, let named = CachePolicy(commandLineName: name) else {
+        throw CommandFailure(
+          .config, "\(place).policy must be one of \(CachePolicy.commandLineNames.joined(separator: ", ")), or null")
+      }
+      policy = named
     }
     if let file = fields["file"] {
       guard let file = file as? String, !file.isEmpty, fields["url"] == nil, fields["query"] == nil else {
         throw CommandFailure(.config, "\(place).file must be a path, alone (no url or query)")
       }
-      return Source(name: name, url: URL(fileURLWithPath: absolute(expandingTilde(file), relativeTo: folder)))
+      return Source(
+        name: name, url: URL(fileURLWithPath: absolute(expandingTilde(file), relativeTo: folder)), maxAge: maxAge,
+        policy: policy)
     }
     guard let text = fields["url"] as? String, var components = URLComponents(string: text),
       let scheme = components.scheme?.lowercased(), ["http", "https"].contains(scheme)
@@ -154,7 +176,7 @@ struct Configuration: Sendable {
         let text: String
         if let string = value as? String {
           text = string
-        } else if let number = value as? NSNumber, !(value is Bool) {
+        } else if let number = value as? NSNumber, !isJSONBoolean(value) {
           text = number.stringValue
         } else {
           throw CommandFailure(.config, "\(place).query.\(key) must be a string or a number")
@@ -164,7 +186,7 @@ struct Configuration: Sendable {
       components.queryItems = queryItems
     }
     guard let url = components.url else { throw CommandFailure(.config, "\(place): cannot build a URL") }
-    return Source(name: name, url: url)
+    return Source(name: name, url: url, maxAge: maxAge, policy: policy)
   }
 
   /// The default database: `$XDG_DATA_HOME/news/news.sqlite`, else `~/.local/share/news/news.sqlite`.
@@ -187,7 +209,43 @@ func absolute(_ path: String, relativeTo base: String) -> String {
   return url.standardizedFileURL.path
 }
 
+/// Whether a value from `JSONSerialization` is a JSON `true`/`false`. `value is Bool` cannot tell: with
+/// swift-corelibs-foundation the numbers `1`, `0` and `1.0` are `Bool` too, which made `"timeoutSeconds": 1` an
+/// error; a boolean is the only `NSNumber` JSONSerialization makes with the `char` type.
+func isJSONBoolean(_ value: Any) -> Bool {
+  guard let number = value as? NSNumber else { return false }
+  return String(cString: number.objCType) == "c"
+}
+
 /// `~/x` → `$HOME/x`.
 func expandingTilde(_ path: String) -> String {
   path == "~" || path.hasPrefix("~/") ? NSHomeDirectory() + path.dropFirst() : path
+}
+
+extension CachePolicy {
+  /// The policies `news fetch --policy` and a source's `"policy"` accept, by name.
+  static let byCommandLineName: [String: CachePolicy] = [
+    "network-first": .networkFirst, "cache-first": .cacheFirst, "network-only": .networkOnly,
+    "cache-only": .cacheOnly,
+  ]
+
+  /// The accepted names, in the order the help lists them.
+  static let commandLineNames = ["network-first", "cache-first", "network-only", "cache-only"]
+
+  /// The policy named `name` (`network-first`, `cache-first`, `network-only`, `cache-only`), or `nil`.
+  init?(commandLineName name: String) {
+    guard let policy = Self.byCommandLineName[name] else { return nil }
+    self = policy
+  }
+
+  /// The policy's name on the command line, e.g. `network-first`.
+  var commandLineName: String {
+    switch self {
+    case .networkFirst: "network-first"
+    case .cacheFirst: "cache-first"
+    case .networkOnly: "network-only"
+    case .cacheOnly: "cache-only"
+    case .cacheThenNetwork: "cache-then-network"
+    }
+  }
 }

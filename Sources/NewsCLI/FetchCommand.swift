@@ -1,26 +1,43 @@
 import Foundation
 import OfflineNews
 
-/// `news fetch`: network-first read of a source, saved to the cache; the cache when the network fails.
+/// `news fetch`: a read of a source through the repository, by a cache policy (network-first by default), saved to
+/// the cache; the cache when the network fails.
 struct FetchCommand {
   static let spec = CommandSpec(
     name: "fetch",
     summary: "Fetch articles (network first; the cache when the network fails) and save them.",
-    usage: "[--url URL | --source NAME] [--db PATH] [--config PATH] [--limit N] [--timeout SECONDS] [--json]",
+    usage: """
+      [--url URL | --source NAME] [--policy POLICY] [--max-age SECONDS] [--db PATH] [--config PATH] [--limit N] \
+      [--timeout SECONDS] [--json]
+      """,
     options: [
       OptionSpec(name: "url", valueName: "URL", help: "A NewsAPI v2 URL, or a file (path or file: URL) to read."),
       OptionSpec(name: "source", valueName: "NAME", help: "A source named in the configuration."),
+      OptionSpec(
+        name: "policy", valueName: "POLICY",
+        help: "network-first (default), cache-first, network-only or cache-only."),
+      OptionSpec(
+        name: "max-age", valueName: "SECONDS",
+        help: "Rows younger than this are fresh (default: the source's maxAge, else the stored one)."),
       OptionSpec(name: "db", valueName: "PATH", help: "The database (default: $XDG_DATA_HOME/news/news.sqlite)."),
       OptionSpec(name: "config", valueName: "PATH", help: "The configuration file (default: Config/news.json)."),
       OptionSpec(name: "limit", valueName: "N", help: "Show at most N articles (all are saved)."),
-      OptionSpec(name: "timeout", valueName: "SECONDS", help: "Network timeout (default: the configuration's, 5)."),
-      OptionSpec(name: "json", help: "Print JSON: {origin, fetchedAt, networkError, articles}."),
+      OptionSpec(
+        name: "timeout", valueName: "SECONDS", help: "Time allowed per attempt (default: the configuration's, 5)."),
+      OptionSpec(name: "json", help: "Print JSON: {origin, fetchedAt, ageSeconds, stale, networkError, articles}."),
     ],
     details: """
-      Without --url or --source, fetches the configuration's default source. The NewsAPI key is read from
-      NEWSAPI_KEY (or the configuration's apiKey) and sent in the X-Api-Key header.
-      Exit status: 0 articles served (from the network or the cache), 69 network failed and nothing cached,
-      74 storage error.
+      Without --url or --source, fetches the configuration's default source; a source's "policy" and "maxAge"
+      apply unless --policy or --max-age is given. The NewsAPI key is read from NEWSAPI_KEY (or the
+      configuration's apiKey) and sent in the X-Api-Key header.
+      Policies: network-first asks the network and serves the cache if it fails; cache-first serves fresh cached
+      rows without asking, else acts as network-first; network-only fails rather than serve the cache; cache-only
+      never asks the network.
+      Time: connection failures, 5xx and 429 are retried (up to 3 attempts, honouring Retry-After) as long as they
+      can finish within twice the timeout; cached rows are served at the latest 0.5 s after that.
+      Exit status: 0 articles served (from the network or the cache; cache-only also when nothing is cached),
+      69 network failed and nothing cached (or network-only failed), 74 storage error.
       """)
 
   var context: CommandContext
@@ -29,27 +46,114 @@ struct FetchCommand {
   func run() async throws(CommandFailure) -> ExitCode {
     let limit = try arguments.integer("limit", minimum: 0)
     let timeout = try arguments.seconds("timeout")
-    let (query, sourceName) = try resolveQuery()
-    let repository = try context.makeRepository(arguments, timeout: timeout)
+    let maxAgeOption = try Self.maxAge(arguments)
+    let policyOption = try Self.policy(arguments)
+    let (query, sourceName, source) = try resolveQuery()
+    let policy = policyOption ?? source?.policy ?? .networkFirst
+    let maxAge = maxAgeOption ?? source?.maxAge
+    let repository = try makeRepository(timeout: timeout)
     let result: NewsResult
     do {
-      result = try await repository.articles(for: query)
+      result = try await repository.articles(for: query, policy: policy, maxAge: maxAge)
     } catch {
       throw context.failure(error)
     }
     let console = context.console
     if arguments.flag("json") {
-      console.out(OutputFormat.json(OutputFormat.document(result, limit: limit)))
-    } else {
-      let now = context.now()
-      console.out(OutputFormat.header(result, source: sourceName, now: now) + "\n")
-      console.out(OutputFormat.lines(result.articles.prefix(limit ?? .max), now: now, width: console.width))
+      console.out(OutputFormat.json(Document(result: result, limit: limit)))
+      return .success
     }
+    if result.isCacheMiss, result.networkError == nil {
+      console.err("nothing cached for \(SourcesCommand.oneLine(sourceName)) (cache-only: the network was not asked)\n")
+      return .success
+    }
+    let now = context.now()
+    console.out(Self.header(result, source: sourceName, now: now, color: console.color) + "\n")
+    console.out(OutputFormat.lines(result.articles.prefix(limit ?? .max), now: now, console: console))
     return .success
   }
 
-  /// The query to fetch and a name for it: `--url`, else `--source`, else the default source.
-  private func resolveQuery() throws(CommandFailure) -> (NewsQuery, String) {
+  /// The composition for a fetch: the context's storage, and a network that retries (3 attempts, within twice the
+  /// per-attempt timeout), with a deadline of twice the timeout plus 0.5 s for serving cached rows (a bound that
+  /// holds even if the network overruns its own).
+  private func makeRepository(timeout: Double?) throws(CommandFailure) -> NewsRepository {
+    let base = try context.makeRepository(arguments, timeout: timeout)
+    let apiKey = context.environment["NEWSAPI_KEY"].flatMap { $0.isEmpty ? nil : $0 } ?? context.configuration.apiKey
+    let requested = timeout ?? context.configuration.timeoutSeconds
+    let perAttempt = URLSessionNewsNetwork.effectiveTimeout(requested)
+    let retry = RetryPolicy(maxAttempts: 3, initialDelay: 0.25, maxDelay: 2, maxTotalTime: 2 * perAttempt)
+    let network = URLSessionNewsNetwork(apiKey: apiKey, timeout: requested, retry: retry)
+    let now = context.now
+    return NewsRepository(
+      storage: base.storage, network: network, clock: { Timestamp(now()) }, deadline: 2 * perAttempt + 0.5)
+  }
+
+  /// `--max-age SECONDS` (≥ 0), or `nil`.
+  static func maxAge(_ arguments: ParsedArguments) throws(CommandFailure) -> TimeInterval? {
+    guard let text = arguments.value("max-age") else { return nil }
+    guard let seconds = Double(text), seconds >= 0, seconds.isFinite else {
+      throw CommandFailure(.usage, "--max-age needs a number of seconds ≥ 0, got \"\(text)\"")
+    }
+    return seconds
+  }
+
+  /// `--policy NAME`, or `nil`.
+  static func policy(_ arguments: ParsedArguments) throws(CommandFailure) -> CachePolicy? {
+    guard let name = arguments.value("policy") else { return nil }
+    guard let policy = CachePolicy(commandLineName: name) else {
+      throw CommandFailure(
+        .usage, "--policy must be one of \(CachePolicy.commandLineNames.joined(separator: ", ")), got \"\(name)\"")
+    }
+    return policy
+  }
+
+  /// The first line of the human output: `online — …`, `offline — …` (the network failed), or `cached — …` (the
+  /// policy served the cache), with the freshness when a max-age is known.
+  static func header(_ result: NewsResult, source: String, now: Date, color: Bool = false) -> String {
+    var line: String
+    if result.origin == .cache, result.networkError == nil {
+      let count = result.articles.count
+      let age = result.fetchedAt.map { OutputFormat.relative($0.date, now: now) } ?? "an unknown time"
+      line = "cached — \(count) \(count == 1 ? "article" : "articles") from \(age)"
+    } else {
+      line = OutputFormat.header(result, source: source, now: now, color: color)
+    }
+    if result.revalidated { line += " (not modified)" }
+    if let maxAge = result.maxAge, result.fetchedAt != nil {
+      line += " — \(result.isStale ? "stale" : "fresh"), max age \(duration(maxAge))"
+    }
+    return line
+  }
+
+  /// `45 s`, `15 min`, `2 h`, `3 d`.
+  static func duration(_ seconds: TimeInterval) -> String {
+    switch seconds {
+    case ..<60: return "\(Int(seconds.rounded())) s"
+    case ..<3600: return "\(Int((seconds / 60).rounded())) min"
+    case ..<86_400: return "\(Int((seconds / 3600).rounded())) h"
+    default: return "\(Int((seconds / 86_400).rounded())) d"
+    }
+  }
+
+  /// The `--json` document: the result document of `news list`/`fetch`, plus `stale` and `ageSeconds` (seconds
+  /// since the rows were fetched, millisecond precision; `null` when nothing is cached).
+  struct Document: Encodable {
+    var result: NewsResult
+    var limit: Int?
+
+    enum CodingKeys: String, CodingKey { case stale, ageSeconds }
+
+    func encode(to encoder: any Encoder) throws {
+      try OutputFormat.document(result, limit: limit).encode(to: encoder)
+      var c = encoder.container(keyedBy: CodingKeys.self)
+      try c.encode(result.isStale, forKey: .stale)
+      try c.encode(result.age.map { ($0 * 1000).rounded() / 1000 }, forKey: .ageSeconds)
+    }
+  }
+
+  /// The query to fetch, a name for it, and its configured source: `--url`, else `--source`, else the default
+  /// source.
+  private func resolveQuery() throws(CommandFailure) -> (NewsQuery, String, Configuration.Source?) {
     if arguments.value("url") != nil, arguments.value("source") != nil {
       throw CommandFailure(.usage, "give --url or --source, not both")
     }
@@ -60,10 +164,10 @@ struct FetchCommand {
           throw CommandFailure(.usage, "--url \(NewsQuery.redacting(url)): use an http(s) URL or a file")
         }
         let query = NewsQuery(url: url)
-        return (query, query.cacheKey)
+        return (query, query.cacheKey, nil)
       }
       let path = absolute(expandingTilde(text), relativeTo: context.currentDirectory)
-      return (NewsQuery(url: URL(fileURLWithPath: path)), path)
+      return (NewsQuery(url: URL(fileURLWithPath: path)), path, nil)
     }
     let configuration = context.configuration
     let name = arguments.value("source") ?? configuration.defaultSource
@@ -77,6 +181,7 @@ struct FetchCommand {
       throw CommandFailure(.usage, "no source named \"\(name)\"", hint: known.isEmpty ? nil : "configured: \(known)")
     }
     let query = NewsQuery(url: source.url)
-    return (query, source.url.isFileURL ? "\(name) (\(source.url.path))" : "\(name) (\(query.cacheKey))")
+    let shown = source.url.isFileURL ? "\(name) (\(source.url.path))" : "\(name) (\(query.cacheKey))"
+    return (query, shown, source)
   }
 }

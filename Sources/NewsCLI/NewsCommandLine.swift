@@ -32,6 +32,7 @@ public struct NewsCommandLine: Sendable {
   static let commands: [CommandSpec] = [
     FetchCommand.spec, ListCommand.spec, ImportCommand.spec, DeleteCommand.spec, LocalStateCommand.markReadSpec,
     LocalStateCommand.bookmarkSpec, StatsCommand.spec, EntitiesCommand.spec, RecordsCommand.spec,
+    SourcesCommand.spec,
     SearchCommand.spec, ShowCommand.spec,
   ]
 
@@ -102,6 +103,8 @@ public struct NewsCommandLine: Sendable {
       case StatsCommand.spec.name: return try await StatsCommand(context: context, arguments: parsed).run().rawValue
       case SearchCommand.spec.name: return try await SearchCommand(context: context, arguments: parsed).run().rawValue
       case ShowCommand.spec.name: return try await ShowCommand(context: context, arguments: parsed).run().rawValue
+      case SourcesCommand.spec.name:
+        return try await SourcesCommand(context: context, arguments: parsed).run().rawValue
       case EntitiesCommand.spec.name:
         return try await EntitiesCommand(context: context, arguments: parsed).run().rawValue
       case RecordsCommand.spec.name: return try await RecordsCommand(context: context, arguments: parsed).run().rawValue
@@ -178,6 +181,8 @@ struct CommandContext: Sendable {
       default: hint = "try again when the network is back; 'news list' shows everything cached"
       }
       return CommandFailure(.unavailable, "\(network); nothing is cached for this query", hint: hint)
+    case .networkFailed(_, let network):
+      return CommandFailure(.unavailable, "\(network)", hint: "without --policy network-only, the cache is served")
     case .storage(let storageError, _):
       return CommandFailure(.storage, storageError.description)
     }

@@ -9,34 +9,54 @@ import Foundation
 /// For example:
 /// ```swift
 /// let storage = try StorageContext(path: "news.sqlite")
-/// let network = URLSessionNewsNetwork(apiKey: ProcessInfo.processInfo.environment["NEWSAPI_KEY"])
-/// let repository = NewsRepository(storage: storage, network: network)
-/// let result = try await repository.articles(for: NewsQuery(url: topHeadlinesURL))
-/// print(result.origin, result.articles.count, result.networkError as Any)
+/// let network = URLSessionNewsNetwork(apiKey: ProcessInfo.processInfo.environment["NEWSAPI_KEY"], retry: .standard)
+/// let repository = NewsRepository(storage: storage, network: network, deadline: 3)
+/// let result = try await repository.articles(for: NewsQuery(url: topHeadlinesURL), policy: .cacheFirst, maxAge: 900)
+/// print(result.origin, result.articles.count, result.age as Any, result.isStale, result.networkError as Any)
 /// ```
 ///
+/// - Policies: ``CachePolicy`` (network-first, cache-first, network-only, cache-only, cache-then-network).
+/// - Freshness: a max-age in seconds, per call, is stored with the query's fetch (so it survives restarts) and used
+///   when a later call gives none. Every ``NewsResult`` says its ``NewsResult/age`` and ``NewsResult/isStale``.
+/// - De-duplication: concurrent reads of the same query (and page count) share one refresh, so one request.
+/// - Conditional requests: the `ETag` / `Last-Modified` of a query's last good response are stored; the next
+///   refresh sends them, and a `304 Not Modified` refreshes the fetch time without rewriting a row.
+/// - Deadline: with `deadline`, a network-first read that has cached rows serves them once the deadline passes,
+///   while the request goes on in the background and saves its answer when it comes.
+/// - Pagination: `pages:` fetches NewsAPI pages 1…n (`page` query item) and saves them as one result.
+///
 /// Whether the network is usable is decided by how the request actually failed, never by a reachability check.
-/// A failed, partial, error or empty response never changes the cache.
+/// A failed, partial, error or empty response never changes the cache (a failure is only noted in the query's
+/// fetch record, ``FetchRecord/lastError``).
 public final class NewsRepository: Sendable {
   /// The storage context the repository reads and writes through.
   public let storage: StorageContext
   /// The network it fetches from.
   public let network: any NewsNetwork
+  /// Seconds a network-first read waits for the network before serving cached rows; `nil` waits for the network.
+  public let deadline: TimeInterval?
   private let clock: @Sendable () -> Timestamp
+  private let inFlight = InFlightRefreshes()
 
   /// - Parameters:
   ///   - storage: the storage context (the injected `viewContext` of the classic design).
   ///   - network: where fresh articles come from.
   ///   - clock: the current time; tests inject a fixed one.
+  ///   - deadline: seconds after which a network-first (or stale cache-first) read serves the cached rows, if
+  ///     there are any, with a ``NewsNetworkError/TransportFailure/timedOut`` error, while the request goes on in
+  ///     the background; `nil` (the default) waits for the network. With nothing cached, the read waits for the
+  ///     network whatever the deadline (bound it with the network's timeout and ``RetryPolicy/maxTotalTime``).
   public init(
-    storage: StorageContext, network: any NewsNetwork, clock: @escaping @Sendable () -> Timestamp = { .now() }
+    storage: StorageContext, network: any NewsNetwork, clock: @escaping @Sendable () -> Timestamp = { .now() },
+    deadline: TimeInterval? = nil
   ) {
     self.storage = storage
     self.network = network
     self.clock = clock
+    self.deadline = deadline.map { max(0, $0) }
   }
 
-  /// Network-first read of a query.
+  /// Network-first read of a query: ``articles(for:policy:maxAge:limit:pages:)`` with ``CachePolicy/networkFirst``.
   ///
   /// 1. Fetch from the network. On success, save the articles (upsert by `url`, one transaction, replacing the
   ///    query's result list) and return them, read back from the store, with origin `.network`.
@@ -51,34 +71,106 @@ public final class NewsRepository: Sendable {
   ///   nothing is cached for the query (the network's error is kept); ``NewsRepositoryError/storage(_:network:)``
   ///   when the store fails.
   public func articles(for query: NewsQuery, limit: Int? = nil) async throws(NewsRepositoryError) -> NewsResult {
-    let page: NewsPage
-    do {
-      page = try await network.fetch(query)
-    } catch {
-      return try await cachedArticles(for: query, limit: limit, after: error)
-    }
-    guard !page.articles.isEmpty else {
-      let skipped = page.skippedCount
-      let failure = NewsNetworkError.invalidResponse(
-        detail: skipped == 0 ? "the response held no articles" : "none of its \(skipped) records was valid")
-      return try await cachedArticles(for: query, limit: limit, after: failure)
-    }
-    let fetchedAt = clock()
-    let rows = try await storing {
-      try await storage.saveArticles(page.articles, forQuery: query.cacheKey, fetchedAt: fetchedAt)
-      return try await storage.articles(forQuery: query.cacheKey, limit: limit)
-    }
-    return NewsResult(query: query, articles: rows, origin: .network, fetchedAt: fetchedAt, issues: page.issues)
+    try await articles(for: query, policy: .networkFirst, limit: limit)
   }
+
+  /// Reads a query as `policy` says (see ``CachePolicy``).
+  ///
+  /// - Parameters:
+  ///   - query: what to read.
+  ///   - policy: how to combine the cache and the network.
+  ///   - maxAge: seconds the rows stay fresh; stored with the fetch when the network answers. `nil` uses the max-age
+  ///     stored with the query's last fetch, if any (without one, cached rows are never stale).
+  ///   - limit: at most this many rows in the result (all are saved); `nil` for all.
+  ///   - pages: NewsAPI pages to fetch, 1…`pages`, saved together as the query's result (see
+  ///     ``fetchPages(_:pages:)``); 1 by default. A file query has one page.
+  /// - Returns: the rows with their origin, fetch time, age, staleness, and the network error that made the
+  ///   repository serve the cache, if any.
+  /// - Throws: ``NewsRepositoryError``: `networkFailedAndCacheEmpty` (network-first, cache-first, cache-then-network
+  ///   with nothing cached), `networkFailed` (network-only), `storage` (with the network's error when it had failed
+  ///   too). ``CachePolicy/cacheOnly`` throws only `storage`.
+  public func articles(
+    for query: NewsQuery, policy: CachePolicy, maxAge: TimeInterval? = nil, limit: Int? = nil, pages: Int = 1
+  ) async throws(NewsRepositoryError) -> NewsResult {
+    switch policy {
+    case .cacheOnly:
+      return try await cachedResult(for: query, maxAge: maxAge, limit: limit)
+    case .cacheFirst:
+      let cached = try await cachedResult(for: query, maxAge: maxAge, limit: limit)
+      if !cached.articles.isEmpty, !cached.isStale { return cached }
+      return try await networkFirst(
+        query, maxAge: maxAge, limit: limit, pages: pages, deadline: deadline, cached: cached)
+    case .networkFirst:
+      return try await networkFirst(query, maxAge: maxAge, limit: limit, pages: pages, deadline: deadline, cached: nil)
+    case .cacheThenNetwork:
+      return try await networkFirst(query, maxAge: maxAge, limit: limit, pages: pages, deadline: nil, cached: nil)
+    case .networkOnly:
+      let outcome = await refresh(query, maxAge: maxAge, pages: pages).task.value
+      switch outcome {
+      case .saved(let fetchedAt, let issues, let notModified):
+        return try await networkResult(
+          query, fetchedAt: fetchedAt, issues: issues, revalidated: notModified, maxAge: maxAge, limit: limit)
+      case .failed(let error):
+        throw .networkFailed(query: query, network: error)
+      case .storageFailed(let error):
+        throw .storage(error, network: nil)
+      }
+    }
+  }
+
+  /// The results of a read as a sequence: for ``CachePolicy/cacheThenNetwork``, the cached rows at once (when
+  /// there are any), then the network's answer when it arrives (or, if the network fails, the cached rows again
+  /// with the network's error); for every other policy, the single result of
+  /// ``articles(for:policy:maxAge:limit:pages:)``.
+  ///
+  /// For example:
+  /// ```swift
+  /// for try await result in repository.results(for: query) {
+  ///   show(result.articles, stale: result.isStale, from: result.origin)
+  /// }
+  /// ```
+  ///
+  /// - Returns: a stream that finishes after the last result, or throws a ``NewsRepositoryError``
+  ///   (`networkFailedAndCacheEmpty` when nothing is cached and the network fails). Ending the iteration early
+  ///   does not cancel the refresh (other reads may share it); it still saves its answer.
+  public func results(
+    for query: NewsQuery, policy: CachePolicy = .cacheThenNetwork, maxAge: TimeInterval? = nil, limit: Int? = nil,
+    pages: Int = 1
+  ) -> AsyncThrowingStream<NewsResult, any Error> {
+    AsyncThrowingStream { continuation in
+      let task = Task {
+        do throws(NewsRepositoryError) {
+          if policy == .cacheThenNetwork {
+            let cached = try await cachedResult(for: query, maxAge: maxAge, limit: limit)
+            if !cached.articles.isEmpty { continuation.yield(cached) }
+            continuation.yield(
+              try await networkFirst(query, maxAge: maxAge, limit: limit, pages: pages, deadline: nil, cached: cached))
+          } else {
+            continuation.yield(
+              try await articles(for: query, policy: policy, maxAge: maxAge, limit: limit, pages: pages))
+          }
+          continuation.finish()
+        } catch {
+          continuation.finish(throwing: error)
+        }
+      }
+      continuation.onTermination = { _ in task.cancel() }
+    }
+  }
+
+  /// Waits until every refresh running now (including those that outlived their read's deadline) has finished
+  /// and saved its answer.
+  public func waitForRefreshes() async {
+    for task in await inFlight.tasks { _ = await task.value }
+  }
+
   /// Cache-only read of a query's last successful response, newest first. Never touches the network.
   ///
-  /// - Returns: the rows with origin `.cache` and their fetch time; no rows if the query was never fetched.
+  /// - Returns: the rows with origin `.cache`, their fetch time, age and the stored max-age; no rows if the query
+  ///   was never fetched.
   /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
   public func cachedArticles(for query: NewsQuery, limit: Int? = nil) async throws(NewsRepositoryError) -> NewsResult {
-    try await storing {
-      let (rows, fetch) = try await storage.cachedResult(forQuery: query.cacheKey, limit: limit)
-      return NewsResult(query: query, articles: rows, origin: .cache, fetchedAt: fetch?.fetchedAt)
-    }
+    try await cachedResult(for: query, maxAge: nil, limit: limit)
   }
 
   /// Saves articles as the result of `query`, as ``articles(for:limit:)`` does after a successful fetch: one
@@ -150,21 +242,181 @@ public final class NewsRepository: Sendable {
     try await storing { try await storage.deleteArticles(publishedBefore: date) }
   }
 
-  // MARK: -
+  /// Fetches NewsAPI pages 1…`pages` of `query` (the `page` query item; `pageSize` as the query has it, else
+  /// NewsAPI's default of 20) and joins them into one page, in order. Nothing is saved.
+  ///
+  /// It stops early after a page with no records, or once `page × pageSize` reaches `totalResults`. A
+  /// `maximumResultsReached` error on a later page (NewsAPI caps free keys at 100 results,
+  /// <https://newsapi.org/docs/errors>, <https://newsapi.org/pricing>) ends the pages with the rows already fetched;
+  /// any other failure fails the whole fetch, so that a partial list never replaces the query's result. Issues of
+  /// page *n* have their key path prefixed with `pages[n].`.
+  ///
+  /// - Throws: ``NewsNetworkError`` of the first page, or of a later page (except `maximumResultsReached`).
+  public func fetchPages(_ query: NewsQuery, pages: Int) async throws(NewsNetworkError) -> NewsPage {
+    let pageSize = query.queryItem("pageSize").flatMap { Int($0) }.map { max(1, $0) } ?? 20
+    var joined = NewsPage(articles: [])
+    for number in 1...max(1, pages) {
+      let page: NewsPage
+      do {
+        page = try await network.fetch(query.page(number))
+      } catch {
+        if number > 1, case .api(let apiError) = error, apiError.code == .maximumResultsReached { break }
+        throw error
+      }
+      joined.articles += page.articles
+      joined.issues += page.issues.map { issue in
+        var issue = issue
+        issue.keyPath = "pages[\(number)].\(issue.keyPath)"
+        return issue
+      }
+      joined.totalResults = page.totalResults ?? joined.totalResults
+      if page.articles.isEmpty && page.issues.isEmpty { break }
+      if let total = page.totalResults, number * pageSize >= total { break }
+    }
+    return joined
+  }
 
-  private func cachedArticles(for query: NewsQuery, limit: Int?, after failure: NewsNetworkError)
+  // MARK: - Reading
+
+  private func cachedResult(for query: NewsQuery, maxAge: TimeInterval?, limit: Int?)
     async throws(NewsRepositoryError) -> NewsResult
   {
-    var result: NewsResult
+    let now = clock()
+    return try await storing {
+      let (rows, record) = try await storage.cachedEntry(forQuery: query.cacheKey, limit: limit)
+      return NewsResult(
+        query: query, articles: rows, origin: .cache, fetchedAt: record?.fetchedAt, maxAge: maxAge ?? record?.maxAge,
+        now: now)
+    }
+  }
+
+  private func networkResult(
+    _ query: NewsQuery, fetchedAt: Timestamp, issues: [RecordIssue], revalidated: Bool, maxAge: TimeInterval?,
+    limit: Int?
+  ) async throws(NewsRepositoryError) -> NewsResult {
+    try await storing {
+      let (rows, record) = try await storage.cachedEntry(forQuery: query.cacheKey, limit: limit)
+      return NewsResult(
+        query: query, articles: rows, origin: .network, fetchedAt: fetchedAt, issues: issues,
+        maxAge: maxAge ?? record?.maxAge, now: fetchedAt, revalidated: revalidated)
+    }
+  }
+
+  /// Network first, the cache on failure (or at the deadline, when there are cached rows).
+  private func networkFirst(
+    _ query: NewsQuery, maxAge: TimeInterval?, limit: Int?, pages: Int, deadline: TimeInterval?, cached: NewsResult?
+  ) async throws(NewsRepositoryError) -> NewsResult {
+    let refresh = await refresh(query, maxAge: maxAge, pages: pages)
+    let outcome: RefreshOutcome
+    if let deadline, let settled = await value(of: refresh.task, within: deadline) {
+      outcome = settled
+    } else if let deadline {
+      let late = NewsNetworkError.transport(
+        .timedOut, detail: "no answer within the \(formatted(deadline)) s deadline; still trying in the background")
+      var result = try await fallback(cached, query, maxAge: maxAge, limit: limit, after: late)
+      if let settled = refresh.settled {
+        outcome = settled  // it finished while the cache was read: its answer, not the cache
+      } else if !result.articles.isEmpty {
+        result.networkError = late
+        return result
+      } else {
+        outcome = await refresh.task.value  // nothing to serve: wait for the network after all
+      }
+    } else {
+      outcome = await refresh.task.value
+    }
+    switch outcome {
+    case .saved(let fetchedAt, let issues, let notModified):
+      return try await networkResult(
+        query, fetchedAt: fetchedAt, issues: issues, revalidated: notModified, maxAge: maxAge, limit: limit)
+    case .failed(let failure):
+      var result = try await fallback(cached, query, maxAge: maxAge, limit: limit, after: failure)
+      guard !result.articles.isEmpty else { throw .networkFailedAndCacheEmpty(query: query, network: failure) }
+      result.networkError = failure
+      return result
+    case .storageFailed(let error):
+      throw .storage(error, network: nil)
+    }
+  }
+
+  /// The cached result already read (aged anew), or a fresh read of it; a storage failure keeps the network's
+  /// error.
+  private func fallback(
+    _ cached: NewsResult?, _ query: NewsQuery, maxAge: TimeInterval?, limit: Int?, after failure: NewsNetworkError
+  ) async throws(NewsRepositoryError) -> NewsResult {
+    if let cached {
+      return NewsResult(
+        query: query, articles: cached.articles, origin: .cache, fetchedAt: cached.fetchedAt, maxAge: cached.maxAge,
+        now: clock())
+    }
     do {
-      result = try await cachedArticles(for: query, limit: limit)
+      return try await cachedResult(for: query, maxAge: maxAge, limit: limit)
     } catch {
       if case .storage(let storageError, _) = error { throw .storage(storageError, network: failure) }
       throw error
     }
-    guard !result.articles.isEmpty else { throw .networkFailedAndCacheEmpty(query: query, network: failure) }
-    result.networkError = failure
-    return result
+  }
+
+  // MARK: - Refreshing
+
+  /// The refresh of `query` running now, or a new one: concurrent reads share one.
+  private func refresh(_ query: NewsQuery, maxAge: TimeInterval?, pages: Int) async -> Refresh {
+    let pages = query.url.isFileURL ? 1 : max(1, pages)
+    return await inFlight.refresh(for: "\(pages) \(query.cacheKey)") { [self] in
+      await fetchAndStore(query, maxAge: maxAge, pages: pages)
+    }
+  }
+
+  /// One refresh: the network (conditional when the cached rows are complete and have validators), then the
+  /// store: save, confirm on `304`, or note the failure.
+  private func fetchAndStore(_ query: NewsQuery, maxAge: TimeInterval?, pages: Int) async -> RefreshOutcome {
+    let key = query.cacheKey
+    var validators = CacheValidators.none
+    if pages == 1, let record = try? await storage.fetchRecord(forQuery: key), record.isComplete {
+      validators = CacheValidators(etag: record.etag, lastModified: record.lastModified)
+    }
+    let response: NewsResponse
+    do {
+      if pages == 1 {
+        response = try await network.fetch(NewsRequest(query: query, validators: validators))
+      } else {
+        response = .page(try await fetchPages(query, pages: pages), validators: .none)
+      }
+    } catch {
+      return await failed(error, key)
+    }
+    let now = clock()
+    do {
+      switch response {
+      case .notModified(let newer):
+        let found = try await storage.refreshFetch(
+          forQuery: key, fetchedAt: now, maxAge: maxAge, etag: newer.etag, lastModified: newer.lastModified)
+        guard found else {
+          return .failed(.invalidResponse(detail: "304 Not Modified, but the query's cached rows are gone"))
+        }
+        return .saved(fetchedAt: now, issues: [], notModified: true)
+      case .page(let page, let newer):
+        guard !page.articles.isEmpty else {
+          let skipped = page.skippedCount
+          let detail = skipped == 0 ? "the response held no articles" : "none of its \(skipped) records was valid"
+          return await failed(.invalidResponse(detail: detail), key)
+        }
+        try await storage.saveArticles(
+          page.articles, forQuery: key, fetchedAt: now, maxAge: maxAge, etag: newer.etag,
+          lastModified: newer.lastModified)
+        return .saved(fetchedAt: now, issues: page.issues, notModified: false)
+      }
+    } catch let error as StorageError {
+      return .storageFailed(error)
+    } catch {
+      return .storageFailed(StorageError(kind: .other, path: storage.path))
+    }
+  }
+
+  /// Notes a failed refresh in the query's fetch record (best effort: a read-only store does not fail the read).
+  private func failed(_ error: NewsNetworkError, _ key: String) async -> RefreshOutcome {
+    _ = try? await storage.recordFetchError(error.description, forQuery: key, at: clock())
+    return .failed(error)
   }
 
   private func storing<T>(_ body: () async throws -> T) async throws(NewsRepositoryError) -> T {
@@ -176,4 +428,25 @@ public final class NewsRepository: Sendable {
       throw .storage(StorageError(kind: .other, path: storage.path), network: nil)
     }
   }
+}
+
+extension NewsQuery {
+  /// This query for page `number` of a NewsAPI result: its `page` query item set to `number` (added when absent),
+  /// every other item kept as it was encoded.
+  public func page(_ number: Int) -> NewsQuery {
+    guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return self }
+    var items = (components.percentEncodedQueryItems ?? []).filter { $0.name != "page" }
+    items.append(URLQueryItem(name: "page", value: String(number)))
+    components.percentEncodedQueryItems = items
+    return NewsQuery(url: components.url ?? url)
+  }
+
+  /// The (decoded) value of the first query item named `name`, or `nil`.
+  public func queryItem(_ name: String) -> String? {
+    URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == name }?.value
+  }
+}
+
+private func formatted(_ seconds: TimeInterval) -> String {
+  seconds == seconds.rounded() && abs(seconds) < 1e9 ? String(Int(seconds)) : String(format: "%.1f", seconds)
 }

@@ -8,7 +8,7 @@ import Foundation
 public enum Origin: String, Sendable, Hashable, Codable {
   /// A response received just now, saved to the store, then read back.
   case network
-  /// The store, because the network failed (or returned nothing usable).
+  /// The store: because the network failed (or returned nothing usable), or because the policy read the cache.
   case cache
 }
 
@@ -16,7 +16,8 @@ public enum Origin: String, Sendable, Hashable, Codable {
 ///
 /// Following Store5 and Siesta, a result carries both the last good data and the last error: a cached result after
 /// a failure has ``origin`` `.cache`, the ``fetchedAt`` of the response the rows came from, and the
-/// ``networkError`` that caused the fallback.
+/// ``networkError`` that caused the fallback. Every result also says how old its rows are (``age``, seconds) and
+/// whether that is older than the max-age in force (``isStale``).
 public struct NewsResult: Sendable {
   /// The query answered.
   public var query: NewsQuery
@@ -30,10 +31,25 @@ public struct NewsResult: Sendable {
   public var networkError: NewsNetworkError?
   /// For a network result: records of the response that were skipped or had values dropped.
   public var issues: [RecordIssue]
+  /// Seconds from ``fetchedAt`` to the moment of the read (never negative); `nil` when ``fetchedAt`` is unknown.
+  /// A network result's age is 0.
+  public var age: TimeInterval?
+  /// The max-age in force, in seconds: the one given to the read, else the one stored with the query's last fetch;
+  /// `nil` when there is none.
+  public var maxAge: TimeInterval?
+  /// `true` when the server answered `304 Not Modified` and the cached rows were confirmed, not rewritten (origin
+  /// `.network`, ``fetchedAt`` the time of the `304`).
+  public var revalidated: Bool
 
+  /// - Parameters:
+  ///   - fetchedAt: when the rows' response was received (UTC, milliseconds), or `nil` when unknown.
+  ///   - maxAge: the max-age in force, seconds, or `nil`.
+  ///   - now: the moment of the read, for ``age``; the current time when `nil`.
+  ///   - revalidated: whether a `304 Not Modified` confirmed the rows.
   public init(
     query: NewsQuery, articles: [Article], origin: Origin, fetchedAt: Timestamp?,
-    networkError: NewsNetworkError? = nil, issues: [RecordIssue] = []
+    networkError: NewsNetworkError? = nil, issues: [RecordIssue] = [], maxAge: TimeInterval? = nil,
+    now: Timestamp? = nil, revalidated: Bool = false
   ) {
     self.query = query
     self.articles = articles
@@ -41,7 +57,24 @@ public struct NewsResult: Sendable {
     self.fetchedAt = fetchedAt
     self.networkError = networkError
     self.issues = issues
+    self.maxAge = maxAge
+    self.revalidated = revalidated
+    let reference = now ?? .now()
+    age = fetchedAt.map { max(0, Double(reference.millisecondsSince1970 - $0.millisecondsSince1970) / 1000) }
   }
+
+  /// Whether the rows are older than the max-age in force: `age >= maxAge` (RFC 9111 §4.2: a response is fresh
+  /// while its age is less than its freshness lifetime). `false` without a max-age; `true` when nothing was ever
+  /// fetched (no ``fetchedAt``).
+  public var isStale: Bool {
+    guard let age else { return true }
+    guard let maxAge else { return false }
+    return age >= maxAge
+  }
+
+  /// `true` for a cache result with no rows: nothing is cached for the query (``CachePolicy/cacheOnly`` returns
+  /// this instead of throwing).
+  public var isCacheMiss: Bool { origin == .cache && articles.isEmpty }
 
   /// Seconds between ``fetchedAt`` and `now`; `nil` when ``fetchedAt`` is unknown.
   public func age(at now: Date = Date()) -> TimeInterval? {

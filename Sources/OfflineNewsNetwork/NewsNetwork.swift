@@ -13,6 +13,21 @@ public protocol NewsNetwork: Sendable {
   /// - Throws: ``NewsNetworkError`` for every failure: transport, HTTP status, NewsAPI error body, invalid or
   ///   truncated JSON. A response that is not entirely valid is an error, never a partial page.
   func fetch(_ query: NewsQuery) async throws(NewsNetworkError) -> NewsPage
+
+  /// Fetches one response for `request`, conditionally when `request.validators` is not empty.
+  ///
+  /// The default implementation ignores the validators and calls ``fetch(_:)-(NewsQuery)``: it always answers
+  /// ``NewsResponse/page(_:validators:)`` with no validators. ``URLSessionNewsNetwork`` sends `If-None-Match` /
+  /// `If-Modified-Since` and reports `304 Not Modified` and the server's `ETag` / `Last-Modified` (RFC 9110).
+  ///
+  /// - Throws: ``NewsNetworkError``, as ``fetch(_:)-(NewsQuery)`` does.
+  func fetch(_ request: NewsRequest) async throws(NewsNetworkError) -> NewsResponse
+}
+
+extension NewsNetwork {
+  public func fetch(_ request: NewsRequest) async throws(NewsNetworkError) -> NewsResponse {
+    .page(try await fetch(request.query), validators: .none)
+  }
 }
 
 /// The decoded content of one successful response.

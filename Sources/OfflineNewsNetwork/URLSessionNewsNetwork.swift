@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNewsModel
+import Synchronization
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
@@ -19,10 +20,17 @@ import OfflineNewsModel
 ///   never answers fails with ``NewsNetworkError/TransportFailure/timedOut``.
 /// - Nothing is cached by URLSession (ephemeral session, no `URLCache`): the repository owns the cache.
 /// - A `file:` URL is read by ``FileNewsNetwork``.
+/// - `retry` decides which failures are tried again, after what wait, and when to give up (``RetryPolicy``; no
+///   retries by default). `Retry-After` on a `429` or `5xx` response is honoured.
+/// - Conditional requests: ``fetch(_:)-(NewsRequest)`` sends `If-None-Match` / `If-Modified-Since` for the
+///   request's validators, reports `304 Not Modified` as ``NewsResponse/notModified(validators:)``, and returns the
+///   `ETag` / `Last-Modified` the server sent (RFC 9110 §13.1, §15.4.5).
 public final class URLSessionNewsNetwork: NewsNetwork {
   private let apiKey: String?
-  /// The request timeout in force, in seconds.
+  /// The request timeout in force, in seconds: per attempt.
   public let timeout: TimeInterval
+  /// What is retried, and how.
+  public let retry: RetryPolicy
   private let session: URLSession
   private let decoder = NewsAPIDecoder()
 
@@ -30,14 +38,12 @@ public final class URLSessionNewsNetwork: NewsNetwork {
   ///   - apiKey: the NewsAPI key (`NEWSAPI_KEY`), or `nil` to send none (NewsAPI then answers `apiKeyMissing`).
   ///   - timeout: seconds allowed for the whole request; default 5. On Linux, URLSession (libcurl) counts whole
   ///     seconds and treats a fraction below one as zero (an immediate timeout), so the timeout is rounded up to
-  ///     whole seconds there; ``timeout`` says the value in force.
-  public init(apiKey: String?, timeout: TimeInterval = 5) {
+  ///     whole seconds there; ``timeout`` says the value in force. Each attempt gets the whole timeout.
+  ///   - retry: which failures are retried and how; ``RetryPolicy/none`` (a single attempt) by default.
+  public init(apiKey: String?, timeout: TimeInterval = 5, retry: RetryPolicy = .none) {
     self.apiKey = apiKey.flatMap { $0.isEmpty ? nil : $0 }
-    #if os(Linux)
-      self.timeout = max(1, timeout.rounded(.up))
-    #else
-      self.timeout = timeout
-    #endif
+    self.retry = retry
+    self.timeout = Self.effectiveTimeout(timeout)
     let configuration = URLSessionConfiguration.ephemeral
     configuration.timeoutIntervalForRequest = self.timeout
     configuration.timeoutIntervalForResource = self.timeout
@@ -49,27 +55,117 @@ public final class URLSessionNewsNetwork: NewsNetwork {
 
   deinit { session.finishTasksAndInvalidate() }
 
+  /// The timeout in force for a requested one, in seconds: on Linux, whole seconds, at least 1 (see
+  /// ``init(apiKey:timeout:retry:)``); elsewhere, as requested.
+  public static func effectiveTimeout(_ requested: TimeInterval) -> TimeInterval {
+    #if os(Linux)
+      return max(1, requested.rounded(.up))
+    #else
+      return requested
+    #endif
+  }
+
+  /// Fetches `query` unconditionally, with retries as ``retry`` says.
+  ///
+  /// - Throws: ``NewsNetworkError``: the last attempt's error when every attempt failed or a failure is not
+  ///   retried.
   public func fetch(_ query: NewsQuery) async throws(NewsNetworkError) -> NewsPage {
-    if query.url.isFileURL { return try await FileNewsNetwork().fetch(query) }
+    switch try await fetch(NewsRequest(query: query)) {
+    case .page(let page, _): return page
+    case .notModified: throw .invalidResponse(detail: "304 Not Modified to an unconditional request")
+    }
+  }
+
+  /// Fetches `request.query`, conditionally when `request.validators` is not empty, with retries as ``retry``
+  /// says.
+  ///
+  /// - Returns: ``NewsResponse/page(_:validators:)`` with the response's `ETag` / `Last-Modified`, or
+  ///   ``NewsResponse/notModified(validators:)`` for a `304` to a conditional request.
+  /// - Throws: ``NewsNetworkError``; a `304` to a request without validators is
+  ///   ``NewsNetworkError/invalidResponse(detail:)``.
+  public func fetch(_ request: NewsRequest) async throws(NewsNetworkError) -> NewsResponse {
+    let query = request.query
+    if query.url.isFileURL { return .page(try await FileNewsNetwork().fetch(query), validators: .none) }
     guard let scheme = query.url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
       throw .unsupportedURL(query.cacheKey)
     }
-    var request = URLRequest(url: query.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
-    if let apiKey { request.setValue(apiKey, forHTTPHeaderField: "X-Api-Key") }
+    var urlRequest = URLRequest(url: query.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
+    if let apiKey { urlRequest.setValue(apiKey, forHTTPHeaderField: "X-Api-Key") }
+    if let etag = request.validators.etag { urlRequest.setValue(etag, forHTTPHeaderField: "If-None-Match") }
+    if let date = request.validators.lastModified {
+      urlRequest.setValue(date, forHTTPHeaderField: "If-Modified-Since")
+    }
+    let conditional = !request.validators.isEmpty
+    let policy = retry
+    return try await policy.run(attemptTimeout: timeout) { _ throws(RetryPolicy.Failure) in
+      try await self.attempt(urlRequest, conditional: conditional, now: policy.now)
+    }
+  }
 
+  /// One HTTP exchange.
+  private func attempt(_ request: URLRequest, conditional: Bool, now: @Sendable () -> Date)
+    async throws(RetryPolicy.Failure) -> NewsResponse
+  {
     let data: Data
     let response: URLResponse
     do {
-      (data, response) = try await session.data(for: request)
+      (data, response) = try await exchange(request)
     } catch {
-      throw redacted(Self.transportError(error, timeout: timeout))
+      throw RetryPolicy.Failure(redacted(Self.transportError(error, timeout: timeout)))
     }
-    let status = (response as? HTTPURLResponse)?.statusCode
+    let http = response as? HTTPURLResponse
+    let status = http?.statusCode
+    let validators = CacheValidators(
+      etag: http?.value(forHTTPHeaderField: "ETag"), lastModified: http?.value(forHTTPHeaderField: "Last-Modified"))
+    if status == 304 {
+      guard conditional else {
+        throw RetryPolicy.Failure(.invalidResponse(detail: "304 Not Modified to an unconditional request"))
+      }
+      return .notModified(validators: validators)
+    }
     do {
-      return try decoder.decode(data, httpStatus: status, redacting: apiKey)
+      return .page(try decoder.decode(data, httpStatus: status, redacting: apiKey), validators: validators)
     } catch {
-      throw redacted(error)
+      let retryAfter = http?.value(forHTTPHeaderField: "Retry-After").flatMap {
+        RetryPolicy.retryAfter($0, now: now())
+      }
+      throw RetryPolicy.Failure(redacted(error), retryAfter: retryAfter)
     }
+  }
+
+  /// One data task, bounded by ``timeout`` as a whole: on Linux, URLSession (libcurl) enforces only the idle
+  /// timeout, so a server that drips its body byte by byte would otherwise keep the request alive for ever. When
+  /// the time is up, `URLError(.timedOut)` is thrown at once and the data task is cancelled.
+  ///
+  /// It uses a completion handler rather than `data(for:)`: cancelling the Swift task of a `data(for:)` call can
+  /// deadlock swift-corelibs-foundation (the task's status lock against the session's work queue) when the
+  /// request completes at that moment. Here nothing holds a task lock while the data task is cancelled, and the
+  /// caller's own cancellation does not reach the data task (it ends by its timeout).
+  private func exchange(_ request: URLRequest) async throws -> (Data, URLResponse) {
+    let session = self.session
+    let timeout = self.timeout
+    let result = await withCheckedContinuation {
+      (continuation: CheckedContinuation<Result<(Data, URLResponse), any Error>, Never>) in
+      let once = OnceContinuation(continuation)
+      let timer = TimerBox()
+      let task = session.dataTask(with: request) { data, response, error in
+        timer.cancel()
+        if let error {
+          once.resume(.failure(error))
+        } else if let response {
+          once.resume(.success((data ?? Data(), response)))
+        } else {
+          once.resume(.failure(URLError(.badServerResponse)))
+        }
+      }
+      timer.start {
+        try? await Task.sleep(nanoseconds: UInt64(max(0, min(timeout, 86_400)) * 1_000_000_000))
+        guard !Task.isCancelled, once.resume(.failure(URLError(.timedOut))) else { return }
+        task.cancel()
+      }
+      task.resume()
+    }
+    return try result.get()
   }
 
   static func transportError(_ error: any Error, timeout: TimeInterval) -> NewsNetworkError {
@@ -116,4 +212,44 @@ public final class URLSessionNewsNetwork: NewsNetwork {
 
 private func formatted(_ seconds: TimeInterval) -> String {
   seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+}
+
+/// A continuation resumed by the first of several racers; later resumes do nothing.
+private final class OnceContinuation<T: Sendable>: Sendable {
+  private let continuation: Mutex<CheckedContinuation<T, Never>?>
+
+  init(_ continuation: CheckedContinuation<T, Never>) {
+    self.continuation = Mutex(continuation)
+  }
+
+  /// Resumes the continuation if no one has; returns whether this call did.
+  @discardableResult
+  func resume(_ value: T) -> Bool {
+    let pending = continuation.withLock { pending in
+      defer { pending = nil }
+      return pending
+    }
+    pending?.resume(returning: value)
+    return pending != nil
+  }
+}
+
+/// A timer task that may be cancelled before it is started (then it never runs).
+private final class TimerBox: Sendable {
+  private let state = Mutex<(task: Task<Void, Never>?, cancelled: Bool)>((nil, false))
+
+  func start(_ body: @escaping @Sendable () async -> Void) {
+    state.withLock { state in
+      guard !state.cancelled else { return }
+      state.task = Task { await body() }
+    }
+  }
+
+  func cancel() {
+    let task = state.withLock { state in
+      state.cancelled = true
+      return state.task
+    }
+    task?.cancel()
+  }
 }

@@ -36,6 +36,18 @@ public final class LoopbackHTTPServer: Sendable {
     case hang
     /// Closes the connection without sending a byte.
     case closeImmediately
+    /// A response whose head is sent at once and whose body is sent `chunkSize` bytes at a time, `interval` seconds
+    /// apart (a slow drip), then closed. `Content-Length` is the whole body's.
+    case slowDrip(status: Int, headers: [String: String] = [:], body: Data, chunkSize: Int, interval: TimeInterval)
+    /// A response that declares `Content-Length: declaredLength`, sends the head and `body` (a part), then resets
+    /// the connection (`SO_LINGER` 0: a TCP RST instead of a FIN).
+    case resetMidBody(status: Int, body: Data, declaredLength: Int)
+    /// Waits `seconds`, then acts as `then` says.
+    indirect case delayed(TimeInterval, then: Behaviour)
+    /// A validating origin server (RFC 9110 §13.1.2, §13.1.3): `304 Not Modified` with the validators, no body, when
+    /// the request's `If-None-Match` lists `etag` (or is `*`), or, without `If-None-Match`, when its
+    /// `If-Modified-Since` equals `lastModified`; otherwise `200` with `body` as JSON and `ETag` / `Last-Modified`.
+    case conditional(etag: String?, lastModified: String?, body: Data)
 
     /// A `200 OK` JSON response.
     public static func json(_ text: String, status: Int = 200) -> Behaviour {
@@ -112,6 +124,16 @@ public final class LoopbackHTTPServer: Sendable {
   /// Every request received so far, in order of arrival.
   public var requests: [Request] { core.state.withLock { $0.requests } }
 
+  /// Queues behaviours for the next requests: each request whose head is read from now on takes the first queued
+  /// behaviour, in order; once the queue is empty, ``behaviour`` applies again. For example, two `503`s then a
+  /// success: `server.enqueue(.json(error, status: 503), .json(error, status: 503))` with `behaviour` the success.
+  public func enqueue(_ behaviours: Behaviour...) {
+    core.state.withLock { $0.queued += behaviours }
+  }
+
+  /// The queued behaviours not yet used.
+  public var queuedBehaviours: [Behaviour] { core.state.withLock { $0.queued } }
+
   /// Stops the server: closes the listening socket, so that new connections are refused, and shuts every open
   /// connection down, so that hung requests end. Returns once the listening socket is closed. Idempotent.
   public func stop() { core.stop() }
@@ -180,6 +202,8 @@ public final class LoopbackHTTPServer: Sendable {
 
   struct State: Sendable {
     var behaviour: Behaviour
+    /// Behaviours for the next requests, one each, in order, before ``behaviour`` applies again.
+    var queued: [Behaviour] = []
     var requests: [Request] = []
     /// Connections accepted and not yet closed. A descriptor is removed from here before it is closed, so every
     /// descriptor in this set is open, and `stop()` can shut it down without touching a reused number.
@@ -255,8 +279,12 @@ public final class LoopbackHTTPServer: Sendable {
       guard let request = readRequest(fd) else { return }
       let behaviour = state.withLock { state in
         state.requests.append(request)
-        return state.behaviour
+        return state.queued.isEmpty ? state.behaviour : state.queued.removeFirst()
       }
+      act(behaviour, fd, request)
+    }
+
+    private func act(_ behaviour: Behaviour, _ fd: Int32, _ request: Request) {
       switch behaviour {
       case .respond(let status, let headers, let body):
         var head = "HTTP/1.1 \(status) \(reasonPhrase(status))\r\n"
@@ -278,7 +306,64 @@ public final class LoopbackHTTPServer: Sendable {
         drain(fd)
       case .closeImmediately:
         return
+      case .slowDrip(let status, let headers, let body, let chunkSize, let interval):
+        guard sendAll(fd, Data(Self.head(status, headers, contentLength: body.count).utf8)) else { return }
+        var offset = 0
+        while offset < body.count {
+          if state.withLock({ $0.stopped }) { return }
+          Thread.sleep(forTimeInterval: interval)
+          let end = min(body.count, offset + max(1, chunkSize))
+          guard sendAll(fd, body.subdata(in: offset..<end)) else { return }
+          offset = end
+        }
+        closeGracefully(fd)
+      case .resetMidBody(let status, let body, let declaredLength):
+        let head = Self.head(status, ["Content-Type": "application/json"], contentLength: declaredLength)
+        guard sendAll(fd, Data(head.utf8) + body) else { return }
+        Thread.sleep(forTimeInterval: 0.05)  // let the client read what was sent before the reset
+        var abort = linger(l_onoff: 1, l_linger: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &abort, socklen_t(MemoryLayout<linger>.size))
+      case .delayed(let seconds, let then):
+        let until = Date(timeIntervalSinceNow: seconds)
+        while Date() < until {
+          if state.withLock({ $0.stopped }) { return }
+          Thread.sleep(forTimeInterval: min(0.01, max(0, until.timeIntervalSinceNow)))
+        }
+        act(then, fd, request)
+      case .conditional(let etag, let lastModified, let body):
+        var validators: [String: String] = [:]
+        if let etag { validators["ETag"] = etag }
+        if let lastModified { validators["Last-Modified"] = lastModified }
+        let notModified: Bool
+        if let ifNoneMatch = request.header("If-None-Match") {
+          let tags = ifNoneMatch.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+          notModified = tags.contains("*") || (etag.map { tag in tags.contains { weak($0) == weak(tag) } } ?? false)
+        } else if let since = request.header("If-Modified-Since") {
+          notModified = since == lastModified
+        } else {
+          notModified = false
+        }
+        if notModified {
+          var head = "HTTP/1.1 304 Not Modified\r\n"
+          for (name, value) in validators.sorted(by: { $0.key < $1.key }) { head += "\(name): \(value)\r\n" }
+          head += "Connection: close\r\n\r\n"
+          guard sendAll(fd, Data(head.utf8)) else { return }
+          closeGracefully(fd)
+        } else {
+          validators["Content-Type"] = "application/json"
+          act(.respond(status: 200, headers: validators, body: body), fd, request)
+        }
       }
+    }
+
+    /// A response head with the given headers, `Content-Length` and `Connection: close`.
+    private static func head(_ status: Int, _ headers: [String: String], contentLength: Int) -> String {
+      var head = "HTTP/1.1 \(status) \(reasonPhrase(status))\r\n"
+      for (name, value) in headers.sorted(by: { $0.key < $1.key })
+      where !["content-length", "connection"].contains(name.lowercased()) {
+        head += "\(name): \(value)\r\n"
+      }
+      return head + "Content-Length: \(contentLength)\r\nConnection: close\r\n\r\n"
     }
 
     /// Sends our FIN and waits for the client's, so that the client reads everything before the socket is gone
@@ -365,10 +450,16 @@ public final class LoopbackHTTPServer: Sendable {
   }
 }
 
+/// An entity tag without its weakness prefix, for the weak comparison `If-None-Match` uses (RFC 9110 §8.8.3.2).
+private func weak(_ tag: some StringProtocol) -> String {
+  tag.hasPrefix("W/") ? String(tag.dropFirst(2)) : String(tag)
+}
+
 private func reasonPhrase(_ status: Int) -> String {
   switch status {
   case 200: "OK"
   case 204: "No Content"
+  case 304: "Not Modified"
   case 400: "Bad Request"
   case 401: "Unauthorized"
   case 404: "Not Found"

@@ -1,0 +1,162 @@
+import Foundation
+import OfflineNews
+
+/// `news sources`: each configured source with its last fetch, age, freshness, cached articles and last error.
+struct SourcesCommand {
+  static let spec = CommandSpec(
+    name: "sources",
+    summary: "List the configured sources: last fetch, age, freshness and last error of each.",
+    usage: "[--db PATH] [--config PATH] [--json]",
+    options: [
+      OptionSpec(name: "db", valueName: "PATH", help: "The database (default: $XDG_DATA_HOME/news/news.sqlite)."),
+      OptionSpec(name: "config", valueName: "PATH", help: "The configuration file (default: Config/news.json)."),
+      OptionSpec(
+        name: "json",
+        help: "Print JSON: {sources: [{name, default, url, policy, maxAgeSeconds, fetchedAt, ageSeconds, "
+          + "freshness, stale, articles, lastError, lastErrorAt}]}."),
+    ],
+    details: """
+      Freshness is judged against the source's maxAge, else the max-age stored with its last fetch: fresh, stale,
+      no-max-age, or never-fetched. The last error is that of the last failed refresh since the last good fetch
+      (a source never fetched successfully has none recorded). Nothing is fetched.
+      """)
+
+  /// One source in `--json` output. Times are RFC 3339 UTC with milliseconds; durations are seconds.
+  struct Entry: Encodable {
+    var name: String
+    var isDefault: Bool
+    var url: String
+    var policy: String
+    var maxAgeSeconds: Double?
+    var fetchedAt: String?
+    var ageSeconds: Double?
+    var freshness: String
+    var stale: Bool
+    var articles: Int
+    var lastError: String?
+    var lastErrorAt: String?
+
+    enum CodingKeys: String, CodingKey {
+      case name
+      case isDefault = "default"
+      case url, policy, maxAgeSeconds, fetchedAt, ageSeconds, freshness, stale, articles
+      case lastError, lastErrorAt
+    }
+
+    func encode(to encoder: any Encoder) throws {
+      var c = encoder.container(keyedBy: CodingKeys.self)
+      try c.encode(name, forKey: .name)
+      try c.encode(isDefault, forKey: .isDefault)
+      try c.encode(url, forKey: .url)
+      try c.encode(policy, forKey: .policy)
+      try c.encode(maxAgeSeconds, forKey: .maxAgeSeconds)
+      try c.encode(fetchedAt, forKey: .fetchedAt)
+      try c.encode(ageSeconds, forKey: .ageSeconds)
+      try c.encode(freshness, forKey: .freshness)
+      try c.encode(stale, forKey: .stale)
+      try c.encode(articles, forKey: .articles)
+      try c.encode(lastError, forKey: .lastError)
+      try c.encode(lastErrorAt, forKey: .lastErrorAt)
+    }
+  }
+
+  struct Report: Encodable {
+    var sources: [Entry]
+  }
+
+  var context: CommandContext
+  var arguments: ParsedArguments
+
+  func run() async throws(CommandFailure) -> ExitCode {
+    let configuration = context.configuration
+    let storage = try context.makeRepository(arguments).storage
+    let now = Timestamp(context.now())
+    var entries: [Entry] = []
+    for (name, source) in configuration.sources.sorted(by: { $0.key < $1.key }) {
+      let query = NewsQuery(url: source.url)
+      let record: FetchRecord?
+      do {
+        record = try await storage.fetchRecord(forQuery: query.cacheKey)
+      } catch let error as StorageError {
+        throw CommandFailure(.storage, error.description)
+      } catch {
+        throw CommandFailure(.storage, "\(error)")
+      }
+      entries.append(Self.entry(name: name, source: source, record: record, configuration: configuration, now: now))
+    }
+    let console = context.console
+    if arguments.flag("json") {
+      console.out(OutputFormat.json(Report(sources: entries)))
+      return .success
+    }
+    guard !entries.isEmpty else {
+      let file = configuration.file.map { " in \($0)" } ?? " (no configuration file found)"
+      console.err("no sources configured\(file)\n")
+      return .success
+    }
+    console.out(Self.lines(entries, now: now.date, width: console.width))
+    return .success
+  }
+
+  static func entry(
+    name: String, source: Configuration.Source, record: FetchRecord?, configuration: Configuration, now: Timestamp
+  ) -> Entry {
+    let maxAge = source.maxAge ?? record?.maxAge
+    let age = record.map { max(0, $0.age(at: now)) }
+    let freshness: String
+    let stale: Bool
+    switch (age, maxAge) {
+    case (nil, _):
+      (freshness, stale) = ("never-fetched", true)
+    case (let age?, let maxAge?):
+      (freshness, stale) = age >= maxAge ? ("stale", true) : ("fresh", false)
+    case (_, nil):
+      (freshness, stale) = ("no-max-age", false)
+    }
+    let query = NewsQuery(url: source.url)
+    return Entry(
+      name: name, isDefault: configuration.defaultSource == name,
+      url: source.url.isFileURL ? source.url.path : query.cacheKey,
+      policy: (source.policy ?? .networkFirst).commandLineName, maxAgeSeconds: maxAge,
+      fetchedAt: record?.fetchedAt.rfc3339String, ageSeconds: age, freshness: freshness, stale: stale,
+      articles: record?.cachedCount ?? 0, lastError: record?.lastError, lastErrorAt: record?.lastErrorAt?.rfc3339String)
+  }
+
+  /// One line per source, in aligned columns: name (`*` marks the default), last fetch, freshness, articles,
+  /// last error (cut to `width` when given).
+  static func lines(_ entries: [Entry], now: Date, width: Int?) -> String {
+    func ago(_ text: String?) -> String? {
+      text.flatMap { Timestamp(rfc3339: $0) }.map { OutputFormat.relative($0.date, now: now) }
+    }
+    var rows: [[String]] = []
+    for entry in entries {
+      var state = entry.freshness == "no-max-age" ? "no max age" : entry.freshness
+      if let maxAge = entry.maxAgeSeconds { state += " (max age \(FetchCommand.duration(maxAge)))" }
+      var error = ""
+      if let lastError = entry.lastError {
+        error = "last error" + (ago(entry.lastErrorAt).map { " \($0)" } ?? "") + ": " + oneLine(lastError)
+      }
+      rows.append([
+        oneLine(entry.name) + (entry.isDefault ? " *" : ""),
+        ago(entry.fetchedAt).map { "fetched \($0)" } ?? "never fetched",
+        entry.fetchedAt == nil ? "—" : state,
+        entry.articles == 1 ? "1 article" : "\(entry.articles) articles",
+        error,
+      ])
+    }
+    let widths = (0..<4).map { column in rows.map { $0[column].count }.max() ?? 0 }
+    var text = ""
+    for row in rows {
+      var line = "  " + (0..<4).map { pad(row[$0], widths[$0] + 1) }.joined(separator: " ") + row[4]
+      while line.hasSuffix(" ") { line.removeLast() }
+      if let width, width > 20, line.count > width { line = OutputFormat.clip(line, width) }
+      text += line + "\n"
+    }
+    return text
+  }
+
+  /// `text` on one line: control characters (escape sequences' introducers included) become spaces.
+  static func oneLine(_ text: String) -> String {
+    String(String.UnicodeScalarView(text.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : $0 }))
+  }
+}

@@ -1,0 +1,192 @@
+import Foundation
+
+/// When a failed request is tried again, how long to wait first, and when to give up.
+///
+/// - Retried: transport failures (refused, reset, cut short, timed out, host not found…), HTTP `5xx` and `429 Too
+///   Many Requests`, whether or not the body is a NewsAPI error. Never: other `4xx` (a bad key stays bad), `2xx`
+///   bodies that are NewsAPI errors or not valid JSON, TLS failures, unreadable files, unsupported URLs.
+/// - The wait before retry *n* (1 for the first retry) is exponential backoff with full jitter: a uniformly random
+///   duration in `0…min(maxDelay, initialDelay × 2^(n−1))` seconds
+///   (<https://aws.amazon.com/blogs/architecture/exponential-backoff-and-jitter/>).
+/// - A `Retry-After` header on the failed response (RFC 9110 §10.2.3: delay-seconds or an HTTP-date,
+///   <https://www.rfc-editor.org/rfc/rfc9110#name-retry-after>) replaces that wait; when it asks for more than
+///   ``maxRetryAfter`` seconds, the request is not retried.
+/// - At most ``maxAttempts`` attempts in all, and, with ``maxTotalTime``, no retry is started unless its wait plus
+///   one whole per-attempt timeout ends within that many seconds of the first attempt's start: the whole call
+///   never takes longer than ``maxTotalTime`` (plus scheduling slack).
+/// - When it gives up, the error of the last attempt is thrown, unchanged.
+///
+/// Waiting, the clock and the random source are injected, so tests neither wait nor guess:
+/// ```swift
+/// let policy = RetryPolicy(maxAttempts: 3, initialDelay: 0.001, sleep: { _ in }, random: { $0.upperBound })
+/// let network = URLSessionNewsNetwork(apiKey: key, timeout: 2, retry: policy)
+/// ```
+public struct RetryPolicy: Sendable {
+  /// Attempts in all, the first included; `1` never retries.
+  public var maxAttempts: Int
+  /// Seconds: the cap of the first retry's random wait; each later retry doubles it.
+  public var initialDelay: TimeInterval
+  /// Seconds: the largest cap of a computed (jittered) wait.
+  public var maxDelay: TimeInterval
+  /// Seconds from the start of the first attempt within which every retry must be able to finish; `nil` for no
+  /// limit besides ``maxAttempts``.
+  public var maxTotalTime: TimeInterval?
+  /// Seconds: the longest `Retry-After` honoured; a server asking for longer is not retried.
+  public var maxRetryAfter: TimeInterval
+  /// Waits the given number of seconds; throws when the wait is cancelled (then no retry is made).
+  public var sleep: @Sendable (TimeInterval) async throws -> Void
+  /// The current time, for ``maxTotalTime`` and HTTP-date `Retry-After` values.
+  public var now: @Sendable () -> Date
+  /// A uniformly random number in the given range, for the jitter.
+  public var random: @Sendable (ClosedRange<Double>) -> Double
+
+  /// - Parameters:
+  ///   - maxAttempts: attempts in all, at least 1; default 3.
+  ///   - initialDelay: seconds; default 0.25.
+  ///   - maxDelay: seconds; default 4.
+  ///   - maxTotalTime: seconds, or `nil` (default) for no time cap.
+  ///   - maxRetryAfter: seconds; default 60.
+  ///   - sleep: default `Task.sleep`.
+  ///   - now: default `Date()`.
+  ///   - random: default `Double.random(in:)`.
+  public init(
+    maxAttempts: Int = 3, initialDelay: TimeInterval = 0.25, maxDelay: TimeInterval = 4,
+    maxTotalTime: TimeInterval? = nil, maxRetryAfter: TimeInterval = 60,
+    sleep: @escaping @Sendable (TimeInterval) async throws -> Void = RetryPolicy.taskSleep,
+    now: @escaping @Sendable () -> Date = { Date() },
+    random: @escaping @Sendable (ClosedRange<Double>) -> Double = { Double.random(in: $0) }
+  ) {
+    self.maxAttempts = max(1, maxAttempts)
+    self.initialDelay = max(0, initialDelay)
+    self.maxDelay = max(0, maxDelay)
+    self.maxTotalTime = maxTotalTime
+    self.maxRetryAfter = max(0, maxRetryAfter)
+    self.sleep = sleep
+    self.now = now
+    self.random = random
+  }
+
+  /// One attempt, never retried.
+  public static let none = RetryPolicy(maxAttempts: 1)
+
+  /// 3 attempts, waits of up to 0.25 s then 0.5 s (jittered), `Retry-After` up to 60 s, no time cap.
+  public static let standard = RetryPolicy()
+
+  /// `Task.sleep` for a number of seconds.
+  @Sendable public static func taskSleep(_ seconds: TimeInterval) async throws {
+    guard seconds > 0 else { return }
+    try await Task.sleep(nanoseconds: UInt64(min(seconds, 86_400) * 1_000_000_000))
+  }
+
+  /// A failed attempt, as the retry loop sees it.
+  public struct Failure: Error, Sendable {
+    /// The attempt's error, thrown as is when no retry follows.
+    public var error: NewsNetworkError
+    /// Seconds the server asked to wait (`Retry-After`), if it did.
+    public var retryAfter: TimeInterval?
+
+    public init(_ error: NewsNetworkError, retryAfter: TimeInterval? = nil) {
+      self.error = error
+      self.retryAfter = retryAfter
+    }
+  }
+
+  /// Whether a failure of this kind is worth another attempt (see the type's documentation).
+  public static func isRetryable(_ error: NewsNetworkError) -> Bool {
+    switch error {
+    case .transport(let failure, let detail):
+      return failure != .secureConnectionFailed && detail != "cancelled"
+    case .httpStatus(let status, _):
+      return isRetryable(status: status)
+    case .api(let apiError):
+      return apiError.httpStatus.map(isRetryable(status:)) ?? false
+    case .invalidResponse, .unreadableFile, .unsupportedURL:
+      return false
+    }
+  }
+
+  /// `true` for `429` and `5xx`.
+  public static func isRetryable(status: Int) -> Bool { status == 429 || (500..<600).contains(status) }
+
+  /// The jittered backoff before retry number `retry` (1 for the first retry), in seconds.
+  public func backoff(beforeRetry retry: Int) -> TimeInterval {
+    let exponent = Double(min(max(retry, 1) - 1, 60))
+    let cap = min(maxDelay, initialDelay * pow(2, exponent))
+    guard cap > 0 else { return 0 }
+    return min(cap, max(0, random(0...cap)))
+  }
+
+  /// The wait before retry number `retry`: `retryAfter` when the server sent one, else ``backoff(beforeRetry:)``.
+  /// `nil` when `retryAfter` exceeds ``maxRetryAfter`` (do not retry).
+  public func delay(beforeRetry retry: Int, retryAfter: TimeInterval?) -> TimeInterval? {
+    if let retryAfter {
+      return retryAfter <= maxRetryAfter ? max(0, retryAfter) : nil
+    }
+    return backoff(beforeRetry: retry)
+  }
+
+  /// Runs `attempt` (numbered from 1) until it succeeds, fails in a way that is not retried, or a cap is reached;
+  /// then throws the last failure's error unchanged.
+  ///
+  /// - Parameters:
+  ///   - attemptTimeout: seconds one attempt may take at most, for the ``maxTotalTime`` check; `nil` counts 0.
+  ///   - attempt: one try.
+  /// - Throws: the last attempt's ``NewsNetworkError``.
+  public func run<T>(
+    attemptTimeout: TimeInterval? = nil, _ attempt: (Int) async throws(Failure) -> T
+  ) async throws(NewsNetworkError) -> T {
+    let start = now()
+    var number = 1
+    while true {
+      let failure: Failure
+      do {
+        return try await attempt(number)
+      } catch {
+        failure = error
+      }
+      guard number < maxAttempts, Self.isRetryable(failure.error), !Task.isCancelled,
+        let wait = delay(beforeRetry: number, retryAfter: failure.retryAfter)
+      else { throw failure.error }
+      if let maxTotalTime {
+        let elapsed = now().timeIntervalSince(start)
+        guard elapsed + wait + (attemptTimeout ?? 0) <= maxTotalTime else { throw failure.error }
+      }
+      do {
+        try await sleep(wait)
+      } catch {
+        throw failure.error
+      }
+      guard !Task.isCancelled else { throw failure.error }
+      number += 1
+    }
+  }
+
+  /// The seconds to wait that a `Retry-After` value asks for, or `nil` when it is neither form.
+  ///
+  /// RFC 9110 §10.2.3: `Retry-After = HTTP-date / delay-seconds`. Delay-seconds are a non-negative decimal integer;
+  /// an HTTP-date is IMF-fixdate (`Fri, 31 Dec 1999 23:59:59 GMT`) or, as recipients must also accept (§5.6.7),
+  /// RFC 850 (`Friday, 31-Dec-99 23:59:59 GMT`) or asctime (`Fri Dec 31 23:59:59 1999`). A date in the past is 0.
+  public static func retryAfter(_ value: String, now: Date) -> TimeInterval? {
+    let text = value.trimmingCharacters(in: .whitespaces)
+    guard !text.isEmpty else { return nil }
+    if text.allSatisfy(\.isASCII), text.allSatisfy(\.isNumber) {
+      return Double(text).map { min($0, 1e9) }
+    }
+    guard let date = httpDate(text) else { return nil }
+    return max(0, date.timeIntervalSince(now))
+  }
+
+  /// Parses an HTTP-date in any of the three forms of RFC 9110 §5.6.7 (UTC).
+  public static func httpDate(_ text: String) -> Date? {
+    // asctime pads a one-digit day with a space ("Nov  6"): compare with single spaces.
+    let text = text.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+    for format in ["EEE, dd MMM yyyy HH:mm:ss 'GMT'", "EEEE, dd-MMM-yy HH:mm:ss 'GMT'", "EEE MMM d HH:mm:ss yyyy"] {
+      let formatter = DateFormatter()
+      formatter.locale = Locale(identifier: "en_US_POSIX")
+      formatter.timeZone = TimeZone(identifier: "GMT")
+      formatter.dateFormat = format
+      if let date = formatter.date(from: text) { return date }
+    }
+    return nil
+  }
+}

@@ -1,0 +1,187 @@
+import Foundation
+import OfflineNewsModel
+
+/// A query's entry in the fetch log (`query_fetch`): its last good fetch, the max-age and validators stored with
+/// it, and its last failed refresh.
+public struct FetchRecord: Sendable, Hashable {
+  /// The query's cache key (`NewsQuery.cacheKey`).
+  public var query: String
+  /// When its last good response was saved, or confirmed by a `304 Not Modified` (UTC, milliseconds).
+  public var fetchedAt: Timestamp
+  /// How many articles that response held after de-duplication.
+  public var articleCount: Int
+  /// How many of them are still cached (rows may have been evicted or deleted since).
+  public var cachedCount: Int
+  /// Seconds after ``fetchedAt`` during which the rows are fresh; `nil` when the query has no max-age.
+  public var maxAge: TimeInterval?
+  /// The `ETag` of the last good response, as the server sent it; `nil` if none.
+  public var etag: String?
+  /// The `Last-Modified` of the last good response, as the server sent it; `nil` if none.
+  public var lastModified: String?
+  /// A one-line description of the last failed refresh since the last good fetch; `nil` if none.
+  public var lastError: String?
+  /// When that refresh failed (UTC, milliseconds).
+  public var lastErrorAt: Timestamp?
+
+  public init(
+    query: String, fetchedAt: Timestamp, articleCount: Int, cachedCount: Int, maxAge: TimeInterval? = nil,
+    etag: String? = nil, lastModified: String? = nil, lastError: String? = nil, lastErrorAt: Timestamp? = nil
+  ) {
+    self.query = query
+    self.fetchedAt = fetchedAt
+    self.articleCount = articleCount
+    self.cachedCount = cachedCount
+    self.maxAge = maxAge
+    self.etag = etag
+    self.lastModified = lastModified
+    self.lastError = lastError
+    self.lastErrorAt = lastErrorAt
+  }
+
+  /// Seconds from ``fetchedAt`` to `now` (negative if `now` is earlier).
+  public func age(at now: Timestamp) -> TimeInterval {
+    Double(now.millisecondsSince1970 - fetchedAt.millisecondsSince1970) / 1000
+  }
+
+  /// Whether every article of the last good response is still cached: only then may a `304 Not Modified` stand
+  /// for it.
+  public var isComplete: Bool { cachedCount >= articleCount && articleCount > 0 }
+}
+
+extension StorageContext {
+  /// Saves the articles of one good response as ``saveArticles(_:forQuery:fetchedAt:)`` does, and records in the
+  /// same transaction the max-age and the validators that came with it; clears the query's last error.
+  ///
+  /// - Parameters:
+  ///   - articles: the response's articles, in response order.
+  ///   - query: the query's cache key.
+  ///   - fetchedAt: when the response was received.
+  ///   - maxAge: seconds the rows stay fresh; `nil` keeps the query's stored max-age.
+  ///   - etag: the response's `ETag`, or `nil` (a stored one is then cleared: it described older rows).
+  ///   - lastModified: the response's `Last-Modified`, or `nil` (likewise).
+  /// - Throws: ``StorageError``; nothing is saved then.
+  @discardableResult
+  public func saveArticles(
+    _ articles: [Article], forQuery query: String, fetchedAt: Timestamp, maxAge: TimeInterval?, etag: String?,
+    lastModified: String?
+  ) async throws -> ArticleSaveResult {
+    let eviction = self.eviction
+    return try await writeAndPublish { db in
+      let saved = try ArticleWriter(db: db).save(articles, query: query, fetchedAt: fetchedAt, eviction: eviction)
+      try db.execute(
+        """
+        UPDATE query_fetch SET maxAge = coalesce(?2, maxAge), etag = ?3, lastModified = ?4, lastError = NULL,
+          lastErrorAt = NULL
+        WHERE query = ?1
+        """,
+        [.text(query), maxAge.map { .real($0) } ?? .null, etag.databaseValue, lastModified.databaseValue])
+      return saved
+    }
+  }
+
+  /// Records that the server confirmed a query's cached rows (`304 Not Modified`): sets its fetch time to
+  /// `fetchedAt`, keeps or updates its max-age and validators, clears its last error. No article row is written.
+  ///
+  /// - Parameters:
+  ///   - query: the query's cache key.
+  ///   - fetchedAt: when the `304` was received.
+  ///   - maxAge: seconds the rows stay fresh; `nil` keeps the stored max-age.
+  ///   - etag: an `ETag` the `304` carried, replacing the stored one; `nil` keeps it.
+  ///   - lastModified: a `Last-Modified` the `304` carried; `nil` keeps the stored one.
+  /// - Returns: `false` when the query has no fetch record (nothing was changed).
+  /// - Throws: ``StorageError``.
+  @discardableResult
+  public func refreshFetch(
+    forQuery query: String, fetchedAt: Timestamp, maxAge: TimeInterval?, etag: String?, lastModified: String?
+  ) async throws -> Bool {
+    try await write { db in
+      try db.execute(
+        """
+        UPDATE query_fetch SET fetchedAt = ?2, maxAge = coalesce(?3, maxAge), etag = coalesce(?4, etag),
+          lastModified = coalesce(?5, lastModified), lastError = NULL, lastErrorAt = NULL
+        WHERE query = ?1
+        """,
+        [
+          .text(query), .integer(fetchedAt.millisecondsSince1970), maxAge.map { .real($0) } ?? .null,
+          etag.databaseValue, lastModified.databaseValue,
+        ])
+      return db.changes > 0
+    }
+  }
+
+  /// Records a failed refresh of a query that has a fetch record; its rows and fetch time are not touched.
+  ///
+  /// A query never fetched successfully has no record, and nothing is written for it (the fetch log holds good
+  /// fetches; its `fetchedAt` cannot be empty).
+  ///
+  /// - Parameters:
+  ///   - message: a one-line description (it must not hold secrets).
+  ///   - query: the query's cache key.
+  ///   - date: when the refresh failed.
+  /// - Returns: `false` when the query has no fetch record.
+  /// - Throws: ``StorageError``.
+  @discardableResult
+  public func recordFetchError(_ message: String, forQuery query: String, at date: Timestamp) async throws -> Bool {
+    try await write { db in
+      try db.execute(
+        "UPDATE query_fetch SET lastError = ?2, lastErrorAt = ?3 WHERE query = ?1",
+        [.text(query), .text(message), .integer(date.millisecondsSince1970)])
+      return db.changes > 0
+    }
+  }
+
+  /// A query's fetch record, or `nil` if it was never fetched successfully (or its record was deleted).
+  ///
+  /// - Throws: ``StorageError``.
+  public func fetchRecord(forQuery query: String) async throws -> FetchRecord? {
+    try await read { db in try Self.fetchRecord(db, query) }
+  }
+
+  /// Every query's fetch record, most recent first.
+  ///
+  /// - Throws: ``StorageError``.
+  public func fetchRecords() async throws -> [FetchRecord] {
+    try await read { db in
+      try db.makeStatement("\(Self.fetchRecordSelect) ORDER BY f.fetchedAt DESC, f.query").fetchAll(
+        [], Self.fetchRecordRow)
+    }
+  }
+
+  /// A query's cached rows, newest first (`publishedAt` descending, then `url`), and its fetch record, read in one
+  /// transaction so that they agree.
+  ///
+  /// - Parameters:
+  ///   - query: the query's cache key.
+  ///   - limit: at most this many rows; `nil` for all.
+  /// - Throws: ``StorageError``.
+  public func cachedEntry(forQuery query: String, limit: Int? = nil) async throws -> ([Article], FetchRecord?) {
+    try await read { db in
+      let rows = try db.cachedStatement(
+        """
+        SELECT \(Self.articleColumns) FROM query_result r JOIN article a ON a.url = r.url
+        WHERE r.query = ?1 ORDER BY a.publishedAt DESC, a.url LIMIT ?2
+        """
+      ).fetchAll([.text(query), .integer(Int64(limit ?? -1))], Self.article).compactMap { $0 }
+      return (rows, try Self.fetchRecord(db, query))
+    }
+  }
+
+  static let fetchRecordSelect = """
+    SELECT f.query, f.fetchedAt, f.articleCount,
+      (SELECT count(*) FROM query_result r WHERE r.query = f.query),
+      f.maxAge, f.etag, f.lastModified, f.lastError, f.lastErrorAt
+    FROM query_fetch f
+    """
+
+  static func fetchRecord(_ db: Connection, _ query: String) throws -> FetchRecord? {
+    try db.cachedStatement("\(fetchRecordSelect) WHERE f.query = ?1").fetchOne([.text(query)], fetchRecordRow)
+  }
+
+  static func fetchRecordRow(_ row: Row) -> FetchRecord {
+    FetchRecord(
+      query: row.string(0) ?? "", fetchedAt: Timestamp(millisecondsSince1970: row.int64(1) ?? 0),
+      articleCount: Int(row.int64(2) ?? 0), cachedCount: Int(row.int64(3) ?? 0),
+      maxAge: row.isNull(4) ? nil : row.double(4), etag: row.string(5), lastModified: row.string(6),
+      lastError: row.string(7), lastErrorAt: row.int64(8).map(Timestamp.init(millisecondsSince1970:)))
+  }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import OfflineNews
+import Synchronization
+import TestSupport
+import Testing
+
+/// Conditional requests (RFC 9110 §13.1): validators stored with a good response are sent back, and a `304 Not
+/// Modified` refreshes the fetch time without rewriting a row.
+@Suite("Conditional requests: ETag, Last-Modified, 304")
+struct ConditionalRequestTests {
+  static let firstBody = Data(NewsRepositoryTests.firstBody.utf8)
+  static let laterBody = Data(NewsRepositoryTests.laterBody.utf8)
+
+  /// The article rows as stored, every column (local state and fetch times included).
+  static func articleRows(_ storage: StorageContext) async throws -> [[String]] {
+    try await storage.read { db in
+      try db.makeStatement("SELECT * FROM article ORDER BY url").fetchAll { row in
+        (0..<row.count).map { row.isNull($0) ? "NULL" : row.string($0) ?? "?" }
+      }
+    }
+  }
+
+  @Test("ETag: the next request sends If-None-Match; a 304 refreshes fetchedAt, rewrites no row")
+  func etagThen304() async throws {
+    let setup = try PolicySetup(.conditional(etag: #""v1""#, lastModified: nil, body: Self.firstBody))
+    defer { setup.server.stop() }
+    let first = try await setup.repository.articles(for: setup.query)
+    #expect(first.origin == .network)
+    #expect(setup.server.requests.first?.header("If-None-Match") == nil)
+    var record = try await setup.record()
+    #expect(record?.etag == #""v1""#)
+    #expect(record?.lastModified == nil)
+    let rowsBefore = try await Self.articleRows(setup.storage)
+    let writes = Mutex<[String]>([])
+    try await setup.storage.traceWrites { sql in writes.withLock { $0.append(sql) } }
+
+    setup.clock.advance(seconds: 3600)
+    let second = try await setup.repository.articles(for: setup.query)
+
+    #expect(setup.server.requests.count == 2)
+    #expect(setup.server.requests.last?.header("If-None-Match") == #""v1""#)
+    #expect(second.origin == .network)
+    #expect(second.revalidated)
+    #expect(second.fetchedAt == setup.clock.now)
+    #expect(second.age == 0)
+    #expect(second.articles == first.articles)
+    #expect(try await Self.articleRows(setup.storage) == rowsBefore)
+    #expect(!writes.withLock { $0 }.contains { $0.contains("article") }, "\(writes.withLock { $0 })")
+    record = try await setup.record()
+    #expect(record?.fetchedAt == setup.clock.now)
+    #expect(record?.etag == #""v1""#)
+    #expect(record?.articleCount == 3)
+  }
+
+  @Test("Last-Modified: the next request sends If-Modified-Since with the same date")
+  func lastModifiedThen304() async throws {
+    let date = "Wed, 21 Oct 2015 07:28:00 GMT"
+    let setup = try PolicySetup(.conditional(etag: nil, lastModified: date, body: Self.firstBody))
+    defer { setup.server.stop() }
+    _ = try await setup.repository.articles(for: setup.query)
+    setup.clock.advance(seconds: 1)
+    let second = try await setup.repository.articles(for: setup.query)
+
+    #expect(setup.server.requests.last?.header("If-Modified-Since") == date)
+    #expect(setup.server.requests.last?.header("If-None-Match") == nil)
+    #expect(second.revalidated)
+    #expect(try await setup.record()?.lastModified == date)
+  }
+
+  @Test("a changed resource answers 200 to the conditional request: the rows and the ETag are replaced")
+  func changedResource() async throws {
+    let setup = try PolicySetup(.conditional(etag: #"W/"a""#, lastModified: nil, body: Self.firstBody))
+    defer { setup.server.stop() }
+    _ = try await setup.repository.articles(for: setup.query)
+    setup.server.behaviour = .conditional(etag: #"W/"b""#, lastModified: nil, body: Self.laterBody)
+
+    let result = try await setup.repository.articles(for: setup.query)
+
+    #expect(setup.server.requests.last?.header("If-None-Match") == #"W/"a""#)
+    #expect(!result.revalidated)
+    #expect(result.articles.map(\.title) == CachePolicyTests.laterTitles)
+    #expect(try await setup.record()?.etag == #"W/"b""#)
+  }
+
+  @Test("a 200 without validators clears the stored ones: the request after is unconditional")
+  func validatorsCleared() async throws {
+    let setup = try PolicySetup(.conditional(etag: #""v1""#, lastModified: nil, body: Self.firstBody))
+    defer { setup.server.stop() }
+    _ = try await setup.repository.articles(for: setup.query)
+    setup.server.behaviour = .json(NewsRepositoryTests.laterBody)
+    _ = try await setup.repository.articles(for: setup.query)
+    #expect(try await setup.record()?.etag == nil)
+    _ = try await setup.repository.articles(for: setup.query)
+    #expect(setup.server.requests.map { $0.header("If-None-Match") } == [nil, #""v1""#, nil])
+  }
+
+  @Test("no validators are sent when some of the query's rows are gone: a 304 could not restore them")
+  func incompleteCacheIsUnconditional() async throws {
+    let setup = try PolicySetup(.conditional(etag: #""v1""#, lastModified: nil, body: Self.firstBody))
+    defer { setup.server.stop() }
+    _ = try await setup.repository.articles(for: setup.query)
+    let deleted = try await setup.repository.delete(publishedBefore: Date(timeIntervalSince1970: 1_699_950_000))
+    #expect(deleted == 1)
+    #expect(try await setup.record()?.isComplete == false)
+
+    let result = try await setup.repository.articles(for: setup.query)
+
+    #expect(setup.server.requests.last?.header("If-None-Match") == nil)
+    #expect(!result.revalidated)
+    #expect(result.articles.count == 3)
+    #expect(try await setup.record()?.isComplete == true)
+  }
+
+  @Test("cache-first with stale rows revalidates: a 304 makes them fresh again")
+  func cacheFirstRevalidates() async throws {
+    let setup = try PolicySetup(.conditional(etag: #""v1""#, lastModified: nil, body: Self.firstBody))
+    defer { setup.server.stop() }
+    _ = try await setup.repository.articles(for: setup.query, policy: .cacheFirst, maxAge: 60)
+    setup.clock.advance(seconds: 120)
+    let stale = try await setup.repository.articles(for: setup.query, policy: .cacheOnly)
+    #expect(stale.isStale)
+
+    let result = try await setup.repository.articles(for: setup.query, policy: .cacheFirst)
+    #expect(result.revalidated)
+    #expect(!result.isStale)
+    let after = try await setup.repository.articles(for: setup.query, policy: .cacheFirst)
+    #expect(after.origin == .cache)
+    #expect(!after.isStale)
+    #expect(setup.server.requests.count == 2)
+  }
+
+  @Test("a 304 to an unconditional request is an invalid response, not a success")
+  func unsolicited304() async throws {
+    let setup = try PolicySetup(.respond(status: 304, headers: ["ETag": #""x""#], body: Data()))
+    defer { setup.server.stop() }
+    let error = await repositoryError { () async throws(NewsRepositoryError) in
+      try await setup.repository.articles(for: setup.query)
+    }
+    #expect(error?.networkError == .invalidResponse(detail: "304 Not Modified to an unconditional request"))
+    #expect(try await setup.storage.articleCount() == 0)
+  }
+}
