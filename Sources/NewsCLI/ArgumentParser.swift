@@ -57,8 +57,9 @@ struct ParsedArguments: Sendable {
   /// The value of an option that must be a number of seconds > 0, or `nil` when absent.
   func seconds(_ name: String) throws(CommandFailure) -> Double? {
     guard let text = values[name] else { return nil }
-    guard let number = Double(text), number > 0, number.isFinite else {
-      throw CommandFailure(.usage, "--\(name) needs a number of seconds > 0, got \"\(text)\"")
+    // A day is more than any network request deserves; beyond it, timers overflow.
+    guard let number = Double(text), number > 0, number <= 86_400 else {
+      throw CommandFailure(.usage, "--\(name) needs a number of seconds between 0 and 86400, got \"\(text)\"")
     }
     return number
   }

@@ -89,8 +89,10 @@ struct Configuration: Sendable {
         guard let database = value as? String, !database.isEmpty else { throw wrong(key, "a path or null") }
         configuration.databasePath = absolute(expandingTilde(database), relativeTo: folder)
       case "timeoutSeconds":
-        guard let number = value as? NSNumber, !isJSONBoolean(value), number.doubleValue > 0 else {
-          throw wrong(key, "a number of seconds > 0")
+        guard let number = value as? NSNumber, !isJSONBoolean(value), number.doubleValue > 0,
+          number.doubleValue <= 86_400
+        else {
+          throw wrong(key, "a number of seconds between 0 and 86400")
         }
         configuration.timeoutSeconds = number.doubleValue
       case "apiKey":

@@ -97,7 +97,8 @@ extension Timestamp {
 
     var offsetSeconds: Int64
     if i == n {
-      guard let assumed = assumingOffset else { return nil }
+      // An offset beyond ±24 h is not an offset (and must not overflow the arithmetic below).
+      guard let assumed = assumingOffset, assumed > -86_400, assumed < 86_400 else { return nil }
       offsetSeconds = Int64(assumed)
     } else if s[i] == 0x5A || s[i] == 0x7A {  // Z or z
       i += 1
@@ -115,7 +116,11 @@ extension Timestamp {
     guard i == n else { return nil }
 
     let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
-    return seconds * 1000 + milli
+    let milliseconds = seconds * 1000 + milli
+    // Keep to the instants that print back as four-digit years (0000-01-01T00:00:00Z … 9999-12-31T23:59:59.999Z),
+    // so that every parsed value round-trips through `rfc3339String`.
+    guard milliseconds >= -62_167_219_200_000, milliseconds <= 253_402_300_799_999 else { return nil }
+    return milliseconds
   }
 
   // MARK: - Calendar arithmetic (proleptic Gregorian)

@@ -177,7 +177,8 @@ public struct NewsAPIDecoder: Sendable {
     guard record.isObject else { return skip("", "not a JSON object") }
     let urlText = record.url.flatMap(nonBlank)
     for (key, field) in record.wrongTypes {
-      return skip(key, "expected a string or null, found \(field)", url: urlText)
+      let expected = key == "source" ? "an object or null" : "a string or null"
+      return skip(key, "expected \(expected), found \(field)", url: urlText)
     }
     guard let urlText else { return skip("url", "missing url") }
     if record.title == removedPlaceholder || urlText == "https://removed.com" {
@@ -342,7 +343,9 @@ struct RawArticle: Decodable {
     if (try? c.decode(Bool.self, forKey: key)) != nil { return "a boolean" }
     if (try? c.decode(Double.self, forKey: key)) != nil { return "a number" }
     if (try? c.decode([JSONIgnored].self, forKey: key)) != nil { return "an array" }
-    return "an object"
+    if (try? c.nestedContainer(keyedBy: AnyCodingKey.self, forKey: key)) != nil { return "an object" }
+    // A string JSONDecoder cannot turn into Swift text: a lone UTF-16 surrogate, or invalid UTF-8.
+    return "text that is not valid Unicode (a lone surrogate or invalid UTF-8)"
   }
 }
 
@@ -370,5 +373,15 @@ private final class ChunkResults: @unchecked Sendable {
     lock.lock()
     defer { lock.unlock() }
     return slots.map { $0 ?? .success([]) }
+  }
+}
+
+struct AnyCodingKey: CodingKey {
+  var stringValue: String
+  var intValue: Int?
+  init(stringValue: String) { self.stringValue = stringValue }
+  init?(intValue: Int) {
+    stringValue = String(intValue)
+    self.intValue = intValue
   }
 }

@@ -108,10 +108,13 @@ public final class URLSessionNewsNetwork: NewsNetwork {
   {
     let data: Data
     let response: URLResponse
+    // A key may also be given in the URL (NewsAPI accepts ?apiKey=): it is a secret too.
+    let urlKey = request.url.flatMap(Self.keyInURL)
+    let secrets = [apiKey, urlKey].compactMap { $0 }
     do {
       (data, response) = try await exchange(request)
     } catch {
-      throw RetryPolicy.Failure(redacted(Self.transportError(error, timeout: timeout)))
+      throw RetryPolicy.Failure(redacted(Self.transportError(error, timeout: timeout), secrets: secrets))
     }
     let http = response as? HTTPURLResponse
     let status = http?.statusCode
@@ -124,12 +127,12 @@ public final class URLSessionNewsNetwork: NewsNetwork {
       return .notModified(validators: validators)
     }
     do {
-      return .page(try decoder.decode(data, httpStatus: status, redacting: apiKey), validators: validators)
+      return .page(try decoder.decode(data, httpStatus: status, redacting: apiKey ?? urlKey), validators: validators)
     } catch {
       let retryAfter = http?.value(forHTTPHeaderField: "Retry-After").flatMap {
         RetryPolicy.retryAfter($0, now: now())
       }
-      throw RetryPolicy.Failure(redacted(error), retryAfter: retryAfter)
+      throw RetryPolicy.Failure(redacted(error, secrets: secrets), retryAfter: retryAfter)
     }
   }
 
@@ -194,9 +197,18 @@ public final class URLSessionNewsNetwork: NewsNetwork {
   }
 
   /// The error with every occurrence of the API key replaced by `<redacted>`.
-  private func redacted(_ error: NewsNetworkError) -> NewsNetworkError {
-    guard let apiKey, error.description.contains(apiKey) else { return error }
-    func clean(_ text: String) -> String { text.replacingOccurrences(of: apiKey, with: "<redacted>") }
+  /// The value of an `apiKey` query item (any letter case), if the URL has one.
+  static func keyInURL(_ url: URL) -> String? {
+    URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?
+      .first { $0.name.lowercased() == "apikey" }?.value.flatMap { $0.isEmpty ? nil : $0 }
+  }
+
+  private func redacted(_ error: NewsNetworkError, secrets: [String]) -> NewsNetworkError {
+    let present = secrets.filter { error.description.contains($0) }
+    guard !present.isEmpty else { return error }
+    func clean(_ text: String) -> String {
+      present.reduce(text) { $0.replacingOccurrences(of: $1, with: "<redacted>") }
+    }
     switch error {
     case .transport(let failure, let detail): return .transport(failure, detail: clean(detail))
     case .httpStatus(let status, let body): return .httpStatus(status, bodyPrefix: clean(body))

@@ -94,6 +94,16 @@ public final class StorageContext: Sendable {
     throws(StorageError) -> Connection
   {
     if path != ":memory:" {
+      // Only a regular file (or nothing yet) can be a database: a directory or a device (/dev/null) is refused
+      // before SQLite creates anything beside it.
+      if let type = (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType,
+        type != .typeRegular
+      {
+        let what = type == .typeDirectory ? "a directory" : "not a regular file"
+        throw StorageError(
+          kind: .cannotOpen, path: path,
+          underlying: SQLiteError(extendedCode: 14, message: "\(path) is \(what), not a database file"))
+      }
       let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
       var isDirectory: ObjCBool = false
       if !FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) {

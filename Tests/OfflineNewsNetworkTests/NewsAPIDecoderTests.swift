@@ -172,7 +172,7 @@ extension NewsAPIDecoderTests {
         (7, "articles[7].urlToImage", "https://news.example.com/d/bad-image", false, "javascript:alert(1)"),
         (8, "articles[8].title", "https://news.example.com/d/no-title", true, "missing title"),
         (9, "articles[9].publishedAt", "https://news.example.com/d/no-date", true, "missing publishedAt"),
-        (10, "articles[10].source", "https://news.example.com/d/string-source", true, "expected a string or null"),
+        (10, "articles[10].source", "https://news.example.com/d/string-source", true, "expected an object or null"),
         (11, "articles[11].url", "https://", true, "not an http(s) URL"),
       ]
       #expect(page.issues.count == expected.count)
@@ -197,7 +197,7 @@ extension NewsAPIDecoderTests {
     func stringSourceReason() throws {
       let page = try decoder.decode(ownData("newsapi-bad-records.json"))
       let issue = try #require(page.issues.first { $0.index == 10 })
-      #expect(issue.reason == "expected a string or null, found a string")
+      #expect(issue.reason == "expected an object or null, found a string")
     }
   }
 }

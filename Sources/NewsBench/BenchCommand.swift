@@ -1,0 +1,55 @@
+import Foundation
+
+/// Parses the command line, prepares the work folder, runs the benchmark and prints the report.
+enum BenchCommand {
+  static func main(_ arguments: [String]) async -> Int32 {
+    let options: Options
+    do {
+      options = try Options.parse(arguments)
+    } catch is HelpRequested {
+      print(Options.usage)
+      return 0
+    } catch {
+      FileHandle.standardError.write(Data("news-bench: \(error)\n".utf8))
+      return 64
+    }
+    let folder: String
+    let temporary = options.workFolder == nil
+    if let work = options.workFolder {
+      folder = URL(fileURLWithPath: work).standardizedFileURL.path
+    } else {
+      folder =
+        FileManager.default.temporaryDirectory.appendingPathComponent(
+          "news-bench-\(ProcessInfo.processInfo.processIdentifier)"
+        ).path
+    }
+    defer { if temporary { try? FileManager.default.removeItem(atPath: folder) } }
+    do {
+      try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+      let selfPath = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+      let benchmark = Benchmark(options: options, folder: folder, selfPath: selfPath)
+      let machine = Machine.describe(outputFolder: folder)
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+      if options.scaling {
+        let results = try benchmark.runScaling(machine: machine)
+        if options.json {
+          print(String(decoding: try encoder.encode(results), as: UTF8.self))
+        } else {
+          print(Report.scaling(results), terminator: "")
+        }
+      } else {
+        let results = try await benchmark.run(machine: machine)
+        if options.json {
+          print(String(decoding: try encoder.encode(results), as: UTF8.self))
+        } else {
+          print(Report.text(results), terminator: "")
+        }
+      }
+      return 0
+    } catch {
+      FileHandle.standardError.write(Data("news-bench: \(error)\n".utf8))
+      return 1
+    }
+  }
+}

@@ -1,0 +1,331 @@
+import Foundation
+import OfflineNews
+
+/// The figures of one import method, summarized over the runs.
+struct ImportSummary: Codable, Sendable {
+  var importer: Importer
+  var label: String
+  /// Median wall-clock seconds.
+  var seconds: Double
+  var runSeconds: [Double]
+  /// Median user + system CPU seconds.
+  var cpuSeconds: Double
+  /// `seconds` divided by the `json_each` import's median (the same file, fresh database).
+  var ratioToJSONEach: Double?
+  /// The largest peak resident set over the runs, KiB.
+  var peakKiB: Int
+  /// Peak resident bytes divided by the payload's bytes.
+  var peakToPayload: Double
+  /// Ours: the largest peak once read and decode were done (before the save), KiB.
+  var peakAfterDecodeKiB: Int?
+  /// Median seconds of each phase the child reported.
+  var phases: [String: Double]
+  /// Median CPU seconds of each phase (ours).
+  var phasesCPU: [String: Double]
+  var saved: Int?
+
+  init(importer: Importer, runs: [ImportRun], payloadBytes: Int) {
+    self.importer = importer
+    label = importer.label
+    runSeconds = runs.map(\.seconds)
+    seconds = median(runSeconds)
+    cpuSeconds = median(runs.map(\.cpuSeconds))
+    peakKiB = runs.map(\.peakKiB).max() ?? 0
+    peakToPayload = Double(peakKiB) * 1024 / Double(max(1, payloadBytes))
+    peakAfterDecodeKiB = runs.compactMap(\.peakAfterDecodeKiB).max()
+    var phases: [String: Double] = [:]
+    for key in Set(runs.flatMap(\.phases.keys)) { phases[key] = median(runs.compactMap { $0.phases[key] }) }
+    self.phases = phases
+    var phasesCPU: [String: Double] = [:]
+    for key in Set(runs.flatMap(\.phasesCPU.keys)) { phasesCPU[key] = median(runs.compactMap { $0.phasesCPU[key] }) }
+    self.phasesCPU = phasesCPU
+    saved = runs.last?.saved
+  }
+}
+
+/// How the three databases compare after the imports (the same file, so they should hold the same rows).
+struct Validation: Codable, Sendable {
+  var oursRows: Int
+  var jsonEachRows: Int?
+  var pythonRows: Int?
+  /// Rows (by url) whose `publishedAt` differs between ours and json_each: SQLite rounds fractions to the nearest
+  /// millisecond, we truncate.
+  var publishedAtDiffersFromJSONEach: Int?
+  /// Rows whose text columns differ between ours and json_each.
+  var textDiffersFromJSONEach: Int?
+  var publishedAtDiffersFromPython: Int?
+  var textDiffersFromPython: Int?
+}
+
+/// One goal of issue 6 and where we stand.
+struct Target: Codable, Sendable {
+  var goal: String
+  var measured: String
+  var met: Bool
+}
+
+/// Everything one `news-bench` run measured.
+struct Results: Codable, Sendable {
+  struct Newest50: Codable, Sendable {
+    var rows: Int
+    var latency: Latency
+  }
+
+  var date: String
+  var machine: Machine
+  /// `/proc/loadavg` before and after the imports: other work on the machine shows here.
+  var loadAverage: [String]
+  var payload: PayloadGenerator.Summary
+  var runs: Int
+  var imports: [ImportSummary]
+  var reimports: [ImportSummary]
+  var validation: Validation?
+  var newest50: Newest50
+  var refused: ReadBench.Refused
+  var targets: [Target]
+  var notes: [String]
+}
+
+/// The scaling run: ours and json_each at growing N.
+struct ScalingResults: Codable, Sendable {
+  struct Step: Codable, Sendable {
+    var payload: PayloadGenerator.Summary
+    var runs: Int
+    var ours: ImportSummary
+    var jsonEach: ImportSummary?
+    var oursMicrosecondsPerArticle: Double
+    var jsonEachMicrosecondsPerArticle: Double?
+  }
+
+  var date: String
+  var machine: Machine
+  var steps: [Step]
+  var notes: [String]
+}
+
+/// Runs the whole comparison.
+struct Benchmark {
+  var options: Options
+  var folder: String
+  var selfPath: String
+
+  private var runner: ImportRunner { ImportRunner(selfPath: selfPath, workFolder: folder) }
+
+  func progress(_ message: String) {
+    FileHandle.standardError.write(Data("news-bench: \(message)\n".utf8))
+  }
+
+  func available(_ importers: [Importer]) -> (present: [Importer], notes: [String]) {
+    var present: [Importer] = []
+    var notes: [String] = []
+    for importer in importers {
+      if let program = importer.program, which(program) == nil {
+        notes.append("\(importer.label): skipped, `\(program)` is not in PATH")
+      } else {
+        present.append(importer)
+      }
+    }
+    return (present, notes)
+  }
+
+  func generate(_ count: Int, name: String) throws -> (String, PayloadGenerator.Summary) {
+    let file = "\(folder)/\(name)"
+    let start = monotonicSeconds()
+    let summary = try PayloadGenerator(count: count, seed: options.seed).write(to: file)
+    progress(
+      String(
+        format: "generated %d articles, %.1f MB (%.0f bytes/article) in %.2f s", count, Double(summary.bytes) / 1e6,
+        Double(summary.bytes) / Double(count), monotonicSeconds() - start))
+    return (file, summary)
+  }
+
+  // MARK: - The comparison
+
+  func run(machine: Machine) async throws -> Results {
+    let (file, payload) = try generate(options.articles, name: "payload-\(options.articles).json")
+    var (importers, notes) = available(Importer.allCases)
+    let loadBefore = loadAverage()
+    if options.articles < 100_000 {
+      notes.append(
+        "N = \(options.articles): the targets of issue 6 are set at N = 100,000; these figures only smoke-test")
+    }
+    var imports: [Importer: [ImportRun]] = [:]
+    var reimports: [Importer: [ImportRun]] = [:]
+    for round in 1...options.runs {
+      // Every round runs every method once, starting one further along each time, so that drift in the machine's
+      // load and the position in a round hit all methods alike.
+      let shift = (round - 1) % importers.count
+      for importer in importers[shift...] + importers[..<shift] {
+        let database = "\(folder)/\(importer.rawValue).sqlite"
+        try runner.freshDatabase(database)
+        let first = try runner.run(importer, file: file, database: database)
+        let again = try runner.run(importer, file: file, database: database)
+        imports[importer, default: []].append(first)
+        reimports[importer, default: []].append(again)
+        progress(
+          "round \(round)/\(options.runs) \(importer.label): "
+            + String(
+              format: "import %.3f s, re-import %.3f s, peak %.0f MB", first.seconds, again.seconds,
+              Double(first.peakKiB) * 1.024 / 1000))
+      }
+    }
+    importers = importers.filter { imports[$0] != nil }
+    func summaries(_ runs: [Importer: [ImportRun]]) -> [ImportSummary] {
+      var list = importers.compactMap { importer in
+        runs[importer].map { ImportSummary(importer: importer, runs: $0, payloadBytes: payload.bytes) }
+      }
+      let limit = imports[.jsonEach].map { median($0.map(\.seconds)) }
+      for index in list.indices { list[index].ratioToJSONEach = limit.map { list[index].seconds / $0 } }
+      return list
+    }
+    let loadAfter = loadAverage()
+    let importSummaries = summaries(imports)
+    let reimportSummaries = summaries(reimports)
+
+    let validation = validate()
+    let database = "\(folder)/\(Importer.ours.rawValue).sqlite"
+    progress("newest-50 read, \(options.readCalls) calls")
+    let (rows, latency) = try await ReadBench.newest50(database: database, calls: options.readCalls)
+    progress("network-first against a refused port vs cache read, \(options.networkCalls) calls each")
+    let refused = try await ReadBench.refused(database: database, calls: options.networkCalls)
+
+    var results = Results(
+      date: ISO8601DateFormatter().string(from: Date()), machine: machine, loadAverage: [loadBefore, loadAfter],
+      payload: payload, runs: options.runs,
+      imports: importSummaries, reimports: reimportSummaries, validation: validation,
+      newest50: .init(rows: rows, latency: latency), refused: refused, targets: [], notes: notes)
+    results.targets = Self.targets(results)
+    return results
+  }
+
+  /// Compares the rows the three methods left (sqlite3 CLI, the three databases attached).
+  func validate() -> Validation? {
+    let ours = "\(folder)/\(Importer.ours.rawValue).sqlite"
+    let jsonEach = "\(folder)/\(Importer.jsonEach.rawValue).sqlite"
+    let python = "\(folder)/\(Importer.python.rawValue).sqlite"
+    guard which("sqlite3") != nil else { return nil }
+    func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
+    let text = """
+      o.title IS NOT x.title OR o.author IS NOT x.author OR o.summary IS NOT x.summary
+      OR o.imageURL IS NOT x.imageURL OR o.content IS NOT x.content OR o.sourceID IS NOT x.sourceID
+      OR o.sourceName IS NOT x.sourceName
+      """
+    var attach = ""
+    var select = ["(SELECT count(*) FROM main.article)"]
+    for (alias, path) in [("j", jsonEach), ("p", python)] {
+      guard FileManager.default.fileExists(atPath: path) else {
+        select += ["NULL", "NULL", "NULL"]
+        continue
+      }
+      attach += "ATTACH \(literal(path)) AS \(alias);\n"
+      let joined = "main.article o JOIN \(alias).article x USING (url)"
+      select += [
+        "(SELECT count(*) FROM \(alias).article)",
+        "(SELECT count(*) FROM \(joined) WHERE o.publishedAt <> x.publishedAt)",
+        "(SELECT count(*) FROM \(joined) WHERE \(text))",
+      ]
+    }
+    let sql = attach + "SELECT " + select.joined(separator: ", ") + ";\n"
+    let script = "\(folder)/validate.sql"
+    guard (try? sql.write(toFile: script, atomically: true, encoding: .utf8)) != nil,
+      let output = commandOutput(["sqlite3", "-readonly", ours, ".read \(script)"], outputFolder: folder)
+    else { return nil }
+    let values = output.trimmingCharacters(in: .whitespacesAndNewlines).split(
+      separator: "|", omittingEmptySubsequences: false
+    ).map { Int($0) }
+    guard values.count == 7, let oursRows = values[0] else { return nil }
+    return Validation(
+      oursRows: oursRows, jsonEachRows: values[1], pythonRows: values[4], publishedAtDiffersFromJSONEach: values[2],
+      textDiffersFromJSONEach: values[3], publishedAtDiffersFromPython: values[5], textDiffersFromPython: values[6])
+  }
+
+  static func targets(_ results: Results) -> [Target] {
+    var targets: [Target] = []
+    func summary(_ list: [ImportSummary], _ importer: Importer) -> ImportSummary? {
+      list.first { $0.importer == importer }
+    }
+    let ours = summary(results.imports, .ours)
+    if let ours, let ratio = ours.ratioToJSONEach {
+      targets.append(
+        Target(goal: "import ≤ 1.0× json_each", measured: String(format: "%.2f×", ratio), met: ratio <= 1.0))
+    }
+    if let ours, let python = summary(results.imports, .python) {
+      let speedup = python.seconds / ours.seconds
+      targets.append(
+        Target(
+          goal: "import ≥ 2× faster than the Python peer", measured: String(format: "%.2f× faster", speedup),
+          met: speedup >= 2))
+    }
+    if let again = summary(results.reimports, .ours), let ratio = again.ratioToJSONEach {
+      targets.append(
+        Target(
+          goal: "re-import of unchanged data ≤ 0.7× json_each import", measured: String(format: "%.2f×", ratio),
+          met: ratio <= 0.7))
+    }
+    let median = results.newest50.latency.median
+    targets.append(
+      Target(
+        goal: "newest-50 read, median ≤ 1 ms",
+        measured: String(
+          format: "%.0f µs median, %.0f µs p99 (%d rows)", median * 1e6, results.newest50.latency.p99 * 1e6,
+          results.newest50.rows),
+        met: median <= 0.001))
+    let difference = results.refused.difference
+    targets.append(
+      Target(
+        goal: "network-first, connection refused: ≤ 20 ms more than a cache read",
+        measured: String(format: "+%.2f ms", difference * 1000), met: difference <= 0.020))
+    if let ours {
+      targets.append(
+        Target(
+          goal: "import peak memory ≤ 3× payload",
+          measured: String(
+            format: "%.1f× (%.0f MB for %.0f MB)", ours.peakToPayload, Double(ours.peakKiB) * 1.024 / 1000,
+            Double(results.payload.bytes) / 1e6),
+          met: ours.peakToPayload <= 3))
+    }
+    return targets
+  }
+
+  // MARK: - Scaling
+
+  func runScaling(machine: Machine) throws -> ScalingResults {
+    var sizes = [1000, 10_000, 100_000]
+    if options.million { sizes.append(1_000_000) }
+    let (importers, notes) = available([.ours, .jsonEach])
+    var steps: [ScalingResults.Step] = []
+    for size in sizes {
+      let (file, payload) = try generate(size, name: "payload-\(size).json")
+      let runs = size >= 1_000_000 ? 1 : options.runs
+      var measured: [Importer: [ImportRun]] = [:]
+      for _ in 0..<runs {
+        for importer in importers {
+          let database = "\(folder)/scaling-\(importer.rawValue).sqlite"
+          try runner.freshDatabase(database)
+          measured[importer, default: []].append(try runner.run(importer, file: file, database: database))
+        }
+      }
+      guard let oursRuns = measured[.ours] else { continue }
+      let ours = ImportSummary(importer: .ours, runs: oursRuns, payloadBytes: payload.bytes)
+      var jsonEach = measured[.jsonEach].map {
+        ImportSummary(importer: .jsonEach, runs: $0, payloadBytes: payload.bytes)
+      }
+      var oursSummary = ours
+      if let limit = jsonEach?.seconds {
+        oursSummary.ratioToJSONEach = ours.seconds / limit
+        jsonEach?.ratioToJSONEach = 1
+      }
+      steps.append(
+        .init(
+          payload: payload, runs: runs, ours: oursSummary, jsonEach: jsonEach,
+          oursMicrosecondsPerArticle: ours.seconds / Double(size) * 1e6,
+          jsonEachMicrosecondsPerArticle: jsonEach.map { $0.seconds / Double(size) * 1e6 }))
+      progress(
+        String(
+          format: "N = %d: ours %.3f s, json_each %.3f s", size, ours.seconds, jsonEach?.seconds ?? Double.nan))
+      try? FileManager.default.removeItem(atPath: file)
+    }
+    return ScalingResults(
+      date: ISO8601DateFormatter().string(from: Date()), machine: machine, steps: steps, notes: notes)
+  }
+}

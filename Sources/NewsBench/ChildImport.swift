@@ -1,0 +1,72 @@
+import Foundation
+import OfflineNews
+
+/// `news-bench --child-import FILE DB`: the `news import` path, alone in its own process so that its wall time and
+/// peak memory can be measured like those of `sqlite3` and `python3`.
+///
+/// It does what `ImportCommand` does: read the file (`FileNewsNetwork` reads it with `Data(contentsOf:)`), decode it
+/// with `NewsAPIDecoder`, drop the bytes, open the `StorageContext` and save every article in one transaction under
+/// the file URL's cache key. It prints one JSON line with the time of each phase and its own `VmHWM`.
+enum ChildImport {
+  struct Report: Codable {
+    /// Wall-clock seconds of each phase: read, decode, open, save.
+    var phases: [String: Double]
+    /// Process CPU seconds (all threads) of each phase: tells work from waiting on a busy machine.
+    var phasesCPU: [String: Double]
+    var saved: Int
+    var skipped: Int
+    var issues: Int
+    /// `VmHWM` once the page is decoded and the file's bytes released: the peak of read + decode.
+    var peakAfterDecodeKiB: Int
+    /// `VmHWM` at the end: the peak of the whole import.
+    var peakKiB: Int
+  }
+
+  static func run(file: String, database: String) async -> Int32 {
+    do {
+      let url = URL(fileURLWithPath: file)
+      var clock = PhaseClock()
+      let page = try readAndDecode(url, &clock)
+      let peakAfterDecode = peakResidentKiB() ?? 0
+      let storage = try StorageContext(path: database)
+      clock.lap("open")
+      _ = try await storage.saveArticles(page.articles, forQuery: NewsQuery(url: url).cacheKey, fetchedAt: .now())
+      clock.lap("save")
+      let report = Report(
+        phases: clock.wall, phasesCPU: clock.cpu, saved: page.articles.count, skipped: page.skippedCount,
+        issues: page.issues.count, peakAfterDecodeKiB: peakAfterDecode, peakKiB: peakResidentKiB() ?? 0)
+      let line = try JSONEncoder().encode(report)
+      FileHandle.standardOutput.write(line + Data("\n".utf8))
+      return 0
+    } catch {
+      FileHandle.standardError.write(Data("news-bench --child-import: \(error)\n".utf8))
+      return 1
+    }
+  }
+
+  /// Reads and decodes; the file's bytes are released on return, as in `FileNewsNetwork.fetch`.
+  private static func readAndDecode(_ url: URL, _ clock: inout PhaseClock) throws -> NewsPage {
+    let data = try Data(contentsOf: url)
+    clock.lap("read")
+    let page = try NewsAPIDecoder().decode(data)
+    clock.lap("decode")
+    return page
+  }
+}
+
+/// Wall and CPU time of consecutive phases.
+struct PhaseClock {
+  private var lastWall = monotonicSeconds()
+  private var lastCPU = processCPUSeconds()
+  private(set) var wall: [String: Double] = [:]
+  private(set) var cpu: [String: Double] = [:]
+
+  mutating func lap(_ phase: String) {
+    let nowWall = monotonicSeconds()
+    let nowCPU = processCPUSeconds()
+    wall[phase] = nowWall - lastWall
+    cpu[phase] = nowCPU - lastCPU
+    lastWall = nowWall
+    lastCPU = nowCPU
+  }
+}

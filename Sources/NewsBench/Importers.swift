@@ -1,0 +1,255 @@
+import Foundation
+import OfflineNews
+
+/// One way of importing a payload file into the `article` table, run as a child process.
+enum Importer: String, CaseIterable, Codable, Sendable {
+  /// Our `news import` path (`news-bench --child-import`).
+  case ours
+  /// The limit: the `sqlite3` CLI, one `INSERT … SELECT … FROM json_each(readfile(…))` upsert.
+  case jsonEach
+  /// The limit doing our full work: the same upsert plus the query's `query_result` rows, in one transaction.
+  case jsonEachWithQueryResult
+  /// The peer: Python's `json` + `sqlite3` `executemany` upsert.
+  case python
+
+  var label: String {
+    switch self {
+    case .ours: "ours: news import path"
+    case .jsonEach: "sqlite3 json_each (the limit)"
+    case .jsonEachWithQueryResult: "sqlite3 json_each + query_result"
+    case .python: "python3 json + executemany"
+    }
+  }
+
+  /// The program it needs in `PATH`, if any.
+  var program: String? {
+    switch self {
+    case .ours: nil
+    case .jsonEach, .jsonEachWithQueryResult: "sqlite3"
+    case .python: "python3"
+    }
+  }
+}
+
+/// What one import run cost.
+struct ImportRun: Codable, Sendable {
+  /// Wall-clock seconds of the child process, start to exit.
+  var seconds: Double
+  /// User + system CPU seconds of the child (less sensitive than wall time to other load on the machine).
+  var cpuSeconds: Double
+  /// The child's peak resident set (`VmHWM`), KiB.
+  var peakKiB: Int
+  /// Ours: the peak once the file is read and decoded (before the save), KiB.
+  var peakAfterDecodeKiB: Int?
+  /// Seconds of each phase, as the child reports them (ours and python).
+  var phases: [String: Double]
+  /// CPU seconds of each phase (ours).
+  var phasesCPU: [String: Double] = [:]
+  /// Articles saved (ours) or rows written (python), when the child says.
+  var saved: Int?
+}
+
+/// Runs importers on a payload file: each in its own process, on a database whose schema `StorageContext` created.
+struct ImportRunner {
+  var selfPath: String
+  var workFolder: String
+
+  /// The `fetchQuery` every importer writes: the cache key `news import FILE` uses.
+  func cacheKey(file: String) -> String {
+    NewsQuery(url: URL(fileURLWithPath: file)).cacheKey
+  }
+
+  /// Deletes `database` (and its WAL files) and creates it empty with our schema, so every importer writes into the
+  /// very same table definition.
+  func freshDatabase(_ database: String) throws {
+    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) }
+    _ = try StorageContext(path: database)
+  }
+
+  func run(_ importer: Importer, file: String, database: String) throws -> ImportRun {
+    let arguments: [String]
+    switch importer {
+    case .ours:
+      arguments = [selfPath, "--child-import", file, database]
+    case .jsonEach, .jsonEachWithQueryResult:
+      let script = workFolder + "/import-json-each.sql"
+      let sql = Self.jsonEachSQL(
+        file: file, query: cacheKey(file: file), fetchedAt: Timestamp.now().millisecondsSince1970,
+        withQueryResult: importer == .jsonEachWithQueryResult)
+      try sql.write(toFile: script, atomically: true, encoding: .utf8)
+      arguments = ["sqlite3", "-bail", database, ".read \(script)"]
+    case .python:
+      let script = workFolder + "/bench-peer.py"
+      try Self.pythonPeer.write(toFile: script, atomically: true, encoding: .utf8)
+      arguments = [
+        "python3", script, file, database, cacheKey(file: file), String(Timestamp.now().millisecondsSince1970),
+      ]
+    }
+    let child = try runChild(arguments, outputFolder: workFolder)
+    guard child.exitStatus == 0 else {
+      throw BenchError(
+        "\(importer.label) failed with status \(child.exitStatus): \(child.standardError.prefix(2000))")
+    }
+    var phases: [String: Double] = [:]
+    var phasesCPU: [String: Double] = [:]
+    var saved: Int?
+    var peakAfterDecode: Int?
+    var peak = vmHWM(in: child.standardOutput) ?? 0
+    if let line = child.standardOutput.split(separator: "\n").last(where: { $0.hasPrefix("{") }) {
+      if importer == .ours, let report = try? JSONDecoder().decode(ChildImport.Report.self, from: Data(line.utf8)) {
+        phases = report.phases
+        phasesCPU = report.phasesCPU
+        saved = report.saved
+        peakAfterDecode = report.peakAfterDecodeKiB
+        peak = report.peakKiB
+      } else if let report = try? JSONDecoder().decode(PeerReport.self, from: Data(line.utf8)) {
+        phases = ["load": report.load, "transform": report.transform, "upsert": report.upsert]
+        saved = report.rows
+        peak = report.peakKiB
+      }
+    }
+    return ImportRun(
+      seconds: child.seconds, cpuSeconds: child.cpuSeconds, peakKiB: peak, peakAfterDecodeKiB: peakAfterDecode,
+      phases: phases, phasesCPU: phasesCPU, saved: saved)
+  }
+
+  private struct PeerReport: Codable {
+    var load: Double
+    var transform: Double
+    var upsert: Double
+    var rows: Int
+    var peakKiB: Int
+  }
+
+  /// The `sqlite3` script of the limit: one statement reads the file (`readfile`), walks `$.articles` with
+  /// `json_each`, applies the decoder's record rules that SQL can express, and upserts into `article`.
+  ///
+  /// - `[Removed]` placeholders, records without `url` or `title`, and dates SQLite cannot parse are skipped;
+  ///   `""` becomes `NULL` (`nullif`).
+  /// - `publishedAt` goes to milliseconds through SQLite's own date parser:
+  ///   `CAST(round((julianday(x) - 2440587.5) * 86400000) AS INTEGER)`. SQLite keeps dates as whole milliseconds
+  ///   rounded to the nearest (so a 7-digit fraction can land 1 ms above ours, which truncates); it rejects a
+  ///   lowercase `t` or `z` (`NULL`, so the record is skipped here) and accepts impossible days such as Feb 30.
+  /// - The pragmas are the ones `StorageContext` sets on its writer (`synchronous=NORMAL`, `foreign_keys=ON`); keep
+  ///   them in step with `StorageContext.openWriter`, or the limit stops being the limit.
+  static func jsonEachSQL(file: String, query: String, fetchedAt: Int64, withQueryResult: Bool) -> String {
+    func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
+    var sql = """
+      PRAGMA synchronous = NORMAL;
+      PRAGMA foreign_keys = ON;
+      BEGIN IMMEDIATE;
+      INSERT INTO article (url, title, author, summary, imageURL, publishedAt, content, sourceID, sourceName,
+                           fetchedAt, fetchQuery)
+      SELECT url, title, nullif(author, ''), nullif(summary, ''), nullif(imageURL, ''), publishedAt,
+             nullif(content, ''), nullif(sourceID, ''), nullif(sourceName, ''), \(fetchedAt), \(literal(query))
+      FROM (
+        SELECT value ->> '$.url' AS url, value ->> '$.title' AS title, value ->> '$.author' AS author,
+               value ->> '$.description' AS summary, value ->> '$.urlToImage' AS imageURL,
+               CAST(round((julianday(value ->> '$.publishedAt') - 2440587.5) * 86400000) AS INTEGER) AS publishedAt,
+               value ->> '$.content' AS content, value ->> '$.source.id' AS sourceID,
+               value ->> '$.source.name' AS sourceName
+        FROM json_each(readfile(\(literal(file))), '$.articles')
+      )
+      WHERE url IS NOT NULL AND url <> '' AND url <> 'https://removed.com'
+        AND title IS NOT NULL AND title <> '' AND title <> '[Removed]' AND publishedAt IS NOT NULL
+      ON CONFLICT(url) DO UPDATE SET
+        title = excluded.title, author = excluded.author, summary = excluded.summary,
+        imageURL = excluded.imageURL, publishedAt = excluded.publishedAt, content = excluded.content,
+        sourceID = excluded.sourceID, sourceName = excluded.sourceName,
+        fetchedAt = excluded.fetchedAt, fetchQuery = excluded.fetchQuery;
+
+      """
+    if withQueryResult {
+      sql += """
+        DELETE FROM query_result WHERE query = \(literal(query));
+        INSERT INTO query_result (query, url, position)
+        SELECT \(literal(query)), url, key
+        FROM (
+          SELECT key, value ->> '$.url' AS url, value ->> '$.title' AS title,
+                 julianday(value ->> '$.publishedAt') AS publishedAt
+          FROM json_each(readfile(\(literal(file))), '$.articles')
+        )
+        WHERE url IS NOT NULL AND url <> '' AND url <> 'https://removed.com'
+          AND title IS NOT NULL AND title <> '' AND title <> '[Removed]' AND publishedAt IS NOT NULL
+        ON CONFLICT(query, url) DO UPDATE SET position = excluded.position;
+        INSERT INTO query_fetch (query, fetchedAt, articleCount)
+        VALUES (\(literal(query)), \(fetchedAt), (SELECT count(*) FROM query_result WHERE query = \(literal(query))))
+        ON CONFLICT(query) DO UPDATE SET fetchedAt = excluded.fetchedAt, articleCount = excluded.articleCount;
+
+        """
+    }
+    sql += """
+      COMMIT;
+      .system grep VmHWM /proc/$PPID/status
+
+      """
+    return sql
+  }
+
+  /// The peer a user would write instead: `json.load`, a loop applying the same record rules, one `executemany`
+  /// upsert in one transaction with the same pragmas. Dates go through `datetime.fromisoformat` (Python 3.11+),
+  /// truncated to milliseconds like ours. It prints its phase times and its own `VmHWM` as one JSON line.
+  static let pythonPeer = #"""
+    import json, sqlite3, sys, time
+    from datetime import datetime, timedelta, timezone
+
+    path, db, query, fetched_at = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+    EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+    MS = timedelta(milliseconds=1)
+
+    t0 = time.monotonic()
+    with open(path, "rb") as f:
+        doc = json.load(f)
+    t1 = time.monotonic()
+
+    def ms(text):
+        try:
+            d = datetime.fromisoformat(text)
+        except (TypeError, ValueError):
+            return None
+        if d.tzinfo is None:
+            return None
+        return (d - EPOCH) // MS
+
+    rows = []
+    for a in doc.get("articles") or []:
+        if not isinstance(a, dict):
+            continue
+        url, title = a.get("url"), a.get("title")
+        if not url or not title or title == "[Removed]" or url == "https://removed.com":
+            continue
+        published = ms(a.get("publishedAt"))
+        if published is None:
+            continue
+        source = a.get("source") or {}
+        rows.append((url, title, a.get("author") or None, a.get("description") or None,
+                     a.get("urlToImage") or None, published, a.get("content") or None,
+                     source.get("id") or None, source.get("name") or None, fetched_at, query))
+    t2 = time.monotonic()
+
+    con = sqlite3.connect(db, isolation_level=None)
+    con.execute("PRAGMA synchronous = NORMAL")
+    con.execute("PRAGMA foreign_keys = ON")
+    con.execute("BEGIN IMMEDIATE")
+    con.executemany("""
+        INSERT INTO article (url, title, author, summary, imageURL, publishedAt, content, sourceID, sourceName,
+                             fetchedAt, fetchQuery)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT(url) DO UPDATE SET
+          title = excluded.title, author = excluded.author, summary = excluded.summary,
+          imageURL = excluded.imageURL, publishedAt = excluded.publishedAt, content = excluded.content,
+          sourceID = excluded.sourceID, sourceName = excluded.sourceName,
+          fetchedAt = excluded.fetchedAt, fetchQuery = excluded.fetchQuery""", rows)
+    con.execute("COMMIT")
+    con.close()
+    t3 = time.monotonic()
+
+    peak = 0
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                peak = int(line.split()[1])
+    print(json.dumps({"load": t1 - t0, "transform": t2 - t1, "upsert": t3 - t2, "rows": len(rows),
+                      "peakKiB": peak}))
+    """#
+}

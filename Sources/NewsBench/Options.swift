@@ -1,0 +1,75 @@
+/// The command line of `news-bench`.
+struct Options: Sendable {
+  var articles = 100_000
+  var runs = 3
+  var seed: UInt64 = 20_240_517
+  var workFolder: String?
+  var json = false
+  var scaling = false
+  var million = false
+  var readCalls = 1000
+  var networkCalls = 200
+
+  static let usage = """
+    usage: news-bench [--articles N] [--runs R] [--seed S] [--work DIR] [--quick] [--json]
+           news-bench --scaling [--million] [--runs R] [--seed S] [--work DIR] [--json]
+
+    Generates a NewsAPI-shaped payload of N articles and times, side by side on the same file and fresh databases
+    (median of R runs; each import in its own process):
+      ours       the `news import` path: read, NewsAPIDecoder.decode, StorageContext.saveArticles (one transaction)
+      json_each  the limit: the sqlite3 CLI upserting the file with json_each in one statement
+      python     the peer: Python's json + sqlite3 executemany upsert
+    then re-import into the filled databases, the newest-50 read through NewsRepository, network-first with the
+    server refusing connections versus a pure cache read, and the peak memory of each import.
+
+      --articles N   articles in the payload (default 100000)
+      --runs R       runs of each import; the median is reported (default 3)
+      --seed S       the generator's seed (default 20240517)
+      --work DIR     where the payload and databases go (default: a temporary folder, removed at the end)
+      --quick        N = 2000, R = 1, fewer read calls: a smoke run for CI
+      --json         print the results as JSON on stdout (progress still goes to stderr)
+      --scaling      instead: ours and json_each at N = 1k, 10k, 100k, time per article
+      --million      with --scaling: also N = 1M (a ~600 MB file; one run)
+    """
+
+  static func parse(_ arguments: [String]) throws -> Options {
+    var options = Options()
+    var rest = arguments[...]
+    func value(_ flag: String) throws -> String {
+      guard let next = rest.popFirst() else { throw BenchError("\(flag) needs a value\n\n\(usage)") }
+      return next
+    }
+    func number(_ flag: String) throws -> Int {
+      let text = try value(flag)
+      guard let number = Int(text.replacingOccurrences(of: "_", with: "")), number > 0 else {
+        throw BenchError("\(flag): expected a positive whole number, got \"\(text)\"")
+      }
+      return number
+    }
+    while let argument = rest.popFirst() {
+      switch argument {
+      case "--articles": options.articles = try number(argument)
+      case "--runs": options.runs = try number(argument)
+      case "--seed":
+        let text = try value(argument)
+        guard let seed = UInt64(text) else { throw BenchError("--seed: expected a whole number, got \"\(text)\"") }
+        options.seed = seed
+      case "--work": options.workFolder = try value(argument)
+      case "--quick":
+        options.articles = 2000
+        options.runs = 1
+        options.readCalls = 200
+        options.networkCalls = 20
+      case "--json": options.json = true
+      case "--scaling": options.scaling = true
+      case "--million": options.million = true
+      case "--help", "-h": throw HelpRequested()
+      default: throw BenchError("unknown argument \"\(argument)\"\n\n\(usage)")
+      }
+    }
+    if options.million && !options.scaling { throw BenchError("--million goes with --scaling") }
+    return options
+  }
+}
+
+struct HelpRequested: Error {}

@@ -1,0 +1,169 @@
+import Foundation
+
+/// The human-readable report.
+enum Report {
+  static func machine(_ machine: Machine, date: String) -> String {
+    """
+    news-bench, \(date)
+    machine:  \(machine.cpu), \(machine.cores) cores, \(String(format: "%.1f", machine.memoryGB)) GiB, \(machine.kernel)
+              sqlite3 CLI \(machine.sqlite) (Python's sqlite3 module: \(machine.pythonSQLite)), \(machine.python)
+              \(machine.swift)
+    source:   \(machine.source.map { "git \($0) (the working copy in the current folder)" } ?? "not a git working copy")
+
+    """
+  }
+
+  static func text(_ results: Results) -> String {
+    var out = machine(results.machine, date: results.date)
+    let payload = results.payload
+    out += """
+      payload:  \(grouped(payload.articles)) articles, \(megabytes(payload.bytes)) \
+      (\(payload.bytes / max(1, payload.articles)) bytes/article), seed \(payload.seed); \
+      \(grouped(payload.duplicateURLs)) repeated urls, \(grouped(payload.removedPlaceholders)) [Removed]
+      runs:     \(results.runs), median shown; each import is its own process on a fresh database (wall clock)
+      load:     \(results.loadAverage.joined(separator: " before the imports, ")) after (1/5/15-minute averages)
+
+
+      """
+    out += importTable(
+      "import into a fresh database", results.imports, phases: true)
+    out += "\n"
+    out += importTable(
+      "re-import of the same file into the filled database (rows unchanged)", results.reimports, phases: true)
+    out += "\n"
+    if let validation = results.validation {
+      out += "rows:     ours \(grouped(validation.oursRows))"
+      if let rows = validation.jsonEachRows { out += ", json_each \(grouped(rows))" }
+      if let rows = validation.pythonRows { out += ", python \(grouped(rows))" }
+      out += "\n"
+      if let dates = validation.publishedAtDiffersFromJSONEach, let text = validation.textDiffersFromJSONEach {
+        out +=
+          "          vs json_each: publishedAt differs in \(grouped(dates)) rows (SQLite rounds to the nearest ms, "
+        out += "we truncate), text columns in \(grouped(text))\n"
+      }
+      if let dates = validation.publishedAtDiffersFromPython, let text = validation.textDiffersFromPython {
+        out +=
+          "          vs python:    publishedAt differs in \(grouped(dates)) rows, text columns in \(grouped(text))\n"
+      }
+      out += "\n"
+    }
+    let read = results.newest50
+    out += """
+      newest-50 read, NewsRepository.read(limit: 50) on \(grouped(read.rows)) rows, \(read.latency.calls) calls:
+                median \(micro(read.latency.median)), p99 \(micro(read.latency.p99)), \
+      min \(micro(read.latency.min)), max \(micro(read.latency.max))
+      network-first with the server refusing connections vs cachedArticles(for:), \(results.refused.cachedRows) \
+      cached rows, \(results.refused.networkFirst.calls) calls each:
+                cache read median \(milli(results.refused.cacheRead.median)), \
+      network-first median \(milli(results.refused.networkFirst.median)) \
+      (p99 \(milli(results.refused.networkFirst.p99))): difference \(milli(results.refused.difference))
+                network error: \(results.refused.networkError)
+
+      targets (issue 6, set at N = 100,000; this run: N = \(grouped(results.payload.articles))):
+
+      """
+    for target in results.targets {
+      out += "  \(target.met ? "met    " : "NOT MET")  \(target.goal): \(target.measured)\n"
+    }
+    for note in results.notes { out += "note: \(note)\n" }
+    return out
+  }
+
+  static func importTable(_ title: String, _ rows: [ImportSummary], phases: Bool = false) -> String {
+    var out = title + "\n"
+    out += "  " + pad("", 40) + pad("time", 10, right: true) + pad("× json_each", 13, right: true)
+    out += pad("runs min–max", 16, right: true) + pad("cpu", 10, right: true)
+    out += pad("peak RSS", 11, right: true) + pad("× payload", 11, right: true) + "\n"
+    for row in rows {
+      out += "  " + pad("\(number(row.importer)) \(row.label)", 40)
+      out += pad(String(format: "%.3f s", row.seconds), 10, right: true)
+      out += pad(row.ratioToJSONEach.map { String(format: "%.2f×", $0) } ?? "–", 13, right: true)
+      let low = row.runSeconds.min() ?? 0
+      let high = row.runSeconds.max() ?? 0
+      out += pad(String(format: "%.2f–%.2f", low, high), 16, right: true)
+      out += pad(String(format: "%.3f s", row.cpuSeconds), 10, right: true)
+      out += pad(megabytes(row.peakKiB * 1024), 11, right: true)
+      out += pad(String(format: "%.2f×", row.peakToPayload), 11, right: true) + "\n"
+      let order = ["read", "decode", "open", "save", "load", "transform", "upsert"]
+      let shown = order.compactMap { key in
+        row.phases[key].map { wall in
+          "\(key) " + String(format: "%.3f s", wall)
+            + (row.phasesCPU[key].map { String(format: " (cpu %.3f)", $0) } ?? "")
+        }
+      }
+      if phases, !shown.isEmpty {
+        out += "  " + pad("", 6) + shown.joined(separator: " · ") + "\n"
+      }
+      if phases, let decodePeak = row.peakAfterDecodeKiB {
+        out += "  " + pad("", 6) + "peak RSS after read + decode: \(megabytes(decodePeak * 1024))\n"
+      }
+    }
+    return out
+  }
+
+  static func scaling(_ results: ScalingResults) -> String {
+    var out = machine(results.machine, date: results.date)
+    out += "scaling: fresh database each run, median, each import its own process\n"
+    out += "  " + pad("N", 10, right: true) + pad("MB", 8, right: true) + pad("runs", 6, right: true)
+    out += pad("ours", 11, right: true) + pad("cpu", 10, right: true) + pad("µs/article", 12, right: true)
+    out += pad("peak", 10, right: true)
+    out += pad("json_each", 11, right: true) + pad("cpu", 10, right: true) + pad("µs/article", 12, right: true)
+    out += pad("peak", 10, right: true)
+    out += pad("ratio", 8, right: true) + "\n"
+    for step in results.steps {
+      out += "  " + pad(grouped(step.payload.articles), 10, right: true)
+      out += pad(String(format: "%.1f", Double(step.payload.bytes) / 1e6), 8, right: true)
+      out += pad("\(step.runs)", 6, right: true)
+      out += pad(String(format: "%.3f s", step.ours.seconds), 11, right: true)
+      out += pad(String(format: "%.3f s", step.ours.cpuSeconds), 10, right: true)
+      out += pad(String(format: "%.2f", step.oursMicrosecondsPerArticle), 12, right: true)
+      out += pad(megabytes(step.ours.peakKiB * 1024), 10, right: true)
+      if let jsonEach = step.jsonEach, let perArticle = step.jsonEachMicrosecondsPerArticle {
+        out += pad(String(format: "%.3f s", jsonEach.seconds), 11, right: true)
+        out += pad(String(format: "%.3f s", jsonEach.cpuSeconds), 10, right: true)
+        out += pad(String(format: "%.2f", perArticle), 12, right: true)
+        out += pad(megabytes(jsonEach.peakKiB * 1024), 10, right: true)
+        out += pad(step.ours.ratioToJSONEach.map { String(format: "%.2f×", $0) } ?? "–", 8, right: true)
+      }
+      out += "\n"
+      if !step.ours.phases.isEmpty {
+        let shown = ["read", "decode", "open", "save"].compactMap { key in
+          step.ours.phases[key].map { "\(key) " + String(format: "%.3f", $0) }
+        }
+        out += "  " + pad("", 10) + "ours: " + shown.joined(separator: " · ") + " s\n"
+      }
+    }
+    for note in results.notes { out += "note: \(note)\n" }
+    return out
+  }
+
+  static func number(_ importer: Importer) -> String {
+    switch importer {
+    case .ours: "1."
+    case .jsonEach: "2."
+    case .jsonEachWithQueryResult: "2b."
+    case .python: "3."
+    }
+  }
+
+  static func pad(_ text: String, _ width: Int, right: Bool = false) -> String {
+    let count = text.count
+    guard count < width else { return text + (right ? "" : " ") }
+    let fill = String(repeating: " ", count: width - count)
+    return right ? fill + text : text + fill
+  }
+
+  static func grouped(_ value: Int) -> String {
+    let digits = String(value)
+    var out = ""
+    for (index, character) in digits.enumerated() {
+      if index > 0, (digits.count - index) % 3 == 0 { out.append(",") }
+      out.append(character)
+    }
+    return out
+  }
+
+  static func megabytes(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1e6) }
+  static func micro(_ seconds: Double) -> String { String(format: "%.0f µs", seconds * 1e6) }
+  static func milli(_ seconds: Double) -> String { String(format: "%.2f ms", seconds * 1000) }
+}
