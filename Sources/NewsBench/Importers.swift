@@ -130,13 +130,15 @@ struct ImportRunner {
   ///   `CAST(round((julianday(x) - 2440587.5) * 86400000) AS INTEGER)`. SQLite keeps dates as whole milliseconds
   ///   rounded to the nearest (so a 7-digit fraction can land 1 ms above ours, which truncates); it rejects a
   ///   lowercase `t` or `z` (`NULL`, so the record is skipped here) and accepts impossible days such as Feb 30.
-  /// - The pragmas are the ones `StorageContext` sets on its writer (`synchronous=NORMAL`, `foreign_keys=ON`); keep
+  /// - The pragmas are the ones `StorageContext` sets on its writer (synchronous, foreign_keys, temp_store, cache); keep
   ///   them in step with `StorageContext.openWriter`, or the limit stops being the limit.
   static func jsonEachSQL(file: String, query: String, fetchedAt: Int64, withQueryResult: Bool) -> String {
     func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
     var sql = """
       PRAGMA synchronous = NORMAL;
       PRAGMA foreign_keys = ON;
+      PRAGMA temp_store = MEMORY;
+      PRAGMA cache_size = -65536;
       BEGIN IMMEDIATE;
       INSERT INTO article (url, title, author, summary, imageURL, publishedAt, content, sourceID, sourceName,
                            fetchedAt, fetchQuery)
@@ -230,6 +232,8 @@ struct ImportRunner {
     con = sqlite3.connect(db, isolation_level=None)
     con.execute("PRAGMA synchronous = NORMAL")
     con.execute("PRAGMA foreign_keys = ON")
+    con.execute("PRAGMA temp_store = MEMORY")
+    con.execute("PRAGMA cache_size = -65536")
     con.execute("BEGIN IMMEDIATE")
     con.executemany("""
         INSERT INTO article (url, title, author, summary, imageURL, publishedAt, content, sourceID, sourceName,

@@ -435,7 +435,8 @@ extension HostileCLITests {
   struct Values {
     // Was a bug (ArgumentParser.swift, ParsedArguments.seconds(_:) accepts any finite number; URLSessionNewsNetwork
     // passes it on; FoundationNetworking traps converting it to integer milliseconds above ~9.2e15 s).
-    @Test("regression: an enormous --timeout is a usage error (or harmless), not a crash", arguments: ["1e16", "1e300"])
+    @Test(
+      "regression: an enormous --timeout is a usage error (or harmless), not a crash", arguments: ["1e16", "1e300"])
     func hugeTimeout(_ value: String) async {
       await #expect(processExitsWith: .success) { [value] in
         let cli = CLIHarness()
