@@ -113,20 +113,27 @@ struct ArticleArrayScanner {
     let start = i
     i += 1
     var elements: [Range<Int>] = []
+    // JSON's grammar for arrays (RFC 8259 §5): `[` [ value *( `,` value ) ] `]` — separators are checked, not
+    // skipped, so that a missing, doubled, leading or trailing comma is refused here as it is by JSONDecoder.
+    skipWhitespace()
+    if i < bytes.count, bytes[i] == 0x5D {
+      i += 1
+      return Layout(array: start..<i, elements: elements)
+    }
     while true {
+      skipWhitespace()
+      guard i < bytes.count, bytes[i] != 0x2C, bytes[i] != 0x5D else { return nil }
+      let elementStart = i
+      guard skipValue() else { return nil }
+      elements.append(elementStart..<i)
       skipWhitespace()
       guard i < bytes.count else { return nil }
       if bytes[i] == 0x5D {
         i += 1
         return Layout(array: start..<i, elements: elements)
       }
-      if bytes[i] == 0x2C {
-        i += 1
-        continue
-      }
-      let elementStart = i
-      guard skipValue() else { return nil }
-      elements.append(elementStart..<i)
+      guard bytes[i] == 0x2C else { return nil }
+      i += 1
     }
   }
 }

@@ -6,8 +6,8 @@ import Testing
 // Hostile and broken response bodies through NewsAPIDecoder, and the crashers the fuzzers found (Fuzz/, docs/
 // RELIABILITY.md). Every body is written here by hand; none comes from ../shared.
 //
-// Tests marked "KNOWN BUG" fail today on purpose: each pins a bug reported in docs/RELIABILITY.md, and passes once
-// the library is fixed. Those that would trap run in a child process (an exit test), so a trap fails the test
+// Tests marked "regression:" pin bugs this suite found (docs/RELIABILITY.md); each failed before its fix.
+// Those that would trap run in a child process (an exit test), so a trap fails the test
 // instead of ending the test run.
 
 /// A NewsAPI body with `records` (JSON text of each record) as its `articles`.
@@ -243,6 +243,57 @@ extension HostileInputTests {
         Issue.record("expected invalidResponse")
         return
       }
+    }
+  }
+}
+
+// MARK: - Large bodies (the parallel path)
+
+extension HostileInputTests {
+  @Suite("large bodies: the parallel path reads JSON as strictly as the whole-body path")
+  struct LargeBodies {
+    /// A body of `count` records of about 1 KB each, separated by `separator` at the `broken` position and by a comma
+    /// everywhere else. 600 records make it larger than the 512 KB from which the decoder splits it in chunks.
+    static func body(_ count: Int, broken: Int, separator: String) -> Data {
+      let padding = String(repeating: "p", count: 900)
+      var text = #"{"status":"ok","totalResults":\#(count),"articles":["#
+      for index in 0..<count {
+        if index > 0 { text += index == broken ? separator : "," }
+        text += #"{"url":"https://hostile.example/\#(index)","title":"Title \#(index)","#
+        text += #""publishedAt":"2021-08-29T06:52:24Z","content":"\#(padding)"}"#
+      }
+      return Data((text + "]}").utf8)
+    }
+
+    // Was a bug (ArticleArrayScanner.swift, scanArray(): separators were skipped, not checked): from 512 KB on, the
+    // decoder delimits the records with ArticleArrayScanner and decodes them in chunks, and the scanner accepts
+    // records with no comma between them, two commas, or a comma before the first or after the last. The same
+    // body under 512 KB is refused as not valid JSON. Found by Fuzz/ParallelDecodeFuzz.swift (known bug
+    // parallel-accepts-invalid-json).
+    @Test(
+      "regression: a body with broken separators between records is invalid, whatever its size",
+      arguments: [" ", ",,", "\n"], [20, 600])
+    func brokenSeparators(separator: String, count: Int) {
+      let data = Self.body(count, broken: count / 2, separator: separator)
+      do {
+        let page = try NewsAPIDecoder().decode(data)
+        Issue.record(
+          "\(data.count) bytes with \(separator.debugDescription) between records: decoded \(page.articles.count)")
+      } catch {
+        guard case .invalidResponse = error else {
+          Issue.record("expected invalidResponse, got \(error)")
+          return
+        }
+      }
+    }
+
+    @Test("a large valid body decodes to every record, in order")
+    func largeValid() throws {
+      let data = Self.body(600, broken: -1, separator: ",")
+      #expect(data.count > 512 * 1024)
+      let page = try NewsAPIDecoder().decode(data)
+      #expect(page.articles.count == 600)
+      #expect(page.articles.map(\.title) == (0..<600).map { "Title \($0)" })
     }
   }
 }
