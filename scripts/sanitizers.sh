@@ -37,7 +37,15 @@ limit=${SANITIZER_TIMEOUT:-5400}
 # Keep going after the first report so that one run lists them all; leaks are not memory errors, and the Swift
 # runtime's metadata caches and Foundation's singletons are never freed by design.
 export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=0:second_deadlock_stack=1:history_size=4}
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:halt_on_error=1:detect_stack_use_after_return=1}
+# One toolchain bug is suppressed, by the function it happens in, so that the run goes on to our own code:
+# swift-corelibs-foundation's Process.run() (findMaximumOpenFromProcSelfFD) copies each `dirent` of /proc/self/fd
+# as a full 256-byte d_name, reading past the end of readdir's buffer (heap-buffer-overflow, READ of size 256). Every
+# test that starts a process hits it. Suppressed reports are listed at the end of the log ("Suppressions used").
+asan_suppressions=$prefix-asan.supp
+mkdir -p "$(dirname "$asan_suppressions")"
+printf '%s\n' "# Foundation Process.run() over-reads a dirent (toolchain bug; docs/RELIABILITY.md)" \
+  "interceptor_via_fun:*findMaximumOpenFromProcSelfFD*" >"$asan_suppressions"
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:halt_on_error=1:detect_stack_use_after_return=1:suppressions=$asan_suppressions}
 
 if [ "${SANITIZER_SNAPSHOT:-1}" != 0 ]; then
   snapshot=$prefix-src/$(basename "$PWD")

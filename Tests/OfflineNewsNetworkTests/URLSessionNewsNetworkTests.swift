@@ -207,7 +207,8 @@ import Testing
 
     #expect(error == .transport(.timedOut, detail: "no complete answer within 1 s"))
     // A correctness bound (the timeout is honoured), not a benchmark.
-    #expect(elapsed < .seconds(4), "took \(elapsed)")
+    // A bound, not a benchmark (URLSession's own default would wait 60 s); loaded CI machines are slow.
+    #expect(elapsed < .seconds(20), "took \(elapsed)")
     #expect(server.requests.count == 1)
   }
 
@@ -228,7 +229,7 @@ import Testing
       Issue.record("expected a transport error, got \(String(describing: result))")
       return
     }
-    #expect(elapsed < .seconds(10), "took \(elapsed); the 30 s timeout should not have been reached")
+    #expect(elapsed < .seconds(25), "took \(elapsed); the 30 s timeout should not have been reached")
   }
 
   @Test func apiKeyNeverAppearsInAnyErrorDescription() async throws {

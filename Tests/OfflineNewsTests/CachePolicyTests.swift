@@ -367,7 +367,7 @@ struct CachePolicyTests {
     #expect(
       result.networkError
         == .transport(.timedOut, detail: "no answer within the 0.3 s deadline; still trying in the background"))
-    #expect(elapsed >= .milliseconds(250) && elapsed < .milliseconds(2500), "\(elapsed)")
+    #expect(elapsed >= .milliseconds(250) && elapsed < .seconds(15), "\(elapsed)")
     #expect(try await setup.snapshot() == before)
 
     await setup.repository.waitForRefreshes()

@@ -212,7 +212,7 @@ import Testing
     #expect(result.issues.isEmpty)
     #expect(failure.matches(result.networkError), "network error: \(String(describing: result.networkError))")
     #expect(!(result.networkError?.description.contains(Self.apiKey) ?? false))
-    #expect(elapsed < .seconds(4), "took \(elapsed)")  // the 1 s timeout is honoured; not a benchmark
+    #expect(elapsed < .seconds(20), "took \(elapsed)")  // the 1 s timeout is honoured (not 60 s); not a benchmark
 
     let after = try await Self.dump(setup.storage)
     #expect(after == before)
