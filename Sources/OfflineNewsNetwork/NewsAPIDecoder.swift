@@ -30,12 +30,22 @@ public struct NewsAPIDecoder: Sendable {
   public func decode(_ data: Data, httpStatus: Int? = nil, redacting secret: String? = nil) throws(NewsNetworkError)
     -> NewsPage
   {
+    try decode(data, httpStatus: httpStatus, redacting: secret.map { [$0] } ?? [])
+  }
+
+  /// Decodes `data` as the single-secret `decode(_:httpStatus:redacting:)` does, redacting every one of `secrets`
+  /// (for instance a key sent in a header and another written in the URL) before any text is cut to length.
+  ///
+  /// - Throws: as the single-secret form.
+  public func decode(_ data: Data, httpStatus: Int? = nil, redacting secrets: [String]) throws(NewsNetworkError)
+    -> NewsPage
+  {
     let envelope: DecodedEnvelope
     do {
       envelope = try Self.decodeEnvelope(data)
     } catch {
       if let status = httpStatus, !(200..<300).contains(status) {
-        throw .httpStatus(status, bodyPrefix: Self.prefix(of: data, redacting: secret))
+        throw .httpStatus(status, bodyPrefix: Self.prefix(of: data, redacting: secrets))
       }
       throw .invalidResponse(detail: Self.describe(error, size: data.count))
     }
@@ -45,7 +55,7 @@ public struct NewsAPIDecoder: Sendable {
           code: .init(rawValue: envelope.code ?? "unknown"), message: envelope.message ?? "", httpStatus: httpStatus))
     }
     if let status = httpStatus, !(200..<300).contains(status) {
-      throw .httpStatus(status, bodyPrefix: Self.prefix(of: data, redacting: secret))
+      throw .httpStatus(status, bodyPrefix: Self.prefix(of: data, redacting: secrets))
     }
     guard envelope.status == "ok" else {
       let shown = envelope.status.map { "\"\($0)\"" } ?? "missing"
@@ -245,11 +255,13 @@ public struct NewsAPIDecoder: Sendable {
     return "\"\(shown)\""
   }
 
-  /// The first 200 characters of a body, on one line, with `secret` redacted first.
-  static func prefix(of data: Data, redacting secret: String?) -> String {
+  /// The first 200 characters of a body, on one line, with every one of `secrets` redacted first.
+  static func prefix(of data: Data, redacting secrets: [String]) -> String {
     // Redact the whole (bounded) head before cutting, so a key straddling the cut cannot leak in part.
     var text = String(decoding: data.prefix(64 * 1024), as: UTF8.self)
-    if let secret, !secret.isEmpty { text = text.replacingOccurrences(of: secret, with: "<redacted>") }
+    for secret in secrets where !secret.isEmpty {
+      text = text.replacingOccurrences(of: secret, with: "<redacted>")
+    }
     let oneLine = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
       .joined(separator: " ")
     return oneLine.count > 200 ? String(oneLine.prefix(200)) + "…" : oneLine

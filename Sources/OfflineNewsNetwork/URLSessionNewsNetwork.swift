@@ -38,7 +38,8 @@ public final class URLSessionNewsNetwork: NewsNetwork {
   ///   - apiKey: the NewsAPI key (`NEWSAPI_KEY`), or `nil` to send none (NewsAPI then answers `apiKeyMissing`).
   ///   - timeout: seconds allowed for the whole request; default 5. On Linux, URLSession (libcurl) counts whole
   ///     seconds and treats a fraction below one as zero (an immediate timeout), so the timeout is rounded up to
-  ///     whole seconds there; ``timeout`` says the value in force. Each attempt gets the whole timeout.
+  ///     whole seconds there; above ``maximumTimeout`` (one day, and infinity) it is capped, and NaN, zero or a
+  ///     negative value mean 5; ``timeout`` says the value in force. Each attempt gets the whole timeout.
   ///   - retry: which failures are retried and how; ``RetryPolicy/none`` (a single attempt) by default.
   public init(apiKey: String?, timeout: TimeInterval = 5, retry: RetryPolicy = .none) {
     self.apiKey = apiKey.flatMap { $0.isEmpty ? nil : $0 }
@@ -55,13 +56,18 @@ public final class URLSessionNewsNetwork: NewsNetwork {
 
   deinit { session.finishTasksAndInvalidate() }
 
-  /// The timeout in force for a requested one, in seconds: on Linux, whole seconds, at least 1 (see
-  /// ``init(apiKey:timeout:retry:)``); elsewhere, as requested.
+  /// The longest timeout in force, in seconds (one day): FoundationNetworking hands the timeout to libcurl as
+  /// integer milliseconds and traps on values beyond `Int.max`, so larger ones (and infinity) are capped here.
+  public static let maximumTimeout: TimeInterval = 86_400
+
+  /// The timeout in force for a requested one, in seconds: at most ``maximumTimeout``; NaN, zero or a negative
+  /// value mean the default, 5 s. On Linux, whole seconds, at least 1 (see ``init(apiKey:timeout:retry:)``).
   public static func effectiveTimeout(_ requested: TimeInterval) -> TimeInterval {
+    let bounded = requested.isNaN || requested <= 0 ? 5 : min(requested, maximumTimeout)
     #if os(Linux)
-      return max(1, requested.rounded(.up))
+      return max(1, bounded.rounded(.up))
     #else
-      return requested
+      return bounded
     #endif
   }
 
@@ -127,7 +133,7 @@ public final class URLSessionNewsNetwork: NewsNetwork {
       return .notModified(validators: validators)
     }
     do {
-      return .page(try decoder.decode(data, httpStatus: status, redacting: apiKey ?? urlKey), validators: validators)
+      return .page(try decoder.decode(data, httpStatus: status, redacting: secrets), validators: validators)
     } catch {
       let retryAfter = http?.value(forHTTPHeaderField: "Retry-After").flatMap {
         RetryPolicy.retryAfter($0, now: now())

@@ -14,8 +14,8 @@ import Testing
 // user-supplied string, the API key, broken configuration files, and `--db` pointing at things that are not a
 // database. Every input is written here by hand; none comes from ../shared. docs/RELIABILITY.md has the table.
 //
-// Tests marked "KNOWN BUG" fail today on purpose: each pins a bug reported in docs/RELIABILITY.md, and passes once
-// the library is fixed. Those that would crash the process run in a child process (an exit test).
+// Tests named "regression:" pin a bug listed in docs/RELIABILITY.md; those that crashed the process run in a child
+// process (an exit test).
 
 /// Writes `text` to `name` in the harness's folder and returns its path.
 private func write(_ text: String, to name: String, in cli: CLIHarness) throws -> String {
@@ -320,6 +320,24 @@ extension HostileCLITests {
       #expect(saved.status == 0)
       #expect(Self.leaks([saved], database: cli.database) == [], "the key in the URL stays out of output and the cache")
       #expect(Self.leaks([failed], database: cli.database) == [], "\(failed.err)")
+    }
+
+    // Regression: with a key in NEWSAPI_KEY and another in the URL, the decoder redacted only the first before it cut
+    // the body to 200 characters, so a URL key that straddled the cut was printed in part. Every secret is redacted
+    // before the cut now.
+    @Test("regression: with a key in the header and another in the URL, no part of either is printed")
+    func twoKeys() async throws {
+      let urlKey = "hostile0url0key0aaaabbbbccccdddd"
+      let cli = CLIHarness(environment: ["NEWSAPI_KEY": Self.key])
+      let echo = String(repeating: "x", count: 180) + " apiKey=\(urlKey) X-Api-Key: \(Self.key)"
+      let server = try LoopbackHTTPServer(.respond(status: 400, headers: [:], body: Data(echo.utf8)))
+      defer { server.stop() }
+      let url = server.url("/v2/top-headlines?apiKey=\(urlKey)").absoluteString
+      let outcome = await cli.run("fetch", "--url", url, "--db", cli.database)
+      #expect(outcome.status == 69)
+      #expect(outcome.err.contains("HTTP 400"), "\(outcome.err)")
+      #expect(!outcome.err.contains(urlKey.prefix(10)), "\(outcome.err)")
+      #expect(!outcome.err.contains(Self.key.prefix(10)), "\(outcome.err)")
     }
   }
 }

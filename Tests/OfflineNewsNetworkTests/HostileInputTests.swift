@@ -1,6 +1,7 @@
 import Foundation
 import OfflineNewsModel
 import OfflineNewsNetwork
+import TestSupport
 import Testing
 
 // Hostile and broken response bodies through NewsAPIDecoder, and the crashers the fuzzers found (Fuzz/, docs/
@@ -294,6 +295,31 @@ extension HostileInputTests {
       let page = try NewsAPIDecoder().decode(data)
       #expect(page.articles.count == 600)
       #expect(page.articles.map(\.title) == (0..<600).map { "Title \($0)" })
+    }
+  }
+}
+
+// MARK: - The network's own limits
+
+extension HostileInputTests {
+  @Suite("URLSessionNewsNetwork with absurd settings")
+  struct NetworkSettings {
+    // Regression: FoundationNetworking converts the timeout to integer milliseconds for libcurl and traps above
+    // ~9.2e15 s; the timeout was rounded, not bounded (the CLI bounded it, a library user could pass more). It is
+    // capped at one day now. Run in a child process, where the trap was a SIGILL.
+    // The timeout travels to the child process as text: an exit test's captured values are encoded as JSON, which
+    // has no infinity (capturing Double.infinity fails the test with "a system failure occurred", and leaves Swift
+    // Testing 6.3's exit-test monitor spinning on the unclaimed child until the run is killed).
+    @Test(
+      "regression: an enormous or infinite timeout fails the request like any other, without a trap",
+      arguments: ["1e16", "inf"])
+    func hugeTimeout(_ timeout: String) async {
+      await #expect(processExitsWith: .success) { [timeout] in
+        let port = try LoopbackHTTPServer.refusedPort()
+        let network = URLSessionNewsNetwork(apiKey: nil, timeout: try #require(Double(timeout)))
+        let url = try #require(URL(string: "http://127.0.0.1:\(port)/v2/top-headlines"))
+        _ = try? await network.fetch(NewsQuery(url: url))
+      }
     }
   }
 }
