@@ -3,7 +3,8 @@
 //
 //   CSQLite ← OfflineNewsStorage ← OfflineNewsImport ←┐
 //   OfflineNewsModel ←────────────────────────────────┼─ OfflineNews (NewsRepository) ← NewsCLI ← news
-//   OfflineNewsModel ← OfflineNewsNetwork ←───────────┘
+//   OfflineNewsModel ← OfflineNewsNetwork ←───────────┤
+//   (Storage, Import, Network) ← OfflineNewsSync ←─────┘
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -34,10 +35,18 @@ let package = Package(
       name: "OfflineNewsImport", dependencies: ["OfflineNewsModel", "OfflineNewsStorage"], swiftSettings: strict),
     // The network: the NewsNetwork protocol, NewsAPI v2 decoding, URLSession and file implementations.
     .target(name: "OfflineNewsNetwork", dependencies: ["OfflineNewsModel"], swiftSettings: strict),
+    // The Parse Server sync engine: cursors, durable staged pages, the mapping importer, file downloads.
+    .target(
+      name: "OfflineNewsSync",
+      dependencies: ["OfflineNewsModel", "OfflineNewsStorage", "OfflineNewsImport", "OfflineNewsNetwork"],
+      swiftSettings: strict
+    ),
     // The offline-first NewsRepository, built from a storage context and a network.
     .target(
       name: "OfflineNews",
-      dependencies: ["OfflineNewsModel", "OfflineNewsStorage", "OfflineNewsImport", "OfflineNewsNetwork"],
+      dependencies: [
+        "OfflineNewsModel", "OfflineNewsStorage", "OfflineNewsImport", "OfflineNewsNetwork", "OfflineNewsSync",
+      ],
       swiftSettings: strict
     ),
     // The `news` command line: configuration, argument parsing, commands, output.
@@ -54,6 +63,7 @@ let package = Package(
     .testTarget(name: "OfflineNewsNetworkTests", dependencies: ["OfflineNewsNetwork", "TestSupport"]),
     .testTarget(name: "OfflineNewsImportTests", dependencies: ["OfflineNewsImport", "TestSupport"]),
     .testTarget(name: "OfflineNewsTests", dependencies: ["OfflineNews", "TestSupport"]),
+    .testTarget(name: "OfflineNewsSyncTests", dependencies: ["OfflineNewsSync", "TestSupport"]),
     .testTarget(name: "NewsCLITests", dependencies: ["NewsCLI", "TestSupport"]),
   ],
   swiftLanguageModes: [.v6]

@@ -3,6 +3,7 @@ import Foundation
 @_exported import OfflineNewsModel
 @_exported import OfflineNewsNetwork
 @_exported import OfflineNewsStorage
+@_exported import OfflineNewsSync
 
 /// Where the rows of a ``NewsResult`` came from.
 public enum Origin: String, Sendable, Hashable, Codable {

@@ -42,10 +42,17 @@ public struct Importer: Sendable {
     public var deleteMissingIn: FetchPredicate?
     /// When the import runs (`$importTime` constants).
     public var importTime: Timestamp
+    /// Changes of entities outside the mapping saved in the same transaction as the import, all or nothing with it:
+    /// for instance a sync engine's cursor and the deletion of the staged page just imported. Not counted in the
+    /// report.
+    public var additionalChanges: ChangeSet
 
-    public init(deleteMissingIn: FetchPredicate? = nil, importTime: Timestamp = .now()) {
+    public init(
+      deleteMissingIn: FetchPredicate? = nil, importTime: Timestamp = .now(), additionalChanges: ChangeSet = ChangeSet()
+    ) {
       self.deleteMissingIn = deleteMissingIn
       self.importTime = importTime
+      self.additionalChanges = additionalChanges
     }
   }
 
@@ -62,12 +69,25 @@ public struct Importer: Sendable {
   public func run(_ data: Data, into storage: StorageContext, source: String, options: Options = Options())
     async throws -> ImportReport
   {
-    let json = try JSONValue.parse(data)
+    try await run(JSONValue.parse(data), into: storage, source: source, options: options)
+  }
+
+  /// Maps an already parsed payload and saves it in one transaction, as ``run(_:into:source:options:)-(Data,_,_,_)``.
+  ///
+  /// - Throws: as the form that takes `Data`.
+  public func run(_ json: JSONValue, into storage: StorageContext, source: String, options: Options = Options())
+    async throws -> ImportReport
+  {
     try Task.checkCancellation()
     var (changes, report) = try makeChanges(json, source: source, options: options)
+    changes.upserts += options.additionalChanges.upserts
+    changes.deletes += options.additionalChanges.deletes
+    changes.deleteMissing += options.additionalChanges.deleteMissing
     try Task.checkCancellation()
-    let summaries = try await storage.save(changes)
+    var summaries = try await storage.save(changes)
     changes = ChangeSet()
+    let mapped = Set(mapping.entities.map(\.entity.name))
+    summaries = summaries.filter { mapped.contains($0.key) }
     for (entity, summary) in summaries {
       report.entities[entity] = .init(
         inserted: summary.inserted, updated: summary.updated, unchanged: summary.unchanged, deleted: summary.deleted)

@@ -151,30 +151,7 @@ public final class URLSessionNewsNetwork: NewsNetwork {
   /// request completes at that moment. Here nothing holds a task lock while the data task is cancelled, and the
   /// caller's own cancellation does not reach the data task (it ends by its timeout).
   private func exchange(_ request: URLRequest) async throws -> (Data, URLResponse) {
-    let session = self.session
-    let timeout = self.timeout
-    let result = await withCheckedContinuation {
-      (continuation: CheckedContinuation<Result<(Data, URLResponse), any Error>, Never>) in
-      let once = OnceContinuation(continuation)
-      let timer = TimerBox()
-      let task = session.dataTask(with: request) { data, response, error in
-        timer.cancel()
-        if let error {
-          once.resume(.failure(error))
-        } else if let response {
-          once.resume(.success((data ?? Data(), response)))
-        } else {
-          once.resume(.failure(URLError(.badServerResponse)))
-        }
-      }
-      timer.start {
-        try? await Task.sleep(nanoseconds: UInt64(max(0, min(timeout, 86_400)) * 1_000_000_000))
-        guard !Task.isCancelled, once.resume(.failure(URLError(.timedOut))) else { return }
-        task.cancel()
-      }
-      task.resume()
-    }
-    return try result.get()
+    try await boundedDataTask(request, session: session, timeout: timeout)
   }
 
   static func transportError(_ error: any Error, timeout: TimeInterval) -> NewsNetworkError {
@@ -230,44 +207,4 @@ public final class URLSessionNewsNetwork: NewsNetwork {
 
 private func formatted(_ seconds: TimeInterval) -> String {
   seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
-}
-
-/// A continuation resumed by the first of several racers; later resumes do nothing.
-private final class OnceContinuation<T: Sendable>: Sendable {
-  private let continuation: Mutex<CheckedContinuation<T, Never>?>
-
-  init(_ continuation: CheckedContinuation<T, Never>) {
-    self.continuation = Mutex(continuation)
-  }
-
-  /// Resumes the continuation if no one has; returns whether this call did.
-  @discardableResult
-  func resume(_ value: T) -> Bool {
-    let pending = continuation.withLock { pending in
-      defer { pending = nil }
-      return pending
-    }
-    pending?.resume(returning: value)
-    return pending != nil
-  }
-}
-
-/// A timer task that may be cancelled before it is started (then it never runs).
-private final class TimerBox: Sendable {
-  private let state = Mutex<(task: Task<Void, Never>?, cancelled: Bool)>((nil, false))
-
-  func start(_ body: @escaping @Sendable () async -> Void) {
-    state.withLock { state in
-      guard !state.cancelled else { return }
-      state.task = Task { await body() }
-    }
-  }
-
-  func cancel() {
-    let task = state.withLock { state in
-      state.cancelled = true
-      return state.task
-    }
-    task?.cancel()
-  }
 }

@@ -121,6 +121,13 @@ public final class LoopbackHTTPServer: Sendable {
     set { core.state.withLock { $0.behaviour = newValue } }
   }
 
+  /// A function choosing the behaviour for each request from the request itself (a stub API: routes, query
+  /// parameters); when it returns `nil`, or is not set, the queue and ``behaviour`` apply.
+  public var router: (@Sendable (Request) -> Behaviour?)? {
+    get { core.state.withLock { $0.router } }
+    set { core.state.withLock { $0.router = newValue } }
+  }
+
   /// Every request received so far, in order of arrival.
   public var requests: [Request] { core.state.withLock { $0.requests } }
 
@@ -204,6 +211,7 @@ public final class LoopbackHTTPServer: Sendable {
     var behaviour: Behaviour
     /// Behaviours for the next requests, one each, in order, before ``behaviour`` applies again.
     var queued: [Behaviour] = []
+    var router: (@Sendable (Request) -> Behaviour?)?
     var requests: [Request] = []
     /// Connections accepted and not yet closed. A descriptor is removed from here before it is closed, so every
     /// descriptor in this set is open, and `stop()` can shut it down without touching a reused number.
@@ -277,10 +285,13 @@ public final class LoopbackHTTPServer: Sendable {
     private func serve(_ fd: Int32) {
       defer { finish(fd) }
       guard let request = readRequest(fd) else { return }
-      let behaviour = state.withLock { state in
+      let router = state.withLock { state in
         state.requests.append(request)
-        return state.queued.isEmpty ? state.behaviour : state.queued.removeFirst()
+        return state.router
       }
+      let behaviour =
+        router?(request)
+        ?? state.withLock { state in state.queued.isEmpty ? state.behaviour : state.queued.removeFirst() }
       act(behaviour, fd, request)
     }
 

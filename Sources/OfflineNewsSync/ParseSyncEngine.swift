@@ -1,0 +1,322 @@
+import Foundation
+import OfflineNewsImport
+import OfflineNewsModel
+import OfflineNewsNetwork
+import OfflineNewsStorage
+
+/// One Parse class to sync: its mapping (with the class's root selected) and paging.
+public struct ParseClassSync: Sendable {
+  /// The Parse class, e.g. `Article` or `_User`.
+  public var className: String
+  /// The mapping its objects are imported with (``ImportMapping/selecting(root:)`` applied).
+  public var mapping: ImportMapping
+  /// Objects per request (Parse's `limit`), 1…1000; default 100.
+  public var pageSize: Int
+  /// Which attributes hold files, and how they are downloaded; `nil`: none.
+  public var files: FileDownloads?
+
+  public init(className: String, mapping: ImportMapping, pageSize: Int = 100, files: FileDownloads? = nil) {
+    self.className = className
+    self.mapping = mapping
+    self.pageSize = min(max(pageSize, 1), 1000)
+    self.files = files
+  }
+}
+
+/// Incremental sync of Parse Server classes into the store, through the mapping importer.
+///
+/// For each class, in an order where the classes an object points to come first (``orderedByPointers(_:)``;
+/// placeholders keep any order correct, this only saves rewriting them):
+/// 1. Pages staged by an interrupted run are imported first, oldest first.
+/// 2. Then the next page after the class's cursor is requested (``ParseServer/queryURL(className:after:limit:)``):
+///    objects changed after the last one imported, ordered by `updatedAt,objectId`.
+/// 3. A complete, valid page is **staged** (`sync_page`, one transaction) before anything is imported, so a crash
+///    between download and import loses nothing: the next run imports it.
+/// 4. The staged page is imported with the mapping, and in the **same transaction** the class's cursor moves to the
+///    page's last object and the staged page is deleted: a page is imported exactly once, the cursor never passes an
+///    object that was not imported, and a second run after an interrupted one finishes the job without duplicates.
+/// 5. Until a page comes back empty (a short page is not taken as the end: a server may cap `limit` lower than
+///    asked).
+///
+/// A failed, truncated or error response is never staged and moves nothing. Objects that cannot be imported are
+/// reported and skipped (their page is still done). Deletions on the server are not seen by an `updatedAt` cursor
+/// (Parse keeps no tombstones). The engine's own state is in ``SyncBookkeeping``; open the storage context with
+/// ``SyncBookkeeping/entities`` besides the mappings' entities.
+public struct ParseSyncEngine: Sendable {
+  /// The configured source's name: cursors and staged pages are kept per source and class.
+  public var source: String
+  public var server: ParseServer
+  public var classes: [ParseClassSync]
+  public let storage: StorageContext
+  public let transport: any HTTPTransport
+  /// Where eager downloads go (see ``FileStore``); `nil` disables file downloads.
+  public var fileFolder: URL?
+  /// Called after each page is staged, before it is imported: a fault-injection point for tests and tools
+  /// (`news sync` kills itself there when `OFFLINENEWS_FAULT=kill-after-stage`). Throwing stops the class's sync.
+  public var pageStaged: @Sendable (SyncBookkeeping.StagedPage) async throws -> Void = { _ in }
+  /// The clock (`syncedAt`, import times).
+  public var now: @Sendable () -> Date = { Date() }
+
+  public init(
+    source: String, server: ParseServer, classes: [ParseClassSync], storage: StorageContext,
+    transport: any HTTPTransport, fileFolder: URL? = nil
+  ) {
+    self.source = source
+    self.server = server
+    self.classes = Self.orderedByPointers(classes)
+    self.storage = storage
+    self.transport = transport
+    self.fileFolder = fileFolder
+  }
+
+  /// `classes` ordered so that a class comes after the classes its objects point to (to-one and to-many
+  /// relationships of its mapping's root entity), keeping the given order otherwise; cycles keep the given order.
+  public static func orderedByPointers(_ classes: [ParseClassSync]) -> [ParseClassSync] {
+    let classOfEntity = Dictionary(
+      classes.map { ($0.mapping.rootEntity, $0.className) }, uniquingKeysWith: { first, _ in first })
+    var remaining = classes
+    var ordered: [ParseClassSync] = []
+    while !remaining.isEmpty {
+      let placed = Set(ordered.map(\.className))
+      let index =
+        remaining.firstIndex { candidate in
+          let targets =
+            candidate.mapping.entity(candidate.mapping.rootEntity)?.entity.relationships.map(\.destination)
+            ?? []
+          return targets.compactMap { classOfEntity[$0] }.allSatisfy {
+            $0 == candidate.className || placed.contains($0)
+          }
+        } ?? 0
+      ordered.append(remaining.remove(at: index))
+    }
+    return ordered
+  }
+
+  /// Syncs every class; a class that fails does not stop the others.
+  ///
+  /// - Parameter progress: called after each imported page.
+  /// - Returns: the report, with each class's counts and error (also stored as the class's `lastError`).
+  public func sync(progress: @escaping @Sendable (SyncProgress) -> Void = { _ in }) async -> SyncReport {
+    var report = SyncReport()
+    for item in classes {
+      var part = SyncReport.ClassReport(className: item.className, entity: item.mapping.rootEntity)
+      do {
+        try await sync(item, into: &part, progress: progress)
+      } catch {
+        part.error = error.description
+        let record = SyncBookkeeping.errorRecord(source, item.className, error.description, at: Timestamp(now()))
+        _ = try? await storage.save(ChangeSet(upserts: [record]))
+      }
+      if let cursor = try? await SyncBookkeeping.cursor(source: source, className: item.className, in: storage) {
+        part.cursor = cursor.description
+      }
+      report.classes.append(part)
+    }
+    return report
+  }
+
+  private func sync(
+    _ item: ParseClassSync, into part: inout SyncReport.ClassReport,
+    progress: @Sendable (SyncProgress) -> Void
+  ) async throws(SyncError) {
+    let name = item.className
+    let staged: [SyncBookkeeping.StagedPage]
+    do {
+      staged = try await SyncBookkeeping.stagedPages(source, name, in: storage)
+    } catch {
+      throw .storage(className: name, detail: "\(error)")
+    }
+    for page in staged {
+      let json: JSONValue
+      do {
+        json = try JSONValue.parse(page.body)
+      } catch {
+        throw .invalidPage(className: name, detail: "staged page \(page.sequence): \(error)")
+      }
+      try await importPage(page, json: json, item, into: &part)
+      part.resumedPages += 1
+      progress(SyncProgress(className: name, pages: part.pages + part.resumedPages, objects: part.objects))
+    }
+    while true {
+      try Self.checkCancellation(name)
+      let cursor: SyncCursor?
+      do {
+        cursor = try await SyncBookkeeping.cursor(source: source, className: name, in: storage)
+      } catch {
+        throw .storage(className: name, detail: "\(error)")
+      }
+      let url = server.queryURL(className: name, after: cursor, limit: item.pageSize)
+      let response: HTTPResponse
+      do {
+        response = try await transport.get(url, headers: server.headers)
+      } catch {
+        throw .network(className: name, error)
+      }
+      let (json, end) = try Self.validPage(response, className: name, after: cursor, secrets: server.secrets)
+      guard let end else { return }  // an empty page: done
+      let page: SyncBookkeeping.StagedPage
+      do {
+        let sequence = try await SyncBookkeeping.nextSequence(source, name, in: storage)
+        page = SyncBookkeeping.StagedPage(
+          source: source, className: name, sequence: sequence, body: response.body, end: end)
+        _ = try await storage.save(ChangeSet(upserts: [page.record]))
+      } catch {
+        throw .storage(className: name, detail: "staging a page: \(error)")
+      }
+      do {
+        try await pageStaged(page)
+      } catch {
+        throw .storage(className: name, detail: "stopped after staging page \(page.sequence): \(error)")
+      }
+      try await importPage(page, json: json, item, into: &part)
+      part.pages += 1
+      progress(SyncProgress(className: name, pages: part.pages + part.resumedPages, objects: part.objects))
+    }
+  }
+
+  /// Imports a staged page, moves the cursor and drops the page, in one transaction; then downloads its files when
+  /// they are eager.
+  private func importPage(
+    _ page: SyncBookkeeping.StagedPage, json: JSONValue, _ item: ParseClassSync,
+    into part: inout SyncReport.ClassReport
+  ) async throws(SyncError) {
+    let name = item.className
+    let bookkeeping = ChangeSet(
+      upserts: [SyncBookkeeping.cursorRecord(source, name, page.end, syncedAt: Timestamp(now()))],
+      deletes: [(entity: SyncBookkeeping.page.name, identity: page.identity)])
+    let report: ImportReport
+    do {
+      report = try await Importer(mapping: item.mapping).run(
+        json, into: storage, source: "\(source)/\(name)",
+        options: .init(importTime: Timestamp(now()), additionalChanges: bookkeeping))
+    } catch let error as ImportError {
+      throw .importFailed(className: name, detail: error.description)
+    } catch {
+      throw .storage(className: name, detail: "\(error)")
+    }
+    part.objects += Self.results(json)?.count ?? 0
+    part.inserted += report.inserted
+    part.updated += report.updated
+    part.unchanged += report.unchanged
+    part.failed += report.failed + report.skipped
+    part.errors += report.errors
+    if let files = item.files, files.mode == .eager, let folder = fileFolder {
+      await download(Self.fileURLs(in: json, attributes: files.attributes), files, folder, into: &part)
+    }
+  }
+
+  private func download(
+    _ urls: [URL], _ policy: FileDownloads, _ folder: URL, into part: inout SyncReport.ClassReport
+  ) async {
+    let store = FileStore(folder: folder, policy: policy, transport: transport)
+    var pending = urls.filter { !store.isStored($0) }
+    part.filesPresent += urls.count - pending.count
+    var downloaded = 0
+    var errors: [String] = []
+    await withTaskGroup(of: String?.self) { group in
+      var running = 0
+      while !pending.isEmpty || running > 0 {
+        while running < policy.concurrency, !pending.isEmpty {
+          let url = pending.removeFirst()
+          running += 1
+          group.addTask {
+            do {
+              try await store.file(for: url)
+              return nil
+            } catch {
+              return "\(error)"
+            }
+          }
+        }
+        guard let result = await group.next() else { break }
+        running -= 1
+        if let error = result { errors.append(error) } else { downloaded += 1 }
+      }
+    }
+    part.filesDownloaded += downloaded
+    part.fileErrors += errors
+  }
+
+  // MARK: - Pages
+
+  static func results(_ json: JSONValue) -> [JSONValue]? {
+    guard case .array(let items)? = json[path: KeyPath("results")] else { return nil }
+    return items
+  }
+
+  /// The page's JSON and the cursor after its last object (`nil` for an empty page), or why it is not a page.
+  static func validPage(
+    _ response: HTTPResponse, className name: String, after cursor: SyncCursor?, secrets: [String] = []
+  ) throws(SyncError) -> (JSONValue, SyncCursor?) {
+    guard (200..<300).contains(response.status) else {
+      var code: Int?
+      // Redacted before the cut, so that a secret straddling it cannot leak in part.
+      var text = String(decoding: response.body.prefix(64 * 1024), as: UTF8.self)
+      for secret in secrets { text = text.replacingOccurrences(of: secret, with: "<redacted>") }
+      var message = String(text.split(whereSeparator: \.isNewline).joined(separator: " ").prefix(200))
+      if let json = try? JSONValue.parse(response.body), case .object(let fields) = json {
+        if case .integer(let value)? = fields["code"] { code = Int(value) }
+        if case .string(let text)? = fields["error"] { message = text }
+      }
+      for secret in secrets { message = message.replacingOccurrences(of: secret, with: "<redacted>") }
+      throw .server(className: name, status: response.status, code: code, message: message)
+    }
+    let json: JSONValue
+    do {
+      json = try JSONValue.parse(response.body)
+    } catch {
+      throw .invalidPage(className: name, detail: "\(error) (\(response.body.count) bytes)")
+    }
+    guard let items = results(json) else {
+      throw .invalidPage(className: name, detail: "no \"results\" array")
+    }
+    guard !items.isEmpty else { return (json, nil) }
+    let cursors = items.compactMap(objectCursor)
+    guard let end = cursors.max() else {
+      throw .invalidPage(className: name, detail: "no object has both an objectId and an updatedAt")
+    }
+    if let cursor, end <= cursor {
+      throw .invalidPage(
+        className: name, detail: "the server answered objects at or before the cursor (\(cursor)): is `where` ignored?")
+    }
+    return (json, end)
+  }
+
+  /// An object's place in the server's order: its `updatedAt` (text or a Parse `Date`) and `objectId`.
+  static func objectCursor(_ object: JSONValue) -> SyncCursor? {
+    guard case .object(let fields) = object, case .string(let objectId)? = fields["objectId"] else { return nil }
+    let iso: String
+    switch fields["updatedAt"] {
+    case .string(let text)?: iso = text
+    case .object(let date)?:
+      guard case .string("Date")? = date["__type"], case .string(let text)? = date["iso"] else { return nil }
+      iso = text
+    default: return nil
+    }
+    guard let instant = Timestamp(rfc3339: iso) else { return nil }
+    return SyncCursor(updatedAt: iso, updatedAtMilliseconds: instant.millisecondsSince1970, objectId: objectId)
+  }
+
+  /// The file URLs of a page's objects under `attributes`: a Parse `File`'s `url`, or a URL text.
+  static func fileURLs(in json: JSONValue, attributes: [String]) -> [URL] {
+    var urls: [URL] = []
+    var seen: Set<URL> = []
+    for case .object(let fields) in results(json) ?? [] {
+      for attribute in attributes {
+        var text: String?
+        switch fields[attribute] {
+        case .string(let value)?: text = value
+        case .object(let file)?:
+          if case .string(let value)? = file["url"] { text = value }
+        default: break
+        }
+        if let text, let url = URL(string: text), url.scheme != nil, seen.insert(url).inserted { urls.append(url) }
+      }
+    }
+    return urls
+  }
+
+  private static func checkCancellation(_ name: String) throws(SyncError) {
+    if Task.isCancelled { throw .network(className: name, .transport(.other, detail: "cancelled")) }
+  }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import OfflineNewsModel
+import OfflineNewsStorage
+
+/// The sync engine's own state, stored as two entities beside the synced ones, so that it is saved in the same
+/// transactions as the data it describes:
+///
+/// - `sync_page(source, className, sequence)`: a downloaded page (`body`, the raw JSON) staged durably before it is
+///   imported, with the cursor it advances to (`endUpdatedAt`, `endUpdatedAtMs`, `endObjectId`) and when it was
+///   downloaded (`stagedAt`). A page is deleted in the transaction that imports it.
+/// - `sync_cursor(source, className)`: the last object imported (`updatedAt`, `updatedAtMs`, `objectId`), when
+///   (`syncedAt`), and the last error since (`lastError`, `lastErrorAt`).
+public enum SyncBookkeeping {
+  public static let page = EntityDescription(
+    name: "sync_page", identity: ["source", "className", "sequence"],
+    attributes: [
+      Attribute("source", .text), Attribute("className", .text), Attribute("sequence", .integer),
+      Attribute("body", .data, optional: false), Attribute("endUpdatedAt", .text, optional: false),
+      Attribute("endUpdatedAtMs", .integer, optional: false), Attribute("endObjectId", .text, optional: false),
+      Attribute("stagedAt", .date, optional: false),
+    ])
+
+  public static let cursor = EntityDescription(
+    name: "sync_cursor", identity: ["source", "className"],
+    attributes: [
+      Attribute("source", .text), Attribute("className", .text), Attribute("updatedAt", .text),
+      Attribute("updatedAtMs", .integer), Attribute("objectId", .text), Attribute("syncedAt", .date),
+      Attribute("lastError", .text), Attribute("lastErrorAt", .date),
+    ])
+
+  /// Both entities: pass them to `StorageContext(path:entities:)` with the mapping's.
+  public static let entities = [page, cursor]
+
+  /// A page waiting to be imported.
+  public struct StagedPage: Sendable, Hashable {
+    public var source: String
+    public var className: String
+    public var sequence: Int64
+    public var body: Data
+    public var end: SyncCursor
+
+    var identity: Identity { Identity([.text(source), .text(className), .integer(sequence)]) }
+
+    var record: Record {
+      Record(
+        entity: SyncBookkeeping.page.name,
+        values: [
+          "source": .text(source), "className": .text(className), "sequence": .integer(sequence),
+          "body": .blob([UInt8](body)), "endUpdatedAt": .text(end.updatedAt),
+          "endUpdatedAtMs": .integer(end.updatedAtMilliseconds), "endObjectId": .text(end.objectId),
+          "stagedAt": .integer(Timestamp.now().millisecondsSince1970),
+        ])
+    }
+  }
+
+  static func scope(_ source: String, _ className: String) -> FetchPredicate {
+    .attribute("source") == source && .attribute("className") == className
+  }
+
+  /// The staged pages of one class, oldest first.
+  static func stagedPages(_ source: String, _ className: String, in storage: StorageContext) async throws
+    -> [StagedPage]
+  {
+    let records = try await storage.fetch(
+      FetchRequest(entity: page.name, predicate: scope(source, className), sortDescriptors: [.init("sequence")]))
+    return records.compactMap { record in
+      guard case .integer(let sequence)? = record["sequence"], case .blob(let bytes)? = record["body"],
+        case .text(let iso)? = record["endUpdatedAt"], case .integer(let ms)? = record["endUpdatedAtMs"],
+        case .text(let objectId)? = record["endObjectId"]
+      else { return nil }
+      return StagedPage(
+        source: source, className: className, sequence: sequence, body: Data(bytes),
+        end: SyncCursor(updatedAt: iso, updatedAtMilliseconds: ms, objectId: objectId))
+    }
+  }
+
+  /// The next free page sequence number of one class.
+  static func nextSequence(_ source: String, _ className: String, in storage: StorageContext) async throws -> Int64 {
+    let last = try await storage.fetch(
+      FetchRequest(
+        entity: page.name, predicate: scope(source, className), sortDescriptors: [.init("sequence", ascending: false)],
+        limit: 1))
+    if case .integer(let sequence)? = last.first?["sequence"] { return sequence + 1 }
+    return 1
+  }
+
+  /// The stored cursor of one class, `nil` before its first page.
+  public static func cursor(source: String, className: String, in storage: StorageContext) async throws
+    -> SyncCursor?
+  {
+    let rows = try await storage.fetch(FetchRequest(entity: cursor.name, predicate: scope(source, className)))
+    guard let row = rows.first, case .text(let iso)? = row["updatedAt"], case .integer(let ms)? = row["updatedAtMs"],
+      case .text(let objectId)? = row["objectId"]
+    else { return nil }
+    return SyncCursor(updatedAt: iso, updatedAtMilliseconds: ms, objectId: objectId)
+  }
+
+  static func cursorRecord(_ source: String, _ className: String, _ end: SyncCursor, syncedAt: Timestamp) -> Record {
+    Record(
+      entity: cursor.name,
+      values: [
+        "source": .text(source), "className": .text(className), "updatedAt": .text(end.updatedAt),
+        "updatedAtMs": .integer(end.updatedAtMilliseconds), "objectId": .text(end.objectId),
+        "syncedAt": .integer(syncedAt.millisecondsSince1970), "lastError": .null, "lastErrorAt": .null,
+      ])
+  }
+
+  static func errorRecord(_ source: String, _ className: String, _ error: String, at time: Timestamp) -> Record {
+    Record(
+      entity: cursor.name,
+      values: [
+        "source": .text(source), "className": .text(className), "lastError": .text(error),
+        "lastErrorAt": .integer(time.millisecondsSince1970),
+      ])
+  }
+}

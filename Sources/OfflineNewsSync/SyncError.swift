@@ -1,0 +1,91 @@
+import Foundation
+import OfflineNewsImport
+import OfflineNewsNetwork
+
+/// Why the sync of one class stopped. Pages already imported stay imported, a staged page stays staged (the next sync
+/// resumes it), and the cursor never moves past what was imported.
+public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
+  /// No complete HTTP response (refused, timed out, cut short…), or a `429`/`5xx` still failing after the retries.
+  case network(className: String, NewsNetworkError)
+  /// Parse Server answered with an error: `{"code":…,"error":…}` (Parse REST error codes,
+  /// <https://docs.parseplatform.org/rest/guide/#error-codes>), or a non-2xx status with another body.
+  case server(className: String, status: Int, code: Int?, message: String)
+  /// A `200` whose body is not a page of results: not JSON, truncated, no `results` array, or objects the cursor
+  /// cannot order (no `objectId` or `updatedAt`). Nothing of it was staged.
+  case invalidPage(className: String, detail: String)
+  /// The page could not be imported with the mapping (nothing of it was written; it stays staged).
+  case importFailed(className: String, detail: String)
+  /// The database failed (full, locked, read-only…).
+  case storage(className: String, detail: String)
+
+  /// The class the error belongs to.
+  public var className: String {
+    switch self {
+    case .network(let name, _), .server(let name, _, _, _), .invalidPage(let name, _), .importFailed(let name, _),
+      .storage(let name, _):
+      return name
+    }
+  }
+
+  public var description: String {
+    switch self {
+    case .network(let name, let error): return "\(name): \(error)"
+    case .server(let name, let status, let code, let message):
+      return "\(name): Parse Server answered HTTP \(status)\(code.map { ", code \($0)" } ?? ""): \(message)"
+    case .invalidPage(let name, let detail): return "\(name): invalid page: \(detail)"
+    case .importFailed(let name, let detail): return "\(name): import failed: \(detail)"
+    case .storage(let name, let detail): return "\(name): storage: \(detail)"
+    }
+  }
+}
+
+/// What one sync did, class by class.
+public struct SyncReport: Sendable, Hashable, Encodable {
+  /// One class's part, in the order the classes were synced.
+  public struct ClassReport: Sendable, Hashable, Encodable {
+    public var className: String
+    /// The entity its objects were imported into.
+    public var entity: String
+    /// Pages downloaded and imported in this run.
+    public var pages = 0
+    /// Pages staged by an earlier, interrupted run and imported in this one.
+    public var resumedPages = 0
+    /// Objects in the imported pages.
+    public var objects = 0
+    public var inserted = 0
+    public var updated = 0
+    public var unchanged = 0
+    /// Objects skipped or failed, with the reasons in ``errors``.
+    public var failed = 0
+    public var errors: [RecordError] = []
+    /// Files downloaded, already present, and refused or failed (with reasons in ``fileErrors``).
+    public var filesDownloaded = 0
+    public var filesPresent = 0
+    public var fileErrors: [String] = []
+    /// The cursor after this run (`updatedAt objectId`), `nil` when nothing was ever imported.
+    public var cursor: String?
+    /// Why the class stopped early, if it did.
+    public var error: String?
+
+    public init(className: String, entity: String) {
+      self.className = className
+      self.entity = entity
+    }
+  }
+
+  public var classes: [ClassReport] = []
+
+  public init() {}
+
+  /// Whether every class finished.
+  public var succeeded: Bool { classes.allSatisfy { $0.error == nil } }
+}
+
+/// Progress of a sync, reported after each page.
+public struct SyncProgress: Sendable, Hashable {
+  public var className: String
+  /// Pages imported for this class so far in this run (resumed ones included).
+  public var pages: Int
+  /// Objects imported for this class so far in this run.
+  public var objects: Int
+}

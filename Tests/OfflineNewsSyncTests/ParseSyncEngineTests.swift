@@ -1,0 +1,298 @@
+import Foundation
+import OfflineNewsImport
+import OfflineNewsModel
+import OfflineNewsNetwork
+import OfflineNewsStorage
+import OfflineNewsSync
+import Synchronization
+import TestSupport
+import Testing
+
+@Suite("Parse Server incremental sync")
+struct ParseSyncEngineTests {
+  /// Three categories/users and five articles, two per page.
+  func seeded() throws -> SyncFixture {
+    let fixture = try SyncFixture()
+    let stub = fixture.stub
+    stub.put("ArticleCategory", objectId: "cat1", updatedAt: parseDate(second: 1), fields: ["name": "World"])
+    stub.put("ArticleCategory", objectId: "cat2", updatedAt: parseDate(second: 2), fields: ["name": "Tech"])
+    stub.put("_User", objectId: "u1", updatedAt: parseDate(second: 1), fields: ["username": "ada"])
+    for index in 1...5 {
+      putArticle(
+        stub, "a\(index)", title: "Title \(index)", second: 10 + index, category: "cat\(index % 2 + 1)",
+        author: "u1")
+    }
+    return fixture
+  }
+
+  @Test("a first sync imports every object of every class, page by page, pointed-to classes first")
+  func firstSync() async throws {
+    let fixture = try seeded()
+    let storage = try fixture.openStorage()
+    let engine = fixture.engine(storage, classes: try fixture.classes())
+    // ArticleCategory points at _User (its author), Article at both.
+    #expect(engine.classes.map(\.className) == ["_User", "ArticleCategory", "Article"])
+    let report = await engine.sync()
+    #expect(report.succeeded, "\(report)")
+    let article = try #require(report.classes.first { $0.className == "Article" })
+    #expect(article.pages == 3)  // 2 + 2 + 1, then an empty page
+    #expect(article.objects == 5)
+    #expect(article.inserted == 5)
+    #expect(article.cursor == "\(parseDate(second: 15)) a5")
+    #expect(
+      try await fixture.rows("parse_article", "title") == [
+        "a1": "Title 1", "a2": "Title 2", "a3": "Title 3", "a4": "Title 4", "a5": "Title 5",
+      ])
+    #expect(try await fixture.rows("parse_category", "name") == ["cat1": "World", "cat2": "Tech"])
+    #expect(try await fixture.rows("parse_user", "username") == ["u1": "ada"])
+    #expect(try await fixture.count("sync_page") == 0)
+    // Article requests: no cursor, then after a2, after a4, after a5 (empty).
+    let articleQueries = fixture.stub.queries.filter { $0.className == "Article" }
+    #expect(articleQueries.count == 4)
+    #expect(articleQueries.first?.whereClause == nil)
+    #expect(articleQueries.allSatisfy { $0.limit == 2 })
+    #expect(articleQueries.last?.whereClause?.contains(#""$gt":"a5""#) == true)
+    // Every request carries the application id.
+    #expect(fixture.stub.http.requests.allSatisfy { $0.header("X-Parse-Application-Id") == "test-app" })
+  }
+
+  @Test("a second sync asks only for what changed after the cursor, and rewrites nothing else")
+  func incremental() async throws {
+    let fixture = try seeded()
+    _ = await fixture.engine(try fixture.openStorage(), classes: try fixture.classes()).sync()
+    let before = fixture.stub.http.requests.count
+
+    // Nothing changed: one empty page per class.
+    let quiet = await fixture.engine(try fixture.openStorage(), classes: try fixture.classes()).sync()
+    #expect(quiet.succeeded)
+    #expect(quiet.classes.allSatisfy { $0.pages == 0 && $0.objects == 0 })
+    #expect(fixture.stub.http.requests.count == before + 3)
+
+    // One article edited, one added: only those two come back.
+    putArticle(fixture.stub, "a2", title: "Title 2, edited", second: 30, category: "cat1")
+    putArticle(fixture.stub, "a6", title: "Title 6", second: 31)
+    let report = await fixture.engine(try fixture.openStorage(), classes: try fixture.classes()).sync()
+    let article = try #require(report.classes.first { $0.className == "Article" })
+    #expect(article.objects == 2)
+    #expect(article.inserted == 1)
+    #expect(article.updated == 1)
+    let rows = try await fixture.rows("parse_article", "title")
+    #expect(rows.count == 6)
+    #expect(rows["a2"] == "Title 2, edited")
+    #expect(rows["a6"] == "Title 6")
+  }
+
+  @Test("objects sharing one updatedAt across a page boundary are neither skipped nor repeated")
+  func sameUpdatedAt() async throws {
+    let fixture = try SyncFixture()
+    for index in 1...7 { putArticle(fixture.stub, "s\(index)", title: "Same \(index)", second: 5) }
+    let report = await fixture.engine(try fixture.openStorage(), classes: try fixture.classes(["Article"])).sync()
+    let article = try #require(report.classes.first)
+    #expect(article.error == nil)
+    #expect(article.objects == 7)
+    #expect(article.inserted == 7)
+    #expect(try await fixture.count("parse_article") == 7)
+  }
+
+  @Test("a server that caps limit below the page size does not end the sync early")
+  func cappedLimit() async throws {
+    let fixture = try seeded()
+    fixture.stub.maxLimit = 1
+    let report = await fixture.engine(try fixture.openStorage(), classes: try fixture.classes(["Article"], pageSize: 3))
+      .sync()
+    #expect(report.classes.first?.objects == 5)
+    #expect(try await fixture.count("parse_article") == 5)
+  }
+
+  @Test("a crash between staging and import loses nothing: the next sync imports the staged page, once")
+  func resumeAfterCrash() async throws {
+    let fixture = try seeded()
+    var engine = fixture.engine(try fixture.openStorage(), classes: try fixture.classes(["Article"]))
+    let staged = Atomic(0)
+    engine.pageStaged = { _ in
+      // "The process dies" right after the 2nd page is staged.
+      if staged.add(1, ordering: .relaxed).newValue == 2 { throw CancellationError() }
+    }
+    let interrupted = await engine.sync()
+    #expect(interrupted.classes.first?.error != nil)
+    #expect(try await fixture.count("sync_page") == 1)
+    #expect(try await fixture.rows("parse_article", "title").keys.sorted() == ["a1", "a2"])
+    // The cursor stayed at the last imported object.
+    let storage = try fixture.openStorage()
+    #expect(try await SyncBookkeeping.cursor(source: "stub", className: "Article", in: storage)?.objectId == "a2")
+
+    // The server is gone: the staged page is imported all the same, then the class stops on the network.
+    fixture.stub.http.stop()
+    let offline = await fixture.engine(try fixture.openStorage(), classes: try fixture.classes(["Article"])).sync()
+    let part = try #require(offline.classes.first)
+    #expect(part.resumedPages == 1)
+    #expect(part.objects == 2)
+    #expect(part.error?.contains("connection refused") == true, "\(part.error ?? "")")
+    #expect(try await fixture.rows("parse_article", "title").keys.sorted() == ["a1", "a2", "a3", "a4"])
+    #expect(try await fixture.count("sync_page") == 0)
+  }
+
+  @Test("resuming after a crash then finishing: every object exactly once")
+  func resumeThenFinish() async throws {
+    let fixture = try seeded()
+    var engine = fixture.engine(try fixture.openStorage(), classes: try fixture.classes(["Article"]))
+    engine.pageStaged = { page in if page.sequence == 1 { throw CancellationError() } }
+    _ = await engine.sync()
+    let report = await fixture.engine(try fixture.openStorage(), classes: try fixture.classes(["Article"])).sync()
+    let part = try #require(report.classes.first)
+    #expect(part.error == nil)
+    #expect(part.resumedPages == 1)
+    #expect(part.inserted == 5)
+    #expect(part.updated == 0)
+    #expect(try await fixture.count("parse_article") == 5)
+    #expect(try await fixture.count("sync_page") == 0)
+  }
+}
+
+@Suite("Parse Server sync: faults")
+struct ParseSyncFaultTests {
+  func fixture() throws -> SyncFixture {
+    let fixture = try SyncFixture()
+    for index in 1...3 { putArticle(fixture.stub, "a\(index)", title: "Title \(index)", second: index) }
+    return fixture
+  }
+
+  /// Syncs the Article class once and returns its report and the rows.
+  func syncArticles(_ fixture: SyncFixture, retry: RetryPolicy = .none) async throws -> (
+    SyncReport.ClassReport, [String: String]
+  ) {
+    let report = await fixture.engine(
+      try fixture.openStorage(), classes: try fixture.classes(["Article"]), retry: retry
+    )
+    .sync()
+    return (try #require(report.classes.first), try await fixture.rows("parse_article", "title"))
+  }
+
+  @Test(
+    "a bad response is never staged and moves nothing",
+    arguments: [
+      ("truncated JSON", LoopbackHTTPServer.Behaviour.json(#"{"results":[{"objectId":"x1","updatedAt":"2024"#)),
+      ("HTML", .respond(status: 200, headers: ["Content-Type": "text/html"], body: Data("<html>hi</html>".utf8))),
+      ("no results", .json(#"{"count":3}"#)),
+      ("empty body", .respond(status: 200, body: Data())),
+      ("cut mid-body", .truncated(status: 200, body: Data(#"{"results":[{"objectId":"#.utf8), declaredLength: 500)),
+      ("reset mid-body", .resetMidBody(status: 200, body: Data(#"{"results":["#.utf8), declaredLength: 500)),
+      ("500", .json(#"{"code":1,"error":"Internal server error."}"#, status: 500)),
+      ("Parse error", .json(#"{"code":209,"error":"Invalid session token"}"#, status: 400)),
+    ])
+  func badResponse(_ label: String, _ behaviour: LoopbackHTTPServer.Behaviour) async throws {
+    let fixture = try fixture()
+    // A first page imported, then the fault on the next request.
+    var engine = fixture.engine(try fixture.openStorage(), classes: try fixture.classes(["Article"]))
+    let stub = fixture.stub
+    let staged = Atomic(0)
+    engine.pageStaged = { _ in if staged.add(1, ordering: .relaxed).newValue == 1 { stub.inject(behaviour) } }
+    let report = await engine.sync()
+    let part = try #require(report.classes.first)
+    #expect(part.error != nil, "\(label)")
+    #expect(part.pages == 1, "\(label)")
+    #expect(try await fixture.rows("parse_article", "title").keys.sorted() == ["a1", "a2"], "\(label)")
+    #expect(try await fixture.count("sync_page") == 0, "\(label)")
+    let storage = try fixture.openStorage()
+    #expect(try await SyncBookkeeping.cursor(source: "stub", className: "Article", in: storage)?.objectId == "a2")
+    // The error is recorded with the class, and the next sync finishes the job.
+    let (next, rows) = try await syncArticles(fixture)
+    #expect(next.error == nil, "\(label): \(next.error ?? "")")
+    #expect(rows.keys.sorted() == ["a1", "a2", "a3"], "\(label)")
+  }
+
+  @Test("Parse's error body is reported with its code and message")
+  func parseError() async throws {
+    let fixture = try fixture()
+    fixture.stub.inject(.json(#"{"code":209,"error":"Invalid session token"}"#, status: 400))
+    let (part, rows) = try await syncArticles(fixture)
+    #expect(part.error == "Article: Parse Server answered HTTP 400, code 209: Invalid session token")
+    #expect(rows.isEmpty)
+  }
+
+  @Test("a wrong application id is a server error, not an empty result")
+  func wrongApplicationID() async throws {
+    let fixture = try fixture()
+    let storage = try fixture.openStorage()
+    let engine = ParseSyncEngine(
+      source: "stub", server: ParseServer(serverURL: fixture.stub.serverURL, applicationID: "wrong"),
+      classes: try fixture.classes(["Article"]), storage: storage, transport: URLSessionHTTPTransport())
+    let report = await engine.sync()
+    #expect(report.classes.first?.error?.contains("HTTP 403") == true)
+    #expect(try await fixture.count("parse_article") == 0)
+  }
+
+  @Test("503 and 429 with Retry-After are retried; the page then imports once")
+  func retried() async throws {
+    let fixture = try fixture()
+    fixture.stub.inject(
+      .json(#"{"code":1,"error":"busy"}"#, status: 503),
+      .respond(status: 429, headers: ["Retry-After": "0"], body: Data(#"{"code":155,"error":"slow down"}"#.utf8)))
+    let retry = RetryPolicy(maxAttempts: 3, initialDelay: 0.01, maxDelay: 0.05)
+    let (part, rows) = try await syncArticles(fixture, retry: retry)
+    #expect(part.error == nil, "\(part.error ?? "")")
+    #expect(rows.count == 3)
+    #expect(fixture.stub.queries.filter { $0.whereClause == nil }.count == 3)  // 2 failures + the success
+  }
+
+  @Test("a 401 is not retried")
+  func notRetried() async throws {
+    let fixture = try fixture()
+    fixture.stub.inject(.json(#"{"code":101,"error":"unauthorized"}"#, status: 401))
+    let retry = RetryPolicy(maxAttempts: 3, initialDelay: 0.01, maxDelay: 0.05)
+    let (part, _) = try await syncArticles(fixture, retry: retry)
+    #expect(part.error?.contains("HTTP 401") == true)
+    #expect(fixture.stub.http.requests.count == 1)
+  }
+
+  @Test("a hung server times out; nothing is staged")
+  func hang() async throws {
+    let fixture = try fixture()
+    fixture.stub.inject(.hang)
+    let report = await fixture.engine(try fixture.openStorage(), classes: try fixture.classes(["Article"]), timeout: 1)
+      .sync()
+    #expect(report.classes.first?.error?.contains("timed out") == true, "\(report)")
+    #expect(try await fixture.count("sync_page") == 0)
+  }
+
+  @Test("a server that ignores the cursor is caught instead of looping")
+  func ignoredWhere() async throws {
+    let fixture = try fixture()
+    fixture.stub.ignoreWhere = true
+    let (part, rows) = try await syncArticles(fixture)
+    #expect(part.error?.contains("is `where` ignored?") == true, "\(part.error ?? "")")
+    #expect(rows.count == 2)  // the first page is fine
+    #expect(fixture.stub.http.requests.count == 2)
+  }
+
+  @Test("a bad object is reported and skipped; the rest of its page and the cursor move on")
+  func badObject() async throws {
+    let fixture = try fixture()
+    fixture.stub.put(
+      "Article", objectId: "bad", updatedAt: parseDate(second: 2, millisecond: 500),
+      fields: ["title": "Bad", "createdAt": "yesterday"])
+    let (part, rows) = try await syncArticles(fixture)
+    #expect(part.error == nil)
+    #expect(part.objects == 4)
+    #expect(part.failed == 1)
+    #expect(part.errors.first?.identity == "bad")
+    #expect(rows.keys.sorted() == ["a1", "a2", "a3"])
+  }
+
+  @Test("the REST key is sent and never appears in an error")
+  func secretRedacted() async throws {
+    let fixture = try fixture()
+    let key = "rest-key-0123456789abcdef"
+    fixture.stub.inject(.json(#"{"code":141,"error":"echo \#(key)"}"#, status: 400))
+    let engine = ParseSyncEngine(
+      source: "stub",
+      server: ParseServer(serverURL: fixture.stub.serverURL, applicationID: "test-app", restAPIKey: key),
+      classes: try fixture.classes(["Article"]), storage: try fixture.openStorage(),
+      transport: URLSessionHTTPTransport(secrets: [key]))
+    let report = await engine.sync()
+    let error = try #require(report.classes.first?.error)
+    #expect(!error.contains(key))
+    #expect(error.contains("<redacted>"))
+    #expect(fixture.stub.http.requests.first?.header("X-Parse-REST-API-Key") == key)
+  }
+}
