@@ -31,6 +31,8 @@ struct Configuration: Sendable {
   }
 
   var sources: [String: Source] = [:]
+  /// The sources `news sync` reads (entries of `"sources"` with `"parse"` or `"feed"`).
+  var syncSources: [String: SyncSource] = [:]
   var defaultSource: String?
   /// The database path, or `nil` for the default under the XDG data directory.
   var databasePath: String?
@@ -120,7 +122,11 @@ struct Configuration: Sendable {
       case "sources":
         guard let sources = value as? [String: Any] else { throw wrong(key, "an object of named sources") }
         for (name, entry) in sources {
-          configuration.sources[name] = try source(name: name, entry: entry, folder: folder, path: path)
+          if isSyncSource(entry) {
+            configuration.syncSources[name] = try syncSource(name: name, entry: entry, path: path)
+          } else {
+            configuration.sources[name] = try source(name: name, entry: entry, folder: folder, path: path)
+          }
         }
       default:
         throw CommandFailure(
@@ -129,6 +135,10 @@ struct Configuration: Sendable {
       }
     }
     if let name = configuration.defaultSource, configuration.sources[name] == nil {
+      if configuration.syncSources[name] != nil {
+        throw CommandFailure(
+          .config, "\(path): \"defaultSource\" names \"\(name)\", a sync source (news sync), not one news fetch reads")
+      }
       throw CommandFailure(.config, "\(path): \"defaultSource\" names \"\(name)\", which is not in \"sources\"")
     }
     return configuration

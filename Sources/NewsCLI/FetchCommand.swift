@@ -177,6 +177,10 @@ struct FetchCommand {
         hint: "run from the package folder (Config/news.json), or pass --url or --config")
     }
     guard let source = configuration.sources[name] else {
+      if configuration.syncSources[name] != nil {
+        throw CommandFailure(
+          .usage, "\"\(name)\" is a sync source (Parse Server or JSON Feed)", hint: "run: news sync --source \(name)")
+      }
       let known = configuration.sources.keys.sorted().joined(separator: ", ")
       throw CommandFailure(.usage, "no source named \"\(name)\"", hint: known.isEmpty ? nil : "configured: \(known)")
     }

@@ -7,7 +7,7 @@ struct MappedImport {
   var arguments: ParsedArguments
 
   func run(file: String, path: String, mapping name: String) async throws(CommandFailure) -> ExitCode {
-    var mapping = try loadMapping(name)
+    var mapping = try context.loadMapping(name)
     if let root = arguments.value("root") {
       do { mapping = try mapping.selecting(root: root) } catch { throw CommandFailure(.usage, error.description) }
     } else if !mapping.roots.isEmpty {
@@ -47,13 +47,16 @@ struct MappedImport {
     }
     return .success
   }
+}
 
-  private func loadMapping(_ name: String) throws(CommandFailure) -> ImportMapping {
+extension CommandContext {
+  /// The mapping `name`: a path (with `/` or ending in `.json`), else `NAME.json` in ``mappingFolders``.
+  func loadMapping(_ name: String) throws(CommandFailure) -> ImportMapping {
     let candidates: [String]
     if name.contains("/") || name.hasSuffix(".json") {
-      candidates = [absolute(expandingTilde(name), relativeTo: context.currentDirectory)]
+      candidates = [absolute(expandingTilde(name), relativeTo: currentDirectory)]
     } else {
-      candidates = context.mappingFolders.map { $0 + "/\(name).json" }
+      candidates = mappingFolders.map { $0 + "/\(name).json" }
     }
     guard let path = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
       throw CommandFailure(

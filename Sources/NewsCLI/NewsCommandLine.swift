@@ -32,7 +32,7 @@ public struct NewsCommandLine: Sendable {
   static let commands: [CommandSpec] = [
     FetchCommand.spec, ListCommand.spec, ImportCommand.spec, DeleteCommand.spec, LocalStateCommand.markReadSpec,
     LocalStateCommand.bookmarkSpec, StatsCommand.spec, EntitiesCommand.spec, RecordsCommand.spec,
-    SourcesCommand.spec,
+    SourcesCommand.spec, SyncCommand.spec,
     SearchCommand.spec, ShowCommand.spec,
   ]
 
@@ -105,6 +105,7 @@ public struct NewsCommandLine: Sendable {
       case ShowCommand.spec.name: return try await ShowCommand(context: context, arguments: parsed).run().rawValue
       case SourcesCommand.spec.name:
         return try await SourcesCommand(context: context, arguments: parsed).run().rawValue
+      case SyncCommand.spec.name: return try await SyncCommand(context: context, arguments: parsed).run().rawValue
       case EntitiesCommand.spec.name:
         return try await EntitiesCommand(context: context, arguments: parsed).run().rawValue
       case RecordsCommand.spec.name: return try await RecordsCommand(context: context, arguments: parsed).run().rawValue

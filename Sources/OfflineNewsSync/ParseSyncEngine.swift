@@ -104,6 +104,7 @@ public struct ParseSyncEngine: Sendable {
         try await sync(item, into: &part, progress: progress)
       } catch {
         part.error = error.description
+        part.errorKind = error.kind
         let record = SyncBookkeeping.errorRecord(source, item.className, error.description, at: Timestamp(now()))
         _ = try? await storage.save(ChangeSet(upserts: [record]))
       }

@@ -18,6 +18,17 @@ public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
   /// The database failed (full, locked, read-only…).
   case storage(className: String, detail: String)
 
+  /// The kind of failure, as in `--json` output: `network`, `server`, `invalidPage`, `importFailed`, `storage`.
+  public var kind: String {
+    switch self {
+    case .network: "network"
+    case .server: "server"
+    case .invalidPage: "invalidPage"
+    case .importFailed: "importFailed"
+    case .storage: "storage"
+    }
+  }
+
   /// The class the error belongs to.
   public var className: String {
     switch self {
@@ -66,10 +77,38 @@ public struct SyncReport: Sendable, Hashable, Encodable {
     public var cursor: String?
     /// Why the class stopped early, if it did.
     public var error: String?
+    /// The kind of ``error``: ``SyncError/kind``.
+    public var errorKind: String?
 
     public init(className: String, entity: String) {
       self.className = className
       self.entity = entity
+    }
+
+    enum CodingKeys: String, CodingKey {
+      case className, entity, pages, resumedPages, objects, inserted, updated, unchanged, failed, errors
+      case filesDownloaded, filesPresent, fileErrors, cursor, error, errorKind
+    }
+
+    /// Encodes every key, `null` for an absent cursor or error, so that scripts always find the same shape.
+    public func encode(to encoder: any Encoder) throws {
+      var c = encoder.container(keyedBy: CodingKeys.self)
+      try c.encode(className, forKey: .className)
+      try c.encode(entity, forKey: .entity)
+      try c.encode(pages, forKey: .pages)
+      try c.encode(resumedPages, forKey: .resumedPages)
+      try c.encode(objects, forKey: .objects)
+      try c.encode(inserted, forKey: .inserted)
+      try c.encode(updated, forKey: .updated)
+      try c.encode(unchanged, forKey: .unchanged)
+      try c.encode(failed, forKey: .failed)
+      try c.encode(errors, forKey: .errors)
+      try c.encode(filesDownloaded, forKey: .filesDownloaded)
+      try c.encode(filesPresent, forKey: .filesPresent)
+      try c.encode(fileErrors, forKey: .fileErrors)
+      try c.encode(cursor, forKey: .cursor)
+      try c.encode(error, forKey: .error)
+      try c.encode(errorKind, forKey: .errorKind)
     }
   }
 

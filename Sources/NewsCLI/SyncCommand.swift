@@ -1,0 +1,213 @@
+import Foundation
+import OfflineNews
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// `news sync [--source NAME]`: incremental sync of the configured Parse Server and JSON Feed sources.
+struct SyncCommand {
+  static let spec = CommandSpec(
+    name: "sync",
+    summary: "Sync the configured Parse Server classes and JSON Feeds into the database (incremental).",
+    usage: "[--source NAME] [--timeout SECONDS] [--db PATH] [--config PATH] [--json]",
+    options: [
+      OptionSpec(name: "source", valueName: "NAME", help: "Sync only this source (default: every sync source)."),
+      OptionSpec(
+        name: "timeout", valueName: "SECONDS", help: "Time allowed per request (default: the configuration's, 5)."),
+      OptionSpec(name: "db", valueName: "PATH", help: "The database (default: $XDG_DATA_HOME/news/news.sqlite)."),
+      OptionSpec(name: "config", valueName: "PATH", help: "The configuration file (default: Config/news.json)."),
+      OptionSpec(
+        name: "json",
+        help: "Print JSON: {sources: [{name, kind, classes: [{className, entity, pages, resumedPages, objects, "
+          + "inserted, updated, unchanged, failed, errors, filesDownloaded, filesPresent, fileErrors, cursor, error, errorKind}]}]}."
+      ),
+    ],
+    details: """
+      A Parse source ("parse" in the configuration) is synced class by class, pointed-to classes first: only the
+      objects changed since the last sync (updatedAt after the stored cursor), page by page. Each page is stored
+      in the database before it is imported, and imported with the cursor's move in one transaction, so an
+      interrupted sync loses nothing and the next one finishes the job without duplicates. Files marked "eager"
+      are downloaded next to the database (files/<source>/), within their size cap and content types.
+      A "feed" source (JSON Feed) is downloaded whole and imported with its mapping.
+      Secrets come from the environment: PARSE_REST_API_KEY, or the variables the source names.
+      Exit status: 0 every source synced, 69 a source failed on the network or the server, 65 a bad response or
+      mapping, 74 a storage error. What was imported before a failure stays imported.
+      """)
+
+  struct SourceReport: Encodable {
+    var name: String
+    var kind: String
+    var classes: [SyncReport.ClassReport]
+  }
+
+  struct Report: Encodable {
+    var sources: [SourceReport]
+  }
+
+  var context: CommandContext
+  var arguments: ParsedArguments
+
+  func run() async throws(CommandFailure) -> ExitCode {
+    let configuration = context.configuration
+    let sources = try selectedSources()
+    let timeout = try arguments.seconds("timeout") ?? configuration.timeoutSeconds
+    var mappings: [String: ImportMapping] = [:]
+    var entities = SyncBookkeeping.entities
+    for source in sources where mappings[source.mapping] == nil {
+      let mapping = try context.loadMapping(source.mapping)
+      mappings[source.mapping] = mapping
+      entities += mapping.entityDescriptions
+    }
+    let storage = try context.makeRepository(arguments, entities: entities).storage
+    let databaseFolder = URL(fileURLWithPath: context.databasePath(arguments)).deletingLastPathComponent()
+    let console = context.console
+    let json = arguments.flag("json")
+    var reports: [SourceReport] = []
+    for source in sources {
+      guard let mapping = mappings[source.mapping] else { continue }
+      let report: SyncReport
+      let kind: String
+      switch source.kind {
+      case .parse(let settings):
+        kind = "parse"
+        let server = ParseServer(
+          serverURL: settings.serverURL, applicationID: settings.applicationID,
+          restAPIKey: context.environment[settings.restAPIKeyEnvironment],
+          sessionToken: settings.sessionTokenEnvironment.flatMap { context.environment[$0] })
+        var classes: [ParseClassSync] = []
+        for parseClass in settings.classes {
+          let selected: ImportMapping
+          do {
+            selected = mapping.roots.isEmpty ? mapping : try mapping.selecting(root: parseClass.name)
+          } catch {
+            throw CommandFailure(
+              .config, "sources.\(source.name): class \(parseClass.name): \(error)",
+              hint: "the mapping's roots: \(mapping.roots.keys.sorted().joined(separator: ", "))")
+          }
+          classes.append(
+            ParseClassSync(
+              className: parseClass.name, mapping: selected, pageSize: parseClass.pageSize ?? settings.pageSize,
+              files: parseClass.files))
+        }
+        var engine = ParseSyncEngine(
+          source: source.name, server: server, classes: classes, storage: storage,
+          transport: URLSessionHTTPTransport(timeout: timeout, retry: Self.retry(timeout), secrets: server.secrets),
+          fileFolder: databaseFolder.appendingPathComponent("files").appendingPathComponent(
+            Self.folderName(source.name)))
+        engine.now = context.now
+        if context.environment["OFFLINENEWS_FAULT"] == "kill-after-stage" {
+          engine.pageStaged = { _ in kill(getpid(), SIGKILL) }
+        }
+        let progress = SyncProgressLine(source: source.name, console: console, quiet: json)
+        report = await engine.sync { progress.update($0) }
+        progress.finish()
+      case .feed(let url):
+        kind = "feed"
+        var feed = FeedSync(
+          source: source.name, url: url, mapping: mapping, storage: storage,
+          transport: URLSessionHTTPTransport(timeout: timeout, retry: Self.retry(timeout)))
+        feed.now = context.now
+        report = await feed.sync()
+      }
+      reports.append(SourceReport(name: source.name, kind: kind, classes: report.classes))
+      if !json { console.out(Self.summary(source: source.name, report.classes)) }
+    }
+    if json { console.out(OutputFormat.json(Report(sources: reports))) }
+    let failures = reports.flatMap(\.classes).compactMap(\.error)
+    for failure in failures where !json { console.printError(failure, hint: nil) }
+    return Self.exitCode(reports.flatMap(\.classes))
+  }
+
+  private func selectedSources() throws(CommandFailure) -> [Configuration.SyncSource] {
+    let configuration = context.configuration
+    if let name = arguments.value("source") {
+      guard let source = configuration.syncSources[name] else {
+        if configuration.sources[name] != nil {
+          throw CommandFailure(.usage, "\"\(name)\" is a NewsAPI source", hint: "run: news fetch --source \(name)")
+        }
+        let known = configuration.syncSources.keys.sorted().joined(separator: ", ")
+        throw CommandFailure(
+          .usage, "no sync source named \"\(name)\"", hint: known.isEmpty ? nil : "sync sources: \(known)")
+      }
+      return [source]
+    }
+    guard !configuration.syncSources.isEmpty else {
+      let file = configuration.file.map { " in \($0)" } ?? " (no configuration file found)"
+      throw CommandFailure(
+        .config, "no sync sources configured\(file)",
+        hint: "add a source with \"parse\" or \"feed\" (see docs/CLI.md, news sync)")
+    }
+    return configuration.syncSources.values.sorted { $0.name < $1.name }
+  }
+
+  /// Three attempts for transport errors, 429 and 5xx, within twice the timeout per request.
+  static func retry(_ timeout: Double) -> RetryPolicy {
+    RetryPolicy(
+      maxAttempts: 3, initialDelay: 0.25, maxDelay: 2, maxTotalTime: 2 * URLSessionNewsNetwork.effectiveTimeout(timeout)
+    )
+  }
+
+  /// A folder name for a source: its name with anything but letters, digits, `-` and `_` replaced by `_`.
+  static func folderName(_ name: String) -> String {
+    let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
+    let cleaned = String(name.map { allowed.contains($0) ? $0 : "_" })
+    return cleaned.isEmpty ? "_" : cleaned
+  }
+
+  static func exitCode(_ classes: [SyncReport.ClassReport]) -> ExitCode {
+    // The worst kind of failure decides.
+    let kinds = Set(classes.compactMap(\.errorKind))
+    if kinds.isEmpty { return .success }
+    if kinds.contains("storage") { return .storage }
+    if kinds.contains("invalidPage") || kinds.contains("importFailed") { return .badInput }
+    return .unavailable
+  }
+
+  /// One line per class: `source/Class → entity: N pages (M resumed), K objects: a inserted, …`.
+  static func summary(source: String, _ classes: [SyncReport.ClassReport]) -> String {
+    var text = ""
+    for part in classes {
+      let resumed = part.resumedPages > 0 ? " (+\(part.resumedPages) resumed)" : ""
+      text += "\(OutputFormat.sanitized(source))/\(OutputFormat.sanitized(part.className)) → \(part.entity): "
+      text += "\(part.pages) page\(part.pages == 1 ? "" : "s")\(resumed), \(part.objects) objects: "
+      text += "\(part.inserted) inserted, \(part.updated) updated, \(part.unchanged) unchanged, \(part.failed) failed"
+      if part.filesDownloaded + part.filesPresent + part.fileErrors.count > 0 {
+        text += "; files: \(part.filesDownloaded) downloaded, \(part.filesPresent) present, "
+        text += "\(part.fileErrors.count) refused"
+      }
+      text += part.error == nil ? "\n" : " (stopped)\n"
+      for error in part.errors.prefix(10) { text += "  \(OutputFormat.sanitized(error.description))\n" }
+      if part.errors.count > 10 { text += "  … and \(part.errors.count - 10) more (--json lists all)\n" }
+      for error in part.fileErrors.prefix(10) { text += "  file: \(OutputFormat.sanitized(error))\n" }
+    }
+    return text
+  }
+}
+
+/// The progress line of `news sync` on a terminal: one redraw per page.
+struct SyncProgressLine: Sendable {
+  let source: String
+  let console: Console
+  let enabled: Bool
+
+  init(source: String, console: Console, quiet: Bool) {
+    self.source = source
+    self.console = console
+    enabled = console.errorIsTerminal && !quiet
+  }
+
+  func update(_ progress: SyncProgress) {
+    guard enabled else { return }
+    console.err(
+      "\r\u{1B}[2K\(OutputFormat.sanitized(source))/\(OutputFormat.sanitized(progress.className)): page "
+        + "\(progress.pages), \(progress.objects) objects")
+  }
+
+  func finish() {
+    guard enabled else { return }
+    console.err("\r\u{1B}[2K")
+  }
+}

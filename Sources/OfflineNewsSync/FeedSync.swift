@@ -1,0 +1,76 @@
+import Foundation
+import OfflineNewsImport
+import OfflineNewsModel
+import OfflineNewsNetwork
+import OfflineNewsStorage
+
+/// Sync of a feed that is one document (a JSON Feed, <https://www.jsonfeed.org/version/1.1/>, or any JSON a mapping
+/// reads): the document is downloaded whole, checked, and imported with the mapping in one transaction (upserts;
+/// unchanged items are not rewritten). A failed, truncated or non-JSON response writes nothing.
+public struct FeedSync: Sendable {
+  /// The source's name, for messages and `$source`.
+  public var source: String
+  public var url: URL
+  public var mapping: ImportMapping
+  public let storage: StorageContext
+  public let transport: any HTTPTransport
+  public var now: @Sendable () -> Date = { Date() }
+
+  public init(
+    source: String, url: URL, mapping: ImportMapping, storage: StorageContext, transport: any HTTPTransport
+  ) {
+    self.source = source
+    self.url = url
+    self.mapping = mapping
+    self.storage = storage
+    self.transport = transport
+  }
+
+  /// Downloads and imports the feed; the report has one part, named after the mapping's root entity.
+  public func sync() async -> SyncReport {
+    var part = SyncReport.ClassReport(className: "feed", entity: mapping.rootEntity)
+    do {
+      try await run(into: &part)
+    } catch {
+      part.error = error.description
+      part.errorKind = error.kind
+    }
+    var report = SyncReport()
+    report.classes = [part]
+    return report
+  }
+
+  private func run(into part: inout SyncReport.ClassReport) async throws(SyncError) {
+    let response: HTTPResponse
+    do {
+      response = try await transport.get(url, headers: ["Accept": "application/feed+json, application/json"])
+    } catch {
+      throw .network(className: "feed", error)
+    }
+    guard response.status == 200 else {
+      throw .server(className: "feed", status: response.status, code: nil, message: "not a feed")
+    }
+    let json: JSONValue
+    do {
+      json = try JSONValue.parse(response.body)
+    } catch {
+      throw .invalidPage(className: "feed", detail: "\(error) (\(response.body.count) bytes)")
+    }
+    let report: ImportReport
+    do {
+      report = try await Importer(mapping: mapping).run(
+        json, into: storage, source: url.absoluteString, options: .init(importTime: Timestamp(now())))
+    } catch let error as ImportError {
+      throw .importFailed(className: "feed", detail: error.description)
+    } catch {
+      throw .storage(className: "feed", detail: "\(error)")
+    }
+    part.pages = 1
+    part.objects = report.inserted + report.updated + report.unchanged + report.failed + report.skipped
+    part.inserted = report.inserted
+    part.updated = report.updated
+    part.unchanged = report.unchanged
+    part.failed = report.failed + report.skipped
+    part.errors = report.errors
+  }
+}

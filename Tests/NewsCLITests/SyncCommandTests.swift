@@ -1,0 +1,203 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `news sync` against a stub Parse Server and a stub JSON Feed on 127.0.0.1: configuration, summary, JSON, exit
+/// statuses, and a SIGKILL between staging and import followed by a run that finishes the job.
+@Suite("news sync")
+struct SyncCommandTests {
+  static let mappingPath = Fixtures.configDirectory.appendingPathComponent("mappings/parse-server.json").path
+
+  /// A configuration with one Parse source (`demo`) over `stub`, and optionally extra sources.
+  static func writeConfig(
+    _ cli: CLIHarness, serverURL: URL, classes: String = #"["_User", "ArticleCategory", "Article"]"#,
+    pageSize: Int = 2, extra: String = ""
+  ) throws -> String {
+    let text = """
+      {
+        "sources": {
+          "demo": {
+            "parse": {
+              "serverURL": "\(serverURL.absoluteString)", "applicationId": "test-app", "pageSize": \(pageSize),
+              "classes": \(classes)
+            },
+            "mapping": "\(mappingPath)"
+          }\(extra)
+        },
+        "timeoutSeconds": 2
+      }
+      """
+    let path = cli.directory.path("news.json")
+    try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+    return path
+  }
+
+  static func seed(_ stub: ParseServerStub, articles: Int = 5) {
+    stub.put("_User", objectId: "u1", updatedAt: "2024-01-01T00:00:01.000Z", fields: ["username": "ada"])
+    stub.put("ArticleCategory", objectId: "c1", updatedAt: "2024-01-01T00:00:02.000Z", fields: ["name": "World"])
+    for index in 1...articles {
+      stub.put(
+        "Article", objectId: "a\(index)", updatedAt: String(format: "2024-01-02T00:00:%02d.000Z", index),
+        fields: [
+          "title": "Title \(index)",
+          "category": ["__type": "Pointer", "className": "ArticleCategory", "objectId": "c1"],
+        ])
+    }
+  }
+
+  /// The `objectId`s of `entity`, through `news records --json`.
+  static func ids(_ cli: CLIHarness, _ entity: String) async throws -> [String] {
+    let outcome = await cli.run("records", entity, "--db", cli.database, "--json")
+    let rows = try JSONSerialization.jsonObject(with: Data(outcome.out.utf8)) as? [[String: Any]] ?? []
+    return rows.compactMap { $0["objectId"] as? String }.sorted()
+  }
+
+  @Test("a first sync imports every class and prints a line per class; a second asks only for changes")
+  func syncTwice() async throws {
+    let stub = try ParseServerStub()
+    Self.seed(stub)
+    let cli = CLIHarness()
+    let config = try Self.writeConfig(cli, serverURL: stub.serverURL)
+    let first = await cli.run("sync", "--config", config, "--db", cli.database)
+    #expect(first.status == 0, "\(first.err)")
+    #expect(
+      first.out.contains("demo/Article → parse_article: 3 pages, 5 objects: 5 inserted, 0 updated"), "\(first.out)")
+    #expect(first.out.contains("demo/_User → parse_user: 1 page, 1 objects: 1 inserted"), "\(first.out)")
+    #expect(try await Self.ids(cli, "parse_article") == ["a1", "a2", "a3", "a4", "a5"])
+
+    stub.put("Article", objectId: "a3", updatedAt: "2024-01-03T00:00:00.000Z", fields: ["title": "Edited"])
+    let second = await cli.run("sync", "--config", config, "--db", cli.database, "--json")
+    #expect(second.status == 0, "\(second.err)")
+    let document = try second.json()
+    let sources = try #require(document["sources"] as? [[String: Any]])
+    let classes = try #require(sources.first?["classes"] as? [[String: Any]])
+    let article = try #require(classes.first { $0["className"] as? String == "Article" })
+    #expect(article["objects"] as? Int == 1)
+    #expect(article["updated"] as? Int == 1)
+    #expect(article["cursor"] as? String == "2024-01-03T00:00:00.000Z a3")
+    #expect(article["error"] is NSNull)
+  }
+
+  @Test("SIGKILL right after a page is staged: the next sync imports it and finishes, without duplicates")
+  func killAfterStage() async throws {
+    let binary = try #require(CrashSafetyTests.newsBinary, "the news executable is built beside the tests")
+    let stub = try ParseServerStub()
+    Self.seed(stub)
+    let cli = CLIHarness()
+    let config = try Self.writeConfig(cli, serverURL: stub.serverURL, classes: #"["Article"]"#)
+    let killed = try CrashSafetyTests.run(
+      binary, ["sync", "--config", config, "--db", cli.database], environment: ["OFFLINENEWS_FAULT": "kill-after-stage"]
+    )
+    killed.waitUntilExit()
+    #expect(killed.terminationReason == .uncaughtSignal)
+    #expect(killed.terminationStatus == SIGKILL)
+    #expect(try await Self.ids(cli, "parse_article") == [])
+    let staged = await cli.run("records", "sync_page", "--db", cli.database, "--json")
+    #expect((try JSONSerialization.jsonObject(with: Data(staged.out.utf8)) as? [Any])?.count == 1, "\(staged.out)")
+
+    let again = await cli.run("sync", "--config", config, "--db", cli.database, "--json")
+    #expect(again.status == 0, "\(again.err)")
+    let classes = try #require((try again.json()["sources"] as? [[String: Any]])?.first?["classes"] as? [[String: Any]])
+    #expect(classes.first?["resumedPages"] as? Int == 1)
+    #expect(classes.first?["inserted"] as? Int == 5)
+    #expect(try await Self.ids(cli, "parse_article") == ["a1", "a2", "a3", "a4", "a5"])
+    let after = await cli.run("records", "sync_page", "--db", cli.database, "--json")
+    #expect((try JSONSerialization.jsonObject(with: Data(after.out.utf8)) as? [Any])?.count == 0)
+  }
+
+  @Test("a refused connection is exit 69 with the class and the cause; nothing is written")
+  func refused() async throws {
+    let port = try LoopbackHTTPServer.refusedPort()
+    let cli = CLIHarness()
+    let url = try #require(URL(string: "http://127.0.0.1:\(port)/parse"))
+    let config = try Self.writeConfig(cli, serverURL: url, classes: #"["Article"]"#)
+    let outcome = await cli.run("sync", "--config", config, "--db", cli.database)
+    #expect(outcome.status == 69)
+    #expect(outcome.err.contains("Article: connection refused"), "\(outcome.err)")
+    #expect(try await Self.ids(cli, "parse_article") == [])
+  }
+
+  @Test("a truncated page is exit 65 and writes nothing")
+  func truncated() async throws {
+    let stub = try ParseServerStub()
+    Self.seed(stub)
+    stub.inject(.json(#"{"results":[{"objectId":"a1","title":"T"#))
+    let cli = CLIHarness()
+    let config = try Self.writeConfig(cli, serverURL: stub.serverURL, classes: #"["Article"]"#)
+    let outcome = await cli.run("sync", "--config", config, "--db", cli.database)
+    #expect(outcome.status == 65)
+    #expect(outcome.err.contains("invalid page"), "\(outcome.err)")
+    #expect(try await Self.ids(cli, "parse_article") == [])
+  }
+
+  @Test("a JSON Feed source is downloaded and imported with its mapping")
+  func feed() async throws {
+    let stub = try ParseServerStub()
+    let feed = """
+      {"version":"https://jsonfeed.org/version/1.1","title":"T","items":[
+        {"id":"1","title":"One","content_text":"x","date_published":"2024-05-01T10:00:00+02:00"},
+        {"id":"2","title":"Two","content_text":"y","date_published":"2024-05-02T10:00:00Z"}]}
+      """
+    let url = stub.putFile("feed.json", contentType: "application/feed+json", body: Data(feed.utf8))
+    let cli = CLIHarness()
+    let config = try Self.writeConfig(
+      cli, serverURL: stub.serverURL, classes: #"["Article"]"#,
+      extra:
+        #", "blog": { "feed": "\#(url.absoluteString)", "mapping": "\#(Fixtures.configDirectory.path)/mappings/jsonfeed.json" }"#
+    )
+    let outcome = await cli.run("sync", "--source", "blog", "--config", config, "--db", cli.database)
+    #expect(outcome.status == 0, "\(outcome.err)")
+    #expect(outcome.out.contains("blog/feed → feed_item: 1 page, 2 objects: 2 inserted"), "\(outcome.out)")
+    let again = await cli.run("sync", "--source", "blog", "--config", config, "--db", cli.database)
+    #expect(again.out.contains("0 inserted, 0 updated, 2 unchanged"), "\(again.out)")
+  }
+
+  @Test(
+    "configuration mistakes name the key",
+    arguments: [
+      (
+        #"{"sources":{"p":{"parse":{"serverURL":"http://x/parse","applicationId":"a","classes":["A"],"masterKey":"k"}}}}"#,
+        #"unknown key "masterKey""#
+      ),
+      (#"{"sources":{"p":{"parse":{"serverURL":"ftp://x","applicationId":"a","classes":["A"]}}}}"#, "serverURL"),
+      (#"{"sources":{"p":{"parse":{"serverURL":"http://x","applicationId":"a","classes":[]}}}}"#, "classes"),
+      (
+        #"{"sources":{"p":{"parse":{"serverURL":"http://x","applicationId":"a","classes":["A"],"pageSize":0}}}}"#,
+        "pageSize"
+      ),
+      (#"{"sources":{"p":{"feed":"http://x/feed.json","parse":{}}}}"#, "exclude each other"),
+      (#"{"sources":{"p":{"feed":"http://x/f","mapping":"jsonfeed","policy":"x"}}}"#, #"unknown key "policy""#),
+      (
+        #"{"sources":{"p":{"parse":{"serverURL":"http://x","applicationId":"a","classes":[{"name":"A","files":{"attributes":["image"],"download":"sometimes"}}]}}}}"#,
+        "download"
+      ),
+    ])
+  func configErrors(_ text: String, _ expected: String) async throws {
+    let cli = CLIHarness()
+    let path = cli.directory.path("bad.json")
+    try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+    let outcome = await cli.run("sync", "--config", path, "--db", cli.database)
+    #expect(outcome.status == 78)
+    #expect(outcome.err.contains(expected), "\(outcome.err)")
+  }
+
+  @Test("fetch of a sync source and sync of a NewsAPI source point at the right command")
+  func wrongCommand() async throws {
+    let stub = try ParseServerStub()
+    let cli = CLIHarness()
+    let config = try Self.writeConfig(
+      cli, serverURL: stub.serverURL, extra: #", "news": { "url": "http://127.0.0.1:1/v2/top-headlines" }"#)
+    let fetch = await cli.run("fetch", "--source", "demo", "--config", config, "--db", cli.database)
+    #expect(fetch.status == 64)
+    #expect(fetch.err.contains("news sync --source demo"), "\(fetch.err)")
+    let sync = await cli.run("sync", "--source", "news", "--config", config, "--db", cli.database)
+    #expect(sync.status == 64)
+    #expect(sync.err.contains("news fetch --source news"), "\(sync.err)")
+    let newsOnly = cli.directory.path("news-only.json")
+    try Data(#"{"sources":{"news":{"url":"http://127.0.0.1:1/v2/everything"}}}"#.utf8)
+      .write(to: URL(fileURLWithPath: newsOnly))
+    let none = await cli.run("sync", "--config", newsOnly, "--db", cli.database)
+    #expect(none.status == 78)
+    #expect(none.err.contains("no sync sources"), "\(none.err)")
+  }
+}
