@@ -12,18 +12,22 @@ struct SourcesCommand {
       OptionSpec(name: "config", valueName: "PATH", help: "The configuration file (default: Config/news.json)."),
       OptionSpec(
         name: "json",
-        help: "Print JSON: {sources: [{name, default, url, policy, maxAgeSeconds, fetchedAt, ageSeconds, "
+        help: "Print JSON: {sources: [{name, kind, default, url, policy, maxAgeSeconds, fetchedAt, ageSeconds, "
           + "freshness, stale, articles, lastError, lastErrorAt}]}."),
     ],
     details: """
       Freshness is judged against the source's maxAge, else the max-age stored with its last fetch: fresh, stale,
-      no-max-age, or never-fetched. The last error is that of the last failed refresh since the last good fetch
-      (a source never fetched successfully has none recorded). Nothing is fetched.
+      no-max-age, or never-fetched. The last error is that of the last failed refresh since the last good fetch,
+      or of the last attempt of a source never fetched successfully. Sync sources (kind parse or feed, see news
+      sync) show their last sync as the fetch time (policy "sync") and the last error of any of their classes.
+      Nothing is fetched.
       """)
 
   /// One source in `--json` output. Times are RFC 3339 UTC with milliseconds; durations are seconds.
   struct Entry: Encodable {
     var name: String
+    /// `newsapi`, `file`, `parse` or `feed`.
+    var kind = "newsapi"
     var isDefault: Bool
     var url: String
     var policy: String
@@ -37,7 +41,7 @@ struct SourcesCommand {
     var lastErrorAt: String?
 
     enum CodingKeys: String, CodingKey {
-      case name
+      case name, kind
       case isDefault = "default"
       case url, policy, maxAgeSeconds, fetchedAt, ageSeconds, freshness, stale, articles
       case lastError, lastErrorAt
@@ -46,6 +50,7 @@ struct SourcesCommand {
     func encode(to encoder: any Encoder) throws {
       var c = encoder.container(keyedBy: CodingKeys.self)
       try c.encode(name, forKey: .name)
+      try c.encode(kind, forKey: .kind)
       try c.encode(isDefault, forKey: .isDefault)
       try c.encode(url, forKey: .url)
       try c.encode(policy, forKey: .policy)
@@ -69,21 +74,29 @@ struct SourcesCommand {
 
   func run() async throws(CommandFailure) -> ExitCode {
     let configuration = context.configuration
-    let storage = try context.makeRepository(arguments).storage
+    let storage = try context.makeRepository(arguments, entities: SyncBookkeeping.entities).storage
     let now = Timestamp(context.now())
     var entries: [Entry] = []
-    for (name, source) in configuration.sources.sorted(by: { $0.key < $1.key }) {
-      let query = NewsQuery(url: source.url)
-      let record: FetchRecord?
-      do {
-        record = try await storage.fetchRecord(forQuery: query.cacheKey)
-      } catch let error as StorageError {
-        throw CommandFailure(.storage, error.description)
-      } catch {
-        throw CommandFailure(.storage, "\(error)")
+    do {
+      for (name, source) in configuration.sources.sorted(by: { $0.key < $1.key }) {
+        let query = NewsQuery(url: source.url)
+        let record = try await storage.fetchRecord(forQuery: query.cacheKey)
+        var entry = Self.entry(name: name, source: source, record: record, configuration: configuration, now: now)
+        if record == nil, let failure = try await storage.lastFailure(forQuery: query.cacheKey) {
+          entry.lastError = failure.message
+          entry.lastErrorAt = failure.at.rfc3339String
+        }
+        entries.append(entry)
       }
-      entries.append(Self.entry(name: name, source: source, record: record, configuration: configuration, now: now))
+      for (name, source) in configuration.syncSources.sorted(by: { $0.key < $1.key }) {
+        entries.append(try await Self.syncEntry(name: name, source: source, storage: storage, now: now))
+      }
+    } catch let error as StorageError {
+      throw CommandFailure(.storage, error.description)
+    } catch {
+      throw CommandFailure(.storage, "\(error)")
     }
+    entries.sort { $0.name < $1.name }
     let console = context.console
     if arguments.flag("json") {
       console.out(OutputFormat.json(Report(sources: entries)))
@@ -115,11 +128,39 @@ struct SourcesCommand {
     }
     let query = NewsQuery(url: source.url)
     return Entry(
-      name: name, isDefault: configuration.defaultSource == name,
+      name: name, kind: source.url.isFileURL ? "file" : "newsapi", isDefault: configuration.defaultSource == name,
       url: source.url.isFileURL ? source.url.path : query.cacheKey,
       policy: (source.policy ?? .networkFirst).commandLineName, maxAgeSeconds: maxAge,
       fetchedAt: record?.fetchedAt.rfc3339String, ageSeconds: age, freshness: freshness, stale: stale,
       articles: record?.cachedCount ?? 0, lastError: record?.lastError, lastErrorAt: record?.lastErrorAt?.rfc3339String)
+  }
+
+  /// A sync source's entry: its last sync (the latest `syncedAt` of its classes) and the latest error of any class.
+  static func syncEntry(name: String, source: Configuration.SyncSource, storage: StorageContext, now: Timestamp)
+    async throws -> Entry
+  {
+    let rows = try await storage.fetch(
+      FetchRequest(entity: SyncBookkeeping.cursor.name, predicate: .attribute("source") == name))
+    func time(_ value: DatabaseValue?) -> Timestamp? {
+      if case .integer(let ms)? = value { return Timestamp(millisecondsSince1970: ms) }
+      return nil
+    }
+    let synced = rows.compactMap { time($0["syncedAt"]) }.max()
+    let failed = rows.compactMap { row -> (String, Timestamp)? in
+      guard case .text(let message)? = row["lastError"], let at = time(row["lastErrorAt"]) else { return nil }
+      return (message, at)
+    }.max { $0.1 < $1.1 }
+    let kind: String
+    switch source.kind {
+    case .parse: kind = "parse"
+    case .feed: kind = "feed"
+    }
+    return Entry(
+      name: name, kind: kind, isDefault: false, url: source.location, policy: "sync", maxAgeSeconds: nil,
+      fetchedAt: synced?.rfc3339String,
+      ageSeconds: synced.map { max(0, Double(now.millisecondsSince1970 - $0.millisecondsSince1970) / 1000) },
+      freshness: synced == nil ? "never-fetched" : "synced", stale: false, articles: 0,
+      lastError: failed?.0, lastErrorAt: failed?.1.rfc3339String)
   }
 
   /// One line per source, in aligned columns: name (`*` marks the default), last fetch, freshness, articles,
@@ -138,9 +179,11 @@ struct SourcesCommand {
       }
       rows.append([
         oneLine(entry.name) + (entry.isDefault ? " *" : ""),
-        ago(entry.fetchedAt).map { "fetched \($0)" } ?? "never fetched",
-        entry.fetchedAt == nil ? "—" : state,
-        entry.articles == 1 ? "1 article" : "\(entry.articles) articles",
+        ago(entry.fetchedAt).map { (entry.policy == "sync" ? "synced " : "fetched ") + $0 }
+          ?? (entry.policy == "sync" ? "never synced" : "never fetched"),
+        entry.fetchedAt == nil || entry.policy == "sync" ? "—" : state,
+        entry.policy == "sync"
+          ? "\(entry.kind) (news sync)" : entry.articles == 1 ? "1 article" : "\(entry.articles) articles",
         error,
       ])
     }

@@ -75,6 +75,7 @@ extension StorageContext {
         WHERE query = ?1
         """,
         [.text(query), maxAge.map { .real($0) } ?? .null, etag.databaseValue, lastModified.databaseValue])
+      try db.execute("DELETE FROM query_failure WHERE query = ?1", [.text(query)])
       return saved
     }
   }
@@ -109,24 +110,40 @@ extension StorageContext {
     }
   }
 
-  /// Records a failed refresh of a query that has a fetch record; its rows and fetch time are not touched.
+  /// Records a failed refresh of a query; its rows and fetch time are not touched.
   ///
-  /// A query never fetched successfully has no record, and nothing is written for it (the fetch log holds good
-  /// fetches; its `fetchedAt` cannot be empty).
+  /// A query with a fetch record keeps the error there (``FetchRecord/lastError``); a query never fetched
+  /// successfully keeps it in `query_failure` (``lastFailure(forQuery:)``), until its first good fetch.
   ///
   /// - Parameters:
   ///   - message: a one-line description (it must not hold secrets).
   ///   - query: the query's cache key.
   ///   - date: when the refresh failed.
-  /// - Returns: `false` when the query has no fetch record.
+  /// - Returns: `false` when the query has no fetch record (the error went to `query_failure`).
   /// - Throws: ``StorageError``.
   @discardableResult
   public func recordFetchError(_ message: String, forQuery query: String, at date: Timestamp) async throws -> Bool {
     try await write { db in
+      let values: [DatabaseValue] = [.text(query), .text(message), .integer(date.millisecondsSince1970)]
+      try db.execute("UPDATE query_fetch SET lastError = ?2, lastErrorAt = ?3 WHERE query = ?1", values)
+      if db.changes > 0 { return true }
       try db.execute(
-        "UPDATE query_fetch SET lastError = ?2, lastErrorAt = ?3 WHERE query = ?1",
-        [.text(query), .text(message), .integer(date.millisecondsSince1970)])
-      return db.changes > 0
+        """
+        INSERT INTO query_failure (query, lastError, lastErrorAt) VALUES (?1, ?2, ?3)
+        ON CONFLICT(query) DO UPDATE SET lastError = excluded.lastError, lastErrorAt = excluded.lastErrorAt
+        """, values)
+      return false
+    }
+  }
+
+  /// The last failed refresh of a query that was never fetched successfully: `(message, when)`, or `nil`.
+  ///
+  /// - Throws: ``StorageError``.
+  public func lastFailure(forQuery query: String) async throws -> (message: String, at: Timestamp)? {
+    try await read { db in
+      try db.cachedStatement("SELECT lastError, lastErrorAt FROM query_failure WHERE query = ?1").fetchOne(
+        [.text(query)]
+      ) { row in (row.string(0) ?? "", Timestamp(millisecondsSince1970: row.int64(1) ?? 0)) }
     }
   }
 

@@ -6,7 +6,9 @@ import OfflineNewsStorage
 
 /// Sync of a feed that is one document (a JSON Feed, <https://www.jsonfeed.org/version/1.1/>, or any JSON a mapping
 /// reads): the document is downloaded whole, checked, and imported with the mapping in one transaction (upserts;
-/// unchanged items are not rewritten). A failed, truncated or non-JSON response writes nothing.
+/// unchanged items are not rewritten). A failed, truncated or non-JSON response writes nothing but the error. The
+/// time of the last good sync and the last error are kept in ``SyncBookkeeping/cursor`` (class `feed`): open the
+/// storage context with ``SyncBookkeeping/entities`` besides the mapping's.
 public struct FeedSync: Sendable {
   /// The source's name, for messages and `$source`.
   public var source: String
@@ -34,6 +36,8 @@ public struct FeedSync: Sendable {
     } catch {
       part.error = error.description
       part.errorKind = error.kind
+      let record = SyncBookkeeping.errorRecord(source, "feed", error.description, at: Timestamp(now()))
+      _ = try? await storage.save(ChangeSet(upserts: [record]))
     }
     var report = SyncReport()
     report.classes = [part]
@@ -59,7 +63,10 @@ public struct FeedSync: Sendable {
     let report: ImportReport
     do {
       report = try await Importer(mapping: mapping).run(
-        json, into: storage, source: url.absoluteString, options: .init(importTime: Timestamp(now())))
+        json, into: storage, source: url.absoluteString,
+        options: .init(
+          importTime: Timestamp(now()),
+          additionalChanges: ChangeSet(upserts: [SyncBookkeeping.syncedRecord(source, "feed", at: Timestamp(now()))])))
     } catch let error as ImportError {
       throw .importFailed(className: "feed", detail: error.description)
     } catch {

@@ -105,6 +105,16 @@ public enum SyncBookkeeping {
       ])
   }
 
+  /// A successful sync without a cursor (a feed): `syncedAt` set, the last error cleared.
+  static func syncedRecord(_ source: String, _ className: String, at time: Timestamp) -> Record {
+    Record(
+      entity: cursor.name,
+      values: [
+        "source": .text(source), "className": .text(className), "syncedAt": .integer(time.millisecondsSince1970),
+        "lastError": .null, "lastErrorAt": .null,
+      ])
+  }
+
   static func errorRecord(_ source: String, _ className: String, _ error: String, at time: Timestamp) -> Record {
     Record(
       entity: cursor.name,

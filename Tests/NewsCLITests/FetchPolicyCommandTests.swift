@@ -188,6 +188,8 @@ struct FetchPolicyCommandTests {
     cli.now += 7200
     server.behaviour = .json(#"{"status":"error","code":"apiKeyInvalid","message":"Bad key."}"#, status: 401)
     #expect(await cli.run("fetch", "--config", config, "--db", cli.database, "--source", "plain").status == 0)
+    // A source whose every fetch failed keeps its last error too (migration 5, query_failure).
+    #expect(await cli.run("fetch", "--config", config, "--db", cli.database, "--source", "never").status == 69)
     let requests = server.requests.count
 
     let json = await cli.run("sources", "--config", config, "--db", cli.database, "--json")
@@ -208,6 +210,8 @@ struct FetchPolicyCommandTests {
     #expect(never["freshness"] as? String == "never-fetched")
     #expect(never["fetchedAt"] is NSNull)
     #expect(never["articles"] as? Int == 0)
+    #expect(never["lastError"] as? String == "NewsAPI error apiKeyInvalid (HTTP 401): Bad key.")
+    #expect(never["kind"] as? String == "newsapi")
     let plain = try #require(byName["plain"])
     #expect(plain["default"] as? Bool == true)
     #expect(plain["policy"] as? String == "network-first")
@@ -222,6 +226,7 @@ struct FetchPolicyCommandTests {
     #expect(lines.count == 3)
     #expect(lines[0].hasPrefix("  headlines  fetched 2 h ago  stale (max age 1 h)"), "\(human.out)")
     #expect(lines[1].contains("never fetched"))
+    #expect(lines[1].hasSuffix("last error just now: NewsAPI error apiKeyInvalid (HTTP 401): Bad key."), "\(lines[1])")
     #expect(lines[2].contains("plain *"))
     #expect(lines[2].hasSuffix("last error just now: NewsAPI error apiKeyInvalid (HTTP 401): Bad key."), "\(lines[2])")
     #expect(server.requests.count == requests, "news sources fetches nothing")

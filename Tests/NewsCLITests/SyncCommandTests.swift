@@ -117,6 +117,35 @@ struct SyncCommandTests {
     #expect(try await Self.ids(cli, "parse_article") == [])
   }
 
+  @Test("news sources lists sync sources with their last sync and last error")
+  func sources() async throws {
+    let stub = try ParseServerStub()
+    Self.seed(stub, articles: 1)
+    let cli = CLIHarness()
+    let config = try Self.writeConfig(cli, serverURL: stub.serverURL, classes: #"["Article"]"#)
+    let before = await cli.run("sources", "--config", config, "--db", cli.database, "--json")
+    let entry = { (outcome: CLIHarness.Outcome) throws -> [String: Any] in
+      try #require((try outcome.json()["sources"] as? [[String: Any]])?.first { $0["name"] as? String == "demo" })
+    }
+    #expect(try entry(before)["kind"] as? String == "parse")
+    #expect(try entry(before)["fetchedAt"] is NSNull)
+    #expect(try entry(before)["policy"] as? String == "sync")
+
+    let failure = LoopbackHTTPServer.Behaviour.json(#"{"code":1,"error":"Internal server error."}"#, status: 500)
+    stub.inject(failure, failure, failure)  // news sync makes 3 attempts
+    #expect(await cli.run("sync", "--config", config, "--db", cli.database).status == 69)
+    let failed = try entry(await cli.run("sources", "--config", config, "--db", cli.database, "--json"))
+    #expect((failed["lastError"] as? String)?.contains("HTTP 500") == true, "\(failed)")
+    #expect(failed["fetchedAt"] is NSNull)
+
+    #expect(await cli.run("sync", "--config", config, "--db", cli.database).status == 0)
+    let synced = try entry(await cli.run("sources", "--config", config, "--db", cli.database, "--json"))
+    #expect(synced["fetchedAt"] as? String == "2025-11-29T07:06:40.000Z")
+    #expect(synced["lastError"] is NSNull)
+    let human = await cli.run("sources", "--config", config, "--db", cli.database)
+    #expect(human.out.contains("synced just now"), "\(human.out)")
+  }
+
   @Test("a truncated page is exit 65 and writes nothing")
   func truncated() async throws {
     let stub = try ParseServerStub()

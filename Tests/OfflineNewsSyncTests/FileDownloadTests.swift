@@ -48,13 +48,16 @@ struct FileDownloadTests {
     let url = fixture.stub.putFile("photo.png", contentType: "image/png", body: Self.png)
     putArticle(fixture.stub, "a1", title: "One", second: 1, image: url)
     let policy = FileDownloads(attributes: ["image"], mode: .lazy)
-    let report = await fixture.engine(try fixture.openStorage(), classes: try fixture.classes(["Article"], files: policy))
-      .sync()
+    let report = await fixture.engine(
+      try fixture.openStorage(), classes: try fixture.classes(["Article"], files: policy)
+    )
+    .sync()
     #expect(report.classes.first?.filesDownloaded == 0)
     let fileRequests = { fixture.stub.http.requests.filter { $0.target.hasPrefix("/files/") }.count }
     #expect(fileRequests() == 0)
     let store = FileStore(
-      folder: fixture.directory.url.appendingPathComponent("lazy"), policy: policy, transport: URLSessionHTTPTransport())
+      folder: fixture.directory.url.appendingPathComponent("lazy"), policy: policy, transport: URLSessionHTTPTransport()
+    )
     let first = try await store.file(for: url)
     let second = try await store.file(for: url)
     #expect(first == second)
@@ -84,7 +87,8 @@ struct FileDownloadTests {
   @Test("two URLs with the same file name get different local files")
   func distinctNames() throws {
     let store = FileStore(
-      folder: URL(fileURLWithPath: "/tmp/x"), policy: FileDownloads(attributes: []), transport: URLSessionHTTPTransport())
+      folder: URL(fileURLWithPath: "/tmp/x"), policy: FileDownloads(attributes: []),
+      transport: URLSessionHTTPTransport())
     let a = try #require(URL(string: "http://one/files/photo.png"))
     let b = try #require(URL(string: "http://two/files/photo.png"))
     #expect(store.localURL(for: a) != store.localURL(for: b))
@@ -94,7 +98,8 @@ struct FileDownloadTests {
   @Test("a non-http URL is refused without a request")
   func unsupported() async throws {
     let store = FileStore(
-      folder: URL(fileURLWithPath: "/tmp/x"), policy: FileDownloads(attributes: []), transport: URLSessionHTTPTransport())
+      folder: URL(fileURLWithPath: "/tmp/x"), policy: FileDownloads(attributes: []),
+      transport: URLSessionHTTPTransport())
     let url = try #require(URL(string: "file:///etc/passwd"))
     await #expect(throws: FileDownloadError.self) { try await store.file(for: url) }
   }

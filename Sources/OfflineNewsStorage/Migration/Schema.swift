@@ -6,5 +6,6 @@ enum Schema {
     .v2LocalStateAndEntities,
     .v3FetchValidators,
     .v4ArticleSearch,
+    .v5FailedQueries,
   ]
 }
