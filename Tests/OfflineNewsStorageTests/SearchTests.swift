@@ -317,7 +317,8 @@ struct SearchTests {
         try db.execute(
           sql: """
             DROP TRIGGER article_fts_after_insert; DROP TRIGGER article_fts_after_delete;
-            DROP TRIGGER article_fts_after_update; DROP TABLE article_fts; PRAGMA user_version = 3;
+            DROP TRIGGER article_fts_after_update; DROP TABLE article_fts; DROP TABLE query_failure;
+            PRAGMA user_version = 3;
             """)
       }
       #expect(try await storage.int("SELECT count(*) FROM sqlite_master WHERE name LIKE 'article_fts%'") == 0)
