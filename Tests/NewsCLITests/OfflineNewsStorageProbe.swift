@@ -15,4 +15,14 @@ struct OfflineNewsStorageProbe {
       $0.string(0) ?? ""
     }
   }
+
+  /// The values of `column` in `table`, sorted (any table, e.g. an imported entity's).
+  func values(_ table: String, _ column: String) throws -> [String] {
+    try connection.makeStatement("SELECT \"\(column)\" FROM \"\(table)\" ORDER BY 1").fetchAll { $0.string(0) ?? "" }
+  }
+
+  /// The number of rows of `table`.
+  func count(_ table: String) throws -> Int {
+    Int(try connection.makeStatement("SELECT count(*) FROM \"\(table)\"").fetchOne([]) { $0.int64(0) ?? 0 } ?? 0)
+  }
 }

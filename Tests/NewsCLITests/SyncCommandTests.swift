@@ -105,6 +105,53 @@ struct SyncCommandTests {
     #expect((try JSONSerialization.jsonObject(with: Data(after.out.utf8)) as? [Any])?.count == 0)
   }
 
+  @Test("SIGKILL at random moments of a long sync, many times: integrity ok, every object exactly once at the end")
+  func randomKills() async throws {
+    let binary = try #require(CrashSafetyTests.newsBinary, "the news executable is built beside the tests")
+    let stub = try ParseServerStub()
+    let total = 3_000
+    for index in 1...total {
+      stub.put(
+        "Article", objectId: String(format: "k%05d", index),
+        updatedAt: String(
+          format: "2024-01-01T%02d:%02d:%02d.%03dZ", index / 3600, index / 60 % 60, index % 60, index % 7),
+        fields: ["title": "Article \(index) " + String(repeating: "text ", count: 40)])
+    }
+    let cli = CLIHarness()
+    let config = try Self.writeConfig(cli, serverURL: stub.serverURL, classes: #"["Article"]"#, pageSize: 100)
+    var generator = SystemRandomNumberGenerator()
+    var killed = 0
+    var runs = 0
+    var finished = false
+    while !finished, runs < 40 {
+      runs += 1
+      let process = try CrashSafetyTests.run(binary, ["sync", "--config", config, "--db", cli.database])
+      try await Task.sleep(for: .milliseconds(Int.random(in: 30...300, using: &generator)))
+      if process.isRunning {
+        kill(process.processIdentifier, SIGKILL)
+        killed += 1
+      }
+      process.waitUntilExit()
+      finished = process.terminationReason == .exit && process.terminationStatus == 0
+      let probe = try OfflineNewsStorageProbe(path: cli.database)
+      #expect(try probe.integrity() == "ok")
+      // The imported objects are always a prefix of the server's order: no gap, no duplicate.
+      let ids = (try? probe.values("parse_article", "objectId")) ?? []
+      #expect(ids == (0..<ids.count).map { String(format: "k%05d", $0 + 1) }, "run \(runs): \(ids.count) rows")
+      #expect(((try? probe.count("sync_page")) ?? 0) <= 1)
+    }
+    print("◇ news sync: \(killed) of \(runs) runs killed while running")
+    if !finished {
+      let last = try CrashSafetyTests.run(binary, ["sync", "--config", config, "--db", cli.database])
+      last.waitUntilExit()
+      #expect(last.terminationStatus == 0)
+    }
+    let probe = try OfflineNewsStorageProbe(path: cli.database)
+    #expect(try probe.count("parse_article") == total)
+    #expect(try probe.count("sync_page") == 0)
+    #expect(try probe.integrity() == "ok")
+  }
+
   @Test("a refused connection is exit 69 with the class and the cause; nothing is written")
   func refused() async throws {
     let port = try LoopbackHTTPServer.refusedPort()
