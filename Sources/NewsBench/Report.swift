@@ -84,7 +84,7 @@ enum Report {
       out += pad(String(format: "%.3f s", row.cpuSeconds), 10, right: true)
       out += pad(megabytes(row.peakKiB * 1024), 11, right: true)
       out += pad(String(format: "%.2f×", row.peakToPayload), 11, right: true) + "\n"
-      let order = ["read", "decode", "open", "save", "load", "transform", "upsert"]
+      let order = ["read", "decode", "open", "save", "import", "decode thread", "load", "transform", "upsert"]
       let shown = order.compactMap { key in
         row.phases[key].map { wall in
           "\(key) " + String(format: "%.3f s", wall)
@@ -127,7 +127,7 @@ enum Report {
       }
       out += "\n"
       if !step.ours.phases.isEmpty {
-        let shown = ["read", "decode", "open", "save"].compactMap { key in
+        let shown = ["read", "decode", "open", "save", "import", "decode thread"].compactMap { key in
           step.ours.phases[key].map { "\(key) " + String(format: "%.3f", $0) }
         }
         out += "  " + pad("", 10) + "ours: " + shown.joined(separator: " · ") + " s\n"

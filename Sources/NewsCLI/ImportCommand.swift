@@ -70,6 +70,7 @@ struct ImportCommand {
     }
     if arguments.value("root") != nil { throw CommandFailure(.usage, "--root needs --mapping") }
     let query = NewsQuery(url: URL(fileURLWithPath: path))
+    if let streamed = try await importStreaming(file: file, path: path, query: query) { return streamed }
     let page: NewsPage
     do {
       page = try await FileNewsNetwork().fetch(query)
@@ -100,6 +101,54 @@ struct ImportCommand {
     } else {
       console.out("saved \(saved) article\(saved == 1 ? "" : "s") from \(file), skipped \(report.skipped)\n")
       for issue in page.issues { console.printNote("  \(issue)") }
+    }
+    return .success
+  }
+
+  /// A large file (``NewsAPIFileStream/defaultMinimumSize`` or more) is decoded in batches on one thread while the
+  /// other saves them, in one transaction: memory stays bounded by a batch, not by the file. `nil` for a file that
+  /// is better decoded whole (small, or not shaped for streaming), which the caller then does.
+  private func importStreaming(file: String, path: String, query: NewsQuery) async throws(CommandFailure)
+    -> ExitCode?
+  {
+    let stream: NewsAPIFileStream
+    do {
+      guard let opened = try NewsAPIFileStream(path: path) else { return nil }
+      stream = opened
+    } catch {
+      throw CommandFailure(.badInput, "\(file): \(error.description); nothing was saved")
+    }
+    defer { stream.cancel() }
+    let repository = try context.makeRepository(arguments)
+    let reporter = ProgressReporter(
+      "saving", unit: "articles", console: context.console,
+      quiet: arguments.flag("quiet") || arguments.flag("json"))
+    let saved: Int
+    do {
+      defer { reporter.finish() }
+      saved = try await repository.storage.saveArticles(
+        forQuery: query.cacheKey, fetchedAt: Timestamp(context.now()), progress: { reporter.update(completed: $0) },
+        batches: { try stream.next() }
+      ).saved
+    } catch let error as NewsNetworkError {
+      throw CommandFailure(.badInput, "\(file): \(error.description); nothing was saved")
+    } catch let error as StorageError {
+      throw context.failure(.storage(error, network: nil))
+    } catch {
+      throw CommandFailure(.storage, "\(error)")
+    }
+    let issues = stream.issues
+    let report = Report(
+      file: path, saved: saved, skipped: issues.filter(\.skipped).count,
+      issues: issues.map {
+        .init(index: $0.index, url: $0.url, keyPath: $0.keyPath, reason: $0.reason, skipped: $0.skipped)
+      })
+    let console = context.console
+    if arguments.flag("json") {
+      console.out(OutputFormat.json(report))
+    } else {
+      console.out("saved \(saved) article\(saved == 1 ? "" : "s") from \(file), skipped \(report.skipped)\n")
+      for issue in issues { console.printNote("  \(issue)") }
     }
     return .success
   }

@@ -136,4 +136,70 @@ struct ArticleArrayScanner {
       i += 1
     }
   }
+
+  // MARK: - Streaming: one element at a time
+
+  /// What ``nextElement()`` found.
+  enum Step: Equatable {
+    /// The next element's byte range.
+    case element(Range<Int>)
+    /// The array's closing `]`; the byte after it.
+    case end(Int)
+    /// A separator or an element that is not where JSON's grammar puts one, or the input ended first.
+    case invalid
+  }
+
+  /// A scanner positioned right after the `[` of the top-level `"articles"` array, and the byte range before it
+  /// (from the start of the body to the `[` excluded); `nil` when the body is not shaped so (no top-level object,
+  /// no `articles` array, or the input ends first).
+  static func openArticles(_ bytes: UnsafeBufferPointer<UInt8>) -> (scanner: ArticleArrayScanner, arrayStart: Int)? {
+    var scanner = ArticleArrayScanner(bytes: bytes)
+    guard scanner.expect(0x7B) else { return nil }
+    while true {
+      scanner.skipWhitespace()
+      guard scanner.i < bytes.count else { return nil }
+      if bytes[scanner.i] == 0x7D { return nil }
+      if bytes[scanner.i] == 0x2C {
+        scanner.i += 1
+        continue
+      }
+      guard let key = scanner.skipString(), scanner.expect(0x3A) else { return nil }
+      scanner.skipWhitespace()
+      if Array(bytes[key]) == Self.articlesKey, scanner.i < bytes.count, bytes[scanner.i] == 0x5B {
+        let start = scanner.i
+        scanner.i += 1
+        scanner.elementsSeen = 0
+        return (scanner, start)
+      } else if !scanner.skipValue() {
+        return nil
+      }
+    }
+  }
+
+  /// Elements delimited so far by ``nextElement()``.
+  private(set) var elementsSeen = 0
+
+  /// The next element of the array opened by ``openArticles(_:)``, checking the separators as ``scan(_:)`` does.
+  mutating func nextElement() -> Step {
+    skipWhitespace()
+    guard i < bytes.count else { return .invalid }
+    if elementsSeen == 0, bytes[i] == 0x5D {
+      i += 1
+      return .end(i)
+    }
+    if elementsSeen > 0 {
+      if bytes[i] == 0x5D {
+        i += 1
+        return .end(i)
+      }
+      guard bytes[i] == 0x2C else { return .invalid }
+      i += 1
+      skipWhitespace()
+    }
+    guard i < bytes.count, bytes[i] != 0x2C, bytes[i] != 0x5D else { return .invalid }
+    let start = i
+    guard skipValue() else { return .invalid }
+    elementsSeen += 1
+    return .element(start..<i)
+  }
 }

@@ -50,12 +50,13 @@ public struct ArticleFilter: Sendable, Hashable {
 extension StorageContext {
   /// Saves the articles of one successful response for a query, as one transaction.
   ///
-  /// - Each article is upserted by its identity, `url`, with multi-row `INSERT … ON CONFLICT(url) DO UPDATE`
-  ///   statements (never `INSERT OR REPLACE`, which deletes the row first); existing rows are looked up with one
-  ///   `IN` query per 500 articles, and those whose content is unchanged are not rewritten.
+  /// - Each article is upserted by its identity, `url`, with multi-row `INSERT … ON CONFLICT(url) DO UPDATE …
+  ///   WHERE` statements (never `INSERT OR REPLACE`, which deletes the row first): a row whose content is unchanged
+  ///   is not rewritten (nor re-indexed for search), and `fetchedAt`/`fetchQuery` record the last save that wrote it.
   /// - Local-only attributes (`isRead`, `bookmarkedAt`) are never written.
-  /// - The query's result list is replaced by these articles in this order, and the fetch time recorded.
-  /// - Articles with the same URL appear once (the last wins).
+  /// - The query's result list becomes these articles in this order (members that stay are not rewritten unless
+  ///   they moved; members that left are deleted), and the fetch time is recorded.
+  /// - Articles with the same URL appear once (the last wins, at the first one's place).
   /// - Then the ``eviction`` policy runs.
   ///
   /// Either all of this is committed or, on any error, none of it. Observers of ``changes()`` then receive one
@@ -65,8 +66,8 @@ extension StorageContext {
   ///   - articles: the response's articles, in response order.
   ///   - query: the query's cache key (``NewsQuery/cacheKey``).
   ///   - fetchedAt: when the response was received.
-  ///   - progress: called with the number of articles written so far, after each chunk of 500 (on the writer's
-  ///     thread; keep it short).
+  ///   - progress: called with the number of distinct articles written so far, after each chunk of 500 (on the
+  ///     writer's thread; keep it short).
   /// - Throws: ``StorageError``.
   /// Related SQLite documentation: <https://www.sqlite.org/lang_upsert.html>
   @discardableResult
@@ -78,6 +79,39 @@ extension StorageContext {
     return try await writeAndPublish { db in
       try ArticleWriter(db: db, progress: progress).save(
         articles, query: query, fetchedAt: fetchedAt, eviction: eviction)
+    }
+  }
+
+  /// Saves the articles of one successful response that arrive in batches (for instance the chunks of a large file
+  /// decoded while this writes), as one transaction, like ``saveArticles(_:forQuery:fetchedAt:progress:)``.
+  ///
+  /// For example:
+  /// ```swift
+  /// let stream = try NewsAPIFileStream(path: "everything.json")  // OfflineNewsNetwork
+  /// try await storage.saveArticles(forQuery: key, fetchedAt: .now(), batches: { try stream.next() })
+  /// ```
+  ///
+  /// `batches` is called on the writer's thread, inside the transaction, until it returns `nil`; it may block
+  /// while the next batch is prepared. If it throws, nothing is committed and its error is rethrown as it is.
+  /// Memory is bounded by one batch plus one entry per distinct URL, not by the whole response. When the batches
+  /// hold no article at all, nothing is written (the query's cache stays as it was) and the result is all zeros.
+  ///
+  /// - Parameters:
+  ///   - query: the query's cache key (``NewsQuery/cacheKey``).
+  ///   - fetchedAt: when the response was received.
+  ///   - progress: called with the number of distinct articles written so far, after each chunk of 500.
+  ///   - batches: the next articles in response order, or `nil` at the end.
+  /// - Throws: ``StorageError``, or what `batches` throws.
+  @discardableResult
+  public func saveArticles(
+    forQuery query: String, fetchedAt: Timestamp, progress: (@Sendable (Int) -> Void)? = nil,
+    batches: @escaping @Sendable () throws -> [Article]?
+  ) async throws -> ArticleSaveResult {
+    let eviction = self.eviction
+    return try await writeAndPublish { db in
+      var writer = ArticleWriter.Session(db: db, query: query, fetchedAt: fetchedAt, progress: progress)
+      while let batch = try batches() { try writer.add(batch) }
+      return try writer.finish(eviction: eviction, skipIfEmpty: true)
     }
   }
 

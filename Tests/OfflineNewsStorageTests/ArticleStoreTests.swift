@@ -1,6 +1,7 @@
 import Foundation
 import OfflineNewsModel
 import OfflineNewsStorage
+import Synchronization
 import Testing
 
 @Suite("StorageContext: saving and reading articles")
@@ -248,4 +249,60 @@ struct ArticleStoreTests {
     #expect(Array(back.title.utf8) == Array("before\u{0}after".utf8))
     #expect(Array((back.summary ?? "").utf8) == Array("x\u{0}y".utf8))
   }
+
+  // MARK: - Saving in batches
+
+  @Test("a save fed in batches equals the same save in one array, duplicates across batches included")
+  func batchesEqualOneArray() async throws {
+    let articles =
+      (0..<1300).map { makeArticle("b\($0)", publishedAt: t0 + Int64($0)) }
+      + [makeArticle("b5", title: "Later wins", publishedAt: t0 + 5), makeArticle("tail", publishedAt: t0)]
+    let whole = TestDatabase()
+    let one = try whole.open()
+    let expected = try await one.saveArticles(articles, forQuery: "q", fetchedAt: at(t0))
+
+    let batched = TestDatabase()
+    let storage = try batched.open()
+    let batches = Batches(
+      stride(from: 0, to: articles.count, by: 700).map { Array(articles[$0..<min($0 + 700, articles.count)]) })
+    let result = try await storage.saveArticles(forQuery: "q", fetchedAt: at(t0), batches: { batches.next() })
+    #expect(result == expected)
+    #expect(result.saved == 1301 && result.inserted == 1301)
+    #expect(try await storage.articles(forQuery: "q") == (try await one.articles(forQuery: "q")))
+    #expect(try await storage.int("SELECT position FROM query_result WHERE url = '\(articleURL("b5"))'") == 5)
+    #expect(try await storage.int("SELECT position FROM query_result WHERE url = '\(articleURL("tail"))'") == 1300)
+    #expect(try await storage.text("SELECT title FROM article WHERE url = '\(articleURL("b5"))'") == "Later wins")
+  }
+
+  @Test("batches that hold no article write nothing; a batch that throws rolls the whole save back")
+  func batchesEmptyOrFailing() async throws {
+    let database = TestDatabase()
+    let storage = try database.open()
+    let first = [makeArticle("a"), makeArticle("b")]
+    try await storage.saveArticles(first, forQuery: "q", fetchedAt: at(t0))
+
+    let empty = try await storage.saveArticles(forQuery: "q", fetchedAt: at(t0 + 1), batches: { nil })
+    #expect(empty.saved == 0)
+    #expect(slugs(try await storage.articles(forQuery: "q")) == ["a", "b"])
+    #expect(try await storage.lastFetch(forQuery: "q")?.fetchedAt == at(t0))
+
+    struct Truncated: Error {}
+    let batches = Batches([[makeArticle("c"), makeArticle("a", title: "Changed")]])
+    await #expect(throws: Truncated.self) {
+      try await storage.saveArticles(forQuery: "q", fetchedAt: at(t0 + 2)) {
+        if let batch = batches.next() { return batch }
+        throw Truncated()
+      }
+    }
+    #expect(try await storage.articleCount() == 2)
+    #expect(try await storage.text("SELECT title FROM article WHERE url = '\(articleURL("a"))'") == "Title a")
+    #expect(try await storage.lastFetch(forQuery: "q")?.fetchedAt == at(t0))
+  }
+}
+
+/// Hands out prepared batches one by one, then `nil`.
+private final class Batches: Sendable {
+  private let remaining: Mutex<[[Article]]>
+  init(_ batches: [[Article]]) { remaining = Mutex(batches) }
+  func next() -> [Article]? { remaining.withLock { $0.isEmpty ? nil : $0.removeFirst() } }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import OfflineNewsModel
 import OfflineNewsStorage
+import Synchronization
 import Testing
 
 @Suite("StorageContext: full-text search")
@@ -281,6 +282,32 @@ struct SearchTests {
     try await checkIndex(storage)
   }
 
+  @Test("a bulk save, then a re-import with changed, unchanged, moved and departed rows, keeps the index exact")
+  func bulkSaveAndReimportKeepIndex() async throws {
+    let database = TestDatabase()
+    let storage = try database.open()
+    let articles = (0..<1200).map {
+      makeArticle(
+        "bulk\($0)", title: "Bulk story \($0)", publishedAt: t0 + Int64($0), summary: "plain words",
+        content: $0 % 3 == 0 ? nil : "body text \($0)")
+    }
+    try await storage.saveArticles(articles, forQuery: "q", fetchedAt: Self.fetched)
+    try await checkIndex(storage)
+    #expect(try await storage.search("plain", limit: 2000).count == 1200)
+
+    // Re-import: every tenth changed (one word replaced), the rest unchanged, two left, order reversed, one new.
+    var next: [Article] = articles.dropLast(2).reversed()
+    for index in stride(from: 0, to: next.count, by: 10) { next[index].summary = "zebra words" }
+    next.append(makeArticle("fresh", title: "Fresh zebra", publishedAt: t0))
+    let batches = Batches(stride(from: 0, to: next.count, by: 300).map { Array(next[$0..<min($0 + 300, next.count)]) })
+    let result = try await storage.saveArticles(
+      forQuery: "q", fetchedAt: Timestamp(millisecondsSince1970: t0 + 1), batches: { batches.next() })
+    #expect(result.inserted == 1 && result.updated == 120 && result.unchanged == 1078)
+    try await checkIndex(storage)
+    #expect(try await storage.search("zebra", limit: 2000).count == 121)
+    #expect(try await storage.search("plain", limit: 2000).count == 1080)  // the two departed rows stay cached
+  }
+
   @Test("batch deletes and eviction remove rows from the index")
   func deletesKeepIndex() async throws {
     let database = TestDatabase()
@@ -470,4 +497,11 @@ struct SearchTests {
     #expect(try await storage.int("SELECT count(*) FROM sqlite_master WHERE name IN ('article', 'article_fts')") == 2)
     try await checkIndex(storage)
   }
+}
+
+/// Hands out prepared batches one by one, then `nil`.
+private final class Batches: Sendable {
+  private let remaining: Mutex<[[Article]]>
+  init(_ batches: [[Article]]) { remaining = Mutex(batches) }
+  func next() -> [Article]? { remaining.withLock { $0.isEmpty ? nil : $0.removeFirst() } }
 }

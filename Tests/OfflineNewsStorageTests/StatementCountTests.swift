@@ -20,7 +20,7 @@ struct StatementCountTests {
 
     try await storage.saveArticles(articles, forQuery: "q", fetchedAt: Timestamp(millisecondsSince1970: t0))
     let first = counter.statements.withLock { $0 }
-    // BEGIN, lookup, upsert, clear the result list, insert it, fetch record, COMMIT.
+    // BEGIN, lookup, upsert, result-list upsert, its departures, fetch record, COMMIT.
     #expect(first.count <= 8, "\(first.count) statements:\n\(first.joined(separator: "\n"))")
     #expect(!first.contains { $0.contains("INSERT OR REPLACE") })
 
@@ -31,11 +31,61 @@ struct StatementCountTests {
     let second = counter.statements.withLock { $0.count }
     #expect(second <= 14, "\(second) statements for 1,200 articles")
 
-    // Re-saving unchanged articles writes no article row.
-    counter.statements.withLock { $0.removeAll() }
-    let again = try await storage.saveArticles(articles, forQuery: "q", fetchedAt: Timestamp(millisecondsSince1970: t0))
-    #expect(again.unchanged == 100 && again.inserted == 0 && again.updated == 0)
-    #expect(!counter.statements.withLock { $0 }.contains { $0.hasPrefix("INSERT INTO article") })
+    // Re-saving unchanged articles writes no article row and no result-list row: only the fetch record.
     try await storage.traceWrites(nil)
+    try await recordRowWrites(storage)
+    let again = try await storage.saveArticles(
+      articles, forQuery: "q", fetchedAt: Timestamp(millisecondsSince1970: t0 + 1000))
+    #expect(again.unchanged == 100 && again.inserted == 0 && again.updated == 0 && again.saved == 100)
+    #expect(try await rowWrites(storage) == [])
+  }
+
+  @Test("a re-save writes only the rows that changed, moved or left")
+  func reSaveWritesOnlyDifferences() async throws {
+    let database = TestDatabase()
+    let storage = try database.open()
+    let articles = (0..<600).map { makeArticle("a\($0)", publishedAt: t0 + Int64($0) * 1000) }
+    try await storage.saveArticles(articles, forQuery: "q", fetchedAt: Timestamp(millisecondsSince1970: t0))
+    try await recordRowWrites(storage)
+
+    // One title changed, two articles swapped places, the last one left, one is new.
+    var next = Array(articles.dropLast())
+    next[10] = makeArticle("a10", title: "A new title", publishedAt: t0 + 10_000)
+    next.swapAt(20, 21)
+    next.append(makeArticle("new", publishedAt: t0))
+    let result = try await storage.saveArticles(
+      next, forQuery: "q", fetchedAt: Timestamp(millisecondsSince1970: t0 + 1))
+    #expect(result.inserted == 1 && result.updated == 1 && result.unchanged == 598 && result.saved == 600)
+    #expect(
+      try await rowWrites(storage).sorted() == [
+        "article insert \(articleURL("new"))", "article update \(articleURL("a10"))",
+        "query_result delete \(articleURL("a599"))", "query_result insert \(articleURL("new"))",
+        "query_result update \(articleURL("a20"))", "query_result update \(articleURL("a21"))",
+      ])
+    #expect(try await storage.articles(forQuery: "q").count == 600)
+    #expect(try await storage.int("SELECT position FROM query_result WHERE url = '\(articleURL("a20"))'") == 21)
+    #expect(try await storage.int("SELECT position FROM query_result WHERE url = '\(articleURL("new"))'") == 599)
+  }
+
+  /// Logs every row written to `article` and `query_result` from now on, on the writer connection (temporary
+  /// triggers: they see every write the save makes, whatever statement makes it).
+  private func recordRowWrites(_ storage: StorageContext) async throws {
+    try await storage.write { db in
+      try db.execute(sql: "CREATE TEMP TABLE row_write (what TEXT NOT NULL)")
+      for table in ["article", "query_result"] {
+        for (event, row) in [("INSERT", "new"), ("UPDATE", "new"), ("DELETE", "old")] {
+          try db.execute(
+            sql: """
+              CREATE TEMP TRIGGER \(table)_\(event.lowercased())_log AFTER \(event) ON main.\(table) BEGIN
+                INSERT INTO row_write VALUES ('\(table) \(event.lowercased()) ' || \(row).url);
+              END
+              """)
+        }
+      }
+    }
+  }
+
+  private func rowWrites(_ storage: StorageContext) async throws -> [String] {
+    try await storage.write { db in try db.makeStatement("SELECT what FROM row_write").fetchAll { $0.string(0) ?? "" } }
   }
 }

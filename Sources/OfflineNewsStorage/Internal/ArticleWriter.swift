@@ -1,11 +1,32 @@
 import Foundation
 import OfflineNewsModel
 
-/// The save of one response's articles, inside the writer's transaction. A bounded number of statements whatever
-/// the number of articles: one lookup and one upsert per chunk of rows, not one per row.
+/// The save of one response's articles, inside the writer's transaction, fed in batches (a whole array, or the
+/// chunks of a file being decoded while this writes). A bounded number of statements per 500 articles, whatever
+/// the number of articles, and no write at all for what did not change:
+///
+/// - articles: one existence lookup (index only) and one `INSERT … ON CONFLICT(url) DO UPDATE … WHERE <a content
+///   column differs>` per 500 rows, so an unchanged row is neither rewritten nor re-indexed (the FTS update trigger
+///   of migration 4 fires only for changed text, the upsert's `WHERE` keeps it from even being considered);
+/// - the query's result list: upserted (`ON CONFLICT(query, url) DO UPDATE SET position … WHERE` it moved), then
+///   only the members that left are deleted — an unchanged response writes one `query_fetch` row.
+///
+/// `article.fetchedAt`/`fetchQuery` say when and by which query a row was last *written*. An unchanged article is
+/// not touched; what eviction by age needs, "when was it last seen", stays exact: while it is in a query's result
+/// list, that query's last fetch counts, and when it leaves one, that query's previous fetch time is folded into
+/// its `fetchedAt` (`max`).
 struct ArticleWriter {
   let db: Connection
   var progress: (@Sendable (Int) -> Void)? = nil
+
+  /// Saves a whole response in one go: one ``Session`` fed one batch.
+  func save(_ articles: [Article], query: String, fetchedAt: Timestamp, eviction: EvictionPolicy) throws
+    -> (ArticleSaveResult, [StorageChange])
+  {
+    var session = Session(db: db, query: query, fetchedAt: fetchedAt, progress: progress)
+    try session.add(articles)
+    return try session.finish(eviction: eviction)
+  }
 
   /// Rows per multi-row statement: 500 × 11 parameters stays far below SQLite's 32,766-parameter limit.
   static let chunk = 500
@@ -14,80 +35,6 @@ struct ArticleWriter {
   static let contentColumns = [
     "url", "title", "author", "summary", "imageURL", "publishedAt", "content", "sourceID", "sourceName",
   ]
-
-  func save(_ articles: [Article], query: String, fetchedAt: Timestamp, eviction: EvictionPolicy) throws
-    -> (ArticleSaveResult, [StorageChange])
-  {
-    // One row per URL: the later record wins, at the earlier one's place.
-    var order: [String] = []
-    var byURL: [String: [DatabaseValue]] = [:]
-    for article in articles {
-      let url = article.url.absoluteString
-      if byURL[url] == nil { order.append(url) }
-      byURL[url] = Self.content(article)
-    }
-
-    var inserted: [Identity] = []
-    var updated: [Identity] = []
-    var unchanged = 0
-    var seenUnchanged: [DatabaseValue] = []
-    var start = 0
-    while start < order.count {
-      let urls = Array(order[start..<min(start + Self.chunk, order.count)])
-      start += urls.count
-      let stored = try existing(urls)
-      var rows: [[DatabaseValue]] = []
-      for url in urls {
-        guard let content = byURL[url] else { continue }
-        if let current = stored[url] {
-          if current == content {
-            unchanged += 1
-            seenUnchanged.append(.text(url))
-            continue
-          }
-          updated.append(Identity(.text(url)))
-        } else {
-          inserted.append(Identity(.text(url)))
-        }
-        rows.append(content + [.integer(fetchedAt.millisecondsSince1970), .text(query)])
-      }
-      try upsert(rows)
-      progress?(start)
-      // Unchanged rows are not rewritten, but they were fetched now: eviction by age counts from here.
-      if !seenUnchanged.isEmpty {
-        let marks = Array(repeating: "?", count: seenUnchanged.count).joined(separator: ",")
-        try db.makeStatement("UPDATE article SET fetchedAt = ?, fetchQuery = ? WHERE url IN (\(marks))").execute(
-          [.integer(fetchedAt.millisecondsSince1970), .text(query)] + seenUnchanged)
-        seenUnchanged.removeAll(keepingCapacity: true)
-      }
-    }
-
-    try db.execute("DELETE FROM query_result WHERE query = ?1", [.text(query)])
-    start = 0
-    while start < order.count {
-      let end = min(start + Self.chunk, order.count)
-      var arguments: [DatabaseValue] = []
-      arguments.reserveCapacity((end - start) * 3)
-      for position in start..<end {
-        arguments += [.text(query), .text(order[position]), .integer(Int64(position))]
-      }
-      try statement(
-        "INSERT INTO query_result (query, url, position) VALUES ", rowCount: end - start, columns: 3
-      ).execute(arguments)
-      start = end
-    }
-    try db.execute(
-      """
-      INSERT INTO query_fetch (query, fetchedAt, articleCount) VALUES (?1, ?2, ?3)
-      ON CONFLICT(query) DO UPDATE SET fetchedAt = excluded.fetchedAt, articleCount = excluded.articleCount
-      """, [.text(query), .integer(fetchedAt.millisecondsSince1970), .integer(Int64(order.count))])
-
-    let evicted = try evict(eviction, now: fetchedAt)
-    let result = ArticleSaveResult(
-      saved: order.count, inserted: inserted.count, updated: updated.count, unchanged: unchanged,
-      evicted: evicted.count)
-    return (result, [StorageChange(entity: "article", inserted: inserted, updated: updated, deleted: evicted)])
-  }
 
   static func content(_ article: Article) -> [DatabaseValue] {
     [
@@ -98,63 +45,201 @@ struct ArticleWriter {
     ]
   }
 
-  /// The stored content of those of `urls` that exist, by URL: one query.
-  private func existing(_ urls: [String]) throws -> [String: [DatabaseValue]] {
-    let marks = Array(repeating: "?", count: urls.count).joined(separator: ",")
-    let sql = "SELECT \(Self.contentColumns.joined(separator: ", ")) FROM article WHERE url IN (\(marks))"
-    let statement = urls.count == Self.chunk ? try db.cachedStatement(sql) : try db.makeStatement(sql)
-    var stored: [String: [DatabaseValue]] = [:]
-    for row in try statement.fetchAll(urls.map { .text($0) }, { row in row.values(count: 9) }) {
-      if case .text(let url) = row[0] { stored[url] = row }
-    }
-    return stored
-  }
+  /// One save in progress: fed batches by ``add(_:)``, completed by ``finish(eviction:skipIfEmpty:)``.
+  struct Session {
+    let db: Connection
+    let query: String
+    let fetchedAt: Timestamp
+    var progress: (@Sendable (Int) -> Void)? = nil
 
-  private func upsert(_ rows: [[DatabaseValue]]) throws {
-    guard !rows.isEmpty else { return }
-    let columns = Self.contentColumns + ["fetchedAt", "fetchQuery"]
-    let updates = columns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-    let head = "INSERT INTO article (\(columns.joined(separator: ", "))) VALUES "
-    let statement = try statement(
-      head, rowCount: rows.count, columns: columns.count, tail: " ON CONFLICT(url) DO UPDATE SET \(updates)")
-    try statement.execute(rows.flatMap { $0 })
-  }
-
-  /// `head (?,?…),(?,?…)… tail`: cached when it is a full chunk, prepared once otherwise.
-  private func statement(_ head: String, rowCount: Int, columns: Int, tail: String = "") throws -> Statement {
-    let row = "(" + Array(repeating: "?", count: columns).joined(separator: ",") + ")"
-    let sql = head + Array(repeating: row, count: rowCount).joined(separator: ",") + tail
-    return rowCount == Self.chunk ? try db.cachedStatement(sql) : try db.makeStatement(sql)
-  }
-
-  /// Applies the eviction policy; returns the URLs removed. Bookmarked articles are never evicted.
-  private func evict(_ policy: EvictionPolicy, now: Timestamp) throws -> [Identity] {
-    guard !policy.isNone else { return [] }
-    var urls: [String] = []
-    if let maxAge = policy.maxAge, maxAge > 0 {
-      // A limit beyond the representable past means no limit (and must not trap).
-      let span = maxAge * 1000
-      guard span.isFinite, span < Double(now.millisecondsSince1970) + 9e18 else { return [] }
-      let cutoff = now.millisecondsSince1970 - Int64(span)
-      // Last seen: the latest fetch of any query whose result holds it, else its own last write.
-      urls += try db.makeStatement(
-        """
-        DELETE FROM article WHERE bookmarkedAt IS NULL AND coalesce(
-          (SELECT max(f.fetchedAt) FROM query_result r JOIN query_fetch f ON f.query = r.query WHERE r.url = article.url),
-          fetchedAt) < ?1
-        RETURNING url
-        """
-      ).fetchAll([.integer(cutoff)]) { $0.string(0) ?? "" }
+    init(db: Connection, query: String, fetchedAt: Timestamp, progress: (@Sendable (Int) -> Void)? = nil) {
+      self.db = db
+      self.query = query
+      self.fetchedAt = fetchedAt
+      self.progress = progress
     }
-    if let maxArticles = policy.maxArticles {
-      urls += try db.makeStatement(
-        """
-        DELETE FROM article WHERE url IN (
-          SELECT url FROM article WHERE bookmarkedAt IS NULL ORDER BY publishedAt DESC, url LIMIT -1 OFFSET ?1)
-        RETURNING url
-        """
-      ).fetchAll([.integer(Int64(max(0, maxArticles)))]) { $0.string(0) ?? "" }
+
+    private enum Outcome: UInt8 { case inserted, updated, unchanged }
+
+    /// Every URL of this save: its place in the result list and what its upsert did.
+    private var seen: [String: (position: Int, outcome: Outcome)] = [:]
+    private var inserted: [Identity] = []
+
+    /// Upserts the next articles of the response, in response order. A URL seen earlier in this save is written
+    /// again (the later record wins) but keeps its earlier place.
+    mutating func add(_ articles: [Article]) throws {
+      var start = 0
+      while start < articles.count {
+        // One statement's worth of distinct URLs: within it, the later record replaces the earlier one in place.
+        var urls: [String] = []
+        var rows: [[DatabaseValue]] = []
+        var indexInRows: [String: Int] = [:]
+        while start < articles.count, rows.count < ArticleWriter.chunk {
+          let content = ArticleWriter.content(articles[start])
+          start += 1
+          guard case .text(let url) = content[0] else { continue }
+          if let index = indexInRows[url] {
+            rows[index] = content
+          } else {
+            indexInRows[url] = rows.count
+            urls.append(url)
+            rows.append(content)
+          }
+        }
+        try upsert(urls, rows)
+        progress?(seen.count)
+      }
     }
-    return urls.map { Identity(.text($0)) }
+
+    /// Writes the result list's departures, the query's fetch record and runs eviction; returns what the save did.
+    ///
+    /// - Parameter skipIfEmpty: when no article was added, write nothing at all (the query's cache is left as it was).
+    mutating func finish(eviction: EvictionPolicy, skipIfEmpty: Bool = false) throws -> (
+      ArticleSaveResult, [StorageChange]
+    ) {
+      if skipIfEmpty, seen.isEmpty {
+        return (ArticleSaveResult(saved: 0, inserted: 0, updated: 0, unchanged: 0, evicted: 0), [])
+      }
+      try removeDepartures()
+      try db.execute(
+        """
+        INSERT INTO query_fetch (query, fetchedAt, articleCount) VALUES (?1, ?2, ?3)
+        ON CONFLICT(query) DO UPDATE SET fetchedAt = excluded.fetchedAt, articleCount = excluded.articleCount
+        """, [.text(query), .integer(fetchedAt.millisecondsSince1970), .integer(Int64(seen.count))])
+
+      let evicted = try evict(eviction, now: fetchedAt)
+      var updated: [Identity] = []
+      var unchanged = 0
+      for (url, entry) in seen {
+        switch entry.outcome {
+        case .inserted: break
+        case .updated: updated.append(Identity(.text(url)))
+        case .unchanged: unchanged += 1
+        }
+      }
+      let result = ArticleSaveResult(
+        saved: seen.count, inserted: inserted.count, updated: updated.count, unchanged: unchanged,
+        evicted: evicted.count)
+      return (result, [StorageChange(entity: "article", inserted: inserted, updated: updated, deleted: evicted)])
+    }
+
+    /// Upserts one statement's rows (distinct URLs) and their places in the result list.
+    private mutating func upsert(_ urls: [String], _ rows: [[DatabaseValue]]) throws {
+      guard !rows.isEmpty else { return }
+      let keys = urls.map { DatabaseValue.text($0) }
+      let stored = try existing(keys)
+      let stamp = [DatabaseValue.integer(fetchedAt.millisecondsSince1970), .text(query)]
+      let written = try upsertStatement(rowCount: rows.count).fetchAll(rows.flatMap { $0 + stamp }) {
+        $0.string(0) ?? ""
+      }
+      let writtenSet = Set(written)
+
+      var memberships: [DatabaseValue] = []
+      memberships.reserveCapacity(urls.count * 3)
+      for url in urls {
+        let changed = writtenSet.contains(url)
+        if let earlier = seen[url] {
+          // Seen earlier in this save: it keeps its place; an earlier insert stays an insert.
+          if changed, earlier.outcome == .unchanged { seen[url] = (earlier.position, .updated) }
+          continue
+        }
+        let position = seen.count
+        if !stored.contains(url) {
+          seen[url] = (position, .inserted)
+          inserted.append(Identity(.text(url)))
+        } else {
+          seen[url] = (position, changed ? .updated : .unchanged)
+        }
+        memberships += [.text(query), .text(url), .integer(Int64(position))]
+      }
+      guard !memberships.isEmpty else { return }
+      try statement(
+        "INSERT INTO query_result (query, url, position) VALUES ", rowCount: memberships.count / 3, columns: 3,
+        tail: " ON CONFLICT(query, url) DO UPDATE SET position = excluded.position WHERE position <> excluded.position"
+      ).execute(memberships)
+    }
+
+    /// Those of `urls` that are stored: one index-only query.
+    private func existing(_ urls: [DatabaseValue]) throws -> Set<String> {
+      let marks = Array(repeating: "?", count: urls.count).joined(separator: ",")
+      let sql = "SELECT url FROM article WHERE url IN (\(marks))"
+      let statement = urls.count == ArticleWriter.chunk ? try db.cachedStatement(sql) : try db.makeStatement(sql)
+      return Set(try statement.fetchAll(urls) { $0.string(0) ?? "" })
+    }
+
+    /// The article upsert for `rowCount` rows; it returns the URL of every row it inserted or changed.
+    private func upsertStatement(rowCount: Int) throws -> Statement {
+      let columns = ArticleWriter.contentColumns + ["fetchedAt", "fetchQuery"]
+      let updates = columns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+      let differs = ArticleWriter.contentColumns.dropFirst().map { "article.\($0) IS NOT excluded.\($0)" }
+        .joined(separator: " OR ")
+      return try statement(
+        "INSERT INTO article (\(columns.joined(separator: ", "))) VALUES ", rowCount: rowCount, columns: columns.count,
+        tail: " ON CONFLICT(url) DO UPDATE SET \(updates) WHERE \(differs) RETURNING url")
+    }
+
+    /// Deletes the result-list rows of the query that this save did not hold, folding the query's previous fetch
+    /// time into those articles' `fetchedAt` (when they were last seen).
+    private func removeDepartures() throws {
+      let members = try db.makeStatement("SELECT url FROM query_result WHERE query = ?1").fetchAll([.text(query)]) {
+        $0.string(0) ?? ""
+      }
+      let departed = members.filter { seen[$0] == nil }
+      guard !departed.isEmpty else { return }
+      let previous = try db.makeStatement("SELECT fetchedAt FROM query_fetch WHERE query = ?1").fetchOne(
+        [.text(query)]
+      ) { $0.int64(0) }.flatMap { $0 }
+      var start = 0
+      while start < departed.count {
+        let urls = departed[start..<min(start + ArticleWriter.chunk, departed.count)].map { DatabaseValue.text($0) }
+        start += urls.count
+        let marks = Array(repeating: "?", count: urls.count).joined(separator: ",")
+        if let previous {
+          try db.makeStatement(
+            "UPDATE article SET fetchedAt = ?1 WHERE fetchedAt < ?1 AND url IN (\(marks))"
+          ).execute([.integer(previous)] + urls)
+        }
+        try db.makeStatement("DELETE FROM query_result WHERE query = ? AND url IN (\(marks))").execute(
+          [.text(query)] + urls)
+      }
+    }
+
+    /// `head (?,?…),(?,?…)… tail`: cached when it is a full chunk, prepared once otherwise.
+    private func statement(_ head: String, rowCount: Int, columns: Int, tail: String = "") throws -> Statement {
+      let row = "(" + Array(repeating: "?", count: columns).joined(separator: ",") + ")"
+      let sql = head + Array(repeating: row, count: rowCount).joined(separator: ",") + tail
+      return rowCount == ArticleWriter.chunk ? try db.cachedStatement(sql) : try db.makeStatement(sql)
+    }
+
+    /// Applies the eviction policy; returns the URLs removed. Bookmarked articles are never evicted.
+    private func evict(_ policy: EvictionPolicy, now: Timestamp) throws -> [Identity] {
+      guard !policy.isNone else { return [] }
+      var urls: [String] = []
+      if let maxAge = policy.maxAge, maxAge > 0 {
+        // A limit beyond the representable past means no limit (and must not trap).
+        let span = maxAge * 1000
+        guard span.isFinite, span < Double(now.millisecondsSince1970) + 9e18 else { return [] }
+        let cutoff = now.millisecondsSince1970 - Int64(span)
+        // Last seen: the latest fetch of any query whose result holds it, else its own last write.
+        urls += try db.makeStatement(
+          """
+          DELETE FROM article WHERE bookmarkedAt IS NULL AND coalesce(
+            (SELECT max(f.fetchedAt) FROM query_result r JOIN query_fetch f ON f.query = r.query WHERE r.url = article.url),
+            fetchedAt) < ?1
+          RETURNING url
+          """
+        ).fetchAll([.integer(cutoff)]) { $0.string(0) ?? "" }
+      }
+      if let maxArticles = policy.maxArticles {
+        urls += try db.makeStatement(
+          """
+          DELETE FROM article WHERE url IN (
+            SELECT url FROM article WHERE bookmarkedAt IS NULL ORDER BY publishedAt DESC, url LIMIT -1 OFFSET ?1)
+          RETURNING url
+          """
+        ).fetchAll([.integer(Int64(max(0, maxArticles)))]) { $0.string(0) ?? "" }
+      }
+      return urls.map { Identity(.text($0)) }
+    }
   }
 }
