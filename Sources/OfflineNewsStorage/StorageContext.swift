@@ -31,6 +31,10 @@ public final class StorageContext: Sendable {
   public let entities: [EntityDescription]
   /// What to evict after each save of articles.
   public let eviction: EvictionPolicy
+  /// Why the database was opened read-only, or `nil` when it is writable. When the file cannot be opened for
+  /// writing (a read-only folder or mount, a full file system) but holds a current schema and nothing in a `-wal`
+  /// beside it, the context opens it read-only and immutable: reads work, and every write throws this error.
+  public let readOnlyCause: StorageError?
 
   let writer: SerialConnection
   private let readers: [SerialConnection]
@@ -49,7 +53,8 @@ public final class StorageContext: Sendable {
   ///   - readers: the number of read-only connections (at least 1).
   ///   - busyTimeout: seconds to wait for another process's lock before failing with `.busy`.
   /// - Throws: ``StorageError`` naming `path`: `.newerSchema` (file untouched), `.notADatabase`, `.cannotOpen`,
-  ///   `.readOnly`, `.diskFull`, `.busy`, `.incompatibleSchema`.
+  ///   `.readOnly`, `.diskFull`, `.busy`, `.incompatibleSchema`. A database that can be read but not written (a
+  ///   read-only folder or mount, a full disk) opens read-only instead: see ``readOnlyCause``.
   public init(
     path: String, entities: [EntityDescription] = [], eviction: EvictionPolicy = .none, readers: Int = 2,
     busyTimeout: Double = 5
@@ -63,7 +68,17 @@ public final class StorageContext: Sendable {
         throw StorageError(kind: .incompatibleSchema(problem), path: path)
       }
     }
-    let writeConnection = try Self.openWriter(path: path, busyTimeout: busyTimeout, entities: all)
+    let writeConnection: Connection
+    do {
+      writeConnection = try Self.openWriter(path: path, busyTimeout: busyTimeout, entities: all)
+      readOnlyCause = nil
+    } catch {
+      guard let (connection, cause) = Self.openReadOnlyFallback(path: path, after: error, entities: all) else {
+        throw error
+      }
+      writeConnection = connection
+      readOnlyCause = cause
+    }
     for recorded in try Self.recordedEntities(writeConnection, path: path)
     where !all.contains(where: { $0.name == recorded.name }) {
       all.append(recorded)
@@ -73,7 +88,7 @@ public final class StorageContext: Sendable {
       ProcessInfo.processInfo.environment["OFFLINENEWS_FAULT"] == "kill-before-commit"
     writer = SerialConnection(writeConnection, label: "OfflineNews.writer")
     var pool: [SerialConnection] = []
-    if path != ":memory:" {
+    if path != ":memory:" && readOnlyCause == nil {
       for index in 0..<max(1, readers) {
         do {
           // Read-write but query_only: a read-only connection cannot checkpoint, and when it is the last to close it
@@ -154,6 +169,43 @@ public final class StorageContext: Sendable {
     }
   }
 
+  /// Opens `path` read-only and immutable after `error` stopped the normal open, when that is safe: the error is
+  /// one a read-only or full file system gives, the file is a regular, non-empty file with no committed data in a
+  /// `-wal` beside it (absent or empty: an immutable connection does not read it), its schema is this build's and
+  /// every declared entity is already there. Returns the connection and the error later writes throw.
+  private static func openReadOnlyFallback(path: String, after error: StorageError, entities: [EntityDescription])
+    -> (Connection, StorageError)?
+  {
+    let cause: StorageError
+    switch error.kind {
+    case .diskFull: cause = error
+    case .readOnly, .cannotOpen: cause = StorageError(kind: .readOnly, path: path, underlying: error.underlying)
+    case .other where error.underlying?.code == SQLiteError.ioError:
+      cause = StorageError(kind: .readOnly, path: path, underlying: error.underlying)
+    default: return nil
+    }
+    let manager = FileManager.default
+    guard path != ":memory:",
+      let attributes = try? manager.attributesOfItem(atPath: path),
+      attributes[.type] as? FileAttributeType == .typeRegular,
+      (attributes[.size] as? NSNumber)?.intValue ?? 0 > 0
+    else { return nil }
+    if let wal = try? manager.attributesOfItem(atPath: path + "-wal"), (wal[.size] as? NSNumber)?.intValue != 0 {
+      return nil
+    }
+    do {
+      let connection = try Connection(path: path, immutable: true)
+      guard try Migrator(migrations: Schema.migrations).currentVersion(connection) == schemaVersion else {
+        return nil
+      }
+      // Writes nothing when every entity is recorded as declared; anything else fails on the read-only connection.
+      try EntityMigrator(entities: entities).reconcile(connection)
+      return (connection, cause)
+    } catch {
+      return nil
+    }
+  }
+
   private static func recordedEntities(_ db: Connection, path: String) throws(StorageError) -> [EntityDescription] {
     do {
       let definitions = try db.makeStatement("SELECT definition FROM schema_entity ORDER BY name").fetchAll {
@@ -222,6 +274,7 @@ public final class StorageContext: Sendable {
   func writeAndPublish<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> (T, [StorageChange]))
     async throws -> T
   {
+    if let readOnlyCause { throw readOnlyCause }
     let broadcaster = self.broadcaster
     return try await mapErrors {
       try await writer.run { db in

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why the storage context could not open, read or write its database.
 ///
 /// Every case names the database file, so that a message like
@@ -50,6 +52,9 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
     case SQLiteError.readOnly: kind = .readOnly
     case SQLiteError.full: kind = .diskFull
     case SQLiteError.busy, SQLiteError.locked: kind = .busy
+    // An I/O error is often a full or read-only file system seen while growing `-shm` or `-wal`.
+    case SQLiteError.ioError where error.systemErrorNumber == ENOSPC: kind = .diskFull
+    case SQLiteError.ioError where error.systemErrorNumber == EROFS: kind = .readOnly
     default: kind = .other
     }
     self.init(kind: kind, path: path, underlying: error)
@@ -62,8 +67,15 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
       reason =
         "written by a newer version of OfflineNews (schema \(found), this build knows up to \(supported)); "
         + "the file was left untouched: upgrade, or use another --db"
+    case .notADatabase where underlying?.code == SQLiteError.corrupt:
+      reason =
+        "the file is damaged (a corrupt page); it was left untouched: keep a copy, then try "
+        + "`sqlite3 FILE .recover`, or use another --db to start a new cache"
     case .notADatabase: reason = "not a SQLite database, or corrupt"
-    case .cannotOpen: reason = "cannot open or create the file (missing folder or no permission)"
+    case .cannotOpen:
+      reason =
+        "cannot open or create the file or its -wal/-shm beside it "
+        + "(missing folder, no permission, or a read-only or full file system)"
     case .readOnly: reason = "the database or its folder is read-only"
     case .diskFull: reason = "the disk is full; nothing was changed"
     case .busy: reason = "the database is locked by another process"

@@ -27,18 +27,34 @@ public final class Connection {
   /// - Parameters:
   ///   - path: a file path; `:memory:` for a private in-memory database.
   ///   - readOnly: open with `SQLITE_OPEN_READONLY`.
+  ///   - immutable: open read-only as an immutable file (`file:…?mode=ro&immutable=1`): no lock, no `-wal` or
+  ///     `-shm` is read or created, so a file on a read-only or full file system can still be read. Only correct
+  ///     while nothing writes the file and no committed data waits in a `-wal` beside it.
   ///   - busyTimeout: how long, in seconds, to wait for another connection's lock before failing with `SQLITE_BUSY`.
   /// - Throws: ``SQLiteError`` carrying the path, e.g. `SQLITE_CANTOPEN` for a missing folder or no permission.
-  public init(path: String, readOnly: Bool = false, busyTimeout: Double = 5) throws(SQLiteError) {
+  ///
+  /// Related SQLite documentation: <https://www.sqlite.org/uri.html#uriimmutable>
+  public init(path: String, readOnly: Bool = false, immutable: Bool = false, busyTimeout: Double = 5)
+    throws(SQLiteError)
+  {
     var handle: OpaquePointer?
-    let flags =
-      (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
-    let rc = sqlite3_open_v2(path, &handle, flags, nil)
+    var flags =
+      (readOnly || immutable ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+      | SQLITE_OPEN_NOMUTEX
+    var name = path
+    if immutable {
+      flags |= SQLITE_OPEN_URI
+      // `URL(fileURLWithPath:)` percent-encodes `?`, `#` and `%`, so no part of the path is read as URI syntax.
+      name = URL(fileURLWithPath: path).absoluteString + "?mode=ro&immutable=1"
+    }
+    let rc = sqlite3_open_v2(name, &handle, flags, nil)
     guard rc == SQLITE_OK, let handle else {
       let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
       let extended = handle.map { sqlite3_extended_errcode($0) } ?? rc
+      let systemError = handle.map { sqlite3_system_errno($0) } ?? 0
       sqlite3_close_v2(handle)
-      throw SQLiteError(extendedCode: extended, message: message, path: path)
+      throw SQLiteError(
+        extendedCode: extended, message: message, path: path, systemErrorNumber: systemError == 0 ? nil : systemError)
     }
     self.handle = handle
     self.path = path
@@ -153,7 +169,12 @@ public final class Connection {
     let extended = sqlite3_extended_errcode(handle)
     // `sqlite3_errmsg` describes the most recent failing API call; prefer its code when it matches `rc`.
     let code = (extended & 0xFF) == (rc & 0xFF) ? extended : rc
-    return SQLiteError(extendedCode: code, message: String(cString: sqlite3_errmsg(handle)), sql: sql, path: path)
+    // The errno of the failing system call, e.g. ENOSPC behind a `SQLITE_IOERR` while growing `-shm`.
+    let systemError = sqlite3_system_errno(handle)
+    return SQLiteError(
+      extendedCode: code, message: String(cString: sqlite3_errmsg(handle)), sql: sql, path: path,
+      systemErrorNumber: (code & 0xFF) == SQLITE_IOERR || (code & 0xFF) == SQLITE_CANTOPEN
+        || (code & 0xFF) == SQLITE_FULL ? (systemError == 0 ? nil : systemError) : nil)
   }
 }
 

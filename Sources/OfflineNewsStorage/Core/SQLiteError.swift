@@ -20,12 +20,17 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
   public var sql: String?
   /// The database file involved, if known.
   public var path: String?
+  /// The operating system's error number behind an I/O or open failure (`sqlite3_system_errno`), e.g. `ENOSPC`.
+  public var systemErrorNumber: Int32?
 
-  public init(extendedCode: Int32, message: String, sql: String? = nil, path: String? = nil) {
+  public init(
+    extendedCode: Int32, message: String, sql: String? = nil, path: String? = nil, systemErrorNumber: Int32? = nil
+  ) {
     self.extendedCode = extendedCode
     self.message = message
     self.sql = sql
     self.path = path
+    self.systemErrorNumber = systemErrorNumber
   }
 
   /// The English name of the primary result code, from `sqlite3_errstr`, e.g. "database is locked".
@@ -46,5 +51,6 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
   public static let notADatabase = SQLITE_NOTADB
   public static let full = SQLITE_FULL
   public static let cantOpen = SQLITE_CANTOPEN
+  public static let ioError = SQLITE_IOERR
   public static let constraint = SQLITE_CONSTRAINT
 }
