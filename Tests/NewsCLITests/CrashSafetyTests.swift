@@ -62,7 +62,7 @@ struct CrashSafetyTests {
     let db = directory.path("news.sqlite")
     let sample = Fixtures.configDirectory.appendingPathComponent("sample/top-headlines.json").path
     let first = try Self.run(binary, ["import", sample, "--db", db])
-    first.waitUntilExit()
+    await first.exited()
     #expect(first.terminationStatus == 0)
     let before = try Self.snapshot(binary, db: db)
     #expect(before.integrity == "ok")
@@ -72,7 +72,7 @@ struct CrashSafetyTests {
     try Self.writeLargeResponse(20_000, to: big)
     let killed = try Self.run(
       binary, ["import", big, "--db", db], environment: ["OFFLINENEWS_FAULT": "kill-before-commit"])
-    killed.waitUntilExit()
+    await killed.exited()
     #expect(killed.terminationReason == .uncaughtSignal)
     #expect(killed.terminationStatus == SIGKILL)
 
@@ -81,7 +81,7 @@ struct CrashSafetyTests {
     #expect(after.urls == before.urls, "exactly the rows from before the save")
 
     let again = try Self.run(binary, ["import", big, "--db", db])
-    again.waitUntilExit()
+    await again.exited()
     #expect(again.terminationStatus == 0)
     #expect(try Self.snapshot(binary, db: db).urls.count == 20_020)
   }
@@ -93,7 +93,7 @@ struct CrashSafetyTests {
     let db = directory.path("news.sqlite")
     let sample = Fixtures.configDirectory.appendingPathComponent("sample/top-headlines.json").path
     let first = try Self.run(binary, ["import", sample, "--db", db])
-    first.waitUntilExit()
+    await first.exited()
     let old = try Self.snapshot(binary, db: db).urls
     let big = directory.path("big.json")
     try Self.writeLargeResponse(30_000, to: big, prefix: "r")
@@ -107,7 +107,7 @@ struct CrashSafetyTests {
         kill(process.processIdentifier, SIGKILL)
         killedMidway += 1
       }
-      process.waitUntilExit()
+      await process.exited()
       let state = try Self.snapshot(binary, db: db)
       #expect(state.integrity == "ok")
       #expect(state.urls == old || state.urls.count == old.count + 30_000, "\(state.urls.count) rows")
@@ -115,7 +115,7 @@ struct CrashSafetyTests {
     }
     print("◇ random kills: \(killedMidway) of 6 runs killed while running")
     let last = try Self.run(binary, ["import", big, "--db", db])
-    last.waitUntilExit()
+    await last.exited()
     #expect(last.terminationStatus == 0)
     #expect(try Self.snapshot(binary, db: db).urls.count == old.count + 30_000)
   }

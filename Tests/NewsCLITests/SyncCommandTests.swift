@@ -88,7 +88,7 @@ struct SyncCommandTests {
     let killed = try CrashSafetyTests.run(
       binary, ["sync", "--config", config, "--db", cli.database], environment: ["OFFLINENEWS_FAULT": "kill-after-stage"]
     )
-    killed.waitUntilExit()
+    await killed.exited()
     #expect(killed.terminationReason == .uncaughtSignal)
     #expect(killed.terminationStatus == SIGKILL)
     #expect(try await Self.ids(cli, "parse_article") == [])
@@ -131,7 +131,7 @@ struct SyncCommandTests {
         kill(process.processIdentifier, SIGKILL)
         killed += 1
       }
-      process.waitUntilExit()
+      await process.exited()
       finished = process.terminationReason == .exit && process.terminationStatus == 0
       let probe = try OfflineNewsStorageProbe(path: cli.database)
       #expect(try probe.integrity() == "ok")
@@ -143,7 +143,7 @@ struct SyncCommandTests {
     print("◇ news sync: \(killed) of \(runs) runs killed while running")
     if !finished {
       let last = try CrashSafetyTests.run(binary, ["sync", "--config", config, "--db", cli.database])
-      last.waitUntilExit()
+      await last.exited()
       #expect(last.terminationStatus == 0)
     }
     let probe = try OfflineNewsStorageProbe(path: cli.database)
