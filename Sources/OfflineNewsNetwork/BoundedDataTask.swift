@@ -79,3 +79,91 @@ private final class TimerBox: Sendable {
     task?.cancel()
   }
 }
+
+/// The body of a response went over the byte limit of ``cappedDataTask(_:configuration:timeout:maxBytes:)``.
+struct BodyOverLimit: Error {
+  /// The response, with the body as far as it was read (at most the limit plus one chunk).
+  var response: URLResponse
+  /// The bytes read, or the `Content-Length` announced, when it was stopped.
+  var bytes: Int
+}
+
+/// One data task on its own session that stops reading as soon as the body goes over `maxBytes` (or its
+/// `Content-Length` announces more), so that a hostile server cannot fill the memory, bounded by `timeout` seconds as
+/// a whole like ``boundedDataTask(_:session:timeout:)``.
+///
+/// - Throws: ``BodyOverLimit`` when the body is too large; `URLError` like a data task.
+func cappedDataTask(
+  _ request: URLRequest, configuration: URLSessionConfiguration, timeout: TimeInterval, maxBytes: Int
+) async throws -> (Data, URLResponse) {
+  let result = await withCheckedContinuation {
+    (continuation: CheckedContinuation<Result<(Data, URLResponse), any Error>, Never>) in
+    let once = OnceContinuation(continuation)
+    let delegate = CappedDataDelegate(maxBytes: maxBytes, once: once)
+    let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+    let task = session.dataTask(with: request)
+    let timer = TimerBox()
+    delegate.onFinish = { timer.cancel() }
+    timer.start {
+      try? await Task.sleep(nanoseconds: UInt64(max(0, min(timeout, 86_400)) * 1_000_000_000))
+      guard !Task.isCancelled, once.resume(.failure(URLError(.timedOut))) else { return }
+      task.cancel()
+    }
+    task.resume()
+    session.finishTasksAndInvalidate()
+  }
+  return try result.get()
+}
+
+/// Collects a body up to a limit; cancels the task past it.
+private final class CappedDataDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+  // @unchecked: `state` is guarded by its mutex; `onFinish` is set before the task starts and only read after.
+  private let state = Mutex<(data: Data, response: URLResponse?)>((Data(), nil))
+  private let maxBytes: Int
+  private let once: OnceContinuation<Result<(Data, URLResponse), any Error>>
+  var onFinish: @Sendable () -> Void = {}
+
+  init(maxBytes: Int, once: OnceContinuation<Result<(Data, URLResponse), any Error>>) {
+    self.maxBytes = maxBytes
+    self.once = once
+  }
+
+  func urlSession(
+    _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+    completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+  ) {
+    state.withLock { $0.response = response }
+    if response.expectedContentLength > Int64(maxBytes) {
+      onFinish()
+      once.resume(.failure(BodyOverLimit(response: response, bytes: Int(response.expectedContentLength))))
+      completionHandler(.cancel)
+      return
+    }
+    completionHandler(.allow)
+  }
+
+  func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+    let over = state.withLock { state -> (URLResponse, Int)? in
+      state.data.append(data)
+      guard state.data.count > maxBytes, let response = state.response else { return nil }
+      return (response, state.data.count)
+    }
+    if let (response, bytes) = over {
+      onFinish()
+      once.resume(.failure(BodyOverLimit(response: response, bytes: bytes)))
+      dataTask.cancel()
+    }
+  }
+
+  func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+    onFinish()
+    let (data, response) = state.withLock { ($0.data, $0.response) }
+    if let error {
+      once.resume(.failure(error))
+    } else if let response {
+      once.resume(.success((data, response)))
+    } else {
+      once.resume(.failure(URLError(.badServerResponse)))
+    }
+  }
+}

@@ -11,11 +11,14 @@ public struct HTTPResponse: Sendable, Hashable {
   public var status: Int
   /// The response headers, keyed by lowercased name.
   public var headers: [String: String]
-  /// The whole body.
+  /// The whole body, or its start when ``bodyLimitExceeded`` is set.
   public var body: Data
+  /// When a GET with a byte limit stopped reading: the bytes read, or the `Content-Length` announced; else `nil`.
+  public var bodyLimitExceeded: Int?
 
-  public init(status: Int, headers: [String: String] = [:], body: Data) {
+  public init(status: Int, headers: [String: String] = [:], body: Data, bodyLimitExceeded: Int? = nil) {
     self.status = status
+    self.bodyLimitExceeded = bodyLimitExceeded
     self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { a, _ in a })
     self.body = body
   }
@@ -33,6 +36,24 @@ public protocol HTTPTransport: Sendable {
   ///   transport makes); ``NewsNetworkError/httpStatus(_:bodyPrefix:)`` for a `429` or `5xx` that is still failing
   ///   after them. Other statuses are returned, for the caller to read their bodies.
   func get(_ url: URL, headers: [String: String]) async throws(NewsNetworkError) -> HTTPResponse
+
+  /// As ``get(_:headers:)``, reading at most `maxBodyBytes` of the body: past them (or when `Content-Length`
+  /// announces more) the transfer stops and the response comes back with ``HTTPResponse/bodyLimitExceeded`` set.
+  /// Not retried then. The default implementation reads the whole body first, then checks.
+  func get(_ url: URL, headers: [String: String], maxBodyBytes: Int) async throws(NewsNetworkError) -> HTTPResponse
+}
+
+extension HTTPTransport {
+  public func get(_ url: URL, headers: [String: String], maxBodyBytes: Int) async throws(NewsNetworkError)
+    -> HTTPResponse
+  {
+    var response = try await get(url, headers: headers)
+    if response.body.count > maxBodyBytes {
+      response.bodyLimitExceeded = response.body.count
+      response.body = response.body.prefix(maxBodyBytes)
+    }
+    return response
+  }
 }
 
 /// ``HTTPTransport`` over `URLSession`, with the same guarantees as ``URLSessionNewsNetwork``: each attempt bounded
@@ -45,6 +66,7 @@ public final class URLSessionHTTPTransport: HTTPTransport {
   public let retry: RetryPolicy
   private let secrets: [String]
   private let session: URLSession
+  private let configuration: URLSessionConfiguration
 
   /// - Parameters:
   ///   - timeout: seconds allowed per attempt (see ``URLSessionNewsNetwork/effectiveTimeout(_:)``); default 5.
@@ -60,25 +82,46 @@ public final class URLSessionHTTPTransport: HTTPTransport {
     configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
     configuration.urlCache = nil
     configuration.httpAdditionalHeaders = ["User-Agent": "OfflineNews/0.1"]
+    self.configuration = configuration
     session = URLSession(configuration: configuration)
   }
 
   deinit { session.finishTasksAndInvalidate() }
 
   public func get(_ url: URL, headers: [String: String]) async throws(NewsNetworkError) -> HTTPResponse {
+    try await get(url, headers: headers, limit: nil)
+  }
+
+  /// Stops reading past `maxBodyBytes` (see the protocol), on a session of its own so that no more is buffered.
+  public func get(_ url: URL, headers: [String: String], maxBodyBytes: Int) async throws(NewsNetworkError)
+    -> HTTPResponse
+  {
+    try await get(url, headers: headers, limit: max(0, maxBodyBytes))
+  }
+
+  private func get(_ url: URL, headers: [String: String], limit: Int?) async throws(NewsNetworkError) -> HTTPResponse {
     guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
       throw .unsupportedURL(clean(url.absoluteString))
     }
     var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
     for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
     let session = self.session
+    let configuration = self.configuration
     let timeout = self.timeout
     let policy = retry
     return try await policy.run(attemptTimeout: timeout) { _ throws(RetryPolicy.Failure) in
       let data: Data
       let response: URLResponse
       do {
-        (data, response) = try await boundedDataTask(request, session: session, timeout: timeout)
+        if let limit {
+          (data, response) = try await cappedDataTask(
+            request, configuration: configuration, timeout: timeout, maxBytes: limit)
+        } else {
+          (data, response) = try await boundedDataTask(request, session: session, timeout: timeout)
+        }
+      } catch let over as BodyOverLimit {
+        let status = (over.response as? HTTPURLResponse)?.statusCode ?? 0
+        return HTTPResponse(status: status, body: Data(), bodyLimitExceeded: over.bytes)
       } catch {
         throw RetryPolicy.Failure(self.redacted(URLSessionNewsNetwork.transportError(error, timeout: timeout)))
       }

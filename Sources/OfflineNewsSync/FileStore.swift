@@ -108,10 +108,11 @@ public struct FileStore: Sendable {
     }
     let response: HTTPResponse
     do {
-      response = try await transport.get(remote, headers: [:])
+      response = try await transport.get(remote, headers: [:], maxBodyBytes: policy.maxBytes)
     } catch {
       throw .network(remote, error)
     }
+    if let bytes = response.bodyLimitExceeded { throw .tooLarge(remote, bytes: bytes, limit: policy.maxBytes) }
     guard response.status == 200 else { throw .status(remote, response.status) }
     if let declared = response.header("Content-Length").flatMap({ Int($0) }), declared > policy.maxBytes {
       throw .tooLarge(remote, bytes: declared, limit: policy.maxBytes)

@@ -84,6 +84,36 @@ struct FileDownloadTests {
     #expect(name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }, "\(name)")
   }
 
+  @Test(
+    "a body over the cap is not read to the end: an endless one, and one whose Content-Length says too much",
+    arguments: [
+      LoopbackHTTPServer.Behaviour.endless(status: 200, contentType: "image/png"),
+      .truncated(status: 200, body: Data(count: 10), declaredLength: 50_000_000_000),
+    ])
+  func overCap(_ behaviour: LoopbackHTTPServer.Behaviour) async throws {
+    let server = try LoopbackHTTPServer(behaviour)
+    defer { server.stop() }
+    let directory = TemporaryDirectory("offlinenews-files")
+    let policy = FileDownloads(attributes: [], maxBytes: 100_000)
+    let store = FileStore(folder: directory.url, policy: policy, transport: URLSessionHTTPTransport(timeout: 30))
+    let clock = ContinuousClock()
+    let start = clock.now
+    do {
+      try await store.file(for: server.url("/files/endless.png"))
+      Issue.record("an endless body was stored")
+    } catch {
+      guard case .tooLarge(_, let bytes, let limit) = error else {
+        Issue.record("expected tooLarge, got \(error)")
+        return
+      }
+      #expect(limit == 100_000)
+      #expect(bytes > 100_000)
+    }
+    // Stopped at the cap, long before the 30 s timeout (a bound, not a benchmark).
+    #expect(clock.now - start < .seconds(20))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).isEmpty)
+  }
+
   @Test("two URLs with the same file name get different local files")
   func distinctNames() throws {
     let store = FileStore(

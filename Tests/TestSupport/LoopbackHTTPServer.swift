@@ -44,6 +44,9 @@ public final class LoopbackHTTPServer: Sendable {
     case resetMidBody(status: Int, body: Data, declaredLength: Int)
     /// Waits `seconds`, then acts as `then` says.
     indirect case delayed(TimeInterval, then: Behaviour)
+    /// Answers `status` with no `Content-Length` and a body that never ends (64 KiB chunks of `x` as fast as the
+    /// client reads) until the client closes or the server stops: a hostile download.
+    case endless(status: Int, contentType: String)
     /// A validating origin server (RFC 9110 §13.1.2, §13.1.3): `304 Not Modified` with the validators, no body, when
     /// the request's `If-None-Match` lists `etag` (or is `*`), or, without `If-None-Match`, when its
     /// `If-Modified-Since` equals `lastModified`; otherwise `200` with `body` as JSON and `ETag` / `Last-Modified`.
@@ -334,6 +337,14 @@ public final class LoopbackHTTPServer: Sendable {
         Thread.sleep(forTimeInterval: 0.05)  // let the client read what was sent before the reset
         var abort = linger(l_onoff: 1, l_linger: 0)
         _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &abort, socklen_t(MemoryLayout<linger>.size))
+      case .endless(let status, let contentType):
+        let head =
+          "HTTP/1.1 \(status) \(reasonPhrase(status))\r\nContent-Type: \(contentType)\r\nConnection: close\r\n\r\n"
+        guard sendAll(fd, Data(head.utf8)) else { return }
+        let chunk = Data(repeating: UInt8(ascii: "x"), count: 64 * 1024)
+        while !state.withLock({ $0.stopped }) {
+          guard sendAll(fd, chunk) else { return }
+        }
       case .delayed(let seconds, let then):
         let until = Date(timeIntervalSinceNow: seconds)
         while Date() < until {
