@@ -10,8 +10,9 @@ extension Configuration {
   ///     "serverURL": "http://localhost:1337/parse", "applicationId": "news-app",
   ///     "restAPIKeyEnvironment": "PARSE_REST_API_KEY", "pageSize": 100,
   ///     "classes": ["_User", "ArticleCategory", "ArticleTag",
-  ///                 { "name": "Article", "files": { "attributes": ["image"], "download": "eager",
-  ///                                                 "maxBytes": 5000000, "contentTypes": ["image/"] } }]
+  ///                 { "name": "Article", "relations": ["tags"],
+  ///                   "files": { "attributes": ["image"], "download": "eager", "maxBytes": 5000000,
+  ///                              "contentTypes": ["image/"] } }]
   ///   },
   ///   "mapping": "parse-server"
   /// },
@@ -51,6 +52,8 @@ extension Configuration {
     var name: String
     var pageSize: Int?
     var files: FileDownloads?
+    /// Keys of Parse `Relation` fields whose members are synced (see `ParseClassSync.relations`).
+    var relations: [String] = []
   }
 
   /// Whether a `sources` entry is a sync source (it has `parse` or `feed`).
@@ -134,8 +137,9 @@ extension Configuration {
     guard let fields = item as? [String: Any] else {
       throw CommandFailure(.config, "\(place) must be a class name or an object with \"name\"")
     }
-    for key in fields.keys where !["name", "pageSize", "files"].contains(key) {
-      throw CommandFailure(.config, "\(place): unknown key \"\(key)\"", hint: "a class has name, pageSize, files")
+    for key in fields.keys where !["name", "pageSize", "files", "relations"].contains(key) {
+      throw CommandFailure(
+        .config, "\(place): unknown key \"\(key)\"", hint: "a class has name, pageSize, files, relations")
     }
     guard let name = fields["name"] as? String, !name.isEmpty else {
       throw CommandFailure(.config, "\(place).name must be a class name")
@@ -143,6 +147,12 @@ extension Configuration {
     var parseClass = ParseClass(name: name)
     if let value = fields["pageSize"] { parseClass.pageSize = try pageSize(value, place: place + ".pageSize") }
     if let value = fields["files"] { parseClass.files = try files(value, place: place + ".files") }
+    if let value = fields["relations"] {
+      guard let keys = value as? [String], keys.allSatisfy({ !$0.isEmpty }) else {
+        throw CommandFailure(.config, "\(place).relations must be an array of Relation field names")
+      }
+      parseClass.relations = keys
+    }
     return parseClass
   }
 

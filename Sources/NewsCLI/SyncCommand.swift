@@ -90,7 +90,7 @@ struct SyncCommand {
           classes.append(
             ParseClassSync(
               className: parseClass.name, mapping: selected, pageSize: parseClass.pageSize ?? settings.pageSize,
-              files: parseClass.files))
+              files: parseClass.files, relations: parseClass.relations))
         }
         var engine = ParseSyncEngine(
           source: source.name, server: server, classes: classes, storage: storage,

@@ -47,6 +47,29 @@ public struct ParseServer: Sendable, Hashable {
     }
   }
 
+  /// The query for the members of relation `key` of object `objectId` of `className`, which are objects of
+  /// `target`: `where={"$relatedTo":{"object":<pointer>,"key":key}}` (Parse REST, "Relational Queries"), only their
+  /// `objectId`s, in `objectId` order, after `after` when given.
+  public func relationURL(
+    className: String, objectId: String, key: String, target: String, after: String?, limit: Int
+  ) -> URL {
+    var clause: [String: Any] = [
+      "$relatedTo": [
+        "object": ["__type": "Pointer", "className": className, "objectId": objectId], "key": key,
+      ]
+    ]
+    if let after { clause["objectId"] = ["$gt": after] }
+    let text =
+      (try? JSONSerialization.data(withJSONObject: clause, options: [.sortedKeys]))
+      .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    return self.url(
+      route: Self.route(of: target),
+      items: [
+        URLQueryItem(name: "where", value: text), URLQueryItem(name: "keys", value: "objectId"),
+        URLQueryItem(name: "order", value: "objectId"), URLQueryItem(name: "limit", value: "\(limit)"),
+      ])
+  }
+
   /// The query for the next page of `className` after `cursor` (all objects when `nil`), oldest change first.
   ///
   /// The cursor is a key set, not `skip`: objects with `updatedAt` after the cursor's, or equal to it with a greater
@@ -54,12 +77,17 @@ public struct ParseServer: Sendable, Hashable {
   /// neither skipped nor repeated, and objects changed during a sync are found by the next one. Dates are compared
   /// as Parse `Date` values (`{"__type":"Date","iso":…}`).
   public func queryURL(className: String, after cursor: SyncCursor?, limit: Int) -> URL {
-    var url = serverURL
-    for part in Self.route(of: className).split(separator: "/") { url.appendPathComponent(String(part)) }
     var items = [
       URLQueryItem(name: "order", value: "updatedAt,objectId"), URLQueryItem(name: "limit", value: "\(limit)"),
     ]
     if let cursor { items.insert(URLQueryItem(name: "where", value: cursor.whereClause), at: 0) }
+    return url(route: Self.route(of: className), items: items)
+  }
+
+  /// `serverURL/route?items`, with `+` percent-encoded.
+  private func url(route: String, items: [URLQueryItem]) -> URL {
+    var url = serverURL
+    for part in route.split(separator: "/") { url.appendPathComponent(String(part)) }
     guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
     components.queryItems = (components.queryItems ?? []) + items
     // `+` in a query means a space to many servers: encode it (and keep `URLComponents`' other escapes).

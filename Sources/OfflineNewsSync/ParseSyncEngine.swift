@@ -14,12 +14,21 @@ public struct ParseClassSync: Sendable {
   public var pageSize: Int
   /// Which attributes hold files, and how they are downloaded; `nil`: none.
   public var files: FileDownloads?
+  /// Keys of Parse `Relation` fields whose members are synced too: for each object of a page, its members are
+  /// asked for (`where={"$relatedTo":…}`), written into the staged page as an array of pointers, and imported as
+  /// the object's whole to-many list (members removed on the server are removed here). Parse bumps an object's
+  /// `updatedAt` when its relation changes. One request per object and relation (more past 1000 members).
+  public var relations: [String]
 
-  public init(className: String, mapping: ImportMapping, pageSize: Int = 100, files: FileDownloads? = nil) {
+  public init(
+    className: String, mapping: ImportMapping, pageSize: Int = 100, files: FileDownloads? = nil,
+    relations: [String] = []
+  ) {
     self.className = className
     self.mapping = mapping
     self.pageSize = min(max(pageSize, 1), 1000)
     self.files = files
+    self.relations = relations
   }
 }
 
@@ -153,13 +162,17 @@ public struct ParseSyncEngine: Sendable {
       } catch {
         throw .network(className: name, error)
       }
-      let (json, end) = try Self.validPage(response, className: name, after: cursor, secrets: server.secrets)
+      var (json, end) = try Self.validPage(response, className: name, after: cursor, secrets: server.secrets)
       guard let end else { return }  // an empty page: done
+      var body = response.body
+      if !item.relations.isEmpty {
+        json = try await withRelationMembers(json, item)
+        body = Data(json.jsonText.utf8)
+      }
       let page: SyncBookkeeping.StagedPage
       do {
         let sequence = try await SyncBookkeeping.nextSequence(source, name, in: storage)
-        page = SyncBookkeeping.StagedPage(
-          source: source, className: name, sequence: sequence, body: response.body, end: end)
+        page = SyncBookkeeping.StagedPage(source: source, className: name, sequence: sequence, body: body, end: end)
         _ = try await storage.save(ChangeSet(upserts: [page.record]))
       } catch {
         throw .storage(className: name, detail: "staging a page: \(error)")
@@ -236,6 +249,56 @@ public struct ParseSyncEngine: Sendable {
     }
     part.filesDownloaded += downloaded
     part.fileErrors += errors
+  }
+
+  // MARK: - Relations
+
+  /// The page with each object's `Relation` fields (those of ``ParseClassSync/relations``) replaced by the array of
+  /// its members' pointers, asked for with `$relatedTo` (Parse REST, "Relational Queries").
+  private func withRelationMembers(_ json: JSONValue, _ item: ParseClassSync) async throws(SyncError) -> JSONValue {
+    guard case .object(var root) = json, case .array(var objects)? = root["results"] else { return json }
+    for index in objects.indices {
+      guard case .object(var fields) = objects[index], case .string(let objectId)? = fields["objectId"] else {
+        continue
+      }
+      for key in item.relations {
+        guard case .object(let relation)? = fields[key], case .string("Relation")? = relation["__type"],
+          case .string(let target)? = relation["className"]
+        else { continue }
+        let members = try await relationMembers(of: item.className, objectId, key: key, target: target)
+        fields[key] = .array(
+          members.map {
+            .object(["__type": .string("Pointer"), "className": .string(target), "objectId": .string($0)])
+          })
+      }
+      objects[index] = .object(fields)
+    }
+    root["results"] = .array(objects)
+    return .object(root)
+  }
+
+  /// The `objectId`s of the members of relation `key` of one object, in `objectId` order, 1000 per request.
+  private func relationMembers(of className: String, _ objectId: String, key: String, target: String)
+    async throws(SyncError) -> [String]
+  {
+    var members: [String] = []
+    while true {
+      let url = server.relationURL(
+        className: className, objectId: objectId, key: key, target: target, after: members.last, limit: 1000)
+      let response: HTTPResponse
+      do {
+        response = try await transport.get(url, headers: server.headers)
+      } catch {
+        throw .network(className: className, error)
+      }
+      let (json, _) = try Self.validPage(response, className: className, after: nil, secrets: server.secrets)
+      let ids = (Self.results(json) ?? []).compactMap { object -> String? in
+        guard case .object(let fields) = object, case .string(let id)? = fields["objectId"] else { return nil }
+        return id
+      }
+      members += ids
+      if ids.count < 1000 || ids.isEmpty { return members }
+    }
   }
 
   // MARK: - Pages

@@ -296,3 +296,52 @@ struct ParseSyncFaultTests {
     #expect(fixture.stub.http.requests.first?.header("X-Parse-REST-API-Key") == key)
   }
 }
+
+@Suite("Parse Server sync: relations")
+struct ParseSyncRelationTests {
+  @Test("Relation members are synced as the object's whole to-many list, and follow the server's changes")
+  func relations() async throws {
+    let fixture = try SyncFixture()
+    let stub = fixture.stub
+    for tag in ["t1", "t2", "t3"] {
+      stub.put("ArticleTag", objectId: tag, updatedAt: parseDate(second: 1), fields: ["name": "Tag \(tag)"])
+    }
+    let relation: [String: Any] = ["__type": "Relation", "className": "ArticleTag"]
+    for index in 1...3 {
+      stub.put(
+        "Article", objectId: "a\(index)", updatedAt: parseDate(second: 10 + index),
+        fields: ["title": "Title \(index)", "tags": relation])
+    }
+    stub.relate("Article", "a1", key: "tags", members: ["t1", "t2"])
+    stub.relate("Article", "a2", key: "tags", members: ["t3"])
+    var classes = try fixture.classes(["ArticleTag", "Article"])
+    classes[1].relations = ["tags"]
+    let first = await fixture.engine(try fixture.openStorage(), classes: classes).sync()
+    #expect(first.succeeded, "\(first)")
+    #expect(try await tags(fixture) == ["a1": ["t1", "t2"], "a2": ["t3"], "a3": []])
+    // 3 relation queries, one per article.
+    #expect(stub.http.requests.filter { $0.target.contains("relatedTo") }.count == 3)
+
+    // On the server, a1 loses t1 and gains t3 (its updatedAt moves, as Parse does).
+    stub.relate("Article", "a1", key: "tags", members: ["t2", "t3"])
+    stub.put(
+      "Article", objectId: "a1", updatedAt: parseDate(second: 30), fields: ["title": "Title 1", "tags": relation])
+    let second = await fixture.engine(try fixture.openStorage(), classes: classes).sync()
+    #expect(second.classes.last?.objects == 1)
+    #expect(try await tags(fixture) == ["a1": ["t2", "t3"], "a2": ["t3"], "a3": []])
+  }
+
+  /// Each article's tags, from the join table of `parse_article.tags`.
+  func tags(_ fixture: SyncFixture) async throws -> [String: [String]] {
+    let storage = try fixture.openStorage()
+    let rows = try await storage.read { db in
+      try db.makeStatement("SELECT owner, target FROM parse_article_tags ORDER BY owner, target").fetchAll {
+        ($0.string(0) ?? "", $0.string(1) ?? "")
+      }
+    }
+    var result: [String: [String]] = [:]
+    for article in try await fixture.rows("parse_article", "title").keys { result[article] = [] }
+    for (owner, target) in rows { result[owner, default: []].append(target) }
+    return result
+  }
+}

@@ -21,6 +21,8 @@ public final class ParseServerStub: Sendable {
     var injected: [LoopbackHTTPServer.Behaviour] = []
     var maxLimit = 1000
     var ignoreWhere = false
+    /// `"Class|objectId|key"` → member objectIds.
+    var relations: [String: Set<String>] = [:]
   }
 
   struct StoredObject {
@@ -57,6 +59,12 @@ public final class ParseServerStub: Sendable {
       objects.append(StoredObject(objectId: objectId, updatedAtMs: ms, json: json))
       state.classes[className] = objects
     }
+  }
+
+  /// Sets the members of relation `key` of object `objectId` of `className` (objects of another class), as Parse
+  /// keeps them for `$relatedTo` queries. (Parse bumps the owner's `updatedAt` when they change: `put` it again.)
+  public func relate(_ className: String, _ objectId: String, key: String, members: Set<String>) {
+    box.state.withLock { $0.relations["\(className)|\(objectId)|\(key)"] = members }
   }
 
   /// Serves `body` at `/files/<name>` with `contentType`; returns its URL.
@@ -108,6 +116,14 @@ public final class ParseServerStub: Sendable {
     guard request.header("X-Parse-Application-Id") == applicationID else {
       return .json(#"{"error":"unauthorized"}"#, status: 403)
     }
+    if let text = items["where"], let data = text.data(using: .utf8),
+      let clause = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+      let related = clause["$relatedTo"] as? [String: Any]
+    {
+      return relationMembers(
+        className, related, after: (clause["objectId"] as? [String: Any])?["$gt"] as? String,
+        limit: items["limit"].flatMap { Int($0) } ?? 100, box: box)
+    }
     var after: (Int64, String?)?
     if let text = items["where"], !box.state.withLock({ $0.ignoreWhere }) {
       guard let data = text.data(using: .utf8), let clause = try? JSONSerialization.jsonObject(with: data),
@@ -125,6 +141,29 @@ public final class ParseServerStub: Sendable {
       if let objectId { return (object.updatedAtMs, object.objectId) > (ms, objectId) }
       return object.updatedAtMs > ms
     }.prefix(min(requested, maxLimit))
+    var body = Data(#"{"results":["#.utf8)
+    for (index, object) in selected.enumerated() {
+      if index > 0 { body.append(contentsOf: Array(",".utf8)) }
+      body.append(object.json)
+    }
+    body.append(contentsOf: Array("]}".utf8))
+    return .respond(status: 200, headers: ["Content-Type": "application/json"], body: body)
+  }
+
+  /// The answer to `where={"$relatedTo":{"object":{…Pointer…},"key":…}}` on `className`: its member objects, in
+  /// `objectId` order, after `after`.
+  static func relationMembers(
+    _ className: String, _ related: [String: Any], after: String?, limit: Int, box: Box
+  ) -> LoopbackHTTPServer.Behaviour {
+    guard let object = related["object"] as? [String: Any], let owner = object["className"] as? String,
+      let ownerID = object["objectId"] as? String, let key = related["key"] as? String
+    else { return .json(#"{"code":102,"error":"bad $relatedTo"}"#, status: 400) }
+    let (members, objects) = box.state.withLock {
+      ($0.relations["\(owner)|\(ownerID)|\(key)"] ?? [], $0.classes[className] ?? [])
+    }
+    let selected = objects.filter { object in
+      members.contains(object.objectId) && (after.map { object.objectId > $0 } ?? true)
+    }.sorted { $0.objectId < $1.objectId }.prefix(limit)
     var body = Data(#"{"results":["#.utf8)
     for (index, object) in selected.enumerated() {
       if index > 0 { body.append(contentsOf: Array(",".utf8)) }
