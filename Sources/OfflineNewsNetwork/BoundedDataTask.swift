@@ -118,7 +118,7 @@ func cappedDataTask(
 /// Collects a body up to a limit; cancels the task past it.
 private final class CappedDataDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
   // @unchecked: `state` is guarded by its mutex; `onFinish` is set before the task starts and only read after.
-  private let state = Mutex<(data: Data, response: URLResponse?)>((Data(), nil))
+  private let state = Mutex<(data: Data, response: URLResponse?, stopped: Bool)>((Data(), nil, false))
   private let maxBytes: Int
   private let once: OnceContinuation<Result<(Data, URLResponse), any Error>>
   var onFinish: @Sendable () -> Void = {}
@@ -134,6 +134,7 @@ private final class CappedDataDelegate: NSObject, URLSessionDataDelegate, @unche
   ) {
     state.withLock { $0.response = response }
     if response.expectedContentLength > Int64(maxBytes) {
+      state.withLock { $0.stopped = true }
       onFinish()
       once.resume(.failure(BodyOverLimit(response: response, bytes: Int(response.expectedContentLength))))
       completionHandler(.cancel)
@@ -143,16 +144,31 @@ private final class CappedDataDelegate: NSObject, URLSessionDataDelegate, @unche
   }
 
   func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+    // Past the limit, every further chunk (libcurl delivers until the cancel takes effect) is dropped unread, and
+    // what was kept is released.
     let over = state.withLock { state -> (URLResponse, Int)? in
-      state.data.append(data)
-      guard state.data.count > maxBytes, let response = state.response else { return nil }
-      return (response, state.data.count)
+      guard !state.stopped else { return nil }
+      let total = state.data.count + data.count
+      guard total > maxBytes else {
+        state.data.append(data)
+        return nil
+      }
+      state.stopped = true
+      state.data = Data()
+      return state.response.map { ($0, total) }
     }
     if let (response, bytes) = over {
       onFinish()
       once.resume(.failure(BodyOverLimit(response: response, bytes: bytes)))
       dataTask.cancel()
     }
+  }
+
+  func urlSession(
+    _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+    newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+  ) {
+    completionHandler(SameOriginRedirects.allows(from: task.originalRequest?.url, to: request.url) ? request : nil)
   }
 
   func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
@@ -165,5 +181,27 @@ private final class CappedDataDelegate: NSObject, URLSessionDataDelegate, @unche
     } else {
       once.resume(.failure(URLError(.badServerResponse)))
     }
+  }
+}
+
+/// A session delegate that follows a redirect only within the same origin (scheme, host and port, RFC 6454): the
+/// headers of a request (an API key, a Parse REST key or session token) go wherever URLSession follows it, and must
+/// not reach another host. A redirect elsewhere is not followed: the 3xx response is the answer.
+final class SameOriginRedirects: NSObject, URLSessionTaskDelegate, Sendable {
+  func urlSession(
+    _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+    newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+  ) {
+    completionHandler(Self.allows(from: task.originalRequest?.url, to: request.url) ? request : nil)
+  }
+
+  static func allows(from original: URL?, to target: URL?) -> Bool {
+    guard let original, let target else { return false }
+    func origin(_ url: URL) -> (String, String, Int?) {
+      let scheme = url.scheme?.lowercased() ?? ""
+      let port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : nil)
+      return (scheme, url.host?.lowercased() ?? "", port)
+    }
+    return origin(original) == origin(target)
   }
 }

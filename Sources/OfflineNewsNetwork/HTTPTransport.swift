@@ -83,7 +83,7 @@ public final class URLSessionHTTPTransport: HTTPTransport {
     configuration.urlCache = nil
     configuration.httpAdditionalHeaders = ["User-Agent": "OfflineNews/0.1"]
     self.configuration = configuration
-    session = URLSession(configuration: configuration)
+    session = URLSession(configuration: configuration, delegate: SameOriginRedirects(), delegateQueue: nil)
   }
 
   deinit { session.finishTasksAndInvalidate() }

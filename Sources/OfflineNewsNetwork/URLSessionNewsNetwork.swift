@@ -51,7 +51,7 @@ public final class URLSessionNewsNetwork: NewsNetwork {
     configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
     configuration.urlCache = nil
     configuration.httpAdditionalHeaders = ["Accept": "application/json", "User-Agent": "OfflineNews/0.1"]
-    session = URLSession(configuration: configuration)
+    session = URLSession(configuration: configuration, delegate: SameOriginRedirects(), delegateQueue: nil)
   }
 
   deinit { session.finishTasksAndInvalidate() }
