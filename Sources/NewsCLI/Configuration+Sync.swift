@@ -127,13 +127,17 @@ extension Configuration {
       settings.pageSize = try pageSize(value, place: place + ".pageSize")
     }
     for (index, item) in list.enumerated() {
-      settings.classes.append(try parseClass(item, place: "\(place).classes[\(index)]"))
+      let parsed = try parseClass(item, place: "\(place).classes[\(index)]")
+      guard !settings.classes.contains(where: { $0.name == parsed.name }) else {
+        throw CommandFailure(.config, "\(place).classes[\(index)]: \(parsed.name) is listed twice")
+      }
+      settings.classes.append(parsed)
     }
     return settings
   }
 
   private static func parseClass(_ item: Any, place: String) throws(CommandFailure) -> ParseClass {
-    if let name = item as? String, !name.isEmpty { return ParseClass(name: name) }
+    if let name = item as? String, !name.isEmpty { return try checkedClass(ParseClass(name: name), place: place) }
     guard let fields = item as? [String: Any] else {
       throw CommandFailure(.config, "\(place) must be a class name or an object with \"name\"")
     }
@@ -152,6 +156,20 @@ extension Configuration {
         throw CommandFailure(.config, "\(place).relations must be an array of Relation field names")
       }
       parseClass.relations = keys
+    }
+    return try checkedClass(parseClass, place: place)
+  }
+
+  /// Refuses the classes Parse's REST API does not serve as classes: `_Join:<field>:<Class>` tables hold Relation
+  /// members, which are synced through their owner's `relations`.
+  private static func checkedClass(_ parseClass: ParseClass, place: String) throws(CommandFailure) -> ParseClass {
+    if parseClass.name.hasPrefix("_Join:") {
+      let parts = parseClass.name.split(separator: ":")
+      let hint =
+        parts.count == 3
+        ? "list \"relations\": [\"\(parts[1])\"] on the class \(parts[2]) instead" : "sync Relations with \"relations\""
+      throw CommandFailure(
+        .config, "\(place): \(parseClass.name) is a join table, not a class of the REST API", hint: hint)
     }
     return parseClass
   }
@@ -178,7 +196,12 @@ extension Configuration {
       guard let number = value as? NSNumber, !isJSONBoolean(value), number.doubleValue >= 1,
         number.doubleValue <= 1e12, number.doubleValue == number.doubleValue.rounded()
       else { throw CommandFailure(.config, "\(place).\(key) must be a whole number ≥ 1") }
-      if key == "maxBytes" { policy.maxBytes = number.intValue } else { policy.concurrency = min(number.intValue, 64) }
+      if key == "maxBytes" {
+        policy.maxBytes = number.intValue
+      } else {
+        guard number.intValue <= 64 else { throw CommandFailure(.config, "\(place).concurrency must be from 1 to 64") }
+        policy.concurrency = number.intValue
+      }
     }
     if let value = fields["contentTypes"] {
       guard let types = value as? [String] else {

@@ -12,9 +12,11 @@ struct SyncCommand {
   static let spec = CommandSpec(
     name: "sync",
     summary: "Sync the configured Parse Server classes and JSON Feeds into the database (incremental).",
-    usage: "[--source NAME] [--timeout SECONDS] [--db PATH] [--config PATH] [--json]",
+    usage: "[--source NAME] [--full] [--timeout SECONDS] [--db PATH] [--config PATH] [--json]",
     options: [
       OptionSpec(name: "source", valueName: "NAME", help: "Sync only this source (default: every sync source)."),
+      OptionSpec(
+        name: "full", help: "Ask for every object again, not only those changed since the last sync (a re-sync)."),
       OptionSpec(
         name: "timeout", valueName: "SECONDS", help: "Time allowed per request (default: the configuration's, 5)."),
       OptionSpec(name: "db", valueName: "PATH", help: "The database (default: $XDG_DATA_HOME/news/news.sqlite)."),
@@ -57,7 +59,13 @@ struct SyncCommand {
     var mappings: [String: ImportMapping] = [:]
     var entities = SyncBookkeeping.entities
     for source in sources where mappings[source.mapping] == nil {
-      let mapping = try context.loadMapping(source.mapping)
+      let mapping: ImportMapping
+      do {
+        mapping = try context.loadMapping(source.mapping)
+      } catch {
+        let file = configuration.file ?? "the configuration"
+        throw CommandFailure(.config, "\(file): sources.\(source.name).mapping: \(error.message)", hint: error.hint)
+      }
       mappings[source.mapping] = mapping
       entities += mapping.entityDescriptions
     }
@@ -84,7 +92,8 @@ struct SyncCommand {
             selected = mapping.roots.isEmpty ? mapping : try mapping.selecting(root: parseClass.name)
           } catch {
             throw CommandFailure(
-              .config, "sources.\(source.name): class \(parseClass.name): \(error)",
+              .config,
+              "\(configuration.file ?? "the configuration"): sources.\(source.name).classes: \(parseClass.name): \(error)",
               hint: "the mapping's roots: \(mapping.roots.keys.sorted().joined(separator: ", "))")
           }
           classes.append(
@@ -98,6 +107,7 @@ struct SyncCommand {
           fileFolder: databaseFolder.appendingPathComponent("files").appendingPathComponent(
             Self.folderName(source.name)))
         engine.now = context.now
+        engine.fromTheBeginning = arguments.flag("full")
         if context.environment["OFFLINENEWS_FAULT"] == "kill-after-stage" {
           engine.pageStaged = { _ in kill(getpid(), SIGKILL) }
         }
@@ -116,8 +126,13 @@ struct SyncCommand {
       if !json { console.out(Self.summary(source: source.name, report.classes)) }
     }
     if json { console.out(OutputFormat.json(Report(sources: reports))) }
-    let failures = reports.flatMap(\.classes).compactMap(\.error)
-    for failure in failures where !json { console.printError(failure, hint: nil) }
+    if !json {
+      for report in reports {
+        for failure in report.classes.compactMap(\.error) {
+          console.printError("\(OutputFormat.sanitized(report.name))/\(OutputFormat.sanitized(failure))", hint: nil)
+        }
+      }
+    }
     return Self.exitCode(reports.flatMap(\.classes))
   }
 
@@ -172,11 +187,12 @@ struct SyncCommand {
     for part in classes {
       let resumed = part.resumedPages > 0 ? " (+\(part.resumedPages) resumed)" : ""
       text += "\(OutputFormat.sanitized(source))/\(OutputFormat.sanitized(part.className)) → \(part.entity): "
-      text += "\(part.pages) page\(part.pages == 1 ? "" : "s")\(resumed), \(part.objects) objects: "
+      text += "\(part.pages) page\(part.pages == 1 ? "" : "s")\(resumed), "
+      text += "\(part.objects) object\(part.objects == 1 ? "" : "s"): "
       text += "\(part.inserted) inserted, \(part.updated) updated, \(part.unchanged) unchanged, \(part.failed) failed"
       if part.filesDownloaded + part.filesPresent + part.fileErrors.count > 0 {
         text += "; files: \(part.filesDownloaded) downloaded, \(part.filesPresent) present, "
-        text += "\(part.fileErrors.count) refused"
+        text += "\(part.fileErrors.count) failed"
       }
       text += part.error == nil ? "\n" : " (stopped)\n"
       for error in part.errors.prefix(10) { text += "  \(OutputFormat.sanitized(error.description))\n" }

@@ -17,6 +17,8 @@ public struct FeedSync: Sendable {
   public let storage: StorageContext
   public let transport: any HTTPTransport
   public var now: @Sendable () -> Date = { Date() }
+  /// The largest document accepted, in bytes (default 64 MB): past it the transfer stops and nothing is imported.
+  public var maxBytes = 64_000_000
 
   public init(
     source: String, url: URL, mapping: ImportMapping, storage: StorageContext, transport: any HTTPTransport
@@ -47,12 +49,16 @@ public struct FeedSync: Sendable {
   private func run(into part: inout SyncReport.ClassReport) async throws(SyncError) {
     let response: HTTPResponse
     do {
-      response = try await transport.get(url, headers: ["Accept": "application/feed+json, application/json"])
+      response = try await transport.get(
+        url, headers: ["Accept": "application/feed+json, application/json"], maxBodyBytes: maxBytes)
     } catch {
       throw .network(className: "feed", error)
     }
+    if let bytes = response.bodyLimitExceeded {
+      throw .invalidPage(className: "feed", detail: "the document is over the limit (\(bytes) bytes or more)")
+    }
     guard response.status == 200 else {
-      throw .server(className: "feed", status: response.status, code: nil, message: "not a feed")
+      throw ParseSyncEngine.serverError(response, className: "feed", secrets: [])
     }
     let json: JSONValue
     do {

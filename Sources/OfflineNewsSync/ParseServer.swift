@@ -42,8 +42,8 @@ public struct ParseServer: Sendable, Hashable {
     case "_Session": return "sessions"
     case "_Installation": return "installations"
     default:
-      let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "_"))
-      return "classes/" + (className.addingPercentEncoding(withAllowedCharacters: allowed) ?? className)
+      // Not escaped here: the URL's path component is (escaping twice sent `%253A` for a `:`).
+      return "classes/" + className.replacingOccurrences(of: "/", with: "_")
     }
   }
 

@@ -12,6 +12,8 @@ public struct ParseClassSync: Sendable {
   public var mapping: ImportMapping
   /// Objects per request (Parse's `limit`), 1…1000; default 100.
   public var pageSize: Int
+  /// The largest response accepted, in bytes (default 64 MB): past it the transfer stops and the class fails.
+  public var maxPageBytes = 64_000_000
   /// Which attributes hold files, and how they are downloaded; `nil`: none.
   public var files: FileDownloads?
   /// Keys of Parse `Relation` fields whose members are synced too: for each object of a page, its members are
@@ -65,6 +67,9 @@ public struct ParseSyncEngine: Sendable {
   public var pageStaged: @Sendable (SyncBookkeeping.StagedPage) async throws -> Void = { _ in }
   /// The clock (`syncedAt`, import times).
   public var now: @Sendable () -> Date = { Date() }
+  /// Start every class from the beginning instead of its stored cursor (`news sync --full`): everything is asked
+  /// for again and upserted (unchanged rows are not rewritten); the cursor then moves on as usual.
+  public var fromTheBeginning = false
 
   public init(
     source: String, server: ParseServer, classes: [ParseClassSync], storage: StorageContext,
@@ -111,13 +116,18 @@ public struct ParseSyncEngine: Sendable {
       var part = SyncReport.ClassReport(className: item.className, entity: item.mapping.rootEntity)
       do {
         try await sync(item, into: &part, progress: progress)
+        if let files = item.files, files.mode == .eager, let folder = fileFolder {
+          await downloadMissingFiles(item, files, folder, into: &part)
+        }
       } catch {
         part.error = error.description
         part.errorKind = error.kind
         let record = SyncBookkeeping.errorRecord(source, item.className, error.description, at: Timestamp(now()))
         _ = try? await storage.save(ChangeSet(upserts: [record]))
       }
-      if let cursor = try? await SyncBookkeeping.cursor(source: source, className: item.className, in: storage) {
+      if let cursor = try? await SyncBookkeeping.cursor(
+        source: source, className: item.className, server: server.serverURL.absoluteString, in: storage)
+      {
         part.cursor = cursor.description
       }
       report.classes.append(part)
@@ -147,23 +157,36 @@ public struct ParseSyncEngine: Sendable {
       part.resumedPages += 1
       progress(SyncProgress(className: name, pages: part.pages + part.resumedPages, objects: part.objects))
     }
+    var first = true
     while true {
       try Self.checkCancellation(name)
-      let cursor: SyncCursor?
+      var cursor: SyncCursor?
       do {
-        cursor = try await SyncBookkeeping.cursor(source: source, className: name, in: storage)
+        cursor = try await SyncBookkeeping.cursor(
+          source: source, className: name, server: server.serverURL.absoluteString, in: storage)
       } catch {
         throw .storage(className: name, detail: "\(error)")
       }
+      if first, fromTheBeginning { cursor = nil }
+      first = false
       let url = server.queryURL(className: name, after: cursor, limit: item.pageSize)
       let response: HTTPResponse
       do {
-        response = try await transport.get(url, headers: server.headers)
+        response = try await transport.get(url, headers: server.headers, maxBodyBytes: item.maxPageBytes)
       } catch {
         throw .network(className: name, error)
       }
       var (json, end) = try Self.validPage(response, className: name, after: cursor, secrets: server.secrets)
-      guard let end else { return }  // an empty page: done
+      guard let end else {
+        // An empty page: done. The class is up to date now (and its last error, if any, is over).
+        do {
+          let record = SyncBookkeeping.syncedRecord(source, name, at: Timestamp(now()))
+          _ = try await storage.save(ChangeSet(upserts: [record]))
+        } catch {
+          throw .storage(className: name, detail: "\(error)")
+        }
+        return
+      }
       var body = response.body
       if !item.relations.isEmpty {
         json = try await withRelationMembers(json, item)
@@ -196,7 +219,10 @@ public struct ParseSyncEngine: Sendable {
   ) async throws(SyncError) {
     let name = item.className
     let bookkeeping = ChangeSet(
-      upserts: [SyncBookkeeping.cursorRecord(source, name, page.end, syncedAt: Timestamp(now()))],
+      upserts: [
+        SyncBookkeeping.cursorRecord(
+          source, name, page.end, server: server.serverURL.absoluteString, syncedAt: Timestamp(now()))
+      ],
       deletes: [(entity: SyncBookkeeping.page.name, identity: page.identity)])
     let report: ImportReport
     do {
@@ -219,10 +245,45 @@ public struct ParseSyncEngine: Sendable {
     }
   }
 
+  /// Files of rows already imported that are still missing (a download failed, or the files were set eager
+  /// later): retried after each successful sync of the class, at most ``maxFileRetries`` per run.
+  private func downloadMissingFiles(
+    _ item: ParseClassSync, _ policy: FileDownloads, _ folder: URL, into part: inout SyncReport.ClassReport
+  ) async {
+    guard let entityMapping = item.mapping.entity(item.mapping.rootEntity) else { return }
+    let columns = policy.attributes.compactMap { key -> String? in
+      if entityMapping.entity.attribute(key) != nil, entityMapping.attributes[key]?.keyPath == nil { return key }
+      return entityMapping.attributes.first { $0.value.keyPath?.description == key }?.key
+    }
+    let store = FileStore(folder: folder, policy: policy, transport: transport)
+    var missing: [URL] = []
+    var seen: Set<URL> = []
+    for column in columns {
+      let rows =
+        (try? await storage.fetch(
+          FetchRequest(entity: item.mapping.rootEntity, predicate: FetchPredicate.attribute(column).isNotNull))) ?? []
+      for row in rows {
+        guard case .text(let text)? = row[column], let url = URL(string: text), url.scheme != nil,
+          seen.insert(url).inserted, !part.filesTried.contains(url), !store.isStored(url)
+        else { continue }
+        missing.append(url)
+        if missing.count >= Self.maxFileRetries { break }
+      }
+    }
+    guard !missing.isEmpty else { return }
+    let present = part.filesPresent
+    await download(missing, policy, folder, into: &part)
+    part.filesPresent = present
+  }
+
+  /// The most missing files retried per class and run.
+  public static let maxFileRetries = 500
+
   private func download(
     _ urls: [URL], _ policy: FileDownloads, _ folder: URL, into part: inout SyncReport.ClassReport
   ) async {
     let store = FileStore(folder: folder, policy: policy, transport: transport)
+    part.filesTried.formUnion(urls)
     var pending = urls.filter { !store.isStored($0) }
     part.filesPresent += urls.count - pending.count
     var downloaded = 0
@@ -287,7 +348,7 @@ public struct ParseSyncEngine: Sendable {
         className: className, objectId: objectId, key: key, target: target, after: members.last, limit: 1000)
       let response: HTTPResponse
       do {
-        response = try await transport.get(url, headers: server.headers)
+        response = try await transport.get(url, headers: server.headers, maxBodyBytes: 64_000_000)
       } catch {
         throw .network(className: className, error)
       }
@@ -308,22 +369,20 @@ public struct ParseSyncEngine: Sendable {
     return items
   }
 
-  /// The page's JSON and the cursor after its last object (`nil` for an empty page), or why it is not a page.
+  /// The page's JSON and the cursor after its last object in the server's order (`nil` for an empty page), or why
+  /// it is not a page.
+  ///
+  /// The server's order decides, not ours: a server may collate `objectId`s differently (PostgreSQL under a
+  /// case-insensitive collation), so the cursor is the page's last object, and the only progress check is that the
+  /// page does not end at or before the cursor's instant with the cursor's own object.
   static func validPage(
     _ response: HTTPResponse, className name: String, after cursor: SyncCursor?, secrets: [String] = []
   ) throws(SyncError) -> (JSONValue, SyncCursor?) {
+    if let bytes = response.bodyLimitExceeded {
+      throw .invalidPage(className: name, detail: "the response is over the limit (\(bytes) bytes or more)")
+    }
     guard (200..<300).contains(response.status) else {
-      var code: Int?
-      // Redacted before the cut, so that a secret straddling it cannot leak in part.
-      var text = String(decoding: response.body.prefix(64 * 1024), as: UTF8.self)
-      for secret in secrets { text = text.replacingOccurrences(of: secret, with: "<redacted>") }
-      var message = String(text.split(whereSeparator: \.isNewline).joined(separator: " ").prefix(200))
-      if let json = try? JSONValue.parse(response.body), case .object(let fields) = json {
-        if case .integer(let value)? = fields["code"] { code = Int(value) }
-        if case .string(let text)? = fields["error"] { message = text }
-      }
-      for secret in secrets { message = message.replacingOccurrences(of: secret, with: "<redacted>") }
-      throw .server(className: name, status: response.status, code: code, message: message)
+      throw serverError(response, className: name, secrets: secrets)
     }
     let json: JSONValue
     do {
@@ -332,18 +391,42 @@ public struct ParseSyncEngine: Sendable {
       throw .invalidPage(className: name, detail: "\(error) (\(response.body.count) bytes)")
     }
     guard let items = results(json) else {
+      // Parse answers some errors (Cloud Code triggers) with a 200 and {"code":…,"error":…}.
+      if case .object(let fields) = json, case .integer = fields["code"], case .string = fields["error"] {
+        throw serverError(response, className: name, secrets: secrets)
+      }
       throw .invalidPage(className: name, detail: "no \"results\" array")
     }
     guard !items.isEmpty else { return (json, nil) }
-    let cursors = items.compactMap(objectCursor)
-    guard let end = cursors.max() else {
+    guard let end = items.last(where: { objectCursor($0) != nil }).flatMap(objectCursor) else {
       throw .invalidPage(className: name, detail: "no object has both an objectId and an updatedAt")
     }
-    if let cursor, end <= cursor {
+    if let cursor,
+      end.updatedAtMilliseconds < cursor.updatedAtMilliseconds
+        || (end.updatedAtMilliseconds == cursor.updatedAtMilliseconds && end.objectId == cursor.objectId)
+    {
       throw .invalidPage(
         className: name, detail: "the server answered objects at or before the cursor (\(cursor)): is `where` ignored?")
     }
     return (json, end)
+  }
+
+  /// A non-2xx answer (or a 2xx Parse error body) as a ``SyncError/server(className:status:code:message:)``: Parse's
+  /// `code` and `error` when the body has them, else the start of the body; secrets redacted before any cut.
+  static func serverError(_ response: HTTPResponse, className name: String, secrets: [String]) -> SyncError {
+    var code: Int?
+    var text = String(decoding: response.body.prefix(64 * 1024), as: UTF8.self)
+    for secret in secrets { text = text.replacingOccurrences(of: secret, with: "<redacted>") }
+    var message = String(text.split(whereSeparator: \.isNewline).joined(separator: " ").prefix(200))
+    if let json = try? JSONValue.parse(response.body), case .object(let fields) = json {
+      if case .integer(let value)? = fields["code"] { code = Int(value) }
+      if case .string(let text)? = fields["error"] { message = text }
+    }
+    if (300..<400).contains(response.status), let location = response.header("Location") {
+      message = "a redirect to another origin is not followed (\(String(location.prefix(200))))"
+    }
+    for secret in secrets { message = message.replacingOccurrences(of: secret, with: "<redacted>") }
+    return .server(className: name, status: response.status, code: code, message: message)
   }
 
   /// An object's place in the server's order: its `updatedAt` (text or a Parse `Date`) and `objectId`.

@@ -8,8 +8,9 @@ import OfflineNewsStorage
 /// - `sync_page(source, className, sequence)`: a downloaded page (`body`, the raw JSON) staged durably before it is
 ///   imported, with the cursor it advances to (`endUpdatedAt`, `endUpdatedAtMs`, `endObjectId`) and when it was
 ///   downloaded (`stagedAt`). A page is deleted in the transaction that imports it.
-/// - `sync_cursor(source, className)`: the last object imported (`updatedAt`, `updatedAtMs`, `objectId`), when
-///   (`syncedAt`), and the last error since (`lastError`, `lastErrorAt`).
+/// - `sync_cursor(source, className)`: the last object imported (`updatedAt`, `updatedAtMs`, `objectId`) from which
+///   server (`server`), when the class was last brought up to date (`syncedAt`), and the last error since
+///   (`lastError`, `lastErrorAt`).
 public enum SyncBookkeeping {
   public static let page = EntityDescription(
     name: "sync_page", identity: ["source", "className", "sequence"],
@@ -25,7 +26,7 @@ public enum SyncBookkeeping {
     attributes: [
       Attribute("source", .text), Attribute("className", .text), Attribute("updatedAt", .text),
       Attribute("updatedAtMs", .integer), Attribute("objectId", .text), Attribute("syncedAt", .date),
-      Attribute("lastError", .text), Attribute("lastErrorAt", .date),
+      Attribute("lastError", .text), Attribute("lastErrorAt", .date), Attribute("server", .text),
     ])
 
   /// Both entities: pass them to `StorageContext(path:entities:)` with the mapping's.
@@ -84,22 +85,27 @@ public enum SyncBookkeeping {
     return 1
   }
 
-  /// The stored cursor of one class, `nil` before its first page.
-  public static func cursor(source: String, className: String, in storage: StorageContext) async throws
-    -> SyncCursor?
-  {
+  /// The stored cursor of one class, `nil` before its first page, or when `server` is given and the cursor was
+  /// taken on another server (the source's `serverURL` changed: its objects are not those the cursor counted).
+  public static func cursor(
+    source: String, className: String, server: String? = nil, in storage: StorageContext
+  ) async throws -> SyncCursor? {
     let rows = try await storage.fetch(FetchRequest(entity: cursor.name, predicate: scope(source, className)))
     guard let row = rows.first, case .text(let iso)? = row["updatedAt"], case .integer(let ms)? = row["updatedAtMs"],
       case .text(let objectId)? = row["objectId"]
     else { return nil }
+    if let server, case .text(let stored)? = row["server"], stored != server { return nil }
     return SyncCursor(updatedAt: iso, updatedAtMilliseconds: ms, objectId: objectId)
   }
 
-  static func cursorRecord(_ source: String, _ className: String, _ end: SyncCursor, syncedAt: Timestamp) -> Record {
+  static func cursorRecord(
+    _ source: String, _ className: String, _ end: SyncCursor, server: String, syncedAt: Timestamp
+  ) -> Record {
     Record(
       entity: cursor.name,
       values: [
-        "source": .text(source), "className": .text(className), "updatedAt": .text(end.updatedAt),
+        "source": .text(source), "className": .text(className), "server": .text(server),
+        "updatedAt": .text(end.updatedAt),
         "updatedAtMs": .integer(end.updatedAtMilliseconds), "objectId": .text(end.objectId),
         "syncedAt": .integer(syncedAt.millisecondsSince1970), "lastError": .null, "lastErrorAt": .null,
       ])

@@ -42,7 +42,7 @@ public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
     switch self {
     case .network(let name, let error): return "\(name): \(error)"
     case .server(let name, let status, let code, let message):
-      return "\(name): Parse Server answered HTTP \(status)\(code.map { ", code \($0)" } ?? ""): \(message)"
+      return "\(name): the server answered HTTP \(status)\(code.map { ", code \($0)" } ?? ""): \(message)"
     case .invalidPage(let name, let detail): return "\(name): invalid page: \(detail)"
     case .importFailed(let name, let detail): return "\(name): import failed: \(detail)"
     case .storage(let name, let detail): return "\(name): storage: \(detail)"
@@ -73,6 +73,8 @@ public struct SyncReport: Sendable, Hashable, Encodable {
     public var filesDownloaded = 0
     public var filesPresent = 0
     public var fileErrors: [String] = []
+    /// The file URLs tried in this run (not encoded): a failed one is not tried twice in one run.
+    var filesTried: Set<URL> = []
     /// The cursor after this run (`updatedAt objectId`), `nil` when nothing was ever imported.
     public var cursor: String?
     /// Why the class stopped early, if it did.

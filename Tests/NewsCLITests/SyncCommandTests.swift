@@ -62,7 +62,7 @@ struct SyncCommandTests {
     #expect(first.status == 0, "\(first.err)")
     #expect(
       first.out.contains("demo/Article → parse_article: 3 pages, 5 objects: 5 inserted, 0 updated"), "\(first.out)")
-    #expect(first.out.contains("demo/_User → parse_user: 1 page, 1 objects: 1 inserted"), "\(first.out)")
+    #expect(first.out.contains("demo/_User → parse_user: 1 page, 1 object: 1 inserted"), "\(first.out)")
     #expect(try await Self.ids(cli, "parse_article") == ["a1", "a2", "a3", "a4", "a5"])
 
     stub.put("Article", objectId: "a3", updatedAt: "2024-01-03T00:00:00.000Z", fields: ["title": "Edited"])
@@ -160,7 +160,7 @@ struct SyncCommandTests {
     let config = try Self.writeConfig(cli, serverURL: url, classes: #"["Article"]"#)
     let outcome = await cli.run("sync", "--config", config, "--db", cli.database)
     #expect(outcome.status == 69)
-    #expect(outcome.err.contains("Article: connection refused"), "\(outcome.err)")
+    #expect(outcome.err.contains("demo/Article: connection refused"), "\(outcome.err)")
     #expect(try await Self.ids(cli, "parse_article") == [])
   }
 

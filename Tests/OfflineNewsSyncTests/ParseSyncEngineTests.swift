@@ -206,7 +206,7 @@ struct ParseSyncFaultTests {
     let fixture = try fixture()
     fixture.stub.inject(.json(#"{"code":209,"error":"Invalid session token"}"#, status: 400))
     let (part, rows) = try await syncArticles(fixture)
-    #expect(part.error == "Article: Parse Server answered HTTP 400, code 209: Invalid session token")
+    #expect(part.error == "Article: the server answered HTTP 400, code 209: Invalid session token")
     #expect(rows.isEmpty)
   }
 
@@ -294,6 +294,114 @@ struct ParseSyncFaultTests {
     #expect(!error.contains(key))
     #expect(error.contains("<redacted>"))
     #expect(fixture.stub.http.requests.first?.header("X-Parse-REST-API-Key") == key)
+  }
+}
+
+@Suite("Parse Server sync: what real servers do")
+struct ParseSyncServerQuirkTests {
+  @Test("a server that collates objectIds ignoring case (PostgreSQL) is followed in its own order")
+  func caseInsensitiveCollation() async throws {
+    let fixture = try SyncFixture()
+    fixture.stub.caseInsensitiveObjectIds = true
+    fixture.stub.maxLimit = 1
+    for id in ["Zz01", "aa02", "AB03", "ab04", "Ba05", "bB06", "zz07"] {
+      putArticle(fixture.stub, id, title: id, second: 7)
+    }
+    let report = await fixture.engine(try fixture.openStorage(), classes: try fixture.classes(["Article"])).sync()
+    #expect(report.classes.first?.error == nil, "\(report)")
+    #expect(try await fixture.count("parse_article") == 7)
+  }
+
+  @Test("a 200 carrying a Parse error body is a server error with its code")
+  func errorBodyWith200() async throws {
+    let fixture = try SyncFixture()
+    putArticle(fixture.stub, "a1", title: "One", second: 1)
+    fixture.stub.inject(.json(#"{"code":141,"error":"Cloud code failed"}"#))
+    let report = await fixture.engine(try fixture.openStorage(), classes: try fixture.classes(["Article"])).sync()
+    #expect(report.classes.first?.error == "Article: the server answered HTTP 200, code 141: Cloud code failed")
+    #expect(report.classes.first?.errorKind == "server")
+  }
+
+  @Test("a page over the size limit stops the transfer and imports nothing")
+  func pageOverLimit() async throws {
+    let fixture = try SyncFixture()
+    for index in 1...20 {
+      putArticle(fixture.stub, "a\(index)", title: String(repeating: "long title ", count: 50), second: index)
+    }
+    var classes = try fixture.classes(["Article"], pageSize: 100)
+    classes[0].maxPageBytes = 2_000
+    let report = await fixture.engine(try fixture.openStorage(), classes: classes).sync()
+    #expect(report.classes.first?.error?.contains("over the limit") == true, "\(report)")
+    #expect(try await fixture.count("parse_article") == 0)
+  }
+
+  @Test("a successful sync with nothing new clears the class's last error and records the time")
+  func clearsLastError() async throws {
+    let fixture = try SyncFixture()
+    putArticle(fixture.stub, "a1", title: "One", second: 1)
+    _ = await fixture.engine(try fixture.openStorage(), classes: try fixture.classes(["Article"])).sync()
+    fixture.stub.inject(.json(#"{"code":1,"error":"down"}"#, status: 500))
+    _ = await fixture.engine(try fixture.openStorage(), classes: try fixture.classes(["Article"])).sync()
+    let storage = try fixture.openStorage()
+    let failed = try await storage.fetch(FetchRequest(entity: "sync_cursor"))
+    #expect(failed.first?["lastError"] != .null)
+    var engine = fixture.engine(storage, classes: try fixture.classes(["Article"]))
+    engine.now = { Date(timeIntervalSince1970: 1_900_000_000) }
+    let report = await engine.sync()
+    #expect(report.succeeded)
+    let row = try #require(try await storage.fetch(FetchRequest(entity: "sync_cursor")).first)
+    #expect(row["lastError"] == .null)
+    #expect(row["syncedAt"] == .integer(1_900_000_000_000))
+  }
+
+  @Test("a cursor taken on another server is not used: a moved source starts over")
+  func serverMoved() async throws {
+    let fixture = try SyncFixture()
+    putArticle(fixture.stub, "a1", title: "One", second: 50)
+    _ = await fixture.engine(try fixture.openStorage(), classes: try fixture.classes(["Article"])).sync()
+    let other = try ParseServerStub()
+    putArticle(other, "b1", title: "Older elsewhere", second: 10)
+    let engine = ParseSyncEngine(
+      source: "stub", server: ParseServer(serverURL: other.serverURL, applicationID: other.applicationID),
+      classes: try fixture.classes(["Article"]), storage: try fixture.openStorage(),
+      transport: URLSessionHTTPTransport())
+    let report = await engine.sync()
+    #expect(report.classes.first?.inserted == 1)
+    #expect(try await fixture.rows("parse_article", "title").keys.sorted() == ["a1", "b1"])
+  }
+
+  @Test("fromTheBeginning (news sync --full) asks for everything again and rewrites nothing unchanged")
+  func full() async throws {
+    let fixture = try SyncFixture()
+    for index in 1...3 { putArticle(fixture.stub, "a\(index)", title: "T\(index)", second: index) }
+    _ = await fixture.engine(try fixture.openStorage(), classes: try fixture.classes(["Article"])).sync()
+    var engine = fixture.engine(try fixture.openStorage(), classes: try fixture.classes(["Article"]))
+    engine.fromTheBeginning = true
+    let report = await engine.sync()
+    let part = try #require(report.classes.first)
+    #expect(part.objects == 3)
+    #expect(part.unchanged == 3)
+    #expect(part.cursor == "\(parseDate(second: 3)) a3")
+  }
+
+  @Test("an eager file that failed is retried by the next sync, though its object did not change")
+  func fileRetried() async throws {
+    let fixture = try SyncFixture()
+    let url = fixture.stub.http.url("/files/later.png")
+    putArticle(fixture.stub, "a1", title: "One", second: 1, image: url)
+    let policy = FileDownloads(attributes: ["image"], mode: .eager)
+    let first = await fixture.engine(
+      try fixture.openStorage(), classes: try fixture.classes(["Article"], files: policy)
+    )
+    .sync()
+    #expect(first.classes.first?.fileErrors.count == 1)  // 404, tried once in the run
+    fixture.stub.putFile("later.png", contentType: "image/png", body: Data([1, 2, 3]))
+    let second = await fixture.engine(
+      try fixture.openStorage(), classes: try fixture.classes(["Article"], files: policy)
+    )
+    .sync()
+    #expect(second.classes.first?.pages == 0)
+    #expect(second.classes.first?.filesDownloaded == 1)
   }
 }
 

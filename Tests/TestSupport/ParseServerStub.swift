@@ -21,6 +21,7 @@ public final class ParseServerStub: Sendable {
     var injected: [LoopbackHTTPServer.Behaviour] = []
     var maxLimit = 1000
     var ignoreWhere = false
+    var caseInsensitive = false
     /// `"Class|objectId|key"` → member objectIds.
     var relations: [String: Set<String>] = [:]
   }
@@ -85,6 +86,12 @@ public final class ParseServerStub: Sendable {
     set { box.state.withLock { $0.maxLimit = newValue } }
   }
 
+  /// Compare and sort `objectId`s ignoring letter case, as PostgreSQL does under a case-insensitive collation.
+  public var caseInsensitiveObjectIds: Bool {
+    get { box.state.withLock { $0.caseInsensitive } }
+    set { box.state.withLock { $0.caseInsensitive = newValue } }
+  }
+
   /// Answer every query as if it had no `where` (a broken server), to test the engine's guard.
   public var ignoreWhere: Bool {
     get { box.state.withLock { $0.ignoreWhere } }
@@ -134,11 +141,14 @@ public final class ParseServerStub: Sendable {
       after = parsed
     }
     let requested = items["limit"].flatMap { Int($0) } ?? 100
-    let (objects, maxLimit) = box.state.withLock { ($0.classes[className] ?? [], $0.maxLimit) }
-    let sorted = objects.sorted { ($0.updatedAtMs, $0.objectId) < ($1.updatedAtMs, $1.objectId) }
+    let (objects, maxLimit, folding) = box.state.withLock {
+      ($0.classes[className] ?? [], $0.maxLimit, $0.caseInsensitive)
+    }
+    let key = { (id: String) in folding ? id.lowercased() : id }
+    let sorted = objects.sorted { ($0.updatedAtMs, key($0.objectId)) < ($1.updatedAtMs, key($1.objectId)) }
     let selected = sorted.filter { object in
       guard let (ms, objectId) = after else { return true }
-      if let objectId { return (object.updatedAtMs, object.objectId) > (ms, objectId) }
+      if let objectId { return (object.updatedAtMs, key(object.objectId)) > (ms, key(objectId)) }
       return object.updatedAtMs > ms
     }.prefix(min(requested, maxLimit))
     var body = Data(#"{"results":["#.utf8)
