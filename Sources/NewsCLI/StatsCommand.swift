@@ -72,7 +72,8 @@ struct StatsCommand {
     var text = "database  \(report.database)\n"
     text += "size      \(ByteCountFormatter.string(fromByteCount: report.bytes, countStyle: .file))\n"
     text += "schema    version \(report.schemaVersion)\n"
-    for entity in report.entities { text += "entity    \(pad(entity.name, 14))\(entity.rows) rows\n" }
+    let nameWidth = max(14, (report.entities.map(\.name.count).max() ?? 0) + 1)
+    for entity in report.entities { text += "entity    \(pad(entity.name, nameWidth))\(entity.rows) rows\n" }
     text += "articles  \(report.unread) unread, \(report.bookmarked) bookmarked\n"
     if report.fetches.isEmpty { text += "fetches   none yet\n" }
     for fetch in fetches(report, now: now) { text += fetch }
