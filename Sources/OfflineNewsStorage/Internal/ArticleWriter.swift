@@ -5,11 +5,13 @@ import OfflineNewsModel
 /// chunks of a file being decoded while this writes). A bounded number of statements per 500 articles, whatever
 /// the number of articles, and no write at all for what did not change:
 ///
-/// - articles: one existence lookup (index only) and one `INSERT … ON CONFLICT(url) DO UPDATE … WHERE <a content
-///   column differs>` per 500 rows, so an unchanged row is neither rewritten nor re-indexed (the FTS update trigger
-///   of migration 4 fires only for changed text, the upsert's `WHERE` keeps it from even being considered);
-/// - the query's result list: upserted (`ON CONFLICT(query, url) DO UPDATE SET position … WHERE` it moved), then
-///   only the members that left are deleted — an unchanged response writes one `query_fetch` row.
+/// - articles: one `INSERT … ON CONFLICT(url) DO UPDATE … WHERE <a content column differs> RETURNING url, rowid` per
+///   500 rows, so an unchanged row is neither rewritten nor re-indexed (the FTS update trigger of migration 4 fires
+///   only for changed text; the upsert's `WHERE` keeps the row from even being written). A returned rowid above the
+///   table's largest before the save is an insert, any other returned row an update, a row not returned unchanged.
+/// - the query's result list, once every article is written: upserted in `url` order (`ON CONFLICT(query, url) DO
+///   UPDATE SET position … WHERE` it moved), then only the members that left are deleted — an unchanged response
+///   writes one `query_fetch` row.
 ///
 /// `article.fetchedAt`/`fetchQuery` say when and by which query a row was last *written*. An unchanged article is
 /// not touched; what eviction by age needs, "when was it last seen", stays exact: while it is in a query's result
@@ -100,6 +102,7 @@ struct ArticleWriter {
       if skipIfEmpty, seen.isEmpty {
         return (ArticleSaveResult(saved: 0, inserted: 0, updated: 0, unchanged: 0, evicted: 0), [])
       }
+      try writeMemberships()
       try removeDepartures()
       try db.execute(
         """
@@ -123,40 +126,69 @@ struct ArticleWriter {
       return (result, [StorageChange(entity: "article", inserted: inserted, updated: updated, deleted: evicted)])
     }
 
-    /// Upserts one statement's rows (distinct URLs) and their places in the result list.
+    /// The largest `article` rowid before this save (`nil` until the first upsert): SQLite gives a new row
+    /// `max(rowid) + 1` while that is below `Int64.max`, so a row this save returns with a larger rowid is one it
+    /// inserted. At `Int64.max` SQLite picks rowids at random, and an existence query per statement decides instead.
+    private var rowidsBefore: Int64?
+
+    /// Upserts one statement's rows (distinct URLs) and records what each did.
     private mutating func upsert(_ urls: [String], _ rows: [[DatabaseValue]]) throws {
       guard !rows.isEmpty else { return }
-      let keys = urls.map { DatabaseValue.text($0) }
-      let stored = try existing(keys)
-      let stamp = [DatabaseValue.integer(fetchedAt.millisecondsSince1970), .text(query)]
-      let written = try upsertStatement(rowCount: rows.count).fetchAll(rows.flatMap { $0 + stamp }) {
-        $0.string(0) ?? ""
+      if rowidsBefore == nil { rowidsBefore = try db.scalarInt("SELECT max(rowid) FROM article") ?? 0 }
+      let before = rowidsBefore ?? 0
+      let stored = before == Int64.max ? try existing(urls.map { DatabaseValue.text($0) }) : nil
+      var arguments: [DatabaseValue] = []
+      arguments.reserveCapacity(rows.count * (ArticleWriter.contentColumns.count + 2))
+      for row in rows {
+        arguments += row
+        arguments += [.integer(fetchedAt.millisecondsSince1970), .text(query)]
       }
-      let writtenSet = Set(written)
+      var written: [String: Int64] = [:]
+      for (url, rowid) in try upsertStatement(rowCount: rows.count).fetchAll(
+        arguments, { ($0.string(0) ?? "", $0.int64(1) ?? 0) })
+      {
+        written[url] = rowid
+      }
 
-      var memberships: [DatabaseValue] = []
-      memberships.reserveCapacity(urls.count * 3)
       for url in urls {
-        let changed = writtenSet.contains(url)
+        let rowid = written[url]
         if let earlier = seen[url] {
           // Seen earlier in this save: it keeps its place; an earlier insert stays an insert.
-          if changed, earlier.outcome == .unchanged { seen[url] = (earlier.position, .updated) }
+          if rowid != nil, earlier.outcome == .unchanged { seen[url] = (earlier.position, .updated) }
           continue
         }
         let position = seen.count
-        if !stored.contains(url) {
+        let isNew = stored.map { !$0.contains(url) } ?? (rowid.map { $0 > before } ?? false)
+        if isNew {
           seen[url] = (position, .inserted)
           inserted.append(Identity(.text(url)))
         } else {
-          seen[url] = (position, changed ? .updated : .unchanged)
+          seen[url] = (position, rowid == nil ? .unchanged : .updated)
         }
-        memberships += [.text(query), .text(url), .integer(Int64(position))]
       }
-      guard !memberships.isEmpty else { return }
-      try statement(
-        "INSERT INTO query_result (query, url, position) VALUES ", rowCount: memberships.count / 3, columns: 3,
-        tail: " ON CONFLICT(query, url) DO UPDATE SET position = excluded.position WHERE position <> excluded.position"
-      ).execute(memberships)
+    }
+
+    /// Writes the result list: one row per article of this save at its place, in `url` order (so that both of its
+    /// B-trees, the key and the `url` index, are appended to rather than written at random), unchanged rows left as
+    /// they are.
+    private func writeMemberships() throws {
+      // String order is byte order for ASCII, which URLs nearly always are (any order would be correct).
+      let members = seen.sorted { $0.key < $1.key }
+      var start = 0
+      while start < members.count {
+        let end = min(start + ArticleWriter.chunk, members.count)
+        var arguments: [DatabaseValue] = []
+        arguments.reserveCapacity((end - start) * 3)
+        for (url, entry) in members[start..<end] {
+          arguments += [.text(query), .text(url), .integer(Int64(entry.position))]
+        }
+        try statement(
+          "INSERT INTO query_result (query, url, position) VALUES ", rowCount: end - start, columns: 3,
+          tail:
+            " ON CONFLICT(query, url) DO UPDATE SET position = excluded.position WHERE position <> excluded.position"
+        ).execute(arguments)
+        start = end
+      }
     }
 
     /// Those of `urls` that are stored: one index-only query.
@@ -167,7 +199,7 @@ struct ArticleWriter {
       return Set(try statement.fetchAll(urls) { $0.string(0) ?? "" })
     }
 
-    /// The article upsert for `rowCount` rows; it returns the URL of every row it inserted or changed.
+    /// The article upsert for `rowCount` rows; it returns the URL and rowid of every row it inserted or changed.
     private func upsertStatement(rowCount: Int) throws -> Statement {
       let columns = ArticleWriter.contentColumns + ["fetchedAt", "fetchQuery"]
       let updates = columns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
@@ -175,7 +207,7 @@ struct ArticleWriter {
         .joined(separator: " OR ")
       return try statement(
         "INSERT INTO article (\(columns.joined(separator: ", "))) VALUES ", rowCount: rowCount, columns: columns.count,
-        tail: " ON CONFLICT(url) DO UPDATE SET \(updates) WHERE \(differs) RETURNING url")
+        tail: " ON CONFLICT(url) DO UPDATE SET \(updates) WHERE \(differs) RETURNING url, rowid")
     }
 
     /// Deletes the result-list rows of the query that this save did not hold, folding the query's previous fetch
