@@ -33,6 +33,11 @@ struct ArticleWriter {
   /// Rows per multi-row statement: 500 × 11 parameters stays far below SQLite's 32,766-parameter limit.
   static let chunk = 500
 
+  /// A save whose first batch holds this many articles is a bulk save: its new rows are indexed for search one
+  /// batch at a time (see `Session.deferSearchIndex()`); a smaller one keeps the row-by-row trigger, whose cost is
+  /// then lower than setting it aside.
+  static let bulk = 1000
+
   /// The content columns, in bind order. Local-only columns are absent on purpose.
   static let contentColumns = [
     "url", "title", "author", "summary", "imageURL", "publishedAt", "content", "sourceID", "sourceName",
@@ -70,27 +75,88 @@ struct ArticleWriter {
     /// Upserts the next articles of the response, in response order. A URL seen earlier in this save is written
     /// again (the later record wins) but keeps its earlier place.
     mutating func add(_ articles: [Article]) throws {
-      var start = 0
-      while start < articles.count {
-        // One statement's worth of distinct URLs: within it, the later record replaces the earlier one in place.
-        var urls: [String] = []
-        var rows: [[DatabaseValue]] = []
-        var indexInRows: [String: Int] = [:]
-        while start < articles.count, rows.count < ArticleWriter.chunk {
-          let content = ArticleWriter.content(articles[start])
-          start += 1
-          guard case .text(let url) = content[0] else { continue }
-          if let index = indexInRows[url] {
-            rows[index] = content
-          } else {
-            indexInRows[url] = rows.count
-            urls.append(url)
-            rows.append(content)
-          }
+      guard !articles.isEmpty else { return }
+      if rowidsBefore == nil {
+        let before = try db.scalarInt("SELECT max(rowid) FROM article") ?? 0
+        rowidsBefore = before
+        indexedUpTo = before
+        if before < Int64.max, articles.count >= ArticleWriter.bulk { try deferSearchIndex() }
+      }
+      // Distinct URLs of the batch: the later record replaces the earlier one in place.
+      var urls: [String] = []
+      var rows: [[DatabaseValue]] = []
+      var indexInRows: [String: Int] = [:]
+      for article in articles {
+        let content = ArticleWriter.content(article)
+        guard case .text(let url) = content[0] else { continue }
+        if let index = indexInRows[url] {
+          rows[index] = content
+        } else {
+          indexInRows[url] = rows.count
+          urls.append(url)
+          rows.append(content)
         }
-        try upsert(urls, rows)
+      }
+      var start = 0
+      while start < rows.count {
+        let end = min(start + ArticleWriter.chunk, rows.count)
+        try upsert(Array(urls[start..<end]), Array(rows[start..<end]))
+        start = end
         progress?(seen.count)
       }
+      try indexNewRows()
+    }
+
+    /// The `CREATE TRIGGER` text of the insert trigger while it is set aside (see ``deferSearchIndex()``).
+    private var insertTrigger: String?
+    /// Rows with a larger rowid were inserted by this save and are not in the search index yet.
+    private var indexedUpTo: Int64 = 0
+
+    /// The search index's insert trigger of migration 4, whitespace collapsed.
+    private static let knownInsertTrigger = """
+      CREATE TRIGGER article_fts_after_insert AFTER INSERT ON article BEGIN \
+      INSERT INTO article_fts (rowid, title, summary, content, author, sourceName) \
+      VALUES (new.rowid, new.title, new.summary, new.content, new.author, new.sourceName); END
+      """
+
+    /// Sets the search index's insert trigger aside for this transaction, so that new rows are indexed by one
+    /// `INSERT … SELECT` per batch instead of row by row: FTS5 writes its pending terms out at every statement's
+    /// savepoint, so a trigger firing inside 200 upserts makes 200 small segments to merge where one statement per
+    /// batch makes a few. Only when the trigger is exactly migration 4's (so that the batch insert does what it
+    /// did); the update and delete triggers stay. The trigger is created again, with its own text, by
+    /// ``restoreSearchIndex()`` before the transaction ends; a failed save rolls both back.
+    private mutating func deferSearchIndex() throws {
+      let sql = try db.makeStatement(
+        "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'article_fts_after_insert'"
+      ).fetchOne { $0.string(0) }.flatMap { $0 }
+      guard let sql, sql.split(whereSeparator: \.isWhitespace).joined(separator: " ") == Self.knownInsertTrigger
+      else { return }
+      try db.execute(sql: "DROP TRIGGER article_fts_after_insert")
+      insertTrigger = sql
+    }
+
+    /// Indexes the rows this save inserted since the last call (rowids above ``indexedUpTo``), in one statement.
+    /// Runs after every batch, so that a later record of the same URL updates an indexed row (the update trigger
+    /// removes the old text from the index first).
+    private mutating func indexNewRows() throws {
+      guard insertTrigger != nil else { return }
+      let last = try db.scalarInt("SELECT max(rowid) FROM article") ?? 0
+      guard last > indexedUpTo else { return }
+      try db.cachedStatement(
+        """
+        INSERT INTO article_fts (rowid, title, summary, content, author, sourceName)
+        SELECT rowid, title, summary, content, author, sourceName FROM article WHERE rowid > ?1 AND rowid <= ?2
+        """
+      ).execute([.integer(indexedUpTo), .integer(last)])
+      indexedUpTo = last
+    }
+
+    /// Creates the insert trigger again (see ``deferSearchIndex()``).
+    private mutating func restoreSearchIndex() throws {
+      guard let sql = insertTrigger else { return }
+      try indexNewRows()
+      try db.execute(sql: sql)
+      insertTrigger = nil
     }
 
     /// Writes the result list's departures, the query's fetch record and runs eviction; returns what the save did.
@@ -99,6 +165,7 @@ struct ArticleWriter {
     mutating func finish(eviction: EvictionPolicy, skipIfEmpty: Bool = false) throws -> (
       ArticleSaveResult, [StorageChange]
     ) {
+      try restoreSearchIndex()
       if skipIfEmpty, seen.isEmpty {
         return (ArticleSaveResult(saved: 0, inserted: 0, updated: 0, unchanged: 0, evicted: 0), [])
       }
@@ -134,7 +201,6 @@ struct ArticleWriter {
     /// Upserts one statement's rows (distinct URLs) and records what each did.
     private mutating func upsert(_ urls: [String], _ rows: [[DatabaseValue]]) throws {
       guard !rows.isEmpty else { return }
-      if rowidsBefore == nil { rowidsBefore = try db.scalarInt("SELECT max(rowid) FROM article") ?? 0 }
       let before = rowidsBefore ?? 0
       let stored = before == Int64.max ? try existing(urls.map { DatabaseValue.text($0) }) : nil
       var arguments: [DatabaseValue] = []
