@@ -319,6 +319,9 @@ struct RawArticle: Decodable {
   enum CodingKeys: String, CodingKey {
     case source, author, title, description, url, urlToImage, publishedAt, content
   }
+
+  /// An object with none of the keys (``RawArticleScanner`` fills it in).
+  init() {}
   enum SourceKeys: String, CodingKey { case id, name }
 
   init(from decoder: any Decoder) throws {

@@ -131,7 +131,7 @@ public final class NewsAPIFileStream: @unchecked Sendable {
   /// The envelope's `totalResults`, known once ``next()`` has returned `nil`.
   public var totalResults: Int? { condition.withLock { total } }
 
-  /// Seconds the decoding thread has spent decoding and judging records so far (it overlaps the caller's work).
+  /// CPU seconds the decoding thread has spent decoding and judging records so far (it overlaps the caller's work).
   public var decodeSeconds: Double { condition.withLock { decodeTime } }
 
   // MARK: - The decoding thread
@@ -143,7 +143,7 @@ public final class NewsAPIFileStream: @unchecked Sendable {
     var released = 0
     let page = Int(sysconf(Int32(_SC_PAGESIZE)))
     while true {
-      let started = Date()
+      let started = Self.threadCPUSeconds()
       var ranges: [Range<Int>] = []
       var arrayEnd: Int?
       while ranges.count < batchSize {
@@ -156,16 +156,24 @@ public final class NewsAPIFileStream: @unchecked Sendable {
       }
       var articles: [Article] = []
       var issues: [RecordIssue] = []
-      if let first = ranges.first, let last = ranges.last {
-        var text = Data(capacity: last.upperBound - first.lowerBound + 2)
-        text.append(0x5B)
-        text.append(contentsOf: bytes[first.lowerBound..<last.upperBound])
-        text.append(0x5D)
-        let records: [RawArticle]
-        do {
-          records = try JSONDecoder().decode([RawArticle].self, from: text)
-        } catch {
-          return fail(.invalidResponse(detail: NewsAPIDecoder.describe(error, size: size)))
+      if let last = ranges.last {
+        // The usual record is parsed from its bytes; any other is left to JSONDecoder (see RawArticleScanner).
+        var records: [RawArticle] = []
+        records.reserveCapacity(ranges.count)
+        for range in ranges {
+          if let record = RawArticleScanner.parse(bytes, range) {
+            records.append(record)
+            continue
+          }
+          var text = Data(capacity: range.count + 2)
+          text.append(0x5B)
+          text.append(contentsOf: bytes[range])
+          text.append(0x5D)
+          do {
+            records += try JSONDecoder().decode([RawArticle].self, from: text)
+          } catch {
+            return fail(.invalidResponse(detail: NewsAPIDecoder.describe(error, size: size)))
+          }
         }
         articles.reserveCapacity(records.count)
         for record in records {
@@ -191,7 +199,7 @@ public final class NewsAPIFileStream: @unchecked Sendable {
           released = upTo
         }
       }
-      let elapsed = Date().timeIntervalSince(started)
+      let elapsed = Self.threadCPUSeconds() - started
 
       if let arrayEnd {
         let finalFailure = finishEnvelope(bytes, arrayEnd: arrayEnd)
@@ -248,6 +256,12 @@ public final class NewsAPIFileStream: @unchecked Sendable {
     }
     condition.withLock { total = envelope.totalResults }
     return nil
+  }
+
+  private static func threadCPUSeconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
   }
 
   private static func unreadable(_ path: String) -> NewsNetworkError {

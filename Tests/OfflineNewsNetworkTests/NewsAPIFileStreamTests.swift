@@ -142,6 +142,58 @@ struct NewsAPIFileStreamTests {
     #expect(throws: NewsNetworkError.self) { try NewsAPIFileStream(path: directory.path("missing.json")) }
   }
 
+  // MARK: - The byte-level record parser
+
+  /// The fields of a record as text, for comparing the two parsers.
+  static func fields(_ raw: RawArticle) -> [String] {
+    [
+      "\(raw.isObject)", "\(raw.author as Any)", "\(raw.title as Any)", "\(raw.description as Any)",
+      "\(raw.url as Any)", "\(raw.urlToImage as Any)", "\(raw.publishedAt as Any)", "\(raw.content as Any)",
+      "\(raw.sourceID as Any)", "\(raw.sourceName as Any)", "\(raw.wrongTypes.map { "\($0) \($1)" })",
+    ]
+  }
+
+  /// Parses `element` with RawArticleScanner; when it accepts, JSONDecoder must give the same record.
+  static func checkRecord(_ element: String) throws -> Bool {
+    let bytes = Array(element.utf8)
+    let fast = bytes.withUnsafeBufferPointer { RawArticleScanner.parse($0, 0..<$0.count) }
+    guard let fast else { return false }
+    let slow = try JSONDecoder().decode([RawArticle].self, from: Data(("[" + element + "]").utf8))
+    #expect(slow.count == 1)
+    #expect(fields(fast) == slow.first.map(fields), "\(element)")
+    return true
+  }
+
+  @Test("the byte-level parser takes the usual records and gives JSONDecoder's result; it declines the rest")
+  func recordParser() throws {
+    let usual = [
+      #"{"source":{"id":null,"name":"BBC"},"author":null,"title":"A \"quoted\" title","description":"","url":"https://e.com/a","urlToImage":null,"publishedAt":"2024-01-01T00:00:00Z","content":"x\r\n\u00e9\ud83d\ude80\/\\\b\f\t\u0000"}"#,
+      #" { "title" : "t" , "source" : null } "#, "{}", #"{"source":{}}"#, #"{"source":{"name":"only"}}"#,
+      #"{"title":"Ünïcödé 日本語 🚀 عربي"}"#,
+    ]
+    for element in usual { #expect(try Self.checkRecord(element), "\(element) should take the fast path") }
+    let declined = [
+      #""text""#, "7", "null", "[1]", #"{"title":7}"#, #"{"title":"a","title":"b"}"#, #"{"extra":1}"#,
+      #"{"t\u0069tle":"x"}"#, #"{"title":"\ud800"}"#, #"{"title":"\udc00"}"#, #"{"title":"\ud83d\u0041"}"#,
+      #"{"title":"\x"}"#, "{\"title\":\"a\u{1}b\"}", #"{"source":"s"}"#, #"{"source":{"id":1}}"#,
+      #"{"source":{"id":"a","id":"b"}}"#, #"{"title":"a"} x"#, #"{"title":"a",}"#, #"{"title":nul}"#,
+      #"{"title":"unterminated}"#,
+    ]
+    for element in declined {
+      #expect(try !Self.checkRecord(element), "\(element) should be left to JSONDecoder")
+    }
+    // Invalid UTF-8 is declined too.
+    let invalid: [UInt8] = Array(#"{"title":""#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8)
+    #expect(invalid.withUnsafeBufferPointer { RawArticleScanner.parse($0, 0..<$0.count) } == nil)
+    // Every record of the seeded bodies: whenever the parser accepts, it agrees.
+    var accepted = 0
+    for seed in UInt64(100)...130 {
+      var random = SplitMix64(seed: seed)
+      for index in 0..<50 where try Self.checkRecord(Self.record(index, &random)) { accepted += 1 }
+    }
+    #expect(accepted > 0)
+  }
+
   // MARK: - Generated bodies
 
   static func generatedBody(_ random: inout SplitMix64) -> Data {

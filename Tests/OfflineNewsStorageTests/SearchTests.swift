@@ -299,13 +299,31 @@ struct SearchTests {
     var next: [Article] = articles.dropLast(2).reversed()
     for index in stride(from: 0, to: next.count, by: 10) { next[index].summary = "zebra words" }
     next.append(makeArticle("fresh", title: "Fresh zebra", publishedAt: t0))
-    let batches = Batches(stride(from: 0, to: next.count, by: 300).map { Array(next[$0..<min($0 + 300, next.count)]) })
+    let batches = Batches(
+      stride(from: 0, to: next.count, by: 1000).map { Array(next[$0..<min($0 + 1000, next.count)]) })
     let result = try await storage.saveArticles(
       forQuery: "q", fetchedAt: Timestamp(millisecondsSince1970: t0 + 1), batches: { batches.next() })
     #expect(result.inserted == 1 && result.updated == 120 && result.unchanged == 1078)
     try await checkIndex(storage)
     #expect(try await storage.search("zebra", limit: 2000).count == 121)
     #expect(try await storage.search("plain", limit: 2000).count == 1080)  // the two departed rows stay cached
+
+    // A bulk save of new rows in batches, one of them repeated in a later batch with another title: the later
+    // record updates a row its own save inserted and indexed one batch earlier.
+    var more = (0..<1500).map { makeArticle("more\($0)", title: "Another story \($0)", publishedAt: t0) }
+    more.append(makeArticle("more3", title: "Replaced quokka", publishedAt: t0))
+    let moreBatches = Batches([Array(more[..<1000]), Array(more[1000...])])
+    let added = try await storage.saveArticles(
+      forQuery: "q2", fetchedAt: Timestamp(millisecondsSince1970: t0 + 2), batches: { moreBatches.next() })
+    #expect(added.inserted == 1500 && added.saved == 1500)
+    try await checkIndex(storage)
+    #expect(try await found(storage, "quokka") == ["more3"])
+    #expect(try await storage.search("another", limit: 3000).count == 1499)
+    // The insert trigger is back: a single save indexes its row as before.
+    try await storage.saveArticles(
+      [makeArticle("single", title: "Lone wombat")], forQuery: "q3", fetchedAt: Self.fetched)
+    try await checkIndex(storage)
+    #expect(try await found(storage, "wombat") == ["single"])
   }
 
   @Test("batch deletes and eviction remove rows from the index")

@@ -5,11 +5,13 @@ import OfflineNewsModel
 /// chunks of a file being decoded while this writes). A bounded number of statements per 500 articles, whatever
 /// the number of articles, and no write at all for what did not change:
 ///
-/// - articles: one existence lookup (index only) and one `INSERT … ON CONFLICT(url) DO UPDATE … WHERE <a content
-///   column differs>` per 500 rows, so an unchanged row is neither rewritten nor re-indexed (the FTS update trigger
-///   of migration 4 fires only for changed text, the upsert's `WHERE` keeps it from even being considered);
-/// - the query's result list: upserted (`ON CONFLICT(query, url) DO UPDATE SET position … WHERE` it moved), then
-///   only the members that left are deleted — an unchanged response writes one `query_fetch` row.
+/// - articles: one `INSERT … ON CONFLICT(url) DO UPDATE … WHERE <a content column differs> RETURNING url, rowid` per
+///   500 rows, so an unchanged row is neither rewritten nor re-indexed (the FTS update trigger of migration 4 fires
+///   only for changed text; the upsert's `WHERE` keeps the row from even being written). A returned rowid above the
+///   table's largest before the save is an insert, any other returned row an update, a row not returned unchanged.
+/// - the query's result list, once every article is written: upserted in `url` order (`ON CONFLICT(query, url) DO
+///   UPDATE SET position … WHERE` it moved), then only the members that left are deleted — an unchanged response
+///   writes one `query_fetch` row.
 ///
 /// `article.fetchedAt`/`fetchQuery` say when and by which query a row was last *written*. An unchanged article is
 /// not touched; what eviction by age needs, "when was it last seen", stays exact: while it is in a query's result
@@ -30,6 +32,11 @@ struct ArticleWriter {
 
   /// Rows per multi-row statement: 500 × 11 parameters stays far below SQLite's 32,766-parameter limit.
   static let chunk = 500
+
+  /// A save whose first batch holds this many articles is a bulk save: its new rows are indexed for search one
+  /// batch at a time (see `Session.deferSearchIndex()`); a smaller one keeps the row-by-row trigger, whose cost is
+  /// then lower than setting it aside.
+  static let bulk = 1000
 
   /// The content columns, in bind order. Local-only columns are absent on purpose.
   static let contentColumns = [
@@ -68,27 +75,88 @@ struct ArticleWriter {
     /// Upserts the next articles of the response, in response order. A URL seen earlier in this save is written
     /// again (the later record wins) but keeps its earlier place.
     mutating func add(_ articles: [Article]) throws {
-      var start = 0
-      while start < articles.count {
-        // One statement's worth of distinct URLs: within it, the later record replaces the earlier one in place.
-        var urls: [String] = []
-        var rows: [[DatabaseValue]] = []
-        var indexInRows: [String: Int] = [:]
-        while start < articles.count, rows.count < ArticleWriter.chunk {
-          let content = ArticleWriter.content(articles[start])
-          start += 1
-          guard case .text(let url) = content[0] else { continue }
-          if let index = indexInRows[url] {
-            rows[index] = content
-          } else {
-            indexInRows[url] = rows.count
-            urls.append(url)
-            rows.append(content)
-          }
+      guard !articles.isEmpty else { return }
+      if rowidsBefore == nil {
+        let before = try db.scalarInt("SELECT max(rowid) FROM article") ?? 0
+        rowidsBefore = before
+        indexedUpTo = before
+        if before < Int64.max, articles.count >= ArticleWriter.bulk { try deferSearchIndex() }
+      }
+      // Distinct URLs of the batch: the later record replaces the earlier one in place.
+      var urls: [String] = []
+      var rows: [[DatabaseValue]] = []
+      var indexInRows: [String: Int] = [:]
+      for article in articles {
+        let content = ArticleWriter.content(article)
+        guard case .text(let url) = content[0] else { continue }
+        if let index = indexInRows[url] {
+          rows[index] = content
+        } else {
+          indexInRows[url] = rows.count
+          urls.append(url)
+          rows.append(content)
         }
-        try upsert(urls, rows)
+      }
+      var start = 0
+      while start < rows.count {
+        let end = min(start + ArticleWriter.chunk, rows.count)
+        try upsert(Array(urls[start..<end]), Array(rows[start..<end]))
+        start = end
         progress?(seen.count)
       }
+      try indexNewRows()
+    }
+
+    /// The `CREATE TRIGGER` text of the insert trigger while it is set aside (see ``deferSearchIndex()``).
+    private var insertTrigger: String?
+    /// Rows with a larger rowid were inserted by this save and are not in the search index yet.
+    private var indexedUpTo: Int64 = 0
+
+    /// The search index's insert trigger of migration 4, whitespace collapsed.
+    private static let knownInsertTrigger = """
+      CREATE TRIGGER article_fts_after_insert AFTER INSERT ON article BEGIN \
+      INSERT INTO article_fts (rowid, title, summary, content, author, sourceName) \
+      VALUES (new.rowid, new.title, new.summary, new.content, new.author, new.sourceName); END
+      """
+
+    /// Sets the search index's insert trigger aside for this transaction, so that new rows are indexed by one
+    /// `INSERT … SELECT` per batch instead of row by row: FTS5 writes its pending terms out at every statement's
+    /// savepoint, so a trigger firing inside 200 upserts makes 200 small segments to merge where one statement per
+    /// batch makes a few. Only when the trigger is exactly migration 4's (so that the batch insert does what it
+    /// did); the update and delete triggers stay. The trigger is created again, with its own text, by
+    /// ``restoreSearchIndex()`` before the transaction ends; a failed save rolls both back.
+    private mutating func deferSearchIndex() throws {
+      let sql = try db.makeStatement(
+        "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'article_fts_after_insert'"
+      ).fetchOne { $0.string(0) }.flatMap { $0 }
+      guard let sql, sql.split(whereSeparator: \.isWhitespace).joined(separator: " ") == Self.knownInsertTrigger
+      else { return }
+      try db.execute(sql: "DROP TRIGGER article_fts_after_insert")
+      insertTrigger = sql
+    }
+
+    /// Indexes the rows this save inserted since the last call (rowids above ``indexedUpTo``), in one statement.
+    /// Runs after every batch, so that a later record of the same URL updates an indexed row (the update trigger
+    /// removes the old text from the index first).
+    private mutating func indexNewRows() throws {
+      guard insertTrigger != nil else { return }
+      let last = try db.scalarInt("SELECT max(rowid) FROM article") ?? 0
+      guard last > indexedUpTo else { return }
+      try db.cachedStatement(
+        """
+        INSERT INTO article_fts (rowid, title, summary, content, author, sourceName)
+        SELECT rowid, title, summary, content, author, sourceName FROM article WHERE rowid > ?1 AND rowid <= ?2
+        """
+      ).execute([.integer(indexedUpTo), .integer(last)])
+      indexedUpTo = last
+    }
+
+    /// Creates the insert trigger again (see ``deferSearchIndex()``).
+    private mutating func restoreSearchIndex() throws {
+      guard let sql = insertTrigger else { return }
+      try indexNewRows()
+      try db.execute(sql: sql)
+      insertTrigger = nil
     }
 
     /// Writes the result list's departures, the query's fetch record and runs eviction; returns what the save did.
@@ -97,9 +165,11 @@ struct ArticleWriter {
     mutating func finish(eviction: EvictionPolicy, skipIfEmpty: Bool = false) throws -> (
       ArticleSaveResult, [StorageChange]
     ) {
+      try restoreSearchIndex()
       if skipIfEmpty, seen.isEmpty {
         return (ArticleSaveResult(saved: 0, inserted: 0, updated: 0, unchanged: 0, evicted: 0), [])
       }
+      try writeMemberships()
       try removeDepartures()
       try db.execute(
         """
@@ -123,40 +193,68 @@ struct ArticleWriter {
       return (result, [StorageChange(entity: "article", inserted: inserted, updated: updated, deleted: evicted)])
     }
 
-    /// Upserts one statement's rows (distinct URLs) and their places in the result list.
+    /// The largest `article` rowid before this save (`nil` until the first upsert): SQLite gives a new row
+    /// `max(rowid) + 1` while that is below `Int64.max`, so a row this save returns with a larger rowid is one it
+    /// inserted. At `Int64.max` SQLite picks rowids at random, and an existence query per statement decides instead.
+    private var rowidsBefore: Int64?
+
+    /// Upserts one statement's rows (distinct URLs) and records what each did.
     private mutating func upsert(_ urls: [String], _ rows: [[DatabaseValue]]) throws {
       guard !rows.isEmpty else { return }
-      let keys = urls.map { DatabaseValue.text($0) }
-      let stored = try existing(keys)
-      let stamp = [DatabaseValue.integer(fetchedAt.millisecondsSince1970), .text(query)]
-      let written = try upsertStatement(rowCount: rows.count).fetchAll(rows.flatMap { $0 + stamp }) {
-        $0.string(0) ?? ""
+      let before = rowidsBefore ?? 0
+      let stored = before == Int64.max ? try existing(urls.map { DatabaseValue.text($0) }) : nil
+      var arguments: [DatabaseValue] = []
+      arguments.reserveCapacity(rows.count * (ArticleWriter.contentColumns.count + 2))
+      for row in rows {
+        arguments += row
+        arguments += [.integer(fetchedAt.millisecondsSince1970), .text(query)]
       }
-      let writtenSet = Set(written)
+      var written: [String: Int64] = [:]
+      for (url, rowid) in try upsertStatement(rowCount: rows.count).fetchAll(
+        arguments, { ($0.string(0) ?? "", $0.int64(1) ?? 0) })
+      {
+        written[url] = rowid
+      }
 
-      var memberships: [DatabaseValue] = []
-      memberships.reserveCapacity(urls.count * 3)
       for url in urls {
-        let changed = writtenSet.contains(url)
+        let rowid = written[url]
         if let earlier = seen[url] {
           // Seen earlier in this save: it keeps its place; an earlier insert stays an insert.
-          if changed, earlier.outcome == .unchanged { seen[url] = (earlier.position, .updated) }
+          if rowid != nil, earlier.outcome == .unchanged { seen[url] = (earlier.position, .updated) }
           continue
         }
         let position = seen.count
-        if !stored.contains(url) {
+        let isNew = stored.map { !$0.contains(url) } ?? (rowid.map { $0 > before } ?? false)
+        if isNew {
           seen[url] = (position, .inserted)
           inserted.append(Identity(.text(url)))
         } else {
-          seen[url] = (position, changed ? .updated : .unchanged)
+          seen[url] = (position, rowid == nil ? .unchanged : .updated)
         }
-        memberships += [.text(query), .text(url), .integer(Int64(position))]
       }
-      guard !memberships.isEmpty else { return }
-      try statement(
-        "INSERT INTO query_result (query, url, position) VALUES ", rowCount: memberships.count / 3, columns: 3,
-        tail: " ON CONFLICT(query, url) DO UPDATE SET position = excluded.position WHERE position <> excluded.position"
-      ).execute(memberships)
+    }
+
+    /// Writes the result list: one row per article of this save at its place, in `url` order (so that both of its
+    /// B-trees, the key and the `url` index, are appended to rather than written at random), unchanged rows left as
+    /// they are.
+    private func writeMemberships() throws {
+      // String order is byte order for ASCII, which URLs nearly always are (any order would be correct).
+      let members = seen.sorted { $0.key < $1.key }
+      var start = 0
+      while start < members.count {
+        let end = min(start + ArticleWriter.chunk, members.count)
+        var arguments: [DatabaseValue] = []
+        arguments.reserveCapacity((end - start) * 3)
+        for (url, entry) in members[start..<end] {
+          arguments += [.text(query), .text(url), .integer(Int64(entry.position))]
+        }
+        try statement(
+          "INSERT INTO query_result (query, url, position) VALUES ", rowCount: end - start, columns: 3,
+          tail:
+            " ON CONFLICT(query, url) DO UPDATE SET position = excluded.position WHERE position <> excluded.position"
+        ).execute(arguments)
+        start = end
+      }
     }
 
     /// Those of `urls` that are stored: one index-only query.
@@ -167,7 +265,7 @@ struct ArticleWriter {
       return Set(try statement.fetchAll(urls) { $0.string(0) ?? "" })
     }
 
-    /// The article upsert for `rowCount` rows; it returns the URL of every row it inserted or changed.
+    /// The article upsert for `rowCount` rows; it returns the URL and rowid of every row it inserted or changed.
     private func upsertStatement(rowCount: Int) throws -> Statement {
       let columns = ArticleWriter.contentColumns + ["fetchedAt", "fetchQuery"]
       let updates = columns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
@@ -175,7 +273,7 @@ struct ArticleWriter {
         .joined(separator: " OR ")
       return try statement(
         "INSERT INTO article (\(columns.joined(separator: ", "))) VALUES ", rowCount: rowCount, columns: columns.count,
-        tail: " ON CONFLICT(url) DO UPDATE SET \(updates) WHERE \(differs) RETURNING url")
+        tail: " ON CONFLICT(url) DO UPDATE SET \(updates) WHERE \(differs) RETURNING url, rowid")
     }
 
     /// Deletes the result-list rows of the query that this save did not hold, folding the query's previous fetch
