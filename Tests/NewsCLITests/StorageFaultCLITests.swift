@@ -86,7 +86,7 @@ struct StorageFaultCLITests {
     #expect(try OfflineNewsStorageProbe(path: db).integrity() == "ok")
   }
 
-  @Test("a write lock held by another process past the busy timeout: exit 74 'locked'; 'news list' still works")
+  @Test("a write lock held by another process past the busy timeout: import, fetch exit 74 'locked'; list works")
   func lockHeld() async throws {
     let cli = CLIHarness()
     let db = cli.database
@@ -98,13 +98,16 @@ struct StorageFaultCLITests {
 
     guard let holder = try SQLiteLockHolder.start(db) else { return }
     defer { holder.release() }
-    let started = Date()
-    let outcome = await cli.run("import", other, "--db", db, "--config", cli.bundledConfig)
-    let waited = Date().timeIntervalSince(started)
-    #expect(outcome.status == 74)
-    Self.expectOneLine(outcome, naming: db, saying: "locked by another process")
-    // The CLI's busy timeout is 5 s; a loose ceiling only shows it does not wait forever.
-    #expect(waited < 20, "waited \(waited) s")
+    for command in [["import", other], ["fetch", "--url", other]] {
+      let started = Date()
+      let outcome = await cli.run(command + ["--db", db, "--config", cli.bundledConfig])
+      let waited = Date().timeIntervalSince(started)
+      #expect(outcome.status == 74, "\(command[0])")
+      #expect(outcome.out.isEmpty, "\(command[0]): \(outcome.out)")
+      Self.expectOneLine(outcome, naming: db, saying: "locked by another process")
+      // The CLI's busy timeout is 5 s; a loose ceiling only shows it does not wait forever.
+      #expect(waited < 20, "\(command[0]) waited \(waited) s")
+    }
     // WAL: reading is not blocked by the other process's write lock.
     #expect(try await Self.listedURLs(cli, db: db) == before)
     holder.release()

@@ -59,9 +59,12 @@ public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
     /// Hangul, Bopomofo, Thai, Lao, Khmer, Myanmar): such a term is searched as a substring.
     public var isSubstring: Bool { text.unicodeScalars.contains(where: SearchQuery.isUnspacedScript) }
 
-    /// The term as an FTS5 string: `"text"` with inner double quotes doubled, then `*` for a prefix.
+    /// The term as an FTS5 string: `"text"` with inner double quotes doubled, then `*` for a prefix. A NUL becomes
+    /// a space: FTS5 reads its query as a C string, so a NUL would end it inside the quotes ("unterminated string");
+    /// the tokenizer splits words at a NUL in the text anyway.
     public var ftsString: String {
-      "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" + (isPrefix ? "*" : "")
+      "\"" + text.replacingOccurrences(of: "\"", with: "\"\"").replacingOccurrences(of: "\u{0}", with: " ") + "\""
+        + (isPrefix ? "*" : "")
     }
 
     /// The text a substring search looks for: ends trimmed of punctuation, white space collapsed to one space,
