@@ -171,8 +171,8 @@ public final class StorageContext: Sendable {
 
   /// Opens `path` read-only and immutable after `error` stopped the normal open, when that is safe: the error is
   /// one a read-only or full file system gives, the file is a regular, non-empty file with no committed data in a
-  /// `-wal` beside it (absent or empty: an immutable connection does not read it), its schema is this build's and
-  /// every declared entity is already there. Returns the connection and the error later writes throw.
+  /// `-wal` and no hot `-journal` beside it (absent or empty: an immutable connection reads neither), its schema is
+  /// this build's and every declared entity is already there. Returns the connection and the error later writes throw.
   private static func openReadOnlyFallback(path: String, after error: StorageError, entities: [EntityDescription])
     -> (Connection, StorageError)?
   {
@@ -190,8 +190,12 @@ public final class StorageContext: Sendable {
       attributes[.type] as? FileAttributeType == .typeRegular,
       (attributes[.size] as? NSNumber)?.intValue ?? 0 > 0
     else { return nil }
-    if let wal = try? manager.attributesOfItem(atPath: path + "-wal"), (wal[.size] as? NSNumber)?.intValue != 0 {
-      return nil
+    // An immutable read uses neither: it would miss rows committed to a -wal, and would not roll back the half-written
+    // transaction a hot journal (a crash in rollback-journal mode) leaves in the main file.
+    for suffix in ["-wal", "-journal"] {
+      if let file = try? manager.attributesOfItem(atPath: path + suffix), (file[.size] as? NSNumber)?.intValue != 0 {
+        return nil
+      }
     }
     do {
       let connection = try Connection(path: path, immutable: true)
