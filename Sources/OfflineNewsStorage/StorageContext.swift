@@ -32,8 +32,9 @@ public final class StorageContext: Sendable {
   /// What to evict after each save of articles.
   public let eviction: EvictionPolicy
   /// Why the database was opened read-only, or `nil` when it is writable. When the file cannot be opened for
-  /// writing (a read-only folder or mount, a full file system) but holds a current schema and nothing in a `-wal`
-  /// beside it, the context opens it read-only and immutable: reads work, and every write throws this error.
+  /// writing (a read-only folder or mount, a full file system) but holds a current schema, and nothing waits in a
+  /// `-wal` or `-journal` beside it, the context opens it read-only and immutable: reads work, and every write throws
+  /// this error (`.readOnly`, `.diskFull`, or the I/O error that stopped the normal open).
   public let readOnlyCause: StorageError?
 
   let writer: SerialConnection
@@ -180,8 +181,9 @@ public final class StorageContext: Sendable {
     switch error.kind {
     case .diskFull: cause = error
     case .readOnly, .cannotOpen: cause = StorageError(kind: .readOnly, path: path, underlying: error.underlying)
-    case .other where error.underlying?.code == SQLiteError.ioError:
-      cause = StorageError(kind: .readOnly, path: path, underlying: error.underlying)
+    // An I/O error whose errno says neither "full" nor "read-only" (StorageError.init classifies those): reads may
+    // still work, and writes repeat the error as it was.
+    case .other where error.underlying?.code == SQLiteError.ioError: cause = error
     default: return nil
     }
     let manager = FileManager.default
