@@ -41,7 +41,7 @@ struct StorageFaultCLITests {
     #expect(outcome.err.contains(words), "\(outcome.err)")
   }
 
-  @Test("disk full during an import: exit 74 'disk is full', the old cache listed intact, the next import works")
+  @Test("disk full during an import (plain, --mapping): exit 74 'disk is full', the old cache intact, then it works")
   func diskFull() async throws {
     guard let mount = ScratchMount.make("512k") else { return }
     let cli = CLIHarness()
@@ -53,12 +53,15 @@ struct StorageFaultCLITests {
     let before = try await Self.listedURLs(cli, db: db)
     #expect(before.count == 20)
 
-    let full = await cli.run("import", big, "--quiet", "--db", db, "--config", cli.bundledConfig)
-    #expect(full.status == 74)
-    #expect(full.out.isEmpty, "\(full.out)")
-    Self.expectOneLine(full, naming: db, saying: "disk is full")
-    #expect(try await Self.listedURLs(cli, db: db) == before)
-    #expect(try OfflineNewsStorageProbe(path: db).integrity() == "ok")
+    // The NewsAPI path and the mapping importer's path.
+    for mapping in [[], ["--mapping", "newsapi"]] {
+      let full = await cli.run(["import", big, "--quiet"] + mapping + ["--db", db, "--config", cli.bundledConfig])
+      #expect(full.status == 74, "\(mapping)")
+      #expect(full.out.isEmpty, "\(mapping): \(full.out)")
+      Self.expectOneLine(full, naming: db, saying: "disk is full")
+      #expect(try await Self.listedURLs(cli, db: db) == before)
+      #expect(try OfflineNewsStorageProbe(path: db).integrity() == "ok")
+    }
 
     #expect(mount.remount("size=16m"))
     let again = await cli.run("import", big, "--quiet", "--db", db, "--config", cli.bundledConfig)
