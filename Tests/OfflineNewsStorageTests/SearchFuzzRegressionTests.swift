@@ -38,7 +38,10 @@ struct SearchFuzzRegressionTests {
   // (`„…Geschäft "\u{0734}…`); escaping now works on Unicode scalars.
   @Test(
     "regression: a quote followed by a combining mark inside a phrase is escaped like any quote",
-    arguments: ["\"x\"\u{301}y\"", "\u{201E}fut\"\u{0734} Gesch\u{E4}ft\"", "\"a\"\u{301}\"\u{301} OR b\"*"])
+    arguments: [
+      "\"x\"\u{301}y\"", "\u{201E}fut\"\u{0734} Gesch\u{E4}ft\"", "\"a\"\u{301}\"\u{301} OR b\"*",
+      "\"x\"\u{301} OR y\"\u{301}\"",
+    ])
   func quoteWithCombiningMark(_ text: String) async throws {
     let query = try SearchQuery(text)
     let db = TestDatabase()
