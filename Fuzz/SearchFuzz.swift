@@ -6,7 +6,8 @@
 // - parsing never traps; it refuses a text only with `.noTerms` (exactly when the text holds no letter, digit or
 //   private-use character) or `.tooManyTerms` (more than `SearchQuery.maximumTerms` terms);
 // - an accepted query's `matchExpression`, and every term's `ftsString` alone, are accepted by SQLite's FTS5: no
-//   "fts5: syntax error", no other SQLite error;
+//   "fts5: syntax error", no other SQLite error; each `ftsString` is one FTS5 string (quotes inside doubled, no NUL),
+//   so no operator can slip through even where FTS5 would accept the result;
 // - `StorageContext.search` with the same text returns hits or throws nothing but `.invalidRequest` for a refused
 //   text; every hit is an article of the store.
 import Foundation
@@ -75,7 +76,10 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard SearchQuery.hasWordContent(text), !query.clauses.isEmpty, query.terms.count <= SearchQuery.maximumTerms
     else { fatalError("accepted \(text.debugDescription) as \(query.matchExpression)") }
     match(query.matchExpression, text)
-    for term in query.terms { match(term.ftsString, text) }
+    for term in query.terms {
+      checkQuoted(term, text)
+      match(term.ftsString, text)
+    }
   }
   switch blocking({ try await storage.search(text, limit: 10) }) {
   case .success(let hits):
@@ -89,6 +93,27 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
   }
   return 0
+}
+
+/// A term's FTS5 string is one string token: `"…"` or `"…"*`, every quote inside doubled, no NUL. (FTS5 accepting
+/// the query is not enough: a bare quote can end the string early and still leave valid FTS5 syntax behind it.)
+private func checkQuoted(_ term: SearchQuery.Term, _ text: String) {
+  var scalars = Array(term.ftsString.unicodeScalars)
+  if term.isPrefix, scalars.last == "*" { scalars.removeLast() }
+  guard scalars.count >= 2, scalars.first == "\"", scalars.last == "\"" else {
+    fatalError("\(term.ftsString.debugDescription) is not one quoted string (from \(text.debugDescription))")
+  }
+  var run = 0
+  for scalar in scalars.dropFirst().dropLast() + [" "] {
+    if scalar == "\"" {
+      run += 1
+      continue
+    }
+    guard run.isMultiple(of: 2), scalar != "\u{0}" else {
+      fatalError("\(term.ftsString.debugDescription) has a bare quote or a NUL (from \(text.debugDescription))")
+    }
+    run = 0
+  }
 }
 
 /// Runs `expression` as a bound `MATCH` argument; any SQLite error is a crash.

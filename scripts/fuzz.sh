@@ -38,6 +38,9 @@ mkdir -p "$out/mods" "$out/obj" "$out/bin" "$out/run"
 # and FoundationEssentials leaks a 4 KiB read buffer per `FileManager.contents(atPath:)` of an empty file
 # (docs/RELIABILITY.md). Memory errors (overflows, use after free) are still fatal.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
+# Swift's own backtracer is off: libFuzzer and AddressSanitizer print the stack, and after a `fatalError` under ASan
+# the backtracer reported a stack-buffer-underflow of its own and was left running, holding the log pipe open.
+export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
 
 # Swift 6 mode and the package's upcoming features; -enable-testing so harnesses can `@testable import NewsCLI`.
 flags=(-swift-version 6 -enable-upcoming-feature ExistentialAny -parse-as-library -sanitize=fuzzer,address
