@@ -355,5 +355,5 @@ struct StorageFaultTests {
 
 /// `chattr ±i`: whether it worked.
 func chattrImmutable(_ path: String, _ on: Bool) -> Bool {
-  runTool("/usr/bin/chattr", [on ? "+i" : "-i", path])
+  spawnAndWait("/usr/bin/chattr", [on ? "+i" : "-i", path])
 }
