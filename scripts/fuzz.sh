@@ -4,7 +4,7 @@
 # usage: scripts/fuzz.sh [SECONDS] [TARGET...]
 #   SECONDS  time budget per target (default 120); 0 builds the harnesses and replays the kept corpus and every
 #            kept crasher once (a quick regression run, no fuzzing).
-#   TARGET   timestamp, decoder, parallel, arguments, configuration (default: all five).
+#   TARGET   timestamp, decoder, parallel, arguments, configuration, importer, search (default: all seven).
 # environment:
 #   FUZZ_BUILD  scratch folder (default /tmp/build-g-fuzz); nothing is written to the repository except the corpus
 #               (Fuzz/corpus/<target>/, minimized with -merge=1) and new crashers (Fuzz/crashers/<target>/).
@@ -27,7 +27,7 @@ root=$PWD
 budget=${1:-120}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(timestamp decoder parallel arguments configuration)
+[ ${#targets[@]} -gt 0 ] || targets=(timestamp decoder parallel arguments configuration importer search)
 out=${FUZZ_BUILD:-/tmp/build-g-fuzz}
 jobs=${FUZZ_JOBS:-$(($(nproc) / 2))}
 [ "$jobs" -ge 1 ] || jobs=1
@@ -38,6 +38,9 @@ mkdir -p "$out/mods" "$out/obj" "$out/bin" "$out/run"
 # and FoundationEssentials leaks a 4 KiB read buffer per `FileManager.contents(atPath:)` of an empty file
 # (docs/RELIABILITY.md). Memory errors (overflows, use after free) are still fatal.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
+# Swift's own backtracer is off: libFuzzer and AddressSanitizer print the stack, and after a `fatalError` under ASan
+# the backtracer reported a stack-buffer-underflow of its own and was left running, holding the log pipe open.
+export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
 
 # Swift 6 mode and the package's upcoming features; -enable-testing so harnesses can `@testable import NewsCLI`.
 flags=(-swift-version 6 -enable-upcoming-feature ExistentialAny -parse-as-library -sanitize=fuzzer,address
@@ -68,7 +71,12 @@ root_module_of() {
   timestamp) echo OfflineNewsModel ;;
   decoder | parallel) echo OfflineNewsNetwork ;;
   arguments | configuration) echo NewsCLI ;;
-  *) echo "fuzz: unknown target $1 (timestamp, decoder, parallel, arguments, configuration)" >&2; return 1 ;;
+  importer) echo OfflineNewsImport ;;
+  search) echo OfflineNewsStorage ;;
+  *)
+    echo "fuzz: unknown target $1 (timestamp, decoder, parallel, arguments, configuration, importer, search)" >&2
+    return 1
+    ;;
   esac
 }
 modules_of() {
@@ -95,6 +103,8 @@ PY
     OfflineNewsModel) echo OfflineNewsModel ;;
     OfflineNewsNetwork) echo OfflineNewsModel OfflineNewsNetwork ;;
     NewsCLI) echo OfflineNewsModel OfflineNewsStorage OfflineNewsImport OfflineNewsNetwork OfflineNews NewsCLI ;;
+    OfflineNewsImport) echo OfflineNewsModel OfflineNewsStorage OfflineNewsImport ;;
+    OfflineNewsStorage) echo OfflineNewsModel OfflineNewsStorage ;;
     esac
   fi
 }
@@ -105,6 +115,9 @@ harness_of() {
   parallel) echo Fuzz/ParallelDecodeFuzz.swift ;;
   arguments) echo Fuzz/ArgumentsFuzz.swift ;;
   configuration) echo Fuzz/ConfigurationFuzz.swift ;;
+  # Harnesses of async code share Blocking.swift (waits for a task on the fuzzer's thread).
+  importer) echo Fuzz/ImporterFuzz.swift Fuzz/Blocking.swift ;;
+  search) echo Fuzz/SearchFuzz.swift Fuzz/Blocking.swift ;;
   esac
 }
 max_len_of() {
@@ -113,18 +126,21 @@ max_len_of() {
   decoder | parallel) echo 16384 ;;
   arguments) echo 1024 ;;
   configuration) echo 8192 ;;
+  importer) echo 16384 ;;
+  search) echo 1024 ;;
   esac
 }
 
 build_target() {
-  local target=$1 modules objects=()
+  local target=$1 modules objects=() harness
   modules=$(modules_of "$target")
+  read -r -a harness <<<"$(harness_of "$target")"
   for module in $modules; do
     build_module "$module" "${objects[@]}"
     if [ -f "$out/obj/$module.o" ]; then objects+=("$out/obj/$module.o"); fi
   done
   echo "fuzz: linking $target"
-  swiftc "${flags[@]}" -use-ld=lld -module-name "Fuzz_$target" "$(harness_of "$target")" Fuzz/KnownBugs.swift \
+  swiftc "${flags[@]}" -use-ld=lld -module-name "Fuzz_$target" "${harness[@]}" Fuzz/KnownBugs.swift \
     "${objects[@]}" \
     -lsqlite3 -o "$out/bin/fuzz-$target"
 }
@@ -174,6 +190,37 @@ PY
     ;;
   configuration) cp Config/news.json "$dir/seed-news.json" ;;
   arguments) : ;;
+  importer)
+    # Every JSON fixture, its arrays cut to 3 elements (small inputs run much faster), once per mapping and root: the
+    # first byte chooses which (ImporterFuzz.swift).
+    if command -v python3 >/dev/null 2>&1; then
+      python3 - "$dir" "${json[@]}" <<'PY'
+import json, os, sys
+out, n = sys.argv[1], 0
+def cut(value):
+    if isinstance(value, list):
+        return [cut(v) for v in value[:3]]
+    if isinstance(value, dict):
+        return {k: cut(v) for k, v in value.items()}
+    return value
+for path in sys.argv[2:]:
+    try:
+        body = json.dumps(cut(json.load(open(path, "rb"))), ensure_ascii=False).encode()
+    except Exception:
+        continue
+    if len(body) > 16000:
+        continue
+    for variant in range(8):
+        open(os.path.join(out, "seed-%d" % n), "wb").write(bytes([variant]) + body); n += 1
+PY
+    fi
+    ;;
+  search)
+    # Titles of the fixtures, one per file, as search texts.
+    local i=0
+    grep -ohE '"title": *"[^"\\]{1,120}"' "${json[@]}" | sed -E 's/^"title": *"//; s/"$//' | sort -u | head -500 |
+      while IFS= read -r line; do printf '%s' "$line" >"$dir/seed-$((i++))"; done
+    ;;
   esac
 }
 
@@ -183,7 +230,51 @@ shared_patterns=$out/shared-patterns.txt
 if [ -d "$shared" ]; then
   grep -ohE '"[^"\\]{16,}"' "$shared"/* | sed -e 's/^"//' -e 's/"$//' | sort -u >"$shared_patterns" || true
 fi
-from_shared() { [ -s "$shared_patterns" ] && grep -qF -f "$shared_patterns" "$1"; }
+# from_shared FILE: whether FILE holds 16 characters in a row from a string of ../shared (a mutated title keeps long
+# pieces of it: matching whole strings is not enough). With python3, every 16-byte window of the input is looked up
+# among the windows of ../shared's JSON strings, less those our own fixtures also hold (a URL prefix, a file name);
+# without python3, whole strings are matched.
+shared_windows=$out/shared-windows.py
+cat >"$shared_windows" <<'PY'
+import os, re, sys
+shared, ours, inputs = sys.argv[1], sys.argv[2].split(":"), sys.argv[3:]
+strings = re.compile(rb'"((?:[^"\\\n]|\\.){16,})"')
+def windows_of(paths):
+    found = set()
+    for path in paths:
+        for match in strings.finditer(open(path, "rb").read()):
+            text = match.group(1)
+            found.update(text[i:i + 16] for i in range(len(text) - 15))
+    return found
+def files(folder):
+    return [os.path.join(root, name) for root, _, names in os.walk(folder) for name in names]
+windows = windows_of(files(shared)) - windows_of([f for folder in ours for f in files(folder)])
+for path in inputs:
+    data = open(path, "rb").read()
+    if any(data[i:i + 16] in windows for i in range(len(data) - 15)):
+        print(path)
+PY
+own_text="$root/Tests/Fixtures:$root/Config:$root/Fuzz/seeds"
+from_shared() {
+  [ -d "$shared" ] || return 1
+  if command -v python3 >/dev/null 2>&1; then
+    [ -n "$(python3 "$shared_windows" "$shared" "$own_text" "$1")" ]
+  else
+    [ -s "$shared_patterns" ] && grep -qF -f "$shared_patterns" "$1"
+  fi
+}
+# drop_shared DIR: removes the files of DIR that hold text from ../shared (one python3 run for the whole folder).
+drop_shared() {
+  [ -d "$shared" ] || return 0
+  if command -v python3 >/dev/null 2>&1; then
+    find "$1" -type f -print0 | xargs -0 -r python3 "$shared_windows" "$shared" "$own_text" | while IFS= read -r file; do
+      rm -f "$file"
+    done
+  else
+    for file in "$1"/*; do [ -e "$file" ] && from_shared "$file" && rm -f "$file"; done
+  fi
+  return 0
+}
 
 run_target() {
   local target=$1 bin=$out/bin/fuzz-$1 work=$out/run/$1 log=$out/run/$1.log
@@ -217,12 +308,11 @@ run_target() {
   done
   if [ "$budget" != 0 ] && [ "$keep" != 0 ]; then
     mkdir -p "$work/candidates" "$work/merged"
-    for input in "$work/new"/*; do
-      [ -e "$input" ] || continue
-      from_shared "$input" || cp "$input" "$work/candidates/"
-    done
+    cp "$work/new"/* "$work/candidates/" 2>/dev/null || true
+    drop_shared "$work/candidates"
     "$bin" -detect_leaks=0 -merge=1 -max_len="$(max_len_of "$target")" "$work/merged" "$corpus" "$work/candidates" \
-      >"$work/merge.log" 2>&1 && { rm -rf "$corpus"; mkdir -p "$corpus"; cp "$work/merged"/* "$corpus/" 2>/dev/null || true; }
+      >"$work/merge.log" 2>&1 && drop_shared "$work/merged" &&
+      { rm -rf "$corpus"; mkdir -p "$corpus"; cp "$work/merged"/* "$corpus/" 2>/dev/null || true; }
   fi
   local execs
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)

@@ -32,8 +32,9 @@ public final class StorageContext: Sendable {
   /// What to evict after each save of articles.
   public let eviction: EvictionPolicy
   /// Why the database was opened read-only, or `nil` when it is writable. When the file cannot be opened for
-  /// writing (a read-only folder or mount, a full file system) but holds a current schema and nothing in a `-wal`
-  /// beside it, the context opens it read-only and immutable: reads work, and every write throws this error.
+  /// writing (a read-only folder or mount, a full file system) but holds a current schema, and nothing waits in a
+  /// `-wal` or `-journal` beside it, the context opens it read-only and immutable: reads work, and every write throws
+  /// this error (`.readOnly`, `.diskFull`, or the I/O error that stopped the normal open).
   public let readOnlyCause: StorageError?
 
   let writer: SerialConnection
@@ -171,8 +172,8 @@ public final class StorageContext: Sendable {
 
   /// Opens `path` read-only and immutable after `error` stopped the normal open, when that is safe: the error is
   /// one a read-only or full file system gives, the file is a regular, non-empty file with no committed data in a
-  /// `-wal` beside it (absent or empty: an immutable connection does not read it), its schema is this build's and
-  /// every declared entity is already there. Returns the connection and the error later writes throw.
+  /// `-wal` and no hot `-journal` beside it (absent or empty: an immutable connection reads neither), its schema is
+  /// this build's and every declared entity is already there. Returns the connection and the error later writes throw.
   private static func openReadOnlyFallback(path: String, after error: StorageError, entities: [EntityDescription])
     -> (Connection, StorageError)?
   {
@@ -180,8 +181,9 @@ public final class StorageContext: Sendable {
     switch error.kind {
     case .diskFull: cause = error
     case .readOnly, .cannotOpen: cause = StorageError(kind: .readOnly, path: path, underlying: error.underlying)
-    case .other where error.underlying?.code == SQLiteError.ioError:
-      cause = StorageError(kind: .readOnly, path: path, underlying: error.underlying)
+    // An I/O error whose errno says neither "full" nor "read-only" (StorageError.init classifies those): reads may
+    // still work, and writes repeat the error as it was.
+    case .other where error.underlying?.code == SQLiteError.ioError: cause = error
     default: return nil
     }
     let manager = FileManager.default
@@ -190,8 +192,12 @@ public final class StorageContext: Sendable {
       attributes[.type] as? FileAttributeType == .typeRegular,
       (attributes[.size] as? NSNumber)?.intValue ?? 0 > 0
     else { return nil }
-    if let wal = try? manager.attributesOfItem(atPath: path + "-wal"), (wal[.size] as? NSNumber)?.intValue != 0 {
-      return nil
+    // An immutable read uses neither: it would miss rows committed to a -wal, and would not roll back the half-written
+    // transaction a hot journal (a crash in rollback-journal mode) leaves in the main file.
+    for suffix in ["-wal", "-journal"] {
+      if let file = try? manager.attributesOfItem(atPath: path + suffix), (file[.size] as? NSNumber)?.intValue != 0 {
+        return nil
+      }
     }
     do {
       let connection = try Connection(path: path, immutable: true)

@@ -54,7 +54,9 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
     case SQLiteError.busy, SQLiteError.locked: kind = .busy
     // An I/O error is often a full or read-only file system seen while growing `-shm` or `-wal`.
     case SQLiteError.ioError where error.systemErrorNumber == ENOSPC: kind = .diskFull
-    case SQLiteError.ioError where error.systemErrorNumber == EROFS: kind = .readOnly
+    case SQLiteError.ioError
+    where [EROFS, EPERM, EACCES].contains(error.systemErrorNumber ?? 0):
+      kind = .readOnly
     default: kind = .other
     }
     self.init(kind: kind, path: path, underlying: error)

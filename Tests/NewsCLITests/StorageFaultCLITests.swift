@@ -41,7 +41,7 @@ struct StorageFaultCLITests {
     #expect(outcome.err.contains(words), "\(outcome.err)")
   }
 
-  @Test("disk full during an import: exit 74 'disk is full', the old cache listed intact, the next import works")
+  @Test("disk full during an import (plain, --mapping): exit 74 'disk is full', the old cache intact, then it works")
   func diskFull() async throws {
     guard let mount = ScratchMount.make("512k") else { return }
     let cli = CLIHarness()
@@ -53,12 +53,15 @@ struct StorageFaultCLITests {
     let before = try await Self.listedURLs(cli, db: db)
     #expect(before.count == 20)
 
-    let full = await cli.run("import", big, "--quiet", "--db", db, "--config", cli.bundledConfig)
-    #expect(full.status == 74)
-    #expect(full.out.isEmpty, "\(full.out)")
-    Self.expectOneLine(full, naming: db, saying: "disk is full")
-    #expect(try await Self.listedURLs(cli, db: db) == before)
-    #expect(try OfflineNewsStorageProbe(path: db).integrity() == "ok")
+    // The NewsAPI path and the mapping importer's path.
+    for mapping in [[], ["--mapping", "newsapi"]] {
+      let full = await cli.run(["import", big, "--quiet"] + mapping + ["--db", db, "--config", cli.bundledConfig])
+      #expect(full.status == 74, "\(mapping)")
+      #expect(full.out.isEmpty, "\(mapping): \(full.out)")
+      Self.expectOneLine(full, naming: db, saying: "disk is full")
+      #expect(try await Self.listedURLs(cli, db: db) == before)
+      #expect(try OfflineNewsStorageProbe(path: db).integrity() == "ok")
+    }
 
     #expect(mount.remount("size=16m"))
     let again = await cli.run("import", big, "--quiet", "--db", db, "--config", cli.bundledConfig)
@@ -86,7 +89,7 @@ struct StorageFaultCLITests {
     #expect(try OfflineNewsStorageProbe(path: db).integrity() == "ok")
   }
 
-  @Test("a write lock held by another process past the busy timeout: exit 74 'locked'; 'news list' still works")
+  @Test("a write lock held by another process past the busy timeout: import, fetch exit 74 'locked'; list works")
   func lockHeld() async throws {
     let cli = CLIHarness()
     let db = cli.database
@@ -98,13 +101,16 @@ struct StorageFaultCLITests {
 
     guard let holder = try SQLiteLockHolder.start(db) else { return }
     defer { holder.release() }
-    let started = Date()
-    let outcome = await cli.run("import", other, "--db", db, "--config", cli.bundledConfig)
-    let waited = Date().timeIntervalSince(started)
-    #expect(outcome.status == 74)
-    Self.expectOneLine(outcome, naming: db, saying: "locked by another process")
-    // The CLI's busy timeout is 5 s; a loose ceiling only shows it does not wait forever.
-    #expect(waited < 20, "waited \(waited) s")
+    for command in [["import", other], ["fetch", "--url", other]] {
+      let started = Date()
+      let outcome = await cli.run(command + ["--db", db, "--config", cli.bundledConfig])
+      let waited = Date().timeIntervalSince(started)
+      #expect(outcome.status == 74, "\(command[0])")
+      #expect(outcome.out.isEmpty, "\(command[0]): \(outcome.out)")
+      Self.expectOneLine(outcome, naming: db, saying: "locked by another process")
+      // The CLI's busy timeout is 5 s; a loose ceiling only shows it does not wait forever.
+      #expect(waited < 20, "\(command[0]) waited \(waited) s")
+    }
     // WAL: reading is not blocked by the other process's write lock.
     #expect(try await Self.listedURLs(cli, db: db) == before)
     holder.release()

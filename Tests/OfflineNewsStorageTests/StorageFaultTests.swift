@@ -313,32 +313,47 @@ struct StorageFaultTests {
     #expect(!FileManager.default.fileExists(atPath: path + "-shm"))
   }
 
-  @Test("a read-only folder with committed data only in -wal (no -shm): refused, never read without that data")
-  func readOnlyWithPendingWAL() async throws {
+  @Test(
+    "a read-only folder with committed rows only in -wal (no -shm), or a hot -journal: refused, never read without",
+    arguments: ["-wal", "-journal"])
+  func readOnlyWithPendingJournal(_ suffix: String) async throws {
     guard geteuid() == 0 else {
       print("◇ SKIPPED \(#function): needs root for chattr +i")
       return
     }
     let db = TestDatabase()
-    let storage = try db.open()
-    try await storage.write { db in _ = try db.scalarInt("PRAGMA wal_autocheckpoint = 0") }
-    try await storage.saveArticles([makeArticle("a")], forQuery: "q", fetchedAt: .now())
-    // A copy of the main file and its -wal, taken while the context is open: the article is only in the -wal.
     let copy = TemporaryDirectory("offlinenews-walcopy")
     let path = copy.path("news.sqlite")
-    for suffix in ["", "-wal"] { try FileManager.default.copyItem(atPath: db.path + suffix, toPath: path + suffix) }
+    if suffix == "-wal" {
+      let storage = try db.open()
+      try await storage.write { db in _ = try db.scalarInt("PRAGMA wal_autocheckpoint = 0") }
+      try await storage.saveArticles([makeArticle("a")], forQuery: "q", fetchedAt: .now())
+      // A copy of the main file and its -wal, taken while the context is open: the article is only in the -wal.
+      for part in ["", "-wal"] { try FileManager.default.copyItem(atPath: db.path + part, toPath: path + part) }
+    } else {
+      do {
+        let storage = try db.open()
+        try await storage.saveArticles([makeArticle("a")], forQuery: "q", fetchedAt: .now())
+      }
+      // A complete database (closed, so all in the main file) with a journal beside it, as a crash in
+      // rollback-journal mode leaves one; without the journal it would open read-only (readOnlyMedium).
+      try FileManager.default.copyItem(atPath: db.path, toPath: path)
+      try Data(repeating: 0xD9, count: 512).write(to: URL(fileURLWithPath: path + "-journal"))
+    }
     guard chattrImmutable(copy.url.path, true) else {
       print("◇ SKIPPED \(#function): chattr +i is not available here")
       return
     }
     defer { _ = chattrImmutable(copy.url.path, false) }
+    // -wal: SQLite cannot create -shm ("cannot open"); -journal: it cannot delete the journal (EPERM, "read-only";
+    // this said "storage failure (SQLite 10: disk I/O error)" before I/O errors were classified by errno).
     let error = #expect(throws: StorageError.self) { _ = try StorageContext(path: path) }
-    #expect(error?.kind == .cannotOpen)
+    #expect(error?.kind == (suffix == "-wal" ? .cannotOpen : .readOnly), "\(String(describing: error))")
     #expect(error?.description.contains(path) == true)
   }
 }
 
 /// `chattr ±i`: whether it worked.
 func chattrImmutable(_ path: String, _ on: Bool) -> Bool {
-  runTool("/usr/bin/chattr", [on ? "+i" : "-i", path])
+  spawnAndWait("/usr/bin/chattr", [on ? "+i" : "-i", path])
 }

@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// A small tmpfs mounted on a fresh temporary folder, for storage fault tests: a file system that fills up for real
 /// (`ENOSPC`, so SQLite reports `SQLITE_FULL`), and that can be remounted read-only or larger.
 ///
@@ -59,16 +63,100 @@ public final class ScratchMount: Sendable {
     _ = Self.run("/bin/umount", ["-l", directory.url.path])
   }
 
-  static func run(_ tool: String, _ arguments: [String]) -> Bool {
-    guard FileManager.default.isExecutableFile(atPath: tool) else { return false }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: tool)
-    process.arguments = arguments
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    do { try process.run() } catch { return false }
-    process.waitUntilExit()
-    return process.terminationStatus == 0
+  static func run(_ tool: String, _ arguments: [String]) -> Bool { spawnAndWait(tool, arguments) }
+}
+
+/// Runs a command line tool (with `posix_spawn`, see ``Spawned``), its output discarded; whether it exited with 0.
+@discardableResult
+public func spawnAndWait(_ tool: String, _ arguments: [String]) -> Bool {
+  guard FileManager.default.isExecutableFile(atPath: tool), let child = Spawned(tool, arguments) else { return false }
+  return child.wait() == 0
+}
+
+/// A child process started with `posix_spawn`, its standard error to /dev/null, and optionally pipes to its standard
+/// input and output.
+///
+/// Not Foundation's `Process`: its `run()` copies each `/proc/self/fd` entry as a full 256-byte name, past the end of
+/// `readdir`'s buffer (docs/RELIABILITY.md), which crashed a whole test run once (SIGSEGV in `memcpy`).
+struct Spawned {
+  let pid: pid_t
+  /// Write end of the child's standard input, when piped.
+  let input: Int32?
+  /// Read end of the child's standard output, when piped.
+  let output: Int32?
+
+  init?(_ tool: String, _ arguments: [String], pipes: Bool = false) {
+    var toChild: [Int32] = [-1, -1]
+    var fromChild: [Int32] = [-1, -1]
+    if pipes {
+      guard pipe(&toChild) == 0 else { return nil }
+      guard pipe(&fromChild) == 0 else {
+        close(toChild[0])
+        close(toChild[1])
+        return nil
+      }
+      // Close-on-exec (pipe2 is not imported): no other child started meanwhile keeps these pipes open.
+      for descriptor in toChild + fromChild { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+    }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    if pipes {
+      posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
+      posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
+    } else {
+      posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    }
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    let argv: [UnsafeMutablePointer<CChar>?] = ([tool] + arguments).map { strdup($0) } + [nil]
+    defer { for pointer in argv { free(pointer) } }
+    var pid: pid_t = 0
+    let status = posix_spawn(&pid, tool, &actions, nil, argv, environ)
+    if pipes {
+      close(toChild[0])
+      close(fromChild[1])
+    }
+    guard status == 0 else {
+      if pipes {
+        close(toChild[1])
+        close(fromChild[0])
+      }
+      return nil
+    }
+    self.pid = pid
+    input = pipes ? toChild[1] : nil
+    output = pipes ? fromChild[0] : nil
+  }
+
+  /// Writes `text` to the child's standard input; whether all of it was written.
+  @discardableResult
+  func send(_ text: String) -> Bool {
+    guard let input else { return false }
+    let bytes = Array(text.utf8)
+    return bytes.withUnsafeBytes { write(input, $0.baseAddress, $0.count) } == bytes.count
+  }
+
+  /// Reads what the child writes until `marker` appears (true) or its output ends (false).
+  func read(until marker: String) -> Bool {
+    guard let output else { return false }
+    var seen: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+      let count = buffer.withUnsafeMutableBytes { Glibc.read(output, $0.baseAddress, $0.count) }
+      if count <= 0 { return false }
+      seen += buffer[0..<count]
+      if String(decoding: seen, as: UTF8.self).contains(marker) { return true }
+    }
+  }
+
+  /// Closes the pipes and waits for the child; its exit status, or -1 if it did not exit normally.
+  func wait() -> Int32 {
+    if let input { close(input) }
+    if let output { close(output) }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+    // WIFEXITED / WEXITSTATUS, which Swift does not import.
+    return status & 0x7F == 0 ? (status >> 8) & 0xFF : -1
   }
 }
 
@@ -81,9 +169,8 @@ public final class ScratchMount: Sendable {
 /// defer { holder.release() }
 /// ```
 public final class SQLiteLockHolder: @unchecked Sendable {
-  // @unchecked: the process and pipes are used by the test that owns the holder, from one task at a time.
-  private let process: Process
-  private let input: Pipe
+  // @unchecked: the child and its pipes are used by the test that owns the holder, from one task at a time.
+  private let child: Spawned
   private var released = false
 
   /// Where `sqlite3` is, if anywhere.
@@ -91,10 +178,7 @@ public final class SQLiteLockHolder: @unchecked Sendable {
     FileManager.default.isExecutableFile(atPath: $0)
   }
 
-  private init(process: Process, input: Pipe) {
-    self.process = process
-    self.input = input
-  }
+  private init(child: Spawned) { self.child = child }
 
   public enum Failure: Error, CustomStringConvertible {
     case lockNotTaken(String)
@@ -114,28 +198,14 @@ public final class SQLiteLockHolder: @unchecked Sendable {
     }
     // A write to sqlite3's stdin after it exited must fail with EPIPE, not kill the test process.
     _ = signal(SIGPIPE, SIG_IGN)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: tool)
-    process.arguments = ["-bail", path]
-    let input = Pipe()
-    let output = Pipe()
-    let errors = Pipe()
-    process.standardInput = input
-    process.standardOutput = output
-    process.standardError = errors
-    try process.run()
-    let holder = SQLiteLockHolder(process: process, input: input)
-    try input.fileHandleForWriting.write(contentsOf: Data("BEGIN IMMEDIATE;\nSELECT 'held';\n".utf8))
-    // Blocks until sqlite3 prints the marker (it holds the lock then) or exits (-bail: it could not take it).
-    var seen = Data()
-    while !String(decoding: seen, as: UTF8.self).contains("held") {
-      let chunk = output.fileHandleForReading.availableData
-      if chunk.isEmpty {
-        holder.release()
-        let why = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        throw Failure.lockNotTaken(why)
-      }
-      seen.append(chunk)
+    guard let child = Spawned(tool, ["-bail", path], pipes: true) else {
+      throw Failure.lockNotTaken("\(tool) could not be started")
+    }
+    let holder = SQLiteLockHolder(child: child)
+    // Returns once sqlite3 prints the marker (it holds the lock then), or fails when it exits (-bail: no lock).
+    guard child.send("BEGIN IMMEDIATE;\nSELECT 'held';\n"), child.read(until: "held") else {
+      holder.release()
+      throw Failure.lockNotTaken("sqlite3 exited before it held the lock on \(path)")
     }
     return holder
   }
@@ -144,9 +214,8 @@ public final class SQLiteLockHolder: @unchecked Sendable {
   public func release() {
     guard !released else { return }
     released = true
-    if process.isRunning { try? input.fileHandleForWriting.write(contentsOf: Data("ROLLBACK;\n.quit\n".utf8)) }
-    try? input.fileHandleForWriting.close()
-    process.waitUntilExit()
+    child.send("ROLLBACK;\n.quit\n")
+    _ = child.wait()
   }
 
   deinit { release() }

@@ -59,9 +59,23 @@ public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
     /// Hangul, Bopomofo, Thai, Lao, Khmer, Myanmar): such a term is searched as a substring.
     public var isSubstring: Bool { text.unicodeScalars.contains(where: SearchQuery.isUnspacedScript) }
 
-    /// The term as an FTS5 string: `"text"` with inner double quotes doubled, then `*` for a prefix.
+    /// The term as an FTS5 string: `"text"` with inner double quotes doubled, then `*` for a prefix. A NUL becomes
+    /// a space: FTS5 reads its query as a C string, so a NUL would end it inside the quotes ("unterminated string");
+    /// the tokenizer splits words at a NUL in the text anyway. Built from Unicode scalars, not Characters: a quote
+    /// followed by a combining mark is one Character, and must still be doubled.
     public var ftsString: String {
-      "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" + (isPrefix ? "*" : "")
+      var quoted = String.UnicodeScalarView()
+      quoted.append("\"")
+      for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\"": quoted.append(contentsOf: "\"\"".unicodeScalars)
+        case "\u{0}": quoted.append(" ")
+        default: quoted.append(scalar)
+        }
+      }
+      quoted.append("\"")
+      if isPrefix { quoted.append("*") }
+      return String(quoted)
     }
 
     /// The text a substring search looks for: ends trimmed of punctuation, white space collapsed to one space,
