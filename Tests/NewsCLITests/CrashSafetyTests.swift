@@ -34,19 +34,12 @@ struct CrashSafetyTests {
     try Data(text.utf8).write(to: URL(fileURLWithPath: path))
   }
 
-  static func run(_ binary: URL, _ arguments: [String], environment extra: [String: String] = [:]) throws -> Process {
-    let process = Process()
-    process.executableURL = binary
-    process.arguments = arguments
-    var environment = ProcessInfo.processInfo.environment
-    environment.merge(extra) { $1 }
-    process.environment = environment
-    // Run outside the package folder, so its Config/news.json (and eviction policy) does not apply.
-    process.currentDirectoryURL = FileManager.default.temporaryDirectory
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    return process
+  /// Starts `news` in a temporary folder, outside the package, so its Config/news.json (and eviction policy) does not
+  /// apply.
+  static func run(_ binary: URL, _ arguments: [String], environment extra: [String: String] = [:]) throws
+    -> ChildProcess
+  {
+    try ChildProcess(binary, arguments, environment: extra)
   }
 
   /// `(integrity_check, url list newest first)`, read with a plain read-only connection.

@@ -58,21 +58,10 @@ private func terminalControls(in text: String) -> [String] {
   }.map { String(format: "U+%04X", $0.value) }
 }
 
-/// Runs a system tool (chattr), returning whether it exited 0.
+/// Runs the first of `candidates` that exists (chattr) with `spawnAndWait`; whether it exited 0.
 private func runTool(_ candidates: [String], _ arguments: [String]) -> Bool {
   guard let tool = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { return false }
-  let process = Process()
-  process.executableURL = URL(fileURLWithPath: tool)
-  process.arguments = arguments
-  process.standardOutput = FileHandle.nullDevice
-  process.standardError = FileHandle.nullDevice
-  do {
-    try process.run()
-    process.waitUntilExit()
-    return process.terminationStatus == 0
-  } catch {
-    return false
-  }
+  return spawnAndWait(tool, arguments)
 }
 
 private let chattr = ["/usr/bin/chattr", "/bin/chattr"]

@@ -1,0 +1,78 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A child process started with `posix_spawn` (not Foundation's `Process`, whose `run()` over-reads `/proc/self/fd`
+/// entries and crashed a whole test run once, see docs/RELIABILITY.md), with its output discarded, waited for
+/// without blocking a thread.
+public final class ChildProcess: Sendable {
+  public enum TerminationReason: Sendable { case exit, uncaughtSignal }
+
+  public let processIdentifier: pid_t
+  /// The raw `waitpid` status once reaped.
+  private let reaped = Mutex<Int32?>(nil)
+
+  public struct SpawnError: Error, CustomStringConvertible {
+    public var code: Int32
+    public var description: String { "posix_spawn failed: \(String(cString: strerror(code)))" }
+  }
+
+  /// Starts `executable` with `arguments`, the test process's environment plus `extra`, in `currentDirectory`.
+  public init(
+    _ executable: URL, _ arguments: [String], environment extra: [String: String] = [:],
+    currentDirectory: String = FileManager.default.temporaryDirectory.path
+  ) throws {
+    var environment = ProcessInfo.processInfo.environment
+    environment.merge(extra) { $1 }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    // `env -C DIR` changes the folder and then execs the program in the same process (the pid stays the child's):
+    // posix_spawn_file_actions_addchdir_np is not imported into Swift.
+    let launcher = "/usr/bin/env"
+    let argv: [UnsafeMutablePointer<CChar>?] =
+      ([launcher, "-C", currentDirectory, executable.path] + arguments).map { strdup($0) } + [nil]
+    let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer { for pointer in argv + envp { free(pointer) } }
+    var pid: pid_t = 0
+    let status = posix_spawn(&pid, launcher, &actions, nil, argv, envp)
+    guard status == 0 else { throw SpawnError(code: status) }
+    processIdentifier = pid
+  }
+
+  /// Whether the child is still running (reaps it when it has ended).
+  public var isRunning: Bool {
+    reaped.withLock { status in
+      if status != nil { return false }
+      var raw: Int32 = 0
+      let result = waitpid(processIdentifier, &raw, WNOHANG)
+      if result == processIdentifier {
+        status = raw
+        return false
+      }
+      return result == 0 || (result == -1 && errno == EINTR)
+    }
+  }
+
+  /// Waits for the child to end, polling, so that no thread of the cooperative pool is blocked.
+  public func exited() async {
+    while isRunning { try? await Task.sleep(for: .milliseconds(5)) }
+  }
+
+  /// How the child ended (after ``exited()``).
+  public var terminationReason: TerminationReason {
+    let raw = reaped.withLock { $0 } ?? 0
+    return raw & 0x7F == 0 ? .exit : .uncaughtSignal
+  }
+
+  /// The exit status, or the signal number when it ended by a signal (after ``exited()``).
+  public var terminationStatus: Int32 {
+    let raw = reaped.withLock { $0 } ?? 0
+    return raw & 0x7F == 0 ? (raw >> 8) & 0xFF : raw & 0x7F
+  }
+}
