@@ -12,11 +12,14 @@ struct SyncCommand {
   static let spec = CommandSpec(
     name: "sync",
     summary: "Sync the configured Parse Server classes and JSON Feeds into the database (incremental).",
-    usage: "[--source NAME] [--full] [--timeout SECONDS] [--db PATH] [--config PATH] [--json]",
+    usage: "[--source NAME] [--full [--delete-missing]] [--timeout SECONDS] [--db PATH] [--config PATH] [--json]",
     options: [
       OptionSpec(name: "source", valueName: "NAME", help: "Sync only this source (default: every sync source)."),
       OptionSpec(
         name: "full", help: "Ask for every object again, not only those changed since the last sync (a re-sync)."),
+      OptionSpec(
+        name: "delete-missing",
+        help: "With --full: delete the rows of each class that the server no longer lists (deleted there)."),
       OptionSpec(
         name: "timeout", valueName: "SECONDS", help: "Time allowed per request (default: the configuration's, 5)."),
       OptionSpec(name: "db", valueName: "PATH", help: "The database (default: $XDG_DATA_HOME/news/news.sqlite)."),
@@ -24,7 +27,7 @@ struct SyncCommand {
       OptionSpec(
         name: "json",
         help: "Print JSON: {sources: [{name, kind, classes: [{className, entity, pages, resumedPages, objects, "
-          + "inserted, updated, unchanged, failed, errors, filesDownloaded, filesPresent, fileErrors, cursor, error, errorKind}]}]}."
+          + "inserted, updated, unchanged, deleted, failed, errors, filesDownloaded, filesPresent, fileErrors, cursor, error, errorKind}]}]}."
       ),
     ],
     details: """
@@ -54,6 +57,9 @@ struct SyncCommand {
 
   func run() async throws(CommandFailure) -> ExitCode {
     let configuration = context.configuration
+    if arguments.flag("delete-missing"), !arguments.flag("full") {
+      throw CommandFailure(.usage, "--delete-missing needs --full", hint: "news sync --full --delete-missing")
+    }
     let sources = try selectedSources()
     let timeout = try arguments.seconds("timeout") ?? configuration.timeoutSeconds
     var mappings: [String: ImportMapping] = [:]
@@ -108,6 +114,7 @@ struct SyncCommand {
             Self.folderName(source.name)))
         engine.now = context.now
         engine.fromTheBeginning = arguments.flag("full")
+        engine.deleteMissing = arguments.flag("delete-missing")
         if context.environment["OFFLINENEWS_FAULT"] == "kill-after-stage" {
           engine.pageStaged = { _ in kill(getpid(), SIGKILL) }
         }
@@ -190,6 +197,7 @@ struct SyncCommand {
       text += "\(part.pages) page\(part.pages == 1 ? "" : "s")\(resumed), "
       text += "\(part.objects) object\(part.objects == 1 ? "" : "s"): "
       text += "\(part.inserted) inserted, \(part.updated) updated, \(part.unchanged) unchanged, \(part.failed) failed"
+      if part.deleted > 0 { text += ", \(part.deleted) deleted" }
       if part.filesDownloaded + part.filesPresent + part.fileErrors.count > 0 {
         text += "; files: \(part.filesDownloaded) downloaded, \(part.filesPresent) present, "
         text += "\(part.fileErrors.count) failed"

@@ -70,6 +70,10 @@ public struct ParseSyncEngine: Sendable {
   /// Start every class from the beginning instead of its stored cursor (`news sync --full`): everything is asked
   /// for again and upserted (unchanged rows are not rewritten); the cursor then moves on as usual.
   public var fromTheBeginning = false
+  /// With ``fromTheBeginning``: once a class has been read to its end in this run, delete its rows whose `objectId`
+  /// the server did not list (objects deleted on the server: Parse keeps no tombstones, so an incremental sync never
+  /// sees them). Scoped to the class's entity; skipped when the run stops early (`news sync --full --delete-missing`).
+  public var deleteMissing = false
 
   public init(
     source: String, server: ParseServer, classes: [ParseClassSync], storage: StorageContext,
@@ -146,6 +150,18 @@ public struct ParseSyncEngine: Sendable {
     } catch {
       throw .storage(className: name, detail: "\(error)")
     }
+    let root = item.mapping.rootEntity
+    let pruning = fromTheBeginning && deleteMissing
+    if pruning, item.mapping.entity(root)?.entity.identity != ["objectId"] {
+      throw .importFailed(className: name, detail: "deleting missing objects needs \(root) identified by objectId")
+    }
+    var seen: Set<Identity> = []
+    func note(_ json: JSONValue) {
+      guard pruning else { return }
+      for case .object(let fields) in Self.results(json) ?? [] {
+        if case .string(let id)? = fields["objectId"] { seen.insert(Identity(.text(id))) }
+      }
+    }
     for page in staged {
       let json: JSONValue
       do {
@@ -154,6 +170,7 @@ public struct ParseSyncEngine: Sendable {
         throw .invalidPage(className: name, detail: "staged page \(page.sequence): \(error)")
       }
       try await importPage(page, json: json, item, into: &part)
+      note(json)
       part.resumedPages += 1
       progress(SyncProgress(className: name, pages: part.pages + part.resumedPages, objects: part.objects))
     }
@@ -181,7 +198,13 @@ public struct ParseSyncEngine: Sendable {
         // An empty page: done. The class is up to date now (and its last error, if any, is over).
         do {
           let record = SyncBookkeeping.syncedRecord(source, name, at: Timestamp(now()))
-          _ = try await storage.save(ChangeSet(upserts: [record]))
+          var changes = ChangeSet(upserts: [record])
+          if pruning {
+            changes.deleteMissing = [
+              MissingRowsDeletion(entity: root, scope: FetchPredicate.attribute("objectId").isNotNull, keep: seen)
+            ]
+          }
+          part.deleted += try await storage.save(changes)[root]?.deleted ?? 0
         } catch {
           throw .storage(className: name, detail: "\(error)")
         }
@@ -206,6 +229,7 @@ public struct ParseSyncEngine: Sendable {
         throw .storage(className: name, detail: "stopped after staging page \(page.sequence): \(error)")
       }
       try await importPage(page, json: json, item, into: &part)
+      note(json)
       part.pages += 1
       progress(SyncProgress(className: name, pages: part.pages + part.resumedPages, objects: part.objects))
     }

@@ -66,6 +66,8 @@ public struct SyncReport: Sendable, Hashable, Encodable {
     public var inserted = 0
     public var updated = 0
     public var unchanged = 0
+    /// Rows deleted because the server no longer lists them (``ParseSyncEngine/deleteMissing``).
+    public var deleted = 0
     /// Objects skipped or failed, with the reasons in ``errors``.
     public var failed = 0
     public var errors: [RecordError] = []
@@ -88,7 +90,7 @@ public struct SyncReport: Sendable, Hashable, Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-      case className, entity, pages, resumedPages, objects, inserted, updated, unchanged, failed, errors
+      case className, entity, pages, resumedPages, objects, inserted, updated, unchanged, deleted, failed, errors
       case filesDownloaded, filesPresent, fileErrors, cursor, error, errorKind
     }
 
@@ -103,6 +105,7 @@ public struct SyncReport: Sendable, Hashable, Encodable {
       try c.encode(inserted, forKey: .inserted)
       try c.encode(updated, forKey: .updated)
       try c.encode(unchanged, forKey: .unchanged)
+      try c.encode(deleted, forKey: .deleted)
       try c.encode(failed, forKey: .failed)
       try c.encode(errors, forKey: .errors)
       try c.encode(filesDownloaded, forKey: .filesDownloaded)

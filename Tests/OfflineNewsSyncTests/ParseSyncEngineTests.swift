@@ -384,6 +384,38 @@ struct ParseSyncServerQuirkTests {
     #expect(part.cursor == "\(parseDate(second: 3)) a3")
   }
 
+  @Test("a full sync with deleteMissing removes what the server deleted; an incremental or interrupted one never does")
+  func deleteMissing() async throws {
+    let fixture = try SyncFixture()
+    for index in 1...5 { putArticle(fixture.stub, "a\(index)", title: "T\(index)", second: index) }
+    _ = await fixture.engine(try fixture.openStorage(), classes: try fixture.classes(["Article"])).sync()
+    fixture.stub.remove("Article", objectId: "a2")
+    fixture.stub.remove("Article", objectId: "a5")
+
+    // Incremental: nothing to see.
+    _ = await fixture.engine(try fixture.openStorage(), classes: try fixture.classes(["Article"])).sync()
+    #expect(try await fixture.count("parse_article") == 5)
+
+    // Full, but the second page fails: nothing deleted.
+    var interrupted = fixture.engine(try fixture.openStorage(), classes: try fixture.classes(["Article"]))
+    interrupted.fromTheBeginning = true
+    interrupted.deleteMissing = true
+    let stub = fixture.stub
+    interrupted.pageStaged = { _ in stub.inject(.json(#"{"code":1,"error":"down"}"#, status: 500)) }
+    let failed = await interrupted.sync()
+    #expect(failed.classes.first?.error != nil)
+    #expect(failed.classes.first?.deleted == 0)
+    #expect(try await fixture.count("parse_article") == 5)
+
+    var full = fixture.engine(try fixture.openStorage(), classes: try fixture.classes(["Article"]))
+    full.fromTheBeginning = true
+    full.deleteMissing = true
+    let report = await full.sync()
+    #expect(report.classes.first?.error == nil)
+    #expect(report.classes.first?.deleted == 2)
+    #expect(try await fixture.rows("parse_article", "title").keys.sorted() == ["a1", "a3", "a4"])
+  }
+
   @Test("an eager file that failed is retried by the next sync, though its object did not change")
   func fileRetried() async throws {
     let fixture = try SyncFixture()

@@ -62,6 +62,11 @@ public final class ParseServerStub: Sendable {
     }
   }
 
+  /// Deletes an object of `className` (Parse keeps no trace of it).
+  public func remove(_ className: String, objectId: String) {
+    box.state.withLock { $0.classes[className]?.removeAll { $0.objectId == objectId } }
+  }
+
   /// Sets the members of relation `key` of object `objectId` of `className` (objects of another class), as Parse
   /// keeps them for `$relatedTo` queries. (Parse bumps the owner's `updatedAt` when they change: `put` it again.)
   public func relate(_ className: String, _ objectId: String, key: String, members: Set<String>) {
