@@ -6,6 +6,13 @@ struct OptionSpec: Sendable {
   var valueName: String?
   /// One line of help.
   var help: String
+
+  /// `--db PATH`, which every command that opens the database takes.
+  static let database = OptionSpec(
+    name: "db", valueName: "PATH", help: "The database (default: $XDG_DATA_HOME/news/news.sqlite).")
+  /// `--config PATH`, which every command takes.
+  static let configuration = OptionSpec(
+    name: "config", valueName: "PATH", help: "The configuration file (default: Config/news.json).")
 }
 
 /// What a command accepts, and its help text.

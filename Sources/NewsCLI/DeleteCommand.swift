@@ -12,8 +12,8 @@ struct DeleteCommand {
       OptionSpec(
         name: "before", valueName: "DATE",
         help: "Delete articles published before DATE (RFC 3339: 2024-05-01 or 2024-05-01T12:00:00Z)."),
-      OptionSpec(name: "db", valueName: "PATH", help: "The database (default: $XDG_DATA_HOME/news/news.sqlite)."),
-      OptionSpec(name: "config", valueName: "PATH", help: "The configuration file (default: Config/news.json)."),
+      .database,
+      .configuration,
       OptionSpec(name: "json", help: "Print JSON: {deleted}."),
     ],
     details: "A date without a time means midnight UTC; a time needs an offset (Z or ±HH:MM).")

@@ -20,8 +20,8 @@ struct FetchCommand {
       OptionSpec(
         name: "max-age", valueName: "SECONDS",
         help: "Rows younger than this are fresh (default: the source's maxAge, else the stored one)."),
-      OptionSpec(name: "db", valueName: "PATH", help: "The database (default: $XDG_DATA_HOME/news/news.sqlite)."),
-      OptionSpec(name: "config", valueName: "PATH", help: "The configuration file (default: Config/news.json)."),
+      .database,
+      .configuration,
       OptionSpec(name: "limit", valueName: "N", help: "Show at most N articles (all are saved)."),
       OptionSpec(
         name: "timeout", valueName: "SECONDS", help: "Time allowed per attempt (default: the configuration's, 5)."),

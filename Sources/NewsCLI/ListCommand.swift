@@ -8,8 +8,8 @@ struct ListCommand {
     summary: "List cached articles, newest first, without touching the network.",
     usage: "[--unread] [--bookmarked] [--db PATH] [--config PATH] [--limit N] [--offset N] [--json]",
     options: [
-      OptionSpec(name: "db", valueName: "PATH", help: "The database (default: $XDG_DATA_HOME/news/news.sqlite)."),
-      OptionSpec(name: "config", valueName: "PATH", help: "The configuration file (default: Config/news.json)."),
+      .database,
+      .configuration,
       OptionSpec(name: "limit", valueName: "N", help: "Show at most N articles (default: all)."),
       OptionSpec(name: "offset", valueName: "N", help: "Skip the N newest first."),
       OptionSpec(name: "unread", help: "Only articles not marked read."),

@@ -14,8 +14,8 @@ struct LocalStateCommand {
     positionals: [("URL", "The article's URL, as `news list --json` shows it.")],
     options: [
       OptionSpec(name: "undo", help: "Mark it unread instead."),
-      OptionSpec(name: "db", valueName: "PATH", help: "The database (default: $XDG_DATA_HOME/news/news.sqlite)."),
-      OptionSpec(name: "config", valueName: "PATH", help: "The configuration file (default: Config/news.json)."),
+      .database,
+      .configuration,
       OptionSpec(name: "json", help: "Print JSON: {url, isRead, bookmarked}."),
     ],
     details: "Exit status: 0 done, 66 no cached article has this URL.")
@@ -27,8 +27,8 @@ struct LocalStateCommand {
     positionals: [("URL", "The article's URL, as `news list --json` shows it.")],
     options: [
       OptionSpec(name: "undo", help: "Remove the bookmark instead."),
-      OptionSpec(name: "db", valueName: "PATH", help: "The database (default: $XDG_DATA_HOME/news/news.sqlite)."),
-      OptionSpec(name: "config", valueName: "PATH", help: "The configuration file (default: Config/news.json)."),
+      .database,
+      .configuration,
       OptionSpec(name: "json", help: "Print JSON: {url, isRead, bookmarked}."),
     ],
     details: "Exit status: 0 done, 66 no cached article has this URL.")

@@ -8,8 +8,8 @@ struct EntitiesCommand {
     summary: "List the entities in the database with their row counts.",
     usage: "[--db PATH] [--config PATH] [--json]",
     options: [
-      OptionSpec(name: "db", valueName: "PATH", help: "The database (default: $XDG_DATA_HOME/news/news.sqlite)."),
-      OptionSpec(name: "config", valueName: "PATH", help: "The configuration file (default: Config/news.json)."),
+      .database,
+      .configuration,
       OptionSpec(name: "json", help: "Print JSON: [{name, rows, identity, attributes, relationships}]."),
     ])
 
@@ -58,8 +58,8 @@ struct RecordsCommand {
     options: [
       OptionSpec(name: "limit", valueName: "N", help: "At most N rows (default: all)."),
       OptionSpec(name: "offset", valueName: "N", help: "Skip the first N rows."),
-      OptionSpec(name: "db", valueName: "PATH", help: "The database (default: $XDG_DATA_HOME/news/news.sqlite)."),
-      OptionSpec(name: "config", valueName: "PATH", help: "The configuration file (default: Config/news.json)."),
+      .database,
+      .configuration,
       OptionSpec(name: "json", help: "Print a JSON array of objects keyed by attribute name; to-many as arrays."),
     ],
     details: """

@@ -18,8 +18,8 @@ struct SearchCommand {
       OptionSpec(name: "unread", help: "Only articles not marked read."),
       OptionSpec(name: "bookmarked", help: "Only bookmarked articles."),
       OptionSpec(name: "limit", valueName: "N", help: "Show at most N results (default: \(defaultLimit))."),
-      OptionSpec(name: "db", valueName: "PATH", help: "The database (default: $XDG_DATA_HOME/news/news.sqlite)."),
-      OptionSpec(name: "config", valueName: "PATH", help: "The configuration file (default: Config/news.json)."),
+      .database,
+      .configuration,
       OptionSpec(name: "json", help: "Print JSON: {query, results: [{url, title, …, rank, snippet}]}."),
     ],
     details: """

@@ -9,8 +9,8 @@ struct ShowCommand {
     usage: "URL [--db PATH] [--config PATH] [--json]",
     positionals: [("URL", "The article's URL, as `news list --json` or `news search --json` shows it.")],
     options: [
-      OptionSpec(name: "db", valueName: "PATH", help: "The database (default: $XDG_DATA_HOME/news/news.sqlite)."),
-      OptionSpec(name: "config", valueName: "PATH", help: "The configuration file (default: Config/news.json)."),
+      .database,
+      .configuration,
       OptionSpec(name: "json", help: "Print JSON: {url, title, author, summary, …, isRead, bookmarked}."),
     ],
     details: """

@@ -8,8 +8,8 @@ struct SourcesCommand {
     summary: "List the configured sources: last fetch, age, freshness and last error of each.",
     usage: "[--db PATH] [--config PATH] [--json]",
     options: [
-      OptionSpec(name: "db", valueName: "PATH", help: "The database (default: $XDG_DATA_HOME/news/news.sqlite)."),
-      OptionSpec(name: "config", valueName: "PATH", help: "The configuration file (default: Config/news.json)."),
+      .database,
+      .configuration,
       OptionSpec(
         name: "json",
         help: "Print JSON: {sources: [{name, kind, default, url, policy, maxAgeSeconds, fetchedAt, ageSeconds, "

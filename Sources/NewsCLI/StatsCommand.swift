@@ -8,8 +8,8 @@ struct StatsCommand {
     summary: "Show what the cache holds: rows per entity, size on disk, schema version, last fetch per query.",
     usage: "[--db PATH] [--config PATH] [--json]",
     options: [
-      OptionSpec(name: "db", valueName: "PATH", help: "The database (default: $XDG_DATA_HOME/news/news.sqlite)."),
-      OptionSpec(name: "config", valueName: "PATH", help: "The configuration file (default: Config/news.json)."),
+      .database,
+      .configuration,
       OptionSpec(name: "json", help: "Print JSON: {database, bytes, schemaVersion, entities, fetches}."),
     ])
 

@@ -22,8 +22,8 @@ struct SyncCommand {
         help: "With --full: delete the rows of each class that the server no longer lists (deleted there)."),
       OptionSpec(
         name: "timeout", valueName: "SECONDS", help: "Time allowed per request (default: the configuration's, 5)."),
-      OptionSpec(name: "db", valueName: "PATH", help: "The database (default: $XDG_DATA_HOME/news/news.sqlite)."),
-      OptionSpec(name: "config", valueName: "PATH", help: "The configuration file (default: Config/news.json)."),
+      .database,
+      .configuration,
       OptionSpec(
         name: "json",
         help: "Print JSON: {sources: [{name, kind, classes: [{className, entity, pages, resumedPages, objects, "
