@@ -38,6 +38,7 @@ enum ChildImport {
         clock.lap("import")
         var phases = clock.wall
         phases["decode thread"] = stream.decodeSeconds
+        phases["waiting for batches"] = stream.waitSeconds
         let issues = stream.issues
         let report = Report(
           phases: phases, phasesCPU: clock.cpu, saved: result.saved, skipped: issues.filter(\.skipped).count,

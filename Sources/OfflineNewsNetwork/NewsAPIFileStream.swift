@@ -66,6 +66,7 @@ public final class NewsAPIFileStream: @unchecked Sendable {
   private var recordIssues: [RecordIssue] = []
   private var total: Int?
   private var decodeTime: Double = 0
+  private var waitTime: Double = 0
 
   /// Batches decoded ahead of the consumer, at most.
   private static let capacity = 2
@@ -174,7 +175,11 @@ public final class NewsAPIFileStream: @unchecked Sendable {
       thread.name = "NewsAPIFileStream"
       thread.start()
     }
-    while ready.isEmpty, !finished, failure == nil, !cancelled { condition.wait() }
+    if ready.isEmpty, !finished, failure == nil, !cancelled {
+      let waitStarted = DispatchTime.now().uptimeNanoseconds
+      while ready.isEmpty, !finished, failure == nil, !cancelled { condition.wait() }
+      waitTime += Double(DispatchTime.now().uptimeNanoseconds - waitStarted) / 1e9
+    }
     if let failure { throw failure }
     // A cancelled stream never ends normally: a save fed by it must not commit what it got so far.
     if cancelled { throw .invalidResponse(detail: "reading was cancelled before the end of the file") }
@@ -204,6 +209,9 @@ public final class NewsAPIFileStream: @unchecked Sendable {
 
   /// CPU seconds the decoding thread has spent decoding and judging records so far (it overlaps the caller's work).
   public var decodeSeconds: Double { condition.withLock { decodeTime } }
+
+  /// Seconds the callers of ``next()`` have spent waiting for a batch to be decoded.
+  public var waitSeconds: Double { condition.withLock { waitTime } }
 
   // MARK: - The decoding thread
 
