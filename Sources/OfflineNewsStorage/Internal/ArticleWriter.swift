@@ -83,6 +83,7 @@ struct ArticleWriter {
       if rowidsBefore == nil {
         let before = try db.scalarInt("SELECT max(rowid) FROM article") ?? 0
         rowidsBefore = before
+        wasEmpty = try db.scalarInt("SELECT NOT EXISTS (SELECT 1 FROM article)") == 1
         indexedUpTo = before
         if before < Int64.max, articles.count >= ArticleWriter.bulk { try deferSearchIndex() }
       }
@@ -215,10 +216,22 @@ struct ArticleWriter {
     /// inserted. At `Int64.max` SQLite picks rowids at random, and an existence query per statement decides instead.
     private var rowidsBefore: Int64?
 
+    /// The article table was empty when this save began (a first import): the first record of every URL is then an
+    /// insert and a later one can only update a row this save inserted, so the upserts need not return what they did.
+    private var wasEmpty = false
+
     /// Upserts one statement's rows (distinct URLs, their values in `arguments`) and records what each did.
     private mutating func upsert(_ urls: ArraySlice<String>, _ arguments: [DatabaseValue]) throws {
       guard !urls.isEmpty else { return }
       let before = rowidsBefore ?? 0
+      if wasEmpty {
+        try upsertStatement(rowCount: urls.count, returning: false).executeBorrowingTexts(arguments)
+        for url in urls where seen[url] == nil {
+          seen[url] = (seen.count, .inserted)
+          inserted.append(Identity(.text(url)))
+        }
+        return
+      }
       let stored = before == Int64.max ? try existing(urls.map { DatabaseValue.text($0) }) : nil
       var written: [String: Int64] = [:]
       written.reserveCapacity(urls.count)
@@ -277,15 +290,17 @@ struct ArticleWriter {
       return Set(try statement.fetchAll(urls) { $0.string(0) ?? "" })
     }
 
-    /// The article upsert for `rowCount` rows; it returns the URL and rowid of every row it inserted or changed.
-    private func upsertStatement(rowCount: Int) throws -> Statement {
+    /// The article upsert for `rowCount` rows; with `returning`, it returns the URL and rowid of every row it inserted or
+    /// changed.
+    private func upsertStatement(rowCount: Int, returning: Bool = true) throws -> Statement {
       let columns = ArticleWriter.contentColumns + ["fetchedAt", "fetchQuery"]
       let updates = columns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
       let differs = ArticleWriter.contentColumns.dropFirst().map { "article.\($0) IS NOT excluded.\($0)" }
         .joined(separator: " OR ")
       return try statement(
         "INSERT INTO article (\(columns.joined(separator: ", "))) VALUES ", rowCount: rowCount, columns: columns.count,
-        tail: " ON CONFLICT(url) DO UPDATE SET \(updates) WHERE \(differs) RETURNING url, rowid")
+        tail: " ON CONFLICT(url) DO UPDATE SET \(updates) WHERE \(differs)" + (returning ? " RETURNING url, rowid" : "")
+      )
     }
 
     /// Deletes the result-list rows of the query that this save did not hold, folding the query's previous fetch
