@@ -4,7 +4,7 @@ import OfflineNews
 /// `news-bench --child-import FILE DB`: the `news import` path, alone in its own process so that its wall time and
 /// peak memory can be measured like those of `sqlite3` and `python3`.
 ///
-/// It does what `ImportCommand` does. A file of 4 MB or more is streamed: `NewsAPIFileStream` maps it and decodes
+/// It does what `ImportCommand` does. A file of 4 MB or more is streamed: `NewsAPIFileStream` reads it in 1 MB windows and decodes
 /// batches of 2,000 records on its own thread while the `StorageContext` saves the previous batch, all in one
 /// transaction under the file URL's cache key (phases `open`, then `import`; `decode thread` is the decoding time
 /// that overlapped the save). A smaller file is read with `Data(contentsOf:)`, decoded whole by `NewsAPIDecoder`
@@ -38,6 +38,7 @@ enum ChildImport {
         clock.lap("import")
         var phases = clock.wall
         phases["decode thread"] = stream.decodeSeconds
+        phases["waiting for batches"] = stream.waitSeconds
         let issues = stream.issues
         let report = Report(
           phases: phases, phasesCPU: clock.cpu, saved: result.saved, skipped: issues.filter(\.skipped).count,

@@ -84,7 +84,10 @@ enum Report {
       out += pad(String(format: "%.3f s", row.cpuSeconds), 10, right: true)
       out += pad(megabytes(row.peakKiB * 1024), 11, right: true)
       out += pad(String(format: "%.2f×", row.peakToPayload), 11, right: true) + "\n"
-      let order = ["read", "decode", "open", "save", "import", "decode thread", "load", "transform", "upsert"]
+      let order = [
+        "read", "decode", "open", "save", "import", "decode thread", "waiting for batches", "load", "transform",
+        "upsert",
+      ]
       let shown = order.compactMap { key in
         row.phases[key].map { wall in
           "\(key) " + String(format: "%.3f s", wall)

@@ -179,6 +179,18 @@ struct ArticleArrayScanner {
   /// Elements delimited so far by ``nextElement()``.
   private(set) var elementsSeen = 0
 
+  /// Where the next call of ``nextElement()`` starts reading.
+  var position: Int { i }
+
+  /// A scanner inside the `"articles"` array over new bytes: those of a window of the body that now starts where an
+  /// earlier scanner stood (at its ``position``), `elementsSeen` elements already delimited. ``nextElement()`` then
+  /// continues exactly as the earlier scanner would have with more input.
+  init(resuming bytes: UnsafeBufferPointer<UInt8>, at position: Int, elementsSeen: Int) {
+    self.bytes = bytes
+    self.i = position
+    self.elementsSeen = elementsSeen
+  }
+
   /// The next element of the array opened by ``openArticles(_:)``, checking the separators as ``scan(_:)`` does.
   mutating func nextElement() -> Step {
     skipWhitespace()

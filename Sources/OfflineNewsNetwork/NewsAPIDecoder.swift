@@ -139,25 +139,32 @@ public struct NewsAPIDecoder: Sendable {
           results.set(chunk, .success([]))
           return
         }
-        var text = Data([0x5B])
-        text.reserveCapacity(layout.elements[last - 1].upperBound - layout.elements[first].lowerBound + 2)
-        for index in first..<last {
-          if index > first { text.append(0x2C) }
-          text.append(contentsOf: shared[layout.elements[index]])
-        }
-        text.append(0x5D)
+        // The usual record is parsed from its bytes (RawArticleScanner); any other is left to JSONDecoder, alone.
+        var records: [RawArticle] = []
+        records.reserveCapacity(last - first)
         do {
-          let records = try JSONDecoder().decode([RawArticle].self, from: text)
-          results.set(
-            chunk,
-            .success(
-              records.enumerated().map { offset, record in
-                var issues: [RecordIssue] = []
-                return (article(from: record, index: first + offset, issues: &issues), issues)
-              }))
+          for index in first..<last {
+            let range = layout.elements[index]
+            if let record = RawArticleScanner.parse(shared, range) {
+              records.append(record)
+              continue
+            }
+            var text = Data(capacity: range.count + 2)
+            text.append(0x5B)
+            text.append(contentsOf: shared[range])
+            text.append(0x5D)
+            records += try JSONDecoder().decode([RawArticle].self, from: text)
+          }
         } catch {
-          results.set(chunk, .failure(error))
+          return results.set(chunk, .failure(error))
         }
+        results.set(
+          chunk,
+          .success(
+            records.enumerated().map { offset, record in
+              var issues: [RecordIssue] = []
+              return (article(from: record, index: first + offset, issues: &issues), issues)
+            }))
       }
       var articles: [(Article?, [RecordIssue])] = []
       articles.reserveCapacity(layout.elements.count)

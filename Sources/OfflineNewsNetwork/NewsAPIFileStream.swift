@@ -19,27 +19,43 @@ import OfflineNewsModel
 /// }
 /// ```
 ///
-/// The file is mapped into memory and read once, front to back; the pages of each batch are released once it is
-/// decoded. Each batch is decoded and judged exactly as ``NewsAPIDecoder`` judges records (the same rules and
+/// The file is read once, front to back, a window of ``defaultReadSize`` bytes at a time (a record larger than
+/// the window grows it), so that memory holds a window and a few batches, not the file. Each batch is decoded and judged exactly as ``NewsAPIDecoder`` judges records (the same rules and
 /// ``RecordIssue``s, with their indexes in the whole array); a URL seen twice is passed on twice (in order) and
 /// reported as ``NewsAPIDecoder`` reports it, so that a save keeping "the later record wins, at the earlier one's
 /// place" ends with the same rows. The rest of the envelope (`status`, `totalResults`, …) is checked after the
 /// last batch: ``next()`` returns `nil` only when the whole body is valid and `"status":"ok"`, and throws otherwise
 /// — save in one transaction and a truncated or invalid file leaves nothing behind.
 ///
-/// The file must not be changed while it is read (a file truncated under the mapping ends the process).
+/// The file should not be changed while it is read. One that is cut short meanwhile fails like a truncated file
+/// (``next()`` throws, naming how much of it could be read); it is read with `read(2)`, never mapped, so that no
+/// change of the file can fault the process.
 public final class NewsAPIFileStream: @unchecked Sendable {
-  // @unchecked: the mapping is read-only and outlives the producer (which holds `self`); every mutable property is
-  // guarded by `condition`.
+  // @unchecked: `fd`, `window`, `filled`, `atEnd` and `scanner` are used by `init` and then only by the decoding
+  // thread (which holds `self`); every other mutable property is guarded by `condition`.
 
   /// Files smaller than this are better decoded whole (``FileNewsNetwork``): the default for ``init(path:minimumSize:batchSize:)``.
   public static let defaultMinimumSize = 4 * 1024 * 1024
 
-  private let base: UnsafeMutableRawPointer
+  /// Bytes read from the file at a time: the default for ``init(path:minimumSize:batchSize:readSize:)``.
+  public static let defaultReadSize = 1 << 20
+
+  private let path: String
+  private let fd: Int32
+  /// The file's size when it was opened.
   private let size: Int
   private let batchSize: Int
+  private let readSize: Int
+  /// The bytes of the file read and not yet consumed, from `window[0]` to `window[filled]`.
+  private var window: UnsafeMutableBufferPointer<UInt8>
+  private var filled = 0
+  /// Bytes of the file before `window[0]`.
+  private var windowOffset = 0
+  /// The file has been read to its end.
+  private var atEnd = false
+  private var readError: Int32 = 0
   private var scanner: ArticleArrayScanner
-  private let envelopePrefix: Data
+  private var envelopePrefix: Data
 
   private let condition = NSCondition()
   private var ready: [[Article]] = []
@@ -50,6 +66,7 @@ public final class NewsAPIFileStream: @unchecked Sendable {
   private var recordIssues: [RecordIssue] = []
   private var total: Int?
   private var decodeTime: Double = 0
+  private var waitTime: Double = 0
 
   /// Batches decoded ahead of the consumer, at most.
   private static let capacity = 2
@@ -61,33 +78,88 @@ public final class NewsAPIFileStream: @unchecked Sendable {
   ///   - path: a saved NewsAPI v2 response.
   ///   - minimumSize: files smaller than this are not streamed (`nil` is returned).
   ///   - batchSize: records per batch.
-  /// - Throws: ``NewsNetworkError/unreadableFile(path:reason:)`` when the file cannot be opened or mapped.
-  public init?(path: String, minimumSize: Int = defaultMinimumSize, batchSize: Int = 2000) throws(NewsNetworkError) {
-    let fd = open(path, O_RDONLY)
+  ///   - readSize: bytes read from the file at a time (the window grows for a longer record).
+  /// - Throws: ``NewsNetworkError/unreadableFile(path:reason:)`` when the file cannot be opened or read.
+  public init?(
+    path: String, minimumSize: Int = defaultMinimumSize, batchSize: Int = 2000, readSize: Int = defaultReadSize
+  ) throws(NewsNetworkError) {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { throw Self.unreadable(path) }
-    defer { close(fd) }
     var status = stat()
-    guard fstat(fd, &status) == 0 else { throw Self.unreadable(path) }
-    guard (status.st_mode & S_IFMT) == S_IFREG else { throw Self.unreadable(path) }
-    let size = Int(status.st_size)
-    guard size >= max(1, minimumSize) else { return nil }
-    guard let mapped = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), mapped != MAP_FAILED else {
+    guard fstat(fd, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+      close(fd)
       throw Self.unreadable(path)
     }
-    let bytes = UnsafeBufferPointer(start: mapped.assumingMemoryBound(to: UInt8.self), count: size)
-    guard let (scanner, arrayStart) = ArticleArrayScanner.openArticles(bytes) else {
-      munmap(mapped, size)
+    let size = Int(status.st_size)
+    guard size >= max(1, minimumSize) else {
+      close(fd)
       return nil
     }
-    _ = madvise(mapped, size, MADV_SEQUENTIAL)
-    self.base = mapped
+    _ = posix_fadvise(fd, 0, 0, Int32(POSIX_FADV_SEQUENTIAL))
+    self.path = path
+    self.fd = fd
     self.size = size
     self.batchSize = max(1, batchSize)
-    self.scanner = scanner
-    self.envelopePrefix = Data(bytes[..<arrayStart])
+    self.readSize = max(1, readSize)
+    self.window = .allocate(capacity: max(1, readSize))
+    self.scanner = ArticleArrayScanner(resuming: UnsafeBufferPointer(start: nil, count: 0), at: 0, elementsSeen: 0)
+    self.envelopePrefix = Data()
+    // The envelope up to the array: read until it is found, or the file ends (then it is decoded whole, which
+    // reports the precise error). Every property is set: leaving `init` now runs `deinit`, which closes and frees.
+    while true {
+      refill(keepingFrom: 0)
+      if readError != 0 {
+        let reason = String(cString: strerror(readError))
+        throw .unreadableFile(path: path, reason: reason)
+      }
+      if let (scanner, arrayStart) = ArticleArrayScanner.openArticles(
+        UnsafeBufferPointer(start: window.baseAddress, count: filled))
+      {
+        self.scanner = scanner
+        self.envelopePrefix = Data(window[..<arrayStart])
+        return
+      }
+      if atEnd { return nil }
+    }
   }
 
-  deinit { munmap(base, size) }
+  deinit {
+    close(fd)
+    window.deallocate()
+  }
+
+  /// Drops the window's bytes before `start`, then reads more of the file after what it holds (growing the window
+  /// when it is full): after it, the window holds more bytes than before, or the file has ended (``atEnd``) or
+  /// failed to read (``readError``). The scanner is re-created over the new window, at its start (the byte that
+  /// was at `start`).
+  private func refill(keepingFrom start: Int) {
+    let seen = scanner.elementsSeen
+    if start > 0 {
+      let kept = filled - start
+      if kept > 0, let base = window.baseAddress { memmove(base, base + start, kept) }
+      filled = kept
+      windowOffset += start
+    }
+    if filled == window.count {
+      let larger = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: window.count * 2)
+      _ = larger.initialize(fromContentsOf: window)
+      window.deallocate()
+      window = larger
+    }
+    while !atEnd, readError == 0, let base = window.baseAddress {
+      let count = read(fd, base + filled, min(readSize, window.count - filled))
+      if count > 0 {
+        filled += count
+        break
+      } else if count == 0 {
+        atEnd = true
+      } else if errno != EINTR {
+        readError = errno
+      }
+    }
+    scanner = ArticleArrayScanner(
+      resuming: UnsafeBufferPointer(start: window.baseAddress, count: filled), at: 0, elementsSeen: seen)
+  }
 
   /// The next batch of valid articles, in response order, or `nil` once the whole body has been read and found
   /// valid. Blocks while the batch is being decoded; starts decoding on the first call.
@@ -103,7 +175,11 @@ public final class NewsAPIFileStream: @unchecked Sendable {
       thread.name = "NewsAPIFileStream"
       thread.start()
     }
-    while ready.isEmpty, !finished, failure == nil, !cancelled { condition.wait() }
+    if ready.isEmpty, !finished, failure == nil, !cancelled {
+      let waitStarted = DispatchTime.now().uptimeNanoseconds
+      while ready.isEmpty, !finished, failure == nil, !cancelled { condition.wait() }
+      waitTime += Double(DispatchTime.now().uptimeNanoseconds - waitStarted) / 1e9
+    }
     if let failure { throw failure }
     // A cancelled stream never ends normally: a save fed by it must not commit what it got so far.
     if cancelled { throw .invalidResponse(detail: "reading was cancelled before the end of the file") }
@@ -134,33 +210,28 @@ public final class NewsAPIFileStream: @unchecked Sendable {
   /// CPU seconds the decoding thread has spent decoding and judging records so far (it overlaps the caller's work).
   public var decodeSeconds: Double { condition.withLock { decodeTime } }
 
+  /// Seconds the callers of ``next()`` have spent waiting for a batch to be decoded.
+  public var waitSeconds: Double { condition.withLock { waitTime } }
+
   // MARK: - The decoding thread
 
   private func produce() {
-    let bytes = UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: size)
     var positionByURL: [String: Int] = [:]
     var index = 0
-    var released = 0
-    let page = Int(sysconf(Int32(_SC_PAGESIZE)))
     while true {
       let started = Self.threadCPUSeconds()
-      var ranges: [Range<Int>] = []
+      var records: [RawArticle] = []
+      records.reserveCapacity(batchSize)
+      var delimited = 0
       var arrayEnd: Int?
-      while ranges.count < batchSize {
-        switch scanner.nextElement() {
-        case .element(let range): ranges.append(range)
-        case .end(let end): arrayEnd = end
-        case .invalid: return fail(.invalidResponse(detail: "not valid JSON (\(size) bytes; truncated or not JSON)"))
-        }
-        if arrayEnd != nil { break }
-      }
-      var articles: [Article] = []
-      var issues: [RecordIssue] = []
-      if let last = ranges.last {
-        // The usual record is parsed from its bytes; any other is left to JSONDecoder (see RawArticleScanner).
-        var records: [RawArticle] = []
-        records.reserveCapacity(ranges.count)
-        for range in ranges {
+      while delimited < batchSize {
+        let mark = scanner.position
+        let step = scanner.nextElement()
+        switch step {
+        case .element(let range):
+          delimited += 1
+          // The usual record is parsed from its bytes; any other is left to JSONDecoder (see RawArticleScanner).
+          let bytes = UnsafeBufferPointer(start: window.baseAddress, count: filled)
           if let record = RawArticleScanner.parse(bytes, range) {
             records.append(record)
             continue
@@ -174,35 +245,42 @@ public final class NewsAPIFileStream: @unchecked Sendable {
           } catch {
             return fail(.invalidResponse(detail: NewsAPIDecoder.describe(error, size: size)))
           }
-        }
-        articles.reserveCapacity(records.count)
-        for record in records {
-          if let article = NewsAPIDecoder.article(from: record, index: index, issues: &issues) {
-            let key = article.url.absoluteString
-            if positionByURL[key] != nil {
-              issues.append(
-                RecordIssue(
-                  index: index, url: key, keyPath: "articles[\(index)].url",
-                  reason: "same url as an earlier record in this response; this later record replaces it",
-                  skipped: false))
-            } else {
-              positionByURL[key] = index
-            }
-            articles.append(article)
+        case .end(let end): arrayEnd = end
+        case .invalid:
+          // Input ran out (the scanner stopped at the window's end, not at a misplaced byte): read on and delimit
+          // the element again from where it started.
+          if scanner.position >= filled, !atEnd, readError == 0 {
+            refill(keepingFrom: mark)
+            continue
           }
-          index += 1
+          let early = scanner.position >= filled ? endedEarly() : nil
+          return fail(early ?? .invalidResponse(detail: "not valid JSON (\(size) bytes; truncated or not JSON)"))
         }
-        // The batch's bytes are decoded: give their pages back (they would be read again from the file if needed).
-        let upTo = last.upperBound / page * page
-        if upTo > released {
-          _ = madvise(base + released, upTo - released, MADV_DONTNEED)
-          released = upTo
+        if arrayEnd != nil { break }
+      }
+      var articles: [Article] = []
+      var issues: [RecordIssue] = []
+      articles.reserveCapacity(records.count)
+      for record in records {
+        if let article = NewsAPIDecoder.article(from: record, index: index, issues: &issues) {
+          let key = article.url.absoluteString
+          if positionByURL[key] != nil {
+            issues.append(
+              RecordIssue(
+                index: index, url: key, keyPath: "articles[\(index)].url",
+                reason: "same url as an earlier record in this response; this later record replaces it",
+                skipped: false))
+          } else {
+            positionByURL[key] = index
+          }
+          articles.append(article)
         }
+        index += 1
       }
       let elapsed = Self.threadCPUSeconds() - started
 
       if let arrayEnd {
-        let finalFailure = finishEnvelope(bytes, arrayEnd: arrayEnd)
+        let finalFailure = finishEnvelope(arrayEnd: arrayEnd)
         condition.withLock {
           decodeTime += elapsed
           recordIssues += issues
@@ -226,6 +304,18 @@ public final class NewsAPIFileStream: @unchecked Sendable {
     }
   }
 
+  /// The error for a file that could not be read to its end, or that is shorter than when it was opened; `nil`
+  /// when it was read whole.
+  private func endedEarly() -> NewsNetworkError? {
+    if readError != 0 {
+      return .unreadableFile(path: path, reason: String(cString: strerror(readError)))
+    }
+    let read = windowOffset + filled
+    guard read < size else { return nil }
+    return .invalidResponse(
+      detail: "the file was cut short while it was read (\(read) of its \(size) bytes; was it changed meanwhile?)")
+  }
+
   private func fail(_ error: NewsNetworkError) {
     condition.withLock {
       failure = error
@@ -235,10 +325,14 @@ public final class NewsAPIFileStream: @unchecked Sendable {
 
   /// Decodes the envelope without its array (what precedes it, `[]`, what follows it) and checks it as
   /// ``NewsAPIDecoder`` does; `nil` when it is a valid `"status":"ok"` body.
-  private func finishEnvelope(_ bytes: UnsafeBufferPointer<UInt8>, arrayEnd: Int) -> NewsNetworkError? {
+  private func finishEnvelope(arrayEnd: Int) -> NewsNetworkError? {
     var envelopeBytes = envelopePrefix
     envelopeBytes.append(contentsOf: Array("[]".utf8))
-    envelopeBytes.append(contentsOf: bytes[arrayEnd...])
+    // The rest of the file: normally `}` and a newline.
+    refill(keepingFrom: arrayEnd)
+    while !atEnd, readError == 0 { refill(keepingFrom: 0) }
+    if let error = endedEarly() { return error }
+    envelopeBytes.append(contentsOf: window[..<filled])
     let envelope: Envelope
     do {
       envelope = try JSONDecoder().decode(Envelope.self, from: envelopeBytes)

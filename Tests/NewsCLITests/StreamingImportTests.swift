@@ -100,4 +100,40 @@ struct StreamingImportTests {
       #expect(try await storage.articles() == before, "\(name)")
     }
   }
+
+  @Test("a file cut short while it is being saved fails the save and leaves the cache as it was")
+  func fileTruncatedDuringSave() async throws {
+    let directory = TemporaryDirectory("news-stream-cut")
+    let path = directory.path("big.json")
+    try Self.writeResponse(path)
+    let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+    let storage = try StorageContext(path: directory.path("cache.sqlite"))
+    let stream = try #require(try NewsAPIFileStream(path: path, batchSize: 500, readSize: 64 * 1024))
+    defer { stream.cancel() }
+    let batches = Counter()
+    await #expect(throws: NewsNetworkError.self) {
+      _ = try await storage.saveArticles(
+        forQuery: "cut", fetchedAt: Timestamp(millisecondsSince1970: 1_700_000_000_000),
+        batches: {
+          let batch = try stream.next()
+          // After the first batch is saved, the file loses its second half.
+          if batches.increment() == 2 { #expect(truncate(path, off_t(size / 2)) == 0) }
+          return batch
+        })
+    }
+    #expect(try await storage.articleCount() == 0)
+    #expect(try await storage.lastFetch(forQuery: "cut") == nil)
+  }
+}
+
+/// A counter shared with a `@Sendable` closure.
+private final class Counter: @unchecked Sendable {
+  private let lock = NSLock()
+  private var value = 0
+  func increment() -> Int {
+    lock.withLock {
+      value += 1
+      return value
+    }
+  }
 }

@@ -15,12 +15,17 @@ struct NewsAPIFileStreamTests {
     var totalResults: Int?
   }
 
-  /// Streams `data` (through a file) in batches of `batchSize`; `nil` when the stream declines the file.
-  static func stream(_ data: Data, batchSize: Int) throws -> Result<Streamed, NewsNetworkError>? {
+  /// Streams `data` (through a file) in batches of `batchSize`, reading `readSize` bytes at a time; `nil` when the
+  /// stream declines the file.
+  static func stream(_ data: Data, batchSize: Int, readSize: Int = NewsAPIFileStream.defaultReadSize) throws
+    -> Result<Streamed, NewsNetworkError>?
+  {
     let directory = TemporaryDirectory("news-stream")
     let path = directory.path("body.json")
     try data.write(to: URL(fileURLWithPath: path))
-    guard let stream = try NewsAPIFileStream(path: path, minimumSize: 0, batchSize: batchSize) else { return nil }
+    guard
+      let stream = try NewsAPIFileStream(path: path, minimumSize: 0, batchSize: batchSize, readSize: readSize)
+    else { return nil }
     defer { stream.cancel() }
     var articles: [Article] = []
     var positionByURL: [URL: Int] = [:]
@@ -54,18 +59,19 @@ struct NewsAPIFileStreamTests {
   /// when `sameError`). A stream that declines the file is fine only when the whole decode fails too.
   static func checkSame(_ data: Data, _ label: String, sameError: Bool = false) throws {
     let expected = whole(data)
-    for batchSize in [1, 3, 64, 100_000] {
-      guard let got = try stream(data, batchSize: batchSize) else {
+    // Small reads put window boundaries inside keys, strings, escapes and separators.
+    for (batchSize, readSize) in [(1, 7), (3, 61), (64, 4096), (100_000, NewsAPIFileStream.defaultReadSize)] {
+      guard let got = try stream(data, batchSize: batchSize, readSize: readSize) else {
         if case .success = expected { Issue.record("\(label): a valid body was declined by the stream") }
         continue
       }
       switch (expected, got) {
       case (.success(let a), .success(let b)):
-        #expect(a == b, "\(label), batches of \(batchSize)")
+        #expect(a == b, "\(label), batches of \(batchSize), reads of \(readSize)")
       case (.failure(let a), .failure(let b)):
-        if sameError { #expect(a == b, "\(label), batches of \(batchSize)") }
+        if sameError { #expect(a == b, "\(label), batches of \(batchSize), reads of \(readSize)") }
       default:
-        Issue.record("\(label), batches of \(batchSize): whole \(expected), streamed \(got)")
+        Issue.record("\(label), batches of \(batchSize), reads of \(readSize): whole \(expected), streamed \(got)")
       }
     }
   }
@@ -140,6 +146,32 @@ struct NewsAPIFileStreamTests {
     stream.cancel()
     #expect(throws: NewsNetworkError.self) { try stream.next() }
     #expect(throws: NewsNetworkError.self) { try NewsAPIFileStream(path: directory.path("missing.json")) }
+  }
+
+  @Test("a file cut short while it is read fails with an error (it is read, not mapped: no SIGBUS)")
+  func fileTruncatedWhileRead() throws {
+    let directory = TemporaryDirectory("news-stream")
+    let path = directory.path("body.json")
+    let body = ParallelDecodeTests.body(3000)
+    try body.write(to: URL(fileURLWithPath: path))
+    let stream = try #require(
+      try NewsAPIFileStream(path: path, minimumSize: 0, batchSize: 10, readSize: 4096))
+    defer { stream.cancel() }
+    #expect(try stream.next()?.isEmpty == false)
+    // The decoding thread is at most three batches and one read ahead of this point: far from the cut.
+    #expect(truncate(path, off_t(body.count / 2)) == 0)
+    var failure: NewsNetworkError?
+    do {
+      while try stream.next() != nil {}
+    } catch {
+      failure = error
+    }
+    guard case .invalidResponse(let detail) = failure else {
+      Issue.record("expected an invalid response, got \(failure.map { "\($0)" } ?? "the end of the stream")")
+      return
+    }
+    #expect(detail.contains("cut short"), "\(detail)")
+    #expect(detail.contains("\(body.count / 2) of its \(body.count) bytes"), "\(detail)")
   }
 
   // MARK: - The byte-level record parser

@@ -68,6 +68,39 @@ struct ParallelDecodeTests {
     #expect(page.articles.first?.title.hasPrefix("Duplicate of 0") == true, "the later duplicate wins at index 0")
   }
 
+  @Test("records parsed from their bytes decode as JSONDecoder decodes them: seeded bodies and real captures")
+  func byteParserSameAsJSONDecoder() throws {
+    var bodies: [(String, Data)] = [("quirks", Self.body(1500))]
+    for seed in UInt64(1)...60 {
+      var random = SplitMix64(seed: seed)
+      bodies.append(("seed \(seed)", NewsAPIFileStreamTests.generatedBody(&random)))
+    }
+    if Fixtures.sharedReal("SOURCES.md") != nil {
+      for name in try FileManager.default.contentsOfDirectory(atPath: Fixtures.sharedRealDirectory.path).sorted()
+      where name.hasSuffix(".json") {
+        bodies.append((name, try Data(contentsOf: Fixtures.sharedRealDirectory.appendingPathComponent(name))))
+      }
+    }
+    var compared = 0
+    for (label, body) in bodies {
+      let parallel = try? NewsAPIDecoder.decodeInParallel(body)
+      guard let records = (try? JSONDecoder().decode(Envelope.self, from: body))?.articles else {
+        // Not a valid body: the parallel path must not produce articles (the whole decode reports the error).
+        #expect(parallel?.articles == nil, "\(label)")
+        continue
+      }
+      guard let got = parallel?.articles else { continue }  // declined (one element, or not shaped for chunks)
+      let expected = records.enumerated().map { index, record in
+        var issues: [RecordIssue] = []
+        return (NewsAPIDecoder.article(from: record, index: index, issues: &issues), issues)
+      }
+      #expect(got.map(\.0) == expected.map(\.0), "\(label)")
+      #expect(got.map(\.1) == expected.map(\.1), "\(label)")
+      compared += 1
+    }
+    #expect(compared > 20)
+  }
+
   @Test("a truncated large body is an error, never a partial page")
   func truncated() throws {
     let data = Self.body(9000)

@@ -58,6 +58,67 @@ public final class Statement {
     }
   }
 
+  /// Binds `arguments` like ``bind(_:)``, except that the texts are not copied one by one: their UTF-8 goes into one
+  /// buffer, bound in place (`SQLITE_STATIC`) while `body` runs; the statement is then reset and its bindings cleared,
+  /// so that SQLite keeps no pointer into the buffer. For statements with many text parameters run once (the bulk
+  /// upserts), where SQLite's copy of each text (an allocation, a copy and a free per value) is a visible cost.
+  func withBorrowedTexts<T>(_ arguments: [DatabaseValue], _ body: () throws -> T) throws -> T {
+    var length = 0
+    for case .text(let text) in arguments { length += text.utf8.count }
+    var buffer: [UInt8] = []
+    buffer.reserveCapacity(max(1, length))
+    for case .text(var text) in arguments { text.withUTF8 { buffer.append(contentsOf: $0) } }
+    return try buffer.withUnsafeBufferPointer { (bytes) throws -> T in
+      sqlite3_reset(handle)
+      sqlite3_clear_bindings(handle)
+      defer {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+      }
+      var offset = 0
+      for (index, value) in arguments.enumerated() {
+        let position = Int32(index + 1)
+        let rc: Int32
+        switch value {
+        case .text(let text):
+          let count = text.utf8.count
+          if count > 0, let base = bytes.baseAddress {
+            // SQLITE_STATIC (a null destructor): SQLite reads the bytes in place until the bindings are cleared.
+            let start = UnsafeRawPointer(base + offset).assumingMemoryBound(to: CChar.self)
+            rc = sqlite3_bind_text(handle, position, start, Int32(count), nil)
+            offset += count
+          } else {
+            rc = sqlite3_bind_text(handle, position, "", 0, csqlite_transient)
+          }
+        case .null: rc = sqlite3_bind_null(handle, position)
+        case .integer(let v): rc = sqlite3_bind_int64(handle, position, v)
+        case .real(let v): rc = sqlite3_bind_double(handle, position, v)
+        case .blob(let v):
+          rc = v.withUnsafeBytes {
+            sqlite3_bind_blob(handle, position, $0.baseAddress, Int32($0.count), csqlite_transient)
+          }
+        }
+        guard rc == SQLITE_OK else { throw connection.error(rc, sql: sql) }
+      }
+      return try body()
+    }
+  }
+
+  /// ``execute(_:)`` with the texts bound in place (see ``withBorrowedTexts(_:_:)``).
+  func executeBorrowingTexts(_ arguments: [DatabaseValue]) throws {
+    try withBorrowedTexts(arguments) { while try step() {} }
+  }
+
+  /// ``fetchAll(_:_:)`` with the texts bound in place (see ``withBorrowedTexts(_:_:)``).
+  func fetchAllBorrowingTexts<T>(_ arguments: [DatabaseValue], _ read: (Row) throws -> T) throws -> [T] {
+    try withBorrowedTexts(arguments) {
+      var rows: [T] = []
+      let row = Row(statement: self)
+      while try step() { rows.append(try read(row)) }
+      return rows
+    }
+  }
+
   /// Runs the statement to completion, discarding rows.
   public func execute(_ arguments: [DatabaseValue] = []) throws(SQLiteError) {
     try bind(arguments)

@@ -43,13 +43,17 @@ struct ArticleWriter {
     "url", "title", "author", "summary", "imageURL", "publishedAt", "content", "sourceID", "sourceName",
   ]
 
-  static func content(_ article: Article) -> [DatabaseValue] {
-    [
-      .text(article.url.absoluteString), .text(article.title), article.author.databaseValue,
-      article.summary.databaseValue, article.imageURL.databaseValue,
-      .integer(Timestamp(article.publishedAt).millisecondsSince1970), article.content.databaseValue,
-      article.sourceID.databaseValue, article.sourceName.databaseValue,
-    ]
+  /// Appends the content columns of `article` (whose URL text is `url`) to `arguments`, in bind order.
+  static func appendContent(_ article: Article, url: String, to arguments: inout [DatabaseValue]) {
+    arguments.append(.text(url))
+    arguments.append(.text(article.title))
+    arguments.append(article.author.databaseValue)
+    arguments.append(article.summary.databaseValue)
+    arguments.append(article.imageURL.databaseValue)
+    arguments.append(.integer(Timestamp(article.publishedAt).millisecondsSince1970))
+    arguments.append(article.content.databaseValue)
+    arguments.append(article.sourceID.databaseValue)
+    arguments.append(article.sourceName.databaseValue)
   }
 
   /// One save in progress: fed batches by ``add(_:)``, completed by ``finish(eviction:skipIfEmpty:)``.
@@ -79,28 +83,40 @@ struct ArticleWriter {
       if rowidsBefore == nil {
         let before = try db.scalarInt("SELECT max(rowid) FROM article") ?? 0
         rowidsBefore = before
+        wasEmpty = try db.scalarInt("SELECT NOT EXISTS (SELECT 1 FROM article)") == 1
         indexedUpTo = before
         if before < Int64.max, articles.count >= ArticleWriter.bulk { try deferSearchIndex() }
       }
       // Distinct URLs of the batch: the later record replaces the earlier one in place.
       var urls: [String] = []
-      var rows: [[DatabaseValue]] = []
+      var chosen: [Int] = []
       var indexInRows: [String: Int] = [:]
-      for article in articles {
-        let content = ArticleWriter.content(article)
-        guard case .text(let url) = content[0] else { continue }
+      urls.reserveCapacity(articles.count)
+      chosen.reserveCapacity(articles.count)
+      indexInRows.reserveCapacity(articles.count)
+      for (offset, article) in articles.enumerated() {
+        let url = article.url.absoluteString
         if let index = indexInRows[url] {
-          rows[index] = content
+          chosen[index] = offset
         } else {
-          indexInRows[url] = rows.count
+          indexInRows[url] = chosen.count
           urls.append(url)
-          rows.append(content)
+          chosen.append(offset)
         }
       }
+      let fetched = DatabaseValue.integer(fetchedAt.millisecondsSince1970)
+      let queryText = DatabaseValue.text(query)
       var start = 0
-      while start < rows.count {
-        let end = min(start + ArticleWriter.chunk, rows.count)
-        try upsert(Array(urls[start..<end]), Array(rows[start..<end]))
+      while start < chosen.count {
+        let end = min(start + ArticleWriter.chunk, chosen.count)
+        var arguments: [DatabaseValue] = []
+        arguments.reserveCapacity((end - start) * (ArticleWriter.contentColumns.count + 2))
+        for row in start..<end {
+          ArticleWriter.appendContent(articles[chosen[row]], url: urls[row], to: &arguments)
+          arguments.append(fetched)
+          arguments.append(queryText)
+        }
+        try upsert(urls[start..<end], arguments)
         start = end
         progress?(seen.count)
       }
@@ -169,8 +185,10 @@ struct ArticleWriter {
       if skipIfEmpty, seen.isEmpty {
         return (ArticleSaveResult(saved: 0, inserted: 0, updated: 0, unchanged: 0, evicted: 0), [])
       }
-      try writeMemberships()
+      // Departures first: then the query's result list holds only its previous members (none on a first import),
+      // not also the rows just written.
       try removeDepartures()
+      try writeMemberships()
       try db.execute(
         """
         INSERT INTO query_fetch (query, fetchedAt, articleCount) VALUES (?1, ?2, ?3)
@@ -198,19 +216,26 @@ struct ArticleWriter {
     /// inserted. At `Int64.max` SQLite picks rowids at random, and an existence query per statement decides instead.
     private var rowidsBefore: Int64?
 
-    /// Upserts one statement's rows (distinct URLs) and records what each did.
-    private mutating func upsert(_ urls: [String], _ rows: [[DatabaseValue]]) throws {
-      guard !rows.isEmpty else { return }
+    /// The article table was empty when this save began (a first import): the first record of every URL is then an
+    /// insert and a later one can only update a row this save inserted, so the upserts need not return what they did.
+    private var wasEmpty = false
+
+    /// Upserts one statement's rows (distinct URLs, their values in `arguments`) and records what each did.
+    private mutating func upsert(_ urls: ArraySlice<String>, _ arguments: [DatabaseValue]) throws {
+      guard !urls.isEmpty else { return }
       let before = rowidsBefore ?? 0
-      let stored = before == Int64.max ? try existing(urls.map { DatabaseValue.text($0) }) : nil
-      var arguments: [DatabaseValue] = []
-      arguments.reserveCapacity(rows.count * (ArticleWriter.contentColumns.count + 2))
-      for row in rows {
-        arguments += row
-        arguments += [.integer(fetchedAt.millisecondsSince1970), .text(query)]
+      if wasEmpty {
+        try upsertStatement(rowCount: urls.count, returning: false).executeBorrowingTexts(arguments)
+        for url in urls where seen[url] == nil {
+          seen[url] = (seen.count, .inserted)
+          inserted.append(Identity(.text(url)))
+        }
+        return
       }
+      let stored = before == Int64.max ? try existing(urls.map { DatabaseValue.text($0) }) : nil
       var written: [String: Int64] = [:]
-      for (url, rowid) in try upsertStatement(rowCount: rows.count).fetchAll(
+      written.reserveCapacity(urls.count)
+      for (url, rowid) in try upsertStatement(rowCount: urls.count).fetchAllBorrowingTexts(
         arguments, { ($0.string(0) ?? "", $0.int64(1) ?? 0) })
       {
         written[url] = rowid
@@ -252,7 +277,7 @@ struct ArticleWriter {
           "INSERT INTO query_result (query, url, position) VALUES ", rowCount: end - start, columns: 3,
           tail:
             " ON CONFLICT(query, url) DO UPDATE SET position = excluded.position WHERE position <> excluded.position"
-        ).execute(arguments)
+        ).executeBorrowingTexts(arguments)
         start = end
       }
     }
@@ -265,15 +290,17 @@ struct ArticleWriter {
       return Set(try statement.fetchAll(urls) { $0.string(0) ?? "" })
     }
 
-    /// The article upsert for `rowCount` rows; it returns the URL and rowid of every row it inserted or changed.
-    private func upsertStatement(rowCount: Int) throws -> Statement {
+    /// The article upsert for `rowCount` rows; with `returning`, it returns the URL and rowid of every row it inserted or
+    /// changed.
+    private func upsertStatement(rowCount: Int, returning: Bool = true) throws -> Statement {
       let columns = ArticleWriter.contentColumns + ["fetchedAt", "fetchQuery"]
       let updates = columns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
       let differs = ArticleWriter.contentColumns.dropFirst().map { "article.\($0) IS NOT excluded.\($0)" }
         .joined(separator: " OR ")
       return try statement(
         "INSERT INTO article (\(columns.joined(separator: ", "))) VALUES ", rowCount: rowCount, columns: columns.count,
-        tail: " ON CONFLICT(url) DO UPDATE SET \(updates) WHERE \(differs) RETURNING url, rowid")
+        tail: " ON CONFLICT(url) DO UPDATE SET \(updates) WHERE \(differs)" + (returning ? " RETURNING url, rowid" : "")
+      )
     }
 
     /// Deletes the result-list rows of the query that this save did not hold, folding the query's previous fetch
