@@ -242,6 +242,19 @@ struct ImportState {
     case failed
   }
 
+  /// The stored value of a `set` constant for `attribute`, or `nil` when a literal does not convert to its type.
+  func constantValue(_ constant: Constant, for attribute: Attribute) -> DatabaseValue? {
+    switch constant {
+    case .importTime: return .integer(importTime.millisecondsSince1970)
+    case .source: return .text(source)
+    case .value(let value):
+      if case .success(let stored) = ValueConverter.convert(value, to: attribute, mapping: AttributeMapping()) {
+        return stored
+      }
+      return nil
+    }
+  }
+
   /// Maps one object to a record of `entity`, adds it to the identity map, and returns its identity.
   mutating func map(_ item: JSONValue, _ mapping: EntityMapping, place: String, root: Bool) -> Outcome {
     let name = mapping.entity.name
@@ -254,6 +267,12 @@ struct ImportState {
     var identityValues: [DatabaseValue] = []
     for key in mapping.entity.identity {
       guard let attribute = mapping.entity.attribute(key) else { return .failed }
+      // An identity attribute may be a `set` constant: `$source` scopes ids that are unique only within their
+      // feed (JSON Feed item ids) to that feed.
+      if let constant = mapping.constants[key], let value = constantValue(constant, for: attribute) {
+        identityValues.append(value)
+        continue
+      }
       let raw = lookup(item, key, mapping.attributes[key]?.keyPath).flatMap(ValueConverter.unwrapParse)
       let transformed = raw.map { ValueConverter.apply(mapping.attributes[key]?.transforms ?? [], to: $0) }
       guard let raw = transformed,
@@ -327,16 +346,10 @@ struct ImportState {
       }
     }
     for (key, constant) in mapping.constants {
-      switch constant {
-      case .importTime: record.values[key] = .integer(importTime.millisecondsSince1970)
-      case .source: record.values[key] = .text(source)
-      case .value(let value):
-        if let attribute = mapping.entity.attribute(key),
-          case .success(let stored) = ValueConverter.convert(value, to: attribute, mapping: AttributeMapping())
-        {
-          record.values[key] = stored
-        }
+      guard let attribute = mapping.entity.attribute(key), let value = constantValue(constant, for: attribute) else {
+        continue
       }
+      record.values[key] = value
     }
     if failed { return .failed }
 

@@ -225,7 +225,8 @@ struct RealFixtureImportTests {
     try await store.run(mapping, file: url)
     func item(_ id: String, _ html: String, _ published: Int64, attachment: String?) -> TableRow {
       [
-        "id": .text(id), "url": .null, "externalUrl": .null, "title": .null, "contentHtml": .text(html),
+        "feed": .text(url.path), "id": .text(id), "url": .null, "externalUrl": .null, "title": .null,
+        "contentHtml": .text(html),
         "contentText": .null, "summary": .null, "image": .null, "bannerImage": .null,
         "datePublished": .integer(published), "dateModified": .null, "authors": .null, "author": .null,
         "tags": .null, "language": .null,

@@ -35,4 +35,20 @@ struct ShippedMappingTests {
     let storage = try StorageContext(path: directory.path("all.sqlite"), entities: entities)
     #expect(storage.entities.map(\.name).sorted() == entities.map(\.name).sorted())
   }
+
+  @Test("JSON Feed ids are unique only within their feed: two feeds' item \"1\" are two rows, re-imports unchanged")
+  func jsonFeedIdentityPerFeed() async throws {
+    let mapping = try shippedMapping("jsonfeed")
+    let store = try TestStore(mapping)
+    let first =
+      #"{"version":"https://jsonfeed.org/version/1.1","title":"A","items":[{"id":"1","title":"A one","content_html":"<p>a</p>"}]}"#
+    let second =
+      #"{"version":"https://jsonfeed.org/version/1.1","title":"B","items":[{"id":"1","title":"B one","content_text":"b"}]}"#
+    #expect(try await store.run(mapping, first, source: "https://a.example/feed.json").inserted == 1)
+    #expect(try await store.run(mapping, second, source: "https://b.example/feed.json").inserted == 1)
+    #expect(try await store.run(mapping, second, source: "https://b.example/feed.json").unchanged == 1)
+    let rows = try await store.rows("feed_item")
+    #expect(rows.map { $0["title"] } == [.text("A one"), .text("B one")])
+    #expect(rows.map { $0["contentHtml"] } == [.text("<p>a</p>"), .null])
+  }
 }
