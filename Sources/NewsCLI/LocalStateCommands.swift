@@ -45,13 +45,15 @@ struct LocalStateCommand {
 
   func run() async throws(CommandFailure) -> ExitCode {
     let name = kind == .read ? "mark-read" : "bookmark"
-    guard let url = arguments.positionals.first, !url.isEmpty else {
+    guard let typed = arguments.positionals.first, !typed.isEmpty else {
       throw CommandFailure(.usage, "which article? usage: news \(name) URL", hint: "'news list --json' shows URLs")
     }
     let undo = arguments.flag("undo")
     let repository = try context.makeRepository(arguments)
     let article: Article?
+    var url = typed
     do {
+      url = try await context.cachedURL(for: typed, in: repository)
       let found =
         kind == .read
         ? try await repository.markRead(!undo, url: url) : try await repository.bookmark(!undo, url: url)

@@ -138,6 +138,19 @@ struct CommandContext: Sendable {
   var console: Console
   var now: @Sendable () -> Date
 
+  /// The URL under which a cached article is stored for a URL typed by the user: as typed, else as the importer
+  /// stores URLs (`URL(string:)`, which percent-encodes non-ASCII characters: `?q=ü` is kept as `?q=%C3%BC`).
+  /// The text as typed when neither is cached.
+  func cachedURL(for text: String, in repository: NewsRepository) async throws(NewsRepositoryError) -> String {
+    if try await repository.article(url: text) != nil { return text }
+    if let normalized = URL(string: text)?.absoluteString, normalized != text,
+      try await repository.article(url: normalized) != nil
+    {
+      return normalized
+    }
+    return text
+  }
+
   /// The database path: `--db`, else the configuration's, else the XDG default.
   func databasePath(_ arguments: ParsedArguments) -> String {
     if let path = arguments.value("db") { return absolute(expandingTilde(path), relativeTo: currentDirectory) }

@@ -37,13 +37,14 @@ struct ShowCommand {
   var arguments: ParsedArguments
 
   func run() async throws(CommandFailure) -> ExitCode {
-    guard let url = arguments.positionals.first, !url.isEmpty else {
+    guard let typed = arguments.positionals.first, !typed.isEmpty else {
       throw CommandFailure(
         .usage, "which article? usage: news show URL", hint: "'news list --json' and 'news search --json' show URLs")
     }
     let repository = try context.makeRepository(arguments)
     var article: Article
     do {
+      let url = try await context.cachedURL(for: typed, in: repository)
       guard let found = try await repository.article(url: url) else {
         throw CommandFailure(
           .noInput, "no cached article has the URL \(url)", hint: "'news list --json' and 'news search' show URLs")

@@ -88,4 +88,21 @@ struct LocalStateCommandTests {
     #expect(typo.status == 78)
     #expect(typo.err.contains("unknown key \"eviction.maxArticle\""))
   }
+
+  @Test("show, mark-read and bookmark find an article by its URL as the publisher wrote it (non-ASCII)")
+  func nonASCIIURL() async throws {
+    let cli = CLIHarness()
+    let body =
+      #"{"status":"ok","totalResults":1,"articles":[{"source":{"id":null,"name":"S"},"title":"Ü","url":"https://example.com/1/news?q=ü","publishedAt":"2024-01-01T00:00:00Z"}]}"#
+    let file = cli.directory.path("unicode.json")
+    try Data(body.utf8).write(to: URL(fileURLWithPath: file))
+    #expect(await cli.run("import", file, "--db", cli.database).status == 0)
+    let typed = "https://example.com/1/news?q=ü"
+    let show = await cli.run("show", typed, "--db", cli.database)
+    #expect(show.status == 0, "\(show.err)")
+    #expect(await cli.run("bookmark", typed, "--db", cli.database).status == 0)
+    #expect(await cli.run("mark-read", typed, "--undo", "--db", cli.database).status == 0)
+    let listed = await cli.run("list", "--bookmarked", "--db", cli.database, "--json")
+    #expect(listed.out.contains("%C3%BC"), "stored percent-encoded: \(listed.out)")
+  }
 }
