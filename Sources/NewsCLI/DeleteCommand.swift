@@ -6,17 +6,21 @@ struct DeleteCommand {
   static let spec = CommandSpec(
     name: "delete",
     summary: "Delete cached articles: all of them, or those published before a date.",
-    usage: "--all | --before DATE [--db PATH] [--config PATH] [--json]",
+    usage: "--all | --before DATE [--include-bookmarked] [--db PATH] [--config PATH] [--json]",
     options: [
       OptionSpec(name: "all", help: "Delete every cached article."),
       OptionSpec(
         name: "before", valueName: "DATE",
         help: "Delete articles published before DATE (RFC 3339: 2024-05-01 or 2024-05-01T12:00:00Z)."),
+      OptionSpec(name: "include-bookmarked", help: "With --before: delete bookmarked articles too (kept by default)."),
       .database,
       .configuration,
       OptionSpec(name: "json", help: "Print JSON: {deleted}."),
     ],
-    details: "A date without a time means midnight UTC; a time needs an offset (Z or ±HH:MM).")
+    details: """
+      A date without a time means midnight UTC; a time needs an offset (Z or ±HH:MM). --before keeps bookmarked
+      articles, as eviction does, unless --include-bookmarked; --all deletes everything.
+      """)
 
   struct Report: Encodable { var deleted: Int }
 
@@ -26,6 +30,9 @@ struct DeleteCommand {
   func run() async throws(CommandFailure) -> ExitCode {
     let all = arguments.flag("all")
     let before = arguments.value("before")
+    if arguments.flag("include-bookmarked"), before == nil {
+      throw CommandFailure(.usage, "--include-bookmarked goes with --before DATE (--all deletes everything)")
+    }
     guard all != (before != nil) else {
       throw CommandFailure(
         .usage, all ? "give --all or --before DATE, not both" : "what to delete? give --all or --before DATE")
@@ -42,7 +49,8 @@ struct DeleteCommand {
     let deleted: Int
     do {
       if let cutoff {
-        deleted = try await repository.delete(publishedBefore: cutoff.date)
+        deleted = try await repository.delete(
+          publishedBefore: cutoff.date, keepingBookmarks: !arguments.flag("include-bookmarked"))
       } else {
         deleted = try await repository.deleteAll()
       }
@@ -52,7 +60,8 @@ struct DeleteCommand {
     if arguments.flag("json") {
       context.console.out(OutputFormat.json(Report(deleted: deleted)))
     } else {
-      let scope = cutoff.map { " published before \($0.rfc3339String)" } ?? ""
+      var scope = cutoff.map { " published before \($0.rfc3339String)" } ?? ""
+      if cutoff != nil, !arguments.flag("include-bookmarked") { scope += " (bookmarked ones kept)" }
       context.console.out("deleted \(deleted) article\(deleted == 1 ? "" : "s")\(scope)\n")
     }
     return .success

@@ -42,7 +42,7 @@ struct StatsCommand {
     let report: Report
     do {
       let counts = try await storage.entityCounts()
-      let fetches = try await storage.fetchLog()
+      let fetches = try await storage.fetchRecords()
       let unread = try await storage.count(FetchRequest(entity: "article", predicate: .attribute("isRead") == false))
       let bookmarked = try await storage.count(
         FetchRequest(entity: "article", predicate: .attribute("bookmarkedAt").isNotNull))
@@ -55,7 +55,7 @@ struct StatsCommand {
         database: storage.path, bytes: bytes, schemaVersion: try await storage.storedSchemaVersion(),
         entities: counts.map { Report.Entity(name: $0.entity, rows: $0.count) },
         fetches: fetches.map {
-          .init(query: $0.query, fetchedAt: $0.fetchedAt.rfc3339String, articles: $0.articleCount)
+          .init(query: $0.query, fetchedAt: $0.fetchedAt.rfc3339String, articles: $0.cachedCount)
         },
         unread: unread, bookmarked: bookmarked)
     } catch let error as StorageError {

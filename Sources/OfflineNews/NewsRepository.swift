@@ -235,11 +235,14 @@ public final class NewsRepository: Sendable {
 
   /// Batch delete of the articles published before `date` (UTC instant).
   ///
+  /// - Parameter keepingBookmarks: keep bookmarked articles whatever their date; default `false`.
   /// - Returns: the number of articles deleted.
   /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
   @discardableResult
-  public func delete(publishedBefore date: Date) async throws(NewsRepositoryError) -> Int {
-    try await storing { try await storage.deleteArticles(publishedBefore: date) }
+  public func delete(publishedBefore date: Date, keepingBookmarks: Bool = false) async throws(NewsRepositoryError)
+    -> Int
+  {
+    try await storing { try await storage.deleteArticles(publishedBefore: date, keepingBookmarks: keepingBookmarks) }
   }
 
   /// Fetches NewsAPI pages 1…`pages` of `query` (the `page` query item; `pageSize` as the query has it, else

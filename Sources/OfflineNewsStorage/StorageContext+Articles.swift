@@ -242,14 +242,17 @@ extension StorageContext {
 
   /// Batch delete: removes the articles published strictly before `date` (and their places in query results).
   ///
-  /// - Parameter date: the cut-off instant; articles with `publishedAt < date` go.
+  /// - Parameters:
+  ///   - date: the cut-off instant; articles with `publishedAt < date` go.
+  ///   - keepingBookmarks: keep bookmarked articles whatever their date (as eviction does); default `false`.
   /// - Returns: the number of articles deleted.
   /// - Throws: ``StorageError``.
   @discardableResult
-  public func deleteArticles(publishedBefore date: Date) async throws -> Int {
+  public func deleteArticles(publishedBefore date: Date, keepingBookmarks: Bool = false) async throws -> Int {
     let cutoff = Timestamp(date).millisecondsSince1970
+    let condition = keepingBookmarks ? "publishedAt < ?1 AND bookmarkedAt IS NULL" : "publishedAt < ?1"
     return try await writeAndPublish { db in
-      let urls = try db.makeStatement("DELETE FROM article WHERE publishedAt < ?1 RETURNING url").fetchAll(
+      let urls = try db.makeStatement("DELETE FROM article WHERE \(condition) RETURNING url").fetchAll(
         [.integer(cutoff)]
       ) { $0.string(0) ?? "" }
       return (urls.count, [StorageChange(entity: "article", deleted: urls.map { Identity(.text($0)) })])

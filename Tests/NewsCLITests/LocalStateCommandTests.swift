@@ -105,4 +105,22 @@ struct LocalStateCommandTests {
     let listed = await cli.run("list", "--bookmarked", "--db", cli.database, "--json")
     #expect(listed.out.contains("%C3%BC"), "stored percent-encoded: \(listed.out)")
   }
+
+  @Test("delete --before keeps bookmarked articles unless --include-bookmarked; stats counts what is left")
+  func deleteKeepsBookmarks() async throws {
+    let cli = CLIHarness()
+    #expect(await cli.run("fetch", "--config", cli.bundledConfig, "--db", cli.database).status == 0)
+    let listed = try await cli.run("list", "--db", cli.database, "--json").json()
+    let url = try #require((listed["articles"] as? [[String: Any]])?.last?["url"] as? String)
+    #expect(await cli.run("bookmark", url, "--db", cli.database).status == 0)
+    let kept = await cli.run("delete", "--before", "2100-01-01", "--db", cli.database)
+    #expect(kept.out == "deleted 19 articles published before 2100-01-01T00:00:00.000Z (bookmarked ones kept)\n")
+    let stats = await cli.run("stats", "--db", cli.database, "--json")
+    let fetches = try #require(try stats.json()["fetches"] as? [[String: Any]])
+    #expect(fetches.first?["articles"] as? Int == 1, "the query's cached rows, not the response's count")
+    let all = await cli.run("delete", "--before", "2100-01-01", "--include-bookmarked", "--db", cli.database, "--json")
+    #expect(try all.json()["deleted"] as? Int == 1)
+    let misuse = await cli.run("delete", "--all", "--include-bookmarked", "--db", cli.database)
+    #expect(misuse.status == 64)
+  }
 }
