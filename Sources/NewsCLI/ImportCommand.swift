@@ -75,7 +75,9 @@ struct ImportCommand {
     do {
       page = try await FileNewsNetwork().fetch(query)
     } catch {
-      throw CommandFailure(.badInput, "\(file): \(error.description); nothing was saved")
+      throw CommandFailure(
+        .badInput, "\(file): \(error.description); nothing was saved",
+        hint: "for JSON that is not a NewsAPI response, give a mapping: --mapping NAME (docs/MAPPING.md)")
     }
     let repository = try context.makeRepository(arguments)
     var saved = 0
@@ -116,7 +118,9 @@ struct ImportCommand {
       guard let opened = try NewsAPIFileStream(path: path) else { return nil }
       stream = opened
     } catch {
-      throw CommandFailure(.badInput, "\(file): \(error.description); nothing was saved")
+      throw CommandFailure(
+        .badInput, "\(file): \(error.description); nothing was saved",
+        hint: "for JSON that is not a NewsAPI response, give a mapping: --mapping NAME (docs/MAPPING.md)")
     }
     defer { stream.cancel() }
     let repository = try context.makeRepository(arguments)
@@ -131,7 +135,9 @@ struct ImportCommand {
         batches: { try stream.next() }
       ).saved
     } catch let error as NewsNetworkError {
-      throw CommandFailure(.badInput, "\(file): \(error.description); nothing was saved")
+      throw CommandFailure(
+        .badInput, "\(file): \(error.description); nothing was saved",
+        hint: "for JSON that is not a NewsAPI response, give a mapping: --mapping NAME (docs/MAPPING.md)")
     } catch let error as StorageError {
       throw context.failure(.storage(error, network: nil))
     } catch {

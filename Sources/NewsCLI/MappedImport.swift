@@ -9,6 +9,16 @@ struct MappedImport {
   func run(file: String, path: String, mapping name: String) async throws(CommandFailure) -> ExitCode {
     var mapping = try context.loadMapping(name)
     if let root = arguments.value("root") {
+      guard mapping.roots[root] != nil else {
+        let roots = mapping.roots.keys.sorted().joined(separator: ", ")
+        throw CommandFailure(
+          .usage, "mapping \(mapping.name) has no root \"\(root)\"",
+          hint: roots.isEmpty ? "this mapping has a single root: leave --root out" : "its roots: \(roots)")
+      }
+      if let named = mapping.root(matchingFileName: URL(fileURLWithPath: path).lastPathComponent), named != root {
+        context.console.printNote(
+          "\(file) is named like the root \(named), and is imported as \(root) as --root says")
+      }
       do { mapping = try mapping.selecting(root: root) } catch { throw CommandFailure(.usage, error.description) }
     } else if !mapping.roots.isEmpty {
       guard let root = mapping.root(matchingFileName: URL(fileURLWithPath: path).lastPathComponent) else {

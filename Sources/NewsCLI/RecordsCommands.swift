@@ -43,7 +43,10 @@ struct EntitiesCommand {
     if arguments.flag("json") {
       context.console.out(OutputFormat.json(entries))
     } else {
-      for entry in entries { context.console.out(pad(entry.name, 20) + "\(entry.rows) rows\n") }
+      let width = max(20, (entries.map(\.name.count).max() ?? 0) + 1)
+      for entry in entries {
+        context.console.out(pad(entry.name, width) + "\(entry.rows) row\(entry.rows == 1 ? "" : "s")\n")
+      }
     }
     return .success
   }

@@ -73,7 +73,9 @@ struct StatsCommand {
     text += "size      \(ByteCountFormatter.string(fromByteCount: report.bytes, countStyle: .file))\n"
     text += "schema    version \(report.schemaVersion)\n"
     let nameWidth = max(14, (report.entities.map(\.name.count).max() ?? 0) + 1)
-    for entity in report.entities { text += "entity    \(pad(entity.name, nameWidth))\(entity.rows) rows\n" }
+    for entity in report.entities {
+      text += "entity    \(pad(entity.name, nameWidth))\(entity.rows) row\(entity.rows == 1 ? "" : "s")\n"
+    }
     text += "articles  \(report.unread) unread, \(report.bookmarked) bookmarked\n"
     if report.fetches.isEmpty { text += "fetches   none yet\n" }
     for fetch in fetches(report, now: now) { text += fetch }

@@ -79,7 +79,7 @@ public struct NewsAPIDecoder: Sendable {
           issues.append(
             RecordIssue(
               index: index, url: key, keyPath: "articles[\(index)].url",
-              reason: "same url as an earlier record in this response; this later record replaces it", skipped: false))
+              reason: "same url as an earlier record in this response, which this later one replaces", skipped: false))
         } else {
           positionByURL[key] = articles.count
           articles.append(article)
@@ -287,7 +287,13 @@ public struct NewsAPIDecoder: Sendable {
       if context.codingPath.isEmpty { return "not valid JSON (\(size) bytes; truncated or not JSON)" }
       return "invalid value at \(at(context.codingPath)): \(context.debugDescription)"
     case .keyNotFound(let key, let context): return "missing key \"\(key.stringValue)\" at \(at(context.codingPath))"
-    case .typeMismatch(let type, let context): return "expected \(type) at \(at(context.codingPath))"
+    case .typeMismatch(let type, let context):
+      let expected =
+        "\(type)".hasPrefix("Dictionary") ? "an object" : "\(type)".hasPrefix("Array") ? "an array" : "\(type)"
+      if context.codingPath.isEmpty {
+        return "the top level is not a NewsAPI response object ({\"status\":…,\"articles\":[…]})"
+      }
+      return "expected \(expected) at \(at(context.codingPath))"
     case .valueNotFound(let type, let context): return "expected \(type), found null at \(at(context.codingPath))"
     @unknown default: return "\(error)"
     }

@@ -268,7 +268,7 @@ public final class NewsAPIFileStream: @unchecked Sendable {
             issues.append(
               RecordIssue(
                 index: index, url: key, keyPath: "articles[\(index)].url",
-                reason: "same url as an earlier record in this response; this later record replaces it",
+                reason: "same url as an earlier record in this response, which this later one replaces",
                 skipped: false))
           } else {
             positionByURL[key] = index

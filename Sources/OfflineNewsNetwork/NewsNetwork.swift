@@ -72,6 +72,9 @@ public struct RecordIssue: Sendable, Hashable, CustomStringConvertible {
   }
 
   public var description: String {
-    "\(keyPath)\(url.map { " (\($0))" } ?? ""): \(reason)\(skipped ? "; record skipped" : "; value dropped")"
+    // A repeated URL is neither: the later record is kept whole, in place of the earlier one.
+    let outcome =
+      skipped ? "; record skipped" : reason.hasPrefix("same url as an earlier record") ? "" : "; value dropped"
+    return "\(keyPath)\(url.map { " (\($0))" } ?? ""): \(reason)\(outcome)"
   }
 }

@@ -126,6 +126,17 @@ public final class URLSessionNewsNetwork: NewsNetwork {
     let status = http?.statusCode
     let validators = CacheValidators(
       etag: http?.value(forHTTPHeaderField: "ETag"), lastModified: http?.value(forHTTPHeaderField: "Last-Modified"))
+    if let status, (300..<400).contains(status), status != 304,
+      let location = http?.value(forHTTPHeaderField: "Location")
+    {
+      // Followed only within the origin (SameOriginRedirects): this one points elsewhere.
+      let shown =
+        Self.keyInURL(URL(string: location) ?? request.url ?? URL(fileURLWithPath: "/")) == nil
+        ? String(location.prefix(200)) : "another host"
+      throw RetryPolicy.Failure(
+        redacted(
+          .httpStatus(status, bodyPrefix: "a redirect to another origin is not followed (\(shown))"), secrets: secrets))
+    }
     if status == 304 {
       guard conditional else {
         throw RetryPolicy.Failure(.invalidResponse(detail: "304 Not Modified to an unconditional request"))
