@@ -29,6 +29,27 @@ extension Configuration {
     var kind: Kind
     /// The mapping's name (in `Config/mappings`) or path.
     var mapping: String
+    /// `"maxAge"`: seconds a sync stays fresh; with `"policy": "cache-first"`, `news sync` skips the source while
+    /// its last complete sync is younger.
+    var maxAge: TimeInterval?
+    /// `"policy"`: `network-first` (default: always sync) or `cache-first` (skip while fresh; needs `maxAge`).
+    var skipsWhileFresh = false
+
+    /// `parse` or `feed`.
+    var kindName: String {
+      switch kind {
+      case .parse: return "parse"
+      case .feed: return "feed"
+      }
+    }
+
+    /// The names its sync state is kept under: the Parse classes, or `feed`.
+    var classNames: [String] {
+      switch kind {
+      case .parse(let settings): return settings.classes.map(\.name)
+      case .feed: return ["feed"]
+      }
+    }
 
     /// Where the source is, for messages: the server or feed URL.
     var location: String {
@@ -65,10 +86,26 @@ extension Configuration {
   static func syncSource(name: String, entry: Any, path: String) throws(CommandFailure) -> SyncSource {
     let place = "\(path): sources.\(name)"
     guard let fields = entry as? [String: Any] else { throw CommandFailure(.config, "\(place) must be an object") }
-    for key in fields.keys where !["parse", "feed", "mapping"].contains(key) {
+    for key in fields.keys where !["parse", "feed", "mapping", "maxAge", "policy"].contains(key) {
       throw CommandFailure(
         .config, "\(place): unknown key \"\(key)\"",
-        hint: "a sync source has \"parse\" (an object) or \"feed\" (a URL), and \"mapping\"")
+        hint: "a sync source has \"parse\" (an object) or \"feed\" (a URL), \"mapping\", \"maxAge\" and \"policy\"")
+    }
+    var maxAge: TimeInterval?
+    if let value = fields["maxAge"], !(value is NSNull) {
+      guard let number = value as? NSNumber, !isJSONBoolean(value), number.doubleValue >= 0, number.doubleValue.isFinite
+      else { throw CommandFailure(.config, "\(place).maxAge must be a number of seconds ≥ 0, or null") }
+      maxAge = number.doubleValue
+    }
+    var skipsWhileFresh = false
+    if let value = fields["policy"], !(value is NSNull) {
+      guard let name = value as? String, ["network-first", "cache-first"].contains(name) else {
+        throw CommandFailure(.config, "\(place).policy must be network-first or cache-first for a sync source")
+      }
+      skipsWhileFresh = name == "cache-first"
+      if skipsWhileFresh, maxAge == nil {
+        throw CommandFailure(.config, "\(place).policy cache-first needs a maxAge (seconds a sync stays fresh)")
+      }
     }
     guard fields["parse"] == nil || fields["feed"] == nil else {
       throw CommandFailure(.config, "\(place): \"parse\" and \"feed\" exclude each other")
@@ -86,12 +123,15 @@ extension Configuration {
       guard let text = feed as? String, let url = httpURL(text) else {
         throw CommandFailure(.config, "\(place).feed must be an http(s) URL")
       }
-      return SyncSource(name: name, kind: .feed(url), mapping: mapping)
+      return SyncSource(
+        name: name, kind: .feed(url), mapping: mapping, maxAge: maxAge, skipsWhileFresh: skipsWhileFresh)
     }
     guard let parse = fields["parse"] as? [String: Any] else {
       throw CommandFailure(.config, "\(place).parse must be an object")
     }
-    return SyncSource(name: name, kind: .parse(try parseSettings(parse, place: place + ".parse")), mapping: mapping)
+    return SyncSource(
+      name: name, kind: .parse(try parseSettings(parse, place: place + ".parse")), mapping: mapping, maxAge: maxAge,
+      skipsWhileFresh: skipsWhileFresh)
   }
 
   private static func parseSettings(_ fields: [String: Any], place: String) throws(CommandFailure) -> ParseSettings {

@@ -155,12 +155,17 @@ struct SourcesCommand {
     case .parse: kind = "parse"
     case .feed: kind = "feed"
     }
+    let age = synced.map { max(0, Double(now.millisecondsSince1970 - $0.millisecondsSince1970) / 1000) }
+    let freshness: String
+    switch (age, source.maxAge) {
+    case (nil, _): freshness = "never-fetched"
+    case (let age?, let maxAge?): freshness = age >= maxAge ? "stale" : "fresh"
+    case (_, nil): freshness = "synced"
+    }
     return Entry(
-      name: name, kind: kind, isDefault: false, url: source.location, policy: "sync", maxAgeSeconds: nil,
-      fetchedAt: synced?.rfc3339String,
-      ageSeconds: synced.map { max(0, Double(now.millisecondsSince1970 - $0.millisecondsSince1970) / 1000) },
-      freshness: synced == nil ? "never-fetched" : "synced", stale: false, articles: 0,
-      lastError: failed?.0, lastErrorAt: failed?.1.rfc3339String)
+      name: name, kind: kind, isDefault: false, url: source.location, policy: "sync", maxAgeSeconds: source.maxAge,
+      fetchedAt: synced?.rfc3339String, ageSeconds: age, freshness: freshness, stale: freshness == "stale",
+      articles: 0, lastError: failed?.0, lastErrorAt: failed?.1.rfc3339String)
   }
 
   /// One line per source, in aligned columns: name (`*` marks the default), last fetch, freshness, articles,

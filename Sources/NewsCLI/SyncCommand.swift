@@ -12,11 +12,14 @@ struct SyncCommand {
   static let spec = CommandSpec(
     name: "sync",
     summary: "Sync the configured Parse Server classes and JSON Feeds into the database (incremental).",
-    usage: "[--source NAME] [--full [--delete-missing]] [--timeout SECONDS] [--db PATH] [--config PATH] [--json]",
+    usage:
+      "[--source NAME] [--full [--delete-missing]] [--force] [--timeout SECONDS] [--db PATH] [--config PATH] [--json]",
     options: [
       OptionSpec(name: "source", valueName: "NAME", help: "Sync only this source (default: every sync source)."),
       OptionSpec(
         name: "full", help: "Ask for every object again, not only those changed since the last sync (a re-sync)."),
+      OptionSpec(
+        name: "force", help: "Sync sources whose policy is cache-first even while their last sync is fresh."),
       OptionSpec(
         name: "delete-missing",
         help: "With --full: delete the rows of each class that the server no longer lists (deleted there)."),
@@ -82,6 +85,19 @@ struct SyncCommand {
     var reports: [SourceReport] = []
     for source in sources {
       guard let mapping = mappings[source.mapping] else { continue }
+      if source.skipsWhileFresh, let maxAge = source.maxAge, !arguments.flag("force"), !arguments.flag("full"),
+        let synced = try await Self.lastCompleteSync(source, storage: storage),
+        context.now().timeIntervalSince(synced.date) < maxAge
+      {
+        let age = max(0, context.now().timeIntervalSince(synced.date))
+        if !json {
+          console.out(
+            "\(OutputFormat.sanitized(source.name)): fresh (synced \(FetchCommand.duration(age)) ago, max age "
+              + "\(FetchCommand.duration(maxAge))): skipped; --force syncs it\n")
+        }
+        reports.append(SourceReport(name: source.name, kind: source.kindName, classes: []))
+        continue
+      }
       let report: SyncReport
       let kind: String
       switch source.kind {
@@ -163,6 +179,35 @@ struct SyncCommand {
         hint: "add a source with \"parse\" or \"feed\" (see docs/CLI.md, news sync)")
     }
     return configuration.syncSources.values.sorted { $0.name < $1.name }
+  }
+
+  /// When every class of a source was last brought up to date: the oldest `syncedAt` of its classes (`nil` when one
+  /// never was, or has an error since).
+  static func lastCompleteSync(_ source: Configuration.SyncSource, storage: StorageContext)
+    async throws(CommandFailure) -> Timestamp?
+  {
+    let rows: [Record]
+    do {
+      rows = try await storage.fetch(
+        FetchRequest(entity: SyncBookkeeping.cursor.name, predicate: .attribute("source") == source.name))
+    } catch {
+      throw CommandFailure(.storage, "\(error)")
+    }
+    let synced = Set(
+      rows.compactMap { row -> String? in
+        if case .text(let name)? = row["className"] { return name }
+        return nil
+      })
+    guard Set(source.classNames).isSubset(of: synced) else { return nil }
+    var oldest: Int64?
+    for row in rows {
+      guard case .text(let name)? = row["className"], source.classNames.contains(name) else { continue }
+      guard case .integer(let ms)? = row["syncedAt"], row["lastError"] == nil || row["lastError"] == .null else {
+        return nil
+      }
+      oldest = min(oldest ?? ms, ms)
+    }
+    return oldest.map(Timestamp.init(millisecondsSince1970:))
   }
 
   /// Three attempts for transport errors, 429 and 5xx, within twice the timeout per request.

@@ -193,6 +193,29 @@ struct SyncCommandTests {
     #expect(human.out.contains("synced just now"), "\(human.out)")
   }
 
+  @Test("a cache-first sync source with a maxAge is skipped while its last sync is fresh; --force syncs it")
+  func cacheFirst() async throws {
+    let stub = try ParseServerStub()
+    Self.seed(stub, articles: 2)
+    var cli = CLIHarness()
+    let config = try Self.writeConfig(cli, serverURL: stub.serverURL, classes: #"["Article"]"#)
+    let text = try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(
+      of: #""mapping": "#, with: #""policy": "cache-first", "maxAge": 3600, "mapping": "#)
+    try Data(text.utf8).write(to: URL(fileURLWithPath: config))
+    #expect(await cli.run("sync", "--config", config, "--db", cli.database).status == 0)
+    let requests = stub.http.requests.count
+    cli.now += 600
+    let fresh = await cli.run("sync", "--config", config, "--db", cli.database)
+    #expect(fresh.status == 0)
+    #expect(fresh.out == "demo: fresh (synced 10 min ago, max age 1 h): skipped; --force syncs it\n", "\(fresh.out)")
+    #expect(stub.http.requests.count == requests)
+    #expect(await cli.run("sync", "--force", "--config", config, "--db", cli.database).status == 0)
+    #expect(stub.http.requests.count == requests + 1)
+    cli.now += 7200
+    #expect(await cli.run("sync", "--config", config, "--db", cli.database).status == 0)
+    #expect(stub.http.requests.count == requests + 2)
+  }
+
   @Test("a truncated page is exit 65 and writes nothing")
   func truncated() async throws {
     let stub = try ParseServerStub()
@@ -242,7 +265,12 @@ struct SyncCommandTests {
         "pageSize"
       ),
       (#"{"sources":{"p":{"feed":"http://x/feed.json","parse":{}}}}"#, "exclude each other"),
-      (#"{"sources":{"p":{"feed":"http://x/f","mapping":"jsonfeed","policy":"x"}}}"#, #"unknown key "policy""#),
+      (#"{"sources":{"p":{"feed":"http://x/f.json","policy":"cache-first"}}}"#, "cache-first needs a maxAge"),
+      (
+        #"{"sources":{"p":{"feed":"http://x/f.json","policy":"cache-only","maxAge":5}}}"#,
+        "network-first or cache-first"
+      ),
+      (#"{"sources":{"p":{"feed":"http://x/f","mapping":"jsonfeed","ttl":5}}}"#, #"unknown key "ttl""#),
       (
         #"{"sources":{"p":{"parse":{"serverURL":"http://x","applicationId":"a","classes":[{"name":"A","files":{"attributes":["image"],"download":"sometimes"}}]}}}}"#,
         "download"
