@@ -91,12 +91,7 @@ extension Configuration {
         .config, "\(place): unknown key \"\(key)\"",
         hint: "a sync source has \"parse\" (an object) or \"feed\" (a URL), \"mapping\", \"maxAge\" and \"policy\"")
     }
-    var maxAge: TimeInterval?
-    if let value = fields["maxAge"], !(value is NSNull) {
-      guard let number = value as? NSNumber, !isJSONBoolean(value), number.doubleValue >= 0, number.doubleValue.isFinite
-      else { throw CommandFailure(.config, "\(place).maxAge must be a number of seconds ≥ 0, or null") }
-      maxAge = number.doubleValue
-    }
+    let maxAge = try Self.maxAge(fields["maxAge"], place: place)
     var skipsWhileFresh = false
     if let value = fields["policy"], !(value is NSNull) {
       guard let name = value as? String, ["network-first", "cache-first"].contains(name) else {

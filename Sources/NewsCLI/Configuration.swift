@@ -152,12 +152,7 @@ struct Configuration: Sendable {
         .config, "\(place): unknown key \"\(key)\"",
         hint: "a source has \"file\", or \"url\" and \"query\"; and optionally \"maxAge\" and \"policy\"")
     }
-    var maxAge: TimeInterval?
-    if let value = fields["maxAge"], !(value is NSNull) {
-      guard let number = value as? NSNumber, !isJSONBoolean(value), number.doubleValue >= 0, number.doubleValue.isFinite
-      else { throw CommandFailure(.config, "\(place).maxAge must be a number of seconds ≥ 0, or null") }
-      maxAge = number.doubleValue
-    }
+    let maxAge = try Self.maxAge(fields["maxAge"], place: place)
     var policy: CachePolicy?
     if let value = fields["policy"], !(value is NSNull) {
       guard let name = value as? String, let named = CachePolicy(commandLineName: name) else {
@@ -199,6 +194,14 @@ struct Configuration: Sendable {
     }
     guard let url = components.url else { throw CommandFailure(.config, "\(place): cannot build a URL") }
     return Source(name: name, url: url, maxAge: maxAge, policy: policy)
+  }
+
+  /// A source's `"maxAge"`: seconds ≥ 0, or `nil` when absent or `null`.
+  static func maxAge(_ value: Any?, place: String) throws(CommandFailure) -> TimeInterval? {
+    guard let value, !(value is NSNull) else { return nil }
+    guard let number = value as? NSNumber, !isJSONBoolean(value), number.doubleValue >= 0, number.doubleValue.isFinite
+    else { throw CommandFailure(.config, "\(place).maxAge must be a number of seconds ≥ 0, or null") }
+    return number.doubleValue
   }
 
   /// The default database: `$XDG_DATA_HOME/news/news.sqlite`, else `~/.local/share/news/news.sqlite`.

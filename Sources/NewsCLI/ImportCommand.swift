@@ -75,9 +75,7 @@ struct ImportCommand {
     do {
       page = try await FileNewsNetwork().fetch(query)
     } catch {
-      throw CommandFailure(
-        .badInput, "\(file): \(error.description); nothing was saved",
-        hint: "for JSON that is not a NewsAPI response, give a mapping: --mapping NAME (docs/MAPPING.md)")
+      throw Self.unreadable(file, error)
     }
     let repository = try context.makeRepository(arguments)
     var saved = 0
@@ -92,18 +90,7 @@ struct ImportCommand {
         throw context.failure(error)
       }
     }
-    let report = Report(
-      file: path, saved: saved, skipped: page.skippedCount,
-      issues: page.issues.map {
-        .init(index: $0.index, url: $0.url, keyPath: $0.keyPath, reason: $0.reason, skipped: $0.skipped)
-      })
-    let console = context.console
-    if arguments.flag("json") {
-      console.out(OutputFormat.json(report))
-    } else {
-      console.out("saved \(saved) article\(saved == 1 ? "" : "s") from \(file), skipped \(report.skipped)\n")
-      for issue in page.issues { console.printNote("  \(issue)") }
-    }
+    printReport(file: file, path: path, saved: saved, issues: page.issues)
     return .success
   }
 
@@ -118,9 +105,7 @@ struct ImportCommand {
       guard let opened = try NewsAPIFileStream(path: path) else { return nil }
       stream = opened
     } catch {
-      throw CommandFailure(
-        .badInput, "\(file): \(error.description); nothing was saved",
-        hint: "for JSON that is not a NewsAPI response, give a mapping: --mapping NAME (docs/MAPPING.md)")
+      throw Self.unreadable(file, error)
     }
     defer { stream.cancel() }
     let repository = try context.makeRepository(arguments)
@@ -135,15 +120,25 @@ struct ImportCommand {
         batches: { try stream.next() }
       ).saved
     } catch let error as NewsNetworkError {
-      throw CommandFailure(
-        .badInput, "\(file): \(error.description); nothing was saved",
-        hint: "for JSON that is not a NewsAPI response, give a mapping: --mapping NAME (docs/MAPPING.md)")
+      throw Self.unreadable(file, error)
     } catch let error as StorageError {
       throw context.failure(.storage(error, network: nil))
     } catch {
       throw CommandFailure(.storage, "\(error)")
     }
-    let issues = stream.issues
+    printReport(file: file, path: path, saved: saved, issues: stream.issues)
+    return .success
+  }
+
+  /// A file that is not a complete NewsAPI response: exit 65, pointing at `--mapping` for other JSON.
+  static func unreadable(_ file: String, _ error: NewsNetworkError) -> CommandFailure {
+    CommandFailure(
+      .badInput, "\(file): \(error.description); nothing was saved",
+      hint: "for JSON that is not a NewsAPI response, give a mapping: --mapping NAME (docs/MAPPING.md)")
+  }
+
+  /// What was saved and skipped, as one line and a note per problem, or as `--json`.
+  private func printReport(file: String, path: String, saved: Int, issues: [RecordIssue]) {
     let report = Report(
       file: path, saved: saved, skipped: issues.filter(\.skipped).count,
       issues: issues.map {
@@ -156,6 +151,5 @@ struct ImportCommand {
       console.out("saved \(saved) article\(saved == 1 ? "" : "s") from \(file), skipped \(report.skipped)\n")
       for issue in issues { console.printNote("  \(issue)") }
     }
-    return .success
   }
 }

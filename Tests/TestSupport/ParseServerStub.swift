@@ -156,13 +156,7 @@ public final class ParseServerStub: Sendable {
       if let objectId { return (object.updatedAtMs, key(object.objectId)) > (ms, key(objectId)) }
       return object.updatedAtMs > ms
     }.prefix(min(requested, maxLimit))
-    var body = Data(#"{"results":["#.utf8)
-    for (index, object) in selected.enumerated() {
-      if index > 0 { body.append(contentsOf: Array(",".utf8)) }
-      body.append(object.json)
-    }
-    body.append(contentsOf: Array("]}".utf8))
-    return .respond(status: 200, headers: ["Content-Type": "application/json"], body: body)
+    return results(selected)
   }
 
   /// The answer to `where={"$relatedTo":{"object":{…Pointer…},"key":…}}` on `className`: its member objects, in
@@ -179,8 +173,13 @@ public final class ParseServerStub: Sendable {
     let selected = objects.filter { object in
       members.contains(object.objectId) && (after.map { object.objectId > $0 } ?? true)
     }.sorted { $0.objectId < $1.objectId }.prefix(limit)
+    return results(selected)
+  }
+
+  /// `{"results":[…]}` of `objects`, as Parse answers a query.
+  static func results(_ objects: some Sequence<StoredObject>) -> LoopbackHTTPServer.Behaviour {
     var body = Data(#"{"results":["#.utf8)
-    for (index, object) in selected.enumerated() {
+    for (index, object) in objects.enumerated() {
       if index > 0 { body.append(contentsOf: Array(",".utf8)) }
       body.append(object.json)
     }
