@@ -178,9 +178,9 @@ struct SyncCommandTests {
     #expect(try entry(before)["fetchedAt"] is NSNull)
     #expect(try entry(before)["policy"] as? String == "sync")
 
-    let failure = LoopbackHTTPServer.Behaviour.json(#"{"code":1,"error":"Internal server error."}"#, status: 500)
-    stub.inject(failure, failure, failure)  // news sync makes 3 attempts
+    stub.failing = .json(#"{"code":1,"error":"Internal server error."}"#, status: 500)
     #expect(await cli.run("sync", "--config", config, "--db", cli.database).status == 69)
+    stub.failing = nil
     let failed = try entry(await cli.run("sources", "--config", config, "--db", cli.database, "--json"))
     #expect((failed["lastError"] as? String)?.contains("HTTP 500") == true, "\(failed)")
     #expect(failed["fetchedAt"] is NSNull)

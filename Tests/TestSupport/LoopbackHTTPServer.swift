@@ -148,12 +148,13 @@ public final class LoopbackHTTPServer: Sendable {
   /// connection down, so that hung requests end. Returns once the listening socket is closed. Idempotent.
   public func stop() { core.stop() }
 
-  /// A port on 127.0.0.1 where nothing listens: a socket is bound to an ephemeral port, and closed. Connecting to
-  /// it is refused (`ECONNREFUSED`), unless another process happens to take the port in between.
+  /// A port on 127.0.0.1 where nothing listens: a socket bound to an ephemeral port, without `SO_REUSEADDR`, that
+  /// never listens and stays open until the process ends. Connecting to it is refused (`ECONNREFUSED`), and no other
+  /// server can take the port meanwhile (closing the socket let a server of a test running in parallel bind the same
+  /// port, and a "refused" request was answered).
   public static func refusedPort() throws(SocketError) -> UInt16 {
-    let fd = try boundSocket()
-    defer { close(fd) }
-    return try localPort(of: fd)
+    let fd = try boundSocket(reusable: false)
+    return try localPort(of: fd)  // the descriptor is kept open on purpose: it holds the port
   }
 
   /// A failed socket call.
@@ -169,8 +170,8 @@ public final class LoopbackHTTPServer: Sendable {
     _ = signal(SIGPIPE, SIG_IGN)
   }()
 
-  /// A TCP socket bound to 127.0.0.1 on an ephemeral port, with `SO_REUSEADDR`.
-  private static func boundSocket() throws(SocketError) -> Int32 {
+  /// A TCP socket bound to 127.0.0.1 on an ephemeral port, with `SO_REUSEADDR` when `reusable`.
+  private static func boundSocket(reusable: Bool = true) throws(SocketError) -> Int32 {
     #if canImport(Glibc)
       let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     #else
@@ -178,7 +179,7 @@ public final class LoopbackHTTPServer: Sendable {
     #endif
     guard fd >= 0 else { throw SocketError(call: "socket", code: errno) }
     var yes: Int32 = 1
-    guard setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size)) == 0 else {
+    guard !reusable || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size)) == 0 else {
       let error = SocketError(call: "setsockopt(SO_REUSEADDR)", code: errno)
       close(fd)
       throw error

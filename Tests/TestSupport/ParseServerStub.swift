@@ -22,6 +22,7 @@ public final class ParseServerStub: Sendable {
     var maxLimit = 1000
     var ignoreWhere = false
     var caseInsensitive = false
+    var failing: LoopbackHTTPServer.Behaviour?
     /// `"Class|objectId|key"` → member objectIds.
     var relations: [String: Set<String>] = [:]
   }
@@ -91,6 +92,12 @@ public final class ParseServerStub: Sendable {
     set { box.state.withLock { $0.maxLimit = newValue } }
   }
 
+  /// While set, every request gets this behaviour (after any injected ones): a server that is down for a while.
+  public var failing: LoopbackHTTPServer.Behaviour? {
+    get { box.state.withLock { $0.failing } }
+    set { box.state.withLock { $0.failing = newValue } }
+  }
+
   /// Compare and sort `objectId`s ignoring letter case, as PostgreSQL does under a case-insensitive collation.
   public var caseInsensitiveObjectIds: Bool {
     get { box.state.withLock { $0.caseInsensitive } }
@@ -116,7 +123,9 @@ public final class ParseServerStub: Sendable {
   static func route(_ request: LoopbackHTTPServer.Request, box: Box, applicationID: String)
     -> LoopbackHTTPServer.Behaviour?
   {
-    if let injected = box.state.withLock({ $0.injected.isEmpty ? nil : $0.injected.removeFirst() }) { return injected }
+    if let injected = box.state.withLock({ $0.injected.isEmpty ? $0.failing : $0.injected.removeFirst() }) {
+      return injected
+    }
     let path = String(request.target.split(separator: "?", maxSplits: 1).first ?? "")
     if path.hasPrefix("/files/") {
       guard let file = box.state.withLock({ $0.files[path] }) else {
