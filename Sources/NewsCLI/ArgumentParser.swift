@@ -1,3 +1,5 @@
+import OfflineNews
+
 /// One option a command accepts: a flag (`--json`) or an option with a value (`--db PATH`).
 struct OptionSpec: Sendable {
   /// The long name without dashes, e.g. `db`.
@@ -137,4 +139,15 @@ enum ArgumentParser {
 
 func pad(_ text: String, _ width: Int) -> String {
   text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
+}
+
+/// A date typed on the command line: RFC 3339 (`2024-05-01`, `2024-05-01T12:00:00Z`), also with a space instead of
+/// the `T` (`2024-05-01 12:00:00Z`), which RFC 3339 §5.6 allows "for the sake of readability".
+func commandLineTimestamp(_ text: String) -> Timestamp? {
+  if let timestamp = Timestamp(rfc3339: text) { return timestamp }
+  let characters = Array(text)
+  guard characters.count > 11, characters[10] == " " else { return nil }
+  var joined = characters
+  joined[10] = "T"
+  return Timestamp(rfc3339: String(joined))
 }

@@ -39,7 +39,7 @@ struct DeleteCommand {
     }
     var cutoff: Timestamp?
     if let before {
-      guard let timestamp = Timestamp(rfc3339: before) else {
+      guard let timestamp = commandLineTimestamp(before) else {
         throw CommandFailure(
           .usage, "--before \"\(before)\" is not an RFC 3339 date", hint: "e.g. 2024-05-01 or 2024-05-01T12:00:00Z")
       }

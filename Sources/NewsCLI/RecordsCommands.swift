@@ -147,7 +147,9 @@ struct RecordsCommand {
     case let text as String: return text
     case let array as [Any]: return "[" + array.map(text).joined(separator: ",") + "]"
     default:
-      if let data = try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed]) {
+      if let data = try? JSONSerialization.data(
+        withJSONObject: value, options: [.fragmentsAllowed, .sortedKeys, .withoutEscapingSlashes])
+      {
         return String(decoding: data, as: UTF8.self)
       }
       return "\(value)"

@@ -117,7 +117,7 @@ struct SearchCommand {
   /// that day (the next midnight UTC), so that `--until 2024-05-01` includes May 1.
   private func date(_ name: String, throughDay: Bool) throws(CommandFailure) -> Timestamp? {
     guard let text = arguments.value(name) else { return nil }
-    guard let timestamp = Timestamp(rfc3339: text) else {
+    guard let timestamp = commandLineTimestamp(text) else {
       throw CommandFailure(
         .usage, "--\(name) \"\(text)\" is not an RFC 3339 date", hint: "e.g. 2024-05-01 or 2024-05-01T12:00:00Z")
     }

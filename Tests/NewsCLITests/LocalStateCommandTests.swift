@@ -123,4 +123,15 @@ struct LocalStateCommandTests {
     let misuse = await cli.run("delete", "--all", "--include-bookmarked", "--db", cli.database)
     #expect(misuse.status == 64)
   }
+
+  @Test("dates on the command line may have a space instead of the T (RFC 3339 §5.6); an offset is still needed")
+  func spacedDates() async throws {
+    let cli = CLIHarness()
+    #expect(await cli.run("fetch", "--config", cli.bundledConfig, "--db", cli.database).status == 0)
+    let spaced = await cli.run("delete", "--before", "1999-01-01 12:00:00Z", "--db", cli.database)
+    #expect(spaced.out == "deleted 0 articles published before 1999-01-01T12:00:00.000Z (bookmarked ones kept)\n")
+    let search = await cli.run("search", "the", "--since", "1999-01-01 00:00:00+02:00", "--db", cli.database)
+    #expect(search.status == 0, "\(search.err)")
+    #expect(await cli.run("delete", "--before", "1999-01-01 12:00:00", "--db", cli.database).status == 64)
+  }
 }
