@@ -173,16 +173,39 @@ struct CommandContext: Sendable {
     return NewsRepository(storage: storage, network: network, clock: { Timestamp(self.now()) })
   }
 
-  /// The folders where `--mapping NAME` looks for `NAME.json`: `mappings/` beside the configuration file, then
-  /// `Config/mappings/` in the current folder.
+  /// The folders where `--mapping NAME` (and a sync source's `mapping`) looks for `NAME.json`, in order:
+  /// `mappings/` beside the configuration file; `Config/mappings/` in the current folder; `$XDG_CONFIG_HOME/news/
+  /// mappings/` (default `~/.config/news/mappings/`); and the shipped mappings of the checkout the running `news` was
+  /// built in (`Config/mappings/` above `.build/…/news`), so that a `news` run from anywhere finds them.
   var mappingFolders: [String] {
     var folders: [String] = []
     if let file = configuration.file {
       folders.append(URL(fileURLWithPath: file).deletingLastPathComponent().appendingPathComponent("mappings").path)
     }
     folders.append(absolute("Config/mappings", relativeTo: currentDirectory))
-    return folders
+    folders.append(
+      Configuration.xdgDirectory("XDG_CONFIG_HOME", fallback: ".config", environment: environment) + "/news/mappings")
+    if let shipped = Self.shippedMappingFolder, !folders.contains(shipped) { folders.append(shipped) }
+    var seen = Set<String>()
+    return folders.filter { seen.insert($0).inserted }
   }
+
+  /// `Config/mappings` of the package checkout the running executable was built in: the first of its ancestor
+  /// folders (up to five levels, after resolving links) that holds `Config/mappings` and `Package.swift`.
+  static let shippedMappingFolder: String? = {
+    let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    var folder = executable.deletingLastPathComponent()
+    for _ in 0..<5 {
+      folder = folder.deletingLastPathComponent()
+      let mappings = folder.appendingPathComponent("Config/mappings").path
+      if FileManager.default.fileExists(atPath: mappings),
+        FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path)
+      {
+        return mappings
+      }
+    }
+    return nil
+  }()
 
   /// Maps a repository error to the command's failure and exit status.
   func failure(_ error: NewsRepositoryError) -> CommandFailure {
