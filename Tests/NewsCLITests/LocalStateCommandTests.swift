@@ -134,4 +134,15 @@ struct LocalStateCommandTests {
     #expect(search.status == 0, "\(search.err)")
     #expect(await cli.run("delete", "--before", "1999-01-01 12:00:00", "--db", cli.database).status == 64)
   }
+
+  @Test("a shipped mapping is found by name from a folder outside the package, without a configuration")
+  func shippedMappingByName() async throws {
+    let cli = CLIHarness()  // runs in a temporary folder, with HOME there: no Config/, no ~/.config/news
+    let feed = #"{"version":"https://jsonfeed.org/version/1.1","title":"T","items":[{"id":"1","title":"One"}]}"#
+    let file = cli.directory.path("feed.json")
+    try Data(feed.utf8).write(to: URL(fileURLWithPath: file))
+    let outcome = await cli.run("import", file, "--mapping", "jsonfeed", "--db", cli.database)
+    #expect(outcome.status == 0, "\(outcome.err)")
+    #expect(outcome.out.contains("feed_item: 1 inserted"), "\(outcome.out)")
+  }
 }
