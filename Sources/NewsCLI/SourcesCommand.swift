@@ -139,22 +139,13 @@ struct SourcesCommand {
   static func syncEntry(name: String, source: Configuration.SyncSource, storage: StorageContext, now: Timestamp)
     async throws -> Entry
   {
-    let rows = try await storage.fetch(
-      FetchRequest(entity: SyncBookkeeping.cursor.name, predicate: .attribute("source") == name))
-    func time(_ value: DatabaseValue?) -> Timestamp? {
-      if case .integer(let ms)? = value { return Timestamp(millisecondsSince1970: ms) }
-      return nil
-    }
-    let synced = rows.compactMap { time($0["syncedAt"]) }.max()
-    let failed = rows.compactMap { row -> (String, Timestamp)? in
-      guard case .text(let message)? = row["lastError"], let at = time(row["lastErrorAt"]) else { return nil }
+    let classes = try await SyncBookkeeping.status(source: name, in: storage)
+    let synced = classes.compactMap(\.syncedAt).max()
+    let failed = classes.compactMap { status -> (String, Timestamp)? in
+      guard let message = status.lastError, let at = status.lastErrorAt else { return nil }
       return (message, at)
     }.max { $0.1 < $1.1 }
-    let kind: String
-    switch source.kind {
-    case .parse: kind = "parse"
-    case .feed: kind = "feed"
-    }
+    let kind = source.kindName
     let age = synced.map { max(0, Double(now.millisecondsSince1970 - $0.millisecondsSince1970) / 1000) }
     let freshness: String
     switch (age, source.maxAge) {

@@ -186,28 +186,18 @@ struct SyncCommand {
   static func lastCompleteSync(_ source: Configuration.SyncSource, storage: StorageContext)
     async throws(CommandFailure) -> Timestamp?
   {
-    let rows: [Record]
+    let classes: [SyncBookkeeping.ClassStatus]
     do {
-      rows = try await storage.fetch(
-        FetchRequest(entity: SyncBookkeeping.cursor.name, predicate: .attribute("source") == source.name))
+      classes = try await SyncBookkeeping.status(source: source.name, in: storage)
+        .filter { source.classNames.contains($0.className) }
     } catch {
       throw CommandFailure(.storage, "\(error)")
     }
-    let synced = Set(
-      rows.compactMap { row -> String? in
-        if case .text(let name)? = row["className"] { return name }
-        return nil
-      })
-    guard Set(source.classNames).isSubset(of: synced) else { return nil }
-    var oldest: Int64?
-    for row in rows {
-      guard case .text(let name)? = row["className"], source.classNames.contains(name) else { continue }
-      guard case .integer(let ms)? = row["syncedAt"], row["lastError"] == nil || row["lastError"] == .null else {
-        return nil
-      }
-      oldest = min(oldest ?? ms, ms)
-    }
-    return oldest.map(Timestamp.init(millisecondsSince1970:))
+    guard Set(classes.map(\.className)) == Set(source.classNames),
+      classes.allSatisfy({ $0.lastError == nil })
+    else { return nil }
+    let times = classes.compactMap(\.syncedAt)
+    return times.count == classes.count ? times.min() : nil
   }
 
   /// Three attempts for transport errors, 429 and 5xx, within twice the timeout per request.

@@ -98,6 +98,34 @@ public enum SyncBookkeeping {
     return SyncCursor(updatedAt: iso, updatedAtMilliseconds: ms, objectId: objectId)
   }
 
+  /// Where one class of a source stands, for status displays.
+  public struct ClassStatus: Sendable, Hashable {
+    public var className: String
+    /// When the class was last brought up to date; `nil` if never.
+    public var syncedAt: Timestamp?
+    /// The last error since, and when.
+    public var lastError: String?
+    public var lastErrorAt: Timestamp?
+  }
+
+  /// The status of every class of `source` that was ever synced.
+  ///
+  /// - Throws: ``StorageError``.
+  public static func status(source: String, in storage: StorageContext) async throws -> [ClassStatus] {
+    func time(_ value: DatabaseValue?) -> Timestamp? {
+      if case .integer(let ms)? = value { return Timestamp(millisecondsSince1970: ms) }
+      return nil
+    }
+    let rows = try await storage.fetch(FetchRequest(entity: cursor.name, predicate: .attribute("source") == source))
+    return rows.compactMap { row in
+      guard case .text(let name)? = row["className"] else { return nil }
+      var error: String?
+      if case .text(let text)? = row["lastError"] { error = text }
+      return ClassStatus(
+        className: name, syncedAt: time(row["syncedAt"]), lastError: error, lastErrorAt: time(row["lastErrorAt"]))
+    }
+  }
+
   static func cursorRecord(
     _ source: String, _ className: String, _ end: SyncCursor, server: String, syncedAt: Timestamp
   ) -> Record {
