@@ -269,50 +269,34 @@ public struct ParseSyncEngine: Sendable {
     }
   }
 
-  /// Files of rows already imported that are still missing (a download failed, or the files were set eager
-  /// later): retried after each successful sync of the class, at most ``maxFileRetries`` per run.
+  /// Files whose download failed in an earlier run (kept in ``SyncBookkeeping/file``): retried after each successful
+  /// sync of the class, at most ``maxFileRetries`` per run, without scanning the class's rows.
   private func downloadMissingFiles(
     _ item: ParseClassSync, _ policy: FileDownloads, _ folder: URL, into part: inout SyncReport.ClassReport
   ) async {
-    guard let entityMapping = item.mapping.entity(item.mapping.rootEntity) else { return }
-    let columns = policy.attributes.compactMap { key -> String? in
-      if entityMapping.entity.attribute(key) != nil, entityMapping.attributes[key]?.keyPath == nil { return key }
-      return entityMapping.attributes.first { $0.value.keyPath?.description == key }?.key
-    }
-    let store = FileStore(folder: folder, policy: policy, transport: transport)
-    var missing: [URL] = []
-    var seen: Set<URL> = []
-    for column in columns {
-      let rows =
-        (try? await storage.fetch(
-          FetchRequest(entity: item.mapping.rootEntity, predicate: FetchPredicate.attribute(column).isNotNull))) ?? []
-      for row in rows {
-        guard case .text(let text)? = row[column], let url = URL(string: text), url.scheme != nil,
-          seen.insert(url).inserted, !part.filesTried.contains(url), !store.isStored(url)
-        else { continue }
-        missing.append(url)
-        if missing.count >= Self.maxFileRetries { break }
-      }
-    }
+    let failed =
+      (try? await SyncBookkeeping.failedFiles(
+        source: source, className: item.className, limit: Self.maxFileRetries, in: storage)) ?? []
+    let missing = failed.filter { !part.filesTried.contains($0) }
     guard !missing.isEmpty else { return }
-    let present = part.filesPresent
-    await download(missing, policy, folder, into: &part)
-    part.filesPresent = present
+    await download(missing, policy, folder, into: &part, retrying: true)
   }
 
-  /// The most missing files retried per class and run.
+  /// The most failed files retried per class and run.
   public static let maxFileRetries = 500
 
+  /// Downloads what is not stored yet, at most ``FileDownloads/concurrency`` at once, and records each failure in
+  /// ``SyncBookkeeping/file`` for the next sync to retry; when `retrying` those records, forgets the ones now stored.
   private func download(
-    _ urls: [URL], _ policy: FileDownloads, _ folder: URL, into part: inout SyncReport.ClassReport
+    _ urls: [URL], _ policy: FileDownloads, _ folder: URL, into part: inout SyncReport.ClassReport,
+    retrying: Bool = false
   ) async {
     let store = FileStore(folder: folder, policy: policy, transport: transport)
     part.filesTried.formUnion(urls)
     var pending = urls.filter { !store.isStored($0) }
     part.filesPresent += urls.count - pending.count
-    var downloaded = 0
-    var errors: [String] = []
-    await withTaskGroup(of: String?.self) { group in
+    var outcomes: [(url: URL, error: String?)] = []
+    await withTaskGroup(of: (URL, String?).self) { group in
       var running = 0
       while !pending.isEmpty || running > 0 {
         while running < policy.concurrency, !pending.isEmpty {
@@ -321,19 +305,23 @@ public struct ParseSyncEngine: Sendable {
           group.addTask {
             do {
               try await store.file(for: url)
-              return nil
+              return (url, nil)
             } catch {
-              return "\(error)"
+              return (url, "\(error)")
             }
           }
         }
-        guard let result = await group.next() else { break }
+        guard let outcome = await group.next() else { break }
         running -= 1
-        if let error = result { errors.append(error) } else { downloaded += 1 }
+        outcomes.append(outcome)
       }
     }
-    part.filesDownloaded += downloaded
-    part.fileErrors += errors
+    part.filesDownloaded += outcomes.filter { $0.error == nil }.count
+    part.fileErrors += outcomes.compactMap(\.error)
+    let recorded = retrying ? urls.map { url in (url: url, error: outcomes.first { $0.url == url }?.error) } : outcomes
+    let changes = SyncBookkeeping.fileChanges(
+      source: source, className: part.className, recorded.filter { retrying || $0.error != nil }, at: Timestamp(now()))
+    if !changes.upserts.isEmpty || !changes.deletes.isEmpty { _ = try? await storage.save(changes) }
   }
 
   // MARK: - Relations

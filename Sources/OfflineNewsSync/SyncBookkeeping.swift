@@ -8,6 +8,7 @@ import OfflineNewsStorage
 /// - `sync_page(source, className, sequence)`: a downloaded page (`body`, the raw JSON) staged durably before it is
 ///   imported, with the cursor it advances to (`endUpdatedAt`, `endUpdatedAtMs`, `endObjectId`) and when it was
 ///   downloaded (`stagedAt`). A page is deleted in the transaction that imports it.
+/// - `sync_file(source, url)`: an eager file download that failed, retried by the next sync.
 /// - `sync_cursor(source, className)`: the last object imported (`updatedAt`, `updatedAtMs`, `objectId`) from which
 ///   server (`server`), when the class was last brought up to date (`syncedAt`), and the last error since
 ///   (`lastError`, `lastErrorAt`).
@@ -29,8 +30,52 @@ public enum SyncBookkeeping {
       Attribute("lastError", .text), Attribute("lastErrorAt", .date), Attribute("server", .text),
     ])
 
-  /// Both entities: pass them to `StorageContext(path:entities:)` with the mapping's.
-  public static let entities = [page, cursor]
+  /// Eager file downloads that failed (`sync_file(source, url)`: the class, the error, when), for the next sync to
+  /// retry; a row is deleted once its download succeeds.
+  public static let file = EntityDescription(
+    name: "sync_file", identity: ["source", "url"],
+    attributes: [
+      Attribute("source", .text), Attribute("url", .text), Attribute("className", .text, optional: false),
+      Attribute("lastError", .text), Attribute("failedAt", .date),
+    ],
+    indexes: [Index("sync_file_by_class", on: ["source", "className"])])
+
+  /// The bookkeeping entities: pass them to `StorageContext(path:entities:)` with the mapping's.
+  public static let entities = [page, cursor, file]
+
+  /// Up to `limit` file URLs of one class whose download failed, oldest failure first.
+  static func failedFiles(source: String, className: String, limit: Int, in storage: StorageContext) async throws
+    -> [URL]
+  {
+    let rows = try await storage.fetch(
+      FetchRequest(
+        entity: file.name, predicate: scope(source, className), sortDescriptors: [.init("failedAt")], limit: limit))
+    return rows.compactMap { row in
+      guard case .text(let text)? = row["url"] else { return nil }
+      return URL(string: text)
+    }
+  }
+
+  /// The failures to record and the successes to forget after a round of downloads.
+  static func fileChanges(
+    source: String, className: String, _ outcomes: [(url: URL, error: String?)], at time: Timestamp
+  ) -> ChangeSet {
+    var changes = ChangeSet()
+    for (url, error) in outcomes {
+      if let error {
+        changes.upserts.append(
+          Record(
+            entity: file.name,
+            values: [
+              "source": .text(source), "url": .text(url.absoluteString), "className": .text(className),
+              "lastError": .text(error), "failedAt": .integer(time.millisecondsSince1970),
+            ]))
+      } else {
+        changes.deletes.append((entity: file.name, identity: Identity([.text(source), .text(url.absoluteString)])))
+      }
+    }
+    return changes
+  }
 
   /// A page waiting to be imported.
   public struct StagedPage: Sendable, Hashable {
