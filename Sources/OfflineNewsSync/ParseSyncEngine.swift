@@ -174,18 +174,18 @@ public struct ParseSyncEngine: Sendable {
       part.resumedPages += 1
       progress(SyncProgress(className: name, pages: part.pages + part.resumedPages, objects: part.objects))
     }
-    var first = true
-    while true {
-      try Self.checkCancellation(name)
-      var cursor: SyncCursor?
+    // The stored cursor once (after the staged pages moved it); then each imported page's end.
+    var cursor: SyncCursor?
+    if !fromTheBeginning {
       do {
         cursor = try await SyncBookkeeping.cursor(
           source: source, className: name, server: server.serverURL.absoluteString, in: storage)
       } catch {
         throw .storage(className: name, detail: "\(error)")
       }
-      if first, fromTheBeginning { cursor = nil }
-      first = false
+    }
+    while true {
+      try Self.checkCancellation(name)
       let url = server.queryURL(className: name, after: cursor, limit: item.pageSize)
       let response: HTTPResponse
       do {
@@ -229,6 +229,7 @@ public struct ParseSyncEngine: Sendable {
         throw .storage(className: name, detail: "stopped after staging page \(page.sequence): \(error)")
       }
       try await importPage(page, json: json, item, into: &part)
+      cursor = page.end
       note(json)
       part.pages += 1
       progress(SyncProgress(className: name, pages: part.pages + part.resumedPages, objects: part.objects))
