@@ -74,6 +74,9 @@ public final class LoopbackHTTPServer: Sendable {
   /// The port the server listens on (127.0.0.1).
   public let port: UInt16
   private let core: Core
+  /// After ``stop()``: a socket bound to the old port (never listening, without `SO_REUSEADDR`), so that the port
+  /// stays refused until the server is gone and no server of a test running in parallel can take it.
+  private let placeholder = Mutex<Int32?>(nil)
 
   /// Starts a server with the given initial behaviour.
   ///
@@ -101,7 +104,10 @@ public final class LoopbackHTTPServer: Sendable {
     thread.start()
   }
 
-  deinit { core.stop() }
+  deinit {
+    core.stop()
+    if let fd = placeholder.withLock({ $0 }) { close(fd) }
+  }
 
   /// `http://127.0.0.1:<port>`.
   public var baseURL: URL { url("/") }
@@ -146,7 +152,13 @@ public final class LoopbackHTTPServer: Sendable {
 
   /// Stops the server: closes the listening socket, so that new connections are refused, and shuts every open
   /// connection down, so that hung requests end. Returns once the listening socket is closed. Idempotent.
-  public func stop() { core.stop() }
+  public func stop() {
+    core.stop()
+    placeholder.withLock { reserved in
+      guard reserved == nil else { return }
+      reserved = try? Self.boundSocket(reusable: false, port: port)
+    }
+  }
 
   /// A port on 127.0.0.1 where nothing listens: a socket bound to an ephemeral port, without `SO_REUSEADDR`, that
   /// never listens and stays open until the process ends. Connecting to it is refused (`ECONNREFUSED`), and no other
@@ -171,7 +183,7 @@ public final class LoopbackHTTPServer: Sendable {
   }()
 
   /// A TCP socket bound to 127.0.0.1 on an ephemeral port, with `SO_REUSEADDR` when `reusable`.
-  private static func boundSocket(reusable: Bool = true) throws(SocketError) -> Int32 {
+  private static func boundSocket(reusable: Bool = true, port: UInt16 = 0) throws(SocketError) -> Int32 {
     #if canImport(Glibc)
       let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     #else
@@ -186,7 +198,7 @@ public final class LoopbackHTTPServer: Sendable {
     }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = 0
+    address.sin_port = port.bigEndian
     address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian  // 127.0.0.1
     let rc = withUnsafePointer(to: &address) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
