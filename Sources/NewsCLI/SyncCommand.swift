@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNews
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -246,27 +247,33 @@ struct SyncCommand {
   }
 }
 
-/// The progress line of `news sync` on a terminal: one redraw per page.
-struct SyncProgressLine: Sendable {
-  let source: String
-  let console: Console
-  let enabled: Bool
+/// The progress line of `news sync` on a terminal: a ``ProgressReporter`` per class (`source/Class  N objects`),
+/// redrawn after each page.
+final class SyncProgressLine: Sendable {
+  private let source: String
+  private let console: Console
+  private let quiet: Bool
+  private let current = Mutex<(className: String, reporter: ProgressReporter)?>(nil)
 
   init(source: String, console: Console, quiet: Bool) {
     self.source = source
     self.console = console
-    enabled = console.errorIsTerminal && !quiet
+    self.quiet = quiet
   }
 
   func update(_ progress: SyncProgress) {
-    guard enabled else { return }
-    console.err(
-      "\r\u{1B}[2K\(OutputFormat.sanitized(source))/\(OutputFormat.sanitized(progress.className)): page "
-        + "\(progress.pages), \(progress.objects) objects")
+    let reporter = current.withLock { current in
+      if let current, current.className == progress.className { return current.reporter }
+      current?.reporter.finish()
+      let label = "\(OutputFormat.sanitized(source))/\(OutputFormat.sanitized(progress.className))"
+      let reporter = ProgressReporter(label, unit: "objects", console: console, quiet: quiet)
+      current = (progress.className, reporter)
+      return reporter
+    }
+    reporter.update(completed: progress.objects)
   }
 
   func finish() {
-    guard enabled else { return }
-    console.err("\r\u{1B}[2K")
+    current.withLock { $0?.reporter.finish() }
   }
 }
