@@ -26,6 +26,12 @@ let package = Package(
       name: "CSQLite",
       providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
     ),
+    // The system libxml2 (Debian: libxml2-dev): XML with recover mode and encodings, and the HTML parser.
+    .systemLibrary(
+      name: "CLibXML2",
+      pkgConfig: "libxml-2.0",
+      providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
+    ),
     // Value types shared by every layer: Article, Timestamp (RFC 3339 parsing), Query.
     .target(name: "OfflineNewsModel", swiftSettings: strict),
     // The storage context: a thin SQLite layer (connection, statements, errors, migrations) and the article store.
