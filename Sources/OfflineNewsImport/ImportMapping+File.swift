@@ -168,7 +168,7 @@ struct MappingReader {
       json, place,
       allowed: [
         "entity", "identity", "attributes", "relationships", "indexes", "skip", "fullRepresentation", "onInvalidValue",
-        "set",
+        "set", "key",
       ])
     let name = try string(fields["entity"], "\(place).entity")
     let builtIn: EntityDescription? = name == EntityDescription.article.name ? .article : nil
@@ -184,10 +184,14 @@ struct MappingReader {
       let here = "\(place).attributes.\(attributeName)"
       let spec = try object(
         spec, here, allowed: ["type", "optional", "default", "from", "transforms", "unixTime", "assumeOffset"])
-      if let builtIn {
-        guard let existing = builtIn.attribute(attributeName), !existing.isLocalOnly else {
-          throw MappingProblem("\(here): the built-in \(name) entity has no importable attribute \(attributeName)")
+      if let builtIn, let existing = builtIn.attribute(attributeName) {
+        guard !existing.isLocalOnly else {
+          throw MappingProblem(
+            "\(here): \(attributeName) of the built-in \(name) entity is local-only; an import never writes it")
         }
+      } else if builtIn != nil, spec["type"] == nil {
+        throw MappingProblem(
+          "\(here): the built-in \(name) entity has no attribute \(attributeName); to extend it, give its \"type\"")
       } else {
         let typeName = try string(spec["type"], "\(here).type")
         guard let type = AttributeType(rawValue: typeName) else {
@@ -287,8 +291,30 @@ struct MappingReader {
       }
     }
     let entity: EntityDescription
+    var articleKey: ArticleKeyRule?
     if let builtIn {
-      entity = builtIn
+      // The built-in article, extended with the mapping's own attributes, relationships and indexes.
+      entity = builtIn.extended(
+        with: EntityDescription(
+          name: name, identity: builtIn.identity, attributes: attributes, relationships: relationships,
+          indexes: indexes))
+      if let problem = entity.validationProblem() { throw MappingProblem("\(place): \(problem)") }
+      if let value = fields["key"] {
+        let spec = try object(value, "\(place).key", allowed: ["link", "id", "scope"])
+        var rule = ArticleKeyRule()
+        if let link = spec["link"] { rule.link = KeyPath(try string(link, "\(place).key.link")) }
+        if let id = spec["id"] { rule.id = KeyPath(try string(id, "\(place).key.id")) }
+        if let scope = spec["scope"] {
+          let text = try string(scope, "\(place).key.scope")
+          rule.scope = text == "$source" ? nil : text
+        }
+        guard rule.link != nil || rule.id != nil else {
+          throw MappingProblem("\(place).key needs \"link\" or \"id\" (key paths into each record)")
+        }
+        articleKey = rule
+      }
+    } else if fields["key"] != nil {
+      throw MappingProblem("\(place).key: only the built-in article entity derives its key; use \"identity\"")
     } else {
       let identity = try strings(fields["identity"], "\(place).identity")
       entity = EntityDescription(
@@ -311,7 +337,7 @@ struct MappingReader {
     return EntityMapping(
       entity: entity, attributes: attributeMappings, relationships: relationshipMappings, skip: skip,
       fullRepresentation: try bool(fields["fullRepresentation"], "\(place).fullRepresentation", default: false),
-      onInvalidValue: invalid, constants: constants)
+      onInvalidValue: invalid, constants: constants, articleKey: articleKey)
   }
 
   /// `Z`, `+02:00`, `-0530` → seconds east of UTC.

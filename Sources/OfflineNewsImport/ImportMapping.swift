@@ -83,12 +83,17 @@ public struct EntityMapping: Sendable {
   public var onInvalidValue: InvalidValuePolicy
   /// Values set on every record: a literal, or `$importTime` / `$source`.
   public var constants: [String: Constant]
+  /// For the built-in `article`: how its key is derived (``ArticleKeyRule``); `nil` for the `url` attribute's
+  /// canonical form.
+  public var articleKey: ArticleKeyRule?
 
   public init(
     entity: EntityDescription, attributes: [String: AttributeMapping] = [:],
     relationships: [String: RelationshipMapping] = [:], skip: [SkipRule] = [], fullRepresentation: Bool = false,
-    onInvalidValue: InvalidValuePolicy = .skipRecord, constants: [String: Constant] = [:]
+    onInvalidValue: InvalidValuePolicy = .skipRecord, constants: [String: Constant] = [:],
+    articleKey: ArticleKeyRule? = nil
   ) {
+    self.articleKey = articleKey
     self.entity = entity
     self.attributes = attributes
     self.relationships = relationships
@@ -192,5 +197,26 @@ public struct JoinMapping: Sendable, Hashable {
     self.relationship = relationship
     self.owner = owner
     self.target = target
+  }
+}
+
+/// How a mapping derives the key of a built-in `article` record (``ArticleIdentity``): the canonical form of the
+/// link at ``link``; else the identifier at ``id`` scoped to ``scope``. In a mapping file:
+/// `"key": {"link": "url", "id": "id", "scope": "$source"}` (JSON Feed: an item's `id` is unique within its feed) or
+/// `"key": {"id": "objectId", "scope": "parse:Article"}` (Parse objects have no link).
+public struct ArticleKeyRule: Sendable, Hashable {
+  /// Where the item's link is; `nil` when the source has none.
+  public var link: KeyPath?
+  /// Where the item's own identifier is; `nil` when it has none.
+  public var id: KeyPath?
+  /// What the identifier is unique within: a fixed text (`parse:Article`), or `nil` for the payload's source (the
+  /// feed's URL or the file's path, `$source` in a mapping file).
+  public var scope: String?
+
+  /// Creates a rule.
+  public init(link: KeyPath? = nil, id: KeyPath? = nil, scope: String? = nil) {
+    self.link = link
+    self.id = id
+    self.scope = scope
   }
 }

@@ -46,10 +46,16 @@ public struct Importer: Sendable {
     /// for instance a sync engine's cursor and the deletion of the staged page just imported. Not counted in the
     /// report.
     public var additionalChanges: ChangeSet
+    /// How the payload's built-in `article` records are recorded as a fetch; `nil`: as a fetch of the payload's
+    /// `source`, whose whole answer they are, at ``importTime``.
+    public var articleFetch: ArticleFetch?
 
     public init(
-      deleteMissingIn: FetchPredicate? = nil, importTime: Timestamp = .now(), additionalChanges: ChangeSet = ChangeSet()
+      deleteMissingIn: FetchPredicate? = nil, importTime: Timestamp = .now(),
+      additionalChanges: ChangeSet = ChangeSet(),
+      articleFetch: ArticleFetch? = nil
     ) {
+      self.articleFetch = articleFetch
       self.deleteMissingIn = deleteMissingIn
       self.importTime = importTime
       self.additionalChanges = additionalChanges
@@ -139,7 +145,9 @@ public struct Importer: Sendable {
         state.importRoot(item, place: place)
       }
     }
-    var changes = ChangeSet(upserts: state.orderedRecords(), deletes: state.deletes)
+    var changes = ChangeSet(
+      upserts: state.orderedRecords(), deletes: state.deletes,
+      articleFetch: options.articleFetch ?? ArticleFetch(query: source, fetchedAt: options.importTime))
     if let scope = options.deleteMissingIn, mapping.join == nil {
       changes.deleteMissing.append(MissingRowsDeletion(entity: mapping.rootEntity, scope: scope, keep: state.rootSeen))
     }
@@ -203,7 +211,10 @@ struct ImportState {
       let destination = mapping.entity(relationship.destination),
       let targetType = destination.entity.identity.first.flatMap(destination.entity.attribute)?.type
     else { return }
-    guard let ownerValue = item[path: join.owner].flatMap({ ValueConverter.identity($0, type: ownerType) }),
+    let ownerRaw = item[path: join.owner].flatMap { ValueConverter.identity($0, type: ownerType) }
+    guard
+      let ownerValue = join.entity == EntityDescription.article.name
+        ? ownerRaw.flatMap({ articleKey(forID: $0, entity) }) : ownerRaw,
       let targetValue = item[path: join.target].flatMap({ ValueConverter.identity($0, type: targetType) })
     else {
       report.failed += 1
@@ -222,8 +233,50 @@ struct ImportState {
     report.joinLinks += 1
   }
 
+  /// The key of a built-in `article` record (``ArticleIdentity``) and the link as given: by the mapping's
+  /// ``ArticleKeyRule``, else the canonical form of its `url`.
+  func articleKey(_ item: JSONValue, _ mapping: EntityMapping) -> Result<
+    (key: String, link: String?), ArticleKeyProblem
+  > {
+    let rule = mapping.articleKey ?? ArticleKeyRule(link: mapping.attributes["url"]?.keyPath ?? KeyPath("url"))
+    func text(_ path: KeyPath?) -> String? {
+      guard let path, let raw = item[path: path].flatMap(ValueConverter.unwrapParse) else { return nil }
+      let value =
+        mapping.articleKey == nil ? ValueConverter.apply(mapping.attributes["url"]?.transforms ?? [], to: raw) : raw
+      switch value {
+      case .string(let text):
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return trimmed.isEmpty ? nil : trimmed
+      case .integer(let number): return String(number)
+      default: return nil
+      }
+    }
+    let link = text(rule.link)
+    if let link, let url = URL(string: link), let scheme = url.scheme?.lowercased(),
+      scheme == "http" || scheme == "https",
+      url.host != nil
+    {
+      return .success((ArticleIdentity.linked(url).absoluteString, link))
+    }
+    if let id = text(rule.id) {
+      return .success((ArticleIdentity.scoped(rule.scope ?? source, id: id).absoluteString, link))
+    }
+    if let link { return .failure(ArticleKeyProblem("\(link) is not an absolute http(s) URL, and the item has no id")) }
+    return .failure(ArticleKeyProblem("missing identity: the item has no link and no id"))
+  }
+
+  /// The key of the article whose own identifier is `id` (a join record's owner).
+  func articleKey(forID id: DatabaseValue, _ mapping: EntityMapping) -> DatabaseValue? {
+    guard case .text(let text) = id, let rule = mapping.articleKey, rule.id != nil else { return nil }
+    return .text(ArticleIdentity.scoped(rule.scope ?? source, id: text).absoluteString)
+  }
+
   /// The record's identity, when it can be read (whatever else is wrong with the record).
   func readableIdentity(_ item: JSONValue, _ mapping: EntityMapping) -> Identity? {
+    if mapping.entity.name == EntityDescription.article.name {
+      guard case .success(let key) = articleKey(item, mapping) else { return nil }
+      return Identity(.text(key.key))
+    }
     var values: [DatabaseValue] = []
     for key in mapping.entity.identity {
       guard let attribute = mapping.entity.attribute(key),
@@ -265,7 +318,18 @@ struct ImportState {
 
     // Identity first: every report about this record names it.
     var identityValues: [DatabaseValue] = []
-    for key in mapping.entity.identity {
+    var articleLink: String?
+    if mapping.entity.name == EntityDescription.article.name {
+      switch articleKey(item, mapping) {
+      case .success(let key):
+        identityValues = [.text(key.key)]
+        articleLink = key.link
+      case .failure(let reason):
+        report.errors.append(RecordError(entity: name, identity: nil, keyPath: place, reason: reason.reason))
+        return .failed
+      }
+    }
+    for key in mapping.entity.identity where identityValues.isEmpty {
       guard let attribute = mapping.entity.attribute(key) else { return .failed }
       // An identity attribute may be a `set` constant: `$source` scopes ids that are unique only within their
       // feed (JSON Feed item ids) to that feed.
@@ -292,6 +356,7 @@ struct ImportState {
     let identity = Identity(identityValues)
     var record = Record(entity: name)
     for (key, value) in zip(mapping.entity.identity, identityValues) { record.values[key] = value }
+    if let articleLink { record.values["link"] = .text(articleLink) }
 
     var failed = false
     for attribute in mapping.entity.attributes
@@ -470,4 +535,10 @@ struct ImportState {
     }
     return fields[snake]
   }
+}
+
+/// Why an article record has no key.
+struct ArticleKeyProblem: Error {
+  var reason: String
+  init(_ reason: String) { self.reason = reason }
 }

@@ -6,10 +6,26 @@ import Foundation
 /// where NewsAPI's names collide with Swift or say less than they mean: NewsAPI's `description` is ``summary``,
 /// `urlToImage` is ``imageURL``, and `source.id` / `source.name` are ``sourceID`` / ``sourceName``.
 ///
-/// Identity: ``url``. Two articles with the same URL are the same row; saving one upserts the other.
+/// Every source becomes articles of this one shape: NewsAPI, RSS, Atom and RDF feeds, JSON Feed, Hacker News
+/// stories and Parse classes that hold news.
+///
+/// Identity: ``url``, derived by ``ArticleIdentity``: the canonical form of the item's link, or an identifier scoped
+/// to its source for an item without one. Two articles with the same key are the same row; saving one upserts the
+/// other. The link as the source gave it is ``link``.
 public struct Article: Sendable, Hashable, Codable {
-  /// The article's canonical link and its identity (primary key). Always an absolute `http`/`https` URL.
+  /// The article's identity (primary key): its canonical link (``CanonicalURL``), or for an item without a link a
+  /// `news-item:` key scoped to its source (``ArticleIdentity``).
   public var url: URL
+  /// The link as the source gave it, for display and opening; `nil` when the item has none.
+  public var link: URL?
+  /// Where it came from: the configured source's name, or the feed, file or URL it was read from. `nil` only for
+  /// articles saved before sources were recorded.
+  public var source: String?
+  /// The item's categories or tags (RSS `category`, Atom `category`, JSON Feed `tags`), in the source's order.
+  public var tags: [String]
+  /// The item's enclosures (RSS `enclosure`, Atom `link rel="enclosure"`, JSON Feed `attachments`): podcast audio
+  /// and the like.
+  public var enclosures: [Enclosure]
   /// The headline. Never empty.
   public var title: String
   /// The byline as the publisher gives it; `nil` when absent, `null` or empty. It is sometimes a URL.
@@ -35,7 +51,11 @@ public struct Article: Sendable, Hashable, Codable {
   /// Whether the article is bookmarked.
   public var isBookmarked: Bool { bookmarkedAt != nil }
 
-  /// Creates an article. `publishedAt` is truncated to whole milliseconds, the precision the store keeps.
+  /// The URL to show and open: ``link`` when there is one, else the key ``url`` when it is a link.
+  public var displayURL: URL? { link ?? (ArticleIdentity.isScoped(url) ? nil : url) }
+
+  /// Creates an article from its link: the identity ``url`` is the link's canonical form, and ``link`` keeps the
+  /// link as given. `publishedAt` is truncated to whole milliseconds, the precision the store keeps.
   public init(
     url: URL,
     title: String,
@@ -46,10 +66,41 @@ public struct Article: Sendable, Hashable, Codable {
     content: String? = nil,
     sourceID: String? = nil,
     sourceName: String? = nil,
+    source: String? = nil,
+    tags: [String] = [],
+    enclosures: [Enclosure] = [],
     isRead: Bool = false,
     bookmarkedAt: Date? = nil
   ) {
-    self.url = url
+    self.init(
+      key: ArticleIdentity.linked(url), link: url, title: title, author: author, summary: summary,
+      imageURL: imageURL, publishedAt: publishedAt, content: content, sourceID: sourceID, sourceName: sourceName,
+      source: source, tags: tags, enclosures: enclosures, isRead: isRead, bookmarkedAt: bookmarkedAt)
+  }
+
+  /// Creates an article with an identity of its own (``ArticleIdentity``) and an optional link.
+  public init(
+    key: URL,
+    link: URL?,
+    title: String,
+    author: String? = nil,
+    summary: String? = nil,
+    imageURL: URL? = nil,
+    publishedAt: Date,
+    content: String? = nil,
+    sourceID: String? = nil,
+    sourceName: String? = nil,
+    source: String? = nil,
+    tags: [String] = [],
+    enclosures: [Enclosure] = [],
+    isRead: Bool = false,
+    bookmarkedAt: Date? = nil
+  ) {
+    self.url = key
+    self.link = link
+    self.source = source
+    self.tags = tags
+    self.enclosures = enclosures
     self.title = title
     self.author = author
     self.summary = summary
@@ -60,5 +111,23 @@ public struct Article: Sendable, Hashable, Codable {
     self.sourceName = sourceName
     self.isRead = isRead
     self.bookmarkedAt = bookmarkedAt.map { Timestamp($0).date }
+  }
+}
+
+/// A file attached to an article: podcast audio, a video, a document (RSS 2.0 `enclosure`; RFC 4287 §4.2.7.2
+/// `rel="enclosure"`; JSON Feed 1.1 `attachments`).
+public struct Enclosure: Sendable, Hashable, Codable {
+  /// Where the file is.
+  public var url: URL
+  /// Its media type (`audio/mpeg`), when the source says.
+  public var type: String?
+  /// Its size in bytes, when the source says.
+  public var length: Int64?
+
+  /// Creates an enclosure.
+  public init(url: URL, type: String? = nil, length: Int64? = nil) {
+    self.url = url
+    self.type = type
+    self.length = length
   }
 }

@@ -31,19 +31,33 @@ public struct ArticleFilter: Sendable, Hashable {
   public var unreadOnly: Bool
   /// Only bookmarked articles.
   public var bookmarkedOnly: Bool
+  /// Only articles from this source: the configured source's name or the feed, file or URL they came from
+  /// (``Article/source``, compared exactly), or the publisher's name (``Article/sourceName``, without regard to
+  /// ASCII case); `nil` for every source.
+  public var source: String?
 
-  public init(unreadOnly: Bool = false, bookmarkedOnly: Bool = false) {
+  /// A filter; by default none (every cached article).
+  public init(unreadOnly: Bool = false, bookmarkedOnly: Bool = false, source: String? = nil) {
     self.unreadOnly = unreadOnly
     self.bookmarkedOnly = bookmarkedOnly
+    self.source = source
   }
 
+  /// No condition.
   public static let all = ArticleFilter()
 
-  var sql: String {
+  /// The `WHERE` clause over `article a` and its arguments, numbered from `firstParameter`.
+  func sql(firstParameter: Int) -> (sql: String, arguments: [DatabaseValue]) {
     var conditions: [String] = []
+    var arguments: [DatabaseValue] = []
     if unreadOnly { conditions.append("a.isRead = 0") }
     if bookmarkedOnly { conditions.append("a.bookmarkedAt IS NOT NULL") }
-    return conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+    if let source {
+      let n = firstParameter + arguments.count
+      conditions.append("(a.source = ?\(n) OR a.sourceName = ?\(n) COLLATE NOCASE)")
+      arguments.append(.text(source))
+    }
+    return (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "), arguments)
   }
 }
 
@@ -65,6 +79,8 @@ extension StorageContext {
   /// - Parameters:
   ///   - articles: the response's articles, in response order.
   ///   - query: the query's cache key (``NewsQuery/cacheKey``).
+  ///   - source: the source written on articles whose ``Article/source`` is `nil` (the configured source's name, or
+  ///     the feed, file or URL); `nil` for the query's cache key.
   ///   - fetchedAt: when the response was received.
   ///   - progress: called with the number of distinct articles written so far, after each chunk of 500 (on the
   ///     writer's thread; keep it short).
@@ -72,13 +88,13 @@ extension StorageContext {
   /// Related SQLite documentation: <https://www.sqlite.org/lang_upsert.html>
   @discardableResult
   public func saveArticles(
-    _ articles: [Article], forQuery query: String, fetchedAt: Timestamp,
+    _ articles: [Article], forQuery query: String, source: String? = nil, fetchedAt: Timestamp,
     progress: (@Sendable (Int) -> Void)? = nil
   ) async throws -> ArticleSaveResult {
     let eviction = self.eviction
     return try await writeAndPublish { db in
       try ArticleWriter(db: db, progress: progress).save(
-        articles, query: query, fetchedAt: fetchedAt, eviction: eviction)
+        articles, query: query, source: source, fetchedAt: fetchedAt, eviction: eviction)
     }
   }
 
@@ -98,18 +114,20 @@ extension StorageContext {
   ///
   /// - Parameters:
   ///   - query: the query's cache key (``NewsQuery/cacheKey``).
+  ///   - source: the source written on articles that do not name theirs; `nil` for `query`.
   ///   - fetchedAt: when the response was received.
   ///   - progress: called with the number of distinct articles written so far, after each chunk of 500.
   ///   - batches: the next articles in response order, or `nil` at the end.
   /// - Throws: ``StorageError``, or what `batches` throws.
   @discardableResult
   public func saveArticles(
-    forQuery query: String, fetchedAt: Timestamp, progress: (@Sendable (Int) -> Void)? = nil,
+    forQuery query: String, source: String? = nil, fetchedAt: Timestamp, progress: (@Sendable (Int) -> Void)? = nil,
     batches: @escaping @Sendable () throws -> [Article]?
   ) async throws -> ArticleSaveResult {
     let eviction = self.eviction
     return try await writeAndPublish { db in
-      var writer = ArticleWriter.Session(db: db, query: query, fetchedAt: fetchedAt, progress: progress)
+      var writer = ArticleWriter.Session(
+        db: db, query: query, source: source, fetchedAt: fetchedAt, progress: progress)
       while let batch = try batches() { try writer.add(batch) }
       return try writer.finish(eviction: eviction, skipIfEmpty: true)
     }
@@ -155,20 +173,37 @@ extension StorageContext {
   ///   - filter: only unread, only bookmarked, or all.
   /// - Throws: ``StorageError``.
   public func articles(limit: Int? = nil, offset: Int = 0, filter: ArticleFilter = .all) async throws -> [Article] {
-    try await read { db in
+    let condition = filter.sql(firstParameter: 3)
+    return try await read { db in
       try db.cachedStatement(
-        "SELECT \(Self.articleColumns) FROM article a\(filter.sql) ORDER BY a.publishedAt DESC, a.url LIMIT ?1 OFFSET ?2"
-      ).fetchAll([.integer(Int64(limit ?? -1)), .integer(Int64(max(0, offset)))], Self.article)
+        "SELECT \(Self.articleColumns) FROM article a\(condition.sql) ORDER BY a.publishedAt DESC, a.url LIMIT ?1 OFFSET ?2"
+      ).fetchAll([.integer(Int64(limit ?? -1)), .integer(Int64(max(0, offset)))] + condition.arguments, Self.article)
         .compactMap { $0 }
     }
   }
 
-  /// The article with this URL, or `nil`.
+  /// The article with this key or link, in any equivalent form (``CanonicalURL``: `HTTPS://Example.com:443/a#x`
+  /// finds `https://example.com/a`), or `nil`.
   public func article(url: String) async throws -> Article? {
-    try await read { db in
-      try db.cachedStatement("SELECT \(Self.articleColumns) FROM article a WHERE a.url = ?1").fetchOne(
-        [.text(url)], Self.article) ?? nil
+    let keys = Self.candidateKeys(url)
+    return try await read { db in
+      for key in keys {
+        if let found = try db.cachedStatement("SELECT \(Self.articleColumns) FROM article a WHERE a.url = ?1")
+          .fetchOne([.text(key)], Self.article) ?? nil
+        {
+          return found
+        }
+      }
+      return try db.cachedStatement("SELECT \(Self.articleColumns) FROM article a WHERE a.link = ?1 LIMIT 1")
+        .fetchOne([.text(url)], Self.article) ?? nil
     }
+  }
+
+  /// The keys `text` may stand for: as typed, and its canonical form.
+  static func candidateKeys(_ text: String) -> [String] {
+    var keys = [text]
+    if let canonical = CanonicalURL.canonical(text), canonical != text { keys.append(canonical) }
+    return keys
   }
 
   /// The number of cached articles.
@@ -219,10 +254,13 @@ extension StorageContext {
   }
 
   private func setLocal(url: String, sql: String, value: DatabaseValue) async throws -> Bool {
-    try await writeAndPublish { db in
-      try db.execute(sql, [.text(url), value])
-      let found = db.changes > 0
-      return (found, found ? [StorageChange(entity: "article", updated: [Identity(.text(url))])] : [])
+    let keys = Self.candidateKeys(url)
+    return try await writeAndPublish { db in
+      for key in keys {
+        try db.execute(sql, [.text(key), value])
+        if db.changes > 0 { return (true, [StorageChange(entity: "article", updated: [Identity(.text(key))])]) }
+      }
+      return (false, [])
     }
   }
 
@@ -271,15 +309,18 @@ extension StorageContext {
 
   static let articleColumns =
     "a.url, a.title, a.author, a.summary, a.imageURL, a.publishedAt, a.content, a.sourceID, a.sourceName, "
-    + "a.isRead, a.bookmarkedAt"
+    + "a.isRead, a.bookmarkedAt, a.link, a.source, a.tags, a.enclosures"
 
+  /// An article from a row of ``articleColumns``. A `NULL` link is the key itself (when the key is a link).
   static func article(_ row: Row) -> Article? {
     guard let urlText = row.string(0), let url = URL(string: urlText), let title = row.string(1) else { return nil }
+    let link = row.string(11).flatMap(URL.init(string:)) ?? (ArticleIdentity.isScoped(url) ? nil : url)
     return Article(
-      url: url, title: title, author: row.string(2), summary: row.string(3),
+      key: url, link: link, title: title, author: row.string(2), summary: row.string(3),
       imageURL: row.string(4).flatMap(URL.init(string:)),
       publishedAt: Timestamp(millisecondsSince1970: row.int64(5) ?? 0).date,
-      content: row.string(6), sourceID: row.string(7), sourceName: row.string(8), isRead: (row.int64(9) ?? 0) != 0,
-      bookmarkedAt: row.int64(10).map { Timestamp(millisecondsSince1970: $0).date })
+      content: row.string(6), sourceID: row.string(7), sourceName: row.string(8), source: row.string(12),
+      tags: ArticleJSON.tags(row.string(13)), enclosures: ArticleJSON.enclosures(row.string(14)),
+      isRead: (row.int64(9) ?? 0) != 0, bookmarkedAt: row.int64(10).map { Timestamp(millisecondsSince1970: $0).date })
   }
 }

@@ -83,8 +83,9 @@ extension StorageContext {
   @discardableResult
   public func save(_ changes: ChangeSet) async throws -> [String: SaveSummary] {
     let entities = self.entities
+    let eviction = self.eviction
     return try await writeAndPublish { db in
-      try RecordWriter(db: db, entities: entities).save(changes)
+      try RecordWriter(db: db, entities: entities, eviction: eviction).save(changes)
     }
   }
 

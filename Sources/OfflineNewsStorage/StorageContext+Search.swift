@@ -14,12 +14,17 @@ public struct SearchFilter: Sendable, Hashable {
   public var unreadOnly: Bool
   /// Only bookmarked articles.
   public var bookmarkedOnly: Bool
+  /// Only articles from this source: the configured source's name or the feed, file or URL they came from
+  /// (``Article/source``, exactly), or else the publisher's display name as ``sourceName`` matches it; `nil` for
+  /// every source.
+  public var source: String?
 
   /// A filter; by default, none (every matching article).
   public init(
     sourceName: String? = nil, since: Date? = nil, until: Date? = nil, unreadOnly: Bool = false,
-    bookmarkedOnly: Bool = false
+    bookmarkedOnly: Bool = false, source: String? = nil
   ) {
+    self.source = source
     self.sourceName = sourceName
     self.since = since
     self.until = until
@@ -244,6 +249,14 @@ extension StorageContext {
     -> [String]?
   {
     var conditions: [String] = []
+    if let source = filter.source {
+      let names = try db.cachedStatement("SELECT DISTINCT sourceName FROM article WHERE sourceName IS NOT NULL")
+        .fetchAll { $0.string(0) ?? "" }
+        .filter { $0.compare(source, options: [.caseInsensitive]) == .orderedSame }
+      let publisher =
+        names.isEmpty ? "" : " OR a.sourceName IN (" + names.map { sql.bind(.text($0)) }.joined(separator: ", ") + ")"
+      conditions.append("(a.source = \(sql.bind(.text(source)))\(publisher))")
+    }
     if let name = filter.sourceName {
       // Case-insensitive beyond ASCII (which is all `COLLATE NOCASE` folds): match the stored names here.
       let names = try db.cachedStatement("SELECT DISTINCT sourceName FROM article WHERE sourceName IS NOT NULL")

@@ -63,7 +63,13 @@ public final class StorageContext: Sendable {
     self.path = path
     self.eviction = eviction
     var all = [EntityDescription.article]
-    for entity in entities where !all.contains(where: { $0.name == entity.name }) { all.append(entity) }
+    for entity in entities {
+      if entity.name == EntityDescription.article.name {
+        all[0] = all[0].extended(with: entity)
+      } else if !all.contains(where: { $0.name == entity.name }) {
+        all.append(entity)
+      }
+    }
     for entity in all {
       if let problem = entity.validationProblem() {
         throw StorageError(kind: .incompatibleSchema(problem), path: path)
@@ -80,9 +86,13 @@ public final class StorageContext: Sendable {
       writeConnection = connection
       readOnlyCause = cause
     }
-    for recorded in try Self.recordedEntities(writeConnection, path: path)
-    where !all.contains(where: { $0.name == recorded.name }) {
-      all.append(recorded)
+    for recorded in try Self.recordedEntities(writeConnection, path: path) {
+      if let index = all.firstIndex(where: { $0.name == recorded.name }) {
+        // The built-in article with the extensions mappings gave it (see EntityDescription.extended(with:)).
+        if recorded.name == EntityDescription.article.name { all[index] = all[index].extended(with: recorded) }
+      } else {
+        all.append(recorded)
+      }
     }
     self.entities = all
     writeConnection.killBeforeCommit =

@@ -79,3 +79,17 @@ extension DatabaseValue: Codable {
     }
   }
 }
+
+extension DatabaseValue {
+  /// The text, when this is `.text`.
+  var textValue: String? {
+    if case .text(let text) = self { return text }
+    return nil
+  }
+
+  /// The integer, when this is `.integer`.
+  var integerValue: Int64? {
+    if case .integer(let number) = self { return number }
+    return nil
+  }
+}

@@ -1,5 +1,5 @@
 extension EntityDescription {
-  /// The built-in `article` entity (migrations 1 and 2), described as apps describe theirs.
+  /// The built-in `article` entity (migrations 1, 2 and 6), described as apps describe theirs.
   ///
   /// Identity `url`. `isRead` and `bookmarkedAt` are local-only: a refresh never overwrites them.
   public static let article = EntityDescription(
@@ -9,11 +9,32 @@ extension EntityDescription {
       Attribute("summary", .text), Attribute("imageURL", .url), Attribute("publishedAt", .date, optional: false),
       Attribute("content", .text), Attribute("sourceID", .text), Attribute("sourceName", .text),
       Attribute("fetchedAt", .date, optional: false), Attribute("fetchQuery", .text, optional: false),
+      Attribute("link", .url), Attribute("source", .text), Attribute("tags", .json), Attribute("enclosures", .json),
       Attribute("isRead", .bool, optional: false, localOnly: true, default: .integer(0)),
       Attribute("bookmarkedAt", .date, localOnly: true),
     ],
     indexes: [
       Index("article_by_publishedAt", on: ["publishedAt", "url"]),
       Index("article_by_fetchedAt", on: ["fetchedAt"]),
+      Index("article_by_source", on: ["source", "publishedAt"]),
     ])
+}
+
+extension EntityDescription {
+  /// This description with the attributes, relationships and indexes of `other` that it lacks (by name) added:
+  /// how a mapping extends the built-in `article` with attributes of its own (Parse's `category`, say), and how
+  /// those extensions, recorded in `schema_entity`, stay declared when the store is opened without that mapping.
+  public func extended(with other: EntityDescription) -> EntityDescription {
+    var result = self
+    for attribute in other.attributes where result.attribute(attribute.name) == nil {
+      result.attributes.append(attribute)
+    }
+    for relationship in other.relationships where result.relationship(relationship.name) == nil {
+      result.relationships.append(relationship)
+    }
+    for index in other.indexes where !result.indexes.contains(where: { $0.name == index.name }) {
+      result.indexes.append(index)
+    }
+    return result
+  }
 }

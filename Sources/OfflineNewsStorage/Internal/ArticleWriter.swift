@@ -22,15 +22,17 @@ struct ArticleWriter {
   var progress: (@Sendable (Int) -> Void)? = nil
 
   /// Saves a whole response in one go: one ``Session`` fed one batch.
-  func save(_ articles: [Article], query: String, fetchedAt: Timestamp, eviction: EvictionPolicy) throws
+  func save(
+    _ articles: [Article], query: String, source: String? = nil, fetchedAt: Timestamp, eviction: EvictionPolicy
+  ) throws
     -> (ArticleSaveResult, [StorageChange])
   {
-    var session = Session(db: db, query: query, fetchedAt: fetchedAt, progress: progress)
+    var session = Session(db: db, query: query, source: source, fetchedAt: fetchedAt, progress: progress)
     try session.add(articles)
     return try session.finish(eviction: eviction)
   }
 
-  /// Rows per multi-row statement: 500 × 11 parameters stays far below SQLite's 32,766-parameter limit.
+  /// Rows per multi-row statement: 500 × 15 parameters stays far below SQLite's 32,766-parameter limit.
   static let chunk = 500
 
   /// A save whose first batch holds this many articles is a bulk save: its new rows are indexed for search one
@@ -38,13 +40,17 @@ struct ArticleWriter {
   /// then lower than setting it aside.
   static let bulk = 1000
 
-  /// The content columns, in bind order. Local-only columns are absent on purpose.
+  /// The content columns, in bind order. Local-only columns are absent on purpose; `source` follows them (it is
+  /// written on insert and filled where it was unknown, never changed: an article keeps the source that brought
+  /// it first).
   static let contentColumns = [
-    "url", "title", "author", "summary", "imageURL", "publishedAt", "content", "sourceID", "sourceName",
+    "url", "title", "author", "summary", "imageURL", "publishedAt", "content", "sourceID", "sourceName", "link",
+    "tags", "enclosures",
   ]
 
-  /// Appends the content columns of `article` (whose URL text is `url`) to `arguments`, in bind order.
-  static func appendContent(_ article: Article, url: String, to arguments: inout [DatabaseValue]) {
+  /// Appends the content columns of `article` (whose key text is `url`) and its source to `arguments`, in bind
+  /// order.
+  static func appendContent(_ article: Article, url: String, source: String?, to arguments: inout [DatabaseValue]) {
     arguments.append(.text(url))
     arguments.append(.text(article.title))
     arguments.append(article.author.databaseValue)
@@ -54,18 +60,50 @@ struct ArticleWriter {
     arguments.append(article.content.databaseValue)
     arguments.append(article.sourceID.databaseValue)
     arguments.append(article.sourceName.databaseValue)
+    arguments.append(article.link.map { $0.absoluteString == url ? .null : .text($0.absoluteString) } ?? .null)
+    arguments.append(article.tags.isEmpty ? .null : .text(ArticleJSON.encode(article.tags)))
+    arguments.append(article.enclosures.isEmpty ? .null : .text(ArticleJSON.encode(article.enclosures)))
+    arguments.append((article.source ?? source).databaseValue)
+  }
+
+  /// The article a row of `article` column values describes (a stored row with a record's values over it), or
+  /// `nil` when it lacks a key, or a title and any text to derive one from.
+  ///
+  /// - An item without a title (microblog posts, RSS items, which RSS 2.0 allows) gets ``ArticleTitle/derived(from:)``
+  ///   of its summary or content.
+  /// - An item without a publication date is dated `firstSeen` (the fetch that first saved it; a stored row keeps
+  ///   its date).
+  static func article(from values: [String: DatabaseValue], firstSeen: Timestamp) -> Article? {
+    func text(_ name: String) -> String? { values[name]?.textValue }
+    guard let keyText = values["url"]?.textValue, let key = URL(string: keyText),
+      let title = text("title") ?? ArticleTitle.derived(from: text("summary") ?? text("content"))
+    else { return nil }
+    let published = values["publishedAt"]?.integerValue ?? firstSeen.millisecondsSince1970
+    let link = text("link").flatMap(URL.init(string:)) ?? (ArticleIdentity.isScoped(key) ? nil : key)
+    return Article(
+      key: key, link: link, title: title, author: text("author"), summary: text("summary"),
+      imageURL: text("imageURL").flatMap(URL.init(string:)),
+      publishedAt: Timestamp(millisecondsSince1970: published).date, content: text("content"),
+      sourceID: text("sourceID"), sourceName: text("sourceName"), source: text("source"),
+      tags: ArticleJSON.tags(text("tags")), enclosures: ArticleJSON.enclosures(text("enclosures")))
   }
 
   /// One save in progress: fed batches by ``add(_:)``, completed by ``finish(eviction:skipIfEmpty:)``.
   struct Session {
     let db: Connection
     let query: String
+    /// The source written on articles that do not name theirs (``Article/source``).
+    let source: String?
     let fetchedAt: Timestamp
     var progress: (@Sendable (Int) -> Void)? = nil
 
-    init(db: Connection, query: String, fetchedAt: Timestamp, progress: (@Sendable (Int) -> Void)? = nil) {
+    init(
+      db: Connection, query: String, source: String? = nil, fetchedAt: Timestamp,
+      progress: (@Sendable (Int) -> Void)? = nil
+    ) {
       self.db = db
       self.query = query
+      self.source = source ?? query
       self.fetchedAt = fetchedAt
       self.progress = progress
     }
@@ -110,9 +148,9 @@ struct ArticleWriter {
       while start < chosen.count {
         let end = min(start + ArticleWriter.chunk, chosen.count)
         var arguments: [DatabaseValue] = []
-        arguments.reserveCapacity((end - start) * (ArticleWriter.contentColumns.count + 2))
+        arguments.reserveCapacity((end - start) * (ArticleWriter.contentColumns.count + 3))
         for row in start..<end {
-          ArticleWriter.appendContent(articles[chosen[row]], url: urls[row], to: &arguments)
+          ArticleWriter.appendContent(articles[chosen[row]], url: urls[row], source: source, to: &arguments)
           arguments.append(fetched)
           arguments.append(queryText)
         }
@@ -178,7 +216,9 @@ struct ArticleWriter {
     /// Writes the result list's departures, the query's fetch record and runs eviction; returns what the save did.
     ///
     /// - Parameter skipIfEmpty: when no article was added, write nothing at all (the query's cache is left as it was).
-    mutating func finish(eviction: EvictionPolicy, skipIfEmpty: Bool = false) throws -> (
+    /// - Parameter accumulate: add this save's articles to the query's result list instead of replacing it (one
+    ///   page of an incremental sync); the query's article count is then the list's size.
+    mutating func finish(eviction: EvictionPolicy, skipIfEmpty: Bool = false, accumulate: Bool = false) throws -> (
       ArticleSaveResult, [StorageChange]
     ) {
       try restoreSearchIndex()
@@ -187,13 +227,18 @@ struct ArticleWriter {
       }
       // Departures first: then the query's result list holds only its previous members (none on a first import),
       // not also the rows just written.
-      try removeDepartures()
-      try writeMemberships()
+      if !accumulate { try removeDepartures() }
+      try writeMemberships(appending: accumulate)
+      let count =
+        accumulate
+        ? try db.cachedStatement("SELECT count(*) FROM query_result WHERE query = ?1").fetchOne([.text(query)]) {
+          $0.int64(0)
+        } ?? nil : Int64(seen.count)
       try db.execute(
         """
         INSERT INTO query_fetch (query, fetchedAt, articleCount) VALUES (?1, ?2, ?3)
         ON CONFLICT(query) DO UPDATE SET fetchedAt = excluded.fetchedAt, articleCount = excluded.articleCount
-        """, [.text(query), .integer(fetchedAt.millisecondsSince1970), .integer(Int64(seen.count))])
+        """, [.text(query), .integer(fetchedAt.millisecondsSince1970), .integer(count ?? Int64(seen.count))])
 
       let evicted = try evict(eviction, now: fetchedAt)
       var updated: [Identity] = []
@@ -262,16 +307,21 @@ struct ArticleWriter {
     /// Writes the result list: one row per article of this save at its place, in `url` order (so that both of its
     /// B-trees, the key and the `url` index, are appended to rather than written at random), unchanged rows left as
     /// they are.
-    private func writeMemberships() throws {
+    private func writeMemberships(appending: Bool = false) throws {
       // String order is byte order for ASCII, which URLs nearly always are (any order would be correct).
       let members = seen.sorted { $0.key < $1.key }
+      // Appended pages are placed after the list's members (a re-sent member moves to its new place).
+      let base =
+        appending
+        ? (try db.cachedStatement("SELECT coalesce(max(position) + 1, 0) FROM query_result WHERE query = ?1")
+          .fetchOne([.text(query)]) { $0.int64(0) } ?? nil) ?? 0 : 0
       var start = 0
       while start < members.count {
         let end = min(start + ArticleWriter.chunk, members.count)
         var arguments: [DatabaseValue] = []
         arguments.reserveCapacity((end - start) * 3)
         for (url, entry) in members[start..<end] {
-          arguments += [.text(query), .text(url), .integer(Int64(entry.position))]
+          arguments += [.text(query), .text(url), .integer(base + Int64(entry.position))]
         }
         try statement(
           "INSERT INTO query_result (query, url, position) VALUES ", rowCount: end - start, columns: 3,
@@ -293,10 +343,15 @@ struct ArticleWriter {
     /// The article upsert for `rowCount` rows; with `returning`, it returns the URL and rowid of every row it inserted or
     /// changed.
     private func upsertStatement(rowCount: Int, returning: Bool = true) throws -> Statement {
-      let columns = ArticleWriter.contentColumns + ["fetchedAt", "fetchQuery"]
-      let updates = columns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-      let differs = ArticleWriter.contentColumns.dropFirst().map { "article.\($0) IS NOT excluded.\($0)" }
-        .joined(separator: " OR ")
+      let columns = ArticleWriter.contentColumns + ["source", "fetchedAt", "fetchQuery"]
+      let updates =
+        columns.dropFirst().map {
+          $0 == "source" ? "source = coalesce(article.source, excluded.source)" : "\($0) = excluded.\($0)"
+        }
+        .joined(separator: ", ")
+      let differs =
+        (ArticleWriter.contentColumns.dropFirst().map { "article.\($0) IS NOT excluded.\($0)" }
+        + ["(article.source IS NULL AND excluded.source IS NOT NULL)"]).joined(separator: " OR ")
       return try statement(
         "INSERT INTO article (\(columns.joined(separator: ", "))) VALUES ", rowCount: rowCount, columns: columns.count,
         tail: " ON CONFLICT(url) DO UPDATE SET \(updates) WHERE \(differs)" + (returning ? " RETURNING url, rowid" : "")

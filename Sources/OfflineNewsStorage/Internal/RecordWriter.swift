@@ -1,7 +1,12 @@
+import Foundation
+import OfflineNewsModel
+
 /// The generic save of a ``ChangeSet`` inside the writer's transaction.
 struct RecordWriter {
   let db: Connection
   let entities: [EntityDescription]
+  /// The eviction policy run after a save that wrote `article` rows.
+  var eviction: EvictionPolicy = .none
 
   static let chunk = 500
 
@@ -19,7 +24,11 @@ struct RecordWriter {
       let entity = try description(name)
       var summary = SaveSummary()
       var change = StorageChange(entity: name)
-      try upsert(entity, byEntity[name] ?? [], &summary, &change)
+      if name == EntityDescription.article.name {
+        try upsertArticles(entity, byEntity[name] ?? [], changes.articleFetch, &summary, &change)
+      } else {
+        try upsert(entity, byEntity[name] ?? [], &summary, &change)
+      }
       summaries[name] = summary
       published[name] = change
     }
@@ -161,6 +170,86 @@ struct RecordWriter {
       for identity in identities where stored[identity] == nil && change.inserted.contains(identity) {
         if let record = merged[identity] { summary.linksAdded += try replaceToMany(entity, identity, record).added }
       }
+    }
+  }
+
+  /// `article` records go through ``ArticleWriter``, the one writer of that table: each record's values over the
+  /// stored row's become an ``Article`` (a record need not repeat what is stored), its extension attributes and
+  /// to-one references (a mapping's own, such as Parse's `category`) are written beside it, and its to-many lists
+  /// by the join-table code every entity uses. A new row without a title or a publication date is rejected and
+  /// reported, as for any entity.
+  private func upsertArticles(
+    _ entity: EntityDescription, _ records: [Record], _ fetch: ArticleFetch?, _ summary: inout SaveSummary,
+    _ change: inout StorageChange
+  ) throws {
+    var order: [Identity] = []
+    var merged: [Identity: Record] = [:]
+    for record in records {
+      let identity = try identity(of: record, entity)
+      try validate(record, entity, identity)
+      if var earlier = merged[identity] {
+        earlier.values.merge(record.values) { $1 }
+        earlier.toMany.merge(record.toMany) { $1 }
+        earlier.toManyAdditions.merge(record.toManyAdditions) { $0 + $1 }
+        merged[identity] = earlier
+      } else {
+        order.append(identity)
+        merged[identity] = record
+      }
+    }
+    let first = order.first.flatMap { merged[$0] }
+    let query = fetch?.query ?? first?.values["fetchQuery"]?.textValue ?? "import"
+    let fetchedAt =
+      fetch?.fetchedAt ?? first?.values["fetchedAt"]?.integerValue.map(Timestamp.init(millisecondsSince1970:))
+      ?? .now()
+    var session = ArticleWriter.Session(db: db, query: query, source: fetch?.source, fetchedAt: fetchedAt)
+    let core = Set(ArticleWriter.contentColumns + ["source", "fetchedAt", "fetchQuery", "isRead", "bookmarkedAt"])
+    let extensionColumns = entity.columns.filter { !core.contains($0) }
+    var written: [Identity] = []
+    var start = 0
+    while start < order.count {
+      let identities = Array(order[start..<min(start + Self.chunk, order.count)])
+      start += identities.count
+      let stored = try existing(entity, identities)
+      var articles: [Article] = []
+      var extensions: [(key: String, values: [DatabaseValue])] = []
+      for identity in identities {
+        guard let record = merged[identity] else { continue }
+        let full = (stored[identity] ?? [:]).merging(normalized(record.values, entity)) { $1 }
+        guard let article = ArticleWriter.article(from: full, firstSeen: fetchedAt) else {
+          summary.rejected.append(
+            .init(identity: identity, reason: "an article needs a title, or a summary or content to derive one from"))
+          continue
+        }
+        articles.append(article)
+        written.append(identity)
+        if !extensionColumns.isEmpty {
+          extensions.append((article.url.absoluteString, extensionColumns.map { full[$0] ?? .null }))
+        }
+      }
+      try session.add(articles)
+      if !extensions.isEmpty {
+        let q = EntityDescription.quote
+        let sets = extensionColumns.enumerated().map { "\(q($1)) = ?\($0 + 2)" }.joined(separator: ", ")
+        let differs = extensionColumns.enumerated().map { "\(q($1)) IS NOT ?\($0 + 2)" }.joined(separator: " OR ")
+        let statement = try db.cachedStatement("UPDATE article SET \(sets) WHERE url = ?1 AND (\(differs))")
+        for (key, values) in extensions { try statement.execute([.text(key)] + values) }
+      }
+    }
+    let (result, changes) = try session.finish(
+      eviction: eviction, skipIfEmpty: true, accumulate: fetch?.accumulates ?? false)
+    summary.inserted += result.inserted
+    summary.updated += result.updated
+    summary.unchanged += result.unchanged
+    for identity in written {
+      guard let record = merged[identity] else { continue }
+      let links = try replaceToMany(entity, identity, record)
+      summary.linksAdded += links.added
+    }
+    for published in changes {
+      change.inserted += published.inserted
+      change.updated += published.updated
+      change.deleted += published.deleted
     }
   }
 

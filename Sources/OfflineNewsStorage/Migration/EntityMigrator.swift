@@ -19,7 +19,13 @@ struct EntityMigrator {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
     var pending: [(EntityDescription, String)] = []
-    for entity in entities {
+    for var entity in entities {
+      // The built-in article keeps the extensions mappings gave it (recorded), whoever opens the store now.
+      if entity.name == EntityDescription.article.name, let text = recordedByName[entity.name],
+        let previous = try? JSONDecoder().decode(EntityDescription.self, from: Data(text.utf8))
+      {
+        entity = entity.extended(with: previous)
+      }
       let definition = String(decoding: try encoder.encode(entity), as: UTF8.self)
       guard let recorded = recordedByName[entity.name] else {
         pending.append((entity, definition))

@@ -6,11 +6,19 @@ public struct Migration: Sendable {
   public var name: String
   /// The SQL script (several statements allowed).
   public var sql: String
+  /// Work that SQL alone cannot express, run after ``sql`` in the same transaction (re-keying rows by a rule
+  /// written in Swift, say); `nil` for none.
+  var transform: (@Sendable (Connection) throws -> Void)?
 
   public init(version: Int, name: String, sql: String) {
     self.version = version
     self.name = name
     self.sql = sql
+  }
+
+  init(version: Int, name: String, sql: String, transform: @escaping @Sendable (Connection) throws -> Void) {
+    self.init(version: version, name: name, sql: sql)
+    self.transform = transform
   }
 }
 
@@ -35,6 +43,7 @@ struct Migrator {
       let current = try currentVersion(db)
       for migration in migrations.sorted(by: { $0.version < $1.version }) where migration.version > current {
         try db.execute(sql: migration.sql)
+        try migration.transform?(db)
         try db.execute(sql: "PRAGMA user_version = \(migration.version)")
       }
     }

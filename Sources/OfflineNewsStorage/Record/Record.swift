@@ -1,3 +1,5 @@
+import OfflineNewsModel
+
 /// A row of any entity, as attribute values keyed by name: the generic record view that code working with any
 /// entity uses (the importer, `news records`).
 ///
@@ -64,13 +66,40 @@ public struct ChangeSet: Sendable {
   /// Sync deletion: rows in a scope that are absent from the payload.
   public var deleteMissing: [MissingRowsDeletion]
 
+  /// How `article` records of this save are recorded as a fetch (``ArticleFetch``): the query or source they
+  /// came from. `nil`: each record's `fetchQuery` value, else `"import"`, fetched now.
+  public var articleFetch: ArticleFetch?
+
   public init(
     upserts: [Record] = [], deletes: [(entity: String, identity: Identity)] = [],
-    deleteMissing: [MissingRowsDeletion] = []
+    deleteMissing: [MissingRowsDeletion] = [], articleFetch: ArticleFetch? = nil
   ) {
     self.upserts = upserts
     self.deletes = deletes
     self.deleteMissing = deleteMissing
+    self.articleFetch = articleFetch
+  }
+}
+
+/// The fetch that `article` records of a ``ChangeSet`` are saved as: they are written by the same writer as every
+/// other article save, so they join the query's result list, update its fetch record and run eviction.
+public struct ArticleFetch: Sendable, Hashable {
+  /// The query's cache key (a source's name, a feed's URL, a file's path).
+  public var query: String
+  /// The source written on the articles (``Article/source``); `nil` for ``query``.
+  public var source: String?
+  /// When the payload was received (UTC, milliseconds).
+  public var fetchedAt: Timestamp
+  /// `true` when the payload is one page of many (an incremental sync): its articles are added to the query's
+  /// result list; `false` when it is the whole of the query's current answer, which replaces the list.
+  public var accumulates: Bool
+
+  /// Creates a fetch description.
+  public init(query: String, source: String? = nil, fetchedAt: Timestamp, accumulates: Bool = false) {
+    self.query = query
+    self.source = source
+    self.fetchedAt = fetchedAt
+    self.accumulates = accumulates
   }
 }
 

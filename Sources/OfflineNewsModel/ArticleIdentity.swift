@@ -1,0 +1,68 @@
+import Foundation
+
+/// How an article's identity (the `article` table's key, ``Article/url``) is derived from what a source gives.
+///
+/// 1. An item with a link is its ``CanonicalURL`` (`HTTPS://Example.com:443/a/../b?utm_source=x#top` and
+///    `https://example.com/b` are one article).
+/// 2. An item without a link but with an identifier of its own is that identifier scoped to its source:
+///    ``scoped(_:id:)`` gives `news-item:SCOPE/ID` (percent-encoded), e.g. `news-item:parse:Article/oRwkdx7KgX` or
+///    `news-item:https://example.com/feed.json/42` for a JSON Feed item `42` — two feeds' item `42` stay apart.
+/// 3. An item with neither (RSS allows it) is identified by its source and a fingerprint of its own content
+///    (``fingerprint(_:)`` of its title, date and text), so that fetching the same feed again finds the same article.
+///
+/// Keys of kinds 2 and 3 are not links: an article keyed so has ``Article/link`` `nil` (or the link it has).
+public enum ArticleIdentity {
+  /// The scheme of keys that are not links.
+  public static let scheme = "news-item"
+
+  /// The key of an item identified by `id` within `scope` (a source's name, a feed's URL, `parse:Class`).
+  public static func scoped(_ scope: String, id: String) -> URL {
+    let text = "\(scheme):\(escape(scope))/\(escape(id))"
+    // Every character outside the allowed set is escaped above, so this is a valid URL.
+    return URL(string: text) ?? URL(fileURLWithPath: "/\(escape(scope))/\(escape(id))")
+  }
+
+  /// The key of an item with a link: its canonical URL.
+  public static func linked(_ link: URL) -> URL { CanonicalURL.canonical(link) }
+
+  /// The key of an item: its canonical link, else its id scoped to `scope`, else `nil` (use ``fingerprint(_:)``).
+  public static func key(link: URL?, scope: String, id: String?) -> URL? {
+    if let link, let scheme = link.scheme?.lowercased(), scheme == "http" || scheme == "https" {
+      return linked(link)
+    }
+    if let id, !id.isEmpty { return scoped(scope, id: id) }
+    return nil
+  }
+
+  /// A stable fingerprint of an item's own content: 16 hex digits of the 64-bit FNV-1a hash of its parts joined
+  /// by U+001F (independent of the process and platform, unlike `Hasher`).
+  public static func fingerprint(_ parts: [String?]) -> String {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for (index, part) in parts.enumerated() {
+      if index > 0 {
+        hash ^= 0x1F
+        hash &*= 0x0000_0100_0000_01B3
+      }
+      for byte in (part ?? "").utf8 {
+        hash ^= UInt64(byte)
+        hash &*= 0x0000_0100_0000_01B3
+      }
+    }
+    let digits = String(hash, radix: 16)
+    return String(repeating: "0", count: 16 - digits.count) + digits
+  }
+
+  /// Whether `url` is a key of kind 2 or 3 (not a link).
+  public static func isScoped(_ url: URL) -> Bool { url.scheme == scheme }
+
+  private static let allowed: CharacterSet = {
+    var set = CharacterSet.alphanumerics.intersection(
+      CharacterSet(charactersIn: Unicode.Scalar(0)..<Unicode.Scalar(128)))
+    set.insert(charactersIn: "-._~:@!$'()*+,;=")
+    return set
+  }()
+
+  private static func escape(_ text: String) -> String {
+    text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+  }
+}
