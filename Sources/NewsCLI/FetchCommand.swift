@@ -8,12 +8,15 @@ struct FetchCommand {
     name: "fetch",
     summary: "Fetch articles (network first; the cache when the network fails) and save them.",
     usage: """
-      [--url URL | --source NAME] [--policy POLICY] [--max-age SECONDS] [--db PATH] [--config PATH] [--limit N] \
+      [--url URL | --source NAME | --all] [--policy POLICY] [--max-age SECONDS] [--db PATH] [--config PATH] [--limit N] \
       [--timeout SECONDS] [--json]
       """,
     options: [
       OptionSpec(name: "url", valueName: "URL", help: "A NewsAPI v2 URL, or a file (path or file: URL) to read."),
-      OptionSpec(name: "source", valueName: "NAME", help: "A source named in the configuration."),
+      OptionSpec(
+        name: "source", valueName: "NAME",
+        help: "A source named in the configuration: NewsAPI, file, feed (any format) or Parse."),
+      OptionSpec(name: "all", help: "Refresh every configured source, concurrently (4 at once, 2 per host)."),
       OptionSpec(
         name: "policy", valueName: "POLICY",
         help: "network-first (default), cache-first, network-only or cache-only."),
@@ -44,6 +47,13 @@ struct FetchCommand {
   var arguments: ParsedArguments
 
   func run() async throws(CommandFailure) -> ExitCode {
+    if arguments.flag("all") { return try await FetchAll(context: context, arguments: arguments).run() }
+    if let name = arguments.value("source"), arguments.value("url") == nil,
+      context.configuration.sources[name] == nil, let sync = context.configuration.syncSources[name],
+      case .parse = sync.kind
+    {
+      return try await FetchAll(context: context, arguments: arguments).runOne(sync)
+    }
     let limit = try arguments.integer("limit", minimum: 0)
     let timeout = try arguments.seconds("timeout")
     let maxAgeOption = try Self.maxAge(arguments)
@@ -77,15 +87,7 @@ struct FetchCommand {
   /// per-attempt timeout), with a deadline of twice the timeout plus 0.5 s for serving cached rows (a bound that
   /// holds even if the network overruns its own).
   private func makeRepository(timeout: Double?) throws(CommandFailure) -> NewsRepository {
-    let base = try context.makeRepository(arguments, timeout: timeout)
-    let apiKey = context.environment["NEWSAPI_KEY"].flatMap { $0.isEmpty ? nil : $0 } ?? context.configuration.apiKey
-    let requested = timeout ?? context.configuration.timeoutSeconds
-    let perAttempt = URLSessionNewsNetwork.effectiveTimeout(requested)
-    let retry = RetryPolicy(maxAttempts: 3, initialDelay: 0.25, maxDelay: 2, maxTotalTime: 2 * perAttempt)
-    let network = URLSessionNewsNetwork(apiKey: apiKey, timeout: requested, retry: retry)
-    let now = context.now
-    return NewsRepository(
-      storage: base.storage, network: network, clock: { Timestamp(now()) }, deadline: 2 * perAttempt + 0.5)
+    try context.makeRepository(arguments, timeout: timeout, retrying: true)
   }
 
   /// `--max-age SECONDS` (≥ 0), or `nil`.
@@ -176,15 +178,15 @@ struct FetchCommand {
         .usage, "nothing to fetch: no --url, no --source, and no defaultSource in the configuration",
         hint: "run from the package folder (Config/news.json), or pass --url or --config")
     }
+    if let sync = configuration.syncSources[name], case .feed(let url) = sync.kind {
+      let query = NewsQuery(url: url, source: name)
+      return (query, "\(name) (\(query.cacheKey))", Configuration.Source(name: name, url: url, maxAge: sync.maxAge))
+    }
     guard let source = configuration.sources[name] else {
-      if configuration.syncSources[name] != nil {
-        throw CommandFailure(
-          .usage, "\"\(name)\" is a sync source (Parse Server or JSON Feed)", hint: "run: news sync --source \(name)")
-      }
       let known = configuration.sources.keys.sorted().joined(separator: ", ")
       throw CommandFailure(.usage, "no source named \"\(name)\"", hint: known.isEmpty ? nil : "configured: \(known)")
     }
-    let query = NewsQuery(url: source.url)
+    let query = NewsQuery(url: source.url, source: name)
     let shown = source.url.isFileURL ? "\(name) (\(source.url.path))" : "\(name) (\(query.cacheKey))"
     return (query, shown, source)
   }

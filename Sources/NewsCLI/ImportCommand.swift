@@ -69,7 +69,7 @@ struct ImportCommand {
         file: file, path: path, mapping: mapping)
     }
     if arguments.value("root") != nil { throw CommandFailure(.usage, "--root needs --mapping") }
-    let query = NewsQuery(url: URL(fileURLWithPath: path))
+    let query = NewsQuery(url: URL(fileURLWithPath: path), source: path)
     if let streamed = try await importStreaming(file: file, path: path, query: query) { return streamed }
     let page: NewsPage
     do {
@@ -116,7 +116,8 @@ struct ImportCommand {
     do {
       defer { reporter.finish() }
       saved = try await repository.storage.saveArticles(
-        forQuery: query.cacheKey, fetchedAt: Timestamp(context.now()), progress: { reporter.update(completed: $0) },
+        forQuery: query.cacheKey, source: path, fetchedAt: Timestamp(context.now()),
+        progress: { reporter.update(completed: $0) },
         batches: { try stream.next() }
       ).saved
     } catch let error as NewsNetworkError {

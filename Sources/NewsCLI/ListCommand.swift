@@ -6,7 +6,7 @@ struct ListCommand {
   static let spec = CommandSpec(
     name: "list",
     summary: "List cached articles, newest first, without touching the network.",
-    usage: "[--unread] [--bookmarked] [--db PATH] [--config PATH] [--limit N] [--offset N] [--json]",
+    usage: "[--unread] [--bookmarked] [--source NAME] [--db PATH] [--config PATH] [--limit N] [--offset N] [--json]",
     options: [
       .database,
       .configuration,
@@ -14,6 +14,9 @@ struct ListCommand {
       OptionSpec(name: "offset", valueName: "N", help: "Skip the N newest first."),
       OptionSpec(name: "unread", help: "Only articles not marked read."),
       OptionSpec(name: "bookmarked", help: "Only bookmarked articles."),
+      OptionSpec(
+        name: "source", valueName: "NAME",
+        help: "Only articles from this source: a configured source's name, the feed, file or URL, or a publisher."),
       OptionSpec(name: "json", help: "Print JSON: {origin, fetchedAt, networkError, articles}."),
     ])
 
@@ -27,7 +30,9 @@ struct ListCommand {
     let articles: [Article]
     let lastFetch: Timestamp?
     do {
-      let filter = ArticleFilter(unreadOnly: arguments.flag("unread"), bookmarkedOnly: arguments.flag("bookmarked"))
+      let filter = ArticleFilter(
+        unreadOnly: arguments.flag("unread"), bookmarkedOnly: arguments.flag("bookmarked"),
+        source: arguments.value("source").map { absoluteIfPath($0) })
       articles = try await repository.read(limit: limit, offset: offset, filter: filter)
       lastFetch = try await repository.storage.latestFetch()
     } catch let error as NewsRepositoryError {
@@ -45,7 +50,7 @@ struct ListCommand {
     }
     let now = context.now()
     if articles.isEmpty {
-      let filtered = arguments.flag("unread") || arguments.flag("bookmarked")
+      let filtered = arguments.flag("unread") || arguments.flag("bookmarked") || arguments.value("source") != nil
       let message =
         offset > 0
         ? "no cached articles past the first \(offset)"
@@ -58,5 +63,14 @@ struct ListCommand {
     console.out("cache — \(articles.count) \(noun), newest first\(age)\n")
     console.out(OutputFormat.lines(articles, now: now, console: console))
     return .success
+  }
+}
+
+extension ListCommand {
+  /// A `--source` that names a file (`./feed.json`, `~/x.json`) as the absolute path articles record; other text as
+  /// it is.
+  func absoluteIfPath(_ text: String) -> String {
+    guard text.hasPrefix(".") || text.hasPrefix("~") else { return text }
+    return absolute(expandingTilde(text), relativeTo: context.currentDirectory)
   }
 }

@@ -158,8 +158,15 @@ struct CommandContext: Sendable {
   }
 
   /// The composition: storage context + network → repository.
+  /// The repository the commands read and write through: the configured store, and a network that reads every
+  /// format a source may send (``articleDecoder``).
+  ///
+  /// - Parameters:
+  ///   - timeout: seconds per attempt; the configuration's `timeoutSeconds` by default.
+  ///   - retrying: retry failed attempts (3 attempts within twice the timeout) and serve the cache at the latest
+  ///     0.5 s after that (`news fetch`); `false`: one attempt, no deadline.
   func makeRepository(
-    _ arguments: ParsedArguments, timeout: Double? = nil, entities: [EntityDescription] = []
+    _ arguments: ParsedArguments, timeout: Double? = nil, entities: [EntityDescription] = [], retrying: Bool = false
   ) throws(CommandFailure) -> NewsRepository {
     let storage: StorageContext
     do {
@@ -169,8 +176,20 @@ struct CommandContext: Sendable {
       throw CommandFailure(.storage, error.description)
     }
     let apiKey = environment["NEWSAPI_KEY"].flatMap { $0.isEmpty ? nil : $0 } ?? configuration.apiKey
-    let network = URLSessionNewsNetwork(apiKey: apiKey, timeout: timeout ?? configuration.timeoutSeconds)
-    return NewsRepository(storage: storage, network: network, clock: { Timestamp(self.now()) })
+    let requested = timeout ?? configuration.timeoutSeconds
+    let perAttempt = URLSessionNewsNetwork.effectiveTimeout(requested)
+    let retry =
+      retrying ? RetryPolicy(maxAttempts: 3, initialDelay: 0.25, maxDelay: 2, maxTotalTime: 2 * perAttempt) : .none
+    let network = URLSessionNewsNetwork(apiKey: apiKey, timeout: requested, retry: retry, decoder: articleDecoder)
+    let now = self.now
+    return NewsRepository(
+      storage: storage, network: network, clock: { Timestamp(now()) }, deadline: retrying ? 2 * perAttempt + 0.5 : nil)
+  }
+
+  /// The decoder of every source format (NewsAPI, JSON Feed through the `jsonfeed` mapping, …); a JSON Feed needs
+  /// that mapping to be found (``mappingFolders``).
+  var articleDecoder: ArticleDecoder {
+    ArticleDecoder(jsonFeedMapping: try? loadMapping("jsonfeed"))
   }
 
   /// The folders where `--mapping NAME` (and a sync source's `mapping`) looks for `NAME.json`, in order:

@@ -29,12 +29,18 @@ enum OutputFormat {
     var article: Article
 
     enum CodingKeys: String, CodingKey {
-      case url, title, author, summary, imageURL, publishedAt, sourceID, sourceName, content
+      case url, id, title, author, summary, imageURL, publishedAt, sourceID, sourceName, content, source, tags
+      case enclosures
     }
 
     func encode(to encoder: any Encoder) throws {
       var c = encoder.container(keyedBy: CodingKeys.self)
-      try c.encode(article.url.absoluteString, forKey: .url)
+      // `url`: the link as the source gave it (null for an item without one); `id`: the article's key.
+      try c.encode(article.displayURL?.absoluteString, forKey: .url)
+      try c.encode(article.url.absoluteString, forKey: .id)
+      try c.encode(article.source, forKey: .source)
+      try c.encode(article.tags, forKey: .tags)
+      try c.encode(article.enclosures, forKey: .enclosures)
       try c.encode(article.title, forKey: .title)
       try c.encode(article.author, forKey: .author)
       try c.encode(article.summary, forKey: .summary)
@@ -44,6 +50,16 @@ enum OutputFormat {
       try c.encode(article.sourceName, forKey: .sourceName)
       try c.encode(article.content, forKey: .content)
     }
+  }
+
+  /// The source shown beside an article: the publisher's name, else the configured source's name, else the last
+  /// part of the feed, file or URL it came from.
+  static func displaySource(_ article: Article) -> String {
+    if let name = article.sourceName ?? article.sourceID, !name.isEmpty { return name }
+    guard let source = article.source else { return "" }
+    if source.hasPrefix("/") { return URL(fileURLWithPath: source).lastPathComponent }
+    if let url = URL(string: source), let host = url.host { return host }
+    return source
   }
 
   static func json(_ value: some Encodable) -> String {
@@ -97,7 +113,7 @@ enum OutputFormat {
     var titles: [String] = []
     for article in articles {
       when.append(relative(article.publishedAt, now: now))
-      let source = sanitized(article.sourceName ?? article.sourceID ?? "", collapsingWhitespace: true)
+      let source = sanitized(displaySource(article), collapsingWhitespace: true)
       sources.append(source.isEmpty ? "—" : source)
       titles.append(sanitized(article.title, collapsingWhitespace: true))
     }

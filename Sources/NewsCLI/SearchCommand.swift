@@ -11,7 +11,9 @@ struct SearchCommand {
       + "[--config PATH] [--json]",
     positionals: [("QUERY", "Words, \"a phrase\", a prefix*, AND/OR/NOT: one argument, so quote it.")],
     options: [
-      OptionSpec(name: "source", valueName: "NAME", help: "Only articles from this source (its whole name, any case)."),
+      OptionSpec(
+        name: "source", valueName: "NAME",
+        help: "Only articles from this source: a configured source, the feed, file or URL, or a publisher (any case)."),
       OptionSpec(name: "since", valueName: "DATE", help: "Only articles published at or after DATE."),
       OptionSpec(
         name: "until", valueName: "DATE", help: "Only articles published before DATE (a date alone: to its end)."),
@@ -78,8 +80,9 @@ struct SearchCommand {
       throw CommandFailure(.usage, "--since \(since.rfc3339String) is not before --until \(until.rfc3339String)")
     }
     let filter = SearchFilter(
-      sourceName: arguments.value("source"), since: since?.date, until: until?.date,
-      unreadOnly: arguments.flag("unread"), bookmarkedOnly: arguments.flag("bookmarked"))
+      since: since?.date, until: until?.date,
+      unreadOnly: arguments.flag("unread"), bookmarkedOnly: arguments.flag("bookmarked"),
+      source: arguments.value("source"))
     let repository = try context.makeRepository(arguments)
     let hits: [SearchHit]
     do {

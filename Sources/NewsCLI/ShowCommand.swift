@@ -79,7 +79,7 @@ struct ShowCommand {
     }
     let published = Timestamp(article.publishedAt)
     let when = "\(OutputFormat.relative(article.publishedAt, now: now)) (\(published.rfc3339String))"
-    let source = clean(article.sourceName) ?? clean(article.sourceID)
+    let source = clean(OutputFormat.displaySource(article))
     let author = clean(article.author).flatMap { $0 == source ? nil : $0 }  // "BBC News · BBC News" says it once
     let byline = [source, author, when].compactMap { $0 }.joined(separator: " · ")
     var text = style.apply(.bold, wrap(clean(article.title) ?? "", width)) + "\n"
@@ -91,7 +91,16 @@ struct ShowCommand {
     }
     text += "\n"
     if let image = article.imageURL { text += "image  " + OutputFormat.sanitized(image.absoluteString) + "\n" }
-    text += "link   " + style.apply(.cyan, OutputFormat.sanitized(article.url.absoluteString)) + "\n"
+    if let link = article.displayURL {
+      text += "link   " + style.apply(.cyan, OutputFormat.sanitized(link.absoluteString)) + "\n"
+    }
+    if let origin = article.source { text += "source " + OutputFormat.sanitized(origin) + "\n" }
+    if !article.tags.isEmpty { text += "tags   " + OutputFormat.sanitized(article.tags.joined(separator: ", ")) + "\n" }
+    for enclosure in article.enclosures {
+      let detail = [enclosure.type, enclosure.length.map { "\($0) bytes" }].compactMap { $0 }.joined(separator: ", ")
+      text +=
+        "file   " + OutputFormat.sanitized(enclosure.url.absoluteString) + (detail.isEmpty ? "" : " (\(detail))") + "\n"
+    }
     if !marks.isEmpty { text += "state  " + marks.joined(separator: ", ") + "\n" }
     return text
   }

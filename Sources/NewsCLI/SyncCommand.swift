@@ -60,11 +60,26 @@ struct SyncCommand {
   var arguments: ParsedArguments
 
   func run() async throws(CommandFailure) -> ExitCode {
-    let configuration = context.configuration
     if arguments.flag("delete-missing"), !arguments.flag("full") {
       throw CommandFailure(.usage, "--delete-missing needs --full", hint: "news sync --full --delete-missing")
     }
-    let sources = try selectedSources()
+    let json = arguments.flag("json")
+    let reports = try await sync(try selectedSources(), quiet: json)
+    let console = context.console
+    if json { console.out(OutputFormat.json(Report(sources: reports))) }
+    if !json {
+      for report in reports {
+        for failure in report.classes.compactMap(\.error) {
+          console.printError("\(OutputFormat.sanitized(report.name))/\(OutputFormat.sanitized(failure))", hint: nil)
+        }
+      }
+    }
+    return Self.exitCode(reports.flatMap(\.classes))
+  }
+
+  /// Syncs `sources` one after the other; prints a summary line per source unless `quiet`.
+  func sync(_ sources: [Configuration.SyncSource], quiet json: Bool) async throws(CommandFailure) -> [SourceReport] {
+    let configuration = context.configuration
     let timeout = try arguments.seconds("timeout") ?? configuration.timeoutSeconds
     var mappings: [String: ImportMapping] = [:]
     var entities = SyncBookkeeping.entities
@@ -82,7 +97,6 @@ struct SyncCommand {
     let storage = try context.makeRepository(arguments, entities: entities).storage
     let databaseFolder = URL(fileURLWithPath: context.databasePath(arguments)).deletingLastPathComponent()
     let console = context.console
-    let json = arguments.flag("json")
     var reports: [SourceReport] = []
     for source in sources {
       guard let mapping = mappings[source.mapping] else { continue }
@@ -149,15 +163,7 @@ struct SyncCommand {
       reports.append(SourceReport(name: source.name, kind: kind, classes: report.classes))
       if !json { console.out(Self.summary(source: source.name, report.classes)) }
     }
-    if json { console.out(OutputFormat.json(Report(sources: reports))) }
-    if !json {
-      for report in reports {
-        for failure in report.classes.compactMap(\.error) {
-          console.printError("\(OutputFormat.sanitized(report.name))/\(OutputFormat.sanitized(failure))", hint: nil)
-        }
-      }
-    }
-    return Self.exitCode(reports.flatMap(\.classes))
+    return reports
   }
 
   private func selectedSources() throws(CommandFailure) -> [Configuration.SyncSource] {

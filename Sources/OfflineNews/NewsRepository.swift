@@ -107,9 +107,10 @@ public final class NewsRepository: Sendable {
     case .networkOnly:
       let outcome = await refresh(query, maxAge: maxAge, pages: pages).task.value
       switch outcome {
-      case .saved(let fetchedAt, let issues, let notModified):
+      case .saved(let fetchedAt, let issues, let notModified, let counts):
         return try await networkResult(
-          query, fetchedAt: fetchedAt, issues: issues, revalidated: notModified, maxAge: maxAge, limit: limit)
+          query, fetchedAt: fetchedAt, issues: issues, revalidated: notModified, maxAge: maxAge, limit: limit,
+          counts: counts)
       case .failed(let error):
         throw .networkFailed(query: query, network: error)
       case .storageFailed(let error):
@@ -184,7 +185,8 @@ public final class NewsRepository: Sendable {
   ) async throws(NewsRepositoryError) -> ArticleSaveResult {
     let fetchedAt = clock()
     return try await storing {
-      try await storage.saveArticles(articles, forQuery: query.cacheKey, fetchedAt: fetchedAt, progress: progress)
+      try await storage.saveArticles(
+        articles, forQuery: query.cacheKey, source: query.source, fetchedAt: fetchedAt, progress: progress)
     }
   }
 
@@ -295,13 +297,15 @@ public final class NewsRepository: Sendable {
 
   private func networkResult(
     _ query: NewsQuery, fetchedAt: Timestamp, issues: [RecordIssue], revalidated: Bool, maxAge: TimeInterval?,
-    limit: Int?
+    limit: Int?, counts: ArticleSaveResult?
   ) async throws(NewsRepositoryError) -> NewsResult {
     try await storing {
       let (rows, record) = try await storage.cachedEntry(forQuery: query.cacheKey, limit: limit)
-      return NewsResult(
+      var result = NewsResult(
         query: query, articles: rows, origin: .network, fetchedAt: fetchedAt, issues: issues,
         maxAge: maxAge ?? record?.maxAge, now: fetchedAt, revalidated: revalidated)
+      result.saved = counts
+      return result
     }
   }
 
@@ -329,9 +333,10 @@ public final class NewsRepository: Sendable {
       outcome = await refresh.task.value
     }
     switch outcome {
-    case .saved(let fetchedAt, let issues, let notModified):
+    case .saved(let fetchedAt, let issues, let notModified, let counts):
       return try await networkResult(
-        query, fetchedAt: fetchedAt, issues: issues, revalidated: notModified, maxAge: maxAge, limit: limit)
+        query, fetchedAt: fetchedAt, issues: issues, revalidated: notModified, maxAge: maxAge, limit: limit,
+        counts: counts)
     case .failed(let failure):
       var result = try await fallback(cached, query, maxAge: maxAge, limit: limit, after: failure)
       guard !result.articles.isEmpty else { throw .networkFailedAndCacheEmpty(query: query, network: failure) }
@@ -397,17 +402,17 @@ public final class NewsRepository: Sendable {
         guard found else {
           return .failed(.invalidResponse(detail: "304 Not Modified, but the query's cached rows are gone"))
         }
-        return .saved(fetchedAt: now, issues: [], notModified: true)
+        return .saved(fetchedAt: now, issues: [], notModified: true, counts: nil)
       case .page(let page, let newer):
         guard !page.articles.isEmpty else {
           let skipped = page.skippedCount
           let detail = skipped == 0 ? "the response held no articles" : "none of its \(skipped) records was valid"
           return await failed(.invalidResponse(detail: detail), key)
         }
-        try await storage.saveArticles(
-          page.articles, forQuery: key, fetchedAt: now, maxAge: maxAge, etag: newer.etag,
+        let counts = try await storage.saveArticles(
+          page.articles, forQuery: key, source: query.source, fetchedAt: now, maxAge: maxAge, etag: newer.etag,
           lastModified: newer.lastModified)
-        return .saved(fetchedAt: now, issues: page.issues, notModified: false)
+        return .saved(fetchedAt: now, issues: page.issues, notModified: false, counts: counts)
       }
     } catch let error as StorageError {
       return .storageFailed(error)
@@ -441,7 +446,7 @@ extension NewsQuery {
     var items = (components.percentEncodedQueryItems ?? []).filter { $0.name != "page" }
     items.append(URLQueryItem(name: "page", value: String(number)))
     components.percentEncodedQueryItems = items
-    return NewsQuery(url: components.url ?? url)
+    return NewsQuery(url: components.url ?? url, source: source)
   }
 
   /// The (decoded) value of the first query item named `name`, or `nil`.

@@ -32,8 +32,9 @@ public struct NewsResult: Sendable {
   public var networkError: NewsNetworkError?
   /// For a network result: records of the response that were skipped or had values dropped.
   public var issues: [RecordIssue]
-  /// Seconds from ``fetchedAt`` to the moment of the read (never negative); `nil` when ``fetchedAt`` is unknown.
-  /// A network result's age is 0.
+  /// Seconds from ``fetchedAt`` to the moment of the read; `nil` when ``fetchedAt`` is unknown. A network result's
+  /// age is 0. Negative only when the fetch time lies more than ``futureTolerance`` ahead of the read (the clock was
+  /// set back after the fetch): such rows are stale (``isStale``), whatever the max-age.
   public var age: TimeInterval?
   /// The max-age in force, in seconds: the one given to the read, else the one stored with the query's last fetch;
   /// `nil` when there is none.
@@ -41,6 +42,9 @@ public struct NewsResult: Sendable {
   /// `true` when the server answered `304 Not Modified` and the cached rows were confirmed, not rewritten (origin
   /// `.network`, ``fetchedAt`` the time of the `304`).
   public var revalidated: Bool
+  /// For a network result that saved a response: what the save did (inserted, updated, unchanged, evicted);
+  /// `nil` for a cache result or a `304`.
+  public var saved: ArticleSaveResult?
 
   /// - Parameters:
   ///   - fetchedAt: when the rows' response was received (UTC, milliseconds), or `nil` when unknown.
@@ -61,14 +65,24 @@ public struct NewsResult: Sendable {
     self.maxAge = maxAge
     self.revalidated = revalidated
     let reference = now ?? .now()
-    age = fetchedAt.map { max(0, Double(reference.millisecondsSince1970 - $0.millisecondsSince1970) / 1000) }
+    age = fetchedAt.map {
+      let seconds = Double(reference.millisecondsSince1970 - $0.millisecondsSince1970) / 1000
+      return seconds < -Self.futureTolerance ? seconds : max(0, seconds)
+    }
   }
+
+  /// How far ahead of the read a fetch time may lie (clock skew between processes), in seconds, and still count as
+  /// "just now": 60.
+  public static let futureTolerance: TimeInterval = 60
+
+  /// Whether the rows' fetch time lies ahead of the read by more than ``futureTolerance``.
+  public var isFromTheFuture: Bool { (age ?? 0) < 0 }
 
   /// Whether the rows are older than the max-age in force: `age >= maxAge` (RFC 9111 §4.2: a response is fresh
   /// while its age is less than its freshness lifetime). `false` without a max-age; `true` when nothing was ever
   /// fetched (no ``fetchedAt``).
   public var isStale: Bool {
-    guard let age else { return true }
+    guard let age, age >= 0 else { return true }
     guard let maxAge else { return false }
     return age >= maxAge
   }

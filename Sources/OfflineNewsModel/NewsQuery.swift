@@ -14,14 +14,35 @@ public struct NewsQuery: Sendable, Hashable, CustomStringConvertible {
   /// The request URL: an `http`/`https` NewsAPI v2 endpoint with its query items, or a `file` URL of a saved
   /// NewsAPI-format response.
   public var url: URL
+  /// The name written on the articles it brings (``Article/source``): the configured source's name; `nil` for the
+  /// ``cacheKey``.
+  public var source: String?
 
-  /// Creates a query for a request URL.
-  public init(url: URL) {
+  /// Creates a query for a request URL, from the configured source `source` (if any).
+  public init(url: URL, source: String? = nil) {
     self.url = url
+    self.source = source
   }
 
-  /// The key this query's cached rows are stored under: ``url`` without secrets.
-  public var cacheKey: String { NewsQuery.redacting(url).absoluteString }
+  /// The key this query's cached rows are stored under: ``url`` without secrets, its query items sorted by name
+  /// (stably, so repeated names keep their order): `?b=2&a=1` and `?a=1&b=2` are one query. See
+  /// ``cacheKey(_:)``.
+  public var cacheKey: String { NewsQuery.cacheKey(url.absoluteString) }
+
+  /// The cache key of a request URL's text: `apiKey` items removed, the other items sorted by name (a stable sort
+  /// of their percent-encoded names, their exact encoding kept). Text that is not a URL is returned as it is.
+  public static func cacheKey(_ text: String) -> String {
+    guard let url = URL(string: text) else { return text }
+    let redacted = redacting(url)
+    guard var components = URLComponents(url: redacted, resolvingAgainstBaseURL: false),
+      let items = components.percentEncodedQueryItems, items.count > 1
+    else { return redacted.absoluteString }
+    let sorted = items.enumerated().sorted { ($0.element.name, $0.offset) < ($1.element.name, $1.offset) }.map(
+      \.element)
+    guard sorted != items else { return redacted.absoluteString }
+    components.percentEncodedQueryItems = sorted
+    return components.url?.absoluteString ?? redacted.absoluteString
+  }
 
   /// ``cacheKey``; safe to print.
   public var description: String { cacheKey }

@@ -7,9 +7,12 @@ import OfflineNewsModel
 /// `news import` reads a file: through the same seam and the same decoder as the real network, so a file gets
 /// exactly the validation an HTTP response gets.
 public struct FileNewsNetwork: NewsNetwork {
-  private let decoder = NewsAPIDecoder()
+  private let decoder: any NewsPageDecoder
 
-  public init() {}
+  /// A network over files, decoding each with `decoder` (NewsAPI v2 by default).
+  public init(decoder: any NewsPageDecoder = NewsAPIDecoder()) {
+    self.decoder = decoder
+  }
 
   /// Reads and decodes the file at `query.url` (a `file:` URL).
   ///
@@ -33,6 +36,6 @@ public struct FileNewsNetwork: NewsNetwork {
       }
       throw .unreadableFile(path: path, reason: reason)
     }
-    return try decoder.decode(data)
+    return try decoder.decodePage(data, origin: query.url, contentType: nil, httpStatus: nil, redacting: [])
   }
 }

@@ -32,7 +32,7 @@ public final class URLSessionNewsNetwork: NewsNetwork {
   /// What is retried, and how.
   public let retry: RetryPolicy
   private let session: URLSession
-  private let decoder = NewsAPIDecoder()
+  private let decoder: any NewsPageDecoder
 
   /// - Parameters:
   ///   - apiKey: the NewsAPI key (`NEWSAPI_KEY`), or `nil` to send none (NewsAPI then answers `apiKeyMissing`).
@@ -41,7 +41,13 @@ public final class URLSessionNewsNetwork: NewsNetwork {
   ///     whole seconds there; above ``maximumTimeout`` (one day, and infinity) it is capped, and NaN, zero or a
   ///     negative value mean 5; ``timeout`` says the value in force. Each attempt gets the whole timeout.
   ///   - retry: which failures are retried and how; ``RetryPolicy/none`` (a single attempt) by default.
-  public init(apiKey: String?, timeout: TimeInterval = 5, retry: RetryPolicy = .none) {
+  ///   - decoder: what turns a body into articles; NewsAPI v2 (``NewsAPIDecoder``) by default, the `OfflineNews`
+  ///     module's `ArticleDecoder` for every format a source may send.
+  public init(
+    apiKey: String?, timeout: TimeInterval = 5, retry: RetryPolicy = .none,
+    decoder: any NewsPageDecoder = NewsAPIDecoder()
+  ) {
+    self.decoder = decoder
     self.apiKey = apiKey.flatMap { $0.isEmpty ? nil : $0 }
     self.retry = retry
     self.timeout = Self.effectiveTimeout(timeout)
@@ -50,7 +56,11 @@ public final class URLSessionNewsNetwork: NewsNetwork {
     configuration.timeoutIntervalForResource = self.timeout
     configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
     configuration.urlCache = nil
-    configuration.httpAdditionalHeaders = ["Accept": "application/json", "User-Agent": "OfflineNews/0.1"]
+    configuration.httpAdditionalHeaders = [
+      "Accept":
+        "application/json, application/feed+json, application/atom+xml, application/rss+xml, application/rdf+xml;q=0.9, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.1",
+      "User-Agent": "OfflineNews/0.1",
+    ]
     session = URLSession(configuration: configuration, delegate: SameOriginRedirects(), delegateQueue: nil)
   }
 
@@ -91,7 +101,9 @@ public final class URLSessionNewsNetwork: NewsNetwork {
   ///   ``NewsNetworkError/invalidResponse(detail:)``.
   public func fetch(_ request: NewsRequest) async throws(NewsNetworkError) -> NewsResponse {
     let query = request.query
-    if query.url.isFileURL { return .page(try await FileNewsNetwork().fetch(query), validators: .none) }
+    if query.url.isFileURL {
+      return .page(try await FileNewsNetwork(decoder: decoder).fetch(query), validators: .none)
+    }
     guard let scheme = query.url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
       throw .unsupportedURL(query.cacheKey)
     }
@@ -144,7 +156,10 @@ public final class URLSessionNewsNetwork: NewsNetwork {
       return .notModified(validators: validators)
     }
     do {
-      return .page(try decoder.decode(data, httpStatus: status, redacting: secrets), validators: validators)
+      let page = try decoder.decodePage(
+        data, origin: request.url ?? URL(fileURLWithPath: "/"),
+        contentType: http?.value(forHTTPHeaderField: "Content-Type"), httpStatus: status, redacting: secrets)
+      return .page(page, validators: validators)
     } catch {
       let retryAfter = http?.value(forHTTPHeaderField: "Retry-After").flatMap {
         RetryPolicy.retryAfter($0, now: now())

@@ -62,12 +62,13 @@ extension StorageContext {
   /// - Throws: ``StorageError``; nothing is saved then.
   @discardableResult
   public func saveArticles(
-    _ articles: [Article], forQuery query: String, fetchedAt: Timestamp, maxAge: TimeInterval?, etag: String?,
-    lastModified: String?
+    _ articles: [Article], forQuery query: String, source: String? = nil, fetchedAt: Timestamp,
+    maxAge: TimeInterval?, etag: String?, lastModified: String?
   ) async throws -> ArticleSaveResult {
     let eviction = self.eviction
     return try await writeAndPublish { db in
-      let saved = try ArticleWriter(db: db).save(articles, query: query, fetchedAt: fetchedAt, eviction: eviction)
+      let saved = try ArticleWriter(db: db).save(
+        articles, query: query, source: source, fetchedAt: fetchedAt, eviction: eviction)
       try db.execute(
         """
         UPDATE query_fetch SET maxAge = coalesce(?2, maxAge), etag = ?3, lastModified = ?4, lastError = NULL,

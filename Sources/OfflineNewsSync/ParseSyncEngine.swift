@@ -69,6 +69,12 @@ public struct ParseSyncEngine: Sendable {
   public var now: @Sendable () -> Date = { Date() }
   /// Start every class from the beginning instead of its stored cursor (`news sync --full`): everything is asked
   /// for again and upserted (unchanged rows are not rewritten); the cursor then moves on as usual.
+  /// The query key the articles of a sync source are saved under (every page adds to its result list), so that
+  /// the repository serves them as it serves any source: `news-source:NAME`.
+  public static func articleQuery(source: String) -> String {
+    "news-source:" + (source.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? source)
+  }
+
   public var fromTheBeginning = false
   /// With ``fromTheBeginning``: once a class has been read to its end in this run, delete its rows whose `objectId`
   /// the server did not list (objects deleted on the server: Parse keeps no tombstones, so an incremental sync never
@@ -253,7 +259,10 @@ public struct ParseSyncEngine: Sendable {
     do {
       report = try await Importer(mapping: item.mapping).run(
         json, into: storage, source: "\(source)/\(name)",
-        options: .init(importTime: Timestamp(now()), additionalChanges: bookkeeping))
+        options: .init(
+          importTime: Timestamp(now()), additionalChanges: bookkeeping,
+          articleFetch: ArticleFetch(
+            query: Self.articleQuery(source: source), source: source, fetchedAt: Timestamp(now()), accumulates: true)))
     } catch let error as ImportError {
       throw .importFailed(className: name, detail: error.description)
     } catch {

@@ -3,7 +3,7 @@ import OfflineNewsModel
 
 extension Migration {
   /// Version 6: every source is news — the article's link as given, its source, tags and enclosures, and keys
-  /// that are canonical URLs.
+  /// that are canonical URLs; query keys with their items sorted (``normalizeQueryKeys(_:)``).
   ///
   /// - New `article` columns: `link` (the URL as the source gave it), `source` (the configured source's name, or
   ///   the feed, file or URL it came from), `tags` and `enclosures` (JSON arrays), and the index `article_by_source`.
@@ -22,7 +22,45 @@ extension Migration {
       ALTER TABLE article ADD COLUMN enclosures TEXT;
       CREATE INDEX article_by_source ON article(source, publishedAt DESC);
       """,
-    transform: { db in try canonicalizeArticleKeys(db) })
+    transform: { db in
+      try canonicalizeArticleKeys(db)
+      try normalizeQueryKeys(db)
+    })
+
+  /// Re-keys every query by ``NewsQuery/cacheKey(_:)`` (its items sorted): `?b=2&a=1`, cached before, is found as
+  /// `?a=1&b=2`. When both spellings are cached, the one fetched last is kept.
+  static func normalizeQueryKeys(_ db: Connection) throws {
+    let queries = try db.makeStatement(
+      "SELECT query FROM query_fetch UNION SELECT query FROM query_result UNION SELECT query FROM query_failure"
+    ).fetchAll { $0.string(0) ?? "" }
+    for old in queries {
+      let key = NewsQuery.cacheKey(old)
+      guard key != old else { continue }
+      let fetched = { (query: String) throws -> Int64? in
+        try db.makeStatement("SELECT fetchedAt FROM query_fetch WHERE query = ?1").fetchOne([.text(query)]) {
+          $0.int64(0)
+        } ?? nil
+      }
+      if let existing = try fetched(key) {
+        if let mine = try fetched(old), mine > existing {
+          for table in ["query_result", "query_fetch", "query_failure"] {
+            try db.execute("DELETE FROM \(table) WHERE query = ?1", [.text(key)])
+          }
+        } else {
+          for table in ["query_result", "query_fetch", "query_failure"] {
+            try db.execute("DELETE FROM \(table) WHERE query = ?1", [.text(old)])
+          }
+          continue
+        }
+      }
+      for table in ["query_result", "query_fetch", "query_failure"] {
+        try db.execute(
+          "DELETE FROM \(table) WHERE query = ?1 AND ?2 IN (SELECT query FROM \(table))", [.text(old), .text(key)])
+        try db.execute("UPDATE \(table) SET query = ?2 WHERE query = ?1", [.text(old), .text(key)])
+      }
+      try db.execute("UPDATE article SET fetchQuery = ?2 WHERE fetchQuery = ?1", [.text(old), .text(key)])
+    }
+  }
 
   /// Re-keys every article whose key is not canonical (see ``v6ArticleIdentity``).
   static func canonicalizeArticleKeys(_ db: Connection) throws {

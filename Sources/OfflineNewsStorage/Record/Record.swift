@@ -144,3 +144,14 @@ public struct SaveSummary: Sendable, Hashable {
     self.deleted = deleted
   }
 }
+
+extension Record {
+  /// The article a built-in `article` record describes, as the article writer reads it: its key (`url`), `link`,
+  /// title (derived from its summary or content when it has none: ``ArticleTitle/derived(from:)``), publication date
+  /// (`firstSeen` when it has none) and the other built-in attributes; `nil` for a record of another entity, or one
+  /// without a key or any text for a title. Extension attributes are not part of an ``Article``.
+  public func article(firstSeen: Timestamp) -> Article? {
+    guard entity == EntityDescription.article.name else { return nil }
+    return ArticleWriter.article(from: values, firstSeen: firstSeen)
+  }
+}

@@ -1,0 +1,252 @@
+import Foundation
+import OfflineNews
+
+/// `news fetch --all`, and `news fetch --source NAME` of a Parse source: every configured source refreshed through
+/// the one repository — NewsAPI queries, files and feeds with their policies, max-ages, validators (a feed served
+/// with an `ETag` or `Last-Modified` is asked conditionally) and offline fallback; Parse sources by their
+/// incremental sync, their articles then read from the cache like any other source's.
+///
+/// Feeds and queries run concurrently, at most ``totalLimit`` at once and ``perHostLimit`` per host; one failing
+/// source never stops the others. One line per source: new, updated, unchanged, not modified, or failed and why
+/// (with what the cache still serves).
+struct FetchAll {
+  var context: CommandContext
+  var arguments: ParsedArguments
+
+  /// Requests in flight at once, in all.
+  static let totalLimit = 4
+  /// Requests in flight at once to one host.
+  static let perHostLimit = 2
+
+  /// What one source's refresh did.
+  struct Outcome: Encodable, Sendable {
+    var source: String
+    var kind: String
+    var status: String  // "new", "unchanged", "notModified", "cache", "failed"
+    var inserted = 0
+    var updated = 0
+    var unchanged = 0
+    var cached = 0
+    var ageSeconds: Double?
+    var error: String?
+  }
+
+  func run() async throws(CommandFailure) -> ExitCode {
+    let configuration = context.configuration
+    let policyOption = try FetchCommand.policy(arguments)
+    let maxAgeOption = try FetchCommand.maxAge(arguments)
+    let timeout = try arguments.seconds("timeout")
+    if arguments.value("url") != nil || arguments.value("source") != nil {
+      throw CommandFailure(.usage, "--all refreshes every source: give --all, or --url / --source")
+    }
+    var queries: [(name: String, query: NewsQuery, policy: CachePolicy, maxAge: TimeInterval?)] = []
+    for (name, source) in configuration.sources {
+      queries.append(
+        (
+          name, NewsQuery(url: source.url, source: name), policyOption ?? source.policy ?? .networkFirst,
+          maxAgeOption ?? source.maxAge
+        ))
+    }
+    var parseSources: [Configuration.SyncSource] = []
+    for (name, sync) in configuration.syncSources {
+      switch sync.kind {
+      case .feed(let url):
+        queries.append(
+          (name, NewsQuery(url: url, source: name), policyOption ?? .networkFirst, maxAgeOption ?? sync.maxAge))
+      case .parse: parseSources.append(sync)
+      }
+    }
+    guard !queries.isEmpty || !parseSources.isEmpty else {
+      throw CommandFailure(
+        .config, "no sources configured in \(configuration.file ?? "the configuration")",
+        hint: "add one: news add URL (a feed or a page announcing one)")
+    }
+    queries.sort { $0.name < $1.name }
+    let repository = try context.makeRepository(arguments, timeout: timeout, retrying: true)
+    let limiter = HostLimiter(total: Self.totalLimit, perHost: Self.perHostLimit)
+    let now = context.now
+    var outcomes: [Outcome] = []
+    await withTaskGroup(of: Outcome.self) { group in
+      for item in queries {
+        group.addTask {
+          let host = item.query.url.host ?? item.query.url.path
+          await limiter.acquire(host)
+          let outcome = await Self.refresh(
+            item.name, item.query, policy: item.policy, maxAge: item.maxAge, repository: repository, now: now())
+          await limiter.release(host)
+          return outcome
+        }
+      }
+      for await outcome in group { outcomes.append(outcome) }
+    }
+    for source in parseSources.sorted(by: { $0.name < $1.name }) {
+      outcomes.append(try await syncParse(source, repository: repository))
+    }
+    outcomes.sort { $0.source < $1.source }
+    print(outcomes)
+    // 0 when every source served articles (fresh or cached); 69 when one has nothing to show.
+    return outcomes.allSatisfy({ $0.status != "failed" || $0.cached > 0 }) ? .success : .unavailable
+  }
+
+  /// `news fetch --source NAME` of a Parse source: its sync, then its cached articles as the offline fallback does.
+  func runOne(_ source: Configuration.SyncSource) async throws(CommandFailure) -> ExitCode {
+    let repository = try context.makeRepository(arguments)
+    let outcome = try await syncParse(source, repository: repository)
+    let query = Self.parseQuery(source.name)
+    let result: NewsResult
+    do {
+      var cached = try await repository.cachedArticles(for: query)
+      if outcome.status == "failed" {
+        cached.networkError = .transport(.other, detail: outcome.error ?? "the sync failed")
+      } else {
+        cached.origin = .network
+      }
+      result = cached
+    } catch {
+      throw context.failure(error)
+    }
+    let console = context.console
+    if arguments.flag("json") {
+      console.out(OutputFormat.json(FetchCommand.Document(result: result, limit: nil)))
+    } else {
+      let now = context.now()
+      console.out(FetchCommand.header(result, source: source.name, now: now, color: console.color) + "\n")
+      console.out(OutputFormat.lines(result.articles, now: now, console: console))
+    }
+    return result.articles.isEmpty && outcome.status == "failed" ? .unavailable : .success
+  }
+
+  /// The query a Parse source's articles are cached under (``ParseSyncEngine/articleQuery(source:)``).
+  static func parseQuery(_ name: String) -> NewsQuery {
+    let key = ParseSyncEngine.articleQuery(source: name)
+    return NewsQuery(url: URL(string: key) ?? URL(fileURLWithPath: "/"), source: name)
+  }
+
+  private func syncParse(_ source: Configuration.SyncSource, repository: NewsRepository) async throws(CommandFailure)
+    -> Outcome
+  {
+    let reports = try await SyncCommand(context: context, arguments: arguments).sync([source], quiet: true)
+    let classes = reports.flatMap(\.classes)
+    var outcome = Outcome(source: source.name, kind: "parse", status: "new")
+    for part in classes {
+      outcome.inserted += part.inserted
+      outcome.updated += part.updated
+      outcome.unchanged += part.unchanged
+    }
+    if let error = classes.compactMap(\.error).first {
+      outcome.status = "failed"
+      outcome.error = error
+      let cached = try? await repository.cachedArticles(for: Self.parseQuery(source.name))
+      outcome.cached = cached?.articles.count ?? 0
+      outcome.ageSeconds = cached?.age
+    } else if outcome.inserted == 0 && outcome.updated == 0 {
+      outcome.status = "unchanged"
+    }
+    return outcome
+  }
+
+  /// One source through the repository; never throws (a failure is that source's outcome).
+  static func refresh(
+    _ name: String, _ query: NewsQuery, policy: CachePolicy, maxAge: TimeInterval?, repository: NewsRepository,
+    now: Date
+  ) async -> Outcome {
+    let kind = query.url.isFileURL ? "file" : "feed"
+    do {
+      let result = try await repository.articles(for: query, policy: policy, maxAge: maxAge)
+      var outcome = Outcome(source: name, kind: kind, status: "new")
+      if let error = result.networkError {
+        outcome.status = "failed"
+        outcome.error = error.description
+        outcome.cached = result.articles.count
+        outcome.ageSeconds = result.age
+      } else if result.origin == .cache {
+        outcome.status = "cache"
+        outcome.cached = result.articles.count
+        outcome.ageSeconds = result.age
+      } else if result.revalidated {
+        outcome.status = "notModified"
+        outcome.cached = result.articles.count
+      } else if let saved = result.saved {
+        outcome.inserted = saved.inserted
+        outcome.updated = saved.updated
+        outcome.unchanged = saved.unchanged
+        if saved.inserted == 0 && saved.updated == 0 { outcome.status = "unchanged" }
+      }
+      return outcome
+    } catch {
+      return Outcome(source: name, kind: kind, status: "failed", error: error.description)
+    }
+  }
+
+  private func print(_ outcomes: [Outcome]) {
+    let console = context.console
+    if arguments.flag("json") {
+      console.out(OutputFormat.json(["sources": outcomes]))
+      return
+    }
+    for outcome in outcomes {
+      let name = OutputFormat.sanitized(outcome.source)
+      var line: String
+      switch outcome.status {
+      case "notModified": line = "not modified (\(outcome.cached) cached)"
+      case "cache":
+        line = "fresh in the cache: \(outcome.cached) articles" + age(outcome.ageSeconds)
+      case "failed":
+        line =
+          "failed: \(OutputFormat.sanitized(outcome.error ?? "unknown error"))"
+          + (outcome.cached > 0 ? "; serving \(outcome.cached) cached\(age(outcome.ageSeconds))" : "; nothing cached")
+      default:
+        line = "\(outcome.inserted) new, \(outcome.updated) updated, \(outcome.unchanged) unchanged"
+      }
+      let text = "\(name): \(line)"
+      if outcome.status == "failed" { console.err(text + "\n") } else { console.out(text + "\n") }
+    }
+  }
+
+  private func age(_ seconds: Double?) -> String {
+    guard let seconds else { return "" }
+    return seconds < 0
+      ? " (fetched in the future: the clock was set back?)" : " from \(FetchCommand.duration(seconds)) ago"
+  }
+}
+
+/// Bounds concurrent work in all and per host: ``acquire(_:)`` waits for a place, ``release(_:)`` gives it back.
+actor HostLimiter {
+  private let total: Int
+  private let perHost: Int
+  private var running = 0
+  private var perHostRunning: [String: Int] = [:]
+  private var waiting: [(host: String, continuation: CheckedContinuation<Void, Never>)] = []
+
+  init(total: Int, perHost: Int) {
+    self.total = max(1, total)
+    self.perHost = max(1, perHost)
+  }
+
+  func acquire(_ host: String) async {
+    if canStart(host) {
+      start(host)
+      return
+    }
+    await withCheckedContinuation { waiting.append((host, $0)) }
+  }
+
+  func release(_ host: String) {
+    running -= 1
+    perHostRunning[host, default: 1] -= 1
+    if let index = waiting.firstIndex(where: { canStart($0.host) }) {
+      let next = waiting.remove(at: index)
+      start(next.host)
+      next.continuation.resume()
+    }
+  }
+
+  private func canStart(_ host: String) -> Bool {
+    running < total && perHostRunning[host, default: 0] < perHost
+  }
+
+  private func start(_ host: String) {
+    running += 1
+    perHostRunning[host, default: 0] += 1
+  }
+}

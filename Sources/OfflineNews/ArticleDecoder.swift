@@ -1,0 +1,100 @@
+import Foundation
+
+/// The decoder of every format a news source sends, told apart by the body's content (never by a file name or a
+/// `Content-Type`), each handed to its one decoder:
+///
+/// | the body | decoded by |
+/// |---|---|
+/// | a JSON object with `"version": "https://jsonfeed.org/version/1…"` (JSON Feed 1.0, 1.1) | the `jsonfeed` mapping, through ``Importer`` |
+/// | any other JSON | ``NewsAPIDecoder`` (NewsAPI v2) |
+///
+/// Articles are returned with their keys derived as every writer of `article` expects (``ArticleIdentity``).
+/// Build one with the `jsonfeed` mapping (`ImportMapping.load(contentsOf:)` of `Config/mappings/jsonfeed.json`);
+/// without it, a JSON Feed body is an `.invalidResponse` naming the missing mapping.
+public struct ArticleDecoder: NewsPageDecoder {
+  /// The mapping JSON Feed bodies are read with.
+  public let jsonFeedMapping: ImportMapping?
+  private let newsAPI = NewsAPIDecoder()
+
+  /// Creates the decoder.
+  public init(jsonFeedMapping: ImportMapping?) {
+    self.jsonFeedMapping = jsonFeedMapping
+  }
+
+  /// What a body is, from its first bytes.
+  public enum Format: Sendable, Hashable {
+    case jsonFeed, json, xml, html, unknown
+  }
+
+  /// The body's format: JSON (and whether it is a JSON Feed), XML (a feed or OPML), HTML, or unknown. Reads at most
+  /// the first 4 KiB after a UTF-8 byte order mark and leading whitespace.
+  public static func sniff(_ data: Data) -> Format {
+    var bytes = data.prefix(4096)
+    if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+    if bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE]) { return .xml }  // UTF-16: XML feeds
+    guard let first = bytes.firstIndex(where: { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D) }) else {
+      return .unknown
+    }
+    let text = String(decoding: bytes[first...], as: UTF8.self)
+    switch bytes[first] {
+    case UInt8(ascii: "{"):
+      return text.contains("jsonfeed.org/version/") ? .jsonFeed : .json
+    case UInt8(ascii: "["):
+      return .json
+    case UInt8(ascii: "<"):
+      let lower = text.prefix(1024).lowercased()
+      if lower.hasPrefix("<!doctype html") || lower.hasPrefix("<html") || lower.contains("<html") { return .html }
+      return .xml
+    default:
+      return .unknown
+    }
+  }
+
+  public func decodePage(
+    _ data: Data, origin: URL, contentType: String?, httpStatus: Int?, redacting secrets: [String]
+  ) throws(NewsNetworkError) -> NewsPage {
+    switch Self.sniff(data) {
+    case .jsonFeed:
+      if let status = httpStatus, !(200..<300).contains(status) {
+        throw .httpStatus(status, bodyPrefix: String(decoding: data.prefix(200), as: UTF8.self))
+      }
+      return try decodeJSONFeed(data, origin: origin)
+    case .html where httpStatus.map({ (200..<300).contains($0) }) ?? true:
+      throw .invalidResponse(detail: "an HTML page came back, not a feed or a NewsAPI response")
+    default:
+      return try newsAPI.decode(data, httpStatus: httpStatus, redacting: secrets)
+    }
+  }
+
+  /// A JSON Feed body through the `jsonfeed` mapping: the feed's items as articles, its problems as issues.
+  private func decodeJSONFeed(_ data: Data, origin: URL) throws(NewsNetworkError) -> NewsPage {
+    guard let mapping = jsonFeedMapping else {
+      throw .invalidResponse(detail: "a JSON Feed, and no jsonfeed mapping was given to read it with")
+    }
+    let source = origin.isFileURL ? origin.path : NewsQuery.redacting(origin).absoluteString
+    let changes: ChangeSet
+    let report: ImportReport
+    do {
+      (changes, report) = try Importer(mapping: mapping).makeChanges(JSONValue.parse(data), source: source)
+    } catch {
+      throw .invalidResponse(detail: "not a readable JSON Feed: \(error)")
+    }
+    let now = Timestamp.now()
+    var articles: [Article] = []
+    var issues: [RecordIssue] = report.errors.enumerated().map { offset, error in
+      RecordIssue(index: offset, url: error.identity, keyPath: error.keyPath, reason: error.reason, skipped: true)
+    }
+    for record in changes.upserts where record.entity == EntityDescription.article.name {
+      if let article = record.article(firstSeen: now) {
+        articles.append(article)
+      } else {
+        issues.append(
+          RecordIssue(
+            index: articles.count, url: record.values["url"].flatMap { if case .text(let t) = $0 { t } else { nil } },
+            keyPath: "items", reason: "an item needs a title, or a summary or content to derive one from",
+            skipped: true))
+      }
+    }
+    return NewsPage(articles: articles, issues: issues)
+  }
+}
