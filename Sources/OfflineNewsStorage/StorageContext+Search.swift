@@ -172,12 +172,18 @@ extension StorageContext {
         .text(SearchHit.highlightEnd), .text(SearchHit.ellipsis),
       ]
       let hit = try details.fetchOne(arguments) { row in
-        article(row).map { SearchHit(article: $0, rank: rank, snippet: bestSnippet(row, columns: [11, 12, 13])) }
+        article(row).map { SearchHit(article: $0, rank: rank, snippet: bestSnippet(row, columns: snippetColumns)) }
       }
       if let hit = hit ?? nil { hits.append(hit) }
     }
     return hits
   }
+
+  /// The three snippets' places in a row of ``articleColumns`` followed by them.
+  private static let snippetColumns: [Int] = {
+    let first = articleColumns.split(separator: ",").count
+    return [first, first + 1, first + 2]
+  }()
 
   /// The body's snippet with the most matches (the summary on a tie) when the body matches: it says more than the
   /// title shown beside it; otherwise the snippet of FTS5's best column (the last of `columns`).

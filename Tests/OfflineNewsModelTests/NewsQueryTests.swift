@@ -12,7 +12,7 @@ struct NewsQueryTests {
   func unchanged() throws {
     for text in [
       "https://newsapi.org/v2/top-headlines?country=us",
-      "https://newsapi.org/v2/everything?q=swift&sortBy=publishedAt&page=2",
+      "https://newsapi.org/v2/everything?page=2&q=swift&sortBy=publishedAt",
       "https://newsapi.org/v2/top-headlines",
       "file:///tmp/saved%20response.json",
     ] {
@@ -21,7 +21,7 @@ struct NewsQueryTests {
   }
 
   @Test(
-    "apiKey items are removed in any letter case, the others kept in order",
+    "apiKey items are removed in any letter case, the others sorted by name (repeated names in their order)",
     arguments: [
       (
         "https://newsapi.org/v2/top-headlines?country=us&apiKey=SECRET",
@@ -41,14 +41,15 @@ struct NewsQueryTests {
       ),
       (
         "https://newsapi.org/v2/everything?z=1&a=2&ApiKey=SECRET&m=3&apiKey=OTHER&b=4",
-        "https://newsapi.org/v2/everything?z=1&a=2&m=3&b=4"
+        "https://newsapi.org/v2/everything?a=2&b=4&m=3&z=1"
       ),
       ("https://newsapi.org/v2/top-headlines?apiKey=SECRET", "https://newsapi.org/v2/top-headlines"),
       ("https://newsapi.org/v2/top-headlines?apiKey=", "https://newsapi.org/v2/top-headlines"),
       (
         "https://newsapi.org/v2/everything?q=apiKey&apiKeyHint=1&key=2&apiKey=SECRET",
-        "https://newsapi.org/v2/everything?q=apiKey&apiKeyHint=1&key=2"
+        "https://newsapi.org/v2/everything?apiKeyHint=1&key=2&q=apiKey"
       ),
+      ("https://example.com/feed?tag=b&tag=a&x=1", "https://example.com/feed?tag=b&tag=a&x=1"),
     ] as [(String, String)])
   func removesAPIKey(input: String, expected: String) throws {
     let query = NewsQuery(url: try #require(URL(string: input)))

@@ -254,8 +254,12 @@ struct NewsAPIRealFixtureTests {
     guard let page = try page("newsapi-top-headlines-2020-empty-author-malformed-url.json") else { return }
     let northwest = try #require(page.articles.first { $0.url.host == "mynorthwest.com" })
     #expect(northwest.author == nil)  // "" in the file
+    // The key is the canonical URL (an empty query dropped, RFC 3986 6.2.3); the link stays as NewsAPI sent it.
     #expect(
       northwest.url.absoluteString
+        == "https://mynorthwest.com/2311307/gov-inslee-update-washingtonians-covid-19-sunday/")
+    #expect(
+      northwest.link?.absoluteString
         == "https://mynorthwest.com/2311307/gov-inslee-update-washingtonians-covid-19-sunday/?")
     #expect(page.articles.filter { $0.sourceID == nil }.count == 16)
     // NewsAPI's own malformed URL has a host ("amp.theguardian.comworld"), so it cannot be told from a real one.

@@ -82,7 +82,7 @@ import Testing
     #expect(request.header("X-Api-Key") == Self.apiKey)
     #expect(!request.target.contains(Self.apiKey))
     #expect(!request.target.lowercased().contains("apikey"))
-    #expect(request.header("Accept") == "application/json")
+    #expect(request.header("Accept")?.hasPrefix("application/json, application/feed+json") == true)
   }
 
   @Test func noKeySendsNoHeader() async throws {

@@ -363,6 +363,9 @@ struct SearchTests {
           sql: """
             DROP TRIGGER article_fts_after_insert; DROP TRIGGER article_fts_after_delete;
             DROP TRIGGER article_fts_after_update; DROP TABLE article_fts; DROP TABLE query_failure;
+            DROP INDEX article_by_source; ALTER TABLE article DROP COLUMN link;
+            ALTER TABLE article DROP COLUMN source; ALTER TABLE article DROP COLUMN tags;
+            ALTER TABLE article DROP COLUMN enclosures; DELETE FROM schema_entity WHERE name = 'article';
             PRAGMA user_version = 3;
             """)
       }

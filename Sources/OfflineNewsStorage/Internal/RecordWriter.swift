@@ -206,6 +206,7 @@ struct RecordWriter {
     let core = Set(ArticleWriter.contentColumns + ["source", "fetchedAt", "fetchQuery", "isRead", "bookmarkedAt"])
     let extensionColumns = entity.columns.filter { !core.contains($0) }
     var written: [Identity] = []
+    var linksOnly: [Identity] = []
     var start = 0
     while start < order.count {
       let identities = Array(order[start..<min(start + Self.chunk, order.count)])
@@ -215,6 +216,12 @@ struct RecordWriter {
       var extensions: [(key: String, values: [DatabaseValue])] = []
       for identity in identities {
         guard let record = merged[identity] else { continue }
+        if record.values.keys.allSatisfy(entity.identity.contains) {
+          // Only links (a join record, or a reference to an article not imported yet): the article row is neither
+          // written nor needed — its to-many lists are written below, and attach to it whenever it arrives.
+          linksOnly.append(identity)
+          continue
+        }
         let full = (stored[identity] ?? [:]).merging(normalized(record.values, entity)) { $1 }
         guard let article = ArticleWriter.article(from: full, firstSeen: fetchedAt) else {
           summary.rejected.append(
@@ -241,7 +248,7 @@ struct RecordWriter {
     summary.inserted += result.inserted
     summary.updated += result.updated
     summary.unchanged += result.unchanged
-    for identity in written {
+    for identity in written + linksOnly {
       guard let record = merged[identity] else { continue }
       let links = try replaceToMany(entity, identity, record)
       summary.linksAdded += links.added
