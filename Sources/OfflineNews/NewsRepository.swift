@@ -186,7 +186,8 @@ public final class NewsRepository: Sendable {
     let fetchedAt = clock()
     return try await storing {
       try await storage.saveArticles(
-        articles, forQuery: query.cacheKey, source: query.source, fetchedAt: fetchedAt, progress: progress)
+        articles, forQuery: query.cacheKey, source: query.source ?? query.cacheKey, fetchedAt: fetchedAt,
+        progress: progress)
     }
   }
 
@@ -410,7 +411,7 @@ public final class NewsRepository: Sendable {
           return await failed(.invalidResponse(detail: detail), key)
         }
         let counts = try await storage.saveArticles(
-          page.articles, forQuery: key, source: query.source, fetchedAt: now, maxAge: maxAge, etag: newer.etag,
+          page.articles, forQuery: key, source: query.source ?? key, fetchedAt: now, maxAge: maxAge, etag: newer.etag,
           lastModified: newer.lastModified)
         return .saved(fetchedAt: now, issues: page.issues, notModified: false, counts: counts)
       }

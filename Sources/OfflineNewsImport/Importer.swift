@@ -147,7 +147,7 @@ public struct Importer: Sendable {
     }
     var changes = ChangeSet(
       upserts: state.orderedRecords(), deletes: state.deletes,
-      articleFetch: options.articleFetch ?? ArticleFetch(query: source, fetchedAt: options.importTime))
+      articleFetch: options.articleFetch ?? ArticleFetch(query: source, source: source, fetchedAt: options.importTime))
     if let scope = options.deleteMissingIn, mapping.join == nil {
       changes.deleteMissing.append(MissingRowsDeletion(entity: mapping.rootEntity, scope: scope, keep: state.rootSeen))
     }

@@ -80,7 +80,7 @@ extension StorageContext {
   ///   - articles: the response's articles, in response order.
   ///   - query: the query's cache key (``NewsQuery/cacheKey``).
   ///   - source: the source written on articles whose ``Article/source`` is `nil` (the configured source's name, or
-  ///     the feed, file or URL); `nil` for the query's cache key.
+  ///     the feed, file or URL; the repository gives the query's); `nil` writes none.
   ///   - fetchedAt: when the response was received.
   ///   - progress: called with the number of distinct articles written so far, after each chunk of 500 (on the
   ///     writer's thread; keep it short).
@@ -114,7 +114,7 @@ extension StorageContext {
   ///
   /// - Parameters:
   ///   - query: the query's cache key (``NewsQuery/cacheKey``).
-  ///   - source: the source written on articles that do not name theirs; `nil` for `query`.
+  ///   - source: the source written on articles that do not name theirs; `nil` writes none.
   ///   - fetchedAt: when the response was received.
   ///   - progress: called with the number of distinct articles written so far, after each chunk of 500.
   ///   - batches: the next articles in response order, or `nil` at the end.

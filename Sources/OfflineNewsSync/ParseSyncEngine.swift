@@ -158,14 +158,28 @@ public struct ParseSyncEngine: Sendable {
     }
     let root = item.mapping.rootEntity
     let pruning = fromTheBeginning && deleteMissing
-    if pruning, item.mapping.entity(root)?.entity.identity != ["objectId"] {
-      throw .importFailed(className: name, detail: "deleting missing objects needs \(root) identified by objectId")
+    // The identity of the row an objectId becomes: the objectId itself, or for the built-in article its objectId
+    // scoped by the mapping's key rule; and the rows of this class that a full read may prune.
+    let rootMapping = item.mapping.entity(root)
+    let identify: (String) -> Identity
+    let scope: FetchPredicate
+    if let rule = rootMapping?.articleKey, rule.id == KeyPath("objectId"), rule.link == nil {
+      let articleScope = rule.scope ?? "\(source)/\(name)"
+      identify = { Identity(.text(ArticleIdentity.scoped(articleScope, id: $0).absoluteString)) }
+      scope = FetchPredicate.attribute("source") == source
+    } else {
+      identify = { Identity(.text($0)) }
+      scope = FetchPredicate.attribute("objectId").isNotNull
+      if pruning, rootMapping?.entity.identity != ["objectId"] {
+        throw .importFailed(
+          className: name, detail: "deleting missing objects needs \(root) identified by objectId")
+      }
     }
     var seen: Set<Identity> = []
     func note(_ json: JSONValue) {
       guard pruning else { return }
       for case .object(let fields) in Self.results(json) ?? [] {
-        if case .string(let id)? = fields["objectId"] { seen.insert(Identity(.text(id))) }
+        if case .string(let id)? = fields["objectId"] { seen.insert(identify(id)) }
       }
     }
     for page in staged {
@@ -207,7 +221,7 @@ public struct ParseSyncEngine: Sendable {
           var changes = ChangeSet(upserts: [record])
           if pruning {
             changes.deleteMissing = [
-              MissingRowsDeletion(entity: root, scope: FetchPredicate.attribute("objectId").isNotNull, keep: seen)
+              MissingRowsDeletion(entity: root, scope: scope, keep: seen)
             ]
           }
           part.deleted += try await storage.save(changes)[root]?.deleted ?? 0

@@ -57,7 +57,7 @@ struct StreamingImportTests {
     let key = NewsQuery(url: URL(fileURLWithPath: path)).cacheKey
     let reference = TemporaryDirectory("news-reference")
     let expectedStorage = try StorageContext(path: reference.path("news.sqlite"))
-    try await expectedStorage.saveArticles(page.articles, forQuery: key, fetchedAt: Timestamp(cli.now))
+    try await expectedStorage.saveArticles(page.articles, forQuery: key, source: path, fetchedAt: Timestamp(cli.now))
     let storage = try StorageContext(path: cli.database)
     #expect(try await storage.articles(forQuery: key) == (try await expectedStorage.articles(forQuery: key)))
     let positions = "SELECT url, position FROM query_result ORDER BY position"

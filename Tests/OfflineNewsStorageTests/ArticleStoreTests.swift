@@ -20,9 +20,8 @@ struct ArticleStoreTests {
     let saved = try await storage.saveArticles([article], forQuery: "q", fetchedAt: at(t0 + 60_000)).saved
     #expect(saved == 1)
     #expect(try await storage.articleCount() == 1)
-    // The store records where each article came from: here the query, as the save named no other source.
-    #expect(try await storage.articles() == [article.from("q")])
-    #expect(try await storage.articles(forQuery: "q") == [article.from("q")])
+    #expect(try await storage.articles() == [article])
+    #expect(try await storage.articles(forQuery: "q") == [article])
     #expect(try await storage.articles(forQuery: "other") == [])
   }
 
@@ -39,15 +38,14 @@ struct ArticleStoreTests {
     #expect(try await storage.saveArticles([new], forQuery: "q2", fetchedAt: at(t0 + 5000)).saved == 1)
 
     #expect(try await storage.articleCount() == 1)
-    // It keeps the source that brought it first (q1); its content is the latest save's.
-    #expect(try await storage.articles() == [new.from("q1")])
+    #expect(try await storage.articles() == [new])
     #expect(try await storage.text("SELECT fetchQuery FROM article") == "q2")
     #expect(try await storage.int("SELECT fetchedAt FROM article") == t0 + 5000)
     // An upsert, not INSERT OR REPLACE: the row is the same one, and q1's result list (which a delete would have
     // emptied through the foreign key cascade) still holds it.
     #expect(try await storage.int("SELECT rowid FROM article") == rowid)
-    #expect(try await storage.articles(forQuery: "q1") == [new.from("q1")])
-    #expect(try await storage.articles(forQuery: "q2") == [new.from("q1")])
+    #expect(try await storage.articles(forQuery: "q1") == [new])
+    #expect(try await storage.articles(forQuery: "q2") == [new])
   }
 
   @Test("duplicates inside one save count once and the last one wins")
@@ -61,7 +59,7 @@ struct ArticleStoreTests {
     let saved = try await storage.saveArticles([first, other, last], forQuery: "q", fetchedAt: at(t0)).saved
     #expect(saved == 2)
     #expect(try await storage.articleCount() == 2)
-    #expect(try await storage.articles(forQuery: "q") == [last.from("q"), other.from("q")])
+    #expect(try await storage.articles(forQuery: "q") == [last, other])
     #expect(try await storage.lastFetch(forQuery: "q")?.articleCount == 2)
     #expect(try await storage.int("SELECT count(*) FROM query_result WHERE query = 'q'") == 2)
     // The later record wins at the earlier one's place, as NewsAPIDecoder orders them.
@@ -193,7 +191,7 @@ struct ArticleStoreTests {
     try await storage.saveArticles([bare, empty], forQuery: "q", fetchedAt: at(t0))
 
     let back = try #require(try await storage.articles().first { $0.url == bare.url })
-    #expect(back == bare.from("q"))
+    #expect(back == bare)
     #expect(back.author == nil && back.summary == nil && back.imageURL == nil && back.content == nil)
     #expect(back.sourceID == nil && back.sourceName == nil)
     let nulls = try await storage.int(
@@ -227,7 +225,7 @@ struct ArticleStoreTests {
     #expect(back.count == 3)
     for original in [arabic, german, emoji] {
       let found = try #require(back.first { $0.url == original.url })
-      #expect(found == original.from(query))
+      #expect(found == original)
       for (a, b) in [
         (found.title, original.title), (found.author ?? "", original.author ?? ""),
         (found.summary ?? "", original.summary ?? ""), (found.content ?? "", original.content ?? ""),
@@ -307,13 +305,4 @@ private final class Batches: Sendable {
   private let remaining: Mutex<[[Article]]>
   init(_ batches: [[Article]]) { remaining = Mutex(batches) }
   func next() -> [Article]? { remaining.withLock { $0.isEmpty ? nil : $0.removeFirst() } }
-}
-
-extension Article {
-  /// This article as the store reads it back after a save from `source`.
-  func from(_ source: String) -> Article {
-    var article = self
-    article.source = source
-    return article
-  }
 }

@@ -39,7 +39,7 @@ struct FileDownloadTests {
     let store = FileStore(folder: folder, policy: policy, transport: URLSessionHTTPTransport())
     #expect(FileManager.default.contents(atPath: store.localURL(for: good).path) == Self.png)
     // Every article is imported, whatever became of its file.
-    #expect(try await fixture.count("parse_article") == 5)
+    #expect(try await fixture.count("article") == 5)
   }
 
   @Test("lazy: nothing during sync; the first access downloads, the second reads the copy")

@@ -40,7 +40,7 @@ struct ParseSyncEngineTests {
     #expect(article.inserted == 5)
     #expect(article.cursor == "\(parseDate(second: 15)) a5")
     #expect(
-      try await fixture.rows("parse_article", "title") == [
+      try await fixture.rows("article", "title") == [
         "a1": "Title 1", "a2": "Title 2", "a3": "Title 3", "a4": "Title 4", "a5": "Title 5",
       ])
     #expect(try await fixture.rows("parse_category", "name") == ["cat1": "World", "cat2": "Tech"])
@@ -76,7 +76,7 @@ struct ParseSyncEngineTests {
     #expect(article.objects == 2)
     #expect(article.inserted == 1)
     #expect(article.updated == 1)
-    let rows = try await fixture.rows("parse_article", "title")
+    let rows = try await fixture.rows("article", "title")
     #expect(rows.count == 6)
     #expect(rows["a2"] == "Title 2, edited")
     #expect(rows["a6"] == "Title 6")
@@ -91,7 +91,7 @@ struct ParseSyncEngineTests {
     #expect(article.error == nil)
     #expect(article.objects == 7)
     #expect(article.inserted == 7)
-    #expect(try await fixture.count("parse_article") == 7)
+    #expect(try await fixture.count("article") == 7)
   }
 
   @Test("a server that caps limit below the page size does not end the sync early")
@@ -101,7 +101,7 @@ struct ParseSyncEngineTests {
     let report = await fixture.engine(try fixture.openStorage(), classes: try fixture.classes(["Article"], pageSize: 3))
       .sync()
     #expect(report.classes.first?.objects == 5)
-    #expect(try await fixture.count("parse_article") == 5)
+    #expect(try await fixture.count("article") == 5)
   }
 
   @Test("a crash between staging and import loses nothing: the next sync imports the staged page, once")
@@ -116,7 +116,7 @@ struct ParseSyncEngineTests {
     let interrupted = await engine.sync()
     #expect(interrupted.classes.first?.error != nil)
     #expect(try await fixture.count("sync_page") == 1)
-    #expect(try await fixture.rows("parse_article", "title").keys.sorted() == ["a1", "a2"])
+    #expect(try await fixture.rows("article", "title").keys.sorted() == ["a1", "a2"])
     // The cursor stayed at the last imported object.
     let storage = try fixture.openStorage()
     #expect(try await SyncBookkeeping.cursor(source: "stub", className: "Article", in: storage)?.objectId == "a2")
@@ -128,7 +128,7 @@ struct ParseSyncEngineTests {
     #expect(part.resumedPages == 1)
     #expect(part.objects == 2)
     #expect(part.error?.contains("connection refused") == true, "\(part.error ?? "")")
-    #expect(try await fixture.rows("parse_article", "title").keys.sorted() == ["a1", "a2", "a3", "a4"])
+    #expect(try await fixture.rows("article", "title").keys.sorted() == ["a1", "a2", "a3", "a4"])
     #expect(try await fixture.count("sync_page") == 0)
   }
 
@@ -144,7 +144,7 @@ struct ParseSyncEngineTests {
     #expect(part.resumedPages == 1)
     #expect(part.inserted == 5)
     #expect(part.updated == 0)
-    #expect(try await fixture.count("parse_article") == 5)
+    #expect(try await fixture.count("article") == 5)
     #expect(try await fixture.count("sync_page") == 0)
   }
 }
@@ -165,7 +165,7 @@ struct ParseSyncFaultTests {
       try fixture.openStorage(), classes: try fixture.classes(["Article"]), retry: retry
     )
     .sync()
-    return (try #require(report.classes.first), try await fixture.rows("parse_article", "title"))
+    return (try #require(report.classes.first), try await fixture.rows("article", "title"))
   }
 
   @Test(
@@ -191,7 +191,7 @@ struct ParseSyncFaultTests {
     let part = try #require(report.classes.first)
     #expect(part.error != nil, "\(label)")
     #expect(part.pages == 1, "\(label)")
-    #expect(try await fixture.rows("parse_article", "title").keys.sorted() == ["a1", "a2"], "\(label)")
+    #expect(try await fixture.rows("article", "title").keys.sorted() == ["a1", "a2"], "\(label)")
     #expect(try await fixture.count("sync_page") == 0, "\(label)")
     let storage = try fixture.openStorage()
     #expect(try await SyncBookkeeping.cursor(source: "stub", className: "Article", in: storage)?.objectId == "a2")
@@ -219,7 +219,7 @@ struct ParseSyncFaultTests {
       classes: try fixture.classes(["Article"]), storage: storage, transport: URLSessionHTTPTransport())
     let report = await engine.sync()
     #expect(report.classes.first?.error?.contains("HTTP 403") == true)
-    #expect(try await fixture.count("parse_article") == 0)
+    #expect(try await fixture.count("article") == 0)
   }
 
   @Test("503 and 429 with Retry-After are retried; the page then imports once")
@@ -275,7 +275,7 @@ struct ParseSyncFaultTests {
     #expect(part.error == nil)
     #expect(part.objects == 4)
     #expect(part.failed == 1)
-    #expect(part.errors.first?.identity == "bad")
+    #expect(part.errors.first?.identity == "news-item:parse:Article/bad")
     #expect(rows.keys.sorted() == ["a1", "a2", "a3"])
   }
 
@@ -309,7 +309,7 @@ struct ParseSyncServerQuirkTests {
     }
     let report = await fixture.engine(try fixture.openStorage(), classes: try fixture.classes(["Article"])).sync()
     #expect(report.classes.first?.error == nil, "\(report)")
-    #expect(try await fixture.count("parse_article") == 7)
+    #expect(try await fixture.count("article") == 7)
   }
 
   @Test("a 200 carrying a Parse error body is a server error with its code")
@@ -332,7 +332,7 @@ struct ParseSyncServerQuirkTests {
     classes[0].maxPageBytes = 2_000
     let report = await fixture.engine(try fixture.openStorage(), classes: classes).sync()
     #expect(report.classes.first?.error?.contains("over the limit") == true, "\(report)")
-    #expect(try await fixture.count("parse_article") == 0)
+    #expect(try await fixture.count("article") == 0)
   }
 
   @Test("a successful sync with nothing new clears the class's last error and records the time")
@@ -367,7 +367,7 @@ struct ParseSyncServerQuirkTests {
       transport: URLSessionHTTPTransport())
     let report = await engine.sync()
     #expect(report.classes.first?.inserted == 1)
-    #expect(try await fixture.rows("parse_article", "title").keys.sorted() == ["a1", "b1"])
+    #expect(try await fixture.rows("article", "title").keys.sorted() == ["a1", "b1"])
   }
 
   @Test("fromTheBeginning (news sync --full) asks for everything again and rewrites nothing unchanged")
@@ -394,7 +394,7 @@ struct ParseSyncServerQuirkTests {
 
     // Incremental: nothing to see.
     _ = await fixture.engine(try fixture.openStorage(), classes: try fixture.classes(["Article"])).sync()
-    #expect(try await fixture.count("parse_article") == 5)
+    #expect(try await fixture.count("article") == 5)
 
     // Full, but the second page fails: nothing deleted.
     var interrupted = fixture.engine(try fixture.openStorage(), classes: try fixture.classes(["Article"]))
@@ -405,7 +405,7 @@ struct ParseSyncServerQuirkTests {
     let failed = await interrupted.sync()
     #expect(failed.classes.first?.error != nil)
     #expect(failed.classes.first?.deleted == 0)
-    #expect(try await fixture.count("parse_article") == 5)
+    #expect(try await fixture.count("article") == 5)
 
     var full = fixture.engine(try fixture.openStorage(), classes: try fixture.classes(["Article"]))
     full.fromTheBeginning = true
@@ -413,7 +413,7 @@ struct ParseSyncServerQuirkTests {
     let report = await full.sync()
     #expect(report.classes.first?.error == nil)
     #expect(report.classes.first?.deleted == 2)
-    #expect(try await fixture.rows("parse_article", "title").keys.sorted() == ["a1", "a3", "a4"])
+    #expect(try await fixture.rows("article", "title").keys.sorted() == ["a1", "a3", "a4"])
   }
 
   @Test("an eager file that failed is retried by the next sync, though its object did not change")
@@ -471,16 +471,17 @@ struct ParseSyncRelationTests {
     #expect(try await tags(fixture) == ["a1": ["t2", "t3"], "a2": ["t3"], "a3": []])
   }
 
-  /// Each article's tags, from the join table of `parse_article.tags`.
+  /// Each article's tags, from the join table of `article.parseTags`.
   func tags(_ fixture: SyncFixture) async throws -> [String: [String]] {
     let storage = try fixture.openStorage()
     let rows = try await storage.read { db in
-      try db.makeStatement("SELECT owner, target FROM parse_article_tags ORDER BY owner, target").fetchAll {
-        ($0.string(0) ?? "", $0.string(1) ?? "")
+      try db.makeStatement("SELECT owner, target FROM article_parseTags ORDER BY owner, target").fetchAll {
+        // The owner is the article's key, its objectId scoped to parse:Article.
+        (($0.string(0) ?? "").replacingOccurrences(of: "news-item:parse:Article/", with: ""), $0.string(1) ?? "")
       }
     }
     var result: [String: [String]] = [:]
-    for article in try await fixture.rows("parse_article", "title").keys { result[article] = [] }
+    for article in try await fixture.rows("article", "title").keys { result[article] = [] }
     for (owner, target) in rows { result[owner, default: []].append(target) }
     return result
   }

@@ -51,12 +51,14 @@ final class SyncFixture: Sendable {
       fileFolder: directory.url.appendingPathComponent("files"))
   }
 
-  /// Every row of `entity` as `objectId → title/name/username`, from a fresh connection.
+  /// Every row of `entity` as `objectId → title/name/username`, from a fresh connection (an `article`'s objectId
+  /// is its `parseObjectId`).
   func rows(_ entity: String, _ attribute: String) async throws -> [String: String] {
     let storage = try openStorage()
     var rows: [String: String] = [:]
+    let idKey = entity == "article" ? "parseObjectId" : "objectId"
     for record in try await storage.fetch(FetchRequest(entity: entity)) {
-      guard case .text(let id)? = record["objectId"] else { continue }
+      guard case .text(let id)? = record[idKey] else { continue }
       if case .text(let value)? = record[attribute] { rows[id] = value } else { rows[id] = "" }
     }
     return rows

@@ -114,7 +114,7 @@ import Testing
           url: URL(string: "https://example.org/newest")!, title: "Newest", author: nil, summary: nil,
           imageURL: URL(string: "https://example.org/newest.png")!,
           publishedAt: Timestamp(millisecondsSince1970: 1_699_986_600_123).date, content: nil,
-          sourceID: "newest", sourceName: "Newest Post"))
+          sourceID: "newest", sourceName: "Newest Post", source: setup.query.cacheKey))
     #expect(result.articles[2].author == nil)  // "" is no author
 
     #expect(try await setup.storage.articleCount() == 3)

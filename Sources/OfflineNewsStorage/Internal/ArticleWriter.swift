@@ -103,7 +103,7 @@ struct ArticleWriter {
     ) {
       self.db = db
       self.query = query
-      self.source = source ?? query
+      self.source = source
       self.fetchedAt = fetchedAt
       self.progress = progress
     }

@@ -86,7 +86,7 @@ public struct ChangeSet: Sendable {
 public struct ArticleFetch: Sendable, Hashable {
   /// The query's cache key (a source's name, a feed's URL, a file's path).
   public var query: String
-  /// The source written on the articles (``Article/source``); `nil` for ``query``.
+  /// The source written on the articles (``Article/source``); `nil` writes none.
   public var source: String?
   /// When the payload was received (UTC, milliseconds).
   public var fetchedAt: Timestamp
