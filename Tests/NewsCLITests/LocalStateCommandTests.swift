@@ -53,7 +53,7 @@ struct LocalStateCommandTests {
     let report = try outcome.json()
     #expect(report["database"] as? String == cli.database)
     #expect((report["bytes"] as? Int ?? 0) > 0)
-    #expect(report["schemaVersion"] as? Int == 5)
+    #expect(report["schemaVersion"] as? Int == 6)
     let entities = try #require(report["entities"] as? [[String: Any]])
     #expect(entities.first { $0["name"] as? String == "article" }?["rows"] as? Int == 20)
     let fetches = try #require(report["fetches"] as? [[String: Any]])
@@ -63,7 +63,7 @@ struct LocalStateCommandTests {
     #expect(report["unread"] as? Int == 20)
 
     let human = await cli.run("stats", "--db", cli.database)
-    #expect(human.out.contains("schema    version 5"))
+    #expect(human.out.contains("schema    version 6"))
     #expect(human.out.contains("entity    article       20 rows"))
   }
 
@@ -143,6 +143,6 @@ struct LocalStateCommandTests {
     try Data(feed.utf8).write(to: URL(fileURLWithPath: file))
     let outcome = await cli.run("import", file, "--mapping", "jsonfeed", "--db", cli.database)
     #expect(outcome.status == 0, "\(outcome.err)")
-    #expect(outcome.out.contains("feed_item: 1 inserted"), "\(outcome.out)")
+    #expect(outcome.out.contains("article: 1 inserted"), "\(outcome.out)")
   }
 }

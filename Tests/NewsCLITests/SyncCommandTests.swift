@@ -45,11 +45,12 @@ struct SyncCommandTests {
     }
   }
 
-  /// The `objectId`s of `entity`, through `news records --json`.
+  /// The `objectId`s of `entity`, through `news records --json` (an article's is its `parseObjectId`).
   static func ids(_ cli: CLIHarness, _ entity: String) async throws -> [String] {
     let outcome = await cli.run("records", entity, "--db", cli.database, "--json")
     let rows = try JSONSerialization.jsonObject(with: Data(outcome.out.utf8)) as? [[String: Any]] ?? []
-    return rows.compactMap { $0["objectId"] as? String }.sorted()
+    let key = entity == "article" ? "parseObjectId" : "objectId"
+    return rows.compactMap { $0[key] as? String }.sorted()
   }
 
   @Test("a first sync imports every class and prints a line per class; a second asks only for changes")
@@ -61,9 +62,9 @@ struct SyncCommandTests {
     let first = await cli.run("sync", "--config", config, "--db", cli.database)
     #expect(first.status == 0, "\(first.err)")
     #expect(
-      first.out.contains("demo/Article → parse_article: 3 pages, 5 objects: 5 inserted, 0 updated"), "\(first.out)")
+      first.out.contains("demo/Article → article: 3 pages, 5 objects: 5 inserted, 0 updated"), "\(first.out)")
     #expect(first.out.contains("demo/_User → parse_user: 1 page, 1 object: 1 inserted"), "\(first.out)")
-    #expect(try await Self.ids(cli, "parse_article") == ["a1", "a2", "a3", "a4", "a5"])
+    #expect(try await Self.ids(cli, "article") == ["a1", "a2", "a3", "a4", "a5"])
 
     stub.put("Article", objectId: "a3", updatedAt: "2024-01-03T00:00:00.000Z", fields: ["title": "Edited"])
     let second = await cli.run("sync", "--config", config, "--db", cli.database, "--json")
@@ -91,7 +92,7 @@ struct SyncCommandTests {
     await killed.exited()
     #expect(killed.terminationReason == .uncaughtSignal)
     #expect(killed.terminationStatus == SIGKILL)
-    #expect(try await Self.ids(cli, "parse_article") == [])
+    #expect(try await Self.ids(cli, "article") == [])
     let staged = await cli.run("records", "sync_page", "--db", cli.database, "--json")
     #expect((try JSONSerialization.jsonObject(with: Data(staged.out.utf8)) as? [Any])?.count == 1, "\(staged.out)")
 
@@ -100,7 +101,7 @@ struct SyncCommandTests {
     let classes = try #require((try again.json()["sources"] as? [[String: Any]])?.first?["classes"] as? [[String: Any]])
     #expect(classes.first?["resumedPages"] as? Int == 1)
     #expect(classes.first?["inserted"] as? Int == 5)
-    #expect(try await Self.ids(cli, "parse_article") == ["a1", "a2", "a3", "a4", "a5"])
+    #expect(try await Self.ids(cli, "article") == ["a1", "a2", "a3", "a4", "a5"])
     let after = await cli.run("records", "sync_page", "--db", cli.database, "--json")
     #expect((try JSONSerialization.jsonObject(with: Data(after.out.utf8)) as? [Any])?.count == 0)
   }
@@ -136,7 +137,7 @@ struct SyncCommandTests {
       let probe = try OfflineNewsStorageProbe(path: cli.database)
       #expect(try probe.integrity() == "ok")
       // The imported objects are always a prefix of the server's order: no gap, no duplicate.
-      let ids = (try? probe.values("parse_article", "objectId")) ?? []
+      let ids = (try? probe.values("article", "parseObjectId")) ?? []
       #expect(ids == (0..<ids.count).map { String(format: "k%05d", $0 + 1) }, "run \(runs): \(ids.count) rows")
       #expect(((try? probe.count("sync_page")) ?? 0) <= 1)
     }
@@ -147,7 +148,7 @@ struct SyncCommandTests {
       #expect(last.terminationStatus == 0)
     }
     let probe = try OfflineNewsStorageProbe(path: cli.database)
-    #expect(try probe.count("parse_article") == total)
+    #expect(try probe.count("article") == total)
     #expect(try probe.count("sync_page") == 0)
     #expect(try probe.integrity() == "ok")
   }
@@ -161,7 +162,7 @@ struct SyncCommandTests {
     let outcome = await cli.run("sync", "--config", config, "--db", cli.database)
     #expect(outcome.status == 69)
     #expect(outcome.err.contains("demo/Article: connection refused"), "\(outcome.err)")
-    #expect(try await Self.ids(cli, "parse_article") == [])
+    #expect(try await Self.ids(cli, "article") == [])
   }
 
   @Test("news sources lists sync sources with their last sync and last error")
@@ -226,7 +227,7 @@ struct SyncCommandTests {
     let outcome = await cli.run("sync", "--config", config, "--db", cli.database)
     #expect(outcome.status == 65)
     #expect(outcome.err.contains("invalid page"), "\(outcome.err)")
-    #expect(try await Self.ids(cli, "parse_article") == [])
+    #expect(try await Self.ids(cli, "article") == [])
   }
 
   @Test("a JSON Feed source is downloaded and imported with its mapping")
@@ -246,7 +247,7 @@ struct SyncCommandTests {
     )
     let outcome = await cli.run("sync", "--source", "blog", "--config", config, "--db", cli.database)
     #expect(outcome.status == 0, "\(outcome.err)")
-    #expect(outcome.out.contains("blog/feed → feed_item: 1 page, 2 objects: 2 inserted"), "\(outcome.out)")
+    #expect(outcome.out.contains("blog/feed → article: 1 page, 2 objects: 2 inserted"), "\(outcome.out)")
     let again = await cli.run("sync", "--source", "blog", "--config", config, "--db", cli.database)
     #expect(again.out.contains("0 inserted, 0 updated, 2 unchanged"), "\(again.out)")
   }
@@ -285,15 +286,16 @@ struct SyncCommandTests {
     #expect(outcome.err.contains(expected), "\(outcome.err)")
   }
 
-  @Test("fetch of a sync source and sync of a NewsAPI source point at the right command")
+  @Test("fetch of a Parse source syncs it; sync of a NewsAPI source points at news fetch")
   func wrongCommand() async throws {
     let stub = try ParseServerStub()
+    Self.seed(stub, articles: 2)
     let cli = CLIHarness()
     let config = try Self.writeConfig(
       cli, serverURL: stub.serverURL, extra: #", "news": { "url": "http://127.0.0.1:1/v2/top-headlines" }"#)
     let fetch = await cli.run("fetch", "--source", "demo", "--config", config, "--db", cli.database)
-    #expect(fetch.status == 64)
-    #expect(fetch.err.contains("news sync --source demo"), "\(fetch.err)")
+    #expect(fetch.status == 0, "\(fetch.err)")
+    #expect(fetch.out.contains("Title 1") && fetch.out.contains("Title 2"), "\(fetch.out)")
     let sync = await cli.run("sync", "--source", "news", "--config", config, "--db", cli.database)
     #expect(sync.status == 64)
     #expect(sync.err.contains("news fetch --source news"), "\(sync.err)")

@@ -144,6 +144,9 @@ struct HookTests {
           "imageURL": .null, "publishedAt": .integer(utcMilliseconds(2024, 1, 1)), "content": .null,
           "sourceID": .text("s"), "sourceName": .text("S"), "fetchedAt": .integer(importTime.millisecondsSince1970),
           "fetchQuery": .text("test.json"), "isRead": .integer(0), "bookmarkedAt": .null,
+          // The link as given (" https://example.com/kept ", trimmed by the mapping) is the key itself: no
+          // separate link; the source is the payload's.
+          "link": .null, "source": .text("test.json"), "tags": .null, "enclosures": .null,
         ]
       ])
   }

@@ -126,3 +126,11 @@ func utcMilliseconds(
   let seconds = calendar.date(from: components).map { Int64($0.timeIntervalSince1970.rounded()) } ?? Int64.min / 2
   return seconds * 1000 + ms
 }
+
+extension DatabaseValue {
+  /// The text, when this is `.text`.
+  var text: String? {
+    if case .text(let text) = self { return text }
+    return nil
+  }
+}

@@ -146,6 +146,7 @@ struct MissingNullTests {
       "imageURL": .null, "publishedAt": .integer(utcMilliseconds(2024, 1, 2, 3, 4, 5)), "content": .text("C"),
       "sourceID": .null, "sourceName": .text("Example"), "fetchedAt": .integer(importTime.millisecondsSince1970),
       "fetchQuery": .text("test.json"), "isRead": .integer(isRead), "bookmarkedAt": bookmarkedAt,
+      "link": .null, "source": .text("test.json"), "tags": .null, "enclosures": .null,
     ]
   }
 
