@@ -80,14 +80,14 @@ struct SyncCommandTests {
 
   @Test("SIGKILL right after a page is staged: the next sync imports it and finishes, without duplicates")
   func killAfterStage() async throws {
-    let binary = try #require(CrashSafetyTests.newsBinary, "the news executable is built beside the tests")
+    let faulty = try #require(
+      CrashSafetyTests.faultyNewsBinary, "the news-with-fault executable is built beside the tests")
     let stub = try ParseServerStub()
     Self.seed(stub)
     let cli = CLIHarness()
     let config = try Self.writeConfig(cli, serverURL: stub.serverURL, classes: #"["Article"]"#)
     let killed = try CrashSafetyTests.run(
-      binary, ["sync", "--config", config, "--db", cli.database], environment: ["OFFLINENEWS_FAULT": "kill-after-stage"]
-    )
+      faulty, ["kill-after-stage", "sync", "--config", config, "--db", cli.database])
     await killed.exited()
     #expect(killed.terminationReason == .uncaughtSignal)
     #expect(killed.terminationStatus == SIGKILL)
