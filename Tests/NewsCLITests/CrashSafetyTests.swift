@@ -103,6 +103,7 @@ struct CrashSafetyTests {
     var killedMidway = 0
     for _ in 0..<6 {
       let process = try Self.run(binary, ["import", big, "--db", db])
+      // The kill comes at a random moment: the delay is the test's input, not a synchronisation.
       try await Task.sleep(for: .milliseconds(Int.random(in: 20...400, using: &generator)))
       if process.isRunning {
         kill(process.processIdentifier, SIGKILL)

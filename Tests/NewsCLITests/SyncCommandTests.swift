@@ -126,6 +126,7 @@ struct SyncCommandTests {
     while !finished, runs < 40 {
       runs += 1
       let process = try CrashSafetyTests.run(binary, ["sync", "--config", config, "--db", cli.database])
+      // The kill comes at a random moment: the delay is the test's input, not a synchronisation.
       try await Task.sleep(for: .milliseconds(Int.random(in: 30...300, using: &generator)))
       if process.isRunning {
         kill(process.processIdentifier, SIGKILL)

@@ -6,7 +6,8 @@ import Testing
 
 /// Every file in `../shared/fixtures/real/` through its shipped mapping. The expected numbers were computed from
 /// the files with Python's `json` module, independently of this importer, and are hard-coded.
-@Suite("Real fixtures through the shipped mappings")
+@Suite(
+  "Real fixtures through the shipped mappings", .enabled(if: Fixtures.hasSharedReal, "needs ../shared/fixtures/real"))
 struct RealFixtureImportTests {
   struct Expectation: Sendable, CustomTestStringConvertible {
     var file: String
@@ -67,7 +68,6 @@ struct RealFixtureImportTests {
 
   @Test("every file in ../shared/fixtures/real has an expectation here")
   func everyFileCovered() throws {
-    guard Fixtures.sharedReal("SOURCES.md") != nil else { return }
     let files = try FileManager.default.contentsOfDirectory(atPath: Fixtures.sharedRealDirectory.path)
       .filter { $0.hasSuffix(".json") }.sorted()
     #expect(files == Self.expectations.map(\.file).sorted())
@@ -75,7 +75,7 @@ struct RealFixtureImportTests {
 
   @Test("imports with exact counts, and again with everything unchanged", arguments: expectations)
   func importsExactly(_ expectation: Expectation) async throws {
-    guard let url = Fixtures.sharedReal(expectation.file) else { return }
+    let url = try Fixtures.sharedReal(expectation.file)
     var mapping = try shippedMapping(expectation.mapping)
     if !mapping.roots.isEmpty {
       mapping = try mapping.selecting(root: mapping.root(matchingFileName: expectation.file) ?? "")
@@ -117,7 +117,7 @@ struct RealFixtureImportTests {
   func newsAPIValues() async throws {
     let mapping = try shippedMapping("newsapi")
     for (file, expected) in Self.newsAPIColumns {
-      guard let url = Fixtures.sharedReal(file) else { return }
+      let url = try Fixtures.sharedReal(file)
       let store = try TestStore(mapping)
       try await store.run(mapping, file: url)
       let rows = try await store.rows("article")
@@ -133,8 +133,7 @@ struct RealFixtureImportTests {
 
   @Test("NewsAPI 2021: three date shapes as exact instants")
   func newsAPIDates() async throws {
-    guard let url = Fixtures.sharedReal("newsapi-top-headlines-2021-mixed-date-formats-cross-source-dupes.json")
-    else { return }
+    let url = try Fixtures.sharedReal("newsapi-top-headlines-2021-mixed-date-formats-cross-source-dupes.json")
     let mapping = try shippedMapping("newsapi")
     let store = try TestStore(mapping)
     try await store.run(mapping, file: url)
@@ -160,7 +159,7 @@ struct RealFixtureImportTests {
 
   @Test("NewsAPI 2020: author \"\" is NULL; a malformed article URL is kept as the identity")
   func newsAPIMalformed() async throws {
-    guard let url = Fixtures.sharedReal("newsapi-top-headlines-2020-empty-author-malformed-url.json") else { return }
+    let url = try Fixtures.sharedReal("newsapi-top-headlines-2020-empty-author-malformed-url.json")
     let mapping = try shippedMapping("newsapi")
     let store = try TestStore(mapping)
     try await store.run(mapping, file: url)
@@ -181,7 +180,7 @@ struct RealFixtureImportTests {
 
   @Test("Hacker News: 500 rows, 479 URLs, time in ms, HTML text decoded once, kids as JSON")
   func hackerNews() async throws {
-    guard let url = Fixtures.sharedReal("hn-topstories-500-items.json") else { return }
+    let url = try Fixtures.sharedReal("hn-topstories-500-items.json")
     let mapping = try shippedMapping("hackernews")
     let store = try TestStore(mapping)
     try await store.run(mapping, file: url)
@@ -219,7 +218,7 @@ struct RealFixtureImportTests {
 
   @Test("JSON Feed 1.1: 3 items, +02:00 dates as instants, attachments as JSON, extensions ignored")
   func jsonFeed() async throws {
-    guard let url = Fixtures.sharedReal("jsonfeed-1.1-extension-offsets.json") else { return }
+    let url = try Fixtures.sharedReal("jsonfeed-1.1-extension-offsets.json")
     let mapping = try shippedMapping("jsonfeed")
     let store = try TestStore(mapping)
     try await store.run(mapping, file: url)
