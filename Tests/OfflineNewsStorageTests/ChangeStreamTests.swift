@@ -334,4 +334,23 @@ struct ChangeStreamTests {
     var later = storage.changes().makeAsyncIterator()
     #expect(await later.next() == nil)
   }
+
+  @Test("a write that fails right before COMMIT (an injected fault) keeps the old rows and publishes nothing")
+  func failedCommitPublishesNothing() async throws {
+    let database = TestDatabase()
+    let failures = Countdown(2)
+    let storage = try StorageContext(
+      path: database.path, entities: [event],
+      faults: StorageFaults(beforeWriteCommit: { if failures.take() { throw Boom() } }))
+    let log = ChangeLog(storage)
+    await #expect(throws: Boom.self) {
+      try await storage.saveArticles([makeArticle("a")], forQuery: "q", fetchedAt: at)
+    }
+    await #expect(throws: Boom.self) {
+      try await storage.write { db in try db.execute("INSERT INTO event (id) VALUES ('raw')") }
+    }
+    #expect(try await storage.articleCount() == 0)
+    #expect(try await storage.int("SELECT count(*) FROM event") == 0)
+    try await expectNothingBefore(sentinel: 1, storage, log)
+  }
 }

@@ -51,4 +51,25 @@ struct StatementBindingTests {
     #expect(error?.underlying?.code == 21)
     #expect(error?.underlying?.sql?.hasPrefix("INSERT INTO query_fetch") == true)
   }
+
+  @Test("the statement cache keeps the most recently used statements, at most its limit, and finalizes the oldest")
+  func statementCacheIsBounded() throws {
+    let connection = try Connection(path: ":memory:")
+    let limit = Connection.statementCacheLimit
+    let first = try connection.cachedStatement("SELECT 0")
+    for index in 1..<limit { _ = try connection.cachedStatement("SELECT \(index)") }
+    let full = connection.preparedStatementCount
+    #expect(full == limit)
+    // Within the limit: found again, nothing prepared.
+    #expect(try connection.cachedStatement("SELECT 0") === first)
+    #expect(connection.preparedStatementCount == full)
+    // One more: the least recently used ("SELECT 1"; "SELECT 0" was just used) makes room.
+    _ = try connection.cachedStatement("SELECT \(limit)")
+    _ = try connection.cachedStatement("SELECT 0")
+    #expect(connection.preparedStatementCount == full + 1)
+    _ = try connection.cachedStatement("SELECT 1")
+    #expect(connection.preparedStatementCount == full + 2)
+    // A statement evicted while a caller holds it still works.
+    #expect(try first.fetchOne { $0.int64(0) } == 0)
+  }
 }

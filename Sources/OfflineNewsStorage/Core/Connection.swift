@@ -20,7 +20,7 @@ public final class Connection {
   private var statementUses = 0
   /// How many statements are kept prepared at most: the least recently used one is finalized to make room.
   /// Multi-row statements have one text per row count, so without a bound a long sync would keep every size.
-  static let statementCacheLimit = 256
+  package static let statementCacheLimit = 256
   /// The number of statements this connection has prepared (`sqlite3_prepare_v3`) since it opened, cached or
   /// not: tests show with it that a repeated save prepares nothing.
   package private(set) var preparedStatementCount = 0
