@@ -353,4 +353,18 @@ struct ChangeStreamTests {
     #expect(try await storage.int("SELECT count(*) FROM event") == 0)
     try await expectNothingBefore(sentinel: 1, storage, log)
   }
+
+  @Test("an entity recorded in the database whose table was dropped does not stop the open; raw writes still publish")
+  func recordedEntityWithoutTable() async throws {
+    let database = TestDatabase()
+    let first = try database.open(entities: People.all + [event])
+    await first.close()
+    let connection = try Connection(path: database.path)
+    try connection.execute(sql: "DROP TABLE tag")
+    let storage = try database.open(entities: [event])
+    #expect(storage.entities.contains { $0.name == "tag" }, "still recorded in schema_entity")
+    let log = ChangeLog(storage)
+    try await storage.write { db in try db.execute("INSERT INTO event (id) VALUES ('e')") }
+    #expect(await log.next() == [StorageChange(entity: "event", inserted: ids("e"))])
+  }
 }

@@ -37,8 +37,14 @@ final class ChangeCapture {
       capture.record(arguments)
       sqlite3_result_null(context)
     }
+    // Only on tables that exist: an entity recorded in schema_entity whose table someone dropped is no reason to
+    // refuse the open.
+    var tables = Set<String>()
+    let statement = try db.makeStatement("SELECT name FROM sqlite_master WHERE type = 'table'")
+    try statement.bind([])
+    while try statement.step() { tables.insert(Row(statement: statement).string(0) ?? "") }
     for entity in entities {
-      for statement in triggers(for: entity) { try db.execute(sql: statement) }
+      for (table, statement) in triggers(for: entity) where tables.contains(table) { try db.execute(sql: statement) }
     }
     db.changeCapture = capture
   }
@@ -126,18 +132,21 @@ final class ChangeCapture {
     outcomes[entity] = entry
   }
 
-  /// The `CREATE TEMP TRIGGER` statements that capture `entity`'s rows and its to-many links.
-  static func triggers(for entity: EntityDescription) -> [String] {
+  /// The `CREATE TEMP TRIGGER` statements that capture `entity`'s rows and its to-many links, with their tables.
+  static func triggers(for entity: EntityDescription) -> [(table: String, sql: String)] {
     let q = EntityDescription.quote
     let literal = "'" + entity.name.replacingOccurrences(of: "'", with: "''") + "'"
     let old = entity.identity.map { "old.\(q($0))" }.joined(separator: ", ")
     let new = entity.identity.map { "new.\(q($0))" }.joined(separator: ", ")
-    func trigger(_ table: String, _ event: String, _ calls: [String]) -> String {
+    func trigger(_ table: String, _ event: String, _ calls: [String]) -> (String, String) {
       let body = calls.map { "SELECT offlinenews_changed(\(literal), \($0)); " }.joined()
-      return """
+      return (
+        table,
+        """
         CREATE TEMP TRIGGER IF NOT EXISTS \(q("offlinenews_capture_\(table)_\(event.lowercased())")) \
         AFTER \(event) ON main.\(q(table)) WHEN offlinenews_capturing() BEGIN \(body)END
         """
+      )
     }
     var statements = [
       trigger(entity.name, "INSERT", ["\(insert), \(new)"]),
