@@ -64,6 +64,9 @@ let package = Package(
       name: "news-bench", dependencies: ["OfflineNews"], path: "Sources/NewsBench", swiftSettings: strict),
 
     .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
+    // `news` with a crash injected through the package-only fault seams, for the crash-safety tests.
+    .executableTarget(
+      name: "news-with-fault", dependencies: ["NewsCLI"], path: "Tests/NewsWithFault", swiftSettings: strict),
     .testTarget(name: "OfflineNewsModelTests", dependencies: ["OfflineNewsModel", "TestSupport"]),
     .testTarget(name: "OfflineNewsStorageTests", dependencies: ["OfflineNewsStorage", "TestSupport"]),
     .testTarget(name: "OfflineNewsNetworkTests", dependencies: ["OfflineNewsNetwork", "TestSupport"]),

@@ -43,8 +43,10 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
 export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
 
 # Swift 6 mode and the package's upcoming features; -enable-testing so harnesses can `@testable import NewsCLI`.
+# -package-name: as SwiftPM passes it, so that `package` declarations (the test fault seams) compile.
 flags=(-swift-version 6 -enable-upcoming-feature ExistentialAny -parse-as-library -sanitize=fuzzer,address
-  -O -g -enable-testing -I "$out/mods" -I Sources/CSQLite -module-cache-path "$out/module-cache")
+  -O -g -enable-testing -package-name OfflineNews -I "$out/mods" -I Sources/CSQLite
+  -module-cache-path "$out/module-cache")
 
 # build_module NAME [DEPENDENCY.o…]: compiles Sources/NAME (all .swift files below it) to $out/obj/NAME.o and its
 # .swiftmodule, unless that object is newer than every source and every dependency's object.

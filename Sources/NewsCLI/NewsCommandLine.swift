@@ -13,6 +13,8 @@ public struct NewsCommandLine: Sendable {
   let currentDirectory: String
   let console: Console
   let now: @Sendable () -> Date
+  /// What a test helper injects (``CommandFaults``); none in the product.
+  package var faults = CommandFaults()
 
   /// - Parameters:
   ///   - environment: the process environment (`NEWSAPI_KEY`, `NEWS_CONFIG`, `XDG_DATA_HOME`, `HOME`, …).
@@ -126,8 +128,19 @@ public struct NewsCommandLine: Sendable {
       explicitPath: arguments.value("config"), environment: environment, currentDirectory: currentDirectory)
     return CommandContext(
       configuration: configuration, environment: environment, currentDirectory: currentDirectory, console: console,
-      now: now)
+      now: now, faults: faults)
   }
+}
+
+/// Crashes a test helper injects into a command, to show what a kill at the worst moment leaves behind: set only by
+/// the `news-with-fault` test executable, never read from the environment.
+package struct CommandFaults: Sendable {
+  /// Injected into the storage context every command opens.
+  package var storage = StorageFaults()
+  /// Called by `news sync` right after a page is staged, before it is imported.
+  package var afterPageStaged: (@Sendable () -> Void)?
+
+  package init() {}
 }
 
 /// What every command gets: configuration, environment, console, clock; and the composition of the repository.
@@ -137,6 +150,7 @@ struct CommandContext: Sendable {
   var currentDirectory: String
   var console: Console
   var now: @Sendable () -> Date
+  var faults = CommandFaults()
 
   /// The URL under which a cached article is stored for a URL typed by the user: as typed, else as the importer
   /// stores URLs (`URL(string:)`, which percent-encodes non-ASCII characters: `?q=ü` is kept as `?q=%C3%BC`).
@@ -171,7 +185,7 @@ struct CommandContext: Sendable {
     let storage: StorageContext
     do {
       storage = try StorageContext(
-        path: databasePath(arguments), entities: entities, eviction: configuration.eviction)
+        path: databasePath(arguments), entities: entities, eviction: configuration.eviction, faults: faults.storage)
     } catch {
       throw CommandFailure(.storage, error.description)
     }

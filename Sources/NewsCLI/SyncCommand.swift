@@ -146,9 +146,7 @@ struct SyncCommand {
         engine.now = context.now
         engine.fromTheBeginning = arguments.flag("full")
         engine.deleteMissing = arguments.flag("delete-missing")
-        if context.environment["OFFLINENEWS_FAULT"] == "kill-after-stage" {
-          engine.pageStaged = { _ in kill(getpid(), SIGKILL) }
-        }
+        if let afterPageStaged = context.faults.afterPageStaged { engine.pageStaged = { _ in afterPageStaged() } }
         let progress = SyncProgressLine(source: source.name, console: console, quiet: json)
         report = await engine.sync { progress.update($0) }
         progress.finish()

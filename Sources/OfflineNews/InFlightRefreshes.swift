@@ -43,17 +43,35 @@ private final class OutcomeBox: Sendable {
 /// A refresh is an unstructured task: it goes on (and saves) when the reads waiting for it stop waiting, which is
 /// how a read can serve the cache at its deadline while the request finishes in the background.
 actor InFlightRefreshes {
-  private var running: [String: (id: Int, refresh: Refresh)] = [:]
+  private var running: [String: (id: Int, refresh: Refresh, readers: Int)] = [:]
   private var nextID = 0
+  /// Callers of ``waitForReaders(_:key:)``.
+  private var readerWaiters: [(key: String, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
   /// The refresh running for `key`, or a new one running `operation`.
   func refresh(for key: String, _ operation: @escaping @Sendable () async -> RefreshOutcome) -> Refresh {
-    if let entry = running[key] { return entry.refresh }
-    let id = nextID
-    nextID += 1
-    let refresh = Refresh(operation) { await self.finished(key, id: id) }
-    running[key] = (id, refresh)
+    let refresh: Refresh
+    if let entry = running[key] {
+      refresh = entry.refresh
+      running[key]?.readers += 1
+    } else {
+      let id = nextID
+      nextID += 1
+      refresh = Refresh(operation) { await self.finished(key, id: id) }
+      running[key] = (id, refresh, 1)
+    }
+    let readers = running[key]?.readers ?? 0
+    let ready = readerWaiters.filter { $0.key == key && $0.count <= readers }
+    readerWaiters.removeAll { $0.key == key && $0.count <= readers }
+    for waiter in ready { waiter.continuation.resume() }
     return refresh
+  }
+
+  /// Returns once `count` reads (the first included) share the refresh running for `key`: for tests, which start
+  /// concurrent reads and must know that they have all joined before letting the refresh finish.
+  func waitForReaders(_ count: Int, key: String) async {
+    if let readers = running[key]?.readers, readers >= count { return }
+    await withCheckedContinuation { readerWaiters.append((key, count, $0)) }
   }
 
   /// The refreshes running now.

@@ -371,9 +371,16 @@ public final class NewsRepository: Sendable {
   /// The refresh of `query` running now, or a new one: concurrent reads share one.
   private func refresh(_ query: NewsQuery, maxAge: TimeInterval?, pages: Int) async -> Refresh {
     let pages = query.url.isFileURL ? 1 : max(1, pages)
-    return await inFlight.refresh(for: "\(pages) \(query.cacheKey)") { [self] in
+    return await inFlight.refresh(for: Self.refreshKey(query, pages: pages)) { [self] in
       await fetchAndStore(query, maxAge: maxAge, pages: pages)
     }
+  }
+
+  private static func refreshKey(_ query: NewsQuery, pages: Int) -> String { "\(pages) \(query.cacheKey)" }
+
+  /// Returns once `count` reads share the refresh of `query` running now (for tests of de-duplication).
+  func waitForReaders(_ count: Int, of query: NewsQuery, pages: Int = 1) async {
+    await inFlight.waitForReaders(count, key: Self.refreshKey(query, pages: query.url.isFileURL ? 1 : max(1, pages)))
   }
 
   /// One refresh: the network (conditional when the cached rows are complete and have validators), then the

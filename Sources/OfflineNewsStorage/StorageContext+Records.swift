@@ -19,7 +19,7 @@ extension StorageContext {
     let columns = entity.columns
     let toMany = entity.relationships.filter { $0.kind == .toMany }
     return try await read { db in
-      var records = try db.makeStatement(select.sql).fetchAll(select.arguments) { row in
+      var records = try db.cachedStatement(select.sql).fetchAll(select.arguments) { row in
         Record(
           entity: entity.name,
           values: Dictionary(uniqueKeysWithValues: zip(columns, row.values(count: columns.count))))
@@ -42,7 +42,7 @@ extension StorageContext {
   public func count(_ request: FetchRequest) async throws -> Int {
     let count = try SQLCompiler(entity: try entity(request.entity)).count(request)
     return try await read { db in
-      let value: Int64?? = try db.makeStatement(count.sql).fetchOne(count.arguments) { $0.int64(0) }
+      let value: Int64?? = try db.cachedStatement(count.sql).fetchOne(count.arguments) { $0.int64(0) }
       return Int((value ?? nil) ?? 0)
     }
   }
@@ -60,7 +60,7 @@ extension StorageContext {
     let sql =
       "DELETE FROM \(EntityDescription.quote(entity.name))\(condition.sql) RETURNING \(compiler.identityColumns())"
     return try await writeAndPublish { db in
-      let deleted = try db.makeStatement(sql).fetchAll(condition.arguments) { row in
+      let deleted = try db.cachedStatement(sql).fetchAll(condition.arguments) { row in
         Identity(row.values(count: entity.identity.count))
       }
       try RecordWriter(db: db, entities: [entity]).deleteJoinRows(entity, owners: deleted)

@@ -20,7 +20,8 @@ import Synchronization
 /// - Opening sets WAL, a busy timeout, `foreign_keys=ON`, `synchronous=NORMAL`; runs the numbered migrations in
 ///   one transaction; then creates or extends the tables of the declared entities. A database whose schema is
 ///   newer than this build's is refused before anything is written to it.
-/// - Committed changes are published to ``changes()`` observers.
+/// - Committed changes, of every write, are published to ``changes(bufferLimit:)`` observers, in commit order.
+/// - ``close()`` ends it: calls made afterwards throw ``StorageError/Kind/closed``.
 ///
 /// Related SQLite documentation: <https://www.sqlite.org/wal.html>, <https://www.sqlite.org/isolation.html>
 public final class StorageContext: Sendable {
@@ -38,9 +39,12 @@ public final class StorageContext: Sendable {
   public let readOnlyCause: StorageError?
 
   let writer: SerialConnection
-  private let readers: [SerialConnection]
-  private let nextReader = Atomic<Int>(0)
+  /// The read-only connections; empty for `:memory:` and a database opened read-only, whose reads use the writer.
+  private let readers: ReaderPool
   let broadcaster = ChangeBroadcaster()
+  /// What tests inject (``StorageFaults``); empty in the product.
+  private let faults: StorageFaults
+  private let isClosed = Atomic<Bool>(false)
 
   /// The schema version this build creates and understands.
   public static var schemaVersion: Int { Migrator(migrations: Schema.migrations).latestVersion }
@@ -56,11 +60,23 @@ public final class StorageContext: Sendable {
   /// - Throws: ``StorageError`` naming `path`: `.newerSchema` (file untouched), `.notADatabase`, `.cannotOpen`,
   ///   `.readOnly`, `.diskFull`, `.busy`, `.incompatibleSchema`. A database that can be read but not written (a
   ///   read-only folder or mount, a full disk) opens read-only instead: see ``readOnlyCause``.
-  public init(
+  public convenience init(
     path: String, entities: [EntityDescription] = [], eviction: EvictionPolicy = .none, readers: Int = 2,
     busyTimeout: Double = 5
   ) throws(StorageError) {
+    try self.init(
+      path: path, entities: entities, eviction: eviction, readers: readers, busyTimeout: busyTimeout,
+      faults: StorageFaults())
+  }
+
+  /// Opens the database like ``init(path:entities:eviction:readers:busyTimeout:)``, with `faults` injected into its
+  /// transactions: for tests and test helpers only.
+  package init(
+    path: String, entities: [EntityDescription] = [], eviction: EvictionPolicy = .none, readers: Int = 2,
+    busyTimeout: Double = 5, faults: StorageFaults
+  ) throws(StorageError) {
     self.path = path
+    self.faults = faults
     self.eviction = eviction
     var all = [EntityDescription.article]
     for entity in entities {
@@ -95,25 +111,33 @@ public final class StorageContext: Sendable {
       }
     }
     self.entities = all
-    writeConnection.killBeforeCommit =
-      ProcessInfo.processInfo.environment["OFFLINENEWS_FAULT"] == "kill-before-commit"
+    if readOnlyCause == nil {
+      do {
+        try ChangeCapture.install(on: writeConnection, entities: all)
+      } catch {
+        throw StorageError(error, path: path)
+      }
+    }
     writer = SerialConnection(writeConnection, label: "OfflineNews.writer")
     var pool: [SerialConnection] = []
     if path != ":memory:" && readOnlyCause == nil {
+      let openReader: @Sendable () throws(SQLiteError) -> Connection = { () throws(SQLiteError) -> Connection in
+        // Read-write but query_only: a read-only connection cannot checkpoint, and when it is the last to close it
+        // would leave the committed data in the -wal file beside a main file that lacks it.
+        let connection = try Connection(path: path, busyTimeout: busyTimeout)
+        try connection.execute(sql: "PRAGMA query_only = ON")
+        try connection.execute(sql: "PRAGMA foreign_keys = ON")
+        return connection
+      }
       for index in 0..<max(1, readers) {
-        do {
-          // Read-write but query_only: a read-only connection cannot checkpoint, and when it is the last to close it
-          // would leave the committed data in the -wal file beside a main file that lacks it.
-          let connection = try Connection(path: path, busyTimeout: busyTimeout)
-          try connection.execute(sql: "PRAGMA query_only = ON")
-          try connection.execute(sql: "PRAGMA foreign_keys = ON")
-          pool.append(SerialConnection(connection, label: "OfflineNews.reader\(index)"))
+        do throws(SQLiteError) {
+          pool.append(SerialConnection(try openReader(), label: "OfflineNews.reader\(index)", reopen: openReader))
         } catch {
           throw StorageError(error, path: path)
         }
       }
     }
-    self.readers = pool
+    self.readers = ReaderPool(pool, path: path)
   }
 
   private static func openWriter(path: String, busyTimeout: Double, entities: [EntityDescription])
@@ -248,36 +272,70 @@ public final class StorageContext: Sendable {
   /// Runs `body` in a write transaction (`BEGIN IMMEDIATE` … `COMMIT`) on the writer connection; if it throws,
   /// everything it did is rolled back and the error rethrown, SQLite errors as ``StorageError``.
   ///
-  /// Raw writes made here are not published to ``changes()``.
+  /// For example:
+  /// ```swift
+  /// try await storage.write { db in try db.execute("UPDATE article SET isRead = 1 WHERE sourceName = ?1", [.text("BBC")]) }
+  /// ```
+  ///
+  /// The rows it inserts, updates and deletes in the tables of ``entities`` (and their to-many join tables, as an
+  /// update of the owner) are published to ``changes(bufferLimit:)`` after the commit, like the changes of every
+  /// other write. A savepoint `body` rolls back itself still counts as changed.
+  ///
+  /// - Throws: ``StorageError`` (`.closed` after ``close()``, `.readOnly` and the like on a read-only database), or
+  ///   what `body` throws.
   public func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-    try await writeAndPublish { db in (try body(db), []) }
+    try await performWrite(capturing: true) { db in (try body(db), []) }
   }
 
-  /// Runs `body` in a read transaction on one of the read-only connections (the writer for `:memory:`). It sees
-  /// the last committed state as of its first read, however long it runs, and never waits for a write.
+  /// Runs `body` in a read transaction on a free read-only connection, waiting for one while every reader is in
+  /// use (the writer for `:memory:` and a database opened read-only). It sees the last committed state as of its
+  /// first read, however long it runs, and never waits for a write.
+  ///
+  /// When `body` or the transaction's `COMMIT` fails, the transaction is rolled back before the reader serves
+  /// another read; a reader that cannot end its transaction is closed and replaced by a new connection.
+  ///
+  /// - Throws: ``StorageError`` (`.closed` after ``close()``), what `body` throws, or `CancellationError` when the
+  ///   task is cancelled while it waits for a reader.
   public func read<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-    let connection =
-      readers.isEmpty ? writer : readers[nextReader.wrappingAdd(1, ordering: .relaxed).oldValue % readers.count]
+    try checkOpen()
+    let beforeCommit = faults.beforeReadCommit
     return try await mapErrors {
-      try await connection.run { db in
-        try db.execute(sql: "BEGIN DEFERRED")
-        defer { try? db.execute(sql: "COMMIT") }
-        return try body(db)
-      }
+      if readers.readers.isEmpty { return try await writer.read(body, beforeCommit: beforeCommit) }
+      let reader = try await readers.checkOut()
+      defer { readers.checkIn(reader) }
+      return try await reader.read(body, beforeCommit: beforeCommit)
     }
   }
 
-  /// A stream of the changes committed from now on, one element per entity per transaction.
+  /// A stream of the changes committed from now on: for each transaction, in commit order, one
+  /// ``StorageEvent/change(_:)`` per entity it changed. Every write publishes, raw ``write(_:)`` included.
   ///
   /// For example:
   /// ```swift
-  /// for await change in storage.changes() where change.entity == "article" { print(change.inserted) }
+  /// for await event in storage.changes() {
+  ///   switch event {
+  ///   case .change(let change) where change.entity == "article": print(change.inserted)
+  ///   case .change: break
+  ///   case .missedChanges: reloadEverything()
+  ///   }
+  /// }
   /// ```
-  public func changes() -> AsyncStream<StorageChange> { broadcaster.stream() }
+  ///
+  /// Memory is bounded: an observer that falls `bufferLimit` changes behind loses the changes it has not taken and
+  /// gets one ``StorageEvent/missedChanges`` in their place, then the changes committed after it. The stream ends
+  /// when the context is closed (``close()``) or deinitialized, or when the task iterating it is cancelled.
+  ///
+  /// - Parameter bufferLimit: how many changes (at least 1) may wait for the observer.
+  public func changes(bufferLimit: Int = 1000) -> AsyncStream<StorageEvent> {
+    broadcaster.stream(bufferLimit: bufferLimit)
+  }
 
   /// Calls `trace` with the SQL of every statement the writer starts from now on (`sqlite3_trace_v2`), or stops
   /// tracing when `nil`. For tests and diagnostics: it shows how many statements a save costs.
+  ///
+  /// - Throws: ``StorageError`` `.closed` after ``close()``.
   public func traceWrites(_ trace: (@Sendable (String) -> Void)?) async throws {
+    try checkOpen()
     try await writer.run { db in db.setTrace(trace) }
   }
 
@@ -286,16 +344,53 @@ public final class StorageContext: Sendable {
     try await read { Int(try $0.scalarInt("PRAGMA user_version") ?? 0) }
   }
 
+  /// Closes the database: reads and writes already running finish, then every connection is closed (the last one
+  /// checkpoints the WAL into the database file and removes the `-wal`); every call made after `close()` begins
+  /// throws ``StorageError`` `.closed`, and every ``changes(bufferLimit:)`` stream ends. Calling it again does
+  /// nothing more.
+  ///
+  /// Without `close()`, the connections close when the context is deinitialized.
+  public func close() async {
+    isClosed.store(true, ordering: .sequentiallyConsistent)
+    readers.close()
+    for reader in readers.readers { await reader.close() }
+    await writer.close()
+    broadcaster.finish()
+  }
+
+  private func checkOpen() throws(StorageError) {
+    if isClosed.load(ordering: .sequentiallyConsistent) { throw StorageError(kind: .closed, path: path) }
+  }
+
   /// Writes in a transaction, then publishes the changes the body reports, after the commit.
   func writeAndPublish<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> (T, [StorageChange]))
     async throws -> T
   {
+    try await performWrite(capturing: false, body)
+  }
+
+  /// The one path of every write: a `BEGIN IMMEDIATE` transaction on the writer, the test's fault right before
+  /// `COMMIT`, then — on the writer, right after the commit, so that observers see changes in commit order — the
+  /// publication of what changed: what `body` reports, or, `capturing`, the rows its statements changed in the
+  /// entities' tables (``ChangeCapture``).
+  private func performWrite<T: Sendable>(
+    capturing: Bool, _ body: @escaping @Sendable (Connection) throws -> (T, [StorageChange])
+  ) async throws -> T {
+    try checkOpen()
     if let readOnlyCause { throw readOnlyCause }
     let broadcaster = self.broadcaster
+    let beforeCommit = faults.beforeWriteCommit
     return try await mapErrors {
       try await writer.run { db in
-        let (result, changes) = try db.inTransaction { try body(db) }
-        // Published on the writer, right after the commit: observers see changes in commit order.
+        let capture = capturing ? db.changeCapture : nil
+        capture?.begin()
+        defer { capture?.stop() }
+        let (result, changes) = try db.inTransaction {
+          var (result, changes) = try body(db)
+          if let capture { changes += capture.collected() }
+          try beforeCommit?()
+          return (result, changes)
+        }
         broadcaster.publish(changes)
         return result
       }

@@ -26,6 +26,8 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
     /// An entity description is invalid, or differs from the stored entity in a way only a numbered migration can
     /// handle (a type change, a removed attribute, a new identity). The file was not modified.
     case incompatibleSchema(String)
+    /// The storage context was closed (``StorageContext/close()``) before this call: nothing was read or written.
+    case closed
     /// Any other SQLite failure.
     case other
   }
@@ -83,6 +85,7 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
     case .busy: reason = "the database is locked by another process"
     case .invalidRequest(let problem): reason = problem
     case .incompatibleSchema(let problem): reason = "incompatible schema: \(problem)"
+    case .closed: reason = "the storage context was closed; nothing was read or written"
     case .other: reason = "storage failure"
     }
     var text = "database \(path): \(reason)"

@@ -63,7 +63,8 @@ public struct ParseSyncEngine: Sendable {
   /// Where eager downloads go (see ``FileStore``); `nil` disables file downloads.
   public var fileFolder: URL?
   /// Called after each page is staged, before it is imported: a fault-injection point for tests and tools
-  /// (`news sync` kills itself there when `OFFLINENEWS_FAULT=kill-after-stage`). Throwing stops the class's sync.
+  /// (the crash tests' `news-with-fault kill-after-stage sync …` kills itself there). Throwing stops the class's
+  /// sync.
   public var pageStaged: @Sendable (SyncBookkeeping.StagedPage) async throws -> Void = { _ in }
   /// The clock (`syncedAt`, import times).
   public var now: @Sendable () -> Date = { Date() }

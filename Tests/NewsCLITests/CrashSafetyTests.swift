@@ -7,10 +7,17 @@ import Testing
 @Suite("news import killed mid-save", .serialized)
 struct CrashSafetyTests {
   /// The `news` executable built beside the test bundle.
-  static var newsBinary: URL? {
+  static var newsBinary: URL? { builtExecutable("news") }
+
+  /// The `news-with-fault` test executable (`Tests/NewsWithFault`): `news` with a crash injected through the
+  /// package-only fault seams.
+  static var faultyNewsBinary: URL? { builtExecutable("news-with-fault") }
+
+  /// An executable of this package, built beside the test bundle.
+  static func builtExecutable(_ name: String) -> URL? {
     let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     for candidate in [directory, directory.deletingLastPathComponent()] {
-      let url = candidate.appendingPathComponent("news")
+      let url = candidate.appendingPathComponent(name)
       if FileManager.default.isExecutableFile(atPath: url.path) { return url }
     }
     return nil
@@ -51,6 +58,7 @@ struct CrashSafetyTests {
   @Test("SIGKILL right before COMMIT keeps exactly the old rows; the next run completes")
   func killBeforeCommit() async throws {
     let binary = try #require(Self.newsBinary, "the news executable is built beside the tests")
+    let faulty = try #require(Self.faultyNewsBinary, "the news-with-fault executable is built beside the tests")
     let directory = TemporaryDirectory("news-kill")
     let db = directory.path("news.sqlite")
     let sample = Fixtures.configDirectory.appendingPathComponent("sample/top-headlines.json").path
@@ -63,8 +71,8 @@ struct CrashSafetyTests {
 
     let big = directory.path("big.json")
     try Self.writeLargeResponse(20_000, to: big)
-    let killed = try Self.run(
-      binary, ["import", big, "--db", db], environment: ["OFFLINENEWS_FAULT": "kill-before-commit"])
+    // Killed at the end of the save's transaction: every one of the 20,000 rows written, nothing committed.
+    let killed = try Self.run(faulty, ["kill-before-commit", "import", big, "--db", db])
     await killed.exited()
     #expect(killed.terminationReason == .uncaughtSignal)
     #expect(killed.terminationStatus == SIGKILL)
@@ -95,6 +103,7 @@ struct CrashSafetyTests {
     var killedMidway = 0
     for _ in 0..<6 {
       let process = try Self.run(binary, ["import", big, "--db", db])
+      // The kill comes at a random moment: the delay is the test's input, not a synchronisation.
       try await Task.sleep(for: .milliseconds(Int.random(in: 20...400, using: &generator)))
       if process.isRunning {
         kill(process.processIdentifier, SIGKILL)

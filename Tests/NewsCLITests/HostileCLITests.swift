@@ -559,7 +559,9 @@ extension HostileCLITests {
       #expect(listing(cli.directory.url.path).filter { $0.hasPrefix("notes.txt") } == ["notes.txt"])
     }
 
-    @Test("a read-only database: writes exit 74 naming it, untouched; the cache is still listed")
+    @Test(
+      "a read-only database: writes exit 74 naming it, untouched; the cache is still listed",
+      .enabled(if: FaultCapabilities.canMakeFileReadOnly, "as root, needs chattr +i to make a file read-only"))
     func readOnly() async throws {
       let cli = CLIHarness()
       let sample = Fixtures.configDirectory.appendingPathComponent("sample/top-headlines.json").path
@@ -568,10 +570,7 @@ extension HostileCLITests {
       // Root ignores permission bits: make the file immutable instead (ext4, xfs, btrfs, tmpfs ≥ 6.0).
       let immutable = geteuid() == 0
       if immutable {
-        guard runTool(chattr, ["+i", cli.database]) else {
-          print("◇ SKIPPED: running as root and `chattr +i` failed here; a read-only file cannot be made")
-          return
-        }
+        try #require(runTool(chattr, ["+i", cli.database]), "chattr +i \(cli.database) failed")
       } else {
         try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: cli.database)
       }

@@ -42,7 +42,9 @@ struct NewsCommandLineTests {
     #expect(FileManager.default.fileExists(atPath: cli.directory.path("data/news/news.sqlite")))
   }
 
-  @Test("every real NewsAPI capture imports with its exact count and instants", .enabled(if: Fixtures.hasSharedReal))
+  @Test(
+    "every real NewsAPI capture imports with its exact count and instants",
+    .enabled(if: Fixtures.hasSharedReal, "needs ../shared/fixtures/real"))
   func importRealCaptures() async throws {
     let cli = CLIHarness()
     let files: [(name: String, saved: Int, skipped: Int)] = [
@@ -53,7 +55,7 @@ struct NewsCommandLineTests {
     ]
     var total = 0
     for file in files {
-      let url = try #require(Fixtures.sharedReal(file.name))
+      let url = try Fixtures.sharedReal(file.name)
       let imported = await cli.run("import", url.path, "--db", cli.database, "--json")
       #expect(imported.status == 0, "\(file.name): \(imported.err)")
       let report = try imported.json()

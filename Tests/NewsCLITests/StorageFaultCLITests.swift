@@ -41,9 +41,11 @@ struct StorageFaultCLITests {
     #expect(outcome.err.contains(words), "\(outcome.err)")
   }
 
-  @Test("disk full during an import (plain, --mapping): exit 74 'disk is full', the old cache intact, then it works")
+  @Test(
+    "disk full during an import (plain, --mapping): exit 74 'disk is full', the old cache intact, then it works",
+    .enabled(if: FaultCapabilities.canMountTmpfs, "needs root and permission to mount a tmpfs"))
   func diskFull() async throws {
-    guard let mount = ScratchMount.make("512k") else { return }
+    let mount = try ScratchMount.make("512k")
     let cli = CLIHarness()
     let db = mount.path("news.sqlite")
     let big = cli.directory.path("big.json")
@@ -71,9 +73,11 @@ struct StorageFaultCLITests {
 
   // Was a bug: with no byte left on the disk, `news list` failed with "storage failure (SQLite 10: disk I/O
   // error)": the cache could not be read, and the message did not say why.
-  @Test("regression: a completely full disk: 'news list' still serves the cache; an import says 'disk is full'")
+  @Test(
+    "regression: a completely full disk: 'news list' still serves the cache; an import says 'disk is full'",
+    .enabled(if: FaultCapabilities.canMountTmpfs, "needs root and permission to mount a tmpfs"))
   func completelyFull() async throws {
-    guard let mount = ScratchMount.make("512k") else { return }
+    let mount = try ScratchMount.make("512k")
     let cli = CLIHarness()
     let db = mount.path("news.sqlite")
     #expect(await cli.run("import", Self.sample, "--db", db, "--config", cli.bundledConfig).status == 0)
@@ -89,7 +93,9 @@ struct StorageFaultCLITests {
     #expect(try OfflineNewsStorageProbe(path: db).integrity() == "ok")
   }
 
-  @Test("a write lock held by another process past the busy timeout: import, fetch exit 74 'locked'; list works")
+  @Test(
+    "a write lock held by another process past the busy timeout: import, fetch exit 74 'locked'; list works",
+    .enabled(if: FaultCapabilities.hasSQLiteTool, "needs the sqlite3 command line tool"))
   func lockHeld() async throws {
     let cli = CLIHarness()
     let db = cli.database
@@ -99,7 +105,7 @@ struct StorageFaultCLITests {
     let other = cli.directory.path("other.json")
     try Self.writeBulkyResponse(5, prefix: "other", to: other)
 
-    guard let holder = try SQLiteLockHolder.start(db) else { return }
+    let holder = try SQLiteLockHolder.start(db)
     defer { holder.release() }
     for command in [["import", other], ["fetch", "--url", other]] {
       let started = Date()
@@ -152,9 +158,11 @@ struct StorageFaultCLITests {
 
   // Was a bug: `news list` on a read-only mount said "cannot open or create the file (missing folder or no
   // permission)": SQLite could not create -shm beside the WAL database, so the cache could not be read.
-  @Test("regression: a read-only mount: 'news list' serves the cache; an import exits 74 'read-only', untouched")
+  @Test(
+    "regression: a read-only mount: 'news list' serves the cache; an import exits 74 'read-only', untouched",
+    .enabled(if: FaultCapabilities.canMountTmpfs, "needs root and permission to mount a tmpfs"))
   func readOnlyMount() async throws {
-    guard let mount = ScratchMount.make("4m") else { return }
+    let mount = try ScratchMount.make("4m")
     let cli = CLIHarness()
     let db = mount.path("news.sqlite")
     #expect(await cli.run("import", Self.sample, "--db", db, "--config", cli.bundledConfig).status == 0)

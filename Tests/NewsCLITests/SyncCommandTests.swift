@@ -81,14 +81,14 @@ struct SyncCommandTests {
 
   @Test("SIGKILL right after a page is staged: the next sync imports it and finishes, without duplicates")
   func killAfterStage() async throws {
-    let binary = try #require(CrashSafetyTests.newsBinary, "the news executable is built beside the tests")
+    let faulty = try #require(
+      CrashSafetyTests.faultyNewsBinary, "the news-with-fault executable is built beside the tests")
     let stub = try ParseServerStub()
     Self.seed(stub)
     let cli = CLIHarness()
     let config = try Self.writeConfig(cli, serverURL: stub.serverURL, classes: #"["Article"]"#)
     let killed = try CrashSafetyTests.run(
-      binary, ["sync", "--config", config, "--db", cli.database], environment: ["OFFLINENEWS_FAULT": "kill-after-stage"]
-    )
+      faulty, ["kill-after-stage", "sync", "--config", config, "--db", cli.database])
     await killed.exited()
     #expect(killed.terminationReason == .uncaughtSignal)
     #expect(killed.terminationStatus == SIGKILL)
@@ -127,6 +127,7 @@ struct SyncCommandTests {
     while !finished, runs < 40 {
       runs += 1
       let process = try CrashSafetyTests.run(binary, ["sync", "--config", config, "--db", cli.database])
+      // The kill comes at a random moment: the delay is the test's input, not a synchronisation.
       try await Task.sleep(for: .milliseconds(Int.random(in: 30...300, using: &generator)))
       if process.isRunning {
         kill(process.processIdentifier, SIGKILL)

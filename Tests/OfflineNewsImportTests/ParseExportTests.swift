@@ -7,7 +7,9 @@ import Testing
 /// The Parse Server (back4app) export in `../shared/fixtures/real/parse-back4app-*.json`, through the shipped
 /// `parse-server` mapping: Article → ArticleCategory (Pointer), → _User (Pointer), → ArticleTag (Relation, members in
 /// `_Join:tags:Article`).
-@Suite("Parse Server export: import order does not change the graph")
+@Suite(
+  "Parse Server export: import order does not change the graph",
+  .enabled(if: Fixtures.hasSharedReal, "needs ../shared/fixtures/real"))
 struct ParseExportTests {
   static let prescribed = ["_User", "ArticleCategory", "ArticleTag", "Article", "_Join_tags_Article"]
   static let user = "UZ76K07znv"
@@ -56,11 +58,11 @@ struct ParseExportTests {
   /// Imports the five files in `order`, checking each step's report and row counts.
   func importAll(
     _ order: [String], reports: [[String: Int]], rowCounts: [[Int]], sourceLocation: SourceLocation = #_sourceLocation
-  ) async throws -> Graph? {
+  ) async throws -> Graph {
     let mapping = try shippedMapping("parse-server")
     let store = try TestStore(mapping)
     for (step, name) in order.enumerated() {
-      guard let url = Fixtures.sharedReal("parse-back4app-\(name).json") else { return nil }
+      let url = try Fixtures.sharedReal("parse-back4app-\(name).json")
       let root = mapping.root(matchingFileName: url.lastPathComponent)
       #expect(root == name.replacingOccurrences(of: "_Join_tags_Article", with: "_Join:tags:Article"))
       let selected = try mapping.selecting(root: root ?? "")
@@ -93,12 +95,11 @@ struct ParseExportTests {
         expectedCounts(inserted: 1, updated: 3), expectedCounts(updated: 1),
       ],
       rowCounts: [[0, 0, 2, 0, 3], [3, 3, 2, 1, 3], [3, 3, 4, 1, 3], [3, 4, 4, 1, 3], [3, 4, 4, 1, 3]])
-    guard let forward, let reverse else { return }
     #expect(forward == reverse)
     #expect(forward.rowCounts == [3, 4, 4, 1, 3])
 
     // Concrete values, from the files (read with JSONSerialization) and hard-coded instants.
-    guard let articleFile = Fixtures.sharedReal("parse-back4app-Article.json") else { return }
+    let articleFile = try Fixtures.sharedReal("parse-back4app-Article.json")
     let articles = try Self.objects(articleFile)
     func article(_ id: String, category: String, created: Int64, updated: Int64, title: String) -> TableRow {
       [
@@ -157,7 +158,7 @@ struct ParseExportTests {
     let mapping = try shippedMapping("parse-server")
     let store = try TestStore(mapping)
     for name in Self.prescribed {
-      guard let url = Fixtures.sharedReal("parse-back4app-\(name).json") else { return }
+      let url = try Fixtures.sharedReal("parse-back4app-\(name).json")
       try await store.run(
         mapping.selecting(root: mapping.root(matchingFileName: url.lastPathComponent) ?? ""), file: url)
     }

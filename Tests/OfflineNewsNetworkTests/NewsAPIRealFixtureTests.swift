@@ -131,14 +131,15 @@ struct RealExpectation: Sendable, CustomTestStringConvertible {
   ]
 }
 
-@Suite("NewsAPI real captures (../shared/fixtures/real)")
+@Suite(
+  "NewsAPI real captures (../shared/fixtures/real)",
+  .enabled(if: Fixtures.hasSharedReal, "needs ../shared/fixtures/real"))
 struct NewsAPIRealFixtureTests {
   let decoder = NewsAPIDecoder()
 
-  /// The decoded page of a real capture, or `nil` (after `Fixtures.sharedReal` printed a SKIPPED notice).
-  func page(_ file: String) throws -> NewsPage? {
-    guard let url = Fixtures.sharedReal(file) else { return nil }
-    return try decoder.decode(Data(contentsOf: url))
+  /// The decoded page of a real capture.
+  func page(_ file: String) throws -> NewsPage {
+    try decoder.decode(Data(contentsOf: Fixtures.sharedReal(file)))
   }
 
   func milliseconds(_ article: Article) -> Int64 { Timestamp(article.publishedAt).millisecondsSince1970 }
@@ -146,7 +147,6 @@ struct NewsAPIRealFixtureTests {
 
   @Test(
     "every newsapi-*.json capture has expectations here and decodes",
-    .enabled(if: Fixtures.hasSharedReal, "../shared/fixtures/real is not here")
   )
   func everyCaptureIsCovered() throws {
     let names = try FileManager.default.contentsOfDirectory(atPath: Fixtures.sharedRealDirectory.path)
@@ -160,7 +160,7 @@ struct NewsAPIRealFixtureTests {
 
   @Test("decodes with the exact count, dates and authors", arguments: RealExpectation.all)
   func decodesExactly(_ expected: RealExpectation) throws {
-    guard let page = try page(expected.file) else { return }
+    let page = try page(expected.file)
     #expect(page.articles.count == expected.count)
     #expect(page.totalResults == expected.totalResults)
     #expect(page.issues.filter(\.skipped).map(\.index) == expected.skippedIndices)
@@ -187,7 +187,7 @@ struct NewsAPIRealFixtureTests {
 
   @Test("a 7-digit fraction is truncated to the millisecond, not rounded")
   func sevenDigitFraction() throws {
-    guard let page = try page("newsapi-top-headlines-2021-mixed-date-formats-cross-source-dupes.json") else { return }
+    let page = try page("newsapi-top-headlines-2021-mixed-date-formats-cross-source-dupes.json")
     // "2021-08-29T06:52:24.2917287Z"
     let ft = try #require(page.articles.first { $0.url.host == "www.ft.com" })
     #expect(rfc3339(ft) == "2021-08-29T06:52:24.291Z")
@@ -200,7 +200,7 @@ struct NewsAPIRealFixtureTests {
 
   @Test("a +00:00 offset is the same instant as Z")
   func plusZeroOffset() throws {
-    guard let page = try page("newsapi-top-headlines-2021-mixed-date-formats-cross-source-dupes.json") else { return }
+    let page = try page("newsapi-top-headlines-2021-mixed-date-formats-cross-source-dupes.json")
     // "2021-08-28T16:12:13+00:00"
     let wiwo = try #require(page.articles.first { $0.url.host == "www.wiwo.de" })
     #expect(rfc3339(wiwo) == "2021-08-28T16:12:13.000Z")
@@ -214,7 +214,7 @@ struct NewsAPIRealFixtureTests {
 
   @Test("the same story from two sources under two URLs stays two articles; text is kept as sent")
   func crossSourceDuplicatesAndText() throws {
-    guard let page = try page("newsapi-top-headlines-2021-mixed-date-formats-cross-source-dupes.json") else { return }
+    let page = try page("newsapi-top-headlines-2021-mixed-date-formats-cross-source-dupes.json")
     let capitol = page.articles.filter { $0.title.hasPrefix("Capitol siege committee seeks 15 tech firm") }
     #expect(capitol.map(\.url.host) == ["www.businessinsider.com", "uk.businessinsider.com"])
     #expect(capitol.map(\.sourceID) == ["business-insider", "business-insider-uk"])
@@ -232,7 +232,7 @@ struct NewsAPIRealFixtureTests {
 
   @Test("the [Removed] placeholder is skipped with its reason; an empty author is nil")
   func removedPlaceholder() throws {
-    guard let page = try page("newsapi-top-headlines-2023-removed-article.json") else { return }
+    let page = try page("newsapi-top-headlines-2023-removed-article.json")
     let issue = try #require(page.issues.first)
     #expect(page.issues.count == 1)
     #expect(issue.index == 12)
@@ -251,7 +251,7 @@ struct NewsAPIRealFixtureTests {
 
   @Test("empty author, null source ids and a malformed-but-parseable URL (2020)")
   func emptyAuthorMalformedURL() throws {
-    guard let page = try page("newsapi-top-headlines-2020-empty-author-malformed-url.json") else { return }
+    let page = try page("newsapi-top-headlines-2020-empty-author-malformed-url.json")
     let northwest = try #require(page.articles.first { $0.url.host == "mynorthwest.com" })
     #expect(northwest.author == nil)  // "" in the file
     // The key is the canonical URL (an empty query dropped, RFC 3986 6.2.3); the link stays as NewsAPI sent it.
@@ -274,7 +274,7 @@ struct NewsAPIRealFixtureTests {
 
   @Test("Arabic text, Google News redirect URLs up to 1,148 characters, null description/image/content (2023)")
   func arabicGoogleNews() throws {
-    guard let page = try page("newsapi-top-headlines-2023-arabic-google-news.json") else { return }
+    let page = try page("newsapi-top-headlines-2023-arabic-google-news.json")
     #expect(page.articles.allSatisfy { $0.summary == nil && $0.imageURL == nil && $0.content == nil })
     #expect(page.articles.allSatisfy { $0.sourceID == "google-news" && $0.sourceName == "Google News" })
     #expect(page.articles.map(\.url.absoluteString.count).max() == 1148)

@@ -1,7 +1,6 @@
 import Foundation
 import OfflineNewsModel
 import OfflineNewsStorage
-import Synchronization
 import Testing
 
 extension TestDatabase {
@@ -93,45 +92,39 @@ func identitySlugs(_ identities: [Identity]) -> [String] {
   identities.map { identity in URL(string: identity.description)?.lastPathComponent ?? identity.description }
 }
 
-/// Collects a storage context's committed changes in a task of its own, from the moment it is created.
-final class ChangeLog: Sendable {
-  private final class Box: Sendable {
-    let received = Mutex<[StorageChange]>([])
-    let cursor = Mutex<Int>(0)
+/// Reads a storage context's committed changes, subscribed from the moment it is created.
+///
+/// A write publishes its changes before it returns, so ``next(_:)`` finds them buffered at once; no waiting on a
+/// clock. A change that is never published leaves `next` waiting: the suites that use it have a time limit.
+actor ChangeLog {
+  private var iterator: AsyncStream<StorageEvent>.Iterator
+
+  init(_ storage: StorageContext, bufferLimit: Int = 1000) {
+    iterator = storage.changes(bufferLimit: bufferLimit).makeAsyncIterator()
   }
 
-  private let box = Box()
-  private let task: Task<Void, Never>
+  /// The next `count` events.
+  func nextEvents(_ count: Int = 1) async -> [StorageEvent] {
+    var events: [StorageEvent] = []
+    var iterator = self.iterator
+    while events.count < count, let event = await iterator.next(isolation: self) { events.append(event) }
+    self.iterator = iterator
+    return events
+  }
 
-  init(_ storage: StorageContext) {
-    // Subscribe now, before any write the test makes.
-    let stream = storage.changes()
-    let box = self.box
-    task = Task {
-      for await change in stream { box.received.withLock { $0.append(change) } }
+  /// The next `count` changes; a ``StorageEvent/missedChanges`` among them is an issue.
+  func next(_ count: Int = 1, sourceLocation: SourceLocation = #_sourceLocation) async -> [StorageChange] {
+    await nextEvents(count).compactMap { event in
+      guard case .change(let change) = event else {
+        Issue.record("missed changes", sourceLocation: sourceLocation)
+        return nil
+      }
+      return change
     }
   }
 
-  deinit { task.cancel() }
-
-  /// Every change received so far.
-  var all: [StorageChange] { box.received.withLock { $0 } }
-
-  /// The next `count` changes not yet taken, waiting up to `timeout` for them; fewer when they do not come.
-  func next(_ count: Int = 1, timeout: Duration = .seconds(10)) async -> [StorageChange] {
-    let clock = ContinuousClock()
-    let deadline = clock.now.advanced(by: timeout)
-    let start = box.cursor.withLock { $0 }
-    while box.received.withLock({ $0.count }) < start + count, clock.now < deadline {
-      try? await Task.sleep(for: .milliseconds(5))
-    }
-    let taken = box.received.withLock { Array($0[start..<min($0.count, start + count)]) }
-    box.cursor.withLock { $0 = start + taken.count }
-    return taken
-  }
-
-  /// The number of changes received and not yet taken.
-  var pending: Int { box.received.withLock { $0.count } - box.cursor.withLock { $0 } }
+  /// Every event not taken yet, once the stream has ended (after ``StorageContext/close()``).
+  func rest() async -> [StorageEvent] { await nextEvents(Int.max) }
 }
 
 /// App entities for the record, fetch and change tests.

@@ -69,6 +69,37 @@ struct StatementCountTests {
     #expect(try await storage.int("SELECT position FROM query_result WHERE url = '\(articleURL("new"))'") == 599)
   }
 
+  @Test("a second save of records of the same shape prepares no statement: every statement comes from the cache")
+  func recordSavesReuseStatements() async throws {
+    let database = TestDatabase()
+    let storage = try database.open(entities: People.all)
+    func page(_ prefix: String) -> ChangeSet {
+      ChangeSet(
+        upserts: (0..<120).map { index in
+          People.person(
+            "\(prefix)\(index)", ["name": .text("Name \(index)"), "age": .integer(Int64(index))],
+            friends: ["\(prefix)\((index + 1) % 120)"], tags: ["t\(index % 5)"])
+        } + (0..<5).map { People.tag("t\($0)") },
+        deletes: [("person", Identity(.text("\(prefix)-none")))])
+    }
+    func changed(_ page: ChangeSet) -> ChangeSet {
+      var page = page
+      for index in page.upserts.indices where page.upserts[index].entity == "person" {
+        page.upserts[index].values["age"] = .integer(1000)
+      }
+      return page
+    }
+    let prepared = { try await storage.write { db in db.preparedStatementCount } }
+    // New records (inserts), then the same records changed (updates).
+    try await storage.save(page("a"))
+    try await storage.save(changed(page("a")))
+    let afterFirst = try await prepared()
+    try await storage.save(page("b"))
+    try await storage.save(changed(page("b")))
+    #expect(try await prepared() == afterFirst, "statements prepared again")
+    #expect(try await storage.count(FetchRequest(entity: "person")) == 240)
+  }
+
   /// Logs every row written to `article` and `query_result` from now on, on the writer connection (temporary
   /// triggers: they see every write the save makes, whatever statement makes it).
   private func recordRowWrites(_ storage: StorageContext) async throws {

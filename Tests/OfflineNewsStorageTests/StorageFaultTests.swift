@@ -56,9 +56,11 @@ struct StorageFaultTests {
     #expect(try await storage.articleCount() == 210)
   }
 
-  @Test("disk full on a size-capped tmpfs: .diskFull, the old rows intact, the next save succeeds with space")
+  @Test(
+    "disk full on a size-capped tmpfs: .diskFull, the old rows intact, the next save succeeds with space",
+    .enabled(if: FaultCapabilities.canMountTmpfs, "needs root and permission to mount a tmpfs"))
   func diskFullTmpfs() async throws {
-    guard let mount = ScratchMount.make("512k") else { return }
+    let mount = try ScratchMount.make("512k")
     let path = mount.path("news.sqlite")
     let storage = try StorageContext(path: path)
     try await storage.saveArticles(Self.bulkyArticles(10, prefix: "old"), forQuery: "q", fetchedAt: .now())
@@ -83,9 +85,11 @@ struct StorageFaultTests {
   // Was a bug (StorageContext.init): on a file system with no byte left, opening failed with "storage failure
   // (SQLite 10: disk I/O error)" (the -shm file cannot grow), so the cache could not even be read. Now the error is
   // classified by its errno (ENOSPC: .diskFull), and the database opens read-only (immutable) instead.
-  @Test("regression: on a completely full disk the cache is still readable, and writes fail with .diskFull")
+  @Test(
+    "regression: on a completely full disk the cache is still readable, and writes fail with .diskFull",
+    .enabled(if: FaultCapabilities.canMountTmpfs, "needs root and permission to mount a tmpfs"))
   func fullDiskStillReadable() async throws {
-    guard let mount = ScratchMount.make("512k") else { return }
+    let mount = try ScratchMount.make("512k")
     let path = mount.path("news.sqlite")
     do {
       let storage = try StorageContext(path: path)
@@ -116,9 +120,18 @@ struct StorageFaultTests {
   // MARK: Lock held past the busy timeout
 
   @Test(
-    "a write lock held by another process or connection past the busy timeout: .busy, nothing lost, reads work",
-    arguments: ["another process (sqlite3)", "another connection"])
-  func lockTimeout(holder kind: String) async throws {
+    "a write lock held by another process (sqlite3) past the busy timeout: .busy, nothing lost, reads work",
+    .enabled(if: FaultCapabilities.hasSQLiteTool, "needs the sqlite3 command line tool"))
+  func lockTimeoutAnotherProcess() async throws {
+    try await lockTimeout(holder: "another process (sqlite3)")
+  }
+
+  @Test("a write lock held by another connection past the busy timeout: .busy, nothing lost, reads work")
+  func lockTimeoutAnotherConnection() async throws {
+    try await lockTimeout(holder: "another connection")
+  }
+
+  private func lockTimeout(holder kind: String) async throws {
     let db = TestDatabase()
     let storage = try StorageContext(path: db.path, busyTimeout: 0.5)
     try await storage.saveArticles([makeArticle("a"), makeArticle("b")], forQuery: "q", fetchedAt: .now())
@@ -126,7 +139,7 @@ struct StorageFaultTests {
 
     var release: () -> Void = {}
     if kind.hasPrefix("another process") {
-      guard let holder = try SQLiteLockHolder.start(db.path) else { return }
+      let holder = try SQLiteLockHolder.start(db.path)
       release = { holder.release() }
     } else {
       let other = try Connection(path: db.path)
@@ -246,34 +259,33 @@ struct StorageFaultTests {
 
   // MARK: Read-only media
 
-  /// How a folder is made read-only here: a tmpfs remounted `ro` (root, where mounting is allowed), the folder made
-  /// immutable with `chattr +i` (root elsewhere), or its permission bits (other users).
-  enum ReadOnlyFolder: String, CaseIterable, CustomTestStringConvertible {
+  /// How a folder is made read-only: a tmpfs remounted `ro` (root, where mounting is allowed), the folder made
+  /// immutable with `chattr +i` (root), or its permission bits (other users).
+  enum ReadOnlyFolder {
     case mount, chattr, chmod
-    var testDescription: String { rawValue }
   }
 
   // Was a bug (StorageContext.init): a WAL database on a read-only mount or in a read-only folder could not be read
   // at all ("cannot open or create the file (missing folder or no permission)"): SQLite needs to create -shm beside
   // it. Now it opens read-only and immutable; writes fail with .readOnly.
   @Test(
-    "regression: a database on a read-only mount or in a read-only folder is readable; writes fail .readOnly",
-    arguments: ReadOnlyFolder.allCases)
-  func readOnlyMedium(_ how: ReadOnlyFolder) async throws {
-    let isRoot = geteuid() == 0
+    "regression: a database on a read-only mount is readable; writes fail .readOnly",
+    .enabled(if: FaultCapabilities.canMountTmpfs, "needs root and permission to mount a tmpfs"))
+  func readOnlyMount() async throws { try await readOnlyMedium(.mount) }
+
+  @Test(
+    "regression: a database in a folder made immutable (chattr +i) is readable; writes fail .readOnly",
+    .enabled(if: FaultCapabilities.canMakeImmutable, "needs root and chattr +i"))
+  func readOnlyImmutableFolder() async throws { try await readOnlyMedium(.chattr) }
+
+  @Test(
+    "regression: a database in a folder without write permission (chmod 555) is readable; writes fail .readOnly",
+    .enabled(if: !FaultCapabilities.isRoot, "root ignores permission bits"))
+  func readOnlyPermissions() async throws { try await readOnlyMedium(.chmod) }
+
+  private func readOnlyMedium(_ how: ReadOnlyFolder) async throws {
     let temporary = TemporaryDirectory("offlinenews-ro")
-    var mount: ScratchMount?
-    switch how {
-    case .mount:
-      mount = ScratchMount.make("4m")
-      if mount == nil { return }
-    case .chattr where !isRoot, .chmod where isRoot:
-      print(
-        "◇ SKIPPED \(#function)(\(how)): \(how) makes a folder read-only only \(isRoot ? "for other users" : "as root")"
-      )
-      return
-    default: break
-    }
+    let mount = how == .mount ? try ScratchMount.make("4m") : nil
     let folder = mount?.directory.url.path ?? temporary.url.path
     let path = folder + "/news.sqlite"
     do {
@@ -294,10 +306,7 @@ struct StorageFaultTests {
       case .chmod: chmod(folder, 0o755)
       }
     }
-    guard protected else {
-      print("◇ SKIPPED \(#function)(\(how)): could not make \(folder) read-only")
-      return
-    }
+    try #require(protected, "could not make \(folder) read-only (\(how))")
 
     let storage = try StorageContext(path: path)
     #expect(storage.readOnlyCause?.kind == .readOnly)
@@ -315,12 +324,8 @@ struct StorageFaultTests {
 
   @Test(
     "a read-only folder with committed rows only in -wal (no -shm), or a hot -journal: refused, never read without",
-    arguments: ["-wal", "-journal"])
+    .enabled(if: FaultCapabilities.canMakeImmutable, "needs root and chattr +i"), arguments: ["-wal", "-journal"])
   func readOnlyWithPendingJournal(_ suffix: String) async throws {
-    guard geteuid() == 0 else {
-      print("◇ SKIPPED \(#function): needs root for chattr +i")
-      return
-    }
     let db = TestDatabase()
     let copy = TemporaryDirectory("offlinenews-walcopy")
     let path = copy.path("news.sqlite")
@@ -340,10 +345,7 @@ struct StorageFaultTests {
       try FileManager.default.copyItem(atPath: db.path, toPath: path)
       try Data(repeating: 0xD9, count: 512).write(to: URL(fileURLWithPath: path + "-journal"))
     }
-    guard chattrImmutable(copy.url.path, true) else {
-      print("◇ SKIPPED \(#function): chattr +i is not available here")
-      return
-    }
+    try #require(chattrImmutable(copy.url.path, true), "chattr +i \(copy.url.path) failed")
     defer { _ = chattrImmutable(copy.url.path, false) }
     // -wal: SQLite cannot create -shm ("cannot open"); -journal: it cannot delete the journal (EPERM, "read-only";
     // this said "storage failure (SQLite 10: disk I/O error)" before I/O errors were classified by errno).

@@ -1,6 +1,7 @@
 import Foundation
 import OfflineNewsModel
 import OfflineNewsStorage
+import Synchronization
 import TestSupport
 
 /// A fresh on-disk database path in its own temporary directory (removed when the value goes away).
@@ -56,5 +57,44 @@ func writeLockIsFree(_ path: String) throws -> Bool {
     return true
   } catch  where error.code == SQLiteError.busy {
     return false
+  }
+}
+
+/// Says yes `count` times, then no: a fault that strikes the first `count` times.
+final class Countdown: Sendable {
+  private let left: Mutex<Int>
+  init(_ count: Int) { left = Mutex(count) }
+
+  func take() -> Bool {
+    left.withLock { left in
+      defer { left -= 1 }
+      return left > 0
+    }
+  }
+}
+
+/// A read held open on its reader's thread until the test releases it.
+final class HeldRead: Sendable {
+  private let release = DispatchSemaphore(value: 0)
+  let task: Task<Int, any Error>
+
+  init(_ storage: StorageContext) async {
+    let release = self.release
+    let (started, didStart) = AsyncStream.makeStream(of: Void.self)
+    task = Task {
+      try await storage.read { db in
+        didStart.yield()
+        release.wait()
+        return Int(try db.scalarInt("SELECT count(*) FROM article") ?? -1)
+      }
+    }
+    // Returns once the read holds its reader.
+    for await _ in started { break }
+  }
+
+  /// Lets the read finish; its result.
+  func finish() async throws -> Int {
+    release.signal()
+    return try await task.value
   }
 }

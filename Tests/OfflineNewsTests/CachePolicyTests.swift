@@ -21,19 +21,14 @@ final class TestClock: Sendable {
   }
 }
 
-/// Records the waits a ``RetryPolicy`` asks for, and returns at once (or after `real` seconds): tests never wait
-/// for a backoff.
+/// Records the waits a ``RetryPolicy`` asks for, and returns at once: tests never wait for a backoff.
 final class SleepRecorder: Sendable {
   private let recorded = Mutex<[TimeInterval]>([])
-  let real: TimeInterval
-
-  init(real: TimeInterval = 0) { self.real = real }
 
   var delays: [TimeInterval] { recorded.withLock { $0 } }
 
   func sleep(_ seconds: TimeInterval) async throws {
     recorded.withLock { $0.append(seconds) }
-    if real > 0 { try await Task.sleep(nanoseconds: UInt64(real * 1_000_000_000)) }
   }
 
   /// A policy of `attempts` attempts whose waits are recorded, not waited; jitter takes the cap.

@@ -1,8 +1,9 @@
 import Foundation
-import OfflineNews
 import Synchronization
 import TestSupport
 import Testing
+
+@testable import OfflineNews
 
 /// Concurrent reads of the same query share one request.
 @Suite("De-duplication of concurrent reads")
@@ -138,7 +139,7 @@ struct DeduplicationTests {
     }
   }
 
-  @Test("with an injected network held open: 20 concurrent reads, one call")
+  @Test("with an injected network held open: 20 concurrent reads, one call", .timeLimit(.minutes(1)))
   func injectedNetworkCalledOnce() async throws {
     let directory = TemporaryDirectory("dedup-injected")
     let storage = try StorageContext(path: directory.path("news.sqlite"))
@@ -152,8 +153,8 @@ struct DeduplicationTests {
     async let results = Self.concurrently(20) { _ throws(NewsRepositoryError) in
       try await repository.articles(for: query)
     }
-    while network.calls == 0 { try await Task.sleep(nanoseconds: 5_000_000) }
-    try await Task.sleep(nanoseconds: 300_000_000)  // let the other reads arrive and join
+    // The network does not answer until every read has joined the one refresh.
+    await repository.waitForReaders(20, of: query)
     network.release()
 
     #expect(try await results.allSatisfy { $0.articles.map(\.title) == ["A"] })

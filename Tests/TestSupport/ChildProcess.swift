@@ -7,7 +7,7 @@ import Synchronization
 
 /// A child process started with `posix_spawn` (not Foundation's `Process`, whose `run()` over-reads `/proc/self/fd`
 /// entries and crashed a whole test run once, see docs/RELIABILITY.md), with its output discarded, waited for
-/// without blocking a thread.
+/// without blocking a thread of the cooperative pool.
 public final class ChildProcess: Sendable {
   public enum TerminationReason: Sendable { case exit, uncaughtSignal }
 
@@ -59,9 +59,23 @@ public final class ChildProcess: Sendable {
     }
   }
 
-  /// Waits for the child to end, polling, so that no thread of the cooperative pool is blocked.
+  /// Waits for the child to end: a thread of its own blocks in `waitpid`, so that no thread of the cooperative pool
+  /// is blocked. Not to be called while another task asks ``isRunning``.
   public func exited() async {
-    while isRunning { try? await Task.sleep(for: .milliseconds(5)) }
+    guard isRunning else { return }
+    let pid = processIdentifier
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let thread = Thread { [self] in
+        var raw: Int32 = 0
+        var result: pid_t
+        repeat { result = waitpid(pid, &raw, 0) } while result == -1 && errno == EINTR
+        // -1 (ECHILD): ``isRunning`` reaped it meanwhile and kept its status.
+        if result == pid { reaped.withLock { $0 = raw } }
+        continuation.resume()
+      }
+      thread.name = "ChildProcess.waitpid:\(pid)"
+      thread.start()
+    }
   }
 
   /// How the child ended (after ``exited()``).

@@ -4,11 +4,49 @@ import Foundation
   import Glibc
 #endif
 
+/// What this machine lets the fault tests do, found out once. For `@Test(.enabled(if:))`, so that a test that cannot
+/// run here is reported by the runner as skipped, with its reason:
+///
+/// ```swift
+/// @Test(.enabled(if: FaultCapabilities.canMountTmpfs, "needs root and permission to mount a tmpfs"))
+/// ```
+public enum FaultCapabilities {
+  /// Whether the tests run as root (who ignores permission bits).
+  public static let isRoot = geteuid() == 0
+
+  /// Whether a size-capped tmpfs can be mounted: root, and a kernel that lets this process mount (a container
+  /// without `CAP_SYS_ADMIN` does not).
+  public static let canMountTmpfs: Bool = isRoot && (try? ScratchMount.make("64k")) != nil
+
+  /// Whether `chattr +i` works on a file in the temporary folder: root, and a file system with the immutable
+  /// attribute (ext4, xfs, btrfs, tmpfs ≥ 6.0).
+  public static let canMakeImmutable: Bool = {
+    guard isRoot, let chattr = chattrTool else { return false }
+    let directory = TemporaryDirectory("offlinenews-chattr")
+    let file = directory.path("probe")
+    guard FileManager.default.createFile(atPath: file, contents: Data()) else { return false }
+    guard spawnAndWait(chattr, ["+i", file]) else { return false }
+    return spawnAndWait(chattr, ["-i", file])
+  }()
+
+  /// Whether a file can be made read-only for the tests themselves: permission bits for other users, `chattr +i`
+  /// for root.
+  public static var canMakeFileReadOnly: Bool { !isRoot || canMakeImmutable }
+
+  /// Whether the `sqlite3` command line tool is installed (``SQLiteLockHolder``).
+  public static var hasSQLiteTool: Bool { SQLiteLockHolder.tool != nil }
+
+  /// Where `chattr` is, if anywhere.
+  public static let chattrTool: String? = ["/usr/bin/chattr", "/bin/chattr"].first {
+    FileManager.default.isExecutableFile(atPath: $0)
+  }
+}
+
 /// A small tmpfs mounted on a fresh temporary folder, for storage fault tests: a file system that fills up for real
 /// (`ENOSPC`, so SQLite reports `SQLITE_FULL`), and that can be remounted read-only or larger.
 ///
-/// Needs root and a kernel that lets this process mount (a container without `CAP_SYS_ADMIN` does not): ``make(_:)``
-/// prints a visible notice and returns `nil` otherwise. Unmounted (lazily) when the value goes away.
+/// Needs root and a kernel that lets this process mount (``FaultCapabilities/canMountTmpfs``). Unmounted (lazily)
+/// when the value goes away.
 public final class ScratchMount: Sendable {
   /// The mount point.
   public let directory: TemporaryDirectory
@@ -17,16 +55,19 @@ public final class ScratchMount: Sendable {
 
   private init(directory: TemporaryDirectory) { self.directory = directory }
 
-  /// Mounts a tmpfs of `size` (e.g. `"512k"`), or returns `nil` after printing why the caller is skipped.
-  public static func make(_ size: String, for test: String = #function) -> ScratchMount? {
-    guard geteuid() == 0 else {
-      print("◇ SKIPPED \(test): needs root to mount a size-capped tmpfs")
-      return nil
-    }
+  /// Why a tmpfs could not be mounted.
+  public struct MountFailure: Error, CustomStringConvertible {
+    public var description: String
+  }
+
+  /// Mounts a tmpfs of `size` (e.g. `"512k"`), for a test enabled by ``FaultCapabilities/canMountTmpfs``.
+  ///
+  /// - Throws: ``MountFailure`` when not root, or when `mount -t tmpfs` fails.
+  public static func make(_ size: String) throws -> ScratchMount {
+    guard geteuid() == 0 else { throw MountFailure(description: "mounting a tmpfs needs root") }
     let directory = TemporaryDirectory("offlinenews-tmpfs")
     guard run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(size),mode=0755", "tmpfs", directory.url.path]) else {
-      print("◇ SKIPPED \(test): `mount -t tmpfs` is not allowed here (no CAP_SYS_ADMIN?)")
-      return nil
+      throw MountFailure(description: "`mount -t tmpfs` failed on \(directory.url.path) (no CAP_SYS_ADMIN?)")
     }
     return ScratchMount(directory: directory)
   }
@@ -163,9 +204,9 @@ struct Spawned {
 /// Another process holding the write lock of a SQLite database: the `sqlite3` command line tool in
 /// `BEGIN IMMEDIATE`, until ``release()``.
 ///
-/// For example:
+/// For example, in a test enabled by ``FaultCapabilities/hasSQLiteTool``:
 /// ```swift
-/// guard let holder = try SQLiteLockHolder.start(path) else { return }  // no sqlite3: skipped visibly
+/// let holder = try SQLiteLockHolder.start(path)
 /// defer { holder.release() }
 /// ```
 public final class SQLiteLockHolder: @unchecked Sendable {
@@ -181,21 +222,22 @@ public final class SQLiteLockHolder: @unchecked Sendable {
   private init(child: Spawned) { self.child = child }
 
   public enum Failure: Error, CustomStringConvertible {
+    case noTool
     case lockNotTaken(String)
     public var description: String {
       switch self {
+      case .noTool: return "the sqlite3 command line tool is not installed (apt-get install sqlite3)"
       case .lockNotTaken(let why): return "sqlite3 did not take the lock: \(why)"
       }
     }
   }
 
-  /// Starts `sqlite3 PATH`, takes the write lock and returns once it holds it; `nil` (after a visible notice) when
-  /// there is no `sqlite3` here.
-  public static func start(_ path: String, for test: String = #function) throws -> SQLiteLockHolder? {
-    guard let tool else {
-      print("◇ SKIPPED \(test): the sqlite3 command line tool is not installed (apt-get install sqlite3)")
-      return nil
-    }
+  /// Starts `sqlite3 PATH`, takes the write lock and returns once it holds it.
+  ///
+  /// - Throws: ``Failure`` when there is no `sqlite3` here (see ``FaultCapabilities/hasSQLiteTool``) or it did
+  ///   not take the lock.
+  public static func start(_ path: String) throws -> SQLiteLockHolder {
+    guard let tool else { throw Failure.noTool }
     // A write to sqlite3's stdin after it exited must fail with EPIPE, not kill the test process.
     _ = signal(SIGPIPE, SIG_IGN)
     guard let child = Spawned(tool, ["-bail", path], pipes: true) else {

@@ -18,18 +18,24 @@ public enum Fixtures {
   public static let configDirectory = packageRoot.appendingPathComponent("Config")
 
   /// `../shared/fixtures/real/`: real API responses captured by others. Present in CI and on developer machines,
-  /// absent in a user's fresh clone: tests over it call ``sharedReal(_:)`` and skip when it returns `nil`.
+  /// absent in a user's fresh clone: tests over it are enabled only when it is there,
+  /// `@Test(.enabled(if: Fixtures.hasSharedReal, "needs ../shared/fixtures/real"))`, so that the runner counts them
+  /// as skipped elsewhere.
   public static let sharedRealDirectory = packageRoot.deletingLastPathComponent()
     .appendingPathComponent("shared/fixtures/real")
 
-  /// The URL of a file in `../shared/fixtures/real/`, or `nil` (after printing a visible notice) when that
-  /// folder is not there.
-  public static func sharedReal(_ name: String) -> URL? {
+  /// A file of `../shared/fixtures/real/` that is missing although the folder is there.
+  public struct MissingFixture: Error, CustomStringConvertible {
+    public var path: String
+    public var description: String { "\(path) is missing from ../shared/fixtures/real" }
+  }
+
+  /// The URL of a file in `../shared/fixtures/real/`, for a test enabled by ``hasSharedReal``.
+  ///
+  /// - Throws: ``MissingFixture`` when the file is not there.
+  public static func sharedReal(_ name: String) throws -> URL {
     let url = sharedRealDirectory.appendingPathComponent(name)
-    guard FileManager.default.fileExists(atPath: url.path) else {
-      print("◇ SKIPPED: \(url.path) is not here (../shared/fixtures/real exists only beside the project's CI)")
-      return nil
-    }
+    guard FileManager.default.fileExists(atPath: url.path) else { throw MissingFixture(path: url.path) }
     return url
   }
 

@@ -140,6 +140,18 @@ public final class LoopbackHTTPServer: Sendable {
   /// Every request received so far, in order of arrival.
   public var requests: [Request] { core.state.withLock { $0.requests } }
 
+  /// Returns once `count` requests have arrived (their heads read), at once if they have.
+  public func waitForRequests(_ count: Int = 1) async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let arrived = core.state.withLock { state in
+        if state.requests.count >= count { return true }
+        state.requestWaiters.append((count, continuation))
+        return false
+      }
+      if arrived { continuation.resume() }
+    }
+  }
+
   /// Queues behaviours for the next requests: each request whose head is read from now on takes the first queued
   /// behaviour, in order; once the queue is empty, ``behaviour`` applies again. For example, two `503`s then a
   /// success: `server.enqueue(.json(error, status: 503), .json(error, status: 503))` with `behaviour` the success.
@@ -229,6 +241,8 @@ public final class LoopbackHTTPServer: Sendable {
     var queued: [Behaviour] = []
     var router: (@Sendable (Request) -> Behaviour?)?
     var requests: [Request] = []
+    /// Callers of ``waitForRequests(_:)``, with the count each waits for.
+    var requestWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     /// Connections accepted and not yet closed. A descriptor is removed from here before it is closed, so every
     /// descriptor in this set is open, and `stop()` can shut it down without touching a reused number.
     var connections: Set<Int32> = []
@@ -301,10 +315,14 @@ public final class LoopbackHTTPServer: Sendable {
     private func serve(_ fd: Int32) {
       defer { finish(fd) }
       guard let request = readRequest(fd) else { return }
-      let router = state.withLock { state in
+      let (router, arrived) = state.withLock { state in
         state.requests.append(request)
-        return state.router
+        let count = state.requests.count
+        let arrived = state.requestWaiters.filter { $0.count <= count }.map(\.continuation)
+        state.requestWaiters.removeAll { $0.count <= count }
+        return (state.router, arrived)
       }
+      for waiter in arrived { waiter.resume() }
       let behaviour =
         router?(request)
         ?? state.withLock { state in state.queued.isEmpty ? state.behaviour : state.queued.removeFirst() }
@@ -347,7 +365,9 @@ public final class LoopbackHTTPServer: Sendable {
       case .resetMidBody(let status, let body, let declaredLength):
         let head = Self.head(status, ["Content-Type": "application/json"], contentLength: declaredLength)
         guard sendAll(fd, Data(head.utf8) + body) else { return }
-        Thread.sleep(forTimeInterval: 0.05)  // let the client read what was sent before the reset
+        // The behaviour itself, not a synchronisation: a peer that sends part of the body, pauses, then resets.
+        // Whether the client reads the part before the reset comes or not, it sees a transport error.
+        Thread.sleep(forTimeInterval: 0.05)
         var abort = linger(l_onoff: 1, l_linger: 0)
         _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &abort, socklen_t(MemoryLayout<linger>.size))
       case .endless(let status, let contentType):

@@ -15,12 +15,18 @@ public final class Connection {
   let handle: OpaquePointer
   /// The database file's path.
   public let path: String
-  private var statementCache: [String: Statement] = [:]
+  /// Prepared statements by SQL text, each with the time of its last use (see ``cachedStatement(_:)``).
+  private var statementCache: [String: (statement: Statement, lastUse: Int)] = [:]
+  private var statementUses = 0
+  /// How many statements are kept prepared at most: the least recently used one is finalized to make room.
+  /// Multi-row statements have one text per row count, so without a bound a long sync would keep every size.
+  package static let statementCacheLimit = 256
+  /// The number of statements this connection has prepared (`sqlite3_prepare_v3`) since it opened, cached or
+  /// not: tests show with it that a repeated save prepares nothing.
+  package private(set) var preparedStatementCount = 0
   private(set) var traceBox: TraceBox?
-  /// Test-only fault injection: when set, the process kills itself (SIGKILL) right before a `COMMIT`, after every
-  /// row of the transaction has been written — the worst moment for a crash. Armed by ``StorageContext`` when
-  /// `OFFLINENEWS_FAULT=kill-before-commit` is in the environment.
-  var killBeforeCommit = false
+  /// The writer's record of the rows a raw write changes (``ChangeCapture/install(on:entities:)``); `nil` on readers.
+  var changeCapture: ChangeCapture?
 
   /// Opens (and, unless `readOnly`, creates) the database at `path`.
   ///
@@ -79,17 +85,31 @@ public final class Connection {
     try cachedStatement(sql).execute(arguments)
   }
 
-  /// A prepared statement for `sql`, prepared once per connection and reused (`SQLITE_PREPARE_PERSISTENT`).
+  /// A prepared statement for `sql`, prepared once per connection and reused (`SQLITE_PREPARE_PERSISTENT`), for SQL
+  /// run again and again. At most ``statementCacheLimit`` are kept; the least recently used goes first.
   public func cachedStatement(_ sql: String) throws(SQLiteError) -> Statement {
-    if let statement = statementCache[sql] { return statement }
+    statementUses += 1
+    if let entry = statementCache[sql] {
+      statementCache[sql] = (entry.statement, statementUses)
+      return entry.statement
+    }
     let statement = try Statement(connection: self, sql: sql, persistent: true)
-    statementCache[sql] = statement
+    preparedStatementCount += 1
+    if statementCache.count >= Self.statementCacheLimit,
+      let oldest = statementCache.min(by: { $0.value.lastUse < $1.value.lastUse })?.key
+    {
+      // A caller still holding the statement keeps it alive; it is finalized when the last reference goes.
+      statementCache[oldest] = nil
+    }
+    statementCache[sql] = (statement, statementUses)
     return statement
   }
 
   /// A new prepared statement that is not cached, for SQL run once.
   public func makeStatement(_ sql: String) throws(SQLiteError) -> Statement {
-    try Statement(connection: self, sql: sql, persistent: false)
+    let statement = try Statement(connection: self, sql: sql, persistent: false)
+    preparedStatementCount += 1
+    return statement
   }
 
   /// The number of rows changed by the last `INSERT`, `UPDATE` or `DELETE` (`sqlite3_changes64`).
@@ -119,7 +139,6 @@ public final class Connection {
     try execute(sql: "BEGIN IMMEDIATE")
     do {
       let result = try body()
-      if killBeforeCommit { kill(getpid(), SIGKILL) }
       try execute(sql: "COMMIT")
       return result
     } catch {

@@ -26,8 +26,30 @@ public final class Statement {
 
   deinit { sqlite3_finalize(handle) }
 
+  /// The number of parameters of the statement: the largest `?NNN` index, or the count of `?` placeholders
+  /// (`sqlite3_bind_parameter_count`).
+  public var parameterCount: Int { Int(sqlite3_bind_parameter_count(handle)) }
+
+  /// Throws unless `count` arguments fill the statement's parameters exactly: SQLite itself would store `NULL` for
+  /// a parameter left unbound, so that `VALUES (?1, ?2)` given one argument would silently write a `NULL`.
+  ///
+  /// - Throws: ``SQLiteError`` with code `SQLITE_MISUSE` naming the SQL and both counts: a programmer error.
+  func checkArgumentCount(_ count: Int) throws(SQLiteError) {
+    let expected = parameterCount
+    guard count != expected else { return }
+    throw SQLiteError(
+      extendedCode: SQLITE_MISUSE,
+      message: "\(count) argument\(count == 1 ? "" : "s") bound to a statement with \(expected) parameter"
+        + (expected == 1 ? "" : "s"),
+      sql: sql, path: connection.path)
+  }
+
   /// Resets the statement and binds `arguments` to its parameters `?1…?n`, in order.
+  ///
+  /// - Throws: ``SQLiteError``: `SQLITE_MISUSE` when the number of arguments is not the statement's
+  ///   ``parameterCount`` (nothing is bound then), or the error of a failing `sqlite3_bind_*`.
   public func bind(_ arguments: [DatabaseValue]) throws(SQLiteError) {
+    try checkArgumentCount(arguments.count)
     sqlite3_reset(handle)
     sqlite3_clear_bindings(handle)
     for (index, value) in arguments.enumerated() {
@@ -63,6 +85,7 @@ public final class Statement {
   /// so that SQLite keeps no pointer into the buffer. For statements with many text parameters run once (the bulk
   /// upserts), where SQLite's copy of each text (an allocation, a copy and a free per value) is a visible cost.
   func withBorrowedTexts<T>(_ arguments: [DatabaseValue], _ body: () throws -> T) throws -> T {
+    try checkArgumentCount(arguments.count)
     var length = 0
     for case .text(let text) in arguments { length += text.utf8.count }
     var buffer: [UInt8] = []

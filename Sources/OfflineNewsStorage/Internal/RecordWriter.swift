@@ -2,6 +2,9 @@ import Foundation
 import OfflineNewsModel
 
 /// The generic save of a ``ChangeSet`` inside the writer's transaction.
+///
+/// Every statement comes from the connection's statement cache (``Connection/cachedStatement(_:)``): a sync saves
+/// page after page of the same shape, so after the first page nothing is prepared again.
 struct RecordWriter {
   let db: Connection
   let entities: [EntityDescription]
@@ -36,7 +39,7 @@ struct RecordWriter {
       let entity = try description(deletion.entity)
       let compiler = SQLCompiler(entity: entity)
       let condition = try compiler.whereClause(deletion.scope)
-      let candidates = try db.makeStatement(
+      let candidates = try db.cachedStatement(
         "SELECT \(compiler.identityColumns()) FROM \(EntityDescription.quote(entity.name))\(condition.sql)"
       ).fetchAll(condition.arguments) { Identity($0.values(count: entity.identity.count)) }
       for identity in candidates where !deletion.keep.contains(identity) {
@@ -285,7 +288,8 @@ struct RecordWriter {
       : "SELECT \(columns.map(q).joined(separator: ", ")) FROM \(q(entity.name)) WHERE (\(key)) IN (VALUES \(list))"
     let identityIndexes = entity.identity.compactMap { columns.firstIndex(of: $0) }
     var stored: [Identity: [String: DatabaseValue]] = [:]
-    for values in try db.makeStatement(sql).fetchAll(identities.flatMap(\.values), { $0.values(count: columns.count) })
+    for values in try db.cachedStatement(sql).fetchAll(
+      identities.flatMap(\.values), { $0.values(count: columns.count) })
     {
       stored[Identity(identityIndexes.map { values[$0] })] = Dictionary(uniqueKeysWithValues: zip(columns, values))
     }
@@ -303,7 +307,7 @@ struct RecordWriter {
       "INSERT INTO \(q(entity.name)) (\(keys.map(q).joined(separator: ", "))) VALUES "
       + Array(repeating: row, count: rows.count).joined(separator: ",")
       + " ON CONFLICT(\(entity.identity.map(q).joined(separator: ", "))) \(conflict)"
-    try db.makeStatement(sql).execute(rows.flatMap { $0 })
+    try db.cachedStatement(sql).execute(rows.flatMap { $0 })
   }
 
   /// Writes a record's to-many lists (replacements and additions); returns whether any link changed. A list equal
@@ -318,7 +322,7 @@ struct RecordWriter {
       guard let relationship = entity.relationship(name) else { continue }
       let table = EntityDescription.quote(relationship.joinTable(of: entity.name))
       if relationship.isOrdered {
-        let last = try db.makeStatement("SELECT coalesce(max(position), -1) + 1 FROM \(table) WHERE owner = ?")
+        let last = try db.cachedStatement("SELECT coalesce(max(position), -1) + 1 FROM \(table) WHERE owner = ?")
           .fetchOne([owner]) { $0.int64(0) }
         var next = (last ?? nil) ?? 0
         for target in targets {
@@ -364,7 +368,7 @@ struct RecordWriter {
           arguments += [owner, unique[position]]
           if relationship.isOrdered { arguments.append(.integer(Int64(position))) }
         }
-        try db.makeStatement(sql).execute(arguments)
+        try db.cachedStatement(sql).execute(arguments)
         start = end
       }
     }
@@ -394,7 +398,7 @@ struct RecordWriter {
     guard !owners.isEmpty else { return result }
     let q = EntityDescription.quote(table)
     let hasPosition =
-      try db.makeStatement("SELECT 1 FROM pragma_table_info(?1) WHERE name = 'position'").fetchOne(
+      try db.cachedStatement("SELECT 1 FROM pragma_table_info(?1) WHERE name = 'position'").fetchOne(
         [.text(table)]) { _ in true } ?? false
     var start = 0
     while start < owners.count {
@@ -402,7 +406,7 @@ struct RecordWriter {
       start += chunk
       let marks = Array(repeating: "?", count: slice.count).joined(separator: ",")
       let order = hasPosition ? "owner, position" : "owner, target"
-      for pair in try db.makeStatement("SELECT owner, target FROM \(q) WHERE owner IN (\(marks)) ORDER BY \(order)")
+      for pair in try db.cachedStatement("SELECT owner, target FROM \(q) WHERE owner IN (\(marks)) ORDER BY \(order)")
         .fetchAll(slice, { ($0.value(0), $0.value(1)) })
       {
         result[pair.0, default: []].append(pair.1)

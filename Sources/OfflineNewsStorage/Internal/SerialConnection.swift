@@ -1,17 +1,88 @@
 /// The one owner of one SQLite connection: every use of the connection runs on this actor, on its own thread.
+///
+/// A reader whose transaction cannot be ended (its `COMMIT` and then its `ROLLBACK` failed) is discarded: the
+/// connection is closed and the next use opens a new one with `reopen`. After ``close()`` every use throws
+/// ``StorageError/Kind/closed``.
 actor SerialConnection {
   private let executor: QueueExecutor
   nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
-  let connection: Connection
+  /// The database file's path, for errors.
+  nonisolated let path: String
+  /// The open connection; `nil` once discarded or closed.
+  private var connection: Connection?
+  /// Opens a replacement for a discarded connection; `nil` for the writer, which is never discarded.
+  private let reopen: (@Sendable () throws(SQLiteError) -> Connection)?
+  private var isClosed = false
 
-  init(_ connection: Connection, label: String) {
+  init(_ connection: Connection, label: String, reopen: (@Sendable () throws(SQLiteError) -> Connection)? = nil) {
     self.connection = connection
+    path = connection.path
+    self.reopen = reopen
     executor = QueueExecutor(label: label)
   }
 
   /// Runs `body` with the connection.
+  ///
+  /// - Throws: ``StorageError`` `.closed` after ``close()``; what `body` throws.
   func run<T: Sendable>(_ body: @Sendable (Connection) throws -> T) throws -> T {
-    try body(connection)
+    try body(try current())
+  }
+
+  /// Runs `body` in a read transaction (`BEGIN DEFERRED` … `COMMIT`), so that every statement of it sees one
+  /// committed state. When `body` or the `COMMIT` fails, the transaction is rolled back; a connection left in a
+  /// transaction even then is discarded, so that no later read inherits an old snapshot or a failing `BEGIN`.
+  ///
+  /// - Parameter beforeCommit: a test's fault (``StorageFaults/beforeReadCommit``): its error stands for a failed
+  ///   `COMMIT`.
+  /// - Throws: ``StorageError`` `.closed` after ``close()``; SQLite's errors; what `body` throws.
+  func read<T: Sendable>(_ body: @Sendable (Connection) throws -> T, beforeCommit: (@Sendable () throws -> Void)?)
+    throws -> T
+  {
+    let db = try current()
+    try db.execute(sql: "BEGIN DEFERRED")
+    do {
+      let result = try body(db)
+      try beforeCommit?()
+      try db.execute(sql: "COMMIT")
+      return result
+    } catch {
+      endTransaction(db)
+      throw error
+    }
+  }
+
+  /// Rolls back the transaction `db` has open, if any; discards the connection when that fails and it can be
+  /// reopened (a reader).
+  private func endTransaction(_ db: Connection) {
+    guard db.isInTransaction else { return }
+    let rolledBack: Bool
+    do {
+      try db.execute(sql: "ROLLBACK")
+      rolledBack = true
+    } catch {
+      rolledBack = false
+    }
+    if (!rolledBack || db.isInTransaction) && reopen != nil { connection = nil }
+  }
+
+  /// Closes the connection (SQLite checkpoints the WAL when the last connection to a database closes). Idempotent;
+  /// runs after every job already queued on this actor.
+  func close() {
+    isClosed = true
+    connection = nil
+  }
+
+  private func current() throws(StorageError) -> Connection {
+    if isClosed { throw StorageError(kind: .closed, path: path) }
+    if let connection { return connection }
+    guard let reopen else { throw StorageError(kind: .closed, path: path) }
+    do {
+      let fresh = try reopen()
+      connection = fresh
+      return fresh
+    } catch {
+      throw StorageError(error, path: path)
+    }
   }
 }
