@@ -84,6 +84,7 @@ public struct FeedSync: Sendable {
     part.updated = report.updated
     part.unchanged = report.unchanged
     part.failed = report.failed + report.skipped
-    part.errors = report.errors
+    part.errors = report.failures
+    part.warnings = report.warnings
   }
 }

@@ -264,7 +264,8 @@ public struct ParseSyncEngine: Sendable {
     part.updated += report.updated
     part.unchanged += report.unchanged
     part.failed += report.failed + report.skipped
-    part.errors += report.errors
+    part.errors += report.failures
+    part.warnings += report.warnings
     if let files = item.files, files.mode == .eager, let folder = fileFolder {
       await download(Self.fileURLs(in: json, attributes: files.attributes), files, folder, into: &part)
     }
