@@ -65,11 +65,13 @@ struct MappedImport {
         console.err("  … and \(report.warnings.count - 20) more warnings (--json lists all)\n")
       }
     }
-    if report.failed > 0 {
+    // Any record not imported — a root record, a nested object, a new row the store refused — is a failure.
+    let failures = report.failures.count
+    if failures > 0 {
       if !arguments.flag("json") {
         console.printNote(
-          "\(report.failed) record\(report.failed == 1 ? "" : "s") failed and \(report.failed == 1 ? "was" : "were") "
-            + "not saved; the others were")
+          "\(failures) record\(failures == 1 ? "" : "s") failed and \(failures == 1 ? "was" : "were") not saved; "
+            + "the others were")
       }
       return .recordsFailed
     }

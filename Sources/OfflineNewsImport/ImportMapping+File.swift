@@ -100,7 +100,7 @@ struct MappingReader {
     -> [String: JSONValue]
   {
     guard case .object(let fields)? = value else {
-      throw MappingProblem("\(place.isEmpty ? "the mapping" : place) must be an object, e.g. \(example)")
+      throw MappingProblem("\(place.isEmpty ? "the mapping" : place) must be an object: write \(example)")
     }
     for key in fields.keys.sorted() where !allowed.contains(key) {
       let here = place.isEmpty ? key : "\(place).\(key)"
@@ -230,7 +230,7 @@ struct MappingReader {
       case .string(let entity):
         guard names.contains(entity) else {
           throw MappingProblem(
-            "roots.\(rootName): no entity \"\(entity)\" (entities: \(names.sorted().joined(separator: ", ")))")
+            "roots.\(rootName): no entity \"\(entity)\": write one of \(names.sorted().joined(separator: ", "))")
         }
         roots[rootName] = .entity(entity)
       case .object(let fields):
@@ -297,7 +297,7 @@ struct MappingReader {
       let target = try string(entity, "entityBy.map.\(key)", example: #""story": "hn_story""#)
       guard names.contains(target) else {
         throw MappingProblem(
-          "entityBy.map.\(key): no entity \"\(target)\" (entities: \(names.sorted().joined(separator: ", ")))")
+          "entityBy.map.\(key): no entity \"\(target)\": write one of \(names.sorted().joined(separator: ", "))")
       }
       map[key] = target
     }
@@ -306,7 +306,7 @@ struct MappingReader {
       let target = try string(value, "entityBy.default", example: #""default": "hn_item""#)
       guard names.contains(target) else {
         throw MappingProblem(
-          "entityBy.default: no entity \"\(target)\" (entities: \(names.sorted().joined(separator: ", ")))")
+          "entityBy.default: no entity \"\(target)\": write one of \(names.sorted().joined(separator: ", "))")
       }
       fallback = target
     }
@@ -496,8 +496,8 @@ struct MappingReader {
       mapping.deleteOrphans = try bool(spec["deleteOrphans"], "\(here).deleteOrphans", default: false)
       if mapping.deleteOrphans, kind != .toMany || mapping.mode == .add {
         throw MappingProblem(
-          "\(here).deleteOrphans deletes children that leave a replaced list: it needs \"kind\": \"toMany\" "
-            + "and \"mode\": \"replace\"")
+          "\(here).deleteOrphans deletes children that leave a replaced list: write \"kind\": \"toMany\" "
+            + "(with \"mode\": \"replace\"), or remove it")
       }
       relationshipMappings[relationshipName] = mapping
     }
@@ -562,18 +562,25 @@ struct MappingReader {
             + "or \"owned\": true for value rows that belong to their parent")
       }
       let (identity, alternatives) = try identitySpec(value, "\(place).identity")
+      for key in identity where !attributes.contains(where: { $0.name == key }) {
+        throw MappingProblem(
+          "\(place).identity \"\(key)\" is not an attribute of \(name): declare it, e.g. \"attributes\": "
+            + "{\"\(key)\": {\"type\": \"text\"}}, or write one of \(attributes.map(\.name).joined(separator: ", "))")
+      }
       candidates = alternatives
       entity = EntityDescription(
         name: name, identity: identity, attributes: attributes, relationships: relationships, indexes: indexes)
     }
     if builtIn == nil, let problem = entity.validationProblem() {
-      throw MappingProblem("\(place): \(problem)")
+      throw MappingProblem(
+        "\(place): \(problem): write names of letters, digits and _ (not starting with a digit or sqlite_), "
+          + "each used once")
     }
     for (key, alternatives) in candidates.sorted(by: { $0.key < $1.key }) {
       for alternative in alternatives where entity.attribute(alternative) == nil || alternative == key {
         throw MappingProblem(
-          "\(place).identity: the candidate \"\(alternative)\" for \(key) must be another attribute of \(name) "
-            + "(its attributes: \(entity.attributes.map(\.name).joined(separator: ", ")))")
+          "\(place).identity: the candidate \"\(alternative)\" for \(key) must be another attribute of \(name): "
+            + "write one of \(entity.attributes.map(\.name).filter { $0 != key }.joined(separator: ", "))")
       }
       if constants[key] != nil {
         throw MappingProblem("\(place).identity: \(key) is set by \"set\", so it has no candidates: write \"\(key)\"")
@@ -754,18 +761,25 @@ struct MappingReader {
     String(place.split(separator: ".").last ?? Substring(place))
   }
 
-  /// The known key closest to `key` (a typo: at most a third of its letters off), for "did you mean".
+  /// The known key closest to `key` (a typo: at most a third of its letters off, a swap of two counting one), for
+  /// "did you mean".
   static func nearest(_ key: String, in known: Set<String>) -> String? {
+    // Optimal string alignment distance: insertions, deletions, substitutions and adjacent transpositions.
     func distance(_ a: [Character], _ b: [Character]) -> Int {
-      var previous = Array(0...b.count)
-      for (i, x) in a.enumerated() {
-        var current = [i + 1]
-        for (j, y) in b.enumerated() {
-          current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
+      guard !a.isEmpty, !b.isEmpty else { return max(a.count, b.count) }
+      var table = Array(repeating: Array(repeating: 0, count: b.count + 1), count: a.count + 1)
+      for i in 0...a.count { table[i][0] = i }
+      for j in 0...b.count { table[0][j] = j }
+      for i in 1...a.count {
+        for j in 1...b.count {
+          let cost = a[i - 1] == b[j - 1] ? 0 : 1
+          table[i][j] = min(table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + cost)
+          if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+            table[i][j] = min(table[i][j], table[i - 2][j - 2] + 1)
+          }
         }
-        previous = current
       }
-      return previous[b.count]
+      return table[a.count][b.count]
     }
     let lowered = Array(key.lowercased())
     let scored = known.map { ($0, distance(lowered, Array($0.lowercased()))) }

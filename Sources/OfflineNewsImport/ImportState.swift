@@ -347,6 +347,8 @@ struct ImportState {
     if failed { return .failed(identityUnreadable: false) }
 
     for relationship in entity.entity.relationships {
+      // Under skipRecord, the first relationship that cannot be read ends the record.
+      if failed { break }
       let spec = entity.relationships[relationship.name] ?? RelationshipMapping()
       guard let destination = entityMappings[relationship.destination],
         let targetType = destination.entity.identity.first.flatMap(destination.entity.attribute)?.type
@@ -371,7 +373,9 @@ struct ImportState {
           continue
         }
         switch reference(found, destination, targetType, place: here, from: owner) {
-        case .target(let target): record.values[relationship.name] = target
+        case .target(let target):
+          record.values[relationship.name] = target
+          placeholder(destination, target)
         case .skipped: continue
         case let other: problem = other
         }
@@ -398,6 +402,8 @@ struct ImportState {
           problem = .invalid("expected an array, found \(ValueConverter.kind(found))")
         }
         if problem == nil {
+          // Placeholders only for a list that is taken: a list left as it was creates no rows.
+          for target in targets { placeholder(destination, target) }
           if spec.mode == .add {
             record.toManyAdditions[relationship.name] = targets
           } else {
@@ -435,8 +441,8 @@ struct ImportState {
     case unreadableObject
   }
 
-  /// The identity a relationship value refers to: a nested object (imported too), or an identifier (a placeholder
-  /// row is created for it if the object is not in this payload).
+  /// The identity a relationship value refers to: a nested object (imported too), or an identifier (the caller
+  /// creates a placeholder row for it, if the object is not in this payload, once the relationship is taken).
   mutating func reference(
     _ value: JSONValue, _ destination: EntityMapping, _ type: AttributeType, place: String,
     from owner: (entity: String, identity: Identity)
@@ -452,7 +458,6 @@ struct ImportState {
     else {
       return .invalid("not a reference to \(destination.entity.name): \(value)")
     }
-    placeholder(destination, target)
     return .target(target)
   }
 

@@ -290,10 +290,7 @@ struct JSONParser {
       if byte >= 0x80 { ascii = false }
       position += 1
     }
-    guard position < bytes.count else {
-      position = start - 1
-      throw failure("the document ends inside a string")
-    }
+    guard position < bytes.count else { throw endInsideString(start - 1) }
     // Slow path: escapes or control characters.
     var buffer: [UInt8] = Array(UnsafeRawBufferPointer(rebasing: bytes[start..<position]))
     var pendingHigh: (value: UInt32, offset: Int)?
@@ -370,8 +367,14 @@ struct JSONParser {
         buffer.append(escaped)
       }
     }
-    position = start - 1
-    throw failure("the document ends inside a string")
+    throw endInsideString(start - 1)
+  }
+
+  /// The document ended inside the string whose opening quote is at `quote`.
+  mutating func endInsideString(_ quote: Int) -> Failure {
+    position = bytes.count
+    let (line, column) = lineAndColumn(quote)
+    return failure("the document ends inside a string (it starts at line \(line), column \(column))")
   }
 
   mutating func hexQuad() -> UInt32? {

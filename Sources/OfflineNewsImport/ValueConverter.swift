@@ -194,7 +194,8 @@ enum ValueConverter {
   static func literal(_ value: JSONValue, type: AttributeType, place: String) throws(MappingProblem) -> DatabaseValue {
     switch convert(value, to: Attribute("default", type), options: ConversionOptions()) {
     case .success(let stored): return stored.value
-    case .failure(let problem): throw MappingProblem("\(place): \(problem.reason)")
+    case .failure(let problem):
+      throw MappingProblem("\(place): \(problem.reason): write a value of type \(type.rawValue) (or null)")
     }
   }
 
