@@ -56,7 +56,8 @@ enum DateConversion {
       return .success(
         Converted(
           value: .integer(timestamp.millisecondsSince1970),
-          caveat: "no UTC offset in \(JSONValue.string(text)): read as \(offsetText(offset)) (the mapping's assumeOffset)"))
+          caveat:
+            "no UTC offset in \(JSONValue.string(text)): read as \(offsetText(offset)) (the mapping's assumeOffset)"))
     }
     var hint = ""
     if Timestamp(rfc3339: normalized, assumingOffset: 0) != nil {
@@ -73,7 +74,8 @@ enum DateConversion {
     func digit(_ index: Int) -> Bool { index < bytes.count && bytes[index] &- UInt8(ascii: "0") < 10 }
     guard bytes.count >= 16, [UInt8(ascii: "T"), UInt8(ascii: "t"), UInt8(ascii: " ")].contains(bytes[10]),
       digit(11), digit(12), bytes[13] == UInt8(ascii: ":"), digit(14), digit(15),
-      bytes.count == 16 || [UInt8(ascii: "Z"), UInt8(ascii: "z"), UInt8(ascii: "+"), UInt8(ascii: "-")].contains(bytes[16])
+      bytes.count == 16
+        || [UInt8(ascii: "Z"), UInt8(ascii: "z"), UInt8(ascii: "+"), UInt8(ascii: "-")].contains(bytes[16])
     else { return text }
     return String(decoding: bytes[..<16] + Array(":00".utf8) + bytes[16...], as: UTF8.self)
   }
@@ -83,7 +85,8 @@ enum DateConversion {
     let minutes = abs(seconds) / 60
     let hours = String(minutes / 60)
     let rest = String(minutes % 60)
-    return (seconds < 0 ? "-" : "+") + (hours.count < 2 ? "0" + hours : hours) + ":" + (rest.count < 2 ? "0" + rest : rest)
+    return (seconds < 0 ? "-" : "+") + (hours.count < 2 ? "0" + hours : hours) + ":"
+      + (rest.count < 2 ? "0" + rest : rest)
   }
 
   /// Milliseconds since 1970 of a Unix time, range-checked. Integers are exact; fractions of a second are

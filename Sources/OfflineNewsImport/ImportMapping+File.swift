@@ -54,7 +54,8 @@ extension ImportMapping {
     for entityName in rootEntities {
       guard let attribute = entity(entityName)?.entity.attribute(name) else {
         let known = entity(entityName)?.entity.attributes.map(\.name).joined(separator: ", ") ?? ""
-        throw .invalidMapping("\(entityName) has no attribute \"\(name)\" to scope deletion by (its attributes: \(known))")
+        throw .invalidMapping(
+          "\(entityName) has no attribute \"\(name)\" to scope deletion by (its attributes: \(known))")
       }
       switch ValueConverter.convert(.string(value), to: Attribute(name, attribute.type), options: ConversionOptions()) {
       case .success(let converted):
@@ -130,7 +131,8 @@ struct MappingReader {
   func strings(_ value: JSONValue?, _ place: String, example: String) throws(MappingProblem) -> [String] {
     guard let value else { return [] }
     guard case .array(let items) = value else {
-      throw MappingProblem("\(place) must be an array of strings, found \(ValueConverter.kind(value)): write \(example)")
+      throw MappingProblem(
+        "\(place) must be an array of strings, found \(ValueConverter.kind(value)): write \(example)")
     }
     var result: [String] = []
     for (index, item) in items.enumerated() {
@@ -153,7 +155,8 @@ struct MappingReader {
       }
       return paths
     case let other?:
-      throw MappingProblem("\(place) must be a key path or a list of them, found \(ValueConverter.kind(other)): write \(example)")
+      throw MappingProblem(
+        "\(place) must be a key path or a list of them, found \(ValueConverter.kind(other)): write \(example)")
     }
   }
 
@@ -213,7 +216,8 @@ struct MappingReader {
       else {
         throw MappingProblem(
           "\(place): \(join.entity)'s to-many relationship \(join.relationship) is not declared: add "
-            + "\"relationships\": {\"\(join.relationship)\": {\"to\": \"…\", \"kind\": \"toMany\"}} to entity \(join.entity)")
+            + "\"relationships\": {\"\(join.relationship)\": {\"to\": \"…\", \"kind\": \"toMany\"}} to entity \(join.entity)"
+        )
       }
       if let destination = owner.entity.relationship(join.relationship)?.destination,
         entities.first(where: { $0.entity.name == destination })?.isOwned == true
@@ -599,7 +603,8 @@ struct MappingReader {
     for key in constants.keys.sorted() {
       guard entity.isColumn(key) else {
         throw MappingProblem(
-          "\(place).set.\(key): \(name) has no attribute \(key): declare it in \"attributes\", or remove it from \"set\"")
+          "\(place).set.\(key): \(name) has no attribute \(key): declare it in \"attributes\", or remove it from \"set\""
+        )
       }
       if entity.attribute(key)?.isLocalOnly == true {
         throw MappingProblem("\(place).set.\(key): \(key) is local-only; an import never writes it: remove it")
@@ -626,7 +631,8 @@ struct MappingReader {
         let list = try strings(item, "\(place)[\(index)]", example: example)
         guard let first = list.first, names.count >= 2 else {
           throw MappingProblem(
-            "\(place)[\(index)] lists candidates: it needs at least two attribute names, tried in order: write \(example)")
+            "\(place)[\(index)] lists candidates: it needs at least two attribute names, tried in order: write \(example)"
+          )
         }
         identity.append(first)
         candidates[first] = Array(list.dropFirst())

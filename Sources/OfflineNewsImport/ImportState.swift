@@ -73,7 +73,8 @@ struct ImportState {
     guard case .object = item else {
       report.failed += 1
       unidentifiedRoots += 1
-      fail(mapping.rootEntity, nil, place.isEmpty ? "(the record)" : place,
+      fail(
+        mapping.rootEntity, nil, place.isEmpty ? "(the record)" : place,
         "expected an object, found \(ValueConverter.kind(item))")
       return
     }
@@ -236,7 +237,8 @@ struct ImportState {
       }
       guard let value else {
         let first = entity.attributes[key]?.keyPaths.first?.description ?? key
-        let tried = candidates.count > 1 ? " (nor its candidates \(candidates.dropFirst().joined(separator: ", ")))" : ""
+        let tried =
+          candidates.count > 1 ? " (nor its candidates \(candidates.dropFirst().joined(separator: ", ")))" : ""
         return .failure(
           problem ?? IdentityProblem(keyPath: at(place, first), reason: "missing identity \(key)\(tried)"))
       }
@@ -414,12 +416,15 @@ struct ImportState {
       // A relationship that cannot be read is left as stored; under skipRecord, the record is not imported.
       switch problem {
       case .invalid(let reason)?:
-        let consequence = skipRecord ? "the record is skipped (onInvalidValue: skipRecord)" : "\(relationship.name) is left as it was"
+        let consequence =
+          skipRecord ? "the record is skipped (onInvalidValue: skipRecord)" : "\(relationship.name) is left as it was"
         if invalid(skipRecord, name, identity, here, "\(reason); \(consequence)") { failed = true }
       case .unreadableObject?:
         // The nested object's own failure is reported; under skipRecord its owner goes too.
         if skipRecord {
-          fail(name, identity, here, "\(relationship.name) could not be imported; the record is skipped (onInvalidValue: skipRecord)")
+          fail(
+            name, identity, here,
+            "\(relationship.name) could not be imported; the record is skipped (onInvalidValue: skipRecord)")
           failed = true
         }
       default: break
@@ -568,8 +573,9 @@ struct ImportState {
   func at(_ place: String, _ key: String) -> String { place.isEmpty ? key : "\(place).\(key)" }
 
   /// Reports a problem: a failure (the record is not imported), or a warning (`warning: true`).
-  mutating func fail(_ entity: String, _ identity: Identity?, _ keyPath: String, _ reason: String, warning: Bool = false)
-  {
+  mutating func fail(
+    _ entity: String, _ identity: Identity?, _ keyPath: String, _ reason: String, warning: Bool = false
+  ) {
     let error = RecordError(entity: entity, identity: identity?.description, keyPath: keyPath, reason: reason)
     if warning {
       report.warnings.append(error)
@@ -579,7 +585,9 @@ struct ImportState {
   }
 
   /// Reports a value that cannot be read: a failure when it costs the record, else a warning. Returns `costsRecord`.
-  mutating func invalid(_ costsRecord: Bool, _ entity: String, _ identity: Identity, _ keyPath: String, _ reason: String)
+  mutating func invalid(
+    _ costsRecord: Bool, _ entity: String, _ identity: Identity, _ keyPath: String, _ reason: String
+  )
     -> Bool
   {
     fail(entity, identity, keyPath, reason, warning: !costsRecord)

@@ -155,7 +155,8 @@ enum ValueConverter {
       return .success(url)
     }
     if options.mapping.baseURL.isEmpty {
-      let hint = isReference && URL(string: trimmed)?.scheme == nil ? " (a relative reference: declare \"baseURL\")" : ""
+      let hint =
+        isReference && URL(string: trimmed)?.scheme == nil ? " (a relative reference: declare \"baseURL\")" : ""
       return .failure(Problem("not an absolute URL: \(JSONValue.string(text))\(hint)"))
     }
     if options.base == nil, isReference {

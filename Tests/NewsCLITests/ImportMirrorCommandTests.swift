@@ -31,7 +31,8 @@ struct ImportMirrorCommandTests {
     let file = Fixtures.own("jsonfeed-1.0-zoneless-relative.json").path
     let outcome = await importFile(cli, file, mapping: "jsonfeed")
     #expect(outcome.status == 0, "\(outcome.err)")
-    #expect(outcome.out.contains("26 inserted, 0 updated, 0 unchanged, 0 skipped, 0 failed, 33 warnings"), "\(outcome.out)")
+    #expect(
+      outcome.out.contains("26 inserted, 0 updated, 0 unchanged, 0 skipped, 0 failed, 33 warnings"), "\(outcome.out)")
     #expect(outcome.err.contains("warning: items[0].date_published"), "\(outcome.err)")
     #expect(!outcome.err.contains("failed:"))
     let json = try (await importFile(cli, file, mapping: "jsonfeed", "--json")).json()
@@ -60,7 +61,8 @@ struct ImportMirrorCommandTests {
     #expect(report["errors"] == nil)
   }
 
-  @Test("--delete-missing mirrors the entity; --delete-missing-where only the matching rows; a bad file deletes nothing")
+  @Test(
+    "--delete-missing mirrors the entity; --delete-missing-where only the matching rows; a bad file deletes nothing")
   func deleteMissing() async throws {
     let cli = CLIHarness()
     let mapping = try write(cli, "items-mapping.json", Self.items)
@@ -94,7 +96,10 @@ struct ImportMirrorCommandTests {
       (["import", file, "--delete-missing"], "--delete-missing needs --mapping"),
       (["import", file, "--insert-only"], "--insert-only needs --mapping"),
       (["import", file, "--mapping", mapping, "--insert-only", "--update-only"], "exclude each other"),
-      (["import", file, "--mapping", mapping, "--delete-missing", "--delete-missing-where", "feed=a"], "exclude each other"),
+      (
+        ["import", file, "--mapping", mapping, "--delete-missing", "--delete-missing-where", "feed=a"],
+        "exclude each other"
+      ),
       (["import", file, "--mapping", mapping, "--delete-missing-where", "colour=red"], "no attribute \"colour\""),
       (["import", file, "--mapping", mapping, "--delete-missing-where", "id=x"], "not an integer"),
     ]

@@ -19,7 +19,8 @@ struct BaseURLTests {
   static let rfc3986: [(String, String)] = [
     ("g", "http://a/b/c/g"), ("./g", "http://a/b/c/g"), ("g/", "http://a/b/c/g/"), ("/g", "http://a/g"),
     ("//g", "http://g"), ("?y", "http://a/b/c/d;p?y"), ("g?y", "http://a/b/c/g?y"), ("#s", "http://a/b/c/d;p?q#s"),
-    ("g#s", "http://a/b/c/g#s"), ("g?y#s", "http://a/b/c/g?y#s"), (";x", "http://a/b/c/;x"), ("g;x", "http://a/b/c/g;x"),
+    ("g#s", "http://a/b/c/g#s"), ("g?y#s", "http://a/b/c/g?y#s"), (";x", "http://a/b/c/;x"),
+    ("g;x", "http://a/b/c/g;x"),
     ("g;x?y#s", "http://a/b/c/g;x?y#s"), (".", "http://a/b/c/"), ("./", "http://a/b/c/"), ("..", "http://a/b/"),
     ("../", "http://a/b/"), ("../g", "http://a/b/g"), ("../..", "http://a/"), ("../../", "http://a/"),
     ("../../g", "http://a/g"),
@@ -30,7 +31,8 @@ struct BaseURLTests {
     let mapping = try Self.links()
     let store = try TestStore(mapping)
     let items = Self.rfc3986.enumerated().map { #"{"id": "\#($0.offset)", "href": "\#($0.element.0)"}"# }
-    let report = try await store.run(mapping, #"{"home": "http://a/b/c/d;p?q", "items": [\#(items.joined(separator: ","))]}"#)
+    let report = try await store.run(
+      mapping, #"{"home": "http://a/b/c/d;p?q", "items": [\#(items.joined(separator: ","))]}"#)
     #expect(counts(report) == expectedCounts(inserted: Self.rfc3986.count))
     #expect(report.warnings == [])
     let rows = try await store.rows("link")
@@ -44,13 +46,15 @@ struct BaseURLTests {
     let declared = try Self.links(base: #""baseURL": ["home", "feed"]"#)
     let store = try TestStore(declared)
     var report = try await store.run(
-      declared, #"{"feed": "not absolute", "items": [{"id": "1", "href": "/a"}, {"id": "2", "href": "https://x.example/b"}]}"#)
+      declared,
+      #"{"feed": "not absolute", "items": [{"id": "1", "href": "/a"}, {"id": "2", "href": "https://x.example/b"}]}"#)
     #expect(counts(report) == expectedCounts(inserted: 2))
     #expect(report.warnings.map(\.keyPath) == ["items[0].href"])
     #expect(report.warnings.first?.reason.contains("no absolute base URL at home, feed") == true)
     #expect(try await store.rows("link").map { $0["href"] } == [.null, .text("https://x.example/b")])
     // The second key path is used when the first is missing.
-    report = try await store.run(declared, #"{"feed": "https://f.example/feed.json", "items": [{"id": "1", "href": "/a"}]}"#)
+    report = try await store.run(
+      declared, #"{"feed": "https://f.example/feed.json", "items": [{"id": "1", "href": "/a"}]}"#)
     #expect(try await store.rows("link").first?["href"] == .text("https://f.example/a"))
 
     let undeclared = try Self.links(base: #""optional": true"#)
@@ -81,6 +85,8 @@ struct BaseURLTests {
     #expect(report.failures.first?.reason.contains("nor its candidates href") == true)
     // Candidates are read through their own mapping: the relative href resolved against the base.
     #expect(
-      try await store.rows("link").map { $0["id"] } == [.text("a"), .text("https://h.example/2"), .text("https://h.example/3")])
+      try await store.rows("link").map { $0["id"] } == [
+        .text("a"), .text("https://h.example/2"), .text("https://h.example/3"),
+      ])
   }
 }

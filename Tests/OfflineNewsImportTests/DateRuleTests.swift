@@ -8,7 +8,9 @@ import Testing
 struct DateRuleTests {
   /// One record `{"id": 1, "at": JSON}` through a `date` attribute declared as `spec`; the mapping's top level
   /// gets `top`.
-  static func importOne(_ json: String, spec: String = "", top: String = "") async throws -> (ImportReport, DatabaseValue?) {
+  static func importOne(_ json: String, spec: String = "", top: String = "") async throws -> (
+    ImportReport, DatabaseValue?
+  ) {
     let mapping = try mapping(
       """
       {"name": "d", "records": "", "root": "e", \(top) "entities": [

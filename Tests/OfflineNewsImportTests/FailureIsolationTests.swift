@@ -92,7 +92,8 @@ struct FailureIsolationTests {
       """)
     let store = try TestStore(mapping)
     let report = try await store.run(
-      mapping, #"[{"id": 1, "title": {"text": "x"}}, {"id": 2, "title": "ok", "score": "lots"}, {"id": 3, "title": null}]"#)
+      mapping,
+      #"[{"id": 1, "title": {"text": "x"}}, {"id": 2, "title": "ok", "score": "lots"}, {"id": 3, "title": null}]"#)
     #expect(counts(report) == expectedCounts(inserted: 1, failed: 2))
     #expect(report.failures.map(\.keyPath) == ["[0].title", "[2].title"])
     #expect(report.failures.allSatisfy { $0.reason.contains("required") })

@@ -121,7 +121,9 @@ struct InvalidMappingTests {
     Case(json: attribute(#"{"type": "date", "format": "HH:mm"}"#), place: "needs a year (yyyy), a month (M) and a day"),
     Case(json: attribute(#"{"type": "date", "timeZone": "UTC"}"#), place: "timeZone applies to a \"format\""),
     Case(json: attribute(#"{"type": "date", "unixTime": "ms"}"#), place: "unixTime \"ms\" is not a unit"),
-    Case(json: with(entity: "{\(thing), \"attributes\": {\"id\": {\"type\": \"integer\"}}}", top: #""assumeOffset": "CET","#),
+    Case(
+      json: with(
+        entity: "{\(thing), \"attributes\": {\"id\": {\"type\": \"integer\"}}}", top: #""assumeOffset": "CET","#),
       place: "assumeOffset \"CET\" is not a UTC offset"),
     Case(json: relationship(#"{"to": "thing", "kind": "toOne", "deleteOrphans": true}"#), place: "deleteOrphans"),
     Case(json: relationship(#"{"to": "thing", "kind": "toOne", "mode": "add"}"#), place: "mode applies to toMany"),
@@ -133,7 +135,8 @@ struct InvalidMappingTests {
         entity: #"{"entity": "thing", "identity": [["id", "nope"]], "attributes": {"id": {"type": "integer"}}}"#),
       place: "the candidate \"nope\""),
     Case(
-      json: with(entity: #"{"entity": "thing", "owned": true, "identity": ["id"], "attributes": {"id": {"type": "integer"}}}"#),
+      json: with(
+        entity: #"{"entity": "thing", "owned": true, "identity": ["id"], "attributes": {"id": {"type": "integer"}}}"#),
       place: "an owned entity has no identity"),
     Case(
       json: with(entity: #"{"entity": "thing", "owned": true, "attributes": {"x": {"type": "integer"}}}"#),
@@ -146,18 +149,22 @@ struct InvalidMappingTests {
       place: "records and record are both given"),
     Case(
       json: with(
-        entity: #"{"entity": "thing", "identity": ["a", "b"], "attributes": {"a": {"type": "integer"}, "b": {"type": "integer"}}}"#,
+        entity:
+          #"{"entity": "thing", "identity": ["a", "b"], "attributes": {"a": {"type": "integer"}, "b": {"type": "integer"}}}"#,
         top: #""recordsAreIdentifiers": true,"#),
       place: "each record is one identifier"),
     Case(
-      json: with(entity: "{\(thing), \"attributes\": {\"id\": {\"type\": \"integer\"}}}",
+      json: with(
+        entity: "{\(thing), \"attributes\": {\"id\": {\"type\": \"integer\"}}}",
         top: #""entityBy": {"keyPath": "type", "map": {"a": "thing"}},"#),
       place: "root, roots and join cannot be given with it"),
     Case(
-      json: #"{"name": "m", "records": "", "entityBy": {"keyPath": "type", "map": {"a": "nope"}}, "entities": [{"entity": "thing", "identity": ["id"], "attributes": {"id": {"type": "integer"}}}]}"#,
+      json:
+        #"{"name": "m", "records": "", "entityBy": {"keyPath": "type", "map": {"a": "nope"}}, "entities": [{"entity": "thing", "identity": ["id"], "attributes": {"id": {"type": "integer"}}}]}"#,
       place: "entityBy.map.a: no entity \"nope\""),
     Case(
-      json: #"{"name": "m", "records": "", "entityBy": {"keyPath": "type", "map": {}}, "entities": [{"entity": "thing", "identity": ["id"], "attributes": {"id": {"type": "integer"}}}]}"#,
+      json:
+        #"{"name": "m", "records": "", "entityBy": {"keyPath": "type", "map": {}}, "entities": [{"entity": "thing", "identity": ["id"], "attributes": {"id": {"type": "integer"}}}]}"#,
       place: "entityBy.map must be an object"),
     Case(
       json: """

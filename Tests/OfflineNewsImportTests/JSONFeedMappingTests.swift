@@ -48,7 +48,8 @@ struct JSONFeedMappingTests {
     return (parsed as? NSObject)?.isEqual(value) == true
   }
 
-  @Test("every item and every item field of real 1.0 and 1.1 feeds", .enabled(if: Fixtures.hasSharedReal), arguments: feeds)
+  @Test(
+    "every item and every item field of real 1.0 and 1.1 feeds", .enabled(if: Fixtures.hasSharedReal), arguments: feeds)
   func realFeeds(_ feed: Feed) async throws {
     let url = try #require(feed.url)
     let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
@@ -104,12 +105,14 @@ struct JSONFeedMappingTests {
     /// `home` joined with a relative reference that is root-relative (`/x`) or path-relative (`x`) to a home page
     /// whose path is `/`: both are `home` + `x` (RFC 3986 §5.2.2 with an empty base path segment).
     func resolved(_ reference: String) -> String {
-      reference.hasPrefix("http") ? reference : home + (reference.hasPrefix("/") ? String(reference.dropFirst()) : reference)
+      reference.hasPrefix("http")
+        ? reference : home + (reference.hasPrefix("/") ? String(reference.dropFirst()) : reference)
     }
     /// `2018-01-06T08:05` or `2018-01-06T20:15:04` as UTC milliseconds, from its digits.
     func utc(_ text: String) -> Int64 {
       let numbers = text.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
-      return utcMilliseconds(numbers[0], numbers[1], numbers[2], numbers[3], numbers[4], numbers.count > 5 ? numbers[5] : 0)
+      return utcMilliseconds(
+        numbers[0], numbers[1], numbers[2], numbers[3], numbers[4], numbers.count > 5 ? numbers[5] : 0)
     }
     for item in items {
       let link = resolved(try #require(item["url"] as? String))

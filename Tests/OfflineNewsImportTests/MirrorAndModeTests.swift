@@ -76,7 +76,8 @@ struct MirrorAndModeTests {
     #expect(try await store.count("track") == 3)
     let orphaning = try Self.albums()
     await #expect(throws: ImportError.self) {
-      try await store.run(orphaning, #"{"albums": [{"id": 1, "tracks": [{"id": 10}"#, options: Self.options(deleteMissing: .entity))
+      try await store.run(
+        orphaning, #"{"albums": [{"id": 1, "tracks": [{"id": 10}"#, options: Self.options(deleteMissing: .entity))
     }
     #expect(try await store.count("album") == 2)
     #expect(try await store.count("track") == 3)

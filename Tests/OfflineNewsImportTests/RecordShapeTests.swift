@@ -109,7 +109,8 @@ struct RecordShapeTests {
     #expect(try await store.count("attachment") == expected)
   }
 
-  @Test("a root that is an array of identifiers: one row each (the set values with it); mirrored with deleteMissing",
+  @Test(
+    "a root that is an array of identifiers: one row each (the set values with it); mirrored with deleteMissing",
     .enabled(if: Fixtures.hasSharedReal))
   func identifiers() async throws {
     let url = try #require(Fixtures.sharedReal("hn-topstories-500-items.json"))
@@ -130,7 +131,8 @@ struct RecordShapeTests {
     #expect(rows.map { $0["id"] } == ids.sorted().map { .integer(Int64($0)) })
     #expect(rows.allSatisfy { $0["list"] == .text("topstories") })
     // The next list: the first 100 left the front page.
-    let next = Array(ids.dropFirst(100)).map(String.init) + [#""99999999""#, #"{"__type": "Pointer", "objectId": "88888888"}"#]
+    let next =
+      Array(ids.dropFirst(100)).map(String.init) + [#""99999999""#, #"{"__type": "Pointer", "objectId": "88888888"}"#]
     let second = try await store.run(
       mapping, "[" + next.joined(separator: ",") + ", true]",
       options: Importer.Options(deleteMissing: .entity, importTime: importTime))
@@ -144,7 +146,8 @@ struct RecordShapeTests {
     #expect(try await store.count("ranked") == 401)
   }
 
-  @Test("entityBy picks each record's entity by its type; unmapped types are skipped with a warning",
+  @Test(
+    "entityBy picks each record's entity by its type; unmapped types are skipped with a warning",
     .enabled(if: Fixtures.hasSharedReal))
   func entityBy() async throws {
     let url = try #require(Fixtures.sharedReal("hn-topstories-500-items.json"))
