@@ -41,6 +41,20 @@ struct ImportMirrorCommandTests {
     #expect((json["warnings"] as? [[String: Any]])?.count == 33)
   }
 
+  @Test("a lone surrogate through --mapping newsapi: every article saved, the repair a warning, exit 0")
+  func loneSurrogate() async throws {
+    let cli = CLIHarness()
+    let outcome = await importFile(cli, Fixtures.own("newsapi-lone-surrogate.json").path, mapping: "newsapi", "--json")
+    #expect(outcome.status == 0, "\(outcome.err)")
+    let report = try outcome.json()
+    #expect(report["inserted"] as? Int == 3)
+    #expect(
+      (report["warnings"] as? [[String: Any]])?.compactMap { $0["keyPath"] as? String } == [
+        "articles[1].title", "articles[2].description",
+      ])
+    #expect(!outcome.err.contains("not valid JSON"))
+  }
+
   @Test("failures and warnings are listed apart, in text and --json; a failed record makes the exit status 1")
   func failuresApartFromWarnings() async throws {
     let cli = CLIHarness()
