@@ -73,7 +73,7 @@ struct ImportState {
     guard case .object = item else {
       report.failed += 1
       unidentifiedRoots += 1
-      fail(
+      reportProblem(
         mapping.rootEntity, nil, place.isEmpty ? "(the record)" : place,
         "expected an object, found \(ValueConverter.kind(item))")
       return
@@ -93,7 +93,7 @@ struct ImportState {
       report.recordPlaces[ImportReport.placeKey(name, identity)] = place
       if seenImported[name, default: []].insert(identity).inserted == false {
         report.duplicates += 1
-        fail(
+        reportProblem(
           name, identity, place.isEmpty ? "(the record)" : place,
           "duplicate of an earlier record in this payload; one row, this later record wins", warning: true)
       }
@@ -120,7 +120,7 @@ struct ImportState {
     let listed = selector.map.keys.sorted().joined(separator: ", ")
     let found = value.map { "\($0)" } ?? "missing"
     rootRecords[index] = (mapping.rootEntity, nil)
-    fail(
+    reportProblem(
       mapping.rootEntity, nil, at(place, selector.keyPath.description),
       "\(selector.keyPath) is \(found), which entityBy.map does not list (\(listed)): the record is skipped; "
         + "add the value to the map, or give entityBy a \"default\"", warning: true)
@@ -141,7 +141,7 @@ struct ImportState {
       report.failed += 1
       unidentifiedRoots += 1
       rootRecords[index] = (name, nil)
-      fail(name, nil, place, "expected an identifier (text or a number) for \(key), found \(item)")
+      reportProblem(name, nil, place, "expected an identifier (text or a number) for \(key), found \(item)")
       return
     }
     var record = Record(entity: name)
@@ -168,7 +168,7 @@ struct ImportState {
     report.recordPlaces[ImportReport.placeKey(name, identity)] = place
     if seenImported[name, default: []].insert(identity).inserted == false {
       report.duplicates += 1
-      fail(name, identity, place, "duplicate of an earlier identifier in this payload", warning: true)
+      reportProblem(name, identity, place, "duplicate of an earlier identifier in this payload", warning: true)
     }
     add(record, identity)
   }
@@ -183,7 +183,7 @@ struct ImportState {
       let targetValue = item[path: join.target].flatMap({ ValueConverter.identity($0, type: targetType) })
     else {
       report.failed += 1
-      fail(join.entity, nil, place, "a join record needs \(join.owner) and \(join.target)")
+      reportProblem(join.entity, nil, place, "a join record needs \(join.owner) and \(join.target)")
       return
     }
     let owner = Identity(ownerValue)
@@ -287,7 +287,7 @@ struct ImportState {
       switch readIdentity(item, entity, place: place) {
       case .success(let read): identity = read
       case .failure(let problem):
-        fail(name, nil, problem.keyPath, problem.reason)
+        reportProblem(name, nil, problem.keyPath, problem.reason)
         return .failed(identityUnreadable: true)
       }
     }
@@ -322,7 +322,7 @@ struct ImportState {
           } else if let fallback = attribute.defaultValue {
             record.values[attribute.name] = fallback
           } else {
-            fail(
+            reportProblem(
               name, identity, at(place, spec.keyPaths.first?.description ?? attribute.name),
               "missing the required attribute \(attribute.name) (full representation)")
             failed = true
@@ -334,7 +334,7 @@ struct ImportState {
       switch ValueConverter.convert(raw, to: attribute, options: options(for: spec)) {
       case .success(let converted):
         record.values[attribute.name] = converted.value
-        if let caveat = converted.caveat { fail(name, identity, at(place, key), caveat, warning: true) }
+        if let caveat = converted.caveat { reportProblem(name, identity, at(place, key), caveat, warning: true) }
       case .failure(let problem):
         let reason = required ? "\(problem.reason) (\(attribute.name) is required)" : problem.reason
         if invalid(required || skipRecord, name, identity, at(place, key), reason) { failed = true }
@@ -422,7 +422,7 @@ struct ImportState {
       case .unreadableObject?:
         // The nested object's own failure is reported; under skipRecord its owner goes too.
         if skipRecord {
-          fail(
+          reportProblem(
             name, identity, here,
             "\(relationship.name) could not be imported; the record is skipped (onInvalidValue: skipRecord)")
           failed = true
@@ -573,7 +573,7 @@ struct ImportState {
   func at(_ place: String, _ key: String) -> String { place.isEmpty ? key : "\(place).\(key)" }
 
   /// Reports a problem: a failure (the record is not imported), or a warning (`warning: true`).
-  mutating func fail(
+  mutating func reportProblem(
     _ entity: String, _ identity: Identity?, _ keyPath: String, _ reason: String, warning: Bool = false
   ) {
     let error = RecordError(entity: entity, identity: identity?.description, keyPath: keyPath, reason: reason)
@@ -590,7 +590,7 @@ struct ImportState {
   )
     -> Bool
   {
-    fail(entity, identity, keyPath, reason, warning: !costsRecord)
+    reportProblem(entity, identity, keyPath, reason, warning: !costsRecord)
     return costsRecord
   }
 
@@ -604,7 +604,7 @@ struct ImportState {
       } else if let index = Self.recordIndex(repair.keyPath, prefix: prefix), let record = rootRecords[index] {
         owner = record
       }
-      fail(
+      reportProblem(
         owner.entity, owner.identity, repair.keyPath.isEmpty ? "(the document)" : repair.keyPath, repair.description,
         warning: true)
     }
