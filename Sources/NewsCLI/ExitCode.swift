@@ -2,6 +2,9 @@
 public enum ExitCode: Int32, Sendable {
   /// Articles were served (from the network or the cache), or the command did what it was asked.
   case success = 0
+  /// `import --mapping`: the file was read and saved, but some of its records failed (each reported); the rest
+  /// were saved. No `sysexits.h` status means "partly done".
+  case recordsFailed = 1
   /// The command line was wrong (`EX_USAGE`).
   case usage = 64
   /// An input file was unreadable or not a valid NewsAPI-format response (`EX_DATAERR`).

@@ -6,7 +6,9 @@ struct ImportCommand {
   static let spec = CommandSpec(
     name: "import",
     summary: "Save a NewsAPI response, or any JSON through a mapping, into the cache.",
-    usage: "FILE [--mapping NAME|PATH [--root NAME]] [--quiet] [--db PATH] [--config PATH] [--json]",
+    usage:
+      "FILE [--mapping NAME|PATH [--root NAME] [--delete-missing | --delete-missing-where ATTR=VALUE] "
+      + "[--insert-only | --update-only]] [--quiet] [--db PATH] [--config PATH] [--json]",
     positionals: [("FILE", "A saved NewsAPI v2 response, or any JSON export with --mapping.")],
     options: [
       OptionSpec(
@@ -14,22 +16,34 @@ struct ImportCommand {
         help: "Import through a mapping: a file, or NAME for Config/mappings/NAME.json (newsapi, parse-server, …)."),
       OptionSpec(
         name: "root", valueName: "NAME", help: "The mapping root to use (default: matched from FILE's name)."),
+      OptionSpec(
+        name: "delete-missing",
+        help: "With --mapping: delete the root entity's rows that FILE does not hold (the store mirrors FILE)."),
+      OptionSpec(
+        name: "delete-missing-where", valueName: "ATTR=VALUE",
+        help: "With --mapping: delete the rows with ATTR = VALUE that FILE does not hold (e.g. feed=tech)."),
+      OptionSpec(name: "insert-only", help: "With --mapping: add new rows only; existing rows are left as they are."),
+      OptionSpec(name: "update-only", help: "With --mapping: update existing rows only; new records are not added."),
       OptionSpec(name: "quiet", help: "No progress line on a terminal."),
       OptionSpec(name: "db", valueName: "PATH", help: "The database (default: $XDG_DATA_HOME/news/news.sqlite)."),
       OptionSpec(name: "config", valueName: "PATH", help: "The configuration file (default: Config/news.json)."),
       OptionSpec(
         name: "json",
         help:
-          "Print JSON: {saved, skipped, issues}; with --mapping {inserted, updated, unchanged, skipped, failed, errors}."
+          "Print JSON: {saved, skipped, issues}; with --mapping {inserted, updated, unchanged, skipped, failed, "
+          + "deleted, duplicates, failures, warnings, entities}."
       ),
     ],
     details: """
       Records that cannot be saved (no url, no title, a bad date, NewsAPI's [Removed] placeholders) are skipped and
       reported; the rest are saved in one transaction. A file that is not valid JSON, is truncated, or is a NewsAPI
       error response is refused with status 65 and nothing is written.
-      With --mapping (docs/MAPPING.md), the report counts the root entity's rows; each error names the record's
-      entity, identity and key path. Exit status: 0 the file was processed (even with skipped records), 65 not
-      valid JSON or not the mapping's shape (nothing written), 78 the mapping is invalid.
+      With --mapping (docs/MAPPING.md), the report counts the root entity's rows and lists failures (records not
+      saved: no identity, a required value unreadable) apart from warnings (values not stored in records that
+      were saved); each names the record's entity, identity and key path. --delete-missing never runs on a file
+      that cannot be read, nor when a record's identity cannot be read. Exit status: 0 every record was processed
+      (warnings and skips included), 1 some records failed (the rest saved), 65 not valid JSON or not the
+      mapping's shape (nothing written), 78 the mapping is invalid.
       """)
 
   struct Report: Encodable {
@@ -68,7 +82,12 @@ struct ImportCommand {
       return try await MappedImport(context: context, arguments: arguments).run(
         file: file, path: path, mapping: mapping)
     }
-    if arguments.value("root") != nil { throw CommandFailure(.usage, "--root needs --mapping") }
+    for option in ["root", "delete-missing-where"] where arguments.value(option) != nil {
+      throw CommandFailure(.usage, "--\(option) needs --mapping")
+    }
+    for flag in ["delete-missing", "insert-only", "update-only"] where arguments.flag(flag) {
+      throw CommandFailure(.usage, "--\(flag) needs --mapping")
+    }
     let query = NewsQuery(url: URL(fileURLWithPath: path), source: path)
     if let streamed = try await importStreaming(file: file, path: path, query: query) { return streamed }
     let page: NewsPage

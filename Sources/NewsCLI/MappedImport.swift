@@ -28,6 +28,7 @@ struct MappedImport {
       }
       do { mapping = try mapping.selecting(root: root) } catch { throw CommandFailure(.usage, error.description) }
     }
+    let options = try importOptions(mapping)
     guard let data = FileManager.default.contents(atPath: path) else {
       let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file"
       throw CommandFailure(.badInput, "\(file): \(reason); nothing was saved")
@@ -35,8 +36,7 @@ struct MappedImport {
     let repository = try context.makeRepository(arguments, entities: mapping.entityDescriptions)
     let report: ImportReport
     do {
-      report = try await Importer(mapping: mapping).run(
-        data, into: repository.storage, source: path, options: .init(importTime: Timestamp(context.now())))
+      report = try await Importer(mapping: mapping).run(data, into: repository.storage, source: path, options: options)
     } catch let error as ImportError {
       throw CommandFailure(.badInput, "\(file): \(error); nothing was saved")
     } catch let error as StorageError {
@@ -48,14 +48,63 @@ struct MappedImport {
     if arguments.flag("json") {
       console.out(OutputFormat.json(report))
     } else {
+      var counts =
+        "\(report.inserted) inserted, \(report.updated) updated, \(report.unchanged) unchanged, "
+        + "\(report.skipped) skipped, \(report.failed) failed"
+      if report.deleted > 0 || options.deleteMissing != nil { counts += ", \(report.deleted) deleted" }
+      counts += ", \(report.warnings.count) warning\(report.warnings.count == 1 ? "" : "s")"
       console.out(
-        "\(file) → \(mapping.join.map { "\($0.entity).\($0.relationship)" } ?? mapping.rootEntity): "
-          + "\(report.inserted) inserted, \(report.updated) updated, \(report.unchanged) unchanged, "
-          + "\(report.skipped) skipped, \(report.failed) failed\n")
-      for error in report.errors.prefix(50) { console.printNote("  \(error)") }
-      if report.errors.count > 50 { console.err("  … and \(report.errors.count - 50) more (--json lists all)\n") }
+        "\(file) → \(mapping.join.map { "\($0.entity).\($0.relationship)" } ?? mapping.rootEntities.joined(separator: ", ")): "
+          + counts + "\n")
+      for failure in report.failures.prefix(50) { console.printNote("  failed: \(failure)") }
+      if report.failures.count > 50 {
+        console.err("  … and \(report.failures.count - 50) more failures (--json lists all)\n")
+      }
+      for warning in report.warnings.prefix(20) { console.printNote("  warning: \(warning)") }
+      if report.warnings.count > 20 {
+        console.err("  … and \(report.warnings.count - 20) more warnings (--json lists all)\n")
+      }
+    }
+    // Any record not imported — a root record, a nested object, a new row the store refused — is a failure.
+    let failures = report.failures.count
+    if failures > 0 {
+      if !arguments.flag("json") {
+        console.printNote(
+          "\(failures) record\(failures == 1 ? "" : "s") failed and \(failures == 1 ? "was" : "were") not saved; "
+            + "the others were")
+      }
+      return .recordsFailed
     }
     return .success
+  }
+
+  /// `--delete-missing`, `--delete-missing-where ATTR=VALUE`, `--insert-only`, `--update-only`.
+  func importOptions(_ mapping: ImportMapping) throws(CommandFailure) -> Importer.Options {
+    var options = Importer.Options(importTime: Timestamp(context.now()))
+    if arguments.flag("insert-only"), arguments.flag("update-only") {
+      throw CommandFailure(.usage, "--insert-only and --update-only exclude each other; give one (or neither: upsert)")
+    }
+    if arguments.flag("insert-only") { options.operation = .insertOnly }
+    if arguments.flag("update-only") { options.operation = .updateOnly }
+    let scoped = arguments.value("delete-missing-where")
+    if arguments.flag("delete-missing"), scoped != nil {
+      throw CommandFailure(
+        .usage, "--delete-missing and --delete-missing-where exclude each other",
+        hint: "--delete-missing mirrors the whole entity; --delete-missing-where ATTR=VALUE only the matching rows")
+    }
+    if mapping.join != nil, arguments.flag("delete-missing") || scoped != nil {
+      throw CommandFailure(.usage, "a join export holds links, not rows: --delete-missing does not apply to it")
+    }
+    if arguments.flag("delete-missing") { options.deleteMissing = .entity }
+    if let scoped {
+      do {
+        options.deleteMissing = try mapping.deletionScope(scoped)
+      } catch {
+        guard case .invalidMapping(let message) = error else { throw CommandFailure(.usage, error.description) }
+        throw CommandFailure(.usage, "--delete-missing-where \(scoped): \(message)")
+      }
+    }
+    return options
   }
 }
 

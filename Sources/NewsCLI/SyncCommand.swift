@@ -31,7 +31,7 @@ struct SyncCommand {
       OptionSpec(
         name: "json",
         help: "Print JSON: {sources: [{name, kind, classes: [{className, entity, pages, resumedPages, objects, "
-          + "inserted, updated, unchanged, deleted, failed, errors, filesDownloaded, filesPresent, fileErrors, cursor, error, errorKind}]}]}."
+          + "inserted, updated, unchanged, deleted, failed, errors, warnings, filesDownloaded, filesPresent, fileErrors, cursor, error, errorKind}]}]}."
       ),
     ],
     details: """
@@ -238,6 +238,7 @@ struct SyncCommand {
       text += "\(part.objects) object\(part.objects == 1 ? "" : "s"): "
       text += "\(part.inserted) inserted, \(part.updated) updated, \(part.unchanged) unchanged, \(part.failed) failed"
       if part.deleted > 0 { text += ", \(part.deleted) deleted" }
+      if !part.warnings.isEmpty { text += ", \(part.warnings.count) warning\(part.warnings.count == 1 ? "" : "s")" }
       if part.filesDownloaded + part.filesPresent + part.fileErrors.count > 0 {
         text += "; files: \(part.filesDownloaded) downloaded, \(part.filesPresent) present, "
         text += "\(part.fileErrors.count) failed"
@@ -245,6 +246,8 @@ struct SyncCommand {
       text += part.error == nil ? "\n" : " (stopped)\n"
       for error in part.errors.prefix(10) { text += "  \(OutputFormat.sanitized(error.description))\n" }
       if part.errors.count > 10 { text += "  … and \(part.errors.count - 10) more (--json lists all)\n" }
+      for warning in part.warnings.prefix(5) { text += "  warning: \(OutputFormat.sanitized(warning.description))\n" }
+      if part.warnings.count > 5 { text += "  … and \(part.warnings.count - 5) more warnings (--json lists all)\n" }
       for error in part.fileErrors.prefix(10) { text += "  file: \(OutputFormat.sanitized(error))\n" }
     }
     return text

@@ -75,15 +75,20 @@ public struct ArticleDecoder: NewsPageDecoder {
     let changes: ChangeSet
     let report: ImportReport
     do {
-      (changes, report) = try Importer(mapping: mapping).makeChanges(JSONValue.parse(data), source: source)
+      (changes, report) = try Importer(mapping: mapping).makeChanges(JSONValue.parseDocument(data), source: source)
     } catch {
       throw .invalidResponse(detail: "not a readable JSON Feed: \(error)")
     }
     let now = Timestamp.now()
     var articles: [Article] = []
-    var issues: [RecordIssue] = report.errors.enumerated().map { offset, error in
-      RecordIssue(index: offset, url: error.identity, keyPath: error.keyPath, reason: error.reason, skipped: true)
-    }
+    var issues: [RecordIssue] =
+      report.failures.enumerated().map { offset, error in
+        RecordIssue(index: offset, url: error.identity, keyPath: error.keyPath, reason: error.reason, skipped: true)
+      }
+      + report.warnings.enumerated().map { offset, warning in
+        RecordIssue(
+          index: offset, url: warning.identity, keyPath: warning.keyPath, reason: warning.reason, skipped: false)
+      }
     for record in changes.upserts where record.entity == EntityDescription.article.name {
       if let article = record.article(firstSeen: now) {
         articles.append(article)

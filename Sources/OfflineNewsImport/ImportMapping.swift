@@ -7,10 +7,14 @@ import OfflineNewsStorage
 public struct ImportMapping: Sendable {
   /// The mapping's name, e.g. `newsapi`.
   public var name: String
-  /// Where the array of records is: `articles`, `results`, `items`; empty for a top-level array.
+  /// Where the records are: `articles`, `results`, `items`; empty for the top-level value.
   public var records: KeyPath
-  /// The entity each record of ``records`` becomes.
+  /// What is at ``records``: an array of objects (default), an array of identifiers, or one object.
+  public var recordShape: RecordShape = .objects
+  /// The entity each record of ``records`` becomes (the default entity when ``entityBy`` is set).
   public var rootEntity: String
+  /// Picks each record's entity from one of its values (`type`: `story` → `hn_story`), instead of ``rootEntity``.
+  public var entityBy: EntitySelector?
   /// How to import each entity the mapping touches (the root and the destinations of relationships).
   public var entities: [EntityMapping]
   /// For join exports (Parse `_Join:<field>:<Class>`): each record adds one target to a to-many relationship.
@@ -18,6 +22,9 @@ public struct ImportMapping: Sendable {
   /// Named roots, for a mapping that covers several exports (one per Parse class): name → entity or join. Choose
   /// one with ``selecting(root:)``.
   public var roots: [String: MappingRoot] = [:]
+  /// The UTC offset (seconds east of UTC) of every date-time without one, in every `date` attribute that does not
+  /// declare its own; each value read this way is reported as a warning. `nil`: such text is not a date.
+  public var assumedOffset: Int?
 
   public init(
     name: String, records: KeyPath, rootEntity: String, entities: [EntityMapping], join: JoinMapping? = nil
@@ -63,6 +70,41 @@ public struct ImportMapping: Sendable {
 
   /// The entity descriptions the store needs for this mapping.
   public var entityDescriptions: [EntityDescription] { entities.map(\.entity) }
+
+  /// The entities root records can become: ``rootEntity``, or every entity ``entityBy`` names.
+  public var rootEntities: [String] {
+    if let join { return [join.entity] }
+    guard let entityBy else { return [rootEntity] }
+    var names = Set(entityBy.map.values)
+    if let fallback = entityBy.fallback { names.insert(fallback) }
+    return names.sorted()
+  }
+}
+
+/// What a mapping's ``ImportMapping/records`` holds.
+public enum RecordShape: String, Sendable, Hashable {
+  /// An array of objects, one record each.
+  case objects
+  /// An array of identifiers (text or numbers): one row each, with its identity and the mapping's `set` values.
+  case identifiers
+  /// One object: the document (or the value at the key path) is one record.
+  case single
+}
+
+/// Chooses a record's entity by one of its values: `{"keyPath": "type", "map": {"story": "hn_story"}}`.
+public struct EntitySelector: Sendable, Hashable {
+  /// Where the value is in each record.
+  public var keyPath: KeyPath
+  /// Value (as text) → entity name.
+  public var map: [String: String]
+  /// The entity of records whose value is not in ``map``; `nil`: such records are skipped, with a warning.
+  public var fallback: String?
+
+  public init(keyPath: KeyPath, map: [String: String], fallback: String? = nil) {
+    self.keyPath = keyPath
+    self.map = map
+    self.fallback = fallback
+  }
 }
 
 /// How to import one entity.
@@ -70,28 +112,41 @@ public struct EntityMapping: Sendable {
   /// The entity's schema (types, identity, relationships), created in the store if needed.
   public var entity: EntityDescription
   /// How each attribute is read; attributes without a mapping are read from the key of the same name (or its
-  /// snake_case / PascalCase form).
+  /// PascalCase or snake_case form).
   public var attributes: [String: AttributeMapping]
-  /// Where each relationship is read from; default: the key of the same name (or its snake/Pascal form).
+  /// Where each relationship is read from; default: the key of the same name (or its PascalCase / snake_case form).
   public var relationships: [String: RelationshipMapping]
   /// Records to leave out, e.g. NewsAPI's `[Removed]` placeholders.
   public var skip: [SkipRule]
   /// When `true`, a key missing from a record means "clear it" (the record is the full representation);
   /// when `false` (default), a missing key leaves the stored value.
   public var fullRepresentation: Bool
-  /// What to do with a value that cannot be converted: skip the record (default) or keep the stored value.
+  /// What a value that cannot be converted costs: that value alone (`keepOldValue`, the default: a new row goes
+  /// without it, an existing row keeps what it had, and a warning is reported) or the whole record (`skipRecord`).
+  /// An identity, or a required attribute without a default, that cannot be read always skips the record.
   public var onInvalidValue: InvalidValuePolicy
   /// Values set on every record: a literal, or `$importTime` / `$source`.
   public var constants: [String: Constant]
+  /// Per identity attribute, the attributes tried after it, in order, when it is missing or cannot be an
+  /// identifier: `["id": ["url"]]` identifies a JSON Feed item without `id` by its `url` (as that attribute reads it).
+  public var identityCandidates: [String: [String]]
+  /// `true` for value rows with no identity of their own, owned by their parent: reached only through a to-many
+  /// relationship, identified by their owner and position (``EntityMapping/ownedKey``), replaced with the parent's
+  /// list and deleted when they leave it.
+  public var isOwned: Bool
+
   /// For the built-in `article`: how its key is derived (``ArticleKeyRule``); `nil` for the `url` attribute's
   /// canonical form.
   public var articleKey: ArticleKeyRule?
 
+  /// The identity attribute the store gives an owned entity's rows: `owner-entity:owner-identity/relationship/index`.
+  public static let ownedKey = "_key"
+
   public init(
     entity: EntityDescription, attributes: [String: AttributeMapping] = [:],
     relationships: [String: RelationshipMapping] = [:], skip: [SkipRule] = [], fullRepresentation: Bool = false,
-    onInvalidValue: InvalidValuePolicy = .skipRecord, constants: [String: Constant] = [:],
-    articleKey: ArticleKeyRule? = nil
+    onInvalidValue: InvalidValuePolicy = .keepOldValue, constants: [String: Constant] = [:],
+    identityCandidates: [String: [String]] = [:], isOwned: Bool = false, articleKey: ArticleKeyRule? = nil
   ) {
     self.articleKey = articleKey
     self.entity = entity
@@ -101,35 +156,70 @@ public struct EntityMapping: Sendable {
     self.fullRepresentation = fullRepresentation
     self.onInvalidValue = onInvalidValue
     self.constants = constants
+    self.identityCandidates = identityCandidates
+    self.isOwned = isOwned
   }
 }
 
 /// How one attribute is read.
 public struct AttributeMapping: Sendable, Hashable {
-  /// The key path in the record; `nil` for the attribute's own name (or its snake_case / PascalCase form).
-  public var keyPath: KeyPath?
+  /// The key paths tried in order, the first present one winning (`["UserId", "User"]`); empty for the attribute's
+  /// own name, or its PascalCase or snake_case form.
+  public var keyPaths: [KeyPath]
   /// Text transforms applied in order before conversion.
   public var transforms: [ValueTransform]
-  /// For `date` attributes given as numbers: Unix time in seconds or milliseconds. Text dates are RFC 3339.
+  /// For `date` attributes given as numbers (or numeric text): the unit of the Unix time.
   public var unixTime: UnixTime?
-  /// For `date` attributes given without an offset: the offset to assume, in seconds east of UTC.
+  /// For `date` attributes given without an offset: the offset to assume, in seconds east of UTC. Overrides the
+  /// mapping's ``ImportMapping/assumedOffset`` and is not reported.
   public var assumedOffset: Int?
+  /// For `date` attributes in a pattern other than ISO 8601: the pattern and its time zone.
+  public var dateFormat: DateFormat?
+  /// For `url` attributes (and the built-in article's `url`): where to find the base a relative reference is
+  /// resolved against (RFC 3986 §5), tried in order.
+  public var baseURL: [BaseURLSource]
 
   public init(
-    keyPath: KeyPath? = nil, transforms: [ValueTransform] = [], unixTime: UnixTime? = nil, assumedOffset: Int? = nil
+    keyPaths: [KeyPath] = [], transforms: [ValueTransform] = [], unixTime: UnixTime? = nil,
+    assumedOffset: Int? = nil, dateFormat: DateFormat? = nil, baseURL: [BaseURLSource] = []
   ) {
-    self.keyPath = keyPath
+    self.keyPaths = keyPaths
     self.transforms = transforms
     self.unixTime = unixTime
     self.assumedOffset = assumedOffset
+    self.dateFormat = dateFormat
+    self.baseURL = baseURL
   }
 }
 
-public enum UnixTime: String, Sendable, Hashable {
-  case seconds, milliseconds
+/// The unit of a Unix time (time since 1970-01-01T00:00:00Z, leap seconds not counted).
+public enum UnixTime: String, Sendable, Hashable, CaseIterable {
+  case seconds, milliseconds, microseconds, nanoseconds
 }
 
-public enum ValueTransform: String, Sendable, Hashable {
+/// A date pattern in the Unicode Technical Standard #35 syntax (`M/d/yyyy H-mm-ss`,
+/// <https://unicode.org/reports/tr35/tr35-dates.html#Date_Field_Symbol_Table>), read with the `en_US_POSIX`
+/// locale, and the time zone of values whose pattern has no zone field.
+public struct DateFormat: Sendable, Hashable {
+  public var pattern: String
+  /// An IANA time zone name (`Europe/Berlin`, `UTC`); `nil` when the pattern has a zone field.
+  public var timeZone: String?
+
+  public init(pattern: String, timeZone: String?) {
+    self.pattern = pattern
+    self.timeZone = timeZone
+  }
+}
+
+/// Where a base URL comes from.
+public enum BaseURLSource: Sendable, Hashable {
+  /// A key path from the top of the document: `home_page_url`.
+  case document(KeyPath)
+  /// The import's source, when it is an `http` or `https` URL (RFC 3986 §5.1.3, the retrieval URI).
+  case source
+}
+
+public enum ValueTransform: String, Sendable, Hashable, CaseIterable {
   /// Remove leading and trailing whitespace.
   case trim
   /// `""` (after other transforms) becomes `null`.
@@ -139,7 +229,7 @@ public enum ValueTransform: String, Sendable, Hashable {
   case lowercase
 }
 
-public enum InvalidValuePolicy: String, Sendable, Hashable {
+public enum InvalidValuePolicy: String, Sendable, Hashable, CaseIterable {
   case skipRecord, keepOldValue
 }
 
@@ -154,17 +244,23 @@ public enum Constant: Sendable, Hashable {
 
 /// How one relationship is read.
 public struct RelationshipMapping: Sendable, Hashable {
-  public var keyPath: KeyPath?
+  /// The key paths tried in order, the first present one winning; empty for the relationship's own name (or its
+  /// PascalCase / snake_case form).
+  public var keyPaths: [KeyPath]
   /// For to-many: `replace` the stored list (default), or `add` to it.
   public var mode: ToManyMode
+  /// For to-many: delete the children that left the list (and that no other owner lists), so that the store holds
+  /// what the payload holds. Always on for a relationship to an owned entity.
+  public var deleteOrphans: Bool
 
-  public init(keyPath: KeyPath? = nil, mode: ToManyMode = .replace) {
-    self.keyPath = keyPath
+  public init(keyPaths: [KeyPath] = [], mode: ToManyMode = .replace, deleteOrphans: Bool = false) {
+    self.keyPaths = keyPaths
     self.mode = mode
+    self.deleteOrphans = deleteOrphans
   }
 }
 
-public enum ToManyMode: String, Sendable, Hashable {
+public enum ToManyMode: String, Sendable, Hashable, CaseIterable {
   case replace, add
 }
 
@@ -201,20 +297,21 @@ public struct JoinMapping: Sendable, Hashable {
 }
 
 /// How a mapping derives the key of a built-in `article` record (``ArticleIdentity``): the canonical form of the
-/// link at ``link``; else the identifier at ``id`` scoped to ``scope``. In a mapping file:
-/// `"key": {"link": "url", "id": "id", "scope": "$source"}` (JSON Feed: an item's `id` is unique within its feed) or
-/// `"key": {"id": "objectId", "scope": "parse:Article"}` (Parse objects have no link).
+/// first absolute `http(s)` link found at ``link``; else the first identifier found at ``id``, scoped to ``scope``.
+/// In a mapping file: `"key": {"link": "url", "id": "id", "scope": "$source"}` (JSON Feed: an item's `id` is unique
+/// only within its feed) or `"key": {"id": "objectId", "scope": "parse:Article"}` (Parse objects have no link). A
+/// relative link is resolved against the `url` attribute's `baseURL` when it has one.
 public struct ArticleKeyRule: Sendable, Hashable {
-  /// Where the item's link is; `nil` when the source has none.
-  public var link: KeyPath?
-  /// Where the item's own identifier is; `nil` when it has none.
-  public var id: KeyPath?
+  /// Where the item's link may be, tried in order; empty when the source has none.
+  public var link: [KeyPath]
+  /// Where the item's own identifier may be, tried in order; empty when it has none.
+  public var id: [KeyPath]
   /// What the identifier is unique within: a fixed text (`parse:Article`), or `nil` for the payload's source (the
   /// feed's URL or the file's path, `$source` in a mapping file).
   public var scope: String?
 
   /// Creates a rule.
-  public init(link: KeyPath? = nil, id: KeyPath? = nil, scope: String? = nil) {
+  public init(link: [KeyPath] = [], id: [KeyPath] = [], scope: String? = nil) {
     self.link = link
     self.id = id
     self.scope = scope

@@ -1,21 +1,29 @@
 import OfflineNewsStorage
 
-/// What an import did. `inserted`, `updated` and `unchanged` count rows of the root entity; `entities` has every
-/// entity's counts (relationship destinations and placeholders included).
+/// What an import did. `inserted`, `updated` and `unchanged` count rows of the root entity (of every root entity,
+/// with `entityBy`); `entities` has every entity's counts (relationship destinations and placeholders included).
+///
+/// Problems come in two lists: ``failures`` are records that were not imported (no readable identity, a required
+/// attribute that cannot be read, a value refused under `onInvalidValue: skipRecord`, a new row the store
+/// refused); ``warnings`` are values that were not stored while their record was (an unconvertible optional value,
+/// a relationship of the wrong shape, a date read with an assumed offset, text the JSON reader repaired).
 public struct ImportReport: Sendable, Hashable, Encodable {
   public var inserted = 0
   public var updated = 0
   public var unchanged = 0
-  /// Root records left out by a skip rule or a `shouldImport` hook.
+  /// Root records left out by a skip rule, a `shouldImport` hook, an `entityBy` value the mapping does not map,
+  /// or the import's operation (an existing row under insert-only, a new one under update-only).
   public var skipped = 0
-  /// Root records not imported because of an error (listed in ``errors``).
+  /// Root records not imported because of an error (listed in ``failures``).
   public var failed = 0
   /// Root rows deleted by sync deletion.
   public var deleted = 0
   /// Root records whose identity appeared earlier in the same payload (one row: the later wins).
   public var duplicates = 0
-  /// Each problem: the record's entity, identity, key path and reason.
-  public var errors: [RecordError] = []
+  /// Records not imported: the record's entity, identity (when readable), key path and reason.
+  public var failures: [RecordError] = []
+  /// Values not stored, or stored with a caveat, in records that were imported.
+  public var warnings: [RecordError] = []
   /// Per entity: inserted, updated, unchanged, deleted.
   public var entities: [String: EntityCounts] = [:]
 
@@ -36,6 +44,6 @@ public struct ImportReport: Sendable, Hashable, Encodable {
   public init() {}
 
   enum CodingKeys: String, CodingKey {
-    case inserted, updated, unchanged, skipped, failed, deleted, duplicates, errors, entities
+    case inserted, updated, unchanged, skipped, failed, deleted, duplicates, failures, warnings, entities
   }
 }

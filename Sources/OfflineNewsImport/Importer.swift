@@ -10,7 +10,7 @@ import OfflineNewsStorage
 /// let mapping = try ImportMapping.load(contentsOf: URL(fileURLWithPath: "Config/mappings/hackernews.json"))
 /// let storage = try StorageContext(path: "news.sqlite", entities: mapping.entityDescriptions)
 /// let report = try await Importer(mapping: mapping).run(data, into: storage, source: "topstories.json")
-/// print(report.inserted, report.failed, report.errors.first as Any)
+/// print(report.inserted, report.failed, report.failures.first as Any, report.warnings.count)
 /// ```
 ///
 /// Rules (see `docs/MAPPING.md`):
@@ -22,8 +22,9 @@ import OfflineNewsStorage
 /// - Relationships: a nested object is imported with its entity's mapping; an identifier (text, number, a Parse
 ///   `Pointer`) references a row, creating a placeholder row when the object has not arrived yet, so that any import
 ///   order gives the same graph.
-/// - A value that cannot be converted is reported with the record's identity and key path, and by the mapping's
-///   policy either skips the record or keeps the stored value. Never stored as `nil`.
+/// - A failure stays where it is: a value that cannot be converted costs that value (a warning: a new row goes
+///   without it, an existing row keeps its stored value); only an identity, or a required attribute, that cannot be
+///   read skips the record (a failure) — or any bad value under `onInvalidValue: skipRecord`. Never stored as `nil`.
 /// - One transaction per import; existing rows are looked up one query per entity per 500 records; unchanged rows
 ///   are not rewritten.
 public struct Importer: Sendable {
@@ -35,11 +36,26 @@ public struct Importer: Sendable {
     self.hooks = hooks
   }
 
+  /// How an import writes its root records (relationship destinations and placeholders are always upserted, so
+  /// that every reference finds its row).
+  public enum Operation: String, Sendable, Hashable, CaseIterable {
+    /// Insert new rows and update existing ones (the default).
+    case upsert
+    /// Insert new rows; existing rows are left as they are (counted skipped).
+    case insertOnly
+    /// Update existing rows; records without a row are not inserted (counted skipped).
+    case updateOnly
+  }
+
   /// Options of one import run.
   public struct Options: Sendable {
-    /// Sync deletion: delete root rows matching this scope that the payload does not hold. `nil` (default): none.
-    /// Never runs when the payload cannot be read (the import throws first).
-    public var deleteMissingIn: FetchPredicate?
+    /// Sync deletion: delete the root rows in this scope that the payload does not hold, so that the store then
+    /// holds what the payload holds. `nil` (default): nothing is deleted. Never runs when the payload cannot be
+    /// read (the import throws first), nor when a root record's identity cannot be read (which row it is is not
+    /// known; reported as a warning).
+    public var deleteMissing: MissingRowsScope?
+    /// How root records are written.
+    public var operation: Operation
     /// When the import runs (`$importTime` constants).
     public var importTime: Timestamp
     /// Changes of entities outside the mapping saved in the same transaction as the import, all or nothing with it:
@@ -51,12 +67,12 @@ public struct Importer: Sendable {
     public var articleFetch: ArticleFetch?
 
     public init(
-      deleteMissingIn: FetchPredicate? = nil, importTime: Timestamp = .now(),
-      additionalChanges: ChangeSet = ChangeSet(),
-      articleFetch: ArticleFetch? = nil
+      deleteMissing: MissingRowsScope? = nil, operation: Operation = .upsert, importTime: Timestamp = .now(),
+      additionalChanges: ChangeSet = ChangeSet(), articleFetch: ArticleFetch? = nil
     ) {
       self.articleFetch = articleFetch
-      self.deleteMissingIn = deleteMissingIn
+      self.deleteMissing = deleteMissing
+      self.operation = operation
       self.importTime = importTime
       self.additionalChanges = additionalChanges
     }
@@ -64,10 +80,14 @@ public struct Importer: Sendable {
 
   /// Parses `data`, maps it and saves it in one transaction.
   ///
+  /// Text the JSON reader repaired (a lone surrogate, invalid UTF-8; see ``JSONValue/parseDocument(_:)``) is
+  /// reported as a warning of the record that holds it.
+  ///
   /// - Parameters:
   ///   - data: the JSON payload.
   ///   - storage: a storage context opened with the mapping's entities (``ImportMapping/entityDescriptions``).
-  ///   - source: where the payload came from (a path or URL), for `$source` constants and messages.
+  ///   - source: where the payload came from (a path or URL), for `$source` constants, `$source` base URLs and
+  ///     messages.
   /// - Returns: the report.
   /// - Throws: ``ImportError`` when the payload is not valid JSON or does not match the mapping (nothing written);
   ///   ``StorageError`` when the save fails (rolled back); `CancellationError` when the task was cancelled (nothing
@@ -75,7 +95,7 @@ public struct Importer: Sendable {
   public func run(_ data: Data, into storage: StorageContext, source: String, options: Options = Options())
     async throws -> ImportReport
   {
-    try await run(JSONValue.parse(data), into: storage, source: source, options: options)
+    try await run(JSONValue.parseDocument(data), into: storage, source: source, options: options)
   }
 
   /// Maps an already parsed payload and saves it in one transaction, as ``run(_:into:source:options:)-(Data,_,_,_)``.
@@ -84,11 +104,22 @@ public struct Importer: Sendable {
   public func run(_ json: JSONValue, into storage: StorageContext, source: String, options: Options = Options())
     async throws -> ImportReport
   {
+    try await run(JSONDocument(value: json), into: storage, source: source, options: options)
+  }
+
+  /// Maps a parsed document (its repairs reported as warnings) and saves it in one transaction.
+  ///
+  /// - Throws: as the form that takes `Data`.
+  public func run(
+    _ document: JSONDocument, into storage: StorageContext, source: String, options: Options = Options()
+  ) async throws -> ImportReport {
     try Task.checkCancellation()
-    var (changes, report) = try makeChanges(json, source: source, options: options)
+    var (changes, report) = try makeChanges(document, source: source, options: options)
     changes.upserts += options.additionalChanges.upserts
     changes.deletes += options.additionalChanges.deletes
     changes.deleteMissing += options.additionalChanges.deleteMissing
+    changes.orphanDeletion.formUnion(options.additionalChanges.orphanDeletion)
+    changes.operations.merge(options.additionalChanges.operations) { mine, _ in mine }
     try Task.checkCancellation()
     var summaries = try await storage.save(changes)
     changes = ChangeSet()
@@ -98,447 +129,119 @@ public struct Importer: Sendable {
       report.entities[entity] = .init(
         inserted: summary.inserted, updated: summary.updated, unchanged: summary.unchanged, deleted: summary.deleted)
     }
-    for (entity, summary) in summaries {
+    for (entity, summary) in summaries.sorted(by: { $0.key < $1.key }) {
       for rejection in summary.rejected {
         let place =
           report.recordPlaces[ImportReport.placeKey(entity, rejection.identity)] ?? "(\(entity) \(rejection.identity))"
-        report.errors.append(
+        report.failures.append(
           RecordError(
             entity: entity, identity: rejection.identity.description, keyPath: place, reason: rejection.reason))
       }
     }
-    let root = summaries[mapping.join?.entity ?? mapping.rootEntity] ?? SaveSummary()
-    report.failed += root.rejected.count
+    let roots = mapping.rootEntities.compactMap { summaries[$0] }
+    report.failed += roots.reduce(0) { $0 + $1.rejected.count }
+    report.skipped += roots.reduce(0) { $0 + $1.skipped }
     if mapping.join == nil {
-      report.inserted = root.inserted
-      report.updated = root.updated
-      report.unchanged = root.unchanged
+      report.inserted = roots.reduce(0) { $0 + $1.inserted }
+      report.updated = roots.reduce(0) { $0 + $1.updated }
+      report.unchanged = roots.reduce(0) { $0 + $1.unchanged }
     } else {
       // A join's records are links: new ones are inserted, links already there unchanged.
-      report.inserted = root.linksAdded
-      report.unchanged = max(0, report.joinLinks - root.linksAdded)
+      let linksAdded = roots.reduce(0) { $0 + $1.linksAdded }
+      report.inserted = linksAdded
+      report.unchanged = max(0, report.joinLinks - linksAdded)
     }
-    report.deleted = root.deleted
+    report.deleted = roots.reduce(0) { $0 + $1.deleted }
     return report
   }
 
   /// Maps a parsed payload to a change set and the report's record-level part, without touching storage.
   ///
-  /// - Throws: ``ImportError/doesNotMatchMapping(_:)`` when there is no array of records where the mapping says.
+  /// - Throws: ``ImportError/doesNotMatchMapping(_:)`` when there is no array of records (or, for `record`, no
+  ///   object) where the mapping says.
   public func makeChanges(_ json: JSONValue, source: String, options: Options = Options()) throws(ImportError)
     -> (ChangeSet, ImportReport)
   {
+    try makeChanges(JSONDocument(value: json), source: source, options: options)
+  }
+
+  /// Maps a parsed document to a change set and the report's record-level part, without touching storage.
+  ///
+  /// - Throws: as ``makeChanges(_:source:options:)-(JSONValue,_,_)``.
+  public func makeChanges(_ document: JSONDocument, source: String, options: Options = Options()) throws(ImportError)
+    -> (ChangeSet, ImportReport)
+  {
+    let json = document.value
     guard let container = json[path: mapping.records] else {
-      throw .doesNotMatchMapping("no \"\(mapping.records)\" in the payload")
+      let what = mapping.recordShape == .single ? "record" : "records"
+      throw .doesNotMatchMapping("no \"\(mapping.records)\" in the payload (the mapping's \(what))")
     }
-    guard case .array(let items) = container else {
-      let place = mapping.records.components.isEmpty ? "the top level" : "\"\(mapping.records)\""
-      throw .doesNotMatchMapping("\(place) is \(ValueConverter.kind(container)), not an array of records")
-    }
-    var state = ImportState(mapping: mapping, hooks: hooks, source: source, importTime: options.importTime)
+    var state = ImportState(
+      mapping: mapping, hooks: hooks, source: source, importTime: options.importTime, document: json)
     let base = mapping.records.components.isEmpty ? "" : mapping.records.description
-    for (index, item) in items.enumerated() {
-      let place = "\(base)[\(index)]"
-      if let join = mapping.join {
-        state.importJoin(item, join, place: place)
-      } else {
-        state.importRoot(item, place: place)
+    switch mapping.recordShape {
+    case .single:
+      guard case .object = container else {
+        let place = mapping.records.components.isEmpty ? "the document" : "\"\(mapping.records)\""
+        throw .doesNotMatchMapping("\(place) is \(ValueConverter.kind(container)), not the one object of a record")
+      }
+      state.importRoot(container, index: 0, place: base)
+    case .objects, .identifiers:
+      guard case .array(let items) = container else {
+        let place = mapping.records.components.isEmpty ? "the top level" : "\"\(mapping.records)\""
+        let expected = mapping.recordShape == .identifiers ? "an array of identifiers" : "an array of records"
+        throw .doesNotMatchMapping("\(place) is \(ValueConverter.kind(container)), not \(expected)")
+      }
+      for (index, item) in items.enumerated() {
+        let place = "\(base)[\(index)]"
+        if let join = mapping.join {
+          state.importJoin(item, join, place: place)
+        } else if mapping.recordShape == .identifiers {
+          state.importIdentifier(item, index: index, place: place)
+        } else {
+          state.importRoot(item, index: index, place: place)
+        }
       }
     }
-    var changes = ChangeSet(
-      upserts: state.orderedRecords(), deletes: state.deletes,
-      articleFetch: options.articleFetch ?? ArticleFetch(query: source, source: source, fetchedAt: options.importTime))
-    if let scope = options.deleteMissingIn, mapping.join == nil {
-      changes.deleteMissing.append(MissingRowsDeletion(entity: mapping.rootEntity, scope: scope, keep: state.rootSeen))
+    state.reportRepairs(document.repairs)
+    var changes = ChangeSet(upserts: state.orderedRecords(), deletes: state.deletes)
+    changes.orphanDeletion = state.orphanDeletion
+    changes.articleFetch =
+      options.articleFetch ?? ArticleFetch(query: source, source: source, fetchedAt: options.importTime)
+    if options.operation != .upsert {
+      for entity in mapping.rootEntities {
+        changes.operations[entity] = options.operation == .insertOnly ? .insertOnly : .updateOnly
+      }
+    }
+    if let scope = options.deleteMissing, mapping.join == nil {
+      if state.unidentifiedRoots > 0 {
+        state.report.warnings.append(
+          RecordError(
+            entity: mapping.rootEntity, identity: nil, keyPath: base.isEmpty ? "(the records)" : base,
+            reason: "sync deletion did not run: \(state.unidentifiedRoots) record(s) have no readable identity, "
+              + "so which rows the payload holds is not known"))
+      } else {
+        for entity in mapping.rootEntities {
+          guard let description = mapping.entity(entity)?.entity, let key = description.identity.first else { continue }
+          let predicate: FetchPredicate
+          switch scope {
+          // Every row has its identity: the whole entity, asked for explicitly.
+          case .entity: predicate = .isNotNull(key)
+          case .matching(let condition): predicate = condition
+          }
+          changes.deleteMissing.append(
+            MissingRowsDeletion(entity: entity, scope: predicate, keep: state.rootSeen[entity] ?? []))
+        }
+      }
     }
     return (changes, state.report)
   }
 }
 
-/// The identity map and report of one import.
-struct ImportState {
-  let mapping: ImportMapping
-  let hooks: ImportHooks
-  let source: String
-  let importTime: Timestamp
-  var report = ImportReport()
-  var records: [String: [Identity: Record]] = [:]
-  var order: [(String, Identity)] = []
-  var rootSeen: Set<Identity> = []
-  var seenImported: Set<Identity> = []
-  var deletes: [(entity: String, identity: Identity)] = []
-
-  init(mapping: ImportMapping, hooks: ImportHooks, source: String, importTime: Timestamp) {
-    self.mapping = mapping
-    self.hooks = hooks
-    self.source = source
-    self.importTime = importTime
-  }
-
-  func orderedRecords() -> [Record] { order.compactMap { records[$0.0]?[$0.1] } }
-
-  mutating func importRoot(_ item: JSONValue, place: String) {
-    guard let entity = mapping.entity(mapping.rootEntity) else { return }
-    guard case .object = item else {
-      report.failed += 1
-      report.errors.append(
-        RecordError(
-          entity: entity.entity.name, identity: nil, keyPath: place,
-          reason: "expected an object, found \(ValueConverter.kind(item))"))
-      return
-    }
-    let outcome = map(item, entity, place: place, root: true)
-    // Every identity the payload holds, imported or not, is "in the payload" for sync deletion.
-    if let identity = readableIdentity(item, entity) { rootSeen.insert(identity) }
-    switch outcome {
-    case .imported(let identity):
-      report.recordPlaces[ImportReport.placeKey(entity.entity.name, identity)] = place
-      if seenImported.insert(identity).inserted == false {
-        report.duplicates += 1
-        report.errors.append(
-          RecordError(
-            entity: entity.entity.name, identity: identity.description, keyPath: place,
-            reason: "duplicate of an earlier record in this payload; one row, this later record wins"))
-      }
-    case .skipped: report.skipped += 1
-    case .failed: report.failed += 1
-    }
-  }
-
-  mutating func importJoin(_ item: JSONValue, _ join: JoinMapping, place: String) {
-    guard let entity = mapping.entity(join.entity), let relationship = entity.entity.relationship(join.relationship),
-      let ownerType = entity.entity.identity.first.flatMap(entity.entity.attribute)?.type,
-      let destination = mapping.entity(relationship.destination),
-      let targetType = destination.entity.identity.first.flatMap(destination.entity.attribute)?.type
-    else { return }
-    let ownerRaw = item[path: join.owner].flatMap { ValueConverter.identity($0, type: ownerType) }
-    guard
-      let ownerValue = join.entity == EntityDescription.article.name
-        ? ownerRaw.flatMap({ articleKey(forID: $0, entity) }) : ownerRaw,
-      let targetValue = item[path: join.target].flatMap({ ValueConverter.identity($0, type: targetType) })
-    else {
-      report.failed += 1
-      report.errors.append(
-        RecordError(
-          entity: join.entity, identity: nil, keyPath: place,
-          reason: "a join record needs \(join.owner) and \(join.target)"))
-      return
-    }
-    let owner = Identity(ownerValue)
-    add(
-      Record(
-        entity: join.entity, values: [entity.entity.identity[0]: ownerValue],
-        toManyAdditions: [join.relationship: [targetValue]]), owner)
-    placeholder(destination, targetValue)
-    report.joinLinks += 1
-  }
-
-  /// The key of a built-in `article` record (``ArticleIdentity``) and the link as given: by the mapping's
-  /// ``ArticleKeyRule``, else the canonical form of its `url`.
-  func articleKey(_ item: JSONValue, _ mapping: EntityMapping) -> Result<
-    (key: String, link: String?), ArticleKeyProblem
-  > {
-    let rule = mapping.articleKey ?? ArticleKeyRule(link: mapping.attributes["url"]?.keyPath ?? KeyPath("url"))
-    func text(_ path: KeyPath?) -> String? {
-      guard let path, let raw = item[path: path].flatMap(ValueConverter.unwrapParse) else { return nil }
-      let value =
-        mapping.articleKey == nil ? ValueConverter.apply(mapping.attributes["url"]?.transforms ?? [], to: raw) : raw
-      switch value {
-      case .string(let text):
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        return trimmed.isEmpty ? nil : trimmed
-      case .integer(let number): return String(number)
-      default: return nil
-      }
-    }
-    let link = text(rule.link)
-    if let link, let url = URL(string: link), let scheme = url.scheme?.lowercased(),
-      scheme == "http" || scheme == "https",
-      url.host != nil
-    {
-      return .success((ArticleIdentity.linked(url).absoluteString, link))
-    }
-    if let id = text(rule.id) {
-      return .success((ArticleIdentity.scoped(rule.scope ?? source, id: id).absoluteString, link))
-    }
-    if let link { return .failure(ArticleKeyProblem("\(link) is not an absolute http(s) URL, and the item has no id")) }
-    return .failure(ArticleKeyProblem("missing identity: the item has no link and no id"))
-  }
-
-  /// The key of the article whose own identifier is `id` (a join record's owner).
-  func articleKey(forID id: DatabaseValue, _ mapping: EntityMapping) -> DatabaseValue? {
-    guard case .text(let text) = id, let rule = mapping.articleKey, rule.id != nil else { return nil }
-    return .text(ArticleIdentity.scoped(rule.scope ?? source, id: text).absoluteString)
-  }
-
-  /// The record's identity, when it can be read (whatever else is wrong with the record).
-  func readableIdentity(_ item: JSONValue, _ mapping: EntityMapping) -> Identity? {
-    if mapping.entity.name == EntityDescription.article.name {
-      guard case .success(let key) = articleKey(item, mapping) else { return nil }
-      return Identity(.text(key.key))
-    }
-    var values: [DatabaseValue] = []
-    for key in mapping.entity.identity {
-      guard let attribute = mapping.entity.attribute(key),
-        let raw = lookup(item, key, mapping.attributes[key]?.keyPath).flatMap(ValueConverter.unwrapParse),
-        let value = ValueConverter.identity(
-          ValueConverter.apply(mapping.attributes[key]?.transforms ?? [], to: raw), type: attribute.type)
-      else { return nil }
-      values.append(value)
-    }
-    return Identity(values)
-  }
-
-  enum Outcome {
-    case imported(Identity)
-    case skipped
-    case failed
-  }
-
-  /// The stored value of a `set` constant for `attribute`, or `nil` when a literal does not convert to its type.
-  func constantValue(_ constant: Constant, for attribute: Attribute) -> DatabaseValue? {
-    switch constant {
-    case .importTime: return .integer(importTime.millisecondsSince1970)
-    case .source: return .text(source)
-    case .value(let value):
-      if case .success(let stored) = ValueConverter.convert(value, to: attribute, mapping: AttributeMapping()) {
-        return stored
-      }
-      return nil
-    }
-  }
-
-  /// Maps one object to a record of `entity`, adds it to the identity map, and returns its identity.
-  mutating func map(_ item: JSONValue, _ mapping: EntityMapping, place: String, root: Bool) -> Outcome {
-    let name = mapping.entity.name
-    let entityHooks = hooks[name]
-    if let shouldImport = entityHooks?.shouldImport, !shouldImport(item) { return .skipped }
-    if mapping.skip.contains(where: { item[path: $0.keyPath] == $0.equals }) { return .skipped }
-    let item = entityHooks?.willImport?(item) ?? item
-
-    // Identity first: every report about this record names it.
-    var identityValues: [DatabaseValue] = []
-    var articleLink: String?
-    if mapping.entity.name == EntityDescription.article.name {
-      switch articleKey(item, mapping) {
-      case .success(let key):
-        identityValues = [.text(key.key)]
-        articleLink = key.link
-      case .failure(let reason):
-        report.errors.append(RecordError(entity: name, identity: nil, keyPath: place, reason: reason.reason))
-        return .failed
-      }
-    }
-    for key in mapping.entity.identity where identityValues.isEmpty {
-      guard let attribute = mapping.entity.attribute(key) else { return .failed }
-      // An identity attribute may be a `set` constant: `$source` scopes ids that are unique only within their
-      // feed (JSON Feed item ids) to that feed.
-      if let constant = mapping.constants[key], let value = constantValue(constant, for: attribute) {
-        identityValues.append(value)
-        continue
-      }
-      let raw = lookup(item, key, mapping.attributes[key]?.keyPath).flatMap(ValueConverter.unwrapParse)
-      let transformed = raw.map { ValueConverter.apply(mapping.attributes[key]?.transforms ?? [], to: $0) }
-      guard let raw = transformed,
-        let value = ValueConverter.identity(
-          raw, type: attribute.type, mapping: mapping.attributes[key] ?? AttributeMapping())
-      else {
-        report.errors.append(
-          RecordError(
-            entity: name, identity: nil, keyPath: "\(place).\(mapping.attributes[key]?.keyPath?.description ?? key)",
-            reason: transformed == nil
-              ? "missing identity \(key)"
-              : "identity \(key) is \(ValueConverter.kind(transformed ?? .null)), not an identifier"))
-        return .failed
-      }
-      identityValues.append(value)
-    }
-    let identity = Identity(identityValues)
-    var record = Record(entity: name)
-    for (key, value) in zip(mapping.entity.identity, identityValues) { record.values[key] = value }
-    if let articleLink { record.values["link"] = .text(articleLink) }
-
-    var failed = false
-    for attribute in mapping.entity.attributes
-    where !attribute.isLocalOnly && !mapping.entity.identity.contains(attribute.name) {
-      let attributeMapping = mapping.attributes[attribute.name] ?? AttributeMapping()
-      if mapping.entity.name == EntityDescription.article.name, mapping.attributes[attribute.name] == nil,
-        mapping.constants[attribute.name] == nil
-      {
-        continue  // the built-in entity: only the attributes the mapping names
-      }
-      if let custom = entityHooks?.attributes[attribute.name] {
-        do {
-          if let value = try custom(item) { record.values[attribute.name] = value }
-        } catch {
-          report.errors.append(
-            RecordError(
-              entity: name, identity: identity.description, keyPath: "\(place).\(attribute.name)", reason: "\(error)"))
-          failed = true
-        }
-        continue
-      }
-      let keyPath = attributeMapping.keyPath
-      guard let found = lookup(item, attribute.name, keyPath) else {
-        // Full representation: missing means clear — to null, or to the default; a required attribute without a
-        // default cannot be cleared, so it is left as stored (and a new row without it is rejected and reported).
-        if mapping.fullRepresentation, mapping.constants[attribute.name] == nil {
-          if attribute.isOptional {
-            record.values[attribute.name] = .null
-          } else if let fallback = attribute.defaultValue {
-            record.values[attribute.name] = fallback
-          } else {
-            // The record says "no value" for an attribute that must have one: that record's error.
-            report.errors.append(
-              RecordError(
-                entity: name, identity: identity.description,
-                keyPath: "\(place).\(keyPath?.description ?? attribute.name)",
-                reason: "missing the required attribute \(attribute.name) (full representation)"))
-            if mapping.onInvalidValue == .skipRecord { failed = true }
-          }
-        }
-        continue
-      }
-      guard let raw = ValueConverter.unwrapParse(found) else { continue }
-      switch ValueConverter.convert(raw, to: attribute, mapping: attributeMapping) {
-      case .success(let value): record.values[attribute.name] = value
-      case .failure(let problem):
-        report.errors.append(
-          RecordError(
-            entity: name, identity: identity.description,
-            keyPath: "\(place).\(keyPath?.description ?? attribute.name)", reason: problem.reason))
-        if mapping.onInvalidValue == .skipRecord { failed = true }
-      }
-    }
-    for (key, constant) in mapping.constants {
-      guard let attribute = mapping.entity.attribute(key), let value = constantValue(constant, for: attribute) else {
-        continue
-      }
-      record.values[key] = value
-    }
-    if failed { return .failed }
-
-    for relationship in mapping.entity.relationships {
-      let relationshipMapping = mapping.relationships[relationship.name] ?? RelationshipMapping()
-      let here = "\(place).\(relationshipMapping.keyPath?.description ?? relationship.name)"
-      guard let destination = self.mapping.entity(relationship.destination),
-        let targetType = destination.entity.identity.first.flatMap(destination.entity.attribute)?.type
-      else { continue }
-      guard let found = lookup(item, relationship.name, relationshipMapping.keyPath) else {
-        if mapping.fullRepresentation {
-          if relationship.kind == .toOne {
-            record.values[relationship.name] = .null
-          } else {
-            record.toMany[relationship.name] = []
-          }
-        }
-        continue
-      }
-      switch relationship.kind {
-      case .toOne:
-        if found == .null {
-          record.values[relationship.name] = .null
-        } else if let target = reference(found, destination, targetType, place: here, from: (name, identity)) {
-          record.values[relationship.name] = target
-        }
-      case .toMany:
-        // A Parse Relation is a description, not members: its members come from the join export.
-        if ValueConverter.unwrapParse(found) == nil { continue }
-        var targets: [DatabaseValue] = []
-        if case .array(let elements) = found {
-          for (index, element) in elements.enumerated() {
-            if let target = reference(
-              element, destination, targetType, place: "\(here)[\(index)]", from: (name, identity))
-            {
-              targets.append(target)
-            }
-          }
-        } else if found != .null {
-          report.errors.append(
-            RecordError(
-              entity: name, identity: identity.description, keyPath: here,
-              reason: "expected an array, found \(ValueConverter.kind(found))"))
-          continue
-        }
-        if relationshipMapping.mode == .add {
-          record.toManyAdditions[relationship.name] = targets
-        } else {
-          record.toMany[relationship.name] = targets
-        }
-      }
-    }
-    if let didImport = entityHooks?.didImport { deletes += didImport(&record) }
-    add(record, identity)
-    return .imported(identity)
-  }
-
-  /// The identity a relationship value refers to: a nested object (imported too), or an identifier (a placeholder
-  /// row is created for it if the object is not in this payload).
-  mutating func reference(
-    _ value: JSONValue, _ destination: EntityMapping, _ type: AttributeType, place: String,
-    from owner: (entity: String, identity: Identity)
-  ) -> DatabaseValue? {
-    if case .object(let fields) = value, fields["__type"] == nil {
-      if case .imported(let identity) = map(value, destination, place: place, root: false) {
-        return identity.values.first
-      }
-      return nil
-    }
-    guard let unwrapped = ValueConverter.unwrapParse(value), let target = ValueConverter.identity(unwrapped, type: type)
-    else {
-      report.errors.append(
-        RecordError(
-          entity: owner.entity, identity: owner.identity.description, keyPath: place,
-          reason: "not a reference to \(destination.entity.name): \(value)"))
-      return nil
-    }
-    placeholder(destination, target)
-    return target
-  }
-
-  mutating func placeholder(_ destination: EntityMapping, _ target: DatabaseValue) {
-    guard let key = destination.entity.identity.first else { return }
-    let identity = Identity(target)
-    if records[destination.entity.name]?[identity] == nil {
-      add(Record(entity: destination.entity.name, values: [key: target]), identity)
-    }
-  }
-
-  mutating func add(_ record: Record, _ identity: Identity) {
-    if var existing = records[record.entity]?[identity] {
-      existing.values.merge(record.values) { $1 }
-      existing.toMany.merge(record.toMany) { $1 }
-      existing.toManyAdditions.merge(record.toManyAdditions) { $0 + $1 }
-      records[record.entity]?[identity] = existing
-    } else {
-      records[record.entity, default: [:]][identity] = record
-      order.append((record.entity, identity))
-    }
-  }
-
-  /// The value of `name` in `item`: at the explicit key path, else under the name itself or its snake_case or
-  /// PascalCase form (`userId` ← `userId`, `UserId`, `user_id`).
-  func lookup(_ item: JSONValue, _ name: String, _ keyPath: KeyPath?) -> JSONValue? {
-    if let keyPath { return item[path: keyPath] }
-    guard case .object(let fields) = item else { return nil }
-    if let value = fields[name] { return value }
-    if let first = name.first {
-      if let value = fields[first.uppercased() + name.dropFirst()] { return value }
-    }
-    var snake = ""
-    for character in name {
-      if character.isUppercase {
-        snake += "_" + character.lowercased()
-      } else {
-        snake.append(character)
-      }
-    }
-    return fields[snake]
-  }
-}
-
-/// Why an article record has no key.
-struct ArticleKeyProblem: Error {
-  var reason: String
-  init(_ reason: String) { self.reason = reason }
+/// Which root rows sync deletion may delete: those the payload does not hold, within this scope.
+public enum MissingRowsScope: Sendable, Hashable {
+  /// Every row of the root entity (of each root entity, with `entityBy`): the store mirrors the payload.
+  case entity
+  /// The root rows matching a condition, e.g. `.attribute("feed") == "tech"`: the payload is one feed's list.
+  case matching(FetchPredicate)
 }

@@ -2,9 +2,9 @@ import Foundation
 
 /// A JSON value as the importer sees it: integers kept exact (`Int64`), booleans told apart from numbers.
 ///
-/// Decoded with Foundation's `JSONDecoder` (RFC 8259), which reads an integer as exactly the `Int64` written, where
+/// Read by ``parseDocument(_:)`` (RFC 8259), which keeps an integer as exactly the `Int64` written, where
 /// `JSONSerialization` would hand back a `Double` past 2^53 and a `Bool` indistinguishable from `1`.
-public enum JSONValue: Sendable, Hashable, Decodable, CustomStringConvertible {
+public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
   case null
   case bool(Bool)
   case integer(Int64)
@@ -12,48 +12,6 @@ public enum JSONValue: Sendable, Hashable, Decodable, CustomStringConvertible {
   case string(String)
   case array([JSONValue])
   case object([String: JSONValue])
-
-  public init(from decoder: any Decoder) throws {
-    if var array = try? decoder.unkeyedContainer() {
-      var values: [JSONValue] = []
-      if let count = array.count { values.reserveCapacity(count) }
-      while !array.isAtEnd { values.append(try array.decode(JSONValue.self)) }
-      self = .array(values)
-      return
-    }
-    if let object = try? decoder.container(keyedBy: AnyKey.self) {
-      var values: [String: JSONValue] = [:]
-      for key in object.allKeys { values[key.stringValue] = try object.decode(JSONValue.self, forKey: key) }
-      self = .object(values)
-      return
-    }
-    let single = try decoder.singleValueContainer()
-    if single.decodeNil() {
-      self = .null
-    } else if let value = try? single.decode(String.self) {
-      self = .string(value)
-    } else if let value = try? single.decode(Bool.self) {
-      self = .bool(value)
-    } else if let value = try? single.decode(Int64.self) {
-      self = .integer(value)
-    } else {
-      self = .number(try single.decode(Double.self))
-    }
-  }
-
-  /// Parses JSON text.
-  ///
-  /// - Throws: ``ImportError/invalidJSON(_:)`` with where the text stops being valid JSON.
-  public static func parse(_ data: Data) throws(ImportError) -> JSONValue {
-    do {
-      return try JSONDecoder().decode(JSONValue.self, from: data)
-    } catch let DecodingError.dataCorrupted(context) {
-      let underlying = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
-      throw .invalidJSON(underlying ?? context.debugDescription)
-    } catch {
-      throw .invalidJSON("\(error)")
-    }
-  }
 
   /// The value at a dotted key path (`source.name`, `items.0.id`), or `nil` when any step is missing.
   public subscript(path path: KeyPath) -> JSONValue? {
@@ -121,16 +79,6 @@ public enum JSONValue: Sendable, Hashable, Decodable, CustomStringConvertible {
       }
     }
     return out + "\""
-  }
-}
-
-struct AnyKey: CodingKey {
-  var stringValue: String
-  var intValue: Int?
-  init(stringValue: String) { self.stringValue = stringValue }
-  init?(intValue: Int) {
-    stringValue = String(intValue)
-    self.intValue = intValue
   }
 }
 

@@ -2,25 +2,50 @@ import Foundation
 import OfflineNewsModel
 import OfflineNewsStorage
 
+/// What a conversion needs besides the value and the attribute: the attribute's mapping, and what the import
+/// found for it in the document.
+struct ConversionOptions {
+  var mapping = AttributeMapping()
+  /// The mapping's ``ImportMapping/assumedOffset``: used for date-times without an offset when the attribute has
+  /// no `assumeOffset` of its own, and reported.
+  var defaultOffset: Int?
+  /// The base URL a relative reference resolves against (the attribute's `baseURL`, as found in the document).
+  var base: URL?
+  /// Where the base was looked for, for messages: `home_page_url, feed_url`.
+  var baseSources = ""
+  /// The formatter of the attribute's `format` pattern.
+  var formatter: DateFormatter?
+}
+
+/// A converted value, and a caveat to report when the value is stored with an assumption (an assumed offset).
+struct Converted {
+  var value: DatabaseValue
+  var caveat: String?
+}
+
 /// Converts JSON values to stored values of an attribute's type, strictly: a value that cannot be converted is an
 /// error with a reason, never a silent `nil`.
 enum ValueConverter {
   /// Unwraps Parse Server's typed values (<https://docs.parseplatform.org/rest/guide/#data-types>):
   /// `Date` → its `iso` text; `File` → its `url`; `Pointer` → its `objectId`; `Bytes` → its `base64` text;
   /// `GeoPoint` → an object of `latitude`/`longitude`. `Relation` has no value here (its members come from join
-  /// exports): `nil`.
+  /// exports): `nil`. Unwrapped again while the result is a typed value: data migrations leave
+  /// `{"__type": "Date", "iso": {"__type": "Date", "iso": "…"}}`.
   static func unwrapParse(_ value: JSONValue) -> JSONValue? {
-    guard case .object(let fields) = value, case .string(let type)? = fields["__type"] else { return value }
-    switch type {
-    case "Date": return fields["iso"] ?? .null
-    case "File": return fields["url"] ?? .null
-    case "Pointer": return fields["objectId"] ?? .null
-    case "Bytes": return fields["base64"] ?? .null
-    case "GeoPoint":
-      return .object(["latitude": fields["latitude"] ?? .null, "longitude": fields["longitude"] ?? .null])
-    case "Relation": return nil
-    default: return value
+    var current = value
+    while case .object(let fields) = current, case .string(let type)? = fields["__type"] {
+      switch type {
+      case "Date": current = fields["iso"] ?? .null
+      case "File": current = fields["url"] ?? .null
+      case "Pointer": current = fields["objectId"] ?? .null
+      case "Bytes": current = fields["base64"] ?? .null
+      case "GeoPoint":
+        return .object(["latitude": fields["latitude"] ?? .null, "longitude": fields["longitude"] ?? .null])
+      case "Relation": return nil
+      default: return current
+      }
     }
+    return current
   }
 
   /// ``unwrapParse(_:)`` applied to every value inside arrays and objects (a `Relation` becomes `null`).
@@ -47,139 +72,132 @@ enum ValueConverter {
   }
 
   /// The stored value of `value` for `attribute`, or the reason it cannot be one.
-  static func convert(_ value: JSONValue, to attribute: Attribute, mapping: AttributeMapping) -> Result<
-    DatabaseValue, Problem
+  static func convert(_ value: JSONValue, to attribute: Attribute, options: ConversionOptions) -> Result<
+    Converted, Problem
   > {
+    let mapping = options.mapping
     let value = apply(mapping.transforms, to: value)
+    func stored(_ value: DatabaseValue) -> Result<Converted, Problem> { .success(Converted(value: value)) }
     if value == .null {
-      if attribute.isOptional { return .success(.null) }
-      if let fallback = attribute.defaultValue { return .success(fallback) }
+      if attribute.isOptional { return stored(.null) }
+      if let fallback = attribute.defaultValue { return stored(fallback) }
       return .failure(Problem("null for the required attribute \(attribute.name)"))
     }
     switch attribute.type {
     case .text:
       switch value {
-      case .string(let text): return .success(.text(text))
-      case .integer(let number): return .success(.text(String(number)))
+      case .string(let text):
+        if !mapping.baseURL.isEmpty { return resolvedURL(text, options).map { Converted(value: .text($0)) } }
+        return stored(.text(text))
+      case .integer(let number): return stored(.text(String(number)))
       case .number(let number):
-        return .success(
-          .text(number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number)))
+        return stored(.text(number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number)))
       default: return .failure(Problem("expected text, found \(kind(value))"))
       }
     case .integer:
       switch value {
-      case .integer(let number): return .success(.integer(number))
+      case .integer(let number): return stored(.integer(number))
       case .number(let number) where number == number.rounded() && abs(number) < 9.2e18:
-        return .success(.integer(Int64(number)))
+        return stored(.integer(Int64(number)))
       case .string(let text):
         guard let number = Int64(text.trimmingCharacters(in: .whitespaces)) else {
           return .failure(Problem("not an integer: \(value)"))
         }
-        return .success(.integer(number))
+        return stored(.integer(number))
       default: return .failure(Problem("expected an integer, found \(kind(value))"))
       }
     case .real:
       switch value {
-      case .integer(let number): return .success(.real(Double(number)))
-      case .number(let number): return .success(.real(number))
+      case .integer(let number): return stored(.real(Double(number)))
+      case .number(let number): return stored(.real(number))
       case .string(let text):
         guard let number = Double(text.trimmingCharacters(in: .whitespaces)), number.isFinite else {
           return .failure(Problem("not a number: \(value)"))
         }
-        return .success(.real(number))
+        return stored(.real(number))
       default: return .failure(Problem("expected a number, found \(kind(value))"))
       }
     case .bool:
       switch value {
-      case .bool(let flag): return .success(.integer(flag ? 1 : 0))
+      case .bool(let flag): return stored(.integer(flag ? 1 : 0))
       case .string(let text) where ["true", "false"].contains(text.lowercased()):
-        return .success(.integer(text.lowercased() == "true" ? 1 : 0))
+        return stored(.integer(text.lowercased() == "true" ? 1 : 0))
       default: return .failure(Problem("expected true or false, found \(kind(value)) (a number is not a boolean)"))
       }
-    case .date:
-      switch value {
-      case .string(let text):
-        if let unit = mapping.unixTime, let number = Double(text) { return unixDate(number, unit) }
-        guard let timestamp = Timestamp(rfc3339: text, assumingOffset: mapping.assumedOffset) else {
-          let hint = mapping.assumedOffset == nil && looksZoneless(text) ? " (no offset: declare assumeOffset)" : ""
-          return .failure(Problem("not an RFC 3339 date-time: \(value)\(hint)"))
-        }
-        return .success(.integer(timestamp.millisecondsSince1970))
-      case .integer(let number):
-        guard let unit = mapping.unixTime else {
-          return .failure(Problem("a number for a date: declare unixTime seconds or milliseconds"))
-        }
-        return unixDate(Double(number), unit, exact: number)
-      case .number(let number):
-        guard let unit = mapping.unixTime else {
-          return .failure(Problem("a number for a date: declare unixTime seconds or milliseconds"))
-        }
-        return unixDate(number, unit)
-      default: return .failure(Problem("expected a date, found \(kind(value))"))
-      }
+    case .date: return DateConversion.convert(value, options)
     case .url:
       guard case .string(let text) = value else { return .failure(Problem("expected a URL, found \(kind(value))")) }
-      let trimmed = text.trimmingCharacters(in: .whitespaces)
-      guard let url = URL(string: trimmed), let scheme = url.scheme, !scheme.isEmpty,
-        url.host?.isEmpty == false || scheme == "file" || scheme == "mailto"
-      else { return .failure(Problem("not an absolute URL: \(value)")) }
-      return .success(.text(url.absoluteString))
+      return resolvedURL(text, options).map { Converted(value: .text($0)) }
     case .data:
       guard case .string(let text) = value, let data = Data(base64Encoded: text) else {
         return .failure(Problem("expected base64 data, found \(kind(value))"))
       }
-      return .success(.blob(Array(data)))
+      return stored(.blob(Array(data)))
     case .json:
-      return .success(.text(unwrapParseDeeply(value).jsonText))
+      return stored(.text(unwrapParseDeeply(value).jsonText))
     }
+  }
+
+  /// An absolute URL: `text` itself, or — with a base — `text` resolved against it (RFC 3986 §5.2).
+  static func resolvedURL(_ text: String, _ options: ConversionOptions) -> Result<String, Problem> {
+    let trimmed = text.trimmingCharacters(in: .whitespaces)
+    func absolute(_ url: URL?) -> String? {
+      guard let url, let scheme = url.scheme, !scheme.isEmpty,
+        url.host?.isEmpty == false || scheme == "file" || scheme == "mailto"
+      else { return nil }
+      return url.absoluteString
+    }
+    if let url = absolute(URL(string: trimmed)) { return .success(url) }
+    // A relative reference (RFC 3986 §4.2) has no spaces, controls or characters URIs never hold unescaped.
+    let forbidden = CharacterSet(charactersIn: " \"<>\\^`{|}").union(.controlCharacters)
+    let isReference = !trimmed.isEmpty && trimmed.rangeOfCharacter(from: forbidden) == nil
+    if let base = options.base, isReference, let url = absolute(URL(string: trimmed, relativeTo: base)?.absoluteURL) {
+      return .success(url)
+    }
+    if options.mapping.baseURL.isEmpty {
+      let hint =
+        isReference && URL(string: trimmed)?.scheme == nil ? " (a relative reference: declare \"baseURL\")" : ""
+      return .failure(Problem("not an absolute URL: \(JSONValue.string(text))\(hint)"))
+    }
+    if options.base == nil, isReference {
+      return .failure(
+        Problem(
+          "a relative URL \(JSONValue.string(text)), and the document has no absolute base URL at \(options.baseSources)"
+        ))
+    }
+    return .failure(Problem("not a URL reference: \(JSONValue.string(text))"))
   }
 
   /// An identity value normalized to the identity attribute's type, so `"42"` and `42` are the same key; `nil` when
   /// the value cannot be an identity of that type.
-  static func identity(_ value: JSONValue, type: AttributeType, mapping: AttributeMapping = AttributeMapping())
+  static func identity(_ value: JSONValue, type: AttributeType, options: ConversionOptions = ConversionOptions())
     -> DatabaseValue?
   {
     switch (type, value) {
-    case (.text, .string(let text)), (.url, .string(let text)): return text.isEmpty ? nil : .text(text)
+    case (.text, .string(let text)), (.url, .string(let text)):
+      guard !text.isEmpty else { return nil }
+      guard !options.mapping.baseURL.isEmpty else { return .text(text) }
+      guard case .success(let url) = resolvedURL(text, options) else { return nil }
+      return .text(url)
     case (.text, .integer(let number)): return .text(String(number))
     case (.text, .number(let number)) where number == number.rounded() && abs(number) < 1e15:
       return .text(String(Int64(number)))
     case (_, .null), (_, .array), (_, .object), (_, .bool): return nil
     default:
       guard
-        case .success(let stored) = convert(value, to: Attribute("identity", type, optional: false), mapping: mapping),
-        stored != .null
+        case .success(let stored) = convert(value, to: Attribute("identity", type, optional: false), options: options),
+        stored.value != .null
       else { return nil }
-      return stored
+      return stored.value
     }
   }
 
   static func literal(_ value: JSONValue, type: AttributeType, place: String) throws(MappingProblem) -> DatabaseValue {
-    switch convert(value, to: Attribute("default", type), mapping: AttributeMapping()) {
-    case .success(let stored): return stored
-    case .failure(let problem): throw MappingProblem("\(place): \(problem.reason)")
+    switch convert(value, to: Attribute("default", type), options: ConversionOptions()) {
+    case .success(let stored): return stored.value
+    case .failure(let problem):
+      throw MappingProblem("\(place): \(problem.reason): write a value of type \(type.rawValue) (or null)")
     }
-  }
-
-  private static func unixDate(_ number: Double, _ unit: UnixTime, exact: Int64? = nil) -> Result<
-    DatabaseValue, Problem
-  > {
-    guard number.isFinite, abs(number) < 1e16 else { return .failure(Problem("Unix time out of range: \(number)")) }
-    switch unit {
-    case .seconds:
-      if let exact, abs(exact) < 9_000_000_000_000 { return .success(.integer(exact * 1000)) }
-      // 1.001 s × 1000 is 1000.9999… in binary: take the nearest millisecond when within a microsecond of it.
-      let product = number * 1000
-      let nearest = product.rounded()
-      return .success(.integer(Int64(abs(product - nearest) < 1e-3 ? nearest : product.rounded(.down))))
-    case .milliseconds:
-      return .success(.integer(exact ?? Int64(number.rounded(.down))))
-    }
-  }
-
-  private static func looksZoneless(_ text: String) -> Bool {
-    text.count >= 19 && !text.hasSuffix("Z") && !text.hasSuffix("z")
-      && !text.dropFirst(19).contains { $0 == "+" || $0 == "-" }
   }
 
   static func kind(_ value: JSONValue) -> String {

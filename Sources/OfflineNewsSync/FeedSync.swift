@@ -60,9 +60,10 @@ public struct FeedSync: Sendable {
     guard response.status == 200 else {
       throw ParseSyncEngine.serverError(response, className: "feed", secrets: [])
     }
-    let json: JSONValue
+    // The document with its repairs (a lone surrogate …), reported as warnings of the items holding them.
+    let json: JSONDocument
     do {
-      json = try JSONValue.parse(response.body)
+      json = try JSONValue.parseDocument(response.body)
     } catch {
       throw .invalidPage(className: "feed", detail: "\(error) (\(response.body.count) bytes)")
     }
@@ -84,6 +85,7 @@ public struct FeedSync: Sendable {
     part.updated = report.updated
     part.unchanged = report.unchanged
     part.failed = report.failed + report.skipped
-    part.errors = report.errors
+    part.errors = report.failures
+    part.warnings = report.warnings
   }
 }

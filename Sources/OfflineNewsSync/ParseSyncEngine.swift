@@ -164,7 +164,7 @@ public struct ParseSyncEngine: Sendable {
     let rootMapping = item.mapping.entity(root)
     let identify: (String) -> Identity
     let scope: FetchPredicate
-    if let rule = rootMapping?.articleKey, rule.id == KeyPath("objectId"), rule.link == nil {
+    if let rule = rootMapping?.articleKey, rule.id == [KeyPath("objectId")], rule.link.isEmpty {
       let articleScope = rule.scope ?? "\(source)/\(name)"
       identify = { Identity(.text(ArticleIdentity.scoped(articleScope, id: $0).absoluteString)) }
       scope = FetchPredicate.attribute("source") == source
@@ -288,7 +288,8 @@ public struct ParseSyncEngine: Sendable {
     part.updated += report.updated
     part.unchanged += report.unchanged
     part.failed += report.failed + report.skipped
-    part.errors += report.errors
+    part.errors += report.failures
+    part.warnings += report.warnings
     if let files = item.files, files.mode == .eager, let folder = fileFolder {
       await download(Self.fileURLs(in: json, attributes: files.attributes), files, folder, into: &part)
     }

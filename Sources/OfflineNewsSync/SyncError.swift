@@ -71,6 +71,8 @@ public struct SyncReport: Sendable, Hashable, Encodable {
     /// Objects skipped or failed, with the reasons in ``errors``.
     public var failed = 0
     public var errors: [RecordError] = []
+    /// Values not stored in objects that were imported (``ImportReport/warnings``).
+    public var warnings: [RecordError] = []
     /// Files downloaded, already present, and refused or failed (with reasons in ``fileErrors``).
     public var filesDownloaded = 0
     public var filesPresent = 0
@@ -91,6 +93,7 @@ public struct SyncReport: Sendable, Hashable, Encodable {
 
     enum CodingKeys: String, CodingKey {
       case className, entity, pages, resumedPages, objects, inserted, updated, unchanged, deleted, failed, errors
+      case warnings
       case filesDownloaded, filesPresent, fileErrors, cursor, error, errorKind
     }
 
@@ -108,6 +111,7 @@ public struct SyncReport: Sendable, Hashable, Encodable {
       try c.encode(deleted, forKey: .deleted)
       try c.encode(failed, forKey: .failed)
       try c.encode(errors, forKey: .errors)
+      try c.encode(warnings, forKey: .warnings)
       try c.encode(filesDownloaded, forKey: .filesDownloaded)
       try c.encode(filesPresent, forKey: .filesPresent)
       try c.encode(fileErrors, forKey: .fileErrors)

@@ -111,6 +111,112 @@ struct InvalidMappingTests {
     #expect(message?.contains(problem.place) == true, "\(message ?? "accepted")")
   }
 
+  /// The keys added for the importer's expressiveness, each misused once.
+  static let newKeys: [Case] = [
+    Case(json: attribute(#"{"type": "text", "from": []}"#), place: "entities[0].attributes.x.from is an empty list"),
+    Case(json: attribute(#"{"type": "text", "from": ["a", 1]}"#), place: "entities[0].attributes.x.from[1]"),
+    Case(json: attribute(#"{"type": "text", "baseURL": "home"}"#), place: "baseURL applies to url attributes"),
+    Case(json: attribute(#"{"type": "url", "baseURL": 3}"#), place: "entities[0].attributes.x.baseURL must be"),
+    Case(json: attribute(#"{"type": "text", "format": "yyyy"}"#), place: "format applies to date attributes"),
+    Case(json: attribute(#"{"type": "date", "format": "HH:mm"}"#), place: "needs a year (yyyy), a month (M) and a day"),
+    Case(json: attribute(#"{"type": "date", "timeZone": "UTC"}"#), place: "timeZone applies to a \"format\""),
+    Case(json: attribute(#"{"type": "date", "unixTime": "ms"}"#), place: "unixTime \"ms\" is not a unit"),
+    Case(
+      json: with(
+        entity: "{\(thing), \"attributes\": {\"id\": {\"type\": \"integer\"}}}", top: #""assumeOffset": "CET","#),
+      place: "assumeOffset \"CET\" is not a UTC offset"),
+    Case(json: relationship(#"{"to": "thing", "kind": "toOne", "deleteOrphans": true}"#), place: "deleteOrphans"),
+    Case(json: relationship(#"{"to": "thing", "kind": "toOne", "mode": "add"}"#), place: "mode applies to toMany"),
+    Case(
+      json: with(entity: #"{"entity": "thing", "identity": [["id"]], "attributes": {"id": {"type": "integer"}}}"#),
+      place: "at least two attribute names"),
+    Case(
+      json: with(
+        entity: #"{"entity": "thing", "identity": [["id", "nope"]], "attributes": {"id": {"type": "integer"}}}"#),
+      place: "the candidate \"nope\""),
+    Case(
+      json: with(
+        entity: #"{"entity": "thing", "owned": true, "identity": ["id"], "attributes": {"id": {"type": "integer"}}}"#),
+      place: "an owned entity has no identity"),
+    Case(
+      json: with(entity: #"{"entity": "thing", "owned": true, "attributes": {"x": {"type": "integer"}}}"#),
+      place: "no relationship goes to it"),
+    Case(
+      json: with(entity: #"{"entity": "thing", "attributes": {"id": {"type": "integer"}}}"#),
+      place: "identity is missing"),
+    Case(
+      json: #"{"name": "m", "records": "a", "record": "b", "root": "thing", "entities": []}"#,
+      place: "records and record are both given"),
+    Case(
+      json: with(
+        entity:
+          #"{"entity": "thing", "identity": ["a", "b"], "attributes": {"a": {"type": "integer"}, "b": {"type": "integer"}}}"#,
+        top: #""recordsAreIdentifiers": true,"#),
+      place: "each record is one identifier"),
+    Case(
+      json: with(
+        entity: "{\(thing), \"attributes\": {\"id\": {\"type\": \"integer\"}}}",
+        top: #""entityBy": {"keyPath": "type", "map": {"a": "thing"}},"#),
+      place: "root, roots and join cannot be given with it"),
+    Case(
+      json:
+        #"{"name": "m", "records": "", "entityBy": {"keyPath": "type", "map": {"a": "nope"}}, "entities": [{"entity": "thing", "identity": ["id"], "attributes": {"id": {"type": "integer"}}}]}"#,
+      place: "entityBy.map.a: no entity \"nope\""),
+    Case(
+      json:
+        #"{"name": "m", "records": "", "entityBy": {"keyPath": "type", "map": {}}, "entities": [{"entity": "thing", "identity": ["id"], "attributes": {"id": {"type": "integer"}}}]}"#,
+      place: "entityBy.map must be an object"),
+    Case(
+      json: """
+        {"name": "m", "records": "", "root": "thing", "entities": [
+          {"entity": "thing", "identity": ["id"], "attributes": {"id": {"type": "integer"}},
+           "relationships": {"one": {"to": "value", "kind": "toOne"}}},
+          {"entity": "value", "owned": true, "attributes": {"x": {"type": "integer"}}}]}
+        """, place: "is owned (value rows in a list)"),
+    Case(
+      json: """
+        {"name": "m", "records": "", "root": "value", "entities": [
+          {"entity": "thing", "identity": ["id"], "attributes": {"id": {"type": "integer"}},
+           "relationships": {"many": {"to": "value", "kind": "toMany"}}},
+          {"entity": "value", "owned": true, "attributes": {"x": {"type": "integer"}}}]}
+        """, place: "it cannot be a root"),
+    Case(
+      json: """
+        {"name": "m", "records": "articles", "root": "article", "entities": [
+          {"entity": "article", "attributes": {"url": {"type": "text"}}}]}
+        """, place: "remove \"type\""),
+    Case(
+      json: """
+        {"name": "m", "records": "articles", "root": "article", "entities": [
+          {"entity": "article", "identity": ["title"], "attributes": {"url": {}}}]}
+        """, place: "is identified by url"),
+  ]
+
+  @Test("the keys added for expressiveness are checked too", arguments: newKeys)
+  func newKeyProblems(_ problem: Case) {
+    let message = mappingProblem(problem.json)
+    #expect(message?.contains(problem.place) == true, "\(message ?? "accepted")")
+  }
+
+  /// Words of a message that says what to write instead.
+  static let hints = ["write", "did you mean", "known here", "add ", "remove", "declare", "give"]
+
+  @Test("every mapping error says what to write instead")
+  func everyErrorHasAHint() {
+    for problem in Self.reported + Self.ignored + Self.newKeys {
+      guard let message = mappingProblem(problem.json) else { continue }
+      #expect(Self.hints.contains { message.contains($0) }, "\(message)")
+    }
+  }
+
+  @Test("a typo in a key gets the key it meant")
+  func didYouMean() {
+    #expect(mappingProblem(Self.attribute(#"{"tpye": "text"}"#))?.contains(#"did you mean "type"?"#) == true)
+    #expect(mappingProblem(Self.attribute(#"{"type": "txt"}"#))?.contains(#"write "text""#) == true)
+    #expect(
+      mappingProblem(Self.attribute(#"{"type": "text", "transforms": ["trimm"]}"#))?.contains(#"write "trim""#) == true)
+  }
+
   @Test("a relationship destination with a required attribute is refused (placeholders must fit)")
   func requiredAttributeOnDestination() {
     let message = mappingProblem(

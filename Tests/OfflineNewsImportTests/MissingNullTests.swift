@@ -108,7 +108,7 @@ struct MissingNullTests {
     let report = try await store.run(mapping, #"{"items": [{"id": 1}, {"id": 2, "title": "c"}]}"#)
     #expect(report.updated == 1)
     #expect(report.failed == 1)
-    #expect(report.errors.contains { $0.identity == "1" && $0.keyPath.hasPrefix("items[0]") })
+    #expect(report.failures.contains { $0.identity == "1" && $0.keyPath.hasPrefix("items[0]") })
     #expect(
       try await store.rows("thing") == [
         ["id": .integer(1), "title": .text("a")], ["id": .integer(2), "title": .text("c")],

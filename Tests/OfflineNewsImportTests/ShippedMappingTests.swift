@@ -59,7 +59,7 @@ struct ShippedMappingTests {
       rows.map { $0["url"] } == [
         .text("news-item:https:%2F%2Fa.example%2Ffeed.json/1"), .text("news-item:https:%2F%2Fb.example%2Ffeed.json/1"),
       ])
-    #expect(rows.map { $0["content"] } == [.text("<p>a</p>"), .null])
+    #expect(rows.map { $0["content"] } == [.text("<p>a</p>"), .text("b")])  // content_html, else content_text
     #expect(rows.map { $0["feedContentText"] } == [.null, .text("b")])
   }
 }

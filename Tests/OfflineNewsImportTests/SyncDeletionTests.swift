@@ -33,7 +33,8 @@ struct SyncDeletionTests {
     return (mapping, store)
   }
 
-  static let scopeA = Importer.Options(deleteMissingIn: FetchPredicate.attribute("feed") == "a", importTime: importTime)
+  static let scopeA = Importer.Options(
+    deleteMissing: .matching(FetchPredicate.attribute("feed") == "a"), importTime: importTime)
 
   @Test("without the option nothing is deleted")
   func optIn() async throws {
@@ -87,13 +88,24 @@ struct SyncDeletionTests {
     #expect(try await store.links("item", "tags") == [[.integer(1), .text("t")], [.integer(2), .text("t")]])
   }
 
-  @Test("a record that is in the payload but fails to convert is not deleted as missing")
-  func failedRecordIsNotMissing() async throws {
+  @Test("a record that is in the payload but has a bad value is not deleted as missing")
+  func badValueIsNotMissing() async throws {
     let (mapping, store) = try await Self.seeded()
     let report = try await store.run(
       mapping, #"{"items": [{"id": 1, "feed": "a", "score": "many"}, {"id": 2, "feed": "a"}]}"#, options: Self.scopeA)
-    #expect(report.failed == 1)
+    #expect(report.failed == 0)
+    #expect(report.warnings.map(\.keyPath) == ["items[0].score"])
     #expect(report.deleted == 0)
+    #expect(try await store.rows("item") == [Self.item(1, "a", 1), Self.item(2, "a", 2), Self.item(3, "b", 3)])
+  }
+
+  @Test("a record whose identity cannot be read stops sync deletion (which row it is, is not known), with a warning")
+  func unidentifiedRecordStopsDeletion() async throws {
+    let (mapping, store) = try await Self.seeded()
+    let report = try await store.run(
+      mapping, #"{"items": [{"id": 1, "feed": "a"}, {"id": {"oops": 2}, "feed": "a"}]}"#, options: Self.scopeA)
+    #expect(counts(report) == expectedCounts(unchanged: 1, failed: 1))
+    #expect(report.warnings.contains { $0.reason.contains("sync deletion did not run") })
     #expect(try await store.rows("item") == [Self.item(1, "a", 1), Self.item(2, "a", 2), Self.item(3, "b", 3)])
   }
 }

@@ -54,7 +54,7 @@ struct ValueConversionTests {
   ) async throws {
     let (report, rows) = try await importOne(key, json)
     #expect(counts(report) == expectedCounts(inserted: 1), "\(json)", sourceLocation: sourceLocation)
-    #expect(report.errors == [], "\(json)", sourceLocation: sourceLocation)
+    #expect(report.failures == [] && report.warnings == [], "\(json)", sourceLocation: sourceLocation)
     #expect(rows == [row(1, [key: stored])], "\(json)", sourceLocation: sourceLocation)
   }
 
@@ -64,8 +64,8 @@ struct ValueConversionTests {
   ) async throws {
     let (report, rows) = try await importOne(key, json)
     #expect(counts(report) == expectedCounts(failed: 1), "\(json)", sourceLocation: sourceLocation)
-    #expect(report.errors.count == 1, "\(json)", sourceLocation: sourceLocation)
-    let error = report.errors.first
+    #expect(report.failures.count == 1, "\(json)", sourceLocation: sourceLocation)
+    let error = report.failures.first
     #expect(error?.entity == "v", sourceLocation: sourceLocation)
     #expect(error?.identity == "1", sourceLocation: sourceLocation)
     #expect(error?.keyPath == "[0].\(key)", sourceLocation: sourceLocation)
@@ -234,11 +234,11 @@ struct ValueConversionTests {
     let report = try await store.run(
       mapping, #"[{"id": 1, "at": "yesterday", "label": "new"}, {"id": 2, "at": "2020-01-02"}]"#)
     #expect(counts(report) == expectedCounts(inserted: 1, failed: 1))
-    #expect(report.errors.count == 1)
-    #expect(report.errors.first?.entity == "v")
-    #expect(report.errors.first?.identity == "1")
-    #expect(report.errors.first?.keyPath == "[0].at")
-    #expect(report.errors.first?.reason.contains("\"yesterday\"") == true)
+    #expect(report.failures.count == 1)
+    #expect(report.failures.first?.entity == "v")
+    #expect(report.failures.first?.identity == "1")
+    #expect(report.failures.first?.keyPath == "[0].at")
+    #expect(report.failures.first?.reason.contains("\"yesterday\"") == true)
     #expect(try await store.rows("v") == [old, Self.row(2, ["at": .integer(utcMilliseconds(2020, 1, 2))])])
   }
 
@@ -249,8 +249,9 @@ struct ValueConversionTests {
     try await store.run(mapping, #"[{"id": 1, "at": "2020-01-01T00:00:00Z", "label": "old", "flag": true}]"#)
     let report = try await store.run(mapping, #"[{"id": 1, "at": "yesterday", "label": "new", "flag": 1}]"#)
     #expect(counts(report) == expectedCounts(updated: 1))
-    #expect(report.errors.map(\.keyPath) == ["[0].at", "[0].flag"])
-    #expect(report.errors.allSatisfy { $0.entity == "v" && $0.identity == "1" })
+    #expect(report.failures == [])
+    #expect(report.warnings.map(\.keyPath) == ["[0].at", "[0].flag"])
+    #expect(report.warnings.allSatisfy { $0.entity == "v" && $0.identity == "1" })
     #expect(
       try await store.rows("v") == [
         Self.row(1, ["at": .integer(utcMilliseconds(2020, 1, 1)), "label": .text("new"), "flag": .integer(1)])
@@ -258,7 +259,7 @@ struct ValueConversionTests {
     // A new record: the bad value is not stored (NULL, never a made-up value); the rest is.
     let fresh = try await store.run(mapping, #"[{"id": 2, "at": "soon", "label": "two"}]"#)
     #expect(counts(fresh) == expectedCounts(inserted: 1))
-    #expect(fresh.errors.map(\.keyPath) == ["[0].at"])
+    #expect(fresh.warnings.map(\.keyPath) == ["[0].at"])
     #expect(try await store.rows("v").last == Self.row(2, ["label": .text("two")]))
   }
 }

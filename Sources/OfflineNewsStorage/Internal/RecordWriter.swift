@@ -10,10 +10,19 @@ struct RecordWriter {
   let entities: [EntityDescription]
   /// The eviction policy run after a save that wrote `article` rows.
   var eviction: EvictionPolicy = .none
+  /// Children that left a list of a relationship in ``ChangeSet/orphanDeletion`` during this save.
+  private let orphans = OrphanCandidates()
 
   static let chunk = 500
 
+  /// Per relationship, the targets removed from its lists (or whose owner was deleted) during one save.
+  final class OrphanCandidates {
+    var tracked: Set<RelationshipReference> = []
+    var targets: [RelationshipReference: Set<DatabaseValue>] = [:]
+  }
+
   func save(_ changes: ChangeSet) throws -> ([String: SaveSummary], [StorageChange]) {
+    orphans.tracked = changes.orphanDeletion
     var summaries: [String: SaveSummary] = [:]
     var published: [String: StorageChange] = [:]
     // Group by entity, keeping first-seen order; within an entity the last record per identity wins.
@@ -30,7 +39,7 @@ struct RecordWriter {
       if name == EntityDescription.article.name {
         try upsertArticles(entity, byEntity[name] ?? [], changes.articleFetch, &summary, &change)
       } else {
-        try upsert(entity, byEntity[name] ?? [], &summary, &change)
+        try upsert(entity, byEntity[name] ?? [], changes.operations[name] ?? .upsert, &summary, &change)
       }
       summaries[name] = summary
       published[name] = change
@@ -63,6 +72,7 @@ struct RecordWriter {
         published[name, default: StorageChange(entity: name)].deleted.append(identity)
       }
     }
+    try deleteOrphans(&summaries, &published)
     return (summaries, order.compactMap { published[$0] } + published.filter { !order.contains($0.key) }.map(\.value))
   }
 
@@ -109,7 +119,8 @@ struct RecordWriter {
   }
 
   private func upsert(
-    _ entity: EntityDescription, _ records: [Record], _ summary: inout SaveSummary, _ change: inout StorageChange
+    _ entity: EntityDescription, _ records: [Record], _ operation: WriteOperation, _ summary: inout SaveSummary,
+    _ change: inout StorageChange
   ) throws {
     var order: [Identity] = []
     var merged: [Identity: Record] = [:]
@@ -139,6 +150,10 @@ struct RecordWriter {
         guard var record = merged[identity] else { continue }
         record.values = normalized(record.values, entity)
         let keys = record.values.keys.sorted()
+        if operation == .insertOnly && stored[identity] != nil || operation == .updateOnly && stored[identity] == nil {
+          summary.skipped += 1
+          continue
+        }
         if let current = stored[identity] {
           let differs = keys.contains { current[$0] != record.values[$0] }
           let links = try replaceToMany(entity, identity, record)
@@ -353,6 +368,10 @@ struct RecordWriter {
       let current = try Self.targets(db, joinTable, owners: [owner])[owner] ?? []
       if relationship.isOrdered ? current == unique : Set(current) == Set(unique) { continue }
       changed = true
+      let reference = RelationshipReference(entity: entity.name, relationship: name)
+      if orphans.tracked.contains(reference) {
+        orphans.targets[reference, default: []].formUnion(Set(current).subtracting(unique))
+      }
       let table = EntityDescription.quote(joinTable)
       try db.execute("DELETE FROM \(table) WHERE owner = ?", [owner])
       var start = 0
@@ -379,6 +398,12 @@ struct RecordWriter {
     let toMany = entity.relationships.filter { $0.kind == .toMany }
     guard !toMany.isEmpty, !owners.isEmpty else { return }
     for relationship in toMany {
+      let reference = RelationshipReference(entity: entity.name, relationship: relationship.name)
+      if orphans.tracked.contains(reference) {
+        let owned = try Self.targets(
+          db, relationship.joinTable(of: entity.name), owners: owners.compactMap(\.values.first))
+        orphans.targets[reference, default: []].formUnion(owned.values.joined())
+      }
       let table = EntityDescription.quote(relationship.joinTable(of: entity.name))
       var start = 0
       while start < owners.count {
@@ -386,6 +411,32 @@ struct RecordWriter {
         start += Self.chunk
         let marks = Array(repeating: "?", count: slice.count).joined(separator: ",")
         try db.execute("DELETE FROM \(table) WHERE owner IN (\(marks))", slice)
+      }
+    }
+  }
+
+  /// Deletes the rows that left a list of a relationship in ``ChangeSet/orphanDeletion`` and that no owner lists
+  /// any more in it; their own children follow (a deleted owner's lists leave with it).
+  private func deleteOrphans(
+    _ summaries: inout [String: SaveSummary], _ published: inout [String: StorageChange]
+  ) throws {
+    let q = EntityDescription.quote
+    while let (reference, targets) = orphans.targets.first {
+      orphans.targets[reference] = nil
+      guard let owner = entities.first(where: { $0.name == reference.entity }),
+        let relationship = owner.relationship(reference.relationship),
+        let destination = entities.first(where: { $0.name == relationship.destination }),
+        destination.identity.count == 1, let key = destination.identity.first
+      else { continue }
+      let sql =
+        "DELETE FROM \(q(destination.name)) WHERE \(q(key)) = ?1 AND NOT EXISTS "
+        + "(SELECT 1 FROM \(q(relationship.joinTable(of: owner.name))) WHERE target = ?1)"
+      for target in targets {
+        try db.execute(sql, [target])
+        guard db.changes > 0 else { continue }
+        try deleteJoinRows(destination, owners: [Identity(target)])
+        summaries[destination.name, default: SaveSummary()].deleted += 1
+        published[destination.name, default: StorageChange(entity: destination.name)].deleted.append(Identity(target))
       }
     }
   }

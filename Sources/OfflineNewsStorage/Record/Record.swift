@@ -65,6 +65,11 @@ public struct ChangeSet: Sendable {
   public var deletes: [(entity: String, identity: Identity)]
   /// Sync deletion: rows in a scope that are absent from the payload.
   public var deleteMissing: [MissingRowsDeletion]
+  /// Per entity, how its records are written; an entity not listed is upserted.
+  public var operations: [String: WriteOperation]
+  /// To-many relationships whose children are deleted when they leave: after the save, a row removed from such a
+  /// list (or whose owner was deleted) that no owner lists any more in that relationship is deleted.
+  public var orphanDeletion: Set<RelationshipReference>
 
   /// How `article` records of this save are recorded as a fetch (``ArticleFetch``): the query or source they
   /// came from. `nil`: each record's `fetchQuery` value, else `"import"`, fetched now.
@@ -72,12 +77,36 @@ public struct ChangeSet: Sendable {
 
   public init(
     upserts: [Record] = [], deletes: [(entity: String, identity: Identity)] = [],
-    deleteMissing: [MissingRowsDeletion] = [], articleFetch: ArticleFetch? = nil
+    deleteMissing: [MissingRowsDeletion] = [], operations: [String: WriteOperation] = [:],
+    orphanDeletion: Set<RelationshipReference> = [], articleFetch: ArticleFetch? = nil
   ) {
     self.upserts = upserts
     self.deletes = deletes
     self.deleteMissing = deleteMissing
     self.articleFetch = articleFetch
+    self.operations = operations
+    self.orphanDeletion = orphanDeletion
+  }
+}
+
+/// How a save writes the records of one entity.
+public enum WriteOperation: String, Sendable, Hashable {
+  /// Insert new rows, update existing ones (the default).
+  case upsert
+  /// Insert new rows; leave existing rows (and their links) as they are, counted ``SaveSummary/skipped``.
+  case insertOnly
+  /// Update existing rows; records without a row are not inserted, counted ``SaveSummary/skipped``.
+  case updateOnly
+}
+
+/// A relationship of an entity, named by both: `feed_item.attachments`.
+public struct RelationshipReference: Sendable, Hashable {
+  public var entity: String
+  public var relationship: String
+
+  public init(entity: String, relationship: String) {
+    self.entity = entity
+    self.relationship = relationship
   }
 }
 
@@ -127,6 +156,9 @@ public struct SaveSummary: Sendable, Hashable {
   public var deleted = 0
   /// Links added through ``Record/toManyAdditions`` (not counting those already there).
   public var linksAdded = 0
+  /// Records left out by their entity's ``WriteOperation`` (an existing row under insert-only, a new one under
+  /// update-only).
+  public var skipped = 0
   /// Records that would be new rows but lack a required attribute: not written, with the reason. (An update may
   /// leave out any attribute; an insert cannot.)
   public var rejected: [Rejection] = []
