@@ -37,7 +37,8 @@ struct RecordWriter {
       var summary = SaveSummary()
       var change = StorageChange(entity: name)
       if name == EntityDescription.article.name {
-        try upsertArticles(entity, byEntity[name] ?? [], changes.articleFetch, &summary, &change)
+        try upsertArticles(
+          entity, byEntity[name] ?? [], changes.articleFetch, changes.operations[name] ?? .upsert, &summary, &change)
       } else {
         try upsert(entity, byEntity[name] ?? [], changes.operations[name] ?? .upsert, &summary, &change)
       }
@@ -197,8 +198,8 @@ struct RecordWriter {
   /// by the join-table code every entity uses. A new row without a title or a publication date is rejected and
   /// reported, as for any entity.
   private func upsertArticles(
-    _ entity: EntityDescription, _ records: [Record], _ fetch: ArticleFetch?, _ summary: inout SaveSummary,
-    _ change: inout StorageChange
+    _ entity: EntityDescription, _ records: [Record], _ fetch: ArticleFetch?, _ operation: WriteOperation,
+    _ summary: inout SaveSummary, _ change: inout StorageChange
   ) throws {
     var order: [Identity] = []
     var merged: [Identity: Record] = [:]
@@ -238,6 +239,12 @@ struct RecordWriter {
           // Only links (a join record, or a reference to an article not imported yet): the article row is neither
           // written nor needed — its to-many lists are written below, and attach to it whenever it arrives.
           linksOnly.append(identity)
+          continue
+        }
+        if (operation == .insertOnly && stored[identity] != nil)
+          || (operation == .updateOnly && stored[identity] == nil)
+        {
+          summary.skipped += 1
           continue
         }
         let full = (stored[identity] ?? [:]).merging(normalized(record.values, entity)) { $1 }
