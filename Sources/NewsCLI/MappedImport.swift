@@ -48,12 +48,12 @@ struct MappedImport {
     if arguments.flag("json") {
       console.out(OutputFormat.json(report))
     } else {
-      console.out(
-        "\(file) → \(mapping.join.map { "\($0.entity).\($0.relationship)" } ?? mapping.rootEntity): "
+      let target = mapping.join.map { "\($0.entity).\($0.relationship)" } ?? mapping.rootEntity
+      console.printLines(
+        "\(OutputFormat.sanitized(file)) → \(OutputFormat.sanitized(target)): "
           + "\(report.inserted) inserted, \(report.updated) updated, \(report.unchanged) unchanged, "
           + "\(report.skipped) skipped, \(report.failed) failed\n")
-      for error in report.errors.prefix(50) { console.printNote("  \(error)") }
-      if report.errors.count > 50 { console.err("  … and \(report.errors.count - 50) more (--json lists all)\n") }
+      context.reportRecordErrors(report.errors, arguments)
     }
     return .success
   }

@@ -92,7 +92,7 @@ struct SyncCommand {
       {
         let age = max(0, context.now().timeIntervalSince(synced.date))
         if !json {
-          console.out(
+          console.printLines(
             "\(OutputFormat.sanitized(source.name)): fresh (synced \(FetchCommand.duration(age)) ago, max age "
               + "\(FetchCommand.duration(maxAge))): skipped; --force syncs it\n")
         }
@@ -147,7 +147,10 @@ struct SyncCommand {
         report = await feed.sync()
       }
       reports.append(SourceReport(name: source.name, kind: kind, classes: report.classes))
-      if !json { console.out(Self.summary(source: source.name, report.classes)) }
+      if !json {
+        console.printLines(Self.summary(source: source.name, report.classes))
+        reportProblems(source: source.name, report.classes)
+      }
     }
     if json { console.out(OutputFormat.json(Report(sources: reports))) }
     if !json {
@@ -229,7 +232,8 @@ struct SyncCommand {
     var text = ""
     for part in classes {
       let resumed = part.resumedPages > 0 ? " (+\(part.resumedPages) resumed)" : ""
-      text += "\(OutputFormat.sanitized(source))/\(OutputFormat.sanitized(part.className)) → \(part.entity): "
+      text += "\(OutputFormat.sanitized(source))/\(OutputFormat.sanitized(part.className)) → "
+      text += "\(OutputFormat.sanitized(part.entity)): "
       text += "\(part.pages) page\(part.pages == 1 ? "" : "s")\(resumed), "
       text += "\(part.objects) object\(part.objects == 1 ? "" : "s"): "
       text += "\(part.inserted) inserted, \(part.updated) updated, \(part.unchanged) unchanged, \(part.failed) failed"
@@ -239,11 +243,24 @@ struct SyncCommand {
         text += "\(part.fileErrors.count) failed"
       }
       text += part.error == nil ? "\n" : " (stopped)\n"
-      for error in part.errors.prefix(10) { text += "  \(OutputFormat.sanitized(error.description))\n" }
-      if part.errors.count > 10 { text += "  … and \(part.errors.count - 10) more (--json lists all)\n" }
-      for error in part.fileErrors.prefix(10) { text += "  file: \(OutputFormat.sanitized(error))\n" }
     }
     return text
+  }
+
+  /// The records and files of each class that could not be taken, on standard error (messages, not data):
+  /// counted by reason, listed with `--verbose`.
+  private func reportProblems(source: String, _ classes: [SyncReport.ClassReport]) {
+    for part in classes {
+      let label = "\(source)/\(part.className): "
+      context.reportRecordErrors(part.errors, label: label, arguments)
+      guard !part.fileErrors.isEmpty else { continue }
+      let verbose = arguments.flag("verbose")
+      let count = part.fileErrors.count
+      context.console.printNote(
+        "\(label)\(count) file\(count == 1 ? "" : "s") not downloaded"
+          + (verbose ? "" : " (--verbose lists \(count == 1 ? "it" : "them"))"))
+      if verbose { for error in part.fileErrors { context.console.printNote("  \(label)file: \(error)") } }
+    }
   }
 }
 

@@ -144,7 +144,10 @@ public final class URLSessionNewsNetwork: NewsNetwork {
       return .notModified(validators: validators)
     }
     do {
-      return .page(try decoder.decode(data, httpStatus: status, redacting: secrets), validators: validators)
+      let contentType = http?.value(forHTTPHeaderField: "Content-Type")
+      return .page(
+        try decoder.decode(data, httpStatus: status, redacting: secrets, contentType: contentType),
+        validators: validators)
     } catch {
       let retryAfter = http?.value(forHTTPHeaderField: "Retry-After").flatMap {
         RetryPolicy.retryAfter($0, now: now())
