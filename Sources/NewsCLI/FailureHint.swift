@@ -36,6 +36,11 @@ enum FailureHint {
       default:
         return "check the URL: it must answer with a NewsAPI v2 response"
       }
+    case .invalidResponse(let detail) where detail.contains("an HTML page"):
+      return "this is a web page, not a NewsAPI response: give the API's URL "
+        + "(e.g. https://newsapi.org/v2/top-headlines?country=us) or a saved response"
+    case .invalidResponse(let detail) where detail.contains("an XML document"):
+      return "this is XML (an RSS or Atom feed?), not a NewsAPI response"
     case .invalidResponse:
       if query.url.isFileURL {
         return "for JSON that is not a NewsAPI response, give a mapping: news import FILE --mapping NAME "

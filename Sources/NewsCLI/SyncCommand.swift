@@ -64,8 +64,8 @@ struct SyncCommand {
     if arguments.flag("delete-missing"), !arguments.flag("full") {
       throw CommandFailure(.usage, "--delete-missing needs --full", hint: "news sync --full --delete-missing")
     }
-    let sources = try selectedSources()
     let timeout = try arguments.seconds("timeout") ?? configuration.timeoutSeconds
+    let sources = try selectedSources()
     var mappings: [String: ImportMapping] = [:]
     var entities = SyncBookkeeping.entities
     for source in sources where mappings[source.mapping] == nil {

@@ -70,9 +70,12 @@ enum TerminalText {
       output.append(scalar)
       last = scalar
     }
-    func emitVisible(_ scalar: Unicode.Scalar) {
+    func flushSpace() {
       if pendingSpace && sawVisible { emit(" ") }
       pendingSpace = false
+    }
+    func emitVisible(_ scalar: Unicode.Scalar) {
+      flushSpace()
       if sawVisible { for mark in pendingMarks { emit(mark) } }
       pendingMarks = []
       emit(scalar)
@@ -105,9 +108,12 @@ enum TerminalText {
       if let control = BidiControl(scalar) {
         switch control {
         case .embedding:
+          // A space before an initiator stays before it (outside the scope it opens).
+          flushSpace()
           balance.open(.embedding)
           emit(scalar)
         case .isolate:
+          flushSpace()
           balance.open(.isolate)
           emit(scalar)
         case .popEmbedding:

@@ -10,25 +10,20 @@ import Foundation
 /// // "an HTML page (text/html, 27 bytes)"
 /// ```
 enum ResponseBodySummary {
-  /// A summary of `data` when it is markup: an HTML page (by its `Content-Type`, RFC 9110 §8.3, naming `html`, or
-  /// by a body that starts with `<` after optional white space and a byte order mark), or an XML document (a
-  /// content type naming `xml`, or a body starting with `<?xml`, `<rss`, `<feed` or `<rdf`, as RSS and Atom feeds
-  /// do); `nil` for anything else, which is then quoted as it is.
+  /// A summary of `data` when it is markup, a body that starts with `<` after optional white space and a byte
+  /// order mark: an XML document when its `Content-Type` (RFC 9110 §8.3) names `xml` but not `html`, or it starts
+  /// with `<?xml`, `<rss`, `<feed` or `<rdf` (as RSS and Atom feeds do); otherwise an HTML page. `nil` for anything
+  /// else, which is then quoted as it is (whatever its content type says).
   static func markup(_ data: Data, contentType: String?) -> String? {
     let type = contentType.map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
     let media = type?.lowercased() ?? ""
     let head = String(decoding: data.prefix(512), as: UTF8.self)
       .drop { $0.isWhitespace || $0 == "\u{FEFF}" }.prefix(6).lowercased()
-    let kind: String
-    if media.contains("html") {
-      kind = "an HTML page"
-    } else if media.contains("xml") || ["<?xml", "<rss", "<feed", "<rdf"].contains(where: head.hasPrefix) {
-      kind = "an XML document"
-    } else if head.hasPrefix("<") {
-      kind = "an HTML page"
-    } else {
-      return nil
-    }
+    guard head.hasPrefix("<") else { return nil }
+    let isXML =
+      (media.contains("xml") && !media.contains("html"))
+      || (!media.contains("html") && ["<?xml", "<rss", "<feed", "<rdf"].contains(where: head.hasPrefix))
+    let kind = isXML ? "an XML document" : "an HTML page"
     let shownType = type.map { $0.count > 60 ? String($0.prefix(60)) + "…" : $0 }
     let size = "\(grouped(data.count)) byte\(data.count == 1 ? "" : "s")"
     return "\(kind) (\(shownType.map { "\($0), " } ?? "")\(size))"
