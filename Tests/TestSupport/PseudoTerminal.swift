@@ -66,10 +66,11 @@ public enum PseudoTerminal {
   }
 
   /// `openpty(3)`, looked up at run time: `<pty.h>` is not part of Swift's Glibc module.
-  private typealias OpenPTY = @convention(c) (
-    UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<CChar>?,
-    UnsafePointer<termios>?, UnsafePointer<winsize>?
-  ) -> Int32
+  private typealias OpenPTY =
+    @convention(c) (
+      UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<CChar>?,
+      UnsafePointer<termios>?, UnsafePointer<winsize>?
+    ) -> Int32
 
   private static let openpty: OpenPTY? = {
     for library in [nil, "libutil.so.1"] as [String?] {
