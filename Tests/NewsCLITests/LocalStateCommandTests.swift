@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNews
 import TestSupport
 import Testing
 
@@ -53,7 +54,7 @@ struct LocalStateCommandTests {
     let report = try outcome.json()
     #expect(report["database"] as? String == cli.database)
     #expect((report["bytes"] as? Int ?? 0) > 0)
-    #expect(report["schemaVersion"] as? Int == 5)
+    #expect(report["schemaVersion"] as? Int == StorageContext.schemaVersion)
     let entities = try #require(report["entities"] as? [[String: Any]])
     #expect(entities.first { $0["name"] as? String == "article" }?["rows"] as? Int == 20)
     let fetches = try #require(report["fetches"] as? [[String: Any]])

@@ -105,6 +105,14 @@ struct TerminalTests {
       #expect(output.contains("Breaking \u{202E}news from abroad\u{202C}"), "the override closed at the title's end")
     }
 
+    // Search as the reader sees the words: the title written with soft hyphens is found by the whole word.
+    let searched = try await Self.run(["search", "Bundesverfassungsgericht", "--db", db], columns: 120, in: directory)
+    #expect(searched.status == 0, "\(searched.err)")
+    #expect(Self.plain(searched.out).hasPrefix("1 result for \"Bundesverfassungsgericht\""), "\(searched.out)")
+    #expect(Self.plain(searched.out).contains("Bundesverfassungsgericht urteilt"), "\(searched.out)")
+    let zeroWidth = try await Self.run(["search", "zerowidth", "--db", db, "--json"], in: directory)
+    #expect(zeroWidth.out.contains("Zero\u{200B}Width"), "found by the folded source name; JSON verbatim")
+
     // --json: the data exactly as it came.
     let json = try await Self.run(["list", "--db", db, "--json"], columns: 120, in: directory)
     let document = try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: Any]

@@ -7,5 +7,6 @@ enum Schema {
     .v3FetchValidators,
     .v4ArticleSearch,
     .v5FailedQueries,
+    .v6SearchFolding,
   ]
 }
