@@ -64,7 +64,7 @@ struct LocalStateCommandTests {
     #expect(report["unread"] as? Int == 20)
 
     let human = await cli.run("stats", "--db", cli.database)
-    #expect(human.out.contains("schema    version 5"))
+    #expect(human.out.contains("schema    version \(StorageContext.schemaVersion)"))
     #expect(human.out.contains("entity    article       20 rows"))
   }
 

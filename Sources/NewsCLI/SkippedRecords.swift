@@ -1,5 +1,8 @@
 import OfflineNews
 
+// Messages about the records a command skipped or could not import: counted by reason on standard error, listed
+// with `--verbose` (every command that reads records tells them this one way).
+
 extension OutputFormat {
   /// Problems with records, counted by reason, for one message on standard error:
   /// `1 skipped: NewsAPI [Removed] placeholder (--verbose lists it)`, or
