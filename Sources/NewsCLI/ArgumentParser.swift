@@ -15,6 +15,13 @@ struct OptionSpec: Sendable {
   /// `--config PATH`, which every command takes.
   static let configuration = OptionSpec(
     name: "config", valueName: "PATH", help: "The configuration file (default: Config/news.json).")
+  /// `--color WHEN`, which every command takes (see ``Console/ColorChoice``).
+  static let color = OptionSpec(
+    name: "color", valueName: "WHEN",
+    help: "auto (default: on a terminal, unless NO_COLOR is set), always or never.")
+  /// `--verbose`, which every command takes: messages in full (every skipped record, not only their count by reason).
+  static let verbose = OptionSpec(
+    name: "verbose", help: "List every skipped record and dropped value (fetch, import, sync), not only the counts.")
 }
 
 /// What a command accepts, and its help text.
@@ -28,6 +35,12 @@ struct CommandSpec: Sendable {
   /// Extra paragraphs printed after the options.
   var details: String = ""
 
+  /// The options every command takes besides its own, declared once here.
+  static let commonOptions: [OptionSpec] = [.color, .verbose]
+
+  /// The command's own options and the ``commonOptions``.
+  var allOptions: [OptionSpec] { options + Self.commonOptions }
+
   var helpText: String {
     var text = "\(summary)\n\nUsage: news \(name) \(usage)\n"
     if !positionals.isEmpty {
@@ -35,7 +48,7 @@ struct CommandSpec: Sendable {
       for positional in positionals { text += "  " + pad(positional.name, 22) + positional.help + "\n" }
     }
     text += "\nOptions:\n"
-    for option in options + [OptionSpec(name: "help", help: "Show this help.")] {
+    for option in allOptions + [OptionSpec(name: "help", help: "Show this help.")] {
       let left = "--\(option.name)" + (option.valueName.map { " \($0)" } ?? "")
       text += "  " + pad(left, 22) + option.help + "\n"
     }
@@ -63,14 +76,35 @@ struct ParsedArguments: Sendable {
     return number
   }
 
-  /// The value of an option that must be a number of seconds > 0, or `nil` when absent.
+  /// The value of an option that must be a number of seconds in 0 < s ≤ 86400, or `nil` when absent.
+  ///
+  /// 0 is refused rather than read as "no limit": a request without a time limit could hang for ever, and the
+  /// cache is served when the limit passes. A day is more than any request deserves; beyond it, timers overflow.
   func seconds(_ name: String) throws(CommandFailure) -> Double? {
     guard let text = values[name] else { return nil }
-    // A day is more than any network request deserves; beyond it, timers overflow.
-    guard let number = Double(text), number > 0, number <= 86_400 else {
-      throw CommandFailure(.usage, "--\(name) needs a number of seconds between 0 and 86400, got \"\(text)\"")
+    guard let number = Double(text), number.isFinite else {
+      throw CommandFailure(
+        .usage, "--\(name) needs a number of seconds, got \"\(text)\"", hint: "e.g. --\(name) 10 or --\(name) 2.5")
+    }
+    guard number > 0 else {
+      throw CommandFailure(
+        .usage, "--\(name) \(text): the time limit must be more than 0 seconds (at most 86400, a day)",
+        hint: "there is no 'no limit': a request without one could hang for ever; give e.g. --\(name) 30")
+    }
+    guard number <= 86_400 else {
+      throw CommandFailure(
+        .usage, "--\(name) \(text): the time limit is at most 86400 seconds (a day)", hint: "e.g. --\(name) 60")
     }
     return number
+  }
+
+  /// `--color WHEN` (`auto` when absent).
+  func colorChoice() throws(CommandFailure) -> Console.ColorChoice {
+    guard let text = values["color"] else { return .auto }
+    guard let choice = Console.ColorChoice(rawValue: text) else {
+      throw CommandFailure(.usage, "--color must be auto, always or never, got \"\(text)\"")
+    }
+    return choice
   }
 }
 
@@ -107,7 +141,7 @@ enum ArgumentParser {
         inlineValue = String(name[name.index(after: equals)...])
         name = String(name[..<equals])
       }
-      guard let option = spec.options.first(where: { $0.name == name }) else {
+      guard let option = spec.allOptions.first(where: { $0.name == name }) else {
         throw CommandFailure(
           .usage, "unknown option --\(name) for 'news \(spec.name)'", hint: "see 'news \(spec.name) --help'")
       }

@@ -94,7 +94,7 @@ struct Configuration: Sendable {
         guard let number = value as? NSNumber, !isJSONBoolean(value), number.doubleValue > 0,
           number.doubleValue <= 86_400
         else {
-          throw wrong(key, "a number of seconds between 0 and 86400")
+          throw wrong(key, "a number of seconds more than 0 and at most 86400 (a day)")
         }
         configuration.timeoutSeconds = number.doubleValue
       case "apiKey":

@@ -67,6 +67,24 @@ public struct Console: Sendable {
     return environment["TERM"] != "dumb"
   }
 
+  /// How `--color WHEN` chooses colour: `auto` (the default) as ``wantsColor(isTerminal:environment:)`` decides,
+  /// `always` on both streams even on a pipe or with `NO_COLOR` (a flag on the command line overrides the
+  /// environment, as <https://no-color.org> asks), `never` on neither.
+  public enum ColorChoice: String, Sendable, CaseIterable {
+    case auto, always, never
+  }
+
+  /// This console with colour chosen by `choice`.
+  public func coloring(_ choice: ColorChoice) -> Console {
+    var console = self
+    switch choice {
+    case .auto: break
+    case .always: (console.color, console.errorColor) = (true, true)
+    case .never: (console.color, console.errorColor) = (false, false)
+    }
+    return console
+  }
+
   /// The width in columns of the terminal behind `descriptor`, or `nil`.
   private static func terminalWidth(_ descriptor: Int32) -> Int? {
     var size = winsize()
@@ -87,6 +105,24 @@ public struct Console: Sendable {
     return (console, captured)
   }
 
+  // MARK: Text
+
+  /// Prints human-readable text on standard output with every line fitted to ``width`` when there is one (clipped
+  /// with `…`, escape codes and bidi scopes kept whole, see ``OutputFormat/clip(_:_:)``). The fields of the data in
+  /// `text` must already be sanitized (``OutputFormat/sanitized(_:collapsingWhitespace:)``). `--json` documents are
+  /// written with ``out`` instead, as they are.
+  public func printLines(_ text: String) {
+    guard let width, width > 0 else { return out(text) }
+    out(Self.fitted(text, width: width))
+  }
+
+  /// `text` with each line clipped to `width` display columns.
+  static func fitted(_ text: String, width: Int) -> String {
+    text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+      OutputFormat.displayWidth(line) > width ? OutputFormat.clip(String(line), width) : String(line)
+    }.joined(separator: "\n")
+  }
+
   // MARK: Messages
 
   /// Prints an error the way every `news` error looks, on standard error:
@@ -95,7 +131,8 @@ public struct Console: Sendable {
   /// hint: <hint>
   /// ```
   /// (the hint line only when there is one). On a colour terminal `news:` is red and `hint:` bold; the words are the
-  /// same. Control characters in the message are shown as spaces, so one error stays one line.
+  /// same. Line breaks in the message are shown as spaces, so one error stays one line, and it is made safe for a
+  /// terminal as ``TerminalText/message(_:)`` says (no escape codes, no open bidi override, no hidden characters).
   public func printError(_ message: String, hint: String? = nil) {
     err(Self.errorText(message, hint: hint, color: errorColor))
   }
@@ -103,14 +140,14 @@ public struct Console: Sendable {
   /// The text ``printError(_:hint:)`` writes.
   public static func errorText(_ message: String, hint: String?, color: Bool) -> String {
     let style = TextStyle(enabled: color)
-    var text = style.apply(.red, "news:") + " " + OutputFormat.sanitized(message) + "\n"
-    if let hint { text += style.apply(.bold, "hint:") + " " + OutputFormat.sanitized(hint) + "\n" }
+    var text = style.apply(.red, "news:") + " " + TerminalText.message(message) + "\n"
+    if let hint { text += style.apply(.bold, "hint:") + " " + TerminalText.message(hint) + "\n" }
     return text
   }
 
   /// Prints a note on standard error: a line for a person, never data (e.g. "nothing cached yet").
   public func printNote(_ message: String) {
-    err(OutputFormat.sanitized(message) + "\n")
+    err(TerminalText.message(message) + "\n")
   }
 }
 

@@ -62,7 +62,7 @@ struct DeleteCommand {
     } else {
       var scope = cutoff.map { " published before \($0.rfc3339String)" } ?? ""
       if cutoff != nil, !arguments.flag("include-bookmarked") { scope += " (bookmarked ones kept)" }
-      context.console.out("deleted \(deleted) article\(deleted == 1 ? "" : "s")\(scope)\n")
+      context.console.printLines("deleted \(deleted) article\(deleted == 1 ? "" : "s")\(scope)\n")
     }
     return .success
   }

@@ -74,12 +74,15 @@ struct FetchCommand {
       return .success
     }
     if result.isCacheMiss, result.networkError == nil {
-      console.err("nothing cached for \(SourcesCommand.oneLine(sourceName)) (cache-only: the network was not asked)\n")
+      console.err(
+        "nothing cached for \(OutputFormat.sanitized(sourceName, collapsingWhitespace: true)) (cache-only: the network was not asked)\n"
+      )
       return .success
     }
     let now = context.now()
-    console.out(Self.header(result, source: sourceName, now: now, color: console.color) + "\n")
-    console.out(OutputFormat.lines(result.articles.prefix(limit ?? .max), now: now, console: console))
+    console.printLines(Self.header(result, source: sourceName, now: now, color: console.color) + "\n")
+    console.printLines(OutputFormat.lines(result.articles.prefix(limit ?? .max), now: now, console: console))
+    context.reportIssues(result.issues, arguments)
     return .success
   }
 

@@ -94,7 +94,7 @@ struct ImportCommand {
     do {
       page = try await FileNewsNetwork().fetch(query)
     } catch {
-      throw Self.unreadable(file, error)
+      throw unreadable(file, path: path, error)
     }
     let repository = try context.makeRepository(arguments)
     var saved = 0
@@ -124,7 +124,7 @@ struct ImportCommand {
       guard let opened = try NewsAPIFileStream(path: path) else { return nil }
       stream = opened
     } catch {
-      throw Self.unreadable(file, error)
+      throw unreadable(file, path: path, error)
     }
     defer { stream.cancel() }
     let repository = try context.makeRepository(arguments)
@@ -140,7 +140,7 @@ struct ImportCommand {
         batches: { try stream.next() }
       ).saved
     } catch let error as NewsNetworkError {
-      throw Self.unreadable(file, error)
+      throw unreadable(file, path: path, error)
     } catch let error as StorageError {
       throw context.failure(.storage(error, network: nil))
     } catch {
@@ -150,11 +150,13 @@ struct ImportCommand {
     return .success
   }
 
-  /// A file that is not a complete NewsAPI response: exit 65, pointing at `--mapping` for other JSON.
-  static func unreadable(_ file: String, _ error: NewsNetworkError) -> CommandFailure {
+  /// A file that cannot be read or is not a complete NewsAPI response: exit 65, with a hint that fits the cause
+  /// (a missing file is a path to check; other JSON needs `--mapping`).
+  private func unreadable(_ file: String, path: String, _ error: NewsNetworkError) -> CommandFailure {
     CommandFailure(
       .badInput, "\(file): \(error.description); nothing was saved",
-      hint: "for JSON that is not a NewsAPI response, give a mapping: --mapping NAME (docs/MAPPING.md)")
+      hint: FailureHint.reading(
+        NewsQuery(url: URL(fileURLWithPath: path)), error, currentDirectory: context.currentDirectory))
   }
 
   /// What was saved and skipped, as one line and a note per problem, or as `--json`.
@@ -168,8 +170,9 @@ struct ImportCommand {
     if arguments.flag("json") {
       console.out(OutputFormat.json(report))
     } else {
-      console.out("saved \(saved) article\(saved == 1 ? "" : "s") from \(file), skipped \(report.skipped)\n")
-      for issue in issues { console.printNote("  \(issue)") }
+      let shown = OutputFormat.sanitized(file)
+      console.printLines("saved \(saved) article\(saved == 1 ? "" : "s") from \(shown), skipped \(report.skipped)\n")
+      context.reportIssues(issues, arguments)
     }
   }
 }

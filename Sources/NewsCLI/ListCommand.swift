@@ -60,8 +60,8 @@ struct ListCommand {
     }
     let noun = articles.count == 1 ? "article" : "articles"
     let age = lastFetch.map { ", last fetch \(OutputFormat.relative($0.date, now: now))" } ?? ""
-    console.out("cache — \(articles.count) \(noun), newest first\(age)\n")
-    console.out(OutputFormat.lines(articles, now: now, console: console))
+    console.printLines("cache — \(articles.count) \(noun), newest first\(age)\n")
+    console.printLines(OutputFormat.lines(articles, now: now, console: console))
     return .success
   }
 }

@@ -71,10 +71,12 @@ struct LocalStateCommand {
     let report = Report(url: url, isRead: article?.isRead ?? false, bookmarked: article?.isBookmarked ?? false)
     if arguments.flag("json") {
       context.console.out(OutputFormat.json(report))
-    } else if kind == .read {
-      context.console.out("marked \(report.isRead ? "read" : "unread"): \(article?.title ?? url)\n")
     } else {
-      context.console.out("\(report.bookmarked ? "bookmarked" : "bookmark removed"): \(article?.title ?? url)\n")
+      let title = OutputFormat.sanitized(article?.title ?? url, collapsingWhitespace: true)
+      let done =
+        kind == .read
+        ? "marked \(report.isRead ? "read" : "unread")" : report.bookmarked ? "bookmarked" : "bookmark removed"
+      context.console.printLines("\(done): \(title)\n")
     }
     return .success
   }

@@ -53,16 +53,19 @@ struct MappedImport {
         + "\(report.skipped) skipped, \(report.failed) failed"
       if report.deleted > 0 || options.deleteMissing != nil { counts += ", \(report.deleted) deleted" }
       counts += ", \(report.warnings.count) warning\(report.warnings.count == 1 ? "" : "s")"
-      console.out(
-        "\(file) → \(mapping.join.map { "\($0.entity).\($0.relationship)" } ?? mapping.rootEntities.joined(separator: ", ")): "
-          + counts + "\n")
-      for failure in report.failures.prefix(50) { console.printNote("  failed: \(failure)") }
-      if report.failures.count > 50 {
-        console.err("  … and \(report.failures.count - 50) more failures (--json lists all)\n")
-      }
-      for warning in report.warnings.prefix(20) { console.printNote("  warning: \(warning)") }
-      if report.warnings.count > 20 {
-        console.err("  … and \(report.warnings.count - 20) more warnings (--json lists all)\n")
+      let target =
+        mapping.join.map { "\($0.entity).\($0.relationship)" } ?? mapping.rootEntities.joined(separator: ", ")
+      console.printLines("\(OutputFormat.sanitized(file)) → \(OutputFormat.sanitized(target)): " + counts + "\n")
+      // Messages about records go to standard error, counted by reason; --verbose lists them.
+      context.reportRecordErrors(report.failures, arguments)
+      if !report.warnings.isEmpty {
+        let count = report.warnings.count
+        let verbose = arguments.flag("verbose")
+        console.printNote(
+          "\(count) value\(count == 1 ? "" : "s") not read (the records were kept): "
+            + OutputFormat.reasonCounts(report.warnings.map(\.reason))
+            + (verbose ? "" : " (--verbose lists \(count == 1 ? "it" : "them"))"))
+        if verbose { for warning in report.warnings { console.printNote("  warning: \(warning)") } }
       }
     }
     // Any record not imported — a root record, a nested object, a new row the store refused — is a failure.

@@ -52,7 +52,8 @@ public struct NewsCommandLine: Sendable {
     for command in commands { text += "  " + pad(command.name, 10) + command.summary + "\n" }
     text += """
 
-      Run 'news <command> --help' for a command's options.
+      Run 'news <command> --help' for a command's options. Every command takes --color auto|always|never
+      (colour on a terminal unless NO_COLOR is set; always/never override it) and --verbose.
       Exit status: 0 articles served or done, 64 usage error, 65 bad input file, 66 no such article, 69 network
       failed and nothing cached, 74 storage error, 78 configuration error.
       """
@@ -71,11 +72,16 @@ public struct NewsCommandLine: Sendable {
       console.out(Self.overview)
       return ExitCode.success.rawValue
     case "help":
-      if let name = rest.first, let spec = Self.commands.first(where: { $0.name == name }) {
-        console.out(spec.helpText)
-      } else {
+      guard let name = rest.first else {
         console.out(Self.overview)
+        return ExitCode.success.rawValue
       }
+      guard let spec = Self.commands.first(where: { $0.name == name }) else {
+        console.printError("no command named '\(name)'", hint: "the commands are listed below")
+        console.err("\n" + Self.overview)
+        return ExitCode.usage.rawValue
+      }
+      console.out(spec.helpText)
       return ExitCode.success.rawValue
     case "--version":
       console.out("news \(Self.version)\n")
@@ -84,15 +90,18 @@ public struct NewsCommandLine: Sendable {
       break
     }
     guard let spec = Self.commands.first(where: { $0.name == first }) else {
-      return fail(CommandFailure(.usage, "unknown command '\(first)'", hint: "run 'news --help' for the commands"))
+      return fail(
+        CommandFailure(.usage, "unknown command '\(first)'", hint: "run 'news --help' for the commands"), on: console)
     }
+    var console = self.console
     do {
       let parsed = try ArgumentParser.parse(rest, for: spec)
       if parsed.wantsHelp {
         console.out(spec.helpText)
         return ExitCode.success.rawValue
       }
-      let context = try makeContext(parsed)
+      console = console.coloring(try parsed.colorChoice())
+      let context = try makeContext(parsed, console: console)
       switch spec.name {
       case FetchCommand.spec.name: return try await FetchCommand(context: context, arguments: parsed).run().rawValue
       case ListCommand.spec.name: return try await ListCommand(context: context, arguments: parsed).run().rawValue
@@ -111,19 +120,19 @@ public struct NewsCommandLine: Sendable {
       case EntitiesCommand.spec.name:
         return try await EntitiesCommand(context: context, arguments: parsed).run().rawValue
       case RecordsCommand.spec.name: return try await RecordsCommand(context: context, arguments: parsed).run().rawValue
-      default: return fail(CommandFailure(.usage, "unknown command '\(first)'"))
+      default: return fail(CommandFailure(.usage, "unknown command '\(first)'"), on: console)
       }
     } catch {
-      return fail(error)
+      return fail(error, on: console)
     }
   }
 
-  private func fail(_ failure: CommandFailure) -> Int32 {
+  private func fail(_ failure: CommandFailure, on console: Console) -> Int32 {
     console.printError(failure.message, hint: failure.hint)
     return failure.code.rawValue
   }
 
-  private func makeContext(_ arguments: ParsedArguments) throws(CommandFailure) -> CommandContext {
+  private func makeContext(_ arguments: ParsedArguments, console: Console) throws(CommandFailure) -> CommandContext {
     let configuration = try Configuration.load(
       explicitPath: arguments.value("config"), environment: environment, currentDirectory: currentDirectory)
     return CommandContext(
@@ -240,19 +249,19 @@ struct CommandContext: Sendable {
     return nil
   }()
 
-  /// Maps a repository error to the command's failure and exit status.
+  /// Maps a repository error to the command's failure and exit status. A failed read names its input (the file,
+  /// or the URL without its API key) and gets a hint that fits the cause (``FailureHint``).
   func failure(_ error: NewsRepositoryError) -> CommandFailure {
     switch error {
-    case .networkFailedAndCacheEmpty(_, let network):
-      let hint: String?
-      switch network {
-      case .api(let apiError) where apiError.code == .apiKeyMissing || apiError.code == .apiKeyInvalid:
-        hint = "set NEWSAPI_KEY to your NewsAPI key (https://newsapi.org/register)"
-      default: hint = "try again when the network is back; 'news list' shows everything cached"
-      }
-      return CommandFailure(.unavailable, "\(network); nothing is cached for this query", hint: hint)
-    case .networkFailed(_, let network):
-      return CommandFailure(.unavailable, "\(network)", hint: "without --policy network-only, the cache is served")
+    case .networkFailedAndCacheEmpty(let query, let network):
+      return CommandFailure(
+        .unavailable, "\(FailureHint.name(query)): \(network); nothing is cached for it",
+        hint: FailureHint.reading(query, network, currentDirectory: currentDirectory))
+    case .networkFailed(let query, let network):
+      let hint = FailureHint.reading(query, network, currentDirectory: currentDirectory)
+      return CommandFailure(
+        .unavailable, "\(FailureHint.name(query)): \(network)",
+        hint: [hint, "without --policy network-only, the cache is served"].compactMap { $0 }.joined(separator: "; "))
     case .storage(let storageError, _):
       return CommandFailure(.storage, storageError.description)
     }

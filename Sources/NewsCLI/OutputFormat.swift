@@ -88,9 +88,8 @@ enum OutputFormat {
     switch result.origin {
     case .network:
       let state = result.query.url.isFileURL ? "read" : "online"
-      var line = " — \(count) \(noun) from \(sanitized(source))"
-      let skipped = result.issues.filter(\.skipped).count
-      if skipped > 0 { line += " (\(skipped) skipped)" }
+      // Skipped records are told on standard error, by reason (``issueSummary(_:verbose:)``).
+      let line = " — \(count) \(noun) from \(sanitized(source))"
       return style.apply(.green, state) + line
     case .cache:
       let age = result.fetchedAt.map { relative($0.date, now: now) } ?? "an unknown time"
@@ -163,15 +162,21 @@ enum OutputFormat {
     var droppable = false
   }
 
-  /// Rows of aligned columns, one line each, indented by `indent`, columns `gap` apart.
+  /// Rows of aligned columns, one line each, indented by `indent`, columns `gap` apart; with `headings` (one per
+  /// column), a first line of column headings (bold on a colour console), counted in the columns' widths.
   ///
   /// Every column but the last is padded to its widest cell (at most its `maxWidth`); the last is the flexible one:
   /// it is not padded and, with a `width`, gets the rest of the line, clipped with `…`. When the rest is narrower
   /// than `flexibleMinimum`, fixed columns shrink toward their `minWidth`, right to left, then droppable columns
   /// are left out, right to left.
   static func table(
-    _ columns: [Column], width: Int?, color: Bool, indent: Int = 2, gap: Int = 2, flexibleMinimum: Int = 24
+    _ columns: [Column], width: Int?, color: Bool, indent: Int = 2, gap: Int = 2, flexibleMinimum: Int = 24,
+    headings: [String]? = nil
   ) -> String {
+    var columns = columns
+    if let headings {
+      for index in columns.indices { columns[index].cells.insert(index < headings.count ? headings[index] : "", at: 0) }
+    }
     guard let flexible = columns.last else { return "" }
     let rowCount = columns.map(\.cells.count).max() ?? 0
     let fixed = columns.dropLast()
@@ -198,10 +203,12 @@ enum OutputFormat {
     var text = ""
     for row in 0..<rowCount {
       var line = margin
+      let isHeading = headings != nil && row == 0
       for index in fixedRange where shown[index] {
         let cell = row < fixed[index].cells.count ? fixed[index].cells[row] : ""
         let clipped = clip(cell, widths[index])
-        let styled = fixed[index].attribute.map { style.apply($0, clipped) } ?? clipped
+        let attribute = isHeading ? .bold : fixed[index].attribute
+        let styled = attribute.map { style.apply($0, clipped) } ?? clipped
         line += styled + String(repeating: " ", count: max(0, widths[index] - displayWidth(clipped))) + spacing
       }
       let cell = row < flexible.cells.count ? flexible.cells[row] : ""
@@ -209,7 +216,8 @@ enum OutputFormat {
       if clipped.isEmpty {
         while line.hasSuffix(" ") { line.removeLast() }
       } else {
-        line += flexible.attribute.map { style.apply($0, clipped) } ?? clipped
+        let attribute = isHeading ? .bold : flexible.attribute
+        line += attribute.map { style.apply($0, clipped) } ?? clipped
       }
       text += line + "\n"
     }
@@ -219,19 +227,42 @@ enum OutputFormat {
   // MARK: Text measure
 
   /// `text` cut to at most `width` display columns, ending with `…` when something was cut.
+  ///
+  /// The text's own SGR escape codes (``TextStyle``'s, the only ones a sanitized text can hold) take no column and
+  /// are kept; a style still open at the cut is reset after the `…`. Bidi scopes left open by the cut are closed
+  /// (``TerminalText/closingBidi(_:)``).
   static func clip(_ text: String, _ width: Int) -> String {
     guard width > 0 else { return "" }
     guard displayWidth(text) > width else { return text }
     var kept = ""
     var used = 0
+    var styled = false
+    var escape: String?
     for character in text {
+      if var sequence = escape {
+        sequence.append(character)
+        if character.unicodeScalars.count == 1, let value = character.unicodeScalars.first?.value,
+          (0x40...0x7E).contains(value), sequence.count > 2
+        {
+          kept += sequence
+          styled = sequence != "\u{1B}[0m"
+          escape = nil
+        } else {
+          escape = sequence
+        }
+        continue
+      }
+      if character == "\u{1B}" {
+        escape = "\u{1B}"
+        continue
+      }
       let columns = displayWidth(character)
       if used + columns > width - 1 { break }
       kept.append(character)
       used += columns
     }
     while let last = kept.last, last.isWhitespace { kept.removeLast() }
-    return kept + "…"
+    return TerminalText.closingBidi(kept) + "…" + (styled ? "\u{1B}[0m" : "")
   }
 
   /// `text` followed by spaces up to `width` display columns (unchanged when already as wide).
@@ -239,9 +270,30 @@ enum OutputFormat {
     text + String(repeating: " ", count: max(0, width - displayWidth(text)))
   }
 
-  /// The number of terminal columns `text` takes: the sum of its characters' ``displayWidth(_:)-(Character)``.
+  /// The number of terminal columns `text` takes: the sum of its characters' ``displayWidth(_:)-(Character)``;
+  /// escape sequences (`ESC [ … final`, as ``TextStyle`` writes them) take none.
   static func displayWidth(_ text: some StringProtocol) -> Int {
-    text.reduce(0) { $0 + displayWidth($1) }
+    var total = 0
+    var inEscape = false
+    var afterIntroducer = false
+    for character in text {
+      if inEscape {
+        let value = character.unicodeScalars.first?.value ?? 0
+        if afterIntroducer {
+          afterIntroducer = false
+        } else if character.unicodeScalars.count == 1, (0x40...0x7E).contains(value) {
+          inEscape = false
+        }
+        continue
+      }
+      if character == "\u{1B}" {
+        inEscape = true
+        afterIntroducer = true
+        continue
+      }
+      total += displayWidth(character)
+    }
+    return total
   }
 
   /// The terminal columns one character (grapheme cluster) takes: 0 for one made only of combining marks,
@@ -283,25 +335,12 @@ enum OutputFormat {
     return wideRanges.contains { $0.contains(value) }
   }
 
-  /// `text` safe to print on one line: line breaks and tabs become spaces; other control characters (C0, DEL,
-  /// C1, so any escape sequence's introducer) are dropped. With `collapsingWhitespace`, runs of those spaces become
-  /// one and the ends are trimmed. Letters, marks, other spaces (no-break, ideographic) and bidi formatting
-  /// characters are kept as they are.
+  /// `text` safe to print on one line of a terminal (``TerminalText/field(_:collapsingWhitespace:)``): line breaks
+  /// and tabs become spaces; other control characters (C0, DEL, C1, so any escape sequence's introducer) are
+  /// dropped; bidi embeddings, overrides and isolates are closed at its end; invisible format characters are dropped.
+  /// With `collapsingWhitespace`, runs of those spaces become one and the ends are trimmed. Letters, marks, other
+  /// spaces (no-break, ideographic) and right-to-left text are kept as they are.
   static func sanitized(_ text: String, collapsingWhitespace: Bool = false) -> String {
-    var scalars = String.UnicodeScalarView()
-    var pendingSpace = false
-    for scalar in text.unicodeScalars {
-      let isBreak =
-        scalar.properties.isWhitespace && (scalar.value <= 0x20 || [0x85, 0x2028, 0x2029].contains(scalar.value))
-      guard isBreak || scalar.properties.generalCategory != .control else { continue }
-      if isBreak && collapsingWhitespace {
-        pendingSpace = true
-        continue
-      }
-      if pendingSpace && !scalars.isEmpty { scalars.append(" ") }
-      pendingSpace = false
-      scalars.append(isBreak ? " " : scalar)
-    }
-    return String(scalars)
+    TerminalText.field(text, collapsingWhitespace: collapsingWhitespace)
   }
 }

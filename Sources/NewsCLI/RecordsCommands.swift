@@ -45,7 +45,8 @@ struct EntitiesCommand {
     } else {
       let width = max(20, (entries.map(\.name.count).max() ?? 0) + 1)
       for entry in entries {
-        context.console.out(pad(entry.name, width) + "\(entry.rows) row\(entry.rows == 1 ? "" : "s")\n")
+        context.console.printLines(
+          pad(OutputFormat.sanitized(entry.name), width) + "\(entry.rows) row\(entry.rows == 1 ? "" : "s")\n")
       }
     }
     return .success
@@ -104,9 +105,9 @@ struct RecordsCommand {
     } else {
       for object in objects {
         let fields = object.sorted { $0.key < $1.key }.map { key, value in
-          "\(key)=\(OutputFormat.clip(Self.text(value), 60))"
+          "\(OutputFormat.sanitized(key))=\(OutputFormat.clip(OutputFormat.sanitized(Self.text(value)), 60))"
         }
-        context.console.out(fields.joined(separator: "  ") + "\n")
+        context.console.printLines(fields.joined(separator: "  ") + "\n")
       }
     }
     return .success

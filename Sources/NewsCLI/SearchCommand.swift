@@ -104,14 +104,14 @@ struct SearchCommand {
     }
     let noun = shown.count == 1 ? "result" : "results"
     let more = hits.count > limit ? "; more with --limit" : ""
-    console.out("\(shown.count) \(noun) for \(quoted), best first\(more)\n")
+    console.printLines("\(shown.count) \(noun) for \(quoted), best first\(more)\n")
     let lines = OutputFormat.lines(shown.map(\.article), now: context.now(), width: console.width, color: console.color)
       .split(separator: "\n", omittingEmptySubsequences: false)
     let indent = "      "
     for (line, hit) in zip(lines, shown) {
-      console.out(line + "\n")
+      console.printLines(line + "\n")
       let snippet = Self.render(Self.excerpt(hit), width: console.width.map { $0 - indent.count }, color: console.color)
-      if !snippet.isEmpty { console.out(indent + snippet + "\n") }
+      if !snippet.isEmpty { console.printLines(indent + snippet + "\n") }
     }
     return .success
   }

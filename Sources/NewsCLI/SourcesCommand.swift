@@ -107,7 +107,7 @@ struct SourcesCommand {
       console.err("no sources configured\(file)\n")
       return .success
     }
-    console.out(Self.lines(entries, now: now.date, width: console.width))
+    console.printLines(Self.lines(entries, now: now.date, width: console.width, color: console.color))
     return .success
   }
 
@@ -159,43 +159,47 @@ struct SourcesCommand {
       articles: 0, lastError: failed?.0, lastErrorAt: failed?.1.rfc3339String)
   }
 
-  /// One line per source, in aligned columns: name (`*` marks the default), last fetch, freshness, articles,
-  /// last error (cut to `width` when given).
-  static func lines(_ entries: [Entry], now: Date, width: Int?) -> String {
+  /// A line of column headings, then one line per source, in aligned columns: name (`*` marks the default), last
+  /// fetch, freshness, articles, last error (the flexible column, clipped to `width` when given; see
+  /// ``OutputFormat/table(_:width:color:indent:gap:flexibleMinimum:headings:)``).
+  static func lines(_ entries: [Entry], now: Date, width: Int?, color: Bool = false) -> String {
     func ago(_ text: String?) -> String? {
       text.flatMap { Timestamp(rfc3339: $0) }.map { OutputFormat.relative($0.date, now: now) }
     }
-    var rows: [[String]] = []
+    var names: [String] = []
+    var fetches: [String] = []
+    var states: [String] = []
+    var contents: [String] = []
+    var errors: [String] = []
     for entry in entries {
       var state = entry.freshness == "no-max-age" ? "no max age" : entry.freshness
       if let maxAge = entry.maxAgeSeconds { state += " (max age \(FetchCommand.duration(maxAge)))" }
       var error = ""
       if let lastError = entry.lastError {
-        error = "last error" + (ago(entry.lastErrorAt).map { " \($0)" } ?? "") + ": " + oneLine(lastError)
+        error =
+          "last error" + (ago(entry.lastErrorAt).map { " \($0)" } ?? "") + ": "
+          + OutputFormat.sanitized(lastError, collapsingWhitespace: true)
       }
-      rows.append([
-        oneLine(entry.name) + (entry.isDefault ? " *" : ""),
+      names.append(OutputFormat.sanitized(entry.name, collapsingWhitespace: true) + (entry.isDefault ? " *" : ""))
+      fetches.append(
         ago(entry.fetchedAt).map { (entry.policy == "sync" ? "synced " : "fetched ") + $0 }
-          ?? (entry.policy == "sync" ? "never synced" : "never fetched"),
-        entry.fetchedAt == nil || entry.policy == "sync" ? "—" : state,
+          ?? (entry.policy == "sync" ? "never synced" : "never fetched"))
+      states.append(entry.fetchedAt == nil || entry.policy == "sync" ? "—" : state)
+      contents.append(
         entry.policy == "sync"
-          ? "\(entry.kind) (news sync)" : entry.articles == 1 ? "1 article" : "\(entry.articles) articles",
-        error,
-      ])
+          ? "\(entry.kind) (news sync)" : entry.articles == 1 ? "1 article" : "\(entry.articles) articles")
+      errors.append(error)
     }
-    let widths = (0..<4).map { column in rows.map { $0[column].count }.max() ?? 0 }
-    var text = ""
-    for row in rows {
-      var line = "  " + (0..<4).map { pad(row[$0], widths[$0] + 1) }.joined(separator: " ") + row[4]
-      while line.hasSuffix(" ") { line.removeLast() }
-      if let width, width > 20, line.count > width { line = OutputFormat.clip(line, width) }
-      text += line + "\n"
-    }
-    return text
+    return OutputFormat.table(
+      [
+        Column(cells: names, maxWidth: 28, minWidth: 8),
+        Column(cells: fetches, minWidth: 8),
+        Column(cells: states, minWidth: 5, droppable: true),
+        Column(cells: contents, minWidth: 8, droppable: true),
+        Column(cells: errors),
+      ], width: width, color: color, flexibleMinimum: 20,
+      headings: ["SOURCE", "LAST FETCH", "FRESHNESS", "CACHED", errors.contains { !$0.isEmpty } ? "LAST ERROR" : ""])
   }
 
-  /// `text` on one line: control characters (escape sequences' introducers included) become spaces.
-  static func oneLine(_ text: String) -> String {
-    String(String.UnicodeScalarView(text.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : $0 }))
-  }
+  private typealias Column = OutputFormat.Column
 }

@@ -69,24 +69,25 @@ struct StatsCommand {
       return .success
     }
     let now = context.now()
-    var text = "database  \(report.database)\n"
+    var text = "database  \(OutputFormat.sanitized(report.database))\n"
     text += "size      \(ByteCountFormatter.string(fromByteCount: report.bytes, countStyle: .file))\n"
     text += "schema    version \(report.schemaVersion)\n"
     let nameWidth = max(14, (report.entities.map(\.name.count).max() ?? 0) + 1)
     for entity in report.entities {
-      text += "entity    \(pad(entity.name, nameWidth))\(entity.rows) row\(entity.rows == 1 ? "" : "s")\n"
+      text +=
+        "entity    \(pad(OutputFormat.sanitized(entity.name), nameWidth))\(entity.rows) row\(entity.rows == 1 ? "" : "s")\n"
     }
     text += "articles  \(report.unread) unread, \(report.bookmarked) bookmarked\n"
     if report.fetches.isEmpty { text += "fetches   none yet\n" }
     for fetch in fetches(report, now: now) { text += fetch }
-    console.out(text)
+    console.printLines(text)
     return .success
   }
 
   private func fetches(_ report: Report, now: Date) -> [String] {
     report.fetches.map { fetch in
       let when = Timestamp(rfc3339: fetch.fetchedAt).map { OutputFormat.relative($0.date, now: now) } ?? fetch.fetchedAt
-      return "fetch     \(pad(when, 11))\(fetch.articles) articles  \(fetch.query)\n"
+      return "fetch     \(pad(when, 11))\(fetch.articles) articles  \(OutputFormat.sanitized(fetch.query))\n"
     }
   }
 }

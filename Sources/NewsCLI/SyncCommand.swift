@@ -64,6 +64,7 @@ struct SyncCommand {
       throw CommandFailure(.usage, "--delete-missing needs --full", hint: "news sync --full --delete-missing")
     }
     let json = arguments.flag("json")
+    _ = try arguments.seconds("timeout")  // a bad --timeout is a usage error before anything else
     let reports = try await sync(try selectedSources(), quiet: json)
     let console = context.console
     if json { console.out(OutputFormat.json(Report(sources: reports))) }
@@ -106,7 +107,7 @@ struct SyncCommand {
       {
         let age = max(0, context.now().timeIntervalSince(synced.date))
         if !json {
-          console.out(
+          console.printLines(
             "\(OutputFormat.sanitized(source.name)): fresh (synced \(FetchCommand.duration(age)) ago, max age "
               + "\(FetchCommand.duration(maxAge))): skipped; --force syncs it\n")
         }
@@ -159,7 +160,10 @@ struct SyncCommand {
         report = await feed.sync()
       }
       reports.append(SourceReport(name: source.name, kind: kind, classes: report.classes))
-      if !json { console.out(Self.summary(source: source.name, report.classes)) }
+      if !json {
+        console.printLines(Self.summary(source: source.name, report.classes))
+        reportProblems(source: source.name, report.classes)
+      }
     }
     return reports
   }
@@ -233,7 +237,8 @@ struct SyncCommand {
     var text = ""
     for part in classes {
       let resumed = part.resumedPages > 0 ? " (+\(part.resumedPages) resumed)" : ""
-      text += "\(OutputFormat.sanitized(source))/\(OutputFormat.sanitized(part.className)) → \(part.entity): "
+      text += "\(OutputFormat.sanitized(source))/\(OutputFormat.sanitized(part.className)) → "
+      text += "\(OutputFormat.sanitized(part.entity)): "
       text += "\(part.pages) page\(part.pages == 1 ? "" : "s")\(resumed), "
       text += "\(part.objects) object\(part.objects == 1 ? "" : "s"): "
       text += "\(part.inserted) inserted, \(part.updated) updated, \(part.unchanged) unchanged, \(part.failed) failed"
@@ -244,13 +249,34 @@ struct SyncCommand {
         text += "\(part.fileErrors.count) failed"
       }
       text += part.error == nil ? "\n" : " (stopped)\n"
-      for error in part.errors.prefix(10) { text += "  \(OutputFormat.sanitized(error.description))\n" }
-      if part.errors.count > 10 { text += "  … and \(part.errors.count - 10) more (--json lists all)\n" }
-      for warning in part.warnings.prefix(5) { text += "  warning: \(OutputFormat.sanitized(warning.description))\n" }
-      if part.warnings.count > 5 { text += "  … and \(part.warnings.count - 5) more warnings (--json lists all)\n" }
-      for error in part.fileErrors.prefix(10) { text += "  file: \(OutputFormat.sanitized(error))\n" }
     }
     return text
+  }
+
+  /// The records and files of each class that could not be taken, on standard error (messages, not data):
+  /// counted by reason, listed with `--verbose`.
+  private func reportProblems(source: String, _ classes: [SyncReport.ClassReport]) {
+    for part in classes {
+      let label = "\(source)/\(part.className): "
+      context.reportRecordErrors(part.errors, label: label, arguments)
+      if !part.warnings.isEmpty {
+        let count = part.warnings.count
+        context.console.printNote(
+          "\(label)\(count) value\(count == 1 ? "" : "s") not read (the records were kept): "
+            + OutputFormat.reasonCounts(part.warnings.map(\.reason))
+            + (arguments.flag("verbose") ? "" : " (--verbose lists \(count == 1 ? "it" : "them"))"))
+        if arguments.flag("verbose") {
+          for warning in part.warnings { context.console.printNote("  \(label)warning: \(warning)") }
+        }
+      }
+      guard !part.fileErrors.isEmpty else { continue }
+      let verbose = arguments.flag("verbose")
+      let count = part.fileErrors.count
+      context.console.printNote(
+        "\(label)\(count) file\(count == 1 ? "" : "s") not downloaded"
+          + (verbose ? "" : " (--verbose lists \(count == 1 ? "it" : "them"))"))
+      if verbose { for error in part.fileErrors { context.console.printNote("  \(label)file: \(error)") } }
+    }
   }
 }
 

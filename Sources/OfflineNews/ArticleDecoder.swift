@@ -59,10 +59,8 @@ public struct ArticleDecoder: NewsPageDecoder {
         throw .httpStatus(status, bodyPrefix: String(decoding: data.prefix(200), as: UTF8.self))
       }
       return try decodeJSONFeed(data, origin: origin)
-    case .html where httpStatus.map({ (200..<300).contains($0) }) ?? true:
-      throw .invalidResponse(detail: "an HTML page came back, not a feed or a NewsAPI response")
     default:
-      return try newsAPI.decode(data, httpStatus: httpStatus, redacting: secrets)
+      return try newsAPI.decode(data, httpStatus: httpStatus, redacting: secrets, contentType: contentType)
     }
   }
 

@@ -136,7 +136,10 @@ public final class URLSessionHTTPTransport: HTTPTransport {
       if RetryPolicy.isRetryable(status: answer.status) {
         let retryAfter = answer.header("Retry-After").flatMap { RetryPolicy.retryAfter($0, now: policy.now()) }
         throw RetryPolicy.Failure(
-          .httpStatus(answer.status, bodyPrefix: NewsAPIDecoder.prefix(of: data, redacting: self.secrets)),
+          .httpStatus(
+            answer.status,
+            bodyPrefix: NewsAPIDecoder.prefix(
+              of: data, redacting: self.secrets, contentType: answer.header("Content-Type"))),
           retryAfter: retryAfter)
       }
       return answer

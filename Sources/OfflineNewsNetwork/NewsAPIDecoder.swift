@@ -36,16 +36,23 @@ public struct NewsAPIDecoder: Sendable {
   /// Decodes `data` as the single-secret `decode(_:httpStatus:redacting:)` does, redacting every one of `secrets`
   /// (for instance a key sent in a header and another written in the URL) before any text is cut to length.
   ///
+  /// `contentType` is the response's `Content-Type` header, when there was one: an error about a web page or an XML
+  /// document says what it is, with the content type and the size, instead of quoting its first characters (see
+  /// ``prefix(of:redacting:contentType:)``).
+  ///
   /// - Throws: as the single-secret form.
-  public func decode(_ data: Data, httpStatus: Int? = nil, redacting secrets: [String]) throws(NewsNetworkError)
-    -> NewsPage
-  {
+  public func decode(
+    _ data: Data, httpStatus: Int? = nil, redacting secrets: [String], contentType: String? = nil
+  ) throws(NewsNetworkError) -> NewsPage {
     let envelope: DecodedEnvelope
     do {
       envelope = try Self.decodeEnvelope(data)
     } catch {
       if let status = httpStatus, !(200..<300).contains(status) {
-        throw .httpStatus(status, bodyPrefix: Self.prefix(of: data, redacting: secrets))
+        throw .httpStatus(status, bodyPrefix: Self.prefix(of: data, redacting: secrets, contentType: contentType))
+      }
+      if let markup = ResponseBodySummary.markup(data, contentType: contentType) {
+        throw .invalidResponse(detail: "not valid JSON: \(markup)")
       }
       throw .invalidResponse(detail: Self.describe(error, size: data.count))
     }
@@ -55,7 +62,7 @@ public struct NewsAPIDecoder: Sendable {
           code: .init(rawValue: envelope.code ?? "unknown"), message: envelope.message ?? "", httpStatus: httpStatus))
     }
     if let status = httpStatus, !(200..<300).contains(status) {
-      throw .httpStatus(status, bodyPrefix: Self.prefix(of: data, redacting: secrets))
+      throw .httpStatus(status, bodyPrefix: Self.prefix(of: data, redacting: secrets, contentType: contentType))
     }
     guard envelope.status == "ok" else {
       let shown = envelope.status.map { "\"\($0)\"" } ?? "missing"
@@ -263,7 +270,11 @@ public struct NewsAPIDecoder: Sendable {
   }
 
   /// The first 200 characters of a body, on one line, with every one of `secrets` redacted first.
-  static func prefix(of data: Data, redacting secrets: [String]) -> String {
+  /// What an error says of a body it does not use: for markup (an HTML page, an XML document), a summary with its
+  /// content type and size (``ResponseBodySummary``); otherwise its first 200 characters on one line, with every
+  /// secret redacted.
+  static func prefix(of data: Data, redacting secrets: [String], contentType: String? = nil) -> String {
+    if let markup = ResponseBodySummary.markup(data, contentType: contentType) { return markup }
     // Redact the whole (bounded) head before cutting, so a key straddling the cut cannot leak in part.
     var text = String(decoding: data.prefix(64 * 1024), as: UTF8.self)
     for secret in secrets where !secret.isEmpty {

@@ -8,7 +8,9 @@ import Foundation
 public enum NewsNetworkError: Error, Sendable, Hashable, CustomStringConvertible {
   /// The request never got a complete HTTP response: refused, DNS failure, timeout, connection lost, TLS…
   case transport(TransportFailure, detail: String)
-  /// The server answered with a non-2xx status and a body that is not a NewsAPI error.
+  /// The server answered with a non-2xx status and a body that is not a NewsAPI error. `bodyPrefix` is what the
+  /// body was: its first 200 characters on one line, or, for an HTML page or an XML document, a summary with its
+  /// content type and size (`an HTML page (text/html, 1,234 bytes)`).
   case httpStatus(Int, bodyPrefix: String)
   /// NewsAPI answered `{"status":"error","code":…,"message":…}`, whatever the HTTP status.
   case api(NewsAPIError)

@@ -27,6 +27,6 @@ extension NewsAPIDecoder: NewsPageDecoder {
   public func decodePage(
     _ data: Data, origin: URL, contentType: String?, httpStatus: Int?, redacting secrets: [String]
   ) throws(NewsNetworkError) -> NewsPage {
-    try decode(data, httpStatus: httpStatus, redacting: secrets)
+    try decode(data, httpStatus: httpStatus, redacting: secrets, contentType: contentType)
   }
 }

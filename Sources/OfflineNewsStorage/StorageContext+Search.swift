@@ -200,8 +200,9 @@ extension StorageContext {
 
   // MARK: - Substring search
 
-  /// The searched columns, in `article_fts` order, as `article` expressions.
-  private static let searchColumns = ["a.title", "a.summary", "a.content", "a.author", "a.sourceName"]
+  /// The searched columns, in `article_fts` order, as the index sees them: the folded columns of the view
+  /// `article_search_text s` (migration 7).
+  private static let searchColumns = ["s.title", "s.summary", "s.content", "s.author", "s.sourceName"]
 
   private static func substringSearch(
     _ query: SearchQuery, _ conditions: [String], _ sql: inout SearchArguments, _ db: Connection, limit: Int?,
@@ -231,7 +232,9 @@ extension StorageContext {
       return text + ")"
     }
     let condition = (["(" + clauses.joined(separator: " OR ") + ")"] + conditions).joined(separator: " AND ")
-    let articles = try db.makeStatement("SELECT \(articleColumns) FROM article a WHERE \(condition)").fetchAll(
+    let articles = try db.makeStatement(
+      "SELECT \(articleColumns) FROM article a JOIN article_search_text s ON s.docid = a.rowid WHERE \(condition)"
+    ).fetchAll(
       sql.arguments, article
     ).compactMap { $0 }
     let highlighter = SearchHighlighter(terms: query.positiveTerms)
@@ -301,9 +304,12 @@ private struct SearchHighlighter {
   static let leadingContext = 20
   static let snippetLength = 80
 
-  /// The sum, over terms, of the weights of the columns holding the term; and an excerpt of the best column.
+  /// The sum, over terms, of the weights of the columns holding the term; and an excerpt of the best column. The
+  /// columns are folded as the index folds them (``SearchQuery/folded(_:)``), so snippets read as FTS5's do.
   func scoreAndSnippet(_ article: Article) -> (Double, String) {
-    let columns = [article.title, article.summary, article.content, article.author, article.sourceName]
+    let columns = [article.title, article.summary, article.content, article.author, article.sourceName].map {
+      $0.map(SearchQuery.folded)
+    }
     var score = 0.0
     var found: [Int: (text: String, ranges: [Range<String.Index>], terms: Int)] = [:]
     for (index, column) in columns.enumerated() {

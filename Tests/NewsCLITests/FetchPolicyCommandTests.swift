@@ -118,7 +118,11 @@ struct FetchPolicyCommandTests {
     let outcome = await cli.run("fetch", "--config", config, "--db", cli.database, "--policy", "network-only")
     #expect(outcome.status == 69)
     #expect(outcome.out.isEmpty)
-    #expect(outcome.err.hasPrefix("news: NewsAPI error apiKeyInvalid (HTTP 401): Your API key is invalid.\n"))
+    #expect(
+      outcome.err.hasPrefix(
+        "news: \(server.url("/v2/top-headlines?country=fr").absoluteString): NewsAPI error apiKeyInvalid (HTTP 401): "
+          + "Your API key is invalid.\n"), "\(outcome.err)")
+    #expect(outcome.err.contains("hint: set NEWSAPI_KEY"), "\(outcome.err)")
     #expect(server.requests.count == 2)
   }
 
@@ -223,12 +227,13 @@ struct FetchPolicyCommandTests {
     let human = await cli.run("sources", "--config", config, "--db", cli.database)
     #expect(human.status == 0)
     let lines = human.out.components(separatedBy: "\n").filter { !$0.isEmpty }
-    #expect(lines.count == 3)
-    #expect(lines[0].hasPrefix("  headlines  fetched 2 h ago  stale (max age 1 h)"), "\(human.out)")
-    #expect(lines[1].contains("never fetched"))
-    #expect(lines[1].hasSuffix("last error just now: NewsAPI error apiKeyInvalid (HTTP 401): Bad key."), "\(lines[1])")
-    #expect(lines[2].contains("plain *"))
+    #expect(lines.count == 4, "headings and three sources:\n\(human.out)")
+    #expect(lines[0] == "  SOURCE     LAST FETCH       FRESHNESS            CACHED      LAST ERROR", "\(human.out)")
+    #expect(lines[1].hasPrefix("  headlines  fetched 2 h ago  stale (max age 1 h)  2 articles"), "\(human.out)")
+    #expect(lines[2].contains("never fetched"))
     #expect(lines[2].hasSuffix("last error just now: NewsAPI error apiKeyInvalid (HTTP 401): Bad key."), "\(lines[2])")
+    #expect(lines[3].contains("plain *"))
+    #expect(lines[3].hasSuffix("last error just now: NewsAPI error apiKeyInvalid (HTTP 401): Bad key."), "\(lines[3])")
     #expect(server.requests.count == requests, "news sources fetches nothing")
 
     let overview = await cli.run("--help")

@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNews
 import TestSupport
 import Testing
 
@@ -53,7 +54,7 @@ struct LocalStateCommandTests {
     let report = try outcome.json()
     #expect(report["database"] as? String == cli.database)
     #expect((report["bytes"] as? Int ?? 0) > 0)
-    #expect(report["schemaVersion"] as? Int == 6)
+    #expect(report["schemaVersion"] as? Int == StorageContext.schemaVersion)
     let entities = try #require(report["entities"] as? [[String: Any]])
     #expect(entities.first { $0["name"] as? String == "article" }?["rows"] as? Int == 20)
     let fetches = try #require(report["fetches"] as? [[String: Any]])
@@ -63,7 +64,7 @@ struct LocalStateCommandTests {
     #expect(report["unread"] as? Int == 20)
 
     let human = await cli.run("stats", "--db", cli.database)
-    #expect(human.out.contains("schema    version 6"))
+    #expect(human.out.contains("schema    version \(StorageContext.schemaVersion)"))
     #expect(human.out.contains("entity    article       20 rows"))
   }
 

@@ -61,7 +61,11 @@ struct NewsCommandLineNetworkTests {
     let outcome = await cli.run("fetch", "--url", "http://127.0.0.1:\(port)/v2/top-headlines", "--db", cli.database)
     #expect(outcome.status == 69)
     #expect(outcome.out.isEmpty)
-    #expect(outcome.err.hasPrefix("news: connection refused; nothing is cached for this query\n"), "\(outcome.err)")
+    #expect(
+      outcome.err.hasPrefix(
+        "news: http://127.0.0.1:\(port)/v2/top-headlines: connection refused; nothing is cached for it\n"),
+      "\(outcome.err)")
+    #expect(outcome.err.contains("hint: try again when the network is back"), "\(outcome.err)")
   }
 
   @Test("a NewsAPI error with nothing cached says what to do about the key")

@@ -330,15 +330,21 @@ extension NewsAPIDecoderTests {
       #expect(detail.contains("not valid JSON"))
     }
 
-    @Test("an HTML body with HTTP 500 is .httpStatus with a one-line prefix of the body")
+    @Test("an HTML body with HTTP 500 is .httpStatus with a summary of the body, not its markup")
     func htmlWith500() throws {
-      let error = decodeError(try ownData("not-json.html"), httpStatus: 500)
-      let prefix =
-        "<!DOCTYPE html> <html> <head><title>500 Internal Server Error</title></head> <body> "
-        + "<center><h1>500 Internal Server Error</h1></center> <hr><center>nginx</center> "
-        + "<!-- a padding comment so that the bo…"
-      #expect(error == .httpStatus(500, bodyPrefix: prefix))
+      let data = try ownData("not-json.html")
+      let error = decodeError(data, httpStatus: 500)
+      #expect(error == .httpStatus(500, bodyPrefix: "an HTML page (\(data.count) bytes)"))
       #expect(error?.description.hasPrefix("HTTP 500 ") == true)
+      do {
+        _ = try NewsAPIDecoder().decode(data, httpStatus: 500, redacting: [], contentType: "text/html; charset=utf-8")
+        Issue.record("expected an error")
+      } catch {
+        #expect(error == .httpStatus(500, bodyPrefix: "an HTML page (text/html; charset=utf-8, \(data.count) bytes)"))
+      }
+      // A short plain-text body is still quoted: it says something.
+      #expect(
+        decodeError(Data("Internal error".utf8), httpStatus: 500) == .httpStatus(500, bodyPrefix: "Internal error"))
     }
 
     @Test("a non-2xx status wins over a valid \"ok\" body and over a truncated one")

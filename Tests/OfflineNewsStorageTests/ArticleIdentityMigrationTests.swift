@@ -9,11 +9,13 @@ import Testing
 /// opens migrated — one row per article, no bookmark or read mark lost, query results following the new keys.
 @Suite("Migration 6: canonical article keys and sorted query keys")
 struct ArticleIdentityMigrationTests {
-  /// A database as schema 5 left it: the current schema without migration 6's columns and index.
+  /// A database as schema 5 left it: the current schema without migration 6's columns and index, nor migration 7's
+  /// search folding.
   static func schema5(_ database: TestDatabase) async throws {
     let storage = try database.open()
     defer { _ = storage }
     try await storage.write { db in
+      try db.execute(sql: SearchFoldingTests.version5Search)
       try db.execute(
         sql: """
           DROP INDEX article_by_source;

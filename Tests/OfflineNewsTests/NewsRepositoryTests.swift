@@ -174,14 +174,14 @@ import Testing
     func matches(_ error: NewsNetworkError?) -> Bool {
       switch self {
       case .connectionRefused: return error == .transport(.connectionRefused, detail: "")
-      case .http500HTML: return error == .httpStatus(500, bodyPrefix: "<html><body>Internal error</body></html>")
+      case .http500HTML: return error == .httpStatus(500, bodyPrefix: "an HTML page (text/html, 40 bytes)")
       case .newsAPIErrorBody:
         return error
           == .api(
             NewsAPIError(code: .rateLimited, message: "You have made too many requests recently.", httpStatus: 200))
       case .truncatedBody:
         return error == .transport(.connectionLost, detail: "the response was cut short")
-      case .invalidJSON: return error == .invalidResponse(detail: "not valid JSON (6 bytes; truncated or not JSON)")
+      case .invalidJSON: return error == .invalidResponse(detail: "not valid JSON: an HTML page (text/html, 6 bytes)")
       case .hangPastTimeout: return error == .transport(.timedOut, detail: "no complete answer within 1 s")
       case .zeroArticles: return error == .invalidResponse(detail: "the response held no articles")
       }

@@ -74,7 +74,7 @@ struct RetryTests {
         if case .transport(.connectionLost, _) = error { return true }
         return false
       case .http500: return error == .httpStatus(500, bodyPrefix: "Internal error")
-      case .http502: return error == .httpStatus(502, bodyPrefix: "<h1>Bad gateway</h1>")
+      case .http502: return error == .httpStatus(502, bodyPrefix: "an HTML page (20 bytes)")
       case .http503: return error == .httpStatus(503, bodyPrefix: "")
       case .http429:
         return error
@@ -82,13 +82,13 @@ struct RetryTests {
             NewsAPIError(code: .rateLimited, message: "You have made too many requests recently.", httpStatus: 429))
       case .http401NewsAPIError:
         return error == .api(NewsAPIError(code: .apiKeyInvalid, message: "Your API key is invalid.", httpStatus: 401))
-      case .http404HTML: return error == .httpStatus(404, bodyPrefix: "<p>no</p>")
+      case .http404HTML: return error == .httpStatus(404, bodyPrefix: "an HTML page (text/html, 9 bytes)")
       case .status200Error:
         return error
           == .api(
             NewsAPIError(code: .rateLimited, message: "You have made too many requests recently.", httpStatus: 200))
       case .htmlInsteadOfJSON:
-        return error == .invalidResponse(detail: "not valid JSON (24 bytes; truncated or not JSON)")
+        return error == .invalidResponse(detail: "not valid JSON: an HTML page (text/html, 24 bytes)")
       case .emptyBody: return error == .invalidResponse(detail: "not valid JSON (0 bytes; truncated or not JSON)")
       case .truncatedJSON: return error == .invalidResponse(detail: "not valid JSON (120 bytes; truncated or not JSON)")
       }

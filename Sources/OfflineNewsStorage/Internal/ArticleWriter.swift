@@ -166,18 +166,18 @@ struct ArticleWriter {
     /// Rows with a larger rowid were inserted by this save and are not in the search index yet.
     private var indexedUpTo: Int64 = 0
 
-    /// The search index's insert trigger of migration 4, whitespace collapsed.
+    /// The search index's insert trigger of migration 7, whitespace collapsed.
     private static let knownInsertTrigger = """
       CREATE TRIGGER article_fts_after_insert AFTER INSERT ON article BEGIN \
       INSERT INTO article_fts (rowid, title, summary, content, author, sourceName) \
-      VALUES (new.rowid, new.title, new.summary, new.content, new.author, new.sourceName); END
+      SELECT docid, title, summary, content, author, sourceName FROM article_search_text WHERE docid = new.rowid; END
       """
 
     /// Sets the search index's insert trigger aside for this transaction, so that new rows are indexed by one
     /// `INSERT … SELECT` per batch instead of row by row: FTS5 writes its pending terms out at every statement's
     /// savepoint, so a trigger firing inside 200 upserts makes 200 small segments to merge where one statement per
-    /// batch makes a few. Only when the trigger is exactly migration 4's (so that the batch insert does what it
-    /// did); the update and delete triggers stay. The trigger is created again, with its own text, by
+    /// batch makes a few. Only when the trigger is exactly migration 7's (so that the batch insert does what it
+    /// did: index the folded values of `article_search_text`); the update and delete triggers stay. The trigger is created again, with its own text, by
     /// ``restoreSearchIndex()`` before the transaction ends; a failed save rolls both back.
     private mutating func deferSearchIndex() throws {
       let sql = try db.makeStatement(
@@ -199,7 +199,8 @@ struct ArticleWriter {
       try db.cachedStatement(
         """
         INSERT INTO article_fts (rowid, title, summary, content, author, sourceName)
-        SELECT rowid, title, summary, content, author, sourceName FROM article WHERE rowid > ?1 AND rowid <= ?2
+        SELECT docid, title, summary, content, author, sourceName FROM article_search_text
+        WHERE docid > ?1 AND docid <= ?2
         """
       ).execute([.integer(indexedUpTo), .integer(last)])
       indexedUpTo = last

@@ -8,5 +8,6 @@ enum Schema {
     .v4ArticleSearch,
     .v5FailedQueries,
     .v6ArticleIdentity,
+    .v7SearchFolding,
   ]
 }

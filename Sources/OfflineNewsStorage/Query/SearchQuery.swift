@@ -34,6 +34,9 @@ public enum SearchQueryError: Error, Sendable, Hashable, CustomStringConvertible
 /// and words made only of punctuation are ignored. The text never reaches SQL: every word becomes an FTS5 string
 /// (`"word"`, inner double quotes doubled) and the whole expression is a bound parameter of `MATCH`.
 ///
+/// Soft hyphens, zero-width spaces, joiners and word joiners are removed from the text before it is read
+/// (``foldedScalars``), as they are from the indexed text.
+///
 /// Words in scripts written without spaces between words — Chinese, Japanese, Korean (Hangul), Thai, Lao, Khmer,
 /// Myanmar — are found anywhere inside the text (substring search), since FTS5's `unicode61` tokenizer cannot cut
 /// such text into words; see ``StorageContext/search(_:filter:limit:offset:)``.
@@ -127,7 +130,7 @@ public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
   ///   punctuation); ``SearchQueryError/tooManyTerms(count:maximum:)`` past ``maximumTerms`` words and phrases.
   public init(_ text: String) throws(SearchQueryError) {
     self.text = text
-    let items = Self.resolveOperators(Self.lex(text))
+    let items = Self.resolveOperators(Self.lex(Self.folded(text)))
     var clauses: [Clause] = []
     var current = Clause(required: [], excluded: [])
     var pending = Operator.and
@@ -152,6 +155,20 @@ public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
     guard count > 0 else { throw .noTerms(text) }
     guard count <= Self.maximumTerms else { throw .tooManyTerms(count: count, maximum: Self.maximumTerms) }
     self.clauses = clauses
+  }
+
+  /// The invisible characters folded out of text before it is tokenized, in the index (the view
+  /// `article_search_text` of migration 7) and in every query: the soft hyphen U+00AD, the zero-width space U+200B,
+  /// the zero-width non-joiner and joiner U+200C and U+200D, the word joiner U+2060 and the zero-width no-break space
+  /// U+FEFF. A reader sees `Bundes­verfassungs­gericht` (soft hyphens) as one word, and so does the search.
+  public static let foldedScalars: Set<Unicode.Scalar> = [
+    "\u{AD}", "\u{200B}", "\u{200C}", "\u{200D}", "\u{2060}", "\u{FEFF}",
+  ]
+
+  /// `text` without the ``foldedScalars``; `text` itself when it has none (the usual case).
+  public static func folded(_ text: String) -> String {
+    guard text.unicodeScalars.contains(where: foldedScalars.contains) else { return text }
+    return String(String.UnicodeScalarView(text.unicodeScalars.filter { !foldedScalars.contains($0) }))
   }
 
   /// Every term, in the order typed.

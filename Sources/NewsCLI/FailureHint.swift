@@ -1,0 +1,74 @@
+import Foundation
+import OfflineNews
+
+/// The hint printed under an error about reading a source, chosen by what actually went wrong: a missing file is
+/// not a mapping problem, a web page or an HTTP 404 is what came back rather than a network that is down.
+enum FailureHint {
+  /// The hint for `error`, met while reading `query` (a file or an http(s) URL); `nil` when there is nothing
+  /// useful to add. `currentDirectory` is named when a relative path may have been resolved against it.
+  static func reading(_ query: NewsQuery, _ error: NewsNetworkError, currentDirectory: String) -> String? {
+    switch error {
+    case .transport:
+      return "try again when the network is back; 'news list' shows everything cached"
+    case .api(let apiError):
+      switch apiError.code {
+      case .apiKeyMissing, .apiKeyInvalid, .apiKeyDisabled:
+        return "set NEWSAPI_KEY to your NewsAPI key (https://newsapi.org/register)"
+      case .apiKeyExhausted, .rateLimited, .maximumResultsReached:
+        return "NewsAPI limits what a key may ask: try again later, or ask for fewer pages"
+      case .parameterInvalid, .parametersMissing, .sourcesTooMany, .sourceDoesNotExist:
+        return "check the URL's query against https://newsapi.org/docs/endpoints"
+      default:
+        return nil
+      }
+    case .httpStatus(let status, let body):
+      switch status {
+      case 300..<400 where body.hasPrefix("a redirect"):
+        return "the URL redirects to another site: give the address it redirects to"
+      case 401, 403:
+        return "the server refused the request: check the URL and NEWSAPI_KEY"
+      case 404, 410:
+        return "the server has no page at this URL: check it (e.g. https://newsapi.org/v2/top-headlines?country=us)"
+      case 429:
+        return "the server asks for fewer requests: try again later"
+      case 500..<600:
+        return "the server failed: try again later; 'news list' shows everything cached"
+      default:
+        return "check the URL: it must answer with a NewsAPI v2 response"
+      }
+    case .invalidResponse(let detail) where detail.contains("an HTML page"):
+      return "this is a web page, not a NewsAPI response: give the API's URL "
+        + "(e.g. https://newsapi.org/v2/top-headlines?country=us) or a saved response"
+    case .invalidResponse(let detail) where detail.contains("an XML document"):
+      return "this is XML (an RSS or Atom feed?), not a NewsAPI response"
+    case .invalidResponse:
+      if query.url.isFileURL {
+        return "for JSON that is not a NewsAPI response, give a mapping: news import FILE --mapping NAME "
+          + "(docs/MAPPING.md)"
+      }
+      return "the URL does not answer with a NewsAPI v2 response (a JSON Feed is read by 'news sync', "
+        + "docs/CLI.md)"
+    case .unreadableFile(let path, let reason):
+      switch reason {
+      case "no such file":
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        return FileManager.default.fileExists(atPath: folder)
+          ? "check the file name (relative paths start from \(currentDirectory))"
+          : "no folder \(folder) either: check the path (relative paths start from \(currentDirectory))"
+      case "is a directory":
+        return "give a file, not a folder"
+      case let other where other.lowercased().contains("permission"):
+        return "check the file's permissions (ls -l \(path))"
+      default:
+        return nil
+      }
+    case .unsupportedURL:
+      return "use an http(s) URL or a file"
+    }
+  }
+
+  /// How the input of a read is named in a message: a file by its path, a URL by its cache key (API key removed).
+  static func name(_ query: NewsQuery) -> String {
+    query.url.isFileURL ? query.url.path : query.cacheKey
+  }
+}

@@ -1,0 +1,42 @@
+import Foundation
+
+/// What an unexpected response body is, in a few words, for an error message: a web page is summarised
+/// ("an HTML page (text/html; charset=utf-8, 1,234 bytes)") rather than quoted, since its first 200 characters
+/// (`<!DOCTYPE html><html lang=…`) say nothing to the person reading the error.
+///
+/// For example:
+/// ```swift
+/// ResponseBodySummary.markup(Data("<!doctype html><p>Not found".utf8), contentType: "text/html")
+/// // "an HTML page (text/html, 27 bytes)"
+/// ```
+enum ResponseBodySummary {
+  /// A summary of `data` when it is markup, a body that starts with `<` after optional white space and a byte
+  /// order mark: an XML document when its `Content-Type` (RFC 9110 §8.3) names `xml` but not `html`, or it starts
+  /// with `<?xml`, `<rss`, `<feed` or `<rdf` (as RSS and Atom feeds do); otherwise an HTML page. `nil` for anything
+  /// else, which is then quoted as it is (whatever its content type says).
+  static func markup(_ data: Data, contentType: String?) -> String? {
+    let type = contentType.map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
+    let media = type?.lowercased() ?? ""
+    let head = String(decoding: data.prefix(512), as: UTF8.self)
+      .drop { $0.isWhitespace || $0 == "\u{FEFF}" }.prefix(6).lowercased()
+    guard head.hasPrefix("<") else { return nil }
+    let isXML =
+      (media.contains("xml") && !media.contains("html"))
+      || (!media.contains("html") && ["<?xml", "<rss", "<feed", "<rdf"].contains(where: head.hasPrefix))
+    let kind = isXML ? "an XML document" : "an HTML page"
+    let shownType = type.map { $0.count > 60 ? String($0.prefix(60)) + "…" : $0 }
+    let size = "\(grouped(data.count)) byte\(data.count == 1 ? "" : "s")"
+    return "\(kind) (\(shownType.map { "\($0), " } ?? "")\(size))"
+  }
+
+  /// `12,400`: thousands grouped with commas, whatever the locale.
+  private static func grouped(_ number: Int) -> String {
+    let digits = String(number)
+    var text = ""
+    for (index, digit) in digits.enumerated() {
+      if index > 0, (digits.count - index) % 3 == 0 { text.append(",") }
+      text.append(digit)
+    }
+    return text
+  }
+}

@@ -1,0 +1,185 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import NewsCLI
+
+/// Messages that fit the cause: every message about a record on standard error, errors naming the input and a hint
+/// for what actually went wrong, skipped records counted by reason (listed with `--verbose`).
+@Suite("news: messages")
+struct MessageTests {
+  @Test("`news help nope` is a usage error (64) with the list of commands on standard error")
+  func unknownHelpTopic() async {
+    let cli = CLIHarness()
+    let outcome = await cli.run("help", "nope")
+    #expect(outcome.status == 64)
+    #expect(outcome.out.isEmpty)
+    #expect(outcome.err.hasPrefix("news: no command named 'nope'\n"), "\(outcome.err)")
+    #expect(outcome.err.contains("Commands:"), "\(outcome.err)")
+    #expect(outcome.err.contains("  search    "), "\(outcome.err)")
+    let known = await cli.run("help", "search")
+    #expect(known.status == 0)
+    #expect(known.out.contains("Usage: news search"))
+    #expect(known.out.contains("--color WHEN"), "the common options are in every command's help")
+  }
+
+  @Test("--timeout 0 says what the valid range is and why 0 is not in it")
+  func timeoutZero() async {
+    let cli = CLIHarness()
+    for command in ["fetch", "sync"] {
+      let outcome = await cli.run(command, "--timeout", "0", "--db", cli.database)
+      #expect(outcome.status == 64)
+      #expect(
+        outcome.err.hasPrefix("news: --timeout 0: the time limit must be more than 0 seconds (at most 86400, a day)\n"),
+        "\(outcome.err)")
+      #expect(outcome.err.contains("hint: there is no 'no limit'"), "\(outcome.err)")
+      #expect(!outcome.err.contains("between 0 and"), "\(outcome.err)")
+    }
+    let large = await cli.run("fetch", "--timeout", "90000", "--db", cli.database)
+    #expect(large.err.contains("at most 86400 seconds (a day)"), "\(large.err)")
+    let words = await cli.run("fetch", "--timeout", "soon", "--db", cli.database)
+    #expect(words.err.contains("--timeout needs a number of seconds, got \"soon\""), "\(words.err)")
+  }
+
+  @Test("a missing file is a path to check, not a mapping problem")
+  func missingFile() async {
+    let cli = CLIHarness()
+    let outcome = await cli.run("import", "no-such-response.json", "--db", cli.database)
+    #expect(outcome.status == 65)
+    #expect(outcome.err.contains("no-such-response.json: cannot read "), "\(outcome.err)")
+    #expect(outcome.err.contains("no such file; nothing was saved"), "\(outcome.err)")
+    #expect(outcome.err.contains("hint: check the file name (relative paths start from "), "\(outcome.err)")
+    #expect(!outcome.err.contains("mapping"), "\(outcome.err)")
+
+    let folder = await cli.run("import", "nowhere/x.json", "--db", cli.database)
+    #expect(folder.err.contains("hint: no folder "), "\(folder.err)")
+
+    let fetched = await cli.run("fetch", "--url", "gone.json", "--db", cli.database)
+    #expect(fetched.status == 69)
+    #expect(fetched.err.contains("gone.json: cannot read"), "\(fetched.err)")
+    #expect(fetched.err.contains("hint: check the file name"), "\(fetched.err)")
+    #expect(!fetched.err.contains("network"), "\(fetched.err)")
+  }
+
+  @Test("a saved web page is named as one, with a hint for web pages")
+  func htmlFile() async throws {
+    let cli = CLIHarness()
+    let path = cli.directory.path("page.html")
+    let page = Data("<!DOCTYPE html>\n<html><body><p>Nothing here</p></body></html>".utf8)
+    try page.write(to: URL(fileURLWithPath: path))
+    let outcome = await cli.run("import", path, "--db", cli.database)
+    #expect(outcome.status == 65)
+    #expect(outcome.err.contains("not valid JSON: an HTML page (\(page.count) bytes)"), "\(outcome.err)")
+    #expect(outcome.err.contains("hint: this is a web page, not a NewsAPI response"), "\(outcome.err)")
+    #expect(!outcome.err.contains("<p>"), "\(outcome.err)")
+  }
+
+  static let page = Data(
+    """
+    <!DOCTYPE html>
+    <html lang="en"><head><title>Not Found</title><style>body { font: 14px sans-serif }</style></head>
+    <body><h1>Not Found</h1><p>The requested URL was not found on this server.</p></body></html>
+    """.utf8)
+
+  @Test("fetch --url of an HTTP 404 says what came back (status, content type, size) and summarises the body")
+  func http404() async throws {
+    let server = try LoopbackHTTPServer(
+      .respond(status: 404, headers: ["Content-Type": "text/html; charset=utf-8"], body: Self.page))
+    defer { server.stop() }
+    let cli = CLIHarness()
+    let url = server.url("/v2/top-headlines?country=de").absoluteString
+    let outcome = await cli.run("fetch", "--url", url, "--db", cli.database)
+    #expect(outcome.status == 69)
+    #expect(outcome.out.isEmpty)
+    let bytes = Self.page.count
+    #expect(
+      outcome.err.hasPrefix(
+        "news: \(url): HTTP 404 Not Found: an HTML page (text/html; charset=utf-8, \(bytes) bytes); "
+          + "nothing is cached for it\n"), "\(outcome.err)")
+    #expect(outcome.err.contains("hint: the server has no page at this URL"), "\(outcome.err)")
+    #expect(!outcome.err.contains("<"), "the body is summarised, not printed: \(outcome.err)")
+    #expect(!outcome.err.contains("network is back"), "\(outcome.err)")
+    #expect(server.requests.count == 1, "a 404 is not retried")
+  }
+
+  @Test("fetch --url of a web page (200, text/html) says it is one; the network is not blamed")
+  func htmlPage() async throws {
+    let server = try LoopbackHTTPServer(.respond(status: 200, headers: ["Content-Type": "text/html"], body: Self.page))
+    defer { server.stop() }
+    let cli = CLIHarness()
+    let url = server.url("/news").absoluteString
+    let outcome = await cli.run("fetch", "--url", url, "--db", cli.database)
+    #expect(outcome.status == 69)
+    #expect(
+      outcome.err.hasPrefix(
+        "news: \(url): invalid response: not valid JSON: an HTML page (text/html, \(Self.page.count) bytes)"),
+      "\(outcome.err)")
+    #expect(outcome.err.contains("hint: this is a web page, not a NewsAPI response"), "\(outcome.err)")
+    #expect(!outcome.err.contains("network is back"), "\(outcome.err)")
+  }
+
+  @Test("skipped records are counted by reason on standard error; --verbose lists each")
+  func skippedByReason() async throws {
+    let file = Fixtures.own("newsapi-removed-and-empty-author.json").path
+    // The expected reasons, from the file itself: the records titled "[Removed]".
+    let records = try newsAPIRecords(URL(fileURLWithPath: file))
+    let removed = records.indices.filter { (records[$0]["title"] as? String) == "[Removed]" }
+    #expect(removed.count == 1)
+    let cli = CLIHarness()
+
+    let fetched = await cli.run("fetch", "--url", file, "--db", cli.database)
+    #expect(fetched.status == 0, "\(fetched.err)")
+    #expect(fetched.out.hasPrefix("read — \(records.count - 1) articles from \(file)\n"), "\(fetched.out)")
+    #expect(!fetched.out.contains("skipped"), "messages about records are not data: \(fetched.out)")
+    #expect(fetched.err == "1 skipped: NewsAPI [Removed] placeholder (--verbose lists it)\n", "\(fetched.err)")
+
+    let verbose = await cli.run("fetch", "--url", file, "--db", cli.database, "--verbose")
+    #expect(
+      verbose.err.contains("  articles[\(removed[0])]"), "each skipped record with its key path: \(verbose.err)")
+    #expect(verbose.err.contains("NewsAPI [Removed] placeholder; record skipped"), "\(verbose.err)")
+
+    let imported = await cli.run("import", file, "--db", cli.database)
+    #expect(imported.out == "saved \(records.count - 1) articles from \(file), skipped 1\n", "\(imported.out)")
+    #expect(imported.err == "1 skipped: NewsAPI [Removed] placeholder (--verbose lists it)\n", "\(imported.err)")
+  }
+
+  @Test("several reasons: the most frequent first, values left out of the reason")
+  func reasonCounts() {
+    #expect(
+      OutputFormat.reasonCounts([
+        "missing url", "not an RFC 3339 date-time: \"yesterday\"", "missing url", "not an RFC 3339 date-time: \"x\"",
+        "missing url", "missing title",
+      ]) == "3 missing url, 2 not an RFC 3339 date-time, 1 missing title")
+    #expect(OutputFormat.reasonCounts(["missing url", "missing url"]) == "missing url")
+  }
+
+  @Test("news sync: per-record problems go to standard error, counted; --verbose lists them; stdout keeps the counts")
+  func syncRecordErrors() async throws {
+    let stub = try ParseServerStub()
+    let feed = """
+      {"version":"https://jsonfeed.org/version/1.1","title":"T","items":[
+        {"id":"1","title":"One","content_text":"x","date_published":"2024-05-01T10:00:00+02:00"},
+        {"id":"2","title":"Two","content_text":"y","date_published":"yesterday"}]}
+      """
+    let url = stub.putFile("feed.json", contentType: "application/feed+json", body: Data(feed.utf8))
+    let cli = CLIHarness()
+    let mapping = Fixtures.configDirectory.appendingPathComponent("mappings/jsonfeed.json").path
+    let config = cli.directory.path("news.json")
+    try Data(
+      #"{"sources": {"blog": {"feed": "\#(url.absoluteString)", "mapping": "\#(mapping)"}}}"#.utf8
+    ).write(to: URL(fileURLWithPath: config))
+
+    let outcome = await cli.run("sync", "--config", config, "--db", cli.database)
+    #expect(outcome.status == 0, "\(outcome.err)")
+    // The unreadable date costs that value (the article is dated when first seen): a warning, not a failure.
+    #expect(outcome.out.contains("blog/feed → article: 1 page, 2 objects: 2 inserted"), "\(outcome.out)")
+    #expect(outcome.out.split(separator: "\n").count == 1, "only the class's line on stdout: \(outcome.out)")
+    #expect(outcome.err.hasPrefix("blog/feed: 1 value not read (the records were kept): "), "\(outcome.err)")
+    #expect(outcome.err.contains("(--verbose lists it)"), "\(outcome.err)")
+    #expect(!outcome.err.contains("items[1]"), "\(outcome.err)")
+
+    let verbose = await cli.run("sync", "--config", config, "--db", cli.database, "--verbose", "--full")
+    #expect(verbose.err.contains("  blog/feed: warning: items[1]"), "\(verbose.err)")
+    #expect(!verbose.out.contains("items[1]"), "\(verbose.out)")
+  }
+}

@@ -1,0 +1,172 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Runs a program with its standard output and standard error each on a pseudo-terminal of a given size, as a
+/// user's terminal would be, and collects what it wrote.
+///
+/// Each stream gets its own pty (so the two can be told apart), with output post-processing off (no `\n` → `\r\n`),
+/// so the text is exactly what the program wrote. The window size is set with `TIOCSWINSZ` before the program
+/// starts, so `ioctl(TIOCGWINSZ)` in the program sees it. The environment is exactly the one given (plus `TERM`
+/// when it has none), not the test process's: a `NO_COLOR` in the CI's environment must not change a test.
+public enum PseudoTerminal {
+  /// What the program wrote and how it ended.
+  public struct Outcome: Sendable {
+    /// The exit status (or 128 + the signal number).
+    public var status: Int32
+    /// What it wrote on standard output.
+    public var out: String
+    /// What it wrote on standard error.
+    public var err: String
+  }
+
+  public struct Failure: Error, CustomStringConvertible {
+    public var description: String
+  }
+
+  /// Runs `executable` with `arguments` in `currentDirectory`, standard input from `/dev/null`, standard output and
+  /// error on ptys `columns` wide and 24 lines high, and waits for it to end.
+  public static func run(
+    _ executable: URL, _ arguments: [String], environment: [String: String], columns: Int,
+    currentDirectory: String
+  ) async throws -> Outcome {
+    let out = try Pair(columns: columns)
+    let err: Pair
+    do { err = try Pair(columns: columns) } catch {
+      out.close()
+      throw error
+    }
+    var environment = environment
+    if environment["TERM"] == nil { environment["TERM"] = "xterm-256color" }
+    let pid: pid_t
+    do {
+      pid = try spawn(executable, arguments, environment, currentDirectory, out: out.slave, err: err.slave)
+    } catch {
+      out.close()
+      err.close()
+      throw error
+    }
+    // Only the child holds the slaves now: reading a master ends (EIO) once the child and its children are gone.
+    out.closeSlave()
+    err.closeSlave()
+    return await withCheckedContinuation { continuation in
+      let thread = Thread {
+        let (outText, errText) = drain(out.master, err.master)
+        out.close()
+        err.close()
+        var raw: Int32 = 0
+        while waitpid(pid, &raw, 0) == -1 && errno == EINTR {}
+        let status = raw & 0x7F == 0 ? (raw >> 8) & 0xFF : 128 + (raw & 0x7F)
+        continuation.resume(returning: Outcome(status: status, out: outText, err: errText))
+      }
+      thread.start()
+    }
+  }
+
+  /// `openpty(3)`, looked up at run time: `<pty.h>` is not part of Swift's Glibc module.
+  private typealias OpenPTY =
+    @convention(c) (
+      UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<CChar>?,
+      UnsafePointer<termios>?, UnsafePointer<winsize>?
+    ) -> Int32
+
+  private static let openpty: OpenPTY? = {
+    for library in [nil, "libutil.so.1"] as [String?] {
+      guard let handle = dlopen(library, RTLD_NOW), let symbol = dlsym(handle, "openpty") else { continue }
+      return unsafeBitCast(symbol, to: OpenPTY.self)
+    }
+    return nil
+  }()
+
+  /// A pty: the master the test reads, the slave the child writes.
+  private final class Pair: @unchecked Sendable {
+    var master: Int32
+    var slave: Int32
+
+    init(columns: Int) throws {
+      guard let openpty = PseudoTerminal.openpty else {
+        throw Failure(description: "openpty is not available (glibc 2.34+ has it in libc, older ones in libutil)")
+      }
+      var (master, slave): (Int32, Int32) = (-1, -1)
+      var size = winsize(ws_row: 24, ws_col: UInt16(clamping: columns), ws_xpixel: 0, ws_ypixel: 0)
+      guard openpty(&master, &slave, nil, nil, &size) == 0 else {
+        throw Failure(description: "openpty: \(String(cString: strerror(errno)))")
+      }
+      self.master = master
+      self.slave = slave
+      _ = fcntl(master, F_SETFD, FD_CLOEXEC)
+      _ = fcntl(slave, F_SETFD, FD_CLOEXEC)
+      var settings = termios()
+      guard tcgetattr(slave, &settings) == 0 else {
+        close()
+        throw Failure(description: "tcgetattr failed")
+      }
+      settings.c_oflag &= ~tcflag_t(OPOST)
+      guard tcsetattr(slave, TCSANOW, &settings) == 0 else {
+        close()
+        throw Failure(description: "tcsetattr failed")
+      }
+    }
+
+    func closeSlave() {
+      if slave >= 0 { Glibc.close(slave) }
+      slave = -1
+    }
+
+    func close() {
+      closeSlave()
+      if master >= 0 { Glibc.close(master) }
+      master = -1
+    }
+  }
+
+  private static func spawn(
+    _ executable: URL, _ arguments: [String], _ environment: [String: String], _ currentDirectory: String,
+    out: Int32, err: Int32
+  ) throws -> pid_t {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_adddup2(&actions, out, 1)
+    posix_spawn_file_actions_adddup2(&actions, err, 2)
+    // `env -C DIR` changes the folder and then execs the program (see ChildProcess).
+    let launcher = "/usr/bin/env"
+    let argv: [UnsafeMutablePointer<CChar>?] =
+      ([launcher, "-C", currentDirectory, executable.path] + arguments).map { strdup($0) } + [nil]
+    let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer { for pointer in argv + envp { free(pointer) } }
+    var pid: pid_t = 0
+    let status = posix_spawn(&pid, launcher, &actions, nil, argv, envp)
+    guard status == 0 else { throw Failure(description: "posix_spawn: \(String(cString: strerror(status)))") }
+    return pid
+  }
+
+  /// Reads both masters until each reports the end (EIO on Linux once no process holds the slave).
+  private static func drain(_ first: Int32, _ second: Int32) -> (String, String) {
+    var buffers = [Data(), Data()]
+    var open = [true, true]
+    let descriptors = [first, second]
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while open.contains(true) {
+      var polled = descriptors.enumerated().map { index, fd in
+        pollfd(fd: open[index] ? fd : -1, events: Int16(POLLIN), revents: 0)
+      }
+      if poll(&polled, nfds_t(polled.count), -1) < 0 {
+        if errno == EINTR { continue }
+        break
+      }
+      for index in 0..<2 where open[index] && polled[index].revents != 0 {
+        let count = read(descriptors[index], &chunk, chunk.count)
+        if count > 0 {
+          buffers[index].append(contentsOf: chunk[0..<count])
+        } else if count == 0 || errno != EINTR {
+          open[index] = false
+        }
+      }
+    }
+    return (String(decoding: buffers[0], as: UTF8.self), String(decoding: buffers[1], as: UTF8.self))
+  }
+}
