@@ -4,6 +4,7 @@
 //   CSQLite ← OfflineNewsStorage ← OfflineNewsImport ←┐
 //   OfflineNewsModel ←────────────────────────────────┼─ OfflineNews (NewsRepository) ← NewsCLI ← news
 //   OfflineNewsModel ← OfflineNewsNetwork ←───────────┤
+//   (CLibXML2, Model) ← OfflineNewsFeeds ← NewsCLI (subscriptions: news add, remove, sources --opml, import OPML)
 //   (Storage, Import, Network) ← OfflineNewsSync ←─────┘
 import PackageDescription
 
@@ -41,6 +42,8 @@ let package = Package(
       name: "OfflineNewsImport", dependencies: ["OfflineNewsModel", "OfflineNewsStorage"], swiftSettings: strict),
     // The network: the NewsNetwork protocol, NewsAPI v2 decoding, URLSession and file implementations.
     .target(name: "OfflineNewsNetwork", dependencies: ["OfflineNewsModel"], swiftSettings: strict),
+    // Feeds: RSS, RSS 1.0 (RDF) and Atom parsed with libxml2, format sniffing, OPML, feed discovery in HTML pages.
+    .target(name: "OfflineNewsFeeds", dependencies: ["CLibXML2", "OfflineNewsModel"], swiftSettings: strict),
     // The Parse Server sync engine: cursors, durable staged pages, the mapping importer, file downloads.
     .target(
       name: "OfflineNewsSync",
@@ -69,6 +72,7 @@ let package = Package(
     .testTarget(name: "OfflineNewsNetworkTests", dependencies: ["OfflineNewsNetwork", "TestSupport"]),
     .testTarget(name: "OfflineNewsImportTests", dependencies: ["OfflineNewsImport", "TestSupport"]),
     .testTarget(name: "OfflineNewsTests", dependencies: ["OfflineNews", "TestSupport"]),
+    .testTarget(name: "OfflineNewsFeedsTests", dependencies: ["OfflineNewsFeeds", "TestSupport"]),
     .testTarget(name: "OfflineNewsSyncTests", dependencies: ["OfflineNewsSync", "TestSupport"]),
     .testTarget(name: "NewsCLITests", dependencies: ["NewsCLI", "TestSupport"]),
   ],
