@@ -98,10 +98,12 @@ struct HTMLDocument {
     let options = Int32(
       HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NONET.rawValue | HTML_PARSE_NOERROR.rawValue
         | HTML_PARSE_NOWARNING.rawValue | HTML_PARSE_COMPACT.rawValue)
-    let document = data.withUnsafeBytes { raw -> xmlDocPtr? in
-      guard let base = raw.baseAddress else { return nil }
-      return htmlCtxtReadMemory(
-        context, base.assumingMemoryBound(to: CChar.self), Int32(raw.count), url, encoding, options)
+    let document = LibXML2.withErrorHandler(nil, context: nil) {
+      data.withUnsafeBytes { raw -> xmlDocPtr? in
+        guard let base = raw.baseAddress else { return nil }
+        return htmlCtxtReadMemory(
+          context, base.assumingMemoryBound(to: CChar.self), Int32(raw.count), url, encoding, options)
+      }
     }
     guard let document else { return nil }
     tree = XMLTreeDocument(document)

@@ -59,7 +59,8 @@ struct RealFeedTests {
 
   private static func parse(_ name: String) throws -> ParsedFeed {
     let url = RealFeeds.url(name)
-    return try FeedParser.parse(Data(contentsOf: url), feedURL: URL(string: "https://feeds.example/\(name)")!)
+    let feedURL = try #require(URL(string: "https://feeds.example/\(name)"))
+    return try FeedParser.parse(Data(contentsOf: url), feedURL: feedURL)
   }
 
   @Test("the format comes from the content: DaringFireball.rss is Atom, allthis.atom is RSS 2.0")

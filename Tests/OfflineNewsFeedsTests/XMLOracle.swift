@@ -99,9 +99,9 @@ enum XMLOracle {
 
     func parser(_ parser: XMLParser, foundCharacters string: String) { stack.last?.text += string }
 
-    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
+    func parser(_ parser: XMLParser, foundCDATA block: Data) {
       // XMLParser hands CDATA over as the raw bytes; XML 1.0 §2.11 says a parser reads every CR LF and lone CR as LF.
-      let raw = String(decoding: CDATABlock, as: UTF8.self)
+      let raw = String(decoding: block, as: UTF8.self)
       stack.last?.text += raw.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
     }
   }

@@ -44,9 +44,11 @@ struct XMLPrologue {
     defer { xmlFreeParserCtxt(context) }
     box.context = context
     xmlCtxtUseOptions(context, XMLReader.options)
-    prefix.withUnsafeBytes { raw in
-      guard let base = raw.baseAddress else { return }
-      _ = xmlParseChunk(context, base.assumingMemoryBound(to: CChar.self), Int32(raw.count), 0)
+    LibXML2.withErrorHandler(nil, context: nil) {
+      prefix.withUnsafeBytes { raw in
+        guard let base = raw.baseAddress else { return }
+        _ = xmlParseChunk(context, base.assumingMemoryBound(to: CChar.self), Int32(raw.count), 0)
+      }
     }
     // libxml2 keeps the declared name in the context (UTF-8 and UTF-16) or in its input (any other).
     if let declared = context.pointee.input?.pointee.encoding ?? context.pointee.encoding {

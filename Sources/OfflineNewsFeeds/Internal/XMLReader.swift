@@ -72,11 +72,13 @@ enum XMLReader {
       sax.pointee.startElementNs = startElementKeepingEntities
       sax.pointee.endElementNs = endElementKeepingEntities
     }
-    let document = data.withUnsafeBytes { raw -> xmlDocPtr? in
-      guard let base = raw.baseAddress else { return nil }
-      return xmlCtxtReadMemory(
-        context, base.assumingMemoryBound(to: CChar.self), Int32(raw.count), url, encoding,
-        options | (encoding == nil ? 0 : Int32(XML_PARSE_IGNORE_ENC.rawValue)))
+    let document = LibXML2.withErrorHandler(recordError, context: UnsafeMutableRawPointer(context)) {
+      data.withUnsafeBytes { raw -> xmlDocPtr? in
+        guard let base = raw.baseAddress else { return nil }
+        return xmlCtxtReadMemory(
+          context, base.assumingMemoryBound(to: CChar.self), Int32(raw.count), url, encoding,
+          options | (encoding == nil ? 0 : Int32(XML_PARSE_IGNORE_ENC.rawValue)))
+      }
     }
     result.document = document.map(XMLTreeDocument.init)
     result.diagnostics = state.diagnostics
@@ -152,14 +154,35 @@ private let endElementKeepingEntities: endElementNsSAX2Func = { context, localNa
   xmlSAX2EndElementNs(context, localName, prefix, uri)
 }
 
-/// libxml2's one-time initialisation (`xmlInitParser`), which must run before threads parse concurrently.
+/// libxml2's one-time initialisation, and the thread's error handler around a parse.
 enum LibXML2 {
   private static let initialized: Bool = {
     xmlInitParser()
     return true
   }()
 
+  /// `xmlInitParser`, which must run before threads parse concurrently.
   static func initialize() { _ = initialized }
+
+  /// Runs `body` with the calling thread's structured error handler set to `handler` (with `context` as its first
+  /// argument), then puts the previous one back.
+  ///
+  /// libxml2 reports some errors without a parser context — an encoding conversion that fails (`input conversion
+  /// failed due to input error`), I/O errors — and prints those on standard error unless the thread has a structured
+  /// handler (xmlerror.c, `__xmlRaiseError`). Its error globals are per thread (`LIBXML_THREAD_ENABLED`), and a parse
+  /// runs on one thread from start to end, so setting and restoring them here touches nobody else's.
+  static func withErrorHandler<Result>(
+    _ handler: xmlStructuredErrorFunc?, context: UnsafeMutableRawPointer?, _ body: () -> Result
+  ) -> Result {
+    let previous = __xmlStructuredError().pointee
+    let previousContext = __xmlStructuredErrorContext().pointee
+    xmlSetStructuredErrorFunc(context, handler ?? ignoreError)
+    defer { xmlSetStructuredErrorFunc(previousContext, previous) }
+    return body()
+  }
+
+  /// A handler that drops what it is given.
+  static let ignoreError: xmlStructuredErrorFunc = { _, _ in }
 }
 
 /// The entities HTML 4 defines, as libxml2's HTML parser knows them (`htmlEntityLookup`), made into predefined XML
