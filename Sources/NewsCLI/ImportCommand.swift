@@ -1,13 +1,16 @@
 import Foundation
 import OfflineNews
+import OfflineNewsFeeds
 
 /// `news import FILE`: saves a NewsAPI-format response file into the cache.
 struct ImportCommand {
   static let spec = CommandSpec(
     name: "import",
-    summary: "Save a NewsAPI response, or any JSON through a mapping, into the cache.",
+    summary: "Save a NewsAPI response, or any JSON through a mapping, into the cache; add an OPML list's feeds.",
     usage: "FILE [--mapping NAME|PATH [--root NAME]] [--quiet] [--db PATH] [--config PATH] [--json]",
-    positionals: [("FILE", "A saved NewsAPI v2 response, or any JSON export with --mapping.")],
+    positionals: [
+      ("FILE", "A saved NewsAPI v2 response, any JSON export with --mapping, or an OPML subscription list.")
+    ],
     options: [
       OptionSpec(
         name: "mapping", valueName: "NAME|PATH",
@@ -20,7 +23,8 @@ struct ImportCommand {
       OptionSpec(
         name: "json",
         help:
-          "Print JSON: {saved, skipped, issues}; with --mapping {inserted, updated, unchanged, skipped, failed, errors}."
+          "Print JSON: {saved, skipped, issues}; with --mapping {inserted, updated, unchanged, skipped, failed, errors}; "
+          + "for OPML {file, config, added, existing, issues}."
       ),
     ],
     details: """
@@ -30,6 +34,9 @@ struct ImportCommand {
       With --mapping (docs/MAPPING.md), the report counts the root entity's rows; each error names the record's
       entity, identity and key path. Exit status: 0 the file was processed (even with skipped records), 65 not
       valid JSON or not the mapping's shape (nothing written), 78 the mapping is invalid.
+      An OPML subscription list (told apart by its content, not its name) adds its feeds as sources to the
+      configuration file, with their folders, keeping everything else in the file; feeds configured already are
+      not added again. Nothing is fetched: 'news fetch' does that.
       """)
 
   struct Report: Encodable {
@@ -69,6 +76,9 @@ struct ImportCommand {
         file: file, path: path, mapping: mapping)
     }
     if arguments.value("root") != nil { throw CommandFailure(.usage, "--root needs --mapping") }
+    if let list = Self.subscriptionList(at: path) {
+      return try SubscriptionListImport(context: context, arguments: arguments).run(file: file, path: path, data: list)
+    }
     let query = NewsQuery(url: URL(fileURLWithPath: path))
     if let streamed = try await importStreaming(file: file, path: path, query: query) { return streamed }
     let page: NewsPage
@@ -128,6 +138,17 @@ struct ImportCommand {
     }
     printReport(file: file, path: path, saved: saved, issues: stream.issues)
     return .success
+  }
+
+  /// The whole file when its content is an OPML subscription list (told by its first bytes, whatever its name), else
+  /// `nil`.
+  static func subscriptionList(at path: String) -> Data? {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+    defer { try? handle.close() }
+    guard let prefix = try? handle.read(upToCount: FeedFormatSniffer.prefixLength),
+      FeedFormatSniffer.kind(of: prefix) == .opml
+    else { return nil }
+    return FileManager.default.contents(atPath: path)
   }
 
   /// A file that is not a complete NewsAPI response: exit 65, pointing at `--mapping` for other JSON.

@@ -32,7 +32,7 @@ public struct NewsCommandLine: Sendable {
   static let commands: [CommandSpec] = [
     FetchCommand.spec, ListCommand.spec, ImportCommand.spec, DeleteCommand.spec, LocalStateCommand.markReadSpec,
     LocalStateCommand.bookmarkSpec, StatsCommand.spec, EntitiesCommand.spec, RecordsCommand.spec,
-    SourcesCommand.spec, SyncCommand.spec,
+    SourcesCommand.spec, AddCommand.spec, RemoveCommand.spec, SyncCommand.spec,
     SearchCommand.spec, ShowCommand.spec,
   ]
 
@@ -90,7 +90,9 @@ public struct NewsCommandLine: Sendable {
         console.out(spec.helpText)
         return ExitCode.success.rawValue
       }
-      let context = try makeContext(parsed)
+      // The commands that write sources may create the configuration file they are pointed at.
+      let context = try makeContext(
+        parsed, creatable: [AddCommand.spec.name, ImportCommand.spec.name].contains(spec.name))
       switch spec.name {
       case FetchCommand.spec.name: return try await FetchCommand(context: context, arguments: parsed).run().rawValue
       case ListCommand.spec.name: return try await ListCommand(context: context, arguments: parsed).run().rawValue
@@ -105,6 +107,8 @@ public struct NewsCommandLine: Sendable {
       case ShowCommand.spec.name: return try await ShowCommand(context: context, arguments: parsed).run().rawValue
       case SourcesCommand.spec.name:
         return try await SourcesCommand(context: context, arguments: parsed).run().rawValue
+      case AddCommand.spec.name: return try await AddCommand(context: context, arguments: parsed).run().rawValue
+      case RemoveCommand.spec.name: return try RemoveCommand(context: context, arguments: parsed).run().rawValue
       case SyncCommand.spec.name: return try await SyncCommand(context: context, arguments: parsed).run().rawValue
       case EntitiesCommand.spec.name:
         return try await EntitiesCommand(context: context, arguments: parsed).run().rawValue
@@ -121,9 +125,12 @@ public struct NewsCommandLine: Sendable {
     return failure.code.rawValue
   }
 
-  private func makeContext(_ arguments: ParsedArguments) throws(CommandFailure) -> CommandContext {
+  private func makeContext(_ arguments: ParsedArguments, creatable: Bool = false) throws(CommandFailure)
+    -> CommandContext
+  {
     let configuration = try Configuration.load(
-      explicitPath: arguments.value("config"), environment: environment, currentDirectory: currentDirectory)
+      explicitPath: arguments.value("config"), environment: environment, currentDirectory: currentDirectory,
+      creatable: creatable)
     return CommandContext(
       configuration: configuration, environment: environment, currentDirectory: currentDirectory, console: console,
       now: now)
