@@ -38,7 +38,10 @@ public enum FeedFormatSniffer {
   public static let prefixLength = 64 << 10
 
   /// The kind of the document that starts with `data` (only its first ``prefixLength`` bytes are read).
-  public static func kind(of data: Data) -> FeedDocumentKind {
+  public static func kind(of data: Data) -> FeedDocumentKind { sniff(data).kind }
+
+  /// The kind, and the prologue when the document starts like XML (so that ``FeedParser`` reads it once).
+  static func sniff(_ data: Data) -> (kind: FeedDocumentKind, prologue: XMLPrologue?) {
     let prefix = data.prefix(prefixLength)
     var bytes = Array(prefix.prefix(4096))
     if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
@@ -47,18 +50,19 @@ public enum FeedFormatSniffer {
       bytes = bytes.dropFirst(2).filter { $0 != 0 }
     }
     guard let first = bytes.first(where: { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D) }) else {
-      return .unknown
+      return (.unknown, nil)
     }
     if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
       let text = String(decoding: prefix, as: UTF8.self)
       let isJSONFeed =
         text.contains("://jsonfeed.org/version/") || text.contains(#":\/\/jsonfeed.org\/version\/"#)
-      return isJSONFeed ? .jsonFeed : .json
+      return (isJSONFeed ? .jsonFeed : .json, nil)
     }
-    guard first == UInt8(ascii: "<") else { return .unknown }
-    let kind = kind(of: XMLPrologue.read(Data(prefix)))
-    if kind == .unknown, startsWithHTMLSignature(bytes.drop { $0 != UInt8(ascii: "<") }) { return .html }
-    return kind
+    guard first == UInt8(ascii: "<") else { return (.unknown, nil) }
+    let prologue = XMLPrologue.read(Data(prefix))
+    let kind = kind(of: prologue)
+    if kind == .unknown, startsWithHTMLSignature(bytes.drop { $0 != UInt8(ascii: "<") }) { return (.html, prologue) }
+    return (kind, prologue)
   }
 
   /// The HTML signatures of the WHATWG MIME Sniffing Standard §7.1 (<https://mimesniff.spec.whatwg.org/#rules-for-

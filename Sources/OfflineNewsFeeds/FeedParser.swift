@@ -40,7 +40,7 @@ public enum FeedParser {
   ///   RSS, RDF or Atom — OPML, HTML, other XML).
   public static func parse(_ data: Data, feedURL: URL, charset: String? = nil) throws(FeedParseError) -> ParsedFeed {
     guard data.count <= maximumDocumentSize else { throw .tooLarge(feed: feedURL, bytes: data.count) }
-    let kind = FeedFormatSniffer.kind(of: data)
+    let (kind, sniffed) = FeedFormatSniffer.sniff(data)
     switch kind {
     case .json: throw .json(feed: feedURL, isJSONFeed: false)
     case .jsonFeed: throw .json(feed: feedURL, isJSONFeed: true)
@@ -49,7 +49,7 @@ public enum FeedParser {
     guard data.contains(where: { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0) }) else {
       throw .empty(feed: feedURL)
     }
-    let prologue = XMLPrologue.read(data)
+    let prologue = sniffed ?? XMLPrologue.read(data)
     let encoding = CharacterEncoding.choose(for: data, charset: charset, declared: prologue.declaredEncoding)
     let result = XMLReader.read(data, url: feedURL.absoluteString, encoding: encoding.name)
     guard let document = result.document, let root = document.root else {
