@@ -38,7 +38,7 @@ struct AtomReader {
       draft.link = context.httpURL(link.attribute("href"), in: link, name: "link@href")
     }
     if let id = entry.child("id", in: atom) {
-      let text = id.text.trimmingCharacters(in: .whitespacesAndNewlines)
+      let text = id.text.trimmedXMLSpace
       draft.guid = text.isEmpty ? nil : text
     }
     draft.summary = context.textConstruct(entry.child("summary", in: atom))

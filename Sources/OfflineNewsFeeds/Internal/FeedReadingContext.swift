@@ -42,7 +42,7 @@ final class FeedReadingContext {
   /// `reference` resolved against `base` (RFC 3986 §5.2): surrounding white space trimmed, characters URLs cannot hold
   /// (spaces, non-ASCII) percent-encoded.
   static func resolve(_ reference: String, against base: URL) -> URL? {
-    let trimmed = reference.trimmingCharacters(in: .whitespacesAndNewlines)
+    let trimmed = reference.trimmedXMLSpace
     guard !trimmed.isEmpty else { return nil }
     let url =
       URL(string: trimmed, relativeTo: base)
@@ -59,7 +59,7 @@ final class FeedReadingContext {
 
   /// An absolute `http(s)` URL for `reference` found in `element` (or its attribute), or `nil` with an issue.
   func httpURL(_ reference: String?, in element: XMLElement, name: String) -> URL? {
-    guard let reference, !reference.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return nil }
+    guard let reference, !reference.trimmedXMLSpace.isEmpty else { return nil }
     guard let url = Self.resolve(reference, against: baseURL(for: element)),
       let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host?.isEmpty == false
     else {
@@ -85,7 +85,7 @@ final class FeedReadingContext {
   /// without a zone is read as UTC.
   func date(_ element: XMLElement?, _ form: DateForm) -> Date? {
     guard let element else { return nil }
-    let text = element.text.trimmingCharacters(in: .whitespacesAndNewlines)
+    let text = element.text.trimmedXMLSpace
     guard !text.isEmpty else { return nil }
     let rfc822 = { Timestamp(rfc822: text) }
     let w3cdtf = { Timestamp(w3cdtf: text, assumingOffset: 0) }
@@ -111,7 +111,7 @@ final class FeedReadingContext {
   /// An HTML value (RSS `description`, `content:encoded`): the element's text, trimmed; `nil` when empty.
   func html(_ element: XMLElement?) -> FeedText? {
     guard let element else { return nil }
-    let value = element.text.trimmingCharacters(in: .whitespacesAndNewlines)
+    let value = element.text.trimmedXMLSpace
     return value.isEmpty ? nil : FeedText(value: value, kind: .html, baseURL: baseURL(for: element))
   }
 
@@ -150,7 +150,7 @@ final class FeedReadingContext {
         return nil  // another media type (RFC 4287 §4.1.3.3): not text a reader shows
       }
     }
-    let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
+    let trimmed = value.trimmedXMLSpace
     return trimmed.isEmpty ? nil : FeedText(value: trimmed, kind: kind, baseURL: baseURL(for: element))
   }
 

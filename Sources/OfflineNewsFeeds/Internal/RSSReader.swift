@@ -113,7 +113,7 @@ struct RSSReader {
   /// A guid or `rdf:about` as the item's link, when it is an absolute `http(s)` URL (no issue when it is not: a guid
   /// need not be a URL).
   private func permalink(_ text: String, in element: XMLElement) -> URL? {
-    let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    let trimmed = text.trimmedXMLSpace
     guard let url = URL(string: trimmed), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
       url.host?.isEmpty == false
     else { return nil }
@@ -121,7 +121,7 @@ struct RSSReader {
   }
 
   private func nonEmpty(_ text: String) -> String? {
-    let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    let trimmed = text.trimmedXMLSpace
     return trimmed.isEmpty ? nil : trimmed
   }
 }

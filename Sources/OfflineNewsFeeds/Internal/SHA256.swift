@@ -17,44 +17,61 @@ enum SHA256 {
     var h: [UInt32] = [
       0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
     ]
-    var padded = Array(message)
+    var padded = [UInt8]()
+    padded.reserveCapacity(message.count + 72)
+    padded.append(contentsOf: message)
     let bitLength = UInt64(padded.count) &* 8
     padded.append(0x80)
     while padded.count % 64 != 56 { padded.append(0) }
     for shift in stride(from: 56, through: 0, by: -8) { padded.append(UInt8(truncatingIfNeeded: bitLength >> shift)) }
 
-    var w = [UInt32](repeating: 0, count: 64)
-    for chunk in stride(from: 0, to: padded.count, by: 64) {
-      for t in 0..<16 {
-        let i = chunk + t * 4
-        w[t] =
-          UInt32(padded[i]) << 24 | UInt32(padded[i + 1]) << 16 | UInt32(padded[i + 2]) << 8 | UInt32(padded[i + 3])
+    var schedule = [UInt32](repeating: 0, count: 64)
+    padded.withUnsafeBufferPointer { bytes in
+      k.withUnsafeBufferPointer { k in
+        schedule.withUnsafeMutableBufferPointer { w in
+          h.withUnsafeMutableBufferPointer { h in
+            for chunk in stride(from: 0, to: bytes.count, by: 64) {
+              compress(bytes, at: chunk, k: k, w: w, h: h)
+            }
+          }
+        }
       }
-      for t in 16..<64 {
-        let s0 = w[t - 15].rotatedRight(7) ^ w[t - 15].rotatedRight(18) ^ (w[t - 15] >> 3)
-        let s1 = w[t - 2].rotatedRight(17) ^ w[t - 2].rotatedRight(19) ^ (w[t - 2] >> 10)
-        w[t] = w[t - 16] &+ s0 &+ w[t - 7] &+ s1
-      }
-      var (a, b, c, d, e, f, g, hh) = (h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7])
-      for t in 0..<64 {
-        let s1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
-        let choice = (e & f) ^ (~e & g)
-        let temp1 = hh &+ s1 &+ choice &+ k[t] &+ w[t]
-        let s0 = a.rotatedRight(2) ^ a.rotatedRight(13) ^ a.rotatedRight(22)
-        let majority = (a & b) ^ (a & c) ^ (b & c)
-        let temp2 = s0 &+ majority
-        (hh, g, f, e, d, c, b, a) = (g, f, e, d &+ temp1, c, b, a, temp1 &+ temp2)
-      }
-      h[0] &+= a
-      h[1] &+= b
-      h[2] &+= c
-      h[3] &+= d
-      h[4] &+= e
-      h[5] &+= f
-      h[6] &+= g
-      h[7] &+= hh
     }
     return h.flatMap { word in [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: word >> $0) } }
+  }
+
+  /// One 64-byte block into the state `h` (FIPS 180-4 §6.2.2), on buffers: no bounds checks or copies per round.
+  private static func compress(
+    _ bytes: UnsafeBufferPointer<UInt8>, at chunk: Int, k: UnsafeBufferPointer<UInt32>,
+    w: UnsafeMutableBufferPointer<UInt32>, h: UnsafeMutableBufferPointer<UInt32>
+  ) {
+    for t in 0..<16 {
+      let i = chunk + t * 4
+      w[t] = UInt32(bytes[i]) << 24 | UInt32(bytes[i + 1]) << 16 | UInt32(bytes[i + 2]) << 8 | UInt32(bytes[i + 3])
+    }
+    for t in 16..<64 {
+      let s0 = w[t - 15].rotatedRight(7) ^ w[t - 15].rotatedRight(18) ^ (w[t - 15] >> 3)
+      let s1 = w[t - 2].rotatedRight(17) ^ w[t - 2].rotatedRight(19) ^ (w[t - 2] >> 10)
+      w[t] = w[t - 16] &+ s0 &+ w[t - 7] &+ s1
+    }
+    var (a, b, c, d, e, f, g, hh) = (h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7])
+    for t in 0..<64 {
+      let s1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
+      let choice = (e & f) ^ (~e & g)
+      let temp1 = hh &+ s1 &+ choice &+ k[t] &+ w[t]
+      let s0 = a.rotatedRight(2) ^ a.rotatedRight(13) ^ a.rotatedRight(22)
+      let majority = (a & b) ^ (a & c) ^ (b & c)
+      let temp2 = s0 &+ majority
+      (hh, g, f, e, d, c, b, a) = (g, f, e, d &+ temp1, c, b, a, temp1 &+ temp2)
+    }
+    h[0] &+= a
+    h[1] &+= b
+    h[2] &+= c
+    h[3] &+= d
+    h[4] &+= e
+    h[5] &+= f
+    h[6] &+= g
+    h[7] &+= hh
   }
 
   /// The digest of `message` as lowercase hexadecimal, cut to `bytes` bytes (32: the whole digest).
