@@ -51,7 +51,7 @@ public struct NewsCommandLine: Sendable {
     text += """
 
       Run 'news <command> --help' for a command's options.
-      Exit status: 0 articles served or done, 64 usage error, 65 bad input file, 66 no such article, 69 network
+      Exit status: 0 articles served or done, 64 usage error, 65 bad input file, 66 no such article or source, 69 network
       failed and nothing cached, 74 storage error, 78 configuration error.
       """
     return text + "\n"
