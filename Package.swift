@@ -4,6 +4,7 @@
 //   CSQLite ← OfflineNewsStorage ← OfflineNewsImport ←┐
 //   OfflineNewsModel ←────────────────────────────────┼─ OfflineNews (NewsRepository) ← NewsCLI ← news
 //   OfflineNewsModel ← OfflineNewsNetwork ←───────────┤
+//   (CLibXML2, Model) ← OfflineNewsFeeds ← NewsCLI (subscriptions: news add, remove, sources --opml, import OPML)
 //   (Storage, Import, Network) ← OfflineNewsSync ←─────┘
 import PackageDescription
 
@@ -41,6 +42,8 @@ let package = Package(
       name: "OfflineNewsImport", dependencies: ["OfflineNewsModel", "OfflineNewsStorage"], swiftSettings: strict),
     // The network: the NewsNetwork protocol, NewsAPI v2 decoding, URLSession and file implementations.
     .target(name: "OfflineNewsNetwork", dependencies: ["OfflineNewsModel"], swiftSettings: strict),
+    // Feeds: RSS, RSS 1.0 (RDF) and Atom parsed with libxml2, format sniffing, OPML, feed discovery in HTML pages.
+    .target(name: "OfflineNewsFeeds", dependencies: ["CLibXML2", "OfflineNewsModel"], swiftSettings: strict),
     // The Parse Server sync engine: cursors, durable staged pages, the mapping importer, file downloads.
     .target(
       name: "OfflineNewsSync",
@@ -56,7 +59,7 @@ let package = Package(
       swiftSettings: strict
     ),
     // The `news` command line: configuration, argument parsing, commands, output.
-    .target(name: "NewsCLI", dependencies: ["OfflineNews"], swiftSettings: strict),
+    .target(name: "NewsCLI", dependencies: ["OfflineNews", "OfflineNewsFeeds"], swiftSettings: strict),
     // The composition root's entry point.
     .executableTarget(name: "news", dependencies: ["NewsCLI"], swiftSettings: strict),
     // The benchmark (docs/PERFORMANCE.md): `swift run -c release news-bench`.
@@ -72,6 +75,7 @@ let package = Package(
     .testTarget(name: "OfflineNewsNetworkTests", dependencies: ["OfflineNewsNetwork", "TestSupport"]),
     .testTarget(name: "OfflineNewsImportTests", dependencies: ["OfflineNewsImport", "TestSupport"]),
     .testTarget(name: "OfflineNewsTests", dependencies: ["OfflineNews", "TestSupport"]),
+    .testTarget(name: "OfflineNewsFeedsTests", dependencies: ["OfflineNewsFeeds", "TestSupport"]),
     .testTarget(name: "OfflineNewsSyncTests", dependencies: ["OfflineNewsSync", "TestSupport"]),
     .testTarget(name: "NewsCLITests", dependencies: ["NewsCLI", "TestSupport"]),
   ],

@@ -34,6 +34,8 @@ extension Configuration {
     var maxAge: TimeInterval?
     /// `"policy"`: `network-first` (default: always sync) or `cache-first` (skip while fresh; needs `maxAge`).
     var skipsWhileFresh = false
+    /// `"folder"`, `"title"`, `"homePage"`.
+    var labels = SourceLabels()
 
     /// `parse` or `feed`.
     var kindName: String {
@@ -86,11 +88,13 @@ extension Configuration {
   static func syncSource(name: String, entry: Any, path: String) throws(CommandFailure) -> SyncSource {
     let place = "\(path): sources.\(name)"
     guard let fields = entry as? [String: Any] else { throw CommandFailure(.config, "\(place) must be an object") }
-    for key in fields.keys where !["parse", "feed", "mapping", "maxAge", "policy"].contains(key) {
+    for key in fields.keys where !(["parse", "feed", "mapping", "maxAge", "policy"] + labelKeys).contains(key) {
       throw CommandFailure(
         .config, "\(place): unknown key \"\(key)\"",
-        hint: "a sync source has \"parse\" (an object) or \"feed\" (a URL), \"mapping\", \"maxAge\" and \"policy\"")
+        hint: "a sync source has \"parse\" (an object) or \"feed\" (a URL), \"mapping\", \"maxAge\", \"policy\", "
+          + "\"folder\", \"title\" and \"homePage\"")
     }
+    let labels = try labels(fields, place: place)
     let maxAge = try Self.maxAge(fields["maxAge"], place: place)
     var skipsWhileFresh = false
     if let value = fields["policy"], !(value is NSNull) {
@@ -119,14 +123,15 @@ extension Configuration {
         throw CommandFailure(.config, "\(place).feed must be an http(s) URL")
       }
       return SyncSource(
-        name: name, kind: .feed(url), mapping: mapping, maxAge: maxAge, skipsWhileFresh: skipsWhileFresh)
+        name: name, kind: .feed(url), mapping: mapping, maxAge: maxAge, skipsWhileFresh: skipsWhileFresh,
+        labels: labels)
     }
     guard let parse = fields["parse"] as? [String: Any] else {
       throw CommandFailure(.config, "\(place).parse must be an object")
     }
     return SyncSource(
       name: name, kind: .parse(try parseSettings(parse, place: place + ".parse")), mapping: mapping, maxAge: maxAge,
-      skipsWhileFresh: skipsWhileFresh)
+      skipsWhileFresh: skipsWhileFresh, labels: labels)
   }
 
   private static func parseSettings(_ fields: [String: Any], place: String) throws(CommandFailure) -> ParseSettings {

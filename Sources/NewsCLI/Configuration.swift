@@ -28,6 +28,8 @@ struct Configuration: Sendable {
     var maxAge: TimeInterval?
     /// `"policy"`: how `news fetch` reads it by default; `nil` when not configured (network-first).
     var policy: CachePolicy?
+    /// `"folder"`, `"title"`, `"homePage"`.
+    var labels = SourceLabels()
   }
 
   var sources: [String: Source] = [:]
@@ -48,12 +50,16 @@ struct Configuration: Sendable {
   /// Finds and reads the configuration: `--config PATH`, else `$NEWS_CONFIG`, else `Config/news.json` in the
   /// current folder (a checkout of this package), else `$XDG_CONFIG_HOME/news/news.json` (default
   /// `~/.config/news/news.json`), else built-in defaults with no sources.
-  static func load(explicitPath: String?, environment: [String: String], currentDirectory: String)
-    throws(CommandFailure)
-    -> Configuration
-  {
+  ///
+  /// With `creatable` (the commands that write sources: `news add`, `news import`), an explicit path that does not
+  /// exist yet gives an empty configuration for that file, which the command then creates.
+  static func load(
+    explicitPath: String?, environment: [String: String], currentDirectory: String, creatable: Bool = false
+  ) throws(CommandFailure) -> Configuration {
     if let path = explicitPath ?? environment["NEWS_CONFIG"].flatMap({ $0.isEmpty ? nil : $0 }) {
-      return try read(path: absolute(path, relativeTo: currentDirectory))
+      let file = absolute(path, relativeTo: currentDirectory)
+      if creatable, !FileManager.default.fileExists(atPath: file) { return Configuration(file: file) }
+      return try read(path: file)
     }
     let local = absolute("Config/news.json", relativeTo: currentDirectory)
     if FileManager.default.fileExists(atPath: local) { return try read(path: local) }
@@ -147,11 +153,13 @@ struct Configuration: Sendable {
   private static func source(name: String, entry: Any, folder: String, path: String) throws(CommandFailure) -> Source {
     let place = "\(path): sources.\(name)"
     guard let fields = entry as? [String: Any] else { throw CommandFailure(.config, "\(place) must be an object") }
-    for key in fields.keys where !["file", "url", "query", "maxAge", "policy"].contains(key) {
+    for key in fields.keys where !(["file", "url", "query", "maxAge", "policy"] + labelKeys).contains(key) {
       throw CommandFailure(
         .config, "\(place): unknown key \"\(key)\"",
-        hint: "a source has \"file\", or \"url\" and \"query\"; and optionally \"maxAge\" and \"policy\"")
+        hint: "a source has \"file\", or \"url\" and \"query\"; and optionally \"maxAge\", \"policy\", \"folder\", "
+          + "\"title\" and \"homePage\"")
     }
+    let labels = try labels(fields, place: place)
     let maxAge = try Self.maxAge(fields["maxAge"], place: place)
     var policy: CachePolicy?
     if let value = fields["policy"], !(value is NSNull) {
@@ -167,7 +175,7 @@ struct Configuration: Sendable {
       }
       return Source(
         name: name, url: URL(fileURLWithPath: absolute(expandingTilde(file), relativeTo: folder)), maxAge: maxAge,
-        policy: policy)
+        policy: policy, labels: labels)
     }
     guard let text = fields["url"] as? String, var components = URLComponents(string: text),
       let scheme = components.scheme?.lowercased(), ["http", "https"].contains(scheme)
@@ -193,7 +201,7 @@ struct Configuration: Sendable {
       components.queryItems = queryItems
     }
     guard let url = components.url else { throw CommandFailure(.config, "\(place): cannot build a URL") }
-    return Source(name: name, url: url, maxAge: maxAge, policy: policy)
+    return Source(name: name, url: url, maxAge: maxAge, policy: policy, labels: labels)
   }
 
   /// A source's `"maxAge"`: seconds ≥ 0, or `nil` when absent or `null`.

@@ -1,15 +1,22 @@
 import Foundation
 import OfflineNews
+import OfflineNewsFeeds
 
 /// `news import FILE`: saves a NewsAPI-format response file into the cache.
 struct ImportCommand {
   static let spec = CommandSpec(
     name: "import",
-    summary: "Save a NewsAPI response, or any JSON through a mapping, into the cache.",
+    summary: "Save a NewsAPI response, a feed, or any JSON through a mapping, into the cache; add an OPML list's feeds.",
     usage:
       "FILE [--mapping NAME|PATH [--root NAME] [--delete-missing | --delete-missing-where ATTR=VALUE] "
       + "[--insert-only | --update-only]] [--quiet] [--db PATH] [--config PATH] [--json]",
-    positionals: [("FILE", "A saved NewsAPI v2 response, or any JSON export with --mapping.")],
+    positionals: [
+      (
+        "FILE",
+        "A saved NewsAPI v2 response, an RSS, Atom, RDF or JSON Feed file, any JSON export with --mapping, or an "
+          + "OPML subscription list."
+      )
+    ],
     options: [
       OptionSpec(
         name: "mapping", valueName: "NAME|PATH",
@@ -31,7 +38,7 @@ struct ImportCommand {
         name: "json",
         help:
           "Print JSON: {saved, skipped, issues}; with --mapping {inserted, updated, unchanged, skipped, failed, "
-          + "deleted, duplicates, failures, warnings, entities}."
+          + "deleted, duplicates, failures, warnings, entities}; for OPML {file, config, added, existing, issues}."
       ),
     ],
     details: """
@@ -44,6 +51,9 @@ struct ImportCommand {
       that cannot be read, nor when a record's identity cannot be read. Exit status: 0 every record was processed
       (warnings and skips included), 1 some records failed (the rest saved), 65 not valid JSON or not the
       mapping's shape (nothing written), 78 the mapping is invalid.
+      An OPML subscription list (told apart by its content, not its name) adds its feeds as sources to the
+      configuration file, with their folders, keeping everything else in the file; feeds configured already are
+      not added again. Nothing is fetched: 'news fetch' does that.
       """)
 
   struct Report: Encodable {
@@ -87,6 +97,9 @@ struct ImportCommand {
     }
     for flag in ["delete-missing", "insert-only", "update-only"] where arguments.flag(flag) {
       throw CommandFailure(.usage, "--\(flag) needs --mapping")
+    }
+    if let list = Self.subscriptionList(at: path) {
+      return try SubscriptionListImport(context: context, arguments: arguments).run(file: file, path: path, data: list)
     }
     let query = NewsQuery(url: URL(fileURLWithPath: path), source: path)
     if let streamed = try await importStreaming(file: file, path: path, query: query) { return streamed }
@@ -148,6 +161,17 @@ struct ImportCommand {
     }
     printReport(file: file, path: path, saved: saved, issues: stream.issues)
     return .success
+  }
+
+  /// The whole file when its content is an OPML subscription list (told by its first bytes, whatever its name), else
+  /// `nil`.
+  static func subscriptionList(at path: String) -> Data? {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+    defer { try? handle.close() }
+    guard let prefix = try? handle.read(upToCount: FeedFormatSniffer.prefixLength),
+      FeedFormatSniffer.kind(of: prefix) == .opml
+    else { return nil }
+    return FileManager.default.contents(atPath: path)
   }
 
   /// A file that cannot be read or is not a complete NewsAPI response: exit 65, with a hint that fits the cause

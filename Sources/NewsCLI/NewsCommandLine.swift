@@ -34,7 +34,7 @@ public struct NewsCommandLine: Sendable {
   static let commands: [CommandSpec] = [
     FetchCommand.spec, ListCommand.spec, ImportCommand.spec, DeleteCommand.spec, LocalStateCommand.markReadSpec,
     LocalStateCommand.bookmarkSpec, StatsCommand.spec, EntitiesCommand.spec, RecordsCommand.spec,
-    SourcesCommand.spec, SyncCommand.spec,
+    SourcesCommand.spec, AddCommand.spec, RemoveCommand.spec, SyncCommand.spec,
     SearchCommand.spec, ShowCommand.spec,
   ]
 
@@ -54,7 +54,7 @@ public struct NewsCommandLine: Sendable {
 
       Run 'news <command> --help' for a command's options. Every command takes --color auto|always|never
       (colour on a terminal unless NO_COLOR is set; always/never override it) and --verbose.
-      Exit status: 0 articles served or done, 64 usage error, 65 bad input file, 66 no such article, 69 network
+      Exit status: 0 articles served or done, 64 usage error, 65 bad input file, 66 no such article or source, 69 network
       failed and nothing cached, 74 storage error, 78 configuration error.
       """
     return text + "\n"
@@ -101,7 +101,9 @@ public struct NewsCommandLine: Sendable {
         return ExitCode.success.rawValue
       }
       console = console.coloring(try parsed.colorChoice())
-      let context = try makeContext(parsed, console: console)
+      // The commands that write sources may create the configuration file they are pointed at.
+      let context = try makeContext(
+        parsed, console: console, creatable: [AddCommand.spec.name, ImportCommand.spec.name].contains(spec.name))
       switch spec.name {
       case FetchCommand.spec.name: return try await FetchCommand(context: context, arguments: parsed).run().rawValue
       case ListCommand.spec.name: return try await ListCommand(context: context, arguments: parsed).run().rawValue
@@ -116,6 +118,8 @@ public struct NewsCommandLine: Sendable {
       case ShowCommand.spec.name: return try await ShowCommand(context: context, arguments: parsed).run().rawValue
       case SourcesCommand.spec.name:
         return try await SourcesCommand(context: context, arguments: parsed).run().rawValue
+      case AddCommand.spec.name: return try await AddCommand(context: context, arguments: parsed).run().rawValue
+      case RemoveCommand.spec.name: return try RemoveCommand(context: context, arguments: parsed).run().rawValue
       case SyncCommand.spec.name: return try await SyncCommand(context: context, arguments: parsed).run().rawValue
       case EntitiesCommand.spec.name:
         return try await EntitiesCommand(context: context, arguments: parsed).run().rawValue
@@ -132,9 +136,12 @@ public struct NewsCommandLine: Sendable {
     return failure.code.rawValue
   }
 
-  private func makeContext(_ arguments: ParsedArguments, console: Console) throws(CommandFailure) -> CommandContext {
+  private func makeContext(_ arguments: ParsedArguments, console: Console, creatable: Bool = false)
+    throws(CommandFailure) -> CommandContext
+  {
     let configuration = try Configuration.load(
-      explicitPath: arguments.value("config"), environment: environment, currentDirectory: currentDirectory)
+      explicitPath: arguments.value("config"), environment: environment, currentDirectory: currentDirectory,
+      creatable: creatable)
     return CommandContext(
       configuration: configuration, environment: environment, currentDirectory: currentDirectory, console: console,
       now: now, faults: faults)

@@ -1,15 +1,18 @@
 import Foundation
 import OfflineNews
+import OfflineNewsFeeds
 
 /// `news sources`: each configured source with its last fetch, age, freshness, cached articles and last error.
 struct SourcesCommand {
   static let spec = CommandSpec(
     name: "sources",
     summary: "List the configured sources: last fetch, age, freshness and last error of each.",
-    usage: "[--db PATH] [--config PATH] [--json]",
+    usage: "[--db PATH] [--config PATH] [--json | --opml]",
     options: [
       .database,
       .configuration,
+      OptionSpec(
+        name: "opml", help: "Print the feed sources as an OPML 2.0 subscription list, with their folders."),
       OptionSpec(
         name: "json",
         help: "Print JSON: {sources: [{name, kind, default, url, policy, maxAgeSeconds, fetchedAt, ageSeconds, "
@@ -74,6 +77,10 @@ struct SourcesCommand {
 
   func run() async throws(CommandFailure) -> ExitCode {
     let configuration = context.configuration
+    if arguments.flag("opml") {
+      if arguments.flag("json") { throw CommandFailure(.usage, "--opml and --json exclude each other") }
+      return try printOPML()
+    }
     let storage = try context.makeRepository(arguments, entities: SyncBookkeeping.entities).storage
     let now = Timestamp(context.now())
     var entries: [Entry] = []
@@ -108,6 +115,33 @@ struct SourcesCommand {
       return .success
     }
     console.printLines(Self.lines(entries, now: now.date, width: console.width, color: console.color))
+    return .success
+  }
+
+  /// `--opml`: the `feed` sources, in the configuration file's order, as OPML 2.0 (`text`/`title` the source's name,
+  /// `xmlUrl`, `htmlUrl` its `homePage`, nested outlines its `folder`). Other kinds are left out, with a note.
+  private func printOPML() throws(CommandFailure) -> ExitCode {
+    let configuration = context.configuration
+    var order = configuration.syncSources.keys.sorted()
+    if let file = configuration.file, FileManager.default.fileExists(atPath: file) {
+      order = try ConfigurationEdit(path: file).sourceNames()
+    }
+    var subscriptions: [OPMLSubscription] = []
+    var others: [String] = []
+    for name in order {
+      if let source = configuration.syncSources[name], case .feed(let url) = source.kind {
+        subscriptions.append(
+          OPMLSubscription(
+            title: name, feedURL: url, homePageURL: source.labels.homePage, folder: source.labels.folder))
+      } else if configuration.sources[name] != nil || configuration.syncSources[name] != nil {
+        others.append(name)
+      }
+    }
+    context.console.out(String(decoding: OPML.write(subscriptions, title: "news subscriptions"), as: UTF8.self))
+    if !others.isEmpty {
+      context.console.printNote(
+        "not feeds, so not in the OPML: " + others.map { "\"\($0)\"" }.joined(separator: ", "))
+    }
     return .success
   }
 

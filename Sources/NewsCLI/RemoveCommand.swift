@@ -1,0 +1,61 @@
+import Foundation
+import OfflineNews
+
+/// `news remove NAME`: removes a source from the configuration file, keeping everything else in it.
+struct RemoveCommand {
+  static let spec = CommandSpec(
+    name: "remove",
+    summary: "Remove a source from the configuration (its cached articles stay).",
+    usage: "NAME [--config PATH] [--json]",
+    positionals: [("NAME", "The source's name, as 'news sources' lists it.")],
+    options: [
+      .database,
+      .configuration,
+      OptionSpec(name: "json", help: "Print JSON: {config, removed}."),
+    ],
+    details: """
+      The source's entry is cut out of the configuration file; every other byte of the file stays as it was. The
+      articles fetched from it stay in the database ('news delete' removes articles). The default source cannot be
+      removed while "defaultSource" names it. Exit status: 0 removed, 64 the default source, 66 no source of that
+      name, 78 the configuration file cannot be written.
+      """)
+
+  struct Report: Encodable {
+    var config: String
+    var removed: String
+  }
+
+  var context: CommandContext
+  var arguments: ParsedArguments
+
+  func run() throws(CommandFailure) -> ExitCode {
+    guard let name = arguments.positionals.first else {
+      throw CommandFailure(.usage, "which source? usage: news remove \(Self.spec.usage)")
+    }
+    let configuration = context.configuration
+    let names = Set(configuration.sources.keys).union(configuration.syncSources.keys)
+    guard let file = configuration.file, names.contains(name) else {
+      let sorted = names.sorted()
+      var known = sorted.prefix(8).joined(separator: ", ")
+      if sorted.count > 8 { known += ", … (\(sorted.count) in all; 'news sources' lists them)" }
+      throw CommandFailure(
+        .noInput, "no source named \"\(name)\"",
+        hint: known.isEmpty ? "no sources are configured" : "configured: \(known)")
+    }
+    if configuration.defaultSource == name {
+      throw CommandFailure(
+        .usage, "\"\(name)\" is the default source", hint: "set \"defaultSource\" to another source in \(file) first")
+    }
+    var edit = try ConfigurationEdit(path: file)
+    guard try edit.removeSource(named: name) else {
+      throw CommandFailure(.noInput, "no source named \"\(name)\" in \(file)")
+    }
+    try edit.save()
+    if arguments.flag("json") {
+      context.console.out(OutputFormat.json(Report(config: edit.path, removed: name)))
+    } else {
+      context.console.out(OutputFormat.sanitized("removed \"\(name)\" from \(edit.path)") + "\n")
+    }
+    return .success
+  }
+}

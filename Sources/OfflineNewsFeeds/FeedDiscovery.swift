@@ -1,0 +1,86 @@
+import Foundation
+
+/// A feed a web page announces.
+public struct DiscoveredFeed: Sendable, Hashable {
+  /// The feed's URL, absolute (resolved against the page's `<base>` and URL).
+  public var url: URL
+  /// The link's `title`, white space collapsed; `nil` when absent or empty.
+  public var title: String?
+  /// The announced media type, lowercased and without parameters, e.g. `application/atom+xml`.
+  public var type: String
+
+  public init(url: URL, title: String? = nil, type: String) {
+    self.url = url
+    self.title = title
+    self.type = type
+  }
+}
+
+/// What a web page says about itself and the feeds it announces: RSS autodiscovery
+/// (<https://www.rssboard.org/rss-autodiscovery>), `<link rel="alternate" type="application/rss+xml" href="…">`.
+///
+/// For example:
+/// ```swift
+/// let page = FeedDiscovery.read(html, pageURL: URL(string: "https://daringfireball.net/")!)
+/// page.feeds.first?.url   // https://daringfireball.net/feeds/main
+/// ```
+///
+/// The page is read with libxml2's HTML parser (`htmlReadMemory`: recover, no network), never with patterns.
+public enum FeedDiscovery {
+  /// The media types of feed links: RSS, Atom, JSON Feed (`application/feed+json`, and `application/json`, which
+  /// JSON Feed's spec also names).
+  public static let feedTypes: Set<String> = [
+    "application/rss+xml", "application/atom+xml", "application/feed+json", "application/json",
+  ]
+
+  /// What ``read(_:pageURL:charset:)`` finds in a page.
+  public struct Page: Sendable, Hashable {
+    /// The page's `<title>`, white space collapsed; `nil` when absent or empty.
+    public var title: String?
+    /// The announced feeds, in document order, each URL once.
+    public var feeds: [DiscoveredFeed]
+  }
+
+  /// The feeds a page announces: every `<link>` whose `rel` has the token `alternate` (in any case) and whose `type`
+  /// is one of ``feedTypes``, with its `href` resolved (RFC 3986 §5) against the first `<base href>` (itself resolved
+  /// against the page URL), else the page URL. Links to anything but `http(s)` (also `file:` links a saved page's
+  /// relative hrefs become) are left out, as are repeats.
+  ///
+  /// - Parameters:
+  ///   - pageURL: the URL the page came from (after redirects).
+  ///   - charset: the HTTP `charset`, when there was one; else the page's `<meta charset>` decides.
+  public static func read(_ html: Data, pageURL: URL, charset: String? = nil) -> Page {
+    var page = Page(title: nil, feeds: [])
+    guard let document = HTMLDocument(html, url: pageURL.absoluteString, encoding: charset) else { return page }
+    var links: [(href: String, title: String?, type: String)] = []
+    var base: URL?
+    document.forEachElement { element in
+      switch element.name.lowercased() {
+      case "base" where base == nil:
+        if let href = element.attribute("href") { base = FeedReadingContext.resolve(href, against: pageURL) }
+      case "title" where page.title == nil:
+        let title = HTMLText.collapsed(element.text)
+        page.title = title.isEmpty ? nil : title
+      case "link":
+        let rel = (element.attribute("rel") ?? "").lowercased().split(whereSeparator: { $0.isWhitespace })
+        let type = (element.attribute("type") ?? "").split(separator: ";").first.map {
+          $0.trimmingCharacters(in: .whitespaces).lowercased()
+        }
+        guard rel.contains("alternate"), let type, feedTypes.contains(type), let href = element.attribute("href")
+        else { return }
+        let title = element.attribute("title").map(HTMLText.collapsed)
+        links.append((href, title?.isEmpty == false ? title : nil, type))
+      default:
+        break
+      }
+    }
+    for link in links {
+      guard let url = FeedReadingContext.resolve(link.href, against: base ?? pageURL),
+        let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host?.isEmpty == false,
+        !page.feeds.contains(where: { $0.url == url })
+      else { continue }
+      page.feeds.append(DiscoveredFeed(url: url, title: link.title, type: link.type))
+    }
+    return page
+  }
+}

@@ -1,0 +1,137 @@
+import Foundation
+
+/// One item of a feed (RSS `item`, Atom `entry`), in the one model every format is read into.
+///
+/// **Identity.** A feed item has no single key every format gives. The integrator derives the article's identity in
+/// this order:
+/// 1. the canonical form of ``link`` (when the item has one);
+/// 2. else ``guid`` scoped to the feed (`feedURL` + `guid`: two feeds' item `"1"` are different items);
+/// 3. else ``contentFingerprint`` scoped to the feed: an item with neither link nor guid (RSS allows it) keeps the
+///    same identity on every fetch as long as its title, date, text and enclosures do not change.
+public struct FeedItem: Sendable, Hashable {
+  /// The item's position in the document (0-based).
+  public var index: Int
+  /// The item's web page, absolute `http(s)`:
+  /// - RSS: `link`, else `atom:link` with `rel="alternate"`, else a `guid` that is a permalink (RSS 2.0:
+  ///   `isPermaLink` absent or `true`) and an absolute `http(s)` URL; RDF: `link`, else `rdf:about` when it is one;
+  /// - Atom: the `link` with `rel="alternate"` or no `rel` (one with `type` `text/html` preferred), never `related`,
+  ///   `self`, `via` or `enclosure`.
+  ///
+  /// Relative references are resolved per RFC 3986 §5 (<https://www.rfc-editor.org/rfc/rfc3986#section-5>) against
+  /// the `xml:base` in scope (itself resolved against the feed URL), else — in RSS — the channel's link, else the
+  /// feed's URL.
+  public var link: URL?
+  /// RSS `guid`, Atom `id`, RSS 1.0 `rdf:about`; trimmed, as written otherwise. `nil` when absent or empty.
+  public var guid: String?
+  /// RSS 2.0 `guid@isPermaLink`: `true` when the item has a `guid` and the attribute is absent or `true`; `false`
+  /// without a guid. Always `false` for Atom ids and RSS
+  /// 1.0 `rdf:about` (they name the item; they need not be its page).
+  public var guidIsPermaLink: Bool
+  /// The title as plain text: entities decoded exactly once (as XML decodes them; an Atom `type="html"` title is
+  /// HTML and is read into text), white space collapsed to single spaces and trimmed. Never empty: a titleless item
+  /// gets a title derived from its text (see ``titleIsDerived`` and ``derivedTitle(from:)``).
+  public var title: String
+  /// Whether ``title`` was derived from the item's text because the item had none.
+  public var titleIsDerived: Bool
+  /// The summary: RSS `description`, Atom `summary`.
+  public var summary: FeedText?
+  /// The full content: RSS `content:encoded`, Atom `content` (inline; an out-of-line `src` gives `nil`).
+  public var content: FeedText?
+  /// The author: RSS `author` (`name@example.org (Name)` is read as `Name`), `dc:creator` (several joined by `, `),
+  /// `itunes:author`; Atom `author/name` (several joined), else the entry's `source/author`; else the feed's
+  /// ``ParsedFeed/author``. `nil` when none of them is given.
+  public var author: String?
+  /// When the item was published (UTC, whole milliseconds): RSS `pubDate` (RFC 822), else `dc:date` (W3C-DTF);
+  /// Atom 1.0 `published`, Atom 0.3 `issued` (RFC 3339 / W3C-DTF). `nil` when absent or unreadable (an unreadable one
+  /// is also a ``FeedIssue``).
+  public var published: Date?
+  /// When the item was last changed (UTC, whole milliseconds): Atom 1.0 `updated`, Atom 0.3 `modified`; RSS
+  /// `atom:updated` or `dcterms:modified`.
+  public var updated: Date?
+  /// The item's image: the first of `media:thumbnail`, `media:content` with `medium="image"` or an `image/` type
+  /// (also inside `media:group`), an enclosure of an `image/` type, `itunes:image`.
+  public var imageURL: URL?
+  /// The attached files: RSS `enclosure`, Atom `link rel="enclosure"`, in document order.
+  public var enclosures: [FeedEnclosure]
+  /// The categories (tags): RSS `category` and `dc:subject` texts, Atom `category@term`; trimmed, empty ones and
+  /// repeats left out, in document order.
+  public var categories: [String]
+  /// A stable hash of the item's own content, for items with neither link nor guid: 32 hexadecimal digits (the first
+  /// 128 bits of SHA-256) of the title as written (empty when derived), the date (``published``, else ``updated``,
+  /// as RFC 3339 text; empty when none), the text (``content``, else ``summary``; empty when none) and the enclosure
+  /// URLs, separated by U+001F. The same item read again gives the same fingerprint; a changed title, date, text or
+  /// enclosure gives another.
+  public var contentFingerprint: String
+
+  public init(
+    index: Int, link: URL? = nil, guid: String? = nil, guidIsPermaLink: Bool = false, title: String,
+    titleIsDerived: Bool = false, summary: FeedText? = nil, content: FeedText? = nil, author: String? = nil,
+    published: Date? = nil, updated: Date? = nil, imageURL: URL? = nil, enclosures: [FeedEnclosure] = [],
+    categories: [String] = [], contentFingerprint: String = ""
+  ) {
+    self.index = index
+    self.link = link
+    self.guid = guid
+    self.guidIsPermaLink = guidIsPermaLink
+    self.title = title
+    self.titleIsDerived = titleIsDerived
+    self.summary = summary
+    self.content = content
+    self.author = author
+    self.published = published
+    self.updated = updated
+    self.imageURL = imageURL
+    self.enclosures = enclosures
+    self.categories = categories
+    self.contentFingerprint = contentFingerprint
+  }
+}
+
+/// A file attached to an item (a podcast episode's audio): RSS `enclosure`, Atom `link rel="enclosure"`.
+public struct FeedEnclosure: Sendable, Hashable {
+  /// The file's URL, absolute `http(s)` (resolved like ``FeedItem/link``).
+  public var url: URL
+  /// The MIME type as given, e.g. `audio/mpeg`; `nil` when absent.
+  public var type: String?
+  /// The size in bytes as given; `nil` when absent, not a whole number, or negative (RSS 2.0 asks for bytes; feeds
+  /// often write `0`, kept as `0`).
+  public var length: Int64?
+
+  public init(url: URL, type: String? = nil, length: Int64? = nil) {
+    self.url = url
+    self.type = type
+    self.length = length
+  }
+}
+
+/// A summary or content: its text and whether that text is HTML or plain text. HTML stays HTML (it is not
+/// sanitised here); plain text stays plain text (it is not escaped).
+public struct FeedText: Sendable, Hashable {
+  /// How ``value`` is to be read.
+  public enum Kind: String, Sendable, Hashable {
+    /// HTML markup: RSS `description` and `content:encoded` (entity-encoded or CDATA HTML, RSS 2.0), Atom
+    /// `type="html"` (the unescaped markup) and `type="xhtml"` (the children of its `div`, serialised).
+    case html
+    /// Plain text: Atom `type="text"` (the default) and other `text/` types.
+    case text
+  }
+
+  /// The text: HTML or plain text, as ``kind`` says.
+  public var value: String
+  public var kind: Kind
+  /// The base URI in effect where the text was (its `xml:base`, else the feed's URL), for resolving relative links
+  /// inside HTML.
+  public var baseURL: URL?
+
+  public init(value: String, kind: Kind, baseURL: URL? = nil) {
+    self.value = value
+    self.kind = kind
+    self.baseURL = baseURL
+  }
+
+  /// The text without markup: for HTML, the text libxml2's HTML parser finds (scripts and styles left out, block
+  /// elements and `<br>` as line breaks, entities decoded); for plain text, the text itself.
+  public var plainText: String {
+    kind == .html ? HTMLText.plainText(fromHTML: value) : value
+  }
+}

@@ -1,0 +1,130 @@
+import Foundation
+
+/// Reads RSS 0.90/0.91/0.92/2.0, RSS 1.0 (RDF) and Atom 0.3/1.0 documents into a ``ParsedFeed``, with libxml2.
+///
+/// For example:
+/// ```swift
+/// let response = try await transport.get(url, headers: [:])
+/// let charset = FeedParser.charset(fromContentType: response.header("Content-Type"))
+/// let feed = try FeedParser.parse(response.body, feedURL: url, charset: charset)
+/// ```
+///
+/// - The format comes from the content: the root element and its namespace (`rss`, `rdf:RDF`, Atom's `feed`),
+///   never the file name or the `Content-Type` (`DaringFireball.rss` is Atom).
+/// - The character encoding: a byte order mark, else the HTTP `charset`, else the XML declaration, else UTF-8
+///   (RFC 7303 §3.2), with the WHATWG supersets of common labels (`ISO-8859-1` read as windows-1252, `GB2312` as
+///   GB18030, `Shift_JIS` as CP932). Any encoding libxml2 and iconv know works: UTF-8, UTF-16, ISO-8859-*,
+///   windows-125*, GB2312/GBK/GB18030, Shift_JIS, EUC-JP, KOI8-R, …
+/// - A document that is not well-formed is read in libxml2's recover mode: what it recovers is read, and each
+///   error is a ``FeedIssue`` with its line and column. Entities XML does not define but HTML does (`&nbsp;`) are
+///   read as HTML's characters. Entities the document declares itself are not expanded into the tree, and never
+///   fetched (no network, no external DTD).
+/// - A value that cannot be read (a date, a URL) is `nil` and a ``FeedIssue``; the item is kept.
+///
+/// Parsing is synchronous, allocates one libxml2 tree per call, and may run on many threads at once.
+public enum FeedParser {
+  /// The largest document read (64 MiB); feeds are rarely more than a few hundred KiB.
+  public static let maximumDocumentSize = 64 << 20
+
+  /// Parses a feed document.
+  ///
+  /// - Parameters:
+  ///   - data: the document's bytes, as served.
+  ///   - feedURL: the URL the document came from (after redirects); relative links are resolved against it when no
+  ///     `xml:base` (or, in RSS, channel link) says otherwise. A file's URL works too.
+  ///   - charset: the `charset` parameter of the HTTP `Content-Type`, when there was one (see
+  ///     ``charset(fromContentType:)``).
+  /// - Returns: the feed, with its items in document order and the issues met.
+  /// - Throws: ``FeedParseError``: `.empty`, `.tooLarge`, `.json` (a JSON Feed is not XML), `.notWellFormed` (libxml2
+  ///   recovered no root element; with its first error's line, column and message), `.notAFeed` (the root is not
+  ///   RSS, RDF or Atom — OPML, HTML, other XML).
+  public static func parse(_ data: Data, feedURL: URL, charset: String? = nil) throws(FeedParseError) -> ParsedFeed {
+    guard data.count <= maximumDocumentSize else { throw .tooLarge(feed: feedURL, bytes: data.count) }
+    let (kind, sniffed) = FeedFormatSniffer.sniff(data)
+    switch kind {
+    case .json: throw .json(feed: feedURL, isJSONFeed: false)
+    case .jsonFeed: throw .json(feed: feedURL, isJSONFeed: true)
+    default: break
+    }
+    guard data.contains(where: { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0) }) else {
+      throw .empty(feed: feedURL)
+    }
+    let prologue = sniffed ?? XMLPrologue.read(data)
+    let encoding = CharacterEncoding.choose(for: data, charset: charset, declared: prologue.declaredEncoding)
+    let result = XMLReader.read(data, url: feedURL.absoluteString, encoding: encoding.name)
+    guard let document = result.document, let root = document.root else {
+      let first = result.diagnostics.first(where: \.isError) ?? result.diagnostics.first
+      throw .notWellFormed(
+        feed: feedURL, line: first?.line ?? 0, column: first?.column ?? 0,
+        message: first?.message ?? "no root element")
+    }
+    let detected = withExtendedLifetime(document) {
+      Self.format(
+        root: root.name, namespace: root.namespace, version: root.attribute("version"), children: root.children)
+    }
+    guard let format = detected else {
+      let name = withExtendedLifetime(document) { (root.name, root.namespace) }
+      throw .notAFeed(feed: feedURL, root: name.0, namespace: name.1, kind: kind == .xmlFeed ? .unknown : kind)
+    }
+    let context = FeedReadingContext(feedURL: feedURL, format: format)
+    for note in encoding.notes { context.note(.encoding, nil, note) }
+    noteDiagnostics(result, in: context)
+    var feed = withExtendedLifetime(document) {
+      format.isRSS ? RSSReader(context: context).read(root) : AtomReader(context: context).read(root)
+    }
+    feed.issues = context.issues
+    return feed
+  }
+
+  /// The `charset` parameter of a `Content-Type` header value (RFC 9110 §8.3), e.g. `ISO-8859-1` for
+  /// `text/xml; charset="ISO-8859-1"`; `nil` when there is none.
+  public static func charset(fromContentType contentType: String?) -> String? {
+    guard let contentType else { return nil }
+    for parameter in contentType.split(separator: ";").dropFirst() {
+      let parts = parameter.split(separator: "=", maxSplits: 1)
+      guard parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces).lowercased() == "charset" else { continue }
+      let value = parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"' \t"))
+      return value.isEmpty ? nil : value
+    }
+    return nil
+  }
+
+  /// The format a root element names: `rss` (by its `version`), `RDF` in the RDF namespace (RSS 1.0, or 0.90 when
+  /// its children are in the Netscape namespace), `feed` in Atom 1.0's namespace (or none) or Atom 0.3's.
+  static func format(root: String, namespace: String?, version: String?, children: [XMLElement] = []) -> FeedFormat? {
+    switch (root, namespace) {
+    case ("rss", _):
+      let version = version?.trimmingCharacters(in: .whitespaces) ?? ""
+      if version.hasPrefix("0.91") || version.hasPrefix("0.90") { return .rss091 }
+      if version.hasPrefix("0.92") || version.hasPrefix("0.93") || version.hasPrefix("0.94") { return .rss092 }
+      return .rss20
+    case ("RDF", Namespace.rdf?):
+      return children.contains { $0.namespace == Namespace.rss090 } ? .rss090 : .rdf
+    case ("feed", Namespace.atom10?), ("feed", nil):
+      return .atom10
+    case ("feed", Namespace.atom03?):
+      return .atom03
+    default:
+      return nil
+    }
+  }
+
+  private static func noteDiagnostics(_ result: XMLReadResult, in context: FeedReadingContext) {
+    let errors = result.diagnostics.filter(\.isError)
+    for error in errors {
+      context.note(
+        FeedIssue(
+          kind: .recoveredXML, feed: context.feedURL, message: "not well-formed XML, recovered: \(error.message)",
+          line: error.line, column: error.column))
+    }
+    let more = result.diagnosticCount - result.diagnostics.count
+    if more > 0 {
+      context.note(.recoveredXML, nil, "and \(more) more problems libxml2 recovered from")
+    }
+    if !result.htmlEntities.isEmpty {
+      let names = result.htmlEntities.sorted { $0.key < $1.key }.map { "&\($0.key); (\($0.value)×)" }
+      context.note(
+        .htmlEntity, nil, "entities XML does not define, read as HTML's: " + names.joined(separator: ", "))
+    }
+  }
+}

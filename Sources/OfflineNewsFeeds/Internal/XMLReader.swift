@@ -1,0 +1,224 @@
+import CLibXML2
+import Foundation
+import Synchronization
+
+/// One problem libxml2 reported while reading a document.
+struct XMLDiagnostic: Sendable, Hashable {
+  /// libxml2's error code (`xmlParserErrors`), e.g. 68 for `XML_ERR_NAME_REQUIRED`.
+  var code: Int32
+  /// 1-based line and column of the place libxml2 stopped at (0 when unknown).
+  var line: Int
+  var column: Int
+  /// libxml2's message, without its trailing newline.
+  var message: String
+  /// `true` for a well-formedness error (`XML_ERR_FATAL`, or `XML_ERR_ERROR`); `false` for a warning.
+  var isError: Bool
+}
+
+/// What reading a document gave: the tree libxml2 built (possibly recovered from errors) and what it reported.
+struct XMLReadResult {
+  /// The document, or `nil` when libxml2 built none (nothing that looks like XML, an empty input).
+  var document: XMLTreeDocument?
+  /// The first ``XMLReader/maximumDiagnostics`` problems, in the order libxml2 met them.
+  var diagnostics: [XMLDiagnostic]
+  /// How many problems there were in all.
+  var diagnosticCount: Int
+  /// Entity names XML does not define that were read as HTML 4's (`nbsp`, `mdash`, …), with how often each came.
+  var htmlEntities: [String: Int]
+}
+
+/// Reads XML with libxml2's tree builder (`xmlCtxtReadMemory`), in recover mode, never touching the network and
+/// never substituting entities declared by the document (no `XML_PARSE_NOENT`: a document's own DTD cannot make it
+/// expand into gigabytes, and libxml2's amplification checks stay on).
+///
+/// Two callbacks of the SAX2 tree builder are wrapped, because real feeds need them:
+/// - `getEntity`: an entity XML does not define but HTML 4 does (`&nbsp;` in an RSS description) is read as that
+///   character instead of being an error. Left alone, libxml2 drops it *and*, once the document is not well-formed,
+///   every later entity reference too (parser.c, `xmlParseReference`: `if (!ctxt->wellFormed) return;`), so one
+///   `&nbsp;` would cost every `&lt;` and `&amp;` after it.
+/// - `characters`, `startElementNs` and `endElementNs`: for the same reason, after a recovered error (a stray `&` in
+///   `AT&T`) the context's `wellFormed` flag is set back before the builder continues, so that the error costs the
+///   broken construct, not the entities of the rest of the document. The errors themselves are kept by a structured
+///   error handler (``XMLReadResult/diagnostics``). The flag is not set back after an entity loop or amplification
+///   error, where libxml2 relies on it to stop expanding.
+enum XMLReader {
+  /// The diagnostics kept per document (the count goes on).
+  static let maximumDiagnostics = 20
+
+  /// The libxml2 options: recover, no network, CDATA merged into text, no error printing (the handler keeps them).
+  static let options: Int32 = Int32(
+    XML_PARSE_RECOVER.rawValue | XML_PARSE_NONET.rawValue | XML_PARSE_NOCDATA.rawValue | XML_PARSE_NOERROR.rawValue
+      | XML_PARSE_NOWARNING.rawValue | XML_PARSE_COMPACT.rawValue)
+
+  /// Reads `data`.
+  ///
+  /// - Parameters:
+  ///   - url: the document's URL (libxml2 keeps it as the document's base URI).
+  ///   - encoding: a character encoding name that overrides the document's own declaration, or `nil` to let
+  ///     libxml2 decide (byte order mark, XML declaration, else UTF-8).
+  static func read(_ data: Data, url: String, encoding: String?) -> XMLReadResult {
+    LibXML2.initialize()
+    var result = XMLReadResult(document: nil, diagnostics: [], diagnosticCount: 0, htmlEntities: [:])
+    guard !data.isEmpty, data.count < Int32.max, let context = xmlNewParserCtxt() else { return result }
+    defer { xmlFreeParserCtxt(context) }
+    let state = ReadState()
+    let retained = Unmanaged.passRetained(state)
+    defer { retained.release() }
+    context.pointee._private = retained.toOpaque()
+    if let sax = context.pointee.sax {
+      sax.pointee.serror = recordError
+      sax.pointee.getEntity = entityOrHTMLEntity
+      sax.pointee.characters = charactersKeepingEntities
+      sax.pointee.startElementNs = startElementKeepingEntities
+      sax.pointee.endElementNs = endElementKeepingEntities
+    }
+    let document = LibXML2.withErrorHandler(recordError, context: UnsafeMutableRawPointer(context)) {
+      data.withUnsafeBytes { raw -> xmlDocPtr? in
+        guard let base = raw.baseAddress else { return nil }
+        return xmlCtxtReadMemory(
+          context, base.assumingMemoryBound(to: CChar.self), Int32(raw.count), url, encoding,
+          options | (encoding == nil ? 0 : Int32(XML_PARSE_IGNORE_ENC.rawValue)))
+      }
+    }
+    result.document = document.map(XMLTreeDocument.init)
+    result.diagnostics = state.diagnostics
+    result.diagnosticCount = state.diagnosticCount
+    result.htmlEntities = state.htmlEntities
+    return result
+  }
+
+  /// What the callbacks of one read collect, reached through the parser context's `_private`.
+  final class ReadState {
+    var diagnostics: [XMLDiagnostic] = []
+    var diagnosticCount = 0
+    var htmlEntities: [String: Int] = [:]
+    /// Set after an entity loop or amplification error: `wellFormed` is then left as libxml2 set it.
+    var entityExpansionFailed = false
+  }
+
+  fileprivate static func state(_ context: UnsafeMutableRawPointer?) -> ReadState? {
+    guard let context, let raw = context.assumingMemoryBound(to: xmlParserCtxt.self).pointee._private else {
+      return nil
+    }
+    return Unmanaged<ReadState>.fromOpaque(raw).takeUnretainedValue()
+  }
+
+  /// Sets `wellFormed` back to 1 before the tree builder goes on (see the type's documentation).
+  fileprivate static func keepEntities(_ context: UnsafeMutableRawPointer?) {
+    guard let context, let state = state(context), !state.entityExpansionFailed else { return }
+    context.assumingMemoryBound(to: xmlParserCtxt.self).pointee.wellFormed = 1
+  }
+}
+
+/// `XML_ERR_ENTITY_LOOP` and the other errors after which entity expansion must stay stopped.
+private let entityExpansionErrors: Set<Int32> = [
+  Int32(XML_ERR_ENTITY_LOOP.rawValue), Int32(XML_ERR_ENTITY_BOUNDARY.rawValue),
+  Int32(XML_ERR_ENTITY_PE_INTERNAL.rawValue),
+]
+
+private let recordError: xmlStructuredErrorFunc = { context, error in
+  guard let error, let state = XMLReader.state(context) else { return }
+  let value = error.pointee
+  if entityExpansionErrors.contains(Int32(value.code)) { state.entityExpansionFailed = true }
+  state.diagnosticCount += 1
+  guard state.diagnostics.count < XMLReader.maximumDiagnostics else { return }
+  var message = value.message.map { String(cString: $0) } ?? "error \(value.code)"
+  while message.last?.isWhitespace == true { message.removeLast() }
+  state.diagnostics.append(
+    XMLDiagnostic(
+      code: Int32(value.code), line: Int(value.line), column: Int(value.int2), message: message,
+      isError: value.level.rawValue >= XML_ERR_ERROR.rawValue))
+}
+
+private let entityOrHTMLEntity: getEntitySAXFunc = { context, name in
+  if let entity = xmlSAX2GetEntity(context, name) { return entity }
+  guard let name, let entity = HTMLEntityTable.entity(named: name) else { return nil }
+  if let state = XMLReader.state(context) { state.htmlEntities[String(cString: name), default: 0] += 1 }
+  return entity
+}
+
+private let charactersKeepingEntities: charactersSAXFunc = { context, characters, length in
+  XMLReader.keepEntities(context)
+  xmlSAX2Characters(context, characters, length)
+}
+
+private let startElementKeepingEntities: startElementNsSAX2Func = {
+  context, localName, prefix, uri, namespaceCount, namespaces, attributeCount, defaultedCount, attributes in
+  XMLReader.keepEntities(context)
+  xmlSAX2StartElementNs(
+    context, localName, prefix, uri, namespaceCount, namespaces, attributeCount, defaultedCount, attributes)
+}
+
+private let endElementKeepingEntities: endElementNsSAX2Func = { context, localName, prefix, uri in
+  XMLReader.keepEntities(context)
+  xmlSAX2EndElementNs(context, localName, prefix, uri)
+}
+
+/// libxml2's one-time initialisation, and the thread's error handler around a parse.
+enum LibXML2 {
+  private static let initialized: Bool = {
+    xmlInitParser()
+    return true
+  }()
+
+  /// `xmlInitParser`, which must run before threads parse concurrently.
+  static func initialize() { _ = initialized }
+
+  /// Runs `body` with the calling thread's structured error handler set to `handler` (with `context` as its first
+  /// argument), then puts the previous one back.
+  ///
+  /// libxml2 reports some errors without a parser context — an encoding conversion that fails (`input conversion
+  /// failed due to input error`), I/O errors — and prints those on standard error unless the thread has a structured
+  /// handler (xmlerror.c, `__xmlRaiseError`). Its error globals are per thread (`LIBXML_THREAD_ENABLED`), and a parse
+  /// runs on one thread from start to end, so setting and restoring them here touches nobody else's.
+  static func withErrorHandler<Result>(
+    _ handler: xmlStructuredErrorFunc?, context: UnsafeMutableRawPointer?, _ body: () -> Result
+  ) -> Result {
+    let previous = __xmlStructuredError().pointee
+    let previousContext = __xmlStructuredErrorContext().pointee
+    xmlSetStructuredErrorFunc(context, handler ?? ignoreError)
+    defer { xmlSetStructuredErrorFunc(previousContext, previous) }
+    return body()
+  }
+
+  /// A handler that drops what it is given.
+  static let ignoreError: xmlStructuredErrorFunc = { _, _ in }
+}
+
+/// The entities HTML 4 defines, as libxml2's HTML parser knows them (`htmlEntityLookup`), made into predefined XML
+/// entities on first use and kept for the life of the process (at most the 253 HTML 4 names).
+enum HTMLEntityTable {
+  /// A libxml2 entity shared by every parse; read-only once made.
+  private struct Entity: @unchecked Sendable {
+    var pointer: xmlEntityPtr
+  }
+
+  private static let entities = Mutex<[String: Entity]>([:])
+
+  /// The predefined entity for an HTML 4 entity name, or `nil` when HTML 4 has no such name.
+  static func entity(named name: UnsafePointer<xmlChar>) -> xmlEntityPtr? {
+    let key = String(cString: name)
+    let entity = entities.withLock { table -> Entity? in
+      if let known = table[key] { return known }
+      guard let scalar = character(named: key) else { return nil }
+      let content = Array(String(Character(scalar)).utf8) + [0]
+      guard
+        let made = xmlNewEntity(
+          nil, name, Int32(XML_INTERNAL_PREDEFINED_ENTITY.rawValue), nil, nil, content)
+      else { return nil }
+      table[key] = Entity(pointer: made)
+      return table[key]
+    }
+    return entity?.pointer
+  }
+
+  /// The character an HTML 4 entity name stands for (`nbsp` → U+00A0), or `nil`.
+  static func character(named name: String) -> Unicode.Scalar? {
+    guard let description = htmlEntityLookup(Array(name.utf8) + [0]),
+      let scalar = Unicode.Scalar(description.pointee.value)
+    else {
+      return nil
+    }
+    return scalar
+  }
+}

@@ -1,0 +1,42 @@
+extension Timestamp {
+  /// Parses a W3C-DTF date or date-time (the ISO 8601 profile of <https://www.w3.org/TR/NOTE-datetime>, which Atom,
+  /// RSS 1.0's `dc:date` and Dublin Core use) into an instant.
+  ///
+  /// For example:
+  /// ```swift
+  /// Timestamp(w3cdtf: "2019-08-27")?.rfc3339String              // "2019-08-27T00:00:00.000Z"
+  /// Timestamp(w3cdtf: "1997-07-16T19:20+01:00")?.rfc3339String  // "1997-07-16T18:20:00.000Z"
+  /// ```
+  ///
+  /// Accepted: every form of ``init(rfc3339:assumingOffset:)``, and the reduced forms of W3C-DTF:
+  /// - `YYYY` (1 January of the year) and `YYYY-MM` (the first of the month), at midnight UTC;
+  /// - `YYYY-MM-DDThh:mmTZD`, a time without seconds.
+  ///
+  /// A time without a zone designator is read with `assumingOffset` (seconds east of UTC), and rejected when it is
+  /// `nil`. Anything else returns `nil`; this initializer never traps.
+  public init?(w3cdtf text: some StringProtocol, assumingOffset: Int? = nil) {
+    if let timestamp = Timestamp(rfc3339: text, assumingOffset: assumingOffset) {
+      self = timestamp
+      return
+    }
+    let utf8 = Array(text.utf8)
+    func isDigit(_ index: Int) -> Bool { index < utf8.count && utf8[index] &- 0x30 < 10 }
+    switch utf8.count {
+    case 4 where (0..<4).allSatisfy(isDigit):
+      guard let timestamp = Timestamp(rfc3339: text + "-01-01") else { return nil }
+      self = timestamp
+    case 7 where (0..<4).allSatisfy(isDigit) && utf8[4] == 0x2D && isDigit(5) && isDigit(6):
+      guard let timestamp = Timestamp(rfc3339: text + "-01") else { return nil }
+      self = timestamp
+    default:
+      // "YYYY-MM-DDThh:mm" followed by a zone designator (or nothing): insert ":00" for the seconds.
+      guard utf8.count >= 16, utf8[10] == 0x54 || utf8[10] == 0x74 || utf8[10] == 0x20, isDigit(11), isDigit(12),
+        utf8[13] == 0x3A, isDigit(14), isDigit(15), utf8.count == 16 || !isDigit(16) && utf8[16] != 0x3A
+      else { return nil }
+      let withSeconds =
+        String(decoding: utf8[0..<16], as: UTF8.self) + ":00" + String(decoding: utf8[16...], as: UTF8.self)
+      guard let timestamp = Timestamp(rfc3339: withSeconds, assumingOffset: assumingOffset) else { return nil }
+      self = timestamp
+    }
+  }
+}

@@ -1,0 +1,358 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `news add`, `news remove`, `news sources --opml` and `news import FILE.opml`: sources written into the
+/// configuration file, which keeps everything else byte for byte.
+@Suite("news add, remove, sources --opml, import OPML")
+struct SubscriptionCommandTests {
+  /// A configuration of every kind of source and key, laid out by hand (odd spacing, a nested object, arrays).
+  static let handWritten = """
+    {
+      "defaultSource": "sample",
+      "sources": {
+        "sample": { "file": "sample.json" },
+        "top":    { "url": "https://newsapi.org/v2/top-headlines", "query": { "country": "us" },
+                    "policy": "cache-first", "maxAge": 900 },
+        "demo": {
+          "parse": { "serverURL": "http://localhost:1337/parse", "applicationId": "app",
+                     "classes": ["_User", { "name": "Article", "relations": ["tags"] }] },
+          "mapping": "parse-server"
+        }
+      },
+      "database": null,
+      "timeoutSeconds": 2,
+      "eviction": { "maxArticles": null, "maxAgeDays": 30 }
+    }
+
+    """
+
+  static let feed = """
+    <?xml version="1.0" encoding="UTF-8"?>
+    <rss version="2.0"><channel><title>Loopback Feed</title><link>https://loop.example/</link>
+    <item><title>One</title><link>https://loop.example/1</link></item></channel></rss>
+    """
+
+  static func page(_ links: String) -> String {
+    "<!doctype html><html><head><title>Loop Site</title>\(links)</head><body><p>hi</p></body></html>"
+  }
+
+  static func xml(_ text: String) -> LoopbackHTTPServer.Behaviour {
+    .respond(status: 200, headers: ["Content-Type": "application/rss+xml; charset=utf-8"], body: Data(text.utf8))
+  }
+
+  static func html(_ text: String) -> LoopbackHTTPServer.Behaviour {
+    .respond(status: 200, headers: ["Content-Type": "text/html; charset=utf-8"], body: Data(text.utf8))
+  }
+
+  /// Writes the hand-written configuration (and its `sample.json`) and returns its path.
+  static func writeConfig(_ cli: CLIHarness, _ text: String = handWritten) throws -> String {
+    let path = cli.directory.path("news.json")
+    try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+    try Data(#"{"status":"ok","totalResults":0,"articles":[]}"#.utf8).write(
+      to: URL(fileURLWithPath: cli.directory.path("sample.json")))
+    return path
+  }
+
+  static func read(_ path: String) throws -> String { try String(contentsOfFile: path, encoding: .utf8) }
+
+  /// The sources of a configuration file, as JSONSerialization reads them.
+  static func sources(_ path: String) throws -> [String: [String: Any]] {
+    let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path)))
+    return (object as? [String: Any])?["sources"] as? [String: [String: Any]] ?? [:]
+  }
+
+  @Test("a feed URL is added as a feed source; every other byte of the file stays, and the file still loads")
+  func addFeed() async throws {
+    let cli = CLIHarness()
+    let config = try Self.writeConfig(cli)
+    let server = try LoopbackHTTPServer(Self.xml(Self.feed))
+    let url = server.url("/feed.xml").absoluteString
+    let outcome = await cli.run("add", url, "--folder", "Tech/Loop", "--config", config)
+    #expect(outcome.status == 0, "\(outcome.err)")
+    #expect(outcome.out == "added \"Loopback Feed\": \(url) (folder Tech/Loop)\n")
+    let text = try Self.read(config)
+    let inserted =
+      ",\n    \"Loopback Feed\": { \"feed\": \"\(url)\", \"homePage\": \"https://loop.example/\", "
+      + "\"folder\": \"Tech/Loop\" }"
+    #expect(text.replacingOccurrences(of: inserted, with: "") == Self.handWritten, "\(text)")
+    #expect(server.requests.count == 1)
+    let listed = await cli.run("sources", "--config", config, "--db", cli.database, "--json")
+    #expect(listed.status == 0, "\(listed.err)")
+    #expect(listed.out.contains("\"name\":\"Loopback Feed\""))
+  }
+
+  @Test("--name names it; a feed configured already is not added again; a --name taken is refused")
+  func namesAndRepeats() async throws {
+    let cli = CLIHarness()
+    let config = try Self.writeConfig(cli)
+    let server = try LoopbackHTTPServer(Self.xml(Self.feed))
+    let url = server.url("/feed.xml").absoluteString
+    #expect(await cli.run("add", url, "--name", "loop", "--config", config).status == 0)
+    let again = await cli.run("add", url, "--name", "other", "--config", config)
+    #expect(again.status == 0)
+    #expect(again.err.contains("already a source: \"loop\""))
+    #expect(try Self.sources(config).keys.sorted() == ["demo", "loop", "sample", "top"])
+    let taken = await cli.run("add", server.url("/other.xml").absoluteString, "--name", "top", "--config", config)
+    #expect(taken.status == 64)
+    #expect(taken.err.contains("a source named \"top\" exists already"))
+    let derived = await cli.run("add", server.url("/second.xml").absoluteString, "--config", config)
+    #expect(derived.status == 0)
+    #expect(try Self.sources(config)["Loopback Feed"]?["feed"] as? String == server.url("/second.xml").absoluteString)
+    let third = await cli.run("add", server.url("/third.xml").absoluteString, "--config", config)
+    #expect(third.out.hasPrefix("added \"Loopback Feed (2)\""), "\(third.out)")
+  }
+
+  @Test("a page announcing one feed: its relative href resolved against the page, named by the page's title")
+  func pageWithOneFeed() async throws {
+    let cli = CLIHarness()
+    let config = try Self.writeConfig(cli)
+    let server = try LoopbackHTTPServer(
+      Self.html(Self.page(#"<link rel="alternate" type="application/atom+xml" href="feeds/main">"#)))
+    let pageURL = server.url("/blog/")
+    let outcome = await cli.run("add", pageURL.absoluteString, "--config", config, "--json")
+    #expect(outcome.status == 0, "\(outcome.err)")
+    let report = try outcome.json()
+    let added = report["added"] as? [[String: Any]] ?? []
+    #expect(added.count == 1)
+    #expect(added.first?["name"] as? String == "Loop Site")
+    #expect(added.first?["feed"] as? String == server.url("/blog/feeds/main").absoluteString)
+    #expect(added.first?["homePage"] as? String == pageURL.absoluteString)
+    #expect(report["dryRun"] as? Bool == false)
+    #expect(try Self.sources(config)["Loop Site"]?["feed"] as? String == server.url("/blog/feeds/main").absoluteString)
+  }
+
+  @Test("a page announcing several: listed and refused without a choice; --pick N adds one, --all adds all")
+  func pageWithSeveralFeeds() async throws {
+    let cli = CLIHarness()
+    let config = try Self.writeConfig(cli)
+    let links = """
+      <link rel="alternate" type="application/rss+xml" title="Posts" href="/posts.rss">
+      <link rel="alternate" type="application/atom+xml" title="Comments" href="/comments.atom">
+      <link rel="alternate" type="application/feed+json" title="JSON" href="https://cdn.example/feed.json">
+      """
+    let server = try LoopbackHTTPServer(Self.html(Self.page(links)))
+    let page = server.url("/").absoluteString
+    let before = try Self.read(config)
+
+    let refused = await cli.run("add", page, "--config", config)
+    #expect(refused.status == 64)
+    #expect(refused.out.contains("announces 3 feeds"))
+    #expect(refused.out.contains("  2  Comments  application/atom+xml  \(server.url("/comments.atom"))"))
+    #expect(refused.err.contains("--pick N (1–3), or --all"))
+    #expect(try Self.read(config) == before)
+
+    #expect(await cli.run("add", page, "--pick", "4", "--config", config).status == 64)
+    let picked = await cli.run("add", page, "--pick", "2", "--config", config)
+    #expect(picked.status == 0, "\(picked.err)")
+    #expect(
+      try Self.sources(config)["Loop Site — Comments"]?["feed"] as? String
+        == server.url("/comments.atom").absoluteString)
+
+    let all = await cli.run("add", page, "--all", "--folder", "Loop", "--config", config, "--json")
+    #expect(all.status == 0, "\(all.err)")
+    let report = try all.json()
+    #expect(
+      (report["added"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == [
+        "Loop Site — Posts", "Loop Site — JSON",
+      ])
+    #expect((report["existing"] as? [[String: Any]])?.first?["name"] as? String == "Loop Site — Comments")
+    #expect((report["announced"] as? [[String: Any]])?.count == 3)
+    #expect(await cli.run("add", page, "--all", "--name", "x", "--config", config).status == 64)
+    #expect(await cli.run("add", page, "--all", "--pick", "1", "--config", config).status == 64)
+  }
+
+  @Test("--dry-run --json prints what would be added, writes nothing and fetches nothing else")
+  func dryRun() async throws {
+    let cli = CLIHarness()
+    let config = try Self.writeConfig(cli)
+    let server = try LoopbackHTTPServer(Self.xml(Self.feed))
+    let url = server.url("/feed.xml").absoluteString
+    let outcome = await cli.run("add", url, "--dry-run", "--json", "--config", config, "--db", cli.database)
+    #expect(outcome.status == 0, "\(outcome.err)")
+    let report = try outcome.json()
+    #expect(report["dryRun"] as? Bool == true)
+    #expect(report["config"] as? String == config)
+    let added = try #require((report["added"] as? [[String: Any]])?.first)
+    #expect(added["name"] as? String == "Loopback Feed")
+    #expect(added["feed"] as? String == url)
+    #expect(added["file"] is NSNull)
+    #expect(try Self.read(config) == Self.handWritten)
+    #expect(server.requests.count == 1)
+    #expect(!FileManager.default.fileExists(atPath: cli.database), "no database is opened")
+  }
+
+  @Test("what cannot be added: OPML (use import), JSON that is no feed, a page without feeds, 404, no server")
+  func refusals() async throws {
+    let cli = CLIHarness()
+    let config = try Self.writeConfig(cli)
+    let opml = await cli.run("add", Fixtures.own("feeds/subscriptions.opml").path, "--config", config)
+    #expect(opml.status == 64)
+    #expect(opml.err.contains("news import"))
+    let server = try LoopbackHTTPServer(.json(#"{"status":"ok","articles":[]}"#))
+    #expect(await cli.run("add", server.url("/x.json").absoluteString, "--config", config).status == 65)
+    server.behaviour = Self.html(Self.page(""))
+    let none = await cli.run("add", server.url("/").absoluteString, "--config", config)
+    #expect(none.status == 65)
+    #expect(none.err.contains("announces no feed"))
+    server.behaviour = .respond(status: 404, body: Data("gone".utf8))
+    let missing = await cli.run("add", server.url("/feed").absoluteString, "--config", config)
+    #expect(missing.status == 69)
+    #expect(missing.err.contains("HTTP 404"))
+    let port = try LoopbackHTTPServer.refusedPort()
+    #expect(await cli.run("add", "http://127.0.0.1:\(port)/feed", "--config", config, "--timeout", "2").status == 69)
+    #expect(await cli.run("add", "ftp://example.org/feed", "--config", config).status == 64)
+    #expect(await cli.run("add", cli.directory.path("no-such-file.xml"), "--config", config).status == 65)
+    #expect(await cli.run("add", "--config", config).status == 64)
+    #expect(await cli.run("add", server.url("/").absoluteString, "--folder", "a//b", "--config", config).status == 64)
+    #expect(try Self.read(config) == Self.handWritten)
+  }
+
+  @Test("a redirect to another origin is followed; a permanent one moves the source, a temporary one does not")
+  func redirects() async throws {
+    let cli = CLIHarness()
+    let config = try Self.writeConfig(cli)
+    let target = try LoopbackHTTPServer(Self.xml(Self.feed))
+    let moved = target.url("/new.xml").absoluteString
+    let origin = try LoopbackHTTPServer(.respond(status: 301, headers: ["Location": moved], body: Data()))
+    let outcome = await cli.run("add", origin.url("/old.xml").absoluteString, "--config", config, "--json")
+    #expect(outcome.status == 0, "\(outcome.err)")
+    #expect(try Self.sources(config)["Loopback Feed"]?["feed"] as? String == moved)
+    #expect(target.requests.count == 1)
+
+    origin.behaviour = .respond(
+      status: 302, headers: ["Location": target.url("/other.xml").absoluteString], body: Data())
+    let temporary = await cli.run("add", origin.url("/temp.xml").absoluteString, "--name", "t", "--config", config)
+    #expect(temporary.status == 0, "\(temporary.err)")
+    #expect(try Self.sources(config)["t"]?["feed"] as? String == origin.url("/temp.xml").absoluteString)
+  }
+
+  @Test("a feed file becomes a file source; a missing configuration file is created, at --config or the XDG place")
+  func fileAndNewConfiguration() async throws {
+    let cli = CLIHarness()
+    let feedFile = cli.directory.path("local.rss")
+    try Data(Self.feed.utf8).write(to: URL(fileURLWithPath: feedFile))
+    let fresh = cli.directory.path("fresh/news.json")
+    let outcome = await cli.run("add", "local.rss", "--config", fresh)
+    #expect(outcome.status == 0, "\(outcome.err)")
+    #expect(try Self.sources(fresh)["Loopback Feed"]?["file"] as? String == feedFile)
+    #expect(await cli.run("sources", "--config", fresh, "--db", cli.database).status == 0)
+
+    let xdg = await cli.run("add", "local.rss", "--name", "mine")
+    #expect(xdg.status == 0, "\(xdg.err)")
+    #expect(try Self.sources(cli.directory.path("home/.config/news/news.json"))["mine"] != nil)
+  }
+
+  @Test("remove: the entry is cut out, the rest stays; the default source and unknown names are refused")
+  func remove() async throws {
+    let cli = CLIHarness()
+    let config = try Self.writeConfig(cli)
+    let outcome = await cli.run("remove", "top", "--config", config)
+    #expect(outcome.status == 0, "\(outcome.err)")
+    // The member, its comma and the white space up to the next member's key are gone; nothing else.
+    let top = try #require(Self.handWritten.range(of: "\"top\":"))
+    let demo = try #require(Self.handWritten.range(of: "\"demo\":"))
+    var expected = Self.handWritten
+    expected.removeSubrange(top.lowerBound..<demo.lowerBound)
+    #expect(try Self.read(config) == expected)
+    #expect(await cli.run("remove", "demo", "--config", config).status == 0)
+    #expect(try Self.sources(config).keys.sorted() == ["sample"])
+    let refused = await cli.run("remove", "sample", "--config", config)
+    #expect(refused.status == 64)
+    #expect(refused.err.contains("default source"))
+    #expect(await cli.run("remove", "nope", "--config", config).status == 66)
+    #expect(await cli.run("remove", "--config", config).status == 64)
+  }
+
+  @Test("remove the last source of an object: {} is left, and the file still loads")
+  func removeLast() async throws {
+    let cli = CLIHarness()
+    let config = try Self.writeConfig(
+      cli, "{\"sources\": {\"only\": {\"feed\": \"https://a.example/f\"}}, \"timeoutSeconds\": 3}")
+    #expect(await cli.run("remove", "only", "--config", config).status == 0)
+    #expect(try Self.read(config) == "{\"sources\": {}, \"timeoutSeconds\": 3}")
+    let add = await cli.run("add", Fixtures.own("feeds/encodings/koi8-r.xml").path, "--name", "k", "--config", config)
+    #expect(add.status == 0, "\(add.err)")
+    #expect(try Self.sources(config)["k"] != nil)
+    #expect(try Self.read(config).hasSuffix("}, \"timeoutSeconds\": 3}"))
+  }
+
+  @Test("import FILE.opml adds its feeds with their folders; sources --opml prints them; the round trip is exact")
+  func opmlRoundTrip() async throws {
+    let cli = CLIHarness()
+    let first = cli.directory.path("first.json")
+    let imported = await cli.run("import", Fixtures.own("feeds/subscriptions.opml").path, "--config", first, "--json")
+    #expect(imported.status == 0, "\(imported.err)")
+    let sources = try Self.sources(first)
+    #expect(sources.keys.sorted() == ["SQLite News", "Swift.org", "Top Feed", "Top Feed (2)"])
+    #expect(sources["SQLite News"]?["folder"] as? String == "Tech/Databases")
+    #expect(sources["SQLite News"]?["homePage"] as? String == "https://sqlite.example/")
+    #expect(sources["Top Feed (2)"]?["folder"] as? String == "News & Politics")
+    #expect(sources["Top Feed"]?["folder"] == nil)
+
+    let exported = await cli.run("sources", "--opml", "--config", first)
+    #expect(exported.status == 0, "\(exported.err)")
+    #expect(exported.out.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<opml version=\"2.0\">"))
+    let file = cli.directory.path("exported.opml")
+    try Data(exported.out.utf8).write(to: URL(fileURLWithPath: file))
+    let second = cli.directory.path("second.json")
+    #expect(await cli.run("import", file, "--config", second).status == 0)
+    func summary(_ path: String) throws -> [String: [String?]] {
+      try Self.sources(path).mapValues { [$0["feed"] as? String, $0["folder"] as? String, $0["homePage"] as? String] }
+    }
+    #expect(try summary(second) == summary(first))
+
+    let again = await cli.run("import", file, "--config", second, "--json")
+    let report = try again.json()
+    #expect((report["added"] as? [Any])?.isEmpty == true)
+    #expect((report["existing"] as? [Any])?.count == 4)
+  }
+
+  @Test(
+    "Subs.opml: import, export, import into a fresh configuration: the same sources and folders",
+    .enabled(if: Fixtures.hasSharedReal))
+  func subsRoundTrip() async throws {
+    let cli = CLIHarness()
+    let subs = Fixtures.sharedRealDirectory.appendingPathComponent("feeds/Subs.opml").path
+    let first = cli.directory.path("a.json")
+    #expect(await cli.run("import", subs, "--config", first).status == 0)
+    let exported = await cli.run("sources", "--opml", "--config", first)
+    let file = cli.directory.path("a.opml")
+    try Data(exported.out.utf8).write(to: URL(fileURLWithPath: file))
+    let second = cli.directory.path("b.json")
+    #expect(await cli.run("import", file, "--config", second).status == 0)
+    let a = try Self.sources(first)
+    let b = try Self.sources(second)
+    #expect(a.count > 150)
+    #expect(Set(a.keys) == Set(b.keys))
+    for (name, fields) in a {
+      #expect(fields["feed"] as? String == b[name]?["feed"] as? String, "\(name)")
+      #expect(fields["folder"] as? String == b[name]?["folder"] as? String, "\(name)")
+    }
+    // The independent count: xmlUrl attributes in the file, each feed URL once.
+    let text = try String(contentsOfFile: subs, encoding: .utf8)
+    let urls = Set(text.components(separatedBy: "xmlUrl=\"").dropFirst().map { String($0.prefix { $0 != "\"" }) })
+    #expect(a.count == urls.count)
+  }
+
+  @Test("the new source keys are validated strictly; unknown keys still name themselves")
+  func validation() async throws {
+    let cli = CLIHarness()
+    let good = try Self.writeConfig(
+      cli,
+      """
+      {"sources": {"f": {"feed": "https://a.example/f", "folder": "A/B", "title": "T", "homePage": "https://a.example/"},
+                   "n": {"url": "https://newsapi.org/v2/everything", "folder": "News"}}}
+      """)
+    #expect(await cli.run("sources", "--config", good, "--db", cli.database).status == 0)
+    for (fields, message) in [
+      (#""folder": "A//B""#, "sources.f.folder"), (#""homePage": "ftp://x""#, "sources.f.homePage"),
+      (#""title": 3"#, "sources.f.title"), (#""colour": "red""#, "unknown key \"colour\""),
+    ] {
+      let bad = try Self.writeConfig(cli, "{\"sources\": {\"f\": {\"feed\": \"https://a.example/f\", \(fields)}}}")
+      let outcome = await cli.run("sources", "--config", bad, "--db", cli.database)
+      #expect(outcome.status == 78, "\(fields)")
+      #expect(outcome.err.contains(message), "\(outcome.err)")
+    }
+  }
+}
