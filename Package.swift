@@ -55,6 +55,7 @@ let package = Package(
       name: "OfflineNews",
       dependencies: [
         "OfflineNewsModel", "OfflineNewsStorage", "OfflineNewsImport", "OfflineNewsNetwork", "OfflineNewsSync",
+        "OfflineNewsFeeds",
       ],
       swiftSettings: strict
     ),

@@ -6,7 +6,8 @@ import OfflineNewsFeeds
 struct ImportCommand {
   static let spec = CommandSpec(
     name: "import",
-    summary: "Save a NewsAPI response, a feed, or any JSON through a mapping, into the cache; add an OPML list's feeds.",
+    summary:
+      "Save a NewsAPI response, a feed or any JSON (through a mapping) into the cache; add an OPML list's feeds.",
     usage:
       "FILE [--mapping NAME|PATH [--root NAME] [--delete-missing | --delete-missing-where ATTR=VALUE] "
       + "[--insert-only | --update-only]] [--quiet] [--db PATH] [--config PATH] [--json]",
@@ -105,7 +106,7 @@ struct ImportCommand {
     if let streamed = try await importStreaming(file: file, path: path, query: query) { return streamed }
     let page: NewsPage
     do {
-      page = try await FileNewsNetwork().fetch(query)
+      page = try await FileNewsNetwork(decoder: context.articleDecoder).fetch(query)
     } catch {
       throw unreadable(file, path: path, error)
     }

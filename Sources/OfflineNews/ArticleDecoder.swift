@@ -6,6 +6,7 @@ import Foundation
 /// | the body | decoded by |
 /// |---|---|
 /// | a JSON object with `"version": "https://jsonfeed.org/version/1…"` (JSON Feed 1.0, 1.1) | the `jsonfeed` mapping, through ``Importer`` |
+/// | XML: RSS 0.9x/2.0, RSS 1.0 (RDF), Atom 0.3/1.0 | ``FeedParser`` (`decodeFeed`) |
 /// | any other JSON | ``NewsAPIDecoder`` (NewsAPI v2) |
 ///
 /// Articles are returned with their keys derived as every writer of `article` expects (``ArticleIdentity``).
@@ -21,44 +22,17 @@ public struct ArticleDecoder: NewsPageDecoder {
     self.jsonFeedMapping = jsonFeedMapping
   }
 
-  /// What a body is, from its first bytes.
-  public enum Format: Sendable, Hashable {
-    case jsonFeed, json, xml, html, unknown
-  }
-
-  /// The body's format: JSON (and whether it is a JSON Feed), XML (a feed or OPML), HTML, or unknown. Reads at most
-  /// the first 4 KiB after a UTF-8 byte order mark and leading whitespace.
-  public static func sniff(_ data: Data) -> Format {
-    var bytes = data.prefix(4096)
-    if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
-    if bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE]) { return .xml }  // UTF-16: XML feeds
-    guard let first = bytes.firstIndex(where: { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D) }) else {
-      return .unknown
-    }
-    let text = String(decoding: bytes[first...], as: UTF8.self)
-    switch bytes[first] {
-    case UInt8(ascii: "{"):
-      return text.contains("jsonfeed.org/version/") ? .jsonFeed : .json
-    case UInt8(ascii: "["):
-      return .json
-    case UInt8(ascii: "<"):
-      let lower = text.prefix(1024).lowercased()
-      if lower.hasPrefix("<!doctype html") || lower.hasPrefix("<html") || lower.contains("<html") { return .html }
-      return .xml
-    default:
-      return .unknown
-    }
-  }
-
   public func decodePage(
     _ data: Data, origin: URL, contentType: String?, httpStatus: Int?, redacting secrets: [String]
   ) throws(NewsNetworkError) -> NewsPage {
-    switch Self.sniff(data) {
+    switch FeedFormatSniffer.kind(of: data) {
     case .jsonFeed:
       if let status = httpStatus, !(200..<300).contains(status) {
         throw .httpStatus(status, bodyPrefix: String(decoding: data.prefix(200), as: UTF8.self))
       }
       return try decodeJSONFeed(data, origin: origin)
+    case .xmlFeed where httpStatus.map { (200..<300).contains($0) } ?? true:
+      return try decodeFeed(data, origin: origin, contentType: contentType)
     default:
       return try newsAPI.decode(data, httpStatus: httpStatus, redacting: secrets, contentType: contentType)
     }

@@ -1,4 +1,5 @@
 import Foundation
+@_exported import OfflineNewsFeeds
 @_exported import OfflineNewsImport
 @_exported import OfflineNewsModel
 @_exported import OfflineNewsNetwork

@@ -1,0 +1,75 @@
+import Foundation
+
+extension ArticleDecoder {
+  /// An RSS, Atom or RDF body through ``FeedParser``: every item an article.
+  ///
+  /// - key: the canonical link; else the `guid`/`id` scoped to the feed; else the item's content fingerprint scoped
+  ///   to the feed (``ArticleIdentity``, ``FeedItem/contentFingerprint``), so an item with neither is saved and a
+  ///   re-fetch finds the same article. A link that is not the item's own — an anchor in a page of several posts
+  ///   (`#fragment`), or a link another item of the feed has too — gives way to the item's guid (an anchor link
+  ///   without a guid keys the item as written, fragment included);
+  /// - title: the item's, or the one derived from its text (``FeedItem/titleIsDerived``);
+  /// - summary and content: `description`/Atom `summary` and `content:encoded`/Atom `content`, as the feed gives
+  ///   them (HTML stays HTML); a `description` that is the item's only text is its summary;
+  /// - publishedAt: `pubDate`/`published`/`dc:date`, else `updated`, else the time the item was first saved;
+  /// - the publisher's name (``Article/sourceName``): the feed's title.
+  ///
+  /// Problems the parser reports (a date or URL it could not read, recovered XML) become issues of the page; the
+  /// items stay. A document that is not well-formed past recovery, or not a feed, is `.invalidResponse` naming the
+  /// feed, the line and column.
+  func decodeFeed(_ data: Data, origin: URL, contentType: String?) throws(NewsNetworkError) -> NewsPage {
+    let feed: ParsedFeed
+    do {
+      feed = try FeedParser.parse(data, feedURL: origin, charset: FeedParser.charset(fromContentType: contentType))
+    } catch {
+      throw .invalidResponse(detail: error.description)
+    }
+    let scope = origin.isFileURL ? origin.path : NewsQuery.redacting(origin).absoluteString
+    // Links that are not one item's own: an anchor in a page of several posts (`day.html#a1345`, Scripting News),
+    // or a link two items of this feed share (a sponsor's site linked by two Daring Fireball posts). Such items are
+    // keyed by their guid (or fingerprint), so that each is saved.
+    var linkCounts: [URL: Int] = [:]
+    for item in feed.items {
+      if let link = Self.webLink(item) { linkCounts[ArticleIdentity.linked(link), default: 0] += 1 }
+    }
+    var articles: [Article] = []
+    articles.reserveCapacity(feed.items.count)
+    for item in feed.items {
+      let key: URL
+      let ownID = item.guid.flatMap { $0.isEmpty ? nil : $0 }
+      if let link = Self.webLink(item), linkCounts[ArticleIdentity.linked(link)] == 1 || ownID == nil,
+        link.fragment == nil || ownID == nil
+      {
+        key =
+          link.fragment == nil ? ArticleIdentity.linked(link) : ArticleIdentity.scoped(scope, id: link.absoluteString)
+      } else if let ownID {
+        key = ArticleIdentity.scoped(scope, id: ownID)
+      } else {
+        key = ArticleIdentity.scoped(scope, id: "#" + item.contentFingerprint)
+      }
+      articles.append(
+        Article(
+          key: key, link: item.link, title: item.title, author: item.author ?? feed.author,
+          summary: item.summary?.value, imageURL: item.imageURL,
+          publishedAt: item.published ?? item.updated ?? Date(), content: item.content?.value,
+          sourceName: feed.title, tags: item.categories,
+          enclosures: item.enclosures.map { Enclosure(url: $0.url, type: $0.type, length: $0.length) }))
+    }
+    let issues = feed.issues.map { issue in
+      RecordIssue(
+        index: issue.itemIndex ?? -1, url: nil,
+        keyPath: issue.itemIndex.map { "item[\($0)]" + (issue.element.map { ".\($0)" } ?? "") }
+          ?? (issue.element ?? ""),
+        reason: issue.message, skipped: false)
+    }
+    return NewsPage(articles: articles, issues: issues)
+  }
+
+  /// The item's link when it is an absolute `http(s)` URL.
+  static func webLink(_ item: FeedItem) -> URL? {
+    guard let link = item.link, let scheme = link.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+      return nil
+    }
+    return link
+  }
+}
