@@ -29,6 +29,12 @@ struct FetchAll {
     var cached = 0
     var ageSeconds: Double?
     var error: String?
+    /// Records of the response with a value not read (kept, with a warning), for `news sync`'s report.
+    var issues: [RecordError] = []
+
+    enum CodingKeys: String, CodingKey {
+      case source, kind, status, inserted, updated, unchanged, cached, ageSeconds, error
+    }
   }
 
   func run() async throws(CommandFailure) -> ExitCode {
@@ -167,6 +173,9 @@ struct FetchAll {
         outcome.status = "notModified"
         outcome.cached = result.articles.count
       } else if let saved = result.saved {
+        outcome.issues = result.issues.map {
+          RecordError(entity: "article", identity: $0.url, keyPath: $0.keyPath, reason: $0.reason)
+        }
         outcome.inserted = saved.inserted
         outcome.updated = saved.updated
         outcome.unchanged = saved.unchanged

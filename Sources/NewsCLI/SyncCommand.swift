@@ -152,12 +152,26 @@ struct SyncCommand {
         report = await engine.sync { progress.update($0) }
         progress.finish()
       case .feed(let url):
+        // A feed refreshes as every news source does: through the repository (conditional GET, any format).
         kind = "feed"
-        var feed = FeedSync(
-          source: source.name, url: url, mapping: mapping, storage: storage,
-          transport: URLSessionHTTPTransport(timeout: timeout, retry: Self.retry(timeout)))
-        feed.now = context.now
-        report = await feed.sync()
+        let repository = try context.makeRepository(arguments, timeout: timeout, retrying: true)
+        let outcome = await FetchAll.refresh(
+          source.name, NewsQuery(url: url, source: source.name), policy: .networkOnly, maxAge: source.maxAge,
+          repository: repository, now: context.now())
+        var part = SyncReport.ClassReport(className: "feed", entity: EntityDescription.article.name)
+        part.pages = outcome.status == "failed" ? 0 : 1
+        part.objects = outcome.inserted + outcome.updated + outcome.unchanged + outcome.cached
+        part.inserted = outcome.inserted
+        part.updated = outcome.updated
+        part.unchanged = outcome.status == "notModified" ? outcome.cached : outcome.unchanged
+        part.warnings = outcome.issues
+        if outcome.status == "failed" {
+          part.error = outcome.error
+          part.errorKind = "network"
+        }
+        var feedReport = SyncReport()
+        feedReport.classes = [part]
+        report = feedReport
       }
       reports.append(SourceReport(name: source.name, kind: kind, classes: report.classes))
       if !json {
