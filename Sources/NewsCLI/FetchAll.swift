@@ -117,7 +117,8 @@ struct FetchAll {
     } else {
       let now = context.now()
       console.out(FetchCommand.header(result, source: source.name, now: now, color: console.color) + "\n")
-      console.out(OutputFormat.lines(result.articles, now: now, console: console))
+      let handles = await context.shortHandles(result.articles, repository)
+      console.out(OutputFormat.lines(result.articles, handles: handles, now: now, console: console))
     }
     return result.articles.isEmpty && outcome.status == "failed" ? .unavailable : .success
   }

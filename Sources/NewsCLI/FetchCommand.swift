@@ -81,7 +81,9 @@ struct FetchCommand {
     }
     let now = context.now()
     console.printLines(Self.header(result, source: sourceName, now: now, color: console.color) + "\n")
-    console.printLines(OutputFormat.lines(result.articles.prefix(limit ?? .max), now: now, console: console))
+    let shown = result.articles.prefix(limit ?? .max)
+    let handles = await context.shortHandles(shown, repository)
+    console.printLines(OutputFormat.lines(shown, handles: handles, now: now, console: console))
     context.reportIssues(result.issues, arguments)
     return .success
   }

@@ -29,7 +29,7 @@ enum OutputFormat {
     var article: Article
 
     enum CodingKeys: String, CodingKey {
-      case url, id, title, author, summary, imageURL, publishedAt, sourceID, sourceName, content, source, tags
+      case url, id, handle, title, author, summary, imageURL, publishedAt, sourceID, sourceName, content, source, tags
       case enclosures
     }
 
@@ -38,6 +38,8 @@ enum OutputFormat {
       // `url`: the link as the source gave it (null for an item without one); `id`: the article's key.
       try c.encode(article.displayURL?.absoluteString, forKey: .url)
       try c.encode(article.url.absoluteString, forKey: .id)
+      // The whole handle (16 hex digits): stable, and accepted wherever the short one is.
+      try c.encode(article.handle, forKey: .handle)
       try c.encode(article.source, forKey: .source)
       try c.encode(article.tags, forKey: .tags)
       try c.encode(article.enclosures, forKey: .enclosures)
@@ -106,11 +108,15 @@ enum OutputFormat {
   /// Widths are display columns: CJK and emoji count 2, combining marks 0. Right-to-left text is left in its
   /// logical order for the terminal to lay out. Newlines, tabs and control characters in the data (including escape
   /// codes) become spaces or are dropped, so one article is always one line.
-  static func lines(_ articles: some Collection<Article>, now: Date, width: Int?, color: Bool = false) -> String {
+  static func lines(
+    _ articles: some Collection<Article>, handles: [String: String] = [:], now: Date, width: Int?, color: Bool = false
+  ) -> String {
+    var keys: [String] = []
     var when: [String] = []
     var sources: [String] = []
     var titles: [String] = []
     for article in articles {
+      keys.append(handles[article.url.absoluteString] ?? String(article.handle.prefix(6)))
       when.append(relative(article.publishedAt, now: now))
       let source = sanitized(displaySource(article), collapsingWhitespace: true)
       sources.append(source.isEmpty ? "—" : source)
@@ -118,15 +124,19 @@ enum OutputFormat {
     }
     return table(
       [
-        Column(cells: when, attribute: .dim),
+        // On a narrow terminal the source goes first, then the time, then the handle: the title stays.
+        Column(cells: keys, attribute: .yellow, droppable: true),
+        Column(cells: when, attribute: .dim, droppable: true),
         Column(cells: sources, attribute: .bold, maxWidth: 22, minWidth: 8, droppable: true),
         Column(cells: titles),
-      ], width: width, color: color)
+      ], width: width, color: color, flexibleMinimum: 16)
   }
 
   /// ``lines(_:now:width:color:)`` fitted to a console's width, in colour when the console allows it.
-  static func lines(_ articles: some Collection<Article>, now: Date, console: Console) -> String {
-    lines(articles, now: now, width: console.width, color: console.color)
+  static func lines(
+    _ articles: some Collection<Article>, handles: [String: String] = [:], now: Date, console: Console
+  ) -> String {
+    lines(articles, handles: handles, now: now, width: console.width, color: console.color)
   }
 
   /// "just now", "5 min ago", "3 h ago", "2 d ago", "4 mo ago", "3 y ago"; "in 2 h" for a future date.

@@ -6,8 +6,8 @@ struct ShowCommand {
   static let spec = CommandSpec(
     name: "show",
     summary: "Show one cached article in full (and mark it read), offline.",
-    usage: "URL [--db PATH] [--config PATH] [--json]",
-    positionals: [("URL", "The article's URL, as `news list --json` or `news search --json` shows it.")],
+    usage: "HANDLE|URL [--db PATH] [--config PATH] [--json]",
+    positionals: [("HANDLE|URL", "The article's handle, as `news list` and `news search` print it, or its URL.")],
     options: [
       .database,
       .configuration,
@@ -16,7 +16,8 @@ struct ShowCommand {
     details: """
       Prints the title, source, author, publication time, summary, content, image URL and link. NewsAPI keeps only
       the first 200 characters of the content; the link leads to the whole article.
-      Exit status: 0 shown, 66 no cached article has this URL, 74 storage error.
+      Exit status: 0 shown, 64 a handle several articles share, 66 no cached article has this handle or URL,
+      74 storage error.
       """)
 
   /// The article's fields as `list --json` prints them, plus its local state.
@@ -39,25 +40,15 @@ struct ShowCommand {
   func run() async throws(CommandFailure) -> ExitCode {
     guard let typed = arguments.positionals.first, !typed.isEmpty else {
       throw CommandFailure(
-        .usage, "which article? usage: news show URL", hint: "'news list --json' and 'news search --json' show URLs")
+        .usage, "which article? usage: news show HANDLE|URL", hint: "'news list' shows each article's handle")
     }
     let repository = try context.makeRepository(arguments)
-    var article: Article
+    var article = try await context.resolveArticle(typed, in: repository, command: "show")
     do {
-      let url = try await context.cachedURL(for: typed, in: repository)
-      guard let found = try await repository.article(url: url) else {
-        throw CommandFailure(
-          .noInput, "no cached article has the URL \(url)", hint: "'news list --json' and 'news search' show URLs")
-      }
-      article = found
-      try await repository.markRead(true, url: url)
+      try await repository.markRead(true, url: article.url.absoluteString)
       article.isRead = true
-    } catch let failure as CommandFailure {
-      throw failure
-    } catch let error as NewsRepositoryError {
-      throw context.failure(error)
     } catch {
-      throw CommandFailure(.storage, "\(error)")
+      throw context.failure(error)
     }
     let console = context.console
     if arguments.flag("json") {

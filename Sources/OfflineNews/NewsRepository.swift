@@ -435,7 +435,7 @@ public final class NewsRepository: Sendable {
     return .failed(error)
   }
 
-  private func storing<T>(_ body: () async throws -> T) async throws(NewsRepositoryError) -> T {
+  func storing<T>(_ body: () async throws -> T) async throws(NewsRepositoryError) -> T {
     do {
       return try await body()
     } catch let error as StorageError {

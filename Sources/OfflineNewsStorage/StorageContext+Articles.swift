@@ -202,7 +202,11 @@ extension StorageContext {
   /// The keys `text` may stand for: as typed, and its canonical form.
   static func candidateKeys(_ text: String) -> [String] {
     var keys = [text]
-    if let canonical = CanonicalURL.canonical(text), canonical != text { keys.append(canonical) }
+    // As typed, as a URL would be stored (non-ASCII percent-encoded), and the canonical form of either.
+    let encoded = URL(string: text)?.absoluteString
+    for candidate in [encoded, CanonicalURL.canonical(text), encoded.flatMap(CanonicalURL.canonical)] {
+      if let candidate, !keys.contains(candidate) { keys.append(candidate) }
+    }
     return keys
   }
 

@@ -1,5 +1,5 @@
 extension EntityDescription {
-  /// The built-in `article` entity (migrations 1, 2 and 6), described as apps describe theirs.
+  /// The built-in `article` entity (migrations 1, 2, 6 and 8), described as apps describe theirs.
   ///
   /// Identity `url`. `isRead` and `bookmarkedAt` are local-only: a refresh never overwrites them.
   public static let article = EntityDescription(
@@ -10,6 +10,7 @@ extension EntityDescription {
       Attribute("content", .text), Attribute("sourceID", .text), Attribute("sourceName", .text),
       Attribute("fetchedAt", .date, optional: false), Attribute("fetchQuery", .text, optional: false),
       Attribute("link", .url), Attribute("source", .text), Attribute("tags", .json), Attribute("enclosures", .json),
+      Attribute("handle", .text, localOnly: true),  // derived from the key by the writer; never from a source
       Attribute("isRead", .bool, optional: false, localOnly: true, default: .integer(0)),
       Attribute("bookmarkedAt", .date, localOnly: true),
     ],
@@ -17,6 +18,7 @@ extension EntityDescription {
       Index("article_by_publishedAt", on: ["publishedAt", "url"]),
       Index("article_by_fetchedAt", on: ["fetchedAt"]),
       Index("article_by_source", on: ["source", "publishedAt"]),
+      Index("article_by_handle", on: ["handle"]),
     ])
 }
 

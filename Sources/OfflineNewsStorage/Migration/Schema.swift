@@ -9,5 +9,6 @@ enum Schema {
     .v5FailedQueries,
     .v6ArticleIdentity,
     .v7SearchFolding,
+    .v8ArticleHandles,
   ]
 }
