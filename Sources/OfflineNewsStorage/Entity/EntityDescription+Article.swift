@@ -17,6 +17,8 @@ extension EntityDescription {
     indexes: [
       Index("article_by_publishedAt", on: ["publishedAt", "url"]),
       Index("article_by_fetchedAt", on: ["fetchedAt"]),
+      // Partial in the table (`WHERE bookmarkedAt IS NOT NULL`, migration 2): only bookmarked rows are in it.
+      Index("article_by_bookmarkedAt", on: ["bookmarkedAt"]),
       Index("article_by_source", on: ["source", "publishedAt"]),
       Index("article_by_handle", on: ["handle"]),
     ])
