@@ -48,6 +48,14 @@ public struct Article: Sendable, Hashable, Codable {
   /// eviction never removes a bookmarked article.
   public var bookmarkedAt: Date?
 
+  /// The whole article as a reader view shows it, fetched from its page (`news fetch --full-text`): cleaned HTML;
+  /// `nil` until it has been fetched. Never written by a source: a refresh does not change it.
+  public var fullTextHTML: String?
+  /// The text of ``fullTextHTML`` (searchable).
+  public var fullText: String?
+  /// When the whole article was fetched (UTC), or `nil`.
+  public var fullTextAt: Date?
+
   /// Whether the article is bookmarked.
   public var isBookmarked: Bool { bookmarkedAt != nil }
 

@@ -10,5 +10,6 @@ enum Schema {
     .v6ArticleIdentity,
     .v7SearchFolding,
     .v8ArticleHandles,
+    .v9FullText,
   ]
 }
