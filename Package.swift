@@ -5,6 +5,7 @@
 //   OfflineNewsModel ←────────────────────────────────┼─ OfflineNews (NewsRepository) ← NewsCLI ← news
 //   OfflineNewsModel ← OfflineNewsNetwork ←───────────┤
 //   (Storage, Import, Network) ← OfflineNewsSync ←─────┘
+//   CLibXML2 ← OfflineNewsHTML ← NewsCLI, news-bench
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -47,6 +48,8 @@ let package = Package(
       dependencies: ["OfflineNewsModel", "OfflineNewsStorage", "OfflineNewsImport", "OfflineNewsNetwork"],
       swiftSettings: strict
     ),
+    // HTML on libxml2's HTML parser: documents and nodes, text for the terminal, the readable article of a page.
+    .target(name: "OfflineNewsHTML", dependencies: ["CLibXML2"], swiftSettings: strict),
     // The offline-first NewsRepository, built from a storage context and a network.
     .target(
       name: "OfflineNews",
@@ -56,12 +59,12 @@ let package = Package(
       swiftSettings: strict
     ),
     // The `news` command line: configuration, argument parsing, commands, output.
-    .target(name: "NewsCLI", dependencies: ["OfflineNews"], swiftSettings: strict),
+    .target(name: "NewsCLI", dependencies: ["OfflineNews", "OfflineNewsHTML"], swiftSettings: strict),
     // The composition root's entry point.
     .executableTarget(name: "news", dependencies: ["NewsCLI"], swiftSettings: strict),
     // The benchmark (docs/PERFORMANCE.md): `swift run -c release news-bench`.
     .executableTarget(
-      name: "news-bench", dependencies: ["OfflineNews"], path: "Sources/NewsBench", swiftSettings: strict),
+      name: "news-bench", dependencies: ["OfflineNews", "OfflineNewsHTML"], path: "Sources/NewsBench", swiftSettings: strict),
 
     .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
     .testTarget(name: "OfflineNewsModelTests", dependencies: ["OfflineNewsModel", "TestSupport"]),
@@ -70,6 +73,7 @@ let package = Package(
     .testTarget(name: "OfflineNewsImportTests", dependencies: ["OfflineNewsImport", "TestSupport"]),
     .testTarget(name: "OfflineNewsTests", dependencies: ["OfflineNews", "TestSupport"]),
     .testTarget(name: "OfflineNewsSyncTests", dependencies: ["OfflineNewsSync", "TestSupport"]),
+    .testTarget(name: "OfflineNewsHTMLTests", dependencies: ["OfflineNewsHTML", "TestSupport"]),
     .testTarget(name: "NewsCLITests", dependencies: ["NewsCLI", "TestSupport"]),
   ],
   swiftLanguageModes: [.v6]

@@ -1,0 +1,412 @@
+import Foundation
+
+/// The work of ``HTMLTextRenderer``: one walk over the tree (iterative, any depth) that gathers inline text into
+/// blocks, lays each block out with its prefixes (list markers, quote indentation) and wraps it.
+struct TextLayout {
+  enum Mode {
+    /// For a terminal: heading marks, link references, image marks, indentation, wrapping.
+    case terminal
+    /// Plain reader text: structure only.
+    case plain
+  }
+
+  private enum Container {
+    case quote
+    case definition
+    case list(ordered: Bool, next: Int, items: Int)
+    case item(marker: String, used: Bool)
+    case pre
+  }
+
+  let mode: Mode
+  let width: Int?
+  let baseURL: URL?
+
+  private var lines: [String] = []
+  private var containers: [Container] = []
+  /// The inline text of the block being gathered; `\n` for a `<br>`.
+  private var inline = ""
+  private var pendingSpace = false
+  private var preText = ""
+  private var preDepth = 0
+  private var headingLevel: Int?
+  /// The next block follows the previous one on the next line, without a blank line (list items, rows).
+  private var tight = false
+  /// The cells of the table row being gathered, while inside one; nested tables' rows are text of its cells.
+  private var row: [String]?
+  private var rowDepth = 0
+  private var rowIsFirst = true
+  /// The number of each link open, or `nil` for one without a reference, with the inline length at its start.
+  private var openLinks: [(number: String?, start: Int)] = []
+  private var links: [String] = []
+  private var linkNumbers: [String: Int] = [:]
+
+  init(mode: Mode, width: Int?, baseURL: URL?) {
+    self.mode = mode
+    self.width = width
+    self.baseURL = baseURL
+  }
+
+  // MARK: Walking
+
+  static let skipped: Set<String> = [
+    "script", "style", "noscript", "template", "head", "title", "meta", "link", "base", "iframe", "object", "embed",
+    "svg", "math", "canvas", "video", "audio", "source", "track", "map", "input", "button", "select", "textarea",
+    "option", "optgroup", "datalist", "dialog", "frame", "frameset", "param",
+  ]
+  static let blocks: Set<String> = [
+    "html", "body", "address", "article", "aside", "blockquote", "center", "dd", "details", "dir", "div", "dl", "dt",
+    "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hgroup",
+    "hr", "li", "main", "menu", "nav", "ol", "p", "pre", "section", "summary", "table", "ul", "caption", "legend",
+    "tr", "thead", "tbody", "tfoot",
+  ]
+
+  mutating func walk(_ root: RawNode) {
+    var stack: [(node: RawNode, exiting: Bool)] = [(root, false)]
+    while let (node, exiting) = stack.popLast() {
+      if exiting {
+        exit(node)
+        continue
+      }
+      if node.isText {
+        appendText(node)
+        continue
+      }
+      guard node.isElement || node == root else { continue }
+      if node.isElement {
+        let name = node.name
+        if Self.skipped.contains(name) || isHidden(node) { continue }
+        enter(node, name: name)
+      }
+      stack.append((node, true))
+      var child = node.lastChild
+      while let current = child {
+        stack.append((current, false))
+        child = current.previousSibling
+      }
+    }
+  }
+
+  private func isHidden(_ node: RawNode) -> Bool {
+    if node.hasAttribute("hidden") || node.attribute("aria-hidden") == "true" { return true }
+    guard let style = node.attribute("style") else { return false }
+    return InlineStyle.value(of: "display", in: style) == "none"
+      || InlineStyle.value(of: "visibility", in: style) == "hidden"
+  }
+
+  private mutating func enter(_ node: RawNode, name: String) {
+    switch name {
+    case "br":
+      if preDepth > 0 {
+        preText += "\n"
+      } else if rowDepth > 0 {
+        appendSpace()
+      } else {
+        inline += "\n"
+        pendingSpace = false
+      }
+    case "img":
+      guard mode == .terminal else { return }
+      let alt = JSString.normalize(sanitize(node.attribute("alt") ?? ""))
+      let mark = alt.isEmpty ? "[image]" : "[image: \(alt)]"
+      if preDepth > 0 { preText += mark } else { appendWord(mark) }
+    case "a":
+      openLinks.append((preDepth > 0 ? nil : linkReference(node), inline.utf8.count))
+    case "td", "th":
+      appendSpace()
+    default:
+      guard Self.blocks.contains(name) else { return }
+      endBlock()
+      switch name {
+      case "h1", "h2", "h3", "h4", "h5", "h6":
+        headingLevel = Int(String(name.dropFirst()))
+      case "ul", "ol", "menu", "dir":
+        let start = name == "ol" ? node.attribute("start").flatMap { Int(JSString.trim($0)) } ?? 1 : 1
+        containers.append(.list(ordered: name == "ol", next: start, items: 0))
+      case "li":
+        beginItem(node)
+      case "blockquote":
+        containers.append(.quote)
+      case "pre":
+        containers.append(.pre)
+        preDepth += 1
+      case "dt":
+        tight = true
+      case "dd":
+        tight = true
+        containers.append(.definition)
+      case "tr":
+        rowDepth += 1
+        if rowDepth == 1 {
+          row = []
+          if !rowIsFirst { tight = true }
+        }
+      case "table":
+        rowIsFirst = true
+      case "hr":
+        emit([String(repeating: "─", count: min(width ?? 40, 40))], first: "", rest: "")
+      default:
+        break
+      }
+    }
+  }
+
+  private mutating func exit(_ node: RawNode) {
+    guard node.isElement else {
+      endBlock()
+      return
+    }
+    let name = node.name
+    switch name {
+    case "a":
+      guard let link = openLinks.popLast() else { return }
+      if let number = link.number, inline.utf8.count > link.start { appendRaw("[\(number)]") }
+    case "td", "th":
+      appendSpace()
+      if rowDepth == 1 {
+        row?.append(JSString.normalize(inline))
+        inline = ""
+        pendingSpace = false
+      }
+    default:
+      guard Self.blocks.contains(name) else { return }
+      if name == "tr" && rowDepth > 1 {
+        rowDepth -= 1
+        appendSpace()
+        return
+      }
+      if name == "tr", let cells = row {
+        rowDepth = 0
+        row = nil
+        inline = ""
+        pendingSpace = false
+        let text = cells.filter { !$0.isEmpty }.joined(separator: mode == .terminal ? " | " : "\t")
+        if !text.isEmpty {
+          emitParagraph(text)
+          rowIsFirst = false
+        }
+        return
+      }
+      endBlock()
+      switch name {
+      case "h1", "h2", "h3", "h4", "h5", "h6": headingLevel = nil
+      case "ul", "ol", "menu", "dir", "li", "blockquote", "dd": popContainer()
+      case "pre":
+        popContainer()
+        preDepth -= 1
+      case "table": rowIsFirst = true
+      default: break
+      }
+    }
+  }
+
+  private mutating func popContainer() {
+    if !containers.isEmpty { containers.removeLast() }
+  }
+
+  private mutating func beginItem(_ node: RawNode) {
+    var marker = "• "
+    if let index = containers.lastIndex(where: { if case .list = $0 { true } else { false } }),
+      case .list(let ordered, let next, let items) = containers[index]
+    {
+      let depth = containers.filter { if case .list = $0 { true } else { false } }.count
+      if ordered {
+        let value = node.attribute("value").flatMap { Int(JSString.trim($0)) } ?? next
+        marker = "\(value). "
+        containers[index] = .list(ordered: true, next: value + 1, items: items + 1)
+      } else {
+        marker = depth <= 1 ? "• " : depth == 2 ? "◦ " : "▪ "
+        containers[index] = .list(ordered: false, next: next, items: items + 1)
+      }
+      if items > 0 { tight = true }
+    }
+    if containers.contains(where: { if case .item = $0 { true } else { false } }) { tight = true }
+    containers.append(.item(marker: marker, used: false))
+  }
+
+  // MARK: Inline text
+
+  private mutating func appendText(_ node: RawNode) {
+    let text = node.textContent
+    if preDepth > 0 && row == nil {
+      for scalar in text.unicodeScalars where scalar == "\n" || scalar == "\t" || !isControl(scalar) {
+        preText.unicodeScalars.append(scalar)
+      }
+      return
+    }
+    for scalar in text.unicodeScalars {
+      if scalar == " " || scalar == "\t" || scalar == "\n" || scalar == "\r" || scalar == "\u{0C}" {
+        appendSpace()
+      } else if !isControl(scalar) {
+        if pendingSpace && !inline.isEmpty && !inline.hasSuffix("\n") { inline += " " }
+        pendingSpace = false
+        inline.unicodeScalars.append(scalar)
+      }
+    }
+  }
+
+  private mutating func appendSpace() { pendingSpace = true }
+
+  private mutating func appendWord(_ word: String) {
+    if pendingSpace && !inline.isEmpty && !inline.hasSuffix("\n") { inline += " " }
+    pendingSpace = false
+    inline += word
+  }
+
+  /// Appends text right after what is there (a link's reference), keeping a pending space for after it.
+  private mutating func appendRaw(_ text: String) {
+    inline += text
+  }
+
+  private func isControl(_ scalar: Unicode.Scalar) -> Bool {
+    scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+  }
+
+  private func sanitize(_ text: String) -> String {
+    String(String.UnicodeScalarView(text.unicodeScalars.filter { !isControl($0) || $0 == "\n" || $0 == "\t" }))
+  }
+
+  /// The reference number of a link, or `nil` when it gets none (plain mode, no URL, a fragment, a script).
+  private mutating func linkReference(_ node: RawNode) -> String? {
+    guard mode == .terminal, let href = node.attribute("href") else { return nil }
+    let trimmed = JSString.trim(href)
+    let lowered = trimmed.lowercased()
+    guard !trimmed.isEmpty, !trimmed.hasPrefix("#"), !lowered.hasPrefix("javascript:") else { return nil }
+    let url = sanitize(URLResolution.resolve(trimmed, against: baseURL) ?? trimmed)
+    if let number = linkNumbers[url] { return String(number) }
+    links.append(url)
+    linkNumbers[url] = links.count
+    return String(links.count)
+  }
+
+  // MARK: Blocks
+
+  /// Ends the block being gathered: lays it out when it has text.
+  private mutating func endBlock() {
+    if rowDepth > 0 {
+      appendSpace()
+      return
+    }
+    if preDepth > 0 || !preText.isEmpty {
+      if !preText.isEmpty { emitPre() }
+      if preDepth > 0 { return }
+    }
+    let text = inline
+    inline = ""
+    pendingSpace = false
+    let paragraph = text.split(separator: "\n", omittingEmptySubsequences: false).map {
+      JSString.trim(String($0))
+    }
+    guard paragraph.contains(where: { !$0.isEmpty }) else { return }
+    emitParagraph(paragraph.joined(separator: "\n"))
+  }
+
+  private mutating func emitParagraph(_ text: String) {
+    var body = text
+    if let level = headingLevel, mode == .terminal { body = String(repeating: "#", count: level) + " " + body }
+    let (first, rest) = prefixes()
+    var laidOut: [String] = []
+    for (index, segment) in body.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+      let firstPrefix = index == 0 ? first : rest
+      if let width {
+        let wrapper = LineWrapper(
+          firstWidth: max(10, width - TerminalColumns.width(of: firstPrefix)),
+          restWidth: max(10, width - TerminalColumns.width(of: rest)))
+        let wrapped = wrapper.wrap(String(segment))
+        for (lineIndex, line) in wrapped.enumerated() {
+          laidOut.append((lineIndex == 0 ? firstPrefix : rest) + line)
+        }
+      } else {
+        laidOut.append(firstPrefix + segment)
+      }
+    }
+    appendBlock(laidOut)
+  }
+
+  private mutating func emitPre() {
+    var textLines = expandTabs(preText).split(separator: "\n", omittingEmptySubsequences: false).map {
+      String($0.reversed().drop(while: { $0 == " " }).reversed())
+    }
+    preText = ""
+    while textLines.first?.isEmpty == true { textLines.removeFirst() }
+    while textLines.last?.isEmpty == true { textLines.removeLast() }
+    guard !textLines.isEmpty else { return }
+    let (first, rest) = prefixes()
+    let indent = mode == .terminal ? "    " : ""
+    appendBlock(
+      textLines.enumerated().map { index, line in
+        line.isEmpty ? "" : (index == 0 ? first : rest) + indent + line
+      })
+  }
+
+  private func expandTabs(_ text: String) -> String {
+    guard text.contains("\t") else { return text }
+    var out = ""
+    var column = 0
+    for character in text {
+      if character == "\t" {
+        let spaces = 8 - column % 8
+        out += String(repeating: " ", count: spaces)
+        column += spaces
+      } else if character == "\n" {
+        out.append(character)
+        column = 0
+      } else {
+        out.append(character)
+        column += TerminalColumns.width(of: character)
+      }
+    }
+    return out
+  }
+
+  private mutating func emit(_ block: [String], first: String, rest: String) {
+    endBlock()
+    let (containerFirst, _) = prefixes()
+    appendBlock(block.map { containerFirst + first + $0 })
+  }
+
+  private mutating func appendBlock(_ block: [String]) {
+    guard !block.isEmpty else { return }
+    if !lines.isEmpty && !tight { lines.append("") }
+    tight = false
+    lines += block
+  }
+
+  /// The prefixes of the first line and of the following lines of a block, from the containers it is in; a list
+  /// item's marker goes on the first line of its first block only.
+  private mutating func prefixes() -> (first: String, rest: String) {
+    var first = ""
+    var rest = ""
+    for index in containers.indices {
+      switch containers[index] {
+      case .quote, .definition:
+        guard mode == .terminal else { continue }
+        first += "    "
+        rest += "    "
+      case .item(let marker, let used):
+        let blank = String(repeating: " ", count: TerminalColumns.width(of: marker))
+        first += used ? blank : marker
+        rest += blank
+        containers[index] = .item(marker: marker, used: true)
+      case .list, .pre:
+        continue
+      }
+    }
+    return (first, rest)
+  }
+
+  /// The text laid out, with the link references listed at the end.
+  mutating func finish() -> String {
+    if let cells = row, !cells.isEmpty { inline = cells.joined(separator: " ") + " " + inline }
+    row = nil
+    rowDepth = 0
+    preDepth = 0
+    endBlock()
+    if !links.isEmpty {
+      tight = false
+      appendBlock(links.enumerated().map { "[\($0.offset + 1)] \($0.element)" })
+    }
+    guard !lines.isEmpty else { return "" }
+    return lines.joined(separator: "\n") + "\n"
+  }
+}
