@@ -15,9 +15,10 @@ import Foundation
 /// references are decoded once, by the parser; text in the tree is UTF-8.
 ///
 /// The character encoding is, in order: the `charset` given (the HTTP `Content-Type` parameter, which the HTML
-/// standard puts before the page's own declaration), else a byte order mark, else the page's
-/// `<meta charset>` or `<meta http-equiv="Content-Type">`, else UTF-8 (bytes that are not UTF-8 are then read as
-/// ISO-8859-1, libxml2's fallback). A charset libxml2 does not know (through iconv) is ignored.
+/// standard puts before the page's own declaration); else UTF-8 when the bytes are valid UTF-8 (a saved page often
+/// keeps a stale `<meta charset>`); else a byte order mark, the page's `<meta charset>` or
+/// `<meta http-equiv="Content-Type">`; else ISO-8859-1 (libxml2's fallback for bytes that are not UTF-8). A
+/// charset libxml2 does not know (through iconv) is ignored.
 ///
 /// Nodes are ``HTMLNode`` values that keep their document alive. A node removed from the tree (``HTMLNode/remove()``)
 /// stays valid, detached, until the document is freed. A document and its nodes are not `Sendable`: use them from
@@ -86,11 +87,52 @@ public final class HTMLDocument {
 
   private static func parse(_ data: Data, url: URL?, charset: String?) -> htmlDocPtr? {
     libraryInitialized
+    var encoding = charset.flatMap { $0.isEmpty ? nil : $0 }
+    // Without a charset from HTTP, bytes that are all valid UTF-8 are read as UTF-8 whatever the <meta> says: a page
+    // saved as UTF-8 often keeps its server's old declaration, and text in a legacy encoding is almost never valid
+    // UTF-8 by chance. Otherwise libxml2 follows the <meta>.
+    if encoding == nil, isValidUTF8(data) { encoding = "UTF-8" }
+    let previous = clibxml2_silence_errors()
+    defer { clibxml2_restore_errors(previous) }
     return data.withUnsafeBytes { bytes in
       guard let base = bytes.baseAddress, bytes.count > 0 else { return nil }
-      let encoding = charset.flatMap { $0.isEmpty ? nil : $0 }
       return htmlReadMemory(
         base.assumingMemoryBound(to: CChar.self), Int32(bytes.count), url?.absoluteString, encoding, parseOptions)
+    }
+  }
+
+  /// Whether the bytes are well-formed UTF-8 (RFC 3629), checked without making a string.
+  static func isValidUTF8(_ data: Data) -> Bool {
+    data.withUnsafeBytes { raw in
+      let bytes = raw
+      var index = 0
+      let count = bytes.count
+      while index < count {
+        let byte = bytes[index]
+        if byte < 0x80 {
+          index += 1
+          continue
+        }
+        let length: Int
+        let lower: UInt8
+        let upper: UInt8
+        switch byte {
+        case 0xC2...0xDF: (length, lower, upper) = (2, 0x80, 0xBF)
+        case 0xE0: (length, lower, upper) = (3, 0xA0, 0xBF)
+        case 0xE1...0xEC, 0xEE...0xEF: (length, lower, upper) = (3, 0x80, 0xBF)
+        case 0xED: (length, lower, upper) = (3, 0x80, 0x9F)
+        case 0xF0: (length, lower, upper) = (4, 0x90, 0xBF)
+        case 0xF1...0xF3: (length, lower, upper) = (4, 0x80, 0xBF)
+        case 0xF4: (length, lower, upper) = (4, 0x80, 0x8F)
+        default: return false
+        }
+        guard index + length <= count else { return false }
+        let second = bytes[index + 1]
+        guard second >= lower && second <= upper else { return false }
+        for offset in 2..<length where bytes[index + offset] & 0xC0 != 0x80 { return false }
+        index += length
+      }
+      return true
     }
   }
 

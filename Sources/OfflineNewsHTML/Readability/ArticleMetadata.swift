@@ -32,11 +32,31 @@ struct ArticleMetadata: Equatable {
     if content.dropFirst(leading.count).hasPrefix("<![CDATA[") { content = content.dropFirst(leading.count + 9) }
     let trailing = content.reversed().prefix { $0.unicodeScalars.allSatisfy(JSString.isWhitespace) }
     if content.dropLast(trailing.count).hasSuffix("]]>") { content = content.dropLast(trailing.count + 3) }
-    guard
-      let parsed = try? JSONSerialization.jsonObject(with: Data(content.utf8), options: [.fragmentsAllowed]),
-      var object = parsed as? [String: Any]
+    guard let parsed = try? JSONSerialization.jsonObject(with: Data(content.utf8), options: [.fragmentsAllowed])
     else { return nil }
-    guard let context = object["@context"] as? String, isSchemaOrg(context) else { return nil }
+    var object: [String: Any]
+    if let list = parsed as? [Any] {
+      // A list of items: the first of an article type.
+      var found: [String: Any]?
+      for item in list {
+        guard let item = item as? [String: Any], let type = item["@type"] else { continue }
+        guard let name = type as? String else { return nil }  // `.match` of a non-string throws
+        if ReadabilityPatterns.isArticleType(name) {
+          found = item
+          break
+        }
+      }
+      guard let found else { return nil }
+      object = found
+    } else if let dictionary = parsed as? [String: Any] {
+      object = dictionary
+    } else {
+      return nil
+    }
+    // `@context` is schema.org, as a string or as an object's `@vocab`.
+    let context = object["@context"]
+    let vocabulary = (context as? [String: Any])?["@vocab"] as? String
+    guard (context as? String).map(isSchemaOrg) ?? vocabulary.map(isSchemaOrg) ?? false else { return nil }
     if object["@type"] == nil, let graph = object["@graph"] as? [Any] {
       var found: [String: Any]?
       for item in graph {
@@ -134,8 +154,10 @@ struct ArticleMetadata: Equatable {
         "dc:title", "dcterm:title", "og:title", "weibo:article:title", "weibo:webpage:title", "title",
         "twitter:title", "parsely-title")
     if metadata.title == nil { metadata.title = ArticleTitle.from(document) }
+    // `article:author` is often the URL of the author's profile, which is no byline.
+    let articleAuthor = first("article:author").flatMap { URLResolution.hasScheme(JSString.trim($0)) ? nil : $0 }
     metadata.byline =
-      nonEmpty(jsonLD.byline) ?? first("dc:creator", "dcterm:creator", "author", "parsely-author")
+      nonEmpty(jsonLD.byline) ?? first("dc:creator", "dcterm:creator", "author", "parsely-author") ?? articleAuthor
     metadata.excerpt =
       nonEmpty(jsonLD.excerpt)
       ?? first(

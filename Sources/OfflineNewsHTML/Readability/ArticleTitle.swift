@@ -15,13 +15,13 @@ enum ArticleTitle {
     var hadHierarchicalSeparators = false
     let scalars = Array(original.unicodeScalars)
 
-    if let last = lastSeparatorFollowedBySpace(scalars, requiringSpaceBefore: true) {
-      // `/ [\|\-\\\/>»] /`: a separator with a space on both sides.
-      hadHierarchicalSeparators = hasSpacedSeparator(scalars, in: hierarchical)
-      // `(.*)[\|\-\\\/>»] .*` → `$1`: everything before the last separator followed by a space.
-      title = string(scalars[..<(lastSeparatorFollowedBySpace(scalars, requiringSpaceBefore: false) ?? last)])
+    let spaced = spacedSeparators(scalars)
+    if let last = spaced.last {
+      // `/ [\|\-\\\/>»] /`: a separator with a space on both sides; everything before the last one.
+      hadHierarchicalSeparators = spaced.contains { hierarchical.contains(scalars[$0 + 1]) }
+      title = string(scalars[..<last])
       if JSString.wordCount(title) < 3 {
-        // `[^\|\-\\\/>»]*[\|\-\\\/>»](.*)` → `$1`: everything after the first separator.
+        // `/^[^\|\-\\\/>»]*[\|\-\\\/>»]/` removed: everything after the first separator.
         if let first = scalars.firstIndex(where: { separators.contains($0) }) {
           title = string(scalars[(first + 1)...])
         }
@@ -54,23 +54,19 @@ enum ArticleTitle {
     return title
   }
 
-  /// The index of the last separator that is followed by a space (and, when asked, preceded by one).
-  private static func lastSeparatorFollowedBySpace(_ scalars: [Unicode.Scalar], requiringSpaceBefore: Bool) -> Int? {
-    guard scalars.count >= 2 else { return nil }
-    for index in stride(from: scalars.count - 2, through: 0, by: -1)
-    where separators.contains(scalars[index]) && scalars[index + 1] == " " {
-      if !requiringSpaceBefore || (index > 0 && scalars[index - 1] == " ") { return index }
+  /// The start (the first space) of each match of `/ [\|\-\\\/>»] /g`, left to right, matches not overlapping.
+  private static func spacedSeparators(_ scalars: [Unicode.Scalar]) -> [Int] {
+    var starts: [Int] = []
+    var index = 0
+    while index + 2 < scalars.count {
+      if scalars[index] == " " && separators.contains(scalars[index + 1]) && scalars[index + 2] == " " {
+        starts.append(index)
+        index += 3
+      } else {
+        index += 1
+      }
     }
-    return nil
-  }
-
-  private static func hasSpacedSeparator(_ scalars: [Unicode.Scalar], in set: Set<Unicode.Scalar>) -> Bool {
-    guard scalars.count >= 3 else { return false }
-    for index in 1..<(scalars.count - 1)
-    where set.contains(scalars[index]) && scalars[index - 1] == " " && scalars[index + 1] == " " {
-      return true
-    }
-    return false
+    return starts
   }
 
   private static func string(_ scalars: some Sequence<Unicode.Scalar>) -> String {

@@ -313,18 +313,9 @@ enum DataURL {
     return String(type)
   }
 
-  /// `src.length - (src.search(/base64\s*/i) + 7)`: roughly the length of the encoded payload.
+  /// The length of what follows the `data:…;base64,` prefix (in UTF-16 code units), 0 when there is no prefix.
   static func base64PayloadLength(_ url: String) -> Int {
-    let utf16 = Array(url.utf16)
-    let lowered = url.lowercased().utf16.count == utf16.count ? Array(url.lowercased().utf16) : utf16
-    let needle = Array("base64".utf16)
-    var start = -1
-    if lowered.count >= needle.count {
-      for index in 0...(lowered.count - needle.count) where Array(lowered[index..<(index + needle.count)]) == needle {
-        start = index
-        break
-      }
-    }
-    return utf16.count - (start + 7)
+    guard let comma = url.firstIndex(of: ","), base64MediaType(url) != nil else { return 0 }
+    return url[url.index(after: comma)...].utf16.count
   }
 }

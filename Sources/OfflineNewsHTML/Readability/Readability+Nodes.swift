@@ -201,8 +201,8 @@ extension Readability {
   // MARK: Byline and title
 
   /// Whether the node is the article's byline (`rel="author"`, `itemprop` with `author`, or a byline class or id,
-  /// and a text of 1 to 99 characters); records its text. Only the first byline counts, and none when the
-  /// metadata named one.
+  /// and a text of 1 to 99 characters); records its text, or the text of a descendant with `itemprop="name"` (the
+  /// author's name alone). Only the first byline counts, and none when the metadata named one.
   func checkByline(_ node: RawNode, matchString: String) -> Bool {
     guard articleByline == nil, metadata.byline == nil else { return false }
     let rel = node.attribute("rel")
@@ -211,10 +211,19 @@ extension Readability {
       rel == "author" || (itemprop?.contains("author") ?? false)
         || ReadabilityPatterns.byline.occurs(in: JSString.asciiLowercased(matchString))
     else { return false }
-    let text = JSString.trim(node.textContent)
-    let length = JSString.length(text)
+    let length = TextMeasure(node).trimmedLength
     guard length > 0 && length < 100 else { return false }
-    articleByline = text
+    let end = nextNode(node, ignoringSelfAndKids: true)
+    var next = nextNode(node)
+    var nameNode: RawNode?
+    while let current = next, current != end {
+      if let itemprop = current.attribute("itemprop"), itemprop.contains("name") {
+        nameNode = current
+        break
+      }
+      next = nextNode(current)
+    }
+    articleByline = JSString.trim((nameNode ?? node).textContent)
     return true
   }
 

@@ -78,7 +78,7 @@ final class Readability {
     "menu", "menubar", "complementary", "navigation", "alert", "alertdialog", "dialog",
   ]
   static let emptyRemovable: Set<String> = ["div", "section", "header", "h1", "h2", "h3", "h4", "h5", "h6"]
-  static let alterToDivExceptions: Set<String> = ["div", "article", "section", "p"]
+  static let alterToDivExceptions: Set<String> = ["div", "article", "section", "p", "ol", "ul"]
 
   /// Finds the article's content: a detached `<div>` of the attempt's document holding the page `<div>`, or `nil`
   /// when the page has no body or no attempt found any text.
