@@ -7,7 +7,7 @@ enum URLResolution {
   /// `reference` made absolute against `base`; the reference itself when it is already absolute or there is no
   /// base; `nil` when it cannot be resolved. Surrounding ASCII whitespace is ignored, as browsers do.
   static func resolve(_ reference: String, against base: URL?) -> String? {
-    let trimmed = reference.trimmingCharacters(in: .htmlWhitespace)
+    let trimmed = trimmingHTMLWhitespace(reference)
     if hasScheme(trimmed) { return trimmed }
     guard let base else { return trimmed }
     // A reference with spaces or characters beyond ASCII is escaped first: xmlBuildURI refuses them.
@@ -62,7 +62,13 @@ extension String {
   }
 }
 
-extension CharacterSet {
-  /// ASCII whitespace as the HTML standard defines it: tab, line feed, form feed, carriage return, space.
-  static let htmlWhitespace = CharacterSet(charactersIn: " \t\n\r\u{0C}")
+/// `text` without leading and trailing ASCII whitespace as the HTML standard defines it (tab, line feed, form feed,
+/// carriage return, space).
+func trimmingHTMLWhitespace(_ text: String) -> String {
+  let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0C || $0 == 0x0D }
+  let utf8 = text.utf8
+  guard let first = utf8.firstIndex(where: { !isSpace($0) }), let last = utf8.lastIndex(where: { !isSpace($0) })
+  else { return "" }
+  if first == utf8.startIndex && last == utf8.index(before: utf8.endIndex) { return text }
+  return String(text[first...last])
 }

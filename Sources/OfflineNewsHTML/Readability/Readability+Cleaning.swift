@@ -51,7 +51,7 @@ extension Readability {
       let media =
         paragraph.countDescendants("img") + paragraph.countDescendants("embed")
         + paragraph.countDescendants("object") + paragraph.countDescendants("iframe")
-      if media == 0 && TextMeasure(paragraph).trimmedLength == 0 { document.remove(paragraph) }
+      if media == 0 && !TextMeasure.hasVisibleText(paragraph) { document.remove(paragraph) }
     }
 
     for br in content.descendants("br") {
@@ -236,7 +236,7 @@ extension Readability {
     let images = node.countDescendants("img")
     let listItems = node.countDescendants("li") - 100
     let inputs = node.countDescendants("input")
-    let headingDensity = textDensity(node, tags: Self.headings)
+    let headingDensity = textDensity(node, tags: Self.headings, textLength: text.normalizedLength)
     var embedCount = 0
     for embed in node.descendants(Self.embedTags) {
       if isAllowedVideo(embed) { return false }
@@ -247,8 +247,8 @@ extension Readability {
       let innerText = innerText(node)
       if ReadabilityPatterns.isAdWords(innerText) || ReadabilityPatterns.isLoadingWords(innerText) { return true }
     }
-    let linkDensity = linkDensity(node)
-    let textDensity = textDensity(node, tags: Self.textishTags)
+    let linkDensity = linkDensity(node, textLength: contentLength)
+    let textDensity = textDensity(node, tags: Self.textishTags, textLength: contentLength)
     let isFigureChild = hasAncestorTag(node, "figure")
 
     var remove = false

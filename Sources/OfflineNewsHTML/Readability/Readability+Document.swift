@@ -50,7 +50,7 @@ extension Readability {
     var current: RawNode? = node
     while let element = current {
       if element.isElement("img") { return true }
-      if element.elementChildCount != 1 || TextMeasure(element).trimmedLength != 0 { return false }
+      if element.elementChildCount != 1 || TextMeasure.hasVisibleText(element) { return false }
       current = element.firstElementChild
     }
     return false
@@ -80,7 +80,7 @@ extension Readability {
   /// A text node or comment whose text is only whitespace (`REGEXPS.whitespace` on its `textContent`).
   func isBlankNonElement(_ node: RawNode) -> Bool {
     if node.isElement { return false }
-    if node.isText { return TextMeasure(node).trimmedLength == 0 }
+    if node.isText { return !TextMeasure.hasVisibleText(node) }
     return JSString.trim(node.textContent).isEmpty
   }
 

@@ -53,8 +53,8 @@ extension Readability {
   }
 
   /// The share of the node's text that is inside links (links to a fragment count 30 %), 0 for a node without text.
-  func linkDensity(_ node: RawNode) -> Double {
-    let textLength = TextMeasure(node).normalizedLength
+  func linkDensity(_ node: RawNode, textLength known: Int? = nil) -> Double {
+    let textLength = known ?? TextMeasure(node).normalizedLength
     guard textLength > 0 else { return 0 }
     var linkLength = 0.0
     for link in node.descendants("a") {
@@ -66,8 +66,8 @@ extension Readability {
   }
 
   /// The share of the node's text that is inside descendants with one of `tags`.
-  func textDensity(_ node: RawNode, tags: Set<String>) -> Double {
-    let textLength = TextMeasure(node).normalizedLength
+  func textDensity(_ node: RawNode, tags: Set<String>, textLength known: Int? = nil) -> Double {
+    let textLength = known ?? TextMeasure(node).normalizedLength
     guard textLength > 0 else { return 0 }
     var childrenLength = 0
     for child in node.descendants(tags) { childrenLength += TextMeasure(child).normalizedLength }
@@ -107,7 +107,7 @@ extension Readability {
 
   /// A text node of only whitespace, or a `<br>`.
   func isWhitespace(_ node: RawNode) -> Bool {
-    (node.isText && TextMeasure(node).trimmedLength == 0) || node.isElement("br")
+    (node.isText && !TextMeasure.hasVisibleText(node)) || node.isElement("br")
   }
 
   /// Whether the element has exactly one element child, named `tag`, and no text that ends in non-whitespace.
@@ -134,7 +134,7 @@ extension Readability {
 
   /// An element without text whose element children, if any, are all `<br>` or `<hr>`.
   func isElementWithoutContent(_ node: RawNode) -> Bool {
-    guard node.isElement, TextMeasure(node).trimmedLength == 0 else { return false }
+    guard node.isElement, !TextMeasure.hasVisibleText(node) else { return false }
     let children = node.elementChildCount
     return children == 0 || children == node.countDescendants("br") + node.countDescendants("hr")
   }

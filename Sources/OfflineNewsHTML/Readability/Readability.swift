@@ -22,8 +22,18 @@ final class Readability {
     var textLength: Int
   }
 
+  /// How each attempt gets a fresh copy of the prepared page (Readability.js keeps `pageCacheHtml`).
+  enum Restart {
+    /// Copy the prepared page for every attempt (it must stay as it is).
+    case copying
+    /// Use the prepared page for the first attempt, and parse and prepare these bytes again for any later one: one
+    /// copy fewer for the pages (most) that need one attempt.
+    case reparsing(Data, url: URL?, charset: String?)
+  }
+
   let options: ReadabilityExtractor.Options
-  /// The page after preparation, never changed by an attempt (Readability.js's `pageCacheHtml`).
+  let restart: Restart
+  /// The page after preparation.
   let source: HTMLDocument
   /// The page of the current attempt, a copy of ``source``.
   var document: HTMLDocument
@@ -40,19 +50,42 @@ final class Readability {
   /// The tables `_markDataTables` found to hold data (`_readabilityDataTable`).
   var dataTables: Set<RawNode> = []
 
-  init(document: HTMLDocument, options: ReadabilityExtractor.Options) {
+  init(document: HTMLDocument, options: ReadabilityExtractor.Options, restart: Restart = .copying) {
     self.source = document
     self.document = document
     self.options = options
+    self.restart = restart
+  }
+
+  /// Readability.js's preparation of the page before `_grabArticle`; returns the JSON-LD metadata found.
+  @discardableResult
+  func prepare(_ page: HTMLDocument) -> ArticleMetadata {
+    unwrapNoscriptImages(page)
+    let jsonLD = ArticleMetadata.fromJSONLD(page)
+    removeScripts(page)
+    prepDocument(page)
+    return jsonLD
+  }
+
+  /// The page for attempt number `attempt` (0 first): see ``Restart``.
+  private func page(forAttempt attempt: Int) -> HTMLDocument {
+    switch restart {
+    case .copying:
+      return HTMLDocument(copying: source)
+    case .reparsing(let data, let url, let charset):
+      if attempt == 0 { return source }
+      guard let page = try? HTMLDocument(data: data, url: url, charset: charset) else {
+        return HTMLDocument(copying: source)  // not reached: these bytes parsed once already
+      }
+      prepare(page)
+      return page
+    }
   }
 
   // MARK: parse()
 
   func parse() -> ReadableArticle? {
-    unwrapNoscriptImages(source)
-    let jsonLD = ArticleMetadata.fromJSONLD(source)
-    removeScripts(source)
-    prepDocument(source)
+    let jsonLD = prepare(source)
     metadata = ArticleMetadata.of(source, jsonLD: jsonLD)
     articleTitle = metadata.title ?? ""
 
@@ -85,7 +118,7 @@ final class Readability {
   private func grabArticle() -> (RawNode, HTMLDocument)? {
     var attempts: [Attempt] = []
     while true {
-      let page = HTMLDocument(copying: source)
+      let page = page(forAttempt: attempts.count)
       document = page
       scores = [:]
       dataTables = []

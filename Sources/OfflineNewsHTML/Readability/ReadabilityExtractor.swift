@@ -67,7 +67,8 @@ public struct ReadabilityExtractor: Sendable {
     -> ReadableArticle?
   {
     let document = try HTMLDocument(data: data, url: url, charset: charset)
-    return extract(from: document)
+    return Readability(document: document, options: options, restart: .reparsing(data, url: url, charset: charset))
+      .parse()
   }
 
   /// The article of a parsed page. The document is changed (scripts, styles and hidden elements are removed first);

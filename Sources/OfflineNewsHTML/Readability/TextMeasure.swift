@@ -53,45 +53,94 @@ struct TextMeasure {
     while index < count {
       let byte = bytes[index]
       if byte < 0x80 {
+        // ASCII: a run of visible characters at once.
         if byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) {
           whitespace()
-        } else {
-          if byte == 0x2C {
+          index += 1
+          continue
+        }
+        var end = index
+        while end < count {
+          let next = bytes[end]
+          guard next < 0x80, next != 0x20, next < 0x09 || next > 0x0D else { break }
+          if next == 0x2C {
             commas += 1
             asciiCommas += 1
           }
-          visible(1)
+          end += 1
         }
-        index += 1
+        visible(end - index)
+        index = end
         continue
       }
-      let length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1
-      let b1 = index + 1 < count ? bytes[index + 1] : 0
-      let b2 = index + 2 < count ? bytes[index + 2] : 0
-      var isSpace = false
-      switch length {
-      case 2:
-        isSpace = byte == 0xC2 && b1 == 0xA0
-        if byte == 0xD8 && b1 == 0x8C { commas += 1 }  // U+060C
-      case 3:
-        switch (byte, b1) {
-        case (0xE1, 0x9A): isSpace = b2 == 0x80
-        case (0xE2, 0x80): isSpace = (0x80...0x8A).contains(b2) || b2 == 0xA8 || b2 == 0xA9 || b2 == 0xAF
-        case (0xE2, 0x81): isSpace = b2 == 0x9F
-        case (0xE3, 0x80): isSpace = b2 == 0x80
-        case (0xEF, 0xBB): isSpace = b2 == 0xBF
-        case (0xE2, 0xB9): if b2 == 0x81 { commas += 1 }  // U+2E41
-        case (0xE2, 0xB8): if b2 == 0xB4 || b2 == 0xB2 { commas += 1 }  // U+2E34, U+2E32
-        case (0xEF, 0xB9): if b2 == 0x90 { commas += 1 }  // U+FE50
-        case (0xEF, 0xB8): if b2 == 0x90 || b2 == 0x91 { commas += 1 }  // U+FE10, U+FE11
-        case (0xEF, 0xBC): if b2 == 0x8C { commas += 1 }  // U+FF0C
-        default: break
-        }
+      let scalar = Self.scalar(in: bytes, at: index)
+      if scalar.isComma { commas += 1 }
+      if scalar.isSpace { whitespace() } else { visible(scalar.units) }
+      index += scalar.length
+    }
+  }
+
+  /// The non-ASCII scalar starting at `index`: its length in bytes and UTF-16 code units, whether it is JavaScript
+  /// whitespace or one of Readability.js's commas.
+  @inline(__always)
+  static func scalar(in bytes: UnsafeBufferPointer<UInt8>, at index: Int)
+    -> (length: Int, units: Int, isSpace: Bool, isComma: Bool)
+  {
+    let count = bytes.count
+    let byte = bytes[index]
+    let length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1
+    let b1 = index + 1 < count ? bytes[index + 1] : 0
+    let b2 = index + 2 < count ? bytes[index + 2] : 0
+    var isSpace = false
+    var isComma = false
+    switch length {
+    case 2:
+      isSpace = byte == 0xC2 && b1 == 0xA0
+      isComma = byte == 0xD8 && b1 == 0x8C  // U+060C
+    case 3:
+      switch (byte, b1) {
+      case (0xE1, 0x9A): isSpace = b2 == 0x80
+      case (0xE2, 0x80): isSpace = (0x80...0x8A).contains(b2) || b2 == 0xA8 || b2 == 0xA9 || b2 == 0xAF
+      case (0xE2, 0x81): isSpace = b2 == 0x9F
+      case (0xE3, 0x80): isSpace = b2 == 0x80
+      case (0xEF, 0xBB): isSpace = b2 == 0xBF
+      case (0xE2, 0xB9): isComma = b2 == 0x81  // U+2E41
+      case (0xE2, 0xB8): isComma = b2 == 0xB4 || b2 == 0xB2  // U+2E34, U+2E32
+      case (0xEF, 0xB9): isComma = b2 == 0x90  // U+FE50
+      case (0xEF, 0xB8): isComma = b2 == 0x90 || b2 == 0x91  // U+FE10, U+FE11
+      case (0xEF, 0xBC): isComma = b2 == 0x8C  // U+FF0C
       default: break
       }
-      if isSpace { whitespace() } else { visible(length == 4 ? 2 : 1) }
-      index += length
+    default: break
     }
+    return (min(length, count - index), length == 4 ? 2 : 1, isSpace, isComma)
+  }
+
+  /// Whether the node has any text that is not whitespace (`textContent.trim() !== ""`), stopping at the first.
+  static func hasVisibleText(_ node: RawNode) -> Bool {
+    var found = false
+    node.forEachText { bytes in
+      guard !found else { return }
+      var index = 0
+      while index < bytes.count {
+        let byte = bytes[index]
+        if byte < 0x80 {
+          if byte != 0x20 && (byte < 0x09 || byte > 0x0D) {
+            found = true
+            return
+          }
+          index += 1
+          continue
+        }
+        let scalar = scalar(in: bytes, at: index)
+        if !scalar.isSpace {
+          found = true
+          return
+        }
+        index += scalar.length
+      }
+    }
+    return found
   }
 }
 

@@ -310,8 +310,8 @@ struct TextLayout {
       let firstPrefix = index == 0 ? first : rest
       if let width {
         let wrapper = LineWrapper(
-          firstWidth: max(10, width - TerminalColumns.width(of: firstPrefix)),
-          restWidth: max(10, width - TerminalColumns.width(of: rest)))
+          firstWidth: max(1, width - TerminalColumns.width(of: firstPrefix)),
+          restWidth: max(1, width - TerminalColumns.width(of: rest)))
         let wrapped = wrapper.wrap(String(segment))
         for (lineIndex, line) in wrapped.enumerated() {
           laidOut.append((lineIndex == 0 ? firstPrefix : rest) + line)
