@@ -64,7 +64,8 @@ let package = Package(
     .executableTarget(name: "news", dependencies: ["NewsCLI"], swiftSettings: strict),
     // The benchmark (docs/PERFORMANCE.md): `swift run -c release news-bench`.
     .executableTarget(
-      name: "news-bench", dependencies: ["OfflineNews", "OfflineNewsHTML"], path: "Sources/NewsBench", swiftSettings: strict),
+      name: "news-bench", dependencies: ["OfflineNews", "OfflineNewsHTML"], path: "Sources/NewsBench",
+      swiftSettings: strict),
 
     .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
     .testTarget(name: "OfflineNewsModelTests", dependencies: ["OfflineNewsModel", "TestSupport"]),

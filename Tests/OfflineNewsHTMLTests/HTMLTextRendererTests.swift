@@ -32,8 +32,9 @@ struct HTMLTextRendererTests {
   @Test("ordered lists are numbered from their start, an item's value resets the count")
   func numberedLists() {
     #expect(renderer.render(html: "<ol><li>a</li><li>b</li></ol>") == "1. a\n2. b\n")
-    #expect(renderer.render(html: "<ol start=\"9\"><li>a</li><li>b</li><li value=\"20\">c</li><li>d</li></ol>")
-      == "9. a\n10. b\n20. c\n21. d\n")
+    #expect(
+      renderer.render(html: "<ol start=\"9\"><li>a</li><li>b</li><li value=\"20\">c</li><li>d</li></ol>")
+        == "9. a\n10. b\n20. c\n21. d\n")
   }
 
   @Test("a list item's wrapped lines and later paragraphs stay under its text")
@@ -49,12 +50,15 @@ struct HTMLTextRendererTests {
     #expect(text == "He said:\n\n    Yes.\n\n        No.\n")
   }
 
-  @Test("<pre> keeps its spaces and lines (tabs to 8-column stops), indented, never wrapped")
+  @Test("<pre> keeps its spaces and lines (tabs to 8-column stops), indented; a line too long is cut")
   func preformatted() {
-    let html = "<p>Code:</p><pre>func f() {\n\treturn  1   // a comment that is longer than the width\n}</pre>"
-    let text = HTMLTextRenderer(width: 30).render(html: html)
+    let html = "<p>Code:</p><pre>func f() {\n\treturn  1   // a longer comment\n}</pre>"
     #expect(
-      text == "Code:\n\n    func f() {\n            return  1   // a comment that is longer than the width\n    }\n")
+      HTMLTextRenderer().render(html: html)
+        == "Code:\n\n    func f() {\n            return  1   // a longer comment\n    }\n")
+    #expect(
+      HTMLTextRenderer(width: 30).render(html: html)
+        == "Code:\n\n    func f() {\n            return  1   // a l\n    onger comment\n    }\n")
   }
 
   @Test("links become numbered references, listed at the end; one URL keeps one number")
@@ -72,6 +76,14 @@ struct HTMLTextRendererTests {
         [2] https://other.example/b?x=1&y=2
 
         """)
+  }
+
+  @Test("a URL longer than the line is cut, its rest under its start; URLs are shown escaped")
+  func longURLs() {
+    let html = "<a href=\"https://example.com/a path/\(String(repeating: "x", count: 30))\">x</a>"
+    #expect(
+      HTMLTextRenderer(width: 30).render(html: html)
+        == "x[1]\n\n[1] https://example.com/a%20pa\n    th/xxxxxxxxxxxxxxxxxxxxxxx\n    xxxxxxx\n")
   }
 
   @Test("a <base href> is what links resolve against")
@@ -113,13 +125,15 @@ struct HTMLTextRendererTests {
   @Test("tables give a line per row, cells apart by |; a rule for <hr>")
   func tablesAndRules() {
     let html = "<table><tr><th>Team</th><th>Score</th></tr><tr><td>A</td><td>1</td></tr></table><hr><p>After</p>"
-    #expect(renderer.render(html: html) == "Team | Score\nA | 1\n\n" + String(repeating: "─", count: 40) + "\n\nAfter\n")
+    #expect(
+      renderer.render(html: html) == "Team | Score\nA | 1\n\n" + String(repeating: "─", count: 40) + "\n\nAfter\n")
   }
 
   @Test("definition lists: terms on their line, descriptions indented")
   func definitions() {
-    #expect(renderer.render(html: "<dl><dt>RSS</dt><dd>Really Simple Syndication</dd></dl>")
-      == "RSS\n    Really Simple Syndication\n")
+    #expect(
+      renderer.render(html: "<dl><dt>RSS</dt><dd>Really Simple Syndication</dd></dl>")
+        == "RSS\n    Really Simple Syndication\n")
   }
 
   @Test("wrapping keeps every line within the width and breaks at spaces")

@@ -1,7 +1,7 @@
 import Foundation
 import OfflineNewsHTML
-import Testing
 import TestSupport
+import Testing
 
 /// The extractor on a page written for the test (`Tests/Fixtures/html/article-page.html`) and on small inputs that
 /// pin single rules.
@@ -27,8 +27,7 @@ struct ReadabilityExtractorTests {
     let article = try #require(try Self.article("article-page.html"))
     #expect(article.text.contains("The river Wend rose by two metres overnight"))
     #expect(article.text.contains("More rain is forecast for Thursday."))
-    for furniture in ["Most read", "Other story", "First! This is a comment", "All rights reserved", "Home", "Share"]
-    {
+    for furniture in ["Most read", "Other story", "First! This is a comment", "All rights reserved", "Home", "Share"] {
       #expect(!article.text.contains(furniture), "\(furniture)")
     }
     #expect(!article.content.contains("<script"))

@@ -1,7 +1,7 @@
 import Foundation
 import OfflineNewsHTML
-import Testing
 import TestSupport
+import Testing
 
 /// The extractor on the real pages of Mozilla Readability's test suite (`../shared/fixtures/real/pages/`): our text
 /// against the text of `expected.html` (Readability.js's own output), and our title and byline against
@@ -82,7 +82,8 @@ struct ReadabilityPagesTests {
     for result in results {
       table +=
         result.name.padding(toLength: 28, withPad: " ", startingAt: 0)
-        + String(format: "  %.4f  %@  %@\n", result.f1, result.titleMatches ? "  ok " : "  ✗  ",
+        + String(
+          format: "  %.4f  %@  %@\n", result.f1, result.titleMatches ? "  ok " : "  ✗  ",
           result.bylineMatches ? " ok" : " ✗")
       if !result.titleMatches {
         table += "    title  \(String(reflecting: result.title)) ≠ \(String(reflecting: result.expectedTitle))\n"

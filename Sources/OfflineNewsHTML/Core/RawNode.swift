@@ -114,8 +114,9 @@ struct RawNode: Hashable {
 
   /// The next node of a depth-first, pre-order walk of the subtree of `root` (not leaving it), or `nil` at its end.
   func next(within root: RawNode, skippingChildren: Bool = false) -> RawNode? {
-    if !skippingChildren, let child = pointer.pointee.children, pointer.pointee.type == XML_ELEMENT_NODE
-      || pointer.pointee.type == XML_HTML_DOCUMENT_NODE || pointer.pointee.type == XML_DOCUMENT_NODE
+    if !skippingChildren, let child = pointer.pointee.children,
+      pointer.pointee.type == XML_ELEMENT_NODE
+        || pointer.pointee.type == XML_HTML_DOCUMENT_NODE || pointer.pointee.type == XML_DOCUMENT_NODE
     {
       return RawNode(child)
     }

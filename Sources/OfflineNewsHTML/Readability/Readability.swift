@@ -171,10 +171,11 @@ final class Readability {
           continue
         }
         // No luck after removing flags: the longest text any attempt found (the first of equals, a stable sort).
-        guard let best = attempts.enumerated().max(by: { lhs, rhs in
-          lhs.element.textLength != rhs.element.textLength
-            ? lhs.element.textLength < rhs.element.textLength : lhs.offset > rhs.offset
-        })?.element, best.textLength > 0
+        guard
+          let best = attempts.enumerated().max(by: { lhs, rhs in
+            lhs.element.textLength != rhs.element.textLength
+              ? lhs.element.textLength < rhs.element.textLength : lhs.offset > rhs.offset
+          })?.element, best.textLength > 0
         else { return nil }
         result = best.content
         resultPage = best.document

@@ -39,7 +39,8 @@ enum ReadabilityPatterns {
 
   /// `REGEXPS.negative`, less its `hid` alternatives (see ``isNegative(_:)``).
   private static let negativeWords = Words([
-    "-ad-", "hidden", "banner", "combx", "comment", "com-", "contact", "footer", "gdpr", "masthead", "media", "meta", "outbrain", "promo", "related", "scroll", "share", "shoutbox", "sidebar",
+    "-ad-", "hidden", "banner", "combx", "comment", "com-", "contact", "footer", "gdpr", "masthead", "media", "meta",
+    "outbrain", "promo", "related", "scroll", "share", "shoutbox", "sidebar",
     "skyscraper", "sponsor", "shopping", "tags", "widget",
   ])
 

@@ -58,34 +58,79 @@ struct LineWrapper {
     return lines
   }
 
+  /// `line` in pieces of at most `width` columns, cut between characters (a character wider than `width` is a
+  /// piece of its own).
+  static func cut(_ line: String, width: Int) -> [String] {
+    guard TerminalColumns.width(of: line) > width else { return [line] }
+    var pieces: [String] = []
+    var piece = ""
+    var used = 0
+    for character in line {
+      let columns = TerminalColumns.width(of: character)
+      if used > 0 && used + columns > width {
+        pieces.append(piece)
+        piece = ""
+        used = 0
+      }
+      piece.append(character)
+      used += columns
+    }
+    if !piece.isEmpty { pieces.append(piece) }
+    return pieces
+  }
+
   enum Piece: Equatable {
     case space
     case word(String, width: Int)
   }
 
-  /// The text as words and the spaces between them; each wide character is a word of its own.
+  /// The text as words and the spaces between them; each wide character is a word of its own. ASCII words are
+  /// measured by their length (every printable ASCII character is one column); others character by character.
   static func pieces(of text: String) -> [Piece] {
     var pieces: [Piece] = []
+    var text = text
+    text.withUTF8 { bytes in
+      var index = 0
+      let count = bytes.count
+      while index < count {
+        if bytes[index] == 0x20 {
+          pieces.append(.space)
+          index += 1
+          continue
+        }
+        var end = index
+        var ascii = true
+        while end < count, bytes[end] != 0x20 {
+          if bytes[end] >= 0x80 { ascii = false }
+          end += 1
+        }
+        let word = String(decoding: UnsafeBufferPointer(rebasing: bytes[index..<end]), as: UTF8.self)
+        if ascii {
+          pieces.append(.word(word, width: end - index))
+        } else {
+          appendMeasured(word, to: &pieces)
+        }
+        index = end
+      }
+    }
+    return pieces
+  }
+
+  /// Splits a word with characters beyond ASCII at its wide characters and measures the parts.
+  private static func appendMeasured(_ segment: String, to pieces: inout [Piece]) {
     var word = ""
     var width = 0
-    func flush() {
-      if !word.isEmpty { pieces.append(.word(word, width: width)) }
-      word = ""
-      width = 0
-    }
-    for character in text {
-      if character == " " {
-        flush()
-        pieces.append(.space)
-      } else if TerminalColumns.isWide(character) {
-        flush()
+    for character in segment {
+      if TerminalColumns.isWide(character) {
+        if !word.isEmpty { pieces.append(.word(word, width: width)) }
         pieces.append(.word(String(character), width: TerminalColumns.width(of: character)))
+        word = ""
+        width = 0
       } else {
         word.append(character)
         width += TerminalColumns.width(of: character)
       }
     }
-    flush()
-    return pieces
+    if !word.isEmpty { pieces.append(.word(word, width: width)) }
   }
 }

@@ -24,10 +24,13 @@ struct TextLayout {
 
   private var lines: [String] = []
   private var containers: [Container] = []
-  /// The inline text of the block being gathered; `\n` for a `<br>`.
-  private var inline = ""
+  /// The inline text of the block being gathered, UTF-8; `\n` for a `<br>`. Bytes, not a `String`, so that text is
+  /// copied in runs rather than character by character.
+  private var inline: [UInt8] = []
   private var pendingSpace = false
-  private var preText = ""
+  /// Whether `inline` is empty or ends with a line break (a space there would lead a line).
+  private var atLineStart = true
+  private var preText: [UInt8] = []
   private var preDepth = 0
   private var headingLevel: Int?
   /// The next block follows the previous one on the next line, without a blank line (list items, rows).
@@ -98,20 +101,21 @@ struct TextLayout {
     switch name {
     case "br":
       if preDepth > 0 {
-        preText += "\n"
+        preText.append(0x0A)
       } else if rowDepth > 0 {
         appendSpace()
       } else {
-        inline += "\n"
+        inline.append(0x0A)
         pendingSpace = false
+        atLineStart = true
       }
     case "img":
       guard mode == .terminal else { return }
       let alt = JSString.normalize(sanitize(node.attribute("alt") ?? ""))
       let mark = alt.isEmpty ? "[image]" : "[image: \(alt)]"
-      if preDepth > 0 { preText += mark } else { appendWord(mark) }
+      if preDepth > 0 { preText += Array(mark.utf8) } else { appendWord(mark) }
     case "a":
-      openLinks.append((preDepth > 0 ? nil : linkReference(node), inline.utf8.count))
+      openLinks.append((preDepth > 0 ? nil : linkReference(node), inline.count))
     case "td", "th":
       appendSpace()
     default:
@@ -160,13 +164,12 @@ struct TextLayout {
     switch name {
     case "a":
       guard let link = openLinks.popLast() else { return }
-      if let number = link.number, inline.utf8.count > link.start { appendRaw("[\(number)]") }
+      if let number = link.number, inline.count > link.start { appendRaw("[\(number)]") }
     case "td", "th":
       appendSpace()
       if rowDepth == 1 {
-        row?.append(JSString.normalize(inline))
-        inline = ""
-        pendingSpace = false
+        row?.append(JSString.trim(String(decoding: inline, as: UTF8.self)))
+        clearInline()
       }
     default:
       guard Self.blocks.contains(name) else { return }
@@ -178,8 +181,7 @@ struct TextLayout {
       if name == "tr", let cells = row {
         rowDepth = 0
         row = nil
-        inline = ""
-        pendingSpace = false
+        clearInline()
         let text = cells.filter { !$0.isEmpty }.joined(separator: mode == .terminal ? " | " : "\t")
         if !text.isEmpty {
           emitParagraph(text)
@@ -226,36 +228,95 @@ struct TextLayout {
 
   // MARK: Inline text
 
+  private mutating func clearInline() {
+    inline.removeAll(keepingCapacity: true)
+    pendingSpace = false
+    atLineStart = true
+  }
+
+  /// Appends a text node: in `<pre>` as it is (less control characters other than tab and line feed), elsewhere
+  /// with runs of ASCII whitespace made one space and control characters (C0, DEL, C1) dropped.
   private mutating func appendText(_ node: RawNode) {
-    let text = node.textContent
-    if preDepth > 0 && row == nil {
-      for scalar in text.unicodeScalars where scalar == "\n" || scalar == "\t" || !isControl(scalar) {
-        preText.unicodeScalars.append(scalar)
+    node.forEachText { bytes in
+      if preDepth > 0 && row == nil {
+        appendPreformatted(bytes)
+      } else {
+        appendCollapsed(bytes)
       }
-      return
     }
-    for scalar in text.unicodeScalars {
-      if scalar == " " || scalar == "\t" || scalar == "\n" || scalar == "\r" || scalar == "\u{0C}" {
-        appendSpace()
-      } else if !isControl(scalar) {
-        if pendingSpace && !inline.isEmpty && !inline.hasSuffix("\n") { inline += " " }
-        pendingSpace = false
-        inline.unicodeScalars.append(scalar)
+  }
+
+  /// Whether the bytes at `index` start a control character to drop: C0 (other than whitespace), DEL, or C1
+  /// (U+0080–U+009F, `C2 80`–`C2 9F` in UTF-8). Returns its length, 0 when it is not one.
+  @inline(__always)
+  private func controlLength(_ bytes: UnsafeBufferPointer<UInt8>, _ index: Int) -> Int {
+    let byte = bytes[index]
+    if byte < 0x20 || byte == 0x7F { return 1 }
+    if byte == 0xC2, index + 1 < bytes.count, (0x80...0x9F).contains(bytes[index + 1]) { return 2 }
+    return 0
+  }
+
+  @inline(__always)
+  private func isCollapsible(_ byte: UInt8) -> Bool {
+    byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == 0x0C
+  }
+
+  private mutating func appendCollapsed(_ bytes: UnsafeBufferPointer<UInt8>) {
+    var index = 0
+    let count = bytes.count
+    while index < count {
+      if isCollapsible(bytes[index]) {
+        pendingSpace = true
+        index += 1
+        continue
       }
+      let control = controlLength(bytes, index)
+      if control > 0 {
+        index += control
+        continue
+      }
+      var end = index + 1
+      while end < count, !isCollapsible(bytes[end]), controlLength(bytes, end) == 0 { end += 1 }
+      if pendingSpace && !atLineStart { inline.append(0x20) }
+      pendingSpace = false
+      atLineStart = false
+      inline.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<end]))
+      index = end
+    }
+  }
+
+  private mutating func appendPreformatted(_ bytes: UnsafeBufferPointer<UInt8>) {
+    var index = 0
+    while index < bytes.count {
+      let byte = bytes[index]
+      if byte == 0x0A || byte == 0x09 {
+        preText.append(byte)
+        index += 1
+        continue
+      }
+      let control = controlLength(bytes, index)
+      if control > 0 {
+        index += control
+        continue
+      }
+      preText.append(byte)
+      index += 1
     }
   }
 
   private mutating func appendSpace() { pendingSpace = true }
 
   private mutating func appendWord(_ word: String) {
-    if pendingSpace && !inline.isEmpty && !inline.hasSuffix("\n") { inline += " " }
+    if pendingSpace && !atLineStart { inline.append(0x20) }
     pendingSpace = false
-    inline += word
+    atLineStart = false
+    inline += Array(word.utf8)
   }
 
   /// Appends text right after what is there (a link's reference), keeping a pending space for after it.
   private mutating func appendRaw(_ text: String) {
-    inline += text
+    inline += Array(text.utf8)
+    atLineStart = false
   }
 
   private func isControl(_ scalar: Unicode.Scalar) -> Bool {
@@ -272,7 +333,8 @@ struct TextLayout {
     let trimmed = JSString.trim(href)
     let lowered = trimmed.lowercased()
     guard !trimmed.isEmpty, !trimmed.hasPrefix("#"), !lowered.hasPrefix("javascript:") else { return nil }
-    let url = sanitize(URLResolution.resolve(trimmed, against: baseURL) ?? trimmed)
+    // Escaped like a URI (no spaces, no controls, ASCII), so that it reads and copies as one.
+    let url = URLResolution.escapeForURI(sanitize(URLResolution.resolve(trimmed, against: baseURL) ?? trimmed))
     if let number = linkNumbers[url] { return String(number) }
     links.append(url)
     linkNumbers[url] = links.count
@@ -291,28 +353,39 @@ struct TextLayout {
       if !preText.isEmpty { emitPre() }
       if preDepth > 0 { return }
     }
-    let text = inline
-    inline = ""
-    pendingSpace = false
-    let paragraph = text.split(separator: "\n", omittingEmptySubsequences: false).map {
-      JSString.trim(String($0))
+    // Lines (apart by <br>) without the spaces at their ends; nothing when there is no text.
+    let segments = inline.split(separator: 0x0A, omittingEmptySubsequences: false).map { line -> String in
+      var slice = line[...]
+      while slice.first == 0x20 { slice = slice.dropFirst() }
+      while slice.last == 0x20 { slice = slice.dropLast() }
+      let line = String(decoding: slice, as: UTF8.self)
+      // No-break and other Unicode spaces at an end (`<p>&nbsp;</p>`) go too.
+      return (slice.first ?? 0) >= 0x80 || (slice.last ?? 0) >= 0x80 ? JSString.trim(line) : line
     }
-    guard paragraph.contains(where: { !$0.isEmpty }) else { return }
-    emitParagraph(paragraph.joined(separator: "\n"))
+    clearInline()
+    guard segments.contains(where: { !$0.isEmpty }) else { return }
+    emitParagraph(segments)
   }
 
   private mutating func emitParagraph(_ text: String) {
-    var body = text
-    if let level = headingLevel, mode == .terminal { body = String(repeating: "#", count: level) + " " + body }
+    emitParagraph([text])
+  }
+
+  /// Lays out a paragraph given as its lines: wrapped, with the containers' prefixes.
+  private mutating func emitParagraph(_ segments: [String]) {
+    var segments = segments
+    if let level = headingLevel, mode == .terminal, !segments.isEmpty {
+      segments[0] = String(repeating: "#", count: level) + " " + segments[0]
+    }
     let (first, rest) = prefixes()
     var laidOut: [String] = []
-    for (index, segment) in body.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+    for (index, segment) in segments.enumerated() {
       let firstPrefix = index == 0 ? first : rest
       if let width {
         let wrapper = LineWrapper(
           firstWidth: max(1, width - TerminalColumns.width(of: firstPrefix)),
           restWidth: max(1, width - TerminalColumns.width(of: rest)))
-        let wrapped = wrapper.wrap(String(segment))
+        let wrapped = wrapper.wrap(segment)
         for (lineIndex, line) in wrapped.enumerated() {
           laidOut.append((lineIndex == 0 ? firstPrefix : rest) + line)
         }
@@ -323,20 +396,38 @@ struct TextLayout {
     appendBlock(laidOut)
   }
 
+  /// Lays out preformatted text line for line; with a width, a line longer than the room is cut between
+  /// characters onto the next line (where a terminal would wrap it).
   private mutating func emitPre() {
-    var textLines = expandTabs(preText).split(separator: "\n", omittingEmptySubsequences: false).map {
-      String($0.reversed().drop(while: { $0 == " " }).reversed())
+    let text = expandTabs(String(decoding: preText, as: UTF8.self))
+    var textLines = text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { line -> String in
+      var slice = line[...]
+      while slice.last == 0x20 { slice = slice.dropLast() }
+      return String(Substring(slice))
     }
-    preText = ""
+    preText = []
     while textLines.first?.isEmpty == true { textLines.removeFirst() }
     while textLines.last?.isEmpty == true { textLines.removeLast() }
     guard !textLines.isEmpty else { return }
     let (first, rest) = prefixes()
     let indent = mode == .terminal ? "    " : ""
-    appendBlock(
-      textLines.enumerated().map { index, line in
-        line.isEmpty ? "" : (index == 0 ? first : rest) + indent + line
-      })
+    var block: [String] = []
+    for (index, line) in textLines.enumerated() {
+      guard !line.isEmpty else {
+        block.append("")
+        continue
+      }
+      let prefix = (index == 0 ? first : rest) + indent
+      if let width {
+        let room = max(1, width - TerminalColumns.width(of: prefix))
+        for (part, chunk) in LineWrapper.cut(line, width: room).enumerated() {
+          block.append((part == 0 ? prefix : rest + indent) + chunk)
+        }
+      } else {
+        block.append(prefix + line)
+      }
+    }
+    appendBlock(block)
   }
 
   private func expandTabs(_ text: String) -> String {
@@ -373,38 +464,55 @@ struct TextLayout {
   }
 
   /// The prefixes of the first line and of the following lines of a block, from the containers it is in; a list
-  /// item's marker goes on the first line of its first block only.
+  /// item's marker goes on the first line of its first block only. With a width, indentation takes at most half of
+  /// it: the outermost levels are left out first.
   private mutating func prefixes() -> (first: String, rest: String) {
-    var first = ""
-    var rest = ""
+    var parts: [(first: String, rest: String)] = []
     for index in containers.indices {
       switch containers[index] {
       case .quote, .definition:
         guard mode == .terminal else { continue }
-        first += "    "
-        rest += "    "
+        parts.append(("    ", "    "))
       case .item(let marker, let used):
         let blank = String(repeating: " ", count: TerminalColumns.width(of: marker))
-        first += used ? blank : marker
-        rest += blank
+        parts.append((used ? blank : marker, blank))
         containers[index] = .item(marker: marker, used: true)
       case .list, .pre:
         continue
       }
     }
-    return (first, rest)
+    if let width {
+      var total = parts.reduce(0) { $0 + TerminalColumns.width(of: $1.first) }
+      while total > width / 2, let outermost = parts.first {
+        total -= TerminalColumns.width(of: outermost.first)
+        parts.removeFirst()
+      }
+    }
+    return (parts.map(\.first).joined(), parts.map(\.rest).joined())
   }
 
   /// The text laid out, with the link references listed at the end.
   mutating func finish() -> String {
-    if let cells = row, !cells.isEmpty { inline = cells.joined(separator: " ") + " " + inline }
+    if let cells = row, !cells.isEmpty { inline = Array((cells.joined(separator: " ") + " ").utf8) + inline }
     row = nil
     rowDepth = 0
     preDepth = 0
     endBlock()
     if !links.isEmpty {
       tight = false
-      appendBlock(links.enumerated().map { "[\($0.offset + 1)] \($0.element)" })
+      var block: [String] = []
+      for (index, url) in links.enumerated() {
+        let label = "[\(index + 1)] "
+        guard let width else {
+          block.append(label + url)
+          continue
+        }
+        // A URL longer than the line is cut between characters, the rest under its start.
+        let indent = String(repeating: " ", count: label.count)
+        let wrapper = LineWrapper(firstWidth: max(1, width - label.count), restWidth: max(1, width - label.count))
+        for (part, line) in wrapper.wrap(url).enumerated() { block.append((part == 0 ? label : indent) + line) }
+      }
+      appendBlock(block)
     }
     guard !lines.isEmpty else { return "" }
     return lines.joined(separator: "\n") + "\n"
