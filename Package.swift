@@ -75,7 +75,7 @@ let package = Package(
     .testTarget(name: "OfflineNewsTests", dependencies: ["OfflineNews", "TestSupport"]),
     .testTarget(name: "OfflineNewsSyncTests", dependencies: ["OfflineNewsSync", "TestSupport"]),
     .testTarget(name: "OfflineNewsHTMLTests", dependencies: ["OfflineNewsHTML", "TestSupport"]),
-    .testTarget(name: "NewsCLITests", dependencies: ["NewsCLI", "TestSupport"]),
+    .testTarget(name: "NewsCLITests", dependencies: ["NewsCLI", "OfflineNewsHTML", "TestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -33,7 +33,7 @@ public struct NewsCommandLine: Sendable {
     FetchCommand.spec, ListCommand.spec, ImportCommand.spec, DeleteCommand.spec, LocalStateCommand.markReadSpec,
     LocalStateCommand.bookmarkSpec, StatsCommand.spec, EntitiesCommand.spec, RecordsCommand.spec,
     SourcesCommand.spec, SyncCommand.spec,
-    SearchCommand.spec, ShowCommand.spec,
+    SearchCommand.spec, ShowCommand.spec, ExtractCommand.spec,
   ]
 
   static let version = "0.1.0"
@@ -89,6 +89,11 @@ public struct NewsCommandLine: Sendable {
       if parsed.wantsHelp {
         console.out(spec.helpText)
         return ExitCode.success.rawValue
+      }
+      if spec.name == ExtractCommand.spec.name {
+        // Reads only its file: no configuration to load.
+        return try ExtractCommand(console: console, currentDirectory: currentDirectory, arguments: parsed).run()
+          .rawValue
       }
       let context = try makeContext(parsed)
       switch spec.name {

@@ -47,6 +47,20 @@ public struct HTMLTextRenderer: Sendable {
     return render(root)
   }
 
+  /// Renders several pieces of HTML one after another (a summary, then a content), each parsed on its own — an
+  /// unclosed tag or comment in one cannot swallow the next — with one list of link references at the end.
+  public func render(htmlFragments: [String], baseURL: URL? = nil) -> String {
+    var layout = TextLayout(mode: .terminal, width: width, baseURL: baseURL)
+    for fragment in htmlFragments {
+      let document = HTMLDocument(html: fragment, url: baseURL)
+      guard let root = document.body ?? document.root else { continue }
+      layout.baseURL = document.baseURL
+      layout.walk(root.raw)
+      layout.endBlock()
+    }
+    return layout.finish()
+  }
+
   /// Renders a node and what is below it; links resolve against the document's ``HTMLDocument/baseURL``.
   public func render(_ node: HTMLNode) -> String {
     var layout = TextLayout(mode: .terminal, width: width, baseURL: node.document.baseURL)

@@ -20,7 +20,7 @@ struct TextLayout {
 
   let mode: Mode
   let width: Int?
-  let baseURL: URL?
+  var baseURL: URL?
 
   private var lines: [String] = []
   private var containers: [Container] = []
@@ -344,7 +344,7 @@ struct TextLayout {
   // MARK: Blocks
 
   /// Ends the block being gathered: lays it out when it has text.
-  private mutating func endBlock() {
+  mutating func endBlock() {
     if rowDepth > 0 {
       appendSpace()
       return
