@@ -72,6 +72,11 @@ struct ExtractCommand {
       throw CommandFailure(.noInput, "no such file: \(path)")
     }
     guard !isDirectory.boolValue else { throw CommandFailure(.badInput, "\(path) is a folder, not a page") }
+    // libxml2 parses one buffer of less than 2 GiB: a larger file is refused before it is read.
+    let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+    if let size, size >= Int(Int32.max) {
+      throw CommandFailure(.badInput, "\(path) is \(size) bytes, more than a page can be (2 GiB)")
+    }
     let data: Data
     do {
       data = try Data(contentsOf: URL(fileURLWithPath: path))

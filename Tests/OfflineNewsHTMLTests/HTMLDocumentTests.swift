@@ -124,4 +124,20 @@ struct HTMLDocumentTests {
     #expect(HTMLDocument(html: "").body == nil)
     #expect(try HTMLDocument(data: Data([0xEF, 0xBB, 0xBF])).body?.textContent ?? "" == "")
   }
+
+  @Test("a second <html>, or content after </html>, is merged into the one root and its body")
+  func oneRoot() throws {
+    let document = HTMLDocument(
+      html: "<html><body><p>first</p></body></html><html><body><noscript>n</noscript><p>more</p></body></html>")
+    let root = try #require(document.root)
+    #expect(root.children.map(\.name) == ["body"])
+    #expect(document.body?.children.map(\.name) == ["p", "noscript", "p"])
+    #expect(document.root?.parent?.children.count == 1)
+    let article = ReadabilityExtractor().extract(
+      from: HTMLDocument(
+        html: "<body><p>\(String(repeating: "Words of a story, and more. ", count: 25))</p></body></html>"
+          + "<html><body><noscript><p>enable scripts</p></noscript><font>tail text</font></body></html>"))
+    #expect(article?.content.contains("noscript") == false)
+    #expect(article?.content.contains("<font") == false)
+  }
 }

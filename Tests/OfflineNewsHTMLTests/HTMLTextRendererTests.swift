@@ -185,4 +185,26 @@ struct HTMLTextRendererTests {
     #expect(renderer.render(html: "  \n <p> </p><div></div>") == "")
     #expect(HTMLTextRenderer.text(of: "") == "")
   }
+
+  @Test("indentation takes at most half the width: the outermost levels are left out first")
+  func indentationCap() {
+    let html =
+      String(repeating: "<blockquote>", count: 10) + "deep quote" + String(repeating: "</blockquote>", count: 10)
+    let text = HTMLTextRenderer(width: 20).render(html: html)
+    #expect(text == "        deep quote\n")
+  }
+
+  @Test("pieces rendered together share one list of references; an unclosed tag in one does not spill over")
+  func fragments() {
+    let text = HTMLTextRenderer().render(
+      htmlFragments: ["A <a href=\"/a\">summary</a> <!-- unclosed", "The <a href=\"/b\">content</a>."],
+      baseURL: URL(string: "https://news.example/story"))
+    #expect(text == "A summary[1]\n\nThe content[2].\n\n[1] https://news.example/a\n[2] https://news.example/b\n")
+  }
+
+  @Test("an empty line inside a list item keeps no indentation")
+  func noTrailingSpaces() {
+    let text = HTMLTextRenderer(width: 30).render(html: "<ul><li>one<br><br>two</li></ul>")
+    #expect(text == "• one\n\n  two\n")
+  }
 }

@@ -83,6 +83,50 @@ public final class HTMLDocument {
     // libxml2 gives no document for an empty input (or one of only a byte order mark): an empty document instead.
     self.pointer = pointer ?? htmlNewDocNoDtD(nil, nil)
     self.url = url
+    mergeRootElements()
+  }
+
+  /// Gives the document one root element holding one `<head>` and one `<body>`, as the HTML standard's tree
+  /// construction does: in some repairs libxml2 starts a second `<html>`, beside or inside the first, or leaves
+  /// elements and text after it at the top level; their content moves into the first root's `<head>` and `<body>`,
+  /// so that every walk from the root, and from the body, sees all of the page.
+  private func mergeRootElements() {
+    var top = documentNode.firstChild
+    var root: RawNode?
+    var strays: [RawNode] = []
+    while let node = top {
+      if node.isElement || node.isText {
+        if root == nil && node.isElement { root = node } else if root != nil { strays.append(node) }
+      }
+      top = node.nextSibling
+    }
+    guard let root else { return }
+    // A second <html> may also be nested in the first one.
+    strays += root.elementChildren.filter { $0.isElement("html") }
+    guard !strays.isEmpty else { return }
+    let body =
+      rawBody
+      ?? {
+        let made = makeElement("body")
+        append(made, to: root)
+        return made
+      }()
+    for stray in strays {
+      guard stray.isElement("html") else {
+        append(stray, to: body)
+        continue
+      }
+      for child in stray.childNodes {
+        if child.isElement("head"), let head = rawHead {
+          for node in child.childNodes { append(node, to: head) }
+        } else if child.isElement("head") || child.isElement("body") {
+          for node in child.childNodes { append(node, to: body) }
+        } else {
+          append(child, to: body)
+        }
+      }
+      remove(stray)
+    }
   }
 
   private static func parse(_ data: Data, url: URL?, charset: String?) -> htmlDocPtr? {

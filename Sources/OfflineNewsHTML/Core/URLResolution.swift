@@ -17,6 +17,15 @@ enum URLResolution {
     return String(cString: built)
   }
 
+  /// Whether a reference is a `javascript:` URL as a browser reads it (WHATWG URL Standard: leading and trailing
+  /// C0 controls and spaces stripped, tabs and line breaks removed anywhere, the scheme case-insensitive).
+  static func isJavaScript(_ reference: String) -> Bool {
+    var scalars = reference.unicodeScalars.filter { $0 != "\t" && $0 != "\n" && $0 != "\r" }[...]
+    while let first = scalars.first, first.value <= 0x20 { scalars = scalars.dropFirst() }
+    let prefix = String(String.UnicodeScalarView(scalars.prefix(11))).lowercased()
+    return prefix == "javascript:"
+  }
+
   /// Whether `text` starts with an RFC 3986 scheme: a letter, then letters, digits, `+`, `-`, `.`, then `:`.
   static func hasScheme(_ text: String) -> Bool {
     var first = true

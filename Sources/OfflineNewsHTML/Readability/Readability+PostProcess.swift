@@ -23,7 +23,8 @@ extension Readability {
 
     for link in content.descendants("a") {
       guard let href = link.attribute("href"), !href.isEmpty else { continue }
-      if href.hasPrefix("javascript:") {
+      // Readability.js tests `href.indexOf("javascript:") === 0`; a browser also runs ` JavaScript:` and the like.
+      if URLResolution.isJavaScript(href) {
         // The link cannot work once scripts are gone: its text (or a <span> of its children) stays.
         let children = link.childNodes
         if children.count == 1, children[0].isText {

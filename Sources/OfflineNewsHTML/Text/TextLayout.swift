@@ -331,8 +331,7 @@ struct TextLayout {
   private mutating func linkReference(_ node: RawNode) -> String? {
     guard mode == .terminal, let href = node.attribute("href") else { return nil }
     let trimmed = JSString.trim(href)
-    let lowered = trimmed.lowercased()
-    guard !trimmed.isEmpty, !trimmed.hasPrefix("#"), !lowered.hasPrefix("javascript:") else { return nil }
+    guard !trimmed.isEmpty, !trimmed.hasPrefix("#"), !URLResolution.isJavaScript(trimmed) else { return nil }
     // Escaped like a URI (no spaces, no controls, ASCII), so that it reads and copies as one.
     let url = URLResolution.escapeForURI(sanitize(URLResolution.resolve(trimmed, against: baseURL) ?? trimmed))
     if let number = linkNumbers[url] { return String(number) }
@@ -456,11 +455,19 @@ struct TextLayout {
     appendBlock(block.map { containerFirst + first + $0 })
   }
 
+  /// Adds a laid-out block, after a blank line unless it is tight; no line keeps spaces at its end (an empty line
+  /// of a list item would be only its indentation).
   private mutating func appendBlock(_ block: [String]) {
     guard !block.isEmpty else { return }
     if !lines.isEmpty && !tight { lines.append("") }
     tight = false
-    lines += block
+    for line in block {
+      var end = line.utf8.endIndex
+      while end > line.utf8.startIndex, line.utf8[line.utf8.index(before: end)] == 0x20 {
+        end = line.utf8.index(before: end)
+      }
+      lines.append(end == line.utf8.endIndex ? line : String(line[..<end]))
+    }
   }
 
   /// The prefixes of the first line and of the following lines of a block, from the containers it is in; a list
