@@ -35,7 +35,7 @@ public struct NewsCommandLine: Sendable {
     FetchCommand.spec, ListCommand.spec, ImportCommand.spec, DeleteCommand.spec, LocalStateCommand.markReadSpec,
     LocalStateCommand.bookmarkSpec, StatsCommand.spec, EntitiesCommand.spec, RecordsCommand.spec,
     SourcesCommand.spec, AddCommand.spec, RemoveCommand.spec, SyncCommand.spec,
-    SearchCommand.spec, ShowCommand.spec, OpenCommand.spec,
+    SearchCommand.spec, ShowCommand.spec, OpenCommand.spec, ExtractCommand.spec,
   ]
 
   static let version = "0.1.0"
@@ -101,6 +101,11 @@ public struct NewsCommandLine: Sendable {
         return ExitCode.success.rawValue
       }
       console = console.coloring(try parsed.colorChoice())
+      if spec.name == ExtractCommand.spec.name {
+        // Reads only its file: no configuration to load.
+        return try ExtractCommand(console: console, currentDirectory: currentDirectory, arguments: parsed).run()
+          .rawValue
+      }
       // The commands that write sources may create the configuration file they are pointed at.
       let context = try makeContext(
         parsed, console: console, creatable: [AddCommand.spec.name, ImportCommand.spec.name].contains(spec.name))

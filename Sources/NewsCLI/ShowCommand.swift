@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNews
+import OfflineNewsHTML
 
 /// `news show URL`: one cached article in full, marked read. No network.
 struct ShowCommand {
@@ -14,8 +15,10 @@ struct ShowCommand {
       OptionSpec(name: "json", help: "Print JSON: {url, title, author, summary, …, isRead, bookmarked}."),
     ],
     details: """
-      Prints the title, source, author, publication time, summary, content, image URL and link. NewsAPI keeps only
-      the first 200 characters of the content; the link leads to the whole article.
+      Prints the title, source, author, publication time, then the summary and content rendered as text
+      (HTML as a reader sees it: paragraphs, headings, lists, quotes, links as numbered references listed after
+      it, entities decoded) wrapped to the terminal, then the image URL and link. --json prints the stored values
+      unchanged. NewsAPI keeps only the first 200 characters of the content; the link leads to the whole article.
       Exit status: 0 shown, 64 a handle several articles share, 66 no cached article has this handle or URL,
       74 storage error.
       """)
@@ -59,8 +62,9 @@ struct ShowCommand {
     return .success
   }
 
-  /// The article as text: the title, a line of source · author · time, then the summary and the content as
-  /// paragraphs (wrapped to `width` when there is one), then the image URL and the link.
+  /// The article as text: the title, a line of source · author · time, then the summary and the content rendered
+  /// from their HTML by ``HTMLTextRenderer`` (wrapped to `width`, at most 100 columns, when there is one; one list
+  /// of link references for both), then the image URL and the link.
   static func render(_ article: Article, now: Date, width: Int?, color: Bool) -> String {
     let style = TextStyle(enabled: color)
     func clean(_ text: String?) -> String? {
@@ -77,9 +81,12 @@ struct ShowCommand {
     text += style.apply(.dim, wrap(byline, width)) + "\n"
     var marks: [String] = []
     if article.isBookmarked { marks.append("bookmarked") }
-    for paragraph in [clean(article.summary), clean(article.content)].compactMap({ $0 }) {
-      text += "\n" + wrap(paragraph, width) + "\n"
+    let fragments = [article.summary, article.content].compactMap { $0 }.filter {
+      !$0.allSatisfy(\.isWhitespace)
     }
+    let body = HTMLTextRenderer(width: OutputFormat.readingWidth(width)).render(
+      htmlFragments: fragments, baseURL: article.displayURL ?? article.url)
+    if !body.isEmpty { text += "\n" + OutputFormat.sanitizedLines(body) }
     text += "\n"
     if let image = article.imageURL { text += "image  " + OutputFormat.sanitized(image.absoluteString) + "\n" }
     if let link = article.displayURL {
@@ -96,25 +103,10 @@ struct ShowCommand {
     return text
   }
 
-  /// `text` broken into lines of at most `width` display columns (at most 100) at spaces; a word longer than a line
-  /// stays whole. Unchanged without a width.
+  /// `text` broken into lines of at most `width` display columns (at most 100) by ``LineWrapper``: at spaces,
+  /// around wide characters, a word longer than a line cut between characters. Unchanged without a width.
   static func wrap(_ text: String, _ width: Int?) -> String {
-    guard let width, width > 0 else { return text }
-    let limit = min(width, 100)
-    var lines: [String] = []
-    var line = ""
-    var used = 0
-    for word in text.split(separator: " ") {
-      let size = OutputFormat.displayWidth(word)
-      if !line.isEmpty && used + 1 + size > limit {
-        lines.append(line)
-        line = ""
-        used = 0
-      }
-      line += (line.isEmpty ? "" : " ") + word
-      used += (used == 0 ? 0 : 1) + size
-    }
-    if !line.isEmpty { lines.append(line) }
-    return lines.joined(separator: "\n")
+    guard let limit = OutputFormat.readingWidth(width) else { return text }
+    return LineWrapper(width: limit).wrap(text).joined(separator: "\n")
   }
 }
