@@ -63,7 +63,8 @@ let package = Package(
       swiftSettings: strict
     ),
     // The `news` command line: configuration, argument parsing, commands, output.
-    .target(name: "NewsCLI", dependencies: ["OfflineNews", "OfflineNewsFeeds", "OfflineNewsHTML"], swiftSettings: strict),
+    .target(
+      name: "NewsCLI", dependencies: ["OfflineNews", "OfflineNewsFeeds", "OfflineNewsHTML"], swiftSettings: strict),
     // The composition root's entry point.
     .executableTarget(name: "news", dependencies: ["NewsCLI"], swiftSettings: strict),
     // The benchmark (docs/PERFORMANCE.md): `swift run -c release news-bench`.
