@@ -58,7 +58,7 @@ let package = Package(
       name: "OfflineNews",
       dependencies: [
         "OfflineNewsModel", "OfflineNewsStorage", "OfflineNewsImport", "OfflineNewsNetwork", "OfflineNewsSync",
-        "OfflineNewsFeeds",
+        "OfflineNewsFeeds", "OfflineNewsHTML",
       ],
       swiftSettings: strict
     ),

@@ -208,6 +208,22 @@ struct CommandContext: Sendable {
     }
   }
 
+  /// Fetches the pages of `articles` for their whole text (``NewsRepository/fetchFullText(for:using:limits:)``) and
+  /// says on standard error what it did; a page that fails is noted and tried again by a later fetch, never an error.
+  func fetchFullText(_ articles: [Article], _ repository: NewsRepository, timeout: Double?) async {
+    let seconds = timeout ?? configuration.timeoutSeconds
+    let transport = URLSessionHTTPTransport(
+      timeout: seconds, retry: RetryPolicy(maxAttempts: 2, initialDelay: 0.25, maxDelay: 1, maxTotalTime: 2 * seconds))
+    let report = await repository.fetchFullText(for: articles, using: transport)
+    guard report.fetched + report.failures.count > 0 else { return }
+    var line = "full text: \(report.fetched) fetched"
+    if !report.failures.isEmpty {
+      line += ", \(report.failures.count) failed: " + OutputFormat.reasonCounts(report.failures.map(\.reason))
+      line += " (retried by a later fetch)"
+    }
+    console.printNote(line)
+  }
+
   /// The short handles of articles about to be printed; the first 6 digits of each when the store cannot say (a
   /// read-only or damaged store: the listing still prints).
   func shortHandles(_ articles: some Collection<Article>, _ repository: NewsRepository) async -> [String: String] {

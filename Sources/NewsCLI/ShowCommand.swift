@@ -81,9 +81,9 @@ struct ShowCommand {
     text += style.apply(.dim, wrap(byline, width)) + "\n"
     var marks: [String] = []
     if article.isBookmarked { marks.append("bookmarked") }
-    let fragments = [article.summary, article.content].compactMap { $0 }.filter {
-      !$0.allSatisfy(\.isWhitespace)
-    }
+    // The whole article when its page was fetched (`news fetch --full-text`), else what the source sent.
+    let fragments = (article.fullTextHTML.map { [$0] } ?? [article.summary, article.content].compactMap { $0 })
+      .filter { !$0.allSatisfy(\.isWhitespace) }
     let body = HTMLTextRenderer(width: OutputFormat.readingWidth(width)).render(
       htmlFragments: fragments, baseURL: article.displayURL ?? article.url)
     if !body.isEmpty { text += "\n" + OutputFormat.sanitizedLines(body) }
@@ -100,6 +100,14 @@ struct ShowCommand {
         "file   " + OutputFormat.sanitized(enclosure.url.absoluteString) + (detail.isEmpty ? "" : " (\(detail))") + "\n"
     }
     if !marks.isEmpty { text += "state  " + marks.joined(separator: ", ") + "\n" }
+    if let fetched = article.fullTextAt, article.fullTextHTML != nil {
+      text += style.apply(.dim, "the whole article, fetched \(OutputFormat.relative(fetched, now: now))") + "\n"
+    } else if article.displayURL != nil {
+      text +=
+        style.apply(
+          .dim, wrap("only what the source sent is cached; news fetch --full-text fetches the whole article", width))
+        + "\n"
+    }
     return text
   }
 

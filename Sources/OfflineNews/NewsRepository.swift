@@ -35,7 +35,7 @@ public final class NewsRepository: Sendable {
   public let network: any NewsNetwork
   /// Seconds a network-first read waits for the network before serving cached rows; `nil` waits for the network.
   public let deadline: TimeInterval?
-  private let clock: @Sendable () -> Timestamp
+  let clock: @Sendable () -> Timestamp
   private let inFlight = InFlightRefreshes()
 
   /// - Parameters:
