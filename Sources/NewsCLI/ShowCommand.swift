@@ -92,7 +92,13 @@ struct ShowCommand {
     if let link = article.displayURL {
       text += "link   " + style.apply(.cyan, OutputFormat.sanitized(link.absoluteString)) + "\n"
     }
-    if let origin = article.source { text += "source " + OutputFormat.sanitized(origin) + "\n" }
+    if let origin = article.source {
+      let shown = OutputFormat.sanitized(origin)
+      // A long path or URL is cut at the start, where it says least: "source …/feeds/daringfireball.xml".
+      let room = (width ?? .max) - 7
+      let fits = OutputFormat.displayWidth(shown) <= room
+      text += "source " + (fits || room < 8 ? shown : "…" + String(shown.suffix(room - 1))) + "\n"
+    }
     if !article.tags.isEmpty { text += "tags   " + OutputFormat.sanitized(article.tags.joined(separator: ", ")) + "\n" }
     for enclosure in article.enclosures {
       let detail = [enclosure.type, enclosure.length.map { "\($0) bytes" }].compactMap { $0 }.joined(separator: ", ")

@@ -110,7 +110,7 @@ struct ExtractCommandTests {
     #expect(out.contains("Read the report[1]."))
     #expect(out.contains("[1] https://news.example/report"))
     #expect(!out.contains("alert") && !out.contains("<p>") && !out.contains("&#039;"))
-    #expect(out.split(separator: "\n").allSatisfy { TerminalColumns.width(of: $0) <= 40 })
+    #expect(out.split(separator: "\n").allSatisfy { TerminalColumns.width(of: $0) <= 40 }, "\(out)")
 
     let json = try await cli.run("show", "https://news.example/2024/growth", "--db", cli.database, "--json").json()
     #expect(json["summary"] as? String == "India&#039;s <b>impressive</b> upward trajectory")

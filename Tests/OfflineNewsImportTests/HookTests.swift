@@ -150,6 +150,7 @@ struct HookTests {
           // The link as given (" https://example.com/kept ", trimmed by the mapping) is the key itself: no
           // separate link; the source is the payload's.
           "link": .null, "source": .text("test.json"), "tags": .null, "enclosures": .null,
+          "fullTextHTML": .null, "fullText": .null, "fullTextAt": .null, "fullTextError": .null,
           "handle": .text(ArticleIdentity.handle(forKey: "https://example.com/kept")),
         ]
       ])

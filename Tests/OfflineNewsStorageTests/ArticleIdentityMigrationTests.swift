@@ -16,6 +16,7 @@ struct ArticleIdentityMigrationTests {
     defer { _ = storage }
     try await storage.write { db in
       try db.execute(sql: SearchFoldingTests.version5Search)
+      try db.execute(sql: SearchFoldingTests.laterColumns)
       try db.execute(
         sql: """
           DROP INDEX article_by_source;
