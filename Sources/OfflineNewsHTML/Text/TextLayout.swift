@@ -148,7 +148,7 @@ struct TextLayout {
       case "table":
         rowIsFirst = true
       case "hr":
-        emit([String(repeating: "─", count: min(width ?? 40, 40))], first: "", rest: "")
+        emitRule()
       default:
         break
       }
@@ -449,10 +449,12 @@ struct TextLayout {
     return out
   }
 
-  private mutating func emit(_ block: [String], first: String, rest: String) {
+  /// A horizontal rule for `<hr>`: 40 columns, or what is left of the line after the indentation.
+  private mutating func emitRule() {
     endBlock()
-    let (containerFirst, _) = prefixes()
-    appendBlock(block.map { containerFirst + first + $0 })
+    let (prefix, _) = prefixes()
+    let room = width.map { $0 - TerminalColumns.width(of: prefix) } ?? 40
+    appendBlock([prefix + String(repeating: "─", count: max(1, min(room, 40)))])
   }
 
   /// Adds a laid-out block, after a blank line unless it is tight; no line keeps spaces at its end (an empty line
