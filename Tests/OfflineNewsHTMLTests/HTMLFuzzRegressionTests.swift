@@ -68,4 +68,15 @@ struct HTMLFuzzRegressionTests {
     #expect(text.split(separator: "\n").allSatisfy { TerminalColumns.width(of: $0) <= width })
     #expect(HTMLTextRenderer(width: 11).render(html: "<blockquote><hr></blockquote>") == "    ───────\n")
   }
+
+  // Was a bug (TextLayout): a <br> at the end of a block (after a word cut at a narrow width) left an empty line
+  // inside the block, and the output ended with two line feeds.
+  @Test("regression: a <br> at the start or end of a block adds no empty line")
+  func breakAtTheEnd() throws {
+    let data = try Self.crasher("render", "break-at-the-end")
+    let text = HTMLTextRenderer(width: Int(data[0]) % 120 + 1).render(
+      html: String(decoding: data.dropFirst(), as: UTF8.self))
+    #expect(text.isEmpty || (text.hasSuffix("\n") && !text.hasSuffix("\n\n")))
+    #expect(HTMLTextRenderer().render(html: "<p><br>one<br></p><p>two<br><br></p>") == "one\n\ntwo\n")
+  }
 }

@@ -353,7 +353,7 @@ struct TextLayout {
       if preDepth > 0 { return }
     }
     // Lines (apart by <br>) without the spaces at their ends; nothing when there is no text.
-    let segments = inline.split(separator: 0x0A, omittingEmptySubsequences: false).map { line -> String in
+    var segments = inline.split(separator: 0x0A, omittingEmptySubsequences: false).map { line -> String in
       var slice = line[...]
       while slice.first == 0x20 { slice = slice.dropFirst() }
       while slice.last == 0x20 { slice = slice.dropLast() }
@@ -362,7 +362,10 @@ struct TextLayout {
       return (slice.first ?? 0) >= 0x80 || (slice.last ?? 0) >= 0x80 ? JSString.trim(line) : line
     }
     clearInline()
-    guard segments.contains(where: { !$0.isEmpty }) else { return }
+    // A <br> at the start or the end of a block adds no empty line.
+    while segments.first?.isEmpty == true { segments.removeFirst() }
+    while segments.last?.isEmpty == true { segments.removeLast() }
+    guard !segments.isEmpty else { return }
     emitParagraph(segments)
   }
 
