@@ -79,4 +79,14 @@ struct HTMLFuzzRegressionTests {
     #expect(text.isEmpty || (text.hasSuffix("\n") && !text.hasSuffix("\n\n")))
     #expect(HTMLTextRenderer().render(html: "<p><br>one<br></p><p>two<br><br></p>") == "one\n\ntwo\n")
   }
+
+  // Was a bug (TextLayout): an image's alternative text kept a single tab or line feed, which reached the terminal.
+  @Test("regression: an image's alt text is one line without tabs")
+  func tabInAltText() throws {
+    let data = try Self.crasher("render", "tab-in-alt-text")
+    let text = HTMLTextRenderer(width: Int(data[0]) % 120 + 1).render(
+      html: String(decoding: data.dropFirst(), as: UTF8.self))
+    #expect(!text.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" })
+    #expect(HTMLTextRenderer().render(html: "<img alt=\"a\tb\nc\">") == "[image: a b c]\n")
+  }
 }

@@ -111,7 +111,8 @@ struct TextLayout {
       }
     case "img":
       guard mode == .terminal else { return }
-      let alt = JSString.normalize(sanitize(node.attribute("alt") ?? ""))
+      // Alternative text on one line: whitespace (tabs and line breaks too) made single spaces, controls dropped.
+      let alt = sanitize(node.attribute("alt") ?? "").split(whereSeparator: \.isWhitespace).joined(separator: " ")
       let mark = alt.isEmpty ? "[image]" : "[image: \(alt)]"
       if preDepth > 0 { preText += Array(mark.utf8) } else { appendWord(mark) }
     case "a":
