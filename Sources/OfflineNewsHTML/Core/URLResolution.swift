@@ -17,13 +17,21 @@ enum URLResolution {
     return String(cString: built)
   }
 
-  /// Whether a reference is a `javascript:` URL as a browser reads it (WHATWG URL Standard: leading and trailing
-  /// C0 controls and spaces stripped, tabs and line breaks removed anywhere, the scheme case-insensitive).
+  /// Whether a reference is a `javascript:` URL as a browser reads it (WHATWG URL Standard: leading C0 controls
+  /// and spaces stripped, tabs and line breaks removed anywhere, the scheme case-insensitive), or as an XML or HTML
+  /// parser reading it again would (libxml2 drops every other C0 control and DEL from attribute values too).
   static func isJavaScript(_ reference: String) -> Bool {
-    var scalars = reference.unicodeScalars.filter { $0 != "\t" && $0 != "\n" && $0 != "\r" }[...]
+    var scalars = withoutControls(reference).unicodeScalars[...]
     while let first = scalars.first, first.value <= 0x20 { scalars = scalars.dropFirst() }
     let prefix = String(String.UnicodeScalarView(scalars.prefix(11))).lowercased()
     return prefix == "javascript:"
+  }
+
+  /// `text` without C0 control characters (tab and line breaks included) and DEL, which no URL keeps
+  /// (RFC 3986 allows none of them; the WHATWG URL parser removes tabs and line breaks and percent-encodes the rest).
+  static func withoutControls(_ text: String) -> String {
+    guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else { return text }
+    return String(String.UnicodeScalarView(text.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }))
   }
 
   /// Whether `text` starts with an RFC 3986 scheme: a letter, then letters, digits, `+`, `-`, `.`, then `:`.

@@ -22,7 +22,9 @@ extension Readability {
     }
 
     for link in content.descendants("a") {
-      guard let href = link.attribute("href"), !href.isEmpty else { continue }
+      // Control characters go first: a parser reading the content again drops them, and `jav\u{3}ascript:` would
+      // then be a script link.
+      guard let href = link.attribute("href").map(URLResolution.withoutControls), !href.isEmpty else { continue }
       // Readability.js tests `href.indexOf("javascript:") === 0`; a browser also runs ` JavaScript:` and the like.
       if URLResolution.isJavaScript(href) {
         // The link cannot work once scripts are gone: its text (or a <span> of its children) stays.

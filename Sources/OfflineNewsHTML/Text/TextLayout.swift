@@ -111,7 +111,8 @@ struct TextLayout {
       }
     case "img":
       guard mode == .terminal else { return }
-      let alt = JSString.normalize(sanitize(node.attribute("alt") ?? ""))
+      // Alternative text on one line: whitespace (tabs and line breaks too) made single spaces, controls dropped.
+      let alt = sanitize(node.attribute("alt") ?? "").split(whereSeparator: \.isWhitespace).joined(separator: " ")
       let mark = alt.isEmpty ? "[image]" : "[image: \(alt)]"
       if preDepth > 0 { preText += Array(mark.utf8) } else { appendWord(mark) }
     case "a":
@@ -148,7 +149,7 @@ struct TextLayout {
       case "table":
         rowIsFirst = true
       case "hr":
-        emit([String(repeating: "─", count: min(width ?? 40, 40))], first: "", rest: "")
+        emitRule()
       default:
         break
       }
@@ -353,7 +354,7 @@ struct TextLayout {
       if preDepth > 0 { return }
     }
     // Lines (apart by <br>) without the spaces at their ends; nothing when there is no text.
-    let segments = inline.split(separator: 0x0A, omittingEmptySubsequences: false).map { line -> String in
+    var segments = inline.split(separator: 0x0A, omittingEmptySubsequences: false).map { line -> String in
       var slice = line[...]
       while slice.first == 0x20 { slice = slice.dropFirst() }
       while slice.last == 0x20 { slice = slice.dropLast() }
@@ -362,7 +363,10 @@ struct TextLayout {
       return (slice.first ?? 0) >= 0x80 || (slice.last ?? 0) >= 0x80 ? JSString.trim(line) : line
     }
     clearInline()
-    guard segments.contains(where: { !$0.isEmpty }) else { return }
+    // A <br> at the start or the end of a block adds no empty line.
+    while segments.first?.isEmpty == true { segments.removeFirst() }
+    while segments.last?.isEmpty == true { segments.removeLast() }
+    guard !segments.isEmpty else { return }
     emitParagraph(segments)
   }
 
@@ -449,10 +453,12 @@ struct TextLayout {
     return out
   }
 
-  private mutating func emit(_ block: [String], first: String, rest: String) {
+  /// A horizontal rule for `<hr>`: 40 columns, or what is left of the line after the indentation.
+  private mutating func emitRule() {
     endBlock()
-    let (containerFirst, _) = prefixes()
-    appendBlock(block.map { containerFirst + first + $0 })
+    let (prefix, _) = prefixes()
+    let room = width.map { $0 - TerminalColumns.width(of: prefix) } ?? 40
+    appendBlock([prefix + String(repeating: "─", count: max(1, min(room, 40)))])
   }
 
   /// Adds a laid-out block, after a blank line unless it is tight; no line keeps spaces at its end (an empty line
