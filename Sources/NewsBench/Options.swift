@@ -9,10 +9,14 @@ struct Options: Sendable {
   var million = false
   var readCalls = 1000
   var networkCalls = 200
+  var feeds = false
+  var quick = false
+  var feedsFrom: String?
 
   static let usage = """
     usage: news-bench [--articles N] [--runs R] [--seed S] [--work DIR] [--quick] [--json]
            news-bench --scaling [--million] [--runs R] [--seed S] [--work DIR] [--json]
+           news-bench --feeds [--feeds-from DIR] [--work DIR] [--json]
 
     Generates a NewsAPI-shaped payload of N articles and times, side by side on the same file and fresh databases
     (median of R runs; each import in its own process):
@@ -26,10 +30,14 @@ struct Options: Sendable {
       --runs R       runs of each import; the median is reported (default 3)
       --seed S       the generator's seed (default 20240517)
       --work DIR     where the payload and databases go (default: a temporary folder, removed at the end)
-      --quick        N = 2000, R = 1, fewer read calls: a smoke run for CI
+      --quick        N = 2000, R = 1, fewer read calls, and the feed refresh without its peers: a smoke run for CI
       --json         print the results as JSON on stdout (progress still goes to stderr)
       --scaling      instead: ours and json_each at N = 1k, 10k, 100k, time per article
       --million      with --scaling: also N = 1M (a ~600 MB file; one run)
+      --feeds        instead: a subscription list refreshed from a loopback HTTP server into a fresh database,
+                     then again (304s): `news fetch --all` (the `news` built beside news-bench) against
+                     `newsboat -x reload` and a Python feedparser + sqlite3 script, one run each
+      --feeds-from DIR  the feeds to serve, each under 6 paths (default ../shared/fixtures/real/feeds)
     """
 
   static func parse(_ arguments: [String]) throws -> Options {
@@ -60,14 +68,18 @@ struct Options: Sendable {
         options.runs = 1
         options.readCalls = 200
         options.networkCalls = 20
+        options.quick = true
       case "--json": options.json = true
       case "--scaling": options.scaling = true
       case "--million": options.million = true
+      case "--feeds": options.feeds = true
+      case "--feeds-from": options.feedsFrom = try value(argument)
       case "--help", "-h": throw HelpRequested()
       default: throw BenchError("unknown argument \"\(argument)\"\n\n\(usage)")
       }
     }
     if options.million && !options.scaling { throw BenchError("--million goes with --scaling") }
+    if options.feeds && options.scaling { throw BenchError("--feeds and --scaling are separate runs") }
     return options
   }
 }
