@@ -38,6 +38,13 @@ enum BenchCommand {
         } else {
           print(ExtractionBench.report(results), terminator: "")
         }
+      } else if options.feeds {
+        let results = try FeedBench.feeds(options, folder: folder, selfPath: selfPath).run()
+        if options.json {
+          print(String(decoding: try encoder.encode(results), as: UTF8.self))
+        } else {
+          print(Report.machine(machine, date: results.date) + FeedBench.report(results), terminator: "")
+        }
       } else if options.scaling {
         let results = try benchmark.runScaling(machine: machine)
         if options.json {

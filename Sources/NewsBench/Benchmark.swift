@@ -84,6 +84,8 @@ struct Results: Codable, Sendable {
   var refused: ReadBench.Refused
   var targets: [Target]
   var notes: [String]
+  /// `--quick`: the feed refresh, ours alone (``FeedBench``).
+  var feeds: FeedBench.Results?
 }
 
 /// The scaling run: ours and json_each at growing N.
@@ -195,6 +197,14 @@ struct Benchmark {
       imports: importSummaries, reimports: reimportSummaries, validation: validation,
       newest50: .init(rows: rows, latency: latency), refused: refused, targets: [], notes: notes)
     results.targets = Self.targets(results)
+    if options.quick {
+      // The feed refresh without its peers: a few seconds, so CI runs the feed path too.
+      do {
+        results.feeds = try FeedBench.feeds(options, folder: folder, selfPath: selfPath).run()
+      } catch {
+        results.notes.append("feed refresh skipped: \(error)")
+      }
+    }
     return results
   }
 

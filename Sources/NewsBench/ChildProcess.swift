@@ -64,7 +64,10 @@ struct ChildRun {
 
 /// Runs `arguments[0]` (looked up in `PATH` when it has no slash) with its output captured to files in `folder`,
 /// and waits for it. The parent does nothing while the child runs, so the benchmark takes no CPU from the child.
-func runChild(_ arguments: [String], outputFolder folder: String) throws -> ChildRun {
+/// `environment` replaces or adds variables of this process's environment for the child.
+func runChild(_ arguments: [String], outputFolder folder: String, environment extra: [String: String] = [:]) throws
+  -> ChildRun
+{
   let outPath = folder + "/child.stdout"
   let errPath = folder + "/child.stderr"
   var actions = posix_spawn_file_actions_t()
@@ -75,7 +78,8 @@ func runChild(_ arguments: [String], outputFolder folder: String) throws -> Chil
   posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
 
   let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-  let environment = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+  let environment =
+    ProcessInfo.processInfo.environment.merging(extra) { $1 }.map { strdup("\($0.key)=\($0.value)") } + [nil]
   defer {
     for pointer in argv { free(pointer) }
     for pointer in environment { free(pointer) }

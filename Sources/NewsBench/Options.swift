@@ -13,11 +13,14 @@ struct Options: Sendable {
   var pagesFolder = "../shared/fixtures/real/pages"
   var runsGiven = false
   var quick = false
+  var feeds = false
+  var feedsFrom: String?
 
   static let usage = """
     usage: news-bench [--articles N] [--runs R] [--seed S] [--work DIR] [--quick] [--json]
            news-bench --scaling [--million] [--runs R] [--seed S] [--work DIR] [--json]
            news-bench --extraction [--pages DIR] [--runs R] [--json]
+           news-bench --feeds [--feeds-from DIR] [--work DIR] [--json]
 
     Generates a NewsAPI-shaped payload of N articles and times, side by side on the same file and fresh databases
     (median of R runs; each import in its own process):
@@ -31,7 +34,7 @@ struct Options: Sendable {
       --runs R       runs of each import; the median is reported (default 3)
       --seed S       the generator's seed (default 20240517)
       --work DIR     where the payload and databases go (default: a temporary folder, removed at the end)
-      --quick        N = 2000, R = 1, fewer read calls: a smoke run for CI
+      --quick        N = 2000, R = 1, fewer read calls, and the feed refresh without its peers: a smoke run for CI
       --json         print the results as JSON on stdout (progress still goes to stderr)
       --scaling      instead: ours and json_each at N = 1k, 10k, 100k, time per article
       --million      with --scaling: also N = 1M (a ~600 MB file; one run)
@@ -39,6 +42,10 @@ struct Options: Sendable {
                      (ReadabilityExtractor, in this process), against Python's readability-lxml and trafilatura
                      when importable (each in its own python3); R rounds (default 5), median
       --pages DIR    with --extraction: the folder of pages (default ../shared/fixtures/real/pages)
+      --feeds        instead: a subscription list refreshed from a loopback HTTP server into a fresh database,
+                     then again (304s): `news fetch --all` (the `news` built beside news-bench) against
+                     `newsboat -x reload` and a Python feedparser + sqlite3 script, one run each
+      --feeds-from DIR  the feeds to serve, each under 6 paths (default ../shared/fixtures/real/feeds)
     """
 
   static func parse(_ arguments: [String]) throws -> Options {
@@ -72,11 +79,14 @@ struct Options: Sendable {
         options.runs = 1
         options.readCalls = 200
         options.networkCalls = 20
+        options.quick = true
       case "--json": options.json = true
       case "--scaling": options.scaling = true
       case "--million": options.million = true
       case "--extraction": options.extraction = true
       case "--pages": options.pagesFolder = try value(argument)
+      case "--feeds": options.feeds = true
+      case "--feeds-from": options.feedsFrom = try value(argument)
       case "--help", "-h": throw HelpRequested()
       default: throw BenchError("unknown argument \"\(argument)\"\n\n\(usage)")
       }
@@ -85,6 +95,7 @@ struct Options: Sendable {
     if options.extraction && options.scaling { throw BenchError("--extraction and --scaling are separate runs") }
     if arguments.contains("--pages") && !options.extraction { throw BenchError("--pages goes with --extraction") }
     if options.extraction && !options.runsGiven { options.runs = options.quick ? 1 : 5 }
+    if options.feeds && options.scaling { throw BenchError("--feeds and --scaling are separate runs") }
     return options
   }
 }

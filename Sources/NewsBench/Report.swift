@@ -66,6 +66,7 @@ enum Report {
       out += "  \(target.met ? "met    " : "NOT MET")  \(target.goal): \(target.measured)\n"
     }
     for note in results.notes { out += "note: \(note)\n" }
+    if let feeds = results.feeds { out += "\n" + FeedBench.report(feeds) }
     return out
   }
 

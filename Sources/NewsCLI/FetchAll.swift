@@ -7,8 +7,10 @@ import OfflineNews
 /// incremental sync, their articles then read from the cache like any other source's.
 ///
 /// Feeds and queries run concurrently, at most ``totalLimit`` at once and ``perHostLimit`` per host; one failing
-/// source never stops the others. One line per source: new, updated, unchanged, not modified, or failed and why
-/// (with what the cache still serves).
+/// source never stops the others, and an origin found unreachable (refused, not found, timed out) is not asked
+/// again in the run: its other sources are served from the cache at once, with the error. One line per source: new, updated, unchanged, not modified, or failed and why
+/// (with what the cache still serves). On a terminal, a progress line on standard error counts the sources done
+/// meanwhile (not with `--quiet` or `--json`).
 struct FetchAll {
   var context: CommandContext
   var arguments: ParsedArguments
@@ -68,10 +70,17 @@ struct FetchAll {
         hint: "add one: news add URL (a feed or a page announcing one)")
     }
     queries.sort { $0.name < $1.name }
-    let repository = try context.makeRepository(arguments, timeout: timeout, retrying: true)
-    let limiter = HostLimiter(total: Self.totalLimit, perHost: Self.perHostLimit)
     let now = context.now
+    let composed = try context.makeRepository(arguments, timeout: timeout, retrying: true)
+    // One origin found unreachable is not asked again in this run (``UnreachableOrigins``).
+    let repository = NewsRepository(
+      storage: composed.storage, network: UnreachableOrigins(composed.network), clock: { Timestamp(now()) },
+      deadline: composed.deadline)
+    let limiter = HostLimiter(total: Self.totalLimit, perHost: Self.perHostLimit)
     var outcomes: [Outcome] = []
+    let progress = ProgressReporter(
+      "refreshing", total: queries.count + parseSources.count, unit: "sources", console: context.console,
+      quiet: arguments.flag("quiet") || arguments.flag("json"))
     await withTaskGroup(of: Outcome.self) { group in
       for item in queries {
         group.addTask {
@@ -83,10 +92,17 @@ struct FetchAll {
           return outcome
         }
       }
-      for await outcome in group { outcomes.append(outcome) }
+      for await outcome in group {
+        outcomes.append(outcome)
+        progress.advance()
+      }
     }
-    for source in parseSources.sorted(by: { $0.name < $1.name }) {
-      outcomes.append(try await syncParse(source, repository: repository))
+    do {
+      defer { progress.finish() }
+      for source in parseSources.sorted(by: { $0.name < $1.name }) {
+        outcomes.append(try await syncParse(source, repository: repository))
+        progress.advance()
+      }
     }
     outcomes.sort { $0.source < $1.source }
     print(outcomes)

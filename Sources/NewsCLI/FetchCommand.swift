@@ -9,7 +9,7 @@ struct FetchCommand {
     summary: "Fetch articles (network first; the cache when the network fails) and save them.",
     usage: """
       [--url URL | --source NAME | --all] [--policy POLICY] [--max-age SECONDS] [--db PATH] [--config PATH] [--limit N] \
-      [--timeout SECONDS] [--json]
+      [--timeout SECONDS] [--json] [--quiet]
       """,
     options: [
       OptionSpec(name: "url", valueName: "URL", help: "A NewsAPI v2 URL, or a file (path or file: URL) to read."),
@@ -32,6 +32,7 @@ struct FetchCommand {
       OptionSpec(
         name: "timeout", valueName: "SECONDS", help: "Time allowed per attempt (default: the configuration's, 5)."),
       OptionSpec(name: "json", help: "Print JSON: {origin, fetchedAt, ageSeconds, stale, networkError, articles}."),
+      OptionSpec(name: "quiet", help: "With --all: no progress line on a terminal."),
     ],
     details: """
       Without --url or --source, fetches the configuration's default source; a source's "policy" and "maxAge"

@@ -28,20 +28,17 @@ extension ArticleDecoder {
     // Links that are not one item's own: an anchor in a page of several posts (`day.html#a1345`, Scripting News),
     // or a link two items of this feed share (a sponsor's site linked by two Daring Fireball posts). Such items are
     // keyed by their guid (or fingerprint), so that each is saved.
+    // Each web link with its canonical form, computed once (canonicalizing is a tenth of a feed's decoding time).
+    let links = feed.items.map { item in Self.webLink(item).map { (link: $0, key: ArticleIdentity.linked($0)) } }
     var linkCounts: [URL: Int] = [:]
-    for item in feed.items {
-      if let link = Self.webLink(item) { linkCounts[ArticleIdentity.linked(link), default: 0] += 1 }
-    }
+    for case let link? in links { linkCounts[link.key, default: 0] += 1 }
     var articles: [Article] = []
     articles.reserveCapacity(feed.items.count)
-    for item in feed.items {
+    for (item, web) in zip(feed.items, links) {
       let key: URL
       let ownID = item.guid.flatMap { $0.isEmpty ? nil : $0 }
-      if let link = Self.webLink(item), linkCounts[ArticleIdentity.linked(link)] == 1 || ownID == nil,
-        link.fragment == nil || ownID == nil
-      {
-        key =
-          link.fragment == nil ? ArticleIdentity.linked(link) : ArticleIdentity.scoped(scope, id: link.absoluteString)
+      if let (link, linked) = web, linkCounts[linked] == 1 || ownID == nil, link.fragment == nil || ownID == nil {
+        key = link.fragment == nil ? linked : ArticleIdentity.scoped(scope, id: link.absoluteString)
       } else if let ownID {
         key = ArticleIdentity.scoped(scope, id: ownID)
       } else {

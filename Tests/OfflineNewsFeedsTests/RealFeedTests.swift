@@ -8,55 +8,6 @@ import Testing
 /// values never copied from our own output.
 @Suite("Feeds: every real XML feed against an independent reading", .enabled(if: Fixtures.hasSharedReal))
 struct RealFeedTests {
-  /// What the oracle says the format is, from the root element alone.
-  private static func kind(_ root: OracleElement) -> String {
-    switch (root.name, root.namespace) {
-    case ("rss", _): return "rss"
-    case ("RDF", _): return "rdf"
-    default: return "atom"
-    }
-  }
-
-  private static let atom = OracleNamespace.uri("http://www.w3.org/2005/Atom")
-  private static let rss10 = OracleNamespace.uri("http://purl.org/rss/1.0/")
-  private static let dc = OracleNamespace.uri("http://purl.org/dc/elements/1.1/")
-  private static let content = OracleNamespace.uri("http://purl.org/rss/1.0/modules/content/")
-
-  private static func items(_ root: OracleElement) -> [OracleElement] {
-    switch kind(root) {
-    case "rss": return (root.first("channel")?.all("item") ?? []) + root.all("item")
-    case "rdf": return root.all("item", rss10)
-    default: return root.all("entry", .uri(root.namespace ?? ""))
-    }
-  }
-
-  /// RFC 822 dates by DateFormatter, with the patterns real feeds need (numeric zones and zone names).
-  private static func rfc822(_ text: String) -> Date? {
-    let patterns = ["EEE, dd MMM yyyy HH:mm:ss Z", "EEE, dd MMM yyyy HH:mm:ss zzz", "dd MMM yyyy HH:mm:ss Z"]
-    for pattern in patterns {
-      let formatter = DateFormatter()
-      formatter.locale = Locale(identifier: "en_US_POSIX")
-      formatter.dateFormat = pattern
-      if let date = formatter.date(from: text.trimmingCharacters(in: .whitespacesAndNewlines)) { return date }
-    }
-    return nil
-  }
-
-  /// RFC 3339 and date-only values by ISO8601DateFormatter.
-  private static func iso8601(_ text: String) -> Date? {
-    let text = text.trimmingCharacters(in: .whitespacesAndNewlines)
-    let withFraction = ISO8601DateFormatter()
-    withFraction.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-    let plain = ISO8601DateFormatter()
-    let dateOnly = ISO8601DateFormatter()
-    dateOnly.formatOptions = [.withFullDate]
-    return withFraction.date(from: text) ?? plain.date(from: text) ?? dateOnly.date(from: text)
-  }
-
-  private static func seconds(_ date: Date?) -> Int64? {
-    date.map { Int64(($0.timeIntervalSince1970).rounded(.down)) }
-  }
-
   private static func parse(_ name: String) throws -> ParsedFeed {
     let url = RealFeeds.url(name)
     let feedURL = try #require(URL(string: "https://feeds.example/\(name)"))
@@ -75,15 +26,16 @@ struct RealFeedTests {
   func itemsMatch(name: String) throws {
     let root = try XMLOracle.read(RealFeeds.url(name))
     let feed = try Self.parse(name)
-    let expected = Self.items(root)
+    let expected = FeedOracle.items(root)
     #expect(feed.items.count == expected.count, "\(name)")
     #expect(!feed.issues.contains { $0.kind == .unreadableDate || $0.kind == .recoveredXML }, "\(feed.issues)")
-    let kind = Self.kind(root)
+    let kind = FeedOracle.kind(root)
     for (item, element) in zip(feed.items, expected) {
       let place = "\(name) item \(item.index)"
       // Titles: plain text, white space collapsed; a missing title is derived.
       let titleElement =
-        kind == "rdf" ? element.first("title", Self.rss10) : element.first("title", kind == "atom" ? Self.atom : .none)
+        kind == "rdf"
+        ? element.first("title", FeedOracle.rss10) : element.first("title", kind == "atom" ? FeedOracle.atom : .none)
       let title = titleElement?.collapsedText ?? ""
       if title.isEmpty {
         #expect(item.titleIsDerived, "\(place)")
@@ -95,11 +47,13 @@ struct RealFeedTests {
       // Links.
       switch kind {
       case "atom":
-        let alternates = element.all("link", Self.atom).filter { ($0.attributes["rel"] ?? "alternate") == "alternate" }
+        let alternates = element.all("link", FeedOracle.atom).filter {
+          ($0.attributes["rel"] ?? "alternate") == "alternate"
+        }
         #expect(item.link?.absoluteString == alternates.first?.attributes["href"], "\(place)")
-        #expect(item.guid == element.first("id", Self.atom)?.trimmedText, "\(place)")
+        #expect(item.guid == element.first("id", FeedOracle.atom)?.trimmedText, "\(place)")
       case "rdf":
-        #expect(item.link?.absoluteString == element.first("link", Self.rss10)?.trimmedText, "\(place)")
+        #expect(item.link?.absoluteString == element.first("link", FeedOracle.rss10)?.trimmedText, "\(place)")
         #expect(item.guid == element.attributes["rdf:about"], "\(place)")
       default:
         let guid = element.first("guid")
@@ -114,17 +68,23 @@ struct RealFeedTests {
       // Dates, to the second, offsets applied.
       switch kind {
       case "atom":
-        let published = element.first("published", Self.atom)?.text
-        let updated = element.first("updated", Self.atom)?.text
-        #expect(Self.seconds(item.published) == published.flatMap(Self.iso8601).flatMap(Self.seconds), "\(place)")
-        #expect(Self.seconds(item.updated) == updated.flatMap(Self.iso8601).flatMap(Self.seconds), "\(place)")
+        let published = element.first("published", FeedOracle.atom)?.text
+        let updated = element.first("updated", FeedOracle.atom)?.text
+        #expect(
+          FeedOracle.seconds(item.published) == published.flatMap(FeedOracle.iso8601).flatMap(FeedOracle.seconds),
+          "\(place)")
+        #expect(
+          FeedOracle.seconds(item.updated) == updated.flatMap(FeedOracle.iso8601).flatMap(FeedOracle.seconds),
+          "\(place)")
       case "rdf":
-        let date = element.first("date", Self.dc)?.text
-        #expect(Self.seconds(item.published) == date.flatMap(Self.iso8601).flatMap(Self.seconds), "\(place)")
+        let date = element.first("date", FeedOracle.dc)?.text
+        #expect(
+          FeedOracle.seconds(item.published) == date.flatMap(FeedOracle.iso8601).flatMap(FeedOracle.seconds), "\(place)"
+        )
       default:
         if let pubDate = element.first("pubDate")?.text {
-          let expected = try #require(Self.rfc822(pubDate), "DateFormatter cannot read \(pubDate)")
-          #expect(Self.seconds(item.published) == Self.seconds(expected), "\(place): \(pubDate)")
+          let expected = try #require(FeedOracle.rfc822(pubDate), "DateFormatter cannot read \(pubDate)")
+          #expect(FeedOracle.seconds(item.published) == FeedOracle.seconds(expected), "\(place): \(pubDate)")
         } else {
           #expect(item.published == nil, "\(place)")
         }
@@ -136,16 +96,20 @@ struct RealFeedTests {
   func textsMatch(name: String) throws {
     let root = try XMLOracle.read(RealFeeds.url(name))
     let feed = try Self.parse(name)
-    let kind = Self.kind(root)
-    for (item, element) in zip(feed.items, Self.items(root)) {
+    let kind = FeedOracle.kind(root)
+    for (item, element) in zip(feed.items, FeedOracle.items(root)) {
       let place = "\(name) item \(item.index)"
       switch kind {
       case "atom":
-        let names = element.all("author", Self.atom).compactMap { $0.first("name", Self.atom)?.collapsedText }
-        let feedNames = root.all("author", Self.atom).compactMap { $0.first("name", Self.atom)?.collapsedText }
+        let names = element.all("author", FeedOracle.atom).compactMap {
+          $0.first("name", FeedOracle.atom)?.collapsedText
+        }
+        let feedNames = root.all("author", FeedOracle.atom).compactMap {
+          $0.first("name", FeedOracle.atom)?.collapsedText
+        }
         let expected = (names.isEmpty ? feedNames : names).joined(separator: ", ")
         #expect(item.author ?? "" == expected, "\(place)")
-        if let content = element.first("content", Self.atom) {
+        if let content = element.first("content", FeedOracle.atom) {
           #expect(
             item.content?.value == content.trimmedText,
             "\(place): \(firstDifference(item.content?.value, content.trimmedText))")
@@ -154,12 +118,12 @@ struct RealFeedTests {
             item.content?.baseURL?.absoluteString
               == (content.attributes["xml:base"] ?? item.content?.baseURL?.absoluteString), "\(place)")
         }
-        if let summary = element.first("summary", Self.atom) {
+        if let summary = element.first("summary", FeedOracle.atom) {
           #expect(item.summary?.value == summary.trimmedText, "\(place)")
         }
       default:
-        let namespace = kind == "rdf" ? Self.rss10 : OracleNamespace.none
-        let creators = element.all("creator", Self.dc).map(\.collapsedText)
+        let namespace = kind == "rdf" ? FeedOracle.rss10 : OracleNamespace.none
+        let creators = element.all("creator", FeedOracle.dc).map(\.collapsedText)
         if !creators.isEmpty {
           #expect(item.author == creators.joined(separator: ", "), "\(place)")
         }
@@ -167,7 +131,7 @@ struct RealFeedTests {
           #expect(item.summary?.value == description, "\(place): \(firstDifference(item.summary?.value, description))")
           #expect(item.summary?.kind == .html, "\(place)")
         }
-        if let encoded = element.first("encoded", Self.content)?.trimmedText, !encoded.isEmpty {
+        if let encoded = element.first("encoded", FeedOracle.content)?.trimmedText, !encoded.isEmpty {
           #expect(item.content?.value == encoded, "\(place): \(firstDifference(item.content?.value, encoded))")
         } else {
           #expect(item.content == nil, "\(place)")
@@ -215,8 +179,8 @@ struct RealFeedTests {
     let root = try XMLOracle.read(RealFeeds.url("DaringFireball.atom"))
     let feed = try Self.parse("DaringFireball.atom")
     var withRelated = 0
-    for (item, entry) in zip(feed.items, Self.items(root)) {
-      let links = entry.all("link", Self.atom)
+    for (item, entry) in zip(feed.items, FeedOracle.items(root)) {
+      let links = entry.all("link", FeedOracle.atom)
       let alternate = links.first { $0.attributes["rel"] == "alternate" }?.attributes["href"]
       guard let related = links.first(where: { $0.attributes["rel"] == "related" })?.attributes["href"] else {
         continue

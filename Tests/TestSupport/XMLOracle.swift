@@ -1,5 +1,4 @@
 import Foundation
-import TestSupport
 
 #if canImport(FoundationXML)
   import FoundationXML
@@ -7,12 +6,14 @@ import TestSupport
 
 /// An XML tree read by Foundation's `XMLParser`: the independent reading the tests check ``FeedParser`` against.
 /// It knows nothing of feeds; the expectations are computed from it in the tests themselves.
-final class OracleElement {
-  let name: String
-  let namespace: String?
-  let attributes: [String: String]
-  var text = ""
-  var children: [OracleElement] = []
+///
+/// Built once by ``XMLOracle/read(_:)`` and only read afterwards.
+public final class OracleElement {
+  public let name: String
+  public let namespace: String?
+  public let attributes: [String: String]
+  public internal(set) var text = ""
+  public internal(set) var children: [OracleElement] = []
 
   init(name: String, namespace: String?, attributes: [String: String]) {
     self.name = name
@@ -21,14 +22,16 @@ final class OracleElement {
   }
 
   /// Child elements with this local name (in any namespace when `namespace` is `.any`).
-  func all(_ name: String, _ namespace: OracleNamespace = .none) -> [OracleElement] {
+  public func all(_ name: String, _ namespace: OracleNamespace = .none) -> [OracleElement] {
     children.filter { $0.name == name && namespace.matches($0.namespace) }
   }
 
-  func first(_ name: String, _ namespace: OracleNamespace = .none) -> OracleElement? { all(name, namespace).first }
+  public func first(_ name: String, _ namespace: OracleNamespace = .none) -> OracleElement? {
+    all(name, namespace).first
+  }
 
   /// Every descendant with this local name, depth first.
-  func descendants(_ name: String, _ namespace: OracleNamespace = .none) -> [OracleElement] {
+  public func descendants(_ name: String, _ namespace: OracleNamespace = .none) -> [OracleElement] {
     var found: [OracleElement] = []
     for child in children {
       if child.name == name && namespace.matches(child.namespace) { found.append(child) }
@@ -38,19 +41,19 @@ final class OracleElement {
   }
 
   /// The text with every run of white space one space, trimmed.
-  var collapsedText: String {
+  public var collapsedText: String {
     text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
   }
 
-  var trimmedText: String { text.trimmingCharacters(in: .whitespacesAndNewlines) }
+  public var trimmedText: String { text.trimmingCharacters(in: .whitespacesAndNewlines) }
 }
 
-enum OracleNamespace {
+public enum OracleNamespace: Sendable {
   case none
   case any
   case uri(String)
 
-  func matches(_ namespace: String?) -> Bool {
+  public func matches(_ namespace: String?) -> Bool {
     switch self {
     case .none: return namespace == nil || namespace == ""
     case .any: return true
@@ -59,9 +62,9 @@ enum OracleNamespace {
   }
 }
 
-enum XMLOracle {
+public enum XMLOracle {
   /// The root element of the XML file at `url`, read by `XMLParser` with namespaces.
-  static func read(_ url: URL) throws -> OracleElement {
+  public static func read(_ url: URL) throws -> OracleElement {
     let data = try Data(contentsOf: url)
     let parser = XMLParser(data: data)
     parser.shouldProcessNamespaces = true
@@ -73,7 +76,7 @@ enum XMLOracle {
     return root
   }
 
-  enum OracleError: Error { case unreadable(String, String) }
+  public enum OracleError: Error { case unreadable(String, String) }
 
   private final class Builder: NSObject, XMLParserDelegate {
     var root: OracleElement?
@@ -108,19 +111,19 @@ enum XMLOracle {
 }
 
 /// The XML feeds of `../shared/fixtures/real/feeds/` (every file that is not JSON, HTML or OPML).
-enum RealFeeds {
-  static var folder: URL { Fixtures.sharedRealDirectory.appendingPathComponent("feeds") }
+public enum RealFeeds {
+  public static var folder: URL { Fixtures.sharedRealDirectory.appendingPathComponent("feeds") }
 
-  static var xmlFeeds: [String] {
+  public static var xmlFeeds: [String] {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
     return names.filter { !$0.hasSuffix(".json") && !$0.hasSuffix(".html") && !$0.hasSuffix(".opml") }.sorted()
   }
 
-  static func url(_ name: String) -> URL { folder.appendingPathComponent(name) }
+  public static func url(_ name: String) -> URL { folder.appendingPathComponent(name) }
 }
 
 /// Where two texts first differ, with a little context, for readable failures of long values.
-func firstDifference(_ a: String?, _ b: String?) -> String {
+public func firstDifference(_ a: String?, _ b: String?) -> String {
   guard let a, let b else { return "one is nil: \(a == nil ? "ours" : "expected")" }
   let x = Array(a)
   let y = Array(b)

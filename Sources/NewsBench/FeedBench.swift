@@ -1,0 +1,323 @@
+import Foundation
+
+/// The feed benchmark (`news-bench --feeds`, issue 13): a subscription list refreshed from a loopback HTTP server
+/// into a fresh database, by `news fetch --all` and by the peers a person would use instead, each a child process
+/// timed from spawn to exit, one run each, side by side.
+///
+/// The list: every XML feed of the feeds folder (by default `../shared/fixtures/real/feeds`) served under
+/// ``copies`` paths each (`/1/bio.rdf` … `/6/bio.rdf`), every path with its own `ETag`. Then each method refreshes
+/// again: every feed is answered `304 Not Modified` to a client that asks conditionally.
+struct FeedBench {
+  /// The feeds served, and where each method writes.
+  var feedsFolder: String
+  var folder: String
+  /// The `news` executable measured (beside `news-bench` in the build folder).
+  var news: String
+  /// Each feed is served under this many paths.
+  var copies = 6
+  /// Whether the peers run (off for `--quick`).
+  var peers = true
+
+  /// One method's figures.
+  struct Run: Codable, Sendable {
+    var method: String
+    var label: String
+    /// Wall-clock seconds from spawn to exit.
+    var seconds: Double
+    /// User + system CPU seconds of the child.
+    var cpuSeconds: Double
+    var exitStatus: Int32
+    /// Items stored, counted in the method's own database (ours: each feed's items, the `query_result` rows).
+    var items: Int?
+    /// Requests the server received during the run, and how many it answered `304`.
+    var requests: Int
+    var notModified: Int
+    /// This run's seconds over ours' (the same phase).
+    var timesOurs: Double?
+  }
+
+  struct Results: Codable, Sendable {
+    var date: String
+    var urls: Int
+    var feeds: Int
+    var bytes: Int
+    var refresh: [Run]
+    var again: [Run]
+    var targets: [Target]
+    var notes: [String]
+  }
+
+  /// What a peer needs to run, and whether it is there.
+  enum Method: String, CaseIterable {
+    case ours, newsboat, feedparser
+
+    var label: String {
+      switch self {
+      case .ours: "ours: news fetch --all"
+      case .newsboat: "newsboat -x reload"
+      case .feedparser: "python3 feedparser + sqlite3"
+      }
+    }
+  }
+
+  /// The feeds folder: `--feeds-from DIR`, else `../shared/fixtures/real/feeds` beside the current folder or beside
+  /// the package `news-bench` was built in; `nil` when there is none.
+  static func locateFeeds(_ option: String?, selfPath: String) -> String? {
+    if let option { return URL(fileURLWithPath: option).standardizedFileURL.path }
+    var package = URL(fileURLWithPath: selfPath)
+    for _ in 0..<4 { package.deleteLastPathComponent() }  // <package>/.build/<triple>/release/news-bench
+    let candidates = [
+      URL(fileURLWithPath: FileManager.default.currentDirectoryPath), package,
+    ].map { $0.appendingPathComponent("../shared/fixtures/real/feeds").standardizedFileURL.path }
+    return candidates.first { FileManager.default.fileExists(atPath: $0) }
+  }
+
+  /// The `news` executable built beside `news-bench`.
+  static func locateNews(selfPath: String) throws -> String {
+    let news = URL(fileURLWithPath: selfPath).deletingLastPathComponent().appendingPathComponent("news").path
+    guard access(news, X_OK) == 0 else {
+      throw BenchError("no `news` beside news-bench (\(news)): build both, swift build -c release")
+    }
+    return news
+  }
+
+  /// The benchmark the options ask for, in `folder`.
+  ///
+  /// - Throws: ``BenchError`` when there is no feeds folder or no `news` beside `news-bench`.
+  static func feeds(_ options: Options, folder: String, selfPath: String) throws -> FeedBench {
+    guard let feeds = locateFeeds(options.feedsFrom, selfPath: selfPath) else {
+      throw BenchError("no feeds to serve: ../shared/fixtures/real/feeds is not there; give --feeds-from DIR")
+    }
+    let work = "\(folder)/feeds"
+    try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+    return FeedBench(
+      feedsFolder: feeds, folder: work, news: try locateNews(selfPath: selfPath), peers: !options.quick)
+  }
+
+  /// The XML feeds of a folder: every file that is not JSON, HTML or OPML, by name.
+  static func feedFiles(in folder: String) throws -> [String] {
+    let names = try FileManager.default.contentsOfDirectory(atPath: folder)
+    return names.filter { name in ![".json", ".html", ".opml", ".md"].contains { name.hasSuffix($0) } }.sorted()
+  }
+
+  func progress(_ message: String) {
+    FileHandle.standardError.write(Data("news-bench: \(message)\n".utf8))
+  }
+
+  func run() throws -> Results {
+    let files = try Self.feedFiles(in: feedsFolder)
+    guard !files.isEmpty else { throw BenchError("no feeds in \(feedsFolder)") }
+    var resources: [String: FeedServer.Resource] = [:]
+    var paths: [String] = []
+    var bytes = 0
+    for file in files {
+      let body = try Data(contentsOf: URL(fileURLWithPath: feedsFolder).appendingPathComponent(file))
+      for copy in 1...copies {
+        let path = "/\(copy)/\(file)"
+        paths.append(path)
+        bytes += body.count
+        resources[path] = .init(body: body, etag: "\"\(file)-\(copy)\"", contentType: "application/xml")
+      }
+    }
+    let server = try FeedServer(resources: resources)
+    defer { server.stop() }
+    let urls = paths.map(server.url)
+    try (urls.joined(separator: "\n") + "\n").write(toFile: "\(folder)/urls", atomically: true, encoding: .utf8)
+    progress("serving \(urls.count) feed URLs (\(files.count) feeds × \(copies)) on 127.0.0.1:\(server.port)")
+
+    var notes: [String] = []
+    var methods: [Method] = [.ours]
+    if peers {
+      if which("newsboat") != nil {
+        methods.append(.newsboat)
+      } else {
+        notes.append("newsboat: skipped, not in PATH (Debian: apt-get install -y newsboat)")
+      }
+      if commandOutput(["python3", "-c", "import feedparser"], outputFolder: folder) != nil {
+        methods.append(.feedparser)
+      } else {
+        notes.append("feedparser: skipped, python3 cannot import it (pip install feedparser)")
+      }
+    } else {
+      notes.append("--quick: the peers (newsboat, feedparser) are not run")
+    }
+    var refresh: [Run] = []
+    var again: [Run] = []
+    for method in methods {
+      let first = try measure(method, server: server, fresh: true)
+      refresh.append(first)
+      progress(String(format: "%@: %.3f s, %d items", method.label, first.seconds, first.items ?? -1))
+      // feedparser's script asks unconditionally, as such scripts do: no second run.
+      guard method != .feedparser else { continue }
+      let second = try measure(method, server: server, fresh: false)
+      again.append(second)
+      progress(
+        String(
+          format: "%@ again: %.3f s, %d of %d answered 304", method.label, second.seconds, second.notModified,
+          second.requests))
+    }
+    func withRatios(_ runs: [Run]) -> [Run] {
+      guard let ours = runs.first(where: { $0.method == Method.ours.rawValue })?.seconds, ours > 0 else { return runs }
+      return runs.map { run in
+        var run = run
+        run.timesOurs = run.seconds / ours
+        return run
+      }
+    }
+    var results = Results(
+      date: ISO8601DateFormatter().string(from: Date()), urls: urls.count, feeds: files.count, bytes: bytes,
+      refresh: withRatios(refresh), again: withRatios(again), targets: [], notes: notes)
+    results.targets = Self.targets(results)
+    return results
+  }
+
+  /// One run of a method against the server, into a fresh database (`fresh`) or the one its last run filled.
+  private func measure(_ method: Method, server: FeedServer, fresh: Bool) throws -> Run {
+    let work = "\(folder)/\(method.rawValue)"
+    if fresh {
+      try? FileManager.default.removeItem(atPath: work)
+      try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+    }
+    // Every method gets its own HOME and XDG folders, so no configuration of the machine's user is read.
+    let environment = [
+      "HOME": work, "XDG_CONFIG_HOME": "\(work)/config", "XDG_DATA_HOME": "\(work)/data",
+      "XDG_CACHE_HOME": "\(work)/cache", "NO_COLOR": "1",
+    ]
+    let arguments: [String]
+    let database: String
+    let count: String
+    switch method {
+    case .ours:
+      database = "\(work)/news.sqlite"
+      if fresh { try writeConfiguration(to: "\(work)/news.json") }
+      arguments = [news, "fetch", "--all", "--quiet", "--config", "\(work)/news.json", "--db", database]
+      count = "SELECT count(*) FROM query_result;"
+    case .newsboat:
+      database = "\(work)/cache.db"
+      if fresh { try "".write(toFile: "\(work)/newsboat.config", atomically: true, encoding: .utf8) }
+      arguments = [
+        "newsboat", "-x", "reload", "-u", "\(folder)/urls", "-c", database, "-C", "\(work)/newsboat.config",
+      ]
+      count = "SELECT count(*) FROM rss_item;"
+    case .feedparser:
+      database = "\(work)/feeds.sqlite"
+      try Self.feedparserScript.write(toFile: "\(work)/refresh.py", atomically: true, encoding: .utf8)
+      arguments = ["python3", "\(work)/refresh.py", "\(folder)/urls", database]
+      count = "SELECT count(*) FROM item;"
+    }
+    let before = server.served
+    let child = try runChild(arguments, outputFolder: work, environment: environment)
+    let after = server.served
+    if child.exitStatus != 0 {
+      progress("\(method.label) exited \(child.exitStatus): \(child.standardError.suffix(600))")
+    }
+    let items = commandOutput(["sqlite3", "-readonly", database, count], outputFolder: work).flatMap {
+      Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+    return Run(
+      method: method.rawValue, label: method.label, seconds: child.seconds, cpuSeconds: child.cpuSeconds,
+      exitStatus: child.exitStatus, items: items, requests: after.requests - before.requests,
+      notModified: after.notModified - before.notModified)
+  }
+
+  /// Ours' configuration: one `{"feed": URL}` source per URL, as `news add` writes them.
+  private func writeConfiguration(to path: String) throws {
+    let urls = try String(contentsOfFile: "\(folder)/urls", encoding: .utf8).split(separator: "\n")
+    var sources: [String: Any] = [:]
+    for (index, url) in urls.enumerated() { sources["feed-\(index + 1)"] = ["feed": String(url)] }
+    let document: [String: Any] = ["sources": sources, "timeoutSeconds": 5]
+    try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys]).write(to: URL(fileURLWithPath: path))
+  }
+
+  /// The peer a person would write: each URL fetched with urllib, parsed by feedparser, its entries upserted into
+  /// SQLite (one transaction per feed, WAL, `synchronous=NORMAL` as ours), dates as UTC milliseconds.
+  static let feedparserScript = #"""
+    import calendar, sqlite3, sys, urllib.request
+    import feedparser
+
+    urls = [line.strip() for line in open(sys.argv[1]) if line.strip()]
+    db = sqlite3.connect(sys.argv[2])
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=NORMAL")
+    db.execute("""CREATE TABLE IF NOT EXISTS item (feed TEXT NOT NULL, id TEXT NOT NULL, link TEXT, title TEXT,
+        author TEXT, published INTEGER, summary TEXT, content TEXT, PRIMARY KEY (feed, id))""")
+    for url in urls:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            body = response.read()
+            headers = {"content-type": response.headers.get("Content-Type", "")}
+        parsed = feedparser.parse(body, response_headers=headers)
+        rows = []
+        for entry in parsed.entries:
+            when = entry.get("published_parsed") or entry.get("updated_parsed")
+            content = entry.content[0].value if entry.get("content") else None
+            key = entry.get("id") or entry.get("link") or entry.get("title") or entry.get("summary", "")
+            rows.append((url, key, entry.get("link"), entry.get("title"), entry.get("author"),
+                         calendar.timegm(when) * 1000 if when else None, entry.get("summary"), content))
+        with db:
+            db.executemany("""INSERT INTO item VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (feed, id) DO UPDATE SET
+                link = excluded.link, title = excluded.title, author = excluded.author,
+                published = excluded.published, summary = excluded.summary, content = excluded.content""", rows)
+    db.close()
+    """#
+
+  static func targets(_ results: Results) -> [Target] {
+    var targets: [Target] = []
+    let runs = results.refresh
+    guard let ours = runs.first(where: { $0.method == Method.ours.rawValue }) else { return [] }
+    if let newsboat = runs.first(where: { $0.method == Method.newsboat.rawValue }) {
+      targets.append(
+        Target(
+          goal: "refresh faster than newsboat",
+          measured: String(
+            format: "%.2f× faster (%.3f s vs %.3f s)", newsboat.seconds / ours.seconds, ours.seconds,
+            newsboat.seconds),
+          met: ours.seconds < newsboat.seconds))
+    }
+    if let feedparser = runs.first(where: { $0.method == Method.feedparser.rawValue }) {
+      let speedup = feedparser.seconds / ours.seconds
+      targets.append(
+        Target(
+          goal: "refresh ≥ 5× faster than feedparser",
+          measured: String(format: "%.1f× faster (%.3f s vs %.3f s)", speedup, ours.seconds, feedparser.seconds),
+          met: speedup >= 5))
+    }
+    return targets
+  }
+
+  static func report(_ results: Results) -> String {
+    var out = """
+      feed refresh: \(results.urls) URLs (\(results.feeds) real feeds × \(results.urls / max(1, results.feeds)) \
+      paths, \(Report.megabytes(results.bytes))) from a loopback HTTP server with ETags, one run each
+      items: those stored (ours: each feed's, query_result rows; newsboat: rss_item rows, one per guid
+      across all feeds; python: one row per feed and entry id)
+
+
+      """
+    func table(_ title: String, _ runs: [Run]) {
+      out += title + "\n"
+      out += "  " + Report.pad("", 36) + Report.pad("time", 10, right: true) + Report.pad("× ours", 9, right: true)
+      out += Report.pad("cpu", 10, right: true) + Report.pad("items", 8, right: true)
+      out += Report.pad("requests", 10, right: true) + Report.pad("304", 6, right: true) + "\n"
+      for (index, run) in runs.enumerated() {
+        out += "  " + Report.pad("\(index + 1). \(run.label)", 36)
+        out += Report.pad(String(format: "%.3f s", run.seconds), 10, right: true)
+        out += Report.pad(run.timesOurs.map { String(format: "%.2f×", $0) } ?? "–", 9, right: true)
+        out += Report.pad(String(format: "%.3f s", run.cpuSeconds), 10, right: true)
+        out += Report.pad(run.items.map(String.init) ?? "?", 8, right: true)
+        out += Report.pad("\(run.requests)", 10, right: true) + Report.pad("\(run.notModified)", 6, right: true)
+        out += run.exitStatus == 0 ? "\n" : "  (exit \(run.exitStatus))\n"
+      }
+    }
+    table("into a fresh database", results.refresh)
+    if !results.again.isEmpty {
+      out += "\n"
+      table("again, into the filled database (conditional GET)", results.again)
+    }
+    out += "\n"
+    for target in results.targets {
+      out += "  \(target.met ? "met    " : "NOT MET")  \(target.goal): \(target.measured)\n"
+    }
+    for note in results.notes { out += "note: \(note)\n" }
+    return out
+  }
+}
