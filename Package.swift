@@ -40,22 +40,26 @@ let package = Package(
     // The general JSON → store importer: declarative mappings, identity and upsert, relationships, reports.
     .target(
       name: "OfflineNewsImport", dependencies: ["OfflineNewsModel", "OfflineNewsStorage"], swiftSettings: strict),
-    // The network: the NewsNetwork protocol, NewsAPI v2 decoding, URLSession and file implementations.
-    .target(name: "OfflineNewsNetwork", dependencies: ["OfflineNewsModel"], swiftSettings: strict),
+    // HTTP: the one URLSession transport (whole-request deadline, retries with Retry-After, redaction of secrets, body
+    // caps, same-origin redirects, conditional GETs), used by NewsAPI, feeds, Parse sync and page downloads. The only
+    // module that imports FoundationNetworking.
+    .target(name: "OfflineNewsHTTP", swiftSettings: strict),
+    // The news network: the NewsNetwork protocol, NewsAPI v2 decoding, the NewsAPI client over HTTP, files.
+    .target(name: "OfflineNewsNetwork", dependencies: ["OfflineNewsModel", "OfflineNewsHTTP"], swiftSettings: strict),
     // Feeds: RSS, RSS 1.0 (RDF) and Atom parsed with libxml2, format sniffing, OPML, feed discovery in HTML pages.
     .target(name: "OfflineNewsFeeds", dependencies: ["CLibXML2", "OfflineNewsModel"], swiftSettings: strict),
     // The Parse Server sync engine: cursors, durable staged pages, the mapping importer, file downloads.
     .target(
       name: "OfflineNewsSync",
-      dependencies: ["OfflineNewsModel", "OfflineNewsStorage", "OfflineNewsImport", "OfflineNewsNetwork"],
+      dependencies: ["OfflineNewsModel", "OfflineNewsStorage", "OfflineNewsImport", "OfflineNewsHTTP"],
       swiftSettings: strict
     ),
     // The offline-first NewsRepository, built from a storage context and a network.
     .target(
       name: "OfflineNews",
       dependencies: [
-        "OfflineNewsModel", "OfflineNewsStorage", "OfflineNewsImport", "OfflineNewsNetwork", "OfflineNewsSync",
-        "OfflineNewsFeeds",
+        "OfflineNewsModel", "OfflineNewsStorage", "OfflineNewsImport", "OfflineNewsHTTP", "OfflineNewsNetwork",
+        "OfflineNewsSync", "OfflineNewsFeeds",
       ],
       swiftSettings: strict
     ),
@@ -73,6 +77,7 @@ let package = Package(
       name: "news-with-fault", dependencies: ["NewsCLI"], path: "Tests/NewsWithFault", swiftSettings: strict),
     .testTarget(name: "OfflineNewsModelTests", dependencies: ["OfflineNewsModel", "TestSupport"]),
     .testTarget(name: "OfflineNewsStorageTests", dependencies: ["OfflineNewsStorage", "TestSupport"]),
+    .testTarget(name: "OfflineNewsHTTPTests", dependencies: ["OfflineNewsHTTP", "TestSupport"]),
     .testTarget(name: "OfflineNewsNetworkTests", dependencies: ["OfflineNewsNetwork", "TestSupport"]),
     .testTarget(name: "OfflineNewsImportTests", dependencies: ["OfflineNewsImport", "TestSupport"]),
     .testTarget(name: "OfflineNewsTests", dependencies: ["OfflineNews", "TestSupport"]),

@@ -1,7 +1,7 @@
 import Foundation
 import OfflineNewsImport
 import OfflineNewsModel
-import OfflineNewsNetwork
+import OfflineNewsHTTP
 import OfflineNewsStorage
 import OfflineNewsSync
 import TestSupport
