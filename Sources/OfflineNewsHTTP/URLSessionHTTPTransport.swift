@@ -78,7 +78,7 @@ public final class URLSessionHTTPTransport: HTTPTransport {
   /// - Throws: ``HTTPError``: the last attempt's transport failure, an unsupported URL, too many redirects.
   public func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
     let secrets = self.secrets + request.secrets
-    guard Self.isHTTP(request.url) else {
+    guard RedirectRule.isHTTP(request.url) else {
       throw HTTPError.unsupportedURL(request.url.absoluteString).redacted(secrets)
     }
     let policy = retry
@@ -99,65 +99,27 @@ public final class URLSessionHTTPTransport: HTTPTransport {
 
   /// One attempt: the request and the redirects it is allowed, all within one ``timeout``.
   private func exchange(_ request: HTTPRequest, secrets: [String]) async throws(HTTPError) -> HTTPResponse {
-    let deadline = ContinuousClock.now + .milliseconds(Int64(timeout * 1000))
-    var url = request.url
-    var headers = request.headersToSend
-    var permanentURL = request.url
-    var permanent = true
-    var redirects = 0
-    while true {
-      let left = ContinuousClock.now.duration(to: deadline)
-      guard left > .zero else { throw HTTPError.from(URLError(.timedOut), timeout: timeout) }
-      var urlRequest = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
-      for (name, value) in headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
-      let outcome: DataTaskOutcome
-      do {
-        outcome = try await tasks.run(urlRequest, on: session, timeout: seconds(left), maxBytes: request.maxBodyBytes)
-      } catch {
-        throw HTTPError.from(error, timeout: timeout)
-      }
-      guard let http = outcome.response as? HTTPURLResponse else {
-        throw HTTPError.transport(.other, detail: "not an HTTP response")
-      }
-      var fields: [String: String] = [:]
-      for (name, value) in http.allHeaderFields {
-        if let name = name as? String, let value = value as? String { fields[name] = value }
-      }
-      let response = HTTPResponse(
-        url: url, status: http.statusCode, headers: fields, body: outcome.body,
-        bodyLimitExceeded: outcome.bodyLimitExceeded, permanentURL: permanentURL)
-      guard response.bodyLimitExceeded == nil, [301, 302, 303, 307, 308].contains(response.status),
-        let location = response.header("Location"),
-        let next = URL(string: location, relativeTo: url)?.absoluteURL, Self.isHTTP(next)
-      else { return response }
-      let sameOrigin = Self.origin(of: next) == Self.origin(of: request.url)
-      guard sameOrigin || request.redirects == .anyOrigin else { return response }
-      guard redirects < Self.maximumRedirects else { throw .tooManyRedirects(limit: Self.maximumRedirects) }
-      redirects += 1
-      permanent = permanent && [301, 308].contains(response.status)
-      if permanent { permanentURL = next }
-      if !sameOrigin {
-        // Credentials stay with their origin (as browsers and curl drop Authorization on another host).
-        headers = headers.filter { _, value in !secrets.contains { value.contains($0) } }
-      }
-      url = next
+    var urlRequest = URLRequest(url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
+    for (name, value) in request.headersToSend { urlRequest.setValue(value, forHTTPHeaderField: name) }
+    let rule = RedirectRule(
+      original: request.url, anyOrigin: request.redirects == .anyOrigin, secrets: secrets, limit: Self.maximumRedirects)
+    let outcome: DataTaskOutcome
+    do {
+      outcome = try await tasks.run(
+        urlRequest, on: session, timeout: timeout, maxBytes: request.maxBodyBytes, redirects: rule)
+    } catch {
+      throw HTTPError.from(error, timeout: timeout)
     }
+    if outcome.redirects.overLimit { throw .tooManyRedirects(limit: Self.maximumRedirects) }
+    guard let http = outcome.response as? HTTPURLResponse else {
+      throw HTTPError.transport(.other, detail: "not an HTTP response")
+    }
+    var fields: [String: String] = [:]
+    for (name, value) in http.allHeaderFields {
+      if let name = name as? String, let value = value as? String { fields[name] = value }
+    }
+    return HTTPResponse(
+      url: outcome.redirects.url, status: http.statusCode, headers: fields, body: outcome.body,
+      bodyLimitExceeded: outcome.bodyLimitExceeded, permanentURL: outcome.redirects.permanentURL)
   }
-
-  private static func isHTTP(_ url: URL) -> Bool {
-    guard let scheme = url.scheme?.lowercased() else { return false }
-    return scheme == "http" || scheme == "https"
-  }
-
-  /// The origin of a URL (RFC 6454 §4): scheme, host and port, the port defaulted by the scheme.
-  private static func origin(of url: URL) -> [String] {
-    let scheme = url.scheme?.lowercased() ?? ""
-    let port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : -1)
-    return [scheme, url.host?.lowercased() ?? "", String(port)]
-  }
-}
-
-/// A duration in seconds.
-private func seconds(_ duration: Duration) -> TimeInterval {
-  Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
 }

@@ -6,11 +6,11 @@ import Testing
 /// The transport's bounds: one deadline for the whole request, a cap on the body, secrets out of every error.
 @Suite("Transport limits: a whole-request deadline, body caps, redaction")
 struct TransportLimitTests {
-  @Test("the deadline covers the whole request: two hops of 0.6 s each do not fit in 1 s")
+  @Test("the deadline covers the whole request: two hops of 0.8 s each do not fit in 1 s")
   func deadlineSpansRedirects() async throws {
-    let server = try LoopbackHTTPServer(.delayed(0.6, then: .respond(status: 200, body: Data())))
+    let server = try LoopbackHTTPServer(.delayed(0.8, then: .respond(status: 200, body: Data())))
     defer { server.stop() }
-    server.enqueue(.delayed(0.6, then: .respond(status: 302, headers: ["Location": "/next"], body: Data())))
+    server.enqueue(.delayed(0.8, then: .respond(status: 302, headers: ["Location": "/next"], body: Data())))
     let clock = ContinuousClock()
     let start = clock.now
     let error = await failure(URLSessionHTTPTransport(timeout: 1), HTTPRequest(url: server.url("/first")))
