@@ -1,7 +1,7 @@
 import Foundation
+import OfflineNewsHTTP
 import OfflineNewsImport
 import OfflineNewsModel
-import OfflineNewsHTTP
 import OfflineNewsStorage
 
 /// One Parse class to sync: its mapping (with the class's root selected) and paging.

@@ -1,6 +1,6 @@
 import Foundation
-import OfflineNewsImport
 import OfflineNewsHTTP
+import OfflineNewsImport
 
 /// Why the sync of one class stopped. Pages already imported stay imported, a staged page stays staged (the next sync
 /// resumes it), and the cursor never moves past what was imported.

@@ -30,7 +30,8 @@ struct RedirectFollowingTests {
     let elsewhere = try LoopbackHTTPServer(.respond(status: 200, body: Data()))
     defer { elsewhere.stop() }
     let target = elsewhere.url("/x")
-    let server = try LoopbackHTTPServer(.respond(status: 301, headers: ["Location": target.absoluteString], body: Data()))
+    let server = try LoopbackHTTPServer(
+      .respond(status: 301, headers: ["Location": target.absoluteString], body: Data()))
     defer { server.stop() }
     let transport = URLSessionHTTPTransport(timeout: 5)
 

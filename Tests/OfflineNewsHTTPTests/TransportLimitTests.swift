@@ -77,7 +77,8 @@ struct TransportLimitTests {
     let bodies = try await withThrowingTaskGroup(of: (Int, String).self) { group in
       for index in 0..<16 {
         group.addTask {
-          let response = try await transport.get(server.url("/item/\(index)"), maxBodyBytes: index.isMultiple(of: 2) ? 1_000 : nil)
+          let response = try await transport.get(
+            server.url("/item/\(index)"), maxBodyBytes: index.isMultiple(of: 2) ? 1_000 : nil)
           return (index, String(decoding: response.body, as: UTF8.self))
         }
       }

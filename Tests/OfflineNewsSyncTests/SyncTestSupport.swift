@@ -1,7 +1,7 @@
 import Foundation
+import OfflineNewsHTTP
 import OfflineNewsImport
 import OfflineNewsModel
-import OfflineNewsHTTP
 import OfflineNewsStorage
 import OfflineNewsSync
 import TestSupport
