@@ -3,9 +3,10 @@
 //
 //   CSQLite ← OfflineNewsStorage ← OfflineNewsImport ←┐
 //   OfflineNewsModel ←────────────────────────────────┼─ OfflineNews (NewsRepository) ← NewsCLI ← news
-//   OfflineNewsModel ← OfflineNewsNetwork ←───────────┤
+//   (Model, HTTP) ← OfflineNewsNetwork ←──────────────┤
+//   (Storage, Import, HTTP) ← OfflineNewsSync ←───────┤
+//   OfflineNewsHTTP ←─────────────────────────────────┘
 //   (CLibXML2, Model) ← OfflineNewsFeeds ← NewsCLI (subscriptions: news add, remove, sources --opml, import OPML)
-//   (Storage, Import, Network) ← OfflineNewsSync ←─────┘
 import PackageDescription
 
 let strict: [SwiftSetting] = [
