@@ -7,6 +7,7 @@
 //   (Storage, Import, HTTP) ← OfflineNewsSync ←───────┤
 //   OfflineNewsHTTP ←─────────────────────────────────┘
 //   (CLibXML2, Model) ← OfflineNewsFeeds ← NewsCLI (subscriptions: news add, remove, sources --opml, import OPML)
+//   CLibXML2 ← OfflineNewsHTML ← OfflineNews, NewsCLI, news-bench
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -55,22 +56,26 @@ let package = Package(
       dependencies: ["OfflineNewsModel", "OfflineNewsStorage", "OfflineNewsImport", "OfflineNewsHTTP"],
       swiftSettings: strict
     ),
+    // HTML on libxml2's HTML parser: documents and nodes, text for the terminal, the readable article of a page.
+    .target(name: "OfflineNewsHTML", dependencies: ["CLibXML2"], swiftSettings: strict),
     // The offline-first NewsRepository, built from a storage context and a network.
     .target(
       name: "OfflineNews",
       dependencies: [
         "OfflineNewsModel", "OfflineNewsStorage", "OfflineNewsImport", "OfflineNewsHTTP", "OfflineNewsNetwork",
-        "OfflineNewsSync", "OfflineNewsFeeds",
+        "OfflineNewsSync", "OfflineNewsFeeds", "OfflineNewsHTML",
       ],
       swiftSettings: strict
     ),
     // The `news` command line: configuration, argument parsing, commands, output.
-    .target(name: "NewsCLI", dependencies: ["OfflineNews", "OfflineNewsFeeds"], swiftSettings: strict),
+    .target(
+      name: "NewsCLI", dependencies: ["OfflineNews", "OfflineNewsFeeds", "OfflineNewsHTML"], swiftSettings: strict),
     // The composition root's entry point.
     .executableTarget(name: "news", dependencies: ["NewsCLI"], swiftSettings: strict),
     // The benchmark (docs/PERFORMANCE.md): `swift run -c release news-bench`.
     .executableTarget(
-      name: "news-bench", dependencies: ["OfflineNews"], path: "Sources/NewsBench", swiftSettings: strict),
+      name: "news-bench", dependencies: ["OfflineNews", "OfflineNewsHTML"], path: "Sources/NewsBench",
+      swiftSettings: strict),
 
     .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
     // `news` with a crash injected through the package-only fault seams, for the crash-safety tests.
@@ -84,7 +89,8 @@ let package = Package(
     .testTarget(name: "OfflineNewsTests", dependencies: ["OfflineNews", "TestSupport"]),
     .testTarget(name: "OfflineNewsFeedsTests", dependencies: ["OfflineNewsFeeds", "TestSupport"]),
     .testTarget(name: "OfflineNewsSyncTests", dependencies: ["OfflineNewsSync", "TestSupport"]),
-    .testTarget(name: "NewsCLITests", dependencies: ["NewsCLI", "TestSupport"]),
+    .testTarget(name: "OfflineNewsHTMLTests", dependencies: ["OfflineNewsHTML", "TestSupport"]),
+    .testTarget(name: "NewsCLITests", dependencies: ["NewsCLI", "OfflineNewsHTML", "TestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

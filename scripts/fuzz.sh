@@ -4,7 +4,8 @@
 # usage: scripts/fuzz.sh [SECONDS] [TARGET...]
 #   SECONDS  time budget per target (default 120); 0 builds the harnesses and replays the kept corpus and every
 #            kept crasher once (a quick regression run, no fuzzing).
-#   TARGET   timestamp, decoder, parallel, arguments, configuration, importer, search (default: all seven).
+#   TARGET   timestamp, decoder, parallel, arguments, configuration, importer, search, readability, render
+#            (default: all nine).
 # environment:
 #   FUZZ_BUILD  scratch folder (default /tmp/build-g-fuzz); nothing is written to the repository except the corpus
 #               (Fuzz/corpus/<target>/, minimized with -merge=1) and new crashers (Fuzz/crashers/<target>/).
@@ -27,7 +28,7 @@ root=$PWD
 budget=${1:-120}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(timestamp decoder parallel arguments configuration importer search)
+[ ${#targets[@]} -gt 0 ] || targets=(timestamp decoder parallel arguments configuration importer search readability render)
 out=${FUZZ_BUILD:-/tmp/build-g-fuzz}
 jobs=${FUZZ_JOBS:-$(($(nproc) / 2))}
 [ "$jobs" -ge 1 ] || jobs=1
@@ -44,8 +45,11 @@ export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
 
 # Swift 6 mode and the package's upcoming features; -enable-testing so harnesses can `@testable import NewsCLI`.
 # -package-name: as SwiftPM passes it, so that `package` declarations (the test fault seams) compile.
+# The system libraries' module maps are reached with -I (CSQLite, CLibXML2 and libxml2's headers from pkg-config).
+xml_cflags=()
+for flag in $(pkg-config --cflags libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2); do xml_cflags+=(-Xcc "$flag"); done
 flags=(-swift-version 6 -enable-upcoming-feature ExistentialAny -parse-as-library -sanitize=fuzzer,address
-  -O -g -enable-testing -package-name OfflineNews -I "$out/mods" -I Sources/CSQLite
+  -O -g -enable-testing -package-name OfflineNews -I "$out/mods" -I Sources/CSQLite -I Sources/CLibXML2 "${xml_cflags[@]}"
   -module-cache-path "$out/module-cache")
 
 # build_module NAME [DEPENDENCY.o…]: compiles Sources/NAME (all .swift files below it) to $out/obj/NAME.o and its
@@ -75,8 +79,10 @@ root_module_of() {
   arguments | configuration) echo NewsCLI ;;
   importer) echo OfflineNewsImport ;;
   search) echo OfflineNewsStorage ;;
+  readability | render) echo OfflineNewsHTML ;;
   *)
-    echo "fuzz: unknown target $1 (timestamp, decoder, parallel, arguments, configuration, importer, search)" >&2
+    echo "fuzz: unknown target $1 (timestamp, decoder, parallel, arguments, configuration, importer, search," \
+      "readability, render)" >&2
     return 1
     ;;
   esac
@@ -107,6 +113,7 @@ PY
     NewsCLI) echo OfflineNewsModel OfflineNewsStorage OfflineNewsImport OfflineNewsNetwork OfflineNews NewsCLI ;;
     OfflineNewsImport) echo OfflineNewsModel OfflineNewsStorage OfflineNewsImport ;;
     OfflineNewsStorage) echo OfflineNewsModel OfflineNewsStorage ;;
+    OfflineNewsHTML) echo OfflineNewsHTML ;;
     esac
   fi
 }
@@ -120,6 +127,8 @@ harness_of() {
   # Harnesses of async code share Blocking.swift (waits for a task on the fuzzer's thread).
   importer) echo Fuzz/ImporterFuzz.swift Fuzz/Blocking.swift ;;
   search) echo Fuzz/SearchFuzz.swift Fuzz/Blocking.swift ;;
+  readability) echo Fuzz/ReadabilityFuzz.swift ;;
+  render) echo Fuzz/RenderFuzz.swift ;;
   esac
 }
 max_len_of() {
@@ -130,6 +139,7 @@ max_len_of() {
   configuration) echo 8192 ;;
   importer) echo 16384 ;;
   search) echo 1024 ;;
+  readability | render) echo 32768 ;;
   esac
 }
 
@@ -144,7 +154,7 @@ build_target() {
   echo "fuzz: linking $target"
   swiftc "${flags[@]}" -use-ld=lld -module-name "Fuzz_$target" "${harness[@]}" Fuzz/KnownBugs.swift \
     "${objects[@]}" \
-    -lsqlite3 -o "$out/bin/fuzz-$target"
+    -lsqlite3 -lxml2 -o "$out/bin/fuzz-$target"
 }
 
 # Seeds made at run time in $out/seeds/<target>, from our fixtures and ../shared (never kept in the repository).
@@ -216,6 +226,20 @@ for path in sys.argv[2:]:
         open(os.path.join(out, "seed-%d" % n), "wb").write(bytes([variant]) + body); n += 1
 PY
     fi
+    ;;
+  readability)
+    # Our own HTML pages (Tests/Fixtures/html). Not ../shared's pages: mutated article text would end up in the
+    # kept corpus, and HTML text is not in the quoted strings the filter below looks for.
+    cp Tests/Fixtures/html/*.html Tests/Fixtures/*.html "$dir/" 2>/dev/null || true
+    ;;
+  render)
+    # The same pages, each behind a width byte (the harness's first byte).
+    local i=0
+    for file in Tests/Fixtures/html/*.html Tests/Fixtures/*.html; do
+      [ -f "$file" ] || continue
+      # shellcheck disable=SC2059 # the format is the width byte, an escape made on purpose
+      { printf "\\x$(printf %02x $((i * 37 % 120)))"; cat "$file"; } >"$dir/seed-$((i++))"
+    done
     ;;
   search)
     # Titles of the fixtures, one per file, as search texts.

@@ -19,4 +19,28 @@
 #include <libxml/uri.h>
 #include <libxml/SAX2.h>
 #include <libxml/entities.h>
+
+/// xmlFree is a global function pointer (xmlMemSetup can change it), which Swift 6 cannot read without a data-race
+/// warning: frees memory libxml2 returned (xmlGetProp, xmlNodeGetContent, xmlBuildURI…).
+static inline void clibxml2_free(void *pointer) { xmlFree(pointer); }
+
+/// Parser options stop the messages of a parser context; conversion errors (a page whose bytes are not in its
+/// declared encoding) go to the thread's generic error handler. These swap in a silent one around a parse and put
+/// the previous one back (libxml2 keeps the handler per thread).
+static inline void clibxml2_silent_error(void *context, const char *message, ...) {
+  (void)context;
+  (void)message;
+}
+typedef struct {
+  xmlGenericErrorFunc handler;
+  void *context;
+} clibxml2_error_handler;
+static inline clibxml2_error_handler clibxml2_silence_errors(void) {
+  clibxml2_error_handler previous = {xmlGenericError, xmlGenericErrorContext};
+  xmlSetGenericErrorFunc(NULL, clibxml2_silent_error);
+  return previous;
+}
+static inline void clibxml2_restore_errors(clibxml2_error_handler previous) {
+  xmlSetGenericErrorFunc(previous.context, previous.handler);
+}
 #endif

@@ -31,7 +31,14 @@ enum BenchCommand {
       let machine = Machine.describe(outputFolder: folder)
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-      if options.scaling {
+      if options.extraction {
+        let results = try ExtractionBench(options: options, folder: folder).run(machine: machine)
+        if options.json {
+          print(String(decoding: try encoder.encode(results), as: UTF8.self))
+        } else {
+          print(ExtractionBench.report(results), terminator: "")
+        }
+      } else if options.scaling {
         let results = try benchmark.runScaling(machine: machine)
         if options.json {
           print(String(decoding: try encoder.encode(results), as: UTF8.self))

@@ -9,10 +9,15 @@ struct Options: Sendable {
   var million = false
   var readCalls = 1000
   var networkCalls = 200
+  var extraction = false
+  var pagesFolder = "../shared/fixtures/real/pages"
+  var runsGiven = false
+  var quick = false
 
   static let usage = """
     usage: news-bench [--articles N] [--runs R] [--seed S] [--work DIR] [--quick] [--json]
            news-bench --scaling [--million] [--runs R] [--seed S] [--work DIR] [--json]
+           news-bench --extraction [--pages DIR] [--runs R] [--json]
 
     Generates a NewsAPI-shaped payload of N articles and times, side by side on the same file and fresh databases
     (median of R runs; each import in its own process):
@@ -30,6 +35,10 @@ struct Options: Sendable {
       --json         print the results as JSON on stdout (progress still goes to stderr)
       --scaling      instead: ours and json_each at N = 1k, 10k, 100k, time per article
       --million      with --scaling: also N = 1M (a ~600 MB file; one run)
+      --extraction   instead: readable-article extraction, pages per second over the folder's NAME/source.html
+                     (ReadabilityExtractor, in this process), against Python's readability-lxml and trafilatura
+                     when importable (each in its own python3); R rounds (default 5), median
+      --pages DIR    with --extraction: the folder of pages (default ../shared/fixtures/real/pages)
     """
 
   static func parse(_ arguments: [String]) throws -> Options {
@@ -49,13 +58,16 @@ struct Options: Sendable {
     while let argument = rest.popFirst() {
       switch argument {
       case "--articles": options.articles = try number(argument)
-      case "--runs": options.runs = try number(argument)
+      case "--runs":
+        options.runs = try number(argument)
+        options.runsGiven = true
       case "--seed":
         let text = try value(argument)
         guard let seed = UInt64(text) else { throw BenchError("--seed: expected a whole number, got \"\(text)\"") }
         options.seed = seed
       case "--work": options.workFolder = try value(argument)
       case "--quick":
+        options.quick = true
         options.articles = 2000
         options.runs = 1
         options.readCalls = 200
@@ -63,11 +75,16 @@ struct Options: Sendable {
       case "--json": options.json = true
       case "--scaling": options.scaling = true
       case "--million": options.million = true
+      case "--extraction": options.extraction = true
+      case "--pages": options.pagesFolder = try value(argument)
       case "--help", "-h": throw HelpRequested()
       default: throw BenchError("unknown argument \"\(argument)\"\n\n\(usage)")
       }
     }
     if options.million && !options.scaling { throw BenchError("--million goes with --scaling") }
+    if options.extraction && options.scaling { throw BenchError("--extraction and --scaling are separate runs") }
+    if arguments.contains("--pages") && !options.extraction { throw BenchError("--pages goes with --extraction") }
+    if options.extraction && !options.runsGiven { options.runs = options.quick ? 1 : 5 }
     return options
   }
 }

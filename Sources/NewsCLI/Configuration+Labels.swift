@@ -15,10 +15,13 @@ extension Configuration {
     var title: String?
     /// `"homePage"`: the site the feed belongs to.
     var homePage: URL?
+    /// `"fullText": true`: after each refresh, fetch the pages of its new articles for their whole text
+    /// (`news fetch --full-text` for one run).
+    var fullText = false
   }
 
   /// The keys of ``SourceLabels``, allowed in every source.
-  static let labelKeys = ["folder", "title", "homePage"]
+  static let labelKeys = ["folder", "title", "homePage", "fullText"]
 
   /// Reads the label keys of a source's fields.
   static func labels(_ fields: [String: Any], place: String) throws(CommandFailure) -> SourceLabels {
@@ -39,6 +42,12 @@ extension Configuration {
         ["http", "https"].contains(scheme), url.host != nil
       else { throw CommandFailure(.config, "\(place).homePage must be an http(s) URL") }
       labels.homePage = url
+    }
+    if let value = fields["fullText"], !(value is NSNull) {
+      guard isJSONBoolean(value), let flag = value as? Bool else {
+        throw CommandFailure(.config, "\(place).fullText must be true or false")
+      }
+      labels.fullText = flag
     }
     return labels
   }

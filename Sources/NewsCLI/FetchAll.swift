@@ -90,6 +90,17 @@ struct FetchAll {
     }
     outcomes.sort { $0.source < $1.source }
     print(outcomes)
+    // The whole text of the articles of the sources that ask for it (or of every source, with --full-text).
+    let wantsFullText = { (name: String) in
+      arguments.flag("full-text") || configuration.sources[name]?.labels.fullText == true
+        || configuration.syncSources[name]?.labels.fullText == true
+    }
+    for item in queries where wantsFullText(item.name) {
+      guard let cached = try? await repository.cachedArticles(for: item.query), !cached.articles.isEmpty else {
+        continue
+      }
+      await context.fetchFullText(cached.articles, repository, timeout: timeout)
+    }
     // 0 when every source served articles (fresh or cached); 69 when one has nothing to show.
     return outcomes.allSatisfy({ $0.status != "failed" || $0.cached > 0 }) ? .success : .unavailable
   }
@@ -117,7 +128,8 @@ struct FetchAll {
     } else {
       let now = context.now()
       console.out(FetchCommand.header(result, source: source.name, now: now, color: console.color) + "\n")
-      console.out(OutputFormat.lines(result.articles, now: now, console: console))
+      let handles = await context.shortHandles(result.articles, repository)
+      console.out(OutputFormat.lines(result.articles, handles: handles, now: now, console: console))
     }
     return result.articles.isEmpty && outcome.status == "failed" ? .unavailable : .success
   }
@@ -216,46 +228,5 @@ struct FetchAll {
     guard let seconds else { return "" }
     return seconds < 0
       ? " (fetched in the future: the clock was set back?)" : " from \(FetchCommand.duration(seconds)) ago"
-  }
-}
-
-/// Bounds concurrent work in all and per host: ``acquire(_:)`` waits for a place, ``release(_:)`` gives it back.
-actor HostLimiter {
-  private let total: Int
-  private let perHost: Int
-  private var running = 0
-  private var perHostRunning: [String: Int] = [:]
-  private var waiting: [(host: String, continuation: CheckedContinuation<Void, Never>)] = []
-
-  init(total: Int, perHost: Int) {
-    self.total = max(1, total)
-    self.perHost = max(1, perHost)
-  }
-
-  func acquire(_ host: String) async {
-    if canStart(host) {
-      start(host)
-      return
-    }
-    await withCheckedContinuation { waiting.append((host, $0)) }
-  }
-
-  func release(_ host: String) {
-    running -= 1
-    perHostRunning[host, default: 1] -= 1
-    if let index = waiting.firstIndex(where: { canStart($0.host) }) {
-      let next = waiting.remove(at: index)
-      start(next.host)
-      next.continuation.resume()
-    }
-  }
-
-  private func canStart(_ host: String) -> Bool {
-    running < total && perHostRunning[host, default: 0] < perHost
-  }
-
-  private func start(_ host: String) {
-    running += 1
-    perHostRunning[host, default: 0] += 1
   }
 }

@@ -18,6 +18,9 @@ struct FetchCommand {
         help: "A source named in the configuration: NewsAPI, file, feed (any format) or Parse."),
       OptionSpec(name: "all", help: "Refresh every configured source, concurrently (4 at once, 2 per host)."),
       OptionSpec(
+        name: "full-text",
+        help: "Then fetch each article's page for its whole text, to read offline (a source's \"fullText\": true)."),
+      OptionSpec(
         name: "policy", valueName: "POLICY",
         help: "network-first (default), cache-first, network-only or cache-only."),
       OptionSpec(
@@ -69,6 +72,9 @@ struct FetchCommand {
       throw context.failure(error)
     }
     let console = context.console
+    if arguments.flag("full-text") || source?.labels.fullText == true, result.origin == .network {
+      await context.fetchFullText(result.articles, repository, timeout: timeout)
+    }
     if arguments.flag("json") {
       console.out(OutputFormat.json(Document(result: result, limit: limit)))
       return .success
@@ -81,7 +87,9 @@ struct FetchCommand {
     }
     let now = context.now()
     console.printLines(Self.header(result, source: sourceName, now: now, color: console.color) + "\n")
-    console.printLines(OutputFormat.lines(result.articles.prefix(limit ?? .max), now: now, console: console))
+    let shown = result.articles.prefix(limit ?? .max)
+    let handles = await context.shortHandles(shown, repository)
+    console.printLines(OutputFormat.lines(shown, handles: handles, now: now, console: console))
     context.reportIssues(result.issues, arguments)
     return .success
   }
@@ -183,7 +191,10 @@ struct FetchCommand {
     }
     if let sync = configuration.syncSources[name], case .feed(let url) = sync.kind {
       let query = NewsQuery(url: url, source: name)
-      return (query, "\(name) (\(query.cacheKey))", Configuration.Source(name: name, url: url, maxAge: sync.maxAge))
+      return (
+        query, "\(name) (\(query.cacheKey))",
+        Configuration.Source(name: name, url: url, maxAge: sync.maxAge, labels: sync.labels)
+      )
     }
     guard let source = configuration.sources[name] else {
       let known = configuration.sources.keys.sorted().joined(separator: ", ")

@@ -61,7 +61,8 @@ struct ListCommand {
     let noun = articles.count == 1 ? "article" : "articles"
     let age = lastFetch.map { ", last fetch \(OutputFormat.relative($0.date, now: now))" } ?? ""
     console.printLines("cache — \(articles.count) \(noun), newest first\(age)\n")
-    console.printLines(OutputFormat.lines(articles, now: now, console: console))
+    let handles = await context.shortHandles(articles, repository)
+    console.printLines(OutputFormat.lines(articles, handles: handles, now: now, console: console))
     return .success
   }
 }

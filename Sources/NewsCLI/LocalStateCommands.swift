@@ -10,28 +10,28 @@ struct LocalStateCommand {
   static let markReadSpec = CommandSpec(
     name: "mark-read",
     summary: "Mark a cached article read (--undo: unread). Refreshes never change it.",
-    usage: "URL [--undo] [--db PATH] [--config PATH] [--json]",
-    positionals: [("URL", "The article's URL, as `news list --json` shows it.")],
+    usage: "HANDLE|URL [--undo] [--db PATH] [--config PATH] [--json]",
+    positionals: [("HANDLE|URL", "The article's handle, as `news list` prints it, or its URL.")],
     options: [
       OptionSpec(name: "undo", help: "Mark it unread instead."),
       .database,
       .configuration,
       OptionSpec(name: "json", help: "Print JSON: {url, isRead, bookmarked}."),
     ],
-    details: "Exit status: 0 done, 66 no cached article has this URL.")
+    details: "Exit status: 0 done, 64 a handle several articles share, 66 no cached article has this handle or URL.")
 
   static let bookmarkSpec = CommandSpec(
     name: "bookmark",
     summary: "Bookmark a cached article (--undo: remove the bookmark). Bookmarks are never evicted.",
-    usage: "URL [--undo] [--db PATH] [--config PATH] [--json]",
-    positionals: [("URL", "The article's URL, as `news list --json` shows it.")],
+    usage: "HANDLE|URL [--undo] [--db PATH] [--config PATH] [--json]",
+    positionals: [("HANDLE|URL", "The article's handle, as `news list` prints it, or its URL.")],
     options: [
       OptionSpec(name: "undo", help: "Remove the bookmark instead."),
       .database,
       .configuration,
       OptionSpec(name: "json", help: "Print JSON: {url, isRead, bookmarked}."),
     ],
-    details: "Exit status: 0 done, 66 no cached article has this URL.")
+    details: "Exit status: 0 done, 64 a handle several articles share, 66 no cached article has this handle or URL.")
 
   struct Report: Encodable {
     var url: String
@@ -46,19 +46,19 @@ struct LocalStateCommand {
   func run() async throws(CommandFailure) -> ExitCode {
     let name = kind == .read ? "mark-read" : "bookmark"
     guard let typed = arguments.positionals.first, !typed.isEmpty else {
-      throw CommandFailure(.usage, "which article? usage: news \(name) URL", hint: "'news list --json' shows URLs")
+      throw CommandFailure(
+        .usage, "which article? usage: news \(name) HANDLE|URL", hint: "'news list' shows each article's handle")
     }
     let undo = arguments.flag("undo")
     let repository = try context.makeRepository(arguments)
     let article: Article?
-    var url = typed
+    let url = try await context.resolveArticle(typed, in: repository, command: name).url.absoluteString
     do {
-      url = try await context.cachedURL(for: typed, in: repository)
       let found =
         kind == .read
         ? try await repository.markRead(!undo, url: url) : try await repository.bookmark(!undo, url: url)
       guard found else {
-        throw CommandFailure(.noInput, "no cached article has the URL \(url)", hint: "'news list --json' shows URLs")
+        throw CommandFailure(.noInput, "no cached article has the URL \(url)", hint: "'news list' shows handles")
       }
       article = try await repository.article(url: url)
     } catch let failure as CommandFailure {

@@ -35,7 +35,7 @@ public struct NewsCommandLine: Sendable {
     FetchCommand.spec, ListCommand.spec, ImportCommand.spec, DeleteCommand.spec, LocalStateCommand.markReadSpec,
     LocalStateCommand.bookmarkSpec, StatsCommand.spec, EntitiesCommand.spec, RecordsCommand.spec,
     SourcesCommand.spec, AddCommand.spec, RemoveCommand.spec, SyncCommand.spec,
-    SearchCommand.spec, ShowCommand.spec,
+    SearchCommand.spec, ShowCommand.spec, OpenCommand.spec, ExtractCommand.spec,
   ]
 
   static let version = "0.1.0"
@@ -101,6 +101,11 @@ public struct NewsCommandLine: Sendable {
         return ExitCode.success.rawValue
       }
       console = console.coloring(try parsed.colorChoice())
+      if spec.name == ExtractCommand.spec.name {
+        // Reads only its file: no configuration to load.
+        return try ExtractCommand(console: console, currentDirectory: currentDirectory, arguments: parsed).run()
+          .rawValue
+      }
       // The commands that write sources may create the configuration file they are pointed at.
       let context = try makeContext(
         parsed, console: console, creatable: [AddCommand.spec.name, ImportCommand.spec.name].contains(spec.name))
@@ -116,6 +121,7 @@ public struct NewsCommandLine: Sendable {
       case StatsCommand.spec.name: return try await StatsCommand(context: context, arguments: parsed).run().rawValue
       case SearchCommand.spec.name: return try await SearchCommand(context: context, arguments: parsed).run().rawValue
       case ShowCommand.spec.name: return try await ShowCommand(context: context, arguments: parsed).run().rawValue
+      case OpenCommand.spec.name: return try await OpenCommand(context: context, arguments: parsed).run().rawValue
       case SourcesCommand.spec.name:
         return try await SourcesCommand(context: context, arguments: parsed).run().rawValue
       case AddCommand.spec.name: return try await AddCommand(context: context, arguments: parsed).run().rawValue
@@ -171,14 +177,57 @@ struct CommandContext: Sendable {
   /// The URL under which a cached article is stored for a URL typed by the user: as typed, else as the importer
   /// stores URLs (`URL(string:)`, which percent-encodes non-ASCII characters: `?q=ü` is kept as `?q=%C3%BC`).
   /// The text as typed when neither is cached.
-  func cachedURL(for text: String, in repository: NewsRepository) async throws(NewsRepositoryError) -> String {
-    if try await repository.article(url: text) != nil { return text }
-    if let normalized = URL(string: text)?.absoluteString, normalized != text,
-      try await repository.article(url: normalized) != nil
-    {
-      return normalized
+  /// The cached article `text` names — a handle (or a prefix of one) as `news list` prints it, or a URL in any
+  /// equivalent form — for the commands that act on one article.
+  ///
+  /// - Throws: ``CommandFailure``: `.noInput` (66) when nothing cached has it, `.usage` (64) for a handle prefix
+  ///   several articles share (listing them), `.storage` (74).
+  func resolveArticle(_ text: String, in repository: NewsRepository, command: String) async throws(CommandFailure)
+    -> Article
+  {
+    let lookup: ArticleLookup
+    do {
+      lookup = try await repository.article(handleOrURL: text)
+    } catch {
+      throw failure(error)
     }
-    return text
+    switch lookup {
+    case .found(let article): return article
+    case .ambiguous(let candidates):
+      let listed = candidates.map {
+        "\($0.handle.prefix(10))  \(OutputFormat.sanitized($0.title, collapsingWhitespace: true))"
+      }
+      throw CommandFailure(
+        .usage, "the handle \(OutputFormat.sanitized(text)) is ambiguous: \(candidates.count) articles start with it",
+        hint: "give more digits:\n  " + listed.joined(separator: "\n  "))
+    case .notFound:
+      let what = ArticleIdentity.looksLikeHandle(text.lowercased()) ? "the handle or URL" : "the URL"
+      throw CommandFailure(
+        .noInput, "no cached article has \(what) \(OutputFormat.sanitized(text))",
+        hint: "'news list' shows each article's handle; news \(command) HANDLE")
+    }
+  }
+
+  /// Fetches the pages of `articles` for their whole text (``NewsRepository/fetchFullText(for:using:limits:)``) and
+  /// says on standard error what it did; a page that fails is noted and tried again by a later fetch, never an error.
+  func fetchFullText(_ articles: [Article], _ repository: NewsRepository, timeout: Double?) async {
+    let seconds = timeout ?? configuration.timeoutSeconds
+    let transport = URLSessionHTTPTransport(
+      timeout: seconds, retry: RetryPolicy(maxAttempts: 2, initialDelay: 0.25, maxDelay: 1, maxTotalTime: 2 * seconds))
+    let report = await repository.fetchFullText(for: articles, using: transport)
+    guard report.fetched + report.failures.count > 0 else { return }
+    var line = "full text: \(report.fetched) fetched"
+    if !report.failures.isEmpty {
+      line += ", \(report.failures.count) failed: " + OutputFormat.reasonCounts(report.failures.map(\.reason))
+      line += " (retried by a later fetch)"
+    }
+    console.printNote(line)
+  }
+
+  /// The short handles of articles about to be printed; the first 6 digits of each when the store cannot say (a
+  /// read-only or damaged store: the listing still prints).
+  func shortHandles(_ articles: some Collection<Article>, _ repository: NewsRepository) async -> [String: String] {
+    (try? await repository.shortHandles(for: articles)) ?? [:]
   }
 
   /// The database path: `--db`, else the configuration's, else the XDG default.

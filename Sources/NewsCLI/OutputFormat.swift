@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNews
+import OfflineNewsHTML
 
 /// Human and JSON renderings of articles and results.
 enum OutputFormat {
@@ -29,7 +30,7 @@ enum OutputFormat {
     var article: Article
 
     enum CodingKeys: String, CodingKey {
-      case url, id, title, author, summary, imageURL, publishedAt, sourceID, sourceName, content, source, tags
+      case url, id, handle, title, author, summary, imageURL, publishedAt, sourceID, sourceName, content, source, tags
       case enclosures
     }
 
@@ -38,6 +39,8 @@ enum OutputFormat {
       // `url`: the link as the source gave it (null for an item without one); `id`: the article's key.
       try c.encode(article.displayURL?.absoluteString, forKey: .url)
       try c.encode(article.url.absoluteString, forKey: .id)
+      // The whole handle (16 hex digits): stable, and accepted wherever the short one is.
+      try c.encode(article.handle, forKey: .handle)
       try c.encode(article.source, forKey: .source)
       try c.encode(article.tags, forKey: .tags)
       try c.encode(article.enclosures, forKey: .enclosures)
@@ -106,11 +109,15 @@ enum OutputFormat {
   /// Widths are display columns: CJK and emoji count 2, combining marks 0. Right-to-left text is left in its
   /// logical order for the terminal to lay out. Newlines, tabs and control characters in the data (including escape
   /// codes) become spaces or are dropped, so one article is always one line.
-  static func lines(_ articles: some Collection<Article>, now: Date, width: Int?, color: Bool = false) -> String {
+  static func lines(
+    _ articles: some Collection<Article>, handles: [String: String] = [:], now: Date, width: Int?, color: Bool = false
+  ) -> String {
+    var keys: [String] = []
     var when: [String] = []
     var sources: [String] = []
     var titles: [String] = []
     for article in articles {
+      keys.append(handles[article.url.absoluteString] ?? String(article.handle.prefix(6)))
       when.append(relative(article.publishedAt, now: now))
       let source = sanitized(displaySource(article), collapsingWhitespace: true)
       sources.append(source.isEmpty ? "—" : source)
@@ -118,15 +125,19 @@ enum OutputFormat {
     }
     return table(
       [
-        Column(cells: when, attribute: .dim),
+        // On a narrow terminal the source goes first, then the time, then the handle: the title stays.
+        Column(cells: keys, attribute: .yellow, droppable: true),
+        Column(cells: when, attribute: .dim, droppable: true),
         Column(cells: sources, attribute: .bold, maxWidth: 22, minWidth: 8, droppable: true),
         Column(cells: titles),
-      ], width: width, color: color)
+      ], width: width, color: color, flexibleMinimum: 16)
   }
 
   /// ``lines(_:now:width:color:)`` fitted to a console's width, in colour when the console allows it.
-  static func lines(_ articles: some Collection<Article>, now: Date, console: Console) -> String {
-    lines(articles, now: now, width: console.width, color: console.color)
+  static func lines(
+    _ articles: some Collection<Article>, handles: [String: String] = [:], now: Date, console: Console
+  ) -> String {
+    lines(articles, handles: handles, now: now, width: console.width, color: console.color)
   }
 
   /// "just now", "5 min ago", "3 h ago", "2 d ago", "4 mo ago", "3 y ago"; "in 2 h" for a future date.
@@ -296,43 +307,10 @@ enum OutputFormat {
     return total
   }
 
-  /// The terminal columns one character (grapheme cluster) takes: 0 for one made only of combining marks,
-  /// format and control characters (zero-width space, joiners, bidi marks); 2 for East Asian wide and fullwidth
-  /// characters (CJK, kana, Hangul, fullwidth forms) and emoji shown as emoji (emoji presentation, a `U+FE0F`
-  /// variation selector, flags, ZWJ sequences); 1 otherwise.
+  /// The terminal columns one character (grapheme cluster) takes: ``TerminalColumns/width(of:)-(Character)``
+  /// (0 for marks, format and control characters; 2 for East Asian wide characters and emoji; 1 otherwise).
   static func displayWidth(_ character: Character) -> Int {
-    var visible = false
-    var wide = false
-    for scalar in character.unicodeScalars where !isZeroWidth(scalar) {
-      visible = true
-      if scalar.properties.isEmojiPresentation || isEastAsianWide(scalar) { wide = true }
-    }
-    guard visible else { return 0 }
-    if wide { return 2 }
-    let scalars = character.unicodeScalars
-    if scalars.contains("\u{FE0F}"), scalars.first?.properties.isEmoji == true { return 2 }
-    return 1
-  }
-
-  private static func isZeroWidth(_ scalar: Unicode.Scalar) -> Bool {
-    switch scalar.properties.generalCategory {
-    case .nonspacingMark, .enclosingMark, .format, .control: return true
-    default: return (0x1160...0x11FF).contains(scalar.value)  // Hangul medial vowels and final consonants
-    }
-  }
-
-  /// East Asian Width W or F (Unicode 15 UAX #11), except emoji, which are told by their properties.
-  private static let wideRanges: [ClosedRange<UInt32>] = [
-    0x1100...0x115F, 0x2329...0x232A, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF,
-    0xA000...0xA4CF, 0xA960...0xA97F, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE10...0xFE19, 0xFE30...0xFE6F,
-    0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x16FE0...0x16FE4, 0x17000...0x18CFF, 0x1AFF0...0x1B2FF, 0x1F200...0x1F2FF,
-    0x20000...0x2FFFD, 0x30000...0x3FFFD,
-  ]
-
-  private static func isEastAsianWide(_ scalar: Unicode.Scalar) -> Bool {
-    let value = scalar.value
-    guard value >= 0x1100 else { return false }
-    return wideRanges.contains { $0.contains(value) }
+    TerminalColumns.width(of: character)
   }
 
   /// `text` safe to print on one line of a terminal (``TerminalText/field(_:collapsingWhitespace:)``): line breaks

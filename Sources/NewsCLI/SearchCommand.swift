@@ -105,9 +105,12 @@ struct SearchCommand {
     let noun = shown.count == 1 ? "result" : "results"
     let more = hits.count > limit ? "; more with --limit" : ""
     console.printLines("\(shown.count) \(noun) for \(quoted), best first\(more)\n")
-    let lines = OutputFormat.lines(shown.map(\.article), now: context.now(), width: console.width, color: console.color)
-      .split(separator: "\n", omittingEmptySubsequences: false)
-    let indent = "      "
+    let handles = await context.shortHandles(shown.map(\.article), repository)
+    let lines = OutputFormat.lines(
+      shown.map(\.article), handles: handles, now: context.now(), width: console.width, color: console.color
+    )
+    .split(separator: "\n", omittingEmptySubsequences: false)
+    let indent = String(repeating: " ", count: 10)  // under the time column, past the handle
     for (line, hit) in zip(lines, shown) {
       console.printLines(line + "\n")
       let snippet = Self.render(Self.excerpt(hit), width: console.width.map { $0 - indent.count }, color: console.color)

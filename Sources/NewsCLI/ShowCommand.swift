@@ -1,22 +1,26 @@
 import Foundation
 import OfflineNews
+import OfflineNewsHTML
 
 /// `news show URL`: one cached article in full, marked read. No network.
 struct ShowCommand {
   static let spec = CommandSpec(
     name: "show",
     summary: "Show one cached article in full (and mark it read), offline.",
-    usage: "URL [--db PATH] [--config PATH] [--json]",
-    positionals: [("URL", "The article's URL, as `news list --json` or `news search --json` shows it.")],
+    usage: "HANDLE|URL [--db PATH] [--config PATH] [--json]",
+    positionals: [("HANDLE|URL", "The article's handle, as `news list` and `news search` print it, or its URL.")],
     options: [
       .database,
       .configuration,
       OptionSpec(name: "json", help: "Print JSON: {url, title, author, summary, …, isRead, bookmarked}."),
     ],
     details: """
-      Prints the title, source, author, publication time, summary, content, image URL and link. NewsAPI keeps only
-      the first 200 characters of the content; the link leads to the whole article.
-      Exit status: 0 shown, 66 no cached article has this URL, 74 storage error.
+      Prints the title, source, author, publication time, then the summary and content rendered as text
+      (HTML as a reader sees it: paragraphs, headings, lists, quotes, links as numbered references listed after
+      it, entities decoded) wrapped to the terminal, then the image URL and link. --json prints the stored values
+      unchanged. NewsAPI keeps only the first 200 characters of the content; the link leads to the whole article.
+      Exit status: 0 shown, 64 a handle several articles share, 66 no cached article has this handle or URL,
+      74 storage error.
       """)
 
   /// The article's fields as `list --json` prints them, plus its local state.
@@ -39,25 +43,15 @@ struct ShowCommand {
   func run() async throws(CommandFailure) -> ExitCode {
     guard let typed = arguments.positionals.first, !typed.isEmpty else {
       throw CommandFailure(
-        .usage, "which article? usage: news show URL", hint: "'news list --json' and 'news search --json' show URLs")
+        .usage, "which article? usage: news show HANDLE|URL", hint: "'news list' shows each article's handle")
     }
     let repository = try context.makeRepository(arguments)
-    var article: Article
+    var article = try await context.resolveArticle(typed, in: repository, command: "show")
     do {
-      let url = try await context.cachedURL(for: typed, in: repository)
-      guard let found = try await repository.article(url: url) else {
-        throw CommandFailure(
-          .noInput, "no cached article has the URL \(url)", hint: "'news list --json' and 'news search' show URLs")
-      }
-      article = found
-      try await repository.markRead(true, url: url)
+      try await repository.markRead(true, url: article.url.absoluteString)
       article.isRead = true
-    } catch let failure as CommandFailure {
-      throw failure
-    } catch let error as NewsRepositoryError {
-      throw context.failure(error)
     } catch {
-      throw CommandFailure(.storage, "\(error)")
+      throw context.failure(error)
     }
     let console = context.console
     if arguments.flag("json") {
@@ -68,8 +62,9 @@ struct ShowCommand {
     return .success
   }
 
-  /// The article as text: the title, a line of source · author · time, then the summary and the content as
-  /// paragraphs (wrapped to `width` when there is one), then the image URL and the link.
+  /// The article as text: the title, a line of source · author · time, then the summary and the content rendered
+  /// from their HTML by ``HTMLTextRenderer`` (wrapped to `width`, at most 100 columns, when there is one; one list
+  /// of link references for both), then the image URL and the link.
   static func render(_ article: Article, now: Date, width: Int?, color: Bool) -> String {
     let style = TextStyle(enabled: color)
     func clean(_ text: String?) -> String? {
@@ -86,9 +81,12 @@ struct ShowCommand {
     text += style.apply(.dim, wrap(byline, width)) + "\n"
     var marks: [String] = []
     if article.isBookmarked { marks.append("bookmarked") }
-    for paragraph in [clean(article.summary), clean(article.content)].compactMap({ $0 }) {
-      text += "\n" + wrap(paragraph, width) + "\n"
-    }
+    // The whole article when its page was fetched (`news fetch --full-text`), else what the source sent.
+    let fragments = (article.fullTextHTML.map { [$0] } ?? [article.summary, article.content].compactMap { $0 })
+      .filter { !$0.allSatisfy(\.isWhitespace) }
+    let body = HTMLTextRenderer(width: OutputFormat.readingWidth(width)).render(
+      htmlFragments: fragments, baseURL: article.displayURL ?? article.url)
+    if !body.isEmpty { text += "\n" + OutputFormat.sanitizedLines(body) }
     text += "\n"
     if let image = article.imageURL { text += "image  " + OutputFormat.sanitized(image.absoluteString) + "\n" }
     if let link = article.displayURL {
@@ -102,28 +100,21 @@ struct ShowCommand {
         "file   " + OutputFormat.sanitized(enclosure.url.absoluteString) + (detail.isEmpty ? "" : " (\(detail))") + "\n"
     }
     if !marks.isEmpty { text += "state  " + marks.joined(separator: ", ") + "\n" }
+    if let fetched = article.fullTextAt, article.fullTextHTML != nil {
+      text += style.apply(.dim, "the whole article, fetched \(OutputFormat.relative(fetched, now: now))") + "\n"
+    } else if article.displayURL != nil {
+      text +=
+        style.apply(
+          .dim, wrap("only what the source sent is cached; news fetch --full-text fetches the whole article", width))
+        + "\n"
+    }
     return text
   }
 
-  /// `text` broken into lines of at most `width` display columns (at most 100) at spaces; a word longer than a line
-  /// stays whole. Unchanged without a width.
+  /// `text` broken into lines of at most `width` display columns (at most 100) by ``LineWrapper``: at spaces,
+  /// around wide characters, a word longer than a line cut between characters. Unchanged without a width.
   static func wrap(_ text: String, _ width: Int?) -> String {
-    guard let width, width > 0 else { return text }
-    let limit = min(width, 100)
-    var lines: [String] = []
-    var line = ""
-    var used = 0
-    for word in text.split(separator: " ") {
-      let size = OutputFormat.displayWidth(word)
-      if !line.isEmpty && used + 1 + size > limit {
-        lines.append(line)
-        line = ""
-        used = 0
-      }
-      line += (line.isEmpty ? "" : " ") + word
-      used += (used == 0 ? 0 : 1) + size
-    }
-    if !line.isEmpty { lines.append(line) }
-    return lines.joined(separator: "\n")
+    guard let limit = OutputFormat.readingWidth(width) else { return text }
+    return LineWrapper(width: limit).wrap(text).joined(separator: "\n")
   }
 }

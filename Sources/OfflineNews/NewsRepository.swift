@@ -35,7 +35,7 @@ public final class NewsRepository: Sendable {
   public let network: any NewsNetwork
   /// Seconds a network-first read waits for the network before serving cached rows; `nil` waits for the network.
   public let deadline: TimeInterval?
-  private let clock: @Sendable () -> Timestamp
+  let clock: @Sendable () -> Timestamp
   private let inFlight = InFlightRefreshes()
 
   /// - Parameters:
@@ -435,7 +435,7 @@ public final class NewsRepository: Sendable {
     return .failed(error)
   }
 
-  private func storing<T>(_ body: () async throws -> T) async throws(NewsRepositoryError) -> T {
+  func storing<T>(_ body: () async throws -> T) async throws(NewsRepositoryError) -> T {
     do {
       return try await body()
     } catch let error as StorageError {

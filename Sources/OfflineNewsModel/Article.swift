@@ -48,8 +48,19 @@ public struct Article: Sendable, Hashable, Codable {
   /// eviction never removes a bookmarked article.
   public var bookmarkedAt: Date?
 
+  /// The whole article as a reader view shows it, fetched from its page (`news fetch --full-text`): cleaned HTML;
+  /// `nil` until it has been fetched. Never written by a source: a refresh does not change it.
+  public var fullTextHTML: String?
+  /// The text of ``fullTextHTML`` (searchable).
+  public var fullText: String?
+  /// When the whole article was fetched (UTC), or `nil`.
+  public var fullTextAt: Date?
+
   /// Whether the article is bookmarked.
   public var isBookmarked: Bool { bookmarkedAt != nil }
+
+  /// The article's full handle (``ArticleIdentity/handle(forKey:)``): 16 hex digits derived from its key.
+  public var handle: String { ArticleIdentity.handle(forKey: url.absoluteString) }
 
   /// The URL to show and open: ``link`` when there is one, else the key ``url`` when it is a link.
   public var displayURL: URL? { link ?? (ArticleIdentity.isScoped(url) ? nil : url) }

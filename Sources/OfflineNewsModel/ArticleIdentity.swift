@@ -52,6 +52,16 @@ public enum ArticleIdentity {
     return String(repeating: "0", count: 16 - digits.count) + digits
   }
 
+  /// An article's handle: 16 lower-case hex digits of the 64-bit FNV-1a hash of its key. Printed shortened to the
+  /// fewest digits (6 at least) that no other stored article's handle starts with, as git shortens commit hashes;
+  /// stable for as long as the key is.
+  public static func handle(forKey key: String) -> String { fingerprint([key]) }
+
+  /// Whether `text` can be (a prefix of) a handle: 4 to 16 hex digits.
+  public static func looksLikeHandle(_ text: String) -> Bool {
+    (4...16).contains(text.count) && text.allSatisfy { $0.isHexDigit && ($0.isNumber || $0.isLowercase) }
+  }
+
   /// Whether `url` is a key of kind 2 or 3 (not a link).
   public static func isScoped(_ url: URL) -> Bool { url.scheme == scheme }
 

@@ -202,7 +202,11 @@ extension StorageContext {
   /// The keys `text` may stand for: as typed, and its canonical form.
   static func candidateKeys(_ text: String) -> [String] {
     var keys = [text]
-    if let canonical = CanonicalURL.canonical(text), canonical != text { keys.append(canonical) }
+    // As typed, as a URL would be stored (non-ASCII percent-encoded), and the canonical form of either.
+    let encoded = URL(string: text)?.absoluteString
+    for candidate in [encoded, CanonicalURL.canonical(text), encoded.flatMap(CanonicalURL.canonical)] {
+      if let candidate, !keys.contains(candidate) { keys.append(candidate) }
+    }
     return keys
   }
 
@@ -309,18 +313,22 @@ extension StorageContext {
 
   static let articleColumns =
     "a.url, a.title, a.author, a.summary, a.imageURL, a.publishedAt, a.content, a.sourceID, a.sourceName, "
-    + "a.isRead, a.bookmarkedAt, a.link, a.source, a.tags, a.enclosures"
+    + "a.isRead, a.bookmarkedAt, a.link, a.source, a.tags, a.enclosures, a.fullTextHTML, a.fullText, a.fullTextAt"
 
   /// An article from a row of ``articleColumns``. A `NULL` link is the key itself (when the key is a link).
   static func article(_ row: Row) -> Article? {
     guard let urlText = row.string(0), let url = URL(string: urlText), let title = row.string(1) else { return nil }
     let link = row.string(11).flatMap(URL.init(string:)) ?? (ArticleIdentity.isScoped(url) ? nil : url)
-    return Article(
+    var article = Article(
       key: url, link: link, title: title, author: row.string(2), summary: row.string(3),
       imageURL: row.string(4).flatMap(URL.init(string:)),
       publishedAt: Timestamp(millisecondsSince1970: row.int64(5) ?? 0).date,
       content: row.string(6), sourceID: row.string(7), sourceName: row.string(8), source: row.string(12),
       tags: ArticleJSON.tags(row.string(13)), enclosures: ArticleJSON.enclosures(row.string(14)),
       isRead: (row.int64(9) ?? 0) != 0, bookmarkedAt: row.int64(10).map { Timestamp(millisecondsSince1970: $0).date })
+    article.fullTextHTML = row.string(15)
+    article.fullText = row.string(16)
+    article.fullTextAt = row.int64(17).map { Timestamp(millisecondsSince1970: $0).date }
+    return article
   }
 }

@@ -63,7 +63,8 @@ struct EverySourceTests {
     let keys = Set(rows.first?.keys.map { $0 } ?? [])
     #expect(
       keys == [
-        "url", "id", "title", "author", "summary", "imageURL", "publishedAt", "sourceID", "sourceName", "content",
+        "url", "id", "handle", "title", "author", "summary", "imageURL", "publishedAt", "sourceID", "sourceName",
+        "content",
         "source", "tags", "enclosures",
       ])
     #expect(rows.allSatisfy { $0["source"] as? String == url.path })

@@ -110,10 +110,12 @@ struct OutputFormatTests {
       #expect(Set(titleStarts).count == 1, "width \(width.map(String.init) ?? "none"): \(titleStarts)")
     }
     // The time column is as wide as its widest cell ("5 min ago", "just now", "in 2 h", …): the sources line up.
+    // Each line starts with the article's handle (6 digits without the store to shorten them against).
     let lines = OutputFormat.lines(Self.articles, now: Self.now, width: 120).split(separator: "\n")
-    #expect(lines[0].hasPrefix("  5 min ago  BBC News  "), "\(lines[0])")
-    #expect(lines[3].hasPrefix("  just now   الجزيرة   "), "\(lines[3])")
-    #expect(lines[4].hasPrefix("  in 2 h     A very long publisher…  "), "\(lines[4])")
+    func handle(_ index: Int) -> String { String(Self.articles[index].handle.prefix(6)) }
+    #expect(lines[0].hasPrefix("  \(handle(0))  5 min ago  BBC News  "), "\(lines[0])")
+    #expect(lines[3].hasPrefix("  \(handle(3))  just now   الجزيرة   "), "\(lines[3])")
+    #expect(lines[4].hasPrefix("  \(handle(4))  in 2 h     A very long publisher…  "), "\(lines[4])")
   }
 
   @Test("titles are clipped with … on a terminal and whole without a width")
@@ -132,14 +134,19 @@ struct OutputFormatTests {
       "Arabic is left in its logical order, untouched")
   }
 
-  @Test("on a narrow terminal the source column shrinks, then is left out")
+  @Test("on a narrow terminal the source column shrinks, then is left out, then the time, then the handle")
   func narrowTerminal() {
+    let handle = String(Self.articles[0].handle.prefix(6))
     let medium = OutputFormat.lines(Self.articles, now: Self.now, width: 52).split(separator: "\n")
     #expect(medium[0].contains("BBC News"))
     #expect(medium[4].contains("A very long…   Cafe\u{301}"), "\(medium[4])")
-    let narrow = OutputFormat.lines(Self.articles, now: Self.now, width: 30).split(separator: "\n")
+    let narrow = OutputFormat.lines(Self.articles, now: Self.now, width: 38).split(separator: "\n")
     #expect(!narrow[0].contains("BBC"), "\(narrow[0])")
-    #expect(narrow[0].hasPrefix("  5 min ago  Storm"), "\(narrow[0])")
+    #expect(narrow[0].hasPrefix("  \(handle)  5 min ago  Storm"), "\(narrow[0])")
+    let narrower = OutputFormat.lines(Self.articles, now: Self.now, width: 30).split(separator: "\n")
+    #expect(narrower[0].hasPrefix("  \(handle)  Storm"), "\(narrower[0])")
+    let narrowest = OutputFormat.lines(Self.articles, now: Self.now, width: 20).split(separator: "\n")
+    #expect(narrowest[0].hasPrefix("  Storm"), "\(narrowest[0])")
   }
 
   @Test("data cannot break a line or inject escape codes: newlines, tabs and control characters are cleaned")

@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNewsImport
+import OfflineNewsModel
 import OfflineNewsStorage
 import Testing
 
@@ -149,6 +150,7 @@ struct HookTests {
           // The link as given (" https://example.com/kept ", trimmed by the mapping) is the key itself: no
           // separate link; the source is the payload's.
           "link": .null, "source": .text("test.json"), "tags": .null, "enclosures": .null,
+          "handle": .text(ArticleIdentity.handle(forKey: "https://example.com/kept")),
         ]
       ])
   }

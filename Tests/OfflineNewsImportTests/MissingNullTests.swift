@@ -147,6 +147,7 @@ struct MissingNullTests {
       "sourceID": .null, "sourceName": .text("Example"), "fetchedAt": .integer(importTime.millisecondsSince1970),
       "fetchQuery": .text("test.json"), "isRead": .integer(isRead), "bookmarkedAt": bookmarkedAt,
       "link": .null, "source": .text("test.json"), "tags": .null, "enclosures": .null,
+      "handle": .text(ArticleIdentity.handle(forKey: "https://example.com/1")),
     ]
   }
 

@@ -125,6 +125,7 @@ struct SearchFoldingTests {
       VALUES (new.rowid, new.title, new.summary, new.content, new.author, new.sourceName);
     END;
     INSERT INTO article_fts (article_fts) VALUES ('rebuild');
+    DROP INDEX article_by_handle; ALTER TABLE article DROP COLUMN handle;
     PRAGMA user_version = 6;
     """
 

@@ -364,6 +364,7 @@ struct SearchTests {
             DROP TRIGGER article_fts_after_insert; DROP TRIGGER article_fts_before_delete;
             DROP TRIGGER article_fts_before_update; DROP TRIGGER article_fts_after_update; DROP TABLE article_fts;
             DROP VIEW article_search_text; DROP TABLE query_failure;
+            DROP INDEX article_by_handle; ALTER TABLE article DROP COLUMN handle;
             DROP INDEX article_by_source; ALTER TABLE article DROP COLUMN link;
             ALTER TABLE article DROP COLUMN source; ALTER TABLE article DROP COLUMN tags;
             ALTER TABLE article DROP COLUMN enclosures; DELETE FROM schema_entity WHERE name = 'article';

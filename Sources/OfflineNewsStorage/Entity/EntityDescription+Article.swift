@@ -1,5 +1,5 @@
 extension EntityDescription {
-  /// The built-in `article` entity (migrations 1, 2 and 6), described as apps describe theirs.
+  /// The built-in `article` entity (migrations 1, 2, 6, 8 and 9), described as apps describe theirs.
   ///
   /// Identity `url`. `isRead` and `bookmarkedAt` are local-only: a refresh never overwrites them.
   public static let article = EntityDescription(
@@ -10,13 +10,20 @@ extension EntityDescription {
       Attribute("content", .text), Attribute("sourceID", .text), Attribute("sourceName", .text),
       Attribute("fetchedAt", .date, optional: false), Attribute("fetchQuery", .text, optional: false),
       Attribute("link", .url), Attribute("source", .text), Attribute("tags", .json), Attribute("enclosures", .json),
+      // The whole article fetched from its page (migration 9): written by its own save, never by a source's.
+      Attribute("fullTextHTML", .text, localOnly: true), Attribute("fullText", .text, localOnly: true),
+      Attribute("fullTextAt", .date, localOnly: true), Attribute("fullTextError", .text, localOnly: true),
+      Attribute("handle", .text, localOnly: true),  // derived from the key by the writer; never from a source
       Attribute("isRead", .bool, optional: false, localOnly: true, default: .integer(0)),
       Attribute("bookmarkedAt", .date, localOnly: true),
     ],
     indexes: [
       Index("article_by_publishedAt", on: ["publishedAt", "url"]),
       Index("article_by_fetchedAt", on: ["fetchedAt"]),
+      // Partial in the table (`WHERE bookmarkedAt IS NOT NULL`, migration 2): only bookmarked rows are in it.
+      Index("article_by_bookmarkedAt", on: ["bookmarkedAt"]),
       Index("article_by_source", on: ["source", "publishedAt"]),
+      Index("article_by_handle", on: ["handle"]),
     ])
 }
 

@@ -32,7 +32,7 @@ struct ArticleWriter {
     return try session.finish(eviction: eviction)
   }
 
-  /// Rows per multi-row statement: 500 × 15 parameters stays far below SQLite's 32,766-parameter limit.
+  /// Rows per multi-row statement: 500 × 16 parameters stays far below SQLite's 32,766-parameter limit.
   static let chunk = 500
 
   /// A save whose first batch holds this many articles is a bulk save: its new rows are indexed for search one
@@ -64,6 +64,7 @@ struct ArticleWriter {
     arguments.append(article.tags.isEmpty ? .null : .text(ArticleJSON.encode(article.tags)))
     arguments.append(article.enclosures.isEmpty ? .null : .text(ArticleJSON.encode(article.enclosures)))
     arguments.append((article.source ?? source).databaseValue)
+    arguments.append(.text(ArticleIdentity.handle(forKey: url)))
   }
 
   /// The article a row of `article` column values describes (a stored row with a record's values over it), or
@@ -148,7 +149,7 @@ struct ArticleWriter {
       while start < chosen.count {
         let end = min(start + ArticleWriter.chunk, chosen.count)
         var arguments: [DatabaseValue] = []
-        arguments.reserveCapacity((end - start) * (ArticleWriter.contentColumns.count + 3))
+        arguments.reserveCapacity((end - start) * (ArticleWriter.contentColumns.count + 4))
         for row in start..<end {
           ArticleWriter.appendContent(articles[chosen[row]], url: urls[row], source: source, to: &arguments)
           arguments.append(fetched)
@@ -344,9 +345,10 @@ struct ArticleWriter {
     /// The article upsert for `rowCount` rows; with `returning`, it returns the URL and rowid of every row it inserted or
     /// changed.
     private func upsertStatement(rowCount: Int, returning: Bool = true) throws -> Statement {
-      let columns = ArticleWriter.contentColumns + ["source", "fetchedAt", "fetchQuery"]
+      let columns = ArticleWriter.contentColumns + ["source", "handle", "fetchedAt", "fetchQuery"]
+      // The handle follows from the key: written on insert, never changed.
       let updates =
-        columns.dropFirst().map {
+        columns.dropFirst().filter { $0 != "handle" }.map {
           $0 == "source" ? "source = coalesce(article.source, excluded.source)" : "\($0) = excluded.\($0)"
         }
         .joined(separator: ", ")

@@ -222,7 +222,8 @@ struct RecordWriter {
       fetch?.fetchedAt ?? first?.values["fetchedAt"]?.integerValue.map(Timestamp.init(millisecondsSince1970:))
       ?? .now()
     var session = ArticleWriter.Session(db: db, query: query, source: fetch?.source, fetchedAt: fetchedAt)
-    let core = Set(ArticleWriter.contentColumns + ["source", "fetchedAt", "fetchQuery", "isRead", "bookmarkedAt"])
+    let core = Set(
+      ArticleWriter.contentColumns + ["source", "handle", "fetchedAt", "fetchQuery", "isRead", "bookmarkedAt"])
     let extensionColumns = entity.columns.filter { !core.contains($0) }
     var written: [Identity] = []
     var linksOnly: [Identity] = []

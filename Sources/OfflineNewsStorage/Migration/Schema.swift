@@ -9,5 +9,7 @@ enum Schema {
     .v5FailedQueries,
     .v6ArticleIdentity,
     .v7SearchFolding,
+    .v8ArticleHandles,
+    .v9FullText,
   ]
 }

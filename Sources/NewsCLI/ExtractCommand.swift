@@ -1,0 +1,126 @@
+import Foundation
+import OfflineNewsHTML
+
+/// `news extract FILE.html [--url URL] [--json]`: the readable article of a saved web page, as a reader view shows
+/// it. Reads only the file: no database, no configuration, no network.
+struct ExtractCommand {
+  static let spec = CommandSpec(
+    name: "extract",
+    summary: "Show the readable article of a saved web page: title, byline, metadata and text.",
+    usage: "FILE.html [--url URL] [--json]",
+    positionals: [("FILE.html", "A web page as saved from the network (its <meta> charset is read; UTF-8 else).")],
+    options: [
+      OptionSpec(
+        name: "url", valueName: "URL",
+        help: "The page's address: relative links and images become absolute against it (after <base>)."),
+      OptionSpec(
+        name: "json",
+        help: "Print JSON: {title, byline, publishedTime, siteName, excerpt, lang, dir, content, text}."),
+    ],
+    details: """
+      Finds the article as Firefox's reader view does (Mozilla Readability's algorithm), and prints its title,
+      byline, publication time, site name, excerpt, language and direction, then its text, wrapped to the terminal.
+      With --json, content is the article's cleaned HTML and text its plain text; absent values are null.
+      Reads only the file: no database, no configuration, no network.
+      Exit status: 0 shown, 64 usage error, 65 not a page with an article, 66 no such file.
+      """)
+
+  /// The `--json` document: every key present, absent values `null`.
+  struct Document: Encodable {
+    var article: ReadableArticle
+
+    enum CodingKeys: String, CodingKey {
+      case title, byline, publishedTime, siteName, excerpt, lang, dir, content, text
+    }
+
+    func encode(to encoder: any Encoder) throws {
+      var c = encoder.container(keyedBy: CodingKeys.self)
+      try c.encode(article.title, forKey: .title)
+      try c.encode(article.byline, forKey: .byline)
+      try c.encode(article.publishedTime, forKey: .publishedTime)
+      try c.encode(article.siteName, forKey: .siteName)
+      try c.encode(article.excerpt, forKey: .excerpt)
+      try c.encode(article.lang, forKey: .lang)
+      try c.encode(article.dir, forKey: .dir)
+      try c.encode(article.content, forKey: .content)
+      try c.encode(article.text, forKey: .text)
+    }
+  }
+
+  var console: Console
+  var currentDirectory: String
+  var arguments: ParsedArguments
+
+  func run() throws(CommandFailure) -> ExitCode {
+    guard let typed = arguments.positionals.first, !typed.isEmpty else {
+      throw CommandFailure(.usage, "which page? usage: news extract FILE.html [--url URL]")
+    }
+    var pageURL: URL?
+    if let text = arguments.value("url") {
+      guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
+        ["http", "https", "file"].contains(scheme), scheme == "file" || url.host != nil
+      else {
+        throw CommandFailure(
+          .usage, "--url needs an absolute http(s) or file URL, got \"\(text)\"",
+          hint: "for example --url https://example.com/2024/05/story.html")
+      }
+      pageURL = url
+    }
+    let path = absolute(expandingTilde(typed), relativeTo: currentDirectory)
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+      throw CommandFailure(.noInput, "no such file: \(path)")
+    }
+    guard !isDirectory.boolValue else { throw CommandFailure(.badInput, "\(path) is a folder, not a page") }
+    // libxml2 parses one buffer of less than 2 GiB: a larger file is refused before it is read.
+    let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+    if let size, size >= Int(Int32.max) {
+      throw CommandFailure(.badInput, "\(path) is \(size) bytes, more than a page can be (2 GiB)")
+    }
+    let data: Data
+    do {
+      data = try Data(contentsOf: URL(fileURLWithPath: path))
+    } catch {
+      throw CommandFailure(.badInput, "cannot read \(path): \(error.localizedDescription)")
+    }
+    let article: ReadableArticle?
+    do {
+      article = try ReadabilityExtractor().extract(from: data, url: pageURL ?? URL(fileURLWithPath: path))
+    } catch {
+      throw CommandFailure(.badInput, "\(path): \(error.description)")
+    }
+    guard let article else {
+      throw CommandFailure(
+        .badInput, "\(path): no readable article (the page has no <body>, or no text in it)",
+        hint: "is it an HTML page? 'file \(typed)' tells what it is")
+    }
+    if arguments.flag("json") {
+      console.out(OutputFormat.json(Document(article: article)))
+    } else {
+      console.out(Self.render(article, width: OutputFormat.readingWidth(console.width), color: console.color))
+    }
+    return .success
+  }
+
+  /// The article as text: its metadata as labelled lines (absent ones left out), a blank line, the article.
+  static func render(_ article: ReadableArticle, width: Int?, color: Bool) -> String {
+    let style = TextStyle(enabled: color)
+    let fields: [(String, String?)] = [
+      ("title", article.title), ("byline", article.byline), ("published", article.publishedTime),
+      ("site", article.siteName), ("excerpt", article.excerpt), ("language", article.lang),
+      ("direction", article.dir),
+    ]
+    var text = ""
+    for (label, value) in fields {
+      guard let value = value.map({ OutputFormat.sanitized($0, collapsingWhitespace: true) }), !value.isEmpty
+      else { continue }
+      text +=
+        OutputFormat.labelled(
+          style.apply(.dim, pad(label, 11)), value, indent: 11, width: width,
+          attribute: label == "title" ? .bold : nil, color: color) + "\n"
+    }
+    let body = HTMLTextRenderer(width: width).render(html: article.content)
+    if !body.isEmpty { text += "\n" + OutputFormat.sanitizedLines(body) }
+    return text
+  }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import OfflineNews
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// `news open HANDLE|URL`: opens a cached article's link with the system's opener, as `gh browse` does.
+struct OpenCommand {
+  static let spec = CommandSpec(
+    name: "open",
+    summary: "Open a cached article's link in the browser (the system opener: xdg-open, open).",
+    usage: "HANDLE|URL [--db PATH] [--config PATH] [--json]",
+    positionals: [("HANDLE|URL", "The article's handle, as `news list` prints it, or its URL.")],
+    options: [
+      .database,
+      .configuration,
+      OptionSpec(name: "json", help: "Print JSON: {handle, url, opener} (the link is still opened)."),
+    ],
+    details: """
+      The opener is $NEWS_OPENER when set, else xdg-open (Linux and other freedesktop systems), else open (macOS),
+      found on PATH; it gets the link as its one argument. Without one, the link is printed.
+      Opening marks nothing: 'news show' reads the article offline.
+      Exit status: 0 opened (or printed), 64 a handle several articles share, 66 no cached article has this handle or
+      URL, or it has no link (a Parse object), 69 the opener failed to start.
+      """)
+
+  struct Report: Encodable {
+    var handle: String
+    var url: String
+    var opener: String?
+  }
+
+  var context: CommandContext
+  var arguments: ParsedArguments
+
+  func run() async throws(CommandFailure) -> ExitCode {
+    guard let typed = arguments.positionals.first, !typed.isEmpty else {
+      throw CommandFailure(
+        .usage, "which article? usage: news open HANDLE|URL", hint: "'news list' shows each article's handle")
+    }
+    let repository = try context.makeRepository(arguments)
+    let article = try await context.resolveArticle(typed, in: repository, command: "open")
+    guard let link = article.displayURL else {
+      throw CommandFailure(
+        .noInput, "\(OutputFormat.sanitized(article.title, collapsingWhitespace: true)) has no link to open",
+        hint: "news show \(article.handle.prefix(8)) reads it offline")
+    }
+    let opener = Self.opener(environment: context.environment)
+    if let opener {
+      let status = Self.spawn(opener, link.absoluteString, environment: context.environment)
+      guard status == 0 else {
+        throw CommandFailure(
+          .unavailable, "\(opener) could not be started (\(String(cString: strerror(status))))",
+          hint: "open it yourself: \(OutputFormat.sanitized(link.absoluteString))")
+      }
+    }
+    if arguments.flag("json") {
+      context.console.out(
+        OutputFormat.json(Report(handle: article.handle, url: link.absoluteString, opener: opener)))
+    } else if opener == nil {
+      context.console.out(OutputFormat.sanitized(link.absoluteString) + "\n")
+      context.console.printNote("no opener found (set NEWS_OPENER, or install xdg-utils): the link is above")
+    } else {
+      context.console.printLines(
+        "opened \(OutputFormat.sanitized(link.absoluteString)) — "
+          + "\(OutputFormat.sanitized(article.title, collapsingWhitespace: true))\n")
+    }
+    return .success
+  }
+
+  /// `$NEWS_OPENER`, else the first of `xdg-open`, `open` that is an executable file on `$PATH`.
+  static func opener(environment: [String: String]) -> String? {
+    if let chosen = environment["NEWS_OPENER"], !chosen.isEmpty { return chosen }
+    let folders = (environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":")
+    for name in ["xdg-open", "open"] {
+      for folder in folders where FileManager.default.isExecutableFile(atPath: "\(folder)/\(name)") {
+        return "\(folder)/\(name)"
+      }
+    }
+    return nil
+  }
+
+  /// Runs `program link` with standard input from /dev/null and waits for it; returns 0 or the `errno` of
+  /// `posix_spawn`.
+  static func spawn(_ program: String, _ link: String, environment: [String: String]) -> Int32 {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    let arguments = [program, link]
+    let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+    let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer {
+      for pointer in argv { free(pointer) }
+      for pointer in envp { free(pointer) }
+    }
+    var pid: pid_t = 0
+    let status = posix_spawnp(&pid, program, &actions, nil, argv, envp)
+    if status == 0 {
+      // Waited for, as `gh browse` does: an opener (xdg-open, open) hands the link to the browser and returns.
+      var code: Int32 = 0
+      _ = waitpid(pid, &code, 0)
+    }
+    return status
+  }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import NewsCLI
+import OfflineNewsHTML
+import TestSupport
+import Testing
+
+/// `news extract` on a page written for the tests, and `news show` rendering stored HTML.
+@Suite("news extract, news show's HTML")
+struct ExtractCommandTests {
+  static let page = Fixtures.own("html/article-page.html").path
+
+  /// Runs `news` on a simulated terminal of `width` columns (no colour).
+  static func runOnTerminal(_ cli: CLIHarness, width: Int, _ arguments: [String]) async -> CLIHarness.Outcome {
+    let (console, captured) = Console.capturing(isTerminal: true, width: width)
+    let now = cli.now
+    let status = await NewsCommandLine(
+      environment: cli.environment, currentDirectory: cli.directory.url.path, console: console, now: { now }
+    ).run(arguments)
+    return CLIHarness.Outcome(status: status, out: captured.out, err: captured.err)
+  }
+
+  @Test("prints the metadata as labelled lines, then the article wrapped to the terminal's width")
+  func human() async throws {
+    let outcome = await Self.runOnTerminal(CLIHarness(), width: 60, ["extract", Self.page])
+    #expect(outcome.status == 0, "\(outcome.err)")
+    let lines = outcome.out.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    #expect(lines.prefix(2) == ["title      Rivers rise across the valley after a week of", "           rain"])
+    #expect(lines.contains("byline     Ana Rivera"))
+    #expect(lines.contains("site       Valley Gazette"))
+    #expect(lines.contains("language   en-GB"))
+    #expect(lines.contains { $0.hasPrefix("excerpt    Flood warnings are in force for three towns & two") })
+    #expect(!lines.contains { $0.hasPrefix("published") || $0.hasPrefix("direction") })  // absent: left out
+    #expect(outcome.out.contains("The river Wend rose by two metres overnight"))
+    #expect(outcome.out.contains("[image: The old bridge under water]"))
+    #expect(!outcome.out.contains("Most read"))
+    #expect(lines.allSatisfy { TerminalColumns.width(of: $0) <= 60 })
+    #expect(outcome.err.isEmpty)
+  }
+
+  @Test("--json prints exactly the reader view's fields, absent ones null; --url makes links absolute")
+  func json() async throws {
+    let cli = CLIHarness()
+    let outcome = await cli.run("extract", Self.page, "--url", "https://gazette.example/2024/05/rivers", "--json")
+    #expect(outcome.status == 0, "\(outcome.err)")
+    let document = try outcome.json()
+    #expect(
+      Set(document.keys)
+        == ["title", "byline", "publishedTime", "siteName", "excerpt", "lang", "dir", "content", "text"])
+    #expect(document["title"] as? String == "Rivers rise across the valley after a week of rain")
+    #expect(document["byline"] as? String == "Ana Rivera")
+    #expect(document["publishedTime"] is NSNull)
+    #expect(document["dir"] is NSNull)
+    let content = try #require(document["content"] as? String)
+    #expect(content.contains("href=\"https://gazette.example/news/warnings.html\""))
+    #expect((document["text"] as? String)?.contains("More rain is forecast for Thursday.") == true)
+  }
+
+  @Test("a missing file exits 66, a folder or a file without an article 65, a bad --url 64")
+  func failures() async throws {
+    let cli = CLIHarness()
+    let missing = await cli.run("extract", cli.directory.path("nope.html"))
+    #expect(missing.status == 66)
+    #expect(missing.err.contains("no such file: \(cli.directory.path("nope.html"))"))
+    #expect(await cli.run("extract", cli.directory.url.path).status == 65)
+    let empty = cli.directory.path("empty.html")
+    try Data().write(to: URL(fileURLWithPath: empty))
+    let none = await cli.run("extract", empty)
+    #expect(none.status == 65)
+    #expect(none.err.contains("no readable article"))
+    let badURL = await cli.run("extract", Self.page, "--url", "not a url")
+    #expect(badURL.status == 64)
+    #expect(badURL.err.contains("--url needs an absolute http(s) or file URL"))
+    #expect(await cli.run("extract").status == 64)
+  }
+
+  @Test("needs no configuration: a broken one does not stop it")
+  func noConfiguration() async throws {
+    let cli = CLIHarness(environment: ["NEWS_CONFIG": "/nonexistent/news.json"])
+    #expect(await cli.run("extract", Self.page, "--json").status == 0)
+  }
+
+  @Test("news show renders stored HTML as text, wrapped; --json keeps the stored values unchanged")
+  func show() async throws {
+    let cli = CLIHarness()
+    let response: [String: Any] = [
+      "status": "ok", "totalResults": 1,
+      "articles": [
+        [
+          "source": ["id": NSNull(), "name": "Example"], "author": "A. Writer",
+          "title": "Growth figures", "url": "https://news.example/2024/growth",
+          "description": "India&#039;s <b>impressive</b> upward trajectory",
+          "content":
+            "<p>First paragraph of the story, long enough to be wrapped on a narrow terminal.</p>"
+            + "<ul><li>one point</li><li>another</li></ul><script>alert(1)</script>"
+            + "<p>Read the <a href=\"/report\">report</a>.</p>",
+          "urlToImage": NSNull(), "publishedAt": "2024-05-01T08:00:00Z",
+        ]
+      ],
+    ]
+    let file = cli.directory.path("response.json")
+    try JSONSerialization.data(withJSONObject: response).write(to: URL(fileURLWithPath: file))
+    #expect(await cli.run("import", file, "--db", cli.database).status == 0)
+
+    let shown = await Self.runOnTerminal(
+      cli, width: 40, ["show", "https://news.example/2024/growth", "--db", cli.database])
+    #expect(shown.status == 0, "\(shown.err)")
+    let out = shown.out
+    #expect(out.contains("India's impressive upward trajectory"))
+    #expect(out.contains("• one point\n• another"))
+    #expect(out.contains("Read the report[1]."))
+    #expect(out.contains("[1] https://news.example/report"))
+    #expect(!out.contains("alert") && !out.contains("<p>") && !out.contains("&#039;"))
+    #expect(out.split(separator: "\n").allSatisfy { TerminalColumns.width(of: $0) <= 40 })
+
+    let json = try await cli.run("show", "https://news.example/2024/growth", "--db", cli.database, "--json").json()
+    #expect(json["summary"] as? String == "India&#039;s <b>impressive</b> upward trajectory")
+    #expect((json["content"] as? String)?.hasPrefix("<p>First paragraph") == true)
+  }
+}

@@ -1,0 +1,38 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import OfflineNewsStorage
+
+/// The `article` table's shape is declared once, by `EntityDescription.article`; the numbered migrations are the
+/// history that brings any older file to it. A fresh database made by the migrations has exactly the declared
+/// columns, with the declared SQL types and NOT NULL rules, and the declared indexes.
+@Suite("The article schema: one declaration")
+struct ArticleSchemaTests {
+  @Test("a database made by the migrations has exactly the columns, types, NOT NULL rules and indexes declared")
+  func migrationsMatchTheDeclaration() async throws {
+    let database = TestDatabase()
+    let storage = try database.open()
+    let columns = try await storage.read { db in
+      try db.makeStatement("SELECT name, type, \"notnull\" FROM pragma_table_info('article')").fetchAll {
+        ($0.string(0) ?? "", ($0.string(1) ?? "").uppercased(), ($0.int64(2) ?? 0) != 0)
+      }
+    }
+    let declared = EntityDescription.article
+    #expect(Set(columns.map(\.0)) == Set(declared.columns))
+    for (name, type, notNull) in columns {
+      let attribute = try #require(declared.attribute(name), "\(name) is not declared")
+      #expect(type == attribute.type.sqlType, "\(name): \(type) in the table, \(attribute.type.sqlType) declared")
+      // NOT NULL in the table exactly where the description says a value is required (the key aside: its
+      // PRIMARY KEY is NOT NULL).
+      let required = !attribute.isOptional || declared.identity.contains(name)
+      #expect(notNull == required, "\(name): NOT NULL \(notNull) in the table, required \(required) declared")
+    }
+    let indexes = try await storage.read { db in
+      try db.makeStatement(
+        "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'article' AND sql IS NOT NULL"
+      ).fetchAll { $0.string(0) ?? "" }
+    }
+    #expect(Set(indexes) == Set(declared.indexes.map(\.name)))
+  }
+}
