@@ -3,10 +3,11 @@
 //
 //   CSQLite ← OfflineNewsStorage ← OfflineNewsImport ←┐
 //   OfflineNewsModel ←────────────────────────────────┼─ OfflineNews (NewsRepository) ← NewsCLI ← news
-//   OfflineNewsModel ← OfflineNewsNetwork ←───────────┤
+//   (Model, HTTP) ← OfflineNewsNetwork ←──────────────┤
+//   (Storage, Import, HTTP) ← OfflineNewsSync ←───────┤
+//   OfflineNewsHTTP ←─────────────────────────────────┘
 //   (CLibXML2, Model) ← OfflineNewsFeeds ← NewsCLI (subscriptions: news add, remove, sources --opml, import OPML)
-//   (Storage, Import, Network) ← OfflineNewsSync ←─────┘
-//   CLibXML2 ← OfflineNewsHTML ← NewsCLI, news-bench
+//   CLibXML2 ← OfflineNewsHTML ← OfflineNews, NewsCLI, news-bench
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -41,14 +42,18 @@ let package = Package(
     // The general JSON → store importer: declarative mappings, identity and upsert, relationships, reports.
     .target(
       name: "OfflineNewsImport", dependencies: ["OfflineNewsModel", "OfflineNewsStorage"], swiftSettings: strict),
-    // The network: the NewsNetwork protocol, NewsAPI v2 decoding, URLSession and file implementations.
-    .target(name: "OfflineNewsNetwork", dependencies: ["OfflineNewsModel"], swiftSettings: strict),
+    // HTTP: the one URLSession transport (whole-request deadline, retries with Retry-After, redaction of secrets, body
+    // caps, same-origin redirects, conditional GETs), used by NewsAPI, feeds, Parse sync and page downloads. The only
+    // module that imports FoundationNetworking.
+    .target(name: "OfflineNewsHTTP", swiftSettings: strict),
+    // The news network: the NewsNetwork protocol, NewsAPI v2 decoding, the NewsAPI client over HTTP, files.
+    .target(name: "OfflineNewsNetwork", dependencies: ["OfflineNewsModel", "OfflineNewsHTTP"], swiftSettings: strict),
     // Feeds: RSS, RSS 1.0 (RDF) and Atom parsed with libxml2, format sniffing, OPML, feed discovery in HTML pages.
     .target(name: "OfflineNewsFeeds", dependencies: ["CLibXML2", "OfflineNewsModel"], swiftSettings: strict),
     // The Parse Server sync engine: cursors, durable staged pages, the mapping importer, file downloads.
     .target(
       name: "OfflineNewsSync",
-      dependencies: ["OfflineNewsModel", "OfflineNewsStorage", "OfflineNewsImport", "OfflineNewsNetwork"],
+      dependencies: ["OfflineNewsModel", "OfflineNewsStorage", "OfflineNewsImport", "OfflineNewsHTTP"],
       swiftSettings: strict
     ),
     // HTML on libxml2's HTML parser: documents and nodes, text for the terminal, the readable article of a page.
@@ -57,8 +62,8 @@ let package = Package(
     .target(
       name: "OfflineNews",
       dependencies: [
-        "OfflineNewsModel", "OfflineNewsStorage", "OfflineNewsImport", "OfflineNewsNetwork", "OfflineNewsSync",
-        "OfflineNewsFeeds", "OfflineNewsHTML",
+        "OfflineNewsModel", "OfflineNewsStorage", "OfflineNewsImport", "OfflineNewsHTTP", "OfflineNewsNetwork",
+        "OfflineNewsSync", "OfflineNewsFeeds", "OfflineNewsHTML",
       ],
       swiftSettings: strict
     ),
@@ -78,6 +83,7 @@ let package = Package(
       name: "news-with-fault", dependencies: ["NewsCLI"], path: "Tests/NewsWithFault", swiftSettings: strict),
     .testTarget(name: "OfflineNewsModelTests", dependencies: ["OfflineNewsModel", "TestSupport"]),
     .testTarget(name: "OfflineNewsStorageTests", dependencies: ["OfflineNewsStorage", "TestSupport"]),
+    .testTarget(name: "OfflineNewsHTTPTests", dependencies: ["OfflineNewsHTTP", "TestSupport"]),
     .testTarget(name: "OfflineNewsNetworkTests", dependencies: ["OfflineNewsNetwork", "TestSupport"]),
     .testTarget(name: "OfflineNewsImportTests", dependencies: ["OfflineNewsImport", "TestSupport"]),
     .testTarget(name: "OfflineNewsTests", dependencies: ["OfflineNews", "TestSupport"]),

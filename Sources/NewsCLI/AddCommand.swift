@@ -184,7 +184,7 @@ struct AddCommand {
       .usage, "the page announces \(feeds.count) feeds", hint: "add one with --pick N (1–\(feeds.count)), or --all")
   }
 
-  /// Reads `target`: an http(s) URL with one GET (redirects followed, up to 5), else a file.
+  /// Reads `target`: an http(s) URL with one GET (redirects followed, to any origin, up to 5), else a file.
   private func read(_ target: String) async throws(CommandFailure) -> Document {
     if let url = URL(string: target), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme) {
       return try await get(url)
@@ -200,44 +200,34 @@ struct AddCommand {
     return Document(body: body, url: url, sourceURL: url, charset: nil, isFile: true)
   }
 
+  /// One GET, following redirects to any origin (no secret is sent): the document's URL is where it ended, the
+  /// source's the end of the permanent redirects (`301`, `308`) from `start`, as RFC 9110 §15.4.2 asks.
   private func get(_ start: URL) async throws(CommandFailure) -> Document {
     let timeout = try arguments.seconds("timeout") ?? context.configuration.timeoutSeconds
     let transport = URLSessionHTTPTransport(timeout: timeout, retry: SyncCommand.retry(timeout))
-    var url = start
-    var sourceURL = start
-    var permanent = true
-    for _ in 0...5 {
-      let response: HTTPResponse
-      do {
-        response = try await transport.get(
-          url,
-          headers: [
-            "Accept":
-              "application/rss+xml, application/atom+xml, application/feed+json, application/xml;q=0.9, "
-              + "text/html;q=0.8, */*;q=0.5"
-          ], maxBodyBytes: Self.maximumBody)
-      } catch {
-        throw CommandFailure(.unavailable, "GET \(url.absoluteString): \(error)")
-      }
-      if response.bodyLimitExceeded != nil {
-        throw CommandFailure(.badInput, "\(url.absoluteString): more than \(Self.maximumBody) bytes; not a feed")
-      }
-      if [301, 302, 303, 307, 308].contains(response.status), let location = response.header("Location"),
-        let next = URL(string: location, relativeTo: url)?.absoluteURL
-      {
-        permanent = permanent && (response.status == 301 || response.status == 308)
-        url = next
-        if permanent { sourceURL = next }
-        continue
-      }
-      guard (200..<300).contains(response.status) else {
-        throw CommandFailure(.unavailable, "GET \(url.absoluteString): HTTP \(response.status)")
-      }
-      return Document(
-        body: response.body, url: url, sourceURL: sourceURL,
-        charset: FeedParser.charset(fromContentType: response.header("Content-Type")), isFile: false)
+    let request = HTTPRequest(
+      url: start,
+      headers: [
+        "Accept":
+          "application/rss+xml, application/atom+xml, application/feed+json, application/xml;q=0.9, "
+          + "text/html;q=0.8, */*;q=0.5"
+      ], maxBodyBytes: Self.maximumBody, redirects: .anyOrigin)
+    let response: HTTPResponse
+    do {
+      response = try await transport.send(request)
+    } catch {
+      throw CommandFailure(.unavailable, "GET \(start.absoluteString): \(error)")
     }
-    throw CommandFailure(.unavailable, "GET \(start.absoluteString): more than 5 redirects")
+    let url = response.url
+    if response.bodyLimitExceeded != nil {
+      throw CommandFailure(.badInput, "\(url.absoluteString): more than \(Self.maximumBody) bytes; not a feed")
+    }
+    guard (200..<300).contains(response.status) else {
+      throw CommandFailure(.unavailable, "GET \(url.absoluteString): HTTP \(response.status)")
+    }
+    return Document(
+      body: response.body, url: url, sourceURL: response.permanentURL,
+      charset: FeedParser.charset(fromContentType: response.header("Content-Type")), isFile: false)
   }
 
   private func report(_ plan: SubscriptionPlan, config: String, dryRun: Bool, announced: [DiscoveredFeed]) {

@@ -256,7 +256,7 @@ struct CommandContext: Sendable {
     }
     let apiKey = environment["NEWSAPI_KEY"].flatMap { $0.isEmpty ? nil : $0 } ?? configuration.apiKey
     let requested = timeout ?? configuration.timeoutSeconds
-    let perAttempt = URLSessionNewsNetwork.effectiveTimeout(requested)
+    let perAttempt = URLSessionHTTPTransport.effectiveTimeout(requested)
     let retry =
       retrying ? RetryPolicy(maxAttempts: 3, initialDelay: 0.25, maxDelay: 2, maxTotalTime: 2 * perAttempt) : .none
     let network = URLSessionNewsNetwork(apiKey: apiKey, timeout: requested, retry: retry, decoder: articleDecoder)

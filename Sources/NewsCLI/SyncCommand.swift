@@ -141,7 +141,7 @@ struct SyncCommand {
         }
         var engine = ParseSyncEngine(
           source: source.name, server: server, classes: classes, storage: storage,
-          transport: URLSessionHTTPTransport(timeout: timeout, retry: Self.retry(timeout), secrets: server.secrets),
+          transport: URLSessionHTTPTransport(timeout: timeout, retry: Self.retry(timeout)),
           fileFolder: databaseFolder.appendingPathComponent("files").appendingPathComponent(
             Self.folderName(source.name)))
         engine.now = context.now
@@ -226,7 +226,8 @@ struct SyncCommand {
   /// Three attempts for transport errors, 429 and 5xx, within twice the timeout per request.
   static func retry(_ timeout: Double) -> RetryPolicy {
     RetryPolicy(
-      maxAttempts: 3, initialDelay: 0.25, maxDelay: 2, maxTotalTime: 2 * URLSessionNewsNetwork.effectiveTimeout(timeout)
+      maxAttempts: 3, initialDelay: 0.25, maxDelay: 2,
+      maxTotalTime: 2 * URLSessionHTTPTransport.effectiveTimeout(timeout)
     )
   }
 

@@ -107,8 +107,11 @@ extension NewsRepository {
   ) async -> Result<FullText, PageProblem> {
     let response: HTTPResponse
     do {
-      response = try await transport.get(
-        link, headers: ["Accept": "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1"], maxBodyBytes: limits.maxPageBytes)
+      // No secret is sent, so a page that moved to another origin (http → https, another host) is followed.
+      response = try await transport.send(
+        HTTPRequest(
+          url: link, headers: ["Accept": "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1"],
+          maxBodyBytes: limits.maxPageBytes, redirects: .anyOrigin))
     } catch {
       return .failure(PageProblem(reason: error.description))
     }
@@ -129,7 +132,8 @@ extension NewsRepository {
     }.first
     let article: ReadableArticle?
     do {
-      article = try extractor.extract(from: response.body, url: link, charset: charset)
+      // Relative links resolve against where the page was found.
+      article = try extractor.extract(from: response.body, url: response.url, charset: charset)
     } catch {
       return .failure(PageProblem(reason: "the page could not be read as HTML: \(error)"))
     }

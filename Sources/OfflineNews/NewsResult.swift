@@ -1,6 +1,7 @@
 import Foundation
 @_exported import OfflineNewsFeeds
 @_exported import OfflineNewsHTML
+@_exported import OfflineNewsHTTP
 @_exported import OfflineNewsImport
 @_exported import OfflineNewsModel
 @_exported import OfflineNewsNetwork

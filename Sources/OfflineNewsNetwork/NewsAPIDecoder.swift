@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNewsHTTP
 import OfflineNewsModel
 
 /// Decodes NewsAPI v2 responses (`/v2/top-headlines`, `/v2/everything`) into a ``NewsPage``.
@@ -276,10 +277,7 @@ public struct NewsAPIDecoder: Sendable {
   static func prefix(of data: Data, redacting secrets: [String], contentType: String? = nil) -> String {
     if let markup = ResponseBodySummary.markup(data, contentType: contentType) { return markup }
     // Redact the whole (bounded) head before cutting, so a key straddling the cut cannot leak in part.
-    var text = String(decoding: data.prefix(64 * 1024), as: UTF8.self)
-    for secret in secrets where !secret.isEmpty {
-      text = text.replacingOccurrences(of: secret, with: "<redacted>")
-    }
+    let text = Redaction.redacted(String(decoding: data.prefix(64 * 1024), as: UTF8.self), secrets: secrets)
     let oneLine = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
       .joined(separator: " ")
     return oneLine.count > 200 ? String(oneLine.prefix(200)) + "…" : oneLine

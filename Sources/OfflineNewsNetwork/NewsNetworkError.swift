@@ -1,8 +1,5 @@
 import Foundation
-
-#if canImport(FoundationNetworking)
-  import FoundationNetworking
-#endif
+import OfflineNewsHTTP
 
 /// Why a fetch failed. Every case keeps what the user needs to understand it; none includes the API key.
 public enum NewsNetworkError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -21,15 +18,17 @@ public enum NewsNetworkError: Error, Sendable, Hashable, CustomStringConvertible
   /// The query's URL is not one this network can fetch (e.g. a `ftp:` URL).
   case unsupportedURL(String)
 
-  /// The kind of transport failure, as far as it can be told.
-  public enum TransportFailure: String, Sendable, Hashable {
-    case connectionRefused = "connection refused"
-    case hostNotFound = "host not found"
-    case timedOut = "timed out"
-    case connectionLost = "connection lost"
-    case notConnected = "not connected to the internet"
-    case secureConnectionFailed = "secure connection failed"
-    case other = "transport error"
+  /// The kind of transport failure, as far as it can be told (the HTTP transport's).
+  public typealias TransportFailure = HTTPError.TransportFailure
+
+  /// The news network's reading of an HTTP transport's error: a transport failure stays one, an unsupported URL
+  /// stays one, a redirect loop is an invalid response.
+  init(_ error: HTTPError) {
+    switch error {
+    case .transport(let failure, let detail): self = .transport(failure, detail: detail)
+    case .unsupportedURL(let url): self = .unsupportedURL(url)
+    case .tooManyRedirects: self = .invalidResponse(detail: error.description)
+    }
   }
 
   /// A one-line summary for people, e.g. `connection refused` or `HTTP 500`.
@@ -38,7 +37,7 @@ public enum NewsNetworkError: Error, Sendable, Hashable, CustomStringConvertible
     case .transport(let failure, let detail):
       return detail.isEmpty ? failure.rawValue : "\(failure.rawValue) (\(detail))"
     case .httpStatus(let status, let body):
-      let reason = HTTPURLResponse.localizedString(forStatusCode: status)
+      let reason = HTTPResponse.reasonPhrase(forStatus: status)
       let shown = body.isEmpty ? "" : ": \(body)"
       return "HTTP \(status) \(reason)\(shown)"
     case .api(let error): return error.description

@@ -1,5 +1,5 @@
 import Foundation
-import OfflineNewsNetwork
+import OfflineNewsHTTP
 
 /// How the files (Parse `File` values, image URLs) of one synced class are downloaded.
 public struct FileDownloads: Sendable, Hashable {
@@ -31,7 +31,7 @@ public struct FileDownloads: Sendable, Hashable {
 
 /// Why a file was not stored.
 public enum FileDownloadError: Error, Sendable, Hashable, CustomStringConvertible {
-  case network(URL, NewsNetworkError)
+  case network(URL, HTTPError)
   case status(URL, Int)
   case tooLarge(URL, bytes: Int, limit: Int)
   case contentType(URL, String?)

@@ -1,7 +1,7 @@
 import Foundation
+import OfflineNewsHTTP
 import OfflineNewsImport
 import OfflineNewsModel
-import OfflineNewsNetwork
 import OfflineNewsStorage
 
 /// One Parse class to sync: its mapping (with the class's root selected) and paging.
@@ -210,7 +210,8 @@ public struct ParseSyncEngine: Sendable {
       let url = server.queryURL(className: name, after: cursor, limit: item.pageSize)
       let response: HTTPResponse
       do {
-        response = try await transport.get(url, headers: server.headers, maxBodyBytes: item.maxPageBytes)
+        response = try await transport.send(
+          HTTPRequest(url: url, headers: server.headers, maxBodyBytes: item.maxPageBytes, secrets: server.secrets))
       } catch {
         throw .network(className: name, error)
       }
@@ -386,7 +387,8 @@ public struct ParseSyncEngine: Sendable {
         className: className, objectId: objectId, key: key, target: target, after: members.last, limit: 1000)
       let response: HTTPResponse
       do {
-        response = try await transport.get(url, headers: server.headers, maxBodyBytes: 64_000_000)
+        response = try await transport.send(
+          HTTPRequest(url: url, headers: server.headers, maxBodyBytes: 64_000_000, secrets: server.secrets))
       } catch {
         throw .network(className: className, error)
       }
@@ -453,8 +455,7 @@ public struct ParseSyncEngine: Sendable {
   /// `code` and `error` when the body has them, else the start of the body; secrets redacted before any cut.
   static func serverError(_ response: HTTPResponse, className name: String, secrets: [String]) -> SyncError {
     var code: Int?
-    var text = String(decoding: response.body.prefix(64 * 1024), as: UTF8.self)
-    for secret in secrets { text = text.replacingOccurrences(of: secret, with: "<redacted>") }
+    let text = Redaction.redacted(String(decoding: response.body.prefix(64 * 1024), as: UTF8.self), secrets: secrets)
     var message = String(text.split(whereSeparator: \.isNewline).joined(separator: " ").prefix(200))
     if let json = try? JSONValue.parse(response.body), case .object(let fields) = json {
       if case .integer(let value)? = fields["code"] { code = Int(value) }
@@ -463,7 +464,7 @@ public struct ParseSyncEngine: Sendable {
     if (300..<400).contains(response.status), let location = response.header("Location") {
       message = "a redirect to another origin is not followed (\(String(location.prefix(200))))"
     }
-    for secret in secrets { message = message.replacingOccurrences(of: secret, with: "<redacted>") }
+    message = Redaction.redacted(message, secrets: secrets)
     return .server(className: name, status: response.status, code: code, message: message)
   }
 

@@ -1,14 +1,15 @@
 import Foundation
+import OfflineNewsHTTP
 import OfflineNewsImport
-import OfflineNewsNetwork
 
 /// Why the sync of one class stopped. Pages already imported stay imported, a staged page stays staged (the next sync
 /// resumes it), and the cursor never moves past what was imported.
 public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
-  /// No complete HTTP response (refused, timed out, cut short…), or a `429`/`5xx` still failing after the retries.
-  case network(className: String, NewsNetworkError)
+  /// No complete HTTP response (refused, timed out, cut short…, after the retries).
+  case network(className: String, HTTPError)
   /// Parse Server answered with an error: `{"code":…,"error":…}` (Parse REST error codes,
-  /// <https://docs.parseplatform.org/rest/guide/#error-codes>), or a non-2xx status with another body.
+  /// <https://docs.parseplatform.org/rest/guide/#error-codes>), or a non-2xx status with another body (a `429`/`5xx`
+  /// still failing after the retries included).
   case server(className: String, status: Int, code: Int?, message: String)
   /// A `200` whose body is not a page of results: not JSON, truncated, no `results` array, or objects the cursor
   /// cannot order (no `objectId` or `updatedAt`). Nothing of it was staged.

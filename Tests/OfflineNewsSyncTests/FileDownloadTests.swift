@@ -1,5 +1,5 @@
 import Foundation
-import OfflineNewsNetwork
+import OfflineNewsHTTP
 import OfflineNewsSync
 import TestSupport
 import Testing

@@ -1,7 +1,7 @@
 import Foundation
+import OfflineNewsHTTP
 import OfflineNewsImport
 import OfflineNewsModel
-import OfflineNewsNetwork
 import OfflineNewsStorage
 import OfflineNewsSync
 import TestSupport

@@ -2,9 +2,9 @@ import Foundation
 
 /// When a failed request is tried again, how long to wait first, and when to give up.
 ///
-/// - Retried: transport failures (refused, reset, cut short, timed out, host not found…), HTTP `5xx` and `429 Too
-///   Many Requests`, whether or not the body is a NewsAPI error. Never: other `4xx` (a bad key stays bad), `2xx`
-///   bodies that are NewsAPI errors or not valid JSON, TLS failures, unreadable files, unsupported URLs.
+/// - Retried: transport failures (refused, reset, cut short, timed out, host not found…, ``HTTPError/isRetryable``)
+///   and responses with status `5xx` or `429 Too Many Requests`, whatever their body. Never: other statuses, TLS
+///   failures, unsupported URLs, redirect loops.
 /// - The wait before retry *n* (1 for the first retry) is exponential backoff with full jitter: a uniformly random
 ///   duration in `0…min(maxDelay, initialDelay × 2^(n−1))` seconds
 ///   (<https://aws.amazon.com/blogs/architecture/exponential-backoff-and-jitter/>).
@@ -14,12 +14,13 @@ import Foundation
 /// - At most ``maxAttempts`` attempts in all, and, with ``maxTotalTime``, no retry is started unless its wait plus
 ///   one whole per-attempt timeout ends within that many seconds of the first attempt's start: the whole call
 ///   never takes longer than ``maxTotalTime`` (plus scheduling slack).
-/// - When it gives up, the error of the last attempt is thrown, unchanged.
+/// - When it gives up, the last attempt's outcome stands, unchanged: its error, or its `5xx`/`429` response (which
+///   the client reads like any other: a NewsAPI error body, a Parse error).
 ///
 /// Waiting, the clock and the random source are injected, so tests neither wait nor guess:
 /// ```swift
 /// let policy = RetryPolicy(maxAttempts: 3, initialDelay: 0.001, sleep: { _ in }, random: { $0.upperBound })
-/// let network = URLSessionNewsNetwork(apiKey: key, timeout: 2, retry: policy)
+/// let transport = URLSessionHTTPTransport(timeout: 2, retry: policy)
 /// ```
 public struct RetryPolicy: Sendable {
   /// Attempts in all, the first included; `1` never retries.
@@ -81,27 +82,13 @@ public struct RetryPolicy: Sendable {
   /// A failed attempt, as the retry loop sees it.
   public struct Failure: Error, Sendable {
     /// The attempt's error, thrown as is when no retry follows.
-    public var error: NewsNetworkError
+    public var error: HTTPError
     /// Seconds the server asked to wait (`Retry-After`), if it did.
     public var retryAfter: TimeInterval?
 
-    public init(_ error: NewsNetworkError, retryAfter: TimeInterval? = nil) {
+    public init(_ error: HTTPError, retryAfter: TimeInterval? = nil) {
       self.error = error
       self.retryAfter = retryAfter
-    }
-  }
-
-  /// Whether a failure of this kind is worth another attempt (see the type's documentation).
-  public static func isRetryable(_ error: NewsNetworkError) -> Bool {
-    switch error {
-    case .transport(let failure, let detail):
-      return failure != .secureConnectionFailed && detail != "cancelled"
-    case .httpStatus(let status, _):
-      return isRetryable(status: status)
-    case .api(let apiError):
-      return apiError.httpStatus.map(isRetryable(status:)) ?? false
-    case .invalidResponse, .unreadableFile, .unsupportedURL:
-      return false
     }
   }
 
@@ -125,38 +112,61 @@ public struct RetryPolicy: Sendable {
     return backoff(beforeRetry: retry)
   }
 
-  /// Runs `attempt` (numbered from 1) until it succeeds, fails in a way that is not retried, or a cap is reached;
-  /// then throws the last failure's error unchanged.
+  /// Runs `attempt` (numbered from 1) until it succeeds, fails in a way that is not retried
+  /// (``HTTPError/isRetryable``), or a cap is reached; then throws the last failure's error unchanged.
   ///
   /// - Parameters:
   ///   - attemptTimeout: seconds one attempt may take at most, for the ``maxTotalTime`` check; `nil` counts 0.
   ///   - attempt: one try.
-  /// - Throws: the last attempt's ``NewsNetworkError``.
+  /// - Throws: the last attempt's ``HTTPError``.
   public func run<T>(
     attemptTimeout: TimeInterval? = nil, _ attempt: (Int) async throws(Failure) -> T
-  ) async throws(NewsNetworkError) -> T {
+  ) async throws(HTTPError) -> T {
+    try await attempts(attemptTimeout: attemptTimeout) { number in
+      do throws(Failure) {
+        return .succeeded(try await attempt(number))
+      } catch {
+        return .failed(error)
+      }
+    }
+  }
+
+  /// What one attempt came to.
+  enum Outcome<T> {
+    /// Done: no retry.
+    case succeeded(T)
+    /// Worth another attempt (a `5xx` or `429` response): retried if the caps allow, else the answer.
+    case retryable(T, retryAfter: TimeInterval?)
+    /// Failed: retried if the error ``HTTPError/isRetryable`` and the caps allow, else thrown.
+    case failed(Failure)
+  }
+
+  /// The retry loop: runs `attempt` (numbered from 1) until an outcome is not retried.
+  func attempts<T>(attemptTimeout: TimeInterval?, _ attempt: (Int) async -> Outcome<T>) async throws(HTTPError) -> T {
     let start = now()
     var number = 1
     while true {
-      let failure: Failure
-      do {
-        return try await attempt(number)
-      } catch {
-        failure = error
+      let given: Result<T, HTTPError>
+      let retryAfter: TimeInterval?
+      switch await attempt(number) {
+      case .succeeded(let value): return value
+      case .retryable(let value, let seconds):
+        given = .success(value)
+        retryAfter = seconds
+      case .failed(let failure):
+        guard failure.error.isRetryable else { throw failure.error }
+        given = .failure(failure.error)
+        retryAfter = failure.retryAfter
       }
-      guard number < maxAttempts, Self.isRetryable(failure.error), !Task.isCancelled,
-        let wait = delay(beforeRetry: number, retryAfter: failure.retryAfter)
-      else { throw failure.error }
-      if let maxTotalTime {
-        let elapsed = now().timeIntervalSince(start)
-        guard elapsed + wait + (attemptTimeout ?? 0) <= maxTotalTime else { throw failure.error }
-      }
+      guard number < maxAttempts, !Task.isCancelled, let wait = delay(beforeRetry: number, retryAfter: retryAfter),
+        maxTotalTime.map({ now().timeIntervalSince(start) + wait + (attemptTimeout ?? 0) <= $0 }) ?? true
+      else { return try given.get() }
       do {
         try await sleep(wait)
       } catch {
-        throw failure.error
+        return try given.get()
       }
-      guard !Task.isCancelled else { throw failure.error }
+      guard !Task.isCancelled else { return try given.get() }
       number += 1
     }
   }

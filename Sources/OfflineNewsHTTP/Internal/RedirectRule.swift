@@ -1,0 +1,77 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// Which redirects one data task follows (``HTTPRequest/Redirects``), and what it did: the chain is followed by
+/// URLSession inside the one data task, so the whole-request deadline covers every hop.
+struct RedirectRule: Sendable {
+  /// The URL first asked for: its origin is the request's.
+  var original: URL
+  /// Whether another origin may be followed.
+  var anyOrigin: Bool
+  /// Texts whose headers do not leave the origin.
+  var secrets: [String]
+  /// The most redirects followed in a row.
+  var limit: Int
+
+  /// The statuses followed (RFC 9110 §15.4); `300`, `304`, `305` and `306` are answers.
+  static let followed: Set<Int> = [301, 302, 303, 307, 308]
+
+  /// Whether `url` is `http` or `https`.
+  static func isHTTP(_ url: URL) -> Bool {
+    guard let scheme = url.scheme?.lowercased() else { return false }
+    return scheme == "http" || scheme == "https"
+  }
+
+  /// The origin of a URL (RFC 6454 §4): scheme, host and port, the port defaulted by the scheme.
+  static func origin(of url: URL) -> [String] {
+    let scheme = url.scheme?.lowercased() ?? ""
+    let port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : -1)
+    return [scheme, url.host?.lowercased() ?? "", String(port)]
+  }
+}
+
+/// Where a chain of redirects got to.
+struct RedirectChain: Sendable {
+  /// The URL of the latest request.
+  var url: URL
+  /// The end of the unbroken run of permanent redirects from the start.
+  var permanentURL: URL
+  /// Redirects followed.
+  var count = 0
+  /// Whether a run of permanent redirects is still unbroken.
+  var permanent = true
+  /// Whether a redirect was refused because the limit was reached.
+  var overLimit = false
+
+  init(_ url: URL) {
+    self.url = url
+    permanentURL = url
+  }
+
+  /// The request to follow a `status` redirect with, by `rule`, or `nil` when it is the answer.
+  mutating func follow(_ status: Int, to request: URLRequest, by rule: RedirectRule) -> URLRequest? {
+    guard RedirectRule.followed.contains(status), let target = request.url, RedirectRule.isHTTP(target) else {
+      return nil
+    }
+    let sameOrigin = RedirectRule.origin(of: target) == RedirectRule.origin(of: rule.original)
+    guard sameOrigin || rule.anyOrigin else { return nil }
+    guard count < rule.limit else {
+      overLimit = true
+      return nil
+    }
+    count += 1
+    permanent = permanent && (status == 301 || status == 308)
+    if permanent { permanentURL = target }
+    url = target
+    guard !sameOrigin else { return request }
+    // Credentials stay with their origin (as browsers and curl drop Authorization on another host).
+    var next = request
+    for (name, value) in request.allHTTPHeaderFields ?? [:] where rule.secrets.contains(where: value.contains) {
+      next.setValue(nil, forHTTPHeaderField: name)
+    }
+    return next
+  }
+}

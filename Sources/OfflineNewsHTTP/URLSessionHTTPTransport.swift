@@ -1,0 +1,125 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// ``HTTPTransport`` over `URLSession`: the one place the package talks HTTP (NewsAPI, feeds, Parse Server, file
+/// and page downloads).
+///
+/// For example:
+/// ```swift
+/// let transport = URLSessionHTTPTransport(timeout: 5, retry: .standard)
+/// let response = try await transport.send(HTTPRequest(url: URL(string: "https://example.org/feed.xml")!))
+/// ```
+///
+/// - One session, ephemeral, with no `URLCache`: nothing is cached by URLSession (the store owns the cache).
+/// - ``timeout`` bounds each attempt as a whole, redirects and body included, not only the idle time between bytes:
+///   a server that never answers, or drips its body, fails with ``HTTPError/TransportFailure/timedOut``.
+/// - Retries per ``retry`` (``RetryPolicy``): transport failures, `5xx` and `429`, honouring `Retry-After`; when it
+///   gives up on a status, that response is returned for the caller to read.
+/// - Redirects are followed by the request's rule (``HTTPRequest/Redirects``, same origin by default), at most
+///   ``maximumRedirects`` in a row, within the one deadline; the response says where it ended
+///   (``HTTPResponse/url``, ``HTTPResponse/permanentURL``).
+/// - A body over the request's ``HTTPRequest/maxBodyBytes`` stops the transfer (never retried).
+/// - Secrets (the transport's and the request's) are redacted from every error.
+public final class URLSessionHTTPTransport: HTTPTransport {
+  /// The per-attempt timeout in force, in seconds (see ``effectiveTimeout(_:)``).
+  public let timeout: TimeInterval
+  /// Which failures are retried and how.
+  public let retry: RetryPolicy
+  private let secrets: [String]
+  private let session: URLSession
+  private let tasks = SessionTasks()
+
+  /// The longest run of redirects followed (curl's default is 50, browsers' about 20; a feed or an API that needs
+  /// more than 5 is broken).
+  public static let maximumRedirects = 5
+
+  /// The longest timeout in force, in seconds (one day): FoundationNetworking hands the timeout to libcurl as
+  /// integer milliseconds and traps on values beyond `Int.max`, so larger ones (and infinity) are capped here.
+  public static let maximumTimeout: TimeInterval = 86_400
+
+  /// The timeout in force for a requested one, in seconds: at most ``maximumTimeout``; NaN, zero or a negative
+  /// value mean the default, 5 s. On Linux, URLSession (libcurl) counts whole seconds and treats a fraction below
+  /// one as zero (an immediate timeout), so the timeout is rounded up to whole seconds there, at least 1.
+  public static func effectiveTimeout(_ requested: TimeInterval) -> TimeInterval {
+    let bounded = requested.isNaN || requested <= 0 ? 5 : min(requested, maximumTimeout)
+    #if os(Linux)
+      return max(1, bounded.rounded(.up))
+    #else
+      return bounded
+    #endif
+  }
+
+  /// - Parameters:
+  ///   - timeout: seconds allowed per attempt (see ``effectiveTimeout(_:)``); default 5.
+  ///   - retry: ``RetryPolicy/none`` (a single attempt) by default.
+  ///   - secrets: texts never to show in an error of any request (keys this transport sends), besides each
+  ///     request's own ``HTTPRequest/secrets``.
+  public init(timeout: TimeInterval = 5, retry: RetryPolicy = .none, secrets: [String] = []) {
+    self.timeout = Self.effectiveTimeout(timeout)
+    self.retry = retry
+    self.secrets = secrets.filter { !$0.isEmpty }
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.timeoutIntervalForRequest = self.timeout
+    configuration.timeoutIntervalForResource = self.timeout
+    configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+    configuration.urlCache = nil
+    configuration.httpAdditionalHeaders = ["User-Agent": "OfflineNews/0.1"]
+    session = URLSession(configuration: configuration, delegate: tasks, delegateQueue: nil)
+  }
+
+  deinit { session.finishTasksAndInvalidate() }
+
+  /// Sends `request` with retries (see the type's documentation).
+  ///
+  /// - Returns: the last response: any status, a `304` included; a `5xx` or `429` when the retries gave up.
+  /// - Throws: ``HTTPError``: the last attempt's transport failure, an unsupported URL, too many redirects.
+  public func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
+    let secrets = self.secrets + request.secrets
+    guard RedirectRule.isHTTP(request.url) else {
+      throw HTTPError.unsupportedURL(request.url.absoluteString).redacted(secrets)
+    }
+    let policy = retry
+    return try await policy.attempts(attemptTimeout: timeout) { _ in
+      let response: HTTPResponse
+      do throws(HTTPError) {
+        response = try await self.exchange(request, secrets: secrets)
+      } catch {
+        return .failed(RetryPolicy.Failure(error.redacted(secrets)))
+      }
+      guard response.bodyLimitExceeded == nil, RetryPolicy.isRetryable(status: response.status) else {
+        return .succeeded(response)
+      }
+      let retryAfter = response.header("Retry-After").flatMap { RetryPolicy.retryAfter($0, now: policy.now()) }
+      return .retryable(response, retryAfter: retryAfter)
+    }
+  }
+
+  /// One attempt: the request and the redirects it is allowed, all within one ``timeout``.
+  private func exchange(_ request: HTTPRequest, secrets: [String]) async throws(HTTPError) -> HTTPResponse {
+    var urlRequest = URLRequest(url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
+    for (name, value) in request.headersToSend { urlRequest.setValue(value, forHTTPHeaderField: name) }
+    let rule = RedirectRule(
+      original: request.url, anyOrigin: request.redirects == .anyOrigin, secrets: secrets, limit: Self.maximumRedirects)
+    let outcome: DataTaskOutcome
+    do {
+      outcome = try await tasks.run(
+        urlRequest, on: session, timeout: timeout, maxBytes: request.maxBodyBytes, redirects: rule)
+    } catch {
+      throw HTTPError.from(error, timeout: timeout)
+    }
+    if outcome.redirects.overLimit { throw .tooManyRedirects(limit: Self.maximumRedirects) }
+    guard let http = outcome.response as? HTTPURLResponse else {
+      throw HTTPError.transport(.other, detail: "not an HTTP response")
+    }
+    var fields: [String: String] = [:]
+    for (name, value) in http.allHeaderFields {
+      if let name = name as? String, let value = value as? String { fields[name] = value }
+    }
+    return HTTPResponse(
+      url: outcome.redirects.url, status: http.statusCode, headers: fields, body: outcome.body,
+      bodyLimitExceeded: outcome.bodyLimitExceeded, permanentURL: outcome.redirects.permanentURL)
+  }
+}

@@ -1,0 +1,37 @@
+import Foundation
+import OfflineNewsHTTP
+import TestSupport
+import Testing
+
+/// Conditional GETs (RFC 9110 §13.1): the request's validators become `If-None-Match` / `If-Modified-Since`, and the
+/// response's `ETag` / `Last-Modified` become its validators.
+@Suite("Conditional requests: validators sent as If-None-Match/If-Modified-Since, 304 is an answer")
+struct ConditionalRequestTests {
+  static let etag = #"W/"abc-1""#
+  static let date = "Sun, 06 Nov 1994 08:49:37 GMT"
+
+  @Test("no validators: an unconditional GET, and the 200's validators")
+  func unconditional() async throws {
+    let server = try LoopbackHTTPServer(.conditional(etag: Self.etag, lastModified: Self.date, body: Data("{}".utf8)))
+    defer { server.stop() }
+    let response = try await URLSessionHTTPTransport(timeout: 5).send(HTTPRequest(url: server.url("/feed")))
+    #expect(response.status == 200)
+    #expect(response.validators == CacheValidators(etag: Self.etag, lastModified: Self.date))
+    #expect(server.requests.first?.header("If-None-Match") == nil)
+    #expect(server.requests.first?.header("If-Modified-Since") == nil)
+  }
+
+  @Test("validators: sent back unchanged; a 304 with its validators and no body")
+  func notModified() async throws {
+    let server = try LoopbackHTTPServer(.conditional(etag: Self.etag, lastModified: Self.date, body: Data("{}".utf8)))
+    defer { server.stop() }
+    let validators = CacheValidators(etag: Self.etag, lastModified: Self.date)
+    let response = try await URLSessionHTTPTransport(timeout: 5).send(
+      HTTPRequest(url: server.url("/feed"), headers: ["If-None-Match": "stale"], validators: validators))
+    #expect(response.status == 304)
+    #expect(response.body.isEmpty)
+    #expect(response.validators == validators)
+    #expect(server.requests.first?.header("If-None-Match") == Self.etag)
+    #expect(server.requests.first?.header("If-Modified-Since") == Self.date)
+  }
+}
