@@ -12,7 +12,7 @@ import Synchronization
 struct SyncCommand {
   static let spec = CommandSpec(
     name: "sync",
-    summary: "Sync the configured Parse Server classes and JSON Feeds into the database (incremental).",
+    summary: "Sync the configured Parse Server classes into the database (incremental); feeds refresh as fetch does.",
     usage:
       "[--source NAME] [--full [--delete-missing]] [--force] [--timeout SECONDS] [--db PATH] [--config PATH] [--json]",
     options: [

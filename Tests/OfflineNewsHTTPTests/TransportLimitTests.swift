@@ -15,7 +15,7 @@ struct TransportLimitTests {
     let start = clock.now
     let error = await failure(URLSessionHTTPTransport(timeout: 1), HTTPRequest(url: server.url("/first")))
     #expect(error == .transport(.timedOut, detail: "no complete answer within 1 s"))
-    #expect(clock.now - start < .seconds(20))  // a bound, not a benchmark
+    #expect(clock.now - start < .seconds(60))  // a bound, not a benchmark (the whole suite shares 2 cores)
   }
 
   @Test("a body dripped slower than the deadline times out, though the connection is never idle")
@@ -39,13 +39,13 @@ struct TransportLimitTests {
     let clock = ContinuousClock()
     let start = clock.now
     let recorder = WaitRecorder()
-    let response = try await URLSessionHTTPTransport(timeout: 30, retry: recorder.policy()).get(
+    let response = try await URLSessionHTTPTransport(timeout: 120, retry: recorder.policy()).get(
       server.url("/big"), maxBodyBytes: 100_000)
     #expect(response.status == 200)
     #expect((response.bodyLimitExceeded ?? 0) > 100_000)
     #expect(response.body.isEmpty)
     #expect(server.requests.count == 1)
-    #expect(clock.now - start < .seconds(20))  // stopped at the cap, not at the 30 s timeout
+    #expect(clock.now - start < .seconds(90))  // stopped at the cap, not at the 120 s timeout
   }
 
   @Test("a body within the cap is read whole")

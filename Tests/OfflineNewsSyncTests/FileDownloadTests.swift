@@ -95,7 +95,7 @@ struct FileDownloadTests {
     defer { server.stop() }
     let directory = TemporaryDirectory("offlinenews-files")
     let policy = FileDownloads(attributes: [], maxBytes: 100_000)
-    let store = FileStore(folder: directory.url, policy: policy, transport: URLSessionHTTPTransport(timeout: 30))
+    let store = FileStore(folder: directory.url, policy: policy, transport: URLSessionHTTPTransport(timeout: 120))
     let clock = ContinuousClock()
     let start = clock.now
     do {
@@ -109,8 +109,8 @@ struct FileDownloadTests {
       #expect(limit == 100_000)
       #expect(bytes > 100_000)
     }
-    // Stopped at the cap, long before the 30 s timeout (a bound, not a benchmark).
-    #expect(clock.now - start < .seconds(20))
+    // Stopped at the cap, long before the 120 s timeout (a bound, not a benchmark: the suite shares 2 cores).
+    #expect(clock.now - start < .seconds(90))
     #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).isEmpty)
   }
 

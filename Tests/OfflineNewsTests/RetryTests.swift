@@ -189,7 +189,8 @@ struct RetryTests {
     }
     #expect(setup.server.requests.count == 1)
     #expect(setup.sleeps.delays.isEmpty)
-    #expect(elapsed < .seconds(30), "\(elapsed)")  // a bound, not a benchmark: 1 s, plus a loaded machine
+    // A bound, not a benchmark: 1 s, plus a machine whose 2 cores the whole suite shares (a hang never ends).
+    #expect(elapsed < .seconds(90), "\(elapsed)")
     #expect(try await setup.storage.articleCount() == 0)
   }
 
@@ -211,7 +212,8 @@ struct RetryTests {
       Issue.record("expected a timeout, got \(String(describing: error))")
       return
     }
-    #expect(elapsed < .seconds(30), "\(elapsed)")  // a bound, not a benchmark: 1 s, plus a loaded machine
+    // A bound, not a benchmark: 1 s, plus a loaded machine; the whole body would take two minutes.
+    #expect(elapsed < .seconds(90), "\(elapsed)")
     #expect(setup.server.requests.count == 1)
     #expect(try await setup.storage.articleCount() == 0)
 
