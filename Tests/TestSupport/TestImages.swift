@@ -9,7 +9,9 @@ public enum TestImages {
     var raw: [UInt8] = []
     for y in 0..<height {
       raw.append(0)  // filter type None
-      for x in 0..<width { raw += [UInt8(truncatingIfNeeded: x &* 40 &+ Int(seed)), UInt8(truncatingIfNeeded: y &* 60), seed] }
+      for x in 0..<width {
+        raw += [UInt8(truncatingIfNeeded: x &* 40 &+ Int(seed)), UInt8(truncatingIfNeeded: y &* 60), seed]
+      }
     }
     // zlib (RFC 1950) around stored deflate blocks (RFC 1951 §3.2.4), at most 65535 bytes each.
     var zlib: [UInt8] = [0x78, 0x01]
