@@ -4,7 +4,6 @@ import OfflineNewsHTTP
 import OfflineNewsModel
 import OfflineNewsStorage
 import OfflineNewsSync
-import Synchronization
 
 /// Bounds on keeping the images of articles' whole texts offline (``NewsRepository/fetchFullText(for:using:limits:)``).
 public struct ImageLimits: Sendable, Hashable {
@@ -32,25 +31,6 @@ public struct ImageLimits: Sendable, Hashable {
     self.maxBytesPerFetch = max(0, maxBytesPerFetch)
     self.formats = formats
   }
-}
-
-/// The bytes left for one call's images, shared by its concurrent downloads: each takes its cap before it starts and
-/// gives back what it did not use, so that together they never pass the limit.
-final class ByteBudget: Sendable {
-  private let left: Mutex<Int>
-
-  init(_ bytes: Int) { left = Mutex(bytes) }
-
-  /// Takes up to `bytes`; returns how many were taken (0 when nothing is left).
-  func take(upTo bytes: Int) -> Int {
-    left.withLock { left in
-      let taken = min(bytes, left)
-      left -= taken
-      return taken
-    }
-  }
-
-  func giveBack(_ bytes: Int) { left.withLock { $0 += max(0, bytes) } }
 }
 
 extension NewsRepository {
