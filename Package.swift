@@ -6,7 +6,7 @@
 //   (Model, HTTP) ← OfflineNewsNetwork ←──────────────┤
 //   (Storage, Import, HTTP) ← OfflineNewsSync ←───────┤
 //   OfflineNewsHTTP ←─────────────────────────────────┘
-//   (CLibXML2, Model) ← OfflineNewsFeeds ← NewsCLI (subscriptions: news add, remove, sources --opml, import OPML)
+//   (CLibXML2, Model, OfflineNewsHTML) ← OfflineNewsFeeds ← NewsCLI (subscriptions: news add, remove, sources --opml, import OPML)
 //   CLibXML2 ← OfflineNewsHTML ← OfflineNews, NewsCLI, news-bench
 import PackageDescription
 
@@ -49,7 +49,9 @@ let package = Package(
     // The news network: the NewsNetwork protocol, NewsAPI v2 decoding, the NewsAPI client over HTTP, files.
     .target(name: "OfflineNewsNetwork", dependencies: ["OfflineNewsModel", "OfflineNewsHTTP"], swiftSettings: strict),
     // Feeds: RSS, RSS 1.0 (RDF) and Atom parsed with libxml2, format sniffing, OPML, feed discovery in HTML pages.
-    .target(name: "OfflineNewsFeeds", dependencies: ["CLibXML2", "OfflineNewsModel"], swiftSettings: strict),
+    .target(
+      name: "OfflineNewsFeeds", dependencies: ["CLibXML2", "OfflineNewsModel", "OfflineNewsHTML"], swiftSettings: strict
+    ),
     // The Parse Server sync engine: cursors, durable staged pages, the mapping importer, file downloads.
     .target(
       name: "OfflineNewsSync",

@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNewsHTML
 
 /// A feed a web page announces.
 public struct DiscoveredFeed: Sendable, Hashable {
@@ -51,31 +52,23 @@ public enum FeedDiscovery {
   ///   - charset: the HTTP `charset`, when there was one; else the page's `<meta charset>` decides.
   public static func read(_ html: Data, pageURL: URL, charset: String? = nil) -> Page {
     var page = Page(title: nil, feeds: [])
-    guard let document = HTMLDocument(html, url: pageURL.absoluteString, encoding: charset) else { return page }
+    guard let document = try? HTMLDocument(data: html, url: pageURL, charset: charset), let root = document.root
+    else { return page }
+    let title = document.title
+    page.title = title.isEmpty ? nil : title
+    let base = document.baseURL ?? pageURL
     var links: [(href: String, title: String?, type: String)] = []
-    var base: URL?
-    document.forEachElement { element in
-      switch element.name.lowercased() {
-      case "base" where base == nil:
-        if let href = element.attribute("href") { base = FeedReadingContext.resolve(href, against: pageURL) }
-      case "title" where page.title == nil:
-        let title = HTMLText.collapsed(element.text)
-        page.title = title.isEmpty ? nil : title
-      case "link":
-        let rel = (element.attribute("rel") ?? "").lowercased().split(whereSeparator: { $0.isWhitespace })
-        let type = (element.attribute("type") ?? "").split(separator: ";").first.map {
-          $0.trimmingCharacters(in: .whitespaces).lowercased()
-        }
-        guard rel.contains("alternate"), let type, feedTypes.contains(type), let href = element.attribute("href")
-        else { return }
-        let title = element.attribute("title").map(HTMLText.collapsed)
-        links.append((href, title?.isEmpty == false ? title : nil, type))
-      default:
-        break
+    for element in root.descendants(named: "link") {
+      let rel = (element["rel"] ?? "").lowercased().split(whereSeparator: { $0.isWhitespace })
+      let type = (element["type"] ?? "").split(separator: ";").first.map {
+        $0.trimmingCharacters(in: .whitespaces).lowercased()
       }
+      guard rel.contains("alternate"), let type, feedTypes.contains(type), let href = element["href"] else { continue }
+      let title = element["title"]?.collapsingWhiteSpace
+      links.append((href, title?.isEmpty == false ? title : nil, type))
     }
     for link in links {
-      guard let url = FeedReadingContext.resolve(link.href, against: base ?? pageURL),
+      guard let url = FeedReadingContext.resolve(link.href, against: base),
         let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host?.isEmpty == false,
         !page.feeds.contains(where: { $0.url == url })
       else { continue }

@@ -82,14 +82,20 @@ public enum FeedFormatSniffer {
     }
   }
 
+  /// Root elements that make a document HTML: `html`, and what an HTML fragment starts with.
+  private static let htmlRoots: Set<String> = [
+    "html", "head", "body", "meta", "link", "span", "a", "p", "div", "br", "li", "ul", "ol", "h1", "h2", "h3", "h4",
+    "h5", "h6", "blockquote", "pre", "tr", "table", "section", "article", "header", "footer", "aside", "figure",
+    "figcaption", "hr", "dd", "dt", "dl", "nav", "address",
+  ]
+
   static func kind(of prologue: XMLPrologue) -> FeedDocumentKind {
     if prologue.doctypeName?.lowercased() == "html" { return .html }
     guard let root = prologue.rootName else { return .unknown }
     if FeedParser.format(root: root, namespace: prologue.rootNamespace, version: nil) != nil { return .xmlFeed }
     let name = root.lowercased()
     if name == "opml" { return .opml }
-    if name == "html" || HTMLText.blocks.contains(name) || ["head", "body", "meta", "link", "span", "a"].contains(name)
-    {
+    if name == "html" || htmlRoots.contains(name) {
       return .html
     }
     return .unknown

@@ -20,7 +20,7 @@ extension FeedItem {
   ///
   /// - Returns: the title; `nil` when `text` has nothing but white space.
   public static func derivedTitle(from text: String) -> String? {
-    let text = HTMLText.collapsed(text)
+    let text = text.collapsingWhiteSpace
     guard !text.isEmpty else { return nil }
     let characters = Array(text)
     let limit = derivedTitleLength

@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNewsHTML
 
 /// One item of a feed (RSS `item`, Atom `entry`), in the one model every format is read into.
 ///
@@ -129,9 +130,13 @@ public struct FeedText: Sendable, Hashable {
     self.baseURL = baseURL
   }
 
-  /// The text without markup: for HTML, the text libxml2's HTML parser finds (scripts and styles left out, block
-  /// elements and `<br>` as line breaks, entities decoded); for plain text, the text itself.
+  /// The text without markup: for HTML, what a reader reads (``HTMLTextRenderer/text(of:)-(String)``: read by
+  /// libxml2's HTML parser, scripts, styles and hidden elements left out, entities decoded, blocks apart by a blank
+  /// line, list items with their `•` or number), without the final line break; for plain text, the text itself.
   public var plainText: String {
-    kind == .html ? HTMLText.plainText(fromHTML: value) : value
+    guard kind == .html else { return value }
+    var text = HTMLTextRenderer.text(of: value)
+    if text.hasSuffix("\n") { text.removeLast() }
+    return text
   }
 }

@@ -84,7 +84,7 @@ public enum OPML {
       }
       var subscriptions: [OPMLSubscription] = []
       let head = root.children.first { $0.name == "head" }
-      let title = head?.children.first { $0.name == "title" }.map { HTMLText.collapsed($0.text) }
+      let title = head?.children.first { $0.name == "title" }.map { $0.text.collapsingWhiteSpace }
       if let body = root.children.first(where: { $0.name == "body" }) {
         collect(body, folder: [], context: context, into: &subscriptions)
       }
@@ -98,7 +98,7 @@ public enum OPML {
   ) {
     for outline in parent.children where outline.name == "outline" {
       let name = [outline.attribute(caseInsensitive: "title"), outline.attribute(caseInsensitive: "text")]
-        .compactMap { $0.map(HTMLText.collapsed) }.first { !$0.isEmpty }
+        .compactMap { $0?.collapsingWhiteSpace }.first { !$0.isEmpty }
       if let reference = outline.attribute(caseInsensitive: "xmlUrl") {
         if let feedURL = context.httpURL(reference, in: outline, name: "outline@xmlUrl") {
           let home = outline.attribute(caseInsensitive: "htmlUrl").flatMap { reference -> URL? in

@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNews
+import OfflineNewsHTML
 import TestSupport
 import Testing
 
@@ -62,7 +63,7 @@ struct FullTextTests {
       // HTML text function as the test's oracle of words.
       let expected = try String(
         contentsOf: Fixtures.sharedRealDirectory.appendingPathComponent("pages/\(name)/expected.html"), encoding: .utf8)
-      let words = HTMLText.plainText(fromHTML: expected).split(whereSeparator: \.isWhitespace).map(String.init)
+      let words = HTMLTextRenderer.text(of: expected).split(whereSeparator: \.isWhitespace).map(String.init)
       let probe = try #require(words.dropFirst(40).first { $0.count >= 8 && $0.allSatisfy(\.isLetter) })
       let row = try #require(rows.first { ($0["title"] as? String) == "Page \(name)" })
       let handle = try #require(row["handle"] as? String)

@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNews
+import OfflineNewsHTML
 import TestSupport
 import Testing
 
@@ -58,7 +59,7 @@ struct ImagesOfflineTests {
     // The whole article: its first and its last words as Mozilla Readability's expected.html has them (read by our
     // HTML text function, the oracle of words here).
     let expected = try String(contentsOf: try Fixtures.sharedReal("pages/lwn-1/expected.html"), encoding: .utf8)
-    let words = HTMLText.plainText(fromHTML: expected).split(whereSeparator: \.isWhitespace).map(String.init)
+    let words = HTMLTextRenderer.text(of: expected).split(whereSeparator: \.isWhitespace).map(String.init)
     let long = words.filter { $0.count >= 9 && $0.allSatisfy(\.isLetter) }
     let (first, last) = (try #require(long.first), try #require(long.last))
     #expect(shown.out.contains(first) && shown.out.contains(last), "\(first) … \(last)")

@@ -89,4 +89,28 @@ struct HTMLFuzzRegressionTests {
     #expect(!text.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" })
     #expect(HTMLTextRenderer().render(html: "<img alt=\"a\tb\nc\">") == "[image: a b c]\n")
   }
+
+  // Was a bug (TextLayout): the four columns `<pre>` is indented by were not counted in the half of the width
+  // indentation may take, so a preformatted line in a list item overflowed a narrow terminal.
+  @Test("regression: preformatted text and link references fit a narrow width")
+  func preInANarrowListItem() throws {
+    let data = try Self.crasher("render", "pre-in-a-narrow-list-item")
+    let width = Int(data[0]) % 120 + 1
+    let text = HTMLTextRenderer(width: width).render(html: String(decoding: data.dropFirst(), as: UTF8.self))
+    #expect(text.split(separator: "\n").allSatisfy { TerminalColumns.width(of: $0) <= width })
+    #expect(HTMLTextRenderer(width: 6).render(html: "<ul><li><pre>text</pre></li></ul>") == "• text\n")
+    let links = HTMLTextRenderer(width: 6).render(html: "<a href=\"https://e.x/abc\">x</a>")
+    #expect(links.split(separator: "\n").allSatisfy { TerminalColumns.width(of: $0) <= 6 })
+  }
+
+  // Not a bug: at width 1 a CJK character (2 columns) cannot fit; it is a line of its own. The harness's property
+  // was made precise (a line wider than the width is one character alone).
+  @Test("a character wider than the width is a line of its own")
+  func wideCharacterAtWidth1() throws {
+    let data = try Self.crasher("render", "wide-character-at-width-1")
+    let width = Int(data[0]) % 120 + 1
+    let text = HTMLTextRenderer(width: width).render(html: String(decoding: data.dropFirst(), as: UTF8.self))
+    #expect(text.split(separator: "\n").allSatisfy { TerminalColumns.width(of: $0) <= width || $0.count == 1 })
+    #expect(HTMLTextRenderer(width: 1).render(html: "<p>日本</p>") == "日\n本\n")
+  }
 }

@@ -104,7 +104,7 @@ final class FeedReadingContext {
   /// The element's text with white space collapsed; `nil` when empty.
   func collapsedText(_ element: XMLElement?) -> String? {
     guard let element else { return nil }
-    let text = HTMLText.collapsed(element.text)
+    let text = element.text.collapsingWhiteSpace
     return text.isEmpty ? nil : text
   }
 
@@ -157,7 +157,7 @@ final class FeedReadingContext {
   /// An Atom text construct as one line of plain text (a title); `nil` when empty.
   func plainTextConstruct(_ element: XMLElement?) -> String? {
     guard let text = textConstruct(element) else { return nil }
-    let line = text.kind == .html ? HTMLText.singleLine(fromHTML: text.value) : HTMLText.collapsed(text.value)
+    let line = text.plainText.collapsingWhiteSpace
     return line.isEmpty ? nil : line
   }
 

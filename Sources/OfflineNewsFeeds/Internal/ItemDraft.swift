@@ -26,7 +26,7 @@ struct ItemDraft {
   /// Adds a category unless empty or already there.
   mutating func addCategory(_ text: String?) {
     guard let text else { return }
-    let trimmed = HTMLText.collapsed(text)
+    let trimmed = text.collapsingWhiteSpace
     if !trimmed.isEmpty, !categories.contains(trimmed) { categories.append(trimmed) }
   }
 
@@ -112,7 +112,7 @@ extension FeedReadingContext {
 
   /// An RSS `author` as a name: `joe@example.org (Joe Bloggs)` → `Joe Bloggs`, `Joe <joe@example.org>` → `Joe`.
   static func personName(_ text: String) -> String {
-    let text = HTMLText.collapsed(text)
+    let text = text.collapsingWhiteSpace
     if text.hasSuffix(")"), let open = text.firstIndex(of: "("), text[..<open].contains("@") {
       let name = text[text.index(after: open)..<text.index(before: text.endIndex)].trimmingCharacters(in: .whitespaces)
       if !name.isEmpty { return name }

@@ -261,19 +261,19 @@ public final class HTMLDocument {
   }
 
   func makeElement(_ name: String) -> RawNode {
-    guard let node = xmlNewDocNode(pointer, nil, name, nil) else { return unavailableNode() }
+    guard let node = xmlNewDocNode(pointer, nil, name, nil) else { unavailableNode() }
     detached.insert(node)
     return RawNode(node)
   }
 
   func makeText(_ text: String) -> RawNode {
-    guard let node = xmlNewDocText(pointer, text) else { return unavailableNode() }
+    guard let node = xmlNewDocText(pointer, text) else { unavailableNode() }
     detached.insert(node)
     return RawNode(node)
   }
 
   /// libxml2 returns no node only when `malloc` fails; there is nothing sensible to continue with.
-  private func unavailableNode() -> RawNode {
+  private func unavailableNode() -> Never {
     fatalError("libxml2 could not allocate a node (out of memory)")
   }
 

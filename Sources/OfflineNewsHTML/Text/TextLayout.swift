@@ -413,7 +413,9 @@ struct TextLayout {
     while textLines.last?.isEmpty == true { textLines.removeLast() }
     guard !textLines.isEmpty else { return }
     let (first, rest) = prefixes()
-    let indent = mode == .terminal ? "    " : ""
+    // The four columns of indentation count in the half of the width indentation may take.
+    var indent = mode == .terminal ? "    " : ""
+    if let width, TerminalColumns.width(of: first) + 4 > width / 2 { indent = "" }
     var block: [String] = []
     for (index, line) in textLines.enumerated() {
       guard !line.isEmpty else {
@@ -520,9 +522,14 @@ struct TextLayout {
           block.append(label + url)
           continue
         }
-        // A URL longer than the line is cut between characters, the rest under its start.
+        // A URL longer than the line is cut between characters, the rest under its start (from the left edge
+        // when the label would take more than half the width).
+        guard label.count <= width / 2 else {
+          block += LineWrapper.cut(label + url, width: width)
+          continue
+        }
         let indent = String(repeating: " ", count: label.count)
-        let wrapper = LineWrapper(firstWidth: max(1, width - label.count), restWidth: max(1, width - label.count))
+        let wrapper = LineWrapper(width: width - label.count)
         for (part, line) in wrapper.wrap(url).enumerated() { block.append((part == 0 ? label : indent) + line) }
       }
       appendBlock(block)
