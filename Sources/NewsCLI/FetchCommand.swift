@@ -19,7 +19,9 @@ struct FetchCommand {
       OptionSpec(name: "all", help: "Refresh every configured source, concurrently (4 at once, 2 per host)."),
       OptionSpec(
         name: "full-text",
-        help: "Then fetch each article's page for its whole text, to read offline (a source's \"fullText\": true)."),
+        help:
+          "Then fetch each article's page for its whole text and its images (images/ beside the database), to read "
+          + "offline (a source's \"fullText\": true)."),
       OptionSpec(
         name: "policy", valueName: "POLICY",
         help: "network-first (default), cache-first, network-only or cache-only."),

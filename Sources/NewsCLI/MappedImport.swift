@@ -44,6 +44,8 @@ struct MappedImport {
     } catch {
       throw CommandFailure(.storage, "\(error)")
     }
+    // A mirror import (--delete-missing) or an eviction may have removed articles: their image files go with them.
+    await repository.removeUnusedImages()
     let console = context.console
     if arguments.flag("json") {
       console.out(OutputFormat.json(report))

@@ -215,11 +215,19 @@ struct CommandContext: Sendable {
     let transport = URLSessionHTTPTransport(
       timeout: seconds, retry: RetryPolicy(maxAttempts: 2, initialDelay: 0.25, maxDelay: 1, maxTotalTime: 2 * seconds))
     let report = await repository.fetchFullText(for: articles, using: transport)
-    guard report.fetched + report.failures.count > 0 else { return }
+    guard report.fetched + report.failures.count + report.imagesStored + report.imageFailures.count > 0 else { return }
     var line = "full text: \(report.fetched) fetched"
     if !report.failures.isEmpty {
       line += ", \(report.failures.count) failed: " + OutputFormat.reasonCounts(report.failures.map(\.reason))
       line += " (retried by a later fetch)"
+    }
+    if report.imagesStored + report.imageFailures.count > 0 {
+      line += "; images: \(report.imagesStored) offline"
+      if !report.imageFailures.isEmpty {
+        line +=
+          ", \(report.imageFailures.count) failed: "
+          + OutputFormat.reasonCounts(report.imageFailures.map(\.reason)) + " (retried by a later fetch)"
+      }
     }
     console.printNote(line)
   }
@@ -228,6 +236,12 @@ struct CommandContext: Sendable {
   /// read-only or damaged store: the listing still prints).
   func shortHandles(_ articles: some Collection<Article>, _ repository: NewsRepository) async -> [String: String] {
     (try? await repository.shortHandles(for: articles)) ?? [:]
+  }
+
+  /// Where the images of whole texts are kept: `images/` beside the database.
+  func imageFolder(_ arguments: ParsedArguments) -> URL {
+    URL(fileURLWithPath: databasePath(arguments)).deletingLastPathComponent().appendingPathComponent(
+      "images", isDirectory: true)
   }
 
   /// The database path: `--db`, else the configuration's, else the XDG default.
@@ -262,7 +276,8 @@ struct CommandContext: Sendable {
     let network = URLSessionNewsNetwork(apiKey: apiKey, timeout: requested, retry: retry, decoder: articleDecoder)
     let now = self.now
     return NewsRepository(
-      storage: storage, network: network, clock: { Timestamp(now()) }, deadline: retrying ? 2 * perAttempt + 0.5 : nil)
+      storage: storage, network: network, clock: { Timestamp(now()) }, deadline: retrying ? 2 * perAttempt + 0.5 : nil,
+      imageFolder: imageFolder(arguments))
   }
 
   /// The decoder of every source format (NewsAPI, JSON Feed through the `jsonfeed` mapping, …); a JSON Feed needs

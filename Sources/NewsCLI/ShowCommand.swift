@@ -12,13 +12,18 @@ struct ShowCommand {
     options: [
       .database,
       .configuration,
-      OptionSpec(name: "json", help: "Print JSON: {url, title, author, summary, …, isRead, bookmarked}."),
+      OptionSpec(
+        name: "json",
+        help:
+          "Print JSON: {url, title, author, summary, …, isRead, bookmarked, images: [{url, lead, offline, file, bytes, "
+          + "format, error}]}."),
     ],
     details: """
       Prints the title, source, author, publication time, then the summary and content rendered as text
       (HTML as a reader sees it: paragraphs, headings, lists, quotes, links as numbered references listed after
-      it, entities decoded) wrapped to the terminal, then the image URL and link. --json prints the stored values
-      unchanged. NewsAPI keeps only the first 200 characters of the content; the link leads to the whole article.
+      it, entities decoded) wrapped to the terminal, then the image URL and link, and which images of the whole
+      article are offline (the file in the image folder beside the database) or why not. --json prints the stored
+      values unchanged. NewsAPI keeps only the first 200 characters of the content; the link leads to the whole article.
       Exit status: 0 shown, 64 a handle several articles share, 66 no cached article has this handle or URL,
       74 storage error.
       """)
@@ -26,14 +31,43 @@ struct ShowCommand {
   /// The article's fields as `list --json` prints them, plus its local state.
   struct Document: Encodable {
     var article: Article
+    var images: [ShownImage] = []
 
-    enum CodingKeys: String, CodingKey { case isRead, bookmarked }
+    enum CodingKeys: String, CodingKey { case isRead, bookmarked, images }
 
     func encode(to encoder: any Encoder) throws {
       try OutputFormat.ArticleDocument(article: article).encode(to: encoder)
       var c = encoder.container(keyedBy: CodingKeys.self)
       try c.encode(article.isRead, forKey: .isRead)
       try c.encode(article.isBookmarked, forKey: .bookmarked)
+      try c.encode(images, forKey: .images)
+    }
+  }
+
+  /// An image of the whole article: its remote address, whether it is offline, and where (or why not).
+  struct ShownImage: Encodable {
+    var url: String
+    var lead: Bool
+    /// Stored and its file present.
+    var offline: Bool
+    /// The file's absolute path, when it is offline.
+    var file: String?
+    var bytes: Int?
+    var format: String?
+    /// Why it is not offline (`nil` when it is).
+    var error: String?
+
+    init(_ image: ArticleImage, file: URL?) {
+      url = image.url.absoluteString
+      lead = image.isLead
+      let present = image.isOffline && file.map { FileManager.default.fileExists(atPath: $0.path) } == true
+      offline = present
+      self.file = present ? file?.path : nil
+      bytes = present ? image.byteCount : nil
+      format = present ? image.format : nil
+      error =
+        present
+        ? nil : image.isOffline ? "the file is gone from the image folder" : image.error ?? "not fetched yet"
     }
   }
 
@@ -47,25 +81,28 @@ struct ShowCommand {
     }
     let repository = try context.makeRepository(arguments)
     var article = try await context.resolveArticle(typed, in: repository, command: "show")
+    let images: [ShownImage]
     do {
       try await repository.markRead(true, url: article.url.absoluteString)
       article.isRead = true
+      images = try await repository.images(of: article).map { ShownImage($0, file: repository.imageFile($0)) }
     } catch {
       throw context.failure(error)
     }
     let console = context.console
     if arguments.flag("json") {
-      console.out(OutputFormat.json(Document(article: article)))
+      console.out(OutputFormat.json(Document(article: article, images: images)))
       return .success
     }
-    console.out(Self.render(article, now: context.now(), width: console.width, color: console.color))
+    console.out(
+      Self.render(article, images: images, now: context.now(), width: console.width, color: console.color))
     return .success
   }
 
   /// The article as text: the title, a line of source · author · time, then the summary and the content rendered
   /// from their HTML by ``HTMLTextRenderer`` (wrapped to `width`, at most 100 columns, when there is one; one list
-  /// of link references for both), then the image URL and the link.
-  static func render(_ article: Article, now: Date, width: Int?, color: Bool) -> String {
+  /// of link references for both), then the image URL and the link, then which images are offline.
+  static func render(_ article: Article, images: [ShownImage] = [], now: Date, width: Int?, color: Bool) -> String {
     let style = TextStyle(enabled: color)
     func clean(_ text: String?) -> String? {
       guard let text else { return nil }
@@ -104,6 +141,21 @@ struct ShowCommand {
       let detail = [enclosure.type, enclosure.length.map { "\($0) bytes" }].compactMap { $0 }.joined(separator: ", ")
       text +=
         "file   " + OutputFormat.sanitized(enclosure.url.absoluteString) + (detail.isEmpty ? "" : " (\(detail))") + "\n"
+    }
+    if !images.isEmpty {
+      let offline = images.filter(\.offline)
+      text += "images \(offline.count) of \(images.count) offline" + "\n"
+      for image in images {
+        let lead = image.lead ? "lead image, " : ""
+        if let file = image.file {
+          let detail = [image.bytes.map { "\($0) bytes" }, image.format].compactMap { $0 }.joined(separator: ", ")
+          text += "  offline  " + OutputFormat.sanitized(file) + " (\(lead)\(detail))\n"
+        } else {
+          text +=
+            "  remote   " + OutputFormat.sanitized(image.url) + " (\(lead)"
+            + OutputFormat.sanitized(image.error ?? "", collapsingWhitespace: true) + ")\n"
+        }
+      }
     }
     if !marks.isEmpty { text += "state  " + marks.joined(separator: ", ") + "\n" }
     if let fetched = article.fullTextAt, article.fullTextHTML != nil {

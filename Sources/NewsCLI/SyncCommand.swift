@@ -95,7 +95,8 @@ struct SyncCommand {
       mappings[source.mapping] = mapping
       entities += mapping.entityDescriptions
     }
-    let storage = try context.makeRepository(arguments, entities: entities).storage
+    let composed = try context.makeRepository(arguments, entities: entities)
+    let storage = composed.storage
     let databaseFolder = URL(fileURLWithPath: context.databasePath(arguments)).deletingLastPathComponent()
     let console = context.console
     var reports: [SourceReport] = []
@@ -174,6 +175,8 @@ struct SyncCommand {
         report = feedReport
       }
       reports.append(SourceReport(name: source.name, kind: kind, classes: report.classes))
+      // A sync may delete (--delete-missing) or evict articles: their image files go with them.
+      await composed.removeUnusedImages()
       if !json {
         console.printLines(Self.summary(source: source.name, report.classes))
         reportProblems(source: source.name, report.classes)

@@ -8,15 +8,21 @@ public struct FullTextLimits: Sendable, Hashable {
   public var perHost: Int
   /// The largest page read, in bytes (default 5 MiB); a larger one is a failure, not a truncated article.
   public var maxPageBytes: Int
-  /// How long a failed page waits before it is tried again, in seconds (default one hour).
+  /// How long a failed page (or image) waits before it is tried again, in seconds (default one hour).
   public var retryAfter: TimeInterval
+  /// Bounds on the images kept with each whole text (in the repository's ``NewsRepository/imageFolder``).
+  public var images: ImageLimits
 
   /// Creates limits.
-  public init(concurrency: Int = 4, perHost: Int = 2, maxPageBytes: Int = 5 << 20, retryAfter: TimeInterval = 3600) {
+  public init(
+    concurrency: Int = 4, perHost: Int = 2, maxPageBytes: Int = 5 << 20, retryAfter: TimeInterval = 3600,
+    images: ImageLimits = ImageLimits()
+  ) {
     self.concurrency = concurrency
     self.perHost = perHost
     self.maxPageBytes = maxPageBytes
     self.retryAfter = retryAfter
+    self.images = images
   }
 }
 
@@ -28,16 +34,23 @@ public struct FullTextReport: Sendable, Hashable {
   public var skipped = 0
   /// Articles whose page could not be fetched or read, with the reason (noted with the article, retried later).
   public var failures: [(key: String, reason: String)] = []
+  /// Images stored for the articles handled (now or by an earlier call).
+  public var imagesStored = 0
+  /// Images that could not be stored, with the reason (noted in their rows, retried later).
+  public var imageFailures: [(key: String, reason: String)] = []
 
   public static func == (lhs: FullTextReport, rhs: FullTextReport) -> Bool {
     lhs.fetched == rhs.fetched && lhs.skipped == rhs.skipped
       && lhs.failures.map(\.key) == rhs.failures.map(\.key) && lhs.failures.map(\.reason) == rhs.failures.map(\.reason)
+      && lhs.imagesStored == rhs.imagesStored && lhs.imageFailures.map(\.key) == rhs.imageFailures.map(\.key)
+      && lhs.imageFailures.map(\.reason) == rhs.imageFailures.map(\.reason)
   }
 
   public func hash(into hasher: inout Hasher) {
     hasher.combine(fetched)
     hasher.combine(skipped)
     hasher.combine(failures.map(\.key))
+    hasher.combine(imagesStored)
   }
 }
 
@@ -52,6 +65,13 @@ extension NewsRepository {
   /// HTML, too large, or without a readable article — is noted with the article (`fullTextError`) and tried again
   /// after ``FullTextLimits/retryAfter``; it never fails the call. Articles without a link (a Parse object) are
   /// skipped.
+  ///
+  /// With an ``imageFolder``, the lead image (``Article/imageURL``) and the images of each whole text are kept
+  /// offline too, within ``FullTextLimits/images`` (see ``ImageLimits``), through the same transport and the same
+  /// bounds on concurrency; the stored HTML then links to the files (`src`, the remote address kept in
+  /// `data-remote-src`). An image that fails is noted in its row (``ArticleImage/error``) and tried again by a later
+  /// call after ``FullTextLimits/retryAfter``, for articles whose whole text is already stored too; it never fails
+  /// the article or the call.
   public func fetchFullText(
     for articles: [Article], using transport: any HTTPTransport, limits: FullTextLimits = FullTextLimits()
   ) async -> FullTextReport {
@@ -61,11 +81,17 @@ extension NewsRepository {
     let clock = self.clock
     let retryBefore = Timestamp(millisecondsSince1970: clock().millisecondsSince1970 - Int64(limits.retryAfter * 1000))
     let needed = Set((try? await storage.keysNeedingFullText(keys, failedBefore: retryBefore)) ?? [])
+    // Whole texts stored before whose images are not all stored yet: their images only are tried again.
+    let imagesOnly =
+      imageFolder == nil
+      ? [] : Set((try? await storage.keysNeedingImages(keys, failedBefore: retryBefore)) ?? []).subtracting(needed)
     report.skipped = articles.count - needed.count
     let limiter = HostLimiter(total: limits.concurrency, perHost: limits.perHost)
+    let budget = ByteBudget(limits.images.maxBytesPerFetch)
     let extractor = ReadabilityExtractor()
     let storage = self.storage
-    await withTaskGroup(of: (String, String?).self) { group in
+    typealias Outcome = (key: String, failure: String?, fetched: Bool, images: Int, imageFailures: [String])
+    await withTaskGroup(of: Outcome.self) { group in
       for article in linked where needed.contains(article.url.absoluteString) {
         guard let link = article.displayURL else { continue }
         let key = article.url.absoluteString
@@ -79,21 +105,38 @@ extension NewsRepository {
           case .success(let text):
             do {
               try await storage.saveFullText(text, forKey: key, at: now)
-              return (key, nil)
             } catch {
-              return (key, "the store refused it: \(error)")
+              return (key, "the store refused it: \(error)", false, 0, [])
             }
+            let images = await self.keepImages(
+              key: key, html: text.html, lead: article.imageURL, transport: transport, limits: limits.images,
+              limiter: limiter, budget: budget)
+            return (key, nil, true, images.stored, images.failures)
           case .failure(let problem):
             try? await storage.recordFullTextFailure(problem.reason, forKey: key, at: now)
-            return (key, problem.reason)
+            return (key, problem.reason, false, 0, [])
           }
         }
       }
-      for await (key, failure) in group {
-        if let failure { report.failures.append((key, failure)) } else { report.fetched += 1 }
+      for article in linked where imagesOnly.contains(article.url.absoluteString) {
+        let key = article.url.absoluteString
+        group.addTask {
+          guard let html = try? await storage.article(url: key)?.fullTextHTML else { return (key, nil, false, 0, []) }
+          let images = await self.keepImages(
+            key: key, html: html, lead: article.imageURL, transport: transport, limits: limits.images,
+            limiter: limiter, budget: budget)
+          return (key, nil, false, images.stored, images.failures)
+        }
+      }
+      for await outcome in group {
+        if let failure = outcome.failure { report.failures.append((outcome.key, failure)) }
+        if outcome.fetched { report.fetched += 1 }
+        report.imagesStored += outcome.images
+        report.imageFailures += outcome.imageFailures.map { (outcome.key, $0) }
       }
     }
     report.failures.sort { $0.key < $1.key }
+    report.imageFailures.sort { ($0.key, $0.reason) < ($1.key, $1.reason) }
     return report
   }
 

@@ -35,6 +35,9 @@ public final class NewsRepository: Sendable {
   public let network: any NewsNetwork
   /// Seconds a network-first read waits for the network before serving cached rows; `nil` waits for the network.
   public let deadline: TimeInterval?
+  /// Where the images of whole texts are kept (``fetchFullText(for:using:limits:)``), one file each under a name
+  /// that cannot leave the folder; `nil` keeps no images.
+  public let imageFolder: URL?
   let clock: @Sendable () -> Timestamp
   private let inFlight = InFlightRefreshes()
 
@@ -46,14 +49,17 @@ public final class NewsRepository: Sendable {
   ///     there are any, with a ``NewsNetworkError/TransportFailure/timedOut`` error, while the request goes on in
   ///     the background; `nil` (the default) waits for the network. With nothing cached, the read waits for the
   ///     network whatever the deadline (bound it with the network's timeout and ``RetryPolicy/maxTotalTime``).
+  ///   - imageFolder: where the images of whole texts are kept; `nil` (the default) keeps none. Its files that no
+  ///     article names any more go after batch deletes and evictions (``removeUnusedImages()``).
   public init(
     storage: StorageContext, network: any NewsNetwork, clock: @escaping @Sendable () -> Timestamp = { .now() },
-    deadline: TimeInterval? = nil
+    deadline: TimeInterval? = nil, imageFolder: URL? = nil
   ) {
     self.storage = storage
     self.network = network
     self.clock = clock
     self.deadline = deadline.map { max(0, $0) }
+    self.imageFolder = imageFolder?.standardizedFileURL
   }
 
   /// Network-first read of a query: ``articles(for:policy:maxAge:limit:pages:)`` with ``CachePolicy/networkFirst``.
@@ -184,11 +190,13 @@ public final class NewsRepository: Sendable {
     _ articles: [Article], for query: NewsQuery, progress: (@Sendable (Int) -> Void)? = nil
   ) async throws(NewsRepositoryError) -> ArticleSaveResult {
     let fetchedAt = clock()
-    return try await storing {
+    let result = try await storing {
       try await storage.saveArticles(
         articles, forQuery: query.cacheKey, source: query.source ?? query.cacheKey, fetchedAt: fetchedAt,
         progress: progress)
     }
+    if result.evicted > 0 { await removeUnusedImages() }
+    return result
   }
 
   /// Cached articles, newest first, with paging and a filter (unread, bookmarked). Never touches the network.
@@ -227,16 +235,19 @@ public final class NewsRepository: Sendable {
     return try await storing { try await storage.setBookmarked(bookmarked, url: url, at: now) }
   }
 
-  /// Batch delete of every cached article.
+  /// Batch delete of every cached article, and then of their image files (``removeUnusedImages()``).
   ///
   /// - Returns: the number of articles deleted.
   /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
   @discardableResult
   public func deleteAll() async throws(NewsRepositoryError) -> Int {
-    try await storing { try await storage.deleteAllArticles() }
+    let count = try await storing { try await storage.deleteAllArticles() }
+    if count > 0 { await removeUnusedImages() }
+    return count
   }
 
-  /// Batch delete of the articles published before `date` (UTC instant).
+  /// Batch delete of the articles published before `date` (UTC instant), and then of the image files no article
+  /// names any more (``removeUnusedImages()``).
   ///
   /// - Parameter keepingBookmarks: keep bookmarked articles whatever their date; default `false`.
   /// - Returns: the number of articles deleted.
@@ -245,7 +256,11 @@ public final class NewsRepository: Sendable {
   public func delete(publishedBefore date: Date, keepingBookmarks: Bool = false) async throws(NewsRepositoryError)
     -> Int
   {
-    try await storing { try await storage.deleteArticles(publishedBefore: date, keepingBookmarks: keepingBookmarks) }
+    let count = try await storing {
+      try await storage.deleteArticles(publishedBefore: date, keepingBookmarks: keepingBookmarks)
+    }
+    if count > 0 { await removeUnusedImages() }
+    return count
   }
 
   /// Fetches NewsAPI pages 1…`pages` of `query` (the `page` query item; `pageSize` as the query has it, else
@@ -420,6 +435,7 @@ public final class NewsRepository: Sendable {
         let counts = try await storage.saveArticles(
           page.articles, forQuery: key, source: query.source ?? key, fetchedAt: now, maxAge: maxAge, etag: newer.etag,
           lastModified: newer.lastModified)
+        if counts.evicted > 0 { await removeUnusedImages() }
         return .saved(fetchedAt: now, issues: page.issues, notModified: false, counts: counts)
       }
     } catch let error as StorageError {

@@ -16,16 +16,21 @@ public struct FileDownloads: Sendable, Hashable {
   public var concurrency: Int
   /// Accepted `Content-Type` prefixes, e.g. `image/`; empty accepts any.
   public var allowedContentTypes: [String]
+  /// The image formats accepted, told by the body's first bytes (``ImageFormat``); `nil` (the default) checks no
+  /// signature. With both this and ``allowedContentTypes``, a body must pass both: the header is what the server
+  /// says, the signature what it sent.
+  public var imageFormats: Set<ImageFormat>?
 
   public init(
     attributes: [String], mode: Mode = .lazy, maxBytes: Int = 10_000_000, concurrency: Int = 4,
-    allowedContentTypes: [String] = []
+    allowedContentTypes: [String] = [], imageFormats: Set<ImageFormat>? = nil
   ) {
     self.attributes = attributes
     self.mode = mode
     self.maxBytes = maxBytes
     self.concurrency = max(1, concurrency)
     self.allowedContentTypes = allowedContentTypes.map { $0.lowercased() }
+    self.imageFormats = imageFormats
   }
 }
 
@@ -35,18 +40,33 @@ public enum FileDownloadError: Error, Sendable, Hashable, CustomStringConvertibl
   case status(URL, Int)
   case tooLarge(URL, bytes: Int, limit: Int)
   case contentType(URL, String?)
+  /// The body's first bytes are not an accepted image format (``FileDownloads/imageFormats``): the format they are
+  /// (`svg`, …), or `nil` when they are no image at all.
+  case notAnImage(URL, ImageFormat?)
   case unsupportedURL(String)
   case write(URL, String)
 
   public var description: String {
     switch self {
-    case .network(let url, let error): return "\(Self.shown(url)): \(error)"
-    case .status(let url, let status): return "\(Self.shown(url)): HTTP \(status)"
-    case .tooLarge(let url, let bytes, let limit):
-      return "\(Self.shown(url)): \(bytes) bytes, over the \(limit)-byte limit"
-    case .contentType(let url, let type): return "\(Self.shown(url)): content type \(type ?? "missing") not accepted"
-    case .unsupportedURL(let text): return "\(text): not an http(s) URL"
-    case .write(let url, let reason): return "\(Self.shown(url)): cannot be written: \(reason)"
+    case .network(let url, _), .status(let url, _), .tooLarge(let url, _, _), .contentType(let url, _),
+      .notAnImage(let url, _), .write(let url, _):
+      return "\(Self.shown(url)): \(reason)"
+    case .unsupportedURL(let text): return "\(text): \(reason)"
+    }
+  }
+
+  /// What went wrong, without the file's URL (``description`` starts with it): `HTTP 404`, `svg images are not
+  /// accepted`, …
+  public var reason: String {
+    switch self {
+    case .network(_, let error): return "\(error)"
+    case .status(_, let status): return "HTTP \(status)"
+    case .tooLarge(_, let bytes, let limit): return "\(bytes) bytes, over the \(limit)-byte limit"
+    case .contentType(_, let type): return "content type \(type ?? "missing") not accepted"
+    case .notAnImage(_, let format?): return "\(format.rawValue) images are not accepted"
+    case .notAnImage(_, nil): return "the bytes are not an image of an accepted format"
+    case .unsupportedURL: return "not an http(s) URL"
+    case .write(_, let reason): return "cannot be written: \(reason)"
     }
   }
 
@@ -127,14 +147,46 @@ public struct FileStore: Sendable {
         throw .contentType(remote, type)
       }
     }
+    if let formats = policy.imageFormats {
+      let format = ImageFormat(sniffing: response.body)
+      guard let format, formats.contains(format) else { throw .notAnImage(remote, format) }
+    }
     guard local.deletingLastPathComponent().standardizedFileURL.path == folder.path else {
       throw .write(remote, "outside \(folder.path)")
     }
+    // Written whole under a temporary name in the folder (a leading dot: never a final name, see localURL(for:)),
+    // then renamed over the final name (rename(2) is atomic): a crash never leaves a part of a file under its final
+    // name, and a stray temporary file is removed by the next removeFiles(keeping:).
+    let temporary = folder.appendingPathComponent(".partial-\(UUID().uuidString)", isDirectory: false)
     do {
       try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-      try response.body.write(to: local, options: .atomic)
+      try response.body.write(to: temporary)
     } catch {
+      try? FileManager.default.removeItem(at: temporary)
       throw .write(remote, error.localizedDescription)
     }
+    guard rename(temporary.path, local.path) == 0 else {
+      let reason = String(cString: strerror(errno))
+      try? FileManager.default.removeItem(at: temporary)
+      throw .write(remote, reason)
+    }
+  }
+
+  /// Removes every file in the folder whose name is not in `names` (files of rows deleted since, temporary files
+  /// of interrupted writes); a missing folder has nothing to remove.
+  ///
+  /// - Returns: the names removed, sorted.
+  @discardableResult
+  public func removeFiles(keeping names: Set<String>) -> [String] {
+    let present = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+    var removed: [String] = []
+    for name in present.sorted() where !names.contains(name) {
+      let file = folder.appendingPathComponent(name, isDirectory: false)
+      var isDirectory: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory), !isDirectory.boolValue
+      else { continue }
+      if (try? FileManager.default.removeItem(at: file)) != nil { removed.append(name) }
+    }
+    return removed
   }
 }

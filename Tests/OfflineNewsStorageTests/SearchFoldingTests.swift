@@ -133,6 +133,7 @@ struct SearchFoldingTests {
     DROP INDEX article_by_handle; ALTER TABLE article DROP COLUMN handle;
     ALTER TABLE article DROP COLUMN fullTextHTML; ALTER TABLE article DROP COLUMN fullText;
     ALTER TABLE article DROP COLUMN fullTextAt; ALTER TABLE article DROP COLUMN fullTextError;
+    DROP TABLE article_image;
     PRAGMA user_version = 6;
     """
 

@@ -370,6 +370,7 @@ struct SearchTests {
             DROP INDEX article_by_source; ALTER TABLE article DROP COLUMN link;
             ALTER TABLE article DROP COLUMN source; ALTER TABLE article DROP COLUMN tags;
             ALTER TABLE article DROP COLUMN enclosures; DELETE FROM schema_entity WHERE name = 'article';
+            DROP TABLE article_image;
             PRAGMA user_version = 3;
             """)
       }

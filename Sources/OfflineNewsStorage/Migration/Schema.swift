@@ -11,5 +11,6 @@ enum Schema {
     .v7SearchFolding,
     .v8ArticleHandles,
     .v9FullText,
+    .v10ArticleImages,
   ]
 }
