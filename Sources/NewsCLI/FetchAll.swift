@@ -13,7 +13,7 @@ import OfflineNews
 /// meanwhile (not with `--quiet` or `--json`).
 struct FetchAll {
   var context: CommandContext
-  var arguments: ParsedArguments
+  var arguments: ParsedArguments<FetchCommand.Option>
 
   /// Requests in flight at once, in all.
   static let totalLimit = 4
@@ -43,8 +43,8 @@ struct FetchAll {
     let configuration = context.configuration
     let policyOption = try FetchCommand.policy(arguments)
     let maxAgeOption = try FetchCommand.maxAge(arguments)
-    let timeout = try arguments.seconds("timeout")
-    if arguments.value("url") != nil || arguments.value("source") != nil {
+    let timeout = try arguments.seconds(.timeout)
+    if arguments.value(.url) != nil || arguments.value(.source) != nil {
       throw CommandFailure(.usage, "--all refreshes every source: give --all, or --url / --source")
     }
     var queries: [(name: String, query: NewsQuery, policy: CachePolicy, maxAge: TimeInterval?)] = []
@@ -71,7 +71,7 @@ struct FetchAll {
     }
     queries.sort { $0.name < $1.name }
     let now = context.now
-    let composed = try context.makeRepository(arguments, timeout: timeout, retrying: true)
+    let composed = try context.makeRepository(arguments.common, timeout: timeout, retrying: true)
     // One origin found unreachable is not asked again in this run (``UnreachableOrigins``).
     let repository = NewsRepository(
       storage: composed.storage, network: UnreachableOrigins(composed.network), clock: { Timestamp(now()) },
@@ -80,7 +80,7 @@ struct FetchAll {
     var outcomes: [Outcome] = []
     let progress = ProgressReporter(
       "refreshing", total: queries.count + parseSources.count, unit: "sources", console: context.console,
-      quiet: arguments.flag("quiet") || arguments.flag("json"))
+      quiet: arguments.flag(.quiet) || arguments.flag(.json))
     await withTaskGroup(of: Outcome.self) { group in
       for item in queries {
         group.addTask {
@@ -108,7 +108,7 @@ struct FetchAll {
     print(outcomes)
     // The whole text of the articles of the sources that ask for it (or of every source, with --full-text).
     let wantsFullText = { (name: String) in
-      arguments.flag("full-text") || configuration.sources[name]?.labels.fullText == true
+      arguments.flag(.fullText) || configuration.sources[name]?.labels.fullText == true
         || configuration.syncSources[name]?.labels.fullText == true
     }
     for item in queries where wantsFullText(item.name) {
@@ -123,7 +123,7 @@ struct FetchAll {
 
   /// `news fetch --source NAME` of a Parse source: its sync, then its cached articles as the offline fallback does.
   func runOne(_ source: Configuration.SyncSource) async throws(CommandFailure) -> ExitCode {
-    let repository = try context.makeRepository(arguments)
+    let repository = try context.makeRepository(arguments.common)
     let outcome = try await syncParse(source, repository: repository)
     let query = Self.parseQuery(source.name)
     let result: NewsResult
@@ -139,7 +139,7 @@ struct FetchAll {
       throw context.failure(error)
     }
     let console = context.console
-    if arguments.flag("json") {
+    if arguments.flag(.json) {
       console.out(OutputFormat.json(FetchCommand.Document(result: result, limit: nil)))
     } else {
       let now = context.now()
@@ -159,7 +159,10 @@ struct FetchAll {
   private func syncParse(_ source: Configuration.SyncSource, repository: NewsRepository) async throws(CommandFailure)
     -> Outcome
   {
-    let reports = try await SyncCommand(context: context, arguments: arguments).sync([source], quiet: true)
+    // `news fetch` syncs as `news sync` does with the fetch's --timeout, --db and --verbose: an incremental sync.
+    var syncArguments = ParsedArguments<SyncCommand.Option>(command: "fetch", common: arguments.common)
+    syncArguments.values[.timeout] = arguments.value(.timeout)
+    let reports = try await SyncCommand(context: context, arguments: syncArguments).sync([source], quiet: true)
     let classes = reports.flatMap(\.classes)
     var outcome = Outcome(source: source.name, kind: "parse", status: "new")
     for part in classes {
@@ -217,7 +220,7 @@ struct FetchAll {
 
   private func print(_ outcomes: [Outcome]) {
     let console = context.console
-    if arguments.flag("json") {
+    if arguments.flag(.json) {
       console.out(OutputFormat.json(["sources": outcomes]))
       return
     }

@@ -2,16 +2,20 @@ import Foundation
 import OfflineNews
 
 /// `news stats`: what the cache holds.
-struct StatsCommand {
-  static let spec = CommandSpec(
-    name: "stats",
-    summary: "Show what the cache holds: rows per entity, size on disk, schema version, last fetch per query.",
-    usage: "[--db PATH] [--config PATH] [--json]",
-    options: [
-      .database,
-      .configuration,
-      OptionSpec(name: "json", help: "Print JSON: {database, bytes, schemaVersion, entities, fetches}."),
-    ])
+struct StatsCommand: NewsCommand {
+  static let name = "stats"
+  static let summary = "Show what the cache holds: rows per entity, size on disk, schema version, last fetch per query."
+
+  enum Option: CommandOption {
+    case db, config, json
+    var spec: OptionSpec {
+      switch self {
+      case .db: SharedOption.database
+      case .config: SharedOption.configuration
+      case .json: SharedOption.json("{database, bytes, schemaVersion, entities, fetches}")
+      }
+    }
+  }
 
   struct Report: Encodable {
     struct Entity: Encodable {
@@ -34,10 +38,10 @@ struct StatsCommand {
   }
 
   var context: CommandContext
-  var arguments: ParsedArguments
+  var arguments: ParsedArguments<Option>
 
   func run() async throws(CommandFailure) -> ExitCode {
-    let repository = try context.makeRepository(arguments)
+    let repository = try context.makeRepository(arguments.common)
     let storage = repository.storage
     let report: Report
     do {
@@ -58,13 +62,11 @@ struct StatsCommand {
           .init(query: $0.query, fetchedAt: $0.fetchedAt.rfc3339String, articles: $0.cachedCount)
         },
         unread: unread, bookmarked: bookmarked)
-    } catch let error as StorageError {
-      throw CommandFailure(.storage, error.description)
     } catch {
-      throw CommandFailure(.storage, "\(error)")
+      throw context.failure(error)
     }
     let console = context.console
-    if arguments.flag("json") {
+    if arguments.flag(.json) {
       console.out(OutputFormat.json(report))
       return .success
     }

@@ -1,0 +1,231 @@
+import Foundation
+import OfflineNews
+import TestSupport
+import Testing
+
+@testable import NewsCLI
+
+/// The declarative command line: every command's help, usage line and parser come from its declaration
+/// (``NewsCommand``), one registry lists the commands, and errors become exit statuses in one place.
+@Suite("news: command declarations")
+struct CommandDeclarationTests {
+  /// Every registered command's declaration, opened.
+  static let specs: [CommandSpec] = CommandRegistry.commands.map { $0.spec }
+
+  @Test("the registry holds each command once, and the overview lists every one with its summary")
+  func registry() async {
+    let names = Self.specs.map(\.name)
+    #expect(Set(names).count == names.count, "\(names)")
+    #expect(names.count == 17)
+    let overview = await CLIHarness().run("--help").out
+    for spec in Self.specs {
+      #expect(overview.contains("  " + pad(spec.name, 10) + spec.summary + "\n"), "\(spec.name)")
+    }
+  }
+
+  @Test("every command's --help is generated from its declaration and lists each declared option")
+  func helpListsEveryOption() async {
+    let cli = CLIHarness()
+    for command in CommandRegistry.commands {
+      let spec = command.spec
+      let help = await cli.run(spec.name, "--help")
+      #expect(help.status == 0, "\(spec.name)")
+      #expect(help.err.isEmpty, "\(spec.name): \(help.err)")
+      #expect(help.out == spec.helpText, "\(spec.name)")
+      #expect(help.out.hasPrefix(spec.summary + "\n\nUsage: news \(spec.name) "), "\(spec.name)")
+      #expect(await cli.run("help", spec.name).out == help.out, "news help \(spec.name)")
+      for option in spec.options + SharedOption.everywhere + [SharedOption.help] {
+        #expect(help.out.contains("\n  " + pad(option.synopsis, 22) + option.help + "\n"), "\(spec.name) \(option)")
+      }
+      for option in spec.options {
+        #expect(spec.usage.contains(option.synopsis), "the usage line of \(spec.name) shows --\(option.name)")
+      }
+      for positional in spec.positionals {
+        #expect(spec.usage.hasPrefix(positional.name), "\(spec.name) \(positional.name)")
+        #expect(help.out.contains("  " + pad(positional.name, 22) + positional.help), "\(spec.name)")
+      }
+    }
+  }
+
+  @Test("--db, --config and --json are the shared declarations wherever a command takes them")
+  func sharedOptions() {
+    for spec in Self.specs {
+      for option in spec.options {
+        switch option.name {
+        case "db": #expect(option == SharedOption.database, "\(spec.name)")
+        case "config": #expect(option == SharedOption.configuration, "\(spec.name)")
+        case "json": #expect(option.valueName == nil && option.help.hasPrefix("Print "), "\(spec.name)")
+        default: break
+        }
+      }
+      let names = spec.allOptions.map(\.name)
+      #expect(Set(names).count == names.count, "\(spec.name) declares an option twice: \(names)")
+    }
+  }
+
+  @Test("a command takes --config exactly when it loads the configuration")
+  func configurationOption() {
+    for command in CommandRegistry.commands {
+      let declares = command.spec.options.contains(SharedOption.configuration)
+      #expect(declares == (command.configurationUse != .none), "\(command.name)")
+    }
+  }
+
+  /// The files whose code reads a command's parsed arguments.
+  static let readers: [String: [String]] = [
+    "fetch": ["FetchCommand.swift", "FetchAll.swift"],
+    "import": ["ImportCommand.swift", "MappedImport.swift", "SubscriptionListImport.swift"],
+    "mark-read": ["LocalStateCommands.swift"], "bookmark": ["LocalStateCommands.swift"],
+    "entities": ["RecordsCommands.swift"], "records": ["RecordsCommands.swift"],
+  ]
+
+  /// Commands that take `--db` as every command does, though they open no database (they write the configuration).
+  static let databaseUnused: Set<String> = ["add", "remove"]
+
+  @Test("every option a command declares is read by its code (reading an undeclared one does not compile)")
+  func declaredOptionsAreRead() throws {
+    let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent("Sources/NewsCLI")
+    for command in CommandRegistry.commands {
+      let name = command.name
+      let files = Self.readers[name] ?? ["\(String(describing: command)).swift"]
+      let code = try files.map { try String(contentsOf: sources.appendingPathComponent($0), encoding: .utf8) }
+        .joined(separator: "\n")
+        .split(separator: "\n")
+        // The declaration itself is not a read: the `case .x:` lines of `spec`, the groups.
+        .filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("case .") && !$0.contains("groups") }
+        .joined(separator: "\n")
+      for option in Self.cases(of: command) {
+        switch option.spec.name {
+        case "db":
+          guard !Self.databaseUnused.contains(name) else { continue }
+          #expect(code.contains("arguments.common"), "news \(name) declares --db but never opens the store")
+        case "config":
+          continue  // read for every command that loads the configuration (configurationOption above)
+        default:
+          let identifier = String(describing: option)
+          let read = code.range(of: "\\.\(identifier)\\b", options: .regularExpression) != nil
+          #expect(read, "news \(name) declares --\(option.spec.name) (.\(identifier)) but never reads it")
+        }
+      }
+    }
+  }
+
+  static func cases<Command: NewsCommand>(of command: Command.Type) -> [any CommandOption] {
+    Command.Option.allCases.map { $0 }
+  }
+
+  @Test("an unknown option, a missing value or a value on a flag names the option and the command, then the usage")
+  func usageErrorsNameTheCommand() async {
+    let cli = CLIHarness()
+    for spec in Self.specs {
+      let unknown = await cli.run(spec.name, "--no-such-option")
+      #expect(unknown.status == 64, "\(spec.name)")
+      #expect(unknown.out.isEmpty)
+      #expect(
+        unknown.err == "news: unknown option --no-such-option for 'news \(spec.name)'\n"
+          + "hint: see 'news \(spec.name) --help'\n\(spec.usageLine)\n", "\(unknown.err)")
+      if let valued = spec.options.first(where: { $0.valueName != nil }) {
+        let missing = await cli.run(spec.name, "--\(valued.name)")
+        #expect(missing.status == 64, "\(spec.name)")
+        #expect(
+          missing.err.hasPrefix(
+            "news: --\(valued.name) needs a value (\(valued.valueName ?? "")) for 'news \(spec.name)'"),
+          "\(missing.err)")
+        #expect(missing.err.hasSuffix("\n\(spec.usageLine)\n"), "\(missing.err)")
+      }
+      if let flag = spec.options.first(where: { $0.valueName == nil }) {
+        let valued = await cli.run(spec.name, "--\(flag.name)=yes")
+        #expect(valued.status == 64, "\(spec.name)")
+        #expect(valued.err.contains("--\(flag.name) takes no value in 'news \(spec.name)'"), "\(valued.err)")
+      }
+    }
+  }
+
+  @Test("usage lines: groups of alternatives, required ones bare, positionals first")
+  func usageLines() {
+    let usage = Dictionary(uniqueKeysWithValues: Self.specs.map { ($0.name, $0.usage) })
+    #expect(usage["delete"] == "--all | --before DATE [--include-bookmarked] [--db PATH] [--config PATH] [--json]")
+    #expect(usage["sources"] == "[--db PATH] [--config PATH] [--json | --opml]")
+    #expect(usage["extract"] == "FILE.html [--url URL] [--json]")
+    #expect(usage["fetch"]?.hasPrefix("[--url URL | --source NAME | --all] ") == true)
+  }
+
+  @Test(
+    "errors map to exit statuses in one place, by type",
+    arguments: [
+      (CommandFailure(.noInput, "x") as any Error, ExitCode.noInput),
+      (CommandFailure(.usage, "x"), .usage),
+      (
+        NewsRepositoryError.networkFailedAndCacheEmpty(
+          query: NewsQuery(url: URL(fileURLWithPath: "/tmp/x.json")),
+          network: .unreadableFile(path: "/tmp/x.json", reason: "no such file")), .unavailable
+      ),
+      (
+        NewsRepositoryError.networkFailed(
+          query: NewsQuery(url: URL(fileURLWithPath: "/tmp/feed.xml")),
+          network: .transport(.connectionRefused, detail: "refused")), .unavailable
+      ),
+      (
+        NewsRepositoryError.storage(StorageError(kind: .diskFull, path: "/tmp/news.sqlite"), network: nil),
+        .storage
+      ),
+      (StorageError(kind: .readOnly, path: "/tmp/news.sqlite"), .storage),
+      (CocoaError(.fileReadUnknown), .storage),
+    ] as [(any Error, ExitCode)])
+  func exitStatus(_ error: any Error, _ status: ExitCode) {
+    let failure = CommandFailure(error, currentDirectory: "/tmp")
+    #expect(failure.code == status, "\(error)")
+    #expect(!failure.message.isEmpty)
+  }
+
+  @Test("a failure names its input: the file's path, or the database file")
+  func failureMessagesNameTheInput() {
+    let missing = CommandFailure(
+      NewsRepositoryError.networkFailedAndCacheEmpty(
+        query: NewsQuery(url: URL(fileURLWithPath: "/tmp/none/x.json")),
+        network: .unreadableFile(path: "/tmp/none/x.json", reason: "no such file")),
+      currentDirectory: "/tmp")
+    #expect(missing.message.hasPrefix("/tmp/none/x.json: "), "\(missing.message)")
+    #expect(missing.message.hasSuffix("; nothing is cached for it"), "\(missing.message)")
+    #expect(missing.hint?.contains("no folder /tmp/none either") == true, "\(missing.hint ?? "")")
+    let storage = CommandFailure(StorageError(kind: .readOnly, path: "/tmp/news.sqlite"), currentDirectory: "/tmp")
+    #expect(storage.message.contains("/tmp/news.sqlite"), "\(storage.message)")
+  }
+
+  @Test("docs/CLI.md: its command table and each command's usage block are the registry's")
+  func documentation() throws {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent()
+    let text = try String(contentsOf: root.appendingPathComponent("docs/CLI.md"), encoding: .utf8)
+    let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    // The table: `| [`name`](#anchor) | … |`, in the registry's order.
+    let tabled = lines.compactMap { line -> String? in
+      guard line.hasPrefix("| [`"), let end = line.dropFirst(4).firstIndex(of: "`") else { return nil }
+      return String(line[line.index(line.startIndex, offsetBy: 4)..<end])
+    }
+    #expect(tabled == Self.specs.map(\.name))
+    // The usage blocks: a line `news NAME …` in a code block, continued by indented lines.
+    var synopses: [String: String] = [:]
+    var index = 0
+    var inBlock = false
+    while index < lines.count {
+      let line = lines[index]
+      index += 1
+      if line.hasPrefix("```") {
+        inBlock.toggle()
+        continue
+      }
+      guard inBlock, line.hasPrefix("news "), let name = line.split(separator: " ").dropFirst().first else { continue }
+      var joined = line
+      while index < lines.count, lines[index].hasPrefix("    ") {
+        joined += " " + lines[index].trimmingCharacters(in: .whitespaces)
+        index += 1
+      }
+      if synopses[String(name)] == nil { synopses[String(name)] = joined }
+    }
+    for spec in Self.specs {
+      #expect(synopses[spec.name] == "news \(spec.name) \(spec.usage)", "docs/CLI.md, news \(spec.name)")
+    }
+  }
+}
