@@ -21,6 +21,19 @@ public enum ExitCode: Int32, Sendable {
   case config = 78
 }
 
+extension ExitCode {
+  /// The exit status of a sync that stopped with a failure of `kind`: 74 storage; 65 a page that is not one or
+  /// cannot be imported with the mapping; 69 the network or the server failed.
+  init(_ kind: SyncError.Kind) {
+    switch kind {
+    case .storage: self = .storage
+    case .invalidPage, .importFailed: self = .badInput
+    case .network, .server: self = .unavailable
+    }
+  }
+
+}
+
 /// An error that ends a command with a message on stderr and an exit status.
 struct CommandFailure: Error {
   var code: ExitCode

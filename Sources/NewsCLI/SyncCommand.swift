@@ -175,7 +175,7 @@ struct SyncCommand: NewsCommand {
         part.warnings = outcome.issues
         if outcome.status == "failed" {
           part.error = outcome.error
-          part.errorKind = "network"
+          part.errorKind = .network
         }
         var feedReport = SyncReport()
         feedReport.classes = [part]
@@ -246,13 +246,11 @@ struct SyncCommand: NewsCommand {
     return cleaned.isEmpty ? "_" : cleaned
   }
 
+  /// The exit status of a sync: the worst failure among its classes decides (storage, then bad input, then
+  /// the network; ``ExitCode/init(_:)``).
   static func exitCode(_ classes: [SyncReport.ClassReport]) -> ExitCode {
-    // The worst kind of failure decides.
-    let kinds = Set(classes.compactMap(\.errorKind))
-    if kinds.isEmpty { return .success }
-    if kinds.contains("storage") { return .storage }
-    if kinds.contains("invalidPage") || kinds.contains("importFailed") { return .badInput }
-    return .unavailable
+    let statuses = Set(classes.compactMap(\.errorKind).map(ExitCode.init))
+    return [ExitCode.storage, .badInput, .unavailable].first(where: statuses.contains) ?? .success
   }
 
   /// One line per class: `source/Class → entity: N pages (M resumed), K objects: a inserted, …`.

@@ -179,6 +179,22 @@ struct CommandDeclarationTests {
     #expect(!failure.message.isEmpty)
   }
 
+  @Test(
+    "a sync's failure kinds map to exit statuses by type; the worst kind among the classes decides",
+    arguments: [
+      ([SyncError.Kind.network], ExitCode.unavailable), ([.server], .unavailable), ([.invalidPage], .badInput),
+      ([.importFailed], .badInput), ([.storage], .storage), ([.network, .importFailed], .badInput),
+      ([.server, .storage, .invalidPage], .storage), ([], .success),
+    ] as [([SyncError.Kind], ExitCode)])
+  func syncExitStatus(_ kinds: [SyncError.Kind], _ status: ExitCode) {
+    let classes = kinds.enumerated().map { index, kind in
+      var part = SyncReport.ClassReport(className: "C\(index)", entity: "e")
+      part.errorKind = kind
+      return part
+    }
+    #expect(SyncCommand.exitCode(classes + [SyncReport.ClassReport(className: "ok", entity: "e")]) == status)
+  }
+
   @Test("a failure names its input: the file's path, or the database file")
   func failureMessagesNameTheInput() {
     let missing = CommandFailure(
