@@ -104,7 +104,7 @@ struct AddCommand: NewsCommand {
     var folder: String?
     if let text = arguments.value(.folder) {
       guard let path = Configuration.folderPath(text) else {
-        throw CommandFailure(.usage, "--folder needs a folder name, or folders separated by \"/\", got \"\(text)\"")
+        throw arguments.badValue("--folder needs a folder name, or folders separated by \"/\", got \"\(text)\"")
       }
       folder = Configuration.folderText(path)
     }

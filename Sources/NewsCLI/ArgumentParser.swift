@@ -63,9 +63,9 @@ struct CommandSpec: Sendable {
   /// The command's own options and those every command takes.
   var allOptions: [OptionSpec] { options + SharedOption.everywhere }
 
-  /// The usage line after `news NAME`, generated from the declaration: positionals, then each option in the order
-  /// declared (a group where its first member stands), e.g. `FILE [--mapping NAME|PATH] [--json]`.
-  var usage: String {
+  /// The words of the usage line after `news NAME`, generated from the declaration: positionals, then each option in
+  /// the order declared (a group where its first member stands), e.g. `FILE`, `[--mapping NAME|PATH]`, `[--json]`.
+  var usageWords: [String] {
     var words = positionals.map(\.name)
     var shown = Set<String>()
     for option in options where !shown.contains(option.name) {
@@ -78,11 +78,28 @@ struct CommandSpec: Sendable {
         shown.insert(option.name)
       }
     }
-    return words.joined(separator: " ")
+    return words
   }
 
-  /// `Usage: news NAME …`, as help and usage errors print it.
-  var usageLine: String { "Usage: news \(name) \(usage)" }
+  /// The usage line after `news NAME` on one line, e.g. `FILE [--mapping NAME|PATH] [--json]`.
+  var usage: String { usageWords.joined(separator: " ") }
+
+  /// `Usage: news NAME …`, as help and usage errors print it: wrapped before 117 columns between words, the
+  /// continuation lines indented under the first word.
+  var usageLine: String {
+    let head = "Usage: news \(name)"
+    let indent = String(repeating: " ", count: head.count + 1)
+    var lines = [head]
+    for word in usageWords {
+      let last = lines[lines.count - 1]
+      if last.count + 1 + word.count > 116, last != head {
+        lines.append(indent + word)
+      } else {
+        lines[lines.count - 1] = last + " " + word
+      }
+    }
+    return lines.joined(separator: "\n")
+  }
 
   var helpText: String {
     var text = "\(summary)\n\n\(usageLine)\n"
@@ -137,10 +154,30 @@ struct ParsedArguments<Option: CommandOption>: Sendable {
   var flags: Set<Option> = []
   var positionals: [String] = []
   var wantsHelp = false
+  /// The command's usage line, printed after an error about a value (``badValue(_:hint:)``).
+  var usageLine: String?
 
-  init(command: String, common: CommonArguments = CommonArguments()) {
+  init(command: String, common: CommonArguments = CommonArguments(), usageLine: String? = nil) {
     self.command = command
     self.common = common
+    self.usageLine = usageLine
+  }
+
+  /// A usage error about an option's value (or a positional's): the message names the option and the value; the
+  /// command's usage line follows it.
+  func badValue(_ message: String, hint: String? = nil) -> CommandFailure {
+    var failure = CommandFailure(.usage, message, hint: hint)
+    failure.usage = usageLine
+    return failure
+  }
+
+  /// `--color WHEN` (`auto` when absent).
+  func colorChoice() throws(CommandFailure) -> Console.ColorChoice {
+    do {
+      return try common.colorChoice()
+    } catch {
+      throw badValue(error.message, hint: error.hint)
+    }
   }
 
   func value(_ option: Option) -> String? { values[option] }
@@ -152,7 +189,7 @@ struct ParsedArguments<Option: CommandOption>: Sendable {
   func integer(_ option: Option, minimum: Int) throws(CommandFailure) -> Int? {
     guard let text = values[option] else { return nil }
     guard let number = Int(text), number >= minimum else {
-      throw CommandFailure(.usage, "--\(option.spec.name) needs a whole number ≥ \(minimum), got \"\(text)\"")
+      throw badValue("--\(option.spec.name) needs a whole number ≥ \(minimum), got \"\(text)\"")
     }
     return number
   }
@@ -165,17 +202,15 @@ struct ParsedArguments<Option: CommandOption>: Sendable {
     let name = option.spec.name
     guard let text = values[option] else { return nil }
     guard let number = Double(text), number.isFinite else {
-      throw CommandFailure(
-        .usage, "--\(name) needs a number of seconds, got \"\(text)\"", hint: "e.g. --\(name) 10 or --\(name) 2.5")
+      throw badValue("--\(name) needs a number of seconds, got \"\(text)\"", hint: "e.g. --\(name) 10 or --\(name) 2.5")
     }
     guard number > 0 else {
-      throw CommandFailure(
-        .usage, "--\(name) \(text): the time limit must be more than 0 seconds (at most 86400, a day)",
+      throw badValue(
+        "--\(name) \(text): the time limit must be more than 0 seconds (at most 86400, a day)",
         hint: "there is no 'no limit': a request without one could hang for ever; give e.g. --\(name) 30")
     }
     guard number <= 86_400 else {
-      throw CommandFailure(
-        .usage, "--\(name) \(text): the time limit is at most 86400 seconds (a day)", hint: "e.g. --\(name) 60")
+      throw badValue("--\(name) \(text): the time limit is at most 86400 seconds (a day)", hint: "e.g. --\(name) 60")
     }
     return number
   }
@@ -189,7 +224,7 @@ enum ArgumentParser {
   static func parse<Option>(_ arguments: [String], for spec: CommandSpec) throws(CommandFailure)
     -> ParsedArguments<Option>
   {
-    var parsed = ParsedArguments<Option>(command: spec.name)
+    var parsed = ParsedArguments<Option>(command: spec.name, usageLine: spec.usageLine)
     var index = 0
     var optionsEnded = false
     while index < arguments.count {

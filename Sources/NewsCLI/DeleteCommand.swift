@@ -47,8 +47,8 @@ struct DeleteCommand: NewsCommand {
     var cutoff: Timestamp?
     if let before {
       guard let timestamp = commandLineTimestamp(before) else {
-        throw CommandFailure(
-          .usage, "--before \"\(before)\" is not an RFC 3339 date", hint: "e.g. 2024-05-01 or 2024-05-01T12:00:00Z")
+        throw arguments.badValue(
+          "--before \"\(before)\" is not an RFC 3339 date", hint: "e.g. 2024-05-01 or 2024-05-01T12:00:00Z")
       }
       cutoff = timestamp
     }

@@ -68,8 +68,8 @@ struct ExtractCommand: NewsCommand {
       guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
         ["http", "https", "file"].contains(scheme), scheme == "file" || url.host != nil
       else {
-        throw CommandFailure(
-          .usage, "--url needs an absolute http(s) or file URL, got \"\(text)\"",
+        throw arguments.badValue(
+          "--url needs an absolute http(s) or file URL, got \"\(text)\"",
           hint: "for example --url https://example.com/2024/05/story.html")
       }
       pageURL = url

@@ -114,7 +114,7 @@ struct FetchCommand: NewsCommand {
   static func maxAge(_ arguments: ParsedArguments<Option>) throws(CommandFailure) -> TimeInterval? {
     guard let text = arguments.value(.maxAge) else { return nil }
     guard let seconds = Double(text), seconds >= 0, seconds.isFinite else {
-      throw CommandFailure(.usage, "--max-age needs a number of seconds ≥ 0, got \"\(text)\"")
+      throw arguments.badValue("--max-age needs a number of seconds ≥ 0, got \"\(text)\"")
     }
     return seconds
   }
@@ -123,8 +123,8 @@ struct FetchCommand: NewsCommand {
   static func policy(_ arguments: ParsedArguments<Option>) throws(CommandFailure) -> CachePolicy? {
     guard let name = arguments.value(.policy) else { return nil }
     guard let policy = CachePolicy(commandLineName: name) else {
-      throw CommandFailure(
-        .usage, "--policy must be one of \(CachePolicy.commandLineNames.joined(separator: ", ")), got \"\(name)\"")
+      throw arguments.badValue(
+        "--policy must be one of \(CachePolicy.commandLineNames.joined(separator: ", ")), got \"\(name)\"")
     }
     return policy
   }
@@ -180,10 +180,10 @@ struct FetchCommand: NewsCommand {
       throw CommandFailure(.usage, "give --url or --source, not both")
     }
     if let text = arguments.value(.url) {
-      guard !text.isEmpty else { throw CommandFailure(.usage, "--url needs a URL or a file path") }
+      guard !text.isEmpty else { throw arguments.badValue("--url needs a URL or a file path") }
       if let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme.count > 1 {
         guard ["http", "https", "file"].contains(scheme) else {
-          throw CommandFailure(.usage, "--url \(NewsQuery.redacting(url)): use an http(s) URL or a file")
+          throw arguments.badValue("--url \(NewsQuery.redacting(url)): use an http(s) URL or a file")
         }
         let query = NewsQuery(url: url)
         return (query, query.cacheKey, nil)

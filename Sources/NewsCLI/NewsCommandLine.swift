@@ -120,7 +120,7 @@ public struct NewsCommandLine: Sendable {
         self.console.out(Command.spec.helpText)
         return .finished(ExitCode.success.rawValue)
       }
-      console = self.console.coloring(try parsed.common.colorChoice())
+      console = self.console.coloring(try parsed.colorChoice())
     } catch {
       return .finished(fail(error, on: self.console))
     }

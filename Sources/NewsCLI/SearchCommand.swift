@@ -134,8 +134,8 @@ struct SearchCommand: NewsCommand {
     let name = option.spec.name
     guard let text = arguments.value(option) else { return nil }
     guard let timestamp = commandLineTimestamp(text) else {
-      throw CommandFailure(
-        .usage, "--\(name) \"\(text)\" is not an RFC 3339 date", hint: "e.g. 2024-05-01 or 2024-05-01T12:00:00Z")
+      throw arguments.badValue(
+        "--\(name) \"\(text)\" is not an RFC 3339 date", hint: "e.g. 2024-05-01 or 2024-05-01T12:00:00Z")
     }
     let dateOnly = text.count == 10 && !text.contains(where: { $0 == "T" || $0 == "t" || $0 == " " })
     return throughDay && dateOnly

@@ -142,6 +142,38 @@ struct CommandDeclarationTests {
     }
   }
 
+  @Test("a bad value is a usage error naming the option and the value, then the command's usage")
+  func badValues() async {
+    let cli = CLIHarness()
+    let cases: [([String], String)] = [
+      (["list", "--limit", "ten"], "--limit needs a whole number ≥ 0, got \"ten\""),
+      (["fetch", "--timeout", "soon"], "--timeout needs a number of seconds, got \"soon\""),
+      (["fetch", "--policy", "sometimes"], "--policy must be one of"),
+      (["delete", "--before", "yesterday"], "--before \"yesterday\" is not an RFC 3339 date"),
+      (["search", "x", "--since", "May"], "--since \"May\" is not an RFC 3339 date"),
+      (["stats", "--color", "purple"], "--color must be auto, always or never, got \"purple\""),
+    ]
+    for (arguments, message) in cases {
+      let outcome = await cli.run(arguments + ["--db", cli.database])
+      let spec = CommandRegistry.command(named: arguments[0])?.spec
+      #expect(outcome.status == 64, "\(arguments)")
+      #expect(outcome.err.hasPrefix("news: " + message), "\(arguments): \(outcome.err)")
+      #expect(outcome.err.hasSuffix("\n\(spec?.usageLine ?? "?")\n"), "\(arguments): \(outcome.err)")
+    }
+  }
+
+  @Test("a usage line is wrapped between words before 117 columns, continued under its first word")
+  func usageLineWrapping() {
+    for spec in Self.specs {
+      let lines = spec.usageLine.split(separator: "\n")
+      #expect(lines.allSatisfy { $0.count <= 116 }, "\(spec.usageLine)")
+      let indent = String(repeating: " ", count: "Usage: news \(spec.name) ".count)
+      #expect(lines.dropFirst().allSatisfy { $0.hasPrefix(indent) && !$0.hasPrefix(indent + " ") })
+      let words = spec.usageLine.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+      #expect(words == "Usage: news \(spec.name) \(spec.usage)")
+    }
+  }
+
   @Test("usage lines: groups of alternatives, required ones bare, positionals first")
   func usageLines() {
     let usage = Dictionary(uniqueKeysWithValues: Self.specs.map { ($0.name, $0.usage) })
