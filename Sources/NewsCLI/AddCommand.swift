@@ -91,7 +91,7 @@ struct AddCommand: NewsCommand {
   var context: CommandContext
   var arguments: ParsedArguments<Option>
 
-  func run() async throws(CommandFailure) -> ExitCode {
+  func run() async throws -> ExitCode {
     guard let target = arguments.positionals.first else {
       throw CommandFailure(.usage, "what to add? usage: news add \(Self.spec.usage)")
     }

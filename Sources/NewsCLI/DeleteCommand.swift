@@ -34,7 +34,7 @@ struct DeleteCommand: NewsCommand {
   var context: CommandContext
   var arguments: ParsedArguments<Option>
 
-  func run() async throws(CommandFailure) -> ExitCode {
+  func run() async throws -> ExitCode {
     let all = arguments.flag(.all)
     let before = arguments.value(.before)
     if arguments.flag(.includeBookmarked), before == nil {
@@ -54,15 +54,11 @@ struct DeleteCommand: NewsCommand {
     }
     let repository = try context.makeRepository(arguments.common)
     let deleted: Int
-    do {
-      if let cutoff {
-        deleted = try await repository.delete(
-          publishedBefore: cutoff.date, keepingBookmarks: !arguments.flag(.includeBookmarked))
-      } else {
-        deleted = try await repository.deleteAll()
-      }
-    } catch {
-      throw context.failure(error)
+    if let cutoff {
+      deleted = try await repository.delete(
+        publishedBefore: cutoff.date, keepingBookmarks: !arguments.flag(.includeBookmarked))
+    } else {
+      deleted = try await repository.deleteAll()
     }
     if arguments.flag(.json) {
       context.console.out(OutputFormat.json(Report(deleted: deleted)))

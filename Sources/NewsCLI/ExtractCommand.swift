@@ -58,7 +58,7 @@ struct ExtractCommand: NewsCommand {
   var context: CommandContext
   var arguments: ParsedArguments<Option>
 
-  func run() throws(CommandFailure) -> ExitCode {
+  func run() throws -> ExitCode {
     let console = context.console
     guard let typed = arguments.positionals.first, !typed.isEmpty else {
       throw CommandFailure(.usage, "which page? usage: news extract FILE.html [--url URL]")

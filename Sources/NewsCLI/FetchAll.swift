@@ -39,7 +39,7 @@ struct FetchAll {
     }
   }
 
-  func run() async throws(CommandFailure) -> ExitCode {
+  func run() async throws -> ExitCode {
     let configuration = context.configuration
     let policyOption = try FetchCommand.policy(arguments)
     let maxAgeOption = try FetchCommand.maxAge(arguments)
@@ -122,21 +122,15 @@ struct FetchAll {
   }
 
   /// `news fetch --source NAME` of a Parse source: its sync, then its cached articles as the offline fallback does.
-  func runOne(_ source: Configuration.SyncSource) async throws(CommandFailure) -> ExitCode {
+  func runOne(_ source: Configuration.SyncSource) async throws -> ExitCode {
     let repository = try context.makeRepository(arguments.common)
     let outcome = try await syncParse(source, repository: repository)
     let query = Self.parseQuery(source.name)
-    let result: NewsResult
-    do {
-      var cached = try await repository.cachedArticles(for: query)
-      if outcome.status == "failed" {
-        cached.networkError = .transport(.other, detail: outcome.error ?? "the sync failed")
-      } else {
-        cached.origin = .network
-      }
-      result = cached
-    } catch {
-      throw context.failure(error)
+    var result = try await repository.cachedArticles(for: query)
+    if outcome.status == "failed" {
+      result.networkError = .transport(.other, detail: outcome.error ?? "the sync failed")
+    } else {
+      result.origin = .network
     }
     let console = context.console
     if arguments.flag(.json) {
@@ -156,7 +150,7 @@ struct FetchAll {
     return NewsQuery(url: URL(string: key) ?? URL(fileURLWithPath: "/"), source: name)
   }
 
-  private func syncParse(_ source: Configuration.SyncSource, repository: NewsRepository) async throws(CommandFailure)
+  private func syncParse(_ source: Configuration.SyncSource, repository: NewsRepository) async throws
     -> Outcome
   {
     // `news fetch` syncs as `news sync` does with the fetch's --timeout, --db and --verbose: an incremental sync.

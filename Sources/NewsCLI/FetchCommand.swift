@@ -58,7 +58,7 @@ struct FetchCommand: NewsCommand {
   var context: CommandContext
   var arguments: ParsedArguments<Option>
 
-  func run() async throws(CommandFailure) -> ExitCode {
+  func run() async throws -> ExitCode {
     if arguments.flag(.all) { return try await FetchAll(context: context, arguments: arguments).run() }
     if let name = arguments.value(.source), arguments.value(.url) == nil,
       context.configuration.sources[name] == nil, let sync = context.configuration.syncSources[name],
@@ -75,11 +75,7 @@ struct FetchCommand: NewsCommand {
     let maxAge = maxAgeOption ?? source?.maxAge
     let repository = try makeRepository(timeout: timeout)
     let result: NewsResult
-    do {
-      result = try await repository.articles(for: query, policy: policy, maxAge: maxAge)
-    } catch {
-      throw context.failure(error)
-    }
+    result = try await repository.articles(for: query, policy: policy, maxAge: maxAge)
     let console = context.console
     if arguments.flag(.fullText) || source?.labels.fullText == true, result.origin == .network {
       await context.fetchFullText(result.articles, repository, timeout: timeout)

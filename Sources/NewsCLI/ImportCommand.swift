@@ -94,7 +94,7 @@ struct ImportCommand: NewsCommand {
   var context: CommandContext
   var arguments: ParsedArguments<Option>
 
-  func run() async throws(CommandFailure) -> ExitCode {
+  func run() async throws -> ExitCode {
     guard let file = arguments.positionals.first else {
       throw CommandFailure(.usage, "which file? usage: news import \(Self.spec.usage)")
     }
@@ -129,8 +129,6 @@ struct ImportCommand: NewsCommand {
           quiet: arguments.flag(.quiet) || arguments.flag(.json))
         defer { reporter.finish() }
         saved = try await repository.save(page.articles, for: query) { reporter.update(completed: $0) }.saved
-      } catch {
-        throw context.failure(error)
       }
     }
     printReport(file: file, path: path, saved: saved, issues: page.issues)
@@ -140,7 +138,7 @@ struct ImportCommand: NewsCommand {
   /// A large file (``NewsAPIFileStream/defaultMinimumSize`` or more) is decoded in batches on one thread while the
   /// other saves them, in one transaction: memory stays bounded by a batch, not by the file. `nil` for a file that
   /// is better decoded whole (small, or not shaped for streaming), which the caller then does.
-  private func importStreaming(file: String, path: String, query: NewsQuery) async throws(CommandFailure)
+  private func importStreaming(file: String, path: String, query: NewsQuery) async throws
     -> ExitCode?
   {
     let stream: NewsAPIFileStream
@@ -165,8 +163,6 @@ struct ImportCommand: NewsCommand {
       ).saved
     } catch let error as NewsNetworkError {
       throw unreadable(file, path: path, error)
-    } catch {
-      throw context.failure(error)
     }
     printReport(file: file, path: path, saved: saved, issues: stream.issues)
     return .success

@@ -28,21 +28,17 @@ struct ListCommand: NewsCommand {
   var context: CommandContext
   var arguments: ParsedArguments<Option>
 
-  func run() async throws(CommandFailure) -> ExitCode {
+  func run() async throws -> ExitCode {
     let limit = try arguments.integer(.limit, minimum: 0)
     let offset = try arguments.integer(.offset, minimum: 0) ?? 0
     let repository = try context.makeRepository(arguments.common)
     let articles: [Article]
     let lastFetch: Timestamp?
-    do {
-      let filter = ArticleFilter(
-        unreadOnly: arguments.flag(.unread), bookmarkedOnly: arguments.flag(.bookmarked),
-        source: arguments.value(.source).map { absoluteIfPath($0) })
-      articles = try await repository.read(limit: limit, offset: offset, filter: filter)
-      lastFetch = try await repository.storage.latestFetch()
-    } catch {
-      throw context.failure(error)
-    }
+    let filter = ArticleFilter(
+      unreadOnly: arguments.flag(.unread), bookmarkedOnly: arguments.flag(.bookmarked),
+      source: arguments.value(.source).map { absoluteIfPath($0) })
+    articles = try await repository.read(limit: limit, offset: offset, filter: filter)
+    lastFetch = try await repository.storage.latestFetch()
     let console = context.console
     if arguments.flag(.json) {
       let document = OutputFormat.ResultDocument(

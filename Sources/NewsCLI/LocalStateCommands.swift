@@ -35,7 +35,7 @@ struct LocalStateCommand {
   var context: CommandContext
   var arguments: ParsedArguments<Option>
 
-  func run() async throws(CommandFailure) -> ExitCode {
+  func run() async throws -> ExitCode {
     let name = kind == .read ? "mark-read" : "bookmark"
     guard let typed = arguments.positionals.first, !typed.isEmpty else {
       throw CommandFailure(
@@ -43,21 +43,14 @@ struct LocalStateCommand {
     }
     let undo = arguments.flag(.undo)
     let repository = try context.makeRepository(arguments.common)
-    let article: Article?
     let url = try await context.resolveArticle(typed, in: repository, command: name).url.absoluteString
-    do {
-      let found =
-        kind == .read
-        ? try await repository.markRead(!undo, url: url) : try await repository.bookmark(!undo, url: url)
-      guard found else {
-        throw CommandFailure(.noInput, "no cached article has the URL \(url)", hint: "'news list' shows handles")
-      }
-      article = try await repository.article(url: url)
-    } catch let failure as CommandFailure {
-      throw failure
-    } catch {
-      throw context.failure(error)
+    let found =
+      kind == .read
+      ? try await repository.markRead(!undo, url: url) : try await repository.bookmark(!undo, url: url)
+    guard found else {
+      throw CommandFailure(.noInput, "no cached article has the URL \(url)", hint: "'news list' shows handles")
     }
+    let article = try await repository.article(url: url)
     let report = Report(url: url, isRead: article?.isRead ?? false, bookmarked: article?.isBookmarked ?? false)
     if arguments.flag(.json) {
       context.console.out(OutputFormat.json(report))
@@ -83,7 +76,7 @@ struct MarkReadCommand: NewsCommand {
   var context: CommandContext
   var arguments: ParsedArguments<Option>
 
-  func run() async throws(CommandFailure) -> ExitCode {
+  func run() async throws -> ExitCode {
     try await LocalStateCommand(kind: .read, context: context, arguments: arguments).run()
   }
 }
@@ -99,7 +92,7 @@ struct BookmarkCommand: NewsCommand {
   var context: CommandContext
   var arguments: ParsedArguments<Option>
 
-  func run() async throws(CommandFailure) -> ExitCode {
+  func run() async throws -> ExitCode {
     try await LocalStateCommand(kind: .bookmark, context: context, arguments: arguments).run()
   }
 }

@@ -6,7 +6,7 @@ struct MappedImport {
   var context: CommandContext
   var arguments: ParsedArguments<ImportCommand.Option>
 
-  func run(file: String, path: String, mapping name: String) async throws(CommandFailure) -> ExitCode {
+  func run(file: String, path: String, mapping name: String) async throws -> ExitCode {
     var mapping = try context.loadMapping(name)
     if let root = arguments.value(.root) {
       guard mapping.roots[root] != nil else {
@@ -39,8 +39,6 @@ struct MappedImport {
       report = try await Importer(mapping: mapping).run(data, into: repository.storage, source: path, options: options)
     } catch let error as ImportError {
       throw CommandFailure(.badInput, "\(file): \(error); nothing was saved")
-    } catch {
-      throw context.failure(error)
     }
     let console = context.console
     if arguments.flag(.json) {

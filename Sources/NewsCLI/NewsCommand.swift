@@ -35,8 +35,9 @@ enum ConfigurationUse: Sendable {
 /// `--help`, `news help NAME`, the overview's line and the parser all come from this declaration
 /// (``CommandSpec``), and ``CommandRegistry`` lists every command once.
 ///
-/// A command only throws: ``CommandFailure`` carries the exit status, made in one place from the error that
-/// stopped it (``CommandFailure/init(_:currentDirectory:)``).
+/// A command only throws: a ``CommandFailure`` for what it checks itself (usage, missing input, …), any other error
+/// as it comes (a repository's, the storage's); ``CommandFailure/init(_:currentDirectory:)`` turns it into the
+/// message and the exit status, in one place.
 protocol NewsCommand: Sendable {
   associatedtype Option: CommandOption
   static var name: String { get }
@@ -50,7 +51,7 @@ protocol NewsCommand: Sendable {
   static var configurationUse: ConfigurationUse { get }
 
   init(context: CommandContext, arguments: ParsedArguments<Option>)
-  func run() async throws(CommandFailure) -> ExitCode
+  func run() async throws -> ExitCode
 }
 
 extension NewsCommand {

@@ -135,7 +135,7 @@ public struct NewsCommandLine: Sendable {
       let context = try makeContext(arguments.common, console: console, use: Command.configurationUse)
       return try await Command(context: context, arguments: arguments).run().rawValue
     } catch {
-      return fail(error, on: console)
+      return fail(CommandFailure(error, currentDirectory: currentDirectory), on: console)
     }
   }
 
@@ -187,16 +187,9 @@ struct CommandContext: Sendable {
   /// equivalent form — for the commands that act on one article.
   ///
   /// - Throws: ``CommandFailure``: `.noInput` (66) when nothing cached has it, `.usage` (64) for a handle prefix
-  ///   several articles share (listing them), `.storage` (74).
-  func resolveArticle(_ text: String, in repository: NewsRepository, command: String) async throws(CommandFailure)
-    -> Article
-  {
-    let lookup: ArticleLookup
-    do {
-      lookup = try await repository.article(handleOrURL: text)
-    } catch {
-      throw failure(error)
-    }
+  ///   several articles share (listing them); the repository's ``NewsRepositoryError`` when the store fails.
+  func resolveArticle(_ text: String, in repository: NewsRepository, command: String) async throws -> Article {
+    let lookup = try await repository.article(handleOrURL: text)
     switch lookup {
     case .found(let article): return article
     case .ambiguous(let candidates):
@@ -310,9 +303,4 @@ struct CommandContext: Sendable {
     }
     return nil
   }()
-
-  /// The failure and exit status for an error a command met (``CommandFailure/init(_:currentDirectory:)``).
-  func failure(_ error: any Error) -> CommandFailure {
-    CommandFailure(error, currentDirectory: currentDirectory)
-  }
 }

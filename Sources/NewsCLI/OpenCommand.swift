@@ -42,7 +42,7 @@ struct OpenCommand: NewsCommand {
   var context: CommandContext
   var arguments: ParsedArguments<Option>
 
-  func run() async throws(CommandFailure) -> ExitCode {
+  func run() async throws -> ExitCode {
     guard let typed = arguments.positionals.first, !typed.isEmpty else {
       throw CommandFailure(
         .usage, "which article? usage: news open HANDLE|URL", hint: "'news list' shows each article's handle")

@@ -28,14 +28,10 @@ struct EntitiesCommand: NewsCommand {
   var context: CommandContext
   var arguments: ParsedArguments<Option>
 
-  func run() async throws(CommandFailure) -> ExitCode {
+  func run() async throws -> ExitCode {
     let storage = try context.makeRepository(arguments.common).storage
     let counts: [(entity: String, count: Int)]
-    do {
-      counts = try await storage.entityCounts()
-    } catch {
-      throw context.failure(error)
-    }
+    counts = try await storage.entityCounts()
     let entries = counts.compactMap { count -> Entry? in
       guard let entity = try? storage.entity(count.entity) else { return nil }
       return Entry(
@@ -83,7 +79,7 @@ struct RecordsCommand: NewsCommand {
   var context: CommandContext
   var arguments: ParsedArguments<Option>
 
-  func run() async throws(CommandFailure) -> ExitCode {
+  func run() async throws -> ExitCode {
     guard let name = arguments.positionals.first else {
       throw CommandFailure(.usage, "which entity? usage: news records ENTITY", hint: "'news entities' lists them")
     }
@@ -97,14 +93,9 @@ struct RecordsCommand: NewsCommand {
       let known = storage.entities.map(\.name).joined(separator: ", ")
       throw CommandFailure(.usage, "no entity named \"\(name)\"", hint: "entities: \(known)")
     }
-    let records: [Record]
-    do {
-      records = try await storage.fetch(
-        FetchRequest(
-          entity: name, sortDescriptors: entity.identity.map { SortDescriptor($0) }, limit: limit, offset: offset))
-    } catch {
-      throw context.failure(error)
-    }
+    let records = try await storage.fetch(
+      FetchRequest(
+        entity: name, sortDescriptors: entity.identity.map { SortDescriptor($0) }, limit: limit, offset: offset))
     let objects = records.map { Self.object($0, entity) }
     if arguments.flag(.json) {
       let data =

@@ -33,7 +33,7 @@ struct RemoveCommand: NewsCommand {
   var context: CommandContext
   var arguments: ParsedArguments<Option>
 
-  func run() throws(CommandFailure) -> ExitCode {
+  func run() throws -> ExitCode {
     guard let name = arguments.positionals.first else {
       throw CommandFailure(.usage, "which source? usage: news remove \(Self.spec.usage)")
     }

@@ -72,7 +72,7 @@ struct SearchCommand: NewsCommand {
   var context: CommandContext
   var arguments: ParsedArguments<Option>
 
-  func run() async throws(CommandFailure) -> ExitCode {
+  func run() async throws -> ExitCode {
     guard let text = arguments.positionals.first else {
       throw CommandFailure(
         .usage, "what to search for? usage: news search QUERY", hint: "e.g. news search 'storm OR gale'")
@@ -93,13 +93,8 @@ struct SearchCommand: NewsCommand {
       unreadOnly: arguments.flag(.unread), bookmarkedOnly: arguments.flag(.bookmarked),
       source: arguments.value(.source))
     let repository = try context.makeRepository(arguments.common)
-    let hits: [SearchHit]
-    do {
-      // One more than shown, to tell whether there are more.
-      hits = try await repository.search(text, filter: filter, limit: limit < Int.max ? limit + 1 : limit)
-    } catch {
-      throw context.failure(error)
-    }
+    // One more than shown, to tell whether there are more.
+    let hits = try await repository.search(text, filter: filter, limit: limit < Int.max ? limit + 1 : limit)
     let shown = Array(hits.prefix(limit))
     let console = context.console
     if arguments.flag(.json) {

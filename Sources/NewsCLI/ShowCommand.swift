@@ -47,19 +47,15 @@ struct ShowCommand: NewsCommand {
   var context: CommandContext
   var arguments: ParsedArguments<Option>
 
-  func run() async throws(CommandFailure) -> ExitCode {
+  func run() async throws -> ExitCode {
     guard let typed = arguments.positionals.first, !typed.isEmpty else {
       throw CommandFailure(
         .usage, "which article? usage: news show HANDLE|URL", hint: "'news list' shows each article's handle")
     }
     let repository = try context.makeRepository(arguments.common)
     var article = try await context.resolveArticle(typed, in: repository, command: "show")
-    do {
-      try await repository.markRead(true, url: article.url.absoluteString)
-      article.isRead = true
-    } catch {
-      throw context.failure(error)
-    }
+    try await repository.markRead(true, url: article.url.absoluteString)
+    article.isRead = true
     let console = context.console
     if arguments.flag(.json) {
       console.out(OutputFormat.json(Document(article: article)))

@@ -80,7 +80,7 @@ struct SourcesCommand: NewsCommand {
   var context: CommandContext
   var arguments: ParsedArguments<Option>
 
-  func run() async throws(CommandFailure) -> ExitCode {
+  func run() async throws -> ExitCode {
     let configuration = context.configuration
     if arguments.flag(.opml) {
       if arguments.flag(.json) { throw CommandFailure(.usage, "--opml and --json exclude each other") }
@@ -89,22 +89,18 @@ struct SourcesCommand: NewsCommand {
     let storage = try context.makeRepository(arguments.common, entities: SyncBookkeeping.entities).storage
     let now = Timestamp(context.now())
     var entries: [Entry] = []
-    do {
-      for (name, source) in configuration.sources.sorted(by: { $0.key < $1.key }) {
-        let query = NewsQuery(url: source.url)
-        let record = try await storage.fetchRecord(forQuery: query.cacheKey)
-        var entry = Self.entry(name: name, source: source, record: record, configuration: configuration, now: now)
-        if record == nil, let failure = try await storage.lastFailure(forQuery: query.cacheKey) {
-          entry.lastError = failure.message
-          entry.lastErrorAt = failure.at.rfc3339String
-        }
-        entries.append(entry)
+    for (name, source) in configuration.sources.sorted(by: { $0.key < $1.key }) {
+      let query = NewsQuery(url: source.url)
+      let record = try await storage.fetchRecord(forQuery: query.cacheKey)
+      var entry = Self.entry(name: name, source: source, record: record, configuration: configuration, now: now)
+      if record == nil, let failure = try await storage.lastFailure(forQuery: query.cacheKey) {
+        entry.lastError = failure.message
+        entry.lastErrorAt = failure.at.rfc3339String
       }
-      for (name, source) in configuration.syncSources.sorted(by: { $0.key < $1.key }) {
-        entries.append(try await Self.syncEntry(name: name, source: source, storage: storage, now: now))
-      }
-    } catch {
-      throw context.failure(error)
+      entries.append(entry)
+    }
+    for (name, source) in configuration.syncSources.sorted(by: { $0.key < $1.key }) {
+      entries.append(try await Self.syncEntry(name: name, source: source, storage: storage, now: now))
     }
     entries.sort { $0.name < $1.name }
     let console = context.console

@@ -40,31 +40,27 @@ struct StatsCommand: NewsCommand {
   var context: CommandContext
   var arguments: ParsedArguments<Option>
 
-  func run() async throws(CommandFailure) -> ExitCode {
+  func run() async throws -> ExitCode {
     let repository = try context.makeRepository(arguments.common)
     let storage = repository.storage
     let report: Report
-    do {
-      let counts = try await storage.entityCounts()
-      let fetches = try await storage.fetchRecords()
-      let unread = try await storage.count(FetchRequest(entity: "article", predicate: .attribute("isRead") == false))
-      let bookmarked = try await storage.count(
-        FetchRequest(entity: "article", predicate: .attribute("bookmarkedAt").isNotNull))
-      var bytes: Int64 = 0
-      for suffix in ["", "-wal"] {
-        let attributes = try? FileManager.default.attributesOfItem(atPath: storage.path + suffix)
-        bytes += (attributes?[.size] as? NSNumber)?.int64Value ?? 0
-      }
-      report = Report(
-        database: storage.path, bytes: bytes, schemaVersion: try await storage.storedSchemaVersion(),
-        entities: counts.map { Report.Entity(name: $0.entity, rows: $0.count) },
-        fetches: fetches.map {
-          .init(query: $0.query, fetchedAt: $0.fetchedAt.rfc3339String, articles: $0.cachedCount)
-        },
-        unread: unread, bookmarked: bookmarked)
-    } catch {
-      throw context.failure(error)
+    let counts = try await storage.entityCounts()
+    let fetchRecords = try await storage.fetchRecords()
+    let unread = try await storage.count(FetchRequest(entity: "article", predicate: .attribute("isRead") == false))
+    let bookmarked = try await storage.count(
+      FetchRequest(entity: "article", predicate: .attribute("bookmarkedAt").isNotNull))
+    var bytes: Int64 = 0
+    for suffix in ["", "-wal"] {
+      let attributes = try? FileManager.default.attributesOfItem(atPath: storage.path + suffix)
+      bytes += (attributes?[.size] as? NSNumber)?.int64Value ?? 0
     }
+    report = Report(
+      database: storage.path, bytes: bytes, schemaVersion: try await storage.storedSchemaVersion(),
+      entities: counts.map { Report.Entity(name: $0.entity, rows: $0.count) },
+      fetches: fetchRecords.map {
+        .init(query: $0.query, fetchedAt: $0.fetchedAt.rfc3339String, articles: $0.cachedCount)
+      },
+      unread: unread, bookmarked: bookmarked)
     let console = context.console
     if arguments.flag(.json) {
       console.out(OutputFormat.json(report))

@@ -67,7 +67,7 @@ struct SyncCommand: NewsCommand {
   var context: CommandContext
   var arguments: ParsedArguments<Option>
 
-  func run() async throws(CommandFailure) -> ExitCode {
+  func run() async throws -> ExitCode {
     if arguments.flag(.deleteMissing), !arguments.flag(.full) {
       throw CommandFailure(.usage, "--delete-missing needs --full", hint: "news sync --full --delete-missing")
     }
@@ -87,7 +87,7 @@ struct SyncCommand: NewsCommand {
   }
 
   /// Syncs `sources` one after the other; prints a summary line per source unless `quiet`.
-  func sync(_ sources: [Configuration.SyncSource], quiet json: Bool) async throws(CommandFailure) -> [SourceReport] {
+  func sync(_ sources: [Configuration.SyncSource], quiet json: Bool) async throws -> [SourceReport] {
     let configuration = context.configuration
     let timeout = try arguments.seconds(.timeout) ?? configuration.timeoutSeconds
     var mappings: [String: ImportMapping] = [:]
@@ -215,15 +215,11 @@ struct SyncCommand: NewsCommand {
   /// When every class of a source was last brought up to date: the oldest `syncedAt` of its classes (`nil` when one
   /// never was, or has an error since).
   func lastCompleteSync(_ source: Configuration.SyncSource, storage: StorageContext)
-    async throws(CommandFailure) -> Timestamp?
+    async throws -> Timestamp?
   {
     let classes: [SyncBookkeeping.ClassStatus]
-    do {
-      classes = try await SyncBookkeeping.status(source: source.name, in: storage)
-        .filter { source.classNames.contains($0.className) }
-    } catch {
-      throw context.failure(error)
-    }
+    classes = try await SyncBookkeeping.status(source: source.name, in: storage)
+      .filter { source.classNames.contains($0.className) }
     guard Set(classes.map(\.className)) == Set(source.classNames),
       classes.allSatisfy({ $0.lastError == nil })
     else { return nil }
