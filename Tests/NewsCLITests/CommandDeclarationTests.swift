@@ -241,6 +241,72 @@ struct CommandDeclarationTests {
     #expect(storage.message.contains("/tmp/news.sqlite"), "\(storage.message)")
   }
 
+  @Test("every `news …` example in the README and docs/CLI.md parses: its command and options exist")
+  func examplesParse() throws {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent()
+    var examples: [[String]] = []
+    for file in ["README.md", "docs/CLI.md"] {
+      let text = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
+      var inBlock = false
+      for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        if line.hasPrefix("```") {
+          inBlock.toggle()
+          continue
+        }
+        guard inBlock else { continue }
+        let command = line.hasPrefix("$ ") ? line.dropFirst(2) : line[...]
+        // A usage block (`news NAME [--x]`) is checked by `documentation`; these are command lines.
+        guard command.hasPrefix("news "), !command.contains(" [") else { continue }
+        examples += Self.shellCommands(String(command)).filter {
+          // `news COMMAND --help` stands for any command.
+          $0.first == "news" && $0.dropFirst().first.map { $0 != $0.uppercased() } ?? true
+        }
+      }
+    }
+    #expect(examples.count > 40, "\(examples.count) examples")
+    let (console, captured) = Console.capturing()
+    let cli = NewsCommandLine(environment: [:], currentDirectory: "/nonexistent", console: console)
+    for example in examples {
+      if case .finished(let status) = cli.prepare(Array(example.dropFirst())) {
+        #expect(status == 0, "\(example.joined(separator: " ")): \(captured.err)")
+      }
+    }
+  }
+
+  /// The commands of a line of shell: words split at blanks, quotes removed, cut at `;`, and ended by `#`, `>` or
+  /// `|` (a comment, a redirection, a pipe).
+  static func shellCommands(_ line: String) -> [[String]] {
+    var commands: [[String]] = [[]]
+    var word: String?
+    var quote: Character?
+    func endWord() {
+      if let finished = word { commands[commands.count - 1].append(finished) }
+      word = nil
+    }
+    for character in line {
+      if let open = quote {
+        if character == open { quote = nil } else { word = (word ?? "") + String(character) }
+        continue
+      }
+      switch character {
+      case "'", "\"":
+        quote = character
+        word = word ?? ""
+      case " ", "\t": endWord()
+      case ";":
+        endWord()
+        commands.append([])
+      case "#", ">", "|":
+        endWord()
+        return commands.filter { !$0.isEmpty }
+      default: word = (word ?? "") + String(character)
+      }
+    }
+    endWord()
+    return commands.filter { !$0.isEmpty }
+  }
+
   @Test("docs/CLI.md: its command table and each command's usage block are the registry's")
   func documentation() throws {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
