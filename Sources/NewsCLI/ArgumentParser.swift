@@ -147,8 +147,6 @@ struct CommonArguments: Sendable {
 /// The parsed command line of one command, read through the command's own ``CommandOption`` cases: a command can
 /// read only the options it declares (the compiler checks it), and the help lists every one it declares.
 struct ParsedArguments<Option: CommandOption>: Sendable {
-  /// The command's name, for messages.
-  var command: String
   var common = CommonArguments()
   var values: [Option: String] = [:]
   var flags: Set<Option> = []
@@ -157,8 +155,7 @@ struct ParsedArguments<Option: CommandOption>: Sendable {
   /// The command's usage line, printed after an error about a value (``badValue(_:hint:)``).
   var usageLine: String?
 
-  init(command: String, common: CommonArguments = CommonArguments(), usageLine: String? = nil) {
-    self.command = command
+  init(common: CommonArguments = CommonArguments(), usageLine: String? = nil) {
     self.common = common
     self.usageLine = usageLine
   }
@@ -224,7 +221,7 @@ enum ArgumentParser {
   static func parse<Option>(_ arguments: [String], for spec: CommandSpec) throws(CommandFailure)
     -> ParsedArguments<Option>
   {
-    var parsed = ParsedArguments<Option>(command: spec.name, usageLine: spec.usageLine)
+    var parsed = ParsedArguments<Option>(usageLine: spec.usageLine)
     var index = 0
     var optionsEnded = false
     while index < arguments.count {

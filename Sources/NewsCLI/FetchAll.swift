@@ -154,8 +154,7 @@ struct FetchAll {
     -> Outcome
   {
     // `news fetch` syncs as `news sync` does with the fetch's --timeout, --db and --verbose: an incremental sync.
-    var syncArguments = ParsedArguments<SyncCommand.Option>(
-      command: "fetch", common: arguments.common, usageLine: arguments.usageLine)
+    var syncArguments = ParsedArguments<SyncCommand.Option>(common: arguments.common, usageLine: arguments.usageLine)
     syncArguments.values[.timeout] = arguments.value(.timeout)
     let reports = try await SyncCommand(context: context, arguments: syncArguments).sync([source], quiet: true)
     let classes = reports.flatMap(\.classes)
