@@ -4,41 +4,52 @@ import OfflineNewsFeeds
 
 /// `news add URL|FILE`: subscribes to a feed — a feed's URL as it is, or the feed(s) a web page announces — by
 /// adding a source to the configuration file.
-struct AddCommand {
-  static let spec = CommandSpec(
-    name: "add",
-    summary: "Subscribe to a feed: a feed URL, a web page that announces feeds, or a feed file.",
-    usage:
-      "URL|FILE [--name NAME] [--folder FOLDER] [--pick N | --all] [--dry-run] [--timeout SECONDS] [--config PATH] "
-      + "[--json]",
-    positionals: [("URL|FILE", "A feed (RSS, Atom, RDF, JSON Feed) or a web page; an http(s) URL or a file.")],
-    options: [
-      OptionSpec(name: "name", valueName: "NAME", help: "The source's name (default: the feed's or the page's title)."),
-      OptionSpec(
-        name: "folder", valueName: "FOLDER", help: "File the source in a folder (nested: \"Tech/Swift\")."),
-      OptionSpec(name: "pick", valueName: "N", help: "Of the feeds a page announces, add the Nth (from 1)."),
-      OptionSpec(name: "all", help: "Add every feed a page announces."),
-      OptionSpec(name: "dry-run", help: "Print what would be added; change nothing."),
-      OptionSpec(
-        name: "timeout", valueName: "SECONDS", help: "Time allowed per request (default: the configuration's, 5)."),
-      .database,
-      .configuration,
-      OptionSpec(
-        name: "json",
-        help: "Print JSON: {config, dryRun, added: [{name, feed, file, title, homePage, folder}], existing: [{name, "
-          + "url}], announced: [{url, title, type}]}."),
-    ],
-    details: """
-      The document is read once (one GET for a URL, redirects followed) to tell what it is from its content: a feed
-      is added as it is, named by its title; a web page is read for the feeds it announces (<link rel="alternate">
-      with an RSS, Atom or JSON Feed type): one is added, several are listed and need --pick N or --all. A file that
-      is a feed becomes a "file" source; a saved page gives the feeds it links to absolutely. The source is written
-      into the configuration file (created when there is none: $XDG_CONFIG_HOME/news/news.json), keeping everything
-      else in it as it was. A feed configured already is not added again. Nothing is fetched into the database:
-      'news fetch' does that. Exit status: 0 added (or nothing new), 64 usage (several feeds and no --pick/--all,
-      a --name taken, an OPML file), 65 not a feed nor a page announcing one, 69 the network failed, 78 the
-      configuration file cannot be written.
-      """)
+struct AddCommand: NewsCommand {
+  static let name = "add"
+  static let summary = "Subscribe to a feed: a feed URL, a web page that announces feeds, or a feed file."
+  static let positionals = [
+    PositionalSpec(
+      name: "URL|FILE", help: "A feed (RSS, Atom, RDF, JSON Feed) or a web page; an http(s) URL or a file.")
+  ]
+  static let groups: [(options: [Option], required: Bool)] = [([.pick, .all], false)]
+  static let configurationUse = ConfigurationUse.creatable
+  static let details = """
+    The document is read once (one GET for a URL, redirects followed) to tell what it is from its content: a feed
+    is added as it is, named by its title; a web page is read for the feeds it announces (<link rel="alternate">
+    with an RSS, Atom or JSON Feed type): one is added, several are listed and need --pick N or --all. A file that
+    is a feed becomes a "file" source; a saved page gives the feeds it links to absolutely. The source is written
+    into the configuration file (created when there is none: $XDG_CONFIG_HOME/news/news.json), keeping everything
+    else in it as it was. A feed configured already is not added again. Nothing is fetched into the database:
+    'news fetch' does that. Exit status: 0 added (or nothing new), 64 usage (several feeds and no --pick/--all,
+    a --name taken, an OPML file), 65 not a feed nor a page announcing one, 69 the network failed, 78 the
+    configuration file cannot be written.
+    """
+
+  enum Option: CommandOption {
+    case name, folder, pick, all, dryRun, timeout, db, config, json
+    var spec: OptionSpec {
+      switch self {
+      case .name:
+        OptionSpec(
+          name: "name", valueName: "NAME", help: "The source's name (default: the feed's or the page's title).")
+      case .folder:
+        OptionSpec(name: "folder", valueName: "FOLDER", help: "File the source in a folder (nested: \"Tech/Swift\").")
+      case .pick: OptionSpec(name: "pick", valueName: "N", help: "Of the feeds a page announces, add the Nth (from 1).")
+      case .all: OptionSpec(name: "all", help: "Add every feed a page announces.")
+      case .dryRun: OptionSpec(name: "dry-run", help: "Print what would be added; change nothing.")
+      case .timeout:
+        OptionSpec(
+          name: "timeout", valueName: "SECONDS", help: "Time allowed per request (default: the configuration's, 5).")
+      // Taken as by every command (a script may pass it to all), though subscribing opens no database.
+      case .db: SharedOption.database
+      case .config: SharedOption.configuration
+      case .json:
+        SharedOption.json(
+          "{config, dryRun, added: [{name, feed, file, title, homePage, folder}], existing: [{name, url}], "
+            + "announced: [{url, title, type}]}")
+      }
+    }
+  }
 
   /// The JSON document of `--json`.
   struct Report: Encodable {
@@ -78,22 +89,22 @@ struct AddCommand {
   static let maximumBody = 16 << 20
 
   var context: CommandContext
-  var arguments: ParsedArguments
+  var arguments: ParsedArguments<Option>
 
-  func run() async throws(CommandFailure) -> ExitCode {
+  func run() async throws -> ExitCode {
     guard let target = arguments.positionals.first else {
       throw CommandFailure(.usage, "what to add? usage: news add \(Self.spec.usage)")
     }
-    let pick = try arguments.integer("pick", minimum: 1)
-    let all = arguments.flag("all")
+    let pick = try arguments.integer(.pick, minimum: 1)
+    let all = arguments.flag(.all)
     if pick != nil, all { throw CommandFailure(.usage, "--pick and --all exclude each other") }
-    if all, arguments.value("name") != nil {
+    if all, arguments.value(.name) != nil {
       throw CommandFailure(.usage, "--name names one source; with --all each feed is named by its title")
     }
     var folder: String?
-    if let text = arguments.value("folder") {
+    if let text = arguments.value(.folder) {
       guard let path = Configuration.folderPath(text) else {
-        throw CommandFailure(.usage, "--folder needs a folder name, or folders separated by \"/\", got \"\(text)\"")
+        throw arguments.badValue("--folder needs a folder name, or folders separated by \"/\", got \"\(text)\"")
       }
       folder = Configuration.folderText(path)
     }
@@ -123,7 +134,7 @@ struct AddCommand {
         let title = parts.compactMap { $0 }.joined(separator: " — ")
         let home = document.isFile ? nil : document.url
         return NewSource(
-          name: arguments.value("name") ?? (title.isEmpty ? feed.url.host ?? "feed" : title),
+          name: arguments.value(.name) ?? (title.isEmpty ? feed.url.host ?? "feed" : title),
           feed: feed.url.absoluteString, title: nil, homePage: home?.absoluteString, folder: folder)
       }
     case .opml:
@@ -134,8 +145,8 @@ struct AddCommand {
         .badInput, "\(target) is not a feed (RSS, Atom, RDF, JSON Feed) nor a web page that announces one")
     }
     var plan = SubscriptionPlan(configuration: context.configuration)
-    for source in sources { try plan.add(source, exactName: arguments.value("name") != nil) }
-    let dryRun = arguments.flag("dry-run")
+    for source in sources { try plan.add(source, exactName: arguments.value(.name) != nil) }
+    let dryRun = arguments.flag(.dryRun)
     let config =
       dryRun
       ? context.configuration.file ?? Configuration.userConfigurationPath(environment: context.environment)
@@ -148,7 +159,7 @@ struct AddCommand {
   private func source(for document: Document, title: String?, homePage: URL?, folder: String?) -> NewSource {
     let fallback =
       document.isFile ? document.url.deletingPathExtension().lastPathComponent : document.url.host ?? "feed"
-    let name = arguments.value("name") ?? title.flatMap { $0.isEmpty ? nil : $0 } ?? fallback
+    let name = arguments.value(.name) ?? title.flatMap { $0.isEmpty ? nil : $0 } ?? fallback
     return NewSource(
       name: name, feed: document.isFile ? nil : document.sourceURL.absoluteString,
       file: document.isFile ? document.url.path : nil, title: title == name ? nil : title,
@@ -173,7 +184,7 @@ struct AddCommand {
       return [feeds[pick - 1]]
     }
     if all || feeds.count == 1 { return feeds }
-    if !arguments.flag("json") {
+    if !arguments.flag(.json) {
       var list = "\(target) announces \(feeds.count) feeds:\n"
       for (index, feed) in feeds.enumerated() {
         list += "  \(index + 1)  \(OutputFormat.sanitized(feed.title ?? "(untitled)"))  \(feed.type)  \(feed.url)\n"
@@ -203,7 +214,7 @@ struct AddCommand {
   /// One GET, following redirects to any origin (no secret is sent): the document's URL is where it ended, the
   /// source's the end of the permanent redirects (`301`, `308`) from `start`, as RFC 9110 §15.4.2 asks.
   private func get(_ start: URL) async throws(CommandFailure) -> Document {
-    let timeout = try arguments.seconds("timeout") ?? context.configuration.timeoutSeconds
+    let timeout = try arguments.seconds(.timeout) ?? context.configuration.timeoutSeconds
     let transport = URLSessionHTTPTransport(timeout: timeout, retry: SyncCommand.retry(timeout))
     let request = HTTPRequest(
       url: start,
@@ -232,7 +243,7 @@ struct AddCommand {
 
   private func report(_ plan: SubscriptionPlan, config: String, dryRun: Bool, announced: [DiscoveredFeed]) {
     let console = context.console
-    if arguments.flag("json") {
+    if arguments.flag(.json) {
       let document = Report(
         config: config, dryRun: dryRun, added: plan.added, existing: plan.existing,
         announced: announced.map { .init(url: $0.url.absoluteString, title: $0.title, type: $0.type) })

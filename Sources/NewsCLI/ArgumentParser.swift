@@ -1,7 +1,7 @@
 import OfflineNews
 
 /// One option a command accepts: a flag (`--json`) or an option with a value (`--db PATH`).
-struct OptionSpec: Sendable {
+struct OptionSpec: Sendable, Hashable {
   /// The long name without dashes, e.g. `db`.
   var name: String
   /// The value's placeholder, e.g. `PATH`; `nil` for a flag.
@@ -9,12 +9,23 @@ struct OptionSpec: Sendable {
   /// One line of help.
   var help: String
 
-  /// `--db PATH`, which every command that opens the database takes.
+  /// `--db`, `--db PATH` or `--json` as a usage line and the help show it.
+  var synopsis: String { "--\(name)" + (valueName.map { " \($0)" } ?? "") }
+}
+
+/// The options shared by several commands, each declared once here; a command lists the ones it takes among its own
+/// (``CommandOption``), and ``CommonArguments`` reads them.
+enum SharedOption {
+  /// `--db PATH`: the database of every command that opens one.
   static let database = OptionSpec(
     name: "db", valueName: "PATH", help: "The database (default: $XDG_DATA_HOME/news/news.sqlite).")
-  /// `--config PATH`, which every command takes.
+  /// `--config PATH`: the configuration file.
   static let configuration = OptionSpec(
     name: "config", valueName: "PATH", help: "The configuration file (default: Config/news.json).")
+  /// `--json`, whose help names the shape of the document the command prints, e.g. `"{deleted}"`.
+  static func json(_ shape: String) -> OptionSpec {
+    OptionSpec(name: "json", help: "Print JSON: \(shape).")
+  }
   /// `--color WHEN`, which every command takes (see ``Console/ColorChoice``).
   static let color = OptionSpec(
     name: "color", valueName: "WHEN",
@@ -22,56 +33,160 @@ struct OptionSpec: Sendable {
   /// `--verbose`, which every command takes: messages in full (every skipped record, not only their count by reason).
   static let verbose = OptionSpec(
     name: "verbose", help: "List every skipped record and dropped value (fetch, import, sync), not only the counts.")
+  /// `--help` (and `-h`), which every command takes.
+  static let help = OptionSpec(name: "help", help: "Show this help.")
+
+  /// The options every command takes besides its own.
+  static let everywhere = [color, verbose]
 }
 
-/// What a command accepts, and its help text.
+/// A positional argument a command declares, e.g. `FILE`.
+struct PositionalSpec: Sendable {
+  /// The placeholder shown in the usage line, e.g. `HANDLE|URL`.
+  var name: String
+  var help: String
+}
+
+/// What a command accepts, and its generated usage line and help text: the type-erased form of a ``NewsCommand``'s
+/// declaration that the parser, `news help` and the fuzz target read.
 struct CommandSpec: Sendable {
   var name: String
   var summary: String
-  /// The usage line after `news NAME`, e.g. `FILE [--db PATH] [--json]`.
-  var usage: String
-  var positionals: [(name: String, help: String)] = []
+  var positionals: [PositionalSpec] = []
+  /// The command's own options, in the order its help lists them (``SharedOption/everywhere`` excluded).
   var options: [OptionSpec]
+  /// Options of which at most one may be given (one exactly when `required`), shown `[--a | --b]` or `--a | --b`.
+  var groups: [(options: [OptionSpec], required: Bool)] = []
   /// Extra paragraphs printed after the options.
   var details: String = ""
 
-  /// The options every command takes besides its own, declared once here.
-  static let commonOptions: [OptionSpec] = [.color, .verbose]
+  /// The command's own options and those every command takes.
+  var allOptions: [OptionSpec] { options + SharedOption.everywhere }
 
-  /// The command's own options and the ``commonOptions``.
-  var allOptions: [OptionSpec] { options + Self.commonOptions }
+  /// The words of the usage line after `news NAME`, generated from the declaration: positionals, then each option in
+  /// the order declared (a group where its first member stands), e.g. `FILE`, `[--mapping NAME|PATH]`, `[--json]`.
+  var usageWords: [String] {
+    var words = positionals.map(\.name)
+    var shown = Set<String>()
+    for option in options where !shown.contains(option.name) {
+      if let group = groups.first(where: { $0.options.contains(option) }) {
+        let alternatives = group.options.map(\.synopsis).joined(separator: " | ")
+        words.append(group.required ? alternatives : "[\(alternatives)]")
+        shown.formUnion(group.options.map(\.name))
+      } else {
+        words.append("[\(option.synopsis)]")
+        shown.insert(option.name)
+      }
+    }
+    return words
+  }
+
+  /// The usage line after `news NAME` on one line, e.g. `FILE [--mapping NAME|PATH] [--json]`.
+  var usage: String { usageWords.joined(separator: " ") }
+
+  /// `Usage: news NAME …`, as help and usage errors print it: wrapped before 117 columns between words, the
+  /// continuation lines indented under the first word.
+  var usageLine: String {
+    let head = "Usage: news \(name)"
+    let indent = String(repeating: " ", count: head.count + 1)
+    var lines = [head]
+    for word in usageWords {
+      let last = lines[lines.count - 1]
+      if last.count + 1 + word.count > 116, last != head {
+        lines.append(indent + word)
+      } else {
+        lines[lines.count - 1] = last + " " + word
+      }
+    }
+    return lines.joined(separator: "\n")
+  }
 
   var helpText: String {
-    var text = "\(summary)\n\nUsage: news \(name) \(usage)\n"
+    var text = "\(summary)\n\n\(usageLine)\n"
     if !positionals.isEmpty {
       text += "\nArguments:\n"
       for positional in positionals { text += "  " + pad(positional.name, 22) + positional.help + "\n" }
     }
     text += "\nOptions:\n"
-    for option in allOptions + [OptionSpec(name: "help", help: "Show this help.")] {
-      let left = "--\(option.name)" + (option.valueName.map { " \($0)" } ?? "")
-      text += "  " + pad(left, 22) + option.help + "\n"
-    }
+    for option in allOptions + [SharedOption.help] { text += "  " + pad(option.synopsis, 22) + option.help + "\n" }
     if !details.isEmpty { text += "\n" + details + "\n" }
     return text
   }
+
+  /// A usage error of this command: the message, a hint pointing to its help; the usage line follows it on
+  /// standard error (``NewsCommandLine``).
+  func usageError(_ message: String) -> CommandFailure {
+    var failure = CommandFailure(.usage, message, hint: "see 'news \(name) --help'")
+    failure.usage = usageLine
+    return failure
+  }
 }
 
-/// The parsed command line of one command.
-struct ParsedArguments: Sendable {
-  var values: [String: String] = [:]
-  var flags: Set<String> = []
+/// What the parser reads for every command, whichever options it declares: the shared options (``SharedOption``).
+/// A command that does not declare `--db` or `--config` never has them set (giving one is a usage error).
+struct CommonArguments: Sendable {
+  /// `--db PATH` as typed.
+  var databasePath: String?
+  /// `--config PATH` as typed.
+  var configurationPath: String?
+  /// `--color WHEN` as typed.
+  var color: String?
+  /// `--verbose`.
+  var verbose = false
+
+  /// `--color WHEN` (`auto` when absent).
+  func colorChoice() throws(CommandFailure) -> Console.ColorChoice {
+    guard let text = color else { return .auto }
+    guard let choice = Console.ColorChoice(rawValue: text) else {
+      throw CommandFailure(.usage, "--color must be auto, always or never, got \"\(text)\"")
+    }
+    return choice
+  }
+}
+
+/// The parsed command line of one command, read through the command's own ``CommandOption`` cases: a command can
+/// read only the options it declares (the compiler checks it), and the help lists every one it declares.
+struct ParsedArguments<Option: CommandOption>: Sendable {
+  var common = CommonArguments()
+  var values: [Option: String] = [:]
+  var flags: Set<Option> = []
   var positionals: [String] = []
   var wantsHelp = false
+  /// The command's usage line, printed after an error about a value (``badValue(_:hint:)``).
+  var usageLine: String?
 
-  func value(_ name: String) -> String? { values[name] }
-  func flag(_ name: String) -> Bool { flags.contains(name) }
+  init(common: CommonArguments = CommonArguments(), usageLine: String? = nil) {
+    self.common = common
+    self.usageLine = usageLine
+  }
+
+  /// A usage error about an option's value (or a positional's): the message names the option and the value; the
+  /// command's usage line follows it.
+  func badValue(_ message: String, hint: String? = nil) -> CommandFailure {
+    var failure = CommandFailure(.usage, message, hint: hint)
+    failure.usage = usageLine
+    return failure
+  }
+
+  /// `--color WHEN` (`auto` when absent).
+  func colorChoice() throws(CommandFailure) -> Console.ColorChoice {
+    do {
+      return try common.colorChoice()
+    } catch {
+      throw badValue(error.message, hint: error.hint)
+    }
+  }
+
+  func value(_ option: Option) -> String? { values[option] }
+  func flag(_ option: Option) -> Bool { flags.contains(option) }
+  /// `--verbose`.
+  var verbose: Bool { common.verbose }
 
   /// The value of an option that must be a whole number ≥ `minimum`, or `nil` when absent.
-  func integer(_ name: String, minimum: Int) throws(CommandFailure) -> Int? {
-    guard let text = values[name] else { return nil }
+  func integer(_ option: Option, minimum: Int) throws(CommandFailure) -> Int? {
+    guard let text = values[option] else { return nil }
     guard let number = Int(text), number >= minimum else {
-      throw CommandFailure(.usage, "--\(name) needs a whole number ≥ \(minimum), got \"\(text)\"")
+      throw badValue("--\(option.spec.name) needs a whole number ≥ \(minimum), got \"\(text)\"")
     }
     return number
   }
@@ -80,40 +195,33 @@ struct ParsedArguments: Sendable {
   ///
   /// 0 is refused rather than read as "no limit": a request without a time limit could hang for ever, and the
   /// cache is served when the limit passes. A day is more than any request deserves; beyond it, timers overflow.
-  func seconds(_ name: String) throws(CommandFailure) -> Double? {
-    guard let text = values[name] else { return nil }
+  func seconds(_ option: Option) throws(CommandFailure) -> Double? {
+    let name = option.spec.name
+    guard let text = values[option] else { return nil }
     guard let number = Double(text), number.isFinite else {
-      throw CommandFailure(
-        .usage, "--\(name) needs a number of seconds, got \"\(text)\"", hint: "e.g. --\(name) 10 or --\(name) 2.5")
+      throw badValue("--\(name) needs a number of seconds, got \"\(text)\"", hint: "e.g. --\(name) 10 or --\(name) 2.5")
     }
     guard number > 0 else {
-      throw CommandFailure(
-        .usage, "--\(name) \(text): the time limit must be more than 0 seconds (at most 86400, a day)",
+      throw badValue(
+        "--\(name) \(text): the time limit must be more than 0 seconds (at most 86400, a day)",
         hint: "there is no 'no limit': a request without one could hang for ever; give e.g. --\(name) 30")
     }
     guard number <= 86_400 else {
-      throw CommandFailure(
-        .usage, "--\(name) \(text): the time limit is at most 86400 seconds (a day)", hint: "e.g. --\(name) 60")
+      throw badValue("--\(name) \(text): the time limit is at most 86400 seconds (a day)", hint: "e.g. --\(name) 60")
     }
     return number
-  }
-
-  /// `--color WHEN` (`auto` when absent).
-  func colorChoice() throws(CommandFailure) -> Console.ColorChoice {
-    guard let text = values["color"] else { return .auto }
-    guard let choice = Console.ColorChoice(rawValue: text) else {
-      throw CommandFailure(.usage, "--color must be auto, always or never, got \"\(text)\"")
-    }
-    return choice
   }
 }
 
 /// A small, strict parser for GNU-style long options: `--name value`, `--name=value`, flags, `--` to end options,
-/// `-h`/`--help` anywhere. Unknown options, missing values and surplus arguments are usage errors naming the
-/// offending word.
+/// `-h`/`--help` anywhere. Unknown options, missing values, values on flags and surplus arguments are usage errors
+/// naming the offending word and the command, followed by the command's usage line. Synchronous and pure: nothing is
+/// read but the words.
 enum ArgumentParser {
-  static func parse(_ arguments: [String], for spec: CommandSpec) throws(CommandFailure) -> ParsedArguments {
-    var parsed = ParsedArguments()
+  static func parse<Option>(_ arguments: [String], for spec: CommandSpec) throws(CommandFailure)
+    -> ParsedArguments<Option>
+  {
+    var parsed = ParsedArguments<Option>(usageLine: spec.usageLine)
     var index = 0
     var optionsEnded = false
     while index < arguments.count {
@@ -131,10 +239,7 @@ enum ArgumentParser {
         parsed.wantsHelp = true
         continue
       }
-      guard word.hasPrefix("--") else {
-        throw CommandFailure(
-          .usage, "unknown option \(word) for 'news \(spec.name)'", hint: "see 'news \(spec.name) --help'")
-      }
+      guard word.hasPrefix("--") else { throw spec.usageError("unknown option \(word) for 'news \(spec.name)'") }
       var name = String(word.dropFirst(2))
       var inlineValue: String?
       if let equals = name.firstIndex(of: "=") {
@@ -142,8 +247,7 @@ enum ArgumentParser {
         name = String(name[..<equals])
       }
       guard let option = spec.allOptions.first(where: { $0.name == name }) else {
-        throw CommandFailure(
-          .usage, "unknown option --\(name) for 'news \(spec.name)'", hint: "see 'news \(spec.name) --help'")
+        throw spec.usageError("unknown option --\(name) for 'news \(spec.name)'")
       }
       if let valueName = option.valueName {
         let value: String
@@ -153,21 +257,36 @@ enum ArgumentParser {
           value = arguments[index]
           index += 1
         } else {
-          throw CommandFailure(.usage, "--\(name) needs a value (\(valueName))", hint: "see 'news \(spec.name) --help'")
+          throw spec.usageError("--\(name) needs a value (\(valueName)) for 'news \(spec.name)'")
         }
-        parsed.values[name] = value
+        parsed.set(option, value)
       } else {
-        guard inlineValue == nil else { throw CommandFailure(.usage, "--\(name) takes no value") }
-        parsed.flags.insert(name)
+        guard inlineValue == nil else { throw spec.usageError("--\(name) takes no value in 'news \(spec.name)'") }
+        parsed.set(option, nil)
       }
     }
     if parsed.wantsHelp { return parsed }
     if parsed.positionals.count > spec.positionals.count {
       let extra = parsed.positionals[spec.positionals.count]
-      throw CommandFailure(
-        .usage, "unexpected argument \"\(extra)\" for 'news \(spec.name)'", hint: "see 'news \(spec.name) --help'")
+      throw spec.usageError("unexpected argument \"\(extra)\" for 'news \(spec.name)'")
     }
     return parsed
+  }
+}
+
+extension ParsedArguments {
+  /// Records `option` (a flag when `value` is `nil`): a shared option into ``common``, else the command's own case.
+  fileprivate mutating func set(_ option: OptionSpec, _ value: String?) {
+    switch option.name {
+    case SharedOption.database.name: common.databasePath = value
+    case SharedOption.configuration.name: common.configurationPath = value
+    case SharedOption.color.name: common.color = value
+    case SharedOption.verbose.name: common.verbose = true
+    default: break
+    }
+    // The shared options a command declares are also its own cases (`--json` above all).
+    guard let own = Option.allCases.first(where: { $0.spec.name == option.name }) else { return }
+    if let value { values[own] = value } else { flags.insert(own) }
   }
 }
 

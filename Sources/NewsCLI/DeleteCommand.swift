@@ -2,35 +2,42 @@ import Foundation
 import OfflineNews
 
 /// `news delete`: batch delete of cached articles.
-struct DeleteCommand {
-  static let spec = CommandSpec(
-    name: "delete",
-    summary: "Delete cached articles: all of them, or those published before a date.",
-    usage: "--all | --before DATE [--include-bookmarked] [--db PATH] [--config PATH] [--json]",
-    options: [
-      OptionSpec(name: "all", help: "Delete every cached article."),
-      OptionSpec(
-        name: "before", valueName: "DATE",
-        help: "Delete articles published before DATE (RFC 3339: 2024-05-01 or 2024-05-01T12:00:00Z)."),
-      OptionSpec(name: "include-bookmarked", help: "With --before: delete bookmarked articles too (kept by default)."),
-      .database,
-      .configuration,
-      OptionSpec(name: "json", help: "Print JSON: {deleted}."),
-    ],
-    details: """
-      A date without a time means midnight UTC; a time needs an offset (Z or ±HH:MM). --before keeps bookmarked
-      articles, as eviction does, unless --include-bookmarked; --all deletes everything.
-      """)
+struct DeleteCommand: NewsCommand {
+  static let name = "delete"
+  static let summary = "Delete cached articles: all of them, or those published before a date."
+  static let groups: [(options: [Option], required: Bool)] = [([.all, .before], true)]
+  static let details = """
+    A date without a time means midnight UTC; a time needs an offset (Z or ±HH:MM). --before keeps bookmarked
+    articles, as eviction does, unless --include-bookmarked; --all deletes everything.
+    """
+
+  enum Option: CommandOption {
+    case all, before, includeBookmarked, db, config, json
+    var spec: OptionSpec {
+      switch self {
+      case .all: OptionSpec(name: "all", help: "Delete every cached article.")
+      case .before:
+        OptionSpec(
+          name: "before", valueName: "DATE",
+          help: "Delete articles published before DATE (RFC 3339: 2024-05-01 or 2024-05-01T12:00:00Z).")
+      case .includeBookmarked:
+        OptionSpec(name: "include-bookmarked", help: "With --before: delete bookmarked articles too (kept by default).")
+      case .db: SharedOption.database
+      case .config: SharedOption.configuration
+      case .json: SharedOption.json("{deleted}")
+      }
+    }
+  }
 
   struct Report: Encodable { var deleted: Int }
 
   var context: CommandContext
-  var arguments: ParsedArguments
+  var arguments: ParsedArguments<Option>
 
-  func run() async throws(CommandFailure) -> ExitCode {
-    let all = arguments.flag("all")
-    let before = arguments.value("before")
-    if arguments.flag("include-bookmarked"), before == nil {
+  func run() async throws -> ExitCode {
+    let all = arguments.flag(.all)
+    let before = arguments.value(.before)
+    if arguments.flag(.includeBookmarked), before == nil {
       throw CommandFailure(.usage, "--include-bookmarked goes with --before DATE (--all deletes everything)")
     }
     guard all != (before != nil) else {
@@ -40,28 +47,24 @@ struct DeleteCommand {
     var cutoff: Timestamp?
     if let before {
       guard let timestamp = commandLineTimestamp(before) else {
-        throw CommandFailure(
-          .usage, "--before \"\(before)\" is not an RFC 3339 date", hint: "e.g. 2024-05-01 or 2024-05-01T12:00:00Z")
+        throw arguments.badValue(
+          "--before \"\(before)\" is not an RFC 3339 date", hint: "e.g. 2024-05-01 or 2024-05-01T12:00:00Z")
       }
       cutoff = timestamp
     }
-    let repository = try context.makeRepository(arguments)
+    let repository = try context.makeRepository(arguments.common)
     let deleted: Int
-    do {
-      if let cutoff {
-        deleted = try await repository.delete(
-          publishedBefore: cutoff.date, keepingBookmarks: !arguments.flag("include-bookmarked"))
-      } else {
-        deleted = try await repository.deleteAll()
-      }
-    } catch {
-      throw context.failure(error)
+    if let cutoff {
+      deleted = try await repository.delete(
+        publishedBefore: cutoff.date, keepingBookmarks: !arguments.flag(.includeBookmarked))
+    } else {
+      deleted = try await repository.deleteAll()
     }
-    if arguments.flag("json") {
+    if arguments.flag(.json) {
       context.console.out(OutputFormat.json(Report(deleted: deleted)))
     } else {
       var scope = cutoff.map { " published before \($0.rfc3339String)" } ?? ""
-      if cutoff != nil, !arguments.flag("include-bookmarked") { scope += " (bookmarked ones kept)" }
+      if cutoff != nil, !arguments.flag(.includeBookmarked) { scope += " (bookmarked ones kept)" }
       context.console.printLines("deleted \(deleted) article\(deleted == 1 ? "" : "s")\(scope)\n")
     }
     return .success

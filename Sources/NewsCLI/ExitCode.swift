@@ -1,3 +1,5 @@
+import OfflineNews
+
 /// The exit statuses of `news`, from BSD's `sysexits.h` where one fits.
 public enum ExitCode: Int32, Sendable {
   /// Articles were served (from the network or the cache), or the command did what it was asked.
@@ -19,15 +21,66 @@ public enum ExitCode: Int32, Sendable {
   case config = 78
 }
 
+extension ExitCode {
+  /// The exit status of a sync that stopped with a failure of `kind`: 74 storage; 65 a page that is not one or
+  /// cannot be imported with the mapping; 69 the network or the server failed.
+  init(_ kind: SyncError.Kind) {
+    switch kind {
+    case .storage: self = .storage
+    case .invalidPage, .importFailed: self = .badInput
+    case .network, .server: self = .unavailable
+    }
+  }
+
+}
+
 /// An error that ends a command with a message on stderr and an exit status.
 struct CommandFailure: Error {
   var code: ExitCode
   var message: String
   var hint: String?
+  /// The command's usage line, printed after a usage error of its command line (``CommandSpec/usageError(_:)``).
+  var usage: String?
 
   init(_ code: ExitCode, _ message: String, hint: String? = nil) {
     self.code = code
     self.message = message
     self.hint = hint
+  }
+
+  /// The failure for an error a command met: the one place where errors become exit statuses, by their type.
+  ///
+  /// | error | status |
+  /// |---|---|
+  /// | ``CommandFailure`` | its own |
+  /// | `NewsRepositoryError.networkFailedAndCacheEmpty`, `.networkFailed` | 69 `unavailable`, naming the input (a
+  ///   file's path, or the URL without its API key) with a hint that fits the cause (``FailureHint``) |
+  /// | `NewsRepositoryError.storage`, `StorageError` | 74 `storage`, naming the database file and the cause |
+  /// | any other error (storage calls that throw untyped errors) | 74 `storage` |
+  ///
+  /// - Parameter currentDirectory: the folder relative paths were resolved against, named in hints about files.
+  init(_ error: any Error, currentDirectory: String) {
+    switch error {
+    case let failure as CommandFailure:
+      self = failure
+    case let error as NewsRepositoryError:
+      switch error {
+      case .networkFailedAndCacheEmpty(let query, let network):
+        self.init(
+          .unavailable, "\(FailureHint.name(query)): \(network); nothing is cached for it",
+          hint: FailureHint.reading(query, network, currentDirectory: currentDirectory))
+      case .networkFailed(let query, let network):
+        let hint = FailureHint.reading(query, network, currentDirectory: currentDirectory)
+        self.init(
+          .unavailable, "\(FailureHint.name(query)): \(network)",
+          hint: [hint, "without --policy network-only, the cache is served"].compactMap { $0 }.joined(separator: "; "))
+      case .storage(let storageError, _):
+        self.init(.storage, storageError.description)
+      }
+    case let error as StorageError:
+      self.init(.storage, error.description)
+    default:
+      self.init(.storage, "\(error)")
+    }
   }
 }

@@ -3,27 +3,35 @@ import OfflineNewsHTML
 
 /// `news extract FILE.html [--url URL] [--json]`: the readable article of a saved web page, as a reader view shows
 /// it. Reads only the file: no database, no configuration, no network.
-struct ExtractCommand {
-  static let spec = CommandSpec(
-    name: "extract",
-    summary: "Show the readable article of a saved web page: title, byline, metadata and text.",
-    usage: "FILE.html [--url URL] [--json]",
-    positionals: [("FILE.html", "A web page as saved from the network (its <meta> charset is read; UTF-8 else).")],
-    options: [
-      OptionSpec(
-        name: "url", valueName: "URL",
-        help: "The page's address: relative links and images become absolute against it (after <base>)."),
-      OptionSpec(
-        name: "json",
-        help: "Print JSON: {title, byline, publishedTime, siteName, excerpt, lang, dir, content, text}."),
-    ],
-    details: """
-      Finds the article as Firefox's reader view does (Mozilla Readability's algorithm), and prints its title,
-      byline, publication time, site name, excerpt, language and direction, then its text, wrapped to the terminal.
-      With --json, content is the article's cleaned HTML and text its plain text; absent values are null.
-      Reads only the file: no database, no configuration, no network.
-      Exit status: 0 shown, 64 usage error, 65 not a page with an article, 66 no such file.
-      """)
+struct ExtractCommand: NewsCommand {
+  static let name = "extract"
+  static let summary = "Show the readable article of a saved web page: title, byline, metadata and text."
+  static let positionals = [
+    PositionalSpec(
+      name: "FILE.html", help: "A web page as saved from the network (its <meta> charset is read; UTF-8 else).")
+  ]
+  static let details = """
+    Finds the article as Firefox's reader view does (Mozilla Readability's algorithm), and prints its title,
+    byline, publication time, site name, excerpt, language and direction, then its text, wrapped to the terminal.
+    With --json, content is the article's cleaned HTML and text its plain text; absent values are null.
+    Reads only the file: no database, no configuration, no network.
+    Exit status: 0 shown, 64 usage error, 65 not a page with an article, 66 no such file.
+    """
+  /// Reads only its file: no configuration to load.
+  static let configurationUse = ConfigurationUse.none
+
+  enum Option: CommandOption {
+    case url, json
+    var spec: OptionSpec {
+      switch self {
+      case .url:
+        OptionSpec(
+          name: "url", valueName: "URL",
+          help: "The page's address: relative links and images become absolute against it (after <base>).")
+      case .json: SharedOption.json("{title, byline, publishedTime, siteName, excerpt, lang, dir, content, text}")
+      }
+    }
+  }
 
   /// The `--json` document: every key present, absent values `null`.
   struct Document: Encodable {
@@ -47,26 +55,26 @@ struct ExtractCommand {
     }
   }
 
-  var console: Console
-  var currentDirectory: String
-  var arguments: ParsedArguments
+  var context: CommandContext
+  var arguments: ParsedArguments<Option>
 
-  func run() throws(CommandFailure) -> ExitCode {
+  func run() throws -> ExitCode {
+    let console = context.console
     guard let typed = arguments.positionals.first, !typed.isEmpty else {
       throw CommandFailure(.usage, "which page? usage: news extract FILE.html [--url URL]")
     }
     var pageURL: URL?
-    if let text = arguments.value("url") {
+    if let text = arguments.value(.url) {
       guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
         ["http", "https", "file"].contains(scheme), scheme == "file" || url.host != nil
       else {
-        throw CommandFailure(
-          .usage, "--url needs an absolute http(s) or file URL, got \"\(text)\"",
+        throw arguments.badValue(
+          "--url needs an absolute http(s) or file URL, got \"\(text)\"",
           hint: "for example --url https://example.com/2024/05/story.html")
       }
       pageURL = url
     }
-    let path = absolute(expandingTilde(typed), relativeTo: currentDirectory)
+    let path = absolute(expandingTilde(typed), relativeTo: context.currentDirectory)
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
       throw CommandFailure(.noInput, "no such file: \(path)")
@@ -94,7 +102,7 @@ struct ExtractCommand {
         .badInput, "\(path): no readable article (the page has no <body>, or no text in it)",
         hint: "is it an HTML page? 'file \(typed)' tells what it is")
     }
-    if arguments.flag("json") {
+    if arguments.flag(.json) {
       console.out(OutputFormat.json(Document(article: article)))
     } else {
       console.out(Self.render(article, width: OutputFormat.readingWidth(console.width), color: console.color))

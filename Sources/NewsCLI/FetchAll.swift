@@ -13,7 +13,7 @@ import OfflineNews
 /// meanwhile (not with `--quiet` or `--json`).
 struct FetchAll {
   var context: CommandContext
-  var arguments: ParsedArguments
+  var arguments: ParsedArguments<FetchCommand.Option>
 
   /// Requests in flight at once, in all.
   static let totalLimit = 4
@@ -39,12 +39,12 @@ struct FetchAll {
     }
   }
 
-  func run() async throws(CommandFailure) -> ExitCode {
+  func run() async throws -> ExitCode {
     let configuration = context.configuration
     let policyOption = try FetchCommand.policy(arguments)
     let maxAgeOption = try FetchCommand.maxAge(arguments)
-    let timeout = try arguments.seconds("timeout")
-    if arguments.value("url") != nil || arguments.value("source") != nil {
+    let timeout = try arguments.seconds(.timeout)
+    if arguments.value(.url) != nil || arguments.value(.source) != nil {
       throw CommandFailure(.usage, "--all refreshes every source: give --all, or --url / --source")
     }
     var queries: [(name: String, query: NewsQuery, policy: CachePolicy, maxAge: TimeInterval?)] = []
@@ -71,7 +71,7 @@ struct FetchAll {
     }
     queries.sort { $0.name < $1.name }
     let now = context.now
-    let composed = try context.makeRepository(arguments, timeout: timeout, retrying: true)
+    let composed = try context.makeRepository(arguments.common, timeout: timeout, retrying: true)
     // One origin found unreachable is not asked again in this run (``UnreachableOrigins``).
     let repository = NewsRepository(
       storage: composed.storage, network: UnreachableOrigins(composed.network), clock: { Timestamp(now()) },
@@ -80,7 +80,7 @@ struct FetchAll {
     var outcomes: [Outcome] = []
     let progress = ProgressReporter(
       "refreshing", total: queries.count + parseSources.count, unit: "sources", console: context.console,
-      quiet: arguments.flag("quiet") || arguments.flag("json"))
+      quiet: arguments.flag(.quiet) || arguments.flag(.json))
     await withTaskGroup(of: Outcome.self) { group in
       for item in queries {
         group.addTask {
@@ -108,7 +108,7 @@ struct FetchAll {
     print(outcomes)
     // The whole text of the articles of the sources that ask for it (or of every source, with --full-text).
     let wantsFullText = { (name: String) in
-      arguments.flag("full-text") || configuration.sources[name]?.labels.fullText == true
+      arguments.flag(.fullText) || configuration.sources[name]?.labels.fullText == true
         || configuration.syncSources[name]?.labels.fullText == true
     }
     for item in queries where wantsFullText(item.name) {
@@ -122,24 +122,18 @@ struct FetchAll {
   }
 
   /// `news fetch --source NAME` of a Parse source: its sync, then its cached articles as the offline fallback does.
-  func runOne(_ source: Configuration.SyncSource) async throws(CommandFailure) -> ExitCode {
-    let repository = try context.makeRepository(arguments)
+  func runOne(_ source: Configuration.SyncSource) async throws -> ExitCode {
+    let repository = try context.makeRepository(arguments.common)
     let outcome = try await syncParse(source, repository: repository)
     let query = Self.parseQuery(source.name)
-    let result: NewsResult
-    do {
-      var cached = try await repository.cachedArticles(for: query)
-      if outcome.status == "failed" {
-        cached.networkError = .transport(.other, detail: outcome.error ?? "the sync failed")
-      } else {
-        cached.origin = .network
-      }
-      result = cached
-    } catch {
-      throw context.failure(error)
+    var result = try await repository.cachedArticles(for: query)
+    if outcome.status == "failed" {
+      result.networkError = .transport(.other, detail: outcome.error ?? "the sync failed")
+    } else {
+      result.origin = .network
     }
     let console = context.console
-    if arguments.flag("json") {
+    if arguments.flag(.json) {
       console.out(OutputFormat.json(FetchCommand.Document(result: result, limit: nil)))
     } else {
       let now = context.now()
@@ -156,10 +150,13 @@ struct FetchAll {
     return NewsQuery(url: URL(string: key) ?? URL(fileURLWithPath: "/"), source: name)
   }
 
-  private func syncParse(_ source: Configuration.SyncSource, repository: NewsRepository) async throws(CommandFailure)
+  private func syncParse(_ source: Configuration.SyncSource, repository: NewsRepository) async throws
     -> Outcome
   {
-    let reports = try await SyncCommand(context: context, arguments: arguments).sync([source], quiet: true)
+    // `news fetch` syncs as `news sync` does with the fetch's --timeout, --db and --verbose: an incremental sync.
+    var syncArguments = ParsedArguments<SyncCommand.Option>(common: arguments.common, usageLine: arguments.usageLine)
+    syncArguments.values[.timeout] = arguments.value(.timeout)
+    let reports = try await SyncCommand(context: context, arguments: syncArguments).sync([source], quiet: true)
     let classes = reports.flatMap(\.classes)
     var outcome = Outcome(source: source.name, kind: "parse", status: "new")
     for part in classes {
@@ -217,7 +214,7 @@ struct FetchAll {
 
   private func print(_ outcomes: [Outcome]) {
     let console = context.console
-    if arguments.flag("json") {
+    if arguments.flag(.json) {
       console.out(OutputFormat.json(["sources": outcomes]))
       return
     }

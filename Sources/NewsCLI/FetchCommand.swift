@@ -3,65 +3,73 @@ import OfflineNews
 
 /// `news fetch`: a read of a source through the repository, by a cache policy (network-first by default), saved to
 /// the cache; the cache when the network fails.
-struct FetchCommand {
-  static let spec = CommandSpec(
-    name: "fetch",
-    summary: "Fetch articles (network first; the cache when the network fails) and save them.",
-    usage: """
-      [--url URL | --source NAME | --all] [--policy POLICY] [--max-age SECONDS] [--db PATH] [--config PATH] [--limit N] \
-      [--timeout SECONDS] [--json] [--quiet]
-      """,
-    options: [
-      OptionSpec(name: "url", valueName: "URL", help: "A NewsAPI v2 URL, or a file (path or file: URL) to read."),
-      OptionSpec(
-        name: "source", valueName: "NAME",
-        help: "A source named in the configuration: NewsAPI, file, feed (any format) or Parse."),
-      OptionSpec(name: "all", help: "Refresh every configured source, concurrently (4 at once, 2 per host)."),
-      OptionSpec(
-        name: "full-text",
-        help:
-          "Then fetch each article's page for its whole text and its images (images/ beside the database), to read "
-          + "offline (a source's \"fullText\": true)."),
-      OptionSpec(
-        name: "policy", valueName: "POLICY",
-        help: "network-first (default), cache-first, network-only or cache-only."),
-      OptionSpec(
-        name: "max-age", valueName: "SECONDS",
-        help: "Rows younger than this are fresh (default: the source's maxAge, else the stored one)."),
-      .database,
-      .configuration,
-      OptionSpec(name: "limit", valueName: "N", help: "Show at most N articles (all are saved)."),
-      OptionSpec(
-        name: "timeout", valueName: "SECONDS", help: "Time allowed per attempt (default: the configuration's, 5)."),
-      OptionSpec(name: "json", help: "Print JSON: {origin, fetchedAt, ageSeconds, stale, networkError, articles}."),
-      OptionSpec(name: "quiet", help: "With --all: no progress line on a terminal."),
-    ],
-    details: """
-      Without --url or --source, fetches the configuration's default source; a source's "policy" and "maxAge"
-      apply unless --policy or --max-age is given. The NewsAPI key is read from NEWSAPI_KEY (or the
-      configuration's apiKey) and sent in the X-Api-Key header.
-      Policies: network-first asks the network and serves the cache if it fails; cache-first serves fresh cached
-      rows without asking, else acts as network-first; network-only fails rather than serve the cache; cache-only
-      never asks the network.
-      Time: connection failures, 5xx and 429 are retried (up to 3 attempts, honouring Retry-After) as long as they
-      can finish within twice the timeout; cached rows are served at the latest 0.5 s after that.
-      Exit status: 0 articles served (from the network or the cache; cache-only also when nothing is cached),
-      69 network failed and nothing cached (or network-only failed), 74 storage error.
-      """)
+struct FetchCommand: NewsCommand {
+  static let name = "fetch"
+  static let summary = "Fetch articles (network first; the cache when the network fails) and save them."
+  static let groups: [(options: [Option], required: Bool)] = [([.url, .source, .all], false)]
+  static let details = """
+    Without --url or --source, fetches the configuration's default source; a source's "policy" and "maxAge"
+    apply unless --policy or --max-age is given. The NewsAPI key is read from NEWSAPI_KEY (or the
+    configuration's apiKey) and sent in the X-Api-Key header.
+    Policies: network-first asks the network and serves the cache if it fails; cache-first serves fresh cached
+    rows without asking, else acts as network-first; network-only fails rather than serve the cache; cache-only
+    never asks the network.
+    Time: connection failures, 5xx and 429 are retried (up to 3 attempts, honouring Retry-After) as long as they
+    can finish within twice the timeout; cached rows are served at the latest 0.5 s after that.
+    Exit status: 0 articles served (from the network or the cache; cache-only also when nothing is cached),
+    69 network failed and nothing cached (or network-only failed), 74 storage error.
+    """
+
+  enum Option: CommandOption {
+    case url, source, all, fullText, policy, maxAge, db, config, limit, timeout, json, quiet
+    var spec: OptionSpec {
+      switch self {
+      case .url:
+        OptionSpec(name: "url", valueName: "URL", help: "A NewsAPI v2 URL, or a file (path or file: URL) to read.")
+      case .source:
+        OptionSpec(
+          name: "source", valueName: "NAME",
+          help: "A source named in the configuration: NewsAPI, file, feed (any format) or Parse.")
+      case .all: OptionSpec(name: "all", help: "Refresh every configured source, concurrently (4 at once, 2 per host).")
+      case .fullText:
+        OptionSpec(
+          name: "full-text",
+          help:
+            "Then fetch each article's page for its whole text and its images (images/ beside the database), "
+            + "to read offline (a source's \"fullText\": true).")
+      case .policy:
+        OptionSpec(
+          name: "policy", valueName: "POLICY", help: "network-first (default), cache-first, network-only or cache-only."
+        )
+      case .maxAge:
+        OptionSpec(
+          name: "max-age", valueName: "SECONDS",
+          help: "Rows younger than this are fresh (default: the source's maxAge, else the stored one).")
+      case .db: SharedOption.database
+      case .config: SharedOption.configuration
+      case .limit: OptionSpec(name: "limit", valueName: "N", help: "Show at most N articles (all are saved).")
+      case .timeout:
+        OptionSpec(
+          name: "timeout", valueName: "SECONDS", help: "Time allowed per attempt (default: the configuration's, 5).")
+      case .json: SharedOption.json("{origin, fetchedAt, ageSeconds, stale, networkError, articles}")
+      case .quiet: OptionSpec(name: "quiet", help: "With --all: no progress line on a terminal.")
+      }
+    }
+  }
 
   var context: CommandContext
-  var arguments: ParsedArguments
+  var arguments: ParsedArguments<Option>
 
-  func run() async throws(CommandFailure) -> ExitCode {
-    if arguments.flag("all") { return try await FetchAll(context: context, arguments: arguments).run() }
-    if let name = arguments.value("source"), arguments.value("url") == nil,
+  func run() async throws -> ExitCode {
+    if arguments.flag(.all) { return try await FetchAll(context: context, arguments: arguments).run() }
+    if let name = arguments.value(.source), arguments.value(.url) == nil,
       context.configuration.sources[name] == nil, let sync = context.configuration.syncSources[name],
       case .parse = sync.kind
     {
       return try await FetchAll(context: context, arguments: arguments).runOne(sync)
     }
-    let limit = try arguments.integer("limit", minimum: 0)
-    let timeout = try arguments.seconds("timeout")
+    let limit = try arguments.integer(.limit, minimum: 0)
+    let timeout = try arguments.seconds(.timeout)
     let maxAgeOption = try Self.maxAge(arguments)
     let policyOption = try Self.policy(arguments)
     let (query, sourceName, source) = try resolveQuery()
@@ -69,16 +77,12 @@ struct FetchCommand {
     let maxAge = maxAgeOption ?? source?.maxAge
     let repository = try makeRepository(timeout: timeout)
     let result: NewsResult
-    do {
-      result = try await repository.articles(for: query, policy: policy, maxAge: maxAge)
-    } catch {
-      throw context.failure(error)
-    }
+    result = try await repository.articles(for: query, policy: policy, maxAge: maxAge)
     let console = context.console
-    if arguments.flag("full-text") || source?.labels.fullText == true, result.origin == .network {
+    if arguments.flag(.fullText) || source?.labels.fullText == true, result.origin == .network {
       await context.fetchFullText(result.articles, repository, timeout: timeout)
     }
-    if arguments.flag("json") {
+    if arguments.flag(.json) {
       console.out(OutputFormat.json(Document(result: result, limit: limit)))
       return .success
     }
@@ -93,7 +97,7 @@ struct FetchCommand {
     let shown = result.articles.prefix(limit ?? .max)
     let handles = await context.shortHandles(shown, repository)
     console.printLines(OutputFormat.lines(shown, handles: handles, now: now, console: console))
-    context.reportIssues(result.issues, arguments)
+    context.reportIssues(result.issues, arguments.common)
     return .success
   }
 
@@ -101,24 +105,24 @@ struct FetchCommand {
   /// per-attempt timeout), with a deadline of twice the timeout plus 0.5 s for serving cached rows (a bound that
   /// holds even if the network overruns its own).
   private func makeRepository(timeout: Double?) throws(CommandFailure) -> NewsRepository {
-    try context.makeRepository(arguments, timeout: timeout, retrying: true)
+    try context.makeRepository(arguments.common, timeout: timeout, retrying: true)
   }
 
   /// `--max-age SECONDS` (≥ 0), or `nil`.
-  static func maxAge(_ arguments: ParsedArguments) throws(CommandFailure) -> TimeInterval? {
-    guard let text = arguments.value("max-age") else { return nil }
+  static func maxAge(_ arguments: ParsedArguments<Option>) throws(CommandFailure) -> TimeInterval? {
+    guard let text = arguments.value(.maxAge) else { return nil }
     guard let seconds = Double(text), seconds >= 0, seconds.isFinite else {
-      throw CommandFailure(.usage, "--max-age needs a number of seconds ≥ 0, got \"\(text)\"")
+      throw arguments.badValue("--max-age needs a number of seconds ≥ 0, got \"\(text)\"")
     }
     return seconds
   }
 
   /// `--policy NAME`, or `nil`.
-  static func policy(_ arguments: ParsedArguments) throws(CommandFailure) -> CachePolicy? {
-    guard let name = arguments.value("policy") else { return nil }
+  static func policy(_ arguments: ParsedArguments<Option>) throws(CommandFailure) -> CachePolicy? {
+    guard let name = arguments.value(.policy) else { return nil }
     guard let policy = CachePolicy(commandLineName: name) else {
-      throw CommandFailure(
-        .usage, "--policy must be one of \(CachePolicy.commandLineNames.joined(separator: ", ")), got \"\(name)\"")
+      throw arguments.badValue(
+        "--policy must be one of \(CachePolicy.commandLineNames.joined(separator: ", ")), got \"\(name)\"")
     }
     return policy
   }
@@ -170,14 +174,14 @@ struct FetchCommand {
   /// The query to fetch, a name for it, and its configured source: `--url`, else `--source`, else the default
   /// source.
   private func resolveQuery() throws(CommandFailure) -> (NewsQuery, String, Configuration.Source?) {
-    if arguments.value("url") != nil, arguments.value("source") != nil {
+    if arguments.value(.url) != nil, arguments.value(.source) != nil {
       throw CommandFailure(.usage, "give --url or --source, not both")
     }
-    if let text = arguments.value("url") {
-      guard !text.isEmpty else { throw CommandFailure(.usage, "--url needs a URL or a file path") }
+    if let text = arguments.value(.url) {
+      guard !text.isEmpty else { throw arguments.badValue("--url needs a URL or a file path") }
       if let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme.count > 1 {
         guard ["http", "https", "file"].contains(scheme) else {
-          throw CommandFailure(.usage, "--url \(NewsQuery.redacting(url)): use an http(s) URL or a file")
+          throw arguments.badValue("--url \(NewsQuery.redacting(url)): use an http(s) URL or a file")
         }
         let query = NewsQuery(url: url)
         return (query, query.cacheKey, nil)
@@ -186,7 +190,7 @@ struct FetchCommand {
       return (NewsQuery(url: URL(fileURLWithPath: path)), path, nil)
     }
     let configuration = context.configuration
-    let name = arguments.value("source") ?? configuration.defaultSource
+    let name = arguments.value(.source) ?? configuration.defaultSource
     guard let name else {
       throw CommandFailure(
         .usage, "nothing to fetch: no --url, no --source, and no defaultSource in the configuration",

@@ -3,59 +3,69 @@ import OfflineNews
 import OfflineNewsFeeds
 
 /// `news import FILE`: saves a NewsAPI-format response file into the cache.
-struct ImportCommand {
-  static let spec = CommandSpec(
-    name: "import",
-    summary:
-      "Save a NewsAPI response, a feed or any JSON (through a mapping) into the cache; add an OPML list's feeds.",
-    usage:
-      "FILE [--mapping NAME|PATH [--root NAME] [--delete-missing | --delete-missing-where ATTR=VALUE] "
-      + "[--insert-only | --update-only]] [--quiet] [--db PATH] [--config PATH] [--json]",
-    positionals: [
-      (
-        "FILE",
-        "A saved NewsAPI v2 response, an RSS, Atom, RDF or JSON Feed file, any JSON export with --mapping, or an "
-          + "OPML subscription list."
-      )
-    ],
-    options: [
-      OptionSpec(
-        name: "mapping", valueName: "NAME|PATH",
-        help: "Import through a mapping: a file, or NAME for Config/mappings/NAME.json (newsapi, parse-server, …)."),
-      OptionSpec(
-        name: "root", valueName: "NAME", help: "The mapping root to use (default: matched from FILE's name)."),
-      OptionSpec(
-        name: "delete-missing",
-        help: "With --mapping: delete the root entity's rows that FILE does not hold (the store mirrors FILE)."),
-      OptionSpec(
-        name: "delete-missing-where", valueName: "ATTR=VALUE",
-        help: "With --mapping: delete the rows with ATTR = VALUE that FILE does not hold (e.g. feed=tech)."),
-      OptionSpec(name: "insert-only", help: "With --mapping: add new rows only; existing rows are left as they are."),
-      OptionSpec(name: "update-only", help: "With --mapping: update existing rows only; new records are not added."),
-      OptionSpec(name: "quiet", help: "No progress line on a terminal."),
-      OptionSpec(name: "db", valueName: "PATH", help: "The database (default: $XDG_DATA_HOME/news/news.sqlite)."),
-      OptionSpec(name: "config", valueName: "PATH", help: "The configuration file (default: Config/news.json)."),
-      OptionSpec(
-        name: "json",
-        help:
-          "Print JSON: {saved, skipped, issues}; with --mapping {inserted, updated, unchanged, skipped, failed, "
-          + "deleted, duplicates, failures, warnings, entities}; for OPML {file, config, added, existing, issues}."
-      ),
-    ],
-    details: """
-      Records that cannot be saved (no url, no title, a bad date, NewsAPI's [Removed] placeholders) are skipped and
-      reported; the rest are saved in one transaction. A file that is not valid JSON, is truncated, or is a NewsAPI
-      error response is refused with status 65 and nothing is written.
-      With --mapping (docs/MAPPING.md), the report counts the root entity's rows and lists failures (records not
-      saved: no identity, a required value unreadable) apart from warnings (values not stored in records that
-      were saved); each names the record's entity, identity and key path. --delete-missing never runs on a file
-      that cannot be read, nor when a record's identity cannot be read. Exit status: 0 every record was processed
-      (warnings and skips included), 1 some records failed (the rest saved), 65 not valid JSON or not the
-      mapping's shape (nothing written), 78 the mapping is invalid.
-      An OPML subscription list (told apart by its content, not its name) adds its feeds as sources to the
-      configuration file, with their folders, keeping everything else in the file; feeds configured already are
-      not added again. Nothing is fetched: 'news fetch' does that.
-      """)
+struct ImportCommand: NewsCommand {
+  static let name = "import"
+  static let summary =
+    "Save a NewsAPI response, a feed or any JSON (through a mapping) into the cache; add an OPML list's feeds."
+  static let positionals = [
+    PositionalSpec(
+      name: "FILE",
+      help: "A saved NewsAPI v2 response, an RSS, Atom, RDF or JSON Feed file, any JSON export with --mapping, or an "
+        + "OPML subscription list.")
+  ]
+  static let groups: [(options: [Option], required: Bool)] = [
+    ([.deleteMissing, .deleteMissingWhere], false), ([.insertOnly, .updateOnly], false),
+  ]
+  /// An OPML list adds its feeds to the configuration file, which may not exist yet.
+  static let configurationUse = ConfigurationUse.creatable
+  static let details = """
+    Records that cannot be saved (no url, no title, a bad date, NewsAPI's [Removed] placeholders) are skipped and
+    reported; the rest are saved in one transaction. A file that is not valid JSON, is truncated, or is a NewsAPI
+    error response is refused with status 65 and nothing is written.
+    With --mapping (docs/MAPPING.md), the report counts the root entity's rows and lists failures (records not
+    saved: no identity, a required value unreadable) apart from warnings (values not stored in records that
+    were saved); each names the record's entity, identity and key path. --delete-missing never runs on a file
+    that cannot be read, nor when a record's identity cannot be read. Exit status: 0 every record was processed
+    (warnings and skips included), 1 some records failed (the rest saved), 65 not valid JSON or not the
+    mapping's shape (nothing written), 78 the mapping is invalid.
+    An OPML subscription list (told apart by its content, not its name) adds its feeds as sources to the
+    configuration file, with their folders, keeping everything else in the file; feeds configured already are
+    not added again. Nothing is fetched: 'news fetch' does that.
+    """
+
+  enum Option: CommandOption {
+    case mapping, root, deleteMissing, deleteMissingWhere, insertOnly, updateOnly, quiet, db, config, json
+    var spec: OptionSpec {
+      switch self {
+      case .mapping:
+        OptionSpec(
+          name: "mapping", valueName: "NAME|PATH",
+          help: "Import through a mapping: a file, or NAME for Config/mappings/NAME.json (newsapi, parse-server, …).")
+      case .root:
+        OptionSpec(
+          name: "root", valueName: "NAME", help: "The mapping root to use (default: matched from FILE's name).")
+      case .deleteMissing:
+        OptionSpec(
+          name: "delete-missing",
+          help: "With --mapping: delete the root entity's rows that FILE does not hold (the store mirrors FILE).")
+      case .deleteMissingWhere:
+        OptionSpec(
+          name: "delete-missing-where", valueName: "ATTR=VALUE",
+          help: "With --mapping: delete the rows with ATTR = VALUE that FILE does not hold (e.g. feed=tech).")
+      case .insertOnly:
+        OptionSpec(name: "insert-only", help: "With --mapping: add new rows only; existing rows are left as they are.")
+      case .updateOnly:
+        OptionSpec(name: "update-only", help: "With --mapping: update existing rows only; new records are not added.")
+      case .quiet: OptionSpec(name: "quiet", help: "No progress line on a terminal.")
+      case .db: SharedOption.database
+      case .config: SharedOption.configuration
+      case .json:
+        SharedOption.json(
+          "{saved, skipped, issues}; with --mapping {inserted, updated, unchanged, skipped, failed, deleted, "
+            + "duplicates, failures, warnings, entities}; for OPML {file, config, added, existing, issues}")
+      }
+    }
+  }
 
   struct Report: Encodable {
     struct Issue: Encodable {
@@ -82,22 +92,22 @@ struct ImportCommand {
   }
 
   var context: CommandContext
-  var arguments: ParsedArguments
+  var arguments: ParsedArguments<Option>
 
-  func run() async throws(CommandFailure) -> ExitCode {
+  func run() async throws -> ExitCode {
     guard let file = arguments.positionals.first else {
       throw CommandFailure(.usage, "which file? usage: news import \(Self.spec.usage)")
     }
     let path = absolute(expandingTilde(file), relativeTo: context.currentDirectory)
-    if let mapping = arguments.value("mapping") {
+    if let mapping = arguments.value(.mapping) {
       return try await MappedImport(context: context, arguments: arguments).run(
         file: file, path: path, mapping: mapping)
     }
-    for option in ["root", "delete-missing-where"] where arguments.value(option) != nil {
-      throw CommandFailure(.usage, "--\(option) needs --mapping")
+    for option in [Option.root, .deleteMissingWhere] where arguments.value(option) != nil {
+      throw CommandFailure(.usage, "--\(option.spec.name) needs --mapping")
     }
-    for flag in ["delete-missing", "insert-only", "update-only"] where arguments.flag(flag) {
-      throw CommandFailure(.usage, "--\(flag) needs --mapping")
+    for flag in [Option.deleteMissing, .insertOnly, .updateOnly] where arguments.flag(flag) {
+      throw CommandFailure(.usage, "--\(flag.spec.name) needs --mapping")
     }
     if let list = Self.subscriptionList(at: path) {
       return try SubscriptionListImport(context: context, arguments: arguments).run(file: file, path: path, data: list)
@@ -110,17 +120,15 @@ struct ImportCommand {
     } catch {
       throw unreadable(file, path: path, error)
     }
-    let repository = try context.makeRepository(arguments)
+    let repository = try context.makeRepository(arguments.common)
     var saved = 0
     if !page.articles.isEmpty {
       do {
         let reporter = ProgressReporter(
           "saving", total: page.articles.count, unit: "articles", console: context.console,
-          quiet: arguments.flag("quiet") || arguments.flag("json"))
+          quiet: arguments.flag(.quiet) || arguments.flag(.json))
         defer { reporter.finish() }
         saved = try await repository.save(page.articles, for: query) { reporter.update(completed: $0) }.saved
-      } catch {
-        throw context.failure(error)
       }
     }
     printReport(file: file, path: path, saved: saved, issues: page.issues)
@@ -130,7 +138,7 @@ struct ImportCommand {
   /// A large file (``NewsAPIFileStream/defaultMinimumSize`` or more) is decoded in batches on one thread while the
   /// other saves them, in one transaction: memory stays bounded by a batch, not by the file. `nil` for a file that
   /// is better decoded whole (small, or not shaped for streaming), which the caller then does.
-  private func importStreaming(file: String, path: String, query: NewsQuery) async throws(CommandFailure)
+  private func importStreaming(file: String, path: String, query: NewsQuery) async throws
     -> ExitCode?
   {
     let stream: NewsAPIFileStream
@@ -141,10 +149,10 @@ struct ImportCommand {
       throw unreadable(file, path: path, error)
     }
     defer { stream.cancel() }
-    let repository = try context.makeRepository(arguments)
+    let repository = try context.makeRepository(arguments.common)
     let reporter = ProgressReporter(
       "saving", unit: "articles", console: context.console,
-      quiet: arguments.flag("quiet") || arguments.flag("json"))
+      quiet: arguments.flag(.quiet) || arguments.flag(.json))
     let saved: Int
     do {
       defer { reporter.finish() }
@@ -155,10 +163,6 @@ struct ImportCommand {
       ).saved
     } catch let error as NewsNetworkError {
       throw unreadable(file, path: path, error)
-    } catch let error as StorageError {
-      throw context.failure(.storage(error, network: nil))
-    } catch {
-      throw CommandFailure(.storage, "\(error)")
     }
     printReport(file: file, path: path, saved: saved, issues: stream.issues)
     return .success
@@ -192,12 +196,12 @@ struct ImportCommand {
         .init(index: $0.index, url: $0.url, keyPath: $0.keyPath, reason: $0.reason, skipped: $0.skipped)
       })
     let console = context.console
-    if arguments.flag("json") {
+    if arguments.flag(.json) {
       console.out(OutputFormat.json(report))
     } else {
       let shown = OutputFormat.sanitized(file)
       console.printLines("saved \(saved) article\(saved == 1 ? "" : "s") from \(shown), skipped \(report.skipped)\n")
-      context.reportIssues(issues, arguments)
+      context.reportIssues(issues, arguments.common)
     }
   }
 }

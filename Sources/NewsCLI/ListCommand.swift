@@ -2,46 +2,45 @@ import Foundation
 import OfflineNews
 
 /// `news list`: cached articles, newest first, without the network.
-struct ListCommand {
-  static let spec = CommandSpec(
-    name: "list",
-    summary: "List cached articles, newest first, without touching the network.",
-    usage: "[--unread] [--bookmarked] [--source NAME] [--db PATH] [--config PATH] [--limit N] [--offset N] [--json]",
-    options: [
-      .database,
-      .configuration,
-      OptionSpec(name: "limit", valueName: "N", help: "Show at most N articles (default: all)."),
-      OptionSpec(name: "offset", valueName: "N", help: "Skip the N newest first."),
-      OptionSpec(name: "unread", help: "Only articles not marked read."),
-      OptionSpec(name: "bookmarked", help: "Only bookmarked articles."),
-      OptionSpec(
-        name: "source", valueName: "NAME",
-        help: "Only articles from this source: a configured source's name, the feed, file or URL, or a publisher."),
-      OptionSpec(name: "json", help: "Print JSON: {origin, fetchedAt, networkError, articles}."),
-    ])
+struct ListCommand: NewsCommand {
+  static let name = "list"
+  static let summary = "List cached articles, newest first, without touching the network."
+
+  enum Option: CommandOption {
+    case unread, bookmarked, source, db, config, limit, offset, json
+    var spec: OptionSpec {
+      switch self {
+      case .limit: OptionSpec(name: "limit", valueName: "N", help: "Show at most N articles (default: all).")
+      case .offset: OptionSpec(name: "offset", valueName: "N", help: "Skip the N newest first.")
+      case .unread: OptionSpec(name: "unread", help: "Only articles not marked read.")
+      case .bookmarked: OptionSpec(name: "bookmarked", help: "Only bookmarked articles.")
+      case .source:
+        OptionSpec(
+          name: "source", valueName: "NAME",
+          help: "Only articles from this source: a configured source's name, the feed, file or URL, or a publisher.")
+      case .db: SharedOption.database
+      case .config: SharedOption.configuration
+      case .json: SharedOption.json("{origin, fetchedAt, networkError, articles}")
+      }
+    }
+  }
 
   var context: CommandContext
-  var arguments: ParsedArguments
+  var arguments: ParsedArguments<Option>
 
-  func run() async throws(CommandFailure) -> ExitCode {
-    let limit = try arguments.integer("limit", minimum: 0)
-    let offset = try arguments.integer("offset", minimum: 0) ?? 0
-    let repository = try context.makeRepository(arguments)
+  func run() async throws -> ExitCode {
+    let limit = try arguments.integer(.limit, minimum: 0)
+    let offset = try arguments.integer(.offset, minimum: 0) ?? 0
+    let repository = try context.makeRepository(arguments.common)
     let articles: [Article]
     let lastFetch: Timestamp?
-    do {
-      let filter = ArticleFilter(
-        unreadOnly: arguments.flag("unread"), bookmarkedOnly: arguments.flag("bookmarked"),
-        source: arguments.value("source").map { absoluteIfPath($0) })
-      articles = try await repository.read(limit: limit, offset: offset, filter: filter)
-      lastFetch = try await repository.storage.latestFetch()
-    } catch let error as NewsRepositoryError {
-      throw context.failure(error)
-    } catch {
-      throw CommandFailure(.storage, "\(error)")
-    }
+    let filter = ArticleFilter(
+      unreadOnly: arguments.flag(.unread), bookmarkedOnly: arguments.flag(.bookmarked),
+      source: arguments.value(.source).map { absoluteIfPath($0) })
+    articles = try await repository.read(limit: limit, offset: offset, filter: filter)
+    lastFetch = try await repository.storage.latestFetch()
     let console = context.console
-    if arguments.flag("json") {
+    if arguments.flag(.json) {
       let document = OutputFormat.ResultDocument(
         origin: .cache, fetchedAt: lastFetch, networkError: nil,
         articles: articles.map(OutputFormat.ArticleDocument.init))
@@ -50,7 +49,7 @@ struct ListCommand {
     }
     let now = context.now()
     if articles.isEmpty {
-      let filtered = arguments.flag("unread") || arguments.flag("bookmarked") || arguments.value("source") != nil
+      let filtered = arguments.flag(.unread) || arguments.flag(.bookmarked) || arguments.value(.source) != nil
       let message =
         offset > 0
         ? "no cached articles past the first \(offset)"

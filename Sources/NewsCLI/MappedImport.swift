@@ -4,11 +4,11 @@ import OfflineNews
 /// `news import FILE --mapping NAME|PATH`: the general importer, driven by a mapping file.
 struct MappedImport {
   var context: CommandContext
-  var arguments: ParsedArguments
+  var arguments: ParsedArguments<ImportCommand.Option>
 
-  func run(file: String, path: String, mapping name: String) async throws(CommandFailure) -> ExitCode {
+  func run(file: String, path: String, mapping name: String) async throws -> ExitCode {
     var mapping = try context.loadMapping(name)
-    if let root = arguments.value("root") {
+    if let root = arguments.value(.root) {
       guard mapping.roots[root] != nil else {
         let roots = mapping.roots.keys.sorted().joined(separator: ", ")
         throw CommandFailure(
@@ -33,21 +33,17 @@ struct MappedImport {
       let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file"
       throw CommandFailure(.badInput, "\(file): \(reason); nothing was saved")
     }
-    let repository = try context.makeRepository(arguments, entities: mapping.entityDescriptions)
+    let repository = try context.makeRepository(arguments.common, entities: mapping.entityDescriptions)
     let report: ImportReport
     do {
       report = try await Importer(mapping: mapping).run(data, into: repository.storage, source: path, options: options)
     } catch let error as ImportError {
       throw CommandFailure(.badInput, "\(file): \(error); nothing was saved")
-    } catch let error as StorageError {
-      throw CommandFailure(.storage, error.description)
-    } catch {
-      throw CommandFailure(.storage, "\(error)")
     }
     // A mirror import (--delete-missing) or an eviction may have removed articles: their image files go with them.
     await repository.removeUnusedImages()
     let console = context.console
-    if arguments.flag("json") {
+    if arguments.flag(.json) {
       console.out(OutputFormat.json(report))
     } else {
       var counts =
@@ -59,10 +55,10 @@ struct MappedImport {
         mapping.join.map { "\($0.entity).\($0.relationship)" } ?? mapping.rootEntities.joined(separator: ", ")
       console.printLines("\(OutputFormat.sanitized(file)) → \(OutputFormat.sanitized(target)): " + counts + "\n")
       // Messages about records go to standard error, counted by reason; --verbose lists them.
-      context.reportRecordErrors(report.failures, arguments)
+      context.reportRecordErrors(report.failures, arguments.common)
       if !report.warnings.isEmpty {
         let count = report.warnings.count
-        let verbose = arguments.flag("verbose")
+        let verbose = arguments.verbose
         console.printNote(
           "\(count) value\(count == 1 ? "" : "s") not read (the records were kept): "
             + OutputFormat.reasonCounts(report.warnings.map(\.reason))
@@ -73,7 +69,7 @@ struct MappedImport {
     // Any record not imported — a root record, a nested object, a new row the store refused — is a failure.
     let failures = report.failures.count
     if failures > 0 {
-      if !arguments.flag("json") {
+      if !arguments.flag(.json) {
         console.printNote(
           "\(failures) record\(failures == 1 ? "" : "s") failed and \(failures == 1 ? "was" : "were") not saved; "
             + "the others were")
@@ -86,21 +82,21 @@ struct MappedImport {
   /// `--delete-missing`, `--delete-missing-where ATTR=VALUE`, `--insert-only`, `--update-only`.
   func importOptions(_ mapping: ImportMapping) throws(CommandFailure) -> Importer.Options {
     var options = Importer.Options(importTime: Timestamp(context.now()))
-    if arguments.flag("insert-only"), arguments.flag("update-only") {
+    if arguments.flag(.insertOnly), arguments.flag(.updateOnly) {
       throw CommandFailure(.usage, "--insert-only and --update-only exclude each other; give one (or neither: upsert)")
     }
-    if arguments.flag("insert-only") { options.operation = .insertOnly }
-    if arguments.flag("update-only") { options.operation = .updateOnly }
-    let scoped = arguments.value("delete-missing-where")
-    if arguments.flag("delete-missing"), scoped != nil {
+    if arguments.flag(.insertOnly) { options.operation = .insertOnly }
+    if arguments.flag(.updateOnly) { options.operation = .updateOnly }
+    let scoped = arguments.value(.deleteMissingWhere)
+    if arguments.flag(.deleteMissing), scoped != nil {
       throw CommandFailure(
         .usage, "--delete-missing and --delete-missing-where exclude each other",
         hint: "--delete-missing mirrors the whole entity; --delete-missing-where ATTR=VALUE only the matching rows")
     }
-    if mapping.join != nil, arguments.flag("delete-missing") || scoped != nil {
+    if mapping.join != nil, arguments.flag(.deleteMissing) || scoped != nil {
       throw CommandFailure(.usage, "a join export holds links, not rows: --delete-missing does not apply to it")
     }
-    if arguments.flag("delete-missing") { options.deleteMissing = .entity }
+    if arguments.flag(.deleteMissing) { options.deleteMissing = .entity }
     if let scoped {
       do {
         options.deleteMissing = try mapping.deletionScope(scoped)

@@ -31,13 +31,6 @@ public struct NewsCommandLine: Sendable {
     self.now = now
   }
 
-  static let commands: [CommandSpec] = [
-    FetchCommand.spec, ListCommand.spec, ImportCommand.spec, DeleteCommand.spec, LocalStateCommand.markReadSpec,
-    LocalStateCommand.bookmarkSpec, StatsCommand.spec, EntitiesCommand.spec, RecordsCommand.spec,
-    SourcesCommand.spec, AddCommand.spec, RemoveCommand.spec, SyncCommand.spec,
-    SearchCommand.spec, ShowCommand.spec, OpenCommand.spec, ExtractCommand.spec,
-  ]
-
   static let version = "0.1.0"
 
   static var overview: String {
@@ -49,7 +42,7 @@ public struct NewsCommandLine: Sendable {
       Commands:
 
       """
-    for command in commands { text += "  " + pad(command.name, 10) + command.summary + "\n" }
+    for command in CommandRegistry.commands { text += "  " + pad(command.name, 10) + command.summary + "\n" }
     text += """
 
       Run 'news <command> --help' for a command's options. Every command takes --color auto|always|never
@@ -60,94 +53,107 @@ public struct NewsCommandLine: Sendable {
     return text + "\n"
   }
 
+  /// What a command line asks for, once its words are parsed: done already (help, the version, a usage error), or a
+  /// command to run.
+  public enum Invocation: Sendable {
+    /// Answered without running a command; the exit status.
+    case finished(Int32)
+    /// A command to run, which returns its exit status.
+    case command(@Sendable () async -> Int32)
+  }
+
   /// Runs one command line (without the program name) and returns the exit status.
   public func run(_ arguments: [String]) async -> Int32 {
+    switch prepare(arguments) {
+    case .finished(let status): return status
+    case .command(let command): return await command()
+    }
+  }
+
+  /// Parses one command line (without the program name) and answers what needs no command to run: the overview,
+  /// `news help [COMMAND]`, `COMMAND --help`, `--version` and usage errors, synchronously, without touching the
+  /// configuration, the storage or the network. Anything else is returned as the command to run.
+  public func prepare(_ arguments: [String]) -> Invocation {
     guard let first = arguments.first else {
       console.err(Self.overview)
-      return ExitCode.usage.rawValue
+      return .finished(ExitCode.usage.rawValue)
     }
     let rest = Array(arguments.dropFirst())
     switch first {
     case "-h", "--help":
       console.out(Self.overview)
-      return ExitCode.success.rawValue
+      return .finished(ExitCode.success.rawValue)
     case "help":
       guard let name = rest.first else {
         console.out(Self.overview)
-        return ExitCode.success.rawValue
+        return .finished(ExitCode.success.rawValue)
       }
-      guard let spec = Self.commands.first(where: { $0.name == name }) else {
+      guard let command = CommandRegistry.command(named: name) else {
         console.printError("no command named '\(name)'", hint: "the commands are listed below")
         console.err("\n" + Self.overview)
-        return ExitCode.usage.rawValue
+        return .finished(ExitCode.usage.rawValue)
       }
-      console.out(spec.helpText)
-      return ExitCode.success.rawValue
+      console.out(command.spec.helpText)
+      return .finished(ExitCode.success.rawValue)
     case "--version":
       console.out("news \(Self.version)\n")
-      return ExitCode.success.rawValue
+      return .finished(ExitCode.success.rawValue)
     default:
       break
     }
-    guard let spec = Self.commands.first(where: { $0.name == first }) else {
-      return fail(
-        CommandFailure(.usage, "unknown command '\(first)'", hint: "run 'news --help' for the commands"), on: console)
+    guard let command = CommandRegistry.command(named: first) else {
+      return .finished(
+        fail(
+          CommandFailure(.usage, "unknown command '\(first)'", hint: "run 'news --help' for the commands"),
+          on: console))
     }
-    var console = self.console
+    return prepare(command, rest)
+  }
+
+  /// Parses the words after a command's name; help and usage errors are answered here.
+  private func prepare<Command: NewsCommand>(_ command: Command.Type, _ words: [String]) -> Invocation {
+    let parsed: ParsedArguments<Command.Option>
+    let console: Console
     do {
-      let parsed = try ArgumentParser.parse(rest, for: spec)
+      parsed = try Command.parse(words)
       if parsed.wantsHelp {
-        console.out(spec.helpText)
-        return ExitCode.success.rawValue
+        self.console.out(Command.spec.helpText)
+        return .finished(ExitCode.success.rawValue)
       }
-      console = console.coloring(try parsed.colorChoice())
-      if spec.name == ExtractCommand.spec.name {
-        // Reads only its file: no configuration to load.
-        return try ExtractCommand(console: console, currentDirectory: currentDirectory, arguments: parsed).run()
-          .rawValue
-      }
-      // The commands that write sources may create the configuration file they are pointed at.
-      let context = try makeContext(
-        parsed, console: console, creatable: [AddCommand.spec.name, ImportCommand.spec.name].contains(spec.name))
-      switch spec.name {
-      case FetchCommand.spec.name: return try await FetchCommand(context: context, arguments: parsed).run().rawValue
-      case ListCommand.spec.name: return try await ListCommand(context: context, arguments: parsed).run().rawValue
-      case ImportCommand.spec.name: return try await ImportCommand(context: context, arguments: parsed).run().rawValue
-      case DeleteCommand.spec.name: return try await DeleteCommand(context: context, arguments: parsed).run().rawValue
-      case LocalStateCommand.markReadSpec.name:
-        return try await LocalStateCommand(kind: .read, context: context, arguments: parsed).run().rawValue
-      case LocalStateCommand.bookmarkSpec.name:
-        return try await LocalStateCommand(kind: .bookmark, context: context, arguments: parsed).run().rawValue
-      case StatsCommand.spec.name: return try await StatsCommand(context: context, arguments: parsed).run().rawValue
-      case SearchCommand.spec.name: return try await SearchCommand(context: context, arguments: parsed).run().rawValue
-      case ShowCommand.spec.name: return try await ShowCommand(context: context, arguments: parsed).run().rawValue
-      case OpenCommand.spec.name: return try await OpenCommand(context: context, arguments: parsed).run().rawValue
-      case SourcesCommand.spec.name:
-        return try await SourcesCommand(context: context, arguments: parsed).run().rawValue
-      case AddCommand.spec.name: return try await AddCommand(context: context, arguments: parsed).run().rawValue
-      case RemoveCommand.spec.name: return try RemoveCommand(context: context, arguments: parsed).run().rawValue
-      case SyncCommand.spec.name: return try await SyncCommand(context: context, arguments: parsed).run().rawValue
-      case EntitiesCommand.spec.name:
-        return try await EntitiesCommand(context: context, arguments: parsed).run().rawValue
-      case RecordsCommand.spec.name: return try await RecordsCommand(context: context, arguments: parsed).run().rawValue
-      default: return fail(CommandFailure(.usage, "unknown command '\(first)'"), on: console)
-      }
+      console = self.console.coloring(try parsed.colorChoice())
     } catch {
-      return fail(error, on: console)
+      return .finished(fail(error, on: self.console))
+    }
+    return .command { await execute(command, parsed, console: console) }
+  }
+
+  /// Loads what the command needs and runs it; whatever it throws ends it with its message and exit status.
+  private func execute<Command: NewsCommand>(
+    _ command: Command.Type, _ arguments: ParsedArguments<Command.Option>, console: Console
+  ) async -> Int32 {
+    do {
+      let context = try makeContext(arguments.common, console: console, use: Command.configurationUse)
+      return try await Command(context: context, arguments: arguments).run().rawValue
+    } catch {
+      return fail(CommandFailure(error, currentDirectory: currentDirectory), on: console)
     }
   }
 
   private func fail(_ failure: CommandFailure, on console: Console) -> Int32 {
     console.printError(failure.message, hint: failure.hint)
+    if let usage = failure.usage { console.err(usage + "\n") }
     return failure.code.rawValue
   }
 
-  private func makeContext(_ arguments: ParsedArguments, console: Console, creatable: Bool = false)
+  private func makeContext(_ arguments: CommonArguments, console: Console, use: ConfigurationUse)
     throws(CommandFailure) -> CommandContext
   {
-    let configuration = try Configuration.load(
-      explicitPath: arguments.value("config"), environment: environment, currentDirectory: currentDirectory,
-      creatable: creatable)
+    let configuration =
+      use == .none
+      ? Configuration()
+      : try Configuration.load(
+        explicitPath: arguments.configurationPath, environment: environment, currentDirectory: currentDirectory,
+        creatable: use == .creatable)
     return CommandContext(
       configuration: configuration, environment: environment, currentDirectory: currentDirectory, console: console,
       now: now, faults: faults)
@@ -181,16 +187,9 @@ struct CommandContext: Sendable {
   /// equivalent form — for the commands that act on one article.
   ///
   /// - Throws: ``CommandFailure``: `.noInput` (66) when nothing cached has it, `.usage` (64) for a handle prefix
-  ///   several articles share (listing them), `.storage` (74).
-  func resolveArticle(_ text: String, in repository: NewsRepository, command: String) async throws(CommandFailure)
-    -> Article
-  {
-    let lookup: ArticleLookup
-    do {
-      lookup = try await repository.article(handleOrURL: text)
-    } catch {
-      throw failure(error)
-    }
+  ///   several articles share (listing them); the repository's ``NewsRepositoryError`` when the store fails.
+  func resolveArticle(_ text: String, in repository: NewsRepository, command: String) async throws -> Article {
+    let lookup = try await repository.article(handleOrURL: text)
     switch lookup {
     case .found(let article): return article
     case .ambiguous(let candidates):
@@ -239,14 +238,14 @@ struct CommandContext: Sendable {
   }
 
   /// Where the images of whole texts are kept: `images/` beside the database.
-  func imageFolder(_ arguments: ParsedArguments) -> URL {
+  func imageFolder(_ arguments: CommonArguments) -> URL {
     URL(fileURLWithPath: databasePath(arguments)).deletingLastPathComponent().appendingPathComponent(
       "images", isDirectory: true)
   }
 
   /// The database path: `--db`, else the configuration's, else the XDG default.
-  func databasePath(_ arguments: ParsedArguments) -> String {
-    if let path = arguments.value("db") { return absolute(expandingTilde(path), relativeTo: currentDirectory) }
+  func databasePath(_ arguments: CommonArguments) -> String {
+    if let path = arguments.databasePath { return absolute(expandingTilde(path), relativeTo: currentDirectory) }
     return configuration.databasePath ?? Configuration.defaultDatabasePath(environment: environment)
   }
 
@@ -259,7 +258,7 @@ struct CommandContext: Sendable {
   ///   - retrying: retry failed attempts (3 attempts within twice the timeout) and serve the cache at the latest
   ///     0.5 s after that (`news fetch`); `false`: one attempt, no deadline.
   func makeRepository(
-    _ arguments: ParsedArguments, timeout: Double? = nil, entities: [EntityDescription] = [], retrying: Bool = false
+    _ arguments: CommonArguments, timeout: Double? = nil, entities: [EntityDescription] = [], retrying: Bool = false
   ) throws(CommandFailure) -> NewsRepository {
     let storage: StorageContext
     do {
@@ -319,22 +318,4 @@ struct CommandContext: Sendable {
     }
     return nil
   }()
-
-  /// Maps a repository error to the command's failure and exit status. A failed read names its input (the file,
-  /// or the URL without its API key) and gets a hint that fits the cause (``FailureHint``).
-  func failure(_ error: NewsRepositoryError) -> CommandFailure {
-    switch error {
-    case .networkFailedAndCacheEmpty(let query, let network):
-      return CommandFailure(
-        .unavailable, "\(FailureHint.name(query)): \(network); nothing is cached for it",
-        hint: FailureHint.reading(query, network, currentDirectory: currentDirectory))
-    case .networkFailed(let query, let network):
-      let hint = FailureHint.reading(query, network, currentDirectory: currentDirectory)
-      return CommandFailure(
-        .unavailable, "\(FailureHint.name(query)): \(network)",
-        hint: [hint, "without --policy network-only, the cache is served"].compactMap { $0 }.joined(separator: "; "))
-    case .storage(let storageError, _):
-      return CommandFailure(.storage, storageError.description)
-    }
-  }
 }

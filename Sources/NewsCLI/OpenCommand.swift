@@ -8,24 +8,30 @@ import OfflineNews
 #endif
 
 /// `news open HANDLE|URL`: opens a cached article's link with the system's opener, as `gh browse` does.
-struct OpenCommand {
-  static let spec = CommandSpec(
-    name: "open",
-    summary: "Open a cached article's link in the browser (the system opener: xdg-open, open).",
-    usage: "HANDLE|URL [--db PATH] [--config PATH] [--json]",
-    positionals: [("HANDLE|URL", "The article's handle, as `news list` prints it, or its URL.")],
-    options: [
-      .database,
-      .configuration,
-      OptionSpec(name: "json", help: "Print JSON: {handle, url, opener} (the link is still opened)."),
-    ],
-    details: """
-      The opener is $NEWS_OPENER when set, else xdg-open (Linux and other freedesktop systems), else open (macOS),
-      found on PATH; it gets the link as its one argument. Without one, the link is printed.
-      Opening marks nothing: 'news show' reads the article offline.
-      Exit status: 0 opened (or printed), 64 a handle several articles share, 66 no cached article has this handle or
-      URL, or it has no link (a Parse object), 69 the opener failed to start.
-      """)
+struct OpenCommand: NewsCommand {
+  static let name = "open"
+  static let summary = "Open a cached article's link in the browser (the system opener: xdg-open, open)."
+  static let positionals = [
+    PositionalSpec(name: "HANDLE|URL", help: "The article's handle, as `news list` prints it, or its URL.")
+  ]
+  static let details = """
+    The opener is $NEWS_OPENER when set, else xdg-open (Linux and other freedesktop systems), else open (macOS),
+    found on PATH; it gets the link as its one argument. Without one, the link is printed.
+    Opening marks nothing: 'news show' reads the article offline.
+    Exit status: 0 opened (or printed), 64 a handle several articles share, 66 no cached article has this handle or
+    URL, or it has no link (a Parse object), 69 the opener failed to start.
+    """
+
+  enum Option: CommandOption {
+    case db, config, json
+    var spec: OptionSpec {
+      switch self {
+      case .db: SharedOption.database
+      case .config: SharedOption.configuration
+      case .json: SharedOption.json("{handle, url, opener} (the link is still opened)")
+      }
+    }
+  }
 
   struct Report: Encodable {
     var handle: String
@@ -34,14 +40,14 @@ struct OpenCommand {
   }
 
   var context: CommandContext
-  var arguments: ParsedArguments
+  var arguments: ParsedArguments<Option>
 
-  func run() async throws(CommandFailure) -> ExitCode {
+  func run() async throws -> ExitCode {
     guard let typed = arguments.positionals.first, !typed.isEmpty else {
       throw CommandFailure(
         .usage, "which article? usage: news open HANDLE|URL", hint: "'news list' shows each article's handle")
     }
-    let repository = try context.makeRepository(arguments)
+    let repository = try context.makeRepository(arguments.common)
     let article = try await context.resolveArticle(typed, in: repository, command: "open")
     guard let link = article.displayURL else {
       throw CommandFailure(
@@ -57,7 +63,7 @@ struct OpenCommand {
           hint: "open it yourself: \(OutputFormat.sanitized(link.absoluteString))")
       }
     }
-    if arguments.flag("json") {
+    if arguments.flag(.json) {
       context.console.out(
         OutputFormat.json(Report(handle: article.handle, url: link.absoluteString, opener: opener)))
     } else if opener == nil {

@@ -2,16 +2,20 @@ import Foundation
 import OfflineNews
 
 /// `news entities` and `news records ENTITY`: any entity's rows, for any mapping's data.
-struct EntitiesCommand {
-  static let spec = CommandSpec(
-    name: "entities",
-    summary: "List the entities in the database with their row counts.",
-    usage: "[--db PATH] [--config PATH] [--json]",
-    options: [
-      .database,
-      .configuration,
-      OptionSpec(name: "json", help: "Print JSON: [{name, rows, identity, attributes, relationships}]."),
-    ])
+struct EntitiesCommand: NewsCommand {
+  static let name = "entities"
+  static let summary = "List the entities in the database with their row counts."
+
+  enum Option: CommandOption {
+    case db, config, json
+    var spec: OptionSpec {
+      switch self {
+      case .db: SharedOption.database
+      case .config: SharedOption.configuration
+      case .json: SharedOption.json("[{name, rows, identity, attributes, relationships}]")
+      }
+    }
+  }
 
   struct Entry: Encodable {
     var name: String
@@ -22,16 +26,12 @@ struct EntitiesCommand {
   }
 
   var context: CommandContext
-  var arguments: ParsedArguments
+  var arguments: ParsedArguments<Option>
 
-  func run() async throws(CommandFailure) -> ExitCode {
-    let storage = try context.makeRepository(arguments).storage
+  func run() async throws -> ExitCode {
+    let storage = try context.makeRepository(arguments.common).storage
     let counts: [(entity: String, count: Int)]
-    do {
-      counts = try await storage.entityCounts()
-    } catch {
-      throw CommandFailure(.storage, "\(error)")
-    }
+    counts = try await storage.entityCounts()
     let entries = counts.compactMap { count -> Entry? in
       guard let entity = try? storage.entity(count.entity) else { return nil }
       return Entry(
@@ -40,7 +40,7 @@ struct EntitiesCommand {
         relationships: Dictionary(
           uniqueKeysWithValues: entity.relationships.map { ($0.name, "\($0.kind.rawValue) \($0.destination)") }))
     }
-    if arguments.flag("json") {
+    if arguments.flag(.json) {
       context.console.out(OutputFormat.json(entries))
     } else {
       let width = max(20, (entries.map(\.name.count).max() ?? 0) + 1)
@@ -53,34 +53,39 @@ struct EntitiesCommand {
   }
 }
 
-struct RecordsCommand {
-  static let spec = CommandSpec(
-    name: "records",
-    summary: "Print the rows of an entity: attributes by name, relationships as the related identities.",
-    usage: "ENTITY [--limit N] [--offset N] [--db PATH] [--config PATH] [--json]",
-    positionals: [("ENTITY", "An entity name, as `news entities` lists them.")],
-    options: [
-      OptionSpec(name: "limit", valueName: "N", help: "At most N rows (default: all)."),
-      OptionSpec(name: "offset", valueName: "N", help: "Skip the first N rows."),
-      .database,
-      .configuration,
-      OptionSpec(name: "json", help: "Print a JSON array of objects keyed by attribute name; to-many as arrays."),
-    ],
-    details: """
-      Rows come in identity order. Dates print as RFC 3339 UTC with milliseconds, booleans as true/false, json
-      attributes as JSON, data as base64, to-one relationships as the related identity, to-many as an array of them.
-      """)
+struct RecordsCommand: NewsCommand {
+  static let name = "records"
+  static let summary = "Print the rows of an entity: attributes by name, relationships as the related identities."
+  static let positionals = [PositionalSpec(name: "ENTITY", help: "An entity name, as `news entities` lists them.")]
+  static let details = """
+    Rows come in identity order. Dates print as RFC 3339 UTC with milliseconds, booleans as true/false, json
+    attributes as JSON, data as base64, to-one relationships as the related identity, to-many as an array of them.
+    """
+
+  enum Option: CommandOption {
+    case limit, offset, db, config, json
+    var spec: OptionSpec {
+      switch self {
+      case .limit: OptionSpec(name: "limit", valueName: "N", help: "At most N rows (default: all).")
+      case .offset: OptionSpec(name: "offset", valueName: "N", help: "Skip the first N rows.")
+      case .db: SharedOption.database
+      case .config: SharedOption.configuration
+      case .json:
+        OptionSpec(name: "json", help: "Print a JSON array of objects keyed by attribute name; to-many as arrays.")
+      }
+    }
+  }
 
   var context: CommandContext
-  var arguments: ParsedArguments
+  var arguments: ParsedArguments<Option>
 
-  func run() async throws(CommandFailure) -> ExitCode {
+  func run() async throws -> ExitCode {
     guard let name = arguments.positionals.first else {
       throw CommandFailure(.usage, "which entity? usage: news records ENTITY", hint: "'news entities' lists them")
     }
-    let limit = try arguments.integer("limit", minimum: 0)
-    let offset = try arguments.integer("offset", minimum: 0) ?? 0
-    let storage = try context.makeRepository(arguments).storage
+    let limit = try arguments.integer(.limit, minimum: 0)
+    let offset = try arguments.integer(.offset, minimum: 0) ?? 0
+    let storage = try context.makeRepository(arguments.common).storage
     let entity: EntityDescription
     do {
       entity = try storage.entity(name)
@@ -88,16 +93,11 @@ struct RecordsCommand {
       let known = storage.entities.map(\.name).joined(separator: ", ")
       throw CommandFailure(.usage, "no entity named \"\(name)\"", hint: "entities: \(known)")
     }
-    let records: [Record]
-    do {
-      records = try await storage.fetch(
-        FetchRequest(
-          entity: name, sortDescriptors: entity.identity.map { SortDescriptor($0) }, limit: limit, offset: offset))
-    } catch {
-      throw CommandFailure(.storage, "\(error)")
-    }
+    let records = try await storage.fetch(
+      FetchRequest(
+        entity: name, sortDescriptors: entity.identity.map { SortDescriptor($0) }, limit: limit, offset: offset))
     let objects = records.map { Self.object($0, entity) }
-    if arguments.flag("json") {
+    if arguments.flag(.json) {
       let data =
         (try? JSONSerialization.data(withJSONObject: objects, options: [.sortedKeys, .withoutEscapingSlashes]))
         ?? Data("[]".utf8)

@@ -2,23 +2,28 @@ import Foundation
 import OfflineNews
 
 /// `news remove NAME`: removes a source from the configuration file, keeping everything else in it.
-struct RemoveCommand {
-  static let spec = CommandSpec(
-    name: "remove",
-    summary: "Remove a source from the configuration (its cached articles stay).",
-    usage: "NAME [--config PATH] [--json]",
-    positionals: [("NAME", "The source's name, as 'news sources' lists it.")],
-    options: [
-      .database,
-      .configuration,
-      OptionSpec(name: "json", help: "Print JSON: {config, removed}."),
-    ],
-    details: """
-      The source's entry is cut out of the configuration file; every other byte of the file stays as it was. The
-      articles fetched from it stay in the database ('news delete' removes articles). The default source cannot be
-      removed while "defaultSource" names it. Exit status: 0 removed, 64 the default source, 66 no source of that
-      name, 78 the configuration file cannot be written.
-      """)
+struct RemoveCommand: NewsCommand {
+  static let name = "remove"
+  static let summary = "Remove a source from the configuration (its cached articles stay)."
+  static let positionals = [PositionalSpec(name: "NAME", help: "The source's name, as 'news sources' lists it.")]
+  static let details = """
+    The source's entry is cut out of the configuration file; every other byte of the file stays as it was. The
+    articles fetched from it stay in the database ('news delete' removes articles). The default source cannot be
+    removed while "defaultSource" names it. Exit status: 0 removed, 64 the default source, 66 no source of that
+    name, 78 the configuration file cannot be written.
+    """
+
+  enum Option: CommandOption {
+    case db, config, json
+    var spec: OptionSpec {
+      switch self {
+      // Taken as by every command (a script may pass it to all), though removing a source opens no database.
+      case .db: SharedOption.database
+      case .config: SharedOption.configuration
+      case .json: SharedOption.json("{config, removed}")
+      }
+    }
+  }
 
   struct Report: Encodable {
     var config: String
@@ -26,9 +31,9 @@ struct RemoveCommand {
   }
 
   var context: CommandContext
-  var arguments: ParsedArguments
+  var arguments: ParsedArguments<Option>
 
-  func run() throws(CommandFailure) -> ExitCode {
+  func run() throws -> ExitCode {
     guard let name = arguments.positionals.first else {
       throw CommandFailure(.usage, "which source? usage: news remove \(Self.spec.usage)")
     }
@@ -51,7 +56,7 @@ struct RemoveCommand {
       throw CommandFailure(.noInput, "no source named \"\(name)\" in \(file)")
     }
     try edit.save()
-    if arguments.flag("json") {
+    if arguments.flag(.json) {
       context.console.out(OutputFormat.json(Report(config: edit.path, removed: name)))
     } else {
       context.console.out(OutputFormat.sanitized("removed \"\(name)\" from \(edit.path)") + "\n")

@@ -2,41 +2,50 @@ import Foundation
 import OfflineNews
 
 /// `news search QUERY`: full-text search of the cache, best match first, with highlighted snippets. No network.
-struct SearchCommand {
-  static let spec = CommandSpec(
-    name: "search",
-    summary: "Search cached articles (title, summary, content, author, source), best match first, offline.",
-    usage:
-      "QUERY [--source NAME] [--since DATE] [--until DATE] [--unread] [--bookmarked] [--limit N] [--db PATH] "
-      + "[--config PATH] [--json]",
-    positionals: [("QUERY", "Words, \"a phrase\", a prefix*, AND/OR/NOT: one argument, so quote it.")],
-    options: [
-      OptionSpec(
-        name: "source", valueName: "NAME",
-        help: "Only articles from this source: a configured source, the feed, file or URL, or a publisher (any case)."),
-      OptionSpec(name: "since", valueName: "DATE", help: "Only articles published at or after DATE."),
-      OptionSpec(
-        name: "until", valueName: "DATE", help: "Only articles published before DATE (a date alone: to its end)."),
-      OptionSpec(name: "unread", help: "Only articles not marked read."),
-      OptionSpec(name: "bookmarked", help: "Only bookmarked articles."),
-      OptionSpec(name: "limit", valueName: "N", help: "Show at most N results (default: \(defaultLimit))."),
-      .database,
-      .configuration,
-      OptionSpec(name: "json", help: "Print JSON: {query, results: [{url, title, …, rank, snippet}]}."),
-    ],
-    details: """
-      Query: every word must appear, in any case and with or without accents (muller finds Müller); "two words"
-      is a phrase; elect* is a prefix; AND, OR and NOT in capitals combine terms (NOT binds tightest, then AND,
-      then OR). Anything else is plain words, never syntax: title:x, NEAR(…), brackets and stray quotes are
-      searched as the words they hold. Chinese, Japanese, Korean and Thai words are found anywhere in the text.
-      Examples: news search 'storm ferr*'   news search '"climate change" NOT policy'   news search 地震
-      A query that starts with - goes after --: news search -- -x.
-      Results are ranked by relevance (a match in the title counts most); matches are shown between ⟨ and ⟩,
-      in bold on a colour terminal. Dates are RFC 3339: 2024-05-01 or 2024-05-01T12:00:00Z; a date alone is
-      midnight UTC, and --until with a date alone includes that whole day.
-      Exit status: 0 searched (even with no result), 64 usage error (no query, nothing to look for in it, a bad
-      date or number), 74 storage error.
-      """)
+struct SearchCommand: NewsCommand {
+  static let name = "search"
+  static let summary = "Search cached articles (title, summary, content, author, source), best match first, offline."
+  static let positionals = [
+    PositionalSpec(name: "QUERY", help: "Words, \"a phrase\", a prefix*, AND/OR/NOT: one argument, so quote it.")
+  ]
+  static let details = """
+    Query: every word must appear, in any case and with or without accents (muller finds Müller); "two words"
+    is a phrase; elect* is a prefix; AND, OR and NOT in capitals combine terms (NOT binds tightest, then AND,
+    then OR). Anything else is plain words, never syntax: title:x, NEAR(…), brackets and stray quotes are
+    searched as the words they hold. Chinese, Japanese, Korean and Thai words are found anywhere in the text.
+    Examples: news search 'storm ferr*'   news search '"climate change" NOT policy'   news search 地震
+    A query that starts with - goes after --: news search -- -x.
+    Results are ranked by relevance (a match in the title counts most); matches are shown between ⟨ and ⟩,
+    in bold on a colour terminal. Dates are RFC 3339: 2024-05-01 or 2024-05-01T12:00:00Z; a date alone is
+    midnight UTC, and --until with a date alone includes that whole day.
+    Exit status: 0 searched (even with no result), 64 usage error (no query, nothing to look for in it, a bad
+    date or number), 74 storage error.
+    """
+
+  enum Option: CommandOption {
+    case source, since, until, unread, bookmarked, limit, db, config, json
+    var spec: OptionSpec {
+      switch self {
+      case .source:
+        OptionSpec(
+          name: "source", valueName: "NAME",
+          help: "Only articles from this source: a configured source, the feed, file or URL, or a publisher (any case)."
+        )
+      case .since: OptionSpec(name: "since", valueName: "DATE", help: "Only articles published at or after DATE.")
+      case .until:
+        OptionSpec(
+          name: "until", valueName: "DATE", help: "Only articles published before DATE (a date alone: to its end).")
+      case .unread: OptionSpec(name: "unread", help: "Only articles not marked read.")
+      case .bookmarked: OptionSpec(name: "bookmarked", help: "Only bookmarked articles.")
+      case .limit:
+        OptionSpec(
+          name: "limit", valueName: "N", help: "Show at most N results (default: \(SearchCommand.defaultLimit)).")
+      case .db: SharedOption.database
+      case .config: SharedOption.configuration
+      case .json: SharedOption.json("{query, results: [{url, title, …, rank, snippet}]}")
+      }
+    }
+  }
 
   static let defaultLimit = 20
 
@@ -61,9 +70,9 @@ struct SearchCommand {
   }
 
   var context: CommandContext
-  var arguments: ParsedArguments
+  var arguments: ParsedArguments<Option>
 
-  func run() async throws(CommandFailure) -> ExitCode {
+  func run() async throws -> ExitCode {
     guard let text = arguments.positionals.first else {
       throw CommandFailure(
         .usage, "what to search for? usage: news search QUERY", hint: "e.g. news search 'storm OR gale'")
@@ -73,27 +82,22 @@ struct SearchCommand {
     } catch {
       throw CommandFailure(.usage, error.description, hint: "search for words, \"a phrase\" or a prefix*")
     }
-    let limit = try arguments.integer("limit", minimum: 1) ?? Self.defaultLimit
-    let since = try date("since", throughDay: false)
-    let until = try date("until", throughDay: true)
+    let limit = try arguments.integer(.limit, minimum: 1) ?? Self.defaultLimit
+    let since = try date(.since, throughDay: false)
+    let until = try date(.until, throughDay: true)
     if let since, let until, since >= until {
       throw CommandFailure(.usage, "--since \(since.rfc3339String) is not before --until \(until.rfc3339String)")
     }
     let filter = SearchFilter(
       since: since?.date, until: until?.date,
-      unreadOnly: arguments.flag("unread"), bookmarkedOnly: arguments.flag("bookmarked"),
-      source: arguments.value("source"))
-    let repository = try context.makeRepository(arguments)
-    let hits: [SearchHit]
-    do {
-      // One more than shown, to tell whether there are more.
-      hits = try await repository.search(text, filter: filter, limit: limit < Int.max ? limit + 1 : limit)
-    } catch {
-      throw context.failure(error)
-    }
+      unreadOnly: arguments.flag(.unread), bookmarkedOnly: arguments.flag(.bookmarked),
+      source: arguments.value(.source))
+    let repository = try context.makeRepository(arguments.common)
+    // One more than shown, to tell whether there are more.
+    let hits = try await repository.search(text, filter: filter, limit: limit < Int.max ? limit + 1 : limit)
     let shown = Array(hits.prefix(limit))
     let console = context.console
-    if arguments.flag("json") {
+    if arguments.flag(.json) {
       console.out(OutputFormat.json(Document(query: text, results: shown.map(Result.init))))
       return .success
     }
@@ -121,11 +125,12 @@ struct SearchCommand {
 
   /// The value of a date option, parsed by `Timestamp(rfc3339:)`; with `throughDay`, a date alone means the end of
   /// that day (the next midnight UTC), so that `--until 2024-05-01` includes May 1.
-  private func date(_ name: String, throughDay: Bool) throws(CommandFailure) -> Timestamp? {
-    guard let text = arguments.value(name) else { return nil }
+  private func date(_ option: Option, throughDay: Bool) throws(CommandFailure) -> Timestamp? {
+    let name = option.spec.name
+    guard let text = arguments.value(option) else { return nil }
     guard let timestamp = commandLineTimestamp(text) else {
-      throw CommandFailure(
-        .usage, "--\(name) \"\(text)\" is not an RFC 3339 date", hint: "e.g. 2024-05-01 or 2024-05-01T12:00:00Z")
+      throw arguments.badValue(
+        "--\(name) \"\(text)\" is not an RFC 3339 date", hint: "e.g. 2024-05-01 or 2024-05-01T12:00:00Z")
     }
     let dateOnly = text.count == 10 && !text.contains(where: { $0 == "T" || $0 == "t" || $0 == " " })
     return throughDay && dateOnly

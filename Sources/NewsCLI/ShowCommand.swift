@@ -3,30 +3,36 @@ import OfflineNews
 import OfflineNewsHTML
 
 /// `news show URL`: one cached article in full, marked read. No network.
-struct ShowCommand {
-  static let spec = CommandSpec(
-    name: "show",
-    summary: "Show one cached article in full (and mark it read), offline.",
-    usage: "HANDLE|URL [--db PATH] [--config PATH] [--json]",
-    positionals: [("HANDLE|URL", "The article's handle, as `news list` and `news search` print it, or its URL.")],
-    options: [
-      .database,
-      .configuration,
-      OptionSpec(
-        name: "json",
-        help:
-          "Print JSON: {url, title, author, summary, …, isRead, bookmarked, images: [{url, lead, offline, file, bytes, "
-          + "format, error}]}."),
-    ],
-    details: """
-      Prints the title, source, author, publication time, then the summary and content rendered as text
-      (HTML as a reader sees it: paragraphs, headings, lists, quotes, links as numbered references listed after
-      it, entities decoded) wrapped to the terminal, then the image URL and link, and which images of the whole
-      article are offline (the file in the image folder beside the database) or why not. --json prints the stored
-      values unchanged. NewsAPI keeps only the first 200 characters of the content; the link leads to the whole article.
-      Exit status: 0 shown, 64 a handle several articles share, 66 no cached article has this handle or URL,
-      74 storage error.
-      """)
+struct ShowCommand: NewsCommand {
+  static let name = "show"
+  static let summary = "Show one cached article in full (and mark it read), offline."
+  static let positionals = [
+    PositionalSpec(
+      name: "HANDLE|URL", help: "The article's handle, as `news list` and `news search` print it, or its URL.")
+  ]
+  static let details = """
+    Prints the title, source, author, publication time, then the summary and content rendered as text
+    (HTML as a reader sees it: paragraphs, headings, lists, quotes, links as numbered references listed after
+    it, entities decoded) wrapped to the terminal, then the image URL and link, and which images of the whole
+    article are offline (the file in the image folder beside the database) or why not. --json prints the stored
+    values unchanged. NewsAPI keeps only the first 200 characters of the content; the link leads to the whole article.
+    Exit status: 0 shown, 64 a handle several articles share, 66 no cached article has this handle or URL,
+    74 storage error.
+    """
+
+  enum Option: CommandOption {
+    case db, config, json
+    var spec: OptionSpec {
+      switch self {
+      case .db: SharedOption.database
+      case .config: SharedOption.configuration
+      case .json:
+        SharedOption.json(
+          "{url, title, author, summary, …, isRead, bookmarked, images: [{url, lead, offline, file, bytes, format, error}]}"
+        )
+      }
+    }
+  }
 
   /// The article's fields as `list --json` prints them, plus its local state.
   struct Document: Encodable {
@@ -72,25 +78,20 @@ struct ShowCommand {
   }
 
   var context: CommandContext
-  var arguments: ParsedArguments
+  var arguments: ParsedArguments<Option>
 
-  func run() async throws(CommandFailure) -> ExitCode {
+  func run() async throws -> ExitCode {
     guard let typed = arguments.positionals.first, !typed.isEmpty else {
       throw CommandFailure(
         .usage, "which article? usage: news show HANDLE|URL", hint: "'news list' shows each article's handle")
     }
-    let repository = try context.makeRepository(arguments)
+    let repository = try context.makeRepository(arguments.common)
     var article = try await context.resolveArticle(typed, in: repository, command: "show")
-    let images: [ShownImage]
-    do {
-      try await repository.markRead(true, url: article.url.absoluteString)
-      article.isRead = true
-      images = try await repository.images(of: article).map { ShownImage($0, file: repository.imageFile($0)) }
-    } catch {
-      throw context.failure(error)
-    }
+    try await repository.markRead(true, url: article.url.absoluteString)
+    article.isRead = true
+    let images = try await repository.images(of: article).map { ShownImage($0, file: repository.imageFile($0)) }
     let console = context.console
-    if arguments.flag("json") {
+    if arguments.flag(.json) {
       console.out(OutputFormat.json(Document(article: article, images: images)))
       return .success
     }

@@ -52,8 +52,8 @@ extension OutputFormat {
 extension CommandContext {
   /// The problems with a response's records, on standard error: their summary by reason, then with `--verbose`
   /// one line each (`articles[4].url: missing url; record skipped`). Nothing when there is none.
-  func reportIssues(_ issues: [RecordIssue], _ arguments: ParsedArguments) {
-    let verbose = arguments.flag("verbose")
+  func reportIssues(_ issues: [RecordIssue], _ arguments: CommonArguments) {
+    let verbose = arguments.verbose
     guard let summary = OutputFormat.issueSummary(issues, verbose: verbose) else { return }
     console.printNote(summary)
     if verbose { for issue in issues { console.printNote("  \(issue)") } }
@@ -64,9 +64,9 @@ extension CommandContext {
   /// The records an import through a mapping could not take, on standard error: `2 records not imported: …` by
   /// reason (``OutputFormat/reasonCounts(_:)``), then with `--verbose` one line each (key path, entity, identity,
   /// reason), each line prefixed by `label` when given (`demo/Article: `). Nothing when there is none.
-  func reportRecordErrors(_ errors: [RecordError], label: String = "", _ arguments: ParsedArguments) {
+  func reportRecordErrors(_ errors: [RecordError], label: String = "", _ arguments: CommonArguments) {
     guard !errors.isEmpty else { return }
-    let verbose = arguments.flag("verbose")
+    let verbose = arguments.verbose
     let noun = errors.count == 1 ? "record" : "records"
     let listed = verbose ? "" : " (--verbose lists \(errors.count == 1 ? "it" : "them"))"
     console.printNote(

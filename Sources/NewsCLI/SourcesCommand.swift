@@ -3,28 +3,33 @@ import OfflineNews
 import OfflineNewsFeeds
 
 /// `news sources`: each configured source with its last fetch, age, freshness, cached articles and last error.
-struct SourcesCommand {
-  static let spec = CommandSpec(
-    name: "sources",
-    summary: "List the configured sources: last fetch, age, freshness and last error of each.",
-    usage: "[--db PATH] [--config PATH] [--json | --opml]",
-    options: [
-      .database,
-      .configuration,
-      OptionSpec(
-        name: "opml", help: "Print the feed sources as an OPML 2.0 subscription list, with their folders."),
-      OptionSpec(
-        name: "json",
-        help: "Print JSON: {sources: [{name, kind, default, url, policy, maxAgeSeconds, fetchedAt, ageSeconds, "
-          + "freshness, stale, articles, lastError, lastErrorAt}]}."),
-    ],
-    details: """
-      Freshness is judged against the source's maxAge, else the max-age stored with its last fetch: fresh, stale,
-      no-max-age, or never-fetched. The last error is that of the last failed refresh since the last good fetch,
-      or of the last attempt of a source never fetched successfully. Sync sources (kind parse or feed, see news
-      sync) show their last sync as the fetch time (policy "sync") and the last error of any of their classes.
-      Nothing is fetched.
-      """)
+struct SourcesCommand: NewsCommand {
+  static let name = "sources"
+  static let summary = "List the configured sources: last fetch, age, freshness and last error of each."
+  static let groups: [(options: [Option], required: Bool)] = [([.json, .opml], false)]
+  static let details = """
+    Freshness is judged against the source's maxAge, else the max-age stored with its last fetch: fresh, stale,
+    no-max-age, or never-fetched. The last error is that of the last failed refresh since the last good fetch,
+    or of the last attempt of a source never fetched successfully. Sync sources (kind parse or feed, see news
+    sync) show their last sync as the fetch time (policy "sync") and the last error of any of their classes.
+    Nothing is fetched.
+    """
+
+  enum Option: CommandOption {
+    case db, config, json, opml
+    var spec: OptionSpec {
+      switch self {
+      case .db: SharedOption.database
+      case .config: SharedOption.configuration
+      case .opml:
+        OptionSpec(name: "opml", help: "Print the feed sources as an OPML 2.0 subscription list, with their folders.")
+      case .json:
+        SharedOption.json(
+          "{sources: [{name, kind, default, url, policy, maxAgeSeconds, fetchedAt, ageSeconds, freshness, stale, "
+            + "articles, lastError, lastErrorAt}]}")
+      }
+    }
+  }
 
   /// One source in `--json` output. Times are RFC 3339 UTC with milliseconds; durations are seconds.
   struct Entry: Encodable {
@@ -73,39 +78,33 @@ struct SourcesCommand {
   }
 
   var context: CommandContext
-  var arguments: ParsedArguments
+  var arguments: ParsedArguments<Option>
 
-  func run() async throws(CommandFailure) -> ExitCode {
+  func run() async throws -> ExitCode {
     let configuration = context.configuration
-    if arguments.flag("opml") {
-      if arguments.flag("json") { throw CommandFailure(.usage, "--opml and --json exclude each other") }
+    if arguments.flag(.opml) {
+      if arguments.flag(.json) { throw CommandFailure(.usage, "--opml and --json exclude each other") }
       return try printOPML()
     }
-    let storage = try context.makeRepository(arguments, entities: SyncBookkeeping.entities).storage
+    let storage = try context.makeRepository(arguments.common, entities: SyncBookkeeping.entities).storage
     let now = Timestamp(context.now())
     var entries: [Entry] = []
-    do {
-      for (name, source) in configuration.sources.sorted(by: { $0.key < $1.key }) {
-        let query = NewsQuery(url: source.url)
-        let record = try await storage.fetchRecord(forQuery: query.cacheKey)
-        var entry = Self.entry(name: name, source: source, record: record, configuration: configuration, now: now)
-        if record == nil, let failure = try await storage.lastFailure(forQuery: query.cacheKey) {
-          entry.lastError = failure.message
-          entry.lastErrorAt = failure.at.rfc3339String
-        }
-        entries.append(entry)
+    for (name, source) in configuration.sources.sorted(by: { $0.key < $1.key }) {
+      let query = NewsQuery(url: source.url)
+      let record = try await storage.fetchRecord(forQuery: query.cacheKey)
+      var entry = Self.entry(name: name, source: source, record: record, configuration: configuration, now: now)
+      if record == nil, let failure = try await storage.lastFailure(forQuery: query.cacheKey) {
+        entry.lastError = failure.message
+        entry.lastErrorAt = failure.at.rfc3339String
       }
-      for (name, source) in configuration.syncSources.sorted(by: { $0.key < $1.key }) {
-        entries.append(try await Self.syncEntry(name: name, source: source, storage: storage, now: now))
-      }
-    } catch let error as StorageError {
-      throw CommandFailure(.storage, error.description)
-    } catch {
-      throw CommandFailure(.storage, "\(error)")
+      entries.append(entry)
+    }
+    for (name, source) in configuration.syncSources.sorted(by: { $0.key < $1.key }) {
+      entries.append(try await Self.syncEntry(name: name, source: source, storage: storage, now: now))
     }
     entries.sort { $0.name < $1.name }
     let console = context.console
-    if arguments.flag("json") {
+    if arguments.flag(.json) {
       console.out(OutputFormat.json(Report(sources: entries)))
       return .success
     }

@@ -2,16 +2,20 @@ import Foundation
 import OfflineNews
 
 /// `news stats`: what the cache holds.
-struct StatsCommand {
-  static let spec = CommandSpec(
-    name: "stats",
-    summary: "Show what the cache holds: rows per entity, size on disk, schema version, last fetch per query.",
-    usage: "[--db PATH] [--config PATH] [--json]",
-    options: [
-      .database,
-      .configuration,
-      OptionSpec(name: "json", help: "Print JSON: {database, bytes, schemaVersion, entities, fetches}."),
-    ])
+struct StatsCommand: NewsCommand {
+  static let name = "stats"
+  static let summary = "Show what the cache holds: rows per entity, size on disk, schema version, last fetch per query."
+
+  enum Option: CommandOption {
+    case db, config, json
+    var spec: OptionSpec {
+      switch self {
+      case .db: SharedOption.database
+      case .config: SharedOption.configuration
+      case .json: SharedOption.json("{database, bytes, schemaVersion, entities, fetches}")
+      }
+    }
+  }
 
   struct Report: Encodable {
     struct Entity: Encodable {
@@ -34,37 +38,31 @@ struct StatsCommand {
   }
 
   var context: CommandContext
-  var arguments: ParsedArguments
+  var arguments: ParsedArguments<Option>
 
-  func run() async throws(CommandFailure) -> ExitCode {
-    let repository = try context.makeRepository(arguments)
+  func run() async throws -> ExitCode {
+    let repository = try context.makeRepository(arguments.common)
     let storage = repository.storage
     let report: Report
-    do {
-      let counts = try await storage.entityCounts()
-      let fetches = try await storage.fetchRecords()
-      let unread = try await storage.count(FetchRequest(entity: "article", predicate: .attribute("isRead") == false))
-      let bookmarked = try await storage.count(
-        FetchRequest(entity: "article", predicate: .attribute("bookmarkedAt").isNotNull))
-      var bytes: Int64 = 0
-      for suffix in ["", "-wal"] {
-        let attributes = try? FileManager.default.attributesOfItem(atPath: storage.path + suffix)
-        bytes += (attributes?[.size] as? NSNumber)?.int64Value ?? 0
-      }
-      report = Report(
-        database: storage.path, bytes: bytes, schemaVersion: try await storage.storedSchemaVersion(),
-        entities: counts.map { Report.Entity(name: $0.entity, rows: $0.count) },
-        fetches: fetches.map {
-          .init(query: $0.query, fetchedAt: $0.fetchedAt.rfc3339String, articles: $0.cachedCount)
-        },
-        unread: unread, bookmarked: bookmarked)
-    } catch let error as StorageError {
-      throw CommandFailure(.storage, error.description)
-    } catch {
-      throw CommandFailure(.storage, "\(error)")
+    let counts = try await storage.entityCounts()
+    let fetchRecords = try await storage.fetchRecords()
+    let unread = try await storage.count(FetchRequest(entity: "article", predicate: .attribute("isRead") == false))
+    let bookmarked = try await storage.count(
+      FetchRequest(entity: "article", predicate: .attribute("bookmarkedAt").isNotNull))
+    var bytes: Int64 = 0
+    for suffix in ["", "-wal"] {
+      let attributes = try? FileManager.default.attributesOfItem(atPath: storage.path + suffix)
+      bytes += (attributes?[.size] as? NSNumber)?.int64Value ?? 0
     }
+    report = Report(
+      database: storage.path, bytes: bytes, schemaVersion: try await storage.storedSchemaVersion(),
+      entities: counts.map { Report.Entity(name: $0.entity, rows: $0.count) },
+      fetches: fetchRecords.map {
+        .init(query: $0.query, fetchedAt: $0.fetchedAt.rfc3339String, articles: $0.cachedCount)
+      },
+      unread: unread, bookmarked: bookmarked)
     let console = context.console
-    if arguments.flag("json") {
+    if arguments.flag(.json) {
       console.out(OutputFormat.json(report))
       return .success
     }

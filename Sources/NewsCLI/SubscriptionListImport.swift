@@ -14,7 +14,7 @@ struct SubscriptionListImport {
   }
 
   var context: CommandContext
-  var arguments: ParsedArguments
+  var arguments: ParsedArguments<ImportCommand.Option>
 
   func run(file: String, path: String, data: Data) throws(CommandFailure) -> ExitCode {
     let list: OPMLDocument
@@ -33,7 +33,7 @@ struct SubscriptionListImport {
     }
     let config = try plan.write(configuration: context.configuration, environment: context.environment)
     let console = context.console
-    if arguments.flag("json") {
+    if arguments.flag(.json) {
       console.out(
         OutputFormat.json(
           Report(

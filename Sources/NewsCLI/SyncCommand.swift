@@ -9,42 +9,50 @@ import Synchronization
 #endif
 
 /// `news sync [--source NAME]`: incremental sync of the configured Parse Server and JSON Feed sources.
-struct SyncCommand {
-  static let spec = CommandSpec(
-    name: "sync",
-    summary: "Sync the configured Parse Server classes into the database (incremental); feeds refresh as fetch does.",
-    usage:
-      "[--source NAME] [--full [--delete-missing]] [--force] [--timeout SECONDS] [--db PATH] [--config PATH] [--json]",
-    options: [
-      OptionSpec(name: "source", valueName: "NAME", help: "Sync only this source (default: every sync source)."),
-      OptionSpec(
-        name: "full", help: "Ask for every object again, not only those changed since the last sync (a re-sync)."),
-      OptionSpec(
-        name: "force", help: "Sync sources whose policy is cache-first even while their last sync is fresh."),
-      OptionSpec(
-        name: "delete-missing",
-        help: "With --full: delete the rows of each class that the server no longer lists (deleted there)."),
-      OptionSpec(
-        name: "timeout", valueName: "SECONDS", help: "Time allowed per request (default: the configuration's, 5)."),
-      .database,
-      .configuration,
-      OptionSpec(
-        name: "json",
-        help: "Print JSON: {sources: [{name, kind, classes: [{className, entity, pages, resumedPages, objects, "
-          + "inserted, updated, unchanged, deleted, failed, errors, warnings, filesDownloaded, filesPresent, fileErrors, cursor, error, errorKind}]}]}."
-      ),
-    ],
-    details: """
-      A Parse source ("parse" in the configuration) is synced class by class, pointed-to classes first: only the
-      objects changed since the last sync (updatedAt after the stored cursor), page by page. Each page is stored
-      in the database before it is imported, and imported with the cursor's move in one transaction, so an
-      interrupted sync loses nothing and the next one finishes the job without duplicates. Files marked "eager"
-      are downloaded next to the database (files/<source>/), within their size cap and content types.
-      A "feed" source (JSON Feed) is downloaded whole and imported with its mapping.
-      Secrets come from the environment: PARSE_REST_API_KEY, or the variables the source names.
-      Exit status: 0 every source synced, 69 a source failed on the network or the server, 65 a bad response or
-      mapping, 74 a storage error. What was imported before a failure stays imported.
-      """)
+struct SyncCommand: NewsCommand {
+  static let name = "sync"
+  static let summary =
+    "Sync the configured Parse Server classes into the database (incremental); feeds refresh as fetch does."
+  static let details = """
+    A Parse source ("parse" in the configuration) is synced class by class, pointed-to classes first: only the
+    objects changed since the last sync (updatedAt after the stored cursor), page by page. Each page is stored
+    in the database before it is imported, and imported with the cursor's move in one transaction, so an
+    interrupted sync loses nothing and the next one finishes the job without duplicates. Files marked "eager"
+    are downloaded next to the database (files/<source>/), within their size cap and content types.
+    A "feed" source (JSON Feed) is downloaded whole and imported with its mapping.
+    Secrets come from the environment: PARSE_REST_API_KEY, or the variables the source names.
+    Exit status: 0 every source synced, 69 a source failed on the network or the server, 65 a bad response or
+    mapping, 74 a storage error. What was imported before a failure stays imported.
+    """
+
+  enum Option: CommandOption {
+    case source, full, deleteMissing, force, timeout, db, config, json
+    var spec: OptionSpec {
+      switch self {
+      case .source:
+        OptionSpec(name: "source", valueName: "NAME", help: "Sync only this source (default: every sync source).")
+      case .full:
+        OptionSpec(
+          name: "full", help: "Ask for every object again, not only those changed since the last sync (a re-sync).")
+      case .force:
+        OptionSpec(name: "force", help: "Sync sources whose policy is cache-first even while their last sync is fresh.")
+      case .deleteMissing:
+        OptionSpec(
+          name: "delete-missing",
+          help: "With --full: delete the rows of each class that the server no longer lists (deleted there).")
+      case .timeout:
+        OptionSpec(
+          name: "timeout", valueName: "SECONDS", help: "Time allowed per request (default: the configuration's, 5).")
+      case .db: SharedOption.database
+      case .config: SharedOption.configuration
+      case .json:
+        SharedOption.json(
+          "{sources: [{name, kind, classes: [{className, entity, pages, resumedPages, objects, inserted, updated, "
+            + "unchanged, deleted, failed, errors, warnings, filesDownloaded, filesPresent, fileErrors, cursor, error, "
+            + "errorKind}]}]}")
+      }
+    }
+  }
 
   struct SourceReport: Encodable {
     var name: String
@@ -57,14 +65,14 @@ struct SyncCommand {
   }
 
   var context: CommandContext
-  var arguments: ParsedArguments
+  var arguments: ParsedArguments<Option>
 
-  func run() async throws(CommandFailure) -> ExitCode {
-    if arguments.flag("delete-missing"), !arguments.flag("full") {
+  func run() async throws -> ExitCode {
+    if arguments.flag(.deleteMissing), !arguments.flag(.full) {
       throw CommandFailure(.usage, "--delete-missing needs --full", hint: "news sync --full --delete-missing")
     }
-    let json = arguments.flag("json")
-    _ = try arguments.seconds("timeout")  // a bad --timeout is a usage error before anything else
+    let json = arguments.flag(.json)
+    _ = try arguments.seconds(.timeout)  // a bad --timeout is a usage error before anything else
     let reports = try await sync(try selectedSources(), quiet: json)
     let console = context.console
     if json { console.out(OutputFormat.json(Report(sources: reports))) }
@@ -79,9 +87,9 @@ struct SyncCommand {
   }
 
   /// Syncs `sources` one after the other; prints a summary line per source unless `quiet`.
-  func sync(_ sources: [Configuration.SyncSource], quiet json: Bool) async throws(CommandFailure) -> [SourceReport] {
+  func sync(_ sources: [Configuration.SyncSource], quiet json: Bool) async throws -> [SourceReport] {
     let configuration = context.configuration
-    let timeout = try arguments.seconds("timeout") ?? configuration.timeoutSeconds
+    let timeout = try arguments.seconds(.timeout) ?? configuration.timeoutSeconds
     var mappings: [String: ImportMapping] = [:]
     var entities = SyncBookkeeping.entities
     for source in sources where mappings[source.mapping] == nil {
@@ -95,15 +103,15 @@ struct SyncCommand {
       mappings[source.mapping] = mapping
       entities += mapping.entityDescriptions
     }
-    let composed = try context.makeRepository(arguments, entities: entities)
+    let composed = try context.makeRepository(arguments.common, entities: entities)
     let storage = composed.storage
-    let databaseFolder = URL(fileURLWithPath: context.databasePath(arguments)).deletingLastPathComponent()
+    let databaseFolder = URL(fileURLWithPath: context.databasePath(arguments.common)).deletingLastPathComponent()
     let console = context.console
     var reports: [SourceReport] = []
     for source in sources {
       guard let mapping = mappings[source.mapping] else { continue }
-      if source.skipsWhileFresh, let maxAge = source.maxAge, !arguments.flag("force"), !arguments.flag("full"),
-        let synced = try await Self.lastCompleteSync(source, storage: storage),
+      if source.skipsWhileFresh, let maxAge = source.maxAge, !arguments.flag(.force), !arguments.flag(.full),
+        let synced = try await lastCompleteSync(source, storage: storage),
         context.now().timeIntervalSince(synced.date) < maxAge
       {
         let age = max(0, context.now().timeIntervalSince(synced.date))
@@ -146,8 +154,8 @@ struct SyncCommand {
           fileFolder: databaseFolder.appendingPathComponent("files").appendingPathComponent(
             Self.folderName(source.name)))
         engine.now = context.now
-        engine.fromTheBeginning = arguments.flag("full")
-        engine.deleteMissing = arguments.flag("delete-missing")
+        engine.fromTheBeginning = arguments.flag(.full)
+        engine.deleteMissing = arguments.flag(.deleteMissing)
         if let afterPageStaged = context.faults.afterPageStaged { engine.pageStaged = { _ in afterPageStaged() } }
         let progress = SyncProgressLine(source: source.name, console: console, quiet: json)
         report = await engine.sync { progress.update($0) }
@@ -155,7 +163,7 @@ struct SyncCommand {
       case .feed(let url):
         // A feed refreshes as every news source does: through the repository (conditional GET, any format).
         kind = "feed"
-        let repository = try context.makeRepository(arguments, timeout: timeout, retrying: true)
+        let repository = try context.makeRepository(arguments.common, timeout: timeout, retrying: true)
         let outcome = await FetchAll.refresh(
           source.name, NewsQuery(url: url, source: source.name), policy: .networkOnly, maxAge: source.maxAge,
           repository: repository, now: context.now())
@@ -168,7 +176,7 @@ struct SyncCommand {
         part.warnings = outcome.issues
         if outcome.status == "failed" {
           part.error = outcome.error
-          part.errorKind = "network"
+          part.errorKind = .network
         }
         var feedReport = SyncReport()
         feedReport.classes = [part]
@@ -187,7 +195,7 @@ struct SyncCommand {
 
   private func selectedSources() throws(CommandFailure) -> [Configuration.SyncSource] {
     let configuration = context.configuration
-    if let name = arguments.value("source") {
+    if let name = arguments.value(.source) {
       guard let source = configuration.syncSources[name] else {
         if configuration.sources[name] != nil {
           throw CommandFailure(.usage, "\"\(name)\" is a NewsAPI source", hint: "run: news fetch --source \(name)")
@@ -209,16 +217,12 @@ struct SyncCommand {
 
   /// When every class of a source was last brought up to date: the oldest `syncedAt` of its classes (`nil` when one
   /// never was, or has an error since).
-  static func lastCompleteSync(_ source: Configuration.SyncSource, storage: StorageContext)
-    async throws(CommandFailure) -> Timestamp?
+  func lastCompleteSync(_ source: Configuration.SyncSource, storage: StorageContext)
+    async throws -> Timestamp?
   {
     let classes: [SyncBookkeeping.ClassStatus]
-    do {
-      classes = try await SyncBookkeeping.status(source: source.name, in: storage)
-        .filter { source.classNames.contains($0.className) }
-    } catch {
-      throw CommandFailure(.storage, "\(error)")
-    }
+    classes = try await SyncBookkeeping.status(source: source.name, in: storage)
+      .filter { source.classNames.contains($0.className) }
     guard Set(classes.map(\.className)) == Set(source.classNames),
       classes.allSatisfy({ $0.lastError == nil })
     else { return nil }
@@ -241,13 +245,11 @@ struct SyncCommand {
     return cleaned.isEmpty ? "_" : cleaned
   }
 
+  /// The exit status of a sync: the worst failure among its classes decides (storage, then bad input, then
+  /// the network; ``ExitCode/init(_:)``).
   static func exitCode(_ classes: [SyncReport.ClassReport]) -> ExitCode {
-    // The worst kind of failure decides.
-    let kinds = Set(classes.compactMap(\.errorKind))
-    if kinds.isEmpty { return .success }
-    if kinds.contains("storage") { return .storage }
-    if kinds.contains("invalidPage") || kinds.contains("importFailed") { return .badInput }
-    return .unavailable
+    let statuses = Set(classes.compactMap(\.errorKind).map(ExitCode.init))
+    return [ExitCode.storage, .badInput, .unavailable].first(where: statuses.contains) ?? .success
   }
 
   /// One line per class: `source/Class → entity: N pages (M resumed), K objects: a inserted, …`.
@@ -276,19 +278,19 @@ struct SyncCommand {
   private func reportProblems(source: String, _ classes: [SyncReport.ClassReport]) {
     for part in classes {
       let label = "\(source)/\(part.className): "
-      context.reportRecordErrors(part.errors, label: label, arguments)
+      context.reportRecordErrors(part.errors, label: label, arguments.common)
       if !part.warnings.isEmpty {
         let count = part.warnings.count
         context.console.printNote(
           "\(label)\(count) value\(count == 1 ? "" : "s") not read (the records were kept): "
             + OutputFormat.reasonCounts(part.warnings.map(\.reason))
-            + (arguments.flag("verbose") ? "" : " (--verbose lists \(count == 1 ? "it" : "them"))"))
-        if arguments.flag("verbose") {
+            + (arguments.verbose ? "" : " (--verbose lists \(count == 1 ? "it" : "them"))"))
+        if arguments.verbose {
           for warning in part.warnings { context.console.printNote("  \(label)warning: \(warning)") }
         }
       }
       guard !part.fileErrors.isEmpty else { continue }
-      let verbose = arguments.flag("verbose")
+      let verbose = arguments.verbose
       let count = part.fileErrors.count
       context.console.printNote(
         "\(label)\(count) file\(count == 1 ? "" : "s") not downloaded"

@@ -19,14 +19,20 @@ public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
   /// The database failed (full, locked, read-only…).
   case storage(className: String, detail: String)
 
-  /// The kind of failure, as in `--json` output: `network`, `server`, `invalidPage`, `importFailed`, `storage`.
-  public var kind: String {
+  /// The kind of a failure, without its details; its raw value is what `--json` output prints (`errorKind`).
+  public enum Kind: String, Sendable, Hashable, Encodable {
+    case network, server, invalidPage, importFailed, storage
+  }
+
+  /// The kind of failure: ``Kind/network``, ``Kind/server``, ``Kind/invalidPage``, ``Kind/importFailed`` or
+  /// ``Kind/storage``.
+  public var kind: Kind {
     switch self {
-    case .network: "network"
-    case .server: "server"
-    case .invalidPage: "invalidPage"
-    case .importFailed: "importFailed"
-    case .storage: "storage"
+    case .network: .network
+    case .server: .server
+    case .invalidPage: .invalidPage
+    case .importFailed: .importFailed
+    case .storage: .storage
     }
   }
 
@@ -84,8 +90,8 @@ public struct SyncReport: Sendable, Hashable, Encodable {
     public var cursor: String?
     /// Why the class stopped early, if it did.
     public var error: String?
-    /// The kind of ``error``: ``SyncError/kind``.
-    public var errorKind: String?
+    /// The kind of ``error``: ``SyncError/kind`` (encoded as its raw value, e.g. `"network"`).
+    public var errorKind: SyncError.Kind?
 
     public init(className: String, entity: String) {
       self.className = className

@@ -321,7 +321,7 @@ struct ParseSyncServerQuirkTests {
     fixture.stub.inject(.json(#"{"code":141,"error":"Cloud code failed"}"#))
     let report = await fixture.engine(try fixture.openStorage(), classes: try fixture.classes(["Article"])).sync()
     #expect(report.classes.first?.error == "Article: the server answered HTTP 200, code 141: Cloud code failed")
-    #expect(report.classes.first?.errorKind == "server")
+    #expect(report.classes.first?.errorKind == .server)
   }
 
   @Test("a page over the size limit stops the transfer and imports nothing")
