@@ -157,13 +157,15 @@ extension StorageContext {
     try SearchRanking.install(on: db)
     let weights = searchWeights.map { String($0) }.joined(separator: ", ")
     let match = sql.bind(.text(query.matchExpression))
-    // The rows that can be on the page are the first `offset + limit` by rank; none is left out for a smaller k.
-    let best = limit.map { Int64(max(0, offset) + $0) } ?? 0
-    let rank = "\(SearchRanking.functionName)(article_fts, \(sql.bind(.integer(best))), \(weights))"
+    // The rows that can be on the page are the first `offset + limit` by rank; 0: every row (no page, or one too
+    // far to be worth it).
+    let end = limit.map { max(0, offset).addingReportingOverflow($0) }
+    let best = end.flatMap { $0.overflow || $0.partialValue > 1_000_000 ? nil : $0.partialValue }
+    let rank = "\(SearchRanking.functionName)(article_fts, \(sql.bind(.integer(Int64(best ?? 0)))), \(weights))"
     let page: [(rowid: Int64, rank: Double)]
-    if conditions.isEmpty, let limit {
+    if conditions.isEmpty, let limit, let best {
       page = try pageFromIndex(
-        rank: rank, match: match, arguments: sql.arguments, db, best: Int(best), limit: limit, offset: offset)
+        rank: rank, match: match, arguments: sql.arguments, db, best: best, limit: limit, offset: offset)
     } else {
       page = try db.makeStatement(
         """

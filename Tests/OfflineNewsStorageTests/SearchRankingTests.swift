@@ -139,13 +139,16 @@ struct SearchRankingTests {
     }
   }
 
-  @Test("all hits (no limit) come in bm25's order")
+  @Test("all hits (no limit, or the largest) come in bm25's order")
   func everyHit() async throws {
     let storage = try await open(600, seed: 5)
     for text in Self.queries {
       let hits = try await storage.search(text)
       let expected = try await reference(storage, text, limit: -1, offset: 0)
       #expect(hits.map(\.article.url.absoluteString) == expected.map(\.url), "\(text)")
+      // A limit as large as Int allows (news search --limit with the largest number) is every hit.
+      let most = try await storage.search(text, limit: Int.max, offset: 3)
+      #expect(most.map(\.article.url.absoluteString) == Array(expected.map(\.url).dropFirst(3)), "\(text)")
     }
   }
 }
