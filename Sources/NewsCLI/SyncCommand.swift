@@ -141,7 +141,7 @@ struct SyncCommand {
         }
         var engine = ParseSyncEngine(
           source: source.name, server: server, classes: classes, storage: storage,
-          transport: URLSessionHTTPTransport(timeout: timeout, retry: Self.retry(timeout)),
+          transport: context.network.httpTransport(timeout, Self.retry(timeout), []),
           fileFolder: databaseFolder.appendingPathComponent("files").appendingPathComponent(
             Self.folderName(source.name)))
         engine.now = context.now
@@ -227,7 +227,7 @@ struct SyncCommand {
   static func retry(_ timeout: Double) -> RetryPolicy {
     RetryPolicy(
       maxAttempts: 3, initialDelay: 0.25, maxDelay: 2,
-      maxTotalTime: 2 * URLSessionHTTPTransport.effectiveTimeout(timeout)
+      maxTotalTime: 2 * RequestTimeout.effective(timeout)
     )
   }
 
