@@ -81,7 +81,7 @@ let package = Package(
     // The composition root's entry point, without the network: it hands fetch, sync and add to `news-online` when
     // that is built beside it, and reads file sources itself otherwise (`swift run news fetch` builds only `news`).
     // It must not depend on OfflineNewsURLSession, even through another module, and links the Swift libraries
-    // statically: it starts in a few milliseconds instead of about 20 (docs/PERFORMANCE.md, "Start-up").
+    // statically: it starts in a few milliseconds instead of about 20 (docs/PERFORMANCE.md, "Command-line latency").
     .executableTarget(
       name: "news", dependencies: ["NewsCLI"],
       swiftSettings: strict + [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux]))],

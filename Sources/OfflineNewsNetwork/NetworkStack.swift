@@ -8,7 +8,7 @@ import OfflineNewsModel
 /// The `news` command line is built with one: `news-online` passes `NetworkStack.urlSession` (the
 /// `OfflineNewsURLSession` module: ``HTTPTransport`` over URLSession and libcurl); `news` passes ``filesOnly`` and
 /// hands the commands that use the network to `news-online`, so that it never loads FoundationNetworking, libcurl and
-/// its TLS stack (about 40 shared libraries, most of its start-up time: docs/PERFORMANCE.md, "Start-up").
+/// its TLS stack (about 40 shared libraries, most of its start-up time: docs/PERFORMANCE.md, "Command-line latency").
 ///
 /// For example:
 /// ```swift

@@ -6,7 +6,7 @@
 
 /// The process environment, read from `environ`: what `ProcessInfo.processInfo.environment` gives (an entry
 /// without `=` is left out; of two entries with one name, the last wins), without initialising `ProcessInfo`, which
-/// costs `news` half a millisecond or more at start (docs/PERFORMANCE.md, "Start-up").
+/// costs `news` half a millisecond or more at start (docs/PERFORMANCE.md, "Command-line latency").
 func processEnvironment() -> [String: String] {
   var environment: [String: String] = [:]
   var entry = environ

@@ -6,7 +6,7 @@ import NewsCLI
 // This program has no network stack: it links neither FoundationNetworking nor libcurl (and the Swift libraries
 // statically), so that the commands that read the cache start in a few milliseconds. The commands that use the
 // network are handed to `news-online` when it is built beside it (`swift build`); without it (`swift run news`
-// builds `news` alone) they run here with file sources only. docs/PERFORMANCE.md, "Start-up".
+// builds `news` alone) they run here with file sources only. docs/PERFORMANCE.md, "Command-line latency".
 let arguments = Array(CommandLine.arguments.dropFirst())
 if NewsCommandLine.usesNetwork(arguments), let online = NetworkHandOff.onlineExecutable() {
   exit(NetworkHandOff.run(online, arguments))
