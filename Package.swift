@@ -6,6 +6,7 @@
 //   (Model, HTTP) ← OfflineNewsNetwork ←──────────────┤
 //   (Storage, Import, HTTP) ← OfflineNewsSync ←───────┤
 //   OfflineNewsHTTP ←─────────────────────────────────┘
+//   (HTTP, Network) ← OfflineNewsURLSession ← news-online, news-bench, news-with-fault (never `news`: see below)
 //   (CLibXML2, Model, OfflineNewsHTML) ← OfflineNewsFeeds ← NewsCLI (subscriptions: news add, remove, sources --opml, import OPML)
 //   CLibXML2 ← OfflineNewsHTML ← OfflineNews, NewsCLI, news-bench
 import PackageDescription
@@ -19,8 +20,9 @@ let package = Package(
   name: "OfflineNews",
   platforms: [.macOS(.v15)],
   products: [
-    .library(name: "OfflineNews", targets: ["OfflineNews"]),
+    .library(name: "OfflineNews", targets: ["OfflineNews", "OfflineNewsURLSession"]),
     .executable(name: "news", targets: ["news"]),
+    .executable(name: "news-online", targets: ["news-online"]),
     .executable(name: "news-bench", targets: ["news-bench"]),
   ],
   targets: [
@@ -42,12 +44,18 @@ let package = Package(
     // The general JSON → store importer: declarative mappings, identity and upsert, relationships, reports.
     .target(
       name: "OfflineNewsImport", dependencies: ["OfflineNewsModel", "OfflineNewsStorage"], swiftSettings: strict),
-    // HTTP: the one URLSession transport (whole-request deadline, retries with Retry-After, redaction of secrets, body
-    // caps, same-origin redirects, conditional GETs), used by NewsAPI, feeds, Parse sync and page downloads. The only
-    // module that imports FoundationNetworking.
+    // HTTP without a transport: the HTTPTransport protocol, requests, responses, errors, retries with Retry-After,
+    // validators, redaction of secrets, the timeout rule. Used by NewsAPI, feeds, Parse sync and page downloads.
     .target(name: "OfflineNewsHTTP", swiftSettings: strict),
-    // The news network: the NewsNetwork protocol, NewsAPI v2 decoding, the NewsAPI client over HTTP, files.
+    // The news network: the NewsNetwork protocol, NewsAPI v2 decoding, files, NetworkStack (how a program makes its
+    // networks).
     .target(name: "OfflineNewsNetwork", dependencies: ["OfflineNewsModel", "OfflineNewsHTTP"], swiftSettings: strict),
+    // The one HTTP transport, over URLSession (whole-request deadline, body caps, same-origin redirects), and the
+    // NewsAPI client over it: the only module that imports FoundationNetworking (libcurl, a TLS stack, about 40
+    // shared libraries), apart so that a program that does not use the network does not load it (`news`).
+    .target(
+      name: "OfflineNewsURLSession", dependencies: ["OfflineNewsModel", "OfflineNewsHTTP", "OfflineNewsNetwork"],
+      swiftSettings: strict),
     // Feeds: RSS, RSS 1.0 (RDF) and Atom parsed with libxml2, format sniffing, OPML, feed discovery in HTML pages.
     .target(
       name: "OfflineNewsFeeds", dependencies: ["CLibXML2", "OfflineNewsModel", "OfflineNewsHTML"], swiftSettings: strict
@@ -72,27 +80,42 @@ let package = Package(
     // The `news` command line: configuration, argument parsing, commands, output.
     .target(
       name: "NewsCLI", dependencies: ["OfflineNews", "OfflineNewsFeeds", "OfflineNewsHTML"], swiftSettings: strict),
-    // The composition root's entry point.
-    .executableTarget(name: "news", dependencies: ["NewsCLI"], swiftSettings: strict),
+    // The composition root's entry point, without the network: it hands fetch, sync and add to `news-online` when
+    // that is built beside it, and reads file sources itself otherwise (`swift run news fetch` builds only `news`).
+    // It must not depend on OfflineNewsURLSession, even through another module, and links the Swift libraries
+    // statically: it starts in a few milliseconds instead of about 20 (docs/PERFORMANCE.md, "Command-line latency").
+    .executableTarget(
+      name: "news", dependencies: ["NewsCLI"],
+      swiftSettings: strict + [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux]))],
+      linkerSettings: [
+        .unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xclang-linker", "-no-pie"], .when(platforms: [.linux]))
+      ]),
+    // The same command line with the URLSession network: runs the commands that use the network.
+    .executableTarget(name: "news-online", dependencies: ["NewsCLI", "OfflineNewsURLSession"], swiftSettings: strict),
     // The benchmark (docs/PERFORMANCE.md): `swift run -c release news-bench`.
     .executableTarget(
-      name: "news-bench", dependencies: ["OfflineNews", "OfflineNewsHTML"], path: "Sources/NewsBench",
-      swiftSettings: strict),
+      name: "news-bench", dependencies: ["OfflineNews", "OfflineNewsHTML", "OfflineNewsURLSession"],
+      path: "Sources/NewsBench", swiftSettings: strict),
 
     .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
     // `news` with a crash injected through the package-only fault seams, for the crash-safety tests.
     .executableTarget(
-      name: "news-with-fault", dependencies: ["NewsCLI"], path: "Tests/NewsWithFault", swiftSettings: strict),
+      name: "news-with-fault", dependencies: ["NewsCLI", "OfflineNewsURLSession"], path: "Tests/NewsWithFault",
+      swiftSettings: strict),
     .testTarget(name: "OfflineNewsModelTests", dependencies: ["OfflineNewsModel", "TestSupport"]),
     .testTarget(name: "OfflineNewsStorageTests", dependencies: ["OfflineNewsStorage", "TestSupport"]),
-    .testTarget(name: "OfflineNewsHTTPTests", dependencies: ["OfflineNewsHTTP", "TestSupport"]),
-    .testTarget(name: "OfflineNewsNetworkTests", dependencies: ["OfflineNewsNetwork", "TestSupport"]),
+    .testTarget(
+      name: "OfflineNewsHTTPTests", dependencies: ["OfflineNewsHTTP", "TestSupport", "OfflineNewsURLSession"]),
+    .testTarget(
+      name: "OfflineNewsNetworkTests", dependencies: ["OfflineNewsNetwork", "TestSupport", "OfflineNewsURLSession"]),
     .testTarget(name: "OfflineNewsImportTests", dependencies: ["OfflineNewsImport", "TestSupport"]),
-    .testTarget(name: "OfflineNewsTests", dependencies: ["OfflineNews", "TestSupport"]),
+    .testTarget(name: "OfflineNewsTests", dependencies: ["OfflineNews", "TestSupport", "OfflineNewsURLSession"]),
     .testTarget(name: "OfflineNewsFeedsTests", dependencies: ["OfflineNewsFeeds", "TestSupport"]),
-    .testTarget(name: "OfflineNewsSyncTests", dependencies: ["OfflineNewsSync", "TestSupport"]),
+    .testTarget(
+      name: "OfflineNewsSyncTests", dependencies: ["OfflineNewsSync", "TestSupport", "OfflineNewsURLSession"]),
     .testTarget(name: "OfflineNewsHTMLTests", dependencies: ["OfflineNewsHTML", "TestSupport"]),
-    .testTarget(name: "NewsCLITests", dependencies: ["NewsCLI", "OfflineNewsHTML", "TestSupport"]),
+    .testTarget(
+      name: "NewsCLITests", dependencies: ["NewsCLI", "OfflineNewsHTML", "TestSupport", "OfflineNewsURLSession"]),
   ],
   swiftLanguageModes: [.v6]
 )

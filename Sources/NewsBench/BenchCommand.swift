@@ -31,7 +31,15 @@ enum BenchCommand {
       let machine = Machine.describe(outputFolder: folder)
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-      if options.extraction {
+      if let database = options.cliDatabase {
+        let results = try await benchmark.runCommandLine(
+          machine: machine, database: URL(fileURLWithPath: database).standardizedFileURL.path)
+        if options.json {
+          print(String(decoding: try encoder.encode(results), as: UTF8.self))
+        } else {
+          print(Report.commandLine(results), terminator: "")
+        }
+      } else if options.extraction {
         let results = try ExtractionBench(options: options, folder: folder).run(machine: machine)
         if options.json {
           print(String(decoding: try encoder.encode(results), as: UTF8.self))

@@ -15,12 +15,17 @@ struct Options: Sendable {
   var quick = false
   var feeds = false
   var feedsFrom: String?
+  /// Spawns of each command for the command-line latencies.
+  var latencyRuns = 50
+  /// `--cli DB`: only the command-line latencies, on this database.
+  var cliDatabase: String?
 
   static let usage = """
     usage: news-bench [--articles N] [--runs R] [--seed S] [--work DIR] [--quick] [--json]
            news-bench --scaling [--million] [--runs R] [--seed S] [--work DIR] [--json]
            news-bench --extraction [--pages DIR] [--runs R] [--json]
            news-bench --feeds [--feeds-from DIR] [--work DIR] [--json]
+           news-bench --cli DB [--latency-runs N] [--json]
 
     Generates a NewsAPI-shaped payload of N articles and times, side by side on the same file and fresh databases
     (median of R runs; each import in its own process):
@@ -28,7 +33,9 @@ struct Options: Sendable {
       json_each  the limit: the sqlite3 CLI upserting the file with json_each in one statement
       python     the peer: Python's json + sqlite3 executemany upsert
     then re-import into the filled databases, the newest-50 read through NewsRepository, network-first with the
-    server refusing connections versus a pure cache read, and the peak memory of each import.
+    server refusing connections versus a pure cache read, the peak memory of each import, and the command-line
+    latencies (`news --help`, `news list --limit 20`, `news search`, spawn to exit, each beside `sqlite3` answering
+    the same query; needs `news` built beside news-bench: swift build -c release).
 
       --articles N   articles in the payload (default 100000)
       --runs R       runs of each import; the median is reported (default 3)
@@ -36,8 +43,6 @@ struct Options: Sendable {
       --work DIR     where the payload and databases go (default: a temporary folder, removed at the end)
       --quick        N = 2000, R = 1, fewer read calls, and the feed refresh without its peers: a smoke run for CI
       --json         print the results as JSON on stdout (progress still goes to stderr)
-      --scaling      instead: ours and json_each at N = 1k, 10k, 100k, time per article
-      --million      with --scaling: also N = 1M (a ~600 MB file; one run)
       --extraction   instead: readable-article extraction, pages per second over the folder's NAME/source.html
                      (ReadabilityExtractor, in this process), against Python's readability-lxml and trafilatura
                      when importable (each in its own python3); R rounds (default 5), median
@@ -46,6 +51,11 @@ struct Options: Sendable {
                      then again (304s): `news fetch --all` (the `news` built beside news-bench) against
                      `newsboat -x reload` and a Python feedparser + sqlite3 script, one run each
       --feeds-from DIR  the feeds to serve, each under 6 paths (default ../shared/fixtures/real/feeds)
+      --latency-runs N  spawns of each command for the command-line latencies (default 50)
+      --scaling      instead: ours and json_each at N = 1k, 10k, 100k, time per article, and the command-line
+                     latencies at 100k
+      --million      with --scaling: also N = 1M (a ~600 MB file; one run), with the command-line latencies at 1M
+      --cli DB       instead: only the command-line latencies, on the database DB
     """
 
   static func parse(_ arguments: [String]) throws -> Options {
@@ -79,6 +89,7 @@ struct Options: Sendable {
         options.runs = 1
         options.readCalls = 200
         options.networkCalls = 20
+        options.latencyRuns = 10
         options.quick = true
       case "--json": options.json = true
       case "--scaling": options.scaling = true
@@ -87,6 +98,8 @@ struct Options: Sendable {
       case "--pages": options.pagesFolder = try value(argument)
       case "--feeds": options.feeds = true
       case "--feeds-from": options.feedsFrom = try value(argument)
+      case "--latency-runs": options.latencyRuns = try number(argument)
+      case "--cli": options.cliDatabase = try value(argument)
       case "--help", "-h": throw HelpRequested()
       default: throw BenchError("unknown argument \"\(argument)\"\n\n\(usage)")
       }

@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNews
+import OfflineNewsURLSession
 
 #if canImport(Glibc)
   import Glibc

@@ -59,7 +59,12 @@ enum Report {
       (p99 \(milli(results.refused.networkFirst.p99))): difference \(milli(results.refused.difference))
                 network error: \(results.refused.networkError)
 
-      targets (issue 6, set at N = 100,000; this run: N = \(grouped(results.payload.articles))):
+
+      """
+    out += commandLineTable(results.commandLine)
+    out += """
+
+      targets (issues 6 and 17, set at N = 100,000; this run: N = \(grouped(results.payload.articles))):
 
       """
     for target in results.targets {
@@ -67,6 +72,41 @@ enum Report {
     }
     for note in results.notes { out += "note: \(note)\n" }
     if let feeds = results.feeds { out += "\n" + FeedBench.report(feeds) }
+    return out
+  }
+
+  /// Spawn-to-exit latencies, ours beside sqlite3.
+  static func commandLineTable(_ list: [CommandLatency]) -> String {
+    guard let first = list.first else { return "" }
+    var out = "command line, spawn to exit (wall clock; median of \(first.ours.runs) spawns each, interleaved):\n"
+    out += "  " + pad("", 36) + pad("rows", 11, right: true) + pad("median", 10, right: true)
+    out += pad("p90", 10, right: true) + pad("min", 10, right: true) + pad("cpu", 10, right: true)
+    out += pad("sqlite3", 10, right: true) + pad("cpu", 10, right: true) + pad("ratio", 8, right: true) + "\n"
+    for latency in list {
+      out += "  " + pad(latency.name, 36) + pad(latency.rows > 0 ? grouped(latency.rows) : "–", 11, right: true)
+      out += pad(milli(latency.ours.median), 10, right: true) + pad(milli(latency.ours.p90), 10, right: true)
+      out += pad(milli(latency.ours.min), 10, right: true) + pad(milli(latency.ours.cpuMedian), 10, right: true)
+      if let sqlite = latency.sqlite {
+        out += pad(milli(sqlite.median), 10, right: true) + pad(milli(sqlite.cpuMedian), 10, right: true)
+        out += pad(String(format: "%.1f×", latency.ours.median / max(1e-9, sqlite.median)), 8, right: true)
+      }
+      out += "\n"
+    }
+    return out
+  }
+
+  static func commandLine(_ results: CommandLineResults) -> String {
+    var out = machine(results.machine, date: results.date)
+    out += "load:     \(results.loadAverage.joined(separator: " before, ")) after (1/5/15-minute averages)\n\n"
+    out += commandLineTable(results.commandLine) + "\n"
+    out += targets(results.targets, notes: results.notes)
+    return out
+  }
+
+  static func targets(_ targets: [Target], notes: [String]) -> String {
+    var out = ""
+    for target in targets { out += "  \(target.met ? "met    " : "NOT MET")  \(target.goal): \(target.measured)\n" }
+    for note in notes { out += "note: \(note)\n" }
     return out
   }
 
@@ -137,7 +177,9 @@ enum Report {
         out += "  " + pad("", 10) + "ours: " + shown.joined(separator: " · ") + " s\n"
       }
     }
-    for note in results.notes { out += "note: \(note)\n" }
+    let latencies = results.steps.flatMap(\.commandLine)
+    if !latencies.isEmpty { out += "\n" + commandLineTable(latencies) + "\n" }
+    out += targets(results.targets, notes: results.notes)
     return out
   }
 

@@ -215,7 +215,7 @@ struct AddCommand: NewsCommand {
   /// source's the end of the permanent redirects (`301`, `308`) from `start`, as RFC 9110 §15.4.2 asks.
   private func get(_ start: URL) async throws(CommandFailure) -> Document {
     let timeout = try arguments.seconds(.timeout) ?? context.configuration.timeoutSeconds
-    let transport = URLSessionHTTPTransport(timeout: timeout, retry: SyncCommand.retry(timeout))
+    let transport = context.network.httpTransport(timeout, SyncCommand.retry(timeout), [])
     let request = HTTPRequest(
       url: start,
       headers: [

@@ -6,13 +6,15 @@ import OfflineNews
 ///
 /// For example (what `Sources/news/main.swift` does):
 /// ```swift
-/// let status = await NewsCommandLine(environment: ProcessInfo.processInfo.environment).run(["fetch", "--json"])
+/// let commandLine = NewsCommandLine(environment: ProcessInfo.processInfo.environment, network: .urlSession)
+/// let status = await commandLine.run(["fetch", "--json"])
 /// ```
 public struct NewsCommandLine: Sendable {
   let environment: [String: String]
   let currentDirectory: String
   let console: Console
   let now: @Sendable () -> Date
+  let network: NetworkStack
   /// What a test helper injects (``CommandFaults``); none in the product.
   package var faults = CommandFaults()
 
@@ -21,14 +23,29 @@ public struct NewsCommandLine: Sendable {
   ///   - currentDirectory: the folder relative paths are resolved against.
   ///   - console: where output goes; the process's standard output and error by default.
   ///   - now: the current time, for "3 h ago"; tests inject a fixed one.
+  ///   - network: how networks and HTTP transports are made (``NetworkStack``): `.urlSession` (the
+  ///     `OfflineNewsURLSession` module) in `news-online`, ``NetworkStack/filesOnly`` in `news`, which hands the
+  ///     commands that use the network to `news-online` (``usesNetwork(_:)``).
   public init(
     environment: [String: String], currentDirectory: String = FileManager.default.currentDirectoryPath,
-    console: Console? = nil, now: @escaping @Sendable () -> Date = { Date() }
+    console: Console? = nil, now: @escaping @Sendable () -> Date = { Date() }, network: NetworkStack
   ) {
     self.environment = environment
     self.currentDirectory = currentDirectory
     self.console = console ?? .standard(environment: environment)
     self.now = now
+    self.network = network
+  }
+
+  /// The commands that use the network: `news` runs them in `news-online`. Names, not the specs (``FetchCommand``,
+  /// ``SyncCommand``, ``AddCommand``), so that `news list` does not build every command's help text to ask;
+  /// `NewsCommandLineTests` checks them against the specs.
+  static let networkCommands = ["fetch", "sync", "add"]
+
+  /// Whether a command line (without the program name) runs a command that uses the network, and so needs a
+  /// program built with one (`news-online`); `news --help` and every other command read only files and the cache.
+  public static func usesNetwork(_ arguments: [String]) -> Bool {
+    arguments.first.map(networkCommands.contains) ?? false
   }
 
   static let version = "0.1.0"
@@ -156,7 +173,7 @@ public struct NewsCommandLine: Sendable {
         creatable: use == .creatable)
     return CommandContext(
       configuration: configuration, environment: environment, currentDirectory: currentDirectory, console: console,
-      now: now, faults: faults)
+      now: now, network: network, faults: faults)
   }
 }
 
@@ -178,6 +195,8 @@ struct CommandContext: Sendable {
   var currentDirectory: String
   var console: Console
   var now: @Sendable () -> Date
+  /// How networks and HTTP transports are made (``NetworkStack``).
+  var network: NetworkStack
   var faults = CommandFaults()
 
   /// The URL under which a cached article is stored for a URL typed by the user: as typed, else as the importer
@@ -211,8 +230,8 @@ struct CommandContext: Sendable {
   /// says on standard error what it did; a page that fails is noted and tried again by a later fetch, never an error.
   func fetchFullText(_ articles: [Article], _ repository: NewsRepository, timeout: Double?) async {
     let seconds = timeout ?? configuration.timeoutSeconds
-    let transport = URLSessionHTTPTransport(
-      timeout: seconds, retry: RetryPolicy(maxAttempts: 2, initialDelay: 0.25, maxDelay: 1, maxTotalTime: 2 * seconds))
+    let transport = network.httpTransport(
+      seconds, RetryPolicy(maxAttempts: 2, initialDelay: 0.25, maxDelay: 1, maxTotalTime: 2 * seconds), [])
     let report = await repository.fetchFullText(for: articles, using: transport)
     guard report.fetched + report.failures.count + report.imagesStored + report.imageFailures.count > 0 else { return }
     var line = "full text: \(report.fetched) fetched"
@@ -269,10 +288,12 @@ struct CommandContext: Sendable {
     }
     let apiKey = environment["NEWSAPI_KEY"].flatMap { $0.isEmpty ? nil : $0 } ?? configuration.apiKey
     let requested = timeout ?? configuration.timeoutSeconds
-    let perAttempt = URLSessionHTTPTransport.effectiveTimeout(requested)
+    let perAttempt = RequestTimeout.effective(requested)
     let retry =
       retrying ? RetryPolicy(maxAttempts: 3, initialDelay: 0.25, maxDelay: 2, maxTotalTime: 2 * perAttempt) : .none
-    let network = URLSessionNewsNetwork(apiKey: apiKey, timeout: requested, retry: retry, decoder: articleDecoder)
+    let stack = network
+    let context = self
+    let network = DeferredNetwork { stack.newsNetwork(apiKey, requested, retry, context.articleDecoder) }
     let now = self.now
     return NewsRepository(
       storage: storage, network: network, clock: { Timestamp(now()) }, deadline: retrying ? 2 * perAttempt + 0.5 : nil,

@@ -150,7 +150,7 @@ struct SyncCommand: NewsCommand {
         }
         var engine = ParseSyncEngine(
           source: source.name, server: server, classes: classes, storage: storage,
-          transport: URLSessionHTTPTransport(timeout: timeout, retry: Self.retry(timeout)),
+          transport: context.network.httpTransport(timeout, Self.retry(timeout), []),
           fileFolder: databaseFolder.appendingPathComponent("files").appendingPathComponent(
             Self.folderName(source.name)))
         engine.now = context.now
@@ -234,7 +234,7 @@ struct SyncCommand: NewsCommand {
   static func retry(_ timeout: Double) -> RetryPolicy {
     RetryPolicy(
       maxAttempts: 3, initialDelay: 0.25, maxDelay: 2,
-      maxTotalTime: 2 * URLSessionHTTPTransport.effectiveTimeout(timeout)
+      maxTotalTime: 2 * RequestTimeout.effective(timeout)
     )
   }
 

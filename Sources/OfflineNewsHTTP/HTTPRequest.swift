@@ -60,7 +60,7 @@ public struct HTTPRequest: Sendable, Hashable {
   }
 
   /// ``headers`` with the conditional headers for ``validators`` (which replace any the caller set).
-  var headersToSend: [String: String] {
+  package var headersToSend: [String: String] {
     var fields = headers.filter { !["if-none-match", "if-modified-since"].contains($0.key.lowercased()) }
     if let etag = validators.etag { fields["If-None-Match"] = etag }
     if let date = validators.lastModified { fields["If-Modified-Since"] = date }

@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-  import FoundationNetworking
-#endif
-
 /// A complete HTTP response: status, headers, the body, and where it came from after redirects.
 public struct HTTPResponse: Sendable, Hashable {
   /// The HTTP status code, e.g. `200`.
@@ -49,8 +45,36 @@ public struct HTTPResponse: Sendable, Hashable {
     CacheValidators(etag: header("ETag"), lastModified: header("Last-Modified"))
   }
 
-  /// The reason phrase of a status code, e.g. `internal server error` for `500` (RFC 9110 §15).
+  /// The reason phrase of a status code, e.g. `Internal Server Error` for `500`: RFC 9110 §15's, with RFC 6585's
+  /// (`428`, `429`, `431`, `511`), RFC 7725's `451` and WebDAV's (RFC 4918, 5842, 2295, 2774, 3229); the class's name
+  /// (`Client Error` for an unnamed `4xx`) for any other code, `Server Error` outside `1xx`–`4xx`. The texts
+  /// FoundationNetworking's `HTTPURLResponse.localizedString(forStatusCode:)` gives on Linux, without linking it.
   public static func reasonPhrase(forStatus status: Int) -> String {
-    HTTPURLResponse.localizedString(forStatusCode: status)
+    if let phrase = reasonPhrases[status] { return phrase }
+    switch status {
+    case 100..<200: return "Informational"
+    case 200..<300: return "Success"
+    case 300..<400: return "Redirection"
+    case 400..<500: return "Client Error"
+    default: return "Server Error"
+    }
   }
+
+  private static let reasonPhrases: [Int: String] = [
+    100: "Continue", 101: "Switching Protocols", 102: "Processing",
+    200: "OK", 201: "Created", 202: "Accepted", 203: "Non-Authoritative Information", 204: "No Content",
+    205: "Reset Content", 206: "Partial Content", 207: "Multi-Status", 208: "Already Reported", 226: "IM Used",
+    300: "Multiple Choices", 301: "Moved Permanently", 302: "Found", 303: "See Other", 304: "Not Modified",
+    305: "Use Proxy", 307: "Temporary Redirect", 308: "Permanent Redirect",
+    400: "Bad Request", 401: "Unauthorized", 402: "Payment Required", 403: "Forbidden", 404: "Not Found",
+    405: "Method Not Allowed", 406: "Not Acceptable", 407: "Proxy Authentication Required", 408: "Request Timeout",
+    409: "Conflict", 410: "Gone", 411: "Length Required", 412: "Precondition Failed", 413: "Payload Too Large",
+    414: "URI Too Long", 415: "Unsupported Media Type", 416: "Range Not Satisfiable", 417: "Expectation Failed",
+    421: "Misdirected Request", 422: "Unprocessable Entity", 423: "Locked", 424: "Failed Dependency",
+    426: "Upgrade Required", 428: "Precondition Required", 429: "Too Many Requests",
+    431: "Request Header Fields Too Large", 451: "Unavailable For Legal Reasons",
+    500: "Internal Server Error", 501: "Not Implemented", 502: "Bad Gateway", 503: "Service Unavailable",
+    504: "Gateway Timeout", 505: "HTTP Version Not Supported", 506: "Variant Also Negotiates",
+    507: "Insufficient Storage", 508: "Loop Detected", 510: "Not Extended", 511: "Network Authentication Required",
+  ]
 }

@@ -132,7 +132,7 @@ public struct RetryPolicy: Sendable {
   }
 
   /// What one attempt came to.
-  enum Outcome<T> {
+  package enum Outcome<T> {
     /// Done: no retry.
     case succeeded(T)
     /// Worth another attempt (a `5xx` or `429` response): retried if the caps allow, else the answer.
@@ -142,7 +142,9 @@ public struct RetryPolicy: Sendable {
   }
 
   /// The retry loop: runs `attempt` (numbered from 1) until an outcome is not retried.
-  func attempts<T>(attemptTimeout: TimeInterval?, _ attempt: (Int) async -> Outcome<T>) async throws(HTTPError) -> T {
+  package func attempts<T>(attemptTimeout: TimeInterval?, _ attempt: (Int) async -> Outcome<T>) async throws(HTTPError)
+    -> T
+  {
     let start = now()
     var number = 1
     while true {

@@ -23,7 +23,7 @@ public enum NewsNetworkError: Error, Sendable, Hashable, CustomStringConvertible
 
   /// The news network's reading of an HTTP transport's error: a transport failure stays one, an unsupported URL
   /// stays one, a redirect loop is an invalid response.
-  init(_ error: HTTPError) {
+  package init(_ error: HTTPError) {
     switch error {
     case .transport(let failure, let detail): self = .transport(failure, detail: detail)
     case .unsupportedURL(let url): self = .unsupportedURL(url)

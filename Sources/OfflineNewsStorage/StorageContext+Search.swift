@@ -133,28 +133,50 @@ extension StorageContext {
 
   // MARK: - Index search
 
+  /// Registers the search's ranking function (``SearchRanking``) on `db`, as every search does on its connection:
+  /// for tests that call it themselves.
+  package static func installSearchRanking(on db: Connection) throws {
+    try SearchRanking.install(on: db)
+  }
+
   /// Column weights for `bm25()`, in the order of `article_fts`'s columns.
   static let searchWeights: [Double] = [10, 2, 1, 3, 3]
   /// Tokens in a `snippet()`: about two lines of text.
   static let snippetTokens = 16
 
-  /// Two steps, in one read transaction: the page of matches ranked by `bm25()` (cheap), then the articles and
-  /// snippets of that page only (a `snippet()` tokenizes the text again, so it is not computed for every match).
+  /// Two steps, in one read transaction: the page of matches ranked by `bm25()`, then the articles and snippets of
+  /// that page only (a `snippet()` tokenizes the text again, so it is not computed for every match).
+  ///
+  /// The ranking is ``SearchRanking``'s function, `bm25()`'s values for every match that can be on the page (so
+  /// the order is `bm25()`'s, ties included); without a filter it reads only the index, and the articles of the
+  /// page and of the matches tied with its last one are looked up for the order of ties (newest first, then `url`).
   private static func indexSearch(
     _ query: SearchQuery, _ conditions: [String], _ sql: inout SearchArguments, _ db: Connection, limit: Int?,
     offset: Int
   ) throws -> [SearchHit] {
+    try SearchRanking.install(on: db)
     let weights = searchWeights.map { String($0) }.joined(separator: ", ")
     let match = sql.bind(.text(query.matchExpression))
-    let page = try db.makeStatement(
-      """
-      SELECT a.rowid, bm25(article_fts, \(weights)) AS score
-      FROM article_fts JOIN article a ON a.rowid = article_fts.rowid
-      WHERE article_fts MATCH \(match)\(conditions.map { " AND " + $0 }.joined())
-      ORDER BY score, a.publishedAt DESC, a.url
-      LIMIT \(sql.bind(.integer(Int64(limit ?? -1)))) OFFSET \(sql.bind(.integer(Int64(max(0, offset)))))
-      """
-    ).fetchAll(sql.arguments) { row in (rowid: row.int64(0) ?? 0, rank: row.double(1) ?? 0) }
+    // The rows that can be on the page are the first `offset + limit` by rank; 0: every row (no page, or one too
+    // far to be worth it).
+    let end = limit.map { max(0, offset).addingReportingOverflow($0) }
+    let best = end.flatMap { $0.overflow || $0.partialValue > 1_000_000 ? nil : $0.partialValue }
+    let rank = "\(SearchRanking.functionName)(article_fts, \(sql.bind(.integer(Int64(best ?? 0)))), \(weights))"
+    let page: [(rowid: Int64, rank: Double)]
+    if conditions.isEmpty, let limit, let best {
+      page = try pageFromIndex(
+        rank: rank, match: match, arguments: sql.arguments, db, best: best, limit: limit, offset: offset)
+    } else {
+      page = try db.makeStatement(
+        """
+        SELECT a.rowid, \(rank) AS score
+        FROM article_fts JOIN article a ON a.rowid = article_fts.rowid
+        WHERE article_fts MATCH \(match)\(conditions.map { " AND " + $0 }.joined())
+        ORDER BY score, a.publishedAt DESC, a.url
+        LIMIT \(sql.bind(.integer(Int64(limit ?? -1)))) OFFSET \(sql.bind(.integer(Int64(max(0, offset)))))
+        """
+      ).fetchAll(sql.arguments) { row in (rowid: row.int64(0) ?? 0, rank: row.double(1) ?? 0) }
+    }
     guard !page.isEmpty else { return [] }
 
     // The snippets of the summary, the content, and the best column (FTS5's choice, often the title).
@@ -177,6 +199,44 @@ extension StorageContext {
       if let hit = hit ?? nil { hits.append(hit) }
     }
     return hits
+  }
+
+  /// The page `offset..<offset + limit` of the matches in rank order, ties newest first then by `url`, from the
+  /// index alone: the `best` (= offset + limit) first by rank and every match tied with the last of them (asked
+  /// for in growing numbers until one ranks lower), then their `publishedAt` and `url` for the order of ties.
+  private static func pageFromIndex(
+    rank: String, match: String, arguments: [DatabaseValue], _ db: Connection, best: Int, limit: Int, offset: Int
+  ) throws -> [(rowid: Int64, rank: Double)] {
+    guard best > 0 else { return [] }
+    let ranked = try db.makeStatement(
+      "SELECT rowid, \(rank) AS score FROM article_fts WHERE article_fts MATCH \(match) ORDER BY score LIMIT ?\(arguments.count + 1)"
+    )
+    var asked = best + 1
+    var rows: [(rowid: Int64, rank: Double)]
+    while true {
+      rows = try ranked.fetchAll(arguments + [.integer(Int64(asked))]) { row in
+        (rowid: row.int64(0) ?? 0, rank: row.double(1) ?? 0)
+      }
+      guard rows.count == asked, rows[asked - 1].rank == rows[best - 1].rank else { break }
+      asked *= 2
+    }
+    if rows.count > best {
+      let last = rows[best - 1].rank
+      rows = Array(rows.prefix { $0.rank <= last })
+    }
+    // Every row kept has its exact rank (SearchRanking): only those past the page can be outranked.
+    let order = try db.cachedStatement("SELECT publishedAt, url FROM article WHERE rowid = ?1")
+    let keyed = try rows.map { row in
+      let key = try order.fetchOne([.integer(row.rowid)]) { ($0.int64(0) ?? 0, Array(($0.string(1) ?? "").utf8)) }
+      return (row: row, publishedAt: key?.0 ?? 0, url: key?.1 ?? [])
+    }
+    let sorted = keyed.sorted { a, b in
+      if a.row.rank != b.row.rank { return a.row.rank < b.row.rank }
+      if a.publishedAt != b.publishedAt { return a.publishedAt > b.publishedAt }
+      return a.url.lexicographicallyPrecedes(b.url)  // SQLite's BINARY collation: byte order
+    }
+    let start = min(sorted.count, max(0, offset))
+    return sorted[start..<min(sorted.count, start + limit)].map(\.row)
   }
 
   /// The three snippets' places in a row of ``articleColumns`` followed by them.

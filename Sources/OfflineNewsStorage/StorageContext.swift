@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import Synchronization
 
@@ -91,6 +92,46 @@ public final class StorageContext: Sendable {
         throw StorageError(kind: .incompatibleSchema(problem), path: path)
       }
     }
+    let openReader: @Sendable () throws(StorageError) -> Connection = { () throws(StorageError) -> Connection in
+      do throws(SQLiteError) {
+        // Read-write but query_only: a read-only connection cannot checkpoint, and when it is the last to close it
+        // would leave the committed data in the -wal file beside a main file that lacks it.
+        let connection = try Connection(path: path, busyTimeout: busyTimeout)
+        try connection.execute(sql: "PRAGMA query_only = ON")
+        try connection.execute(sql: "PRAGMA foreign_keys = ON")
+        return connection
+      } catch {
+        throw StorageError(error, path: path)
+      }
+    }
+    var pool: [SerialConnection] = []
+    if let (reader, recorded) = Self.openCurrent(path: path, entities: all, openReader: openReader) {
+      // Nothing to create, migrate or record: the writer opens at the first write, with the same checks (which then
+      // find nothing to do), and a store that is only read (`news list`, `news search`) opens one connection.
+      readOnlyCause = nil
+      let declared = all
+      all = Self.merging(recorded, into: all)
+      self.entities = all
+      let captured = all
+      writer = SerialConnection(
+        opening: { () throws(StorageError) -> Connection in
+          let connection = try Self.openWriter(path: path, busyTimeout: busyTimeout, entities: declared)
+          do throws(SQLiteError) {
+            try ChangeCapture.install(on: connection, entities: captured)
+          } catch {
+            throw StorageError(error, path: path)
+          }
+          return connection
+        }, path: path, label: "OfflineNews.writer", discardable: false)
+      for index in 1..<max(1, readers) {
+        pool.append(
+          SerialConnection(opening: openReader, path: path, label: "OfflineNews.reader\(index)", discardable: true))
+      }
+      // Last: the pool serves its free readers from the end, so the first read gets the open one.
+      pool.append(SerialConnection(reader, label: "OfflineNews.reader0", reopen: openReader))
+      self.readers = ReaderPool(pool, path: path)
+      return
+    }
     let writeConnection: Connection
     do {
       writeConnection = try Self.openWriter(path: path, busyTimeout: busyTimeout, entities: all)
@@ -102,14 +143,7 @@ public final class StorageContext: Sendable {
       writeConnection = connection
       readOnlyCause = cause
     }
-    for recorded in try Self.recordedEntities(writeConnection, path: path) {
-      if let index = all.firstIndex(where: { $0.name == recorded.name }) {
-        // The built-in article with the extensions mappings gave it (see EntityDescription.extended(with:)).
-        if recorded.name == EntityDescription.article.name { all[index] = all[index].extended(with: recorded) }
-      } else {
-        all.append(recorded)
-      }
-    }
+    all = Self.merging(try Self.recordedEntities(writeConnection, path: path), into: all)
     self.entities = all
     if readOnlyCause == nil {
       do {
@@ -119,25 +153,64 @@ public final class StorageContext: Sendable {
       }
     }
     writer = SerialConnection(writeConnection, label: "OfflineNews.writer")
-    var pool: [SerialConnection] = []
     if path != ":memory:" && readOnlyCause == nil {
-      let openReader: @Sendable () throws(SQLiteError) -> Connection = { () throws(SQLiteError) -> Connection in
-        // Read-write but query_only: a read-only connection cannot checkpoint, and when it is the last to close it
-        // would leave the committed data in the -wal file beside a main file that lacks it.
-        let connection = try Connection(path: path, busyTimeout: busyTimeout)
-        try connection.execute(sql: "PRAGMA query_only = ON")
-        try connection.execute(sql: "PRAGMA foreign_keys = ON")
-        return connection
-      }
       for index in 0..<max(1, readers) {
-        do throws(SQLiteError) {
-          pool.append(SerialConnection(try openReader(), label: "OfflineNews.reader\(index)", reopen: openReader))
-        } catch {
-          throw StorageError(error, path: path)
-        }
+        pool.append(SerialConnection(try openReader(), label: "OfflineNews.reader\(index)", reopen: openReader))
       }
     }
     self.readers = ReaderPool(pool, path: path)
+  }
+
+  /// The declared entities with those recorded in the database: the built-in article with the extensions mappings
+  /// gave it (see `EntityDescription.extended(with:)`), and every other recorded entity after the declared ones.
+  private static func merging(_ recorded: [EntityDescription], into declared: [EntityDescription])
+    -> [EntityDescription]
+  {
+    var all = declared
+    for entity in recorded {
+      if let index = all.firstIndex(where: { $0.name == entity.name }) {
+        if entity.name == EntityDescription.article.name { all[index] = all[index].extended(with: entity) }
+      } else {
+        all.append(entity)
+      }
+    }
+    return all
+  }
+
+  /// A reader connection on a database that needs nothing from the writer's open: an existing, writable, regular
+  /// file, in WAL mode, at this build's schema version, every declared entity recorded as declared (so
+  /// `EntityMigrator` has no table to create or extend); with the recorded entities. `nil` when any of it does not hold, for
+  /// the full open to deal with (create, migrate, refuse, or open read-only).
+  private static func openCurrent(
+    path: String, entities: [EntityDescription], openReader: () throws(StorageError) -> Connection
+  ) -> (Connection, [EntityDescription])? {
+    guard path != ":memory:", isRegularFile(path, nonEmpty: true), access(path, R_OK | W_OK) == 0 else { return nil }
+    let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+    guard access(folder, W_OK | X_OK) == 0, let connection = try? openReader() else { return nil }
+    do {
+      guard sqlite3_db_readonly(connection.handle, "main") == 0,
+        try connection.scalarString("PRAGMA journal_mode")?.lowercased() == "wal",
+        try Migrator(migrations: Schema.migrations).currentVersion(connection) == schemaVersion
+      else { return nil }
+      let recorded = try recordedEntities(connection, path: path)
+      // As recorded: then `EntityMigrator` has nothing to create or add (it compares the definitions' JSON texts;
+      // one written by an older build in another layout is written again at the writer's open, at the first write).
+      for entity in entities {
+        guard let previous = recorded.first(where: { $0.name == entity.name }) else { return nil }
+        let declared = entity.name == EntityDescription.article.name ? entity.extended(with: previous) : entity
+        guard declared == previous else { return nil }
+      }
+      return (connection, recorded)
+    } catch {
+      return nil
+    }
+  }
+
+  /// Whether `path` is a regular file (`lstat`: a link is not one), of at least one byte with `nonEmpty`.
+  private static func isRegularFile(_ path: String, nonEmpty: Bool) -> Bool {
+    var info = stat()
+    guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
+    return !nonEmpty || info.st_size > 0
   }
 
   private static func openWriter(path: String, busyTimeout: Double, entities: [EntityDescription])
@@ -145,11 +218,11 @@ public final class StorageContext: Sendable {
   {
     if path != ":memory:" {
       // Only a regular file (or nothing yet) can be a database: a directory or a device (/dev/null) is refused
-      // before SQLite creates anything beside it.
-      if let type = (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType,
-        type != .typeRegular
-      {
-        let what = type == .typeDirectory ? "a directory" : "not a regular file"
+      // before SQLite creates anything beside it. (`lstat`, as `FileManager.attributesOfItem` does, without its
+      // look-up of the owner's name in /etc/passwd.)
+      var info = stat()
+      if lstat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG {
+        let what = (info.st_mode & S_IFMT) == S_IFDIR ? "a directory" : "not a regular file"
         throw StorageError(
           kind: .cannotOpen, path: path,
           underlying: SQLiteError(extendedCode: 14, message: "\(path) is \(what), not a database file"))

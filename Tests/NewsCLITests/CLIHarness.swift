@@ -1,5 +1,7 @@
 import Foundation
 import NewsCLI
+import OfflineNews
+import OfflineNewsURLSession
 import TestSupport
 
 /// Runs `news` in-process with a captured console, a private HOME/XDG folder and a fixed clock.
@@ -7,6 +9,8 @@ struct CLIHarness {
   let directory = TemporaryDirectory("news-cli")
   var environment: [String: String]
   var now: Date
+  /// How the command line makes its networks: URLSession's, as `news-online`; `.filesOnly` as `news`.
+  var network = NetworkStack.urlSession
 
   init(now: Date = Date(timeIntervalSince1970: 1_764_400_000), environment extra: [String: String] = [:]) {
     self.now = now
@@ -41,7 +45,8 @@ struct CLIHarness {
     let (console, captured) = Console.capturing()
     let fixed = now
     let cli = NewsCommandLine(
-      environment: environment, currentDirectory: directory.url.path, console: console, now: { fixed })
+      environment: environment, currentDirectory: directory.url.path, console: console, now: { fixed },
+      network: network)
     let status = await cli.run(arguments)
     return Outcome(status: status, out: captured.out, err: captured.err)
   }

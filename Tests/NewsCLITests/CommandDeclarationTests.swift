@@ -266,7 +266,7 @@ struct CommandDeclarationTests {
     }
     #expect(examples.count > 40, "\(examples.count) examples")
     let (console, captured) = Console.capturing()
-    let cli = NewsCommandLine(environment: [:], currentDirectory: "/nonexistent", console: console)
+    let cli = NewsCommandLine(environment: [:], currentDirectory: "/nonexistent", console: console, network: .filesOnly)
     for example in examples {
       if case .finished(let status) = cli.prepare(Array(example.dropFirst())) {
         #expect(status == 0, "\(example.joined(separator: " ")): \(captured.err)")

@@ -1,6 +1,7 @@
 import Foundation
 import NewsCLI
 import OfflineNewsHTML
+import OfflineNewsURLSession
 import TestSupport
 import Testing
 
@@ -14,7 +15,8 @@ struct ExtractCommandTests {
     let (console, captured) = Console.capturing(isTerminal: true, width: width)
     let now = cli.now
     let status = await NewsCommandLine(
-      environment: cli.environment, currentDirectory: cli.directory.url.path, console: console, now: { now }
+      environment: cli.environment, currentDirectory: cli.directory.url.path, console: console, now: { now },
+      network: .urlSession
     ).run(arguments)
     return CLIHarness.Outcome(status: status, out: captured.out, err: captured.err)
   }

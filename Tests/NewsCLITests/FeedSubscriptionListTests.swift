@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNewsURLSession
 import TestSupport
 import Testing
 
@@ -153,7 +154,8 @@ struct FeedSubscriptionListTests {
     for quiet in [false, true] {
       let (console, captured) = Console.capturing(errorIsTerminal: true, errorWidth: 80)
       let command = NewsCommandLine(
-        environment: cli.environment, currentDirectory: cli.directory.url.path, console: console, now: { fixed })
+        environment: cli.environment, currentDirectory: cli.directory.url.path, console: console, now: { fixed },
+        network: .urlSession)
       let status = await command.run(
         ["fetch", "--all", "--config", config, "--db", cli.database] + (quiet ? ["--quiet"] : []))
       #expect(status == 0, "\(captured.err)")

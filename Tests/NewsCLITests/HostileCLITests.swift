@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNewsURLSession
 import TestSupport
 import Testing
 

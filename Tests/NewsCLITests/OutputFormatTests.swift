@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNews
+import OfflineNewsURLSession
 import Synchronization
 import TestSupport
 import Testing
@@ -213,7 +214,8 @@ struct OutputFormatTests {
     let config = Fixtures.configDirectory.appendingPathComponent("news.json").path
     let cli = NewsCommandLine(
       environment: ["HOME": directory.path("home"), "XDG_DATA_HOME": directory.path("data"), "NO_COLOR": "1"],
-      currentDirectory: directory.url.path, console: console, now: { Self.now })
+      currentDirectory: directory.url.path, console: console, now: { Self.now },
+      network: .urlSession)
     let database = directory.path("news.sqlite")
     #expect(await cli.run(["fetch", "--config", config, "--db", database]) == 0, "\(captured.err)")
     #expect(await cli.run(["list", "--db", database]) == 0, "\(captured.err)")

@@ -1,5 +1,6 @@
 import Foundation
 import NewsCLI
+import OfflineNewsURLSession
 
 #if canImport(Glibc)
   import Glibc
@@ -11,7 +12,7 @@ import NewsCLI
 //   kill-before-commit  SIGKILL at the end of every write transaction, after its last row, right before COMMIT
 //   kill-after-stage    SIGKILL right after `news sync` stages a page, before it is imported
 let arguments = Array(CommandLine.arguments.dropFirst())
-var commandLine = NewsCommandLine(environment: ProcessInfo.processInfo.environment)
+var commandLine = NewsCommandLine(environment: ProcessInfo.processInfo.environment, network: .urlSession)
 switch arguments.first {
 case "kill-before-commit":
   commandLine.faults.storage.beforeWriteCommit = { kill(getpid(), SIGKILL) }

@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNewsHTTP
+import OfflineNewsURLSession
 import TestSupport
 import Testing
 

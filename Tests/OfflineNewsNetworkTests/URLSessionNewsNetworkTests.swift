@@ -1,6 +1,7 @@
 import Foundation
 import OfflineNewsModel
 import OfflineNewsNetwork
+import OfflineNewsURLSession
 import TestSupport
 import Testing
 

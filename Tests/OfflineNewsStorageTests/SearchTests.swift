@@ -326,6 +326,46 @@ struct SearchTests {
     #expect(try await found(storage, "wombat") == ["single"])
   }
 
+  @Test("a first bulk import ends with one merged index, with a repeated URL's last text; triggers come back")
+  func firstImportIndexesAtTheEnd() async throws {
+    let database = TestDatabase()
+    let storage = try database.open()
+    let triggersBefore = try await storage.read { db in
+      try db.makeStatement("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name").fetchAll {
+        "\($0.string(0) ?? ""): \($0.string(1) ?? "")"
+      }
+    }
+    let traced = Mutex<[String]>([])
+    try await storage.traceWrites { sql in traced.withLock { $0.append(sql) } }
+    var first = (0..<1500).map {
+      makeArticle("first\($0)", title: "Opening story \($0)", publishedAt: t0 + Int64($0), summary: "common words")
+    }
+    // The same URL again two batches later, with new text: the row this save inserted and indexed is updated.
+    first.append(makeArticle("first7", title: "Renamed platypus", publishedAt: t0, summary: "other words"))
+    first += (1500..<2600).map { makeArticle("first\($0)", title: "Opening story \($0)", publishedAt: t0) }
+    let batches = Batches([Array(first[..<1000]), Array(first[1000..<2000]), Array(first[2000...])])
+    let saved = try await storage.saveArticles(forQuery: "q", fetchedAt: Self.fetched, batches: { batches.next() })
+    #expect(saved.inserted == 2600 && saved.saved == 2600)
+    let statements = traced.withLock { $0 }
+    #expect(statements.filter { $0.hasPrefix("INSERT INTO article_fts (rowid") }.count == 3, "one per batch")
+    #expect(statements.filter { $0.contains("('optimize')") }.count == 1)
+    try await checkIndex(storage)
+    #expect(try await found(storage, "platypus") == ["first7"])
+    #expect(try await storage.search("opening", limit: 3000).count == 2599)
+    #expect(try await storage.search("common", limit: 3000).count == 1499)
+    let triggersAfter = try await storage.read { db in
+      try db.makeStatement("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name").fetchAll {
+        "\($0.string(0) ?? ""): \($0.string(1) ?? "")"
+      }
+    }
+    #expect(triggersAfter == triggersBefore)
+    // And the next save, into a filled table, indexes through the triggers as before.
+    try await storage.saveArticles(
+      [makeArticle("first9", title: "Changed echidna", publishedAt: t0)], forQuery: "q2", fetchedAt: Self.fetched)
+    try await checkIndex(storage)
+    #expect(try await found(storage, "echidna") == ["first9"])
+  }
+
   @Test("batch deletes and eviction remove rows from the index")
   func deletesKeepIndex() async throws {
     let database = TestDatabase()

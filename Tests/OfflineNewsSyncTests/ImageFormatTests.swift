@@ -1,6 +1,7 @@
 import Foundation
 import OfflineNewsHTTP
 import OfflineNewsSync
+import OfflineNewsURLSession
 import TestSupport
 import Testing
 

@@ -4,6 +4,7 @@ import OfflineNewsImport
 import OfflineNewsModel
 import OfflineNewsStorage
 import OfflineNewsSync
+import OfflineNewsURLSession
 import Synchronization
 import TestSupport
 import Testing

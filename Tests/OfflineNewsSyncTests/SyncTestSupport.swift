@@ -4,6 +4,7 @@ import OfflineNewsImport
 import OfflineNewsModel
 import OfflineNewsStorage
 import OfflineNewsSync
+import OfflineNewsURLSession
 import TestSupport
 
 /// The shipped Parse Server mapping, `Config/mappings/parse-server.json`.

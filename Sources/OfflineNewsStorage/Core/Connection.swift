@@ -27,6 +27,8 @@ public final class Connection {
   private(set) var traceBox: TraceBox?
   /// The writer's record of the rows a raw write changes (``ChangeCapture/install(on:entities:)``); `nil` on readers.
   var changeCapture: ChangeCapture?
+  /// Whether ``SearchRanking``'s function is registered on this connection.
+  var hasSearchRanking = false
 
   /// Opens (and, unless `readOnly`, creates) the database at `path`.
   ///

@@ -207,10 +207,14 @@ struct ArticleWriter {
       indexedUpTo = last
     }
 
-    /// Creates the insert trigger again (see ``deferSearchIndex()``).
+    /// Creates the insert trigger again (see ``deferSearchIndex()``). After a first import (the table was empty),
+    /// merges the index into one segment first (FTS5 `optimize`): a search then looks each term up in one segment
+    /// instead of the tens a batch-by-batch build leaves (`news search` of two common words in 100k articles: 17
+    /// ms → 14 ms CPU; the import pays about 0.3 s: docs/PERFORMANCE.md).
     private mutating func restoreSearchIndex() throws {
       guard let sql = insertTrigger else { return }
       try indexNewRows()
+      if wasEmpty { try db.execute(sql: "INSERT INTO article_fts (article_fts) VALUES ('optimize')") }
       try db.execute(sql: sql)
       insertTrigger = nil
     }

@@ -1,8 +1,9 @@
 /// The one owner of one SQLite connection: every use of the connection runs on this actor, on its own thread.
 ///
 /// A reader whose transaction cannot be ended (its `COMMIT` and then its `ROLLBACK` failed) is discarded: the
-/// connection is closed and the next use opens a new one with `reopen`. After ``close()`` every use throws
-/// ``StorageError/Kind/closed``.
+/// connection is closed and the next use opens a new one with `reopen`. A connection may also be opened at its
+/// first use (``init(opening:path:label:)``): a store that is only read never opens its writer. After ``close()``
+/// every use throws ``StorageError/Kind/closed``.
 actor SerialConnection {
   private let executor: QueueExecutor
   nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
@@ -11,14 +12,31 @@ actor SerialConnection {
   nonisolated let path: String
   /// The open connection; `nil` once discarded or closed.
   private var connection: Connection?
-  /// Opens a replacement for a discarded connection; `nil` for the writer, which is never discarded.
-  private let reopen: (@Sendable () throws(SQLiteError) -> Connection)?
+  /// Opens the connection at its first use, or a replacement for a discarded one.
+  private let reopen: (@Sendable () throws(StorageError) -> Connection)?
+  /// Whether a connection left in a transaction is closed for `reopen` to replace (a reader's); never the writer's.
+  private let discardable: Bool
   private var isClosed = false
 
-  init(_ connection: Connection, label: String, reopen: (@Sendable () throws(SQLiteError) -> Connection)? = nil) {
+  /// Owns `connection`; a reader gives `reopen`, which replaces it once discarded.
+  init(_ connection: Connection, label: String, reopen: (@Sendable () throws(StorageError) -> Connection)? = nil) {
     self.connection = connection
     path = connection.path
     self.reopen = reopen
+    discardable = reopen != nil
+    executor = QueueExecutor(label: label)
+  }
+
+  /// Opens the connection with `open` at its first use, and again at the next use when that failed; a
+  /// `discardable` one (a reader's) is also replaced once discarded.
+  init(
+    opening open: @escaping @Sendable () throws(StorageError) -> Connection, path: String, label: String,
+    discardable: Bool
+  ) {
+    connection = nil
+    self.path = path
+    reopen = open
+    self.discardable = discardable
     executor = QueueExecutor(label: label)
   }
 
@@ -63,7 +81,7 @@ actor SerialConnection {
     } catch {
       rolledBack = false
     }
-    if (!rolledBack || db.isInTransaction) && reopen != nil { connection = nil }
+    if (!rolledBack || db.isInTransaction) && discardable { connection = nil }
   }
 
   /// Closes the connection (SQLite checkpoints the WAL when the last connection to a database closes). Idempotent;
@@ -77,12 +95,8 @@ actor SerialConnection {
     if isClosed { throw StorageError(kind: .closed, path: path) }
     if let connection { return connection }
     guard let reopen else { throw StorageError(kind: .closed, path: path) }
-    do {
-      let fresh = try reopen()
-      connection = fresh
-      return fresh
-    } catch {
-      throw StorageError(error, path: path)
-    }
+    let fresh = try reopen()
+    connection = fresh
+    return fresh
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNewsHTTP
 import Synchronization
 
 #if canImport(FoundationNetworking)

@@ -1,6 +1,7 @@
 import Foundation
-@_exported import OfflineNewsHTTP
+import OfflineNewsHTTP
 import OfflineNewsModel
+import OfflineNewsNetwork
 
 /// The real ``NewsNetwork``: NewsAPI v2 (and every format its decoder reads) over HTTP(S), a thin client of
 /// ``URLSessionHTTPTransport``.

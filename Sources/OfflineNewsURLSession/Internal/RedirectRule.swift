@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNewsHTTP
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking

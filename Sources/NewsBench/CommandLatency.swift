@@ -1,0 +1,137 @@
+import Foundation
+import OfflineNews
+
+/// Command-line latency (issue 17): a command spawned and waited for, the median of many runs, beside the `sqlite3`
+/// CLI answering the same query on the same database, spawned alike and interleaved run by run.
+struct CommandLatency: Codable, Sendable {
+  /// One program's runs.
+  struct Runs: Codable, Sendable {
+    var command: [String]
+    var runs: Int
+    /// Wall-clock seconds from just before `posix_spawn` to the return of `wait4`: median, 90th percentile, least.
+    var median: Double
+    var p90: Double
+    var min: Double
+    /// Median user + system CPU seconds (`wait4`).
+    var cpuMedian: Double
+    /// The last run's standard output, its line count (to check that it answered).
+    var outputLines: Int
+
+    init(command: [String], samples: [ChildRun]) {
+      self.command = command
+      runs = samples.count
+      let sorted = samples.map(\.seconds).sorted()
+      median = news_bench.median(sorted)
+      p90 = percentile(sorted, 90)
+      min = sorted.first ?? 0
+      cpuMedian = news_bench.median(samples.map(\.cpuSeconds))
+      outputLines = samples.last.map { $0.standardOutput.split(separator: "\n").count } ?? 0
+    }
+  }
+
+  /// What is measured, e.g. `news list --limit 20`.
+  var name: String
+  /// The database's articles (0 for a command that reads none).
+  var rows: Int
+  var ours: Runs
+  /// The `sqlite3` CLI on the same query; `nil` when there is none (`--help`) or `sqlite3` is missing.
+  var sqlite: Runs?
+
+  /// Runs `ours` and `sqlite` alternately, `runs` times each after 5 warm-up runs each, in `folder` (as the
+  /// current folder) with `environment`; every run must exit 0 and print something.
+  static func measure(
+    name: String, rows: Int, ours: [String], sqlite: [String]?, runs: Int, folder: String,
+    environment: [String: String]
+  ) throws -> CommandLatency {
+    // In `folder`, where no Config/news.json is (the package folder has one).
+    let previous = FileManager.default.currentDirectoryPath
+    guard FileManager.default.changeCurrentDirectoryPath(folder) else { throw BenchError("cannot enter \(folder)") }
+    defer { _ = FileManager.default.changeCurrentDirectoryPath(previous) }
+    var oursRuns: [ChildRun] = []
+    var sqliteRuns: [ChildRun] = []
+    for index in 0..<(runs + 5) {
+      let mine = try checked(runChild(ours, outputFolder: folder, environment: environment), ours)
+      if index >= 5 { oursRuns.append(mine) }
+      if let sqlite {
+        let theirs = try checked(runChild(sqlite, outputFolder: folder, environment: environment), sqlite)
+        if index >= 5 { sqliteRuns.append(theirs) }
+      }
+    }
+    return CommandLatency(
+      name: name, rows: rows, ours: Runs(command: ours, samples: oursRuns),
+      sqlite: sqlite.map { Runs(command: $0, samples: sqliteRuns) })
+  }
+
+  private static func checked(_ run: ChildRun, _ command: [String]) throws -> ChildRun {
+    guard run.exitStatus == 0, !run.standardOutput.isEmpty else {
+      throw BenchError(
+        "\(command.joined(separator: " ")) exited \(run.exitStatus) with \(run.standardOutput.count) bytes out: "
+          + run.standardError.prefix(500))
+    }
+    return run
+  }
+}
+
+/// The command-line latencies of one database: `news --help`, `news list --limit 20`, `news search` of two common
+/// words, each beside `sqlite3` (but `--help`).
+enum CommandLatencyBench {
+  /// Two words of the generator's English pool, each in about 14 % of the articles, both in about 4 %.
+  static let searchText = "storm forecast"
+
+  /// The `news` executable beside this one, if built.
+  static func newsExecutable(besides selfPath: String) -> String? {
+    let path = URL(fileURLWithPath: selfPath).deletingLastPathComponent().appendingPathComponent("news").path
+    return FileManager.default.isExecutableFile(atPath: path) ? path : nil
+  }
+
+  /// `news` runs in `folder` with no configuration file (an empty `XDG_CONFIG_HOME`, no `NEWS_CONFIG`), so that it
+  /// reads only the database named by `--db`.
+  static func environment(folder: String) throws -> [String: String] {
+    let empty = folder + "/empty-config"
+    try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+    // Added to (or replacing) this process's environment; an empty NEWS_CONFIG is none.
+    return ["NEWS_CONFIG": "", "XDG_CONFIG_HOME": empty, "XDG_DATA_HOME": empty, "NO_COLOR": "1"]
+  }
+
+  static func help(news: String, runs: Int, folder: String) throws -> CommandLatency {
+    try CommandLatency.measure(
+      name: "news --help", rows: 0, ours: [news, "--help"], sqlite: nil, runs: runs, folder: folder,
+      environment: environment(folder: folder))
+  }
+
+  /// `news list --limit 20` and the query it makes (`StorageContext.articles`, then the last fetch time).
+  static func list(news: String, database: String, rows: Int, runs: Int, folder: String) throws -> CommandLatency {
+    let sql =
+      "SELECT \(articleColumns) FROM article a ORDER BY a.publishedAt DESC, a.url LIMIT 20; "
+      + "SELECT max(fetchedAt) FROM query_fetch;"
+    return try CommandLatency.measure(
+      name: "news list --limit 20", rows: rows, ours: [news, "list", "--limit", "20", "--db", database],
+      sqlite: which("sqlite3").map { [$0, "-readonly", database, sql] }, runs: runs, folder: folder,
+      environment: environment(folder: folder))
+  }
+
+  /// `news search "storm forecast"` (20 results shown, 21 asked for) and what it asks SQLite: the page ranked by
+  /// `bm25()`, then the articles and three snippets of each.
+  static func search(news: String, database: String, rows: Int, runs: Int, folder: String) throws -> CommandLatency {
+    let match = "'" + searchText + "'"
+    let snippet = { (column: Int) in "snippet(article_fts, \(column), '⟨', '⟩', '…', 16)" }
+    let sql = """
+      WITH page AS (
+        SELECT a.rowid AS id, bm25(article_fts, 10, 2, 1, 3, 3) AS score
+        FROM article_fts JOIN article a ON a.rowid = article_fts.rowid
+        WHERE article_fts MATCH \(match) ORDER BY score, a.publishedAt DESC, a.url LIMIT 21)
+      SELECT \(articleColumns), \(snippet(1)), \(snippet(2)), \(snippet(-1))
+      FROM page JOIN article_fts ON article_fts.rowid = page.id JOIN article a ON a.rowid = page.id
+      WHERE article_fts MATCH \(match) ORDER BY page.score, a.publishedAt DESC, a.url;
+      """
+    return try CommandLatency.measure(
+      name: "news search \"\(searchText)\"", rows: rows, ours: [news, "search", searchText, "--db", database],
+      sqlite: which("sqlite3").map { [$0, "-readonly", database, sql] }, runs: runs, folder: folder,
+      environment: environment(folder: folder))
+  }
+
+  /// The columns `StorageContext` reads for an article.
+  static let articleColumns =
+    "a.url, a.title, a.author, a.summary, a.imageURL, a.publishedAt, a.content, a.sourceID, a.sourceName, "
+    + "a.isRead, a.bookmarkedAt, a.link, a.source, a.tags, a.enclosures, a.fullTextHTML, a.fullText, a.fullTextAt"
+}

@@ -1,0 +1,65 @@
+import Foundation
+import OfflineNewsHTTP
+import OfflineNewsModel
+
+/// How a program makes its networks and HTTP transports: the implementations its entry point (the composition
+/// root) chooses, so that the code that builds repositories, sync engines and downloads does not link them itself.
+///
+/// The `news` command line is built with one: `news-online` passes `NetworkStack.urlSession` (the
+/// `OfflineNewsURLSession` module: ``HTTPTransport`` over URLSession and libcurl); `news` passes ``filesOnly`` and
+/// hands the commands that use the network to `news-online`, so that it never loads FoundationNetworking, libcurl and
+/// its TLS stack (about 40 shared libraries, most of its start-up time: docs/PERFORMANCE.md, "Command-line latency").
+///
+/// For example:
+/// ```swift
+/// let stack = NetworkStack.urlSession                  // import OfflineNewsURLSession
+/// let network = stack.newsNetwork(nil, 5, .none, NewsAPIDecoder())
+/// let transport = stack.httpTransport(5, .none, [])
+/// ```
+public struct NetworkStack: Sendable {
+  /// A network for news sources: the API key (or `nil`), the timeout per attempt in seconds, the retry policy, the
+  /// decoder of its bodies.
+  public var newsNetwork:
+    @Sendable (_ apiKey: String?, _ timeout: TimeInterval, _ retry: RetryPolicy, _ decoder: any NewsPageDecoder) ->
+      any NewsNetwork
+  /// A transport for any other HTTP request (a Parse sync, a feed or page download): the timeout per attempt in
+  /// seconds, the retry policy, texts never to show in an error.
+  public var httpTransport:
+    @Sendable (_ timeout: TimeInterval, _ retry: RetryPolicy, _ secrets: [String]) -> any HTTPTransport
+
+  /// - Parameters:
+  ///   - newsNetwork: makes the network of news sources (see ``newsNetwork``).
+  ///   - httpTransport: makes the transport of other requests (see ``httpTransport``).
+  public init(
+    newsNetwork: @escaping @Sendable (String?, TimeInterval, RetryPolicy, any NewsPageDecoder) -> any NewsNetwork,
+    httpTransport: @escaping @Sendable (TimeInterval, RetryPolicy, [String]) -> any HTTPTransport
+  ) {
+    self.newsNetwork = newsNetwork
+    self.httpTransport = httpTransport
+  }
+
+  /// No HTTP at all: a `file:` URL is read by ``FileNewsNetwork`` (as the URLSession network reads it too); any
+  /// other request fails with a transport error saying that this program has no network. For a program that only
+  /// reads files and its cache: `news` when `news-online` is not built beside it (`swift run news` builds `news`
+  /// alone).
+  public static let filesOnly = NetworkStack(
+    newsNetwork: { _, _, _, decoder in FilesOnly(files: FileNewsNetwork(decoder: decoder)) },
+    httpTransport: { _, _, _ in FilesOnly(files: FileNewsNetwork()) })
+
+  /// The network and transport of ``filesOnly``.
+  private struct FilesOnly: NewsNetwork, HTTPTransport {
+    var files: FileNewsNetwork
+
+    static let detail =
+      "this program has no network: news-online, which has, is not built beside it (swift build --product news-online)"
+
+    func fetch(_ query: NewsQuery) async throws(NewsNetworkError) -> NewsPage {
+      guard query.url.isFileURL else { throw .transport(.other, detail: Self.detail) }
+      return try await files.fetch(query)
+    }
+
+    func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
+      throw .transport(.other, detail: Self.detail)
+    }
+  }
+}
