@@ -42,7 +42,8 @@ extension NewsRepository {
       FileStore(
         folder: $0,
         policy: FileDownloads(
-          attributes: [], maxBytes: maxBytes, concurrency: 1, allowedContentTypes: ["image/"], imageFormats: formats),
+          attributes: [], maxBytes: maxBytes, concurrency: 1, allowedContentTypes: ["image/"], imageFormats: formats,
+          redirects: .anyOrigin),
         transport: transport)
     }
   }

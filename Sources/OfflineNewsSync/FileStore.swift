@@ -20,10 +20,15 @@ public struct FileDownloads: Sendable, Hashable {
   /// signature. With both this and ``allowedContentTypes``, a body must pass both: the header is what the server
   /// says, the signature what it sent.
   public var imageFormats: Set<ImageFormat>?
+  /// Which redirects a download follows: ``HTTPRequest/Redirects/sameOrigin`` (the default: a Parse server's files,
+  /// whose requests may carry keys), or ``HTTPRequest/Redirects/anyOrigin`` for files fetched with no secret, as a
+  /// page's images are (an `http` → `https` upgrade or a CDN is another origin).
+  public var redirects: HTTPRequest.Redirects
 
   public init(
     attributes: [String], mode: Mode = .lazy, maxBytes: Int = 10_000_000, concurrency: Int = 4,
-    allowedContentTypes: [String] = [], imageFormats: Set<ImageFormat>? = nil
+    allowedContentTypes: [String] = [], imageFormats: Set<ImageFormat>? = nil,
+    redirects: HTTPRequest.Redirects = .sameOrigin
   ) {
     self.attributes = attributes
     self.mode = mode
@@ -31,6 +36,7 @@ public struct FileDownloads: Sendable, Hashable {
     self.concurrency = max(1, concurrency)
     self.allowedContentTypes = allowedContentTypes.map { $0.lowercased() }
     self.imageFormats = imageFormats
+    self.redirects = redirects
   }
 }
 
@@ -128,7 +134,8 @@ public struct FileStore: Sendable {
     }
     let response: HTTPResponse
     do {
-      response = try await transport.get(remote, headers: [:], maxBodyBytes: policy.maxBytes)
+      response = try await transport.send(
+        HTTPRequest(url: remote, maxBodyBytes: policy.maxBytes, redirects: policy.redirects))
     } catch {
       throw .network(remote, error)
     }
