@@ -506,14 +506,14 @@ struct MappingReader {
       }
       relationshipMappings[relationshipName] = mapping
     }
-    var indexes: [Index] = []
+    var indexes: [EntityIndex] = []
     if case .array(let list)? = fields["indexes"] {
       for (index, item) in list.enumerated() {
         let here = "\(place).indexes[\(index)]"
         let spec = try object(
           item, here, allowed: ["name", "on", "unique"], example: #"{"name": "item_by_time", "on": ["time"]}"#)
         indexes.append(
-          Index(
+          EntityIndex(
             try string(spec["name"], "\(here).name", example: #""name": "item_by_time""#),
             on: try strings(spec["on"], "\(here).on", example: #""on": ["time"]"#),
             unique: try bool(spec["unique"], "\(here).unique", default: false)))

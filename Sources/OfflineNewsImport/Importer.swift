@@ -61,20 +61,16 @@ public struct Importer: Sendable {
     /// Changes of entities outside the mapping saved in the same transaction as the import, all or nothing with it:
     /// for instance a sync engine's cursor and the deletion of the staged page just imported. Not counted in the
     /// report.
-    public var additionalChanges: ChangeSet
+    package var additionalChanges = ChangeSet()
     /// How the payload's built-in `article` records are recorded as a fetch; `nil`: as a fetch of the payload's
     /// `source`, whose whole answer they are, at ``importTime``.
-    public var articleFetch: ArticleFetch?
+    package var articleFetch: ArticleFetch?
 
-    public init(
-      deleteMissing: MissingRowsScope? = nil, operation: Operation = .upsert, importTime: Timestamp = .now(),
-      additionalChanges: ChangeSet = ChangeSet(), articleFetch: ArticleFetch? = nil
-    ) {
-      self.articleFetch = articleFetch
+    /// Options; by default an upsert that deletes nothing, at the current time.
+    public init(deleteMissing: MissingRowsScope? = nil, operation: Operation = .upsert, importTime: Timestamp = .now()) {
       self.deleteMissing = deleteMissing
       self.operation = operation
       self.importTime = importTime
-      self.additionalChanges = additionalChanges
     }
   }
 
@@ -159,7 +155,7 @@ public struct Importer: Sendable {
   ///
   /// - Throws: ``ImportError/doesNotMatchMapping(_:)`` when there is no array of records (or, for `record`, no
   ///   object) where the mapping says.
-  public func makeChanges(_ json: JSONValue, source: String, options: Options = Options()) throws(ImportError)
+  package func makeChanges(_ json: JSONValue, source: String, options: Options = Options()) throws(ImportError)
     -> (ChangeSet, ImportReport)
   {
     try makeChanges(JSONDocument(value: json), source: source, options: options)
@@ -168,7 +164,7 @@ public struct Importer: Sendable {
   /// Maps a parsed document to a change set and the report's record-level part, without touching storage.
   ///
   /// - Throws: as ``makeChanges(_:source:options:)-(JSONValue,_,_)``.
-  public func makeChanges(_ document: JSONDocument, source: String, options: Options = Options()) throws(ImportError)
+  package func makeChanges(_ document: JSONDocument, source: String, options: Options = Options()) throws(ImportError)
     -> (ChangeSet, ImportReport)
   {
     let json = document.value

@@ -1,16 +1,6 @@
 import Foundation
 import OfflineNewsModel
 
-/// The last successful fetch of a query, as recorded in the store.
-public struct QueryFetch: Sendable, Hashable {
-  /// The query's cache key (``NewsQuery/cacheKey``).
-  public var query: String
-  /// When its last successful response was saved (UTC, milliseconds).
-  public var fetchedAt: Timestamp
-  /// How many articles that response held after de-duplication.
-  public var articleCount: Int
-}
-
 /// What one save of articles did.
 public struct ArticleSaveResult: Sendable, Hashable {
   /// Distinct articles in the save (one per URL).
@@ -87,7 +77,7 @@ extension StorageContext {
   /// - Throws: ``StorageError``.
   /// Related SQLite documentation: <https://www.sqlite.org/lang_upsert.html>
   @discardableResult
-  public func saveArticles(
+  package func saveArticles(
     _ articles: [Article], forQuery query: String, source: String? = nil, fetchedAt: Timestamp,
     progress: (@Sendable (Int) -> Void)? = nil
   ) async throws -> ArticleSaveResult {
@@ -120,7 +110,7 @@ extension StorageContext {
   ///   - batches: the next articles in response order, or `nil` at the end.
   /// - Throws: ``StorageError``, or what `batches` throws.
   @discardableResult
-  public func saveArticles(
+  package func saveArticles(
     forQuery query: String, source: String? = nil, fetchedAt: Timestamp, progress: (@Sendable (Int) -> Void)? = nil,
     batches: @escaping @Sendable () throws -> [Article]?
   ) async throws -> ArticleSaveResult {
@@ -140,7 +130,7 @@ extension StorageContext {
   ///   - limit: at most this many rows; `nil` for all.
   ///   - offset: rows to skip first.
   /// - Throws: ``StorageError``.
-  public func articles(forQuery query: String, limit: Int? = nil, offset: Int = 0) async throws -> [Article] {
+  package func articles(forQuery query: String, limit: Int? = nil, offset: Int = 0) async throws -> [Article] {
     try await read { db in
       try db.cachedStatement(
         """
@@ -149,19 +139,6 @@ extension StorageContext {
         """
       ).fetchAll([.text(query), .integer(Int64(limit ?? -1)), .integer(Int64(max(0, offset)))], Self.article)
         .compactMap { $0 }
-    }
-  }
-
-  /// A query's cached rows and its last fetch, read in one transaction (so they agree).
-  public func cachedResult(forQuery query: String, limit: Int? = nil) async throws -> ([Article], QueryFetch?) {
-    try await read { db in
-      let rows = try db.cachedStatement(
-        """
-        SELECT \(Self.articleColumns) FROM query_result r JOIN article a ON a.url = r.url
-        WHERE r.query = ?1 ORDER BY a.publishedAt DESC, a.url LIMIT ?2
-        """
-      ).fetchAll([.text(query), .integer(Int64(limit ?? -1))], Self.article).compactMap { $0 }
-      return (rows, try Self.lastFetch(db, query))
     }
   }
 
@@ -215,27 +192,10 @@ extension StorageContext {
     try await read { Int(try $0.scalarInt("SELECT count(*) FROM article") ?? 0) }
   }
 
-  /// When the query was last fetched successfully, or `nil` if never (or its record was deleted).
-  public func lastFetch(forQuery query: String) async throws -> QueryFetch? {
-    try await read { db in try Self.lastFetch(db, query) }
-  }
-
   /// The time of the most recent successful fetch of any query, or `nil` if none is recorded.
-  public func latestFetch() async throws -> Timestamp? {
+  package func latestFetch() async throws -> Timestamp? {
     try await read { db in
       try db.scalarInt("SELECT max(fetchedAt) FROM query_fetch").map(Timestamp.init(millisecondsSince1970:))
-    }
-  }
-
-  /// Every query's last successful fetch, most recent first.
-  public func fetchLog() async throws -> [QueryFetch] {
-    try await read { db in
-      try db.makeStatement("SELECT query, fetchedAt, articleCount FROM query_fetch ORDER BY fetchedAt DESC, query")
-        .fetchAll { row in
-          QueryFetch(
-            query: row.string(0) ?? "", fetchedAt: Timestamp(millisecondsSince1970: row.int64(1) ?? 0),
-            articleCount: Int(row.int64(2) ?? 0))
-        }
     }
   }
 
@@ -298,16 +258,6 @@ extension StorageContext {
         [.integer(cutoff)]
       ) { $0.string(0) ?? "" }
       return (urls.count, [StorageChange(entity: "article", deleted: urls.map { Identity(.text($0)) })])
-    }
-  }
-
-  static func lastFetch(_ db: Connection, _ query: String) throws -> QueryFetch? {
-    try db.cachedStatement("SELECT fetchedAt, articleCount FROM query_fetch WHERE query = ?1").fetchOne(
-      [.text(query)]
-    ) { row in
-      QueryFetch(
-        query: query, fetchedAt: Timestamp(millisecondsSince1970: row.int64(0) ?? 0),
-        articleCount: Int(row.int64(1) ?? 0))
     }
   }
 

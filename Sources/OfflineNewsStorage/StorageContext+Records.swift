@@ -81,7 +81,7 @@ extension StorageContext {
   ///   missing identity, a value of the wrong type or a local-only attribute — nothing is written; SQLite
   ///   failures (e.g. a NOT NULL attribute left empty on insert) roll the whole save back.
   @discardableResult
-  public func save(_ changes: ChangeSet) async throws -> [String: SaveSummary] {
+  package func save(_ changes: ChangeSet) async throws -> [String: SaveSummary] {
     let entities = self.entities
     let eviction = self.eviction
     return try await writeAndPublish { db in
@@ -90,7 +90,7 @@ extension StorageContext {
   }
 
   /// Row counts of every entity.
-  public func entityCounts() async throws -> [(entity: String, count: Int)] {
+  package func entityCounts() async throws -> [(entity: String, count: Int)] {
     let names = entities.map(\.name)
     return try await read { db in
       try names.map { name in

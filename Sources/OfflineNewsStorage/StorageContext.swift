@@ -47,7 +47,7 @@ public final class StorageContext: Sendable {
   private let isClosed = Atomic<Bool>(false)
 
   /// The schema version this build creates and understands.
-  public static var schemaVersion: Int { Migrator(migrations: Schema.migrations).latestVersion }
+  package static var schemaVersion: Int { Migrator(migrations: Schema.migrations).latestVersion }
 
   /// Opens or creates the database at `path`, creating its parent folder if needed, and migrates it.
   ///
@@ -262,7 +262,7 @@ public final class StorageContext: Sendable {
   /// The description of the entity named `name`.
   ///
   /// - Throws: ``StorageError`` `.invalidRequest` when there is none.
-  public func entity(_ name: String) throws(StorageError) -> EntityDescription {
+  package func entity(_ name: String) throws(StorageError) -> EntityDescription {
     guard let entity = entities.first(where: { $0.name == name }) else {
       throw StorageError(kind: .invalidRequest("no entity named \"\(name)\""), path: path)
     }
@@ -283,7 +283,7 @@ public final class StorageContext: Sendable {
   ///
   /// - Throws: ``StorageError`` (`.closed` after ``close()``, `.readOnly` and the like on a read-only database), or
   ///   what `body` throws.
-  public func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+  package func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
     try await performWrite(capturing: true) { db in (try body(db), []) }
   }
 
@@ -296,7 +296,7 @@ public final class StorageContext: Sendable {
   ///
   /// - Throws: ``StorageError`` (`.closed` after ``close()``), what `body` throws, or `CancellationError` when the
   ///   task is cancelled while it waits for a reader.
-  public func read<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+  package func read<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
     try checkOpen()
     let beforeCommit = faults.beforeReadCommit
     return try await mapErrors {
@@ -334,13 +334,13 @@ public final class StorageContext: Sendable {
   /// tracing when `nil`. For tests and diagnostics: it shows how many statements a save costs.
   ///
   /// - Throws: ``StorageError`` `.closed` after ``close()``.
-  public func traceWrites(_ trace: (@Sendable (String) -> Void)?) async throws {
+  package func traceWrites(_ trace: (@Sendable (String) -> Void)?) async throws {
     try checkOpen()
     try await writer.run { db in db.setTrace(trace) }
   }
 
   /// The schema version stored in the database.
-  public func storedSchemaVersion() async throws -> Int {
+  package func storedSchemaVersion() async throws -> Int {
     try await read { Int(try $0.scalarInt("PRAGMA user_version") ?? 0) }
   }
 

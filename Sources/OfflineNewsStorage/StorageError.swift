@@ -39,14 +39,14 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
   /// The SQLite error underneath, when there is one.
   public var underlying: SQLiteError?
 
-  public init(kind: Kind, path: String, underlying: SQLiteError? = nil) {
+  package init(kind: Kind, path: String, underlying: SQLiteError? = nil) {
     self.kind = kind
     self.path = path
     self.underlying = underlying
   }
 
   /// Classifies a SQLite error.
-  public init(_ error: SQLiteError, path: String) {
+  package init(_ error: SQLiteError, path: String) {
     let kind: Kind
     switch error.code {
     case SQLiteError.notADatabase, SQLiteError.corrupt: kind = .notADatabase

@@ -271,14 +271,14 @@ public struct ParseSyncEngine: Sendable {
           source, name, page.end, server: server.serverURL.absoluteString, syncedAt: Timestamp(now()))
       ],
       deletes: [(entity: SyncBookkeeping.page.name, identity: page.identity)])
+    var options = Importer.Options(importTime: Timestamp(now()))
+    options.additionalChanges = bookkeeping
+    options.articleFetch = ArticleFetch(
+      query: Self.articleQuery(source: source), source: source, fetchedAt: Timestamp(now()), accumulates: true)
     let report: ImportReport
     do {
       report = try await Importer(mapping: item.mapping).run(
-        json, into: storage, source: "\(source)/\(name)",
-        options: .init(
-          importTime: Timestamp(now()), additionalChanges: bookkeeping,
-          articleFetch: ArticleFetch(
-            query: Self.articleQuery(source: source), source: source, fetchedAt: Timestamp(now()), accumulates: true)))
+        json, into: storage, source: "\(source)/\(name)", options: options)
     } catch let error as ImportError {
       throw .importFailed(className: name, detail: error.description)
     } catch {

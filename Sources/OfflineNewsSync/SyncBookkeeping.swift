@@ -38,7 +38,7 @@ public enum SyncBookkeeping {
       Attribute("source", .text), Attribute("url", .text), Attribute("className", .text, optional: false),
       Attribute("lastError", .text), Attribute("failedAt", .date),
     ],
-    indexes: [Index("sync_file_by_class", on: ["source", "className"])])
+    indexes: [EntityIndex("sync_file_by_class", on: ["source", "className"])])
 
   /// The bookkeeping entities: pass them to `StorageContext(path:entities:)` with the mapping's.
   public static let entities = [page, cursor, file]

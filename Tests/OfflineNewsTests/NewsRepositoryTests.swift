@@ -118,7 +118,7 @@ import Testing
     #expect(result.articles[2].author == nil)  // "" is no author
 
     #expect(try await setup.storage.articleCount() == 3)
-    let fetch = try await setup.storage.lastFetch(forQuery: setup.query.cacheKey)
+    let fetch = try await setup.storage.fetchRecord(forQuery: setup.query.cacheKey)
     #expect(fetch?.query == setup.query.cacheKey)
     #expect(fetch?.fetchedAt == Self.firstFetchedAt)
     #expect(fetch?.articleCount == 3)

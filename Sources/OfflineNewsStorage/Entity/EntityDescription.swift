@@ -52,11 +52,11 @@ public struct Relationship: Sendable, Hashable, Codable {
   }
 
   /// The join table of a to-many relationship of `entity`.
-  public func joinTable(of entity: String) -> String { "\(entity)_\(name)" }
+  package func joinTable(of entity: String) -> String { "\(entity)_\(name)" }
 }
 
 /// An index on one or more attributes, to make fetch requests that filter or sort on them fast.
-public struct Index: Sendable, Hashable, Codable {
+public struct EntityIndex: Sendable, Hashable, Codable {
   public var name: String
   public var attributes: [String]
   public var isUnique: Bool
@@ -89,11 +89,11 @@ public struct EntityDescription: Sendable, Hashable, Codable {
   public var identity: [String]
   public var attributes: [Attribute]
   public var relationships: [Relationship]
-  public var indexes: [Index]
+  public var indexes: [EntityIndex]
 
   public init(
     name: String, identity: [String], attributes: [Attribute], relationships: [Relationship] = [],
-    indexes: [Index] = []
+    indexes: [EntityIndex] = []
   ) {
     self.name = name
     self.identity = identity
@@ -113,10 +113,10 @@ public struct EntityDescription: Sendable, Hashable, Codable {
   public func relationship(_ name: String) -> Relationship? { relationships.first { $0.name == name } }
 
   /// The columns of the entity's table: its attributes, then one per to-one relationship.
-  public var columns: [String] {
+  package var columns: [String] {
     attributes.map(\.name) + relationships.filter { $0.kind == .toOne }.map(\.name)
   }
 
   /// Whether `name` is a column that can be filtered and sorted on (an attribute or a to-one reference).
-  public func isColumn(_ name: String) -> Bool { columns.contains(name) }
+  package func isColumn(_ name: String) -> Bool { columns.contains(name) }
 }

@@ -60,13 +60,13 @@ public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether it holds characters of a script written without spaces between words (Han, Hiragana, Katakana,
     /// Hangul, Bopomofo, Thai, Lao, Khmer, Myanmar): such a term is searched as a substring.
-    public var isSubstring: Bool { text.unicodeScalars.contains(where: SearchQuery.isUnspacedScript) }
+    package var isSubstring: Bool { text.unicodeScalars.contains(where: SearchQuery.isUnspacedScript) }
 
     /// The term as an FTS5 string: `"text"` with inner double quotes doubled, then `*` for a prefix. A NUL becomes
     /// a space: FTS5 reads its query as a C string, so a NUL would end it inside the quotes ("unterminated string");
     /// the tokenizer splits words at a NUL in the text anyway. Built from Unicode scalars, not Characters: a quote
     /// followed by a combining mark is one Character, and must still be doubled.
-    public var ftsString: String {
+    package var ftsString: String {
       var quoted = String.UnicodeScalarView()
       quoted.append("\"")
       for scalar in text.unicodeScalars {
@@ -161,12 +161,12 @@ public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
   /// `article_search_text` of migration 7) and in every query: the soft hyphen U+00AD, the zero-width space U+200B,
   /// the zero-width non-joiner and joiner U+200C and U+200D, the word joiner U+2060 and the zero-width no-break space
   /// U+FEFF. A reader sees `Bundes­verfassungs­gericht` (soft hyphens) as one word, and so does the search.
-  public static let foldedScalars: Set<Unicode.Scalar> = [
+  package static let foldedScalars: Set<Unicode.Scalar> = [
     "\u{AD}", "\u{200B}", "\u{200C}", "\u{200D}", "\u{2060}", "\u{FEFF}",
   ]
 
   /// `text` without the ``foldedScalars``; `text` itself when it has none (the usual case).
-  public static func folded(_ text: String) -> String {
+  package static func folded(_ text: String) -> String {
     guard text.unicodeScalars.contains(where: foldedScalars.contains) else { return text }
     return String(String.UnicodeScalarView(text.unicodeScalars.filter { !foldedScalars.contains($0) }))
   }
@@ -175,17 +175,17 @@ public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
   public var terms: [Term] { clauses.flatMap { $0.required + $0.excluded } }
 
   /// The terms an article is looked for by (the excluded ones left out), each once.
-  public var positiveTerms: [Term] {
+  package var positiveTerms: [Term] {
     var seen = Set<Term>()
     return clauses.flatMap(\.required).filter { seen.insert($0).inserted }
   }
 
   /// Whether some term is searched as a substring (see ``Term/isSubstring``).
-  public var needsSubstringSearch: Bool { terms.contains(where: \.isSubstring) }
+  package var needsSubstringSearch: Bool { terms.contains(where: \.isSubstring) }
 
   /// The FTS5 `MATCH` expression: clauses joined by `OR`, each `(required AND …) NOT (excluded OR …)`, every term a
   /// quoted FTS5 string. Parenthesized throughout, so FTS5's own precedence never matters.
-  public var matchExpression: String {
+  package var matchExpression: String {
     clauses.map { clause in
       var text = "(" + clause.required.map(\.ftsString).joined(separator: " AND ") + ")"
       if !clause.excluded.isEmpty {
