@@ -41,7 +41,7 @@ public struct ImportReport: Sendable, Hashable, Encodable {
 
   static func placeKey(_ entity: String, _ identity: Identity) -> String { "\(entity)\u{1F}\(identity)" }
 
-  public init() {}
+  package init() {}
 
   enum CodingKeys: String, CodingKey {
     case inserted, updated, unchanged, skipped, failed, deleted, duplicates, failures, warnings, entities

@@ -28,10 +28,18 @@ import OfflineNewsStorage
 /// - One transaction per import; existing rows are looked up one query per entity per 500 records; unchanged rows
 ///   are not rewritten.
 public struct Importer: Sendable {
+  /// The mapping every run applies.
   public let mapping: ImportMapping
-  public let hooks: ImportHooks
+  /// Per-entity callbacks around each record (tests and package tools only).
+  package let hooks: ImportHooks
 
-  public init(mapping: ImportMapping, hooks: ImportHooks = ImportHooks()) {
+  /// An importer for `mapping`.
+  public init(mapping: ImportMapping) {
+    self.init(mapping: mapping, hooks: ImportHooks())
+  }
+
+  /// An importer for `mapping` that calls `hooks` around each record.
+  package init(mapping: ImportMapping, hooks: ImportHooks) {
     self.mapping = mapping
     self.hooks = hooks
   }
@@ -106,7 +114,7 @@ public struct Importer: Sendable {
   /// Maps a parsed document (its repairs reported as warnings) and saves it in one transaction.
   ///
   /// - Throws: as the form that takes `Data`.
-  public func run(
+  package func run(
     _ document: JSONDocument, into storage: StorageContext, source: String, options: Options = Options()
   ) async throws -> ImportReport {
     try Task.checkCancellation()
