@@ -30,7 +30,7 @@ public struct FileDownloads: Sendable, Hashable {
 }
 
 /// Why a file was not stored.
-public enum FileDownloadError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum FileDownloadError: Error, Sendable, Hashable, CustomStringConvertible {
   case network(URL, HTTPError)
   case status(URL, Int)
   case tooLarge(URL, bytes: Int, limit: Int)
@@ -38,7 +38,7 @@ public enum FileDownloadError: Error, Sendable, Hashable, CustomStringConvertibl
   case unsupportedURL(String)
   case write(URL, String)
 
-  public var description: String {
+  package var description: String {
     switch self {
     case .network(let url, let error): return "\(Self.shown(url)): \(error)"
     case .status(let url, let status): return "\(Self.shown(url)): HTTP \(status)"
@@ -58,13 +58,13 @@ public enum FileDownloadError: Error, Sendable, Hashable, CustomStringConvertibl
 
 /// Downloaded files, kept in one folder under names derived from their URLs, so that no URL — however hostile its
 /// name (`../../etc/passwd`, `/`, NUL, a leading dot) — can write outside the folder.
-public struct FileStore: Sendable {
+package struct FileStore: Sendable {
   /// Where the files are.
-  public let folder: URL
-  public let policy: FileDownloads
+  package let folder: URL
+  package let policy: FileDownloads
   let transport: any HTTPTransport
 
-  public init(folder: URL, policy: FileDownloads, transport: any HTTPTransport) {
+  package init(folder: URL, policy: FileDownloads, transport: any HTTPTransport) {
     self.folder = folder.standardizedFileURL
     self.policy = policy
     self.transport = transport
@@ -72,7 +72,7 @@ public struct FileStore: Sendable {
 
   /// The local file for `remote`: `<folder>/<16 hex digits of FNV-1a 64 of the URL>-<its last path component, with
   /// every character other than letters, digits, `.`, `_` and `-` replaced by `_`, no leading dot, at most 64>`.
-  public func localURL(for remote: URL) -> URL {
+  package func localURL(for remote: URL) -> URL {
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325
     for byte in remote.absoluteString.utf8 {
       hash ^= UInt64(byte)
@@ -92,7 +92,7 @@ public struct FileStore: Sendable {
   ///   ``FileDownloads/maxBytes`` or its `Content-Type` not accepted, or the file cannot be written. Nothing is left
   ///   behind on failure (the file is written to a temporary name and renamed).
   @discardableResult
-  public func file(for remote: URL) async throws(FileDownloadError) -> URL {
+  package func file(for remote: URL) async throws(FileDownloadError) -> URL {
     let local = localURL(for: remote)
     if FileManager.default.fileExists(atPath: local.path) { return local }
     try await download(remote, to: local)
@@ -100,7 +100,7 @@ public struct FileStore: Sendable {
   }
 
   /// Whether `remote` is already stored.
-  public func isStored(_ remote: URL) -> Bool { FileManager.default.fileExists(atPath: localURL(for: remote).path) }
+  package func isStored(_ remote: URL) -> Bool { FileManager.default.fileExists(atPath: localURL(for: remote).path) }
 
   private func download(_ remote: URL, to local: URL) async throws(FileDownloadError) {
     guard let scheme = remote.scheme?.lowercased(), scheme == "http" || scheme == "https" else {

@@ -56,26 +56,35 @@ public struct ParseClassSync: Sendable {
 public struct ParseSyncEngine: Sendable {
   /// The configured source's name: cursors and staged pages are kept per source and class.
   public var source: String
+  /// The Parse Server asked, with its application ID and keys.
   public var server: ParseServer
+  /// The classes synced, in an order where a class comes after the classes its objects point to.
   public var classes: [ParseClassSync]
+  /// Where pages are staged and imported, opened with ``bookkeepingEntities`` and the mappings' entities.
   public let storage: StorageContext
+  /// How the server and its files are asked (its keys redacted from every error).
   public let transport: any HTTPTransport
   /// Where eager downloads go (see ``FileStore``); `nil` disables file downloads.
   public var fileFolder: URL?
   /// Called after each page is staged, before it is imported: a fault-injection point for tests and tools
   /// (the crash tests' `news-with-fault kill-after-stage sync …` kills itself there). Throwing stops the class's
   /// sync.
-  public var pageStaged: @Sendable (SyncBookkeeping.StagedPage) async throws -> Void = { _ in }
+  package var pageStaged: @Sendable (SyncBookkeeping.StagedPage) async throws -> Void = { _ in }
   /// The clock (`syncedAt`, import times).
-  public var now: @Sendable () -> Date = { Date() }
-  /// Start every class from the beginning instead of its stored cursor (`news sync --full`): everything is asked
-  /// for again and upserted (unchanged rows are not rewritten); the cursor then moves on as usual.
+  package var now: @Sendable () -> Date = { Date() }
   /// The query key the articles of a sync source are saved under (every page adds to its result list), so that
   /// the repository serves them as it serves any source: `news-source:NAME`.
-  public static func articleQuery(source: String) -> String {
+  package static func articleQuery(source: String) -> String {
     "news-source:" + (source.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? source)
   }
 
+  /// The entities the engine keeps its bookkeeping in (staged pages, cursors, downloaded files): open the storage
+  /// context with them beside the mapping's, `StorageContext(path:entities:)` with
+  /// `mapping.entityDescriptions + ParseSyncEngine.bookkeepingEntities`.
+  public static var bookkeepingEntities: [EntityDescription] { SyncBookkeeping.entities }
+
+  /// Start every class from the beginning instead of its stored cursor (`news sync --full`): everything is asked
+  /// for again and upserted (unchanged rows are not rewritten); the cursor then moves on as usual.
   public var fromTheBeginning = false
   /// With ``fromTheBeginning``: once a class has been read to its end in this run, delete its rows whose `objectId`
   /// the server did not list (objects deleted on the server: Parse keeps no tombstones, so an incremental sync never
@@ -96,7 +105,7 @@ public struct ParseSyncEngine: Sendable {
 
   /// `classes` ordered so that a class comes after the classes its objects point to (to-one and to-many
   /// relationships of its mapping's root entity), keeping the given order otherwise; cycles keep the given order.
-  public static func orderedByPointers(_ classes: [ParseClassSync]) -> [ParseClassSync] {
+  package static func orderedByPointers(_ classes: [ParseClassSync]) -> [ParseClassSync] {
     let classOfEntity = Dictionary(
       classes.map { ($0.mapping.rootEntity, $0.className) }, uniquingKeysWith: { first, _ in first })
     var remaining = classes
@@ -164,7 +173,7 @@ public struct ParseSyncEngine: Sendable {
     let rootMapping = item.mapping.entity(root)
     let identify: (String) -> Identity
     let scope: FetchPredicate
-    if let rule = rootMapping?.articleKey, rule.id == [KeyPath("objectId")], rule.link.isEmpty {
+    if let rule = rootMapping?.articleKey, rule.id == [JSONPath("objectId")], rule.link.isEmpty {
       let articleScope = rule.scope ?? "\(source)/\(name)"
       identify = { Identity(.text(ArticleIdentity.scoped(articleScope, id: $0).absoluteString)) }
       scope = FetchPredicate.attribute("source") == source
@@ -310,7 +319,7 @@ public struct ParseSyncEngine: Sendable {
   }
 
   /// The most failed files retried per class and run.
-  public static let maxFileRetries = 500
+  package static let maxFileRetries = 500
 
   /// Downloads what is not stored yet, at most ``FileDownloads/concurrency`` at once, and records each failure in
   /// ``SyncBookkeeping/file`` for the next sync to retry; when `retrying` those records, forgets the ones now stored.
@@ -405,7 +414,7 @@ public struct ParseSyncEngine: Sendable {
   // MARK: - Pages
 
   static func results(_ json: JSONValue) -> [JSONValue]? {
-    guard case .array(let items)? = json[path: KeyPath("results")] else { return nil }
+    guard case .array(let items)? = json[path: JSONPath("results")] else { return nil }
     return items
   }
 

@@ -87,7 +87,7 @@ public struct SyncReport: Sendable, Hashable, Encodable {
     /// The kind of ``error``: ``SyncError/kind``.
     public var errorKind: String?
 
-    public init(className: String, entity: String) {
+    package init(className: String, entity: String) {
       self.className = className
       self.entity = entity
     }
