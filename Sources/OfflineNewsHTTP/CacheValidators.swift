@@ -25,7 +25,7 @@ public struct CacheValidators: Sendable, Hashable {
   public var isEmpty: Bool { etag == nil && lastModified == nil }
 
   /// These validators, each replaced by `newer`'s when `newer` has one (a `304` may repeat or update them).
-  public func updated(with newer: CacheValidators) -> CacheValidators {
+  package func updated(with newer: CacheValidators) -> CacheValidators {
     CacheValidators(etag: newer.etag ?? etag, lastModified: newer.lastModified ?? lastModified)
   }
 }

@@ -50,7 +50,7 @@ public struct HTTPResponse: Sendable, Hashable {
   }
 
   /// The reason phrase of a status code, e.g. `internal server error` for `500` (RFC 9110 §15).
-  public static func reasonPhrase(forStatus status: Int) -> String {
+  package static func reasonPhrase(forStatus status: Int) -> String {
     HTTPURLResponse.localizedString(forStatusCode: status)
   }
 }

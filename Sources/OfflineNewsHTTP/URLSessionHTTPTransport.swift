@@ -34,16 +34,16 @@ public final class URLSessionHTTPTransport: HTTPTransport {
 
   /// The longest run of redirects followed (curl's default is 50, browsers' about 20; a feed or an API that needs
   /// more than 5 is broken).
-  public static let maximumRedirects = 5
+  package static let maximumRedirects = 5
 
   /// The longest timeout in force, in seconds (one day): FoundationNetworking hands the timeout to libcurl as
   /// integer milliseconds and traps on values beyond `Int.max`, so larger ones (and infinity) are capped here.
-  public static let maximumTimeout: TimeInterval = 86_400
+  package static let maximumTimeout: TimeInterval = 86_400
 
   /// The timeout in force for a requested one, in seconds: at most ``maximumTimeout``; NaN, zero or a negative
   /// value mean the default, 5 s. On Linux, URLSession (libcurl) counts whole seconds and treats a fraction below
   /// one as zero (an immediate timeout), so the timeout is rounded up to whole seconds there, at least 1.
-  public static func effectiveTimeout(_ requested: TimeInterval) -> TimeInterval {
+  package static func effectiveTimeout(_ requested: TimeInterval) -> TimeInterval {
     let bounded = requested.isNaN || requested <= 0 ? 5 : min(requested, maximumTimeout)
     #if os(Linux)
       return max(1, bounded.rounded(.up))
