@@ -59,10 +59,10 @@ public final class URLSessionNewsNetwork: NewsNetwork {
   }
 
   /// The longest timeout in force, in seconds: ``URLSessionHTTPTransport/maximumTimeout``.
-  public static let maximumTimeout: TimeInterval = URLSessionHTTPTransport.maximumTimeout
+  package static let maximumTimeout: TimeInterval = URLSessionHTTPTransport.maximumTimeout
 
   /// The timeout in force for a requested one, in seconds: ``URLSessionHTTPTransport/effectiveTimeout(_:)``.
-  public static func effectiveTimeout(_ requested: TimeInterval) -> TimeInterval {
+  package static func effectiveTimeout(_ requested: TimeInterval) -> TimeInterval {
     URLSessionHTTPTransport.effectiveTimeout(requested)
   }
 
