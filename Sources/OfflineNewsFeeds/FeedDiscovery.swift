@@ -9,7 +9,7 @@ public struct DiscoveredFeed: Sendable, Hashable {
   /// The announced media type, lowercased and without parameters, e.g. `application/atom+xml`.
   public var type: String
 
-  public init(url: URL, title: String? = nil, type: String) {
+  package init(url: URL, title: String? = nil, type: String) {
     self.url = url
     self.title = title
     self.type = type
@@ -29,7 +29,7 @@ public struct DiscoveredFeed: Sendable, Hashable {
 public enum FeedDiscovery {
   /// The media types of feed links: RSS, Atom, JSON Feed (`application/feed+json`, and `application/json`, which
   /// JSON Feed's spec also names).
-  public static let feedTypes: Set<String> = [
+  package static let feedTypes: Set<String> = [
     "application/rss+xml", "application/atom+xml", "application/feed+json", "application/json",
   ]
 

@@ -61,9 +61,9 @@ public struct FeedItem: Sendable, Hashable {
   /// as RFC 3339 text; empty when none), the text (``content``, else ``summary``; empty when none) and the enclosure
   /// URLs, separated by U+001F. The same item read again gives the same fingerprint; a changed title, date, text or
   /// enclosure gives another.
-  public var contentFingerprint: String
+  package var contentFingerprint: String
 
-  public init(
+  package init(
     index: Int, link: URL? = nil, guid: String? = nil, guidIsPermaLink: Bool = false, title: String,
     titleIsDerived: Bool = false, summary: FeedText? = nil, content: FeedText? = nil, author: String? = nil,
     published: Date? = nil, updated: Date? = nil, imageURL: URL? = nil, enclosures: [FeedEnclosure] = [],
@@ -97,7 +97,7 @@ public struct FeedEnclosure: Sendable, Hashable {
   /// often write `0`, kept as `0`).
   public var length: Int64?
 
-  public init(url: URL, type: String? = nil, length: Int64? = nil) {
+  package init(url: URL, type: String? = nil, length: Int64? = nil) {
     self.url = url
     self.type = type
     self.length = length
@@ -123,7 +123,7 @@ public struct FeedText: Sendable, Hashable {
   /// inside HTML.
   public var baseURL: URL?
 
-  public init(value: String, kind: Kind, baseURL: URL? = nil) {
+  package init(value: String, kind: Kind, baseURL: URL? = nil) {
     self.value = value
     self.kind = kind
     self.baseURL = baseURL

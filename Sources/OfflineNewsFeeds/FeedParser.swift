@@ -78,7 +78,7 @@ public enum FeedParser {
 
   /// The `charset` parameter of a `Content-Type` header value (RFC 9110 §8.3), e.g. `ISO-8859-1` for
   /// `text/xml; charset="ISO-8859-1"`; `nil` when there is none.
-  public static func charset(fromContentType contentType: String?) -> String? {
+  package static func charset(fromContentType contentType: String?) -> String? {
     guard let contentType else { return nil }
     for parameter in contentType.split(separator: ";").dropFirst() {
       let parts = parameter.split(separator: "=", maxSplits: 1)

@@ -8,7 +8,7 @@ import Foundation
 /// ```swift
 /// HTMLText.plainText(fromHTML: "<p>Caf&eacute; <b>au</b> lait</p><p>Second</p>")  // "Café au lait\nSecond"
 /// ```
-public enum HTMLText {
+package enum HTMLText {
   /// Elements whose text is not text a reader sees.
   static let hidden: Set<String> = ["script", "style", "noscript", "template", "head", "title"]
   /// Elements that start and end a line.
@@ -24,7 +24,7 @@ public enum HTMLText {
   ///
   /// - Parameter html: the HTML, as a string (it is read as UTF-8).
   /// - Returns: the text; empty when there is none.
-  public static func plainText(fromHTML html: String) -> String {
+  package static func plainText(fromHTML html: String) -> String {
     guard !html.isEmpty else { return "" }
     guard let document = HTMLDocument(Data(html.utf8), url: nil, encoding: "UTF-8") else { return "" }
     var raw = ""

@@ -54,7 +54,7 @@ public struct ParsedFeed: Sendable, Hashable {
   /// an item.
   public var issues: [FeedIssue]
 
-  public init(
+  package init(
     format: FeedFormat, feedURL: URL, title: String? = nil, homePageURL: URL? = nil, language: String? = nil,
     author: String? = nil, imageURL: URL? = nil, items: [FeedItem] = [], issues: [FeedIssue] = []
   ) {
@@ -104,7 +104,7 @@ public struct FeedIssue: Sendable, Hashable, CustomStringConvertible {
   public var line: Int?
   public var column: Int?
 
-  public init(
+  package init(
     kind: Kind, feed: URL, itemIndex: Int? = nil, element: String? = nil, text: String? = nil, message: String,
     line: Int? = nil, column: Int? = nil
   ) {
