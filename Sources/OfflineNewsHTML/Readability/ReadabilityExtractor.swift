@@ -73,7 +73,7 @@ public struct ReadabilityExtractor: Sendable {
 
   /// The article of a parsed page. The document is changed (scripts, styles and hidden elements are removed first);
   /// parse it again to read the original.
-  public func extract(from document: HTMLDocument) -> ReadableArticle? {
+  package func extract(from document: HTMLDocument) -> ReadableArticle? {
     Readability(document: document, options: options).parse()
   }
 }
