@@ -258,7 +258,7 @@ public final class NewsRepository: Sendable {
   /// page *n* have their key path prefixed with `pages[n].`.
   ///
   /// - Throws: ``NewsNetworkError`` of the first page, or of a later page (except `maximumResultsReached`).
-  public func fetchPages(_ query: NewsQuery, pages: Int) async throws(NewsNetworkError) -> NewsPage {
+  package func fetchPages(_ query: NewsQuery, pages: Int) async throws(NewsNetworkError) -> NewsPage {
     let pageSize = query.queryItem("pageSize").flatMap { Int($0) }.map { max(1, $0) } ?? 20
     var joined = NewsPage(articles: [])
     for number in 1...max(1, pages) {
@@ -449,7 +449,7 @@ public final class NewsRepository: Sendable {
 extension NewsQuery {
   /// This query for page `number` of a NewsAPI result: its `page` query item set to `number` (added when absent),
   /// every other item kept as it was encoded.
-  public func page(_ number: Int) -> NewsQuery {
+  package func page(_ number: Int) -> NewsQuery {
     guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return self }
     var items = (components.percentEncodedQueryItems ?? []).filter { $0.name != "page" }
     items.append(URLQueryItem(name: "page", value: String(number)))
@@ -458,7 +458,7 @@ extension NewsQuery {
   }
 
   /// The (decoded) value of the first query item named `name`, or `nil`.
-  public func queryItem(_ name: String) -> String? {
+  package func queryItem(_ name: String) -> String? {
     URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == name }?.value
   }
 }

@@ -54,7 +54,7 @@ public struct NewsResult: Sendable {
   ///   - maxAge: the max-age in force, seconds, or `nil`.
   ///   - now: the moment of the read, for ``age``; the current time when `nil`.
   ///   - revalidated: whether a `304 Not Modified` confirmed the rows.
-  public init(
+  package init(
     query: NewsQuery, articles: [Article], origin: Origin, fetchedAt: Timestamp?,
     networkError: NewsNetworkError? = nil, issues: [RecordIssue] = [], maxAge: TimeInterval? = nil,
     now: Timestamp? = nil, revalidated: Bool = false
@@ -76,7 +76,7 @@ public struct NewsResult: Sendable {
 
   /// How far ahead of the read a fetch time may lie (clock skew between processes), in seconds, and still count as
   /// "just now": 60.
-  public static let futureTolerance: TimeInterval = 60
+  package static let futureTolerance: TimeInterval = 60
 
   /// Whether the rows' fetch time lies ahead of the read by more than ``futureTolerance``.
   public var isFromTheFuture: Bool { (age ?? 0) < 0 }
