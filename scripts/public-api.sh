@@ -5,13 +5,16 @@
 # everything else a module declares (initializers, methods, properties, subscripts, enum cases, operators), members
 # that a protocol's default implementation or a class's superclass supplies not counted.
 #
-# Usage: scripts/public-api.sh [--list]
-#   --list  also print every public declaration, one a line (module, kind, path)
+# Usage: scripts/public-api.sh [--list | --check]
+#   --list   also print every public declaration, one a line (module, kind, path)
+#   --check  print each public declaration without a doc comment and fail when there is one
+#            (scripts/check-doc-comments.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 list=0
 [ "${1:-}" = "--list" ] && list=1
+[ "${1:-}" = "--check" ] && list=2
 modules=(OfflineNewsModel OfflineNewsStorage OfflineNewsImport OfflineNewsHTTP OfflineNewsNetwork OfflineNewsFeeds
   OfflineNewsSync OfflineNewsHTML OfflineNews)
 built=.build/debug/Modules
@@ -32,7 +35,9 @@ import json
 import os
 import sys
 
-work, listing, modules = sys.argv[1], sys.argv[2] == "1", sys.argv[3:]
+work, mode, modules = sys.argv[1], sys.argv[2], sys.argv[3:]
+listing, checking = mode == "1", mode == "2"
+missing = []
 type_kinds = {"swift.struct", "swift.class", "swift.enum", "swift.protocol", "swift.typealias", "swift.actor"}
 totals = [0, 0, 0]
 print(f"{'module':<20} {'types':>6} {'members':>8} {'undocumented':>13}")
@@ -62,10 +67,20 @@ for module in modules:
             documented = bool((symbol.get("docComment") or {}).get("lines"))
             if not documented:
                 undocumented += 1
+                location = symbol.get("location") or {}
+                line = (location.get("position") or {}).get("line")
+                where = location.get("uri", "").removeprefix("file://").removeprefix(os.getcwd() + "/")
+                missing.append(f"{where}:{line + 1 if line is not None else '?'}: {kind.removeprefix('swift.')} "
+                               f"{'.'.join(symbol['pathComponents'])} ({module})")
             if listing:
                 mark = "" if documented else "  (undocumented)"
                 print(f"  {module} {kind.removeprefix('swift.')} {'.'.join(symbol['pathComponents'])}{mark}")
     totals = [totals[0] + types, totals[1] + members, totals[2] + undocumented]
     print(f"{module:<20} {types:>6} {members:>8} {undocumented:>13}")
 print(f"{'total':<20} {totals[0]:>6} {totals[1]:>8} {totals[2]:>13}")
+if checking and missing:
+    print(f"public-api: {len(missing)} public declaration(s) without a doc comment:", file=sys.stderr)
+    for text in missing:
+        print("  " + text, file=sys.stderr)
+    sys.exit(1)
 PYTHON

@@ -118,6 +118,7 @@ public struct FeedText: Sendable, Hashable {
 
   /// The text: HTML or plain text, as ``kind`` says.
   public var value: String
+  /// How ``value`` is written: HTML or plain text (RSS 2.0 `description`; RFC 4287 §3.1.1 `type`).
   public var kind: Kind
   /// The base URI in effect where the text was (its `xml:base`, else the feed's URL), for resolving relative links
   /// inside HTML.

@@ -89,6 +89,7 @@ public struct FeedIssue: Sendable, Hashable, CustomStringConvertible {
     case unreadableURL
   }
 
+  /// What kind of problem it is.
   public var kind: Kind
   /// The feed's URL.
   public var feed: URL
@@ -100,8 +101,9 @@ public struct FeedIssue: Sendable, Hashable, CustomStringConvertible {
   public var text: String?
   /// What was wrong and what was done.
   public var message: String
-  /// The 1-based line (and column, when known) in the document, when known.
+  /// The 1-based line in the document, when known.
   public var line: Int?
+  /// The 1-based column on that line, when known.
   public var column: Int?
 
   package init(

@@ -41,6 +41,7 @@ public struct RecordError: Sendable, Hashable, Codable, CustomStringConvertible 
     try c.encode(reason, forKey: .reason)
   }
 
+  /// A record error; `keyPath` is where in the payload (`articles[3].publishedAt`), `reason` what went wrong.
   public init(entity: String, identity: String?, keyPath: String, reason: String) {
     self.entity = entity
     self.identity = identity

@@ -75,7 +75,8 @@ public struct Importer: Sendable {
     package var articleFetch: ArticleFetch?
 
     /// Options; by default an upsert that deletes nothing, at the current time.
-    public init(deleteMissing: MissingRowsScope? = nil, operation: Operation = .upsert, importTime: Timestamp = .now()) {
+    public init(deleteMissing: MissingRowsScope? = nil, operation: Operation = .upsert, importTime: Timestamp = .now())
+    {
       self.deleteMissing = deleteMissing
       self.operation = operation
       self.importTime = importTime

@@ -2,15 +2,22 @@ import Foundation
 
 /// A JSON value as the importer sees it: integers kept exact (`Int64`), booleans told apart from numbers.
 ///
-/// Read by ``parseDocument(_:)`` (RFC 8259), which keeps an integer as exactly the `Int64` written, where
+/// Read by ``parse(_:)`` (RFC 8259), which keeps an integer as exactly the `Int64` written, where
 /// `JSONSerialization` would hand back a `Double` past 2^53 and a `Bool` indistinguishable from `1`.
 public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
+  /// `null`.
   case null
+  /// `true` or `false`.
   case bool(Bool)
+  /// A number written without fraction or exponent that fits an `Int64`, exactly.
   case integer(Int64)
+  /// Any other number, as a `Double`.
   case number(Double)
+  /// A string, escapes resolved.
   case string(String)
+  /// An array, in order.
   case array([JSONValue])
+  /// An object; a repeated key keeps its last value (RFC 8259 leaves it open).
   case object([String: JSONValue])
 
   /// The value at a dotted key path (`source.name`, `items.0.id`), or `nil` when any step is missing.

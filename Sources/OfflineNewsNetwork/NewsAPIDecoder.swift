@@ -18,6 +18,7 @@ import OfflineNewsModel
 ///
 /// A body with `"status":"error"` throws ``NewsNetworkError/api(_:)`` whatever the HTTP status.
 public struct NewsAPIDecoder: Sendable {
+  /// A decoder of NewsAPI v2 responses.
   public init() {}
 
   /// Decodes `data`, the body of a response that had HTTP status `httpStatus` (`nil` for a file).

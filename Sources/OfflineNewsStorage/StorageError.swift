@@ -6,6 +6,7 @@ import Foundation
 /// `cannot open /home/me/.local/share/news/news.sqlite: written by a newer version (schema 7, this build knows 1)`
 /// tells the user which file and what to do. No case is recovered from by deleting or recreating the file.
 public struct StorageError: Error, Sendable, CustomStringConvertible {
+  /// What went wrong; switch on it to tell the cases apart (``description`` names the file and the cause).
   public enum Kind: Sendable, Equatable {
     /// The database was written by a newer version of OfflineNews (its schema version is higher than this
     /// build's). The file was not modified.
@@ -37,7 +38,7 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
   /// The database file.
   public var path: String
   /// The SQLite error underneath, when there is one.
-  public var underlying: SQLiteError?
+  package var underlying: SQLiteError?
 
   package init(kind: Kind, path: String, underlying: SQLiteError? = nil) {
     self.kind = kind

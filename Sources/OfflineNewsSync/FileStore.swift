@@ -3,12 +3,16 @@ import OfflineNewsHTTP
 
 /// How the files (Parse `File` values, image URLs) of one synced class are downloaded.
 public struct FileDownloads: Sendable, Hashable {
-  /// `eager`: during the sync, after each page; `lazy`: on first access through ``FileStore/file(for:)``.
+  /// When files are downloaded: during the sync, or on first access.
   public enum Mode: String, Sendable, Hashable {
-    case eager, lazy
+    /// Downloaded during the sync, after each page.
+    case eager
+    /// Downloaded on first access (by the package's file store); a sync only records where they are.
+    case lazy
   }
   /// The keys of the objects that hold files: a Parse `File` (`{"__type":"File","name":…,"url":…}`) or a URL text.
   public var attributes: [String]
+  /// When the files are downloaded.
   public var mode: Mode
   /// The largest file accepted, in bytes (default 10 MB).
   public var maxBytes: Int
@@ -17,6 +21,8 @@ public struct FileDownloads: Sendable, Hashable {
   /// Accepted `Content-Type` prefixes, e.g. `image/`; empty accepts any.
   public var allowedContentTypes: [String]
 
+  /// A download policy for the files under `attributes`; `concurrency` is at least 1, content types compare in
+  /// lower case.
   public init(
     attributes: [String], mode: Mode = .lazy, maxBytes: Int = 10_000_000, concurrency: Int = 4,
     allowedContentTypes: [String] = []

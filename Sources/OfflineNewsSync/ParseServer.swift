@@ -16,6 +16,7 @@ public struct ParseServer: Sendable, Hashable {
   /// `X-Parse-Session-Token`, to read as a user; a secret, never printed.
   public var sessionToken: String?
 
+  /// A server at `serverURL` (the REST root) for the app `applicationID`; empty keys count as none.
   public init(serverURL: URL, applicationID: String, restAPIKey: String? = nil, sessionToken: String? = nil) {
     self.serverURL = serverURL
     self.applicationID = applicationID

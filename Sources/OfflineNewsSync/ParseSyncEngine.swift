@@ -22,6 +22,7 @@ public struct ParseClassSync: Sendable {
   /// `updatedAt` when its relation changes. One request per object and relation (more past 1000 members).
   public var relations: [String]
 
+  /// A class to sync with `mapping`; `pageSize` is clamped to 1…1000.
   public init(
     className: String, mapping: ImportMapping, pageSize: Int = 100, files: FileDownloads? = nil,
     relations: [String] = []
@@ -91,6 +92,8 @@ public struct ParseSyncEngine: Sendable {
   /// sees them). Scoped to the class's entity; skipped when the run stops early (`news sync --full --delete-missing`).
   public var deleteMissing = false
 
+  /// An engine for `source` that syncs `classes` (reordered so that pointed-to classes come first) from `server`
+  /// into `storage` through `transport`; files go under `fileFolder` (`nil`: no file downloads).
   public init(
     source: String, server: ParseServer, classes: [ParseClassSync], storage: StorageContext,
     transport: any HTTPTransport, fileFolder: URL? = nil

@@ -55,6 +55,7 @@ public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
 public struct SyncReport: Sendable, Hashable, Encodable {
   /// One class's part, in the order the classes were synced.
   public struct ClassReport: Sendable, Hashable, Encodable {
+    /// The Parse class.
     public var className: String
     /// The entity its objects were imported into.
     public var entity: String
@@ -64,19 +65,25 @@ public struct SyncReport: Sendable, Hashable, Encodable {
     public var resumedPages = 0
     /// Objects in the imported pages.
     public var objects = 0
+    /// Objects inserted as new rows.
     public var inserted = 0
+    /// Objects whose row changed.
     public var updated = 0
+    /// Objects already stored as sent (not rewritten).
     public var unchanged = 0
     /// Rows deleted because the server no longer lists them (``ParseSyncEngine/deleteMissing``).
     public var deleted = 0
     /// Objects skipped or failed, with the reasons in ``errors``.
     public var failed = 0
+    /// Why each failed object failed: entity, identity, key path, reason.
     public var errors: [RecordError] = []
     /// Values not stored in objects that were imported (``ImportReport/warnings``).
     public var warnings: [RecordError] = []
     /// Files downloaded, already present, and refused or failed (with reasons in ``fileErrors``).
     public var filesDownloaded = 0
+    /// Files already stored before this run.
     public var filesPresent = 0
+    /// Why each refused or failed file was not stored (its URL redacted of secrets).
     public var fileErrors: [String] = []
     /// The file URLs tried in this run (not encoded): a failed one is not tried twice in one run.
     var filesTried: Set<URL> = []
@@ -122,9 +129,10 @@ public struct SyncReport: Sendable, Hashable, Encodable {
     }
   }
 
+  /// The classes, in the order they were synced.
   public var classes: [ClassReport] = []
 
-  public init() {}
+  package init() {}
 
   /// Whether every class finished.
   public var succeeded: Bool { classes.allSatisfy { $0.error == nil } }
@@ -132,6 +140,7 @@ public struct SyncReport: Sendable, Hashable, Encodable {
 
 /// Progress of a sync, reported after each page.
 public struct SyncProgress: Sendable, Hashable {
+  /// The class being synced.
   public var className: String
   /// Pages imported for this class so far in this run (resumed ones included).
   public var pages: Int

@@ -46,11 +46,14 @@ public struct ReadabilityExtractor: Sendable {
     /// Added to the link-density limits of conditional cleaning (0.2, or 0.5 for a positive class).
     public var linkDensityModifier = 0.0
 
+    /// Readability.js's defaults.
     public init() {}
   }
 
+  /// The settings every extraction uses.
   public var options: Options
 
+  /// An extractor; Readability.js's defaults unless given.
   public init(options: Options = Options()) {
     self.options = options
   }

@@ -28,6 +28,7 @@ public struct ReadableArticle: Sendable, Equatable, Codable {
   /// The article as plain text (``HTMLTextRenderer/text(of:)-(HTMLNode)``): blocks apart by blank lines, no markup.
   public var text: String
 
+  /// An article from its parts, as ``ReadabilityExtractor`` makes it.
   public init(
     title: String, byline: String?, publishedTime: String?, siteName: String?, excerpt: String?, lang: String?,
     dir: String?, content: String, text: String

@@ -2,7 +2,7 @@ extension EntityDescription {
   /// The built-in `article` entity (migrations 1, 2, 6, 8 and 9), described as apps describe theirs.
   ///
   /// Identity `url`. `isRead` and `bookmarkedAt` are local-only: a refresh never overwrites them.
-  public static let article = EntityDescription(
+  package static let article = EntityDescription(
     name: "article", identity: ["url"],
     attributes: [
       Attribute("url", .text), Attribute("title", .text, optional: false), Attribute("author", .text),

@@ -1,18 +1,18 @@
 /// An attribute of an entity: a named, typed value stored in a column of the entity's table.
-public struct Attribute: Sendable, Hashable, Codable {
+package struct Attribute: Sendable, Hashable, Codable {
   /// The attribute's name, also its column name: letters, digits and `_`, not starting with a digit.
-  public var name: String
-  public var type: AttributeType
+  package var name: String
+  package var type: AttributeType
   /// Whether the attribute may be NULL. Identity attributes never are.
-  public var isOptional: Bool
+  package var isOptional: Bool
   /// Local-only: kept on this device, never written by a save or an import from a source (read state,
   /// bookmarks). Only explicit local updates change it.
-  public var isLocalOnly: Bool
+  package var isLocalOnly: Bool
   /// The value a new row gets when none is given (required for a non-optional attribute added to an existing
   /// entity).
-  public var defaultValue: DatabaseValue?
+  package var defaultValue: DatabaseValue?
 
-  public init(
+  package init(
     _ name: String, _ type: AttributeType, optional: Bool = true, localOnly: Bool = false,
     default defaultValue: DatabaseValue? = nil
   ) {
@@ -33,18 +33,18 @@ public struct Attribute: Sendable, Hashable, Codable {
 ///
 /// References are not foreign-key constraints: an identity may arrive before its object (the importer then creates
 /// a placeholder row), and a reference to a row that is not there reads as that identity all the same.
-public struct Relationship: Sendable, Hashable, Codable {
-  public enum Kind: String, Sendable, Hashable, Codable {
+package struct Relationship: Sendable, Hashable, Codable {
+  package enum Kind: String, Sendable, Hashable, Codable {
     case toOne, toMany
   }
-  public var name: String
+  package var name: String
   /// The destination entity's name.
-  public var destination: String
-  public var kind: Kind
+  package var destination: String
+  package var kind: Kind
   /// For to-many: whether the order of the related rows is kept.
-  public var isOrdered: Bool
+  package var isOrdered: Bool
 
-  public init(_ name: String, to destination: String, _ kind: Kind, ordered: Bool = false) {
+  package init(_ name: String, to destination: String, _ kind: Kind, ordered: Bool = false) {
     self.name = name
     self.destination = destination
     self.kind = kind
@@ -56,12 +56,12 @@ public struct Relationship: Sendable, Hashable, Codable {
 }
 
 /// An index on one or more attributes, to make fetch requests that filter or sort on them fast.
-public struct EntityIndex: Sendable, Hashable, Codable {
-  public var name: String
-  public var attributes: [String]
-  public var isUnique: Bool
+package struct EntityIndex: Sendable, Hashable, Codable {
+  package var name: String
+  package var attributes: [String]
+  package var isUnique: Bool
 
-  public init(_ name: String, on attributes: [String], unique: Bool = false) {
+  package init(_ name: String, on attributes: [String], unique: Bool = false) {
     self.name = name
     self.attributes = attributes
     isUnique = unique
@@ -86,12 +86,12 @@ public struct EntityDescription: Sendable, Hashable, Codable {
   /// The entity's name, also its table's name.
   public var name: String
   /// The identity (primary key): one attribute, or several for a composite identity.
-  public var identity: [String]
-  public var attributes: [Attribute]
-  public var relationships: [Relationship]
-  public var indexes: [EntityIndex]
+  package var identity: [String]
+  package var attributes: [Attribute]
+  package var relationships: [Relationship]
+  package var indexes: [EntityIndex]
 
-  public init(
+  package init(
     name: String, identity: [String], attributes: [Attribute], relationships: [Relationship] = [],
     indexes: [EntityIndex] = []
   ) {
@@ -107,10 +107,10 @@ public struct EntityDescription: Sendable, Hashable, Codable {
   }
 
   /// The attribute named `name`, if any.
-  public func attribute(_ name: String) -> Attribute? { attributes.first { $0.name == name } }
+  package func attribute(_ name: String) -> Attribute? { attributes.first { $0.name == name } }
 
   /// The relationship named `name`, if any.
-  public func relationship(_ name: String) -> Relationship? { relationships.first { $0.name == name } }
+  package func relationship(_ name: String) -> Relationship? { relationships.first { $0.name == name } }
 
   /// The columns of the entity's table: its attributes, then one per to-one relationship.
   package var columns: [String] {

@@ -50,13 +50,13 @@ public enum SearchQueryError: Error, Sendable, Hashable, CustomStringConvertible
 /// Related SQLite documentation: <https://www.sqlite.org/fts5.html#full_text_query_syntax>
 public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
   /// One word or phrase to look for.
-  public struct Term: Sendable, Hashable {
+  package struct Term: Sendable, Hashable {
     /// The word or the phrase's text as typed, without quotes or the trailing `*`.
-    public var text: String
+    package var text: String
     /// Whether it was a quoted phrase.
-    public var isPhrase: Bool
+    package var isPhrase: Bool
     /// Whether it ends with `*`: a prefix of a word (of the phrase's last word).
-    public var isPrefix: Bool
+    package var isPrefix: Bool
 
     /// Whether it holds characters of a script written without spaces between words (Han, Hiragana, Katakana,
     /// Hangul, Bopomofo, Thai, Lao, Khmer, Myanmar): such a term is searched as a substring.
@@ -101,7 +101,7 @@ public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A term; `text` is used as it is (quotes inside it are doubled in ``ftsString``).
-    public init(text: String, isPhrase: Bool = false, isPrefix: Bool = false) {
+    package init(text: String, isPhrase: Bool = false, isPrefix: Bool = false) {
       self.text = text
       self.isPhrase = isPhrase
       self.isPrefix = isPrefix
@@ -109,20 +109,20 @@ public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// A conjunction: every ``required`` term, and none of the ``excluded`` ones. It has at least one required term.
-  public struct Clause: Sendable, Hashable {
+  package struct Clause: Sendable, Hashable {
     /// The terms an article must hold (`AND`).
-    public var required: [Term]
+    package var required: [Term]
     /// The terms it must not hold (each after a `NOT`).
-    public var excluded: [Term]
+    package var excluded: [Term]
   }
 
   /// The most words and phrases a query may hold.
-  public static let maximumTerms = 200
+  package static let maximumTerms = 200
 
   /// The text as the user typed it.
   public let text: String
   /// The query: an article matches when it matches any of the clauses (`OR`).
-  public let clauses: [Clause]
+  package let clauses: [Clause]
 
   /// Parses a user's search text.
   ///
@@ -172,7 +172,7 @@ public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// Every term, in the order typed.
-  public var terms: [Term] { clauses.flatMap { $0.required + $0.excluded } }
+  package var terms: [Term] { clauses.flatMap { $0.required + $0.excluded } }
 
   /// The terms an article is looked for by (the excluded ones left out), each once.
   package var positiveTerms: [Term] {

@@ -13,13 +13,17 @@ import OfflineNewsModel
 /// record.toMany["articles"] = [.text("a1"), .text("a2")]
 /// ```
 public struct Record: Sendable, Hashable {
+  /// The entity's name.
   public var entity: String
+  /// Attribute values and to-one references by name; an absent key is "not given", `.null` clears.
   public var values: [String: DatabaseValue]
+  /// Per to-many relationship, the identities of the related rows, in order; replaces the stored list on save.
   public var toMany: [String: [DatabaseValue]]
   /// Per to-many relationship, identities to add to the stored list (kept, and appended after it when ordered),
   /// rather than replacing it.
   public var toManyAdditions: [String: [DatabaseValue]]
 
+  /// A record of `entity`; nothing given by default.
   public init(
     entity: String, values: [String: DatabaseValue] = [:], toMany: [String: [DatabaseValue]] = [:],
     toManyAdditions: [String: [DatabaseValue]] = [:]
@@ -30,6 +34,7 @@ public struct Record: Sendable, Hashable {
     self.toManyAdditions = toManyAdditions
   }
 
+  /// The value of the attribute or to-one reference `name`; `nil` when not given.
   public subscript(_ name: String) -> DatabaseValue? {
     get { values[name] }
     set { values[name] = newValue }
@@ -39,9 +44,12 @@ public struct Record: Sendable, Hashable {
 /// The identity (primary key) of a row: one value, or several for a composite identity, in the order of
 /// ``EntityDescription/identity``.
 public struct Identity: Sendable, Hashable, CustomStringConvertible {
+  /// The values, in the order of the identity attributes.
   public var values: [DatabaseValue]
 
+  /// A composite identity.
   public init(_ values: [DatabaseValue]) { self.values = values }
+  /// A one-value identity.
   public init(_ value: DatabaseValue) { values = [value] }
 
   public var description: String {
