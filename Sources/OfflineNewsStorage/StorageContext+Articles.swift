@@ -149,9 +149,11 @@ extension StorageContext {
   ///   - offset: rows to skip first.
   ///   - filter: only unread, only bookmarked, or all.
   /// - Throws: ``StorageError``.
-  public func articles(limit: Int? = nil, offset: Int = 0, filter: ArticleFilter = .all) async throws -> [Article] {
+  public func articles(limit: Int? = nil, offset: Int = 0, filter: ArticleFilter = .all) async throws(StorageError)
+    -> [Article]
+  {
     let condition = filter.sql(firstParameter: 3)
-    return try await read { db in
+    return try await typedRead { db in
       try db.cachedStatement(
         "SELECT \(Self.articleColumns) FROM article a\(condition.sql) ORDER BY a.publishedAt DESC, a.url LIMIT ?1 OFFSET ?2"
       ).fetchAll([.integer(Int64(limit ?? -1)), .integer(Int64(max(0, offset)))] + condition.arguments, Self.article)
@@ -161,9 +163,9 @@ extension StorageContext {
 
   /// The article with this key or link, in any equivalent form (``CanonicalURL``: `HTTPS://Example.com:443/a#x`
   /// finds `https://example.com/a`), or `nil`.
-  public func article(url: String) async throws -> Article? {
+  public func article(url: String) async throws(StorageError) -> Article? {
     let keys = Self.candidateKeys(url)
-    return try await read { db in
+    return try await typedRead { db in
       for key in keys {
         if let found = try db.cachedStatement("SELECT \(Self.articleColumns) FROM article a WHERE a.url = ?1")
           .fetchOne([.text(key)], Self.article) ?? nil
@@ -188,8 +190,8 @@ extension StorageContext {
   }
 
   /// The number of cached articles.
-  public func articleCount() async throws -> Int {
-    try await read { Int(try $0.scalarInt("SELECT count(*) FROM article") ?? 0) }
+  public func articleCount() async throws(StorageError) -> Int {
+    try await typedRead { Int(try $0.scalarInt("SELECT count(*) FROM article") ?? 0) }
   }
 
   /// The time of the most recent successful fetch of any query, or `nil` if none is recorded.
@@ -203,7 +205,7 @@ extension StorageContext {
   ///
   /// - Returns: `false` when no article has this URL.
   @discardableResult
-  public func setRead(_ read: Bool, url: String) async throws -> Bool {
+  public func setRead(_ read: Bool, url: String) async throws(StorageError) -> Bool {
     try await setLocal(url: url, sql: "UPDATE article SET isRead = ?2 WHERE url = ?1", value: .integer(read ? 1 : 0))
   }
 
@@ -211,13 +213,15 @@ extension StorageContext {
   ///
   /// - Returns: `false` when no article has this URL.
   @discardableResult
-  public func setBookmarked(_ bookmarked: Bool, url: String, at date: Timestamp = .now()) async throws -> Bool {
+  public func setBookmarked(_ bookmarked: Bool, url: String, at date: Timestamp = .now()) async throws(StorageError)
+    -> Bool
+  {
     try await setLocal(
       url: url, sql: "UPDATE article SET bookmarkedAt = ?2 WHERE url = ?1",
       value: bookmarked ? .integer(date.millisecondsSince1970) : .null)
   }
 
-  private func setLocal(url: String, sql: String, value: DatabaseValue) async throws -> Bool {
+  private func setLocal(url: String, sql: String, value: DatabaseValue) async throws(StorageError) -> Bool {
     let keys = Self.candidateKeys(url)
     return try await writeAndPublish { db in
       for key in keys {
@@ -233,7 +237,7 @@ extension StorageContext {
   /// - Returns: the number of articles deleted.
   /// - Throws: ``StorageError``.
   @discardableResult
-  public func deleteAllArticles() async throws -> Int {
+  public func deleteAllArticles() async throws(StorageError) -> Int {
     try await writeAndPublish { db in
       let urls = try db.makeStatement("DELETE FROM article RETURNING url").fetchAll { $0.string(0) ?? "" }
       try db.execute("DELETE FROM query_result")
@@ -250,7 +254,9 @@ extension StorageContext {
   /// - Returns: the number of articles deleted.
   /// - Throws: ``StorageError``.
   @discardableResult
-  public func deleteArticles(publishedBefore date: Date, keepingBookmarks: Bool = false) async throws -> Int {
+  public func deleteArticles(publishedBefore date: Date, keepingBookmarks: Bool = false) async throws(StorageError)
+    -> Int
+  {
     let cutoff = Timestamp(date).millisecondsSince1970
     let condition = keepingBookmarks ? "publishedAt < ?1 AND bookmarkedAt IS NULL" : "publishedAt < ?1"
     return try await writeAndPublish { db in

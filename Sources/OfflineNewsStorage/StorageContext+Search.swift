@@ -103,7 +103,8 @@ extension StorageContext {
   ///
   /// Related SQLite documentation: <https://www.sqlite.org/fts5.html> (query syntax, `bm25()`, `snippet()`,
   /// external content tables).
-  public func search(_ text: String, filter: SearchFilter = .all, limit: Int? = nil, offset: Int = 0) async throws
+  public func search(_ text: String, filter: SearchFilter = .all, limit: Int? = nil, offset: Int = 0)
+    async throws(StorageError)
     -> [SearchHit]
   {
     let query: SearchQuery
@@ -119,9 +120,9 @@ extension StorageContext {
   ///
   /// - Throws: ``StorageError``.
   public func search(_ query: SearchQuery, filter: SearchFilter = .all, limit: Int? = nil, offset: Int = 0)
-    async throws -> [SearchHit]
+    async throws(StorageError) -> [SearchHit]
   {
-    try await read { db in
+    try await typedRead { db in
       var sql = SearchArguments()
       guard let conditions = try Self.searchConditions(filter, db, &sql) else { return [] }
       if query.needsSubstringSearch {

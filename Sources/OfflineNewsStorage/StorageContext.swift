@@ -364,9 +364,15 @@ public final class StorageContext: Sendable {
 
   /// Writes in a transaction, then publishes the changes the body reports, after the commit.
   func writeAndPublish<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> (T, [StorageChange]))
-    async throws -> T
+    async throws(StorageError) -> T
   {
-    try await performWrite(capturing: false, body)
+    try await storageErrors { try await performWrite(capturing: false, body) }
+  }
+
+  /// ``read(_:)`` for the context's own calls, whose bodies fail only with storage errors: its errors are
+  /// ``StorageError`` only (see ``storageErrors(_:)``).
+  func typedRead<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws(StorageError) -> T {
+    try await storageErrors { try await read(body) }
   }
 
   /// The one path of every write: a `BEGIN IMMEDIATE` transaction on the writer, the test's fault right before
@@ -394,6 +400,24 @@ public final class StorageContext: Sendable {
         broadcaster.publish(changes)
         return result
       }
+    }
+  }
+
+  /// Runs `body`, whose failures are storage failures, with its errors as ``StorageError`` only: SQLite errors name
+  /// the file, a cancelled wait for a reader is `.cancelled`, anything else `.other`. The public calls of the
+  /// context go through it, so that they can declare `throws(StorageError)`.
+  package func storageErrors<T>(_ body: () async throws -> T) async throws(StorageError) -> T {
+    do {
+      return try await body()
+    } catch var error as StorageError {
+      if error.path.isEmpty { error.path = path }
+      throw error
+    } catch let error as SQLiteError {
+      throw StorageError(error, path: path)
+    } catch is CancellationError {
+      throw StorageError(kind: .cancelled, path: path)
+    } catch {
+      throw StorageError(kind: .other, path: path)
     }
   }
 

@@ -73,6 +73,12 @@ public struct ParseSyncEngine: Sendable {
   package var pageStaged: @Sendable (SyncBookkeeping.StagedPage) async throws -> Void = { _ in }
   /// The clock (`syncedAt`, import times).
   package var now: @Sendable () -> Date = { Date() }
+  /// `error`, thrown by a call of the storage context, as the ``StorageError`` it is; anything else (a test seam's
+  /// error) as `.other`.
+  private func storageError(_ error: any Error) -> StorageError {
+    (error as? StorageError) ?? StorageError(kind: .other, path: storage.path)
+  }
+
   /// The query key the articles of a sync source are saved under (every page adds to its result list), so that
   /// the repository serves them as it serves any source: `news-source:NAME`.
   package static func articleQuery(source: String) -> String {
@@ -167,7 +173,7 @@ public struct ParseSyncEngine: Sendable {
     do {
       staged = try await SyncBookkeeping.stagedPages(source, name, in: storage)
     } catch {
-      throw .storage(className: name, detail: "\(error)")
+      throw .storage(className: name, storageError(error))
     }
     let root = item.mapping.rootEntity
     let pruning = fromTheBeginning && deleteMissing
@@ -214,7 +220,7 @@ public struct ParseSyncEngine: Sendable {
         cursor = try await SyncBookkeeping.cursor(
           source: source, className: name, server: server.serverURL.absoluteString, in: storage)
       } catch {
-        throw .storage(className: name, detail: "\(error)")
+        throw .storage(className: name, storageError(error))
       }
     }
     while true {
@@ -240,7 +246,7 @@ public struct ParseSyncEngine: Sendable {
           }
           part.deleted += try await storage.save(changes)[root]?.deleted ?? 0
         } catch {
-          throw .storage(className: name, detail: "\(error)")
+          throw .storage(className: name, storageError(error))
         }
         return
       }
@@ -255,12 +261,12 @@ public struct ParseSyncEngine: Sendable {
         page = SyncBookkeeping.StagedPage(source: source, className: name, sequence: sequence, body: body, end: end)
         _ = try await storage.save(ChangeSet(upserts: [page.record]))
       } catch {
-        throw .storage(className: name, detail: "staging a page: \(error)")
+        throw .storage(className: name, storageError(error))
       }
       do {
         try await pageStaged(page)
       } catch {
-        throw .storage(className: name, detail: "stopped after staging page \(page.sequence): \(error)")
+        throw .storage(className: name, storageError(error))
       }
       try await importPage(page, json: json, item, into: &part)
       cursor = page.end
@@ -294,7 +300,7 @@ public struct ParseSyncEngine: Sendable {
     } catch let error as ImportError {
       throw .importFailed(className: name, detail: error.description)
     } catch {
-      throw .storage(className: name, detail: "\(error)")
+      throw .storage(className: name, storageError(error))
     }
     part.objects += Self.results(json)?.count ?? 0
     part.inserted += report.inserted

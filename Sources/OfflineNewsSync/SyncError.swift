@@ -1,6 +1,7 @@
 import Foundation
 import OfflineNewsHTTP
 import OfflineNewsImport
+import OfflineNewsStorage
 
 /// Why the sync of one class stopped. Pages already imported stay imported, a staged page stays staged (the next sync
 /// resumes it), and the cursor never moves past what was imported.
@@ -16,8 +17,8 @@ public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
   case invalidPage(className: String, detail: String)
   /// The page could not be imported with the mapping (nothing of it was written; it stays staged).
   case importFailed(className: String, detail: String)
-  /// The database failed (full, locked, read-only…).
-  case storage(className: String, detail: String)
+  /// The database failed (full, locked, read-only…): the storage context's error, naming the file and the cause.
+  case storage(className: String, StorageError)
 
   /// The kind of failure, as in `--json` output: `network`, `server`, `invalidPage`, `importFailed`, `storage`.
   public var kind: String {
@@ -46,7 +47,7 @@ public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
       return "\(name): the server answered HTTP \(status)\(code.map { ", code \($0)" } ?? ""): \(message)"
     case .invalidPage(let name, let detail): return "\(name): invalid page: \(detail)"
     case .importFailed(let name, let detail): return "\(name): import failed: \(detail)"
-    case .storage(let name, let detail): return "\(name): storage: \(detail)"
+    case .storage(let name, let error): return "\(name): storage: \(error)"
     }
   }
 }

@@ -9,7 +9,7 @@ import CSQLite
 /// Bound arguments are never included, so no user data or secret reaches a log.
 ///
 /// Related SQLite documentation: <https://www.sqlite.org/rescode.html>
-package struct SQLiteError: Error, Sendable, CustomStringConvertible {
+package struct SQLiteError: Error, Sendable, Hashable, CustomStringConvertible {
   /// The extended result code, e.g. 2067 (`SQLITE_CONSTRAINT_UNIQUE`).
   package var extendedCode: Int32
   /// The primary result code, e.g. 19 (`SQLITE_CONSTRAINT`): the low 8 bits of ``extendedCode``.
