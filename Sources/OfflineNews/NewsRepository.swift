@@ -27,7 +27,7 @@ import Foundation
 ///
 /// Whether the network is usable is decided by how the request actually failed, never by a reachability check.
 /// A failed, partial, error or empty response never changes the cache (a failure is only noted in the query's
-/// fetch record, ``FetchRecord/lastError``).
+/// fetch record, `FetchRecord/lastError`).
 public final class NewsRepository: Sendable {
   /// The storage context the repository reads and writes through.
   public let storage: StorageContext
@@ -43,7 +43,7 @@ public final class NewsRepository: Sendable {
   ///   - network: where fresh articles come from.
   ///   - clock: the current time; tests inject a fixed one.
   ///   - deadline: seconds after which a network-first (or stale cache-first) read serves the cached rows, if
-  ///     there are any, with a ``NewsNetworkError/TransportFailure/timedOut`` error, while the request goes on in
+  ///     there are any, with a `NewsNetworkError/TransportFailure/timedOut` error, while the request goes on in
   ///     the background; `nil` (the default) waits for the network. With nothing cached, the read waits for the
   ///     network whatever the deadline (bound it with the network's timeout and ``RetryPolicy/maxTotalTime``).
   public init(
@@ -83,7 +83,7 @@ public final class NewsRepository: Sendable {
   ///     stored with the query's last fetch, if any (without one, cached rows are never stale).
   ///   - limit: at most this many rows in the result (all are saved); `nil` for all.
   ///   - pages: NewsAPI pages to fetch, 1…`pages`, saved together as the query's result (see
-  ///     ``fetchPages(_:pages:)``); 1 by default. A file query has one page.
+  ///     `fetchPages(_:pages:)`); 1 by default. A file query has one page.
   /// - Returns: the rows with their origin, fetch time, age, staleness, and the network error that made the
   ///   repository serve the cache, if any.
   /// - Throws: ``NewsRepositoryError``: `networkFailedAndCacheEmpty` (network-first, cache-first, cache-then-network
@@ -238,7 +238,9 @@ public final class NewsRepository: Sendable {
 
   /// Batch delete of the articles published before `date` (UTC instant).
   ///
-  /// - Parameter keepingBookmarks: keep bookmarked articles whatever their date; default `false`.
+  /// - Parameters:
+  ///   - date: the cut-off instant; articles with `publishedAt < date` go.
+  ///   - keepingBookmarks: keep bookmarked articles whatever their date; default `false`.
   /// - Returns: the number of articles deleted.
   /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
   @discardableResult

@@ -36,7 +36,7 @@ public struct NewsResult: Sendable {
   /// For a network result: records of the response that were skipped or had values dropped.
   public var issues: [RecordIssue]
   /// Seconds from ``fetchedAt`` to the moment of the read; `nil` when ``fetchedAt`` is unknown. A network result's
-  /// age is 0. Negative only when the fetch time lies more than ``futureTolerance`` ahead of the read (the clock was
+  /// age is 0. Negative only when the fetch time lies more than `futureTolerance` ahead of the read (the clock was
   /// set back after the fetch): such rows are stale (``isStale``), whatever the max-age.
   public var age: TimeInterval?
   /// The max-age in force, in seconds: the one given to the read, else the one stored with the query's last fetch;
@@ -78,7 +78,7 @@ public struct NewsResult: Sendable {
   /// "just now": 60.
   package static let futureTolerance: TimeInterval = 60
 
-  /// Whether the rows' fetch time lies ahead of the read by more than ``futureTolerance``.
+  /// Whether the rows' fetch time lies ahead of the read by more than `futureTolerance`.
   public var isFromTheFuture: Bool { (age ?? 0) < 0 }
 
   /// Whether the rows are older than the max-age in force: `age >= maxAge` (RFC 9111 §4.2: a response is fresh

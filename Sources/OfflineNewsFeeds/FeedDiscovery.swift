@@ -42,7 +42,7 @@ public enum FeedDiscovery {
   }
 
   /// The feeds a page announces: every `<link>` whose `rel` has the token `alternate` (in any case) and whose `type`
-  /// is one of ``feedTypes``, with its `href` resolved (RFC 3986 §5) against the first `<base href>` (itself resolved
+  /// is one of `feedTypes`, with its `href` resolved (RFC 3986 §5) against the first `<base href>` (itself resolved
   /// against the page URL), else the page URL. Links to anything but `http(s)` (also `file:` links a saved page's
   /// relative hrefs become) are left out, as are repeats.
   ///

@@ -6,7 +6,7 @@ import Foundation
 /// this order:
 /// 1. the canonical form of ``link`` (when the item has one);
 /// 2. else ``guid`` scoped to the feed (`feedURL` + `guid`: two feeds' item `"1"` are different items);
-/// 3. else ``contentFingerprint`` scoped to the feed: an item with neither link nor guid (RSS allows it) keeps the
+/// 3. else `contentFingerprint` scoped to the feed: an item with neither link nor guid (RSS allows it) keeps the
 ///    same identity on every fetch as long as its title, date, text and enclosures do not change.
 public struct FeedItem: Sendable, Hashable {
   /// The item's position in the document (0-based).
@@ -29,7 +29,7 @@ public struct FeedItem: Sendable, Hashable {
   public var guidIsPermaLink: Bool
   /// The title as plain text: entities decoded exactly once (as XML decodes them; an Atom `type="html"` title is
   /// HTML and is read into text), white space collapsed to single spaces and trimmed. Never empty: a titleless item
-  /// gets a title derived from its text (see ``titleIsDerived`` and ``derivedTitle(from:)``).
+  /// gets a title derived from its text (see ``titleIsDerived`` and `derivedTitle(from:)`).
   public var title: String
   /// Whether ``title`` was derived from the item's text because the item had none.
   public var titleIsDerived: Bool

@@ -1,6 +1,6 @@
 /// Why an import could not run at all. Nothing is written when one of these is thrown.
 ///
-/// Problems with single records are not errors: they are reported in ``ImportReport/errors`` and the record is
+/// Problems with single records are not errors: they are reported in `ImportReport/errors` and the record is
 /// skipped (or its old value kept), and the rest is imported.
 public enum ImportError: Error, Sendable, Hashable, CustomStringConvertible {
   /// The input is not valid JSON (truncated, not JSON at all); says where it stops.

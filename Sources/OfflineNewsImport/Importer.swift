@@ -85,7 +85,7 @@ public struct Importer: Sendable {
 
   /// Parses `data`, maps it and saves it in one transaction.
   ///
-  /// Text the JSON reader repaired (a lone surrogate, invalid UTF-8; see ``JSONValue/parseDocument(_:)``) is
+  /// Text the JSON reader repaired (a lone surrogate, invalid UTF-8; see `JSONValue/parseDocument(_:)`) is
   /// reported as a warning of the record that holds it.
   ///
   /// - Parameters:

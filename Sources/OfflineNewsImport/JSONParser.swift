@@ -40,7 +40,7 @@ package struct JSONRepair: Sendable, Hashable, CustomStringConvertible {
 extension JSONValue {
   /// Parses JSON text (RFC 8259, <https://www.rfc-editor.org/rfc/rfc8259>).
   ///
-  /// As ``parseDocument(_:)``, without the list of repairs.
+  /// As `parseDocument(_:)`, without the list of repairs.
   ///
   /// - Throws: ``ImportError/invalidJSON(_:)`` naming the byte offset, line and column where the text stops being
   ///   JSON.

@@ -161,7 +161,7 @@ extension StorageContext {
     }
   }
 
-  /// The article with this key or link, in any equivalent form (``CanonicalURL``: `HTTPS://Example.com:443/a#x`
+  /// The article with this key or link, in any equivalent form (`CanonicalURL`: `HTTPS://Example.com:443/a#x`
   /// finds `https://example.com/a`), or `nil`.
   public func article(url: String) async throws(StorageError) -> Article? {
     let keys = Self.candidateKeys(url)

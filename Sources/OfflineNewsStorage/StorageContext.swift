@@ -27,7 +27,7 @@ import Synchronization
 public final class StorageContext: Sendable {
   /// The database file's path.
   public let path: String
-  /// The entities of this store: the built-in ``EntityDescription/article``, the app's, and any other entity
+  /// The entities of this store: the built-in `EntityDescription/article`, the app's, and any other entity
   /// recorded in the database by an earlier open (so a tool can read any entity without its declaration).
   public let entities: [EntityDescription]
   /// What to evict after each save of articles.
@@ -308,7 +308,7 @@ public final class StorageContext: Sendable {
   }
 
   /// A stream of the changes committed from now on: for each transaction, in commit order, one
-  /// ``StorageEvent/change(_:)`` per entity it changed. Every write publishes, raw ``write(_:)`` included.
+  /// ``StorageEvent/change(_:)`` per entity it changed. Every write publishes, raw `write(_:)` included.
   ///
   /// For example:
   /// ```swift

@@ -37,10 +37,10 @@ public struct ParseClassSync: Sendable {
 
 /// Incremental sync of Parse Server classes into the store, through the mapping importer.
 ///
-/// For each class, in an order where the classes an object points to come first (``orderedByPointers(_:)``;
+/// For each class, in an order where the classes an object points to come first (`orderedByPointers(_:)`;
 /// placeholders keep any order correct, this only saves rewriting them):
 /// 1. Pages staged by an interrupted run are imported first, oldest first.
-/// 2. Then the next page after the class's cursor is requested (``ParseServer/queryURL(className:after:limit:)``):
+/// 2. Then the next page after the class's cursor is requested (`ParseServer/queryURL(className:after:limit:)`):
 ///    objects changed after the last one imported, ordered by `updatedAt,objectId`.
 /// 3. A complete, valid page is **staged** (`sync_page`, one transaction) before anything is imported, so a crash
 ///    between download and import loses nothing: the next run imports it.
@@ -52,8 +52,8 @@ public struct ParseClassSync: Sendable {
 ///
 /// A failed, truncated or error response is never staged and moves nothing. Objects that cannot be imported are
 /// reported and skipped (their page is still done). Deletions on the server are not seen by an `updatedAt` cursor
-/// (Parse keeps no tombstones). The engine's own state is in ``SyncBookkeeping``; open the storage context with
-/// ``SyncBookkeeping/entities`` besides the mappings' entities.
+/// (Parse keeps no tombstones). The engine's own state is in `SyncBookkeeping`; open the storage context with
+/// `SyncBookkeeping/entities` besides the mappings' entities.
 public struct ParseSyncEngine: Sendable {
   /// The configured source's name: cursors and staged pages are kept per source and class.
   public var source: String
@@ -65,7 +65,7 @@ public struct ParseSyncEngine: Sendable {
   public let storage: StorageContext
   /// How the server and its files are asked (its keys redacted from every error).
   public let transport: any HTTPTransport
-  /// Where eager downloads go (see ``FileStore``); `nil` disables file downloads.
+  /// Where eager downloads go (see `FileStore`); `nil` disables file downloads.
   public var fileFolder: URL?
   /// Called after each page is staged, before it is imported: a fault-injection point for tests and tools
   /// (the crash tests' `news-with-fault kill-after-stage sync …` kills itself there). Throwing stops the class's

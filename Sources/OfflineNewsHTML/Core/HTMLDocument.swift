@@ -20,7 +20,7 @@ import Foundation
 /// `<meta http-equiv="Content-Type">`; else ISO-8859-1 (libxml2's fallback for bytes that are not UTF-8). A
 /// charset libxml2 does not know (through iconv) is ignored.
 ///
-/// Nodes are ``HTMLNode`` values that keep their document alive. A node removed from the tree (``HTMLNode/remove()``)
+/// Nodes are `HTMLNode` values that keep their document alive. A node removed from the tree (`HTMLNode/remove()`)
 /// stays valid, detached, until the document is freed. A document and its nodes are not `Sendable`: use them from
 /// one task at a time.
 ///

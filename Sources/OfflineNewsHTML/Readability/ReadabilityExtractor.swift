@@ -61,7 +61,7 @@ public struct ReadabilityExtractor: Sendable {
   /// The article of a page given as bytes.
   ///
   /// - Parameters:
-  ///   - data: the page as received (any encoding; see ``HTMLDocument/init(data:url:charset:)``).
+  ///   - data: the page as received (any encoding; see `HTMLDocument/init(data:url:charset:)`).
   ///   - url: the page's address: relative links and images are made absolute against it (or its `<base>`).
   ///   - charset: the `charset` of the HTTP `Content-Type`, when known.
   /// - Returns: the article, or `nil` when the page has no `<body>` or no text at all.

@@ -70,7 +70,7 @@ package struct EntityIndex: Sendable, Hashable, Codable {
 
 /// An entity: a kind of record with typed attributes, an identity, indexes and relationships; one table.
 ///
-/// Apps declare their entities the way the built-in ``EntityDescription/article`` is declared, and pass them to
+/// Apps declare their entities the way the built-in `EntityDescription/article` is declared, and pass them to
 /// ``StorageContext/init(path:entities:eviction:readers:busyTimeout:)``, which creates their tables, join tables
 /// and indexes, and adds attributes and indexes declared later (a lightweight migration). Changing an attribute's
 /// type, removing one or changing the identity needs a numbered migration; such a change is refused at open.

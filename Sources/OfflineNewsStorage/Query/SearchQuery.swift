@@ -2,7 +2,7 @@
 public enum SearchQueryError: Error, Sendable, Hashable, CustomStringConvertible {
   /// The text holds no word to look for: it is empty, or only spaces, punctuation and stray quotes or stars.
   case noTerms(String)
-  /// The text holds more words and phrases than ``SearchQuery/maximumTerms``.
+  /// The text holds more words and phrases than `SearchQuery/maximumTerms`.
   case tooManyTerms(count: Int, maximum: Int)
 
   public var description: String {
@@ -35,7 +35,7 @@ public enum SearchQueryError: Error, Sendable, Hashable, CustomStringConvertible
 /// (`"word"`, inner double quotes doubled) and the whole expression is a bound parameter of `MATCH`.
 ///
 /// Soft hyphens, zero-width spaces, joiners and word joiners are removed from the text before it is read
-/// (``foldedScalars``), as they are from the indexed text.
+/// (`foldedScalars`), as they are from the indexed text.
 ///
 /// Words in scripts written without spaces between words — Chinese, Japanese, Korean (Hangul), Thai, Lao, Khmer,
 /// Myanmar — are found anywhere inside the text (substring search), since FTS5's `unicode61` tokenizer cannot cut
@@ -127,7 +127,7 @@ public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
   /// Parses a user's search text.
   ///
   /// - Throws: ``SearchQueryError/noTerms(_:)`` when the text holds no word (empty, or only spaces and
-  ///   punctuation); ``SearchQueryError/tooManyTerms(count:maximum:)`` past ``maximumTerms`` words and phrases.
+  ///   punctuation); ``SearchQueryError/tooManyTerms(count:maximum:)`` past `maximumTerms` words and phrases.
   public init(_ text: String) throws(SearchQueryError) {
     self.text = text
     let items = Self.resolveOperators(Self.lex(Self.folded(text)))

@@ -42,7 +42,7 @@ public struct Record: Sendable, Hashable {
 }
 
 /// The identity (primary key) of a row: one value, or several for a composite identity, in the order of
-/// ``EntityDescription/identity``.
+/// `EntityDescription/identity`.
 public struct Identity: Sendable, Hashable, CustomStringConvertible {
   /// The values, in the order of the identity attributes.
   public var values: [DatabaseValue]
