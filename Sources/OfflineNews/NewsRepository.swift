@@ -41,13 +41,18 @@ public final class NewsRepository: Sendable {
   /// - Parameters:
   ///   - storage: the storage context (the injected `viewContext` of the classic design).
   ///   - network: where fresh articles come from.
-  ///   - clock: the current time; tests inject a fixed one.
   ///   - deadline: seconds after which a network-first (or stale cache-first) read serves the cached rows, if
   ///     there are any, with a `NewsNetworkError/TransportFailure/timedOut` error, while the request goes on in
   ///     the background; `nil` (the default) waits for the network. With nothing cached, the read waits for the
   ///     network whatever the deadline (bound it with the network's timeout and ``RetryPolicy/maxTotalTime``).
-  public init(
-    storage: StorageContext, network: any NewsNetwork, clock: @escaping @Sendable () -> Timestamp = { .now() },
+  public convenience init(storage: StorageContext, network: any NewsNetwork, deadline: TimeInterval? = nil) {
+    self.init(storage: storage, network: network, clock: { .now() }, deadline: deadline)
+  }
+
+  /// A repository whose current time is `clock` (UTC milliseconds), as tests and the command line inject it;
+  /// otherwise as ``init(storage:network:deadline:)``.
+  package init(
+    storage: StorageContext, network: any NewsNetwork, clock: @escaping @Sendable () -> Timestamp,
     deadline: TimeInterval? = nil
   ) {
     self.storage = storage
@@ -224,7 +229,7 @@ public final class NewsRepository: Sendable {
   @discardableResult
   public func bookmark(_ bookmarked: Bool = true, url: String) async throws(NewsRepositoryError) -> Bool {
     let now = clock()
-    return try await storing { try await storage.setBookmarked(bookmarked, url: url, at: now) }
+    return try await storing { try await storage.setBookmarked(bookmarked, url: url, at: now.date) }
   }
 
   /// Batch delete of every cached article.
@@ -357,7 +362,8 @@ public final class NewsRepository: Sendable {
   ) async throws(NewsRepositoryError) -> NewsResult {
     if let cached {
       return NewsResult(
-        query: query, articles: cached.articles, origin: .cache, fetchedAt: cached.fetchedAt, maxAge: cached.maxAge,
+        query: query, articles: cached.articles, origin: .cache, fetchedAt: cached.fetchedTimestamp,
+        maxAge: cached.maxAge,
         now: clock())
     }
     do {

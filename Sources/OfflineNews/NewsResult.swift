@@ -29,8 +29,10 @@ public struct NewsResult: Sendable {
   public var articles: [Article]
   /// Where the rows came from.
   public var origin: Origin
-  /// When the response these rows came from was received (UTC, milliseconds); `nil` when unknown.
-  public var fetchedAt: Timestamp?
+  /// When the response these rows came from was received (an instant, to the millisecond); `nil` when unknown.
+  public var fetchedAt: Date? { fetchedTimestamp?.date }
+  /// ``fetchedAt`` as the store keeps it: UTC milliseconds since 1970.
+  package var fetchedTimestamp: Timestamp?
   /// The failure that made the repository serve the cache; `nil` for a network result.
   public var networkError: NewsNetworkError?
   /// For a network result: records of the response that were skipped or had values dropped.
@@ -62,7 +64,7 @@ public struct NewsResult: Sendable {
     self.query = query
     self.articles = articles
     self.origin = origin
-    self.fetchedAt = fetchedAt
+    self.fetchedTimestamp = fetchedAt
     self.networkError = networkError
     self.issues = issues
     self.maxAge = maxAge
@@ -96,6 +98,6 @@ public struct NewsResult: Sendable {
 
   /// Seconds between ``fetchedAt`` and `now`; `nil` when ``fetchedAt`` is unknown.
   public func age(at now: Date = Date()) -> TimeInterval? {
-    fetchedAt.map { now.timeIntervalSince($0.date) }
+    fetchedAt.map { now.timeIntervalSince($0) }
   }
 }

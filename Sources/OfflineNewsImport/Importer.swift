@@ -64,8 +64,13 @@ public struct Importer: Sendable {
     public var deleteMissing: MissingRowsScope?
     /// How root records are written.
     public var operation: Operation
-    /// When the import runs (`$importTime` constants).
-    public var importTime: Timestamp
+    /// When the import runs (`$importTime` constants): an instant, kept to the millisecond.
+    public var importTime: Date {
+      get { importTimestamp.date }
+      set { importTimestamp = Timestamp(newValue) }
+    }
+    /// ``importTime`` as the store keeps it: UTC milliseconds since 1970.
+    package var importTimestamp: Timestamp
     /// Changes of entities outside the mapping saved in the same transaction as the import, all or nothing with it:
     /// for instance a sync engine's cursor and the deletion of the staged page just imported. Not counted in the
     /// report.
@@ -75,11 +80,15 @@ public struct Importer: Sendable {
     package var articleFetch: ArticleFetch?
 
     /// Options; by default an upsert that deletes nothing, at the current time.
-    public init(deleteMissing: MissingRowsScope? = nil, operation: Operation = .upsert, importTime: Timestamp = .now())
-    {
+    public init(deleteMissing: MissingRowsScope? = nil, operation: Operation = .upsert, importTime: Date = Date()) {
+      self.init(deleteMissing: deleteMissing, operation: operation, importTime: Timestamp(importTime))
+    }
+
+    /// Options with the import time as the store keeps it.
+    package init(deleteMissing: MissingRowsScope? = nil, operation: Operation = .upsert, importTime: Timestamp) {
       self.deleteMissing = deleteMissing
       self.operation = operation
-      self.importTime = importTime
+      self.importTimestamp = importTime
     }
   }
 
@@ -182,7 +191,7 @@ public struct Importer: Sendable {
       throw .doesNotMatchMapping("no \"\(mapping.records)\" in the payload (the mapping's \(what))")
     }
     var state = ImportState(
-      mapping: mapping, hooks: hooks, source: source, importTime: options.importTime, document: json)
+      mapping: mapping, hooks: hooks, source: source, importTime: options.importTimestamp, document: json)
     let base = mapping.records.components.isEmpty ? "" : mapping.records.description
     switch mapping.recordShape {
     case .single:
@@ -212,7 +221,7 @@ public struct Importer: Sendable {
     var changes = ChangeSet(upserts: state.orderedRecords(), deletes: state.deletes)
     changes.orphanDeletion = state.orphanDeletion
     changes.articleFetch =
-      options.articleFetch ?? ArticleFetch(query: source, source: source, fetchedAt: options.importTime)
+      options.articleFetch ?? ArticleFetch(query: source, source: source, fetchedAt: options.importTimestamp)
     if options.operation != .upsert {
       for entity in mapping.rootEntities {
         changes.operations[entity] = options.operation == .insertOnly ? .insertOnly : .updateOnly

@@ -213,17 +213,17 @@ extension StorageContext {
   ///
   /// - Returns: `false` when no article has this URL.
   @discardableResult
-  public func setBookmarked(_ bookmarked: Bool, url: String, at date: Timestamp = .now()) async throws(StorageError)
+  public func setBookmarked(_ bookmarked: Bool, url: String, at date: Date = Date()) async throws(StorageError)
     -> Bool
   {
     try await setLocal(
       url: url, sql: "UPDATE article SET bookmarkedAt = ?2 WHERE url = ?1",
-      value: bookmarked ? .integer(date.millisecondsSince1970) : .null)
+      value: bookmarked ? .integer(Timestamp(date).millisecondsSince1970) : .null)
   }
 
   private func setLocal(url: String, sql: String, value: DatabaseValue) async throws(StorageError) -> Bool {
     let keys = Self.candidateKeys(url)
-    return try await writeAndPublish { db in
+    return try await typedWriteAndPublish { db in
       for key in keys {
         try db.execute(sql, [.text(key), value])
         if db.changes > 0 { return (true, [StorageChange(entity: "article", updated: [Identity(.text(key))])]) }
@@ -238,7 +238,7 @@ extension StorageContext {
   /// - Throws: ``StorageError``.
   @discardableResult
   public func deleteAllArticles() async throws(StorageError) -> Int {
-    try await writeAndPublish { db in
+    try await typedWriteAndPublish { db in
       let urls = try db.makeStatement("DELETE FROM article RETURNING url").fetchAll { $0.string(0) ?? "" }
       try db.execute("DELETE FROM query_result")
       try db.execute("DELETE FROM query_fetch")
@@ -259,7 +259,7 @@ extension StorageContext {
   {
     let cutoff = Timestamp(date).millisecondsSince1970
     let condition = keepingBookmarks ? "publishedAt < ?1 AND bookmarkedAt IS NULL" : "publishedAt < ?1"
-    return try await writeAndPublish { db in
+    return try await typedWriteAndPublish { db in
       let urls = try db.makeStatement("DELETE FROM article WHERE \(condition) RETURNING url").fetchAll(
         [.integer(cutoff)]
       ) { $0.string(0) ?? "" }

@@ -59,7 +59,7 @@ extension StorageContext {
     let condition = try compiler.whereClause(request.predicate)
     let sql =
       "DELETE FROM \(EntityDescription.quote(entity.name))\(condition.sql) RETURNING \(compiler.identityColumns())"
-    return try await writeAndPublish { db in
+    return try await typedWriteAndPublish { db in
       let deleted = try db.cachedStatement(sql).fetchAll(condition.arguments) { row in
         Identity(row.values(count: entity.identity.count))
       }

@@ -364,6 +364,14 @@ public final class StorageContext: Sendable {
 
   /// Writes in a transaction, then publishes the changes the body reports, after the commit.
   func writeAndPublish<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> (T, [StorageChange]))
+    async throws -> T
+  {
+    try await performWrite(capturing: false, body)
+  }
+
+  /// ``writeAndPublish(_:)`` for the context's public calls, whose bodies fail only with storage errors: its errors
+  /// are ``StorageError`` only (see ``storageErrors(_:)``).
+  func typedWriteAndPublish<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> (T, [StorageChange]))
     async throws(StorageError) -> T
   {
     try await storageErrors { try await performWrite(capturing: false, body) }

@@ -61,7 +61,7 @@ extension Date: DatabaseValueConvertible {
 }
 extension Timestamp: DatabaseValueConvertible {
   /// `INTEGER` milliseconds since 1970-01-01T00:00:00Z (UTC).
-  public var databaseValue: DatabaseValue { .integer(millisecondsSince1970) }
+  package var databaseValue: DatabaseValue { .integer(millisecondsSince1970) }
 }
 
 extension DatabaseValue: Codable {
