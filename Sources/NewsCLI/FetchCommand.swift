@@ -133,13 +133,13 @@ struct FetchCommand: NewsCommand {
     var line: String
     if result.origin == .cache, result.networkError == nil {
       let count = result.articles.count
-      let age = result.fetchedAt.map { OutputFormat.relative($0.date, now: now) } ?? "an unknown time"
+      let age = result.fetchedTimestamp.map { OutputFormat.relative($0.date, now: now) } ?? "an unknown time"
       line = "cached — \(count) \(count == 1 ? "article" : "articles") from \(age)"
     } else {
       line = OutputFormat.header(result, source: source, now: now, color: color)
     }
     if result.revalidated { line += " (not modified)" }
-    if let maxAge = result.maxAge, result.fetchedAt != nil {
+    if let maxAge = result.maxAge, result.fetchedTimestamp != nil {
       line += " — \(result.isStale ? "stale" : "fresh"), max age \(duration(maxAge))"
     }
     return line

@@ -74,7 +74,7 @@ enum OutputFormat {
 
   static func document(_ result: NewsResult, limit: Int?) -> ResultDocument {
     ResultDocument(
-      origin: result.origin, fetchedAt: result.fetchedAt, networkError: result.networkError?.description,
+      origin: result.origin, fetchedAt: result.fetchedTimestamp, networkError: result.networkError?.description,
       articles: result.articles.prefix(limit ?? .max).map(ArticleDocument.init))
   }
 
@@ -95,7 +95,7 @@ enum OutputFormat {
       let line = " — \(count) \(noun) from \(sanitized(source))"
       return style.apply(.green, state) + line
     case .cache:
-      let age = result.fetchedAt.map { relative($0.date, now: now) } ?? "an unknown time"
+      let age = result.fetchedTimestamp.map { relative($0.date, now: now) } ?? "an unknown time"
       var line = " — \(count) cached \(noun) from \(age)"
       if let error = result.networkError { line += " (network: \(sanitized(error.description)))" }
       return style.apply(.boldYellow, "offline") + line

@@ -12,17 +12,17 @@ import Foundation
 /// Articles are returned with their keys derived as every writer of `article` expects (``ArticleIdentity``).
 /// Build one with the `jsonfeed` mapping (`ImportMapping.load(contentsOf:)` of `Config/mappings/jsonfeed.json`);
 /// without it, a JSON Feed body is an `.invalidResponse` naming the missing mapping.
-public struct ArticleDecoder: NewsPageDecoder {
+package struct ArticleDecoder: NewsPageDecoder {
   /// The mapping JSON Feed bodies are read with.
-  public let jsonFeedMapping: ImportMapping?
+  package let jsonFeedMapping: ImportMapping?
   private let newsAPI = NewsAPIDecoder()
 
   /// Creates the decoder.
-  public init(jsonFeedMapping: ImportMapping?) {
+  package init(jsonFeedMapping: ImportMapping?) {
     self.jsonFeedMapping = jsonFeedMapping
   }
 
-  public func decodePage(
+  package func decodePage(
     _ data: Data, origin: URL, contentType: String?, httpStatus: Int?, redacting secrets: [String]
   ) throws(NewsNetworkError) -> NewsPage {
     switch FeedFormatSniffer.kind(of: data) {

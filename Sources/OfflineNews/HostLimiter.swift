@@ -2,7 +2,7 @@ import Foundation
 
 /// Bounds concurrent network work in all and per host (`news fetch --all`, full-text downloads): ``acquire(_:)``
 /// waits for a place, ``release(_:)`` gives it back; waiting callers start in arrival order when their host has room.
-public actor HostLimiter {
+package actor HostLimiter {
   private let total: Int
   private let perHost: Int
   private var running = 0
@@ -10,13 +10,13 @@ public actor HostLimiter {
   private var waiting: [(host: String, continuation: CheckedContinuation<Void, Never>)] = []
 
   /// At most `total` at once, and `perHost` at once for one host (each at least 1).
-  public init(total: Int, perHost: Int) {
+  package init(total: Int, perHost: Int) {
     self.total = max(1, total)
     self.perHost = max(1, perHost)
   }
 
   /// Waits for a place for `host`, and takes it.
-  public func acquire(_ host: String) async {
+  package func acquire(_ host: String) async {
     if canStart(host) {
       start(host)
       return
@@ -25,7 +25,7 @@ public actor HostLimiter {
   }
 
   /// Gives back a place taken for `host`.
-  public func release(_ host: String) {
+  package func release(_ host: String) {
     running -= 1
     perHostRunning[host, default: 1] -= 1
     if let index = waiting.firstIndex(where: { canStart($0.host) }) {

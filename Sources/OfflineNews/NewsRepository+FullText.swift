@@ -56,7 +56,7 @@ public struct FullTextReport: Sendable, Hashable {
 
 extension NewsRepository {
   /// Fetches the pages of `articles` that have no whole text yet, extracts each page's readable article
-  /// (``ReadabilityExtractor``, after Mozilla Readability) and stores it beside the article (``FullText``:
+  /// (``ReadabilityExtractor``, after Mozilla Readability) and stores it beside the article (`FullText`:
   /// searchable; the source's own fields are never changed).
   ///
   /// Downloads go through `transport` (its timeout, retries and same-origin redirects), at most

@@ -12,7 +12,7 @@ public enum ArticleLookup: Sendable, Hashable {
 
 extension NewsRepository {
   /// The short handles of `articles` (key → handle): the fewest digits of each one's handle, 6 at least, that no
-  /// other cached article's starts with (``StorageContext/shortHandles(forKeys:minimumLength:)``).
+  /// other cached article's starts with (`StorageContext/shortHandles(forKeys:minimumLength:)`).
   ///
   /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
   public func shortHandles(for articles: some Collection<Article>) async throws(NewsRepositoryError) -> [String: String]
@@ -22,7 +22,7 @@ extension NewsRepository {
   }
 
   /// The cached article a person means by `text`: a handle or a prefix of one (4 to 16 hex digits, as `news list`
-  /// prints them), else a key or link in any equivalent form (``CanonicalURL``). Never touches the network.
+  /// prints them), else a key or link in any equivalent form (`CanonicalURL`). Never touches the network.
   ///
   /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
   public func article(handleOrURL text: String) async throws(NewsRepositoryError) -> ArticleLookup {

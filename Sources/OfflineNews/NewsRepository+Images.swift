@@ -123,7 +123,7 @@ extension NewsRepository {
       let wanted = min(limits.maxBytesPerImage, max(0, articleLeft))
       let cap = budget.take(upTo: wanted)
       let now = clock()
-      rows[index].attemptedAt = now
+      rows[index].attemptedTimestamp = now
       guard cap > 0 else {
         rows[index].error =
           wanted == 0
@@ -150,7 +150,7 @@ extension NewsRepository {
         articleLeft -= size
         rows[index].byteCount = size
         rows[index].format = Self.format(of: local)?.rawValue
-        rows[index].storedAt = clock()
+        rows[index].storedTimestamp = clock()
         rows[index].error = nil
       case .failure(let error):
         budget.giveBack(cap)

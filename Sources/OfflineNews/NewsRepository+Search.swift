@@ -28,10 +28,8 @@ extension NewsRepository {
   {
     do {
       return try await storage.search(text, filter: filter, limit: limit, offset: offset)
-    } catch let error as StorageError {
-      throw .storage(error, network: nil)
     } catch {
-      throw .storage(StorageError(kind: .other, path: storage.path), network: nil)
+      throw .storage(error, network: nil)
     }
   }
 }

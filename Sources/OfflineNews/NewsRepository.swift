@@ -27,7 +27,7 @@ import Foundation
 ///
 /// Whether the network is usable is decided by how the request actually failed, never by a reachability check.
 /// A failed, partial, error or empty response never changes the cache (a failure is only noted in the query's
-/// fetch record, ``FetchRecord/lastError``).
+/// fetch record, `FetchRecord/lastError`).
 public final class NewsRepository: Sendable {
   /// The storage context the repository reads and writes through.
   public let storage: StorageContext
@@ -44,15 +44,22 @@ public final class NewsRepository: Sendable {
   /// - Parameters:
   ///   - storage: the storage context (the injected `viewContext` of the classic design).
   ///   - network: where fresh articles come from.
-  ///   - clock: the current time; tests inject a fixed one.
   ///   - deadline: seconds after which a network-first (or stale cache-first) read serves the cached rows, if
-  ///     there are any, with a ``NewsNetworkError/TransportFailure/timedOut`` error, while the request goes on in
+  ///     there are any, with a `NewsNetworkError/TransportFailure/timedOut` error, while the request goes on in
   ///     the background; `nil` (the default) waits for the network. With nothing cached, the read waits for the
   ///     network whatever the deadline (bound it with the network's timeout and ``RetryPolicy/maxTotalTime``).
   ///   - imageFolder: where the images of whole texts are kept; `nil` (the default) keeps none. Its files that no
   ///     article names any more go after batch deletes and evictions (``removeUnusedImages()``).
-  public init(
-    storage: StorageContext, network: any NewsNetwork, clock: @escaping @Sendable () -> Timestamp = { .now() },
+  public convenience init(
+    storage: StorageContext, network: any NewsNetwork, deadline: TimeInterval? = nil, imageFolder: URL? = nil
+  ) {
+    self.init(storage: storage, network: network, clock: { .now() }, deadline: deadline, imageFolder: imageFolder)
+  }
+
+  /// A repository whose current time is `clock` (UTC milliseconds), as tests and the command line inject it;
+  /// otherwise as ``init(storage:network:deadline:imageFolder:)``.
+  package init(
+    storage: StorageContext, network: any NewsNetwork, clock: @escaping @Sendable () -> Timestamp,
     deadline: TimeInterval? = nil, imageFolder: URL? = nil
   ) {
     self.storage = storage
@@ -89,7 +96,7 @@ public final class NewsRepository: Sendable {
   ///     stored with the query's last fetch, if any (without one, cached rows are never stale).
   ///   - limit: at most this many rows in the result (all are saved); `nil` for all.
   ///   - pages: NewsAPI pages to fetch, 1…`pages`, saved together as the query's result (see
-  ///     ``fetchPages(_:pages:)``); 1 by default. A file query has one page.
+  ///     `fetchPages(_:pages:)`); 1 by default. A file query has one page.
   /// - Returns: the rows with their origin, fetch time, age, staleness, and the network error that made the
   ///   repository serve the cache, if any.
   /// - Throws: ``NewsRepositoryError``: `networkFailedAndCacheEmpty` (network-first, cache-first, cache-then-network
@@ -232,7 +239,7 @@ public final class NewsRepository: Sendable {
   @discardableResult
   public func bookmark(_ bookmarked: Bool = true, url: String) async throws(NewsRepositoryError) -> Bool {
     let now = clock()
-    return try await storing { try await storage.setBookmarked(bookmarked, url: url, at: now) }
+    return try await storing { try await storage.setBookmarked(bookmarked, url: url, at: now.date) }
   }
 
   /// Batch delete of every cached article, and then of their image files (``removeUnusedImages()``).
@@ -249,7 +256,9 @@ public final class NewsRepository: Sendable {
   /// Batch delete of the articles published before `date` (UTC instant), and then of the image files no article
   /// names any more (``removeUnusedImages()``).
   ///
-  /// - Parameter keepingBookmarks: keep bookmarked articles whatever their date; default `false`.
+  /// - Parameters:
+  ///   - date: the cut-off instant; articles with `publishedAt < date` go.
+  ///   - keepingBookmarks: keep bookmarked articles whatever their date; default `false`.
   /// - Returns: the number of articles deleted.
   /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
   @discardableResult
@@ -273,7 +282,7 @@ public final class NewsRepository: Sendable {
   /// page *n* have their key path prefixed with `pages[n].`.
   ///
   /// - Throws: ``NewsNetworkError`` of the first page, or of a later page (except `maximumResultsReached`).
-  public func fetchPages(_ query: NewsQuery, pages: Int) async throws(NewsNetworkError) -> NewsPage {
+  package func fetchPages(_ query: NewsQuery, pages: Int) async throws(NewsNetworkError) -> NewsPage {
     let pageSize = query.queryItem("pageSize").flatMap { Int($0) }.map { max(1, $0) } ?? 20
     var joined = NewsPage(articles: [])
     for number in 1...max(1, pages) {
@@ -370,7 +379,8 @@ public final class NewsRepository: Sendable {
   ) async throws(NewsRepositoryError) -> NewsResult {
     if let cached {
       return NewsResult(
-        query: query, articles: cached.articles, origin: .cache, fetchedAt: cached.fetchedAt, maxAge: cached.maxAge,
+        query: query, articles: cached.articles, origin: .cache, fetchedAt: cached.fetchedTimestamp,
+        maxAge: cached.maxAge,
         now: clock())
     }
     do {
@@ -465,7 +475,7 @@ public final class NewsRepository: Sendable {
 extension NewsQuery {
   /// This query for page `number` of a NewsAPI result: its `page` query item set to `number` (added when absent),
   /// every other item kept as it was encoded.
-  public func page(_ number: Int) -> NewsQuery {
+  package func page(_ number: Int) -> NewsQuery {
     guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return self }
     var items = (components.percentEncodedQueryItems ?? []).filter { $0.name != "page" }
     items.append(URLQueryItem(name: "page", value: String(number)))
@@ -474,7 +484,7 @@ extension NewsQuery {
   }
 
   /// The (decoded) value of the first query item named `name`, or `nil`.
-  public func queryItem(_ name: String) -> String? {
+  package func queryItem(_ name: String) -> String? {
     URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == name }?.value
   }
 }

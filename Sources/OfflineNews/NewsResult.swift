@@ -29,14 +29,16 @@ public struct NewsResult: Sendable {
   public var articles: [Article]
   /// Where the rows came from.
   public var origin: Origin
-  /// When the response these rows came from was received (UTC, milliseconds); `nil` when unknown.
-  public var fetchedAt: Timestamp?
+  /// When the response these rows came from was received (an instant, to the millisecond); `nil` when unknown.
+  public var fetchedAt: Date? { fetchedTimestamp?.date }
+  /// ``fetchedAt`` as the store keeps it: UTC milliseconds since 1970.
+  package var fetchedTimestamp: Timestamp?
   /// The failure that made the repository serve the cache; `nil` for a network result.
   public var networkError: NewsNetworkError?
   /// For a network result: records of the response that were skipped or had values dropped.
   public var issues: [RecordIssue]
   /// Seconds from ``fetchedAt`` to the moment of the read; `nil` when ``fetchedAt`` is unknown. A network result's
-  /// age is 0. Negative only when the fetch time lies more than ``futureTolerance`` ahead of the read (the clock was
+  /// age is 0. Negative only when the fetch time lies more than `futureTolerance` ahead of the read (the clock was
   /// set back after the fetch): such rows are stale (``isStale``), whatever the max-age.
   public var age: TimeInterval?
   /// The max-age in force, in seconds: the one given to the read, else the one stored with the query's last fetch;
@@ -54,7 +56,7 @@ public struct NewsResult: Sendable {
   ///   - maxAge: the max-age in force, seconds, or `nil`.
   ///   - now: the moment of the read, for ``age``; the current time when `nil`.
   ///   - revalidated: whether a `304 Not Modified` confirmed the rows.
-  public init(
+  package init(
     query: NewsQuery, articles: [Article], origin: Origin, fetchedAt: Timestamp?,
     networkError: NewsNetworkError? = nil, issues: [RecordIssue] = [], maxAge: TimeInterval? = nil,
     now: Timestamp? = nil, revalidated: Bool = false
@@ -62,7 +64,7 @@ public struct NewsResult: Sendable {
     self.query = query
     self.articles = articles
     self.origin = origin
-    self.fetchedAt = fetchedAt
+    self.fetchedTimestamp = fetchedAt
     self.networkError = networkError
     self.issues = issues
     self.maxAge = maxAge
@@ -76,9 +78,9 @@ public struct NewsResult: Sendable {
 
   /// How far ahead of the read a fetch time may lie (clock skew between processes), in seconds, and still count as
   /// "just now": 60.
-  public static let futureTolerance: TimeInterval = 60
+  package static let futureTolerance: TimeInterval = 60
 
-  /// Whether the rows' fetch time lies ahead of the read by more than ``futureTolerance``.
+  /// Whether the rows' fetch time lies ahead of the read by more than `futureTolerance`.
   public var isFromTheFuture: Bool { (age ?? 0) < 0 }
 
   /// Whether the rows are older than the max-age in force: `age >= maxAge` (RFC 9111 §4.2: a response is fresh
@@ -96,6 +98,6 @@ public struct NewsResult: Sendable {
 
   /// Seconds between ``fetchedAt`` and `now`; `nil` when ``fetchedAt`` is unknown.
   public func age(at now: Date = Date()) -> TimeInterval? {
-    fetchedAt.map { now.timeIntervalSince($0.date) }
+    fetchedAt.map { now.timeIntervalSince($0) }
   }
 }

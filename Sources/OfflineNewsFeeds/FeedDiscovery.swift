@@ -10,7 +10,7 @@ public struct DiscoveredFeed: Sendable, Hashable {
   /// The announced media type, lowercased and without parameters, e.g. `application/atom+xml`.
   public var type: String
 
-  public init(url: URL, title: String? = nil, type: String) {
+  package init(url: URL, title: String? = nil, type: String) {
     self.url = url
     self.title = title
     self.type = type
@@ -30,7 +30,7 @@ public struct DiscoveredFeed: Sendable, Hashable {
 public enum FeedDiscovery {
   /// The media types of feed links: RSS, Atom, JSON Feed (`application/feed+json`, and `application/json`, which
   /// JSON Feed's spec also names).
-  public static let feedTypes: Set<String> = [
+  package static let feedTypes: Set<String> = [
     "application/rss+xml", "application/atom+xml", "application/feed+json", "application/json",
   ]
 
@@ -43,7 +43,7 @@ public enum FeedDiscovery {
   }
 
   /// The feeds a page announces: every `<link>` whose `rel` has the token `alternate` (in any case) and whose `type`
-  /// is one of ``feedTypes``, with its `href` resolved (RFC 3986 §5) against the first `<base href>` (itself resolved
+  /// is one of `feedTypes`, with its `href` resolved (RFC 3986 §5) against the first `<base href>` (itself resolved
   /// against the page URL), else the page URL. Links to anything but `http(s)` (also `file:` links a saved page's
   /// relative hrefs become) are left out, as are repeats.
   ///

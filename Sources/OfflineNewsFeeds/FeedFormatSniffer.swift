@@ -33,12 +33,12 @@ public enum FeedDocumentKind: String, Sendable, Hashable {
 /// which stops at the first start tag (RSParser's `FeedType` idea, done with a real parser): its name and namespace
 /// decide — `rss`, `rdf:RDF` and `feed` are feeds, `opml` is OPML, `html` (or a `<!DOCTYPE html>`) is HTML; other
 /// names of HTML's (`head`, `body`, `div`, …) are HTML too.
-public enum FeedFormatSniffer {
+package enum FeedFormatSniffer {
   /// How many bytes are looked at.
-  public static let prefixLength = 64 << 10
+  package static let prefixLength = 64 << 10
 
   /// The kind of the document that starts with `data` (only its first ``prefixLength`` bytes are read).
-  public static func kind(of data: Data) -> FeedDocumentKind { sniff(data).kind }
+  package static func kind(of data: Data) -> FeedDocumentKind { sniff(data).kind }
 
   /// The kind, and the prologue when the document starts like XML (so that ``FeedParser`` reads it once).
   static func sniff(_ data: Data) -> (kind: FeedDocumentKind, prologue: XMLPrologue?) {

@@ -1,6 +1,6 @@
 extension FeedItem {
   /// The most characters a derived title has (before its `…`).
-  public static let derivedTitleLength = 80
+  package static let derivedTitleLength = 80
 
   /// The title an item without one gets, from its text (39 of the 50 items of Scripting News have no `<title>`, and
   /// a microblog's posts never do).
@@ -19,7 +19,7 @@ extension FeedItem {
   /// An item with no text at all is titled by its link (host and path), else `Untitled`.
   ///
   /// - Returns: the title; `nil` when `text` has nothing but white space.
-  public static func derivedTitle(from text: String) -> String? {
+  package static func derivedTitle(from text: String) -> String? {
     let text = text.collapsingWhiteSpace
     guard !text.isEmpty else { return nil }
     let characters = Array(text)

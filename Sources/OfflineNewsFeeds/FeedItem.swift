@@ -7,7 +7,7 @@ import OfflineNewsHTML
 /// this order:
 /// 1. the canonical form of ``link`` (when the item has one);
 /// 2. else ``guid`` scoped to the feed (`feedURL` + `guid`: two feeds' item `"1"` are different items);
-/// 3. else ``contentFingerprint`` scoped to the feed: an item with neither link nor guid (RSS allows it) keeps the
+/// 3. else `contentFingerprint` scoped to the feed: an item with neither link nor guid (RSS allows it) keeps the
 ///    same identity on every fetch as long as its title, date, text and enclosures do not change.
 public struct FeedItem: Sendable, Hashable {
   /// The item's position in the document (0-based).
@@ -30,7 +30,7 @@ public struct FeedItem: Sendable, Hashable {
   public var guidIsPermaLink: Bool
   /// The title as plain text: entities decoded exactly once (as XML decodes them; an Atom `type="html"` title is
   /// HTML and is read into text), white space collapsed to single spaces and trimmed. Never empty: a titleless item
-  /// gets a title derived from its text (see ``titleIsDerived`` and ``derivedTitle(from:)``).
+  /// gets a title derived from its text (see ``titleIsDerived`` and `derivedTitle(from:)`).
   public var title: String
   /// Whether ``title`` was derived from the item's text because the item had none.
   public var titleIsDerived: Bool
@@ -62,9 +62,9 @@ public struct FeedItem: Sendable, Hashable {
   /// as RFC 3339 text; empty when none), the text (``content``, else ``summary``; empty when none) and the enclosure
   /// URLs, separated by U+001F. The same item read again gives the same fingerprint; a changed title, date, text or
   /// enclosure gives another.
-  public var contentFingerprint: String
+  package var contentFingerprint: String
 
-  public init(
+  package init(
     index: Int, link: URL? = nil, guid: String? = nil, guidIsPermaLink: Bool = false, title: String,
     titleIsDerived: Bool = false, summary: FeedText? = nil, content: FeedText? = nil, author: String? = nil,
     published: Date? = nil, updated: Date? = nil, imageURL: URL? = nil, enclosures: [FeedEnclosure] = [],
@@ -98,7 +98,7 @@ public struct FeedEnclosure: Sendable, Hashable {
   /// often write `0`, kept as `0`).
   public var length: Int64?
 
-  public init(url: URL, type: String? = nil, length: Int64? = nil) {
+  package init(url: URL, type: String? = nil, length: Int64? = nil) {
     self.url = url
     self.type = type
     self.length = length
@@ -119,12 +119,13 @@ public struct FeedText: Sendable, Hashable {
 
   /// The text: HTML or plain text, as ``kind`` says.
   public var value: String
+  /// How ``value`` is written: HTML or plain text (RSS 2.0 `description`; RFC 4287 §3.1.1 `type`).
   public var kind: Kind
   /// The base URI in effect where the text was (its `xml:base`, else the feed's URL), for resolving relative links
   /// inside HTML.
   public var baseURL: URL?
 
-  public init(value: String, kind: Kind, baseURL: URL? = nil) {
+  package init(value: String, kind: Kind, baseURL: URL? = nil) {
     self.value = value
     self.kind = kind
     self.baseURL = baseURL

@@ -33,7 +33,7 @@ public enum FeedParser {
   ///   - feedURL: the URL the document came from (after redirects); relative links are resolved against it when no
   ///     `xml:base` (or, in RSS, channel link) says otherwise. A file's URL works too.
   ///   - charset: the `charset` parameter of the HTTP `Content-Type`, when there was one (see
-  ///     ``charset(fromContentType:)``).
+  ///     `charset(fromContentType:)`).
   /// - Returns: the feed, with its items in document order and the issues met.
   /// - Throws: ``FeedParseError``: `.empty`, `.tooLarge`, `.json` (a JSON Feed is not XML), `.notWellFormed` (libxml2
   ///   recovered no root element; with its first error's line, column and message), `.notAFeed` (the root is not
@@ -78,7 +78,7 @@ public enum FeedParser {
 
   /// The `charset` parameter of a `Content-Type` header value (RFC 9110 §8.3), e.g. `ISO-8859-1` for
   /// `text/xml; charset="ISO-8859-1"`; `nil` when there is none.
-  public static func charset(fromContentType contentType: String?) -> String? {
+  package static func charset(fromContentType contentType: String?) -> String? {
     guard let contentType else { return nil }
     for parameter in contentType.split(separator: ";").dropFirst() {
       let parts = parameter.split(separator: "=", maxSplits: 1)

@@ -13,6 +13,7 @@ public struct OPMLSubscription: Sendable, Hashable {
   /// `xmlUrl`, named by its `title`, else its `text`.
   public var folder: [String]
 
+  /// A subscription to `feedURL`, in the folder path `folder` (outermost first; empty for the top level).
   public init(title: String, feedURL: URL, homePageURL: URL? = nil, folder: [String] = []) {
     self.title = title
     self.feedURL = feedURL

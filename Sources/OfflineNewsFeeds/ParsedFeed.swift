@@ -54,7 +54,7 @@ public struct ParsedFeed: Sendable, Hashable {
   /// an item.
   public var issues: [FeedIssue]
 
-  public init(
+  package init(
     format: FeedFormat, feedURL: URL, title: String? = nil, homePageURL: URL? = nil, language: String? = nil,
     author: String? = nil, imageURL: URL? = nil, items: [FeedItem] = [], issues: [FeedIssue] = []
   ) {
@@ -89,6 +89,7 @@ public struct FeedIssue: Sendable, Hashable, CustomStringConvertible {
     case unreadableURL
   }
 
+  /// What kind of problem it is.
   public var kind: Kind
   /// The feed's URL.
   public var feed: URL
@@ -100,11 +101,12 @@ public struct FeedIssue: Sendable, Hashable, CustomStringConvertible {
   public var text: String?
   /// What was wrong and what was done.
   public var message: String
-  /// The 1-based line (and column, when known) in the document, when known.
+  /// The 1-based line in the document, when known.
   public var line: Int?
+  /// The 1-based column on that line, when known.
   public var column: Int?
 
-  public init(
+  package init(
     kind: Kind, feed: URL, itemIndex: Int? = nil, element: String? = nil, text: String? = nil, message: String,
     line: Int? = nil, column: Int? = nil
   ) {

@@ -13,6 +13,7 @@ public struct CacheValidators: Sendable, Hashable {
   /// the server sent none.
   public var lastModified: String?
 
+  /// Validators as a response sent them (RFC 9110 §8.8); none by default.
   public init(etag: String? = nil, lastModified: String? = nil) {
     self.etag = etag.flatMap { $0.isEmpty ? nil : $0 }
     self.lastModified = lastModified.flatMap { $0.isEmpty ? nil : $0 }
@@ -25,7 +26,7 @@ public struct CacheValidators: Sendable, Hashable {
   public var isEmpty: Bool { etag == nil && lastModified == nil }
 
   /// These validators, each replaced by `newer`'s when `newer` has one (a `304` may repeat or update them).
-  public func updated(with newer: CacheValidators) -> CacheValidators {
+  package func updated(with newer: CacheValidators) -> CacheValidators {
     CacheValidators(etag: newer.etag ?? etag, lastModified: newer.lastModified ?? lastModified)
   }
 }

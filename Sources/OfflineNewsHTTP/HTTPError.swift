@@ -12,12 +12,19 @@ public enum HTTPError: Error, Sendable, Hashable, CustomStringConvertible {
 
   /// The kind of transport failure, as far as it can be told.
   public enum TransportFailure: String, Sendable, Hashable {
+    /// The host refused the connection (nothing listens on the port).
     case connectionRefused = "connection refused"
+    /// The host name did not resolve (DNS).
     case hostNotFound = "host not found"
+    /// No complete answer within the whole-request deadline.
     case timedOut = "timed out"
+    /// The connection closed before the answer was complete.
     case connectionLost = "connection lost"
+    /// The machine has no network.
     case notConnected = "not connected to the internet"
+    /// TLS failed (certificate, protocol); not retried.
     case secureConnectionFailed = "secure connection failed"
+    /// Any other transport failure; the detail says which.
     case other = "transport error"
   }
 

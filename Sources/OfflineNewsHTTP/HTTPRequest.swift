@@ -23,13 +23,13 @@ public struct HTTPRequest: Sendable, Hashable {
   /// response comes back with ``HTTPResponse/bodyLimitExceeded`` set and an empty body. `nil`: no cap.
   public var maxBodyBytes: Int?
   /// Texts never shown in an error (API keys, tokens sent in headers or in the URL): each is replaced by
-  /// `<redacted>` (``Redaction``).
+  /// `<redacted>` (`Redaction`).
   public var secrets: [String]
   /// Which redirects are followed.
   public var redirects: Redirects
 
   /// Which redirects (`301`, `302`, `303`, `307`, `308` with a `Location`, RFC 9110 §15.4) a transport follows, at
-  /// most ``URLSessionHTTPTransport/maximumRedirects`` in a row.
+  /// most `URLSessionHTTPTransport/maximumRedirects` in a row.
   public enum Redirects: Sendable, Hashable {
     /// Only to the request's own origin (scheme, host and port, RFC 6454): the request's headers (an API key, a
     /// Parse REST key or session token) never reach another host. A redirect elsewhere is the answer: the `3xx`

@@ -49,7 +49,7 @@ public struct HTTPResponse: Sendable, Hashable {
   /// (`428`, `429`, `431`, `511`), RFC 7725's `451` and WebDAV's (RFC 4918, 5842, 2295, 2774, 3229); the class's name
   /// (`Client Error` for an unnamed `4xx`) for any other code, `Server Error` outside `1xx`–`4xx`. The texts
   /// FoundationNetworking's `HTTPURLResponse.localizedString(forStatusCode:)` gives on Linux, without linking it.
-  public static func reasonPhrase(forStatus status: Int) -> String {
+  package static func reasonPhrase(forStatus status: Int) -> String {
     if let phrase = reasonPhrases[status] { return phrase }
     switch status {
     case 100..<200: return "Informational"

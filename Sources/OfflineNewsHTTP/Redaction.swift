@@ -9,12 +9,12 @@ import Foundation
 /// ```
 ///
 /// Redact a text whole before cutting it to length: a secret straddling the cut would otherwise leak in part.
-public enum Redaction {
+package enum Redaction {
   /// What a secret is replaced by.
-  public static let placeholder = "<redacted>"
+  package static let placeholder = "<redacted>"
 
   /// `text` with every occurrence of each of `secrets` (empty ones ignored) replaced by ``placeholder``.
-  public static func redacted(_ text: String, secrets: [String]) -> String {
+  package static func redacted(_ text: String, secrets: [String]) -> String {
     secrets.reduce(text) { text, secret in
       secret.isEmpty ? text : text.replacingOccurrences(of: secret, with: placeholder)
     }

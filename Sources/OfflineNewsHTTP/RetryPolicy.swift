@@ -80,23 +80,23 @@ public struct RetryPolicy: Sendable {
   }
 
   /// A failed attempt, as the retry loop sees it.
-  public struct Failure: Error, Sendable {
+  package struct Failure: Error, Sendable {
     /// The attempt's error, thrown as is when no retry follows.
-    public var error: HTTPError
+    package var error: HTTPError
     /// Seconds the server asked to wait (`Retry-After`), if it did.
-    public var retryAfter: TimeInterval?
+    package var retryAfter: TimeInterval?
 
-    public init(_ error: HTTPError, retryAfter: TimeInterval? = nil) {
+    package init(_ error: HTTPError, retryAfter: TimeInterval? = nil) {
       self.error = error
       self.retryAfter = retryAfter
     }
   }
 
   /// `true` for `429` and `5xx`.
-  public static func isRetryable(status: Int) -> Bool { status == 429 || (500..<600).contains(status) }
+  package static func isRetryable(status: Int) -> Bool { status == 429 || (500..<600).contains(status) }
 
   /// The jittered backoff before retry number `retry` (1 for the first retry), in seconds.
-  public func backoff(beforeRetry retry: Int) -> TimeInterval {
+  package func backoff(beforeRetry retry: Int) -> TimeInterval {
     let exponent = Double(min(max(retry, 1) - 1, 60))
     let cap = min(maxDelay, initialDelay * pow(2, exponent))
     guard cap > 0 else { return 0 }
@@ -105,7 +105,7 @@ public struct RetryPolicy: Sendable {
 
   /// The wait before retry number `retry`: `retryAfter` when the server sent one, else ``backoff(beforeRetry:)``.
   /// `nil` when `retryAfter` exceeds ``maxRetryAfter`` (do not retry).
-  public func delay(beforeRetry retry: Int, retryAfter: TimeInterval?) -> TimeInterval? {
+  package func delay(beforeRetry retry: Int, retryAfter: TimeInterval?) -> TimeInterval? {
     if let retryAfter {
       return retryAfter <= maxRetryAfter ? max(0, retryAfter) : nil
     }
@@ -119,7 +119,7 @@ public struct RetryPolicy: Sendable {
   ///   - attemptTimeout: seconds one attempt may take at most, for the ``maxTotalTime`` check; `nil` counts 0.
   ///   - attempt: one try.
   /// - Throws: the last attempt's ``HTTPError``.
-  public func run<T>(
+  package func run<T>(
     attemptTimeout: TimeInterval? = nil, _ attempt: (Int) async throws(Failure) -> T
   ) async throws(HTTPError) -> T {
     try await attempts(attemptTimeout: attemptTimeout) { number in
@@ -178,7 +178,7 @@ public struct RetryPolicy: Sendable {
   /// RFC 9110 §10.2.3: `Retry-After = HTTP-date / delay-seconds`. Delay-seconds are a non-negative decimal integer;
   /// an HTTP-date is IMF-fixdate (`Fri, 31 Dec 1999 23:59:59 GMT`) or, as recipients must also accept (§5.6.7),
   /// RFC 850 (`Friday, 31-Dec-99 23:59:59 GMT`) or asctime (`Fri Dec 31 23:59:59 1999`). A date in the past is 0.
-  public static func retryAfter(_ value: String, now: Date) -> TimeInterval? {
+  package static func retryAfter(_ value: String, now: Date) -> TimeInterval? {
     let text = value.trimmingCharacters(in: .whitespaces)
     guard !text.isEmpty else { return nil }
     if text.allSatisfy(\.isASCII), text.allSatisfy(\.isNumber) {
@@ -189,7 +189,7 @@ public struct RetryPolicy: Sendable {
   }
 
   /// Parses an HTTP-date in any of the three forms of RFC 9110 §5.6.7 (UTC).
-  public static func httpDate(_ text: String) -> Date? {
+  package static func httpDate(_ text: String) -> Date? {
     // asctime pads a one-digit day with a space ("Nov  6"): compare with single spaces.
     let text = text.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
     for format in ["EEE, dd MMM yyyy HH:mm:ss 'GMT'", "EEEE, dd-MMM-yy HH:mm:ss 'GMT'", "EEE MMM d HH:mm:ss yyyy"] {

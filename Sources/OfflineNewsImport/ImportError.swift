@@ -1,6 +1,6 @@
 /// Why an import could not run at all. Nothing is written when one of these is thrown.
 ///
-/// Problems with single records are not errors: they are reported in ``ImportReport/errors`` and the record is
+/// Problems with single records are not errors: they are reported in `ImportReport/errors` and the record is
 /// skipped (or its old value kept), and the rest is imported.
 public enum ImportError: Error, Sendable, Hashable, CustomStringConvertible {
   /// The input is not valid JSON (truncated, not JSON at all); says where it stops.
@@ -41,6 +41,7 @@ public struct RecordError: Sendable, Hashable, Codable, CustomStringConvertible 
     try c.encode(reason, forKey: .reason)
   }
 
+  /// A record error; `keyPath` is where in the payload (`articles[3].publishedAt`), `reason` what went wrong.
   public init(entity: String, identity: String?, keyPath: String, reason: String) {
     self.entity = entity
     self.identity = identity

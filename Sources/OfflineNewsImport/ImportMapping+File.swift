@@ -44,7 +44,7 @@ extension ImportMapping {
   ///
   /// - Throws: ``ImportError/invalidMapping(_:)`` when the text is not `ATTRIBUTE=VALUE`, when a root entity has
   ///   no such attribute, or when the value does not convert to its type.
-  public func deletionScope(_ text: String) throws(ImportError) -> MissingRowsScope {
+  package func deletionScope(_ text: String) throws(ImportError) -> MissingRowsScope {
     guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
       throw .invalidMapping("the scope \"\(text)\" must be ATTRIBUTE=VALUE, e.g. feed=tech")
     }
@@ -142,16 +142,16 @@ struct MappingReader {
   }
 
   /// A key path, or a list of key paths tried in order: `"from": "meta.published"`, `"from": ["UserId", "User"]`.
-  func keyPaths(_ value: JSONValue?, _ place: String) throws(MappingProblem) -> [KeyPath] {
+  func keyPaths(_ value: JSONValue?, _ place: String) throws(MappingProblem) -> [JSONPath] {
     let example = "\"from\": \"meta.published\" or \"from\": [\"UserId\", \"User\"]"
     switch value {
     case nil: return []
-    case .string(let text)?: return [KeyPath(text)]
+    case .string(let text)?: return [JSONPath(text)]
     case .array(let items)?:
       guard !items.isEmpty else { throw MappingProblem("\(place) is an empty list: write \(example), or leave it out") }
-      var paths: [KeyPath] = []
+      var paths: [JSONPath] = []
       for (index, item) in items.enumerated() {
-        paths.append(KeyPath(try string(item, "\(place)[\(index)]", example: example)))
+        paths.append(JSONPath(try string(item, "\(place)[\(index)]", example: example)))
       }
       return paths
     case let other?:
@@ -175,12 +175,12 @@ struct MappingReader {
         "records and record are both given: write \"records\" for an array of records, or \"record\" for one object")
     }
     var shape = RecordShape.objects
-    var records = KeyPath(
+    var records = JSONPath(
       try root["records"].map { value throws(MappingProblem) in
         try string(value, "records", example: #""records": "items" (or "" for a top-level array)"#)
       } ?? "")
     if let value = root["record"] {
-      records = KeyPath(try string(value, "record", example: #""record": "feed" (or "" for the whole document)"#))
+      records = JSONPath(try string(value, "record", example: #""record": "feed" (or "" for the whole document)"#))
       shape = .single
     }
     if try bool(root["recordsAreIdentifiers"], "recordsAreIdentifiers", default: false) {
@@ -209,8 +209,8 @@ struct MappingReader {
       let join = JoinMapping(
         entity: try string(fields["entity"], "\(place).entity", example: #""entity": "parse_article""#),
         relationship: try string(fields["relationship"], "\(place).relationship", example: #""relationship": "tags""#),
-        owner: KeyPath(try string(fields["owner"], "\(place).owner", example: #""owner": "owningId""#)),
-        target: KeyPath(try string(fields["target"], "\(place).target", example: #""target": "relatedId""#)))
+        owner: JSONPath(try string(fields["owner"], "\(place).owner", example: #""owner": "owningId""#)),
+        target: JSONPath(try string(fields["target"], "\(place).target", example: #""target": "relatedId""#)))
       guard let owner = entities.first(where: { $0.entity.name == join.entity }),
         owner.entity.relationship(join.relationship)?.kind == .toMany
       else {
@@ -292,7 +292,7 @@ struct MappingReader {
   func selector(_ value: JSONValue, names: Set<String>) throws(MappingProblem) -> EntitySelector {
     let example = #"{"keyPath": "type", "map": {"story": "hn_story", "comment": "hn_comment"}}"#
     let fields = try object(value, "entityBy", allowed: ["keyPath", "map", "default"], example: example)
-    let keyPath = KeyPath(try string(fields["keyPath"], "entityBy.keyPath", example: #""keyPath": "type""#))
+    let keyPath = JSONPath(try string(fields["keyPath"], "entityBy.keyPath", example: #""keyPath": "type""#))
     guard case .object(let pairs)? = fields["map"], !pairs.isEmpty else {
       throw MappingProblem("entityBy.map must be an object of value → entity: write \"map\": {\"story\": \"hn_story\"}")
     }
@@ -506,14 +506,14 @@ struct MappingReader {
       }
       relationshipMappings[relationshipName] = mapping
     }
-    var indexes: [Index] = []
+    var indexes: [EntityIndex] = []
     if case .array(let list)? = fields["indexes"] {
       for (index, item) in list.enumerated() {
         let here = "\(place).indexes[\(index)]"
         let spec = try object(
           item, here, allowed: ["name", "on", "unique"], example: #"{"name": "item_by_time", "on": ["time"]}"#)
         indexes.append(
-          Index(
+          EntityIndex(
             try string(spec["name"], "\(here).name", example: #""name": "item_by_time""#),
             on: try strings(spec["on"], "\(here).on", example: #""on": ["time"]"#),
             unique: try bool(spec["unique"], "\(here).unique", default: false)))
@@ -530,7 +530,7 @@ struct MappingReader {
         }
         skip.append(
           SkipRule(
-            keyPath: KeyPath(try string(spec["keyPath"], "\(here).keyPath", example: #""keyPath": "title""#)),
+            keyPath: JSONPath(try string(spec["keyPath"], "\(here).keyPath", example: #""keyPath": "title""#)),
             equals: value))
       }
     }
@@ -752,7 +752,7 @@ struct MappingReader {
       default: throw MappingProblem("\(here).baseURL must be a key path or a list of them: write \(example)")
       }
       guard !names.isEmpty else { throw MappingProblem("\(here).baseURL is an empty list: write \(example)") }
-      mapping.baseURL = names.map { $0 == "$source" ? .source : .document(KeyPath($0)) }
+      mapping.baseURL = names.map { $0 == "$source" ? .source : .document(JSONPath($0)) }
     }
     return mapping
   }

@@ -8,26 +8,26 @@ public struct ImportMapping: Sendable {
   /// The mapping's name, e.g. `newsapi`.
   public var name: String
   /// Where the records are: `articles`, `results`, `items`; empty for the top-level value.
-  public var records: KeyPath
+  package var records: JSONPath
   /// What is at ``records``: an array of objects (default), an array of identifiers, or one object.
-  public var recordShape: RecordShape = .objects
+  package var recordShape: RecordShape = .objects
   /// The entity each record of ``records`` becomes (the default entity when ``entityBy`` is set).
-  public var rootEntity: String
+  package var rootEntity: String
   /// Picks each record's entity from one of its values (`type`: `story` → `hn_story`), instead of ``rootEntity``.
-  public var entityBy: EntitySelector?
+  package var entityBy: EntitySelector?
   /// How to import each entity the mapping touches (the root and the destinations of relationships).
-  public var entities: [EntityMapping]
+  package var entities: [EntityMapping]
   /// For join exports (Parse `_Join:<field>:<Class>`): each record adds one target to a to-many relationship.
-  public var join: JoinMapping?
+  package var join: JoinMapping?
   /// Named roots, for a mapping that covers several exports (one per Parse class): name → entity or join. Choose
   /// one with ``selecting(root:)``.
-  public var roots: [String: MappingRoot] = [:]
+  package var roots: [String: MappingRoot] = [:]
   /// The UTC offset (seconds east of UTC) of every date-time without one, in every `date` attribute that does not
   /// declare its own; each value read this way is reported as a warning. `nil`: such text is not a date.
-  public var assumedOffset: Int?
+  package var assumedOffset: Int?
 
-  public init(
-    name: String, records: KeyPath, rootEntity: String, entities: [EntityMapping], join: JoinMapping? = nil
+  package init(
+    name: String, records: JSONPath, rootEntity: String, entities: [EntityMapping], join: JoinMapping? = nil
   ) {
     self.name = name
     self.records = records
@@ -58,7 +58,7 @@ public struct ImportMapping: Sendable {
 
   /// The root whose name the file name ends with (`…Article.json` → `Article`; `_Join_tags_Article` matches
   /// `_Join:tags:Article`), the longest such name winning; `nil` when none does.
-  public func root(matchingFileName fileName: String) -> String? {
+  package func root(matchingFileName fileName: String) -> String? {
     let base = fileName.hasSuffix(".json") ? String(fileName.dropLast(5)) : fileName
     let normalized = base.replacingOccurrences(of: ":", with: "_")
     return roots.keys.filter { normalized.hasSuffix($0.replacingOccurrences(of: ":", with: "_")) }
@@ -66,13 +66,13 @@ public struct ImportMapping: Sendable {
   }
 
   /// The mapping of entity `name`.
-  public func entity(_ name: String) -> EntityMapping? { entities.first { $0.entity.name == name } }
+  package func entity(_ name: String) -> EntityMapping? { entities.first { $0.entity.name == name } }
 
   /// The entity descriptions the store needs for this mapping.
   public var entityDescriptions: [EntityDescription] { entities.map(\.entity) }
 
   /// The entities root records can become: ``rootEntity``, or every entity ``entityBy`` names.
-  public var rootEntities: [String] {
+  package var rootEntities: [String] {
     if let join { return [join.entity] }
     guard let entityBy else { return [rootEntity] }
     var names = Set(entityBy.map.values)
@@ -82,7 +82,7 @@ public struct ImportMapping: Sendable {
 }
 
 /// What a mapping's ``ImportMapping/records`` holds.
-public enum RecordShape: String, Sendable, Hashable {
+package enum RecordShape: String, Sendable, Hashable {
   /// An array of objects, one record each.
   case objects
   /// An array of identifiers (text or numbers): one row each, with its identity and the mapping's `set` values.
@@ -92,15 +92,15 @@ public enum RecordShape: String, Sendable, Hashable {
 }
 
 /// Chooses a record's entity by one of its values: `{"keyPath": "type", "map": {"story": "hn_story"}}`.
-public struct EntitySelector: Sendable, Hashable {
+package struct EntitySelector: Sendable, Hashable {
   /// Where the value is in each record.
-  public var keyPath: KeyPath
+  package var keyPath: JSONPath
   /// Value (as text) → entity name.
-  public var map: [String: String]
+  package var map: [String: String]
   /// The entity of records whose value is not in ``map``; `nil`: such records are skipped, with a warning.
-  public var fallback: String?
+  package var fallback: String?
 
-  public init(keyPath: KeyPath, map: [String: String], fallback: String? = nil) {
+  package init(keyPath: JSONPath, map: [String: String], fallback: String? = nil) {
     self.keyPath = keyPath
     self.map = map
     self.fallback = fallback
@@ -108,41 +108,41 @@ public struct EntitySelector: Sendable, Hashable {
 }
 
 /// How to import one entity.
-public struct EntityMapping: Sendable {
+package struct EntityMapping: Sendable {
   /// The entity's schema (types, identity, relationships), created in the store if needed.
-  public var entity: EntityDescription
+  package var entity: EntityDescription
   /// How each attribute is read; attributes without a mapping are read from the key of the same name (or its
   /// PascalCase or snake_case form).
-  public var attributes: [String: AttributeMapping]
+  package var attributes: [String: AttributeMapping]
   /// Where each relationship is read from; default: the key of the same name (or its PascalCase / snake_case form).
-  public var relationships: [String: RelationshipMapping]
+  package var relationships: [String: RelationshipMapping]
   /// Records to leave out, e.g. NewsAPI's `[Removed]` placeholders.
-  public var skip: [SkipRule]
+  package var skip: [SkipRule]
   /// When `true`, a key missing from a record means "clear it" (the record is the full representation);
   /// when `false` (default), a missing key leaves the stored value.
-  public var fullRepresentation: Bool
+  package var fullRepresentation: Bool
   /// What a value that cannot be converted costs: that value alone (`keepOldValue`, the default: a new row goes
   /// without it, an existing row keeps what it had, and a warning is reported) or the whole record (`skipRecord`).
   /// An identity, or a required attribute without a default, that cannot be read always skips the record.
-  public var onInvalidValue: InvalidValuePolicy
+  package var onInvalidValue: InvalidValuePolicy
   /// Values set on every record: a literal, or `$importTime` / `$source`.
-  public var constants: [String: Constant]
+  package var constants: [String: Constant]
   /// Per identity attribute, the attributes tried after it, in order, when it is missing or cannot be an
   /// identifier: `["id": ["url"]]` identifies a JSON Feed item without `id` by its `url` (as that attribute reads it).
-  public var identityCandidates: [String: [String]]
+  package var identityCandidates: [String: [String]]
   /// `true` for value rows with no identity of their own, owned by their parent: reached only through a to-many
   /// relationship, identified by their owner and position (``EntityMapping/ownedKey``), replaced with the parent's
   /// list and deleted when they leave it.
-  public var isOwned: Bool
+  package var isOwned: Bool
 
   /// For the built-in `article`: how its key is derived (``ArticleKeyRule``); `nil` for the `url` attribute's
   /// canonical form.
-  public var articleKey: ArticleKeyRule?
+  package var articleKey: ArticleKeyRule?
 
   /// The identity attribute the store gives an owned entity's rows: `owner-entity:owner-identity/relationship/index`.
-  public static let ownedKey = "_key"
+  package static let ownedKey = "_key"
 
-  public init(
+  package init(
     entity: EntityDescription, attributes: [String: AttributeMapping] = [:],
     relationships: [String: RelationshipMapping] = [:], skip: [SkipRule] = [], fullRepresentation: Bool = false,
     onInvalidValue: InvalidValuePolicy = .keepOldValue, constants: [String: Constant] = [:],
@@ -162,25 +162,25 @@ public struct EntityMapping: Sendable {
 }
 
 /// How one attribute is read.
-public struct AttributeMapping: Sendable, Hashable {
+package struct AttributeMapping: Sendable, Hashable {
   /// The key paths tried in order, the first present one winning (`["UserId", "User"]`); empty for the attribute's
   /// own name, or its PascalCase or snake_case form.
-  public var keyPaths: [KeyPath]
+  package var keyPaths: [JSONPath]
   /// Text transforms applied in order before conversion.
-  public var transforms: [ValueTransform]
+  package var transforms: [ValueTransform]
   /// For `date` attributes given as numbers (or numeric text): the unit of the Unix time.
-  public var unixTime: UnixTime?
+  package var unixTime: UnixTime?
   /// For `date` attributes given without an offset: the offset to assume, in seconds east of UTC. Overrides the
   /// mapping's ``ImportMapping/assumedOffset`` and is not reported.
-  public var assumedOffset: Int?
+  package var assumedOffset: Int?
   /// For `date` attributes in a pattern other than ISO 8601: the pattern and its time zone.
-  public var dateFormat: DateFormat?
+  package var dateFormat: DateFormat?
   /// For `url` attributes (and the built-in article's `url`): where to find the base a relative reference is
   /// resolved against (RFC 3986 §5), tried in order.
-  public var baseURL: [BaseURLSource]
+  package var baseURL: [BaseURLSource]
 
-  public init(
-    keyPaths: [KeyPath] = [], transforms: [ValueTransform] = [], unixTime: UnixTime? = nil,
+  package init(
+    keyPaths: [JSONPath] = [], transforms: [ValueTransform] = [], unixTime: UnixTime? = nil,
     assumedOffset: Int? = nil, dateFormat: DateFormat? = nil, baseURL: [BaseURLSource] = []
   ) {
     self.keyPaths = keyPaths
@@ -193,33 +193,33 @@ public struct AttributeMapping: Sendable, Hashable {
 }
 
 /// The unit of a Unix time (time since 1970-01-01T00:00:00Z, leap seconds not counted).
-public enum UnixTime: String, Sendable, Hashable, CaseIterable {
+package enum UnixTime: String, Sendable, Hashable, CaseIterable {
   case seconds, milliseconds, microseconds, nanoseconds
 }
 
 /// A date pattern in the Unicode Technical Standard #35 syntax (`M/d/yyyy H-mm-ss`,
 /// <https://unicode.org/reports/tr35/tr35-dates.html#Date_Field_Symbol_Table>), read with the `en_US_POSIX`
 /// locale, and the time zone of values whose pattern has no zone field.
-public struct DateFormat: Sendable, Hashable {
-  public var pattern: String
+package struct DateFormat: Sendable, Hashable {
+  package var pattern: String
   /// An IANA time zone name (`Europe/Berlin`, `UTC`); `nil` when the pattern has a zone field.
-  public var timeZone: String?
+  package var timeZone: String?
 
-  public init(pattern: String, timeZone: String?) {
+  package init(pattern: String, timeZone: String?) {
     self.pattern = pattern
     self.timeZone = timeZone
   }
 }
 
 /// Where a base URL comes from.
-public enum BaseURLSource: Sendable, Hashable {
+package enum BaseURLSource: Sendable, Hashable {
   /// A key path from the top of the document: `home_page_url`.
-  case document(KeyPath)
+  case document(JSONPath)
   /// The import's source, when it is an `http` or `https` URL (RFC 3986 §5.1.3, the retrieval URI).
   case source
 }
 
-public enum ValueTransform: String, Sendable, Hashable, CaseIterable {
+package enum ValueTransform: String, Sendable, Hashable, CaseIterable {
   /// Remove leading and trailing whitespace.
   case trim
   /// `""` (after other transforms) becomes `null`.
@@ -229,12 +229,12 @@ public enum ValueTransform: String, Sendable, Hashable, CaseIterable {
   case lowercase
 }
 
-public enum InvalidValuePolicy: String, Sendable, Hashable, CaseIterable {
+package enum InvalidValuePolicy: String, Sendable, Hashable, CaseIterable {
   case skipRecord, keepOldValue
 }
 
 /// A value set on every record by the mapping.
-public enum Constant: Sendable, Hashable {
+package enum Constant: Sendable, Hashable {
   case value(JSONValue)
   /// When the import ran (a `date`).
   case importTime
@@ -243,52 +243,52 @@ public enum Constant: Sendable, Hashable {
 }
 
 /// How one relationship is read.
-public struct RelationshipMapping: Sendable, Hashable {
+package struct RelationshipMapping: Sendable, Hashable {
   /// The key paths tried in order, the first present one winning; empty for the relationship's own name (or its
   /// PascalCase / snake_case form).
-  public var keyPaths: [KeyPath]
+  package var keyPaths: [JSONPath]
   /// For to-many: `replace` the stored list (default), or `add` to it.
-  public var mode: ToManyMode
+  package var mode: ToManyMode
   /// For to-many: delete the children that left the list (and that no other owner lists), so that the store holds
   /// what the payload holds. Always on for a relationship to an owned entity.
-  public var deleteOrphans: Bool
+  package var deleteOrphans: Bool
 
-  public init(keyPaths: [KeyPath] = [], mode: ToManyMode = .replace, deleteOrphans: Bool = false) {
+  package init(keyPaths: [JSONPath] = [], mode: ToManyMode = .replace, deleteOrphans: Bool = false) {
     self.keyPaths = keyPaths
     self.mode = mode
     self.deleteOrphans = deleteOrphans
   }
 }
 
-public enum ToManyMode: String, Sendable, Hashable, CaseIterable {
+package enum ToManyMode: String, Sendable, Hashable, CaseIterable {
   case replace, add
 }
 
 /// Leave out records whose value at `keyPath` equals `equals`.
-public struct SkipRule: Sendable, Hashable {
-  public var keyPath: KeyPath
-  public var equals: JSONValue
+package struct SkipRule: Sendable, Hashable {
+  package var keyPath: JSONPath
+  package var equals: JSONValue
 
-  public init(keyPath: KeyPath, equals: JSONValue) {
+  package init(keyPath: JSONPath, equals: JSONValue) {
     self.keyPath = keyPath
     self.equals = equals
   }
 }
 
 /// A named root of a mapping: the entity its records become, or a join.
-public enum MappingRoot: Sendable, Hashable {
+package enum MappingRoot: Sendable, Hashable {
   case entity(String)
   case join(JoinMapping)
 }
 
 /// A join export: each record links `owner` (an identity of `entity`) to `target` through `relationship`.
-public struct JoinMapping: Sendable, Hashable {
-  public var entity: String
-  public var relationship: String
-  public var owner: KeyPath
-  public var target: KeyPath
+package struct JoinMapping: Sendable, Hashable {
+  package var entity: String
+  package var relationship: String
+  package var owner: JSONPath
+  package var target: JSONPath
 
-  public init(entity: String, relationship: String, owner: KeyPath, target: KeyPath) {
+  package init(entity: String, relationship: String, owner: JSONPath, target: JSONPath) {
     self.entity = entity
     self.relationship = relationship
     self.owner = owner
@@ -301,17 +301,17 @@ public struct JoinMapping: Sendable, Hashable {
 /// In a mapping file: `"key": {"link": "url", "id": "id", "scope": "$source"}` (JSON Feed: an item's `id` is unique
 /// only within its feed) or `"key": {"id": "objectId", "scope": "parse:Article"}` (Parse objects have no link). A
 /// relative link is resolved against the `url` attribute's `baseURL` when it has one.
-public struct ArticleKeyRule: Sendable, Hashable {
+package struct ArticleKeyRule: Sendable, Hashable {
   /// Where the item's link may be, tried in order; empty when the source has none.
-  public var link: [KeyPath]
+  package var link: [JSONPath]
   /// Where the item's own identifier may be, tried in order; empty when it has none.
-  public var id: [KeyPath]
+  package var id: [JSONPath]
   /// What the identifier is unique within: a fixed text (`parse:Article`), or `nil` for the payload's source (the
   /// feed's URL or the file's path, `$source` in a mapping file).
-  public var scope: String?
+  package var scope: String?
 
   /// Creates a rule.
-  public init(link: [KeyPath] = [], id: [KeyPath] = [], scope: String? = nil) {
+  package init(link: [JSONPath] = [], id: [JSONPath] = [], scope: String? = nil) {
     self.link = link
     self.id = id
     self.scope = scope

@@ -8,8 +8,11 @@ import OfflineNewsStorage
 /// refused); ``warnings`` are values that were not stored while their record was (an unconvertible optional value,
 /// a relationship of the wrong shape, a date read with an assumed offset, text the JSON reader repaired).
 public struct ImportReport: Sendable, Hashable, Encodable {
+  /// Root records inserted as new rows.
   public var inserted = 0
+  /// Root records whose stored row changed.
   public var updated = 0
+  /// Root records whose stored row already held exactly these values (not rewritten).
   public var unchanged = 0
   /// Root records left out by a skip rule, a `shouldImport` hook, an `entityBy` value the mapping does not map,
   /// or the import's operation (an existing row under insert-only, a new one under update-only).
@@ -27,10 +30,15 @@ public struct ImportReport: Sendable, Hashable, Encodable {
   /// Per entity: inserted, updated, unchanged, deleted.
   public var entities: [String: EntityCounts] = [:]
 
+  /// One entity's rows, roots and related rows alike.
   public struct EntityCounts: Sendable, Hashable, Encodable {
+    /// Rows inserted.
     public var inserted: Int
+    /// Rows changed.
     public var updated: Int
+    /// Rows already as given.
     public var unchanged: Int
+    /// Rows deleted by sync deletion.
     public var deleted: Int
   }
 
@@ -41,7 +49,7 @@ public struct ImportReport: Sendable, Hashable, Encodable {
 
   static func placeKey(_ entity: String, _ identity: Identity) -> String { "\(entity)\u{1F}\(identity)" }
 
-  public init() {}
+  package init() {}
 
   enum CodingKeys: String, CodingKey {
     case inserted, updated, unchanged, skipped, failed, deleted, duplicates, failures, warnings, entities

@@ -19,7 +19,8 @@ extension ImportState {
     (key: String, link: String?), ArticleKeyProblem
   > {
     let urlSpec = entity.attributes["url"] ?? AttributeMapping()
-    let rule = entity.articleKey ?? ArticleKeyRule(link: urlSpec.keyPaths.isEmpty ? [KeyPath("url")] : urlSpec.keyPaths)
+    let rule =
+      entity.articleKey ?? ArticleKeyRule(link: urlSpec.keyPaths.isEmpty ? [JSONPath("url")] : urlSpec.keyPaths)
     var options = options(for: urlSpec)
     if entity.articleKey != nil { options.mapping.transforms = [] }
     var link: String?

@@ -523,7 +523,7 @@ struct ImportState {
 
   /// The value of `name` in `item` and the key it was found under: the first present of the mapping's key paths,
   /// else the name itself or its PascalCase or snake_case form (`userId` ← `userId`, `UserId`, `user_id`).
-  func lookup(_ item: JSONValue, _ name: String, _ keyPaths: [KeyPath]) -> (JSONValue, String)? {
+  func lookup(_ item: JSONValue, _ name: String, _ keyPaths: [JSONPath]) -> (JSONValue, String)? {
     if !keyPaths.isEmpty {
       for path in keyPaths {
         if let value = item[path: path] { return (value, path.description) }

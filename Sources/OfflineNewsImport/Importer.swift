@@ -28,10 +28,18 @@ import OfflineNewsStorage
 /// - One transaction per import; existing rows are looked up one query per entity per 500 records; unchanged rows
 ///   are not rewritten.
 public struct Importer: Sendable {
+  /// The mapping every run applies.
   public let mapping: ImportMapping
-  public let hooks: ImportHooks
+  /// Per-entity callbacks around each record (tests and package tools only).
+  package let hooks: ImportHooks
 
-  public init(mapping: ImportMapping, hooks: ImportHooks = ImportHooks()) {
+  /// An importer for `mapping`.
+  public init(mapping: ImportMapping) {
+    self.init(mapping: mapping, hooks: ImportHooks())
+  }
+
+  /// An importer for `mapping` that calls `hooks` around each record.
+  package init(mapping: ImportMapping, hooks: ImportHooks) {
     self.mapping = mapping
     self.hooks = hooks
   }
@@ -56,31 +64,37 @@ public struct Importer: Sendable {
     public var deleteMissing: MissingRowsScope?
     /// How root records are written.
     public var operation: Operation
-    /// When the import runs (`$importTime` constants).
-    public var importTime: Timestamp
+    /// When the import runs (`$importTime` constants): an instant, kept to the millisecond.
+    public var importTime: Date {
+      get { importTimestamp.date }
+      set { importTimestamp = Timestamp(newValue) }
+    }
+    /// ``importTime`` as the store keeps it: UTC milliseconds since 1970.
+    package var importTimestamp: Timestamp
     /// Changes of entities outside the mapping saved in the same transaction as the import, all or nothing with it:
     /// for instance a sync engine's cursor and the deletion of the staged page just imported. Not counted in the
     /// report.
-    public var additionalChanges: ChangeSet
+    package var additionalChanges = ChangeSet()
     /// How the payload's built-in `article` records are recorded as a fetch; `nil`: as a fetch of the payload's
     /// `source`, whose whole answer they are, at ``importTime``.
-    public var articleFetch: ArticleFetch?
+    package var articleFetch: ArticleFetch?
 
-    public init(
-      deleteMissing: MissingRowsScope? = nil, operation: Operation = .upsert, importTime: Timestamp = .now(),
-      additionalChanges: ChangeSet = ChangeSet(), articleFetch: ArticleFetch? = nil
-    ) {
-      self.articleFetch = articleFetch
+    /// Options; by default an upsert that deletes nothing, at the current time.
+    public init(deleteMissing: MissingRowsScope? = nil, operation: Operation = .upsert, importTime: Date = Date()) {
+      self.init(deleteMissing: deleteMissing, operation: operation, importTime: Timestamp(importTime))
+    }
+
+    /// Options with the import time as the store keeps it.
+    package init(deleteMissing: MissingRowsScope? = nil, operation: Operation = .upsert, importTime: Timestamp) {
       self.deleteMissing = deleteMissing
       self.operation = operation
-      self.importTime = importTime
-      self.additionalChanges = additionalChanges
+      self.importTimestamp = importTime
     }
   }
 
   /// Parses `data`, maps it and saves it in one transaction.
   ///
-  /// Text the JSON reader repaired (a lone surrogate, invalid UTF-8; see ``JSONValue/parseDocument(_:)``) is
+  /// Text the JSON reader repaired (a lone surrogate, invalid UTF-8; see `JSONValue/parseDocument(_:)`) is
   /// reported as a warning of the record that holds it.
   ///
   /// - Parameters:
@@ -110,7 +124,7 @@ public struct Importer: Sendable {
   /// Maps a parsed document (its repairs reported as warnings) and saves it in one transaction.
   ///
   /// - Throws: as the form that takes `Data`.
-  public func run(
+  package func run(
     _ document: JSONDocument, into storage: StorageContext, source: String, options: Options = Options()
   ) async throws -> ImportReport {
     try Task.checkCancellation()
@@ -159,7 +173,7 @@ public struct Importer: Sendable {
   ///
   /// - Throws: ``ImportError/doesNotMatchMapping(_:)`` when there is no array of records (or, for `record`, no
   ///   object) where the mapping says.
-  public func makeChanges(_ json: JSONValue, source: String, options: Options = Options()) throws(ImportError)
+  package func makeChanges(_ json: JSONValue, source: String, options: Options = Options()) throws(ImportError)
     -> (ChangeSet, ImportReport)
   {
     try makeChanges(JSONDocument(value: json), source: source, options: options)
@@ -168,7 +182,7 @@ public struct Importer: Sendable {
   /// Maps a parsed document to a change set and the report's record-level part, without touching storage.
   ///
   /// - Throws: as ``makeChanges(_:source:options:)-(JSONValue,_,_)``.
-  public func makeChanges(_ document: JSONDocument, source: String, options: Options = Options()) throws(ImportError)
+  package func makeChanges(_ document: JSONDocument, source: String, options: Options = Options()) throws(ImportError)
     -> (ChangeSet, ImportReport)
   {
     let json = document.value
@@ -177,7 +191,7 @@ public struct Importer: Sendable {
       throw .doesNotMatchMapping("no \"\(mapping.records)\" in the payload (the mapping's \(what))")
     }
     var state = ImportState(
-      mapping: mapping, hooks: hooks, source: source, importTime: options.importTime, document: json)
+      mapping: mapping, hooks: hooks, source: source, importTime: options.importTimestamp, document: json)
     let base = mapping.records.components.isEmpty ? "" : mapping.records.description
     switch mapping.recordShape {
     case .single:
@@ -207,7 +221,7 @@ public struct Importer: Sendable {
     var changes = ChangeSet(upserts: state.orderedRecords(), deletes: state.deletes)
     changes.orphanDeletion = state.orphanDeletion
     changes.articleFetch =
-      options.articleFetch ?? ArticleFetch(query: source, source: source, fetchedAt: options.importTime)
+      options.articleFetch ?? ArticleFetch(query: source, source: source, fetchedAt: options.importTimestamp)
     if options.operation != .upsert {
       for entity in mapping.rootEntities {
         changes.operations[entity] = options.operation == .insertOnly ? .insertOnly : .updateOnly

@@ -1,32 +1,32 @@
 import Foundation
 
 /// A parsed JSON document: its value, and what the reader had to repair to read it.
-public struct JSONDocument: Sendable, Hashable {
+package struct JSONDocument: Sendable, Hashable {
   /// The document's value.
-  public var value: JSONValue
+  package var value: JSONValue
   /// Text the reader could not keep as written (a lone surrogate, invalid UTF-8, a raw control character, an
   /// unknown escape), in document order. Each is repaired in place; the rest of the document is read as usual.
-  public var repairs: [JSONRepair]
+  package var repairs: [JSONRepair]
 
-  public init(value: JSONValue, repairs: [JSONRepair] = []) {
+  package init(value: JSONValue, repairs: [JSONRepair] = []) {
     self.value = value
     self.repairs = repairs
   }
 }
 
 /// One repair the JSON reader made: where, and what it did.
-public struct JSONRepair: Sendable, Hashable, CustomStringConvertible {
+package struct JSONRepair: Sendable, Hashable, CustomStringConvertible {
   /// The key path of the value holding the repaired text: `items[3].title`; empty for the top-level value.
-  public var keyPath: String
+  package var keyPath: String
   /// The byte offset of the repaired text in the document (0-based, after any byte order mark).
-  public var offset: Int
+  package var offset: Int
   /// Its line (1-based) and column (1-based, in Unicode scalars).
-  public var line: Int
-  public var column: Int
+  package var line: Int
+  package var column: Int
   /// What was found and what was kept: `a lone UTF-16 surrogate \ud83d, replaced by U+FFFD`.
-  public var problem: String
+  package var problem: String
 
-  public init(keyPath: String, offset: Int, line: Int, column: Int, problem: String) {
+  package init(keyPath: String, offset: Int, line: Int, column: Int, problem: String) {
     self.keyPath = keyPath
     self.offset = offset
     self.line = line
@@ -34,13 +34,13 @@ public struct JSONRepair: Sendable, Hashable, CustomStringConvertible {
     self.problem = problem
   }
 
-  public var description: String { "\(problem) (byte \(offset), line \(line), column \(column))" }
+  package var description: String { "\(problem) (byte \(offset), line \(line), column \(column))" }
 }
 
 extension JSONValue {
   /// Parses JSON text (RFC 8259, <https://www.rfc-editor.org/rfc/rfc8259>).
   ///
-  /// As ``parseDocument(_:)``, without the list of repairs.
+  /// As `parseDocument(_:)`, without the list of repairs.
   ///
   /// - Throws: ``ImportError/invalidJSON(_:)`` naming the byte offset, line and column where the text stops being
   ///   JSON.
@@ -69,7 +69,7 @@ extension JSONValue {
   /// - Throws: ``ImportError/invalidJSON(_:)`` with the byte offset, line and column where the text stops being
   ///   JSON (a truncated document, a missing comma, a UTF-16 document, trailing text), e.g.
   ///   `byte 41 (line 3, column 7): expected "," or "}" after a member of an object, found "]"`.
-  public static func parseDocument(_ data: Data) throws(ImportError) -> JSONDocument {
+  package static func parseDocument(_ data: Data) throws(ImportError) -> JSONDocument {
     let result: Result<JSONDocument, ImportError> = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
       var parser = JSONParser(bytes: raw)
       do throws(JSONParser.Failure) {

@@ -2,19 +2,26 @@ import Foundation
 
 /// A JSON value as the importer sees it: integers kept exact (`Int64`), booleans told apart from numbers.
 ///
-/// Read by ``parseDocument(_:)`` (RFC 8259), which keeps an integer as exactly the `Int64` written, where
+/// Read by ``parse(_:)`` (RFC 8259), which keeps an integer as exactly the `Int64` written, where
 /// `JSONSerialization` would hand back a `Double` past 2^53 and a `Bool` indistinguishable from `1`.
 public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
+  /// `null`.
   case null
+  /// `true` or `false`.
   case bool(Bool)
+  /// A number written without fraction or exponent that fits an `Int64`, exactly.
   case integer(Int64)
+  /// Any other number, as a `Double`.
   case number(Double)
+  /// A string, escapes resolved.
   case string(String)
+  /// An array, in order.
   case array([JSONValue])
+  /// An object; a repeated key keeps its last value (RFC 8259 leaves it open).
   case object([String: JSONValue])
 
   /// The value at a dotted key path (`source.name`, `items.0.id`), or `nil` when any step is missing.
-  public subscript(path path: KeyPath) -> JSONValue? {
+  public subscript(path path: JSONPath) -> JSONValue? {
     var current = self
     for component in path.components {
       switch current {
@@ -50,7 +57,7 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// The value as JSON text (object keys sorted), for `json` attributes.
-  public var jsonText: String {
+  package var jsonText: String {
     switch self {
     case .null: return "null"
     case .bool(let v): return v ? "true" : "false"
@@ -82,15 +89,24 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
   }
 }
 
-/// A dotted path into JSON: `source.name`, `results`, or empty for the value itself.
-public struct KeyPath: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringLiteral {
+/// A dotted path into JSON: `source.name`, `results`, or empty for the value itself (named so as not to shadow
+/// Swift's own `KeyPath`).
+///
+/// For example, `JSONPath("source.name")` reads `"BBC"` out of `{"source": {"name": "BBC"}}` through
+/// ``JSONValue/subscript(path:)``.
+public struct JSONPath: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringLiteral {
+  /// The object keys, outermost first; empty for the value itself.
   public var components: [String]
 
+  /// A path from its dotted text: `"a.b"` is `["a", "b"]`; `""` and `"$"` are the value itself. A key holding a
+  /// dot cannot be named.
   public init(_ text: String) {
     components =
       text.isEmpty || text == "$" ? [] : text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
   }
+  /// A path from a string literal, as ``init(_:)``.
   public init(stringLiteral value: String) { self.init(value) }
 
+  /// The dotted text: `a.b`.
   public var description: String { components.joined(separator: ".") }
 }

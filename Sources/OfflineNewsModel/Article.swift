@@ -9,12 +9,12 @@ import Foundation
 /// Every source becomes articles of this one shape: NewsAPI, RSS, Atom and RDF feeds, JSON Feed, Hacker News
 /// stories and Parse classes that hold news.
 ///
-/// Identity: ``url``, derived by ``ArticleIdentity``: the canonical form of the item's link, or an identifier scoped
+/// Identity: ``url``, derived by `ArticleIdentity`: the canonical form of the item's link, or an identifier scoped
 /// to its source for an item without one. Two articles with the same key are the same row; saving one upserts the
 /// other. The link as the source gave it is ``link``.
 public struct Article: Sendable, Hashable, Codable {
-  /// The article's identity (primary key): its canonical link (``CanonicalURL``), or for an item without a link a
-  /// `news-item:` key scoped to its source (``ArticleIdentity``).
+  /// The article's identity (primary key): its canonical link (`CanonicalURL`), or for an item without a link a
+  /// `news-item:` key scoped to its source (`ArticleIdentity`).
   public var url: URL
   /// The link as the source gave it, for display and opening; `nil` when the item has none.
   public var link: URL?
@@ -59,7 +59,7 @@ public struct Article: Sendable, Hashable, Codable {
   /// Whether the article is bookmarked.
   public var isBookmarked: Bool { bookmarkedAt != nil }
 
-  /// The article's full handle (``ArticleIdentity/handle(forKey:)``): 16 hex digits derived from its key.
+  /// The article's full handle (`ArticleIdentity/handle(forKey:)`): 16 hex digits derived from its key.
   public var handle: String { ArticleIdentity.handle(forKey: url.absoluteString) }
 
   /// The URL to show and open: ``link`` when there is one, else the key ``url`` when it is a link.
@@ -89,7 +89,7 @@ public struct Article: Sendable, Hashable, Codable {
       source: source, tags: tags, enclosures: enclosures, isRead: isRead, bookmarkedAt: bookmarkedAt)
   }
 
-  /// Creates an article with an identity of its own (``ArticleIdentity``) and an optional link.
+  /// Creates an article with an identity of its own (`ArticleIdentity`) and an optional link.
   public init(
     key: URL,
     link: URL?,

@@ -11,22 +11,22 @@ import Foundation
 ///    (``fingerprint(_:)`` of its title, date and text), so that fetching the same feed again finds the same article.
 ///
 /// Keys of kinds 2 and 3 are not links: an article keyed so has ``Article/link`` `nil` (or the link it has).
-public enum ArticleIdentity {
+package enum ArticleIdentity {
   /// The scheme of keys that are not links.
-  public static let scheme = "news-item"
+  package static let scheme = "news-item"
 
   /// The key of an item identified by `id` within `scope` (a source's name, a feed's URL, `parse:Class`).
-  public static func scoped(_ scope: String, id: String) -> URL {
+  package static func scoped(_ scope: String, id: String) -> URL {
     let text = "\(scheme):\(escape(scope))/\(escape(id))"
     // Every character outside the allowed set is escaped above, so this is a valid URL.
     return URL(string: text) ?? URL(fileURLWithPath: "/\(escape(scope))/\(escape(id))")
   }
 
   /// The key of an item with a link: its canonical URL.
-  public static func linked(_ link: URL) -> URL { CanonicalURL.canonical(link) }
+  package static func linked(_ link: URL) -> URL { CanonicalURL.canonical(link) }
 
   /// The key of an item: its canonical link, else its id scoped to `scope`, else `nil` (use ``fingerprint(_:)``).
-  public static func key(link: URL?, scope: String, id: String?) -> URL? {
+  package static func key(link: URL?, scope: String, id: String?) -> URL? {
     if let link, let scheme = link.scheme?.lowercased(), scheme == "http" || scheme == "https" {
       return linked(link)
     }
@@ -36,7 +36,7 @@ public enum ArticleIdentity {
 
   /// A stable fingerprint of an item's own content: 16 hex digits of the 64-bit FNV-1a hash of its parts joined
   /// by U+001F (independent of the process and platform, unlike `Hasher`).
-  public static func fingerprint(_ parts: [String?]) -> String {
+  package static func fingerprint(_ parts: [String?]) -> String {
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325
     for (index, part) in parts.enumerated() {
       if index > 0 {
@@ -55,15 +55,15 @@ public enum ArticleIdentity {
   /// An article's handle: 16 lower-case hex digits of the 64-bit FNV-1a hash of its key. Printed shortened to the
   /// fewest digits (6 at least) that no other stored article's handle starts with, as git shortens commit hashes;
   /// stable for as long as the key is.
-  public static func handle(forKey key: String) -> String { fingerprint([key]) }
+  package static func handle(forKey key: String) -> String { fingerprint([key]) }
 
   /// Whether `text` can be (a prefix of) a handle: 4 to 16 hex digits.
-  public static func looksLikeHandle(_ text: String) -> Bool {
+  package static func looksLikeHandle(_ text: String) -> Bool {
     (4...16).contains(text.count) && text.allSatisfy { $0.isHexDigit && ($0.isNumber || $0.isLowercase) }
   }
 
   /// Whether `url` is a key of kind 2 or 3 (not a link).
-  public static func isScoped(_ url: URL) -> Bool { url.scheme == scheme }
+  package static func isScoped(_ url: URL) -> Bool { url.scheme == scheme }
 
   private static let allowed: CharacterSet = {
     var set = CharacterSet.alphanumerics.intersection(

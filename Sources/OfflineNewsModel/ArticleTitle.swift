@@ -2,15 +2,15 @@ import Foundation
 
 /// Titles for items that have none (RSS 2.0 makes `title` optional; microblog posts and many JSON Feed items have
 /// only text).
-public enum ArticleTitle {
+package enum ArticleTitle {
   /// The most characters a derived title keeps before it is cut at a word and ends with `…`.
-  public static let maximumLength = 80
+  package static let maximumLength = 80
 
   /// A title derived from an item's text: its first sentence (up to `.`, `!`, `?` or a line break, the mark kept),
   /// whitespace collapsed, cut at the last word boundary within ``maximumLength`` characters with `…` appended;
   /// `nil` when the text is empty. The text should be plain (render HTML to text first); any markup left is kept
   /// as text.
-  public static func derived(from text: String?) -> String? {
+  package static func derived(from text: String?) -> String? {
     guard let text else { return nil }
     let words = text.split(whereSeparator: { $0.isWhitespace || $0.isNewline })
     guard !words.isEmpty else { return nil }

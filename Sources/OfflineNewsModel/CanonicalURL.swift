@@ -16,22 +16,22 @@ import Foundation
 /// `http` and `https` stay distinct (they may serve different documents), and the letter case of the path and the
 /// query stays (servers may tell them apart). Only `http` and `https` URLs are canonicalised; others (`urn:`,
 /// `mailto:`, the ``ArticleIdentity`` keys) are returned as they are.
-public enum CanonicalURL {
+package enum CanonicalURL {
   /// Query parameters that only say where a reader came from (analytics and ad click identifiers), removed from a
   /// canonical URL. Matched case-insensitively; every `utm_*` name is removed too.
-  public static let trackingParameters: Set<String> = [
+  package static let trackingParameters: Set<String> = [
     "fbclid", "gclid", "gclsrc", "dclid", "gbraid", "wbraid", "msclkid", "yclid", "twclid", "ttclid", "li_fat_id",
     "mc_cid", "mc_eid", "igshid", "_ga", "_gl", "_hsenc", "_hsmi", "mkt_tok", "oly_anon_id", "oly_enc_id",
     "vero_id", "rb_clickid", "s_cid", "wt_mc", "cmpid", "ncid", "ocid", "sr_share", "spm",
   ]
 
   /// The canonical form of `url`, or `url` itself when it is not an absolute `http`/`https` URL.
-  public static func canonical(_ url: URL) -> URL {
+  package static func canonical(_ url: URL) -> URL {
     canonical(url.absoluteString).flatMap(URL.init(string:)) ?? url
   }
 
   /// The canonical text of an absolute `http`/`https` URL, or `nil` when `text` is not one.
-  public static func canonical(_ text: String) -> String? {
+  package static func canonical(_ text: String) -> String? {
     var rest = Substring(text)
     guard let colon = rest.firstIndex(of: ":") else { return nil }
     let scheme = rest[..<colon].lowercased()

@@ -26,12 +26,12 @@ public struct NewsQuery: Sendable, Hashable, CustomStringConvertible {
 
   /// The key this query's cached rows are stored under: ``url`` without secrets, its query items sorted by name
   /// (stably, so repeated names keep their order): `?b=2&a=1` and `?a=1&b=2` are one query. See
-  /// ``cacheKey(_:)``.
+  /// `cacheKey(_:)`.
   public var cacheKey: String { NewsQuery.cacheKey(url.absoluteString) }
 
   /// The cache key of a request URL's text: `apiKey` items removed, the other items sorted by name (a stable sort
   /// of their percent-encoded names, their exact encoding kept). Text that is not a URL is returned as it is.
-  public static func cacheKey(_ text: String) -> String {
+  package static func cacheKey(_ text: String) -> String {
     guard let url = URL(string: text) else { return text }
     let redacted = redacting(url)
     guard var components = URLComponents(url: redacted, resolvingAgainstBaseURL: false),
@@ -48,7 +48,7 @@ public struct NewsQuery: Sendable, Hashable, CustomStringConvertible {
   public var description: String { cacheKey }
 
   /// `url` with every `apiKey` query item (any letter case) removed.
-  public static func redacting(_ url: URL) -> URL {
+  package static func redacting(_ url: URL) -> URL {
     // Work on the percent-encoded items, so the other items keep their exact encoding (`q=a%2Bb` stays as sent).
     guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
       let items = components.percentEncodedQueryItems

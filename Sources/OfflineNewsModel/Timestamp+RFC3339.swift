@@ -18,7 +18,7 @@ extension Timestamp {
   /// - Parameters:
   ///   - text: the date-time text.
   ///   - assumingOffset: the UTC offset in seconds for a date-time that has none; `nil` rejects such text.
-  public init?(rfc3339 text: some StringProtocol, assumingOffset: Int? = nil) {
+  package init?(rfc3339 text: some StringProtocol, assumingOffset: Int? = nil) {
     var text = String(text)
     guard
       let ms = text.withUTF8({ bytes in
@@ -29,7 +29,7 @@ extension Timestamp {
   }
 
   /// The instant as RFC 3339 text in UTC with exactly three fraction digits, e.g. `2021-08-29T06:52:24.291Z`.
-  public var rfc3339String: String {
+  package var rfc3339String: String {
     let (days, msOfDay) = millisecondsSince1970.floorDivided(by: 86_400_000)
     let (year, month, day) = Timestamp.civil(fromDays: days)
     let hour = msOfDay / 3_600_000

@@ -27,7 +27,7 @@ extension Timestamp {
   /// Fields are range-checked (day within the month, hour 0–23, minute 0–59, second 0–60, where 60 is a leap second
   /// counted as the next second). Anything else returns `nil`; this initializer never traps. The arithmetic is exact
   /// integer milliseconds, as in ``init(rfc3339:assumingOffset:)``.
-  public init?(rfc822 text: some StringProtocol) {
+  package init?(rfc822 text: some StringProtocol) {
     var text = String(text)
     guard
       let ms = text.withUTF8({ bytes in

@@ -14,7 +14,7 @@ extension Timestamp {
   ///
   /// A time without a zone designator is read with `assumingOffset` (seconds east of UTC), and rejected when it is
   /// `nil`. Anything else returns `nil`; this initializer never traps.
-  public init?(w3cdtf text: some StringProtocol, assumingOffset: Int? = nil) {
+  package init?(w3cdtf text: some StringProtocol, assumingOffset: Int? = nil) {
     if let timestamp = Timestamp(rfc3339: text, assumingOffset: assumingOffset) {
       self = timestamp
       return

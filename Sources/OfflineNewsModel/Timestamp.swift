@@ -10,12 +10,12 @@ import Foundation
 /// let t = Timestamp(rfc3339: "2021-08-29T06:52:24.2917287Z")  // 1630219944291 ms
 /// t?.rfc3339String  // "2021-08-29T06:52:24.291Z"
 /// ```
-public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
+package struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
   /// Milliseconds since 1970-01-01T00:00:00Z.
-  public var millisecondsSince1970: Int64
+  package var millisecondsSince1970: Int64
 
   /// Creates a timestamp from milliseconds since 1970-01-01T00:00:00Z.
-  public init(millisecondsSince1970: Int64) {
+  package init(millisecondsSince1970: Int64) {
     self.millisecondsSince1970 = millisecondsSince1970
   }
 
@@ -24,7 +24,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
   /// A `Date` made from whole milliseconds (as ``date`` makes them) comes back exactly: `Double` seconds cannot hold
   /// most millisecond values exactly, so the product `seconds × 1000` may fall just short of the whole millisecond;
   /// the next millisecond is taken when its own `Date` is this very `Date`.
-  public init(_ date: Date) {
+  package init(_ date: Date) {
     let product = (date.timeIntervalSince1970 * 1000).rounded(.down)
     // Dates beyond ±292 million years do not fit; clamp rather than trap.
     guard product < 9.2e18, product > -9.2e18 else {
@@ -36,14 +36,14 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
   }
 
   /// The current time, truncated to milliseconds.
-  public static func now() -> Timestamp { Timestamp(Date()) }
+  package static func now() -> Timestamp { Timestamp(Date()) }
 
   /// The same instant as a `Date`.
-  public var date: Date { Date(timeIntervalSince1970: Double(millisecondsSince1970) / 1000) }
+  package var date: Date { Date(timeIntervalSince1970: Double(millisecondsSince1970) / 1000) }
 
-  public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool {
+  package static func < (lhs: Timestamp, rhs: Timestamp) -> Bool {
     lhs.millisecondsSince1970 < rhs.millisecondsSince1970
   }
 
-  public var description: String { rfc3339String }
+  package var description: String { rfc3339String }
 }

@@ -18,7 +18,7 @@ public struct FileNewsNetwork: NewsNetwork {
   ///
   /// - Throws: ``NewsNetworkError/unreadableFile(path:reason:)`` when the file cannot be read;
   ///   ``NewsNetworkError/unsupportedURL(_:)`` for a URL that is not a `file:` URL; decoding errors as
-  ///   ``NewsAPIDecoder/decode(_:httpStatus:redacting:)`` throws them.
+  ///   `NewsAPIDecoder/decode(_:httpStatus:redacting:)` throws them.
   public func fetch(_ query: NewsQuery) async throws(NewsNetworkError) -> NewsPage {
     guard query.url.isFileURL else { throw .unsupportedURL(query.cacheKey) }
     let path = query.url.path

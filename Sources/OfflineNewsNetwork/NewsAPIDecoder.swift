@@ -18,6 +18,7 @@ import OfflineNewsModel
 ///
 /// A body with `"status":"error"` throws ``NewsNetworkError/api(_:)`` whatever the HTTP status.
 public struct NewsAPIDecoder: Sendable {
+  /// A decoder of NewsAPI v2 responses.
   public init() {}
 
   /// Decodes `data`, the body of a response that had HTTP status `httpStatus` (`nil` for a file).
@@ -28,7 +29,7 @@ public struct NewsAPIDecoder: Sendable {
   /// - Throws: ``NewsNetworkError/api(_:)`` for a NewsAPI error body; ``NewsNetworkError/httpStatus(_:bodyPrefix:)``
   ///   for a non-2xx status with any other body; ``NewsNetworkError/invalidResponse(detail:)`` for a body that is not
   ///   JSON, is truncated, or does not have the shape above (the detail says where).
-  public func decode(_ data: Data, httpStatus: Int? = nil, redacting secret: String? = nil) throws(NewsNetworkError)
+  package func decode(_ data: Data, httpStatus: Int? = nil, redacting secret: String? = nil) throws(NewsNetworkError)
     -> NewsPage
   {
     try decode(data, httpStatus: httpStatus, redacting: secret.map { [$0] } ?? [])
@@ -42,7 +43,7 @@ public struct NewsAPIDecoder: Sendable {
   /// ``prefix(of:redacting:contentType:)``).
   ///
   /// - Throws: as the single-secret form.
-  public func decode(
+  package func decode(
     _ data: Data, httpStatus: Int? = nil, redacting secrets: [String], contentType: String? = nil
   ) throws(NewsNetworkError) -> NewsPage {
     let envelope: DecodedEnvelope

@@ -30,15 +30,15 @@ import OfflineNewsModel
 /// The file should not be changed while it is read. One that is cut short meanwhile fails like a truncated file
 /// (``next()`` throws, naming how much of it could be read); it is read with `read(2)`, never mapped, so that no
 /// change of the file can fault the process.
-public final class NewsAPIFileStream: @unchecked Sendable {
+package final class NewsAPIFileStream: @unchecked Sendable {
   // @unchecked: `fd`, `window`, `filled`, `atEnd` and `scanner` are used by `init` and then only by the decoding
   // thread (which holds `self`); every other mutable property is guarded by `condition`.
 
   /// Files smaller than this are better decoded whole (``FileNewsNetwork``): the default for ``init(path:minimumSize:batchSize:)``.
-  public static let defaultMinimumSize = 4 * 1024 * 1024
+  package static let defaultMinimumSize = 4 * 1024 * 1024
 
   /// Bytes read from the file at a time: the default for ``init(path:minimumSize:batchSize:readSize:)``.
-  public static let defaultReadSize = 1 << 20
+  package static let defaultReadSize = 1 << 20
 
   private let path: String
   private let fd: Int32
@@ -80,7 +80,7 @@ public final class NewsAPIFileStream: @unchecked Sendable {
   ///   - batchSize: records per batch.
   ///   - readSize: bytes read from the file at a time (the window grows for a longer record).
   /// - Throws: ``NewsNetworkError/unreadableFile(path:reason:)`` when the file cannot be opened or read.
-  public init?(
+  package init?(
     path: String, minimumSize: Int = defaultMinimumSize, batchSize: Int = 2000, readSize: Int = defaultReadSize
   ) throws(NewsNetworkError) {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
@@ -166,7 +166,7 @@ public final class NewsAPIFileStream: @unchecked Sendable {
   ///
   /// - Throws: ``NewsNetworkError/invalidResponse(detail:)`` for a body that is not valid JSON or not of the NewsAPI
   ///   shape, ``NewsNetworkError/api(_:)`` for a `"status":"error"` body, as ``NewsAPIDecoder`` would.
-  public func next() throws(NewsNetworkError) -> [Article]? {
+  package func next() throws(NewsNetworkError) -> [Article]? {
     condition.lock()
     defer { condition.unlock() }
     if !started {
@@ -191,7 +191,7 @@ public final class NewsAPIFileStream: @unchecked Sendable {
 
   /// Stops decoding (for instance when the save failed); later calls of ``next()`` throw. Safe to call at any time,
   /// more than once, also after the end.
-  public func cancel() {
+  package func cancel() {
     condition.lock()
     cancelled = true
     condition.broadcast()
@@ -199,19 +199,19 @@ public final class NewsAPIFileStream: @unchecked Sendable {
   }
 
   /// The records skipped or partly set aside so far, in order (all of them once ``next()`` has returned `nil`).
-  public var issues: [RecordIssue] { condition.withLock { recordIssues } }
+  package var issues: [RecordIssue] { condition.withLock { recordIssues } }
 
   /// The number of records skipped so far (not saved).
-  public var skippedCount: Int { issues.filter(\.skipped).count }
+  package var skippedCount: Int { issues.filter(\.skipped).count }
 
   /// The envelope's `totalResults`, known once ``next()`` has returned `nil`.
-  public var totalResults: Int? { condition.withLock { total } }
+  package var totalResults: Int? { condition.withLock { total } }
 
   /// CPU seconds the decoding thread has spent decoding and judging records so far (it overlaps the caller's work).
-  public var decodeSeconds: Double { condition.withLock { decodeTime } }
+  package var decodeSeconds: Double { condition.withLock { decodeTime } }
 
   /// Seconds the callers of ``next()`` have spent waiting for a batch to be decoded.
-  public var waitSeconds: Double { condition.withLock { waitTime } }
+  package var waitSeconds: Double { condition.withLock { waitTime } }
 
   // MARK: - The decoding thread
 

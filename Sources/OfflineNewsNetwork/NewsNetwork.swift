@@ -41,6 +41,7 @@ public struct NewsPage: Sendable, Hashable {
   /// NewsAPI's `totalResults`: how many results the query has in all, across pages. `nil` if absent.
   public var totalResults: Int?
 
+  /// A page of `articles`, in response order, with the issues of the records read (none by default) and the total the server reported.
   public init(articles: [Article], issues: [RecordIssue] = [], totalResults: Int? = nil) {
     self.articles = articles
     self.issues = issues
@@ -64,6 +65,7 @@ public struct RecordIssue: Sendable, Hashable, CustomStringConvertible {
   /// `true` when the whole record was skipped; `false` when only this value was dropped (e.g. a bad image URL).
   public var skipped: Bool
 
+  /// An issue of the record at `index` (0-based) in the response, at `keyPath`; `skipped` when the record was left out.
   public init(index: Int, url: String?, keyPath: String, reason: String, skipped: Bool) {
     self.index = index
     self.url = url

@@ -61,6 +61,7 @@ public struct NewsAPIError: Error, Sendable, Hashable, CustomStringConvertible {
   /// The HTTP status of the response, when it came over HTTP.
   public var httpStatus: Int?
 
+  /// An error response: the body's `code` and `message` and the HTTP status (NewsAPI v2 error body: `{"status":"error","code":…,"message":…}`).
   public init(code: Code, message: String, httpStatus: Int? = nil) {
     self.code = code
     self.message = message
@@ -77,15 +78,25 @@ public struct NewsAPIError: Error, Sendable, Hashable, CustomStringConvertible {
     public init(rawValue: String) { self.rawValue = rawValue }
     public init(stringLiteral value: String) { rawValue = value }
 
+    /// The key was disabled.
     public static let apiKeyDisabled: Code = "apiKeyDisabled"
+    /// The key has no requests left.
     public static let apiKeyExhausted: Code = "apiKeyExhausted"
+    /// The key is not valid.
     public static let apiKeyInvalid: Code = "apiKeyInvalid"
+    /// No key was sent.
     public static let apiKeyMissing: Code = "apiKeyMissing"
+    /// A parameter is not supported or has a bad value.
     public static let parameterInvalid: Code = "parameterInvalid"
+    /// A required parameter is missing.
     public static let parametersMissing: Code = "parametersMissing"
+    /// Too many requests in a short time (HTTP 429).
     public static let rateLimited: Code = "rateLimited"
+    /// More than 20 sources asked for.
     public static let sourcesTooMany: Code = "sourcesTooMany"
+    /// A source asked for does not exist.
     public static let sourceDoesNotExist: Code = "sourceDoesNotExist"
+    /// The server's own error.
     public static let unexpectedError: Code = "unexpectedError"
     /// Not in the documentation, but sent when a free key pages past 100 results.
     public static let maximumResultsReached: Code = "maximumResultsReached"

@@ -23,7 +23,7 @@ public protocol NewsPageDecoder: Sendable {
 }
 
 extension NewsAPIDecoder: NewsPageDecoder {
-  /// Decodes a NewsAPI v2 body (see ``decode(_:httpStatus:redacting:)``).
+  /// Decodes a NewsAPI v2 body (see `decode(_:httpStatus:redacting:)`).
   public func decodePage(
     _ data: Data, origin: URL, contentType: String?, httpStatus: Int?, redacting secrets: [String]
   ) throws(NewsNetworkError) -> NewsPage {

@@ -10,6 +10,7 @@ public struct NewsRequest: Sendable, Hashable {
   /// `If-Modified-Since` and may answer ``NewsResponse/notModified(validators:)``.
   public var validators: CacheValidators
 
+  /// A request for `query`, conditional when `validators` are given (RFC 9110 §13.1).
   public init(query: NewsQuery, validators: CacheValidators = .none) {
     self.query = query
     self.validators = validators

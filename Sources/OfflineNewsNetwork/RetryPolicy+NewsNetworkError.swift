@@ -5,7 +5,7 @@ extension RetryPolicy {
   /// ``RetryPolicy``): a retryable transport failure, or an HTTP status `5xx` or `429` — a NewsAPI error body
   /// included, judged by its HTTP status. Never another status, a `2xx` body that is a NewsAPI error or not valid
   /// JSON, an unreadable file, an unsupported URL.
-  public static func isRetryable(_ error: NewsNetworkError) -> Bool {
+  package static func isRetryable(_ error: NewsNetworkError) -> Bool {
     switch error {
     case .transport(let failure, let detail): HTTPError.transport(failure, detail: detail).isRetryable
     case .httpStatus(let status, _): isRetryable(status: status)

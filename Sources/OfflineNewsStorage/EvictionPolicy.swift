@@ -10,6 +10,10 @@ public struct EvictionPolicy: Sendable, Hashable {
   /// seconds. `nil`: no limit. (Not by `publishedAt`: a source may serve old stories that are still wanted.)
   public var maxAge: TimeInterval?
 
+  /// A policy; by default it keeps everything.
+  /// - Parameters:
+  ///   - maxArticles: at most this many articles that are not bookmarked; `nil` for no limit.
+  ///   - maxAge: seconds since an article was last saved by a fetch (UTC clock) after which it goes; `nil` for no limit.
   public init(maxArticles: Int? = nil, maxAge: TimeInterval? = nil) {
     self.maxArticles = maxArticles
     self.maxAge = maxAge
@@ -18,5 +22,6 @@ public struct EvictionPolicy: Sendable, Hashable {
   /// Keep everything.
   public static let none = EvictionPolicy()
 
+  /// Whether the policy keeps everything.
   public var isNone: Bool { maxArticles == nil && maxAge == nil }
 }

@@ -1,16 +1,6 @@
 import Foundation
 import OfflineNewsModel
 
-/// The last successful fetch of a query, as recorded in the store.
-public struct QueryFetch: Sendable, Hashable {
-  /// The query's cache key (``NewsQuery/cacheKey``).
-  public var query: String
-  /// When its last successful response was saved (UTC, milliseconds).
-  public var fetchedAt: Timestamp
-  /// How many articles that response held after de-duplication.
-  public var articleCount: Int
-}
-
 /// What one save of articles did.
 public struct ArticleSaveResult: Sendable, Hashable {
   /// Distinct articles in the save (one per URL).
@@ -87,7 +77,7 @@ extension StorageContext {
   /// - Throws: ``StorageError``.
   /// Related SQLite documentation: <https://www.sqlite.org/lang_upsert.html>
   @discardableResult
-  public func saveArticles(
+  package func saveArticles(
     _ articles: [Article], forQuery query: String, source: String? = nil, fetchedAt: Timestamp,
     progress: (@Sendable (Int) -> Void)? = nil
   ) async throws -> ArticleSaveResult {
@@ -120,7 +110,7 @@ extension StorageContext {
   ///   - batches: the next articles in response order, or `nil` at the end.
   /// - Throws: ``StorageError``, or what `batches` throws.
   @discardableResult
-  public func saveArticles(
+  package func saveArticles(
     forQuery query: String, source: String? = nil, fetchedAt: Timestamp, progress: (@Sendable (Int) -> Void)? = nil,
     batches: @escaping @Sendable () throws -> [Article]?
   ) async throws -> ArticleSaveResult {
@@ -140,7 +130,7 @@ extension StorageContext {
   ///   - limit: at most this many rows; `nil` for all.
   ///   - offset: rows to skip first.
   /// - Throws: ``StorageError``.
-  public func articles(forQuery query: String, limit: Int? = nil, offset: Int = 0) async throws -> [Article] {
+  package func articles(forQuery query: String, limit: Int? = nil, offset: Int = 0) async throws -> [Article] {
     try await read { db in
       try db.cachedStatement(
         """
@@ -152,19 +142,6 @@ extension StorageContext {
     }
   }
 
-  /// A query's cached rows and its last fetch, read in one transaction (so they agree).
-  public func cachedResult(forQuery query: String, limit: Int? = nil) async throws -> ([Article], QueryFetch?) {
-    try await read { db in
-      let rows = try db.cachedStatement(
-        """
-        SELECT \(Self.articleColumns) FROM query_result r JOIN article a ON a.url = r.url
-        WHERE r.query = ?1 ORDER BY a.publishedAt DESC, a.url LIMIT ?2
-        """
-      ).fetchAll([.text(query), .integer(Int64(limit ?? -1))], Self.article).compactMap { $0 }
-      return (rows, try Self.lastFetch(db, query))
-    }
-  }
-
   /// Cached articles, newest first (`publishedAt` descending, then `url`).
   ///
   /// - Parameters:
@@ -172,9 +149,11 @@ extension StorageContext {
   ///   - offset: rows to skip first.
   ///   - filter: only unread, only bookmarked, or all.
   /// - Throws: ``StorageError``.
-  public func articles(limit: Int? = nil, offset: Int = 0, filter: ArticleFilter = .all) async throws -> [Article] {
+  public func articles(limit: Int? = nil, offset: Int = 0, filter: ArticleFilter = .all) async throws(StorageError)
+    -> [Article]
+  {
     let condition = filter.sql(firstParameter: 3)
-    return try await read { db in
+    return try await typedRead { db in
       try db.cachedStatement(
         "SELECT \(Self.articleColumns) FROM article a\(condition.sql) ORDER BY a.publishedAt DESC, a.url LIMIT ?1 OFFSET ?2"
       ).fetchAll([.integer(Int64(limit ?? -1)), .integer(Int64(max(0, offset)))] + condition.arguments, Self.article)
@@ -182,11 +161,11 @@ extension StorageContext {
     }
   }
 
-  /// The article with this key or link, in any equivalent form (``CanonicalURL``: `HTTPS://Example.com:443/a#x`
+  /// The article with this key or link, in any equivalent form (`CanonicalURL`: `HTTPS://Example.com:443/a#x`
   /// finds `https://example.com/a`), or `nil`.
-  public func article(url: String) async throws -> Article? {
+  public func article(url: String) async throws(StorageError) -> Article? {
     let keys = Self.candidateKeys(url)
-    return try await read { db in
+    return try await typedRead { db in
       for key in keys {
         if let found = try db.cachedStatement("SELECT \(Self.articleColumns) FROM article a WHERE a.url = ?1")
           .fetchOne([.text(key)], Self.article) ?? nil
@@ -211,31 +190,14 @@ extension StorageContext {
   }
 
   /// The number of cached articles.
-  public func articleCount() async throws -> Int {
-    try await read { Int(try $0.scalarInt("SELECT count(*) FROM article") ?? 0) }
-  }
-
-  /// When the query was last fetched successfully, or `nil` if never (or its record was deleted).
-  public func lastFetch(forQuery query: String) async throws -> QueryFetch? {
-    try await read { db in try Self.lastFetch(db, query) }
+  public func articleCount() async throws(StorageError) -> Int {
+    try await typedRead { Int(try $0.scalarInt("SELECT count(*) FROM article") ?? 0) }
   }
 
   /// The time of the most recent successful fetch of any query, or `nil` if none is recorded.
-  public func latestFetch() async throws -> Timestamp? {
+  package func latestFetch() async throws -> Timestamp? {
     try await read { db in
       try db.scalarInt("SELECT max(fetchedAt) FROM query_fetch").map(Timestamp.init(millisecondsSince1970:))
-    }
-  }
-
-  /// Every query's last successful fetch, most recent first.
-  public func fetchLog() async throws -> [QueryFetch] {
-    try await read { db in
-      try db.makeStatement("SELECT query, fetchedAt, articleCount FROM query_fetch ORDER BY fetchedAt DESC, query")
-        .fetchAll { row in
-          QueryFetch(
-            query: row.string(0) ?? "", fetchedAt: Timestamp(millisecondsSince1970: row.int64(1) ?? 0),
-            articleCount: Int(row.int64(2) ?? 0))
-        }
     }
   }
 
@@ -243,7 +205,7 @@ extension StorageContext {
   ///
   /// - Returns: `false` when no article has this URL.
   @discardableResult
-  public func setRead(_ read: Bool, url: String) async throws -> Bool {
+  public func setRead(_ read: Bool, url: String) async throws(StorageError) -> Bool {
     try await setLocal(url: url, sql: "UPDATE article SET isRead = ?2 WHERE url = ?1", value: .integer(read ? 1 : 0))
   }
 
@@ -251,15 +213,17 @@ extension StorageContext {
   ///
   /// - Returns: `false` when no article has this URL.
   @discardableResult
-  public func setBookmarked(_ bookmarked: Bool, url: String, at date: Timestamp = .now()) async throws -> Bool {
+  public func setBookmarked(_ bookmarked: Bool, url: String, at date: Date = Date()) async throws(StorageError)
+    -> Bool
+  {
     try await setLocal(
       url: url, sql: "UPDATE article SET bookmarkedAt = ?2 WHERE url = ?1",
-      value: bookmarked ? .integer(date.millisecondsSince1970) : .null)
+      value: bookmarked ? .integer(Timestamp(date).millisecondsSince1970) : .null)
   }
 
-  private func setLocal(url: String, sql: String, value: DatabaseValue) async throws -> Bool {
+  private func setLocal(url: String, sql: String, value: DatabaseValue) async throws(StorageError) -> Bool {
     let keys = Self.candidateKeys(url)
-    return try await writeAndPublish { db in
+    return try await typedWriteAndPublish { db in
       for key in keys {
         try db.execute(sql, [.text(key), value])
         if db.changes > 0 { return (true, [StorageChange(entity: "article", updated: [Identity(.text(key))])]) }
@@ -273,8 +237,8 @@ extension StorageContext {
   /// - Returns: the number of articles deleted.
   /// - Throws: ``StorageError``.
   @discardableResult
-  public func deleteAllArticles() async throws -> Int {
-    try await writeAndPublish { db in
+  public func deleteAllArticles() async throws(StorageError) -> Int {
+    try await typedWriteAndPublish { db in
       let urls = try db.makeStatement("DELETE FROM article RETURNING url").fetchAll { $0.string(0) ?? "" }
       try db.execute("DELETE FROM query_result")
       try db.execute("DELETE FROM query_fetch")
@@ -290,24 +254,16 @@ extension StorageContext {
   /// - Returns: the number of articles deleted.
   /// - Throws: ``StorageError``.
   @discardableResult
-  public func deleteArticles(publishedBefore date: Date, keepingBookmarks: Bool = false) async throws -> Int {
+  public func deleteArticles(publishedBefore date: Date, keepingBookmarks: Bool = false) async throws(StorageError)
+    -> Int
+  {
     let cutoff = Timestamp(date).millisecondsSince1970
     let condition = keepingBookmarks ? "publishedAt < ?1 AND bookmarkedAt IS NULL" : "publishedAt < ?1"
-    return try await writeAndPublish { db in
+    return try await typedWriteAndPublish { db in
       let urls = try db.makeStatement("DELETE FROM article WHERE \(condition) RETURNING url").fetchAll(
         [.integer(cutoff)]
       ) { $0.string(0) ?? "" }
       return (urls.count, [StorageChange(entity: "article", deleted: urls.map { Identity(.text($0)) })])
-    }
-  }
-
-  static func lastFetch(_ db: Connection, _ query: String) throws -> QueryFetch? {
-    try db.cachedStatement("SELECT fetchedAt, articleCount FROM query_fetch WHERE query = ?1").fetchOne(
-      [.text(query)]
-    ) { row in
-      QueryFetch(
-        query: query, fetchedAt: Timestamp(millisecondsSince1970: row.int64(0) ?? 0),
-        articleCount: Int(row.int64(1) ?? 0))
     }
   }
 

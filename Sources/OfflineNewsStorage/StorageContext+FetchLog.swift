@@ -3,27 +3,27 @@ import OfflineNewsModel
 
 /// A query's entry in the fetch log (`query_fetch`): its last good fetch, the max-age and validators stored with
 /// it, and its last failed refresh.
-public struct FetchRecord: Sendable, Hashable {
+package struct FetchRecord: Sendable, Hashable {
   /// The query's cache key (`NewsQuery.cacheKey`).
-  public var query: String
+  package var query: String
   /// When its last good response was saved, or confirmed by a `304 Not Modified` (UTC, milliseconds).
-  public var fetchedAt: Timestamp
+  package var fetchedAt: Timestamp
   /// How many articles that response held after de-duplication.
-  public var articleCount: Int
+  package var articleCount: Int
   /// How many of them are still cached (rows may have been evicted or deleted since).
-  public var cachedCount: Int
+  package var cachedCount: Int
   /// Seconds after ``fetchedAt`` during which the rows are fresh; `nil` when the query has no max-age.
-  public var maxAge: TimeInterval?
+  package var maxAge: TimeInterval?
   /// The `ETag` of the last good response, as the server sent it; `nil` if none.
-  public var etag: String?
+  package var etag: String?
   /// The `Last-Modified` of the last good response, as the server sent it; `nil` if none.
-  public var lastModified: String?
+  package var lastModified: String?
   /// A one-line description of the last failed refresh since the last good fetch; `nil` if none.
-  public var lastError: String?
+  package var lastError: String?
   /// When that refresh failed (UTC, milliseconds).
-  public var lastErrorAt: Timestamp?
+  package var lastErrorAt: Timestamp?
 
-  public init(
+  package init(
     query: String, fetchedAt: Timestamp, articleCount: Int, cachedCount: Int, maxAge: TimeInterval? = nil,
     etag: String? = nil, lastModified: String? = nil, lastError: String? = nil, lastErrorAt: Timestamp? = nil
   ) {
@@ -39,13 +39,13 @@ public struct FetchRecord: Sendable, Hashable {
   }
 
   /// Seconds from ``fetchedAt`` to `now` (negative if `now` is earlier).
-  public func age(at now: Timestamp) -> TimeInterval {
+  package func age(at now: Timestamp) -> TimeInterval {
     Double(now.millisecondsSince1970 - fetchedAt.millisecondsSince1970) / 1000
   }
 
   /// Whether every article of the last good response is still cached: only then may a `304 Not Modified` stand
   /// for it.
-  public var isComplete: Bool { cachedCount >= articleCount && articleCount > 0 }
+  package var isComplete: Bool { cachedCount >= articleCount && articleCount > 0 }
 }
 
 extension StorageContext {
@@ -61,7 +61,7 @@ extension StorageContext {
   ///   - lastModified: the response's `Last-Modified`, or `nil` (likewise).
   /// - Throws: ``StorageError``; nothing is saved then.
   @discardableResult
-  public func saveArticles(
+  package func saveArticles(
     _ articles: [Article], forQuery query: String, source: String? = nil, fetchedAt: Timestamp,
     maxAge: TimeInterval?, etag: String?, lastModified: String?
   ) async throws -> ArticleSaveResult {
@@ -93,7 +93,7 @@ extension StorageContext {
   /// - Returns: `false` when the query has no fetch record (nothing was changed).
   /// - Throws: ``StorageError``.
   @discardableResult
-  public func refreshFetch(
+  package func refreshFetch(
     forQuery query: String, fetchedAt: Timestamp, maxAge: TimeInterval?, etag: String?, lastModified: String?
   ) async throws -> Bool {
     try await write { db in
@@ -123,7 +123,7 @@ extension StorageContext {
   /// - Returns: `false` when the query has no fetch record (the error went to `query_failure`).
   /// - Throws: ``StorageError``.
   @discardableResult
-  public func recordFetchError(_ message: String, forQuery query: String, at date: Timestamp) async throws -> Bool {
+  package func recordFetchError(_ message: String, forQuery query: String, at date: Timestamp) async throws -> Bool {
     try await write { db in
       let values: [DatabaseValue] = [.text(query), .text(message), .integer(date.millisecondsSince1970)]
       try db.execute("UPDATE query_fetch SET lastError = ?2, lastErrorAt = ?3 WHERE query = ?1", values)
@@ -140,7 +140,7 @@ extension StorageContext {
   /// The last failed refresh of a query that was never fetched successfully: `(message, when)`, or `nil`.
   ///
   /// - Throws: ``StorageError``.
-  public func lastFailure(forQuery query: String) async throws -> (message: String, at: Timestamp)? {
+  package func lastFailure(forQuery query: String) async throws -> (message: String, at: Timestamp)? {
     try await read { db in
       try db.cachedStatement("SELECT lastError, lastErrorAt FROM query_failure WHERE query = ?1").fetchOne(
         [.text(query)]
@@ -151,14 +151,14 @@ extension StorageContext {
   /// A query's fetch record, or `nil` if it was never fetched successfully (or its record was deleted).
   ///
   /// - Throws: ``StorageError``.
-  public func fetchRecord(forQuery query: String) async throws -> FetchRecord? {
+  package func fetchRecord(forQuery query: String) async throws -> FetchRecord? {
     try await read { db in try Self.fetchRecord(db, query) }
   }
 
   /// Every query's fetch record, most recent first.
   ///
   /// - Throws: ``StorageError``.
-  public func fetchRecords() async throws -> [FetchRecord] {
+  package func fetchRecords() async throws -> [FetchRecord] {
     try await read { db in
       try db.makeStatement("\(Self.fetchRecordSelect) ORDER BY f.fetchedAt DESC, f.query").fetchAll(
         [], Self.fetchRecordRow)
@@ -172,7 +172,7 @@ extension StorageContext {
   ///   - query: the query's cache key.
   ///   - limit: at most this many rows; `nil` for all.
   /// - Throws: ``StorageError``.
-  public func cachedEntry(forQuery query: String, limit: Int? = nil) async throws -> ([Article], FetchRecord?) {
+  package func cachedEntry(forQuery query: String, limit: Int? = nil) async throws -> ([Article], FetchRecord?) {
     try await read { db in
       let rows = try db.cachedStatement(
         """

@@ -2,14 +2,14 @@ import Foundation
 import OfflineNewsModel
 
 /// The whole article, as a reader view extracted it from the article's page.
-public struct FullText: Sendable, Hashable {
+package struct FullText: Sendable, Hashable {
   /// Cleaned HTML: paragraphs, headings, lists, quotes, figures, tables, links and images, URLs absolute.
-  public var html: String
+  package var html: String
   /// Its text, as a reader reads it (the searched form).
-  public var text: String
+  package var text: String
 
   /// Creates a full text.
-  public init(html: String, text: String) {
+  package init(html: String, text: String) {
     self.html = html
     self.text = text
   }
@@ -22,7 +22,7 @@ extension StorageContext {
   /// - Returns: `false` when no article has this key (it was deleted meanwhile).
   /// - Throws: ``StorageError``.
   @discardableResult
-  public func saveFullText(_ fullText: FullText, forKey key: String, at date: Timestamp) async throws -> Bool {
+  package func saveFullText(_ fullText: FullText, forKey key: String, at date: Timestamp) async throws -> Bool {
     try await writeAndPublish { db in
       try db.execute(
         """
@@ -37,7 +37,7 @@ extension StorageContext {
   /// retried later rather than at once, and `news show` can say so.
   ///
   /// - Throws: ``StorageError``.
-  public func recordFullTextFailure(_ reason: String, forKey key: String, at date: Timestamp) async throws {
+  package func recordFullTextFailure(_ reason: String, forKey key: String, at date: Timestamp) async throws {
     _ = try await writeAndPublish { db in
       try db.execute(
         "UPDATE article SET fullTextError = ?2, fullTextAt = ?3 WHERE url = ?1 AND fullText IS NULL",
@@ -50,7 +50,7 @@ extension StorageContext {
   /// page is tried again once that long has passed).
   ///
   /// - Throws: ``StorageError``.
-  public func keysNeedingFullText(_ keys: [String], failedBefore retryAfter: Timestamp) async throws -> [String] {
+  package func keysNeedingFullText(_ keys: [String], failedBefore retryAfter: Timestamp) async throws -> [String] {
     try await read { db in
       let statement = try db.cachedStatement(
         "SELECT 1 FROM article WHERE url = ?1 AND fullText IS NULL AND (fullTextError IS NULL OR fullTextAt < ?2)")
@@ -63,7 +63,7 @@ extension StorageContext {
   /// Why the last attempt to fetch an article's page failed, or `nil`.
   ///
   /// - Throws: ``StorageError``.
-  public func fullTextError(forKey key: String) async throws -> String? {
+  package func fullTextError(forKey key: String) async throws -> String? {
     try await read { db in
       try db.cachedStatement("SELECT fullTextError FROM article WHERE url = ?1").fetchOne([.text(key)]) {
         $0.string(0)

@@ -16,18 +16,22 @@ public struct ArticleImage: Sendable, Hashable {
   public var byteCount: Int?
   /// The format its bytes are, by their signature (`png`, `jpeg`, `gif`, `webp`, `avif`); `nil` until it is stored.
   public var format: String?
-  /// When it was stored (UTC); `nil` while it is not.
-  public var storedAt: Timestamp?
+  /// When it was stored (UTC, whole milliseconds); `nil` while it is not.
+  public var storedAt: Date? { storedTimestamp?.date }
   /// Why the last attempt failed; `nil` when it is stored or was not tried yet.
   public var error: String?
-  /// When the last attempt was made (UTC).
-  public var attemptedAt: Timestamp?
+  /// When the last attempt was made (UTC, whole milliseconds); `nil` when it was not tried yet.
+  public var attemptedAt: Date? { attemptedTimestamp?.date }
+  /// ``storedAt`` as the store keeps it.
+  package var storedTimestamp: Timestamp?
+  /// ``attemptedAt`` as the store keeps it.
+  package var attemptedTimestamp: Timestamp?
 
   /// Whether the file is stored (it can be read offline).
-  public var isOffline: Bool { storedAt != nil }
+  public var isOffline: Bool { storedTimestamp != nil }
 
   /// Creates an image row.
-  public init(
+  package init(
     url: URL, position: Int, isLead: Bool = false, file: String, byteCount: Int? = nil, format: String? = nil,
     storedAt: Timestamp? = nil, error: String? = nil, attemptedAt: Timestamp? = nil
   ) {
@@ -37,9 +41,9 @@ public struct ArticleImage: Sendable, Hashable {
     self.file = file
     self.byteCount = byteCount
     self.format = format
-    self.storedAt = storedAt
+    self.storedTimestamp = storedAt
     self.error = error
-    self.attemptedAt = attemptedAt
+    self.attemptedTimestamp = attemptedAt
   }
 }
 
@@ -51,7 +55,7 @@ extension StorageContext {
   /// - Returns: `false` when no article has this key (deleted meanwhile): nothing is written.
   /// - Throws: ``StorageError``.
   @discardableResult
-  public func saveArticleImages(_ images: [ArticleImage], forKey key: String, fullTextHTML: String? = nil)
+  package func saveArticleImages(_ images: [ArticleImage], forKey key: String, fullTextHTML: String? = nil)
     async throws -> Bool
   {
     try await writeAndPublish { db in
@@ -70,8 +74,10 @@ extension StorageContext {
         try upsert.execute([
           .text(key), .text(image.url.absoluteString), .integer(Int64(image.position)),
           .integer(image.isLead ? 1 : 0), .text(image.file), image.byteCount.map { .integer(Int64($0)) } ?? .null,
-          image.format.map { .text($0) } ?? .null, image.storedAt.map { .integer($0.millisecondsSince1970) } ?? .null,
-          image.error.map { .text($0) } ?? .null, image.attemptedAt.map { .integer($0.millisecondsSince1970) } ?? .null,
+          image.format.map { .text($0) } ?? .null,
+          image.storedTimestamp.map { .integer($0.millisecondsSince1970) } ?? .null,
+          image.error.map { .text($0) } ?? .null,
+          image.attemptedTimestamp.map { .integer($0.millisecondsSince1970) } ?? .null,
         ])
       }
       if let fullTextHTML {
@@ -84,7 +90,7 @@ extension StorageContext {
   /// The image rows of the article keyed `key`, by position.
   ///
   /// - Throws: ``StorageError``.
-  public func articleImages(forKey key: String) async throws -> [ArticleImage] {
+  package func articleImages(forKey key: String) async throws -> [ArticleImage] {
     try await read { db in
       try db.cachedStatement(
         """
@@ -106,7 +112,7 @@ extension StorageContext {
   /// `retryAfter` (a failed image is tried again once that long has passed, like a failed page).
   ///
   /// - Throws: ``StorageError``.
-  public func keysNeedingImages(_ keys: [String], failedBefore retryAfter: Timestamp) async throws -> [String] {
+  package func keysNeedingImages(_ keys: [String], failedBefore retryAfter: Timestamp) async throws -> [String] {
     try await read { db in
       let statement = try db.cachedStatement(
         """
@@ -124,7 +130,7 @@ extension StorageContext {
   /// belongs to no article any more.
   ///
   /// - Throws: ``StorageError``.
-  public func imageFileNames() async throws -> Set<String> {
+  package func imageFileNames() async throws -> Set<String> {
     try await read { db in
       Set(try db.cachedStatement("SELECT DISTINCT file FROM article_image").fetchAll { $0.string(0) ?? "" })
     }

@@ -12,13 +12,13 @@ extension StorageContext {
   ///
   /// - Throws: ``StorageError`` `.invalidRequest` for an unknown entity or attribute (nothing is run), or a SQLite
   ///   failure.
-  public func fetch(_ request: FetchRequest) async throws -> [Record] {
+  public func fetch(_ request: FetchRequest) async throws(StorageError) -> [Record] {
     let entity = try entity(request.entity)
     let compiler = SQLCompiler(entity: entity)
     let select = try compiler.select(request)
     let columns = entity.columns
     let toMany = entity.relationships.filter { $0.kind == .toMany }
-    return try await read { db in
+    return try await typedRead { db in
       var records = try db.cachedStatement(select.sql).fetchAll(select.arguments) { row in
         Record(
           entity: entity.name,
@@ -39,9 +39,9 @@ extension StorageContext {
   /// Counts the rows of an entity that match a request (its limit and offset are ignored).
   ///
   /// - Throws: ``StorageError``.
-  public func count(_ request: FetchRequest) async throws -> Int {
+  public func count(_ request: FetchRequest) async throws(StorageError) -> Int {
     let count = try SQLCompiler(entity: try entity(request.entity)).count(request)
-    return try await read { db in
+    return try await typedRead { db in
       let value: Int64?? = try db.cachedStatement(count.sql).fetchOne(count.arguments) { $0.int64(0) }
       return Int((value ?? nil) ?? 0)
     }
@@ -53,13 +53,13 @@ extension StorageContext {
   /// - Returns: the number of rows deleted.
   /// - Throws: ``StorageError``.
   @discardableResult
-  public func batchDelete(_ request: FetchRequest) async throws -> Int {
+  public func batchDelete(_ request: FetchRequest) async throws(StorageError) -> Int {
     let entity = try entity(request.entity)
     let compiler = SQLCompiler(entity: entity)
     let condition = try compiler.whereClause(request.predicate)
     let sql =
       "DELETE FROM \(EntityDescription.quote(entity.name))\(condition.sql) RETURNING \(compiler.identityColumns())"
-    return try await writeAndPublish { db in
+    return try await typedWriteAndPublish { db in
       let deleted = try db.cachedStatement(sql).fetchAll(condition.arguments) { row in
         Identity(row.values(count: entity.identity.count))
       }
@@ -81,7 +81,7 @@ extension StorageContext {
   ///   missing identity, a value of the wrong type or a local-only attribute — nothing is written; SQLite
   ///   failures (e.g. a NOT NULL attribute left empty on insert) roll the whole save back.
   @discardableResult
-  public func save(_ changes: ChangeSet) async throws -> [String: SaveSummary] {
+  package func save(_ changes: ChangeSet) async throws -> [String: SaveSummary] {
     let entities = self.entities
     let eviction = self.eviction
     return try await writeAndPublish { db in
@@ -90,7 +90,7 @@ extension StorageContext {
   }
 
   /// Row counts of every entity.
-  public func entityCounts() async throws -> [(entity: String, count: Int)] {
+  package func entityCounts() async throws -> [(entity: String, count: Int)] {
     let names = entities.map(\.name)
     return try await read { db in
       try names.map { name in

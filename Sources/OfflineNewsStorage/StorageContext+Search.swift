@@ -78,7 +78,7 @@ extension StorageContext {
   ///   Müller), ranked by `bm25()` with the title weighted above the body, with a `snippet()` (see
   ///   ``SearchHit/snippet``).
   /// - When any term is in a script written without spaces (Chinese, Japanese, Korean, Thai, Lao, Khmer,
-  ///   Myanmar; see ``SearchQuery/Term/isSubstring``), the unicode61 tokenizer has no words to offer, so such terms
+  ///   Myanmar; see `SearchQuery/Term/isSubstring`), the unicode61 tokenizer has no words to offer, so such terms
   ///   are matched anywhere inside the text (`地震` finds 東京都で大きな地震が発生); the other terms of the query
   ///   go through the index, or are found as substrings too (`iphone 発売` finds 新型iPhoneを発売, one token for
   ///   the index). This scans the articles (about 0.1 s per 20,000 articles); ranking and snippets are then
@@ -98,12 +98,13 @@ extension StorageContext {
   ///   - limit: at most this many hits; `nil` for all.
   ///   - offset: hits to skip first (for paging).
   /// - Throws: ``StorageError`` `.invalidRequest` naming the problem when the text has no word to look for (empty,
-  ///   or only punctuation) or more than ``SearchQuery/maximumTerms`` terms; other ``StorageError``s when the
+  ///   or only punctuation) or more than `SearchQuery/maximumTerms` terms; other ``StorageError``s when the
   ///   database fails.
   ///
   /// Related SQLite documentation: <https://www.sqlite.org/fts5.html> (query syntax, `bm25()`, `snippet()`,
   /// external content tables).
-  public func search(_ text: String, filter: SearchFilter = .all, limit: Int? = nil, offset: Int = 0) async throws
+  public func search(_ text: String, filter: SearchFilter = .all, limit: Int? = nil, offset: Int = 0)
+    async throws(StorageError)
     -> [SearchHit]
   {
     let query: SearchQuery
@@ -119,9 +120,9 @@ extension StorageContext {
   ///
   /// - Throws: ``StorageError``.
   public func search(_ query: SearchQuery, filter: SearchFilter = .all, limit: Int? = nil, offset: Int = 0)
-    async throws -> [SearchHit]
+    async throws(StorageError) -> [SearchHit]
   {
-    try await read { db in
+    try await typedRead { db in
       var sql = SearchArguments()
       guard let conditions = try Self.searchConditions(filter, db, &sql) else { return [] }
       if query.needsSubstringSearch {

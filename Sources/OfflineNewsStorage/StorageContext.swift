@@ -28,7 +28,7 @@ import Synchronization
 public final class StorageContext: Sendable {
   /// The database file's path.
   public let path: String
-  /// The entities of this store: the built-in ``EntityDescription/article``, the app's, and any other entity
+  /// The entities of this store: the built-in `EntityDescription/article`, the app's, and any other entity
   /// recorded in the database by an earlier open (so a tool can read any entity without its declaration).
   public let entities: [EntityDescription]
   /// What to evict after each save of articles.
@@ -48,7 +48,7 @@ public final class StorageContext: Sendable {
   private let isClosed = Atomic<Bool>(false)
 
   /// The schema version this build creates and understands.
-  public static var schemaVersion: Int { Migrator(migrations: Schema.migrations).latestVersion }
+  package static var schemaVersion: Int { Migrator(migrations: Schema.migrations).latestVersion }
 
   /// Opens or creates the database at `path`, creating its parent folder if needed, and migrates it.
   ///
@@ -335,7 +335,7 @@ public final class StorageContext: Sendable {
   /// The description of the entity named `name`.
   ///
   /// - Throws: ``StorageError`` `.invalidRequest` when there is none.
-  public func entity(_ name: String) throws(StorageError) -> EntityDescription {
+  package func entity(_ name: String) throws(StorageError) -> EntityDescription {
     guard let entity = entities.first(where: { $0.name == name }) else {
       throw StorageError(kind: .invalidRequest("no entity named \"\(name)\""), path: path)
     }
@@ -356,7 +356,7 @@ public final class StorageContext: Sendable {
   ///
   /// - Throws: ``StorageError`` (`.closed` after ``close()``, `.readOnly` and the like on a read-only database), or
   ///   what `body` throws.
-  public func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+  package func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
     try await performWrite(capturing: true) { db in (try body(db), []) }
   }
 
@@ -369,7 +369,7 @@ public final class StorageContext: Sendable {
   ///
   /// - Throws: ``StorageError`` (`.closed` after ``close()``), what `body` throws, or `CancellationError` when the
   ///   task is cancelled while it waits for a reader.
-  public func read<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+  package func read<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
     try checkOpen()
     let beforeCommit = faults.beforeReadCommit
     return try await mapErrors {
@@ -381,7 +381,7 @@ public final class StorageContext: Sendable {
   }
 
   /// A stream of the changes committed from now on: for each transaction, in commit order, one
-  /// ``StorageEvent/change(_:)`` per entity it changed. Every write publishes, raw ``write(_:)`` included.
+  /// ``StorageEvent/change(_:)`` per entity it changed. Every write publishes, raw `write(_:)` included.
   ///
   /// For example:
   /// ```swift
@@ -407,13 +407,13 @@ public final class StorageContext: Sendable {
   /// tracing when `nil`. For tests and diagnostics: it shows how many statements a save costs.
   ///
   /// - Throws: ``StorageError`` `.closed` after ``close()``.
-  public func traceWrites(_ trace: (@Sendable (String) -> Void)?) async throws {
+  package func traceWrites(_ trace: (@Sendable (String) -> Void)?) async throws {
     try checkOpen()
     try await writer.run { db in db.setTrace(trace) }
   }
 
   /// The schema version stored in the database.
-  public func storedSchemaVersion() async throws -> Int {
+  package func storedSchemaVersion() async throws -> Int {
     try await read { Int(try $0.scalarInt("PRAGMA user_version") ?? 0) }
   }
 
@@ -442,6 +442,20 @@ public final class StorageContext: Sendable {
     try await performWrite(capturing: false, body)
   }
 
+  /// ``writeAndPublish(_:)`` for the context's public calls, whose bodies fail only with storage errors: its errors
+  /// are ``StorageError`` only (see ``storageErrors(_:)``).
+  func typedWriteAndPublish<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> (T, [StorageChange]))
+    async throws(StorageError) -> T
+  {
+    try await storageErrors { try await performWrite(capturing: false, body) }
+  }
+
+  /// ``read(_:)`` for the context's own calls, whose bodies fail only with storage errors: its errors are
+  /// ``StorageError`` only (see ``storageErrors(_:)``).
+  func typedRead<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws(StorageError) -> T {
+    try await storageErrors { try await read(body) }
+  }
+
   /// The one path of every write: a `BEGIN IMMEDIATE` transaction on the writer, the test's fault right before
   /// `COMMIT`, then — on the writer, right after the commit, so that observers see changes in commit order — the
   /// publication of what changed: what `body` reports, or, `capturing`, the rows its statements changed in the
@@ -467,6 +481,24 @@ public final class StorageContext: Sendable {
         broadcaster.publish(changes)
         return result
       }
+    }
+  }
+
+  /// Runs `body`, whose failures are storage failures, with its errors as ``StorageError`` only: SQLite errors name
+  /// the file, a cancelled wait for a reader is `.cancelled`, anything else `.other`. The public calls of the
+  /// context go through it, so that they can declare `throws(StorageError)`.
+  package func storageErrors<T>(_ body: () async throws -> T) async throws(StorageError) -> T {
+    do {
+      return try await body()
+    } catch var error as StorageError {
+      if error.path.isEmpty { error.path = path }
+      throw error
+    } catch let error as SQLiteError {
+      throw StorageError(error, path: path)
+    } catch is CancellationError {
+      throw StorageError(kind: .cancelled, path: path)
+    } catch {
+      throw StorageError(kind: .other, path: path)
     }
   }
 

@@ -5,8 +5,9 @@ import Foundation
 /// Every case names the database file, so that a message like
 /// `cannot open /home/me/.local/share/news/news.sqlite: written by a newer version (schema 7, this build knows 1)`
 /// tells the user which file and what to do. No case is recovered from by deleting or recreating the file.
-public struct StorageError: Error, Sendable, CustomStringConvertible {
-  public enum Kind: Sendable, Equatable {
+public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
+  /// What went wrong; switch on it to tell the cases apart (``description`` names the file and the cause).
+  public enum Kind: Sendable, Hashable {
     /// The database was written by a newer version of OfflineNews (its schema version is higher than this
     /// build's). The file was not modified.
     case newerSchema(found: Int, supported: Int)
@@ -28,6 +29,8 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
     case incompatibleSchema(String)
     /// The storage context was closed (``StorageContext/close()``) before this call: nothing was read or written.
     case closed
+    /// The task was cancelled while the call waited for a connection: nothing was read or written.
+    case cancelled
     /// Any other SQLite failure.
     case other
   }
@@ -37,16 +40,16 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
   /// The database file.
   public var path: String
   /// The SQLite error underneath, when there is one.
-  public var underlying: SQLiteError?
+  package var underlying: SQLiteError?
 
-  public init(kind: Kind, path: String, underlying: SQLiteError? = nil) {
+  package init(kind: Kind, path: String, underlying: SQLiteError? = nil) {
     self.kind = kind
     self.path = path
     self.underlying = underlying
   }
 
   /// Classifies a SQLite error.
-  public init(_ error: SQLiteError, path: String) {
+  package init(_ error: SQLiteError, path: String) {
     let kind: Kind
     switch error.code {
     case SQLiteError.notADatabase, SQLiteError.corrupt: kind = .notADatabase
@@ -86,6 +89,7 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
     case .invalidRequest(let problem): reason = problem
     case .incompatibleSchema(let problem): reason = "incompatible schema: \(problem)"
     case .closed: reason = "the storage context was closed; nothing was read or written"
+    case .cancelled: reason = "cancelled while waiting for a connection; nothing was read or written"
     case .other: reason = "storage failure"
     }
     var text = "database \(path): \(reason)"

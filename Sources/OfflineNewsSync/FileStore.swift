@@ -3,12 +3,16 @@ import OfflineNewsHTTP
 
 /// How the files (Parse `File` values, image URLs) of one synced class are downloaded.
 public struct FileDownloads: Sendable, Hashable {
-  /// `eager`: during the sync, after each page; `lazy`: on first access through ``FileStore/file(for:)``.
+  /// When files are downloaded: during the sync, or on first access.
   public enum Mode: String, Sendable, Hashable {
-    case eager, lazy
+    /// Downloaded during the sync, after each page.
+    case eager
+    /// Downloaded on first access (by the package's file store); a sync only records where they are.
+    case lazy
   }
   /// The keys of the objects that hold files: a Parse `File` (`{"__type":"File","name":…,"url":…}`) or a URL text.
   public var attributes: [String]
+  /// When the files are downloaded.
   public var mode: Mode
   /// The largest file accepted, in bytes (default 10 MB).
   public var maxBytes: Int
@@ -25,6 +29,8 @@ public struct FileDownloads: Sendable, Hashable {
   /// page's images are (an `http` → `https` upgrade or a CDN is another origin).
   public var redirects: HTTPRequest.Redirects
 
+  /// A download policy for the files under `attributes`; `concurrency` is at least 1, content types compare in
+  /// lower case.
   public init(
     attributes: [String], mode: Mode = .lazy, maxBytes: Int = 10_000_000, concurrency: Int = 4,
     allowedContentTypes: [String] = [], imageFormats: Set<ImageFormat>? = nil,
@@ -41,7 +47,7 @@ public struct FileDownloads: Sendable, Hashable {
 }
 
 /// Why a file was not stored.
-public enum FileDownloadError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum FileDownloadError: Error, Sendable, Hashable, CustomStringConvertible {
   case network(URL, HTTPError)
   case status(URL, Int)
   case tooLarge(URL, bytes: Int, limit: Int)
@@ -52,7 +58,7 @@ public enum FileDownloadError: Error, Sendable, Hashable, CustomStringConvertibl
   case unsupportedURL(String)
   case write(URL, String)
 
-  public var description: String {
+  package var description: String {
     switch self {
     case .network(let url, _), .status(let url, _), .tooLarge(let url, _, _), .contentType(let url, _),
       .notAnImage(let url, _), .write(let url, _):
@@ -84,13 +90,13 @@ public enum FileDownloadError: Error, Sendable, Hashable, CustomStringConvertibl
 
 /// Downloaded files, kept in one folder under names derived from their URLs, so that no URL — however hostile its
 /// name (`../../etc/passwd`, `/`, NUL, a leading dot) — can write outside the folder.
-public struct FileStore: Sendable {
+package struct FileStore: Sendable {
   /// Where the files are.
-  public let folder: URL
-  public let policy: FileDownloads
+  package let folder: URL
+  package let policy: FileDownloads
   let transport: any HTTPTransport
 
-  public init(folder: URL, policy: FileDownloads, transport: any HTTPTransport) {
+  package init(folder: URL, policy: FileDownloads, transport: any HTTPTransport) {
     self.folder = folder.standardizedFileURL
     self.policy = policy
     self.transport = transport
@@ -98,7 +104,7 @@ public struct FileStore: Sendable {
 
   /// The local file for `remote`: `<folder>/<16 hex digits of FNV-1a 64 of the URL>-<its last path component, with
   /// every character other than letters, digits, `.`, `_` and `-` replaced by `_`, no leading dot, at most 64>`.
-  public func localURL(for remote: URL) -> URL {
+  package func localURL(for remote: URL) -> URL {
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325
     for byte in remote.absoluteString.utf8 {
       hash ^= UInt64(byte)
@@ -118,7 +124,7 @@ public struct FileStore: Sendable {
   ///   ``FileDownloads/maxBytes`` or its `Content-Type` not accepted, or the file cannot be written. Nothing is left
   ///   behind on failure (the file is written to a temporary name and renamed).
   @discardableResult
-  public func file(for remote: URL) async throws(FileDownloadError) -> URL {
+  package func file(for remote: URL) async throws(FileDownloadError) -> URL {
     let local = localURL(for: remote)
     if FileManager.default.fileExists(atPath: local.path) { return local }
     try await download(remote, to: local)
@@ -126,7 +132,7 @@ public struct FileStore: Sendable {
   }
 
   /// Whether `remote` is already stored.
-  public func isStored(_ remote: URL) -> Bool { FileManager.default.fileExists(atPath: localURL(for: remote).path) }
+  package func isStored(_ remote: URL) -> Bool { FileManager.default.fileExists(atPath: localURL(for: remote).path) }
 
   private func download(_ remote: URL, to local: URL) async throws(FileDownloadError) {
     guard let scheme = remote.scheme?.lowercased(), scheme == "http" || scheme == "https" else {

@@ -13,7 +13,18 @@ import Foundation
 /// an XML document whose first element is `svg` (sniffed after optional BOM, XML declaration, comments and
 /// doctype).
 public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
-  case jpeg, png, gif, webp, avif, svg
+  /// JPEG (ISO/IEC 10918-1, JFIF or Exif).
+  case jpeg
+  /// PNG (W3C PNG specification).
+  case png
+  /// GIF 87a or 89a.
+  case gif
+  /// WebP (RFC 9649).
+  case webp
+  /// AVIF, AV1 in an ISO BMFF (HEIF) container.
+  case avif
+  /// SVG, an XML document: told apart so that it can be refused.
+  case svg
 
   /// The raster formats, every format but SVG: what article images accept by default. SVG is an XML document
   /// that may run scripts and load other resources when it is shown (so it is neither offline nor private), and a

@@ -16,6 +16,7 @@ public struct ParseServer: Sendable, Hashable {
   /// `X-Parse-Session-Token`, to read as a user; a secret, never printed.
   public var sessionToken: String?
 
+  /// A server at `serverURL` (the REST root) for the app `applicationID`; empty keys count as none.
   public init(serverURL: URL, applicationID: String, restAPIKey: String? = nil, sessionToken: String? = nil) {
     self.serverURL = serverURL
     self.applicationID = applicationID
@@ -24,7 +25,7 @@ public struct ParseServer: Sendable, Hashable {
   }
 
   /// The headers every request carries.
-  public var headers: [String: String] {
+  package var headers: [String: String] {
     var headers = ["X-Parse-Application-Id": applicationID, "Accept": "application/json"]
     if let restAPIKey { headers["X-Parse-REST-API-Key"] = restAPIKey }
     if let sessionToken { headers["X-Parse-Session-Token"] = sessionToken }
@@ -32,10 +33,10 @@ public struct ParseServer: Sendable, Hashable {
   }
 
   /// The secrets to keep out of every message.
-  public var secrets: [String] { [restAPIKey, sessionToken].compactMap { $0 } }
+  package var secrets: [String] { [restAPIKey, sessionToken].compactMap { $0 } }
 
   /// The route of `className`: `classes/<name>`, or the special route of a built-in class.
-  public static func route(of className: String) -> String {
+  package static func route(of className: String) -> String {
     switch className {
     case "_User": return "users"
     case "_Role": return "roles"
@@ -50,7 +51,7 @@ public struct ParseServer: Sendable, Hashable {
   /// The query for the members of relation `key` of object `objectId` of `className`, which are objects of
   /// `target`: `where={"$relatedTo":{"object":<pointer>,"key":key}}` (Parse REST, "Relational Queries"), only their
   /// `objectId`s, in `objectId` order, after `after` when given.
-  public func relationURL(
+  package func relationURL(
     className: String, objectId: String, key: String, target: String, after: String?, limit: Int
   ) -> URL {
     var clause: [String: Any] = [
@@ -76,7 +77,7 @@ public struct ParseServer: Sendable, Hashable {
   /// `objectId`, ordered by `updatedAt,objectId`, so that objects sharing one `updatedAt` across a page boundary are
   /// neither skipped nor repeated, and objects changed during a sync are found by the next one. Dates are compared
   /// as Parse `Date` values (`{"__type":"Date","iso":…}`).
-  public func queryURL(className: String, after cursor: SyncCursor?, limit: Int) -> URL {
+  package func queryURL(className: String, after cursor: SyncCursor?, limit: Int) -> URL {
     var items = [
       URLQueryItem(name: "order", value: "updatedAt,objectId"), URLQueryItem(name: "limit", value: "\(limit)"),
     ]
@@ -98,28 +99,28 @@ public struct ParseServer: Sendable, Hashable {
 
 /// Where an incremental sync of one class stands: the `updatedAt` and `objectId` of the last object imported, in
 /// the server's order (`updatedAt,objectId`).
-public struct SyncCursor: Sendable, Hashable, Comparable, CustomStringConvertible {
+package struct SyncCursor: Sendable, Hashable, Comparable, CustomStringConvertible {
   /// `updatedAt` as the server wrote it (RFC 3339, UTC, milliseconds in Parse's case).
-  public var updatedAt: String
+  package var updatedAt: String
   /// The same instant in milliseconds since 1970 UTC, for ordering.
-  public var updatedAtMilliseconds: Int64
+  package var updatedAtMilliseconds: Int64
   /// The object's `objectId`.
-  public var objectId: String
+  package var objectId: String
 
-  public init(updatedAt: String, updatedAtMilliseconds: Int64, objectId: String) {
+  package init(updatedAt: String, updatedAtMilliseconds: Int64, objectId: String) {
     self.updatedAt = updatedAt
     self.updatedAtMilliseconds = updatedAtMilliseconds
     self.objectId = objectId
   }
 
-  public static func < (lhs: SyncCursor, rhs: SyncCursor) -> Bool {
+  package static func < (lhs: SyncCursor, rhs: SyncCursor) -> Bool {
     (lhs.updatedAtMilliseconds, lhs.objectId) < (rhs.updatedAtMilliseconds, rhs.objectId)
   }
 
-  public var description: String { "\(updatedAt) \(objectId)" }
+  package var description: String { "\(updatedAt) \(objectId)" }
 
   /// The `where` constraint for the objects after this cursor, as JSON text.
-  public var whereClause: String {
+  package var whereClause: String {
     let date: [String: String] = ["__type": "Date", "iso": updatedAt]
     let clause: [String: Any] = [
       "$or": [

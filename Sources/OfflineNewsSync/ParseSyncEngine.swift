@@ -22,6 +22,7 @@ public struct ParseClassSync: Sendable {
   /// `updatedAt` when its relation changes. One request per object and relation (more past 1000 members).
   public var relations: [String]
 
+  /// A class to sync with `mapping`; `pageSize` is clamped to 1…1000.
   public init(
     className: String, mapping: ImportMapping, pageSize: Int = 100, files: FileDownloads? = nil,
     relations: [String] = []
@@ -36,10 +37,10 @@ public struct ParseClassSync: Sendable {
 
 /// Incremental sync of Parse Server classes into the store, through the mapping importer.
 ///
-/// For each class, in an order where the classes an object points to come first (``orderedByPointers(_:)``;
+/// For each class, in an order where the classes an object points to come first (`orderedByPointers(_:)`;
 /// placeholders keep any order correct, this only saves rewriting them):
 /// 1. Pages staged by an interrupted run are imported first, oldest first.
-/// 2. Then the next page after the class's cursor is requested (``ParseServer/queryURL(className:after:limit:)``):
+/// 2. Then the next page after the class's cursor is requested (`ParseServer/queryURL(className:after:limit:)`):
 ///    objects changed after the last one imported, ordered by `updatedAt,objectId`.
 /// 3. A complete, valid page is **staged** (`sync_page`, one transaction) before anything is imported, so a crash
 ///    between download and import loses nothing: the next run imports it.
@@ -51,37 +52,54 @@ public struct ParseClassSync: Sendable {
 ///
 /// A failed, truncated or error response is never staged and moves nothing. Objects that cannot be imported are
 /// reported and skipped (their page is still done). Deletions on the server are not seen by an `updatedAt` cursor
-/// (Parse keeps no tombstones). The engine's own state is in ``SyncBookkeeping``; open the storage context with
-/// ``SyncBookkeeping/entities`` besides the mappings' entities.
+/// (Parse keeps no tombstones). The engine's own state is in `SyncBookkeeping`; open the storage context with
+/// `SyncBookkeeping/entities` besides the mappings' entities.
 public struct ParseSyncEngine: Sendable {
   /// The configured source's name: cursors and staged pages are kept per source and class.
   public var source: String
+  /// The Parse Server asked, with its application ID and keys.
   public var server: ParseServer
+  /// The classes synced, in an order where a class comes after the classes its objects point to.
   public var classes: [ParseClassSync]
+  /// Where pages are staged and imported, opened with ``bookkeepingEntities`` and the mappings' entities.
   public let storage: StorageContext
+  /// How the server and its files are asked (its keys redacted from every error).
   public let transport: any HTTPTransport
-  /// Where eager downloads go (see ``FileStore``); `nil` disables file downloads.
+  /// Where eager downloads go (see `FileStore`); `nil` disables file downloads.
   public var fileFolder: URL?
   /// Called after each page is staged, before it is imported: a fault-injection point for tests and tools
   /// (the crash tests' `news-with-fault kill-after-stage sync …` kills itself there). Throwing stops the class's
   /// sync.
-  public var pageStaged: @Sendable (SyncBookkeeping.StagedPage) async throws -> Void = { _ in }
+  package var pageStaged: @Sendable (SyncBookkeeping.StagedPage) async throws -> Void = { _ in }
   /// The clock (`syncedAt`, import times).
-  public var now: @Sendable () -> Date = { Date() }
-  /// Start every class from the beginning instead of its stored cursor (`news sync --full`): everything is asked
-  /// for again and upserted (unchanged rows are not rewritten); the cursor then moves on as usual.
+  package var now: @Sendable () -> Date = { Date() }
+  /// `error`, thrown by a call of the storage context, as the ``StorageError`` it is; anything else (a test seam's
+  /// error) as `.other`.
+  private func storageError(_ error: any Error) -> StorageError {
+    (error as? StorageError) ?? StorageError(kind: .other, path: storage.path)
+  }
+
   /// The query key the articles of a sync source are saved under (every page adds to its result list), so that
   /// the repository serves them as it serves any source: `news-source:NAME`.
-  public static func articleQuery(source: String) -> String {
+  package static func articleQuery(source: String) -> String {
     "news-source:" + (source.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? source)
   }
 
+  /// The entities the engine keeps its bookkeeping in (staged pages, cursors, downloaded files): open the storage
+  /// context with them beside the mapping's, `StorageContext(path:entities:)` with
+  /// `mapping.entityDescriptions + ParseSyncEngine.bookkeepingEntities`.
+  public static var bookkeepingEntities: [EntityDescription] { SyncBookkeeping.entities }
+
+  /// Start every class from the beginning instead of its stored cursor (`news sync --full`): everything is asked
+  /// for again and upserted (unchanged rows are not rewritten); the cursor then moves on as usual.
   public var fromTheBeginning = false
   /// With ``fromTheBeginning``: once a class has been read to its end in this run, delete its rows whose `objectId`
   /// the server did not list (objects deleted on the server: Parse keeps no tombstones, so an incremental sync never
   /// sees them). Scoped to the class's entity; skipped when the run stops early (`news sync --full --delete-missing`).
   public var deleteMissing = false
 
+  /// An engine for `source` that syncs `classes` (reordered so that pointed-to classes come first) from `server`
+  /// into `storage` through `transport`; files go under `fileFolder` (`nil`: no file downloads).
   public init(
     source: String, server: ParseServer, classes: [ParseClassSync], storage: StorageContext,
     transport: any HTTPTransport, fileFolder: URL? = nil
@@ -96,7 +114,7 @@ public struct ParseSyncEngine: Sendable {
 
   /// `classes` ordered so that a class comes after the classes its objects point to (to-one and to-many
   /// relationships of its mapping's root entity), keeping the given order otherwise; cycles keep the given order.
-  public static func orderedByPointers(_ classes: [ParseClassSync]) -> [ParseClassSync] {
+  package static func orderedByPointers(_ classes: [ParseClassSync]) -> [ParseClassSync] {
     let classOfEntity = Dictionary(
       classes.map { ($0.mapping.rootEntity, $0.className) }, uniquingKeysWith: { first, _ in first })
     var remaining = classes
@@ -155,7 +173,7 @@ public struct ParseSyncEngine: Sendable {
     do {
       staged = try await SyncBookkeeping.stagedPages(source, name, in: storage)
     } catch {
-      throw .storage(className: name, detail: "\(error)")
+      throw .storage(className: name, storageError(error))
     }
     let root = item.mapping.rootEntity
     let pruning = fromTheBeginning && deleteMissing
@@ -164,7 +182,7 @@ public struct ParseSyncEngine: Sendable {
     let rootMapping = item.mapping.entity(root)
     let identify: (String) -> Identity
     let scope: FetchPredicate
-    if let rule = rootMapping?.articleKey, rule.id == [KeyPath("objectId")], rule.link.isEmpty {
+    if let rule = rootMapping?.articleKey, rule.id == [JSONPath("objectId")], rule.link.isEmpty {
       let articleScope = rule.scope ?? "\(source)/\(name)"
       identify = { Identity(.text(ArticleIdentity.scoped(articleScope, id: $0).absoluteString)) }
       scope = FetchPredicate.attribute("source") == source
@@ -202,7 +220,7 @@ public struct ParseSyncEngine: Sendable {
         cursor = try await SyncBookkeeping.cursor(
           source: source, className: name, server: server.serverURL.absoluteString, in: storage)
       } catch {
-        throw .storage(className: name, detail: "\(error)")
+        throw .storage(className: name, storageError(error))
       }
     }
     while true {
@@ -228,7 +246,7 @@ public struct ParseSyncEngine: Sendable {
           }
           part.deleted += try await storage.save(changes)[root]?.deleted ?? 0
         } catch {
-          throw .storage(className: name, detail: "\(error)")
+          throw .storage(className: name, storageError(error))
         }
         return
       }
@@ -243,12 +261,12 @@ public struct ParseSyncEngine: Sendable {
         page = SyncBookkeeping.StagedPage(source: source, className: name, sequence: sequence, body: body, end: end)
         _ = try await storage.save(ChangeSet(upserts: [page.record]))
       } catch {
-        throw .storage(className: name, detail: "staging a page: \(error)")
+        throw .storage(className: name, storageError(error))
       }
       do {
         try await pageStaged(page)
       } catch {
-        throw .storage(className: name, detail: "stopped after staging page \(page.sequence): \(error)")
+        throw .storage(className: name, storageError(error))
       }
       try await importPage(page, json: json, item, into: &part)
       cursor = page.end
@@ -271,18 +289,18 @@ public struct ParseSyncEngine: Sendable {
           source, name, page.end, server: server.serverURL.absoluteString, syncedAt: Timestamp(now()))
       ],
       deletes: [(entity: SyncBookkeeping.page.name, identity: page.identity)])
+    var options = Importer.Options(importTime: Timestamp(now()))
+    options.additionalChanges = bookkeeping
+    options.articleFetch = ArticleFetch(
+      query: Self.articleQuery(source: source), source: source, fetchedAt: Timestamp(now()), accumulates: true)
     let report: ImportReport
     do {
       report = try await Importer(mapping: item.mapping).run(
-        json, into: storage, source: "\(source)/\(name)",
-        options: .init(
-          importTime: Timestamp(now()), additionalChanges: bookkeeping,
-          articleFetch: ArticleFetch(
-            query: Self.articleQuery(source: source), source: source, fetchedAt: Timestamp(now()), accumulates: true)))
+        json, into: storage, source: "\(source)/\(name)", options: options)
     } catch let error as ImportError {
       throw .importFailed(className: name, detail: error.description)
     } catch {
-      throw .storage(className: name, detail: "\(error)")
+      throw .storage(className: name, storageError(error))
     }
     part.objects += Self.results(json)?.count ?? 0
     part.inserted += report.inserted
@@ -310,7 +328,7 @@ public struct ParseSyncEngine: Sendable {
   }
 
   /// The most failed files retried per class and run.
-  public static let maxFileRetries = 500
+  package static let maxFileRetries = 500
 
   /// Downloads what is not stored yet, at most ``FileDownloads/concurrency`` at once, and records each failure in
   /// ``SyncBookkeeping/file`` for the next sync to retry; when `retrying` those records, forgets the ones now stored.
@@ -405,7 +423,7 @@ public struct ParseSyncEngine: Sendable {
   // MARK: - Pages
 
   static func results(_ json: JSONValue) -> [JSONValue]? {
-    guard case .array(let items)? = json[path: KeyPath("results")] else { return nil }
+    guard case .array(let items)? = json[path: JSONPath("results")] else { return nil }
     return items
   }
 

@@ -12,8 +12,8 @@ import OfflineNewsStorage
 /// - `sync_cursor(source, className)`: the last object imported (`updatedAt`, `updatedAtMs`, `objectId`) from which
 ///   server (`server`), when the class was last brought up to date (`syncedAt`), and the last error since
 ///   (`lastError`, `lastErrorAt`).
-public enum SyncBookkeeping {
-  public static let page = EntityDescription(
+package enum SyncBookkeeping {
+  package static let page = EntityDescription(
     name: "sync_page", identity: ["source", "className", "sequence"],
     attributes: [
       Attribute("source", .text), Attribute("className", .text), Attribute("sequence", .integer),
@@ -22,7 +22,7 @@ public enum SyncBookkeeping {
       Attribute("stagedAt", .date, optional: false),
     ])
 
-  public static let cursor = EntityDescription(
+  package static let cursor = EntityDescription(
     name: "sync_cursor", identity: ["source", "className"],
     attributes: [
       Attribute("source", .text), Attribute("className", .text), Attribute("updatedAt", .text),
@@ -32,16 +32,16 @@ public enum SyncBookkeeping {
 
   /// Eager file downloads that failed (`sync_file(source, url)`: the class, the error, when), for the next sync to
   /// retry; a row is deleted once its download succeeds.
-  public static let file = EntityDescription(
+  package static let file = EntityDescription(
     name: "sync_file", identity: ["source", "url"],
     attributes: [
       Attribute("source", .text), Attribute("url", .text), Attribute("className", .text, optional: false),
       Attribute("lastError", .text), Attribute("failedAt", .date),
     ],
-    indexes: [Index("sync_file_by_class", on: ["source", "className"])])
+    indexes: [EntityIndex("sync_file_by_class", on: ["source", "className"])])
 
   /// The bookkeeping entities: pass them to `StorageContext(path:entities:)` with the mapping's.
-  public static let entities = [page, cursor, file]
+  package static let entities = [page, cursor, file]
 
   /// Up to `limit` file URLs of one class whose download failed, oldest failure first.
   static func failedFiles(source: String, className: String, limit: Int, in storage: StorageContext) async throws
@@ -78,12 +78,12 @@ public enum SyncBookkeeping {
   }
 
   /// A page waiting to be imported.
-  public struct StagedPage: Sendable, Hashable {
-    public var source: String
-    public var className: String
-    public var sequence: Int64
-    public var body: Data
-    public var end: SyncCursor
+  package struct StagedPage: Sendable, Hashable {
+    package var source: String
+    package var className: String
+    package var sequence: Int64
+    package var body: Data
+    package var end: SyncCursor
 
     var identity: Identity { Identity([.text(source), .text(className), .integer(sequence)]) }
 
@@ -132,7 +132,7 @@ public enum SyncBookkeeping {
 
   /// The stored cursor of one class, `nil` before its first page, or when `server` is given and the cursor was
   /// taken on another server (the source's `serverURL` changed: its objects are not those the cursor counted).
-  public static func cursor(
+  package static func cursor(
     source: String, className: String, server: String? = nil, in storage: StorageContext
   ) async throws -> SyncCursor? {
     let rows = try await storage.fetch(FetchRequest(entity: cursor.name, predicate: scope(source, className)))
@@ -144,19 +144,19 @@ public enum SyncBookkeeping {
   }
 
   /// Where one class of a source stands, for status displays.
-  public struct ClassStatus: Sendable, Hashable {
-    public var className: String
+  package struct ClassStatus: Sendable, Hashable {
+    package var className: String
     /// When the class was last brought up to date; `nil` if never.
-    public var syncedAt: Timestamp?
+    package var syncedAt: Timestamp?
     /// The last error since, and when.
-    public var lastError: String?
-    public var lastErrorAt: Timestamp?
+    package var lastError: String?
+    package var lastErrorAt: Timestamp?
   }
 
   /// The status of every class of `source` that was ever synced.
   ///
   /// - Throws: ``StorageError``.
-  public static func status(source: String, in storage: StorageContext) async throws -> [ClassStatus] {
+  package static func status(source: String, in storage: StorageContext) async throws -> [ClassStatus] {
     func time(_ value: DatabaseValue?) -> Timestamp? {
       if case .integer(let ms)? = value { return Timestamp(millisecondsSince1970: ms) }
       return nil

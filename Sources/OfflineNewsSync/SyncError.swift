@@ -1,6 +1,7 @@
 import Foundation
 import OfflineNewsHTTP
 import OfflineNewsImport
+import OfflineNewsStorage
 
 /// Why the sync of one class stopped. Pages already imported stay imported, a staged page stays staged (the next sync
 /// resumes it), and the cursor never moves past what was imported.
@@ -16,12 +17,21 @@ public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
   case invalidPage(className: String, detail: String)
   /// The page could not be imported with the mapping (nothing of it was written; it stays staged).
   case importFailed(className: String, detail: String)
-  /// The database failed (full, locked, read-only…).
-  case storage(className: String, detail: String)
+  /// The database failed (full, locked, read-only…): the storage context's error, naming the file and the cause.
+  case storage(className: String, StorageError)
 
   /// The kind of a failure, without its details; its raw value is what `--json` output prints (`errorKind`).
   public enum Kind: String, Sendable, Hashable, Encodable {
-    case network, server, invalidPage, importFailed, storage
+    /// ``SyncError/network(className:_:)``: no complete answer came.
+    case network
+    /// ``SyncError/server(className:status:code:message:)``: the server answered with an error.
+    case server
+    /// ``SyncError/invalidPage(className:detail:)``: the answer was no page of results.
+    case invalidPage
+    /// ``SyncError/importFailed(className:detail:)``: the page could not be imported.
+    case importFailed
+    /// ``SyncError/storage(className:_:)``: the database failed.
+    case storage
   }
 
   /// The kind of failure: ``Kind/network``, ``Kind/server``, ``Kind/invalidPage``, ``Kind/importFailed`` or
@@ -52,7 +62,7 @@ public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
       return "\(name): the server answered HTTP \(status)\(code.map { ", code \($0)" } ?? ""): \(message)"
     case .invalidPage(let name, let detail): return "\(name): invalid page: \(detail)"
     case .importFailed(let name, let detail): return "\(name): import failed: \(detail)"
-    case .storage(let name, let detail): return "\(name): storage: \(detail)"
+    case .storage(let name, let error): return "\(name): storage: \(error)"
     }
   }
 }
@@ -61,6 +71,7 @@ public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
 public struct SyncReport: Sendable, Hashable, Encodable {
   /// One class's part, in the order the classes were synced.
   public struct ClassReport: Sendable, Hashable, Encodable {
+    /// The Parse class.
     public var className: String
     /// The entity its objects were imported into.
     public var entity: String
@@ -70,19 +81,25 @@ public struct SyncReport: Sendable, Hashable, Encodable {
     public var resumedPages = 0
     /// Objects in the imported pages.
     public var objects = 0
+    /// Objects inserted as new rows.
     public var inserted = 0
+    /// Objects whose row changed.
     public var updated = 0
+    /// Objects already stored as sent (not rewritten).
     public var unchanged = 0
     /// Rows deleted because the server no longer lists them (``ParseSyncEngine/deleteMissing``).
     public var deleted = 0
     /// Objects skipped or failed, with the reasons in ``errors``.
     public var failed = 0
+    /// Why each failed object failed: entity, identity, key path, reason.
     public var errors: [RecordError] = []
     /// Values not stored in objects that were imported (``ImportReport/warnings``).
     public var warnings: [RecordError] = []
     /// Files downloaded, already present, and refused or failed (with reasons in ``fileErrors``).
     public var filesDownloaded = 0
+    /// Files already stored before this run.
     public var filesPresent = 0
+    /// Why each refused or failed file was not stored (its URL redacted of secrets).
     public var fileErrors: [String] = []
     /// The file URLs tried in this run (not encoded): a failed one is not tried twice in one run.
     var filesTried: Set<URL> = []
@@ -93,7 +110,7 @@ public struct SyncReport: Sendable, Hashable, Encodable {
     /// The kind of ``error``: ``SyncError/kind`` (encoded as its raw value, e.g. `"network"`).
     public var errorKind: SyncError.Kind?
 
-    public init(className: String, entity: String) {
+    package init(className: String, entity: String) {
       self.className = className
       self.entity = entity
     }
@@ -128,9 +145,10 @@ public struct SyncReport: Sendable, Hashable, Encodable {
     }
   }
 
+  /// The classes, in the order they were synced.
   public var classes: [ClassReport] = []
 
-  public init() {}
+  package init() {}
 
   /// Whether every class finished.
   public var succeeded: Bool { classes.allSatisfy { $0.error == nil } }
@@ -138,6 +156,7 @@ public struct SyncReport: Sendable, Hashable, Encodable {
 
 /// Progress of a sync, reported after each page.
 public struct SyncProgress: Sendable, Hashable {
+  /// The class being synced.
   public var className: String
   /// Pages imported for this class so far in this run (resumed ones included).
   public var pages: Int

@@ -20,12 +20,12 @@ import OfflineNewsHTTP
 /// - Retries per ``retry`` (``RetryPolicy``): transport failures, `5xx` and `429`, honouring `Retry-After`; when it
 ///   gives up on a status, that response is returned for the caller to read.
 /// - Redirects are followed by the request's rule (``HTTPRequest/Redirects``, same origin by default), at most
-///   ``maximumRedirects`` in a row, within the one deadline; the response says where it ended
+///   `maximumRedirects` in a row, within the one deadline; the response says where it ended
 ///   (``HTTPResponse/url``, ``HTTPResponse/permanentURL``).
 /// - A body over the request's ``HTTPRequest/maxBodyBytes`` stops the transfer (never retried).
 /// - Secrets (the transport's and the request's) are redacted from every error.
 public final class URLSessionHTTPTransport: HTTPTransport {
-  /// The per-attempt timeout in force, in seconds (see ``effectiveTimeout(_:)``).
+  /// The per-attempt timeout in force, in seconds (see `effectiveTimeout(_:)`).
   public let timeout: TimeInterval
   /// Which failures are retried and how.
   public let retry: RetryPolicy
@@ -35,18 +35,18 @@ public final class URLSessionHTTPTransport: HTTPTransport {
 
   /// The longest run of redirects followed (curl's default is 50, browsers' about 20; a feed or an API that needs
   /// more than 5 is broken).
-  public static let maximumRedirects = 5
+  package static let maximumRedirects = 5
 
   /// The longest timeout in force, in seconds (one day): ``RequestTimeout/maximum``.
-  public static let maximumTimeout: TimeInterval = RequestTimeout.maximum
+  package static let maximumTimeout: TimeInterval = RequestTimeout.maximum
 
   /// The timeout in force for a requested one, in seconds: ``RequestTimeout/effective(_:)``.
-  public static func effectiveTimeout(_ requested: TimeInterval) -> TimeInterval {
+  package static func effectiveTimeout(_ requested: TimeInterval) -> TimeInterval {
     RequestTimeout.effective(requested)
   }
 
   /// - Parameters:
-  ///   - timeout: seconds allowed per attempt (see ``effectiveTimeout(_:)``); default 5.
+  ///   - timeout: seconds allowed per attempt (see `effectiveTimeout(_:)`); default 5.
   ///   - retry: ``RetryPolicy/none`` (a single attempt) by default.
   ///   - secrets: texts never to show in an error of any request (keys this transport sends), besides each
   ///     request's own ``HTTPRequest/secrets``.

@@ -15,7 +15,7 @@ import OfflineNewsNetwork
 /// - The key is sent in the `X-Api-Key` header, as NewsAPI recommends (<https://newsapi.org/docs/authentication>),
 ///   never in the URL; it is removed from every error text (so is a key the URL carries, `?apiKey=`).
 /// - `timeout` bounds the whole request, connection included (URLSession's own default is 60 s). A server that
-///   never answers fails with ``NewsNetworkError/TransportFailure/timedOut``.
+///   never answers fails with `NewsNetworkError/TransportFailure/timedOut`.
 /// - Nothing is cached by URLSession (ephemeral session, no `URLCache`): the repository owns the cache.
 /// - A `file:` URL is read by ``FileNewsNetwork``.
 /// - `retry` decides which failures are tried again, after what wait, and when to give up (``RetryPolicy``; no
@@ -43,7 +43,7 @@ public final class URLSessionNewsNetwork: NewsNetwork {
   ///   - apiKey: the NewsAPI key (`NEWSAPI_KEY`), or `nil` to send none (NewsAPI then answers `apiKeyMissing`).
   ///   - timeout: seconds allowed for the whole request; default 5. On Linux, URLSession (libcurl) counts whole
   ///     seconds and treats a fraction below one as zero (an immediate timeout), so the timeout is rounded up to
-  ///     whole seconds there; above ``maximumTimeout`` (one day, and infinity) it is capped, and NaN, zero or a
+  ///     whole seconds there; above `maximumTimeout` (one day, and infinity) it is capped, and NaN, zero or a
   ///     negative value mean 5; ``timeout`` says the value in force. Each attempt gets the whole timeout.
   ///   - retry: which failures are retried and how; ``RetryPolicy/none`` (a single attempt) by default.
   ///   - decoder: what turns a body into articles; NewsAPI v2 (``NewsAPIDecoder``) by default, the `OfflineNews`
@@ -60,10 +60,10 @@ public final class URLSessionNewsNetwork: NewsNetwork {
   }
 
   /// The longest timeout in force, in seconds: ``URLSessionHTTPTransport/maximumTimeout``.
-  public static let maximumTimeout: TimeInterval = URLSessionHTTPTransport.maximumTimeout
+  package static let maximumTimeout: TimeInterval = URLSessionHTTPTransport.maximumTimeout
 
   /// The timeout in force for a requested one, in seconds: ``URLSessionHTTPTransport/effectiveTimeout(_:)``.
-  public static func effectiveTimeout(_ requested: TimeInterval) -> TimeInterval {
+  package static func effectiveTimeout(_ requested: TimeInterval) -> TimeInterval {
     URLSessionHTTPTransport.effectiveTimeout(requested)
   }
 

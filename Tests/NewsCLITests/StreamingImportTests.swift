@@ -122,7 +122,7 @@ struct StreamingImportTests {
         })
     }
     #expect(try await storage.articleCount() == 0)
-    #expect(try await storage.lastFetch(forQuery: "cut") == nil)
+    #expect(try await storage.fetchRecord(forQuery: "cut") == nil)
   }
 }
 

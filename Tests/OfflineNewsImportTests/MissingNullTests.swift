@@ -162,7 +162,7 @@ struct MissingNullTests {
     #expect(try await store.storage.setRead(true, url: "https://example.com/1"))
     #expect(
       try await store.storage.setBookmarked(
-        true, url: "https://example.com/1", at: Timestamp(millisecondsSince1970: 1_000)))
+        true, url: "https://example.com/1", at: Timestamp(millisecondsSince1970: 1_000).date))
     let second = Self.newsAPIPayload.replacingOccurrences(of: "%@", with: "Second")
     #expect(try await counts(store.run(mapping, second)) == expectedCounts(updated: 1))
     #expect(

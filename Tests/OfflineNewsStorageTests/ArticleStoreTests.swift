@@ -60,7 +60,7 @@ struct ArticleStoreTests {
     #expect(saved == 2)
     #expect(try await storage.articleCount() == 2)
     #expect(try await storage.articles(forQuery: "q") == [last, other])
-    #expect(try await storage.lastFetch(forQuery: "q")?.articleCount == 2)
+    #expect(try await storage.fetchRecord(forQuery: "q")?.articleCount == 2)
     #expect(try await storage.int("SELECT count(*) FROM query_result WHERE query = 'q'") == 2)
     // The later record wins at the earlier one's place, as NewsAPIDecoder orders them.
     #expect(try await storage.int("SELECT position FROM query_result WHERE url = '\(articleURL("dup"))'") == 0)
@@ -85,7 +85,7 @@ struct ArticleStoreTests {
 
     #expect(try await storage.saveArticles([], forQuery: "q1", fetchedAt: at(t0 + 2000)).saved == 0)
     #expect(try await storage.articles(forQuery: "q1") == [])
-    #expect(try await storage.lastFetch(forQuery: "q1")?.articleCount == 0)
+    #expect(try await storage.fetchRecord(forQuery: "q1")?.articleCount == 0)
     #expect(slugs(try await storage.articles(forQuery: "q2")) == ["a"])
     #expect(try await storage.articleCount() == 3)
   }
@@ -95,19 +95,19 @@ struct ArticleStoreTests {
     // Keep the folder alive as long as the database is open.
     let database = TestDatabase()
     let storage = try database.open()
-    #expect(try await storage.lastFetch(forQuery: "q") == nil)
+    #expect(try await storage.fetchRecord(forQuery: "q") == nil)
     try await storage.saveArticles(
       [makeArticle("a"), makeArticle("b"), makeArticle("c")], forQuery: "q", fetchedAt: at(1_630_219_944_291))
-    var fetch = try #require(try await storage.lastFetch(forQuery: "q"))
+    var fetch = try #require(try await storage.fetchRecord(forQuery: "q"))
     #expect(fetch.query == "q")
     #expect(fetch.fetchedAt == at(1_630_219_944_291))
     #expect(fetch.articleCount == 3)
 
     try await storage.saveArticles([makeArticle("d")], forQuery: "q", fetchedAt: at(1_630_219_999_007))
-    fetch = try #require(try await storage.lastFetch(forQuery: "q"))
+    fetch = try #require(try await storage.fetchRecord(forQuery: "q"))
     #expect(fetch.fetchedAt == at(1_630_219_999_007))
     #expect(fetch.articleCount == 1)
-    #expect(try await storage.lastFetch(forQuery: "other") == nil)
+    #expect(try await storage.fetchRecord(forQuery: "other") == nil)
     #expect(try await storage.int("SELECT count(*) FROM query_fetch") == 1)
   }
 
@@ -234,7 +234,7 @@ struct ArticleStoreTests {
         #expect(Array(a.utf8) == Array(b.utf8), "\(a) is not byte-identical to \(b)")
       }
     }
-    #expect(try await storage.lastFetch(forQuery: query)?.articleCount == 3)
+    #expect(try await storage.fetchRecord(forQuery: query)?.articleCount == 3)
   }
 
   @Test("text with an embedded NUL character is kept whole")
@@ -284,7 +284,7 @@ struct ArticleStoreTests {
     let empty = try await storage.saveArticles(forQuery: "q", fetchedAt: at(t0 + 1), batches: { nil })
     #expect(empty.saved == 0)
     #expect(slugs(try await storage.articles(forQuery: "q")) == ["a", "b"])
-    #expect(try await storage.lastFetch(forQuery: "q")?.fetchedAt == at(t0))
+    #expect(try await storage.fetchRecord(forQuery: "q")?.fetchedAt == at(t0))
 
     struct Truncated: Error {}
     let batches = Batches([[makeArticle("c"), makeArticle("a", title: "Changed")]])
@@ -296,7 +296,7 @@ struct ArticleStoreTests {
     }
     #expect(try await storage.articleCount() == 2)
     #expect(try await storage.text("SELECT title FROM article WHERE url = '\(articleURL("a"))'") == "Title a")
-    #expect(try await storage.lastFetch(forQuery: "q")?.fetchedAt == at(t0))
+    #expect(try await storage.fetchRecord(forQuery: "q")?.fetchedAt == at(t0))
   }
 }
 

@@ -102,7 +102,7 @@ struct AtomicityTests {
 
     #expect(try await storage.articles(forQuery: "q") == [b, a])
     #expect(try await storage.articles() == [b, a])
-    let fetch = try await storage.lastFetch(forQuery: "q")
+    let fetch = try await storage.fetchRecord(forQuery: "q")
     #expect(fetch?.fetchedAt == Timestamp(millisecondsSince1970: t0))
     #expect(fetch?.articleCount == 2)
     #expect(try writeLockIsFree(storage.path), "the failed write left its transaction (and lock) open")

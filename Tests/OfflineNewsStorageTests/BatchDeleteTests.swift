@@ -19,7 +19,7 @@ struct BatchDeleteTests {
     #expect(try await storage.articleCount() == 0)
     #expect(try await storage.int("SELECT count(*) FROM query_result") == 0)
     #expect(try await storage.int("SELECT count(*) FROM query_fetch") == 0)
-    #expect(try await storage.lastFetch(forQuery: "q1") == nil)
+    #expect(try await storage.fetchRecord(forQuery: "q1") == nil)
     #expect(try await storage.articles(forQuery: "q2") == [])
     #expect(try await storage.deleteAllArticles() == 0)
   }
@@ -51,7 +51,7 @@ struct BatchDeleteTests {
     #expect(
       try await storage.int("SELECT count(*) FROM query_result WHERE url NOT IN (SELECT url FROM article)") == 0)
     // Fetch records are not article rows; they stay.
-    #expect(try await storage.lastFetch(forQuery: "q2")?.articleCount == 2)
+    #expect(try await storage.fetchRecord(forQuery: "q2")?.articleCount == 2)
 
     #expect(try await storage.deleteArticles(publishedBefore: Timestamp(millisecondsSince1970: cutoff).date) == 0)
   }

@@ -61,7 +61,7 @@ struct ChangeStreamTests {
     let log = ChangeLog(storage)
     #expect(try await storage.setRead(true, url: articleURL("a").absoluteString))
     #expect(await log.next() == [StorageChange(entity: "article", updated: articleIDs("a"))])
-    #expect(try await storage.setBookmarked(true, url: articleURL("b").absoluteString, at: at))
+    #expect(try await storage.setBookmarked(true, url: articleURL("b").absoluteString, at: at.date))
     #expect(await log.next() == [StorageChange(entity: "article", updated: articleIDs("b"))])
     #expect(try await storage.setBookmarked(false, url: articleURL("b").absoluteString))
     #expect(await log.next() == [StorageChange(entity: "article", updated: articleIDs("b"))])

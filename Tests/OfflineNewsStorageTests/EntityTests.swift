@@ -14,7 +14,7 @@ private enum Item {
   static let relationships = [
     Relationship("author", to: "person", .toOne), Relationship("tags", to: "tag", .toMany, ordered: true),
   ]
-  static let indexes = [Index("item_by_createdAt", on: ["createdAt", "title"])]
+  static let indexes = [EntityIndex("item_by_createdAt", on: ["createdAt", "title"])]
 
   static let v1 = EntityDescription(
     name: "item", identity: ["feed", "number"], attributes: attributes, relationships: relationships,
@@ -29,7 +29,7 @@ private enum Item {
     relationships: relationships + [
       Relationship("editor", to: "person", .toOne), Relationship("related", to: "item", .toMany),
     ],
-    indexes: indexes + [Index("item_by_score", on: ["score", "rank"], unique: false)])
+    indexes: indexes + [EntityIndex("item_by_score", on: ["score", "rank"], unique: false)])
 
   /// v1 with the attribute `name` replaced (or removed, for `nil`).
   static func replacing(_ name: String, with attribute: Attribute?) -> EntityDescription {
@@ -314,10 +314,10 @@ struct EntityTests {
         relationships: [Relationship("owner\"; DROP TABLE article; --", to: "person", .toOne)]),
       EntityDescription(
         name: "thing", identity: ["id"], attributes: [Attribute("id", .text)],
-        indexes: [Index("by id", on: ["id"])]),
+        indexes: [EntityIndex("by id", on: ["id"])]),
       EntityDescription(
         name: "thing", identity: ["id"], attributes: [Attribute("id", .text)],
-        indexes: [Index("thing_by_nothing", on: ["nothing"])]),
+        indexes: [EntityIndex("thing_by_nothing", on: ["nothing"])]),
       EntityDescription(name: "thing", identity: ["missing"], attributes: [Attribute("id", .text)]),
       EntityDescription(name: "thing", identity: [], attributes: [Attribute("id", .text)]),
       EntityDescription(

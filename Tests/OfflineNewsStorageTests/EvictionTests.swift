@@ -72,7 +72,7 @@ struct EvictionTests {
     let k = makeArticle("k", publishedAt: year2000 + 1000)
     let b = makeArticle("b", publishedAt: year2000 + 2000)
     #expect(try await storage.saveArticles([y, k, b], forQuery: "gone", fetchedAt: at(now - 60 * hour)).evicted == 0)
-    try await storage.setBookmarked(true, url: url("b"), at: at(now - 59 * hour))
+    try await storage.setBookmarked(true, url: url("b"), at: at(now - 59 * hour).date)
     // 50 h ago: "stale" returned z; it is never fetched again.
     #expect(
       try await storage.saveArticles(

@@ -24,7 +24,7 @@ struct LocalStateTests {
       ],
       forQuery: "q", fetchedAt: at(t0))
     #expect(try await storage.setRead(true, url: url("a")))
-    #expect(try await storage.setBookmarked(true, url: url("b"), at: at(t0 + 500)))
+    #expect(try await storage.setBookmarked(true, url: url("b"), at: at(t0 + 500).date))
     #expect(
       try await table(storage) == [
         [.text("a"), .text("Title a"), .integer(1), .null],
@@ -68,8 +68,8 @@ struct LocalStateTests {
       (0..<5).map { makeArticle("a\($0)", publishedAt: t0 + Int64($0) * 1000) }, forQuery: "q", fetchedAt: at(t0))
     try await storage.setRead(true, url: url("a1"))
     try await storage.setRead(true, url: url("a3"))
-    try await storage.setBookmarked(true, url: url("a3"), at: at(t0))
-    try await storage.setBookmarked(true, url: url("a0"), at: at(t0))
+    try await storage.setBookmarked(true, url: url("a3"), at: at(t0).date)
+    try await storage.setBookmarked(true, url: url("a0"), at: at(t0).date)
 
     #expect(slugs(try await storage.articles()) == ["a4", "a3", "a2", "a1", "a0"])
     #expect(slugs(try await storage.articles(filter: ArticleFilter(unreadOnly: true))) == ["a4", "a2", "a0"])

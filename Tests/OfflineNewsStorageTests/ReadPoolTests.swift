@@ -30,14 +30,24 @@ struct ReadPoolTests {
     #expect(try await second.finish() == 1)
   }
 
-  @Test("a read cancelled while it waits for a reader throws CancellationError; the pool still serves reads")
+  @Test(
+    "a read cancelled while it waits for a reader throws StorageError .cancelled (raw read: CancellationError); the pool still serves reads"
+  )
   func cancelledWhileWaiting() async throws {
     let database = TestDatabase()
     let storage = try StorageContext(path: database.path, readers: 1)
     let held = await HeldRead(storage)
     let waiting = Task { try await storage.articleCount() }
     waiting.cancel()
-    await #expect(throws: CancellationError.self) { try await waiting.value }
+    await #expect(throws: StorageError.self) { try await waiting.value }
+    do {
+      _ = try await waiting.value
+    } catch {
+      #expect((error as? StorageError)?.kind == .cancelled)
+    }
+    let raw = Task { try await storage.read { try $0.scalarInt("SELECT count(*) FROM article") } }
+    raw.cancel()
+    await #expect(throws: CancellationError.self) { try await raw.value }
     #expect(try await held.finish() == 0)
     #expect(try await storage.articleCount() == 0)
   }
@@ -49,7 +59,7 @@ struct ReadPoolTests {
     let storage = try StorageContext(
       path: database.path, readers: 1,
       faults: StorageFaults(beforeReadCommit: { if failures.take() { throw Boom() } }))
-    await #expect(throws: Boom.self) { try await storage.articleCount() }
+    await #expect(throws: Boom.self) { try await storage.read { try $0.scalarInt("SELECT count(*) FROM article") } }
     // One reader: had its transaction stayed open, this read would fail to BEGIN, or see the old snapshot.
     try await storage.saveArticles([makeArticle("a")], forQuery: "q", fetchedAt: Timestamp(millisecondsSince1970: t0))
     #expect(try await storage.articleCount() == 1)

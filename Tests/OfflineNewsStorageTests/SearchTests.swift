@@ -555,7 +555,8 @@ struct SearchTests {
     let noise = String((0..<5000).map { index in Character(Unicode.Scalar(UInt8(32 + (index * 7919) % 95))) })
     do {
       _ = try await storage.search(noise)
-    } catch let error as StorageError {
+    } catch {
+      // `search` throws only StorageError (typed throws): `error` is one.
       guard case .invalidRequest(let problem) = error.kind else { throw error }
       #expect(problem.contains("at most \(SearchQuery.maximumTerms)"), "\(problem)")
     }

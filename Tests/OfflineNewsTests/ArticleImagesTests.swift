@@ -191,7 +191,7 @@ struct ArticleImagesTests {
     var images = try await setup.repository.images(of: article)
     #expect(images.map(\.url.path) == names)
     #expect(images.filter(\.isOffline).map(\.url.path) == ["/ok.png", "/moved.png"])
-    #expect(images.filter { !$0.isOffline }.allSatisfy { $0.error != nil && $0.attemptedAt == setup.clock.now })
+    #expect(images.filter { !$0.isOffline }.allSatisfy { $0.error != nil && $0.attemptedTimestamp == setup.clock.now })
     #expect(setup.filesInFolder == [images[0].file, images[5].file], "a refused image leaves no file")
     #expect(try Data(contentsOf: try #require(setup.repository.imageFile(images[5]))) == moved)
     let stored = try #require(article.fullTextHTML)

@@ -154,7 +154,7 @@ struct CachePolicyTests {
     let refetched = try await setup.repository.articles(for: setup.query, policy: .cacheFirst, maxAge: 60)
     #expect(refetched.origin == .network)
     #expect(refetched.articles.map(\.title) == Self.laterTitles)
-    #expect(refetched.fetchedAt == setup.clock.now)
+    #expect(refetched.fetchedTimestamp == setup.clock.now)
     #expect(refetched.maxAge == 60)
     #expect(setup.server.requests.count == 2)
     #expect(try await setup.record()?.maxAge == 60)
@@ -219,7 +219,7 @@ struct CachePolicyTests {
     #expect(miss.isCacheMiss)
     #expect(miss.origin == .cache)
     #expect(miss.articles.isEmpty)
-    #expect(miss.fetchedAt == nil)
+    #expect(miss.fetchedTimestamp == nil)
     #expect(miss.age == nil)
     #expect(miss.isStale)
     #expect(miss.networkError == nil)
@@ -370,7 +370,7 @@ struct CachePolicyTests {
     await setup.repository.waitForRefreshes()
     let refreshed = try await setup.repository.articles(for: setup.query, policy: .cacheOnly)
     #expect(refreshed.articles.map(\.title) == Self.laterTitles)
-    #expect(refreshed.fetchedAt == setup.clock.now)
+    #expect(refreshed.fetchedTimestamp == setup.clock.now)
     #expect(setup.server.requests.count == 2)
   }
 

@@ -41,7 +41,7 @@ struct ConditionalRequestTests {
     #expect(setup.server.requests.last?.header("If-None-Match") == #""v1""#)
     #expect(second.origin == .network)
     #expect(second.revalidated)
-    #expect(second.fetchedAt == setup.clock.now)
+    #expect(second.fetchedTimestamp == setup.clock.now)
     #expect(second.age == 0)
     #expect(second.articles == first.articles)
     #expect(try await Self.articleRows(setup.storage) == rowsBefore)

@@ -100,7 +100,7 @@ import Testing
     let result = try await setup.repository.articles(for: setup.query)
 
     #expect(result.origin == .network)
-    #expect(result.fetchedAt == Self.firstFetchedAt)
+    #expect(result.fetchedTimestamp == Self.firstFetchedAt)
     #expect(result.networkError == nil)
     #expect(result.issues.isEmpty)
     #expect(result.query == setup.query)
@@ -119,7 +119,7 @@ import Testing
     #expect(result.articles[2].author == nil)  // "" is no author
 
     #expect(try await setup.storage.articleCount() == 3)
-    let fetch = try await setup.storage.lastFetch(forQuery: setup.query.cacheKey)
+    let fetch = try await setup.storage.fetchRecord(forQuery: setup.query.cacheKey)
     #expect(fetch?.query == setup.query.cacheKey)
     #expect(fetch?.fetchedAt == Self.firstFetchedAt)
     #expect(fetch?.articleCount == 3)
@@ -207,7 +207,7 @@ import Testing
     let elapsed = clock.now - start
 
     #expect(result.origin == .cache)
-    #expect(result.fetchedAt == Self.firstFetchedAt)
+    #expect(result.fetchedTimestamp == Self.firstFetchedAt)
     #expect(result.articles == first.articles)
     #expect(result.articles.map(\.title) == ["Newest", "Middle", "Oldest"])
     #expect(result.issues.isEmpty)
@@ -258,7 +258,7 @@ import Testing
     let result = try await later.articles(for: setup.query)
 
     #expect(result.origin == .network)
-    #expect(result.fetchedAt == Self.laterFetchedAt)
+    #expect(result.fetchedTimestamp == Self.laterFetchedAt)
     #expect(result.networkError == nil)
     #expect(result.articles.map(\.title) == ["Fresh", "Middle (updated)"])
     #expect(result.articles.map(\.url.absoluteString) == ["https://example.org/fresh", "https://example.org/middle"])
@@ -267,7 +267,7 @@ import Testing
     // The query's result is exactly the later response; the cache agrees.
     let cached = try await later.cachedArticles(for: setup.query)
     #expect(cached.origin == .cache)
-    #expect(cached.fetchedAt == Self.laterFetchedAt)
+    #expect(cached.fetchedTimestamp == Self.laterFetchedAt)
     #expect(cached.articles == result.articles)
 
     let dump = try await Self.dump(setup.storage)

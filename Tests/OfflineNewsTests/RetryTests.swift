@@ -111,7 +111,7 @@ struct RetryTests {
 
     #expect(result.origin == .cache)
     #expect(result.articles.map(\.title) == CachePolicyTests.firstTitles)
-    #expect(result.fetchedAt == NewsRepositoryTests.firstFetchedAt)
+    #expect(result.fetchedTimestamp == NewsRepositoryTests.firstFetchedAt)
     #expect(result.age == 60)
     #expect(fault.matches(result.networkError), "network error: \(String(describing: result.networkError))")
     #expect(!(result.networkError?.description.contains(NewsRepositoryTests.apiKey) ?? true))

@@ -20,7 +20,7 @@ import Foundation
 /// `<meta http-equiv="Content-Type">`; else ISO-8859-1 (libxml2's fallback for bytes that are not UTF-8). A
 /// charset libxml2 does not know (through iconv) is ignored.
 ///
-/// Nodes are ``HTMLNode`` values that keep their document alive. A node removed from the tree (``HTMLNode/remove()``)
+/// Nodes are `HTMLNode` values that keep their document alive. A node removed from the tree (`HTMLNode/remove()`)
 /// stays valid, detached, until the document is freed. A document and its nodes are not `Sendable`: use them from
 /// one task at a time.
 ///
@@ -43,7 +43,7 @@ public final class HTMLDocument {
   private var detached: Set<xmlNodePtr> = []
 
   /// The address the document was read from, when known: relative URLs are resolved against it (and `<base>`).
-  public let url: URL?
+  package let url: URL?
 
   /// The options every parse uses: recover, no messages, no network.
   static let parseOptions = Int32(
@@ -61,14 +61,14 @@ public final class HTMLDocument {
   ///   - charset: the `charset` parameter of the HTTP `Content-Type` header (`"utf-8"`, `"iso-8859-1"`,
   ///     `"windows-1252"`, `"shift_jis"`…), when there was one.
   /// - Throws: ``ParseError/tooLarge(bytes:)`` for an input of 2 GiB or more. Nothing else: malformed HTML is repaired.
-  public convenience init(data: Data, url: URL? = nil, charset: String? = nil) throws(ParseError) {
+  package convenience init(data: Data, url: URL? = nil, charset: String? = nil) throws(ParseError) {
     guard data.count < Int(Int32.max) else { throw .tooLarge(bytes: data.count) }
     self.init(pointer: Self.parse(data, url: url, charset: charset), url: url)
   }
 
   /// Parses HTML text: a whole page or a fragment (a summary, a feed item's content), read as UTF-8 whatever its
   /// `<meta>` says (the text is already decoded). A string of 2 GiB or more gives an empty document.
-  public convenience init(html: String, url: URL? = nil) {
+  package convenience init(html: String, url: URL? = nil) {
     let data = Data(html.utf8)
     let pointer = data.count < Int(Int32.max) ? Self.parse(data, url: url, charset: "UTF-8") : nil
     self.init(pointer: pointer, url: url)
@@ -195,7 +195,7 @@ public final class HTMLDocument {
   }
 
   /// The root element (`<html>`), or `nil` for an empty document.
-  public var root: HTMLNode? {
+  package var root: HTMLNode? {
     RawNode(xmlDocGetRootElement(pointer)).map { HTMLNode($0, in: self) }
   }
 
@@ -222,14 +222,14 @@ public final class HTMLDocument {
   }
 
   /// The `<head>` element, when there is one.
-  public var head: HTMLNode? { rawHead.map { HTMLNode($0, in: self) } }
+  package var head: HTMLNode? { rawHead.map { HTMLNode($0, in: self) } }
 
   /// The `<body>` element, when there is one (a fragment is put in one).
-  public var body: HTMLNode? { rawBody.map { HTMLNode($0, in: self) } }
+  package var body: HTMLNode? { rawBody.map { HTMLNode($0, in: self) } }
 
   /// DOM `document.title`: the text of the first `<title>` element, ASCII whitespace stripped and collapsed to
   /// single spaces (HTML Living Standard, "document.title"); `""` without one.
-  public var title: String {
+  package var title: String {
     guard let root = rawRoot else { return "" }
     let titles = root.isElement("title") ? [root] : root.descendants("title")
     guard let first = titles.first else { return "" }
@@ -238,7 +238,7 @@ public final class HTMLDocument {
 
   /// The URL relative references in the document are resolved against: its first `<base href>` resolved against
   /// ``url``, else ``url`` (HTML Living Standard, "document base URL").
-  public var baseURL: URL? {
+  package var baseURL: URL? {
     if let root = rawRoot {
       for base in root.descendants("base") {
         guard let href = base.attribute("href") else { continue }
@@ -251,12 +251,12 @@ public final class HTMLDocument {
   // MARK: Making and moving nodes
 
   /// A new element named `name` (lower case), not yet in the tree.
-  public func createElement(_ name: String) -> HTMLNode {
+  package func createElement(_ name: String) -> HTMLNode {
     HTMLNode(makeElement(name), in: self)
   }
 
   /// A new text node holding `text` literally, not yet in the tree.
-  public func createText(_ text: String) -> HTMLNode {
+  package func createText(_ text: String) -> HTMLNode {
     HTMLNode(makeText(text), in: self)
   }
 

@@ -12,26 +12,26 @@ import CLibXML2
 /// A node keeps its document alive. Names are lower case (libxml2's HTML parser folds them). Walks over a subtree
 /// (``descendants(named:)``, ``textContent``) are iterative: any depth of nesting is safe. Two values are equal when
 /// they are the same node.
-public struct HTMLNode: Hashable, CustomStringConvertible {
+package struct HTMLNode: Hashable, CustomStringConvertible {
   /// What a node is.
-  public enum Kind: Sendable, Equatable {
+  package enum Kind: Sendable, Equatable {
     case element, text, comment, document, other
   }
 
   let raw: RawNode
   /// The document the node belongs to.
-  public let document: HTMLDocument
+  package let document: HTMLDocument
 
   init(_ raw: RawNode, in document: HTMLDocument) {
     self.raw = raw
     self.document = document
   }
 
-  public static func == (lhs: HTMLNode, rhs: HTMLNode) -> Bool { lhs.raw == rhs.raw }
-  public func hash(into hasher: inout Hasher) { hasher.combine(raw) }
+  package static func == (lhs: HTMLNode, rhs: HTMLNode) -> Bool { lhs.raw == rhs.raw }
+  package func hash(into hasher: inout Hasher) { hasher.combine(raw) }
 
   /// The node's kind. CDATA sections count as text.
-  public var kind: Kind {
+  package var kind: Kind {
     switch raw.type {
     case XML_ELEMENT_NODE: .element
     case XML_TEXT_NODE, XML_CDATA_SECTION_NODE: .text
@@ -42,7 +42,7 @@ public struct HTMLNode: Hashable, CustomStringConvertible {
   }
 
   /// The element's name in lower case (`"p"`, `"h2"`), `"#text"` for text, `"#comment"`, `"#document"`.
-  public var name: String {
+  package var name: String {
     switch kind {
     case .element, .other: raw.name
     case .text: "#text"
@@ -51,25 +51,25 @@ public struct HTMLNode: Hashable, CustomStringConvertible {
     }
   }
 
-  public var description: String {
+  package var description: String {
     kind == .element ? "<\(name)>" : name
   }
 
   // MARK: Tree
 
   /// The parent node (an element or the document), or `nil` for a node not in a tree.
-  public var parent: HTMLNode? { raw.parent.map { HTMLNode($0, in: document) } }
+  package var parent: HTMLNode? { raw.parent.map { HTMLNode($0, in: document) } }
   /// Every child node, in order.
-  public var childNodes: [HTMLNode] { raw.childNodes.map { HTMLNode($0, in: document) } }
+  package var childNodes: [HTMLNode] { raw.childNodes.map { HTMLNode($0, in: document) } }
   /// The element children, in order.
-  public var children: [HTMLNode] { raw.elementChildren.map { HTMLNode($0, in: document) } }
-  public var firstChild: HTMLNode? { raw.firstChild.map { HTMLNode($0, in: document) } }
-  public var lastChild: HTMLNode? { raw.lastChild.map { HTMLNode($0, in: document) } }
-  public var nextSibling: HTMLNode? { raw.nextSibling.map { HTMLNode($0, in: document) } }
-  public var previousSibling: HTMLNode? { raw.previousSibling.map { HTMLNode($0, in: document) } }
+  package var children: [HTMLNode] { raw.elementChildren.map { HTMLNode($0, in: document) } }
+  package var firstChild: HTMLNode? { raw.firstChild.map { HTMLNode($0, in: document) } }
+  package var lastChild: HTMLNode? { raw.lastChild.map { HTMLNode($0, in: document) } }
+  package var nextSibling: HTMLNode? { raw.nextSibling.map { HTMLNode($0, in: document) } }
+  package var previousSibling: HTMLNode? { raw.previousSibling.map { HTMLNode($0, in: document) } }
 
   /// The descendant elements named `name` (lower case), in document order (DOM `getElementsByTagName`).
-  public func descendants(named name: String) -> [HTMLNode] {
+  package func descendants(named name: String) -> [HTMLNode] {
     var found: [HTMLNode] = []
     var node = raw.next(within: raw)
     while let current = node {
@@ -80,7 +80,7 @@ public struct HTMLNode: Hashable, CustomStringConvertible {
   }
 
   /// Every descendant node (elements, text, comments), in document order.
-  public var descendants: [HTMLNode] {
+  package var descendants: [HTMLNode] {
     var found: [HTMLNode] = []
     var node = raw.next(within: raw)
     while let current = node {
@@ -93,48 +93,48 @@ public struct HTMLNode: Hashable, CustomStringConvertible {
   // MARK: Attributes
 
   /// The value of an attribute (character references decoded), or `nil` when the element has none of that name.
-  public subscript(attribute: String) -> String? { raw.attribute(attribute) }
+  package subscript(attribute: String) -> String? { raw.attribute(attribute) }
 
   /// Every attribute as (name, value), in source order.
-  public var attributes: [(name: String, value: String)] { raw.attributes }
+  package var attributes: [(name: String, value: String)] { raw.attributes }
 
   /// Sets an attribute, `value` taken literally.
-  public func setAttribute(_ name: String, to value: String) { raw.setAttribute(name, value) }
+  package func setAttribute(_ name: String, to value: String) { raw.setAttribute(name, value) }
 
   /// Removes an attribute (nothing when it is absent).
-  public func removeAttribute(_ name: String) { raw.removeAttribute(name) }
+  package func removeAttribute(_ name: String) { raw.removeAttribute(name) }
 
   // MARK: Text
 
   /// DOM `textContent`: a text node's text, or the text of every text descendant of an element, in order, as it
   /// is in the source (whitespace kept; comments, which are not text, left out).
-  public var textContent: String { raw.textContent }
+  package var textContent: String { raw.textContent }
 
   // MARK: Changing the tree
 
   /// Takes the node out of the tree. It stays valid (and can be put back) until the document is freed.
-  public func remove() { document.remove(raw) }
+  package func remove() { document.remove(raw) }
 
   /// Moves `child` to the end of this node's children.
-  public func append(_ child: HTMLNode) {
+  package func append(_ child: HTMLNode) {
     guard child.document === document else { return }
     document.append(child.raw, to: raw)
   }
 
   /// Moves `node` to just before this node.
-  public func insertBefore(_ node: HTMLNode) {
+  package func insertBefore(_ node: HTMLNode) {
     guard node.document === document else { return }
     document.insert(node.raw, before: raw)
   }
 
   /// Puts `replacement` in this node's place and takes this node out of the tree.
-  public func replace(with replacement: HTMLNode) {
+  package func replace(with replacement: HTMLNode) {
     guard replacement.document === document else { return }
     document.replace(raw, with: replacement.raw)
   }
 
   /// Renames an element in place: `div` to `p`, keeping attributes and children.
-  public func rename(to name: String) {
+  package func rename(to name: String) {
     guard kind == .element, !name.isEmpty else { return }
     document.rename(raw, to: name.lowercased())
   }
@@ -142,10 +142,10 @@ public struct HTMLNode: Hashable, CustomStringConvertible {
   // MARK: Serialising
 
   /// The node as HTML (libxml2's HTML serialiser, unformatted: no whitespace added).
-  public var outerHTML: String { HTMLSerializer.html(of: raw, in: document) }
+  package var outerHTML: String { HTMLSerializer.html(of: raw, in: document) }
 
   /// The node's children as HTML.
-  public var innerHTML: String {
+  package var innerHTML: String {
     raw.childNodes.map { HTMLSerializer.html(of: $0, in: document) }.joined()
   }
 }

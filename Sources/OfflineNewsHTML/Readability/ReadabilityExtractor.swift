@@ -46,11 +46,14 @@ public struct ReadabilityExtractor: Sendable {
     /// Added to the link-density limits of conditional cleaning (0.2, or 0.5 for a positive class).
     public var linkDensityModifier = 0.0
 
+    /// Readability.js's defaults.
     public init() {}
   }
 
+  /// The settings every extraction uses.
   public var options: Options
 
+  /// An extractor; Readability.js's defaults unless given.
   public init(options: Options = Options()) {
     self.options = options
   }
@@ -58,7 +61,7 @@ public struct ReadabilityExtractor: Sendable {
   /// The article of a page given as bytes.
   ///
   /// - Parameters:
-  ///   - data: the page as received (any encoding; see ``HTMLDocument/init(data:url:charset:)``).
+  ///   - data: the page as received (any encoding; see `HTMLDocument/init(data:url:charset:)`).
   ///   - url: the page's address: relative links and images are made absolute against it (or its `<base>`).
   ///   - charset: the `charset` of the HTTP `Content-Type`, when known.
   /// - Returns: the article, or `nil` when the page has no `<body>` or no text at all.
@@ -73,7 +76,7 @@ public struct ReadabilityExtractor: Sendable {
 
   /// The article of a parsed page. The document is changed (scripts, styles and hidden elements are removed first);
   /// parse it again to read the original.
-  public func extract(from document: HTMLDocument) -> ReadableArticle? {
+  package func extract(from document: HTMLDocument) -> ReadableArticle? {
     Readability(document: document, options: options).parse()
   }
 }

@@ -25,9 +25,10 @@ public struct ReadableArticle: Sendable, Equatable, Codable {
   /// quotes, figures, tables, links and images, without scripts, styles, forms or classes, with link and image
   /// URLs made absolute against the page's base URL (`<base href>`, else the URL it was read from).
   public var content: String
-  /// The article as plain text (``HTMLTextRenderer/text(of:)-(HTMLNode)``): blocks apart by blank lines, no markup.
+  /// The article as plain text (`HTMLTextRenderer/text(of:)-(HTMLNode)`): blocks apart by blank lines, no markup.
   public var text: String
 
+  /// An article from its parts, as ``ReadabilityExtractor`` makes it.
   public init(
     title: String, byline: String?, publishedTime: String?, siteName: String?, excerpt: String?, lang: String?,
     dir: String?, content: String, text: String

@@ -30,18 +30,18 @@ import Foundation
 ///   characters count 2; see ``TerminalColumns``), never splitting a character.
 ///
 /// The output ends with a newline, unless it is empty.
-public struct HTMLTextRenderer: Sendable {
+package struct HTMLTextRenderer: Sendable {
   /// The terminal columns to wrap to; `nil` for no wrapping.
-  public var width: Int?
+  package var width: Int?
 
-  public init(width: Int? = nil) {
+  package init(width: Int? = nil) {
     self.width = width.map { max(1, $0) }
   }
 
   /// Renders HTML text, a fragment or a page (see ``HTMLDocument/init(html:url:)``).
   ///
   /// - Parameter baseURL: what relative link URLs are resolved against (with the HTML's own `<base>` first).
-  public func render(html: String, baseURL: URL? = nil) -> String {
+  package func render(html: String, baseURL: URL? = nil) -> String {
     let document = HTMLDocument(html: html, url: baseURL)
     guard let root = document.body ?? document.root else { return "" }
     return render(root)
@@ -49,7 +49,7 @@ public struct HTMLTextRenderer: Sendable {
 
   /// Renders several pieces of HTML one after another (a summary, then a content), each parsed on its own — an
   /// unclosed tag or comment in one cannot swallow the next — with one list of link references at the end.
-  public func render(htmlFragments: [String], baseURL: URL? = nil) -> String {
+  package func render(htmlFragments: [String], baseURL: URL? = nil) -> String {
     var layout = TextLayout(mode: .terminal, width: width, baseURL: baseURL)
     for fragment in htmlFragments {
       let document = HTMLDocument(html: fragment, url: baseURL)
@@ -62,7 +62,7 @@ public struct HTMLTextRenderer: Sendable {
   }
 
   /// Renders a node and what is below it; links resolve against the document's ``HTMLDocument/baseURL``.
-  public func render(_ node: HTMLNode) -> String {
+  package func render(_ node: HTMLNode) -> String {
     var layout = TextLayout(mode: .terminal, width: width, baseURL: node.document.baseURL)
     layout.walk(node.raw)
     return layout.finish()
@@ -71,14 +71,14 @@ public struct HTMLTextRenderer: Sendable {
   /// The plain text of HTML text: what a reader reads, without markup, references or image marks. Blocks are apart
   /// by a blank line, list items and table rows on lines of their own (items with their `•` or number, cells
   /// apart by a tab), whitespace normalised, nothing wrapped.
-  public static func text(of html: String) -> String {
+  package static func text(of html: String) -> String {
     let document = HTMLDocument(html: html)
     guard let root = document.body ?? document.root else { return "" }
     return text(of: root)
   }
 
   /// The plain text of a node (see ``text(of:)-(String)``).
-  public static func text(of node: HTMLNode) -> String {
+  package static func text(of node: HTMLNode) -> String {
     var layout = TextLayout(mode: .plain, width: nil, baseURL: nil)
     layout.walk(node.raw)
     return layout.finish()

@@ -6,26 +6,26 @@
 /// spaces between words; UAX #14 allows a break around ideographs). A word wider than the line is cut between
 /// characters (grapheme clusters, never inside one). No-break spaces (U+00A0) do not break. Widths are
 /// ``TerminalColumns``.
-public struct LineWrapper: Sendable {
+package struct LineWrapper: Sendable {
   /// The columns available for text on the first line and on the lines after it (a prefix, such as a list marker
   /// or a label, takes the rest).
-  public var firstWidth: Int
-  public var restWidth: Int
+  package var firstWidth: Int
+  package var restWidth: Int
 
   /// A wrapper whose first line may be narrower (or wider) than the others; widths below 1 count as 1.
-  public init(firstWidth: Int, restWidth: Int) {
+  package init(firstWidth: Int, restWidth: Int) {
     self.firstWidth = firstWidth
     self.restWidth = restWidth
   }
 
   /// A wrapper with one width for every line.
-  public init(width: Int) {
+  package init(width: Int) {
     self.init(firstWidth: width, restWidth: width)
   }
 
   /// The lines of `text`, a paragraph on one line (a line feed in it is a character like any other: split the
   /// text at line breaks first). Spaces at the ends of lines are dropped; an empty text is one empty line.
-  public func wrap(_ text: String) -> [String] {
+  package func wrap(_ text: String) -> [String] {
     var lines: [String] = []
     var line = ""
     var lineWidth = 0

@@ -7,9 +7,9 @@
 /// Hangul syllables, fullwidth forms; Unicode Standard Annex #11, East Asian Width, Unicode 15) and emoji shown as
 /// emoji (Emoji_Presentation, a U+FE0F variation selector, flags, ZWJ sequences); 1 otherwise. This is what
 /// `wcwidth` and the common terminals compute.
-public enum TerminalColumns {
+package enum TerminalColumns {
   /// The columns one character takes: 0, 1 or 2.
-  public static func width(of character: Character) -> Int {
+  package static func width(of character: Character) -> Int {
     if character.isASCII {
       guard let value = character.asciiValue else { return 1 }  // "\r\n"
       return value < 0x20 || value == 0x7F ? 0 : 1
@@ -28,7 +28,7 @@ public enum TerminalColumns {
   }
 
   /// The columns a text takes: the sum of its characters' widths.
-  public static func width(of text: some StringProtocol) -> Int {
+  package static func width(of text: some StringProtocol) -> Int {
     text.reduce(0) { $0 + width(of: $1) }
   }
 

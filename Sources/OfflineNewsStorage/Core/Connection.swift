@@ -11,10 +11,10 @@ import Foundation
 /// must be refused (written by a newer version) must be refused before anything is written to it.
 ///
 /// Related SQLite documentation: <https://www.sqlite.org/c3ref/open.html>, <https://www.sqlite.org/wal.html>
-public final class Connection {
+package final class Connection {
   let handle: OpaquePointer
   /// The database file's path.
-  public let path: String
+  package let path: String
   /// Prepared statements by SQL text, each with the time of its last use (see ``cachedStatement(_:)``).
   private var statementCache: [String: (statement: Statement, lastUse: Int)] = [:]
   private var statementUses = 0
@@ -42,7 +42,7 @@ public final class Connection {
   /// - Throws: ``SQLiteError`` carrying the path, e.g. `SQLITE_CANTOPEN` for a missing folder or no permission.
   ///
   /// Related SQLite documentation: <https://www.sqlite.org/uri.html#uriimmutable>
-  public init(path: String, readOnly: Bool = false, immutable: Bool = false, busyTimeout: Double = 5)
+  package init(path: String, readOnly: Bool = false, immutable: Bool = false, busyTimeout: Double = 5)
     throws(SQLiteError)
   {
     var handle: OpaquePointer?
@@ -77,19 +77,19 @@ public final class Connection {
   }
 
   /// Runs one or more SQL statements separated by `;`, with no arguments (schema scripts, pragmas).
-  public func execute(sql: String) throws(SQLiteError) {
+  package func execute(sql: String) throws(SQLiteError) {
     let rc = sqlite3_exec(handle, sql, nil, nil, nil)
     guard rc == SQLITE_OK else { throw error(rc, sql: sql) }
   }
 
   /// Runs one statement with arguments, through the statement cache.
-  public func execute(_ sql: String, _ arguments: [DatabaseValue] = []) throws(SQLiteError) {
+  package func execute(_ sql: String, _ arguments: [DatabaseValue] = []) throws(SQLiteError) {
     try cachedStatement(sql).execute(arguments)
   }
 
   /// A prepared statement for `sql`, prepared once per connection and reused (`SQLITE_PREPARE_PERSISTENT`), for SQL
   /// run again and again. At most ``statementCacheLimit`` are kept; the least recently used goes first.
-  public func cachedStatement(_ sql: String) throws(SQLiteError) -> Statement {
+  package func cachedStatement(_ sql: String) throws(SQLiteError) -> Statement {
     statementUses += 1
     if let entry = statementCache[sql] {
       statementCache[sql] = (entry.statement, statementUses)
@@ -108,24 +108,24 @@ public final class Connection {
   }
 
   /// A new prepared statement that is not cached, for SQL run once.
-  public func makeStatement(_ sql: String) throws(SQLiteError) -> Statement {
+  package func makeStatement(_ sql: String) throws(SQLiteError) -> Statement {
     let statement = try Statement(connection: self, sql: sql, persistent: false)
     preparedStatementCount += 1
     return statement
   }
 
   /// The number of rows changed by the last `INSERT`, `UPDATE` or `DELETE` (`sqlite3_changes64`).
-  public var changes: Int { Int(sqlite3_changes64(handle)) }
+  package var changes: Int { Int(sqlite3_changes64(handle)) }
 
   /// Whether a transaction is open (not in autocommit mode).
-  public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+  package var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
   /// Runs `body` in a write transaction: `BEGIN IMMEDIATE`, then `COMMIT`, or `ROLLBACK` and rethrow if `body`
   /// throws or the commit fails. Nested calls use a savepoint, so an inner failure undoes only the inner work.
   ///
   /// `IMMEDIATE` takes the write lock up front: a deferred transaction that later upgrades its lock can fail
   /// with `SQLITE_BUSY` whatever the busy timeout (<https://www.sqlite.org/lang_transaction.html>).
-  public func inTransaction<T>(_ body: () throws -> T) throws -> T {
+  package func inTransaction<T>(_ body: () throws -> T) throws -> T {
     if isInTransaction {
       try execute(sql: "SAVEPOINT nested")
       do {
@@ -150,12 +150,12 @@ public final class Connection {
   }
 
   /// Reads one integer from a `PRAGMA` or a one-value query.
-  public func scalarInt(_ sql: String) throws -> Int64? {
+  package func scalarInt(_ sql: String) throws -> Int64? {
     try makeStatement(sql).fetchOne { $0.int64(0) } ?? nil
   }
 
   /// Reads one text value from a `PRAGMA` or a one-value query.
-  public func scalarString(_ sql: String) throws -> String? {
+  package func scalarString(_ sql: String) throws -> String? {
     try makeStatement(sql).fetchOne { $0.string(0) } ?? nil
   }
 
@@ -164,7 +164,7 @@ public final class Connection {
   /// inside one of this connection's statements, are not reported.
   ///
   /// Related SQLite documentation: <https://www.sqlite.org/c3ref/trace_v2.html>
-  public func setTrace(_ trace: (@Sendable (String) -> Void)?) {
+  package func setTrace(_ trace: (@Sendable (String) -> Void)?) {
     guard let trace else {
       sqlite3_trace_v2(handle, 0, nil, nil)
       traceBox = nil

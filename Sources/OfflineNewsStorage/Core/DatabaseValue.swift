@@ -5,40 +5,54 @@ import OfflineNewsModel
 ///
 /// Related SQLite documentation: <https://www.sqlite.org/datatype3.html>
 public enum DatabaseValue: Sendable, Hashable {
+  /// SQL `NULL`.
   case null
+  /// A 64-bit signed integer (`INTEGER`); instants are stored as milliseconds since 1970-01-01 UTC.
   case integer(Int64)
+  /// An IEEE 754 double (`REAL`).
   case real(Double)
+  /// UTF-8 text (`TEXT`).
   case text(String)
+  /// Bytes as given (`BLOB`).
   case blob([UInt8])
 }
 
 /// A Swift value that can be bound to a statement parameter.
 public protocol DatabaseValueConvertible: Sendable {
+  /// The value as SQLite stores it.
   var databaseValue: DatabaseValue { get }
 }
 
 extension DatabaseValue: DatabaseValueConvertible {
+  /// The value itself.
   public var databaseValue: DatabaseValue { self }
 }
 extension String: DatabaseValueConvertible {
+  /// `TEXT`.
   public var databaseValue: DatabaseValue { .text(self) }
 }
 extension Int64: DatabaseValueConvertible {
+  /// `INTEGER`.
   public var databaseValue: DatabaseValue { .integer(self) }
 }
 extension Int: DatabaseValueConvertible {
+  /// `INTEGER`.
   public var databaseValue: DatabaseValue { .integer(Int64(self)) }
 }
 extension Double: DatabaseValueConvertible {
+  /// `REAL`.
   public var databaseValue: DatabaseValue { .real(self) }
 }
 extension Bool: DatabaseValueConvertible {
+  /// `INTEGER` 1 for `true`, 0 for `false`.
   public var databaseValue: DatabaseValue { .integer(self ? 1 : 0) }
 }
 extension URL: DatabaseValueConvertible {
+  /// `TEXT`: the absolute string.
   public var databaseValue: DatabaseValue { .text(absoluteString) }
 }
 extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvertible {
+  /// The wrapped value's, or `NULL` for `nil`.
   public var databaseValue: DatabaseValue { self?.databaseValue ?? .null }
 }
 extension Date: DatabaseValueConvertible {
@@ -46,7 +60,8 @@ extension Date: DatabaseValueConvertible {
   public var databaseValue: DatabaseValue { .integer(Timestamp(self).millisecondsSince1970) }
 }
 extension Timestamp: DatabaseValueConvertible {
-  public var databaseValue: DatabaseValue { .integer(millisecondsSince1970) }
+  /// `INTEGER` milliseconds since 1970-01-01T00:00:00Z (UTC).
+  package var databaseValue: DatabaseValue { .integer(millisecondsSince1970) }
 }
 
 extension DatabaseValue: Codable {

@@ -6,10 +6,10 @@ import CSQLite
 /// only inside its connection's owner.
 ///
 /// Related SQLite documentation: <https://www.sqlite.org/c3ref/stmt.html>
-public final class Statement {
+package final class Statement {
   let handle: OpaquePointer
   /// The SQL text the statement was prepared from.
-  public let sql: String
+  package let sql: String
   unowned let connection: Connection
 
   init(connection: Connection, sql: String, persistent: Bool) throws(SQLiteError) {
@@ -28,7 +28,7 @@ public final class Statement {
 
   /// The number of parameters of the statement: the largest `?NNN` index, or the count of `?` placeholders
   /// (`sqlite3_bind_parameter_count`).
-  public var parameterCount: Int { Int(sqlite3_bind_parameter_count(handle)) }
+  package var parameterCount: Int { Int(sqlite3_bind_parameter_count(handle)) }
 
   /// Throws unless `count` arguments fill the statement's parameters exactly: SQLite itself would store `NULL` for
   /// a parameter left unbound, so that `VALUES (?1, ?2)` given one argument would silently write a `NULL`.
@@ -48,7 +48,7 @@ public final class Statement {
   ///
   /// - Throws: ``SQLiteError``: `SQLITE_MISUSE` when the number of arguments is not the statement's
   ///   ``parameterCount`` (nothing is bound then), or the error of a failing `sqlite3_bind_*`.
-  public func bind(_ arguments: [DatabaseValue]) throws(SQLiteError) {
+  package func bind(_ arguments: [DatabaseValue]) throws(SQLiteError) {
     try checkArgumentCount(arguments.count)
     sqlite3_reset(handle)
     sqlite3_clear_bindings(handle)
@@ -143,13 +143,13 @@ public final class Statement {
   }
 
   /// Runs the statement to completion, discarding rows.
-  public func execute(_ arguments: [DatabaseValue] = []) throws(SQLiteError) {
+  package func execute(_ arguments: [DatabaseValue] = []) throws(SQLiteError) {
     try bind(arguments)
     while try step() {}
   }
 
   /// Advances to the next row. Returns `false` when the statement is done.
-  public func step() throws(SQLiteError) -> Bool {
+  package func step() throws(SQLiteError) -> Bool {
     let box = connection.traceBox
     let outer = box?.stepping
     box?.stepping = handle
@@ -166,7 +166,7 @@ public final class Statement {
   }
 
   /// Runs the statement and returns every row, each read by `read`.
-  public func fetchAll<T>(_ arguments: [DatabaseValue] = [], _ read: (Row) throws -> T) throws -> [T] {
+  package func fetchAll<T>(_ arguments: [DatabaseValue] = [], _ read: (Row) throws -> T) throws -> [T] {
     try bind(arguments)
     var rows: [T] = []
     let row = Row(statement: self)
@@ -175,7 +175,7 @@ public final class Statement {
   }
 
   /// Runs the statement and returns the first row, read by `read`, or `nil` when there is none.
-  public func fetchOne<T>(_ arguments: [DatabaseValue] = [], _ read: (Row) throws -> T) throws -> T? {
+  package func fetchOne<T>(_ arguments: [DatabaseValue] = [], _ read: (Row) throws -> T) throws -> T? {
     try bind(arguments)
     defer { sqlite3_reset(handle) }
     return try step() ? read(Row(statement: self)) : nil
@@ -183,26 +183,26 @@ public final class Statement {
 }
 
 /// The current row of a stepping ``Statement``; valid only inside the closure it is given to.
-public struct Row {
+package struct Row {
   let statement: Statement
 
   /// The number of columns.
-  public var count: Int { Int(sqlite3_column_count(statement.handle)) }
+  package var count: Int { Int(sqlite3_column_count(statement.handle)) }
 
   /// Whether column `index` (0-based) is NULL.
-  public func isNull(_ index: Int) -> Bool {
+  package func isNull(_ index: Int) -> Bool {
     sqlite3_column_type(statement.handle, Int32(index)) == SQLITE_NULL
   }
   /// Column `index` as an integer, or `nil` when NULL.
-  public func int64(_ index: Int) -> Int64? {
+  package func int64(_ index: Int) -> Int64? {
     isNull(index) ? nil : sqlite3_column_int64(statement.handle, Int32(index))
   }
   /// Column `index` as a double, or `nil` when NULL.
-  public func double(_ index: Int) -> Double? {
+  package func double(_ index: Int) -> Double? {
     isNull(index) ? nil : sqlite3_column_double(statement.handle, Int32(index))
   }
   /// Column `index` as text (UTF-8), or `nil` when NULL.
-  public func string(_ index: Int) -> String? {
+  package func string(_ index: Int) -> String? {
     guard let text = sqlite3_column_text(statement.handle, Int32(index)) else { return nil }
     let length = Int(sqlite3_column_bytes(statement.handle, Int32(index)))
     return String(decoding: UnsafeBufferPointer(start: text, count: length), as: UTF8.self)

@@ -10,11 +10,11 @@
 /// | `url` | `URL` | TEXT (absolute URL string) |
 /// | `data` | `[UInt8]` | BLOB |
 /// | `json` | JSON text | TEXT, checked with `json_valid` |
-public enum AttributeType: String, Sendable, Hashable, Codable, CaseIterable {
+package enum AttributeType: String, Sendable, Hashable, Codable, CaseIterable {
   case text, integer, real, bool, date, url, data, json
 
   /// The SQLite column type (its type affinity, <https://www.sqlite.org/datatype3.html>).
-  public var sqlType: String {
+  package var sqlType: String {
     switch self {
     case .text, .url, .json: return "TEXT"
     case .integer, .bool, .date: return "INTEGER"

@@ -2,7 +2,7 @@ extension EntityDescription {
   /// The built-in `article` entity (migrations 1, 2, 6, 8 and 9), described as apps describe theirs.
   ///
   /// Identity `url`. `isRead` and `bookmarkedAt` are local-only: a refresh never overwrites them.
-  public static let article = EntityDescription(
+  package static let article = EntityDescription(
     name: "article", identity: ["url"],
     attributes: [
       Attribute("url", .text), Attribute("title", .text, optional: false), Attribute("author", .text),
@@ -18,12 +18,12 @@ extension EntityDescription {
       Attribute("bookmarkedAt", .date, localOnly: true),
     ],
     indexes: [
-      Index("article_by_publishedAt", on: ["publishedAt", "url"]),
-      Index("article_by_fetchedAt", on: ["fetchedAt"]),
+      EntityIndex("article_by_publishedAt", on: ["publishedAt", "url"]),
+      EntityIndex("article_by_fetchedAt", on: ["fetchedAt"]),
       // Partial in the table (`WHERE bookmarkedAt IS NOT NULL`, migration 2): only bookmarked rows are in it.
-      Index("article_by_bookmarkedAt", on: ["bookmarkedAt"]),
-      Index("article_by_source", on: ["source", "publishedAt"]),
-      Index("article_by_handle", on: ["handle"]),
+      EntityIndex("article_by_bookmarkedAt", on: ["bookmarkedAt"]),
+      EntityIndex("article_by_source", on: ["source", "publishedAt"]),
+      EntityIndex("article_by_handle", on: ["handle"]),
     ])
 }
 
@@ -31,7 +31,7 @@ extension EntityDescription {
   /// This description with the attributes, relationships and indexes of `other` that it lacks (by name) added:
   /// how a mapping extends the built-in `article` with attributes of its own (Parse's `category`, say), and how
   /// those extensions, recorded in `schema_entity`, stay declared when the store is opened without that mapping.
-  public func extended(with other: EntityDescription) -> EntityDescription {
+  package func extended(with other: EntityDescription) -> EntityDescription {
     var result = self
     for attribute in other.attributes where result.attribute(attribute.name) == nil {
       result.attributes.append(attribute)

@@ -1,6 +1,6 @@
 extension EntityDescription {
   /// Checks names and references; returns the first problem found, or `nil`.
-  public func validationProblem() -> String? {
+  package func validationProblem() -> String? {
     let toMany = relationships.filter { $0.kind == .toMany }
     for name in [name] + columns + indexes.map(\.name) + toMany.map(\.name)
       + toMany.map({ $0.joinTable(of: self.name) })
@@ -91,7 +91,7 @@ extension EntityDescription {
     ]
   }
 
-  func createIndexStatement(_ index: Index) -> String {
+  func createIndexStatement(_ index: EntityIndex) -> String {
     let q = Self.quote
     return "CREATE \(index.isUnique ? "UNIQUE " : "")INDEX \(q(index.name)) ON \(q(name))"
       + "(\(index.attributes.map(q).joined(separator: ", ")))"

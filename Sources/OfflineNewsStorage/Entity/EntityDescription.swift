@@ -1,18 +1,18 @@
 /// An attribute of an entity: a named, typed value stored in a column of the entity's table.
-public struct Attribute: Sendable, Hashable, Codable {
+package struct Attribute: Sendable, Hashable, Codable {
   /// The attribute's name, also its column name: letters, digits and `_`, not starting with a digit.
-  public var name: String
-  public var type: AttributeType
+  package var name: String
+  package var type: AttributeType
   /// Whether the attribute may be NULL. Identity attributes never are.
-  public var isOptional: Bool
+  package var isOptional: Bool
   /// Local-only: kept on this device, never written by a save or an import from a source (read state,
   /// bookmarks). Only explicit local updates change it.
-  public var isLocalOnly: Bool
+  package var isLocalOnly: Bool
   /// The value a new row gets when none is given (required for a non-optional attribute added to an existing
   /// entity).
-  public var defaultValue: DatabaseValue?
+  package var defaultValue: DatabaseValue?
 
-  public init(
+  package init(
     _ name: String, _ type: AttributeType, optional: Bool = true, localOnly: Bool = false,
     default defaultValue: DatabaseValue? = nil
   ) {
@@ -33,18 +33,18 @@ public struct Attribute: Sendable, Hashable, Codable {
 ///
 /// References are not foreign-key constraints: an identity may arrive before its object (the importer then creates
 /// a placeholder row), and a reference to a row that is not there reads as that identity all the same.
-public struct Relationship: Sendable, Hashable, Codable {
-  public enum Kind: String, Sendable, Hashable, Codable {
+package struct Relationship: Sendable, Hashable, Codable {
+  package enum Kind: String, Sendable, Hashable, Codable {
     case toOne, toMany
   }
-  public var name: String
+  package var name: String
   /// The destination entity's name.
-  public var destination: String
-  public var kind: Kind
+  package var destination: String
+  package var kind: Kind
   /// For to-many: whether the order of the related rows is kept.
-  public var isOrdered: Bool
+  package var isOrdered: Bool
 
-  public init(_ name: String, to destination: String, _ kind: Kind, ordered: Bool = false) {
+  package init(_ name: String, to destination: String, _ kind: Kind, ordered: Bool = false) {
     self.name = name
     self.destination = destination
     self.kind = kind
@@ -52,16 +52,16 @@ public struct Relationship: Sendable, Hashable, Codable {
   }
 
   /// The join table of a to-many relationship of `entity`.
-  public func joinTable(of entity: String) -> String { "\(entity)_\(name)" }
+  package func joinTable(of entity: String) -> String { "\(entity)_\(name)" }
 }
 
 /// An index on one or more attributes, to make fetch requests that filter or sort on them fast.
-public struct Index: Sendable, Hashable, Codable {
-  public var name: String
-  public var attributes: [String]
-  public var isUnique: Bool
+package struct EntityIndex: Sendable, Hashable, Codable {
+  package var name: String
+  package var attributes: [String]
+  package var isUnique: Bool
 
-  public init(_ name: String, on attributes: [String], unique: Bool = false) {
+  package init(_ name: String, on attributes: [String], unique: Bool = false) {
     self.name = name
     self.attributes = attributes
     isUnique = unique
@@ -70,7 +70,7 @@ public struct Index: Sendable, Hashable, Codable {
 
 /// An entity: a kind of record with typed attributes, an identity, indexes and relationships; one table.
 ///
-/// Apps declare their entities the way the built-in ``EntityDescription/article`` is declared, and pass them to
+/// Apps declare their entities the way the built-in `EntityDescription/article` is declared, and pass them to
 /// ``StorageContext/init(path:entities:eviction:readers:busyTimeout:)``, which creates their tables, join tables
 /// and indexes, and adds attributes and indexes declared later (a lightweight migration). Changing an attribute's
 /// type, removing one or changing the identity needs a numbered migration; such a change is refused at open.
@@ -86,14 +86,14 @@ public struct EntityDescription: Sendable, Hashable, Codable {
   /// The entity's name, also its table's name.
   public var name: String
   /// The identity (primary key): one attribute, or several for a composite identity.
-  public var identity: [String]
-  public var attributes: [Attribute]
-  public var relationships: [Relationship]
-  public var indexes: [Index]
+  package var identity: [String]
+  package var attributes: [Attribute]
+  package var relationships: [Relationship]
+  package var indexes: [EntityIndex]
 
-  public init(
+  package init(
     name: String, identity: [String], attributes: [Attribute], relationships: [Relationship] = [],
-    indexes: [Index] = []
+    indexes: [EntityIndex] = []
   ) {
     self.name = name
     self.identity = identity
@@ -107,16 +107,16 @@ public struct EntityDescription: Sendable, Hashable, Codable {
   }
 
   /// The attribute named `name`, if any.
-  public func attribute(_ name: String) -> Attribute? { attributes.first { $0.name == name } }
+  package func attribute(_ name: String) -> Attribute? { attributes.first { $0.name == name } }
 
   /// The relationship named `name`, if any.
-  public func relationship(_ name: String) -> Relationship? { relationships.first { $0.name == name } }
+  package func relationship(_ name: String) -> Relationship? { relationships.first { $0.name == name } }
 
   /// The columns of the entity's table: its attributes, then one per to-one relationship.
-  public var columns: [String] {
+  package var columns: [String] {
     attributes.map(\.name) + relationships.filter { $0.kind == .toOne }.map(\.name)
   }
 
   /// Whether `name` is a column that can be filtered and sorted on (an attribute or a to-one reference).
-  public func isColumn(_ name: String) -> Bool { columns.contains(name) }
+  package func isColumn(_ name: String) -> Bool { columns.contains(name) }
 }

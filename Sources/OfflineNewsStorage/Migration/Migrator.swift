@@ -1,16 +1,16 @@
 /// A numbered schema change.
-public struct Migration: Sendable {
+package struct Migration: Sendable {
   /// The schema version this migration produces: 1, 2, 3… with no gaps.
-  public var version: Int
+  package var version: Int
   /// What it does, for humans.
-  public var name: String
+  package var name: String
   /// The SQL script (several statements allowed).
-  public var sql: String
+  package var sql: String
   /// Work that SQL alone cannot express, run after ``sql`` in the same transaction (re-keying rows by a rule
   /// written in Swift, say); `nil` for none.
   var transform: (@Sendable (Connection) throws -> Void)?
 
-  public init(version: Int, name: String, sql: String) {
+  package init(version: Int, name: String, sql: String) {
     self.version = version
     self.name = name
     self.sql = sql

@@ -2,7 +2,7 @@
 public enum SearchQueryError: Error, Sendable, Hashable, CustomStringConvertible {
   /// The text holds no word to look for: it is empty, or only spaces, punctuation and stray quotes or stars.
   case noTerms(String)
-  /// The text holds more words and phrases than ``SearchQuery/maximumTerms``.
+  /// The text holds more words and phrases than `SearchQuery/maximumTerms`.
   case tooManyTerms(count: Int, maximum: Int)
 
   public var description: String {
@@ -35,7 +35,7 @@ public enum SearchQueryError: Error, Sendable, Hashable, CustomStringConvertible
 /// (`"word"`, inner double quotes doubled) and the whole expression is a bound parameter of `MATCH`.
 ///
 /// Soft hyphens, zero-width spaces, joiners and word joiners are removed from the text before it is read
-/// (``foldedScalars``), as they are from the indexed text.
+/// (`foldedScalars`), as they are from the indexed text.
 ///
 /// Words in scripts written without spaces between words — Chinese, Japanese, Korean (Hangul), Thai, Lao, Khmer,
 /// Myanmar — are found anywhere inside the text (substring search), since FTS5's `unicode61` tokenizer cannot cut
@@ -50,23 +50,23 @@ public enum SearchQueryError: Error, Sendable, Hashable, CustomStringConvertible
 /// Related SQLite documentation: <https://www.sqlite.org/fts5.html#full_text_query_syntax>
 public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
   /// One word or phrase to look for.
-  public struct Term: Sendable, Hashable {
+  package struct Term: Sendable, Hashable {
     /// The word or the phrase's text as typed, without quotes or the trailing `*`.
-    public var text: String
+    package var text: String
     /// Whether it was a quoted phrase.
-    public var isPhrase: Bool
+    package var isPhrase: Bool
     /// Whether it ends with `*`: a prefix of a word (of the phrase's last word).
-    public var isPrefix: Bool
+    package var isPrefix: Bool
 
     /// Whether it holds characters of a script written without spaces between words (Han, Hiragana, Katakana,
     /// Hangul, Bopomofo, Thai, Lao, Khmer, Myanmar): such a term is searched as a substring.
-    public var isSubstring: Bool { text.unicodeScalars.contains(where: SearchQuery.isUnspacedScript) }
+    package var isSubstring: Bool { text.unicodeScalars.contains(where: SearchQuery.isUnspacedScript) }
 
     /// The term as an FTS5 string: `"text"` with inner double quotes doubled, then `*` for a prefix. A NUL becomes
     /// a space: FTS5 reads its query as a C string, so a NUL would end it inside the quotes ("unterminated string");
     /// the tokenizer splits words at a NUL in the text anyway. Built from Unicode scalars, not Characters: a quote
     /// followed by a combining mark is one Character, and must still be doubled.
-    public var ftsString: String {
+    package var ftsString: String {
       var quoted = String.UnicodeScalarView()
       quoted.append("\"")
       for scalar in text.unicodeScalars {
@@ -101,7 +101,7 @@ public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A term; `text` is used as it is (quotes inside it are doubled in ``ftsString``).
-    public init(text: String, isPhrase: Bool = false, isPrefix: Bool = false) {
+    package init(text: String, isPhrase: Bool = false, isPrefix: Bool = false) {
       self.text = text
       self.isPhrase = isPhrase
       self.isPrefix = isPrefix
@@ -109,25 +109,25 @@ public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// A conjunction: every ``required`` term, and none of the ``excluded`` ones. It has at least one required term.
-  public struct Clause: Sendable, Hashable {
+  package struct Clause: Sendable, Hashable {
     /// The terms an article must hold (`AND`).
-    public var required: [Term]
+    package var required: [Term]
     /// The terms it must not hold (each after a `NOT`).
-    public var excluded: [Term]
+    package var excluded: [Term]
   }
 
   /// The most words and phrases a query may hold.
-  public static let maximumTerms = 200
+  package static let maximumTerms = 200
 
   /// The text as the user typed it.
   public let text: String
   /// The query: an article matches when it matches any of the clauses (`OR`).
-  public let clauses: [Clause]
+  package let clauses: [Clause]
 
   /// Parses a user's search text.
   ///
   /// - Throws: ``SearchQueryError/noTerms(_:)`` when the text holds no word (empty, or only spaces and
-  ///   punctuation); ``SearchQueryError/tooManyTerms(count:maximum:)`` past ``maximumTerms`` words and phrases.
+  ///   punctuation); ``SearchQueryError/tooManyTerms(count:maximum:)`` past `maximumTerms` words and phrases.
   public init(_ text: String) throws(SearchQueryError) {
     self.text = text
     let items = Self.resolveOperators(Self.lex(Self.folded(text)))
@@ -161,31 +161,31 @@ public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
   /// `article_search_text` of migration 7) and in every query: the soft hyphen U+00AD, the zero-width space U+200B,
   /// the zero-width non-joiner and joiner U+200C and U+200D, the word joiner U+2060 and the zero-width no-break space
   /// U+FEFF. A reader sees `Bundes­verfassungs­gericht` (soft hyphens) as one word, and so does the search.
-  public static let foldedScalars: Set<Unicode.Scalar> = [
+  package static let foldedScalars: Set<Unicode.Scalar> = [
     "\u{AD}", "\u{200B}", "\u{200C}", "\u{200D}", "\u{2060}", "\u{FEFF}",
   ]
 
   /// `text` without the ``foldedScalars``; `text` itself when it has none (the usual case).
-  public static func folded(_ text: String) -> String {
+  package static func folded(_ text: String) -> String {
     guard text.unicodeScalars.contains(where: foldedScalars.contains) else { return text }
     return String(String.UnicodeScalarView(text.unicodeScalars.filter { !foldedScalars.contains($0) }))
   }
 
   /// Every term, in the order typed.
-  public var terms: [Term] { clauses.flatMap { $0.required + $0.excluded } }
+  package var terms: [Term] { clauses.flatMap { $0.required + $0.excluded } }
 
   /// The terms an article is looked for by (the excluded ones left out), each once.
-  public var positiveTerms: [Term] {
+  package var positiveTerms: [Term] {
     var seen = Set<Term>()
     return clauses.flatMap(\.required).filter { seen.insert($0).inserted }
   }
 
   /// Whether some term is searched as a substring (see ``Term/isSubstring``).
-  public var needsSubstringSearch: Bool { terms.contains(where: \.isSubstring) }
+  package var needsSubstringSearch: Bool { terms.contains(where: \.isSubstring) }
 
   /// The FTS5 `MATCH` expression: clauses joined by `OR`, each `(required AND …) NOT (excluded OR …)`, every term a
   /// quoted FTS5 string. Parenthesized throughout, so FTS5's own precedence never matters.
-  public var matchExpression: String {
+  package var matchExpression: String {
     clauses.map { clause in
       var text = "(" + clause.required.map(\.ftsString).joined(separator: " AND ") + ")"
       if !clause.excluded.isEmpty {

@@ -13,13 +13,17 @@ import OfflineNewsModel
 /// record.toMany["articles"] = [.text("a1"), .text("a2")]
 /// ```
 public struct Record: Sendable, Hashable {
+  /// The entity's name.
   public var entity: String
+  /// Attribute values and to-one references by name; an absent key is "not given", `.null` clears.
   public var values: [String: DatabaseValue]
+  /// Per to-many relationship, the identities of the related rows, in order; replaces the stored list on save.
   public var toMany: [String: [DatabaseValue]]
   /// Per to-many relationship, identities to add to the stored list (kept, and appended after it when ordered),
   /// rather than replacing it.
   public var toManyAdditions: [String: [DatabaseValue]]
 
+  /// A record of `entity`; nothing given by default.
   public init(
     entity: String, values: [String: DatabaseValue] = [:], toMany: [String: [DatabaseValue]] = [:],
     toManyAdditions: [String: [DatabaseValue]] = [:]
@@ -30,6 +34,7 @@ public struct Record: Sendable, Hashable {
     self.toManyAdditions = toManyAdditions
   }
 
+  /// The value of the attribute or to-one reference `name`; `nil` when not given.
   public subscript(_ name: String) -> DatabaseValue? {
     get { values[name] }
     set { values[name] = newValue }
@@ -37,11 +42,14 @@ public struct Record: Sendable, Hashable {
 }
 
 /// The identity (primary key) of a row: one value, or several for a composite identity, in the order of
-/// ``EntityDescription/identity``.
+/// `EntityDescription/identity`.
 public struct Identity: Sendable, Hashable, CustomStringConvertible {
+  /// The values, in the order of the identity attributes.
   public var values: [DatabaseValue]
 
+  /// A composite identity.
   public init(_ values: [DatabaseValue]) { self.values = values }
+  /// A one-value identity.
   public init(_ value: DatabaseValue) { values = [value] }
 
   public var description: String {
@@ -58,24 +66,24 @@ public struct Identity: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A unit of work: records to upsert and rows to delete, saved together or not at all.
-public struct ChangeSet: Sendable {
+package struct ChangeSet: Sendable {
   /// Records to insert, or to update where a row with the same identity exists (only the keys they hold).
-  public var upserts: [Record]
+  package var upserts: [Record]
   /// Rows to delete: entity name and identity.
-  public var deletes: [(entity: String, identity: Identity)]
+  package var deletes: [(entity: String, identity: Identity)]
   /// Sync deletion: rows in a scope that are absent from the payload.
-  public var deleteMissing: [MissingRowsDeletion]
+  package var deleteMissing: [MissingRowsDeletion]
   /// Per entity, how its records are written; an entity not listed is upserted.
-  public var operations: [String: WriteOperation]
+  package var operations: [String: WriteOperation]
   /// To-many relationships whose children are deleted when they leave: after the save, a row removed from such a
   /// list (or whose owner was deleted) that no owner lists any more in that relationship is deleted.
-  public var orphanDeletion: Set<RelationshipReference>
+  package var orphanDeletion: Set<RelationshipReference>
 
   /// How `article` records of this save are recorded as a fetch (``ArticleFetch``): the query or source they
   /// came from. `nil`: each record's `fetchQuery` value, else `"import"`, fetched now.
-  public var articleFetch: ArticleFetch?
+  package var articleFetch: ArticleFetch?
 
-  public init(
+  package init(
     upserts: [Record] = [], deletes: [(entity: String, identity: Identity)] = [],
     deleteMissing: [MissingRowsDeletion] = [], operations: [String: WriteOperation] = [:],
     orphanDeletion: Set<RelationshipReference> = [], articleFetch: ArticleFetch? = nil
@@ -90,7 +98,7 @@ public struct ChangeSet: Sendable {
 }
 
 /// How a save writes the records of one entity.
-public enum WriteOperation: String, Sendable, Hashable {
+package enum WriteOperation: String, Sendable, Hashable {
   /// Insert new rows, update existing ones (the default).
   case upsert
   /// Insert new rows; leave existing rows (and their links) as they are, counted ``SaveSummary/skipped``.
@@ -100,11 +108,11 @@ public enum WriteOperation: String, Sendable, Hashable {
 }
 
 /// A relationship of an entity, named by both: `feed_item.attachments`.
-public struct RelationshipReference: Sendable, Hashable {
-  public var entity: String
-  public var relationship: String
+package struct RelationshipReference: Sendable, Hashable {
+  package var entity: String
+  package var relationship: String
 
-  public init(entity: String, relationship: String) {
+  package init(entity: String, relationship: String) {
     self.entity = entity
     self.relationship = relationship
   }
@@ -112,19 +120,19 @@ public struct RelationshipReference: Sendable, Hashable {
 
 /// The fetch that `article` records of a ``ChangeSet`` are saved as: they are written by the same writer as every
 /// other article save, so they join the query's result list, update its fetch record and run eviction.
-public struct ArticleFetch: Sendable, Hashable {
+package struct ArticleFetch: Sendable, Hashable {
   /// The query's cache key (a source's name, a feed's URL, a file's path).
-  public var query: String
+  package var query: String
   /// The source written on the articles (``Article/source``); `nil` writes none.
-  public var source: String?
+  package var source: String?
   /// When the payload was received (UTC, milliseconds).
-  public var fetchedAt: Timestamp
+  package var fetchedAt: Timestamp
   /// `true` when the payload is one page of many (an incremental sync): its articles are added to the query's
   /// result list; `false` when it is the whole of the query's current answer, which replaces the list.
-  public var accumulates: Bool
+  package var accumulates: Bool
 
   /// Creates a fetch description.
-  public init(query: String, source: String? = nil, fetchedAt: Timestamp, accumulates: Bool = false) {
+  package init(query: String, source: String? = nil, fetchedAt: Timestamp, accumulates: Bool = false) {
     self.query = query
     self.source = source
     self.fetchedAt = fetchedAt
@@ -136,12 +144,12 @@ public struct ArticleFetch: Sendable, Hashable {
 ///
 /// The scope is required — a query, a page, a parent — so that sync deletion can never empty a whole table
 /// because a payload was short.
-public struct MissingRowsDeletion: Sendable {
-  public var entity: String
-  public var scope: FetchPredicate
-  public var keep: Set<Identity>
+package struct MissingRowsDeletion: Sendable {
+  package var entity: String
+  package var scope: FetchPredicate
+  package var keep: Set<Identity>
 
-  public init(entity: String, scope: FetchPredicate, keep: Set<Identity>) {
+  package init(entity: String, scope: FetchPredicate, keep: Set<Identity>) {
     self.entity = entity
     self.scope = scope
     self.keep = keep
@@ -149,27 +157,27 @@ public struct MissingRowsDeletion: Sendable {
 }
 
 /// What a save did, per entity.
-public struct SaveSummary: Sendable, Hashable {
-  public var inserted = 0
-  public var updated = 0
-  public var unchanged = 0
-  public var deleted = 0
+package struct SaveSummary: Sendable, Hashable {
+  package var inserted = 0
+  package var updated = 0
+  package var unchanged = 0
+  package var deleted = 0
   /// Links added through ``Record/toManyAdditions`` (not counting those already there).
-  public var linksAdded = 0
+  package var linksAdded = 0
   /// Records left out by their entity's ``WriteOperation`` (an existing row under insert-only, a new one under
   /// update-only).
-  public var skipped = 0
+  package var skipped = 0
   /// Records that would be new rows but lack a required attribute: not written, with the reason. (An update may
   /// leave out any attribute; an insert cannot.)
-  public var rejected: [Rejection] = []
+  package var rejected: [Rejection] = []
 
   /// A record left out of a save.
-  public struct Rejection: Sendable, Hashable {
-    public var identity: Identity
-    public var reason: String
+  package struct Rejection: Sendable, Hashable {
+    package var identity: Identity
+    package var reason: String
   }
 
-  public init(inserted: Int = 0, updated: Int = 0, unchanged: Int = 0, deleted: Int = 0) {
+  package init(inserted: Int = 0, updated: Int = 0, unchanged: Int = 0, deleted: Int = 0) {
     self.inserted = inserted
     self.updated = updated
     self.unchanged = unchanged
@@ -182,7 +190,7 @@ extension Record {
   /// title (derived from its summary or content when it has none: ``ArticleTitle/derived(from:)``), publication date
   /// (`firstSeen` when it has none) and the other built-in attributes; `nil` for a record of another entity, or one
   /// without a key or any text for a title. Extension attributes are not part of an ``Article``.
-  public func article(firstSeen: Timestamp) -> Article? {
+  package func article(firstSeen: Timestamp) -> Article? {
     guard entity == EntityDescription.article.name else { return nil }
     return ArticleWriter.article(from: values, firstSeen: firstSeen)
   }
