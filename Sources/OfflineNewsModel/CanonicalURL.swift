@@ -27,7 +27,11 @@ public enum CanonicalURL {
 
   /// The canonical form of `url`, or `url` itself when it is not an absolute `http`/`https` URL.
   public static func canonical(_ url: URL) -> URL {
-    canonical(url.absoluteString).flatMap(URL.init(string:)) ?? url
+    let text = url.absoluteString
+    guard let canonical = canonical(text) else { return url }
+    // Already canonical (most links): `url` is what parsing its own text again would give.
+    if canonical == text, url.baseURL == nil { return url }
+    return URL(string: canonical) ?? url
   }
 
   /// The canonical text of an absolute `http`/`https` URL, or `nil` when `text` is not one.
