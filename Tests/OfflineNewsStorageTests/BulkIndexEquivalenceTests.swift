@@ -58,7 +58,8 @@ struct BulkIndexEquivalenceTests {
   /// Every (term, article URL, column, offset) of the index, in order: FTS5's own view of what it holds.
   private func instances(_ storage: StorageContext) async throws -> [String] {
     try await storage.write { db in
-      try db.execute(sql: "CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_terms USING fts5vocab(main, article_fts, instance)")
+      try db.execute(
+        sql: "CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_terms USING fts5vocab(main, article_fts, instance)")
       let rows = try db.makeStatement(
         """
         SELECT v.term, a.url, v.col, v.offset FROM temp.fts_terms v JOIN article a ON a.rowid = v.doc
