@@ -64,7 +64,7 @@ public enum CanonicalURL {
     var host = Substring(authority)
     var port = ""
     // The port follows the last colon outside an IPv6 literal's brackets.
-    if let colon = find.last(":", in: authority), !find.contains("]", in: authority[colon...]) {
+    if let colon = find.last(":", in: authority), !find.contains(closingBracketIn: authority[colon...]) {
       host = authority[..<colon]
       port = String(authority[authority.index(after: colon)...])
     }
@@ -79,7 +79,7 @@ public enum CanonicalURL {
       let kept = query.split(separator: "&", omittingEmptySubsequences: false).filter { item in
         let name = (item.split(separator: "=", maxSplits: 1).first.map(String.init) ?? "")
         // Without a `%` there is nothing to decode (and Foundation's decoding is the costly part).
-        let decoded = (find.contains("%", in: Substring(name)) ? name.removingPercentEncoding ?? name : name)
+        let decoded = (name.utf8.contains(UInt8(ascii: "%")) ? name.removingPercentEncoding ?? name : name)
           .lowercased()
         return !(decoded.hasPrefix("utm_") || trackingParameters.contains(decoded))
       }
@@ -195,8 +195,9 @@ public enum CanonicalURL {
       ascii ? text.utf8.lastIndex(of: UInt8(ascii: delimiter)) : text.lastIndex(of: Character(delimiter))
     }
 
-    func contains(_ delimiter: Unicode.Scalar, in text: Substring) -> Bool {
-      ascii ? text.utf8.contains(UInt8(ascii: delimiter)) : text.contains(String(delimiter))
+    /// Whether `text` holds a `]` (by Character, as `contains("]")` asks, unless ASCII).
+    func contains(closingBracketIn text: Substring) -> Bool {
+      ascii ? text.utf8.contains(UInt8(ascii: "]")) : text.contains("]")
     }
   }
 }

@@ -273,11 +273,12 @@ struct ArticleWriter {
     private var pausedMerging: (automerge: Int64, crisismerge: Int64)?
 
     /// A first import stops FTS5's merging until ``restoreSearchIndex()`` merges everything once: `automerge` 0
-    /// (no incremental merges) and `crisismerge` 2000 (FTS5's largest; by default 16 segments of one level are
-    /// merged at once whatever `automerge` says). The batches' segments are then merged once instead of again and
-    /// again as they pile up: at 100k articles, about 0.35 s less CPU for the same one-segment index (measured with
-    /// `sqlite3`: docs/PERFORMANCE.md). The settings are written in the transaction, so a failed save rolls them
-    /// back.
+    /// (no incremental merges) and `crisismerge` 64 (by default 16 segments of one level are merged at once
+    /// whatever `automerge` says). The batches' segments are then merged far less often as they pile up: at 100k
+    /// articles, about 0.3 s less CPU for the same one-segment index (measured with `sqlite3`:
+    /// docs/PERFORMANCE.md). Crisis merges are not switched off (`crisismerge` 2000): an index holds at most 2,000
+    /// segments, which a 1M-article import without them exceeds (`SQLITE_FULL`). The settings are written in the
+    /// transaction, so a failed save rolls them back.
     ///
     /// Related SQLite documentation: <https://www.sqlite.org/fts5.html#the_automerge_configuration_option>,
     /// <https://www.sqlite.org/fts5.html#the_crisismerge_configuration_option>
@@ -289,7 +290,7 @@ struct ArticleWriter {
       }
       let paused = (automerge: try stored("automerge") ?? 4, crisismerge: try stored("crisismerge") ?? 16)
       try db.execute(sql: "INSERT INTO article_fts (article_fts, rank) VALUES ('automerge', 0)")
-      try db.execute(sql: "INSERT INTO article_fts (article_fts, rank) VALUES ('crisismerge', 2000)")
+      try db.execute(sql: "INSERT INTO article_fts (article_fts, rank) VALUES ('crisismerge', 64)")
       pausedMerging = paused
     }
 
