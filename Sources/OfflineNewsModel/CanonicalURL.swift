@@ -27,13 +27,18 @@ package enum CanonicalURL {
 
   /// The canonical form of `url`, or `url` itself when it is not an absolute `http`/`https` URL.
   package static func canonical(_ url: URL) -> URL {
-    canonical(url.absoluteString).flatMap(URL.init(string:)) ?? url
+    let text = url.absoluteString
+    guard let canonical = canonical(text) else { return url }
+    // Already canonical (most links): `url` is what parsing its own text again would give.
+    if canonical == text, url.baseURL == nil { return url }
+    return URL(string: canonical) ?? url
   }
 
   /// The canonical text of an absolute `http`/`https` URL, or `nil` when `text` is not one.
   package static func canonical(_ text: String) -> String? {
+    let find = Finder(ascii: text.utf8.allSatisfy { $0 < 0x80 })
     var rest = Substring(text)
-    guard let colon = rest.firstIndex(of: ":") else { return nil }
+    guard let colon = find.first(":", in: rest) else { return nil }
     let scheme = rest[..<colon].lowercased()
     guard scheme == "http" || scheme == "https" else { return nil }
     rest = rest[rest.index(after: colon)...]
@@ -41,25 +46,25 @@ package enum CanonicalURL {
     rest = rest.dropFirst(2)
 
     // Fragment, then query, then authority / path.
-    if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
+    if let hash = find.first("#", in: rest) { rest = rest[..<hash] }
     var query: Substring?
-    if let mark = rest.firstIndex(of: "?") {
+    if let mark = find.first("?", in: rest) {
       query = rest[rest.index(after: mark)...]
       rest = rest[..<mark]
     }
-    let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+    let slash = find.first("/", in: rest) ?? rest.endIndex
     var authority = rest[..<slash]
     let path = rest[slash...]
 
     var userInfo = ""
-    if let at = authority.lastIndex(of: "@") {
+    if let at = find.last("@", in: authority) {
       userInfo = String(authority[...at])
       authority = authority[authority.index(after: at)...]
     }
     var host = Substring(authority)
     var port = ""
     // The port follows the last colon outside an IPv6 literal's brackets.
-    if let colon = authority.lastIndex(of: ":"), !authority[colon...].contains("]") {
+    if let colon = find.last(":", in: authority), !find.contains(closingBracketIn: authority[colon...]) {
       host = authority[..<colon]
       port = String(authority[authority.index(after: colon)...])
     }
@@ -73,7 +78,9 @@ package enum CanonicalURL {
     if let query {
       let kept = query.split(separator: "&", omittingEmptySubsequences: false).filter { item in
         let name = (item.split(separator: "=", maxSplits: 1).first.map(String.init) ?? "")
-        let decoded = (name.removingPercentEncoding ?? name).lowercased()
+        // Without a `%` there is nothing to decode (and Foundation's decoding is the costly part).
+        let decoded = (name.utf8.contains(UInt8(ascii: "%")) ? name.removingPercentEncoding ?? name : name)
+          .lowercased()
         return !(decoded.hasPrefix("utm_") || trackingParameters.contains(decoded))
       }
       let joined = kept.map { normalizedEscapes($0) }.joined(separator: "&")
@@ -84,7 +91,9 @@ package enum CanonicalURL {
 
   /// `%xx` escapes with upper-case hex digits, those of unreserved characters decoded (RFC 3986 §6.2.2.1–2).
   static func normalizedEscapes(_ text: Substring) -> String {
-    guard text.contains("%") else { return String(text) }
+    // By byte: a `%` that a combining mark joins into a larger Character is not followed by hex digits, so the loop
+    // below leaves it as it is either way.
+    guard text.utf8.contains(UInt8(ascii: "%")) else { return String(text) }
     var bytes = Array(text.utf8)
     var output: [UInt8] = []
     output.reserveCapacity(bytes.count)
@@ -136,7 +145,12 @@ package enum CanonicalURL {
 
   /// RFC 3986 §5.2.4 "Remove Dot Segments".
   static func removingDotSegments(_ path: String) -> String {
-    guard path.contains(".") else { return path }
+    // Without a segment that is `.` or `..` the loop below gives `path` back unchanged (it only moves segments
+    // across); a byte split finds every such segment the loop would (`.` and `/` are single-scalar Characters).
+    let hasDotSegment = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).contains {
+      $0.elementsEqual(".".utf8) || $0.elementsEqual("..".utf8)
+    }
+    guard hasDotSegment else { return path }
     var input = Substring(path)
     var output: [Substring] = []
     while !input.isEmpty {
@@ -165,5 +179,25 @@ package enum CanonicalURL {
       }
     }
     return output.joined()
+  }
+
+  /// The delimiter searches of ``canonical(_:)-(String)``: by Character, as Swift compares text, or, for ASCII text,
+  /// by byte, which gives the same index without grapheme breaking (in ASCII only CR LF forms a Character of two
+  /// scalars, and no delimiter is CR or LF).
+  private struct Finder {
+    let ascii: Bool
+
+    func first(_ delimiter: Unicode.Scalar, in text: Substring) -> String.Index? {
+      ascii ? text.utf8.firstIndex(of: UInt8(ascii: delimiter)) : text.firstIndex(of: Character(delimiter))
+    }
+
+    func last(_ delimiter: Unicode.Scalar, in text: Substring) -> String.Index? {
+      ascii ? text.utf8.lastIndex(of: UInt8(ascii: delimiter)) : text.lastIndex(of: Character(delimiter))
+    }
+
+    /// Whether `text` holds a `]` (by Character, as `contains("]")` asks, unless ASCII).
+    func contains(closingBracketIn text: Substring) -> Bool {
+      ascii ? text.utf8.contains(UInt8(ascii: "]")) : text.contains("]")
+    }
   }
 }

@@ -349,6 +349,10 @@ struct SearchTests {
     let statements = traced.withLock { $0 }
     #expect(statements.filter { $0.hasPrefix("INSERT INTO article_fts (rowid") }.count == 3, "one per batch")
     #expect(statements.filter { $0.contains("('optimize')") }.count == 1)
+    // Merging paused during the import, FTS5's default given back after it.
+    #expect(statements.contains { $0.contains("('automerge', 0)") })
+    #expect(try await storage.int("SELECT v FROM article_fts_config WHERE k = 'automerge'") == 4)
+    #expect(try await storage.int("SELECT v FROM article_fts_config WHERE k = 'crisismerge'") == 16)
     try await checkIndex(storage)
     #expect(try await found(storage, "platypus") == ["first7"])
     #expect(try await storage.search("opening", limit: 3000).count == 2599)

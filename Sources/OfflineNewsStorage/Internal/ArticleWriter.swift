@@ -67,6 +67,15 @@ struct ArticleWriter {
     arguments.append(.text(ArticleIdentity.handle(forKey: url)))
   }
 
+  /// Whether a searched column of `article` (title, summary, content, author, source name) holds a character the
+  /// search index folds out (``SearchQuery/foldedScalars``).
+  static func needsFolding(_ article: Article) -> Bool {
+    SearchQuery.containsFoldedScalar(article.title) || article.summary.map(SearchQuery.containsFoldedScalar) == true
+      || article.content.map(SearchQuery.containsFoldedScalar) == true
+      || article.author.map(SearchQuery.containsFoldedScalar) == true
+      || article.sourceName.map(SearchQuery.containsFoldedScalar) == true
+  }
+
   /// The article a row of `article` column values describes (a stored row with a record's values over it), or
   /// `nil` when it lacks a key, or a title and any text to derive one from.
   ///
@@ -151,7 +160,11 @@ struct ArticleWriter {
         var arguments: [DatabaseValue] = []
         arguments.reserveCapacity((end - start) * (ArticleWriter.contentColumns.count + 4))
         for row in start..<end {
-          ArticleWriter.appendContent(articles[chosen[row]], url: urls[row], source: source, to: &arguments)
+          let article = articles[chosen[row]]
+          if insertTrigger != nil, !pendingNeedFolding, ArticleWriter.needsFolding(article) {
+            pendingNeedFolding = true
+          }
+          ArticleWriter.appendContent(article, url: urls[row], source: source, to: &arguments)
           arguments.append(fetched)
           arguments.append(queryText)
         }
@@ -166,6 +179,16 @@ struct ArticleWriter {
     private var insertTrigger: String?
     /// Rows with a larger rowid were inserted by this save and are not in the search index yet.
     private var indexedUpTo: Int64 = 0
+    /// Some article added since the last ``indexNewRows()`` has text that `article_search_text` folds.
+    private var pendingNeedFolding = false
+    /// `article_search_text` is migration 9's view, so that unfolded text can be read from `article` itself (see
+    /// ``indexNewRows()``); any other view is always read.
+    private var foldingIsKnown = false
+
+    /// `sql` with every run of whitespace made one space.
+    private static func collapsed(_ sql: String) -> String {
+      sql.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    }
 
     /// The search index's insert trigger of migration 7, whitespace collapsed.
     private static let knownInsertTrigger = """
@@ -184,39 +207,91 @@ struct ArticleWriter {
       let sql = try db.makeStatement(
         "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'article_fts_after_insert'"
       ).fetchOne { $0.string(0) }.flatMap { $0 }
-      guard let sql, sql.split(whereSeparator: \.isWhitespace).joined(separator: " ") == Self.knownInsertTrigger
+      guard let sql, Self.collapsed(sql) == Self.knownInsertTrigger
       else { return }
       try db.execute(sql: "DROP TRIGGER article_fts_after_insert")
       insertTrigger = sql
+      let view = try db.makeStatement(
+        "SELECT sql FROM sqlite_master WHERE type = 'view' AND name = 'article_search_text'"
+      ).fetchOne { $0.string(0) }.flatMap { $0 }
+      foldingIsKnown = view.map(Self.collapsed) == Self.collapsed(Migration.searchTextView)
+      if wasEmpty { try pauseMerging() }
     }
 
     /// Indexes the rows this save inserted since the last call (rowids above ``indexedUpTo``), in one statement.
     /// Runs after every batch, so that a later record of the same URL updates an indexed row (the update trigger
     /// removes the old text from the index first).
+    ///
+    /// The index is given the folded values of `article_search_text` (migration 7). When no article of these rows
+    /// holds a folded character (``SearchQuery/containsFoldedScalar(_:)``, checked as the batch is bound), folding
+    /// changes nothing and the same values are read from `article` itself, without the view's 30 nested
+    /// `replace()` calls per row (about a tenth of a first import's CPU time at 100k articles: docs/PERFORMANCE.md);
+    /// a batch with one such article reads the view.
     private mutating func indexNewRows() throws {
       guard insertTrigger != nil else { return }
       let last = try db.scalarInt("SELECT max(rowid) FROM article") ?? 0
       guard last > indexedUpTo else { return }
-      try db.cachedStatement(
-        """
+      let sql =
+        pendingNeedFolding || !foldingIsKnown
+        ? """
         INSERT INTO article_fts (rowid, title, summary, content, author, sourceName)
         SELECT docid, title, summary, content, author, sourceName FROM article_search_text
         WHERE docid > ?1 AND docid <= ?2
         """
-      ).execute([.integer(indexedUpTo), .integer(last)])
+        : """
+        INSERT INTO article_fts (rowid, title, summary, content, author, sourceName)
+        SELECT rowid, title, summary, coalesce(fullText, content), author, sourceName FROM article
+        WHERE rowid > ?1 AND rowid <= ?2
+        """
+      try db.cachedStatement(sql).execute([.integer(indexedUpTo), .integer(last)])
       indexedUpTo = last
+      pendingNeedFolding = false
     }
 
     /// Creates the insert trigger again (see ``deferSearchIndex()``). After a first import (the table was empty),
-    /// merges the index into one segment first (FTS5 `optimize`): a search then looks each term up in one segment
-    /// instead of the tens a batch-by-batch build leaves (`news search` of two common words in 100k articles: 17
-    /// ms → 14 ms CPU; the import pays about 0.3 s: docs/PERFORMANCE.md).
+    /// merges the index into one segment first (FTS5 `optimize`), and gives back FTS5's `automerge` setting
+    /// (``pauseMerging()``): a search then looks each term up in one segment instead of the tens a batch-by-batch
+    /// build leaves (`news search` of two common words in 100k articles: 17 → 14 ms CPU), for about the CPU time the
+    /// merges during the import would have taken (docs/PERFORMANCE.md).
     private mutating func restoreSearchIndex() throws {
       guard let sql = insertTrigger else { return }
       try indexNewRows()
-      if wasEmpty { try db.execute(sql: "INSERT INTO article_fts (article_fts) VALUES ('optimize')") }
+      if let paused = pausedMerging {
+        try db.execute(sql: "INSERT INTO article_fts (article_fts) VALUES ('optimize')")
+        try db.execute(
+          "INSERT INTO article_fts (article_fts, rank) VALUES ('automerge', ?1)", [.integer(paused.automerge)])
+        try db.execute(
+          "INSERT INTO article_fts (article_fts, rank) VALUES ('crisismerge', ?1)", [.integer(paused.crisismerge)])
+        pausedMerging = nil
+      }
       try db.execute(sql: sql)
       insertTrigger = nil
+    }
+
+    /// FTS5's `automerge` and `crisismerge` settings while a first import has paused merging (FTS5's defaults, 4
+    /// and 16, when none was stored).
+    private var pausedMerging: (automerge: Int64, crisismerge: Int64)?
+
+    /// A first import stops FTS5's merging until ``restoreSearchIndex()`` merges everything once: `automerge` 0
+    /// (no incremental merges) and `crisismerge` 64 (by default 16 segments of one level are merged at once
+    /// whatever `automerge` says). The batches' segments are then merged far less often as they pile up: at 100k
+    /// articles, about 0.3 s less CPU for the same one-segment index (measured with `sqlite3`:
+    /// docs/PERFORMANCE.md). Crisis merges are not switched off (`crisismerge` 2000): an index holds at most 2,000
+    /// segments, which a 1M-article import without them exceeds (`SQLITE_FULL`). The settings are written in the
+    /// transaction, so a failed save rolls them back.
+    ///
+    /// Related SQLite documentation: <https://www.sqlite.org/fts5.html#the_automerge_configuration_option>,
+    /// <https://www.sqlite.org/fts5.html#the_crisismerge_configuration_option>
+    private mutating func pauseMerging() throws {
+      func stored(_ key: String) throws -> Int64? {
+        try db.makeStatement("SELECT v FROM article_fts_config WHERE k = ?1").fetchOne([.text(key)]) {
+          $0.int64(0)
+        } ?? nil
+      }
+      let paused = (automerge: try stored("automerge") ?? 4, crisismerge: try stored("crisismerge") ?? 16)
+      try db.execute(sql: "INSERT INTO article_fts (article_fts, rank) VALUES ('automerge', 0)")
+      try db.execute(sql: "INSERT INTO article_fts (article_fts, rank) VALUES ('crisismerge', 64)")
+      pausedMerging = paused
     }
 
     /// Writes the result list's departures, the query's fetch record and runs eviction; returns what the save did.

@@ -22,7 +22,8 @@ extension Migration {
   ///   still holds them. Insert and delete are therefore given the same folded values by construction, and
   ///   `'rebuild'` (run here, so existing caches are re-indexed at once) and `'integrity-check'` read them too;
   /// - the bulk path of `saveArticles` (``ArticleWriter``) indexes new rows with `INSERT … SELECT … FROM
-  ///   article_search_text`, the same view.
+  ///   article_search_text`, the same view, or, for a batch in which no text holds a folded character (so that
+  ///   the view's values are the row's own), from `article` directly, provided the view is migration 9's.
   ///
   /// It is plain SQL (`replace()` and `char()`, no application-defined function), so a database written by another
   /// program, such as the `sqlite3` command line tool (news-bench loads `article` with `json_each`), is indexed the

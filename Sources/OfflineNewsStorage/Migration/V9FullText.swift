@@ -1,4 +1,22 @@
 extension Migration {
+  /// The view `article_search_text` of migration 9 (the searched columns, folded; the content column is the full
+  /// text where there is one), also what ``ArticleWriter`` checks before it indexes unfolded text from `article`.
+  static let searchTextView = """
+    CREATE VIEW article_search_text (docid, title, summary, content, author, sourceName) AS
+    SELECT rowid,
+      replace(replace(replace(replace(replace(replace(title,
+        char(173), ''), char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279), ''),
+      replace(replace(replace(replace(replace(replace(summary,
+        char(173), ''), char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279), ''),
+      replace(replace(replace(replace(replace(replace(coalesce(fullText, content),
+        char(173), ''), char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279), ''),
+      replace(replace(replace(replace(replace(replace(author,
+        char(173), ''), char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279), ''),
+      replace(replace(replace(replace(replace(replace(sourceName,
+        char(173), ''), char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279), '')
+    FROM article
+    """
+
   /// Version 9: the whole article, for reading offline (issue "News readable offline"): `fullTextHTML` (the
   /// readable article's cleaned HTML), `fullText` (its text), `fullTextAt` (when it was fetched, ms UTC) and
   /// `fullTextError` (why the last attempt failed; cleared by a success). The source's own fields are never touched.
@@ -19,19 +37,7 @@ extension Migration {
       DROP TRIGGER article_fts_before_update;
       DROP TRIGGER article_fts_after_update;
       DROP VIEW article_search_text;
-      CREATE VIEW article_search_text (docid, title, summary, content, author, sourceName) AS
-      SELECT rowid,
-        replace(replace(replace(replace(replace(replace(title,
-          char(173), ''), char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279), ''),
-        replace(replace(replace(replace(replace(replace(summary,
-          char(173), ''), char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279), ''),
-        replace(replace(replace(replace(replace(replace(coalesce(fullText, content),
-          char(173), ''), char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279), ''),
-        replace(replace(replace(replace(replace(replace(author,
-          char(173), ''), char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279), ''),
-        replace(replace(replace(replace(replace(replace(sourceName,
-          char(173), ''), char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279), '')
-      FROM article;
+      \(searchTextView);
 
       CREATE TRIGGER article_fts_before_update
       BEFORE UPDATE OF title, summary, content, author, sourceName, fullText ON article

@@ -1,0 +1,150 @@
+import Foundation
+import OfflineNewsModel
+import OfflineNewsStorage
+import Synchronization
+import Testing
+
+/// The batches of one streamed save, handed out in order.
+private final class Batches: Sendable {
+  private let rest: Mutex<[[Article]]>
+  init(_ batches: [[Article]]) { rest = Mutex(batches.reversed()) }
+  func next() -> [Article]? { rest.withLock { $0.popLast() } }
+}
+
+/// The bulk save (the insert trigger set aside, each batch indexed by one statement, from `article` itself when no
+/// text needs folding, FTS5's automerge paused until one final `optimize`) must leave a search index that answers
+/// exactly as the plain path's does: small saves whose rows the insert trigger indexes one by one through the view
+/// `article_search_text`.
+@Suite("StorageContext: a bulk import's search index equals the plain path's")
+struct BulkIndexEquivalenceTests {
+  /// 3,000 articles in three batches: the first without any folded character, the second with one in every tenth
+  /// article (each column in turn), the third with accented words; a URL of the first batch comes again in the
+  /// third with other text.
+  private static func batches() -> [[Article]] {
+    let folded = ["\u{AD}", "\u{200B}", "\u{200C}", "\u{200D}", "\u{2060}", "\u{FEFF}"]
+    let words = ["storm", "harbour", "election", "climate", "market", "festival", "railway", "vaccine"]
+    func article(_ index: Int) -> Article {
+      let word = words[index % words.count]
+      let other = words[(index / 3) % words.count]
+      var title = "The \(word) story number \(index)"
+      var summary = "Reporters followed the \(other) all week."
+      var content: String? = index % 4 == 0 ? nil : "Bundesverfassungsgericht ruled on the \(word) case \(index)."
+      var author: String? = index % 5 == 0 ? nil : "Author \(index % 17)"
+      var sourceName: String? = "Source \(index % 7)"
+      if (1000..<2000).contains(index), index % 10 == 0 {
+        let mark = folded[(index / 10) % folded.count]
+        switch (index / 10) % 5 {
+        case 0: title = "The \(word)\(mark)wide story number \(index)"
+        case 1: summary = "Reporters followed the \(other)\(mark)line all week."
+        case 2: content = "Bundes\(mark)verfassungs\(mark)gericht ruled on the \(word) case \(index)."
+        case 3: author = "Au\(mark)thor \(index % 17)"
+        default: sourceName = "Sour\(mark)ce \(index % 7)"
+        }
+      }
+      if index >= 2000 { title = "Café \(word) in Zürich, number \(index)" }
+      return Article(
+        url: articleURL("bulk\(index)"), title: title, author: author, summary: summary,
+        publishedAt: Date(timeIntervalSince1970: 1_700_000_000 + Double(index % 500) * 60), content: content,
+        sourceName: sourceName)
+    }
+    var all = (0..<3000).map(article)
+    // A URL of the first batch again in the third, with a new title: the update trigger replaces its terms.
+    all[2500] = Article(
+      url: articleURL("bulk7"), title: "Replaced quokka\u{AD}story",
+      publishedAt: Date(timeIntervalSince1970: 1_700_000_000))
+    return [Array(all[0..<1000]), Array(all[1000..<2000]), Array(all[2000...])]
+  }
+
+  /// Every (term, article URL, column, offset) of the index, in order: FTS5's own view of what it holds.
+  private func instances(_ storage: StorageContext) async throws -> [String] {
+    try await storage.write { db in
+      try db.execute(
+        sql: "CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_terms USING fts5vocab(main, article_fts, instance)")
+      let rows = try db.makeStatement(
+        """
+        SELECT v.term, a.url, v.col, v.offset FROM temp.fts_terms v JOIN article a ON a.rowid = v.doc
+        ORDER BY v.term, a.url, v.col, v.offset
+        """
+      ).fetchAll { row in
+        "\(row.string(0) ?? "")|\(row.string(1) ?? "")|\(row.string(2) ?? "")|\(row.int64(3) ?? -1)"
+      }
+      try db.execute(sql: "DROP TABLE temp.fts_terms")
+      return rows
+    }
+  }
+
+  /// What a search answers: each hit's URL, rank and snippet, best first.
+  private func answers(_ storage: StorageContext, _ text: String) async throws -> [String] {
+    try await storage.search(text, limit: 5000).map { "\($0.article.url.absoluteString) \($0.rank) \($0.snippet)" }
+  }
+
+  @Test("the same index terms, and the same result lists, ranks and snippets, as row-by-row indexing")
+  func sameAnswers() async throws {
+    let batches = Self.batches()
+    let fetched = Timestamp(millisecondsSince1970: 1_700_000_000_000)
+
+    let bulkDatabase = TestDatabase()
+    let bulk = try bulkDatabase.open()
+    let queue = Batches(batches)
+    let result = try await bulk.saveArticles(forQuery: "bulk", fetchedAt: fetched, batches: { queue.next() })
+    #expect(result.inserted == 2999 && result.updated == 0)
+
+    // The plain path: saves of 100 articles (below the bulk threshold), each row indexed by the insert trigger.
+    let plainDatabase = TestDatabase()
+    let plain = try plainDatabase.open()
+    let all = batches.flatMap { $0 }
+    for start in stride(from: 0, to: all.count, by: 100) {
+      try await plain.saveArticles(
+        Array(all[start..<min(start + 100, all.count)]), forQuery: "plain\(start)", fetchedAt: fetched)
+    }
+
+    for storage in [bulk, plain] {
+      try await storage.write { db in
+        try db.execute(sql: "INSERT INTO article_fts (article_fts, rank) VALUES ('integrity-check', 1)")
+      }
+    }
+    let bulkTerms = try await instances(bulk)
+    #expect(bulkTerms.count > 50_000)
+    #expect(bulkTerms == (try await instances(plain)))
+
+    let queries = [
+      "storm", "cafe", "café", "zurich", "bundesverfassungsgericht", "bund*", "stormwide", "climateline", "author",
+      "source", "\"story number\"", "quokkastory", "harbour OR railway", "market NOT festival", "number 1500",
+    ]
+    for query in queries {
+      let expected = try await answers(plain, query)
+      #expect(try await answers(bulk, query) == expected, "\(query)")
+      #expect(!expected.isEmpty, "\(query)")
+    }
+    // Folding, as the reader sees the words: 'cafe' finds 'Café', the soft-hyphenated word is one word.
+    // Expected counts from the articles themselves (the last record of a URL wins), folded by hand.
+    var latest: [URL: Article] = [:]
+    for article in all { latest[article.url] = article }
+    func holding(_ word: String, _ text: (Article) -> String?) -> Int {
+      latest.values.filter { article in
+        let scalars = (text(article) ?? "").unicodeScalars.filter { !SearchQuery.foldedScalars.contains($0) }
+        return String(String.UnicodeScalarView(scalars)).lowercased().contains(word)
+      }.count
+    }
+    #expect(try await bulk.search("cafe", limit: 5000).count == holding("café", \.title))
+    #expect(
+      try await bulk.search("bundesverfassungsgericht", limit: 5000).count
+        == holding("bundesverfassungsgericht", \.content))
+  }
+
+  @Test("containsFoldedScalar agrees with foldedScalars on every scalar near them, alone and inside text")
+  func foldedScalarCheck() {
+    let ranges: [ClosedRange<UInt32>] = [0x00...0x2FF, 0x2000...0x20FF, 0xFE00...0xFFFD, 0x1_F600...0x1_F64F]
+    for range in ranges {
+      for value in range {
+        guard let scalar = Unicode.Scalar(value) else { continue }
+        let expected = SearchQuery.foldedScalars.contains(scalar)
+        for text in [String(scalar), "ab\(scalar)cd", "é\(scalar)", "日本\(scalar)語", "\(scalar)\u{E2}"] {
+          #expect(SearchQuery.containsFoldedScalar(text) == expected, "U+\(String(value, radix: 16))")
+        }
+      }
+    }
+    #expect(!SearchQuery.containsFoldedScalar(""))
+    #expect(SearchQuery.containsFoldedScalar("Bundes\u{AD}verfassungs\u{AD}gericht"))
+  }
+}
