@@ -16,7 +16,7 @@ list=0
 [ "${1:-}" = "--list" ] && list=1
 [ "${1:-}" = "--check" ] && list=2
 modules=(OfflineNewsModel OfflineNewsStorage OfflineNewsImport OfflineNewsHTTP OfflineNewsNetwork OfflineNewsFeeds
-  OfflineNewsSync OfflineNewsHTML OfflineNews)
+  OfflineNewsSync OfflineNewsHTML OfflineNewsURLSession OfflineNews)
 built=.build/debug/Modules
 [ -d "$built" ] || { echo "public-api: no $built: run swift build first" >&2; exit 1; }
 target=$(swift -print-target-info | python3 -c 'import json, sys; print(json.load(sys.stdin)["target"]["triple"])')
