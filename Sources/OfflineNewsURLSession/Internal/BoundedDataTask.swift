@@ -48,7 +48,7 @@ final class SessionTasks: NSObject, URLSessionDataDelegate, Sendable {
       // core) is busy, which would make a sleeping task wake late and let a slow answer through.
       collector.timer.start(after: timeout) {
         guard collector.once.resume(.failure(URLError(.timedOut))) else { return }
-        task.cancel()
+        if collector.mayCancelNow() { task.cancel() }
       }
       task.resume()
     }
@@ -63,21 +63,26 @@ final class SessionTasks: NSObject, URLSessionDataDelegate, Sendable {
     _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
     completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
   ) {
-    let proceed = collector(dataTask)?.received(response) ?? true
-    completionHandler(proceed ? .allow : .cancel)
+    guard let collector = collector(dataTask) else { return completionHandler(.allow) }
+    if collector.redirectSettled() { return completionHandler(.cancel) }
+    completionHandler(collector.received(response) ? .allow : .cancel)
   }
 
   func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-    guard let collector = collector(dataTask), !collector.received(data) else { return }
-    dataTask.cancel()
+    guard let collector = collector(dataTask) else { return }
+    if collector.redirectSettled() || !collector.received(data), collector.mayCancelNow() { dataTask.cancel() }
   }
 
   func urlSession(
     _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
     newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
   ) {
-    // `nil`: the 3xx response is the data task's answer.
-    completionHandler(collector(task)?.redirect(response.statusCode, to: request))
+    guard let collector = collector(task) else { return completionHandler(nil) }
+    switch collector.answerRedirect(response.statusCode, to: request) {
+    case .follow(let next): completionHandler(next)
+    case .stop: completionHandler(nil)  // the 3xx response is the data task's answer
+    case .cancelled: break  // the task is cancelled: answering now would trap (see CancelGate)
+    }
   }
 
   func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
@@ -93,6 +98,7 @@ private final class TaskCollector: Sendable {
   private let rule: RedirectRule
   let once: OnceContinuation<Result<DataTaskOutcome, any Error>>
   let timer = TimerBox()
+  private let gate = Mutex(CancelGate())
 
   init(maxBytes: Int?, rule: RedirectRule, once: OnceContinuation<Result<DataTaskOutcome, any Error>>) {
     self.maxBytes = maxBytes
@@ -101,9 +107,47 @@ private final class TaskCollector: Sendable {
     state = Mutex((Data(), nil, false, RedirectChain(rule.original)))
   }
 
-  /// The request to follow a redirect with, or `nil` when the redirect is the answer.
-  func redirect(_ status: Int, to request: URLRequest) -> URLRequest? {
-    state.withLock { $0.redirects.follow(status, to: request, by: rule) }
+  /// How a redirect is answered.
+  enum RedirectAnswer {
+    /// Follow it with this request.
+    case follow(URLRequest)
+    /// The 3xx response is the answer (the rule does not follow it, or a cancel is waiting).
+    case stop
+    /// Not at all: the data task was cancelled, and swift-corelibs-foundation traps on an answer that comes after.
+    case cancelled
+  }
+
+  /// The answer to a redirect to `request`, by the task's rule; the redirect is pending until its next callback.
+  func answerRedirect(_ status: Int, to request: URLRequest) -> RedirectAnswer {
+    let (cancelled, wanted) = gate.withLock { gate in
+      if !gate.cancelled { gate.redirectPending = true }
+      return (gate.cancelled, gate.wanted)
+    }
+    if cancelled { return .cancelled }
+    if wanted { return .stop }
+    return state.withLock { $0.redirects.follow(status, to: request, by: rule) }.map { .follow($0) } ?? .stop
+  }
+
+  /// Whether the data task may be cancelled now, which the caller then does; otherwise (a redirect's answer is
+  /// pending) the cancel is made at the task's next callback (``redirectSettled()``).
+  func mayCancelNow() -> Bool {
+    gate.withLock { gate in
+      gate.wanted = true
+      guard !gate.redirectPending, !gate.cancelled else { return false }
+      gate.cancelled = true
+      return true
+    }
+  }
+
+  /// A callback after a redirect's answer (a response, data): no redirect is pending any more. `true` when a cancel
+  /// waited for that, and the caller is to cancel the task now.
+  func redirectSettled() -> Bool {
+    gate.withLock { gate in
+      gate.redirectPending = false
+      guard gate.wanted, !gate.cancelled else { return false }
+      gate.cancelled = true
+      return true
+    }
   }
 
   /// Keeps the response; `false` when its `Content-Length` is over the cap (the transfer is then over).
@@ -157,6 +201,20 @@ private final class TaskCollector: Sendable {
     timer.cancel()
     once.resume(outcome)
   }
+}
+
+/// When a data task may be cancelled. swift-corelibs-foundation traps ("Received callback for HTTP redirection, but
+/// we're not waiting for it") when a task is cancelled between the delegate's `willPerformHTTPRedirection` and the
+/// moment its work queue takes the completion handler's answer: the cancel changes the task's state under it. So a
+/// cancel asked for while a redirect's answer is pending (a timeout during a redirect chain) waits for the task's
+/// next callback, and a redirect that comes after a cancel is not answered.
+private struct CancelGate {
+  /// A redirect was answered and the task has not called back since.
+  var redirectPending = false
+  /// A cancel was asked for (the deadline passed, or the body went over its cap).
+  var wanted = false
+  /// The task was cancelled (or is being).
+  var cancelled = false
 }
 
 /// A continuation resumed by the first of several racers; later resumes do nothing.
