@@ -43,7 +43,7 @@ struct ImportSummary: Codable, Sendable {
   }
 }
 
-/// How the three databases compare after the imports (the same file, so they should hold the same rows).
+/// How the four databases compare after the imports (the same file, so they should hold the same rows).
 struct Validation: Codable, Sendable {
   var oursRows: Int
   var jsonEachRows: Int?
@@ -55,6 +55,9 @@ struct Validation: Codable, Sendable {
   var textDiffersFromJSONEach: Int?
   var publishedAtDiffersFromPython: Int?
   var textDiffersFromPython: Int?
+  var sqliteUtilsRows: Int?
+  var publishedAtDiffersFromSQLiteUtils: Int?
+  var textDiffersFromSQLiteUtils: Int?
 }
 
 /// One goal of issue 6 and where we stand.
@@ -138,6 +141,12 @@ struct Benchmark {
     for importer in importers {
       if let program = importer.program, which(program) == nil {
         notes.append("\(importer.label): skipped, `\(program)` is not in PATH")
+      } else if let python = importer.pythonModule,
+        commandOutput(["python3", "-c", "import \(python.module)"], outputFolder: folder) == nil
+      {
+        notes.append(
+          "\(importer.label): skipped, the Python module `\(python.module)` is not installed "
+            + "(pip install \(python.package))")
       } else {
         present.append(importer)
       }
@@ -161,6 +170,7 @@ struct Benchmark {
   func run(machine: Machine) async throws -> Results {
     let (file, payload) = try generate(options.articles, name: "payload-\(options.articles).json")
     var (importers, notes) = available(Importer.allCases)
+    for note in notes { progress(note) }
     let loadBefore = loadAverage()
     if options.articles < 100_000 {
       notes.append(
@@ -283,11 +293,12 @@ struct Benchmark {
     }
   }
 
-  /// Compares the rows the three methods left (sqlite3 CLI, the three databases attached).
+  /// Compares the rows the four methods left with ours' (sqlite3 CLI, the databases attached).
   func validate() -> Validation? {
     let ours = "\(folder)/\(Importer.ours.rawValue).sqlite"
     let jsonEach = "\(folder)/\(Importer.jsonEach.rawValue).sqlite"
     let python = "\(folder)/\(Importer.python.rawValue).sqlite"
+    let sqliteUtils = "\(folder)/\(Importer.sqliteUtils.rawValue).sqlite"
     guard which("sqlite3") != nil else { return nil }
     func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
     let text = """
@@ -297,7 +308,7 @@ struct Benchmark {
       """
     var attach = ""
     var select = ["(SELECT count(*) FROM main.article)"]
-    for (alias, path) in [("j", jsonEach), ("p", python)] {
+    for (alias, path) in [("j", jsonEach), ("p", python), ("u", sqliteUtils)] {
       guard FileManager.default.fileExists(atPath: path) else {
         select += ["NULL", "NULL", "NULL"]
         continue
@@ -318,10 +329,11 @@ struct Benchmark {
     let values = output.trimmingCharacters(in: .whitespacesAndNewlines).split(
       separator: "|", omittingEmptySubsequences: false
     ).map { Int($0) }
-    guard values.count == 7, let oursRows = values[0] else { return nil }
+    guard values.count == 10, let oursRows = values[0] else { return nil }
     return Validation(
       oursRows: oursRows, jsonEachRows: values[1], pythonRows: values[4], publishedAtDiffersFromJSONEach: values[2],
-      textDiffersFromJSONEach: values[3], publishedAtDiffersFromPython: values[5], textDiffersFromPython: values[6])
+      textDiffersFromJSONEach: values[3], publishedAtDiffersFromPython: values[5], textDiffersFromPython: values[6],
+      sqliteUtilsRows: values[7], publishedAtDiffersFromSQLiteUtils: values[8], textDiffersFromSQLiteUtils: values[9])
   }
 
   static func targets(_ results: Results) -> [Target] {
@@ -339,6 +351,13 @@ struct Benchmark {
       targets.append(
         Target(
           goal: "import ≥ 2× faster than the Python peer", measured: String(format: "%.2f× faster", speedup),
+          met: speedup >= 2))
+    }
+    if let ours, let sqliteUtils = summary(results.imports, .sqliteUtils) {
+      let speedup = sqliteUtils.seconds / ours.seconds
+      targets.append(
+        Target(
+          goal: "import ≥ 2× faster than sqlite-utils", measured: String(format: "%.2f× faster", speedup),
           met: speedup >= 2))
     }
     if let again = summary(results.reimports, .ours), let ratio = again.ratioToJSONEach {

@@ -11,6 +11,8 @@ enum Importer: String, CaseIterable, Codable, Sendable {
   case jsonEachWithQueryResult
   /// The peer: Python's `json` + `sqlite3` `executemany` upsert.
   case python
+  /// The tool people pick for JSON → SQLite: the `sqlite-utils` Python library's `upsert_all` (PyPI `sqlite-utils`).
+  case sqliteUtils
 
   var label: String {
     switch self {
@@ -18,6 +20,7 @@ enum Importer: String, CaseIterable, Codable, Sendable {
     case .jsonEach: "sqlite3 json_each (the limit)"
     case .jsonEachWithQueryResult: "sqlite3 json_each + query_result"
     case .python: "python3 json + executemany"
+    case .sqliteUtils: "sqlite-utils upsert_all"
     }
   }
 
@@ -26,8 +29,14 @@ enum Importer: String, CaseIterable, Codable, Sendable {
     switch self {
     case .ours: nil
     case .jsonEach, .jsonEachWithQueryResult: "sqlite3"
-    case .python: "python3"
+    case .python, .sqliteUtils: "python3"
     }
+  }
+
+  /// The Python module it imports beyond the standard library and the PyPI package that installs it, if any
+  /// (checked with `python3 -c "import MODULE"`).
+  var pythonModule: (module: String, package: String)? {
+    self == .sqliteUtils ? ("sqlite_utils", "sqlite-utils") : nil
   }
 }
 
@@ -78,9 +87,10 @@ struct ImportRunner {
         withQueryResult: importer == .jsonEachWithQueryResult)
       try sql.write(toFile: script, atomically: true, encoding: .utf8)
       arguments = ["sqlite3", "-bail", database, ".read \(script)"]
-    case .python:
-      let script = workFolder + "/bench-peer.py"
-      try Self.pythonPeer.write(toFile: script, atomically: true, encoding: .utf8)
+    case .python, .sqliteUtils:
+      let script = workFolder + "/bench-\(importer.rawValue).py"
+      let source = importer == .python ? Self.pythonPeer : Self.sqliteUtilsPeer
+      try source.write(toFile: script, atomically: true, encoding: .utf8)
       arguments = [
         "python3", script, file, database, cacheKey(file: file), String(Timestamp.now().millisecondsSince1970),
       ]
@@ -188,16 +198,18 @@ struct ImportRunner {
     return sql
   }
 
-  /// The peer a user would write instead: `json.load`, a loop applying the same record rules, one `executemany`
-  /// upsert in one transaction with the same pragmas. Dates go through `datetime.fromisoformat` (Python 3.11+),
-  /// truncated to milliseconds like ours. It prints its phase times and its own `VmHWM` as one JSON line.
-  static let pythonPeer = #"""
+  /// The Python peers' common part: `json.load`, then a loop applying the same record rules as ours into `rows`,
+  /// tuples in the order of `COLUMNS`. Dates go through `datetime.fromisoformat` (Python 3.11+), truncated to
+  /// milliseconds like ours. `t0`…`t2` time the load and the transform.
+  static let pythonLoadAndTransform = #"""
     import json, sqlite3, sys, time
     from datetime import datetime, timedelta, timezone
 
     path, db, query, fetched_at = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
     EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
     MS = timedelta(milliseconds=1)
+    COLUMNS = ("url", "title", "author", "summary", "imageURL", "publishedAt", "content", "sourceID", "sourceName",
+               "fetchedAt", "fetchQuery")
 
     t0 = time.monotonic()
     with open(path, "rb") as f:
@@ -227,26 +239,11 @@ struct ImportRunner {
         rows.append((url, title, a.get("author") or None, a.get("description") or None,
                      a.get("urlToImage") or None, published, a.get("content") or None,
                      source.get("id") or None, source.get("name") or None, fetched_at, query))
-    t2 = time.monotonic()
 
-    con = sqlite3.connect(db, isolation_level=None)
-    con.execute("PRAGMA synchronous = NORMAL")
-    con.execute("PRAGMA foreign_keys = ON")
-    con.execute("PRAGMA temp_store = MEMORY")
-    con.execute("PRAGMA cache_size = -65536")
-    con.execute("BEGIN IMMEDIATE")
-    con.executemany("""
-        INSERT INTO article (url, title, author, summary, imageURL, publishedAt, content, sourceID, sourceName,
-                             fetchedAt, fetchQuery)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        ON CONFLICT(url) DO UPDATE SET
-          title = excluded.title, author = excluded.author, summary = excluded.summary,
-          imageURL = excluded.imageURL, publishedAt = excluded.publishedAt, content = excluded.content,
-          sourceID = excluded.sourceID, sourceName = excluded.sourceName,
-          fetchedAt = excluded.fetchedAt, fetchQuery = excluded.fetchQuery""", rows)
-    con.execute("COMMIT")
-    con.close()
-    t3 = time.monotonic()
+    """#
+
+  /// The Python peers' last lines: their own `VmHWM` and the phase times as one JSON line.
+  static let pythonReport = #"""
 
     peak = 0
     with open("/proc/self/status") as status:
@@ -256,4 +253,57 @@ struct ImportRunner {
     print(json.dumps({"load": t1 - t0, "transform": t2 - t1, "upsert": t3 - t2, "rows": len(rows),
                       "peakKiB": peak}))
     """#
+
+  /// The peer a user would write instead: `pythonLoadAndTransform`, then one `executemany` upsert in one
+  /// transaction with the same pragmas.
+  static let pythonPeer =
+    pythonLoadAndTransform + #"""
+      t2 = time.monotonic()
+
+      con = sqlite3.connect(db, isolation_level=None)
+      con.execute("PRAGMA synchronous = NORMAL")
+      con.execute("PRAGMA foreign_keys = ON")
+      con.execute("PRAGMA temp_store = MEMORY")
+      con.execute("PRAGMA cache_size = -65536")
+      con.execute("BEGIN IMMEDIATE")
+      con.executemany("""
+          INSERT INTO article (url, title, author, summary, imageURL, publishedAt, content, sourceID, sourceName,
+                               fetchedAt, fetchQuery)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+          ON CONFLICT(url) DO UPDATE SET
+            title = excluded.title, author = excluded.author, summary = excluded.summary,
+            imageURL = excluded.imageURL, publishedAt = excluded.publishedAt, content = excluded.content,
+            sourceID = excluded.sourceID, sourceName = excluded.sourceName,
+            fetchedAt = excluded.fetchedAt, fetchQuery = excluded.fetchQuery""", rows)
+      con.execute("COMMIT")
+      con.close()
+      t3 = time.monotonic()
+      """# + pythonReport
+
+  /// The tool many people pick for JSON → SQLite: `pythonLoadAndTransform` with each row made a dict (its
+  /// `transform` phase includes that), then `sqlite_utils`' `Table.upsert_all(rows, pk="url")` inside one
+  /// `db.atomic()` transaction, on a connection given the same pragmas (sqlite-utils adds its own
+  /// `recursive_triggers=on`), with its default batch size. Its `upsert` phase includes importing the module.
+  ///
+  /// It writes into the schema `StorageContext` created, and the schema's triggers keep `article_fts` current:
+  /// `enable_fts` is not called, because it would create a different index (`article_fts` with `content='article'`,
+  /// the default tokenizer, no folding, and `article_ai`/`_ad`/`_au` triggers that reindex on every update), and
+  /// over an existing `article_fts` it fails or, with `replace=True`, drops ours.
+  static let sqliteUtilsPeer =
+    pythonLoadAndTransform + #"""
+      records = [dict(zip(COLUMNS, row)) for row in rows]
+      t2 = time.monotonic()
+
+      import sqlite_utils
+      con = sqlite3.connect(db)
+      con.execute("PRAGMA synchronous = NORMAL")
+      con.execute("PRAGMA foreign_keys = ON")
+      con.execute("PRAGMA temp_store = MEMORY")
+      con.execute("PRAGMA cache_size = -65536")
+      database = sqlite_utils.Database(con)
+      with database.atomic():
+          database["article"].upsert_all(records, pk="url")
+      con.close()
+      t3 = time.monotonic()
+      """# + pythonReport
 }

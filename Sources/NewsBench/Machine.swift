@@ -9,6 +9,8 @@ struct Machine: Codable, Sendable {
   var sqlite: String
   var pythonSQLite: String
   var python: String
+  /// The installed `sqlite-utils` (PyPI) version, when there is one.
+  var sqliteUtils: String?
   var swift: String
   /// The git revision of the working copy in the current folder (`git describe --always --dirty`), when there is one.
   var source: String?
@@ -35,6 +37,9 @@ struct Machine: Codable, Sendable {
       sqlite: sqliteLine.split(separator: " ").first.map(String.init) ?? sqliteLine,
       pythonSQLite: firstLine(["python3", "-c", "import sqlite3; print(sqlite3.sqlite_version)"]),
       python: firstLine(["python3", "--version"]),
+      sqliteUtils: commandOutput(
+        ["python3", "-c", "import importlib.metadata as m; print(m.version('sqlite-utils'))"], outputFolder: folder
+      ).map { $0.trimmingCharacters(in: .whitespacesAndNewlines) },
       swift: firstLine(["swift", "--version"]),
       source: commandOutput(["git", "describe", "--always", "--dirty"], outputFolder: folder)
         .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })

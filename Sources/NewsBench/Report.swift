@@ -6,7 +6,8 @@ enum Report {
     """
     news-bench, \(date)
     machine:  \(machine.cpu), \(machine.cores) cores, \(String(format: "%.1f", machine.memoryGB)) GiB, \(machine.kernel)
-              sqlite3 CLI \(machine.sqlite) (Python's sqlite3 module: \(machine.pythonSQLite)), \(machine.python)
+              sqlite3 CLI \(machine.sqlite) (Python's sqlite3 module: \(machine.pythonSQLite)), \(machine.python)\
+    \(machine.sqliteUtils.map { ", sqlite-utils \($0)" } ?? "")
               \(machine.swift)
     source:   \(machine.source.map { "git \($0) (the working copy in the current folder)" } ?? "not a git working copy")
 
@@ -35,6 +36,7 @@ enum Report {
       out += "rows:     ours \(grouped(validation.oursRows))"
       if let rows = validation.jsonEachRows { out += ", json_each \(grouped(rows))" }
       if let rows = validation.pythonRows { out += ", python \(grouped(rows))" }
+      if let rows = validation.sqliteUtilsRows { out += ", sqlite-utils \(grouped(rows))" }
       out += "\n"
       if let dates = validation.publishedAtDiffersFromJSONEach, let text = validation.textDiffersFromJSONEach {
         out +=
@@ -44,6 +46,10 @@ enum Report {
       if let dates = validation.publishedAtDiffersFromPython, let text = validation.textDiffersFromPython {
         out +=
           "          vs python:    publishedAt differs in \(grouped(dates)) rows, text columns in \(grouped(text))\n"
+      }
+      if let dates = validation.publishedAtDiffersFromSQLiteUtils, let text = validation.textDiffersFromSQLiteUtils {
+        out +=
+          "          vs sqlite-utils: publishedAt differs in \(grouped(dates)) rows, text columns in \(grouped(text))\n"
       }
       out += "\n"
     }
@@ -189,6 +195,7 @@ enum Report {
     case .jsonEach: "2."
     case .jsonEachWithQueryResult: "2b."
     case .python: "3."
+    case .sqliteUtils: "4."
     }
   }
 
