@@ -10,7 +10,8 @@ struct FetchCommand: NewsCommand {
   static let details = """
     Without --url or --source, fetches the configuration's default source; a source's "policy" and "maxAge"
     apply unless --policy or --max-age is given. The NewsAPI key is read from NEWSAPI_KEY (or the
-    configuration's apiKey) and sent in the X-Api-Key header.
+    configuration's apiKey) and sent in the X-Api-Key header, to newsapi.org and the hosts of configured
+    NewsAPI sources only (and a --url with NewsAPI's /v2/ path), never to a feed or another host.
     Policies: network-first asks the network and serves the cache if it fails; cache-first serves fresh cached
     rows without asking, else acts as network-first; network-only fails rather than serve the cache; cache-only
     never asks the network.
@@ -75,7 +76,8 @@ struct FetchCommand: NewsCommand {
     let (query, sourceName, source) = try resolveQuery()
     let policy = policyOption ?? source?.policy ?? .networkFirst
     let maxAge = maxAgeOption ?? source?.maxAge
-    let repository = try makeRepository(timeout: timeout)
+    let typed = arguments.value(.url) == nil ? nil : query.url
+    let repository = try context.makeRepository(arguments.common, timeout: timeout, retrying: true, typedURL: typed)
     let result: NewsResult
     result = try await repository.articles(for: query, policy: policy, maxAge: maxAge)
     let console = context.console
@@ -99,13 +101,6 @@ struct FetchCommand: NewsCommand {
     console.printLines(OutputFormat.lines(shown, handles: handles, now: now, console: console))
     context.reportIssues(result.issues, arguments.common)
     return .success
-  }
-
-  /// The composition for a fetch: the context's storage, and a network that retries (3 attempts, within twice the
-  /// per-attempt timeout), with a deadline of twice the timeout plus 0.5 s for serving cached rows (a bound that
-  /// holds even if the network overruns its own).
-  private func makeRepository(timeout: Double?) throws(CommandFailure) -> NewsRepository {
-    try context.makeRepository(arguments.common, timeout: timeout, retrying: true)
   }
 
   /// `--max-age SECONDS` (≥ 0), or `nil`.

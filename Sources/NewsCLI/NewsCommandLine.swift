@@ -262,6 +262,20 @@ struct CommandContext: Sendable {
       "images", isDirectory: true)
   }
 
+  /// The hosts the NewsAPI key may be sent to: `newsapi.org`, the hosts of the configured NewsAPI sources (`"url"`),
+  /// and the host of a `--url` typed on the command line when it has NewsAPI's `/v2/` path (a NewsAPI-compatible
+  /// server); never a feed's, a page's or any other host.
+  func newsAPIHosts(typedURL: URL?) -> Set<String> {
+    var hosts: Set<String> = [NewsAPIKey.newsAPIHost]
+    for source in configuration.sources.values where !source.url.isFileURL {
+      if let host = source.url.host?.lowercased(), !host.isEmpty { hosts.insert(host) }
+    }
+    if let typedURL, typedURL.path.hasPrefix("/v2/"), let host = typedURL.host?.lowercased(), !host.isEmpty {
+      hosts.insert(host)
+    }
+    return hosts
+  }
+
   /// The database path: `--db`, else the configuration's, else the XDG default.
   func databasePath(_ arguments: CommonArguments) -> String {
     if let path = arguments.databasePath { return absolute(expandingTilde(path), relativeTo: currentDirectory) }
@@ -277,7 +291,8 @@ struct CommandContext: Sendable {
   ///   - retrying: retry failed attempts (3 attempts within twice the timeout) and serve the cache at the latest
   ///     0.5 s after that (`news fetch`); `false`: one attempt, no deadline.
   func makeRepository(
-    _ arguments: CommonArguments, timeout: Double? = nil, entities: [EntityDescription] = [], retrying: Bool = false
+    _ arguments: CommonArguments, timeout: Double? = nil, entities: [EntityDescription] = [], retrying: Bool = false,
+    typedURL: URL? = nil
   ) throws(CommandFailure) -> NewsRepository {
     let storage: StorageContext
     do {
@@ -286,7 +301,9 @@ struct CommandContext: Sendable {
     } catch {
       throw CommandFailure(.storage, error.description)
     }
-    let apiKey = environment["NEWSAPI_KEY"].flatMap { $0.isEmpty ? nil : $0 } ?? configuration.apiKey
+    let apiKey = (environment["NEWSAPI_KEY"].flatMap { $0.isEmpty ? nil : $0 } ?? configuration.apiKey).map {
+      NewsAPIKey($0, hosts: newsAPIHosts(typedURL: typedURL))
+    }
     let requested = timeout ?? configuration.timeoutSeconds
     let perAttempt = RequestTimeout.effective(requested)
     let retry =

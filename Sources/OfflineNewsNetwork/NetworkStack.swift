@@ -17,11 +17,11 @@ import OfflineNewsModel
 /// let transport = stack.httpTransport(5, .none, [])
 /// ```
 public struct NetworkStack: Sendable {
-  /// A network for news sources: the API key (or `nil`), the timeout per attempt in seconds, the retry policy, the
-  /// decoder of its bodies.
+  /// A network for news sources: the API key with the hosts it may go to (or `nil`), the timeout per attempt in
+  /// seconds, the retry policy, the decoder of its bodies.
   public var newsNetwork:
-    @Sendable (_ apiKey: String?, _ timeout: TimeInterval, _ retry: RetryPolicy, _ decoder: any NewsPageDecoder) ->
-      any NewsNetwork
+    @Sendable (_ apiKey: NewsAPIKey?, _ timeout: TimeInterval, _ retry: RetryPolicy, _ decoder: any NewsPageDecoder)
+      -> any NewsNetwork
   /// A transport for any other HTTP request (a Parse sync, a feed or page download): the timeout per attempt in
   /// seconds, the retry policy, texts never to show in an error.
   public var httpTransport:
@@ -31,7 +31,7 @@ public struct NetworkStack: Sendable {
   ///   - newsNetwork: makes the network of news sources (see ``newsNetwork``).
   ///   - httpTransport: makes the transport of other requests (see ``httpTransport``).
   public init(
-    newsNetwork: @escaping @Sendable (String?, TimeInterval, RetryPolicy, any NewsPageDecoder) -> any NewsNetwork,
+    newsNetwork: @escaping @Sendable (NewsAPIKey?, TimeInterval, RetryPolicy, any NewsPageDecoder) -> any NewsNetwork,
     httpTransport: @escaping @Sendable (TimeInterval, RetryPolicy, [String]) -> any HTTPTransport
   ) {
     self.newsNetwork = newsNetwork

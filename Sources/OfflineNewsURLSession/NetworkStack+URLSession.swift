@@ -12,7 +12,7 @@ extension NetworkStack {
   /// ```
   public static let urlSession = NetworkStack(
     newsNetwork: { apiKey, timeout, retry, decoder in
-      URLSessionNewsNetwork(apiKey: apiKey, timeout: timeout, retry: retry, decoder: decoder)
+      URLSessionNewsNetwork(key: apiKey, timeout: timeout, retry: retry, decoder: decoder)
     },
     httpTransport: { timeout, retry, secrets in
       URLSessionHTTPTransport(timeout: timeout, retry: retry, secrets: secrets)

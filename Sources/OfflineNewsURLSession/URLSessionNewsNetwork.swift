@@ -13,7 +13,8 @@ import OfflineNewsNetwork
 /// ```
 ///
 /// - The key is sent in the `X-Api-Key` header, as NewsAPI recommends (<https://newsapi.org/docs/authentication>),
-///   never in the URL; it is removed from every error text (so is a key the URL carries, `?apiKey=`).
+///   never in the URL, and only to the hosts of its ``NewsAPIKey`` (`newsapi.org` by default): a feed or any other
+///   host never gets it. It is removed from every error text (so is a key the URL carries, `?apiKey=`).
 /// - `timeout` bounds the whole request, connection included (URLSession's own default is 60 s). A server that
 ///   never answers fails with `NewsNetworkError/TransportFailure/timedOut`.
 /// - Nothing is cached by URLSession (ephemeral session, no `URLCache`): the repository owns the cache.
@@ -26,7 +27,7 @@ import OfflineNewsNetwork
 ///   request's validators, reports `304 Not Modified` as ``NewsResponse/notModified(validators:)``, and returns the
 ///   `ETag` / `Last-Modified` the server sent (RFC 9110 §13.1, §15.4.5).
 public final class URLSessionNewsNetwork: NewsNetwork {
-  private let apiKey: String?
+  private let apiKey: NewsAPIKey?
   /// The request timeout in force, in seconds: per attempt.
   public let timeout: TimeInterval
   /// What is retried, and how.
@@ -41,6 +42,7 @@ public final class URLSessionNewsNetwork: NewsNetwork {
 
   /// - Parameters:
   ///   - apiKey: the NewsAPI key (`NEWSAPI_KEY`), or `nil` to send none (NewsAPI then answers `apiKeyMissing`).
+  ///   - apiKeyHosts: the hosts the key is sent to (each, or a subdomain); `newsapi.org` by default.
   ///   - timeout: seconds allowed for the whole request; default 5. On Linux, URLSession (libcurl) counts whole
   ///     seconds and treats a fraction below one as zero (an immediate timeout), so the timeout is rounded up to
   ///     whole seconds there; above `maximumTimeout` (one day, and infinity) it is capped, and NaN, zero or a
@@ -48,13 +50,23 @@ public final class URLSessionNewsNetwork: NewsNetwork {
   ///   - retry: which failures are retried and how; ``RetryPolicy/none`` (a single attempt) by default.
   ///   - decoder: what turns a body into articles; NewsAPI v2 (``NewsAPIDecoder``) by default, the `OfflineNews`
   ///     module's `ArticleDecoder` for every format a source may send.
+  public convenience init(
+    apiKey: String?, apiKeyHosts: Set<String> = [NewsAPIKey.newsAPIHost], timeout: TimeInterval = 5,
+    retry: RetryPolicy = .none, decoder: any NewsPageDecoder = NewsAPIDecoder()
+  ) {
+    self.init(
+      key: apiKey.flatMap { $0.isEmpty ? nil : NewsAPIKey($0, hosts: apiKeyHosts) }, timeout: timeout, retry: retry,
+      decoder: decoder)
+  }
+
+  /// As ``init(apiKey:apiKeyHosts:timeout:retry:decoder:)``, with the key and its hosts as one value.
   public init(
-    apiKey: String?, timeout: TimeInterval = 5, retry: RetryPolicy = .none,
+    key apiKey: NewsAPIKey?, timeout: TimeInterval = 5, retry: RetryPolicy = .none,
     decoder: any NewsPageDecoder = NewsAPIDecoder()
   ) {
     self.decoder = decoder
-    self.apiKey = apiKey.flatMap { $0.isEmpty ? nil : $0 }
-    transport = URLSessionHTTPTransport(timeout: timeout, retry: retry, secrets: [self.apiKey].compactMap { $0 })
+    self.apiKey = apiKey.flatMap { $0.value.isEmpty ? nil : $0 }
+    transport = URLSessionHTTPTransport(timeout: timeout, retry: retry, secrets: [self.apiKey?.value].compactMap { $0 })
     self.retry = retry
     self.timeout = transport.timeout
   }
@@ -94,9 +106,9 @@ public final class URLSessionNewsNetwork: NewsNetwork {
       throw .unsupportedURL(query.cacheKey)
     }
     var headers = ["Accept": Self.accept]
-    if let apiKey { headers["X-Api-Key"] = apiKey }
+    if let apiKey, apiKey.isSent(to: query.url) { headers["X-Api-Key"] = apiKey.value }
     // A key may also be given in the URL (NewsAPI accepts ?apiKey=): it is a secret too.
-    let secrets = [apiKey, Self.keyInURL(query.url)].compactMap { $0 }
+    let secrets = [apiKey?.value, Self.keyInURL(query.url)].compactMap { $0 }
     let response: HTTPResponse
     do {
       response = try await transport.send(

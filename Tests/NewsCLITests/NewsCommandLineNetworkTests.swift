@@ -19,6 +19,18 @@ struct NewsCommandLineNetworkTests {
     ]}
     """
 
+  @Test("NEWSAPI_KEY goes to NewsAPI only: a URL without NewsAPI's /v2/ path on another host gets no key")
+  func keyNotSentToFeeds() async throws {
+    let key = "cli-test-key-7f3a9c"
+    let cli = CLIHarness(environment: ["NEWSAPI_KEY": key])
+    let server = try LoopbackHTTPServer(.json(Self.body))
+    defer { server.stop() }
+    let fetched = await cli.run("fetch", "--url", server.url("/feed.json").absoluteString, "--db", cli.database)
+    #expect(fetched.status == 0, "\(fetched.err)")
+    #expect(server.requests.count == 1)
+    #expect(server.requests.first?.header("X-Api-Key") == nil)
+  }
+
   @Test("fetch from the network, then the same command offline serves the same rows from the cache")
   func fetchThenOffline() async throws {
     let key = "cli-test-key-7f3a9c"

@@ -39,7 +39,7 @@ import Testing
   @Test func successDecodesExactValues() async throws {
     let server = try LoopbackHTTPServer(.json(Self.okBody))
     defer { server.stop() }
-    let network = URLSessionNewsNetwork(apiKey: Self.apiKey, timeout: 5)
+    let network = URLSessionNewsNetwork(apiKey: Self.apiKey, apiKeyHosts: ["127.0.0.1"], timeout: 5)
 
     let page = try await network.fetch(NewsQuery(url: server.url(Self.query)))
 
@@ -71,7 +71,7 @@ import Testing
   @Test func apiKeyIsSentAsHeaderAndNeverInTheURL() async throws {
     let server = try LoopbackHTTPServer(.json(Self.okBody))
     defer { server.stop() }
-    let network = URLSessionNewsNetwork(apiKey: Self.apiKey, timeout: 5)
+    let network = URLSessionNewsNetwork(apiKey: Self.apiKey, apiKeyHosts: ["127.0.0.1"], timeout: 5)
 
     _ = try await network.fetch(NewsQuery(url: server.url(Self.query)))
 
@@ -96,9 +96,23 @@ import Testing
     #expect(server.requests.first?.header("X-Api-Key") == nil)
   }
 
+  @Test("the key goes only to its hosts: newsapi.org by default, never to a feed's or any other host")
+  func keyOnlyToItsHosts() async throws {
+    let server = try LoopbackHTTPServer(.json(Self.okBody))
+    defer { server.stop() }
+    _ = try await URLSessionNewsNetwork(apiKey: Self.apiKey, timeout: 5).fetch(NewsQuery(url: server.url(Self.query)))
+    #expect(server.requests.first?.header("X-Api-Key") == nil, "127.0.0.1 is not newsapi.org")
+    let key = NewsAPIKey(Self.apiKey, hosts: ["NewsAPI.org", "proxy.example"])
+    #expect(key.isSent(to: try #require(URL(string: "https://newsapi.org/v2/everything?q=x"))))
+    #expect(key.isSent(to: try #require(URL(string: "https://eu.proxy.example/v2/everything"))))
+    #expect(!key.isSent(to: try #require(URL(string: "https://newsapi.org.evil.example/v2/everything"))))
+    #expect(!key.isSent(to: try #require(URL(string: "https://evilnewsapi.org/v2/everything"))))
+    #expect(!key.isSent(to: try #require(URL(string: "ftp://newsapi.org/v2/everything"))))
+  }
+
   @Test func connectionRefusedIsTransportConnectionRefused() async throws {
     let port = try LoopbackHTTPServer.refusedPort()
-    let network = URLSessionNewsNetwork(apiKey: Self.apiKey, timeout: 5)
+    let network = URLSessionNewsNetwork(apiKey: Self.apiKey, apiKeyHosts: ["127.0.0.1"], timeout: 5)
 
     let error = await failure(network, URL(string: "http://127.0.0.1:\(port)\(Self.query)")!)
 
@@ -113,7 +127,7 @@ import Testing
     let server = try LoopbackHTTPServer(
       .respond(status: 500, headers: ["Content-Type": "text/html"], body: Data(html.utf8)))
     defer { server.stop() }
-    let network = URLSessionNewsNetwork(apiKey: Self.apiKey, timeout: 5)
+    let network = URLSessionNewsNetwork(apiKey: Self.apiKey, apiKeyHosts: ["127.0.0.1"], timeout: 5)
 
     let error = await failure(network, server.url(Self.query))
 
@@ -126,7 +140,7 @@ import Testing
       .json(
         #"{"status":"error","code":"apiKeyInvalid","message":"Your API key is invalid or incorrect."}"#))
     defer { server.stop() }
-    let network = URLSessionNewsNetwork(apiKey: Self.apiKey, timeout: 5)
+    let network = URLSessionNewsNetwork(apiKey: Self.apiKey, apiKeyHosts: ["127.0.0.1"], timeout: 5)
 
     let error = await failure(network, server.url(Self.query))
 
@@ -140,7 +154,7 @@ import Testing
     let server = try LoopbackHTTPServer(
       .json(#"{"status":"error","code":"somethingNew","message":"A code this build does not know."}"#, status: 401))
     defer { server.stop() }
-    let network = URLSessionNewsNetwork(apiKey: Self.apiKey, timeout: 5)
+    let network = URLSessionNewsNetwork(apiKey: Self.apiKey, apiKeyHosts: ["127.0.0.1"], timeout: 5)
 
     let error = await failure(network, server.url(Self.query))
 
@@ -155,7 +169,7 @@ import Testing
     let server = try LoopbackHTTPServer(
       .truncated(status: 200, body: body.prefix(body.count / 2), declaredLength: body.count))
     defer { server.stop() }
-    let network = URLSessionNewsNetwork(apiKey: Self.apiKey, timeout: 5)
+    let network = URLSessionNewsNetwork(apiKey: Self.apiKey, apiKeyHosts: ["127.0.0.1"], timeout: 5)
 
     let error = await failure(network, server.url(Self.query))
 
@@ -169,7 +183,7 @@ import Testing
   @Test func connectionClosedWithoutAnAnswerIsATransportError() async throws {
     let server = try LoopbackHTTPServer(.closeImmediately)
     defer { server.stop() }
-    let network = URLSessionNewsNetwork(apiKey: Self.apiKey, timeout: 5)
+    let network = URLSessionNewsNetwork(apiKey: Self.apiKey, apiKeyHosts: ["127.0.0.1"], timeout: 5)
 
     let error = await failure(network, server.url(Self.query))
 
@@ -182,7 +196,7 @@ import Testing
     let body = String(repeating: "x", count: 190) + Self.apiKey + String(repeating: "y", count: 50)
     let server = try LoopbackHTTPServer(.respond(status: 502, headers: [:], body: Data(body.utf8)))
     defer { server.stop() }
-    let network = URLSessionNewsNetwork(apiKey: Self.apiKey, timeout: 5)
+    let network = URLSessionNewsNetwork(apiKey: Self.apiKey, apiKeyHosts: ["127.0.0.1"], timeout: 5)
 
     let error = try #require(await failure(network, server.url(Self.query)))
 
@@ -197,7 +211,7 @@ import Testing
   @Test func hangingServerTimesOut() async throws {
     let server = try LoopbackHTTPServer(.hang)
     defer { server.stop() }
-    let network = URLSessionNewsNetwork(apiKey: Self.apiKey, timeout: 1)
+    let network = URLSessionNewsNetwork(apiKey: Self.apiKey, apiKeyHosts: ["127.0.0.1"], timeout: 1)
 
     let clock = ContinuousClock()
     let start = clock.now
@@ -213,7 +227,7 @@ import Testing
 
   @Test(.timeLimit(.minutes(1))) func stoppingTheServerEndsAHungRequest() async throws {
     let server = try LoopbackHTTPServer(.hang)
-    let network = URLSessionNewsNetwork(apiKey: Self.apiKey, timeout: 120)
+    let network = URLSessionNewsNetwork(apiKey: Self.apiKey, apiKeyHosts: ["127.0.0.1"], timeout: 120)
 
     let clock = ContinuousClock()
     let start = clock.now
@@ -235,7 +249,7 @@ import Testing
   @Test func apiKeyNeverAppearsInAnyErrorDescription() async throws {
     let server = try LoopbackHTTPServer()
     defer { server.stop() }
-    let network = URLSessionNewsNetwork(apiKey: Self.apiKey, timeout: 1)
+    let network = URLSessionNewsNetwork(apiKey: Self.apiKey, apiKeyHosts: ["127.0.0.1"], timeout: 1)
     let refused = URL(string: "http://127.0.0.1:\(try LoopbackHTTPServer.refusedPort())\(Self.query)")!
 
     let behaviours: [LoopbackHTTPServer.Behaviour] = [

@@ -60,7 +60,7 @@ struct PolicySetup {
     storage = try StorageContext(path: directory.path("news.sqlite"))
     server = try LoopbackHTTPServer(behaviour)
     network = URLSessionNewsNetwork(
-      apiKey: NewsRepositoryTests.apiKey, timeout: timeout,
+      apiKey: NewsRepositoryTests.apiKey, apiKeyHosts: ["127.0.0.1"], timeout: timeout,
       retry: sleeps.policy(attempts: attempts, maxTotalTime: maxTotalTime))
     let clock = self.clock
     repository = NewsRepository(storage: storage, network: network, clock: { clock.now }, deadline: deadline)

@@ -55,7 +55,9 @@ import Testing
       server = try LoopbackHTTPServer(.json(NewsRepositoryTests.firstBody))
       let fetchedAt = NewsRepositoryTests.firstFetchedAt
       repository = NewsRepository(
-        storage: storage, network: URLSessionNewsNetwork(apiKey: NewsRepositoryTests.apiKey, timeout: timeout),
+        storage: storage,
+        network: URLSessionNewsNetwork(
+          apiKey: NewsRepositoryTests.apiKey, apiKeyHosts: ["127.0.0.1"], timeout: timeout),
         clock: { fetchedAt })
       query = NewsQuery(url: server.url(NewsRepositoryTests.path))
     }
