@@ -15,6 +15,10 @@ public enum FeedParseError: Error, Sendable, Hashable, CustomStringConvertible {
   case json(feed: URL, isJSONFeed: Bool)
   /// The document is larger than ``FeedParser/maximumDocumentSize``.
   case tooLarge(feed: URL, bytes: Int)
+  /// The bytes end inside the root element (libxml2's "Premature end of data in tag rss", `XML_ERR_TAG_NOT_FINISHED`
+  /// for the root): a cut-off download or file. Nothing of it is read — recovering the items before the cut would pass a part for the
+  /// whole, and a fetch would replace the cache with it.
+  case truncated(feed: URL, line: Int, column: Int, message: String)
 
   public var description: String {
     switch self {
@@ -34,6 +38,9 @@ public enum FeedParseError: Error, Sendable, Hashable, CustomStringConvertible {
       return "\(feed.absoluteString): the root element is \(element): \(what), not a feed"
     case .json(let feed, let isJSONFeed):
       return "\(feed.absoluteString): " + (isJSONFeed ? "a JSON Feed, not an XML feed" : "JSON, not an XML feed")
+    case .truncated(let feed, let line, let column, let message):
+      let place = line > 0 ? ":\(line):\(column)" : ""
+      return "\(feed.absoluteString)\(place): the document is cut off (\(message)); nothing of it is read"
     case .tooLarge(let feed, let bytes):
       return "\(feed.absoluteString): \(bytes) bytes, more than the \(FeedParser.maximumDocumentSize) a feed may have"
     }

@@ -26,6 +26,22 @@ public enum FeedParser {
   /// The largest document read (64 MiB); feeds are rarely more than a few hundred KiB.
   public static let maximumDocumentSize = 64 << 20
 
+  /// Whether the bytes hold `</name`, looked for in their last 64 KiB: as bytes when the encoding is ASCII-compatible
+  /// (UTF-8, ISO 8859, windows-125x…), else in the text decoded as UTF-16.
+  static func containsEndTag(_ name: String, in data: Data, encoding: String?) -> Bool {
+    let tail = data.suffix(65_536)
+    let lowered = encoding?.lowercased() ?? "utf-8"
+    if lowered.hasPrefix("utf-16") || lowered.hasPrefix("ucs") {
+      let units = stride(from: tail.startIndex, to: tail.endIndex - 1, by: 2).map { index in
+        lowered.hasSuffix("le")
+          ? UInt16(tail[index]) | UInt16(tail[index + 1]) << 8
+          : UInt16(tail[index]) << 8 | UInt16(tail[index + 1])
+      }
+      return String(decoding: units, as: UTF16.self).contains("</" + name)
+    }
+    return tail.firstRange(of: Data(("</" + name).utf8)) != nil
+  }
+
   /// Parses a feed document.
   ///
   /// - Parameters:
@@ -37,7 +53,7 @@ public enum FeedParser {
   /// - Returns: the feed, with its items in document order and the issues met.
   /// - Throws: ``FeedParseError``: `.empty`, `.tooLarge`, `.json` (a JSON Feed is not XML), `.notWellFormed` (libxml2
   ///   recovered no root element; with its first error's line, column and message), `.notAFeed` (the root is not
-  ///   RSS, RDF or Atom — OPML, HTML, other XML).
+  ///   RSS, RDF or Atom — OPML, HTML, other XML), `.truncated` (the bytes end inside an element).
   public static func parse(_ data: Data, feedURL: URL, charset: String? = nil) throws(FeedParseError) -> ParsedFeed {
     guard data.count <= maximumDocumentSize else { throw .tooLarge(feed: feedURL, bytes: data.count) }
     let (kind, sniffed) = FeedFormatSniffer.sniff(data)
@@ -57,6 +73,18 @@ public enum FeedParser {
       throw .notWellFormed(
         feed: feedURL, line: first?.line ?? 0, column: first?.column ?? 0,
         message: first?.message ?? "no root element")
+    }
+    // Cut off: libxml2 met the end of the bytes inside an element ("Premature end of data in tag …", reported for the
+    // innermost one) and the root's end tag is nowhere in the bytes. (An inner element left open in a complete
+    // document is reported too, but there the root's end tag is present.)
+    if let cut = result.unfinishedElements.first {
+      let rootName = withExtendedLifetime(document) { () -> String in
+        guard let prefix = root.node.pointee.ns?.pointee.prefix else { return root.name }
+        return String(cString: prefix) + ":" + root.name
+      }
+      if !Self.containsEndTag(rootName, in: data, encoding: encoding.name) {
+        throw .truncated(feed: feedURL, line: cut.line, column: cut.column, message: cut.message)
+      }
     }
     let detected = withExtendedLifetime(document) {
       Self.format(

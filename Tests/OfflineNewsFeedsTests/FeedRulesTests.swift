@@ -299,12 +299,13 @@ struct FeedRecoveryTests {
     #expect(issue.line == 6)
   }
 
-  @Test("a stray & and a truncated end: recovered, reported with line and column, items kept")
+  @Test("a stray & and an unclosed item: recovered, reported with line and column, items kept")
   func brokenXML() throws {
     let document = """
       <rss version="2.0"><channel><title>Broken</title>
       <item><title>AT&T rocks</title><description>&lt;p&gt;x &amp; y&lt;/p&gt;</description></item>
       <item><title>Two</title><link>https://example.org/2</link>
+      </channel></rss>
       """
     let feed = try parseFeed(document)
     #expect(feed.items.count == 2)
@@ -317,6 +318,22 @@ struct FeedRecoveryTests {
     #expect(recovered.first?.line == 2)
     #expect((recovered.first?.column ?? 0) > 0)
     #expect(recovered.first?.description.hasPrefix("https://example.org/feeds/main.xml:2:") == true)
+  }
+
+  @Test("a truncated end (elements open at the end, no end tag of the root) is refused, not read in part")
+  func truncatedEnd() throws {
+    let document = Data(
+      """
+      <rss version="2.0"><channel><title>Broken</title>
+      <item><title>One</title></item>
+      <item><title>Two</title><link>https://example.org/2</link>
+      """.utf8)
+    #expect {
+      try FeedParser.parse(document, feedURL: try #require(URL(string: "https://example.org/feeds/main.xml")))
+    } throws: { error in
+      guard case .truncated(_, _, _, let message) = error as? FeedParseError else { return false }
+      return message.hasPrefix("Premature end of data in tag item")  // the innermost open element
+    }
   }
 
   @Test("an element left open: libxml2 closes it at the next end tag; the item is kept with its text")
@@ -367,6 +384,7 @@ struct FeedRecoveryTests {
       ("<?xml version=\"1.0\"?><catalog><book/></catalog>", "unknown"),
       ("{\"version\":\"https://jsonfeed.org/version/1.1\",\"items\":[]}", "jsonFeed"), ("[1,2]", "json"),
       ("<?xml version=\"1.0\"?>", "notWellFormed"),
+      ("<rss version=\"2.0\"><channel><item><title>One</title></item><item><title>Tw", "truncated"),
     ])
   func refused(text: String, expected: String) throws {
     let error = try #require(parseError(Data(text.utf8)), "\(text)")
@@ -381,6 +399,9 @@ struct FeedRecoveryTests {
       #expect(kind.rawValue == expected, "\(error)")
     case .json(_, let isJSONFeed):
       #expect(expected == (isJSONFeed ? "jsonFeed" : "json"))
+    case .truncated(_, let line, _, let message):
+      #expect(expected == "truncated", "\(error)")
+      #expect(line == 1 && message.contains("Premature end of data"), "\(message)")
     case .tooLarge:
       Issue.record("\(error)")
     }

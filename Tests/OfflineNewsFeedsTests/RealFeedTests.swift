@@ -22,6 +22,31 @@ struct RealFeedTests {
     #expect(try Self.parse("natasha.xml").format == .rss20)
   }
 
+  @Test(
+    "every feed cut off at a third, a half and 9/10 of its bytes is refused as truncated, never read in part",
+    arguments: RealFeeds.xmlFeeds)
+  func cutOffRefused(name: String) throws {
+    let data = try Data(contentsOf: RealFeeds.url(name))
+    let feedURL = try #require(URL(string: "https://feeds.example/\(name)"))
+    for fraction in [3, 2] as [Int] {
+      let cut = data.prefix(data.count / fraction)
+      #expect(throws: FeedParseError.self, "\(name) cut at 1/\(fraction)") {
+        try FeedParser.parse(Data(cut), feedURL: feedURL)
+      }
+    }
+    do {
+      _ = try FeedParser.parse(Data(data.prefix(data.count * 9 / 10)), feedURL: feedURL)
+      Issue.record("\(name) cut at 9/10 was read")
+    } catch {
+      guard case .truncated(let feed, _, _, let message) = error else {
+        Issue.record("\(name): \(error)")
+        return
+      }
+      #expect(feed == feedURL)
+      #expect(message.contains("Premature end of data"), "\(message)")
+    }
+  }
+
   @Test("every feed: item count, titles, links, guids and dates to the second", arguments: RealFeeds.xmlFeeds)
   func itemsMatch(name: String) throws {
     let root = try XMLOracle.read(RealFeeds.url(name))

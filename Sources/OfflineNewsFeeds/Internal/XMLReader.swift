@@ -25,6 +25,10 @@ struct XMLReadResult {
   var diagnosticCount: Int
   /// Entity names XML does not define that were read as HTML 4's (`nbsp`, `mdash`, …), with how often each came.
   var htmlEntities: [String: Int]
+  /// The problems libxml2 reported for elements still open when the bytes ended (`XML_ERR_TAG_NOT_FINISHED`,
+  /// "Premature end of data in tag NAME line N"), at most 64: the root among them means a truncated document,
+  /// whatever recover mode made of it (an inner element left open in a complete document is one too).
+  var unfinishedElements: [XMLDiagnostic] = []
 }
 
 /// Reads XML with libxml2's tree builder (`xmlCtxtReadMemory`), in recover mode, never touching the network and
@@ -84,6 +88,7 @@ enum XMLReader {
     result.diagnostics = state.diagnostics
     result.diagnosticCount = state.diagnosticCount
     result.htmlEntities = state.htmlEntities
+    result.unfinishedElements = state.unfinishedElements
     return result
   }
 
@@ -94,6 +99,8 @@ enum XMLReader {
     var htmlEntities: [String: Int] = [:]
     /// Set after an entity loop or amplification error: `wellFormed` is then left as libxml2 set it.
     var entityExpansionFailed = false
+    /// The "Premature end of data in tag" problems (kept whatever the diagnostics limit, up to 64).
+    var unfinishedElements: [XMLDiagnostic] = []
   }
 
   fileprivate static func state(_ context: UnsafeMutableRawPointer?) -> ReadState? {
@@ -121,13 +128,16 @@ private let recordError: xmlStructuredErrorFunc = { context, error in
   let value = error.pointee
   if entityExpansionErrors.contains(Int32(value.code)) { state.entityExpansionFailed = true }
   state.diagnosticCount += 1
-  guard state.diagnostics.count < XMLReader.maximumDiagnostics else { return }
+  let truncation =
+    Int32(value.code) == Int32(XML_ERR_TAG_NOT_FINISHED.rawValue) && state.unfinishedElements.count < 64
+  guard state.diagnostics.count < XMLReader.maximumDiagnostics || truncation else { return }
   var message = value.message.map { String(cString: $0) } ?? "error \(value.code)"
   while message.last?.isWhitespace == true { message.removeLast() }
-  state.diagnostics.append(
-    XMLDiagnostic(
-      code: Int32(value.code), line: Int(value.line), column: Int(value.int2), message: message,
-      isError: value.level.rawValue >= XML_ERR_ERROR.rawValue))
+  let diagnostic = XMLDiagnostic(
+    code: Int32(value.code), line: Int(value.line), column: Int(value.int2), message: message,
+    isError: value.level.rawValue >= XML_ERR_ERROR.rawValue)
+  if truncation { state.unfinishedElements.append(diagnostic) }
+  if state.diagnostics.count < XMLReader.maximumDiagnostics { state.diagnostics.append(diagnostic) }
 }
 
 private let entityOrHTMLEntity: getEntitySAXFunc = { context, name in
