@@ -80,6 +80,27 @@ struct ImportMirrorCommandTests {
     #expect(report["errors"] == nil)
   }
 
+  @Test("--delete-missing of articles keeps the bookmarked ones, as eviction and delete --before do")
+  func deleteMissingKeepsBookmarks() async throws {
+    let cli = CLIHarness()
+    func feed(_ ids: [Int]) -> String {
+      let items = ids.map { #"{"id": "\#($0)", "url": "https://mirror.example/\#($0)", "title": "Item \#($0)"}"# }
+      return
+        #"{"version": "https://jsonfeed.org/version/1.1", "title": "Mirror", "items": [\#(items.joined(separator: ","))]}"#
+    }
+    let first = try write(cli, "mirror.json", feed([1, 2, 3]))
+    #expect(await importFile(cli, first, mapping: "jsonfeed").status == 0)
+    let bookmarked = await cli.run("bookmark", "https://mirror.example/2", "--db", cli.database)
+    #expect(bookmarked.status == 0, "\(bookmarked.err)")
+    let second = try write(cli, "mirror.json", feed([1]))
+    let mirrored = await importFile(cli, second, mapping: "jsonfeed", "--delete-missing", "--json")
+    #expect(mirrored.status == 0, "\(mirrored.err)")
+    #expect(try mirrored.json()["deleted"] as? Int == 1, "only item 3: item 2 is bookmarked")
+    let listed = try (await cli.run("list", "--db", cli.database, "--json")).json()
+    let urls = (listed["articles"] as? [[String: Any]])?.compactMap { $0["url"] as? String }.sorted()
+    #expect(urls == ["https://mirror.example/1", "https://mirror.example/2"])
+  }
+
   @Test(
     "--delete-missing mirrors the entity; --delete-missing-where only the matching rows; a bad file deletes nothing")
   func deleteMissing() async throws {

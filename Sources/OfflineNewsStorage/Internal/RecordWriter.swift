@@ -49,8 +49,13 @@ struct RecordWriter {
       let entity = try description(deletion.entity)
       let compiler = SQLCompiler(entity: entity)
       let condition = try compiler.whereClause(deletion.scope)
+      // A mirror keeps bookmarked articles, as eviction and `delete --before` do: a bookmark is the reader's own.
+      let keepBookmarks =
+        entity.name == EntityDescription.article.name
+        ? (condition.sql.isEmpty ? " WHERE " : " AND ") + "\"bookmarkedAt\" IS NULL" : ""
       let candidates = try db.cachedStatement(
         "SELECT \(compiler.identityColumns()) FROM \(EntityDescription.quote(entity.name))\(condition.sql)"
+          + keepBookmarks
       ).fetchAll(condition.arguments) { Identity($0.values(count: entity.identity.count)) }
       for identity in candidates where !deletion.keep.contains(identity) {
         let match = entity.identity.map { "\(EntityDescription.quote($0)) = ?" }.joined(separator: " AND ")
