@@ -36,7 +36,7 @@ struct FetchCommand: NewsCommand {
         OptionSpec(
           name: "full-text",
           help:
-            "Then fetch each article's page for its whole text and its images (images/ beside the database), "
+            "Then fetch each article's page for its whole text and its images (DATABASE-images/ beside the database), "
             + "to read offline (a source's \"fullText\": true).")
       case .policy:
         OptionSpec(

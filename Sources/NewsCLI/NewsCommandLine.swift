@@ -256,10 +256,11 @@ struct CommandContext: Sendable {
     (try? await repository.shortHandles(for: articles)) ?? [:]
   }
 
-  /// Where the images of whole texts are kept: `images/` beside the database.
+  /// Where the images of whole texts are kept: `DATABASE-images/` beside the database (`news.sqlite-images/`), one
+  /// folder per database, as SQLite names its `-wal` and `-shm` files: a sweep of one database's unused images
+  /// never touches another's.
   func imageFolder(_ arguments: CommonArguments) -> URL {
-    URL(fileURLWithPath: databasePath(arguments)).deletingLastPathComponent().appendingPathComponent(
-      "images", isDirectory: true)
+    URL(fileURLWithPath: databasePath(arguments) + "-images", isDirectory: true)
   }
 
   /// The hosts the NewsAPI key may be sent to: `newsapi.org`, the hosts of the configured NewsAPI sources (`"url"`),

@@ -65,7 +65,7 @@ struct ImagesOfflineTests {
     #expect(shown.out.contains(first) && shown.out.contains(last), "\(first) … \(last)")
     #expect(shown.out.contains("images 5 of 5 offline"), "\(shown.out.suffix(800))")
 
-    let folder = cli.directory.url.appendingPathComponent("images")
+    let folder = URL(fileURLWithPath: cli.database + "-images")
     let document = try await cli.run("show", handle, "--db", cli.database, "--json").json()
     let images = try #require(document["images"] as? [[String: Any]])
     #expect(images.count == 5)
