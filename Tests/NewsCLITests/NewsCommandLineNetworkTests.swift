@@ -108,6 +108,11 @@ struct NewsCommandLineNetworkTests {
     #expect(outcome.status == 0)
     #expect(try outcome.json()["origin"] as? String == "cache")
     // URLSession on Linux counts whole seconds, so 0.5 s is in force as 1 s (a fraction would time out at once).
-    #expect(try outcome.json()["networkError"] as? String == "timed out (no complete answer within 1 s)")
+    // On a busy machine the fetch's own deadline (twice the timeout + 0.5 s) may come first: the cache is then
+    // served with that cause while the attempt goes on in the background. Either way the cause is a timeout.
+    let error = try #require(try outcome.json()["networkError"] as? String)
+    #expect(
+      error == "timed out (no complete answer within 1 s)"
+        || error == "timed out (no answer within the 2.5 s deadline; still trying in the background)", "\(error)")
   }
 }
