@@ -45,6 +45,16 @@ public final class URLSessionHTTPTransport: HTTPTransport {
     RequestTimeout.effective(requested)
   }
 
+  /// The timeout handed to URLSession itself for a deadline of `timeout` seconds: twice it and ten seconds more,
+  /// at most ``RequestTimeout/maximum``. The deadline is this transport's own (a Dispatch timer that cancels the
+  /// data task, see `SessionTasks`); URLSession's timer is only a backstop for a task whose cancel had to wait. It
+  /// must never fire first: swift-corelibs-foundation's timer, when it fires while a redirect's answer is pending
+  /// (the delegate queue late under load), completes the task under it, and the answer then traps ("Received
+  /// callback for HTTP redirection, but we're not waiting for it", `_HTTPURLProtocol.didCompleteRedirectCallback`).
+  package static func backstopTimeout(_ timeout: TimeInterval) -> TimeInterval {
+    min(timeout * 2 + 10, RequestTimeout.maximum)
+  }
+
   /// - Parameters:
   ///   - timeout: seconds allowed per attempt (see `effectiveTimeout(_:)`); default 5.
   ///   - retry: ``RetryPolicy/none`` (a single attempt) by default.
@@ -55,8 +65,8 @@ public final class URLSessionHTTPTransport: HTTPTransport {
     self.retry = retry
     self.secrets = secrets.filter { !$0.isEmpty }
     let configuration = URLSessionConfiguration.ephemeral
-    configuration.timeoutIntervalForRequest = self.timeout
-    configuration.timeoutIntervalForResource = self.timeout
+    configuration.timeoutIntervalForRequest = Self.backstopTimeout(self.timeout)
+    configuration.timeoutIntervalForResource = Self.backstopTimeout(self.timeout)
     configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
     configuration.urlCache = nil
     configuration.httpAdditionalHeaders = ["User-Agent": "OfflineNews/0.1"]
@@ -92,7 +102,8 @@ public final class URLSessionHTTPTransport: HTTPTransport {
 
   /// One attempt: the request and the redirects it is allowed, all within one ``timeout``.
   private func exchange(_ request: HTTPRequest, secrets: [String]) async throws(HTTPError) -> HTTPResponse {
-    var urlRequest = URLRequest(url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
+    var urlRequest = URLRequest(
+      url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: Self.backstopTimeout(timeout))
     for (name, value) in request.headersToSend { urlRequest.setValue(value, forHTTPHeaderField: name) }
     let rule = RedirectRule(
       original: request.url, anyOrigin: request.redirects == .anyOrigin, secrets: secrets, limit: Self.maximumRedirects)

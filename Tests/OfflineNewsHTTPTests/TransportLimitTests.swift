@@ -24,8 +24,10 @@ struct TransportLimitTests {
     // swift-corelibs-foundation traps ("Received callback for HTTP redirection, but we're not waiting for it") when
     // a task is cancelled while its redirect's answer is pending; a CI run under load hit it. Many chains whose
     // hops straddle the 1 s deadline make a cancel land near a redirect; the transport waits for the task's next
-    // callback before cancelling (BoundedDataTask's CancelGate). The window is narrow, so this is a stress, not a
-    // proof: each request must still end, with a timeout or the loop's error.
+    // callback before cancelling (BoundedDataTask's CancelGate). It traps too when URLSession's own timer fires
+    // while the answer is pending (a CI run at aa65b90 hit that one): URLSession's timeout is a backstop well past
+    // the deadline (`backstopTimeout`). The windows are narrow, so this is a stress, not a proof: each request must
+    // still end, with a timeout or the loop's error.
     let server = try LoopbackHTTPServer(
       .delayed(0.19, then: .respond(status: 302, headers: ["Location": "/again"], body: Data())))
     defer { server.stop() }
@@ -45,6 +47,14 @@ struct TransportLimitTests {
         || error == .tooManyRedirects(limit: URLSessionHTTPTransport.maximumRedirects)
       #expect(ended, "\(String(describing: error))")
     }
+  }
+
+  @Test("URLSession's own timer is a backstop that fires well after the transport's deadline")
+  func backstopAfterDeadline() {
+    for deadline in [1.0, 5, 60, 3_600] {
+      #expect(URLSessionHTTPTransport.backstopTimeout(deadline) >= deadline * 2 + 10)
+    }
+    #expect(URLSessionHTTPTransport.backstopTimeout(RequestTimeout.maximum) == RequestTimeout.maximum)
   }
 
   @Test("a body dripped slower than the deadline times out, though the connection is never idle")
