@@ -4,7 +4,7 @@ import Testing
 
 /// Inputs no page should be, for the parser, the extractor and the renderer: nothing crashes, hangs or recurses
 /// without bound (libxml2 stops nesting at 256 levels, and every walk here is iterative).
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct HostileHTMLTests {
   /// SplitMix64 (Steele, Lea, Flood 2014): a small seeded generator, so a failing input can be made again.
   struct SplitMix64: RandomNumberGenerator {

@@ -13,7 +13,7 @@ private func ids(_ values: String...) -> [Identity] { values.map { Identity(.tex
 private let event = EntityDescription(
   name: "event", identity: ["id"], attributes: [Attribute("id", .text), Attribute("n", .integer)])
 
-@Suite("Change stream: one StorageChange per entity per committed transaction", .timeLimit(.minutes(1)))
+@Suite("Change stream: one StorageChange per entity per committed transaction", .timeLimit(.minutes(5)))
 struct ChangeStreamTests {
   private let at = Timestamp(millisecondsSince1970: t0)
 

@@ -194,7 +194,7 @@ struct ClosingTests {
 
   @Test(
     "close() while a read runs: the read finishes with its result, then every connection closes",
-    .timeLimit(.minutes(1)))
+    .timeLimit(.minutes(5)))
   func closeWaitsForRunningRead() async throws {
     let database = TestDatabase()
     let storage = try database.open()

@@ -3,7 +3,7 @@ import OfflineNewsModel
 import OfflineNewsStorage
 import Testing
 
-@Suite("Read pool: a read checks out a free reader, or waits for one", .timeLimit(.minutes(1)))
+@Suite("Read pool: a read checks out a free reader, or waits for one", .timeLimit(.minutes(5)))
 struct ReadPoolTests {
   @Test("while one read holds a reader, reads one after another all take the other: none waits behind the slow one")
   func freeReaderIsTaken() async throws {

@@ -139,7 +139,7 @@ struct DeduplicationTests {
     }
   }
 
-  @Test("with an injected network held open: 20 concurrent reads, one call", .timeLimit(.minutes(1)))
+  @Test("with an injected network held open: 20 concurrent reads, one call", .timeLimit(.minutes(5)))
   func injectedNetworkCalledOnce() async throws {
     let directory = TemporaryDirectory("dedup-injected")
     let storage = try StorageContext(path: directory.path("news.sqlite"))
