@@ -11,7 +11,8 @@ extension ArticleDecoder {
   /// - title: the item's, or the one derived from its text (``FeedItem/titleIsDerived``);
   /// - summary and content: `description`/Atom `summary` and `content:encoded`/Atom `content`, as the feed gives
   ///   them (HTML stays HTML); a `description` that is the item's only text is its summary;
-  /// - publishedAt: `pubDate`/`published`/`dc:date`, else `updated`, else the time the item was first saved;
+  /// - publishedAt: `pubDate`/`published`/`dc:date`, else `updated`, else the time the item was first saved (kept by
+  ///   later fetches: ``Article/isUndated``);
   /// - the publisher's name (``Article/sourceName``): the feed's title.
   ///
   /// Problems the parser reports (a date or URL it could not read, recovered XML) become issues of the page; the
@@ -44,13 +45,15 @@ extension ArticleDecoder {
       } else {
         key = ArticleIdentity.scoped(scope, id: "#" + item.contentFingerprint)
       }
-      articles.append(
-        Article(
-          key: key, link: item.link, title: item.title, author: item.author ?? feed.author,
-          summary: item.summary?.value, imageURL: item.imageURL,
-          publishedAt: item.published ?? item.updated ?? Date(), content: item.content?.value,
-          sourceName: feed.title, tags: item.categories,
-          enclosures: item.enclosures.map { Enclosure(url: $0.url, type: $0.type, length: $0.length) }))
+      var article = Article(
+        key: key, link: item.link, title: item.title, author: item.author ?? feed.author,
+        summary: item.summary?.value, imageURL: item.imageURL,
+        publishedAt: item.published ?? item.updated ?? Date(), content: item.content?.value,
+        sourceName: feed.title, tags: item.categories,
+        enclosures: item.enclosures.map { Enclosure(url: $0.url, type: $0.type, length: $0.length) })
+      // Undated: first seen now; the save keeps the date of a row already stored (``Article/isUndated``).
+      article.isUndated = item.published == nil && item.updated == nil
+      articles.append(article)
     }
     let issues = feed.issues.map { issue in
       RecordIssue(
