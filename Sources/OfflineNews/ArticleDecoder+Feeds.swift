@@ -3,8 +3,9 @@ import Foundation
 extension ArticleDecoder {
   /// An RSS, Atom or RDF body through ``FeedParser``: every item an article.
   ///
-  /// - key: the canonical link; else the `guid`/`id` scoped to the feed; else the item's content fingerprint scoped
-  ///   to the feed (``ArticleIdentity``, ``FeedItem/contentFingerprint``), so an item with neither is saved and a
+  /// - key: the canonical link; else the `guid`/`id` scoped to the feed (its home page, else its URL or path:
+  ///   ``ArticleIdentity/feedScope(homePage:origin:)``); else the item's content fingerprint scoped to the feed
+  ///   (``ArticleIdentity``, ``FeedItem/contentFingerprint``), so an item with neither is saved and a
   ///   re-fetch finds the same article. A link that is not the item's own — an anchor in a page of several posts
   ///   (`#fragment`), or a link another item of the feed has too — gives way to the item's guid (an anchor link
   ///   without a guid keys the item as written, fragment included);
@@ -25,7 +26,11 @@ extension ArticleDecoder {
     } catch {
       throw .invalidResponse(detail: error.description)
     }
-    let scope = origin.isFileURL ? origin.path : NewsQuery.redacting(origin).absoluteString
+    // Items without a link of their own are scoped to the feed's home page, so that a saved copy and the feed's URL
+    // give one key (``ArticleIdentity/feedScope(homePage:origin:)``).
+    let scope = ArticleIdentity.feedScope(
+      homePage: feed.homePageURL,
+      origin: origin.isFileURL ? origin.path : NewsQuery.redacting(origin).absoluteString)
     // Links that are not one item's own: an anchor in a page of several posts (`day.html#a1345`, Scripting News),
     // or a link two items of this feed share (a sponsor's site linked by two Daring Fireball posts). Such items are
     // keyed by their guid (or fingerprint), so that each is saved.

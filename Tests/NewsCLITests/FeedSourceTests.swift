@@ -193,4 +193,146 @@ struct FeedSourceTests {
     #expect(unknown.status == 64)
     #expect(unknown.err.contains("configured: api, notes"), "\(unknown.err)")
   }
+
+  // MARK: 4. One feed, one identity and one source, from a file or from its URL
+
+  /// `news list --json` of the harness's database, with `extra` arguments.
+  static func listed(_ cli: CLIHarness, _ extra: String...) async throws -> [[String: Any]] {
+    let outcome = await cli.run(["list", "--db", cli.database, "--json"] + extra)
+    #expect(outcome.status == 0, "\(outcome.err)")
+    return articles(try outcome.json())
+  }
+
+  /// Imports `file` (copied into the harness's folder as `name`) as `./name`, then fetches the same bytes as the
+  /// configured source `configured` from a loopback server; returns the configuration's path.
+  static func importThenFetch(_ cli: CLIHarness, file: URL, name: String, configured: String, type: String)
+    async throws -> (config: String, server: LoopbackHTTPServer)
+  {
+    let body = try Data(contentsOf: file)
+    try body.write(to: cli.directory.url.appendingPathComponent(name))
+    let server = try LoopbackHTTPServer(.respond(status: 200, headers: ["Content-Type": type], body: body))
+    let config = try Self.writeConfig(
+      cli, #"{"sources": {"\#(configured)": {"feed": "\#(server.url("/feed/" + name))"}}}"#)
+    let imported = await cli.run("import", "./" + name, "--db", cli.database, "--config", config)
+    #expect(imported.status == 0, "\(imported.err)")
+    let fetched = await cli.run("fetch", "--source", configured, "--db", cli.database, "--config", config)
+    #expect(fetched.status == 0, "\(fetched.err)")
+    return (config, server)
+  }
+
+  @Test(
+    "natasha.xml imported from a file and fetched as the source natasha: 10 articles, each listed by either name",
+    .enabled(if: Fixtures.hasSharedReal, "needs ../shared/fixtures/real"))
+  func fileAndFetchOneFeed() async throws {
+    let cli = CLIHarness()
+    let file = try Fixtures.sharedReal("feeds/natasha.xml")
+    let (config, server) = try await Self.importThenFetch(
+      cli, file: file, name: "natasha.xml", configured: "natasha", type: "application/rss+xml")
+    defer { server.stop() }
+    // The items, counted by XMLParser: distinct links.
+    let links = Set(FeedOracle.items(try XMLOracle.read(file)).compactMap { $0.first("link")?.text })
+    let all = try await Self.listed(cli)
+    #expect(all.count == links.count && links.count == 10, "\(all.count)")
+    let byName = try await Self.listed(cli, "--source", "natasha", "--config", config)
+    #expect(byName.count == links.count, "list --source natasha missed the articles the file import saved first")
+    let byFile = try await Self.listed(cli, "--source", "./natasha.xml", "--config", config)
+    #expect(byFile.count == links.count)
+    let found = await cli.run(
+      "search", "protocols", "--source", "natasha", "--config", config, "--db", cli.database, "--json")
+    #expect(((try found.json()["results"] as? [Any]) ?? []).count >= 1, "\(found.out)")
+  }
+
+  @Test(
+    "an item without a link has one identity whether its feed was imported from a file or fetched from its URL",
+    arguments: [
+      ("guid-only.rss", "application/rss+xml", 3), ("ids-only.json", "application/feed+json", 2),
+    ])
+  func linklessItemsOneIdentity(_ fixture: String, _ type: String, _ count: Int) async throws {
+    let cli = CLIHarness()
+    let (_, server) = try await Self.importThenFetch(
+      cli, file: Fixtures.own("feeds/\(fixture)"), name: fixture, configured: "notes", type: type)
+    defer { server.stop() }
+    let all = try await Self.listed(cli)
+    #expect(all.count == count, "\(all.map { $0["id"] ?? "" })")
+    #expect(all.allSatisfy { ($0["id"] as? String)?.hasPrefix("news-item:") == true })
+  }
+
+  @Test("ids-only.json through --mapping jsonfeed keys its items as the fetch does")
+  func linklessMappedOneIdentity() async throws {
+    let cli = CLIHarness()
+    let file = Fixtures.own("feeds/ids-only.json")
+    let (_, server) = try await Self.importThenFetch(
+      cli, file: file, name: "ids-only.json", configured: "notes", type: "application/feed+json")
+    defer { server.stop() }
+    let mapped = await cli.run(
+      "import", file.path, "--mapping", "jsonfeed", "--db", cli.database, "--config", cli.bundledConfig)
+    #expect(mapped.status == 0, "\(mapped.err)")
+    #expect(try await Self.listed(cli).count == 2)
+  }
+
+  @Test(
+    "a real feed of guid-keyed items (Scripting News, Daring Fireball) imported and fetched is saved once",
+    .enabled(if: Fixtures.hasSharedReal, "needs ../shared/fixtures/real"),
+    arguments: [("scriptingNews.rss", "application/rss+xml"), ("DaringFireball.atom", "application/atom+xml")])
+  func realFeedSavedOnce(_ name: String, _ type: String) async throws {
+    let once = CLIHarness()
+    let file = try Fixtures.sharedReal("feeds/\(name)")
+    #expect(await once.run("import", file.path, "--db", once.database, "--config", once.bundledConfig).status == 0)
+    let expected = try await Self.listed(once).count
+    let cli = CLIHarness()
+    let (_, server) = try await Self.importThenFetch(cli, file: file, name: name, configured: "feed", type: type)
+    defer { server.stop() }
+    #expect(try await Self.listed(cli).count == expected, "\(name): saved twice")
+  }
+
+  // MARK: 6. The publisher of an imported feed is the feed's title
+
+  /// The feed's title by an independent reader: JSONSerialization, or XMLParser.
+  static func feedTitle(_ url: URL) throws -> String? {
+    if url.pathExtension == "json" {
+      let object = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any]
+      return object?["title"] as? String
+    }
+    let root = try XMLOracle.read(url)
+    let title: OracleElement?
+    switch FeedOracle.kind(root) {
+    case "rss": title = root.first("channel")?.first("title")
+    case "rdf": title = root.first("channel", FeedOracle.rss10)?.first("title", FeedOracle.rss10)
+    default: title = root.first("title", .uri(root.namespace ?? ""))
+    }
+    return title?.text.trimmingCharacters(in: .whitespacesAndNewlines)
+  }
+
+  @Test(
+    "news import FILE (no mapping): every item's publisher is the feed's title, not the file's name",
+    arguments: undatedFixtures.map(\.0) + ["ids-only.json"])
+  func publisherIsFeedTitle(_ fixture: String) async throws {
+    let cli = CLIHarness()
+    let file = Fixtures.own("feeds/\(fixture)")
+    #expect(await cli.run("import", file.path, "--db", cli.database, "--config", cli.bundledConfig).status == 0)
+    let title = try #require(try Self.feedTitle(file))
+    let rows = try await Self.listed(cli)
+    #expect(!rows.isEmpty && rows.allSatisfy { $0["sourceName"] as? String == title }, "\(fixture): \(rows)")
+  }
+
+  @Test(
+    "the real feeds imported without and with a mapping: the publisher is the feed's title",
+    .enabled(if: Fixtures.hasSharedReal, "needs ../shared/fixtures/real"),
+    arguments: ["3960.json", "inessential.json", "natasha.xml", "DaringFireball.atom", "bio.rdf"])
+  func realPublisherIsFeedTitle(_ name: String) async throws {
+    let file = try Fixtures.sharedReal("feeds/\(name)")
+    let title = try #require(try Self.feedTitle(file))
+    var runs = [[String]()]
+    if name.hasSuffix(".json") { runs.append(["--mapping", "jsonfeed"]) }
+    for extra in runs {
+      let cli = CLIHarness()
+      let imported = await cli.run(
+        ["import", file.path, "--db", cli.database, "--config", cli.bundledConfig] + extra)
+      #expect(imported.status == 0, "\(imported.err)")
+      let rows = try await Self.listed(cli)
+      #expect(!rows.isEmpty && rows.allSatisfy { $0["sourceName"] as? String == title }, "\(name) \(extra)")
+      let shown = await cli.run("list", "--db", cli.database)
+      #expect(!shown.out.contains(name), "\(name) \(extra): the file name shown as publisher")
+    }
+  }
 }
