@@ -140,11 +140,10 @@ struct Configuration: Sendable {
           hint: "known keys: defaultSource, sources, database, timeoutSeconds, apiKey, eviction")
       }
     }
-    if let name = configuration.defaultSource, configuration.sources[name] == nil {
-      if configuration.syncSources[name] != nil {
-        throw CommandFailure(
-          .config, "\(path): \"defaultSource\" names \"\(name)\", a sync source (news sync), not one news fetch reads")
-      }
+    // Any source `news fetch --source` reads can be the default: NewsAPI, file, feed or Parse.
+    if let name = configuration.defaultSource, configuration.sources[name] == nil,
+      configuration.syncSources[name] == nil
+    {
       throw CommandFailure(.config, "\(path): \"defaultSource\" names \"\(name)\", which is not in \"sources\"")
     }
     return configuration
@@ -202,6 +201,16 @@ struct Configuration: Sendable {
     }
     guard let url = components.url else { throw CommandFailure(.config, "\(place): cannot build a URL") }
     return Source(name: name, url: url, maxAge: maxAge, policy: policy, labels: labels)
+  }
+
+  /// The hint of an error naming no configured source: every source of every kind (NewsAPI, file, feed, Parse), at
+  /// most 8 by name, e.g. `configured: a, b, … (207 in all; 'news sources' lists them)`.
+  var knownSourcesHint: String {
+    let sorted = Set(sources.keys).union(syncSources.keys).sorted()
+    guard !sorted.isEmpty else { return "no sources are configured" }
+    var known = sorted.prefix(8).joined(separator: ", ")
+    if sorted.count > 8 { known += ", … (\(sorted.count) in all; 'news sources' lists them)" }
+    return "configured: \(known)"
   }
 
   /// A source's `"maxAge"`: seconds ≥ 0, or `nil` when absent or `null`.

@@ -63,7 +63,8 @@ struct FetchCommand: NewsCommand {
 
   func run() async throws -> ExitCode {
     if arguments.flag(.all) { return try await FetchAll(context: context, arguments: arguments).run() }
-    if let name = arguments.value(.source), arguments.value(.url) == nil,
+    // A Parse source (named by --source, or the default source) is read by its sync.
+    if arguments.value(.url) == nil, let name = arguments.value(.source) ?? context.configuration.defaultSource,
       context.configuration.sources[name] == nil, let sync = context.configuration.syncSources[name],
       case .parse = sync.kind
     {
@@ -199,8 +200,7 @@ struct FetchCommand: NewsCommand {
       )
     }
     guard let source = configuration.sources[name] else {
-      let known = configuration.sources.keys.sorted().joined(separator: ", ")
-      throw CommandFailure(.usage, "no source named \"\(name)\"", hint: known.isEmpty ? nil : "configured: \(known)")
+      throw CommandFailure(.usage, "no source named \"\(name)\"", hint: configuration.knownSourcesHint)
     }
     let query = NewsQuery(url: source.url, source: name)
     let shown = source.url.isFileURL ? "\(name) (\(source.url.path))" : "\(name) (\(query.cacheKey))"

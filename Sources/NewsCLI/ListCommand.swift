@@ -34,9 +34,10 @@ struct ListCommand: NewsCommand {
     let repository = try context.makeRepository(arguments.common)
     let articles: [Article]
     let lastFetch: Timestamp?
-    let filter = ArticleFilter(
-      unreadOnly: arguments.flag(.unread), bookmarkedOnly: arguments.flag(.bookmarked),
-      source: arguments.value(.source).map { absoluteIfPath($0) })
+    let selection = arguments.value(.source).map { SourceSelection($0, context: context) }
+    var filter = ArticleFilter(
+      unreadOnly: arguments.flag(.unread), bookmarkedOnly: arguments.flag(.bookmarked), source: selection?.source)
+    filter.sourceQueries = selection?.queries ?? []
     articles = try await repository.read(limit: limit, offset: offset, filter: filter)
     lastFetch = try await repository.storage.latestFetch()
     let console = context.console
@@ -63,14 +64,5 @@ struct ListCommand: NewsCommand {
     let handles = await context.shortHandles(articles, repository)
     console.printLines(OutputFormat.lines(articles, handles: handles, now: now, console: console))
     return .success
-  }
-}
-
-extension ListCommand {
-  /// A `--source` that names a file (`./feed.json`, `~/x.json`) as the absolute path articles record; other text as
-  /// it is.
-  func absoluteIfPath(_ text: String) -> String {
-    guard text.hasPrefix(".") || text.hasPrefix("~") else { return text }
-    return absolute(expandingTilde(text), relativeTo: context.currentDirectory)
   }
 }

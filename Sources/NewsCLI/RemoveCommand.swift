@@ -40,12 +40,7 @@ struct RemoveCommand: NewsCommand {
     let configuration = context.configuration
     let names = Set(configuration.sources.keys).union(configuration.syncSources.keys)
     guard let file = configuration.file, names.contains(name) else {
-      let sorted = names.sorted()
-      var known = sorted.prefix(8).joined(separator: ", ")
-      if sorted.count > 8 { known += ", … (\(sorted.count) in all; 'news sources' lists them)" }
-      throw CommandFailure(
-        .noInput, "no source named \"\(name)\"",
-        hint: known.isEmpty ? "no sources are configured" : "configured: \(known)")
+      throw CommandFailure(.noInput, "no source named \"\(name)\"", hint: configuration.knownSourcesHint)
     }
     if configuration.defaultSource == name {
       throw CommandFailure(

@@ -88,10 +88,11 @@ struct SearchCommand: NewsCommand {
     if let since, let until, since >= until {
       throw CommandFailure(.usage, "--since \(since.rfc3339String) is not before --until \(until.rfc3339String)")
     }
-    let filter = SearchFilter(
+    let selection = arguments.value(.source).map { SourceSelection($0, context: context) }
+    var filter = SearchFilter(
       since: since?.date, until: until?.date,
-      unreadOnly: arguments.flag(.unread), bookmarkedOnly: arguments.flag(.bookmarked),
-      source: arguments.value(.source))
+      unreadOnly: arguments.flag(.unread), bookmarkedOnly: arguments.flag(.bookmarked), source: selection?.source)
+    filter.sourceQueries = selection?.queries ?? []
     let repository = try context.makeRepository(arguments.common)
     // One more than shown, to tell whether there are more.
     let hits = try await repository.search(text, filter: filter, limit: limit < Int.max ? limit + 1 : limit)

@@ -10,8 +10,9 @@ struct SourcesCommand: NewsCommand {
   static let details = """
     Freshness is judged against the source's maxAge, else the max-age stored with its last fetch: fresh, stale,
     no-max-age, or never-fetched. The last error is that of the last failed refresh since the last good fetch,
-    or of the last attempt of a source never fetched successfully. Sync sources (kind parse or feed, see news
-    sync) show their last sync as the fetch time (policy "sync") and the last error of any of their classes.
+    or of the last attempt of a source never fetched successfully; this holds for every source fetched through
+    the cache (NewsAPI, file and feed). Parse sources show their last sync as the fetch time (policy "sync"),
+    their cached articles and the last error of any of their classes.
     Nothing is fetched.
     """
 
@@ -89,18 +90,30 @@ struct SourcesCommand: NewsCommand {
     let storage = try context.makeRepository(arguments.common, entities: SyncBookkeeping.entities).storage
     let now = Timestamp(context.now())
     var entries: [Entry] = []
-    for (name, source) in configuration.sources.sorted(by: { $0.key < $1.key }) {
+    // Every source fetched through the repository (NewsAPI, file, feed) has its fetch record under its query's key.
+    var fetched = configuration.sources.map { (source: $0.value, kind: $0.value.url.isFileURL ? "file" : "newsapi") }
+    for (name, sync) in configuration.syncSources {
+      guard case .feed(let url) = sync.kind else { continue }
+      fetched.append(
+        (Configuration.Source(name: name, url: url, maxAge: sync.maxAge, labels: sync.labels), kind: "feed"))
+    }
+    for (source, kind) in fetched {
       let query = NewsQuery(url: source.url)
       let record = try await storage.fetchRecord(forQuery: query.cacheKey)
-      var entry = Self.entry(name: name, source: source, record: record, configuration: configuration, now: now)
+      var entry = Self.entry(
+        name: source.name, source: source, record: record, configuration: configuration, now: now)
+      entry.kind = kind
       if record == nil, let failure = try await storage.lastFailure(forQuery: query.cacheKey) {
         entry.lastError = failure.message
         entry.lastErrorAt = failure.at.rfc3339String
       }
       entries.append(entry)
     }
-    for (name, source) in configuration.syncSources.sorted(by: { $0.key < $1.key }) {
-      entries.append(try await Self.syncEntry(name: name, source: source, storage: storage, now: now))
+    for (name, source) in configuration.syncSources {
+      guard case .parse = source.kind else { continue }
+      var entry = try await Self.syncEntry(name: name, source: source, storage: storage, now: now)
+      entry.isDefault = configuration.defaultSource == name
+      entries.append(entry)
     }
     entries.sort { $0.name < $1.name }
     let console = context.console
@@ -186,10 +199,12 @@ struct SourcesCommand: NewsCommand {
     case (let age?, let maxAge?): freshness = age >= maxAge ? "stale" : "fresh"
     case (_, nil): freshness = "synced"
     }
+    // Its articles are cached under the source's article query, as a fetch of it reads them.
+    let articles = try await storage.fetchRecord(forQuery: FetchAll.parseQuery(name).cacheKey)?.cachedCount ?? 0
     return Entry(
       name: name, kind: kind, isDefault: false, url: source.location, policy: "sync", maxAgeSeconds: source.maxAge,
       fetchedAt: synced?.rfc3339String, ageSeconds: age, freshness: freshness, stale: freshness == "stale",
-      articles: 0, lastError: failed?.0, lastErrorAt: failed?.1.rfc3339String)
+      articles: articles, lastError: failed?.0, lastErrorAt: failed?.1.rfc3339String)
   }
 
   /// A line of column headings, then one line per source, in aligned columns: name (`*` marks the default), last
@@ -218,9 +233,7 @@ struct SourcesCommand: NewsCommand {
         ago(entry.fetchedAt).map { (entry.policy == "sync" ? "synced " : "fetched ") + $0 }
           ?? (entry.policy == "sync" ? "never synced" : "never fetched"))
       states.append(entry.fetchedAt == nil || entry.policy == "sync" ? "—" : state)
-      contents.append(
-        entry.policy == "sync"
-          ? "\(entry.kind) (news sync)" : entry.articles == 1 ? "1 article" : "\(entry.articles) articles")
+      contents.append(entry.articles == 1 ? "1 article" : "\(entry.articles) articles")
       errors.append(error)
     }
     return OutputFormat.table(

@@ -3,15 +3,17 @@ import Foundation
 extension ArticleDecoder {
   /// An RSS, Atom or RDF body through ``FeedParser``: every item an article.
   ///
-  /// - key: the canonical link; else the `guid`/`id` scoped to the feed; else the item's content fingerprint scoped
-  ///   to the feed (``ArticleIdentity``, ``FeedItem/contentFingerprint``), so an item with neither is saved and a
+  /// - key: the canonical link; else the `guid`/`id` scoped to the feed (its home page, else its URL or path:
+  ///   ``ArticleIdentity/feedScope(homePage:origin:)``); else the item's content fingerprint scoped to the feed
+  ///   (``ArticleIdentity``, ``FeedItem/contentFingerprint``), so an item with neither is saved and a
   ///   re-fetch finds the same article. A link that is not the item's own — an anchor in a page of several posts
   ///   (`#fragment`), or a link another item of the feed has too — gives way to the item's guid (an anchor link
   ///   without a guid keys the item as written, fragment included);
   /// - title: the item's, or the one derived from its text (``FeedItem/titleIsDerived``);
   /// - summary and content: `description`/Atom `summary` and `content:encoded`/Atom `content`, as the feed gives
   ///   them (HTML stays HTML); a `description` that is the item's only text is its summary;
-  /// - publishedAt: `pubDate`/`published`/`dc:date`, else `updated`, else the time the item was first saved;
+  /// - publishedAt: `pubDate`/`published`/`dc:date`, else `updated`, else the time the item was first saved (kept by
+  ///   later fetches: ``Article/isUndated``);
   /// - the publisher's name (``Article/sourceName``): the feed's title.
   ///
   /// Problems the parser reports (a date or URL it could not read, recovered XML) become issues of the page; the
@@ -24,7 +26,11 @@ extension ArticleDecoder {
     } catch {
       throw .invalidResponse(detail: error.description)
     }
-    let scope = origin.isFileURL ? origin.path : NewsQuery.redacting(origin).absoluteString
+    // Items without a link of their own are scoped to the feed's home page, so that a saved copy and the feed's URL
+    // give one key (``ArticleIdentity/feedScope(homePage:origin:)``).
+    let scope = ArticleIdentity.feedScope(
+      homePage: feed.homePageURL,
+      origin: origin.isFileURL ? origin.path : NewsQuery.redacting(origin).absoluteString)
     // Links that are not one item's own: an anchor in a page of several posts (`day.html#a1345`, Scripting News),
     // or a link two items of this feed share (a sponsor's site linked by two Daring Fireball posts). Such items are
     // keyed by their guid (or fingerprint), so that each is saved.
@@ -44,13 +50,15 @@ extension ArticleDecoder {
       } else {
         key = ArticleIdentity.scoped(scope, id: "#" + item.contentFingerprint)
       }
-      articles.append(
-        Article(
-          key: key, link: item.link, title: item.title, author: item.author ?? feed.author,
-          summary: item.summary?.value, imageURL: item.imageURL,
-          publishedAt: item.published ?? item.updated ?? Date(), content: item.content?.value,
-          sourceName: feed.title, tags: item.categories,
-          enclosures: item.enclosures.map { Enclosure(url: $0.url, type: $0.type, length: $0.length) }))
+      var article = Article(
+        key: key, link: item.link, title: item.title, author: item.author ?? feed.author,
+        summary: item.summary?.value, imageURL: item.imageURL,
+        publishedAt: item.published ?? item.updated ?? Date(), content: item.content?.value,
+        sourceName: feed.title, tags: item.categories,
+        enclosures: item.enclosures.map { Enclosure(url: $0.url, type: $0.type, length: $0.length) })
+      // Undated: first seen now; the save keeps the date of a row already stored (``Article/isUndated``).
+      article.isUndated = item.published == nil && item.updated == nil
+      articles.append(article)
     }
     let issues = feed.issues.map { issue in
       RecordIssue(

@@ -539,6 +539,8 @@ struct MappingReader {
       switch value {
       case .string("$importTime"): constants[key] = .importTime
       case .string("$source"): constants[key] = .source
+      case .string(let text) where text.hasPrefix("$document.") && text.count > "$document.".count:
+        constants[key] = .document(JSONPath(String(text.dropFirst("$document.".count))))
       default: constants[key] = .value(value)
       }
     }
@@ -565,7 +567,14 @@ struct MappingReader {
         var rule = ArticleKeyRule()
         rule.link = try keyPaths(spec["link"], "\(place).key.link")
         rule.id = try keyPaths(spec["id"], "\(place).key.id")
-        if let scope = spec["scope"] {
+        if case .array(let names)? = spec["scope"] {
+          // Key paths into the document, or `$source`: the first http(s) URL found is the scope.
+          let listExample = #""scope": ["home_page_url", "feed_url", "$source"]"#
+          rule.scopeFrom = try names.enumerated().map { (index, name) throws(MappingProblem) -> BaseURLSource in
+            let text = try string(name, "\(place).key.scope[\(index)]", example: listExample)
+            return text == "$source" ? .source : .document(JSONPath(text))
+          }
+        } else if let scope = spec["scope"] {
           let text = try string(scope, "\(place).key.scope", example: example)
           rule.scope = text == "$source" ? nil : text
         }

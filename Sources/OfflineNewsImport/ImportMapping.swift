@@ -240,6 +240,9 @@ package enum Constant: Sendable, Hashable {
   case importTime
   /// The import's source (the file path or URL), as text.
   case source
+  /// A value of the document itself, at a key path from its top (`$document.title`: a JSON Feed's title as each
+  /// item's publisher); absent or `null` there sets nothing.
+  case document(JSONPath)
 }
 
 /// How one relationship is read.
@@ -309,11 +312,18 @@ package struct ArticleKeyRule: Sendable, Hashable {
   /// What the identifier is unique within: a fixed text (`parse:Article`), or `nil` for the payload's source (the
   /// feed's URL or the file's path, `$source` in a mapping file).
   package var scope: String?
+  /// Where the scope is read instead, tried in order: the first absolute `http(s)` URL among these key paths of the
+  /// document (a feed's `home_page_url`, `feed_url`), in canonical form, else the payload's source; empty for
+  /// ``scope``. A feed's items are then one article whether the feed was read from a file or from its URL
+  /// (`ArticleIdentity.feedScope(homePage:origin:)`). In a mapping file: `"scope": ["home_page_url", "feed_url",
+  /// "$source"]`.
+  package var scopeFrom: [BaseURLSource]
 
   /// Creates a rule.
-  package init(link: [JSONPath] = [], id: [JSONPath] = [], scope: String? = nil) {
+  package init(link: [JSONPath] = [], id: [JSONPath] = [], scope: String? = nil, scopeFrom: [BaseURLSource] = []) {
     self.link = link
     self.id = id
     self.scope = scope
+    self.scopeFrom = scopeFrom
   }
 }

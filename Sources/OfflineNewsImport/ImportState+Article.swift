@@ -54,7 +54,7 @@ extension ImportState {
       case .integer(let number): id = String(number)
       default: continue
       }
-      return .success((ArticleIdentity.scoped(rule.scope ?? source, id: id).absoluteString, nil))
+      return .success((ArticleIdentity.scoped(scope(of: rule), id: id).absoluteString, nil))
     }
     if let link {
       return .failure(
@@ -71,6 +71,15 @@ extension ImportState {
   /// without a rule that reads an id.
   func articleKey(forID id: DatabaseValue, _ entity: EntityMapping) -> DatabaseValue? {
     guard case .text(let text) = id, let rule = entity.articleKey, !rule.id.isEmpty else { return nil }
-    return .text(ArticleIdentity.scoped(rule.scope ?? source, id: text).absoluteString)
+    return .text(ArticleIdentity.scoped(scope(of: rule), id: text).absoluteString)
+  }
+
+  /// What a rule's identifiers are unique within: its fixed ``ArticleKeyRule/scope``; else the first http(s) URL of
+  /// its ``ArticleKeyRule/scopeFrom`` (canonical, as a feed's scope is: `ArticleIdentity.feedScope`); else the
+  /// payload's source.
+  func scope(of rule: ArticleKeyRule) -> String {
+    if let scope = rule.scope { return scope }
+    guard !rule.scopeFrom.isEmpty else { return source }
+    return ArticleIdentity.feedScope(homePage: baseURL(rule.scopeFrom), origin: source)
   }
 }

@@ -267,6 +267,11 @@ struct ImportState {
     switch constant {
     case .importTime: return .integer(importTime.millisecondsSince1970)
     case .source: return .text(source)
+    case .document(let path):
+      guard let value = document[path: path], value != .null,
+        case .success(let stored) = ValueConverter.convert(value, to: attribute, options: ConversionOptions())
+      else { return nil }
+      return stored.value
     case .value(let value):
       if case .success(let stored) = ValueConverter.convert(value, to: attribute, options: ConversionOptions()) {
         return stored.value

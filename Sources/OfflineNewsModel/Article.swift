@@ -56,6 +56,18 @@ public struct Article: Sendable, Hashable, Codable {
   /// When the whole article was fetched (UTC), or `nil`.
   public var fullTextAt: Date?
 
+  /// Whether the source gave no date for the item (an RSS item without `pubDate` or `dc:date`, an Atom entry
+  /// without `published` or `updated`, a JSON Feed item without `date_published` or `date_modified`): its
+  /// ``publishedAt`` is then the time it was first seen, which a save keeps — a stored row's date is not replaced by
+  /// a later fetch's time, and a new row is dated by the save's fetch time. Not stored, not encoded.
+  package var isUndated = false
+
+  /// The stored and encoded properties: all but ``isUndated``, a fact about one response.
+  private enum CodingKeys: String, CodingKey {
+    case url, link, source, tags, enclosures, title, author, summary, imageURL, publishedAt, content, sourceID
+    case sourceName, isRead, bookmarkedAt, fullTextHTML, fullText, fullTextAt
+  }
+
   /// Whether the article is bookmarked.
   public var isBookmarked: Bool { bookmarkedAt != nil }
 

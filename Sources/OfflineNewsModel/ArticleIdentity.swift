@@ -11,6 +11,11 @@ import Foundation
 ///    (``fingerprint(_:)`` of its title, date and text), so that fetching the same feed again finds the same article.
 ///
 /// Keys of kinds 2 and 3 are not links: an article keyed so has ``Article/link`` `nil` (or the link it has).
+///
+/// A feed's items are scoped to the feed itself, not to where its bytes were read: ``feedScope(homePage:origin:)``
+/// is the feed's home page (RSS `channel/link`, Atom `link rel="alternate"`, JSON Feed `home_page_url` or
+/// `feed_url`) in canonical form, and only a feed that names none is scoped to its URL or file path. So a feed
+/// imported from a saved file and fetched from its URL gives each item one key.
 package enum ArticleIdentity {
   /// The scheme of keys that are not links.
   package static let scheme = "news-item"
@@ -20,6 +25,15 @@ package enum ArticleIdentity {
     let text = "\(scheme):\(escape(scope))/\(escape(id))"
     // Every character outside the allowed set is escaped above, so this is a valid URL.
     return URL(string: text) ?? URL(fileURLWithPath: "/\(escape(scope))/\(escape(id))")
+  }
+
+  /// The scope of a feed's items without a link of their own: the canonical form of the feed's home page when it
+  /// names an absolute `http(s)` one, else `origin` (the feed's URL, or the file's path).
+  package static func feedScope(homePage: URL?, origin: String) -> String {
+    guard let homePage, let scheme = homePage.scheme?.lowercased(), scheme == "http" || scheme == "https",
+      homePage.host?.isEmpty == false
+    else { return origin }
+    return linked(homePage).absoluteString
   }
 
   /// The key of an item with a link: its canonical URL.

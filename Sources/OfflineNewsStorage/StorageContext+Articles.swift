@@ -25,6 +25,10 @@ public struct ArticleFilter: Sendable, Hashable {
   /// (``Article/source``, compared exactly), or the publisher's name (``Article/sourceName``, without regard to
   /// ASCII case); `nil` for every source.
   public var source: String?
+  /// With ``source``: also the articles of these queries' last results (cache keys, `NewsQuery.cacheKey`), so that a
+  /// source matches the articles its last fetch held even where another source brought them first (an article
+  /// keeps the ``Article/source`` that saved it first: a file import of a feed, then a fetch of the same feed).
+  package var sourceQueries: [String] = []
 
   /// A filter; by default none (every cached article).
   public init(unreadOnly: Bool = false, bookmarkedOnly: Bool = false, source: String? = nil) {
@@ -44,8 +48,14 @@ public struct ArticleFilter: Sendable, Hashable {
     if bookmarkedOnly { conditions.append("a.bookmarkedAt IS NOT NULL") }
     if let source {
       let n = firstParameter + arguments.count
-      conditions.append("(a.source = ?\(n) OR a.sourceName = ?\(n) COLLATE NOCASE)")
+      var members = ""
+      if !sourceQueries.isEmpty {
+        let marks = sourceQueries.indices.map { "?\(n + 1 + $0)" }.joined(separator: ", ")
+        members = " OR a.url IN (SELECT url FROM query_result WHERE query IN (\(marks)))"
+      }
+      conditions.append("(a.source = ?\(n) OR a.sourceName = ?\(n) COLLATE NOCASE\(members))")
       arguments.append(.text(source))
+      arguments += sourceQueries.map { .text($0) }
     }
     return (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "), arguments)
   }

@@ -18,6 +18,8 @@ public struct SearchFilter: Sendable, Hashable {
   /// (``Article/source``, exactly), or else the publisher's display name as ``sourceName`` matches it; `nil` for
   /// every source.
   public var source: String?
+  /// With ``source``: also the articles of these queries' last results (``ArticleFilter/sourceQueries``).
+  package var sourceQueries: [String] = []
 
   /// A filter; by default, none (every matching article).
   public init(
@@ -325,7 +327,12 @@ extension StorageContext {
         .filter { $0.compare(source, options: [.caseInsensitive]) == .orderedSame }
       let publisher =
         names.isEmpty ? "" : " OR a.sourceName IN (" + names.map { sql.bind(.text($0)) }.joined(separator: ", ") + ")"
-      conditions.append("(a.source = \(sql.bind(.text(source)))\(publisher))")
+      let members =
+        filter.sourceQueries.isEmpty
+        ? ""
+        : " OR a.url IN (SELECT url FROM query_result WHERE query IN ("
+          + filter.sourceQueries.map { sql.bind(.text($0)) }.joined(separator: ", ") + "))"
+      conditions.append("(a.source = \(sql.bind(.text(source)))\(publisher)\(members))")
     }
     if let name = filter.sourceName {
       // Case-insensitive beyond ASCII (which is all `COLLATE NOCASE` folds): match the stored names here.

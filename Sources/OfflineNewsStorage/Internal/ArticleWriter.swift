@@ -88,14 +88,16 @@ struct ArticleWriter {
     guard let keyText = values["url"]?.textValue, let key = URL(string: keyText),
       let title = text("title") ?? ArticleTitle.derived(from: text("summary") ?? text("content"))
     else { return nil }
-    let published = values["publishedAt"]?.integerValue ?? firstSeen.millisecondsSince1970
+    let published = values["publishedAt"]?.integerValue
     let link = text("link").flatMap(URL.init(string:)) ?? (ArticleIdentity.isScoped(key) ? nil : key)
-    return Article(
+    var article = Article(
       key: key, link: link, title: title, author: text("author"), summary: text("summary"),
       imageURL: text("imageURL").flatMap(URL.init(string:)),
-      publishedAt: Timestamp(millisecondsSince1970: published).date, content: text("content"),
-      sourceID: text("sourceID"), sourceName: text("sourceName"), source: text("source"),
+      publishedAt: Timestamp(millisecondsSince1970: published ?? firstSeen.millisecondsSince1970).date,
+      content: text("content"), sourceID: text("sourceID"), sourceName: text("sourceName"), source: text("source"),
       tags: ArticleJSON.tags(text("tags")), enclosures: ArticleJSON.enclosures(text("enclosures")))
+    article.isUndated = published == nil
+    return article
   }
 
   /// One save in progress: fed batches by ``add(_:)``, completed by ``finish(eviction:skipIfEmpty:)``.
@@ -152,6 +154,7 @@ struct ArticleWriter {
           chosen.append(offset)
         }
       }
+      let firstSeen = try firstSeenDates(of: articles, chosen: chosen, urls: urls)
       let fetched = DatabaseValue.integer(fetchedAt.millisecondsSince1970)
       let queryText = DatabaseValue.text(query)
       var start = 0
@@ -160,7 +163,8 @@ struct ArticleWriter {
         var arguments: [DatabaseValue] = []
         arguments.reserveCapacity((end - start) * (ArticleWriter.contentColumns.count + 4))
         for row in start..<end {
-          let article = articles[chosen[row]]
+          var article = articles[chosen[row]]
+          if article.isUndated { article.publishedAt = firstSeen[urls[row]] ?? fetchedAt.date }
           if insertTrigger != nil, !pendingNeedFolding, ArticleWriter.needsFolding(article) {
             pendingNeedFolding = true
           }
@@ -173,6 +177,29 @@ struct ArticleWriter {
         progress?(seen.count)
       }
       try indexNewRows()
+    }
+
+    /// The stored publication dates of the undated articles of a batch (``Article/isUndated``), by key: such an
+    /// article keeps the date it was first saved with, so that a later fetch's time does not move it to the top of
+    /// the list; one without a stored row is dated by this save's fetch time. One query per 500 undated articles,
+    /// none when every article is dated.
+    private func firstSeenDates(of articles: [Article], chosen: [Int], urls: [String]) throws -> [String: Date] {
+      let undated = chosen.indices.filter { articles[chosen[$0]].isUndated }.map { DatabaseValue.text(urls[$0]) }
+      guard !undated.isEmpty else { return [:] }
+      var dates: [String: Date] = [:]
+      var start = 0
+      while start < undated.count {
+        let part = Array(undated[start..<min(start + ArticleWriter.chunk, undated.count)])
+        start += part.count
+        let marks = Array(repeating: "?", count: part.count).joined(separator: ",")
+        let sql = "SELECT url, publishedAt FROM article WHERE url IN (\(marks))"
+        let statement = part.count == ArticleWriter.chunk ? try db.cachedStatement(sql) : try db.makeStatement(sql)
+        for (url, published) in try statement.fetchAll(part, { ($0.string(0), $0.int64(1)) }) {
+          guard let url, let published else { continue }
+          dates[url] = Timestamp(millisecondsSince1970: published).date
+        }
+      }
+      return dates
     }
 
     /// The `CREATE TRIGGER` text of the insert trigger while it is set aside (see ``deferSearchIndex()``).
