@@ -200,7 +200,7 @@ struct AddCommand: NewsCommand {
     if let url = URL(string: target), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme) {
       return try await get(url)
     }
-    let path = absolute(expandingTilde(target), relativeTo: context.currentDirectory)
+    let path = context.resolvedPath(target)
     guard let body = FileManager.default.contents(atPath: path) else {
       if let scheme = URL(string: target)?.scheme, scheme.count > 1 {
         throw CommandFailure(.usage, "\(target): only http(s) URLs and files can be added")
@@ -214,6 +214,7 @@ struct AddCommand: NewsCommand {
   /// One GET, following redirects to any origin (no secret is sent): the document's URL is where it ended, the
   /// source's the end of the permanent redirects (`301`, `308`) from `start`, as RFC 9110 §15.4.2 asks.
   private func get(_ start: URL) async throws(CommandFailure) -> Document {
+    try context.requireNetwork(for: [start], command: Self.name)
     let timeout = try arguments.seconds(.timeout) ?? context.configuration.timeoutSeconds
     let transport = context.network.httpTransport(timeout, SyncCommand.retry(timeout), [])
     let request = HTTPRequest(

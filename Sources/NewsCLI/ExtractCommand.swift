@@ -74,7 +74,7 @@ struct ExtractCommand: NewsCommand {
       }
       pageURL = url
     }
-    let path = absolute(expandingTilde(typed), relativeTo: context.currentDirectory)
+    let path = context.resolvedPath(typed)
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
       throw CommandFailure(.noInput, "no such file: \(path)")

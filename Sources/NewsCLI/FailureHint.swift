@@ -8,6 +8,8 @@ enum FailureHint {
   /// useful to add. `currentDirectory` is named when a relative path may have been resolved against it.
   static func reading(_ query: NewsQuery, _ error: NewsNetworkError, currentDirectory: String) -> String? {
     switch error {
+    case .transport(_, let detail) where detail == NetworkStack.filesOnlyDetail:
+      return NetworkProgram.hint(folder: NetworkProgram.executableFolder)
     case .transport:
       return "try again when the network is back; 'news list' shows everything cached"
     case .api(let apiError):

@@ -70,6 +70,9 @@ struct FetchAll {
         hint: "add one: news add URL (a feed or a page announcing one)")
     }
     queries.sort { $0.name < $1.name }
+    try context.requireNetwork(
+      for: queries.filter { $0.policy != .cacheOnly }.map(\.query.url) + parseSources.map(\.url),
+      command: FetchCommand.name)
     let now = context.now
     let composed = try context.makeRepository(arguments.common, timeout: timeout, retrying: true)
     // One origin found unreachable is not asked again in this run (``UnreachableOrigins``).
@@ -123,6 +126,7 @@ struct FetchAll {
 
   /// `news fetch --source NAME` of a Parse source: its sync, then its cached articles as the offline fallback does.
   func runOne(_ source: Configuration.SyncSource) async throws -> ExitCode {
+    try context.requireNetwork(for: [source.url], command: FetchCommand.name)
     let repository = try context.makeRepository(arguments.common)
     let outcome = try await syncParse(source, repository: repository)
     let query = Self.parseQuery(source.name)

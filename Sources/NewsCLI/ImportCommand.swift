@@ -98,7 +98,7 @@ struct ImportCommand: NewsCommand {
     guard let file = arguments.positionals.first else {
       throw CommandFailure(.usage, "which file? usage: news import \(Self.spec.usage)")
     }
-    let path = absolute(expandingTilde(file), relativeTo: context.currentDirectory)
+    let path = context.resolvedPath(file)
     if let mapping = arguments.value(.mapping) {
       return try await MappedImport(context: context, arguments: arguments).run(
         file: file, path: path, mapping: mapping)

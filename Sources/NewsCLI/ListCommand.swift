@@ -71,6 +71,6 @@ extension ListCommand {
   /// it is.
   func absoluteIfPath(_ text: String) -> String {
     guard text.hasPrefix(".") || text.hasPrefix("~") else { return text }
-    return absolute(expandingTilde(text), relativeTo: context.currentDirectory)
+    return context.resolvedPath(text)
   }
 }
