@@ -201,11 +201,16 @@ struct AddCommand: NewsCommand {
       return try await get(url)
     }
     let path = context.resolvedPath(target)
-    guard let body = FileManager.default.contents(atPath: path) else {
-      if let scheme = URL(string: target)?.scheme, scheme.count > 1 {
+    let body: Data
+    do {
+      body = try LocalFile.read(path, maxBytes: Self.maximumBody)
+    } catch {
+      if let scheme = URL(string: target)?.scheme, scheme.count > 1, !error.isTooLarge {
         throw CommandFailure(.usage, "\(target): only http(s) URLs and files can be added")
       }
-      throw CommandFailure(.badInput, "cannot read \(target)")
+      throw CommandFailure(
+        .badInput, "cannot read \(path): \(error.reason)",
+        hint: error.isTooLarge ? "a feed is rarely more than a few MiB" : nil)
     }
     let url = URL(fileURLWithPath: path)
     return Document(body: body, url: url, sourceURL: url, charset: nil, isFile: true)
@@ -232,7 +237,11 @@ struct AddCommand: NewsCommand {
     }
     let url = response.url
     if response.bodyLimitExceeded != nil {
-      throw CommandFailure(.badInput, "\(url.absoluteString): more than \(Self.maximumBody) bytes; not a feed")
+      let size = response.bodyLimitExceeded.map { LocalFile.byteCount(Int64($0)) } ?? "?"
+      throw CommandFailure(
+        .badInput,
+        "\(url.absoluteString): \(size), more than the limit of \(LocalFile.byteCount(Int64(Self.maximumBody))) "
+          + "a feed or page may have; not added")
     }
     guard (200..<300).contains(response.status) else {
       throw CommandFailure(.unavailable, "GET \(url.absoluteString): HTTP \(response.status)")

@@ -109,11 +109,27 @@ struct ImportCommand: NewsCommand {
     for flag in [Option.deleteMissing, .insertOnly, .updateOnly] where arguments.flag(flag) {
       throw CommandFailure(.usage, "--\(flag.spec.name) needs --mapping")
     }
-    if let list = Self.subscriptionList(at: path) {
+    let query = NewsQuery(url: URL(fileURLWithPath: path), source: path)
+    let kind = Self.documentKind(at: path)
+    if kind == .opml {
+      let list: Data
+      do {
+        list = try LocalFile.read(path, maxBytes: NewsRequest.maximumBodySize)
+      } catch {
+        let cause: NewsNetworkError =
+          error.isTooLarge
+          ? .tooLarge(bytes: error.size.map { Int($0) }, limit: NewsRequest.maximumBodySize)
+          : .unreadableFile(path: path, reason: error.reason)
+        throw unreadable(file, path: path, cause)
+      }
       return try SubscriptionListImport(context: context, arguments: arguments).run(file: file, path: path, data: list)
     }
-    let query = NewsQuery(url: URL(fileURLWithPath: path), source: path)
-    if let streamed = try await importStreaming(file: file, path: path, query: query) { return streamed }
+    // Only JSON may be a large NewsAPI export, read in batches; a feed or page is read whole, its size checked first.
+    if kind == .json || kind == nil,
+      let streamed = try await importStreaming(file: file, path: path, query: query)
+    {
+      return streamed
+    }
     let page: NewsPage
     do {
       page = try await FileNewsNetwork(decoder: context.articleDecoder).fetch(query)
@@ -168,15 +184,13 @@ struct ImportCommand: NewsCommand {
     return .success
   }
 
-  /// The whole file when its content is an OPML subscription list (told by its first bytes, whatever its name), else
-  /// `nil`.
-  static func subscriptionList(at path: String) -> Data? {
+  /// What the file holds, told by its first bytes whatever its name (``FeedFormatSniffer``): an OPML subscription
+  /// list, a feed, JSON…; `nil` when it cannot be opened (the read that follows says why).
+  static func documentKind(at path: String) -> FeedDocumentKind? {
     guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
     defer { try? handle.close() }
-    guard let prefix = try? handle.read(upToCount: FeedFormatSniffer.prefixLength),
-      FeedFormatSniffer.kind(of: prefix) == .opml
-    else { return nil }
-    return FileManager.default.contents(atPath: path)
+    guard let prefix = try? handle.read(upToCount: FeedFormatSniffer.prefixLength) else { return nil }
+    return FeedFormatSniffer.kind(of: prefix)
   }
 
   /// A file that cannot be read or is not a complete NewsAPI response: exit 65, with a hint that fits the cause
