@@ -37,6 +37,21 @@ struct FetchAll {
     enum CodingKeys: String, CodingKey {
       case source, kind, status, inserted, updated, unchanged, cached, ageSeconds, error
     }
+
+    /// Every key always present, `null` for an absent value, as in every `--json` document (`fetch --json`'s
+    /// `ageSeconds` included: seconds since the served rows were fetched, millisecond precision).
+    func encode(to encoder: any Encoder) throws {
+      var c = encoder.container(keyedBy: CodingKeys.self)
+      try c.encode(source, forKey: .source)
+      try c.encode(kind, forKey: .kind)
+      try c.encode(status, forKey: .status)
+      try c.encode(inserted, forKey: .inserted)
+      try c.encode(updated, forKey: .updated)
+      try c.encode(unchanged, forKey: .unchanged)
+      try c.encode(cached, forKey: .cached)
+      try c.encode(ageSeconds.map { ($0 * 1000).rounded() / 1000 }, forKey: .ageSeconds)
+      try c.encode(error, forKey: .error)
+    }
   }
 
   func run() async throws -> ExitCode {
@@ -188,7 +203,7 @@ struct FetchAll {
     let kind = query.url.isFileURL ? "file" : "feed"
     do {
       let result = try await repository.articles(for: query, policy: policy, maxAge: maxAge)
-      var outcome = Outcome(source: name, kind: kind, status: "new")
+      var outcome = Outcome(source: name, kind: kind, status: "new", ageSeconds: result.age)
       if let error = result.networkError {
         outcome.status = "failed"
         outcome.error = error.description
