@@ -87,8 +87,23 @@ struct ImportCommand: NewsCommand {
     }
     var file: String
     var saved: Int
+    /// Articles the eviction policy removed after the save (``Configuration/eviction``).
+    var evicted: Int
+    /// Articles in the cache after the eviction; `nil` when nothing was evicted.
+    var cached: Int?
     var skipped: Int
     var issues: [Issue]
+
+    enum CodingKeys: String, CodingKey { case file, saved, evicted, cached, skipped, issues }
+    func encode(to encoder: any Encoder) throws {
+      var c = encoder.container(keyedBy: CodingKeys.self)
+      try c.encode(file, forKey: .file)
+      try c.encode(saved, forKey: .saved)
+      try c.encode(evicted, forKey: .evicted)
+      try c.encode(cached, forKey: .cached)
+      try c.encode(skipped, forKey: .skipped)
+      try c.encode(issues, forKey: .issues)
+    }
   }
 
   var context: CommandContext
@@ -138,16 +153,18 @@ struct ImportCommand: NewsCommand {
     }
     let repository = try context.makeRepository(arguments.common)
     var saved = 0
+    var evicted = 0
     if !page.articles.isEmpty {
       do {
         let reporter = ProgressReporter(
           "saving", total: page.articles.count, unit: "articles", console: context.console,
           quiet: arguments.flag(.quiet) || arguments.flag(.json))
         defer { reporter.finish() }
-        saved = try await repository.save(page.articles, for: query) { reporter.update(completed: $0) }.saved
+        let result = try await repository.save(page.articles, for: query) { reporter.update(completed: $0) }
+        (saved, evicted) = (result.saved, result.evicted)
       }
     }
-    printReport(file: file, path: path, saved: saved, issues: page.issues)
+    await printReport(file: file, path: path, saved: saved, evicted: evicted, repository, issues: page.issues)
     return .success
   }
 
@@ -169,18 +186,20 @@ struct ImportCommand: NewsCommand {
     let reporter = ProgressReporter(
       "saving", unit: "articles", console: context.console,
       quiet: arguments.flag(.quiet) || arguments.flag(.json))
-    let saved: Int
+    let result: ArticleSaveResult
     do {
       defer { reporter.finish() }
-      saved = try await repository.storage.saveArticles(
+      result = try await repository.storage.saveArticles(
         forQuery: query.cacheKey, source: path, fetchedAt: Timestamp(context.now()),
         progress: { reporter.update(completed: $0) },
         batches: { try stream.next() }
-      ).saved
+      )
     } catch let error as NewsNetworkError {
       throw unreadable(file, path: path, error)
     }
-    printReport(file: file, path: path, saved: saved, issues: stream.issues)
+    if result.evicted > 0 { await repository.removeUnusedImages() }
+    await printReport(
+      file: file, path: path, saved: result.saved, evicted: result.evicted, repository, issues: stream.issues)
     return .success
   }
 
@@ -203,9 +222,14 @@ struct ImportCommand: NewsCommand {
   }
 
   /// What was saved and skipped, as one line and a note per problem, or as `--json`.
-  private func printReport(file: String, path: String, saved: Int, issues: [RecordIssue]) {
+  /// `evicted`: the articles the configuration's eviction removed after the save (the report then says how many the
+  /// cache holds, so that "saved 30" is not read as 30 kept).
+  private func printReport(
+    file: String, path: String, saved: Int, evicted: Int, _ repository: NewsRepository, issues: [RecordIssue]
+  ) async {
+    let cached = evicted > 0 ? try? await repository.storage.articleCount() : nil
     let report = Report(
-      file: path, saved: saved, skipped: issues.filter(\.skipped).count,
+      file: path, saved: saved, evicted: evicted, cached: cached, skipped: issues.filter(\.skipped).count,
       issues: issues.map {
         .init(index: $0.index, url: $0.url, keyPath: $0.keyPath, reason: $0.reason, skipped: $0.skipped)
       })
@@ -214,7 +238,17 @@ struct ImportCommand: NewsCommand {
       console.out(OutputFormat.json(report))
     } else {
       let shown = OutputFormat.sanitized(file)
-      console.printLines("saved \(saved) article\(saved == 1 ? "" : "s") from \(shown), skipped \(report.skipped)\n")
+      var line = "saved \(saved) article\(saved == 1 ? "" : "s") from \(shown), skipped \(report.skipped)"
+      if evicted > 0 {
+        let policy = context.configuration.eviction
+        let rules = [
+          policy.maxArticles.map { "maxArticles \($0)" },
+          policy.maxAge.map { "maxAgeDays \(Int(($0 / 86_400).rounded()))" },
+        ].compactMap { $0 }.joined(separator: ", ")
+        line += "; then evicted \(evicted) (eviction: \(rules))"
+        if let cached { line += ", \(cached) kept in the cache" }
+      }
+      console.printLines(line + "\n")
       context.reportIssues(issues, arguments.common)
     }
   }
