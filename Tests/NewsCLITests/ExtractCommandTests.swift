@@ -75,6 +75,27 @@ struct ExtractCommandTests {
     #expect(await cli.run("extract").status == 64)
   }
 
+  @Test("a file that is not HTML — JSON, a feed, an OPML list, plain text — is refused (65), named with what it is")
+  func notHTML() async throws {
+    let cli = CLIHarness()
+    let text = cli.directory.path("notes.html")
+    try Data("Just some notes, no markup at all.\n".utf8).write(to: URL(fileURLWithPath: text))
+    let cases = [
+      (Fixtures.configDirectory.appendingPathComponent("sample/top-headlines.json").path, "is JSON, not an HTML page"),
+      (Fixtures.own("feeds/encodings/euc-kr.xml").path, "is a feed (RSS, Atom or RDF), not an HTML page"),
+      (Fixtures.own("feeds/subscriptions.opml").path, "is an OPML subscription list, not an HTML page"),
+      (text, "is not HTML (it does not start with markup), not an HTML page"),
+    ]
+    for (path, message) in cases {
+      let outcome = await cli.run("extract", path)
+      #expect(outcome.status == 65, "\(path): \(outcome.err)")
+      #expect(outcome.err.contains("\(path) \(message)"), "\(outcome.err)")
+      #expect(outcome.err.contains("hint: "), "\(outcome.err)")
+      #expect(outcome.out.isEmpty, "nothing printed as an article: \(outcome.out)")
+    }
+    #expect(await cli.run("extract", Self.page).status == 0, "a page is still read")
+  }
+
   @Test("needs no configuration: a broken one does not stop it")
   func noConfiguration() async throws {
     let cli = CLIHarness(environment: ["NEWS_CONFIG": "/nonexistent/news.json"])
