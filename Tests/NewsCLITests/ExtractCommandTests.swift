@@ -9,6 +9,8 @@ import Testing
 @Suite("news extract, news show's HTML")
 struct ExtractCommandTests {
   static let page = Fixtures.own("html/article-page.html").path
+  /// A link longer than a 40-column terminal.
+  static let longLink = "https://data.news.example/2024/05/growth/tables/full-year-figures.csv"
 
   /// Runs `news` on a simulated terminal of `width` columns (no colour).
   static func runOnTerminal(_ cli: CLIHarness, width: Int, _ arguments: [String]) async -> CLIHarness.Outcome {
@@ -115,7 +117,7 @@ struct ExtractCommandTests {
           "content":
             "<p>First paragraph of the story, long enough to be wrapped on a narrow terminal.</p>"
             + "<ul><li>one point</li><li>another</li></ul><script>alert(1)</script>"
-            + "<p>Read the <a href=\"/report\">report</a>.</p>",
+            + "<p>Read the <a href=\"/report\">report</a> and the <a href=\"\(Self.longLink)\">data</a>.</p>",
           "urlToImage": NSNull(), "publishedAt": "2024-05-01T08:00:00Z",
         ]
       ],
@@ -130,10 +132,15 @@ struct ExtractCommandTests {
     let out = shown.out
     #expect(out.contains("India's impressive upward trajectory"))
     #expect(out.contains("• one point\n• another"))
-    #expect(out.contains("Read the report[1]."))
+    #expect(out.contains("Read the report[1] and the data[2]."))
     #expect(out.contains("[1] https://news.example/report"))
+    // A URL is never wrapped: the long one is whole on its line, to be copied; every other line fits.
+    #expect(out.split(separator: "\n").contains("[2] \(Self.longLink)"), "\(out)")
     #expect(!out.contains("alert") && !out.contains("<p>") && !out.contains("&#039;"))
-    #expect(out.split(separator: "\n").allSatisfy { TerminalColumns.width(of: $0) <= 40 }, "\(out)")
+    #expect(
+      out.split(separator: "\n").allSatisfy {
+        TerminalColumns.width(of: $0) <= 40 || $0 == "[2] \(Self.longLink)"
+      }, "\(out)")
 
     let json = try await cli.run("show", "https://news.example/2024/growth", "--db", cli.database, "--json").json()
     #expect(json["summary"] as? String == "India&#039;s <b>impressive</b> upward trajectory")
