@@ -200,12 +200,17 @@ struct AddCommand: NewsCommand {
     if let url = URL(string: target), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme) {
       return try await get(url)
     }
-    let path = absolute(expandingTilde(target), relativeTo: context.currentDirectory)
-    guard let body = FileManager.default.contents(atPath: path) else {
-      if let scheme = URL(string: target)?.scheme, scheme.count > 1 {
+    let path = context.resolvedPath(target)
+    let body: Data
+    do {
+      body = try LocalFile.read(path, maxBytes: Self.maximumBody)
+    } catch {
+      if let scheme = URL(string: target)?.scheme, scheme.count > 1, !error.isTooLarge {
         throw CommandFailure(.usage, "\(target): only http(s) URLs and files can be added")
       }
-      throw CommandFailure(.badInput, "cannot read \(target)")
+      throw CommandFailure(
+        .badInput, "cannot read \(path): \(error.reason)",
+        hint: error.isTooLarge ? "a feed is rarely more than a few MiB" : nil)
     }
     let url = URL(fileURLWithPath: path)
     return Document(body: body, url: url, sourceURL: url, charset: nil, isFile: true)
@@ -214,6 +219,7 @@ struct AddCommand: NewsCommand {
   /// One GET, following redirects to any origin (no secret is sent): the document's URL is where it ended, the
   /// source's the end of the permanent redirects (`301`, `308`) from `start`, as RFC 9110 §15.4.2 asks.
   private func get(_ start: URL) async throws(CommandFailure) -> Document {
+    try context.requireNetwork(for: [start], command: Self.name)
     let timeout = try arguments.seconds(.timeout) ?? context.configuration.timeoutSeconds
     let transport = context.network.httpTransport(timeout, SyncCommand.retry(timeout), [])
     let request = HTTPRequest(
@@ -231,7 +237,11 @@ struct AddCommand: NewsCommand {
     }
     let url = response.url
     if response.bodyLimitExceeded != nil {
-      throw CommandFailure(.badInput, "\(url.absoluteString): more than \(Self.maximumBody) bytes; not a feed")
+      let size = response.bodyLimitExceeded.map { LocalFile.byteCount(Int64($0)) } ?? "?"
+      throw CommandFailure(
+        .badInput,
+        "\(url.absoluteString): \(size), more than the limit of \(LocalFile.byteCount(Int64(Self.maximumBody))) "
+          + "a feed or page may have; not added")
     }
     guard (200..<300).contains(response.status) else {
       throw CommandFailure(.unavailable, "GET \(url.absoluteString): HTTP \(response.status)")

@@ -11,6 +11,15 @@ struct OptionSpec: Sendable, Hashable {
 
   /// `--db`, `--db PATH` or `--json` as a usage line and the help show it.
   var synopsis: String { "--\(name)" + (valueName.map { " \($0)" } ?? "") }
+
+  /// Whether the value may be a path (`PATH`, `NAME|PATH`, `FILE`): an empty one is a usage error, never the
+  /// current folder.
+  var takesPath: Bool { valueName.map(isPathPlaceholder) ?? false }
+}
+
+/// Whether a placeholder (`PATH`, `NAME|PATH`, `URL|FILE`, `FILE.html`) names a path.
+func isPathPlaceholder(_ name: String) -> Bool {
+  name.split(separator: "|").contains { $0 == "PATH" || $0.hasPrefix("FILE") }
 }
 
 /// The options shared by several commands, each declared once here; a command lists the ones it takes among its own
@@ -18,10 +27,10 @@ struct OptionSpec: Sendable, Hashable {
 enum SharedOption {
   /// `--db PATH`: the database of every command that opens one.
   static let database = OptionSpec(
-    name: "db", valueName: "PATH", help: "The database (default: $XDG_DATA_HOME/news/news.sqlite).")
+    name: "db", valueName: "PATH", help: "The database (default: $XDG_DATA_HOME/news/news.sqlite); ~/ is $HOME.")
   /// `--config PATH`: the configuration file.
   static let configuration = OptionSpec(
-    name: "config", valueName: "PATH", help: "The configuration file (default: Config/news.json).")
+    name: "config", valueName: "PATH", help: "The configuration file (default: Config/news.json); ~/ is $HOME.")
   /// `--json`, whose help names the shape of the document the command prints, e.g. `"{deleted}"`.
   static func json(_ shape: String) -> OptionSpec {
     OptionSpec(name: "json", help: "Print JSON: \(shape).")
@@ -35,6 +44,9 @@ enum SharedOption {
     name: "verbose", help: "List every skipped record and dropped value (fetch, import, sync), not only the counts.")
   /// `--help` (and `-h`), which every command takes.
   static let help = OptionSpec(name: "help", help: "Show this help.")
+
+  /// How every path option and value is read, as the help and docs/CLI.md say it.
+  static let tildeRule = "~ and ~/ are your home folder ($HOME), also when quoted; ~user is not expanded"
 
   /// The options every command takes besides its own.
   static let everywhere = [color, verbose]
@@ -115,8 +127,9 @@ struct CommandSpec: Sendable {
 
   /// A usage error of this command: the message, a hint pointing to its help; the usage line follows it on
   /// standard error (``NewsCommandLine``).
-  func usageError(_ message: String) -> CommandFailure {
-    var failure = CommandFailure(.usage, message, hint: "see 'news \(name) --help'")
+  func usageError(_ message: String, hint: String? = nil) -> CommandFailure {
+    let help = "see 'news \(name) --help'"
+    var failure = CommandFailure(.usage, message, hint: hint.map { "\($0); \(help)" } ?? help)
     failure.usage = usageLine
     return failure
   }
@@ -259,6 +272,11 @@ enum ArgumentParser {
         } else {
           throw spec.usageError("--\(name) needs a value (\(valueName)) for 'news \(spec.name)'")
         }
+        if value.isEmpty, option.takesPath {
+          throw spec.usageError(
+            "--\(name) needs a path (\(valueName)) for 'news \(spec.name)', got an empty value",
+            hint: "an empty path is not read as the current folder; \(SharedOption.tildeRule)")
+        }
         parsed.set(option, value)
       } else {
         guard inlineValue == nil else { throw spec.usageError("--\(name) takes no value in 'news \(spec.name)'") }
@@ -269,6 +287,12 @@ enum ArgumentParser {
     if parsed.positionals.count > spec.positionals.count {
       let extra = parsed.positionals[spec.positionals.count]
       throw spec.usageError("unexpected argument \"\(extra)\" for 'news \(spec.name)'")
+    }
+    for (positional, value) in zip(spec.positionals, parsed.positionals)
+    where value.isEmpty && isPathPlaceholder(positional.name) {
+      throw spec.usageError(
+        "\(positional.name) for 'news \(spec.name)' is empty: give a path",
+        hint: "an empty path is not read as the current folder")
     }
     return parsed
   }

@@ -54,10 +54,13 @@ extension Configuration {
     }
 
     /// Where the source is, for messages: the server or feed URL.
-    var location: String {
+    var location: String { url.absoluteString }
+
+    /// The server or feed URL its refresh sends requests to.
+    var url: URL {
       switch kind {
-      case .parse(let settings): return settings.serverURL.absoluteString
-      case .feed(let url): return url.absoluteString
+      case .parse(let settings): return settings.serverURL
+      case .feed(let url): return url
       }
     }
   }

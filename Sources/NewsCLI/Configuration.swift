@@ -57,28 +57,65 @@ struct Configuration: Sendable {
     explicitPath: String?, environment: [String: String], currentDirectory: String, creatable: Bool = false
   ) throws(CommandFailure) -> Configuration {
     if let path = explicitPath ?? environment["NEWS_CONFIG"].flatMap({ $0.isEmpty ? nil : $0 }) {
-      let file = absolute(path, relativeTo: currentDirectory)
+      let file = resolvedPath(path, relativeTo: currentDirectory, environment: environment)
       if creatable, !FileManager.default.fileExists(atPath: file) { return Configuration(file: file) }
-      return try read(path: file)
+      return try read(path: file, environment: environment)
     }
     let local = absolute("Config/news.json", relativeTo: currentDirectory)
-    if FileManager.default.fileExists(atPath: local) { return try read(path: local) }
+    if FileManager.default.fileExists(atPath: local) { return try read(path: local, environment: environment) }
     let user = xdgDirectory("XDG_CONFIG_HOME", fallback: ".config", environment: environment) + "/news/news.json"
-    if FileManager.default.fileExists(atPath: user) { return try read(path: user) }
+    if FileManager.default.fileExists(atPath: user) { return try read(path: user, environment: environment) }
     return Configuration()
   }
 
-  /// Reads one configuration file.
-  static func read(path: String) throws(CommandFailure) -> Configuration {
-    guard let data = FileManager.default.contents(atPath: path) else {
-      throw CommandFailure(.config, "cannot read the configuration file \(path)")
-    }
-    let object: Any
+  /// The largest configuration file read (1 MiB): a hand-written file is a few KiB.
+  static let maximumFileSize = 1 << 20
+
+  /// The bytes of the configuration file at `path`.
+  ///
+  /// - Throws: ``CommandFailure`` 78 naming the file and why it cannot be read, from `errno` (no such file, is a
+  ///   directory, permission denied) or its size.
+  static func contents(path: String) throws(CommandFailure) -> Data {
     do {
-      object = try JSONSerialization.jsonObject(with: data)
+      return try LocalFile.read(path, maxBytes: maximumFileSize)
     } catch {
-      throw CommandFailure(.config, "\(path): not valid JSON")
+      let hint: String? =
+        switch error.code {
+        case ENOENT: "give an existing file with --config or NEWS_CONFIG, or none to use the default"
+        case EISDIR: "give the configuration file (news.json), not its folder"
+        case EACCES, EPERM: "check the file's permissions (ls -l \(path))"
+        default: nil
+        }
+      throw CommandFailure(.config, "cannot read the configuration file \(path): \(error.reason)", hint: hint)
     }
+  }
+
+  /// The JSON value of a configuration file's text (RFC 8259).
+  ///
+  /// - Throws: ``CommandFailure`` 78 naming the file and where the text stops being JSON: the byte, line and column,
+  ///   and what was expected there (the package's JSON reader, `JSONValue.parse`, the one mapping files are read
+  ///   with), e.g. `news.json: not valid JSON: byte 41 (line 3, column 7): expected "," or "}" after a member of an
+  ///   object, found "]"`.
+  static func jsonObject(_ data: Data, path: String) throws(CommandFailure) -> Any {
+    do {
+      return try JSONSerialization.jsonObject(with: data)
+    } catch {
+      let detail: String
+      do {
+        _ = try JSONValue.parse(data)
+        detail = "\(error.localizedDescription)"
+      } catch {
+        if case .invalidJSON(let position) = error { detail = position } else { detail = error.description }
+      }
+      throw CommandFailure(.config, "\(path): not valid JSON: \(detail)")
+    }
+  }
+
+  /// Reads one configuration file; `~/` in its paths is `$HOME` from `environment` (the user's home folder when it
+  /// has none: a check of an edit's validity).
+  static func read(path: String, environment: [String: String] = [:]) throws(CommandFailure) -> Configuration {
+    let data = try contents(path: path)
+    let object = try jsonObject(data, path: path)
     guard let root = object as? [String: Any] else {
       throw CommandFailure(.config, "\(path): the top level must be a JSON object")
     }
@@ -95,7 +132,7 @@ struct Configuration: Sendable {
       case "database":
         if value is NSNull { continue }
         guard let database = value as? String, !database.isEmpty else { throw wrong(key, "a path or null") }
-        configuration.databasePath = absolute(expandingTilde(database), relativeTo: folder)
+        configuration.databasePath = resolvedPath(database, relativeTo: folder, environment: environment)
       case "timeoutSeconds":
         guard let number = value as? NSNumber, !isJSONBoolean(value), number.doubleValue > 0,
           number.doubleValue <= 86_400
@@ -131,7 +168,8 @@ struct Configuration: Sendable {
           if isSyncSource(entry) {
             configuration.syncSources[name] = try syncSource(name: name, entry: entry, path: path)
           } else {
-            configuration.sources[name] = try source(name: name, entry: entry, folder: folder, path: path)
+            configuration.sources[name] = try source(
+              name: name, entry: entry, folder: folder, path: path, environment: environment)
           }
         }
       default:
@@ -149,7 +187,9 @@ struct Configuration: Sendable {
     return configuration
   }
 
-  private static func source(name: String, entry: Any, folder: String, path: String) throws(CommandFailure) -> Source {
+  private static func source(
+    name: String, entry: Any, folder: String, path: String, environment: [String: String]
+  ) throws(CommandFailure) -> Source {
     let place = "\(path): sources.\(name)"
     guard let fields = entry as? [String: Any] else { throw CommandFailure(.config, "\(place) must be an object") }
     for key in fields.keys where !(["file", "url", "query", "maxAge", "policy"] + labelKeys).contains(key) {
@@ -173,7 +213,8 @@ struct Configuration: Sendable {
         throw CommandFailure(.config, "\(place).file must be a path, alone (no url or query)")
       }
       return Source(
-        name: name, url: URL(fileURLWithPath: absolute(expandingTilde(file), relativeTo: folder)), maxAge: maxAge,
+        name: name, url: URL(fileURLWithPath: resolvedPath(file, relativeTo: folder, environment: environment)),
+        maxAge: maxAge,
         policy: policy, labels: labels)
     }
     guard let text = fields["url"] as? String, var components = URLComponents(string: text),
@@ -249,9 +290,18 @@ func isJSONBoolean(_ value: Any) -> Bool {
   return String(cString: number.objCType) == "c"
 }
 
-/// `~/x` → `$HOME/x`.
-func expandingTilde(_ path: String) -> String {
-  path == "~" || path.hasPrefix("~/") ? NSHomeDirectory() + path.dropFirst() : path
+/// `~` → `$HOME` and `~/x` → `$HOME/x` (`HOME` from `environment`, else the user's home folder); any other path,
+/// `~user/x` included, as it is. A configuration file or a script passes `~` quoted, where no shell expands it.
+func expandingTilde(_ path: String, environment: [String: String]) -> String {
+  guard path == "~" || path.hasPrefix("~/") else { return path }
+  let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+  return (home.hasSuffix("/") && path.hasPrefix("~/") ? String(home.dropLast()) : home) + path.dropFirst()
+}
+
+/// A path as a user wrote it (an option, a configuration value, an argument) made absolute: `~` or `~/…` expanded
+/// with `$HOME` (``expandingTilde(_:environment:)``), then resolved against `base` (``absolute(_:relativeTo:)``).
+func resolvedPath(_ path: String, relativeTo base: String, environment: [String: String]) -> String {
+  absolute(expandingTilde(path, environment: environment), relativeTo: base)
 }
 
 extension CachePolicy {

@@ -38,10 +38,7 @@ struct ConfigurationEdit {
     let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
     self.path = resolved
     if FileManager.default.fileExists(atPath: resolved) {
-      guard let data = FileManager.default.contents(atPath: resolved) else {
-        throw CommandFailure(.config, "cannot read the configuration file \(resolved)")
-      }
-      text = Array(data)
+      text = Array(try Configuration.contents(path: resolved))
       existed = true
     } else {
       text = Array("{\n  \"sources\": {}\n}\n".utf8)
@@ -142,6 +139,8 @@ struct ConfigurationEdit {
     do {
       outline = try JSONOutline(text)
     } catch {
+      // The message every reader of the configuration gives: where the text stops being JSON, by line and column.
+      _ = try Configuration.jsonObject(Data(text), path: path)
       throw CommandFailure(.config, "\(path): not valid JSON (at byte \(error.offset): \(error.reason))")
     }
     guard outline.root.members != nil else {

@@ -17,7 +17,8 @@ public enum ExitCode: Int32, Sendable {
   case unavailable = 69
   /// The database could not be opened, read or written (`EX_IOERR`).
   case storage = 74
-  /// The configuration file is missing or wrong (`EX_CONFIG`).
+  /// The configuration file is missing or wrong, or the installation is: a command that needs the network run by a
+  /// `news` without `news-online` beside it (`EX_CONFIG`).
   case config = 78
 }
 
@@ -67,12 +68,13 @@ struct CommandFailure: Error {
       switch error {
       case .networkFailedAndCacheEmpty(let query, let network):
         self.init(
-          .unavailable, "\(FailureHint.name(query)): \(network); nothing is cached for it",
+          network.isFilesOnlyRefusal ? .config : .unavailable,
+          "\(FailureHint.name(query)): \(network); nothing is cached for it",
           hint: FailureHint.reading(query, network, currentDirectory: currentDirectory))
       case .networkFailed(let query, let network):
         let hint = FailureHint.reading(query, network, currentDirectory: currentDirectory)
         self.init(
-          .unavailable, "\(FailureHint.name(query)): \(network)",
+          network.isFilesOnlyRefusal ? .config : .unavailable, "\(FailureHint.name(query)): \(network)",
           hint: [hint, "without --policy network-only, the cache is served"].compactMap { $0 }.joined(separator: "; "))
       case .storage(let storageError, _):
         self.init(.storage, storageError.description)
@@ -82,5 +84,14 @@ struct CommandFailure: Error {
     default:
       self.init(.storage, "\(error)")
     }
+  }
+}
+
+extension NewsNetworkError {
+  /// Whether this is ``NetworkStack/filesOnly`` refusing an http(s) request: the program has no network, which no
+  /// retry cures (``NetworkProgram``).
+  var isFilesOnlyRefusal: Bool {
+    if case .transport(_, let detail) = self { return detail == NetworkStack.filesOnlyDetail }
+    return false
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNews
 import OfflineNewsHTML
 
 /// `news extract FILE.html [--url URL] [--json]`: the readable article of a saved web page, as a reader view shows
@@ -74,7 +75,7 @@ struct ExtractCommand: NewsCommand {
       }
       pageURL = url
     }
-    let path = absolute(expandingTilde(typed), relativeTo: context.currentDirectory)
+    let path = context.resolvedPath(typed)
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
       throw CommandFailure(.noInput, "no such file: \(path)")
@@ -87,10 +88,11 @@ struct ExtractCommand: NewsCommand {
     }
     let data: Data
     do {
-      data = try Data(contentsOf: URL(fileURLWithPath: path))
+      data = try LocalFile.read(path)
     } catch {
-      throw CommandFailure(.badInput, "cannot read \(path): \(error.localizedDescription)")
+      throw CommandFailure(.badInput, "cannot read \(path): \(error.reason)")
     }
+    try Self.refuseIfNotHTML(data, path: path, typed: typed)
     let article: ReadableArticle?
     do {
       article = try ReadabilityExtractor().extract(from: data, url: pageURL ?? URL(fileURLWithPath: path))
@@ -108,6 +110,36 @@ struct ExtractCommand: NewsCommand {
       console.out(Self.render(article, width: OutputFormat.readingWidth(console.width), color: console.color))
     }
     return .success
+  }
+
+  /// Refuses a file that is not an HTML page, told by its first bytes (``FeedFormatSniffer``, as `news import` tells
+  /// formats): JSON, a feed, an OPML list, or text that does not start with markup — the HTML parser would read any
+  /// of them as a page and print it as an article.
+  ///
+  /// - Throws: ``CommandFailure`` 65 naming the file and what it is, with the command that reads it.
+  static func refuseIfNotHTML(_ data: Data, path: String, typed: String) throws(CommandFailure) {
+    let what: String
+    let hint: String
+    switch FeedFormatSniffer.kind(of: data) {
+    case .html: return
+    case .json, .jsonFeed:
+      what = "JSON"
+      hint = "'news import \(typed)' reads a NewsAPI response or a JSON Feed; --mapping any other JSON"
+    case .xmlFeed:
+      what = "a feed (RSS, Atom or RDF)"
+      hint = "'news import \(typed)' saves its items"
+    case .opml:
+      what = "an OPML subscription list"
+      hint = "'news import \(typed)' adds its feeds as sources"
+    case .unknown:
+      // Markup that is neither a feed nor recognisably HTML (a fragment, XHTML in another root) is left to the
+      // HTML parser; text that does not start with `<` is not a page.
+      let first = data.drop { [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }.first
+      guard first != UInt8(ascii: "<"), !data.isEmpty else { return }
+      what = "not HTML (it does not start with markup)"
+      hint = "give a web page as saved from the browser or with curl"
+    }
+    throw CommandFailure(.badInput, "\(path) is \(what), not an HTML page", hint: hint)
   }
 
   /// The article as text: its metadata as labelled lines (absent ones left out), a blank line, the article.

@@ -8,6 +8,8 @@ enum FailureHint {
   /// useful to add. `currentDirectory` is named when a relative path may have been resolved against it.
   static func reading(_ query: NewsQuery, _ error: NewsNetworkError, currentDirectory: String) -> String? {
     switch error {
+    case .transport(_, let detail) where detail == NetworkStack.filesOnlyDetail:
+      return NetworkProgram.hint(folder: NetworkProgram.executableFolder)
     case .transport:
       return "try again when the network is back; 'news list' shows everything cached"
     case .api(let apiError):
@@ -41,6 +43,10 @@ enum FailureHint {
         + "(e.g. https://newsapi.org/v2/top-headlines?country=us) or a saved response"
     case .invalidResponse(let detail) where detail.contains("an XML document"):
       return "this is XML (an RSS or Atom feed?), not a NewsAPI response"
+    case .invalidResponse(let detail) where detail.hasPrefix(NewsAPIDecoder.truncatedPrefix):
+      return query.url.isFileURL
+        ? "the file is cut off: save or download it again, whole (no mapping reads a part)"
+        : "the response was cut off: try again; 'news list' shows everything cached"
     case .invalidResponse:
       if query.url.isFileURL {
         return "for JSON that is not a NewsAPI response, give a mapping: news import FILE --mapping NAME "
@@ -64,6 +70,11 @@ enum FailureHint {
       }
     case .unsupportedURL:
       return "use an http(s) URL or a file"
+    case .tooLarge:
+      return query.url.isFileURL
+        ? "a feed is rarely more than a few MiB: check that this file is one feed (an OPML list, an archive or a "
+          + "dump is not); a large NewsAPI-format file is imported in batches by 'news import FILE'"
+        : "a feed or NewsAPI response is rarely more than a few MiB: check that the URL is the feed's"
     }
   }
 

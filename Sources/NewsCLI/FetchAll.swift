@@ -37,6 +37,21 @@ struct FetchAll {
     enum CodingKeys: String, CodingKey {
       case source, kind, status, inserted, updated, unchanged, cached, ageSeconds, error
     }
+
+    /// Every key always present, `null` for an absent value, as in every `--json` document (`fetch --json`'s
+    /// `ageSeconds` included: seconds since the served rows were fetched, millisecond precision).
+    func encode(to encoder: any Encoder) throws {
+      var c = encoder.container(keyedBy: CodingKeys.self)
+      try c.encode(source, forKey: .source)
+      try c.encode(kind, forKey: .kind)
+      try c.encode(status, forKey: .status)
+      try c.encode(inserted, forKey: .inserted)
+      try c.encode(updated, forKey: .updated)
+      try c.encode(unchanged, forKey: .unchanged)
+      try c.encode(cached, forKey: .cached)
+      try c.encode(ageSeconds.map { ($0 * 1000).rounded() / 1000 }, forKey: .ageSeconds)
+      try c.encode(error, forKey: .error)
+    }
   }
 
   func run() async throws -> ExitCode {
@@ -70,6 +85,9 @@ struct FetchAll {
         hint: "add one: news add URL (a feed or a page announcing one)")
     }
     queries.sort { $0.name < $1.name }
+    try context.requireNetwork(
+      for: queries.filter { $0.policy != .cacheOnly }.map(\.query.url) + parseSources.map(\.url),
+      command: FetchCommand.name)
     let now = context.now
     let composed = try context.makeRepository(arguments.common, timeout: timeout, retrying: true)
     // One origin found unreachable is not asked again in this run (``UnreachableOrigins``).
@@ -123,6 +141,7 @@ struct FetchAll {
 
   /// `news fetch --source NAME` of a Parse source: its sync, then its cached articles as the offline fallback does.
   func runOne(_ source: Configuration.SyncSource) async throws -> ExitCode {
+    try context.requireNetwork(for: [source.url], command: FetchCommand.name)
     let repository = try context.makeRepository(arguments.common)
     let outcome = try await syncParse(source, repository: repository)
     let query = Self.parseQuery(source.name)
@@ -184,7 +203,7 @@ struct FetchAll {
     let kind = query.url.isFileURL ? "file" : "feed"
     do {
       let result = try await repository.articles(for: query, policy: policy, maxAge: maxAge)
-      var outcome = Outcome(source: name, kind: kind, status: "new")
+      var outcome = Outcome(source: name, kind: kind, status: "new", ageSeconds: result.age)
       if let error = result.networkError {
         outcome.status = "failed"
         outcome.error = error.description

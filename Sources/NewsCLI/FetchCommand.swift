@@ -77,6 +77,7 @@ struct FetchCommand: NewsCommand {
     let (query, sourceName, source) = try resolveQuery()
     let policy = policyOption ?? source?.policy ?? .networkFirst
     let maxAge = maxAgeOption ?? source?.maxAge
+    if policy != .cacheOnly { try context.requireNetwork(for: [query.url], command: Self.name) }
     let typed = arguments.value(.url) == nil ? nil : query.url
     let repository = try context.makeRepository(arguments.common, timeout: timeout, retrying: true, typedURL: typed)
     let result: NewsResult
@@ -182,7 +183,7 @@ struct FetchCommand: NewsCommand {
         let query = NewsQuery(url: url)
         return (query, query.cacheKey, nil)
       }
-      let path = absolute(expandingTilde(text), relativeTo: context.currentDirectory)
+      let path = context.resolvedPath(text)
       return (NewsQuery(url: URL(fileURLWithPath: path)), path, nil)
     }
     let configuration = context.configuration

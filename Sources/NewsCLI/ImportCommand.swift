@@ -87,8 +87,23 @@ struct ImportCommand: NewsCommand {
     }
     var file: String
     var saved: Int
+    /// Articles the eviction policy removed after the save (``Configuration/eviction``).
+    var evicted: Int
+    /// Articles in the cache after the eviction; `nil` when nothing was evicted.
+    var cached: Int?
     var skipped: Int
     var issues: [Issue]
+
+    enum CodingKeys: String, CodingKey { case file, saved, evicted, cached, skipped, issues }
+    func encode(to encoder: any Encoder) throws {
+      var c = encoder.container(keyedBy: CodingKeys.self)
+      try c.encode(file, forKey: .file)
+      try c.encode(saved, forKey: .saved)
+      try c.encode(evicted, forKey: .evicted)
+      try c.encode(cached, forKey: .cached)
+      try c.encode(skipped, forKey: .skipped)
+      try c.encode(issues, forKey: .issues)
+    }
   }
 
   var context: CommandContext
@@ -98,7 +113,7 @@ struct ImportCommand: NewsCommand {
     guard let file = arguments.positionals.first else {
       throw CommandFailure(.usage, "which file? usage: news import \(Self.spec.usage)")
     }
-    let path = absolute(expandingTilde(file), relativeTo: context.currentDirectory)
+    let path = context.resolvedPath(file)
     if let mapping = arguments.value(.mapping) {
       return try await MappedImport(context: context, arguments: arguments).run(
         file: file, path: path, mapping: mapping)
@@ -109,11 +124,27 @@ struct ImportCommand: NewsCommand {
     for flag in [Option.deleteMissing, .insertOnly, .updateOnly] where arguments.flag(flag) {
       throw CommandFailure(.usage, "--\(flag.spec.name) needs --mapping")
     }
-    if let list = Self.subscriptionList(at: path) {
+    let query = NewsQuery(url: URL(fileURLWithPath: path), source: path)
+    let kind = Self.documentKind(at: path)
+    if kind == .opml {
+      let list: Data
+      do {
+        list = try LocalFile.read(path, maxBytes: NewsRequest.maximumBodySize)
+      } catch {
+        let cause: NewsNetworkError =
+          error.isTooLarge
+          ? .tooLarge(bytes: error.size.map { Int($0) }, limit: NewsRequest.maximumBodySize)
+          : .unreadableFile(path: path, reason: error.reason)
+        throw unreadable(file, path: path, cause)
+      }
       return try SubscriptionListImport(context: context, arguments: arguments).run(file: file, path: path, data: list)
     }
-    let query = NewsQuery(url: URL(fileURLWithPath: path), source: path)
-    if let streamed = try await importStreaming(file: file, path: path, query: query) { return streamed }
+    // Only JSON may be a large NewsAPI export, read in batches; a feed or page is read whole, its size checked first.
+    if kind == .json || kind == nil,
+      let streamed = try await importStreaming(file: file, path: path, query: query)
+    {
+      return streamed
+    }
     let page: NewsPage
     do {
       page = try await FileNewsNetwork(decoder: context.articleDecoder).fetch(query)
@@ -122,16 +153,18 @@ struct ImportCommand: NewsCommand {
     }
     let repository = try context.makeRepository(arguments.common)
     var saved = 0
+    var evicted = 0
     if !page.articles.isEmpty {
       do {
         let reporter = ProgressReporter(
           "saving", total: page.articles.count, unit: "articles", console: context.console,
           quiet: arguments.flag(.quiet) || arguments.flag(.json))
         defer { reporter.finish() }
-        saved = try await repository.save(page.articles, for: query) { reporter.update(completed: $0) }.saved
+        let result = try await repository.save(page.articles, for: query) { reporter.update(completed: $0) }
+        (saved, evicted) = (result.saved, result.evicted)
       }
     }
-    printReport(file: file, path: path, saved: saved, issues: page.issues)
+    await printReport(file: file, path: path, saved: saved, evicted: evicted, repository, issues: page.issues)
     return .success
   }
 
@@ -153,30 +186,30 @@ struct ImportCommand: NewsCommand {
     let reporter = ProgressReporter(
       "saving", unit: "articles", console: context.console,
       quiet: arguments.flag(.quiet) || arguments.flag(.json))
-    let saved: Int
+    let result: ArticleSaveResult
     do {
       defer { reporter.finish() }
-      saved = try await repository.storage.saveArticles(
+      result = try await repository.storage.saveArticles(
         forQuery: query.cacheKey, source: path, fetchedAt: Timestamp(context.now()),
         progress: { reporter.update(completed: $0) },
         batches: { try stream.next() }
-      ).saved
+      )
     } catch let error as NewsNetworkError {
       throw unreadable(file, path: path, error)
     }
-    printReport(file: file, path: path, saved: saved, issues: stream.issues)
+    if result.evicted > 0 { await repository.removeUnusedImages() }
+    await printReport(
+      file: file, path: path, saved: result.saved, evicted: result.evicted, repository, issues: stream.issues)
     return .success
   }
 
-  /// The whole file when its content is an OPML subscription list (told by its first bytes, whatever its name), else
-  /// `nil`.
-  static func subscriptionList(at path: String) -> Data? {
+  /// What the file holds, told by its first bytes whatever its name (``FeedFormatSniffer``): an OPML subscription
+  /// list, a feed, JSON…; `nil` when it cannot be opened (the read that follows says why).
+  static func documentKind(at path: String) -> FeedDocumentKind? {
     guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
     defer { try? handle.close() }
-    guard let prefix = try? handle.read(upToCount: FeedFormatSniffer.prefixLength),
-      FeedFormatSniffer.kind(of: prefix) == .opml
-    else { return nil }
-    return FileManager.default.contents(atPath: path)
+    guard let prefix = try? handle.read(upToCount: FeedFormatSniffer.prefixLength) else { return nil }
+    return FeedFormatSniffer.kind(of: prefix)
   }
 
   /// A file that cannot be read or is not a complete NewsAPI response: exit 65, with a hint that fits the cause
@@ -189,9 +222,14 @@ struct ImportCommand: NewsCommand {
   }
 
   /// What was saved and skipped, as one line and a note per problem, or as `--json`.
-  private func printReport(file: String, path: String, saved: Int, issues: [RecordIssue]) {
+  /// `evicted`: the articles the configuration's eviction removed after the save (the report then says how many the
+  /// cache holds, so that "saved 30" is not read as 30 kept).
+  private func printReport(
+    file: String, path: String, saved: Int, evicted: Int, _ repository: NewsRepository, issues: [RecordIssue]
+  ) async {
+    let cached = evicted > 0 ? try? await repository.storage.articleCount() : nil
     let report = Report(
-      file: path, saved: saved, skipped: issues.filter(\.skipped).count,
+      file: path, saved: saved, evicted: evicted, cached: cached, skipped: issues.filter(\.skipped).count,
       issues: issues.map {
         .init(index: $0.index, url: $0.url, keyPath: $0.keyPath, reason: $0.reason, skipped: $0.skipped)
       })
@@ -200,7 +238,17 @@ struct ImportCommand: NewsCommand {
       console.out(OutputFormat.json(report))
     } else {
       let shown = OutputFormat.sanitized(file)
-      console.printLines("saved \(saved) article\(saved == 1 ? "" : "s") from \(shown), skipped \(report.skipped)\n")
+      var line = "saved \(saved) article\(saved == 1 ? "" : "s") from \(shown), skipped \(report.skipped)"
+      if evicted > 0 {
+        let policy = context.configuration.eviction
+        let rules = [
+          policy.maxArticles.map { "maxArticles \($0)" },
+          policy.maxAge.map { "maxAgeDays \(Int(($0 / 86_400).rounded()))" },
+        ].compactMap { $0 }.joined(separator: ", ")
+        line += "; then evicted \(evicted) (eviction: \(rules))"
+        if let cached { line += ", \(cached) kept in the cache" }
+      }
+      console.printLines(line + "\n")
       context.reportIssues(issues, arguments.common)
     }
   }

@@ -114,7 +114,7 @@ extension CommandContext {
   func loadMapping(_ name: String) throws(CommandFailure) -> ImportMapping {
     let candidates: [String]
     if name.contains("/") || name.hasSuffix(".json") {
-      candidates = [absolute(expandingTilde(name), relativeTo: currentDirectory)]
+      candidates = [resolvedPath(name)]
     } else {
       candidates = mappingFolders.map { $0 + "/\(name).json" }
     }

@@ -229,6 +229,13 @@ struct CommandContext: Sendable {
   /// Fetches the pages of `articles` for their whole text (``NewsRepository/fetchFullText(for:using:limits:)``) and
   /// says on standard error what it did; a page that fails is noted and tried again by a later fetch, never an error.
   func fetchFullText(_ articles: [Article], _ repository: NewsRepository, timeout: Double?) async {
+    guard network.reachesHTTP else {
+      let folder = NetworkProgram.executableFolder
+      console.printNote(
+        "full text: not fetched: this news has no network (\(NetworkProgram.name) is not in \(folder)); "
+          + NetworkProgram.hint(folder: folder))
+      return
+    }
     let seconds = timeout ?? configuration.timeoutSeconds
     let transport = network.httpTransport(
       seconds, RetryPolicy(maxAttempts: 2, initialDelay: 0.25, maxDelay: 1, maxTotalTime: 2 * seconds), [])
@@ -277,9 +284,15 @@ struct CommandContext: Sendable {
     return hosts
   }
 
+  /// A path the user typed, made absolute: `~` and `~/…` expanded with `$HOME`, relative to the current folder
+  /// (``resolvedPath(_:relativeTo:environment:)``).
+  func resolvedPath(_ typed: String) -> String {
+    NewsCLI.resolvedPath(typed, relativeTo: currentDirectory, environment: environment)
+  }
+
   /// The database path: `--db`, else the configuration's, else the XDG default.
   func databasePath(_ arguments: CommonArguments) -> String {
-    if let path = arguments.databasePath { return absolute(expandingTilde(path), relativeTo: currentDirectory) }
+    if let path = arguments.databasePath { return resolvedPath(path) }
     return configuration.databasePath ?? Configuration.defaultDatabasePath(environment: environment)
   }
 

@@ -26,7 +26,7 @@ struct SourceSelection {
       case .parse: self.init(source: text, queries: [FetchAll.parseQuery(text).cacheKey])
       }
     } else if text.hasPrefix(".") || text.hasPrefix("~") || text.hasPrefix("/") {
-      let path = absolute(expandingTilde(text), relativeTo: context.currentDirectory)
+      let path = context.resolvedPath(text)
       self.init(source: path, queries: [NewsQuery(url: URL(fileURLWithPath: path)).cacheKey])
     } else if let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme) {
       self.init(source: text, queries: [NewsQuery(url: url).cacheKey])

@@ -90,6 +90,7 @@ struct SyncCommand: NewsCommand {
   func sync(_ sources: [Configuration.SyncSource], quiet json: Bool) async throws -> [SourceReport] {
     let configuration = context.configuration
     let timeout = try arguments.seconds(.timeout) ?? configuration.timeoutSeconds
+    try context.requireNetwork(for: sources.map(\.url), command: Self.name)
     var mappings: [String: ImportMapping] = [:]
     var entities = SyncBookkeeping.entities
     for source in sources where mappings[source.mapping] == nil {

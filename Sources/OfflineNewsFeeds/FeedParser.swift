@@ -77,14 +77,8 @@ public enum FeedParser {
     // Cut off: libxml2 met the end of the bytes inside an element ("Premature end of data in tag …", reported for the
     // innermost one) and the root's end tag is nowhere in the bytes. (An inner element left open in a complete
     // document is reported too, but there the root's end tag is present.)
-    if let cut = result.unfinishedElements.first {
-      let rootName = withExtendedLifetime(document) { () -> String in
-        guard let prefix = root.node.pointee.ns?.pointee.prefix else { return root.name }
-        return String(cString: prefix) + ":" + root.name
-      }
-      if !Self.containsEndTag(rootName, in: data, encoding: encoding.name) {
-        throw .truncated(feed: feedURL, line: cut.line, column: cut.column, message: cut.message)
-      }
+    if let cut = result.cutOff(data, encoding: encoding.name) {
+      throw .truncated(feed: feedURL, line: cut.line, column: cut.column, message: cut.message)
     }
     let detected = withExtendedLifetime(document) {
       Self.format(

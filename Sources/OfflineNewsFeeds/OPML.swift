@@ -38,6 +38,10 @@ public enum OPMLError: Error, Sendable, Hashable, CustomStringConvertible {
   case notWellFormed(file: URL, line: Int, column: Int, message: String)
   /// The root element is not `opml`.
   case notOPML(file: URL, root: String)
+  /// The bytes end inside the root element: a cut-off download or file, refused whole as a cut feed is
+  /// (``FeedParseError/truncated(feed:line:column:message:)``) — importing the outlines before the cut would pass a
+  /// part of the list for the whole.
+  case truncated(file: URL, line: Int, column: Int, message: String)
 
   public var description: String {
     switch self {
@@ -45,6 +49,9 @@ public enum OPMLError: Error, Sendable, Hashable, CustomStringConvertible {
       return "\(file.absoluteString):\(line):\(column): not an XML document libxml2 can recover (\(message))"
     case .notOPML(let file, let root):
       return "\(file.absoluteString): the root element is <\(root)>, not <opml>"
+    case .truncated(let file, let line, let column, let message):
+      let place = line > 0 ? ":\(line):\(column)" : ""
+      return "\(file.absoluteString)\(place): the document is cut off (\(message)); nothing of it is read"
     }
   }
 }
@@ -73,6 +80,9 @@ public enum OPML {
       let first = result.diagnostics.first(where: \.isError) ?? result.diagnostics.first
       throw .notWellFormed(
         file: url, line: first?.line ?? 0, column: first?.column ?? 0, message: first?.message ?? "no root element")
+    }
+    if let cut = result.cutOff(data, encoding: encoding.name) {
+      throw .truncated(file: url, line: cut.line, column: cut.column, message: cut.message)
     }
     return try withExtendedLifetime(document) { () throws(OPMLError) -> OPMLDocument in
       guard root.name.lowercased() == "opml" else { throw .notOPML(file: url, root: root.name) }

@@ -16,7 +16,9 @@ public struct FileNewsNetwork: NewsNetwork {
 
   /// Reads and decodes the file at `query.url` (a `file:` URL).
   ///
-  /// - Throws: ``NewsNetworkError/unreadableFile(path:reason:)`` when the file cannot be read;
+  /// - Throws: ``NewsNetworkError/unreadableFile(path:reason:)`` when the file cannot be read (the reason from
+  ///   `errno`: no such file, is a directory, permission denied); ``NewsNetworkError/tooLarge(bytes:limit:)`` for a
+  ///   file over ``NewsRequest/maximumBodySize``, by its size, before it is read;
   ///   ``NewsNetworkError/unsupportedURL(_:)`` for a URL that is not a `file:` URL; decoding errors as
   ///   `NewsAPIDecoder/decode(_:httpStatus:redacting:)` throws them.
   public func fetch(_ query: NewsQuery) async throws(NewsNetworkError) -> NewsPage {
@@ -24,17 +26,12 @@ public struct FileNewsNetwork: NewsNetwork {
     let path = query.url.path
     let data: Data
     do {
-      data = try Data(contentsOf: query.url)
+      data = try LocalFile.read(path, maxBytes: NewsRequest.maximumBodySize)
     } catch {
-      let reason: String
-      if !FileManager.default.fileExists(atPath: path) {
-        reason = "no such file"
-      } else if FileManager.default.fileExists(atPath: path + "/.") {
-        reason = "is a directory"
-      } else {
-        reason = "cannot be read (permissions?)"
+      if error.isTooLarge {
+        throw .tooLarge(bytes: error.size.map { Int($0) }, limit: NewsRequest.maximumBodySize)
       }
-      throw .unreadableFile(path: path, reason: reason)
+      throw .unreadableFile(path: path, reason: error.reason)
     }
     return try decoder.decodePage(data, origin: query.url, contentType: nil, httpStatus: nil, redacting: [])
   }

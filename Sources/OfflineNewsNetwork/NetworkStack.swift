@@ -26,16 +26,22 @@ public struct NetworkStack: Sendable {
   /// seconds, the retry policy, texts never to show in an error.
   public var httpTransport:
     @Sendable (_ timeout: TimeInterval, _ retry: RetryPolicy, _ secrets: [String]) -> any HTTPTransport
+  /// Whether its networks and transports make HTTP requests at all: `false` for ``filesOnly``, so that a command
+  /// can refuse an http(s) source up front and say how to get a program that has the network.
+  public var reachesHTTP: Bool
 
   /// - Parameters:
   ///   - newsNetwork: makes the network of news sources (see ``newsNetwork``).
   ///   - httpTransport: makes the transport of other requests (see ``httpTransport``).
+  ///   - reachesHTTP: whether they make HTTP requests (see ``reachesHTTP``); `true` by default.
   public init(
     newsNetwork: @escaping @Sendable (NewsAPIKey?, TimeInterval, RetryPolicy, any NewsPageDecoder) -> any NewsNetwork,
-    httpTransport: @escaping @Sendable (TimeInterval, RetryPolicy, [String]) -> any HTTPTransport
+    httpTransport: @escaping @Sendable (TimeInterval, RetryPolicy, [String]) -> any HTTPTransport,
+    reachesHTTP: Bool = true
   ) {
     self.newsNetwork = newsNetwork
     self.httpTransport = httpTransport
+    self.reachesHTTP = reachesHTTP
   }
 
   /// No HTTP at all: a `file:` URL is read by ``FileNewsNetwork`` (as the URLSession network reads it too); any
@@ -44,14 +50,17 @@ public struct NetworkStack: Sendable {
   /// alone).
   public static let filesOnly = NetworkStack(
     newsNetwork: { _, _, _, decoder in FilesOnly(files: FileNewsNetwork(decoder: decoder)) },
-    httpTransport: { _, _, _ in FilesOnly(files: FileNewsNetwork()) })
+    httpTransport: { _, _, _ in FilesOnly(files: FileNewsNetwork()) }, reachesHTTP: false)
+
+  /// The detail of the transport error ``filesOnly`` fails an http(s) request with.
+  public static let filesOnlyDetail =
+    "this program has no network: news-online, which has, is not built beside it (swift build --product news-online)"
 
   /// The network and transport of ``filesOnly``.
   private struct FilesOnly: NewsNetwork, HTTPTransport {
     var files: FileNewsNetwork
 
-    static let detail =
-      "this program has no network: news-online, which has, is not built beside it (swift build --product news-online)"
+    static let detail = NetworkStack.filesOnlyDetail
 
     func fetch(_ query: NewsQuery) async throws(NewsNetworkError) -> NewsPage {
       guard query.url.isFileURL else { throw .transport(.other, detail: Self.detail) }

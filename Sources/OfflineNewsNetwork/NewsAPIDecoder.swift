@@ -56,7 +56,7 @@ public struct NewsAPIDecoder: Sendable {
       if let markup = ResponseBodySummary.markup(data, contentType: contentType) {
         throw .invalidResponse(detail: "not valid JSON: \(markup)")
       }
-      throw .invalidResponse(detail: Self.describe(error, size: data.count))
+      throw .invalidResponse(detail: Self.truncation(of: data) ?? Self.describe(error, size: data.count))
     }
     if envelope.status == "error" {
       throw .api(
@@ -282,6 +282,51 @@ public struct NewsAPIDecoder: Sendable {
     let oneLine = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
       .joined(separator: " ")
     return oneLine.count > 200 ? String(oneLine.prefix(200)) + "…" : oneLine
+  }
+
+  /// The words every truncated body or file is reported with: it starts ``truncatedPrefix``.
+  package static let truncatedPrefix = "not valid JSON: truncated: "
+
+  /// `not valid JSON: truncated: …` when `data` is JSON that stops before its end — inside a string, or with objects or
+  /// arrays still open (RFC 8259 §2: every `{` and `[` outside a string has its `}` or `]`) — else `nil` (not JSON
+  /// at all, or complete but of the wrong shape: ``describe(_:size:)`` says which). What a cut-off download or file
+  /// is, which no mapping reads. `size` is the whole body's or file's (`data.count` by default).
+  package static func truncation(of data: Data, size: Int? = nil) -> String? {
+    var open = 0
+    var inString = false
+    var escaped = false
+    var sawValue = false
+    for byte in data {
+      if inString {
+        if escaped {
+          escaped = false
+        } else if byte == 0x5C {
+          escaped = true
+        } else if byte == 0x22 {
+          inString = false
+        }
+        continue
+      }
+      switch byte {
+      case 0x22: inString = true
+      case 0x7B, 0x5B:
+        open += 1
+        sawValue = true
+      case 0x7D, 0x5D:
+        // A closing bracket that closes nothing: not a cut, another error.
+        guard open > 0 else { return nil }
+        open -= 1
+      default: break
+      }
+    }
+    guard sawValue, inString || open > 0 else { return nil }
+    return truncated(size: size ?? data.count)
+  }
+
+  /// The message of a truncated body or file of `size` bytes (``truncation(of:size:)``, and `NewsAPIFileStream`,
+  /// which says the same of a file that ends inside its `"articles"` array).
+  package static func truncated(size: Int) -> String {
+    truncatedPrefix + "it ends after \(size) bytes with objects or arrays still open: a cut-off download or file"
   }
 
   static func describe(_ error: any Error, size: Int) -> String {

@@ -254,6 +254,10 @@ package final class NewsAPIFileStream: @unchecked Sendable {
             continue
           }
           let early = scanner.position >= filled ? endedEarly() : nil
+          if early == nil, scanner.position >= filled, atEnd {
+            // The file ends inside the "articles" array: cut off.
+            return fail(.invalidResponse(detail: NewsAPIDecoder.truncated(size: size)))
+          }
           return fail(early ?? .invalidResponse(detail: "not valid JSON (\(size) bytes; truncated or not JSON)"))
         }
         if arrayEnd != nil { break }
@@ -337,7 +341,8 @@ package final class NewsAPIFileStream: @unchecked Sendable {
     do {
       envelope = try JSONDecoder().decode(Envelope.self, from: envelopeBytes)
     } catch {
-      return .invalidResponse(detail: NewsAPIDecoder.describe(error, size: size))
+      return .invalidResponse(
+        detail: NewsAPIDecoder.truncation(of: envelopeBytes, size: size) ?? NewsAPIDecoder.describe(error, size: size))
     }
     if envelope.status == "error" {
       return .api(

@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNewsHTTP
+import OfflineNewsModel
 
 /// Why a fetch failed. Every case keeps what the user needs to understand it; none includes the API key.
 public enum NewsNetworkError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -17,6 +18,10 @@ public enum NewsNetworkError: Error, Sendable, Hashable, CustomStringConvertible
   case unreadableFile(path: String, reason: String)
   /// The query's URL is not one this network can fetch (e.g. a `ftp:` URL).
   case unsupportedURL(String)
+  /// The file or body is larger than `limit` bytes (``NewsRequest/maximumBodySize``), refused before it is read:
+  /// `bytes` is its size (a file's `stat(2)`, a response's `Content-Length`), `nil` when the transfer passed the
+  /// limit without announcing one.
+  case tooLarge(bytes: Int?, limit: Int)
 
   /// The kind of transport failure, as far as it can be told (the HTTP transport's).
   public typealias TransportFailure = HTTPError.TransportFailure
@@ -44,6 +49,9 @@ public enum NewsNetworkError: Error, Sendable, Hashable, CustomStringConvertible
     case .invalidResponse(let detail): return "invalid response: \(detail)"
     case .unreadableFile(let path, let reason): return "cannot read \(path): \(reason)"
     case .unsupportedURL(let url): return "unsupported URL \(url) (use http, https or file)"
+    case .tooLarge(let bytes, let limit):
+      let size = bytes.map { "\(LocalFile.byteCount(Int64($0))) (\($0) bytes), " } ?? ""
+      return "\(size)more than the limit of \(LocalFile.byteCount(Int64(limit))) a feed or response is read whole up to"
     }
   }
 }

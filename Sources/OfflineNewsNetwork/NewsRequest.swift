@@ -15,6 +15,12 @@ public struct NewsRequest: Sendable, Hashable {
     self.query = query
     self.validators = validators
   }
+
+  /// The largest body (or `file:` source) a news network reads, in bytes: 64 MiB, the feed parser's own limit
+  /// (`FeedParser.maximumDocumentSize`); a NewsAPI page is rarely 1 MiB. Checked before reading — a file by its
+  /// size, a response by its `Content-Length` or the transport's body cap — so a larger one costs no memory
+  /// (``NewsNetworkError/tooLarge(bytes:limit:)``). A large NewsAPI export is read by `NewsAPIFileStream`.
+  public static let maximumBodySize = 64 << 20
 }
 
 /// The answer of a ``NewsNetwork`` to a ``NewsRequest``.

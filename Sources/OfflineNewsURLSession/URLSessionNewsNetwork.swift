@@ -112,7 +112,9 @@ public final class URLSessionNewsNetwork: NewsNetwork {
     let response: HTTPResponse
     do {
       response = try await transport.send(
-        HTTPRequest(url: query.url, headers: headers, validators: request.validators, secrets: secrets))
+        HTTPRequest(
+          url: query.url, headers: headers, validators: request.validators,
+          maxBodyBytes: NewsRequest.maximumBodySize, secrets: secrets))
     } catch {
       throw NewsNetworkError(error)
     }
@@ -123,6 +125,11 @@ public final class URLSessionNewsNetwork: NewsNetwork {
         Self.keyInURL(URL(string: location) ?? query.url) == nil ? String(location.prefix(200)) : "another host"
       throw Self.redacted(
         .httpStatus(status, bodyPrefix: "a redirect to another origin is not followed (\(shown))"), secrets: secrets)
+    }
+    if response.bodyLimitExceeded != nil {
+      // The transport stopped at the cap: by the announced Content-Length, or past the cap without one.
+      let announced = response.header("Content-Length").flatMap { Int($0) }
+      throw .tooLarge(bytes: announced, limit: NewsRequest.maximumBodySize)
     }
     if status == 304 {
       guard !request.validators.isEmpty else {
@@ -158,6 +165,7 @@ public final class URLSessionNewsNetwork: NewsNetwork {
     case .invalidResponse(let detail): return .invalidResponse(detail: clean(detail))
     case .unreadableFile(let path, let reason): return .unreadableFile(path: clean(path), reason: clean(reason))
     case .unsupportedURL(let url): return .unsupportedURL(clean(url))
+    case .tooLarge: return error
     }
   }
 }

@@ -23,13 +23,14 @@ enum NetworkHandOff {
     return access(path, X_OK) == 0 ? path : nil
   }
 
-  /// Replaces this process with `news-online ARGUMENTS…`; returns only when that fails, with exit status 69
-  /// (`EX_UNAVAILABLE`) and a message naming the path.
+  /// Replaces this process with `news-online ARGUMENTS…`; returns only when that fails, with exit status 78
+  /// (`EX_CONFIG`: the installation is broken, a retry will not help) and a message naming the path.
   static func run(_ path: String, _ arguments: [String]) -> Int32 {
     let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
     execv(path, argv)
     let cause = String(cString: strerror(errno))
-    FileHandle.standardError.write(Data("news: cannot run \(path): \(cause)\n".utf8))
-    return 69
+    FileHandle.standardError.write(
+      Data("news: cannot run \(path): \(cause)\nhint: build it again (swift build --product \(program))\n".utf8))
+    return 78
   }
 }

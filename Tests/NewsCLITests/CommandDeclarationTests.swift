@@ -342,4 +342,29 @@ struct CommandDeclarationTests {
       #expect(synopses[spec.name] == "news \(spec.name) \(spec.usage)", "docs/CLI.md, news \(spec.name)")
     }
   }
+
+  @Test("docs/CLI.md: a command's option table has a row for each of its own options (delete --include-bookmarked…)")
+  func documentedOptions() throws {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent()
+    let text = try String(contentsOf: root.appendingPathComponent("docs/CLI.md"), encoding: .utf8)
+    let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    let shared = Set(
+      [SharedOption.database, SharedOption.configuration, SharedOption.color, SharedOption.verbose].map(\.name))
+    for spec in Self.specs {
+      guard let start = lines.firstIndex(where: { $0.hasPrefix("## ") && $0.contains("`news \(spec.name)`") }) else {
+        Issue.record("docs/CLI.md has no section for news \(spec.name)")
+        continue
+      }
+      let end = lines[(start + 1)...].firstIndex { $0.hasPrefix("## ") } ?? lines.count
+      let rows = lines[start..<end].filter { $0.hasPrefix("| `--") }
+      // A section that describes its options in prose has no table to check.
+      guard !rows.isEmpty else { continue }
+      for option in spec.options where !shared.contains(option.name) {
+        #expect(
+          rows.contains { $0.hasPrefix("| `--\(option.name)`") || $0.hasPrefix("| `--\(option.name) ") },
+          "docs/CLI.md, news \(spec.name): no row for --\(option.name)")
+      }
+    }
+  }
 }

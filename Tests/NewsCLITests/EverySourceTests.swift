@@ -216,6 +216,17 @@ struct EverySourceTests {
     let again = await cli.run("fetch", "--all", "--config", config, "--db", cli.database, "--json")
     let sources = (try again.json()["sources"] as? [[String: Any]]) ?? []
     #expect(sources.first { $0["source"] as? String == "good" }?["status"] as? String == "notModified")
+    // Every source has every key, null when absent, and ageSeconds and error as fetch --json has them.
+    let keys: Set = ["source", "kind", "status", "inserted", "updated", "unchanged", "cached", "ageSeconds", "error"]
+    #expect(sources.count == 2)
+    for source in sources { #expect(Set(source.keys) == keys, "\(source)") }
+    let goodOne = try #require(sources.first { $0["source"] as? String == "good" })
+    let goneOne = try #require(sources.first { $0["source"] as? String == "gone" })
+    #expect(goodOne["error"] is NSNull && goodOne["ageSeconds"] is NSNumber, "\(goodOne)")
+    #expect(goneOne["error"] is String && goneOne["ageSeconds"] is NSNull, "\(goneOne)")
+    let single = try await cli.run("fetch", "--source", "good", "--config", config, "--db", cli.database, "--json")
+      .json()
+    #expect(single["ageSeconds"] is NSNumber && single["networkError"] is NSNull, "\(single)")
   }
 
   @Test("equivalent URL spellings are one article; ?id=2 and http:// stay apart; show finds any spelling")

@@ -9,6 +9,8 @@ import Testing
 @Suite("news extract, news show's HTML")
 struct ExtractCommandTests {
   static let page = Fixtures.own("html/article-page.html").path
+  /// A link longer than a 40-column terminal.
+  static let longLink = "https://data.news.example/2024/05/growth/tables/full-year-figures.csv"
 
   /// Runs `news` on a simulated terminal of `width` columns (no colour).
   static func runOnTerminal(_ cli: CLIHarness, width: Int, _ arguments: [String]) async -> CLIHarness.Outcome {
@@ -75,6 +77,27 @@ struct ExtractCommandTests {
     #expect(await cli.run("extract").status == 64)
   }
 
+  @Test("a file that is not HTML — JSON, a feed, an OPML list, plain text — is refused (65), named with what it is")
+  func notHTML() async throws {
+    let cli = CLIHarness()
+    let text = cli.directory.path("notes.html")
+    try Data("Just some notes, no markup at all.\n".utf8).write(to: URL(fileURLWithPath: text))
+    let cases = [
+      (Fixtures.configDirectory.appendingPathComponent("sample/top-headlines.json").path, "is JSON, not an HTML page"),
+      (Fixtures.own("feeds/encodings/euc-kr.xml").path, "is a feed (RSS, Atom or RDF), not an HTML page"),
+      (Fixtures.own("feeds/subscriptions.opml").path, "is an OPML subscription list, not an HTML page"),
+      (text, "is not HTML (it does not start with markup), not an HTML page"),
+    ]
+    for (path, message) in cases {
+      let outcome = await cli.run("extract", path)
+      #expect(outcome.status == 65, "\(path): \(outcome.err)")
+      #expect(outcome.err.contains("\(path) \(message)"), "\(outcome.err)")
+      #expect(outcome.err.contains("hint: "), "\(outcome.err)")
+      #expect(outcome.out.isEmpty, "nothing printed as an article: \(outcome.out)")
+    }
+    #expect(await cli.run("extract", Self.page).status == 0, "a page is still read")
+  }
+
   @Test("needs no configuration: a broken one does not stop it")
   func noConfiguration() async throws {
     let cli = CLIHarness(environment: ["NEWS_CONFIG": "/nonexistent/news.json"])
@@ -94,7 +117,7 @@ struct ExtractCommandTests {
           "content":
             "<p>First paragraph of the story, long enough to be wrapped on a narrow terminal.</p>"
             + "<ul><li>one point</li><li>another</li></ul><script>alert(1)</script>"
-            + "<p>Read the <a href=\"/report\">report</a>.</p>",
+            + "<p>Read the <a href=\"/report\">report</a> and the <a href=\"\(Self.longLink)\">data</a>.</p>",
           "urlToImage": NSNull(), "publishedAt": "2024-05-01T08:00:00Z",
         ]
       ],
@@ -109,10 +132,15 @@ struct ExtractCommandTests {
     let out = shown.out
     #expect(out.contains("India's impressive upward trajectory"))
     #expect(out.contains("• one point\n• another"))
-    #expect(out.contains("Read the report[1]."))
+    #expect(out.contains("Read the report[1] and the data[2]."))
     #expect(out.contains("[1] https://news.example/report"))
+    // A URL is never wrapped: the long one is whole on its line, to be copied; every other line fits.
+    #expect(out.split(separator: "\n").contains("[2] \(Self.longLink)"), "\(out)")
     #expect(!out.contains("alert") && !out.contains("<p>") && !out.contains("&#039;"))
-    #expect(out.split(separator: "\n").allSatisfy { TerminalColumns.width(of: $0) <= 40 }, "\(out)")
+    #expect(
+      out.split(separator: "\n").allSatisfy {
+        TerminalColumns.width(of: $0) <= 40 || $0 == "[2] \(Self.longLink)"
+      }, "\(out)")
 
     let json = try await cli.run("show", "https://news.example/2024/growth", "--db", cli.database, "--json").json()
     #expect(json["summary"] as? String == "India&#039;s <b>impressive</b> upward trajectory")

@@ -195,6 +195,47 @@ struct NewsCommandLineTests {
     }
   }
 
+  @Test("a configuration that cannot be read says which file and why (errno); bad JSON says the line and column")
+  func unreadableConfiguration() async throws {
+    let cli = CLIHarness()
+    let missing = cli.directory.path("nowhere/news.json")
+    let folder = cli.directory.path("a-folder")
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let locked = cli.directory.path("locked.json")
+    try Data("{}".utf8).write(to: URL(fileURLWithPath: locked))
+    try FileManager.default.setAttributes([.posixPermissions: 0], ofItemAtPath: locked)
+    var cases = [(missing, "no such file"), (folder, "is a directory")]
+    if !FaultCapabilities.isRoot { cases.append((locked, "permission denied")) }
+    for (path, reason) in cases {
+      // Every way a configuration is read: --config, NEWS_CONFIG, and news add's edit of it.
+      var byEnvironment = cli
+      byEnvironment.environment["NEWS_CONFIG"] = path
+      for outcome in [
+        await cli.run("list", "--config", path, "--db", cli.database),
+        await byEnvironment.run("list", "--db", cli.database),
+        await cli.run("remove", "x", "--config", path, "--db", cli.database),
+      ] where !(path == missing && outcome.err.contains("no source")) {
+        #expect(outcome.status == 78, "\(path): \(outcome.err)")
+        #expect(outcome.err.contains("cannot read the configuration file \(path): \(reason)"), "\(outcome.err)")
+        #expect(outcome.err.contains("hint: "), "\(outcome.err)")
+      }
+    }
+    // Bad JSON: the position (line and column, counted here from the text itself) and what was expected there.
+    let text = "{\n  \"defaultSource\": \"sample\",\n  \"sources\": {\"sample\": {\"file\": \"x.json\"}]\n}\n"
+    let path = cli.directory.path("broken.json")
+    try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+    let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+    let line = try #require(lines.firstIndex { $0.contains("]") }) + 1
+    let column = try #require(lines[line - 1].firstIndex(of: "]")).utf16Offset(in: lines[line - 1]) + 1
+    for words in [["list"], ["remove", "sample"], ["add", cli.directory.path("none.xml")]] {
+      let outcome = await cli.run(words + ["--config", path, "--db", cli.database])
+      #expect(outcome.status == 78, "\(words): \(outcome.err)")
+      #expect(outcome.err.contains("\(path): not valid JSON: "), "\(outcome.err)")
+      #expect(outcome.err.contains("(line \(line), column \(column)"), "\(outcome.err)")
+      #expect(outcome.err.contains("expected"), "\(outcome.err)")
+    }
+  }
+
   @Test("a database from a newer version is refused with exit 74, untouched")
   func newerDatabase() async throws {
     let cli = CLIHarness()

@@ -49,4 +49,25 @@ struct TruncatedFeedTests {
     let listed = await cli.run("list", "--db", cli.database, "--json")
     #expect((try listed.json()["articles"] as? [Any])?.isEmpty ?? true, "\(listed.out)")
   }
+
+  @Test("import of a cut OPML list: exit 65, cut off, no source added; the whole list is still read")
+  func cutSubscriptionList() async throws {
+    let cli = CLIHarness()
+    let whole = try Data(contentsOf: Fixtures.own("feeds/subscriptions.opml"))
+    let config = cli.directory.path("news.json")
+    for fraction in [1.0 / 3, 1.0 / 2, 9.0 / 10] {
+      let file = cli.directory.path("cut.opml")
+      try whole.prefix(Int(Double(whole.count) * fraction)).write(to: URL(fileURLWithPath: file))
+      let imported = await cli.run("import", file, "--config", config, "--db", cli.database)
+      #expect(imported.status == 65, "\(fraction): \(imported.out) \(imported.err)")
+      #expect(imported.err.contains("cut.opml") && imported.err.contains("cut off"), "\(imported.err)")
+      #expect(imported.err.contains("nothing was added"), "\(imported.err)")
+      #expect(!FileManager.default.fileExists(atPath: config), "no configuration written")
+    }
+    let file = cli.directory.path("whole.opml")
+    try whole.write(to: URL(fileURLWithPath: file))
+    let imported = await cli.run("import", file, "--config", config, "--db", cli.database)
+    #expect(imported.status == 0, "\(imported.err)")
+    #expect(FileManager.default.fileExists(atPath: config))
+  }
 }

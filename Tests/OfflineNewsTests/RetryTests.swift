@@ -91,7 +91,7 @@ struct RetryTests {
       case .htmlInsteadOfJSON:
         return error == .invalidResponse(detail: "not valid JSON: an HTML page (text/html, 24 bytes)")
       case .emptyBody: return error == .invalidResponse(detail: "not valid JSON (0 bytes; truncated or not JSON)")
-      case .truncatedJSON: return error == .invalidResponse(detail: "not valid JSON (120 bytes; truncated or not JSON)")
+      case .truncatedJSON: return error == .invalidResponse(detail: NewsAPIDecoder.truncated(size: 120))
       }
     }
   }

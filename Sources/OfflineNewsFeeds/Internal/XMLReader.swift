@@ -29,6 +29,19 @@ struct XMLReadResult {
   /// "Premature end of data in tag NAME line N"), at most 64: the root among them means a truncated document,
   /// whatever recover mode made of it (an inner element left open in a complete document is one too).
   var unfinishedElements: [XMLDiagnostic] = []
+
+  /// Where `data`, read into this result, is cut off: libxml2 met the end of the bytes inside an element ("Premature
+  /// end of data in tag …", reported for the innermost one) and the root's end tag is nowhere in the bytes; `nil`
+  /// for a complete document (an inner element left open in it is reported too, but its root's end tag is there).
+  /// What ``FeedParser`` and ``OPML`` refuse a document for (`FeedParseError.truncated`, `OPMLError.truncated`).
+  func cutOff(_ data: Data, encoding: String?) -> XMLDiagnostic? {
+    guard let cut = unfinishedElements.first, let document, let root = document.root else { return nil }
+    let rootName = withExtendedLifetime(document) { () -> String in
+      guard let prefix = root.node.pointee.ns?.pointee.prefix else { return root.name }
+      return String(cString: prefix) + ":" + root.name
+    }
+    return FeedParser.containsEndTag(rootName, in: data, encoding: encoding) ? nil : cut
+  }
 }
 
 /// Reads XML with libxml2's tree builder (`xmlCtxtReadMemory`), in recover mode, never touching the network and

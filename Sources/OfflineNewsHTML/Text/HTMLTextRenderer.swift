@@ -71,6 +71,16 @@ package struct HTMLTextRenderer: Sendable {
   /// The plain text of HTML text: what a reader reads, without markup, references or image marks. Blocks are apart
   /// by a blank line, list items and table rows on lines of their own (items with their `•` or number, cells
   /// apart by a tab), whitespace normalised, nothing wrapped.
+  /// Whether `line` is one of the link references listed after the text, `[N] URL`: the only lines wider than the
+  /// width may be, since a URL is never cut across lines (it could not be copied).
+  package static func isLinkReference(_ line: some StringProtocol) -> Bool {
+    guard line.hasPrefix("["), let close = line.firstIndex(of: "]") else { return false }
+    let number = line[line.index(after: line.startIndex)..<close]
+    let rest = line[line.index(after: close)...]
+    return !number.isEmpty && number.allSatisfy(\.isASCII) && number.allSatisfy(\.isNumber) && rest.hasPrefix(" ")
+      && rest.dropFirst().count > 0 && !rest.dropFirst().contains(" ")
+  }
+
   package static func text(of html: String) -> String {
     let document = HTMLDocument(html: html)
     guard let root = document.body ?? document.root else { return "" }

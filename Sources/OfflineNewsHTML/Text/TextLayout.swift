@@ -516,22 +516,9 @@ struct TextLayout {
     if !links.isEmpty {
       tight = false
       var block: [String] = []
-      for (index, url) in links.enumerated() {
-        let label = "[\(index + 1)] "
-        guard let width else {
-          block.append(label + url)
-          continue
-        }
-        // A URL longer than the line is cut between characters, the rest under its start (from the left edge
-        // when the label would take more than half the width).
-        guard label.count <= width / 2 else {
-          block += LineWrapper.cut(label + url, width: width)
-          continue
-        }
-        let indent = String(repeating: " ", count: label.count)
-        let wrapper = LineWrapper(width: width - label.count)
-        for (part, line) in wrapper.wrap(url).enumerated() { block.append((part == 0 ? label : indent) + line) }
-      }
+      // Each URL on one line, however wide: a URL cut across lines (and indented) cannot be copied or clicked;
+      // the terminal folds a long line itself, which selecting it undoes.
+      for (index, url) in links.enumerated() { block.append("[\(index + 1)] " + url) }
       appendBlock(block)
     }
     guard !lines.isEmpty else { return "" }

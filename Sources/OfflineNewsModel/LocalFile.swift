@@ -1,0 +1,148 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Reading a whole local file, with the reason when it cannot be read (from `errno`, as `open(2)`, `fstat(2)` and
+/// `read(2)` report it) and its size checked against a limit before a byte of it is read.
+///
+/// For example:
+/// ```swift
+/// let data = try LocalFile.read("/etc/news.json")               // Data
+/// try LocalFile.read("/tmp")                                     // LocalFile.ReadError: "/tmp: is a directory"
+/// try LocalFile.read("big.json", maxBytes: 64 << 20)             // "big.json: 143.1 MiB, more than the limit of 64 MiB"
+/// ```
+public enum LocalFile {
+  /// Why a file could not be read: its path, and the reason in words.
+  public struct ReadError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The path as given.
+    public var path: String
+    /// `no such file`, `is a directory`, `permission denied`, `143.1 MiB, more than the limit of 64 MiB`, or the
+    /// system's text for any other `errno` (lowercased), e.g. `input/output error`.
+    public var reason: String
+    /// The `errno` of the failed call; `nil` for a file over the limit.
+    public var code: Int32?
+    /// The file's size in bytes when it was over the limit.
+    public var size: Int64?
+
+    public init(path: String, reason: String, code: Int32? = nil, size: Int64? = nil) {
+      self.path = path
+      self.reason = reason
+      self.code = code
+      self.size = size
+    }
+
+    /// Whether the file was over the limit (`size` is then set).
+    public var isTooLarge: Bool { size != nil }
+
+    /// `PATH: REASON`.
+    public var description: String { "\(path): \(reason)" }
+  }
+
+  /// The reason for an `errno` in words: `no such file`, `is a directory`, `permission denied`, else the system's
+  /// own text, lowercased (`strerror(3)`).
+  public static func reason(errno code: Int32) -> String {
+    switch code {
+    case ENOENT: return "no such file"
+    case EISDIR: return "is a directory"
+    case EACCES, EPERM: return "permission denied"
+    case ENOTDIR: return "a folder on its path is a file"
+    default: return String(cString: strerror(code)).lowercased()
+    }
+  }
+
+  /// The size of the file at `path` in bytes, without reading it (`stat(2)`).
+  ///
+  /// - Throws: ``ReadError`` with the reason when it cannot be examined, or is a directory.
+  public static func size(_ path: String) throws(ReadError) -> Int64 {
+    var status = stat()
+    guard stat(path, &status) == 0 else {
+      let code = errno
+      throw ReadError(path: path, reason: reason(errno: code), code: code)
+    }
+    guard (status.st_mode & S_IFMT) != S_IFDIR else {
+      throw ReadError(path: path, reason: reason(errno: EISDIR), code: EISDIR)
+    }
+    return Int64(status.st_size)
+  }
+
+  /// The whole content of the file at `path`.
+  ///
+  /// - Parameter maxBytes: when given, a larger file is refused by its size (`fstat(2)`) before anything is read.
+  /// - Throws: ``ReadError``: the reason from `errno` (no such file, is a directory, permission denied, …), or the
+  ///   file's size and the limit (``ReadError/isTooLarge``).
+  public static func read(_ path: String, maxBytes: Int? = nil) throws(ReadError) -> Data {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else {
+      let code = errno
+      throw ReadError(path: path, reason: reason(errno: code), code: code)
+    }
+    defer { close(descriptor) }
+    var status = stat()
+    guard fstat(descriptor, &status) == 0 else {
+      let code = errno
+      throw ReadError(path: path, reason: reason(errno: code), code: code)
+    }
+    // open(2) opens a directory for reading; read(2) would fail with EISDIR.
+    guard (status.st_mode & S_IFMT) != S_IFDIR else {
+      throw ReadError(path: path, reason: reason(errno: EISDIR), code: EISDIR)
+    }
+    let size = Int64(status.st_size)
+    if let maxBytes, size > Int64(maxBytes) {
+      throw tooLarge(path, size: size, limit: maxBytes)
+    }
+    var data = Data()
+    if size > 0 { data.reserveCapacity(Int(size)) }
+    var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+      let count = buffer.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, $0.count) }
+      if count == 0 { break }
+      if count < 0 {
+        let code = errno
+        if code == EINTR { continue }
+        throw ReadError(path: path, reason: reason(errno: code), code: code)
+      }
+      data.append(contentsOf: buffer[0..<count])
+      // A file that grows while it is read (or a pipe, whose size fstat gives as 0) is held to the limit too.
+      if let maxBytes, data.count > maxBytes {
+        throw tooLarge(path, size: Int64(data.count), limit: maxBytes, atLeast: true)
+      }
+    }
+    return data
+  }
+
+  /// The error for a file of `size` bytes over `limit`.
+  public static func tooLarge(_ path: String, size: Int64, limit: Int, atLeast: Bool = false) -> ReadError {
+    ReadError(
+      path: path,
+      reason: "\(atLeast ? "more than " : "")\(byteCount(size)), more than the limit of \(byteCount(Int64(limit)))",
+      size: size)
+  }
+
+  /// A size for people, in binary units (the limits are powers of two): `812 bytes`, `14.1 KiB`, `143.1 MiB`,
+  /// `64 MiB`.
+  public static func byteCount(_ bytes: Int64) -> String {
+    if bytes < 1024 { return "\(bytes) byte\(bytes == 1 ? "" : "s")" }
+    let units = ["KiB", "MiB", "GiB", "TiB"]
+    var value = Double(bytes) / 1024
+    var unit = 0
+    while value >= 1023.95, unit < units.count - 1 {
+      value /= 1024
+      unit += 1
+    }
+    let tenths = Int((value * 10).rounded())
+    return (tenths % 10 == 0 ? "\(tenths / 10)" : "\(tenths / 10).\(tenths % 10)") + " " + units[unit]
+  }
+}
+
+/// `read(2)`, named apart from ``LocalFile/read(_:maxBytes:)``.
+private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+  #if canImport(Glibc)
+    Glibc.read(descriptor, buffer, count)
+  #else
+    Darwin.read(descriptor, buffer, count)
+  #endif
+}

@@ -1,0 +1,40 @@
+import Foundation
+import OfflineNews
+import TestSupport
+import Testing
+
+/// What `news import FILE` reports: saved, and, when the configuration's eviction removes articles right after the
+/// save, how many it evicted and how many the cache keeps.
+@Suite struct ImportReportTests {
+  @Test("import under eviction.maxArticles 10 says saved, evicted and kept (text and --json), and list agrees")
+  func evictionIsReported() async throws {
+    let cli = CLIHarness()
+    let config = cli.directory.path("news.json")
+    try Data(#"{"sources": {}, "eviction": {"maxArticles": 10}}"#.utf8).write(to: URL(fileURLWithPath: config))
+    let sample = Fixtures.configDirectory.appendingPathComponent("sample/top-headlines.json")
+    // The articles the file holds, counted independently: records with a URL, not NewsAPI's "[Removed]".
+    let records = try newsAPIRecords(sample).filter { ($0["title"] as? String) != "[Removed]" && $0["url"] is String }
+    #expect(records.count > 10)
+
+    let json = await cli.run("import", sample.path, "--config", config, "--db", cli.database, "--json")
+    #expect(json.status == 0, "\(json.err)")
+    let report = try json.json()
+    #expect(report["saved"] as? Int == records.count)
+    #expect(report["evicted"] as? Int == records.count - 10)
+    #expect(report["cached"] as? Int == 10)
+
+    let text = await cli.run("import", sample.path, "--config", config, "--db", cli.database)
+    #expect(text.status == 0, "\(text.err)")
+    #expect(
+      text.out.contains(
+        "saved \(records.count) articles from \(sample.path), skipped \(report["skipped"] as? Int ?? -1); "
+          + "then evicted \(records.count - 10) (eviction: maxArticles 10), 10 kept in the cache"), "\(text.out)")
+    let listed = await cli.run("list", "--config", config, "--db", cli.database, "--json")
+    #expect(articles(try listed.json()).count == 10)
+
+    // Without eviction, nothing more is said, and the keys are there with their empty values.
+    let plain = await cli.run("import", sample.path, "--db", cli.directory.path("plain.sqlite"), "--json")
+    let plainReport = try plain.json()
+    #expect(plainReport["evicted"] as? Int == 0 && plainReport["cached"] is NSNull, "\(plainReport)")
+  }
+}
