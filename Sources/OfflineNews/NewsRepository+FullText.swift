@@ -3,15 +3,15 @@ import Foundation
 /// Bounds on fetching articles' pages for their whole text.
 public struct FullTextLimits: Sendable, Hashable {
   /// Pages downloaded at once, in all (default 4).
-  public var concurrency: Int
+  package var concurrency: Int
   /// Pages downloaded at once from one host (default 2).
-  public var perHost: Int
+  package var perHost: Int
   /// The largest page read, in bytes (default 5 MiB); a larger one is a failure, not a truncated article.
-  public var maxPageBytes: Int
+  package var maxPageBytes: Int
   /// How long a failed page (or image) waits before it is tried again, in seconds (default one hour).
-  public var retryAfter: TimeInterval
+  package var retryAfter: TimeInterval
   /// Bounds on the images kept with each whole text (in the repository's ``NewsRepository/imageFolder``).
-  public var images: ImageLimits
+  package var images: ImageLimits
 
   /// Creates limits.
   public init(

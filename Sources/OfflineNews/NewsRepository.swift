@@ -30,14 +30,14 @@ import Foundation
 /// fetch record, `FetchRecord/lastError`).
 public final class NewsRepository: Sendable {
   /// The storage context the repository reads and writes through.
-  public let storage: StorageContext
+  package let storage: StorageContext
   /// The network it fetches from.
-  public let network: any NewsNetwork
+  package let network: any NewsNetwork
   /// Seconds a network-first read waits for the network before serving cached rows; `nil` waits for the network.
-  public let deadline: TimeInterval?
+  package let deadline: TimeInterval?
   /// Where the images of whole texts are kept (``fetchFullText(for:using:limits:)``), one file each under a name
   /// that cannot leave the folder; `nil` keeps no images.
-  public let imageFolder: URL?
+  package let imageFolder: URL?
   let clock: @Sendable () -> Timestamp
   private let inFlight = InFlightRefreshes()
 

@@ -24,22 +24,22 @@ import Foundation
 /// ```
 public struct RetryPolicy: Sendable {
   /// Attempts in all, the first included; `1` never retries.
-  public var maxAttempts: Int
+  package var maxAttempts: Int
   /// Seconds: the cap of the first retry's random wait; each later retry doubles it.
-  public var initialDelay: TimeInterval
+  package var initialDelay: TimeInterval
   /// Seconds: the largest cap of a computed (jittered) wait.
-  public var maxDelay: TimeInterval
+  package var maxDelay: TimeInterval
   /// Seconds from the start of the first attempt within which every retry must be able to finish; `nil` for no
   /// limit besides ``maxAttempts``.
-  public var maxTotalTime: TimeInterval?
+  package var maxTotalTime: TimeInterval?
   /// Seconds: the longest `Retry-After` honoured; a server asking for longer is not retried.
-  public var maxRetryAfter: TimeInterval
+  package var maxRetryAfter: TimeInterval
   /// Waits the given number of seconds; throws when the wait is cancelled (then no retry is made).
-  public var sleep: @Sendable (TimeInterval) async throws -> Void
+  package var sleep: @Sendable (TimeInterval) async throws -> Void
   /// The current time, for ``maxTotalTime`` and HTTP-date `Retry-After` values.
-  public var now: @Sendable () -> Date
+  package var now: @Sendable () -> Date
   /// A uniformly random number in the given range, for the jitter.
-  public var random: @Sendable (ClosedRange<Double>) -> Double
+  package var random: @Sendable (ClosedRange<Double>) -> Double
 
   /// - Parameters:
   ///   - maxAttempts: attempts in all, at least 1; default 3.
@@ -73,8 +73,8 @@ public struct RetryPolicy: Sendable {
   /// 3 attempts, waits of up to 0.25 s then 0.5 s (jittered), `Retry-After` up to 60 s, no time cap.
   public static let standard = RetryPolicy()
 
-  /// `Task.sleep` for a number of seconds.
-  @Sendable public static func taskSleep(_ seconds: TimeInterval) async throws {
+  /// `Task.sleep` for a number of seconds: the default `sleep` of `init`.
+  @usableFromInline @Sendable package static func taskSleep(_ seconds: TimeInterval) async throws {
     guard seconds > 0 else { return }
     try await Task.sleep(nanoseconds: UInt64(min(seconds, 86_400) * 1_000_000_000))
   }

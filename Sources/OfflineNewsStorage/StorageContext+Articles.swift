@@ -149,7 +149,7 @@ extension StorageContext {
   ///   - offset: rows to skip first.
   ///   - filter: only unread, only bookmarked, or all.
   /// - Throws: ``StorageError``.
-  public func articles(limit: Int? = nil, offset: Int = 0, filter: ArticleFilter = .all) async throws(StorageError)
+  package func articles(limit: Int? = nil, offset: Int = 0, filter: ArticleFilter = .all) async throws(StorageError)
     -> [Article]
   {
     let condition = filter.sql(firstParameter: 3)
@@ -163,7 +163,7 @@ extension StorageContext {
 
   /// The article with this key or link, in any equivalent form (`CanonicalURL`: `HTTPS://Example.com:443/a#x`
   /// finds `https://example.com/a`), or `nil`.
-  public func article(url: String) async throws(StorageError) -> Article? {
+  package func article(url: String) async throws(StorageError) -> Article? {
     let keys = Self.candidateKeys(url)
     return try await typedRead { db in
       for key in keys {
@@ -190,7 +190,7 @@ extension StorageContext {
   }
 
   /// The number of cached articles.
-  public func articleCount() async throws(StorageError) -> Int {
+  package func articleCount() async throws(StorageError) -> Int {
     try await typedRead { Int(try $0.scalarInt("SELECT count(*) FROM article") ?? 0) }
   }
 
@@ -205,7 +205,7 @@ extension StorageContext {
   ///
   /// - Returns: `false` when no article has this URL.
   @discardableResult
-  public func setRead(_ read: Bool, url: String) async throws(StorageError) -> Bool {
+  package func setRead(_ read: Bool, url: String) async throws(StorageError) -> Bool {
     try await setLocal(url: url, sql: "UPDATE article SET isRead = ?2 WHERE url = ?1", value: .integer(read ? 1 : 0))
   }
 
@@ -213,7 +213,7 @@ extension StorageContext {
   ///
   /// - Returns: `false` when no article has this URL.
   @discardableResult
-  public func setBookmarked(_ bookmarked: Bool, url: String, at date: Date = Date()) async throws(StorageError)
+  package func setBookmarked(_ bookmarked: Bool, url: String, at date: Date = Date()) async throws(StorageError)
     -> Bool
   {
     try await setLocal(
@@ -237,7 +237,7 @@ extension StorageContext {
   /// - Returns: the number of articles deleted.
   /// - Throws: ``StorageError``.
   @discardableResult
-  public func deleteAllArticles() async throws(StorageError) -> Int {
+  package func deleteAllArticles() async throws(StorageError) -> Int {
     try await typedWriteAndPublish { db in
       let urls = try db.makeStatement("DELETE FROM article RETURNING url").fetchAll { $0.string(0) ?? "" }
       try db.execute("DELETE FROM query_result")
@@ -254,7 +254,7 @@ extension StorageContext {
   /// - Returns: the number of articles deleted.
   /// - Throws: ``StorageError``.
   @discardableResult
-  public func deleteArticles(publishedBefore date: Date, keepingBookmarks: Bool = false) async throws(StorageError)
+  package func deleteArticles(publishedBefore date: Date, keepingBookmarks: Bool = false) async throws(StorageError)
     -> Int
   {
     let cutoff = Timestamp(date).millisecondsSince1970

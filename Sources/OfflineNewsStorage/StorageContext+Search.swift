@@ -52,7 +52,7 @@ public struct SearchHit: Sendable, Hashable {
   public var snippet: String
 
   /// A hit, as ``StorageContext/search(_:filter:limit:offset:)`` makes them.
-  public init(article: Article, rank: Double, snippet: String) {
+  package init(article: Article, rank: Double, snippet: String) {
     self.article = article
     self.rank = rank
     self.snippet = snippet
@@ -103,7 +103,7 @@ extension StorageContext {
   ///
   /// Related SQLite documentation: <https://www.sqlite.org/fts5.html> (query syntax, `bm25()`, `snippet()`,
   /// external content tables).
-  public func search(_ text: String, filter: SearchFilter = .all, limit: Int? = nil, offset: Int = 0)
+  package func search(_ text: String, filter: SearchFilter = .all, limit: Int? = nil, offset: Int = 0)
     async throws(StorageError)
     -> [SearchHit]
   {
@@ -119,7 +119,7 @@ extension StorageContext {
   /// Searches with an already parsed query, as the text-taking `search` does.
   ///
   /// - Throws: ``StorageError``.
-  public func search(_ query: SearchQuery, filter: SearchFilter = .all, limit: Int? = nil, offset: Int = 0)
+  package func search(_ query: SearchQuery, filter: SearchFilter = .all, limit: Int? = nil, offset: Int = 0)
     async throws(StorageError) -> [SearchHit]
   {
     try await typedRead { db in

@@ -30,9 +30,9 @@ public final class StorageContext: Sendable {
   public let path: String
   /// The entities of this store: the built-in `EntityDescription/article`, the app's, and any other entity
   /// recorded in the database by an earlier open (so a tool can read any entity without its declaration).
-  public let entities: [EntityDescription]
+  package let entities: [EntityDescription]
   /// What to evict after each save of articles.
-  public let eviction: EvictionPolicy
+  package let eviction: EvictionPolicy
   /// Why the database was opened read-only, or `nil` when it is writable. When the file cannot be opened for
   /// writing (a read-only folder or mount, a full file system) but holds a current schema, and nothing waits in a
   /// `-wal` or `-journal` beside it, the context opens it read-only and immutable: reads work, and every write throws

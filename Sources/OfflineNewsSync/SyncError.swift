@@ -36,7 +36,7 @@ public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
 
   /// The kind of failure: ``Kind/network``, ``Kind/server``, ``Kind/invalidPage``, ``Kind/importFailed`` or
   /// ``Kind/storage``.
-  public var kind: Kind {
+  package var kind: Kind {
     switch self {
     case .network: .network
     case .server: .server
@@ -47,7 +47,7 @@ public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
   }
 
   /// The class the error belongs to.
-  public var className: String {
+  package var className: String {
     switch self {
     case .network(let name, _), .server(let name, _, _, _), .invalidPage(let name, _), .importFailed(let name, _),
       .storage(let name, _):
