@@ -427,7 +427,7 @@ public final class NewsRepository: Sendable {
       return await failed(error, key)
     }
     let now = clock()
-    do {
+    do throws(StorageError) {
       switch response {
       case .notModified(let newer):
         let found = try await storage.refreshFetch(
@@ -448,10 +448,8 @@ public final class NewsRepository: Sendable {
         if counts.evicted > 0 { await removeUnusedImages() }
         return .saved(fetchedAt: now, issues: page.issues, notModified: false, counts: counts)
       }
-    } catch let error as StorageError {
-      return .storageFailed(error)
     } catch {
-      return .storageFailed(StorageError(kind: .other, path: storage.path))
+      return .storageFailed(error)
     }
   }
 

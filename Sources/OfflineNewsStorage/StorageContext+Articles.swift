@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNewsModel
+import Synchronization
 
 /// What one save of articles did.
 public struct ArticleSaveResult: Sendable, Hashable {
@@ -80,7 +81,7 @@ extension StorageContext {
   package func saveArticles(
     _ articles: [Article], forQuery query: String, source: String? = nil, fetchedAt: Timestamp,
     progress: (@Sendable (Int) -> Void)? = nil
-  ) async throws -> ArticleSaveResult {
+  ) async throws(StorageError) -> ArticleSaveResult {
     let eviction = self.eviction
     return try await writeAndPublish { db in
       try ArticleWriter(db: db, progress: progress).save(
@@ -115,11 +116,33 @@ extension StorageContext {
     batches: @escaping @Sendable () throws -> [Article]?
   ) async throws -> ArticleSaveResult {
     let eviction = self.eviction
-    return try await writeAndPublish { db in
-      var writer = ArticleWriter.Session(
-        db: db, query: query, source: source, fetchedAt: fetchedAt, progress: progress)
-      while let batch = try batches() { try writer.add(batch) }
-      return try writer.finish(eviction: eviction, skipIfEmpty: true)
+    // The write's errors are storage errors only; the batches' own error is kept aside and rethrown as it is.
+    let batchFailure = BatchFailure()
+    do {
+      return try await writeAndPublish { db in
+        var writer = ArticleWriter.Session(
+          db: db, query: query, source: source, fetchedAt: fetchedAt, progress: progress)
+        while let batch = try batchFailure.keeping(batches) { try writer.add(batch) }
+        return try writer.finish(eviction: eviction, skipIfEmpty: true)
+      }
+    } catch {
+      if let failure = batchFailure.error.withLock({ $0 }) { throw failure }
+      throw error
+    }
+  }
+
+  /// The error the batches of a save threw, kept apart from the write's storage errors.
+  private final class BatchFailure: Sendable {
+    let error = Mutex<(any Error)?>(nil)
+
+    /// Calls `next`, keeping its error before passing it on.
+    func keeping(_ next: () throws -> [Article]?) throws -> [Article]? {
+      do {
+        return try next()
+      } catch {
+        self.error.withLock { $0 = error }
+        throw error
+      }
     }
   }
 
@@ -130,7 +153,9 @@ extension StorageContext {
   ///   - limit: at most this many rows; `nil` for all.
   ///   - offset: rows to skip first.
   /// - Throws: ``StorageError``.
-  package func articles(forQuery query: String, limit: Int? = nil, offset: Int = 0) async throws -> [Article] {
+  package func articles(forQuery query: String, limit: Int? = nil, offset: Int = 0) async throws(StorageError)
+    -> [Article]
+  {
     try await read { db in
       try db.cachedStatement(
         """
@@ -153,7 +178,7 @@ extension StorageContext {
     -> [Article]
   {
     let condition = filter.sql(firstParameter: 3)
-    return try await typedRead { db in
+    return try await read { db in
       try db.cachedStatement(
         "SELECT \(Self.articleColumns) FROM article a\(condition.sql) ORDER BY a.publishedAt DESC, a.url LIMIT ?1 OFFSET ?2"
       ).fetchAll([.integer(Int64(limit ?? -1)), .integer(Int64(max(0, offset)))] + condition.arguments, Self.article)
@@ -165,7 +190,7 @@ extension StorageContext {
   /// finds `https://example.com/a`), or `nil`.
   package func article(url: String) async throws(StorageError) -> Article? {
     let keys = Self.candidateKeys(url)
-    return try await typedRead { db in
+    return try await read { db in
       for key in keys {
         if let found = try db.cachedStatement("SELECT \(Self.articleColumns) FROM article a WHERE a.url = ?1")
           .fetchOne([.text(key)], Self.article) ?? nil
@@ -191,11 +216,11 @@ extension StorageContext {
 
   /// The number of cached articles.
   package func articleCount() async throws(StorageError) -> Int {
-    try await typedRead { Int(try $0.scalarInt("SELECT count(*) FROM article") ?? 0) }
+    try await read { Int(try $0.scalarInt("SELECT count(*) FROM article") ?? 0) }
   }
 
   /// The time of the most recent successful fetch of any query, or `nil` if none is recorded.
-  package func latestFetch() async throws -> Timestamp? {
+  package func latestFetch() async throws(StorageError) -> Timestamp? {
     try await read { db in
       try db.scalarInt("SELECT max(fetchedAt) FROM query_fetch").map(Timestamp.init(millisecondsSince1970:))
     }
@@ -223,7 +248,7 @@ extension StorageContext {
 
   private func setLocal(url: String, sql: String, value: DatabaseValue) async throws(StorageError) -> Bool {
     let keys = Self.candidateKeys(url)
-    return try await typedWriteAndPublish { db in
+    return try await writeAndPublish { db in
       for key in keys {
         try db.execute(sql, [.text(key), value])
         if db.changes > 0 { return (true, [StorageChange(entity: "article", updated: [Identity(.text(key))])]) }
@@ -238,7 +263,7 @@ extension StorageContext {
   /// - Throws: ``StorageError``.
   @discardableResult
   package func deleteAllArticles() async throws(StorageError) -> Int {
-    try await typedWriteAndPublish { db in
+    try await writeAndPublish { db in
       let urls = try db.makeStatement("DELETE FROM article RETURNING url").fetchAll { $0.string(0) ?? "" }
       try db.execute("DELETE FROM query_result")
       try db.execute("DELETE FROM query_fetch")
@@ -259,7 +284,7 @@ extension StorageContext {
   {
     let cutoff = Timestamp(date).millisecondsSince1970
     let condition = keepingBookmarks ? "publishedAt < ?1 AND bookmarkedAt IS NULL" : "publishedAt < ?1"
-    return try await typedWriteAndPublish { db in
+    return try await writeAndPublish { db in
       let urls = try db.makeStatement("DELETE FROM article WHERE \(condition) RETURNING url").fetchAll(
         [.integer(cutoff)]
       ) { $0.string(0) ?? "" }

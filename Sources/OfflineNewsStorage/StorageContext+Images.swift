@@ -56,7 +56,7 @@ extension StorageContext {
   /// - Throws: ``StorageError``.
   @discardableResult
   package func saveArticleImages(_ images: [ArticleImage], forKey key: String, fullTextHTML: String? = nil)
-    async throws -> Bool
+    async throws(StorageError) -> Bool
   {
     try await writeAndPublish { db in
       guard try db.cachedStatement("SELECT 1 FROM article WHERE url = ?1").fetchOne([.text(key)], { _ in true }) != nil
@@ -90,7 +90,7 @@ extension StorageContext {
   /// The image rows of the article keyed `key`, by position.
   ///
   /// - Throws: ``StorageError``.
-  package func articleImages(forKey key: String) async throws -> [ArticleImage] {
+  package func articleImages(forKey key: String) async throws(StorageError) -> [ArticleImage] {
     try await read { db in
       try db.cachedStatement(
         """
@@ -112,7 +112,9 @@ extension StorageContext {
   /// `retryAfter` (a failed image is tried again once that long has passed, like a failed page).
   ///
   /// - Throws: ``StorageError``.
-  package func keysNeedingImages(_ keys: [String], failedBefore retryAfter: Timestamp) async throws -> [String] {
+  package func keysNeedingImages(_ keys: [String], failedBefore retryAfter: Timestamp) async throws(StorageError)
+    -> [String]
+  {
     try await read { db in
       let statement = try db.cachedStatement(
         """
@@ -130,7 +132,7 @@ extension StorageContext {
   /// belongs to no article any more.
   ///
   /// - Throws: ``StorageError``.
-  package func imageFileNames() async throws -> Set<String> {
+  package func imageFileNames() async throws(StorageError) -> Set<String> {
     try await read { db in
       Set(try db.cachedStatement("SELECT DISTINCT file FROM article_image").fetchAll { $0.string(0) ?? "" })
     }

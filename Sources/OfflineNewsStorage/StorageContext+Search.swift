@@ -122,7 +122,7 @@ extension StorageContext {
   package func search(_ query: SearchQuery, filter: SearchFilter = .all, limit: Int? = nil, offset: Int = 0)
     async throws(StorageError) -> [SearchHit]
   {
-    try await typedRead { db in
+    try await read { db in
       var sql = SearchArguments()
       guard let conditions = try Self.searchConditions(filter, db, &sql) else { return [] }
       if query.needsSubstringSearch {
