@@ -60,17 +60,17 @@ extension NewsRepository {
   /// searchable; the source's own fields are never changed).
   ///
   /// Downloads go through `transport` (its timeout, retries and same-origin redirects), at most
-  /// ``FullTextLimits/concurrency`` at once and ``FullTextLimits/perHost`` per host, each at most
-  /// ``FullTextLimits/maxPageBytes``. A page that fails — a transport error, an HTTP error status, a body that is not
+  /// `FullTextLimits.concurrency` at once and `FullTextLimits.perHost` per host, each at most
+  /// `FullTextLimits.maxPageBytes`. A page that fails — a transport error, an HTTP error status, a body that is not
   /// HTML, too large, or without a readable article — is noted with the article (`fullTextError`) and tried again
-  /// after ``FullTextLimits/retryAfter``; it never fails the call. Articles without a link (a Parse object) are
+  /// after `FullTextLimits.retryAfter`; it never fails the call. Articles without a link (a Parse object) are
   /// skipped.
   ///
-  /// With an ``imageFolder``, the lead image (``Article/imageURL``) and the images of each whole text are kept
-  /// offline too, within ``FullTextLimits/images`` (see ``ImageLimits``), through the same transport and the same
+  /// With an `imageFolder`, the lead image (``Article/imageURL``) and the images of each whole text are kept
+  /// offline too, within `FullTextLimits.images` (see ``ImageLimits``), through the same transport and the same
   /// bounds on concurrency; the stored HTML then links to the files (`src`, the remote address kept in
-  /// `data-remote-src`). An image that fails is noted in its row (``ArticleImage/error``) and tried again by a later
-  /// call after ``FullTextLimits/retryAfter``, for articles whose whole text is already stored too; it never fails
+  /// `data-remote-src`). An image that fails is noted in its row (`ArticleImage.error`) and tried again by a later
+  /// call after `FullTextLimits.retryAfter`, for articles whose whole text is already stored too; it never fails
   /// the article or the call.
   public func fetchFullText(
     for articles: [Article], using transport: any HTTPTransport, limits: FullTextLimits = FullTextLimits()

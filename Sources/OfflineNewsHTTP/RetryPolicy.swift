@@ -2,7 +2,7 @@ import Foundation
 
 /// When a failed request is tried again, how long to wait first, and when to give up.
 ///
-/// - Retried: transport failures (refused, reset, cut short, timed out, host not found…, ``HTTPError/isRetryable``)
+/// - Retried: transport failures (refused, reset, cut short, timed out, host not found…, `HTTPError.isRetryable`)
 ///   and responses with status `5xx` or `429 Too Many Requests`, whatever their body. Never: other statuses, TLS
 ///   failures, unsupported URLs, redirect loops.
 /// - The wait before retry *n* (1 for the first retry) is exponential backoff with full jitter: a uniformly random
@@ -10,10 +10,10 @@ import Foundation
 ///   (<https://aws.amazon.com/blogs/architecture/exponential-backoff-and-jitter/>).
 /// - A `Retry-After` header on the failed response (RFC 9110 §10.2.3: delay-seconds or an HTTP-date,
 ///   <https://www.rfc-editor.org/rfc/rfc9110#name-retry-after>) replaces that wait; when it asks for more than
-///   ``maxRetryAfter`` seconds, the request is not retried.
-/// - At most ``maxAttempts`` attempts in all, and, with ``maxTotalTime``, no retry is started unless its wait plus
+///   `maxRetryAfter` seconds, the request is not retried.
+/// - At most `maxAttempts` attempts in all, and, with `maxTotalTime`, no retry is started unless its wait plus
 ///   one whole per-attempt timeout ends within that many seconds of the first attempt's start: the whole call
-///   never takes longer than ``maxTotalTime`` (plus scheduling slack).
+///   never takes longer than `maxTotalTime` (plus scheduling slack).
 /// - When it gives up, the last attempt's outcome stands, unchanged: its error, or its `5xx`/`429` response (which
 ///   the client reads like any other: a NewsAPI error body, a Parse error).
 ///

@@ -15,7 +15,7 @@ public struct NewsQuery: Sendable, Hashable, CustomStringConvertible {
   /// NewsAPI-format response.
   public var url: URL
   /// The name written on the articles it brings (``Article/source``): the configured source's name; `nil` for the
-  /// ``cacheKey``.
+  /// `cacheKey`.
   public var source: String?
 
   /// Creates a query for a request URL, from the configured source `source` (if any).

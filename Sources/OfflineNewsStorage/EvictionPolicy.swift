@@ -2,7 +2,7 @@ import Foundation
 
 /// How much of the article cache to keep. Runs after every save of articles, in the same transaction.
 ///
-/// Bookmarked articles are never evicted and do not count toward ``maxArticles``.
+/// Bookmarked articles are never evicted and do not count toward `maxArticles`.
 public struct EvictionPolicy: Sendable, Hashable {
   /// Keep at most this many articles that are not bookmarked: the newest by `publishedAt`. `nil`: no limit.
   package var maxArticles: Int?

@@ -107,7 +107,7 @@ public struct SyncReport: Sendable, Hashable, Encodable {
     public var cursor: String?
     /// Why the class stopped early, if it did.
     public var error: String?
-    /// The kind of ``error``: ``SyncError/kind`` (encoded as its raw value, e.g. `"network"`).
+    /// The kind of ``error``: `SyncError.kind` (encoded as its raw value, e.g. `"network"`).
     public var errorKind: SyncError.Kind?
 
     package init(className: String, entity: String) {
