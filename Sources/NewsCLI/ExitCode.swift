@@ -57,7 +57,7 @@ struct CommandFailure: Error {
   /// | `NewsRepositoryError.networkFailedAndCacheEmpty`, `.networkFailed` | 69 `unavailable`, naming the input (a
   ///   file's path, or the URL without its API key) with a hint that fits the cause (``FailureHint``) |
   /// | `NewsRepositoryError.storage`, `StorageError` | 74 `storage`, naming the database file and the cause |
-  /// | any other error (storage calls that throw untyped errors) | 74 `storage` |
+  /// | any other error (a last resort: storage calls throw `StorageError` only) | 74 `storage` |
   ///
   /// - Parameter currentDirectory: the folder relative paths were resolved against, named in hints about files.
   init(_ error: any Error, currentDirectory: String) {

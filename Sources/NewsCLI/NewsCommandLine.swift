@@ -26,7 +26,7 @@ public struct NewsCommandLine: Sendable {
   ///   - network: how networks and HTTP transports are made (``NetworkStack``): `.urlSession` (the
   ///     `OfflineNewsURLSession` module) in `news-online`, ``NetworkStack/filesOnly`` in `news`, which hands the
   ///     commands that use the network to `news-online` (``usesNetwork(_:)``).
-  public init(
+  package init(
     environment: [String: String], currentDirectory: String = FileManager.default.currentDirectoryPath,
     console: Console? = nil, now: @escaping @Sendable () -> Date = { Date() }, network: NetworkStack
   ) {

@@ -3,15 +3,15 @@ import Foundation
 /// Bounds on fetching articles' pages for their whole text.
 public struct FullTextLimits: Sendable, Hashable {
   /// Pages downloaded at once, in all (default 4).
-  public var concurrency: Int
+  package var concurrency: Int
   /// Pages downloaded at once from one host (default 2).
-  public var perHost: Int
+  package var perHost: Int
   /// The largest page read, in bytes (default 5 MiB); a larger one is a failure, not a truncated article.
-  public var maxPageBytes: Int
+  package var maxPageBytes: Int
   /// How long a failed page (or image) waits before it is tried again, in seconds (default one hour).
-  public var retryAfter: TimeInterval
+  package var retryAfter: TimeInterval
   /// Bounds on the images kept with each whole text (in the repository's ``NewsRepository/imageFolder``).
-  public var images: ImageLimits
+  package var images: ImageLimits
 
   /// Creates limits.
   public init(
@@ -60,17 +60,17 @@ extension NewsRepository {
   /// searchable; the source's own fields are never changed).
   ///
   /// Downloads go through `transport` (its timeout, retries and same-origin redirects), at most
-  /// ``FullTextLimits/concurrency`` at once and ``FullTextLimits/perHost`` per host, each at most
-  /// ``FullTextLimits/maxPageBytes``. A page that fails — a transport error, an HTTP error status, a body that is not
+  /// `FullTextLimits.concurrency` at once and `FullTextLimits.perHost` per host, each at most
+  /// `FullTextLimits.maxPageBytes`. A page that fails — a transport error, an HTTP error status, a body that is not
   /// HTML, too large, or without a readable article — is noted with the article (`fullTextError`) and tried again
-  /// after ``FullTextLimits/retryAfter``; it never fails the call. Articles without a link (a Parse object) are
+  /// after `FullTextLimits.retryAfter`; it never fails the call. Articles without a link (a Parse object) are
   /// skipped.
   ///
-  /// With an ``imageFolder``, the lead image (``Article/imageURL``) and the images of each whole text are kept
-  /// offline too, within ``FullTextLimits/images`` (see ``ImageLimits``), through the same transport and the same
+  /// With an `imageFolder`, the lead image (``Article/imageURL``) and the images of each whole text are kept
+  /// offline too, within `FullTextLimits.images` (see ``ImageLimits``), through the same transport and the same
   /// bounds on concurrency; the stored HTML then links to the files (`src`, the remote address kept in
-  /// `data-remote-src`). An image that fails is noted in its row (``ArticleImage/error``) and tried again by a later
-  /// call after ``FullTextLimits/retryAfter``, for articles whose whole text is already stored too; it never fails
+  /// `data-remote-src`). An image that fails is noted in its row (`ArticleImage.error`) and tried again by a later
+  /// call after `FullTextLimits.retryAfter`, for articles whose whole text is already stored too; it never fails
   /// the article or the call.
   public func fetchFullText(
     for articles: [Article], using transport: any HTTPTransport, limits: FullTextLimits = FullTextLimits()

@@ -1,7 +1,7 @@
 import Foundation
 
 /// What a handle or URL typed by a person finds.
-public enum ArticleLookup: Sendable, Hashable {
+package enum ArticleLookup: Sendable, Hashable {
   /// One article.
   case found(Article)
   /// A handle prefix several articles share (at most 10 of them, by handle).
@@ -15,7 +15,8 @@ extension NewsRepository {
   /// other cached article's starts with (`StorageContext/shortHandles(forKeys:minimumLength:)`).
   ///
   /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
-  public func shortHandles(for articles: some Collection<Article>) async throws(NewsRepositoryError) -> [String: String]
+  package func shortHandles(for articles: some Collection<Article>) async throws(NewsRepositoryError)
+    -> [String: String]
   {
     let keys = articles.map(\.url.absoluteString)
     return try await storing { try await storage.shortHandles(forKeys: keys) }
@@ -25,7 +26,7 @@ extension NewsRepository {
   /// prints them), else a key or link in any equivalent form (`CanonicalURL`). Never touches the network.
   ///
   /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
-  public func article(handleOrURL text: String) async throws(NewsRepositoryError) -> ArticleLookup {
+  package func article(handleOrURL text: String) async throws(NewsRepositoryError) -> ArticleLookup {
     let trimmed = text.trimmingCharacters(in: .whitespaces)
     if ArticleIdentity.looksLikeHandle(trimmed.lowercased()) {
       let matches = try await storing { try await storage.articles(withHandlePrefix: trimmed) }

@@ -8,17 +8,17 @@ import OfflineNewsSync
 /// Bounds on keeping the images of articles' whole texts offline (``NewsRepository/fetchFullText(for:using:limits:)``).
 public struct ImageLimits: Sendable, Hashable {
   /// Images kept per article: the lead image first, then the content's in order (default 20); the rest stay remote.
-  public var maxImagesPerArticle: Int
+  package var maxImagesPerArticle: Int
   /// The largest image kept, in bytes (default 5 MiB); a larger one is a failure, never a truncated file.
-  public var maxBytesPerImage: Int
+  package var maxBytesPerImage: Int
   /// The bytes of one article's images together (default 20 MiB).
-  public var maxBytesPerArticle: Int
+  package var maxBytesPerArticle: Int
   /// The bytes of every image downloaded by one call (default 200 MiB).
-  public var maxBytesPerFetch: Int
+  package var maxBytesPerFetch: Int
   /// The formats accepted, told by the bytes (``ImageFormat``), besides an `image/` `Content-Type`: the raster formats
   /// by default (JPEG, PNG, GIF, WebP, AVIF). SVG is refused by default: it is a document that may run scripts and
   /// load other resources when shown, so it would be neither offline nor private, and a terminal cannot show it.
-  public var formats: Set<ImageFormat>
+  package var formats: Set<ImageFormat>
 
   /// Creates limits.
   public init(
@@ -49,14 +49,14 @@ extension NewsRepository {
   }
 
   /// The local file of an image row, in ``imageFolder``; `nil` without one.
-  public func imageFile(_ image: ArticleImage) -> URL? {
+  package func imageFile(_ image: ArticleImage) -> URL? {
     imageFolder?.appendingPathComponent(image.file, isDirectory: false)
   }
 
   /// The image rows of an article's whole text (``ArticleImage``: stored, or why not), by position.
   ///
   /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
-  public func images(of article: Article) async throws(NewsRepositoryError) -> [ArticleImage] {
+  package func images(of article: Article) async throws(NewsRepositoryError) -> [ArticleImage] {
     try await storing { try await storage.articleImages(forKey: article.url.absoluteString) }
   }
 
@@ -66,7 +66,7 @@ extension NewsRepository {
   ///
   /// - Returns: the names of the files removed, sorted.
   @discardableResult
-  public func removeUnusedImages() async -> [String] {
+  package func removeUnusedImages() async -> [String] {
     guard let store = imageStore(using: NoTransport()), let kept = try? await storage.imageFileNames() else {
       return []
     }

@@ -6,7 +6,7 @@ extension NewsRepository {
   ///
   /// The text takes words, `"phrases"`, `prefix*` and `AND`/`OR`/`NOT` between terms; anything else is searched as
   /// plain words (see ``SearchQuery``). Matching, ranking (`bm25`, title above body) and snippets are described at
-  /// ``StorageContext/search(_:filter:limit:offset:)``.
+  /// `StorageContext.search(_:filter:limit:offset:)`.
   ///
   /// For example:
   /// ```swift

@@ -27,17 +27,17 @@ import Foundation
 ///
 /// Whether the network is usable is decided by how the request actually failed, never by a reachability check.
 /// A failed, partial, error or empty response never changes the cache (a failure is only noted in the query's
-/// fetch record, `FetchRecord/lastError`).
+/// fetch record, `FetchRecord.lastError`).
 public final class NewsRepository: Sendable {
   /// The storage context the repository reads and writes through.
-  public let storage: StorageContext
+  package let storage: StorageContext
   /// The network it fetches from.
-  public let network: any NewsNetwork
+  package let network: any NewsNetwork
   /// Seconds a network-first read waits for the network before serving cached rows; `nil` waits for the network.
-  public let deadline: TimeInterval?
+  package let deadline: TimeInterval?
   /// Where the images of whole texts are kept (``fetchFullText(for:using:limits:)``), one file each under a name
   /// that cannot leave the folder; `nil` keeps no images.
-  public let imageFolder: URL?
+  package let imageFolder: URL?
   let clock: @Sendable () -> Timestamp
   private let inFlight = InFlightRefreshes()
 
@@ -47,9 +47,9 @@ public final class NewsRepository: Sendable {
   ///   - deadline: seconds after which a network-first (or stale cache-first) read serves the cached rows, if
   ///     there are any, with a `NewsNetworkError/TransportFailure/timedOut` error, while the request goes on in
   ///     the background; `nil` (the default) waits for the network. With nothing cached, the read waits for the
-  ///     network whatever the deadline (bound it with the network's timeout and ``RetryPolicy/maxTotalTime``).
+  ///     network whatever the deadline (bound it with the network's timeout and `RetryPolicy.maxTotalTime`).
   ///   - imageFolder: where the images of whole texts are kept; `nil` (the default) keeps none. Its files that no
-  ///     article names any more go after batch deletes and evictions (``removeUnusedImages()``).
+  ///     article names any more go after batch deletes and evictions (`removeUnusedImages()`).
   public convenience init(
     storage: StorageContext, network: any NewsNetwork, deadline: TimeInterval? = nil, imageFolder: URL? = nil
   ) {
@@ -242,7 +242,7 @@ public final class NewsRepository: Sendable {
     return try await storing { try await storage.setBookmarked(bookmarked, url: url, at: now.date) }
   }
 
-  /// Batch delete of every cached article, and then of their image files (``removeUnusedImages()``).
+  /// Batch delete of every cached article, and then of their image files (`removeUnusedImages()`).
   ///
   /// - Returns: the number of articles deleted.
   /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
@@ -254,7 +254,7 @@ public final class NewsRepository: Sendable {
   }
 
   /// Batch delete of the articles published before `date` (UTC instant), and then of the image files no article
-  /// names any more (``removeUnusedImages()``).
+  /// names any more (`removeUnusedImages()`).
   ///
   /// - Parameters:
   ///   - date: the cut-off instant; articles with `publishedAt < date` go.
@@ -427,7 +427,7 @@ public final class NewsRepository: Sendable {
       return await failed(error, key)
     }
     let now = clock()
-    do {
+    do throws(StorageError) {
       switch response {
       case .notModified(let newer):
         let found = try await storage.refreshFetch(
@@ -448,10 +448,8 @@ public final class NewsRepository: Sendable {
         if counts.evicted > 0 { await removeUnusedImages() }
         return .saved(fetchedAt: now, issues: page.issues, notModified: false, counts: counts)
       }
-    } catch let error as StorageError {
-      return .storageFailed(error)
     } catch {
-      return .storageFailed(StorageError(kind: .other, path: storage.path))
+      return .storageFailed(error)
     }
   }
 

@@ -13,7 +13,7 @@ public enum NewsRepositoryError: Error, Sendable, CustomStringConvertible {
   case networkFailed(query: NewsQuery, network: NewsNetworkError)
 
   /// The network failure behind this error, if there was one.
-  public var networkError: NewsNetworkError? {
+  package var networkError: NewsNetworkError? {
     switch self {
     case .networkFailedAndCacheEmpty(_, let network): return network
     case .storage(_, let network): return network
@@ -22,7 +22,7 @@ public enum NewsRepositoryError: Error, Sendable, CustomStringConvertible {
   }
 
   /// The storage failure behind this error, if there was one.
-  public var storageError: StorageError? {
+  package var storageError: StorageError? {
     if case .storage(let error, _) = self { return error }
     return nil
   }

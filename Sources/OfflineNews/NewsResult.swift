@@ -97,7 +97,7 @@ public struct NewsResult: Sendable {
   public var isCacheMiss: Bool { origin == .cache && articles.isEmpty }
 
   /// Seconds between ``fetchedAt`` and `now`; `nil` when ``fetchedAt`` is unknown.
-  public func age(at now: Date = Date()) -> TimeInterval? {
+  package func age(at now: Date = Date()) -> TimeInterval? {
     fetchedAt.map { now.timeIntervalSince($0) }
   }
 }

@@ -20,7 +20,7 @@ public enum FeedFormat: String, Sendable, Hashable, CaseIterable {
   case atom10
 
   /// Whether the format is one of the RSS family (RSS 0.9x, 1.0, 2.0); `false` for Atom.
-  public var isRSS: Bool { self != .atom03 && self != .atom10 }
+  package var isRSS: Bool { self != .atom03 && self != .atom10 }
 }
 
 /// A feed document, read into one model for every format.

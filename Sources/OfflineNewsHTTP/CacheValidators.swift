@@ -23,7 +23,7 @@ public struct CacheValidators: Sendable, Hashable {
   public static let none = CacheValidators()
 
   /// `true` when there is neither an entity tag nor a modification date.
-  public var isEmpty: Bool { etag == nil && lastModified == nil }
+  package var isEmpty: Bool { etag == nil && lastModified == nil }
 
   /// These validators, each replaced by `newer`'s when `newer` has one (a `304` may repeat or update them).
   package func updated(with newer: CacheValidators) -> CacheValidators {

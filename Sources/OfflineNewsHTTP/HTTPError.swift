@@ -39,7 +39,7 @@ public enum HTTPError: Error, Sendable, Hashable, CustomStringConvertible {
 
   /// Whether another attempt may succeed: every transport failure except a TLS failure (a bad certificate stays
   /// bad) and a cancellation; never an unsupported URL or a redirect loop (``RetryPolicy``).
-  public var isRetryable: Bool {
+  package var isRetryable: Bool {
     switch self {
     case .transport(let failure, let detail): failure != .secureConnectionFailed && detail != "cancelled"
     case .unsupportedURL, .tooManyRedirects: false

@@ -38,10 +38,10 @@ public struct HTTPResponse: Sendable, Hashable {
   }
 
   /// The value of header `name` (any letter case), or `nil`.
-  public func header(_ name: String) -> String? { headers[name.lowercased()] }
+  package func header(_ name: String) -> String? { headers[name.lowercased()] }
 
   /// The response's `ETag` and `Last-Modified`, as sent, for the next conditional request (RFC 9110 §8.8).
-  public var validators: CacheValidators {
+  package var validators: CacheValidators {
     CacheValidators(etag: header("ETag"), lastModified: header("Last-Modified"))
   }
 

@@ -16,7 +16,7 @@ extension HTTPTransport {
   /// redirects, no validators.
   ///
   /// - Throws: ``HTTPError``, as ``send(_:)``.
-  public func get(_ url: URL, headers: [String: String] = [:], maxBodyBytes: Int? = nil) async throws(HTTPError)
+  package func get(_ url: URL, headers: [String: String] = [:], maxBodyBytes: Int? = nil) async throws(HTTPError)
     -> HTTPResponse
   {
     try await send(HTTPRequest(url: url, headers: headers, maxBodyBytes: maxBodyBytes))

@@ -10,18 +10,18 @@ import Foundation
 ///
 /// A value of its own (not of `URLSessionHTTPTransport`'s module, `OfflineNewsURLSession`) so that code that only builds requests and
 /// retry budgets, like the `news` command line, does not link the URLSession network.
-public enum RequestTimeout {
+package enum RequestTimeout {
   /// The default timeout, in seconds.
-  public static let standard: TimeInterval = 5
+  package static let standard: TimeInterval = 5
 
   /// The longest timeout in force, in seconds (one day): FoundationNetworking hands the timeout to libcurl as
   /// integer milliseconds and traps on values beyond `Int.max`, so larger ones (and infinity) are capped.
-  public static let maximum: TimeInterval = 86_400
+  package static let maximum: TimeInterval = 86_400
 
   /// The timeout in force for a requested one, in seconds: at most ``maximum``; NaN, zero or a negative value mean
   /// ``standard``. On Linux, URLSession (libcurl) counts whole seconds and treats a fraction below one as zero (an
   /// immediate timeout), so the timeout is rounded up to whole seconds there, at least 1.
-  public static func effective(_ requested: TimeInterval) -> TimeInterval {
+  package static func effective(_ requested: TimeInterval) -> TimeInterval {
     let bounded = requested.isNaN || requested <= 0 ? standard : min(requested, maximum)
     #if os(Linux)
       return max(1, bounded.rounded(.up))

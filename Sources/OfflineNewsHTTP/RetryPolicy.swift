@@ -2,7 +2,7 @@ import Foundation
 
 /// When a failed request is tried again, how long to wait first, and when to give up.
 ///
-/// - Retried: transport failures (refused, reset, cut short, timed out, host not found…, ``HTTPError/isRetryable``)
+/// - Retried: transport failures (refused, reset, cut short, timed out, host not found…, `HTTPError.isRetryable`)
 ///   and responses with status `5xx` or `429 Too Many Requests`, whatever their body. Never: other statuses, TLS
 ///   failures, unsupported URLs, redirect loops.
 /// - The wait before retry *n* (1 for the first retry) is exponential backoff with full jitter: a uniformly random
@@ -10,10 +10,10 @@ import Foundation
 ///   (<https://aws.amazon.com/blogs/architecture/exponential-backoff-and-jitter/>).
 /// - A `Retry-After` header on the failed response (RFC 9110 §10.2.3: delay-seconds or an HTTP-date,
 ///   <https://www.rfc-editor.org/rfc/rfc9110#name-retry-after>) replaces that wait; when it asks for more than
-///   ``maxRetryAfter`` seconds, the request is not retried.
-/// - At most ``maxAttempts`` attempts in all, and, with ``maxTotalTime``, no retry is started unless its wait plus
+///   `maxRetryAfter` seconds, the request is not retried.
+/// - At most `maxAttempts` attempts in all, and, with `maxTotalTime`, no retry is started unless its wait plus
 ///   one whole per-attempt timeout ends within that many seconds of the first attempt's start: the whole call
-///   never takes longer than ``maxTotalTime`` (plus scheduling slack).
+///   never takes longer than `maxTotalTime` (plus scheduling slack).
 /// - When it gives up, the last attempt's outcome stands, unchanged: its error, or its `5xx`/`429` response (which
 ///   the client reads like any other: a NewsAPI error body, a Parse error).
 ///
@@ -24,22 +24,22 @@ import Foundation
 /// ```
 public struct RetryPolicy: Sendable {
   /// Attempts in all, the first included; `1` never retries.
-  public var maxAttempts: Int
+  package var maxAttempts: Int
   /// Seconds: the cap of the first retry's random wait; each later retry doubles it.
-  public var initialDelay: TimeInterval
+  package var initialDelay: TimeInterval
   /// Seconds: the largest cap of a computed (jittered) wait.
-  public var maxDelay: TimeInterval
+  package var maxDelay: TimeInterval
   /// Seconds from the start of the first attempt within which every retry must be able to finish; `nil` for no
   /// limit besides ``maxAttempts``.
-  public var maxTotalTime: TimeInterval?
+  package var maxTotalTime: TimeInterval?
   /// Seconds: the longest `Retry-After` honoured; a server asking for longer is not retried.
-  public var maxRetryAfter: TimeInterval
+  package var maxRetryAfter: TimeInterval
   /// Waits the given number of seconds; throws when the wait is cancelled (then no retry is made).
-  public var sleep: @Sendable (TimeInterval) async throws -> Void
+  package var sleep: @Sendable (TimeInterval) async throws -> Void
   /// The current time, for ``maxTotalTime`` and HTTP-date `Retry-After` values.
-  public var now: @Sendable () -> Date
+  package var now: @Sendable () -> Date
   /// A uniformly random number in the given range, for the jitter.
-  public var random: @Sendable (ClosedRange<Double>) -> Double
+  package var random: @Sendable (ClosedRange<Double>) -> Double
 
   /// - Parameters:
   ///   - maxAttempts: attempts in all, at least 1; default 3.
@@ -73,8 +73,8 @@ public struct RetryPolicy: Sendable {
   /// 3 attempts, waits of up to 0.25 s then 0.5 s (jittered), `Retry-After` up to 60 s, no time cap.
   public static let standard = RetryPolicy()
 
-  /// `Task.sleep` for a number of seconds.
-  @Sendable public static func taskSleep(_ seconds: TimeInterval) async throws {
+  /// `Task.sleep` for a number of seconds: the default `sleep` of `init`.
+  @usableFromInline @Sendable package static func taskSleep(_ seconds: TimeInterval) async throws {
     guard seconds > 0 else { return }
     try await Task.sleep(nanoseconds: UInt64(min(seconds, 86_400) * 1_000_000_000))
   }

@@ -30,7 +30,7 @@ extension ImportMapping {
   /// Parses a mapping from its JSON.
   ///
   /// - Throws: ``ImportError/invalidMapping(_:)`` naming the key at fault and what to write instead.
-  public static func parse(_ json: JSONValue, name: String = "mapping") throws(ImportError) -> ImportMapping {
+  package static func parse(_ json: JSONValue, name: String = "mapping") throws(ImportError) -> ImportMapping {
     do {
       var reader = MappingReader()
       return try reader.mapping(json)

@@ -29,7 +29,7 @@ import OfflineNewsStorage
 ///   are not rewritten.
 public struct Importer: Sendable {
   /// The mapping every run applies.
-  public let mapping: ImportMapping
+  package let mapping: ImportMapping
   /// Per-entity callbacks around each record (tests and package tools only).
   package let hooks: ImportHooks
 
@@ -61,11 +61,11 @@ public struct Importer: Sendable {
     /// holds what the payload holds. `nil` (default): nothing is deleted. Never runs when the payload cannot be
     /// read (the import throws first), nor when a root record's identity cannot be read (which row it is is not
     /// known; reported as a warning).
-    public var deleteMissing: MissingRowsScope?
+    package var deleteMissing: MissingRowsScope?
     /// How root records are written.
-    public var operation: Operation
+    package var operation: Operation
     /// When the import runs (`$importTime` constants): an instant, kept to the millisecond.
-    public var importTime: Date {
+    package var importTime: Date {
       get { importTimestamp.date }
       set { importTimestamp = Timestamp(newValue) }
     }
@@ -115,7 +115,7 @@ public struct Importer: Sendable {
   /// Maps an already parsed payload and saves it in one transaction, as ``run(_:into:source:options:)-(Data,_,_,_)``.
   ///
   /// - Throws: as the form that takes `Data`.
-  public func run(_ json: JSONValue, into storage: StorageContext, source: String, options: Options = Options())
+  package func run(_ json: JSONValue, into storage: StorageContext, source: String, options: Options = Options())
     async throws -> ImportReport
   {
     try await run(JSONDocument(value: json), into: storage, source: source, options: options)

@@ -44,7 +44,7 @@ extension JSONValue {
   ///
   /// - Throws: ``ImportError/invalidJSON(_:)`` naming the byte offset, line and column where the text stops being
   ///   JSON.
-  public static func parse(_ data: Data) throws(ImportError) -> JSONValue {
+  package static func parse(_ data: Data) throws(ImportError) -> JSONValue {
     try parseDocument(data).value
   }
 

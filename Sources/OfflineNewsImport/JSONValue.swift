@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Read by ``parse(_:)`` (RFC 8259), which keeps an integer as exactly the `Int64` written, where
 /// `JSONSerialization` would hand back a `Double` past 2^53 and a `Bool` indistinguishable from `1`.
-public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
+package enum JSONValue: Sendable, Hashable, CustomStringConvertible {
   /// `null`.
   case null
   /// `true` or `false`.
@@ -21,7 +21,7 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
   case object([String: JSONValue])
 
   /// The value at a dotted key path (`source.name`, `items.0.id`), or `nil` when any step is missing.
-  public subscript(path path: JSONPath) -> JSONValue? {
+  package subscript(path path: JSONPath) -> JSONValue? {
     var current = self
     for component in path.components {
       switch current {
@@ -38,13 +38,13 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// The object's fields, when it is one.
-  public var object: [String: JSONValue]? {
+  package var object: [String: JSONValue]? {
     if case .object(let fields) = self { return fields }
     return nil
   }
 
   /// A short description for reports: `"text"`, `42`, `true`, `an object`, `an array of 3`.
-  public var description: String {
+  package var description: String {
     switch self {
     case .null: return "null"
     case .bool(let v): return String(v)
@@ -94,19 +94,19 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
 ///
 /// For example, `JSONPath("source.name")` reads `"BBC"` out of `{"source": {"name": "BBC"}}` through
 /// ``JSONValue/subscript(path:)``.
-public struct JSONPath: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringLiteral {
+package struct JSONPath: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringLiteral {
   /// The object keys, outermost first; empty for the value itself.
-  public var components: [String]
+  package var components: [String]
 
   /// A path from its dotted text: `"a.b"` is `["a", "b"]`; `""` and `"$"` are the value itself. A key holding a
   /// dot cannot be named.
-  public init(_ text: String) {
+  package init(_ text: String) {
     components =
       text.isEmpty || text == "$" ? [] : text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
   }
   /// A path from a string literal, as ``init(_:)``.
-  public init(stringLiteral value: String) { self.init(value) }
+  package init(stringLiteral value: String) { self.init(value) }
 
   /// The dotted text: `a.b`.
-  public var description: String { components.joined(separator: ".") }
+  package var description: String { components.joined(separator: ".") }
 }

@@ -72,7 +72,7 @@ public struct Article: Sendable, Hashable, Codable {
   public var isBookmarked: Bool { bookmarkedAt != nil }
 
   /// The article's full handle (`ArticleIdentity/handle(forKey:)`): 16 hex digits derived from its key.
-  public var handle: String { ArticleIdentity.handle(forKey: url.absoluteString) }
+  package var handle: String { ArticleIdentity.handle(forKey: url.absoluteString) }
 
   /// The URL to show and open: ``link`` when there is one, else the key ``url`` when it is a link.
   public var displayURL: URL? { link ?? (ArticleIdentity.isScoped(url) ? nil : url) }

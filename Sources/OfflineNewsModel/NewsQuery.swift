@@ -15,7 +15,7 @@ public struct NewsQuery: Sendable, Hashable, CustomStringConvertible {
   /// NewsAPI-format response.
   public var url: URL
   /// The name written on the articles it brings (``Article/source``): the configured source's name; `nil` for the
-  /// ``cacheKey``.
+  /// `cacheKey`.
   public var source: String?
 
   /// Creates a query for a request URL, from the configured source `source` (if any).
@@ -27,7 +27,7 @@ public struct NewsQuery: Sendable, Hashable, CustomStringConvertible {
   /// The key this query's cached rows are stored under: ``url`` without secrets, its query items sorted by name
   /// (stably, so repeated names keep their order): `?b=2&a=1` and `?a=1&b=2` are one query. See
   /// `cacheKey(_:)`.
-  public var cacheKey: String { NewsQuery.cacheKey(url.absoluteString) }
+  package var cacheKey: String { NewsQuery.cacheKey(url.absoluteString) }
 
   /// The cache key of a request URL's text: `apiKey` items removed, the other items sorted by name (a stable sort
   /// of their percent-encoded names, their exact encoding kept). Text that is not a URL is returned as it is.

@@ -16,25 +16,25 @@ import OfflineNewsModel
 /// let network = stack.newsNetwork(nil, 5, .none, NewsAPIDecoder())
 /// let transport = stack.httpTransport(5, .none, [])
 /// ```
-public struct NetworkStack: Sendable {
+package struct NetworkStack: Sendable {
   /// A network for news sources: the API key with the hosts it may go to (or `nil`), the timeout per attempt in
   /// seconds, the retry policy, the decoder of its bodies.
-  public var newsNetwork:
+  package var newsNetwork:
     @Sendable (_ apiKey: NewsAPIKey?, _ timeout: TimeInterval, _ retry: RetryPolicy, _ decoder: any NewsPageDecoder)
       -> any NewsNetwork
   /// A transport for any other HTTP request (a Parse sync, a feed or page download): the timeout per attempt in
   /// seconds, the retry policy, texts never to show in an error.
-  public var httpTransport:
+  package var httpTransport:
     @Sendable (_ timeout: TimeInterval, _ retry: RetryPolicy, _ secrets: [String]) -> any HTTPTransport
   /// Whether its networks and transports make HTTP requests at all: `false` for ``filesOnly``, so that a command
   /// can refuse an http(s) source up front and say how to get a program that has the network.
-  public var reachesHTTP: Bool
+  package var reachesHTTP: Bool
 
   /// - Parameters:
   ///   - newsNetwork: makes the network of news sources (see ``newsNetwork``).
   ///   - httpTransport: makes the transport of other requests (see ``httpTransport``).
   ///   - reachesHTTP: whether they make HTTP requests (see ``reachesHTTP``); `true` by default.
-  public init(
+  package init(
     newsNetwork: @escaping @Sendable (NewsAPIKey?, TimeInterval, RetryPolicy, any NewsPageDecoder) -> any NewsNetwork,
     httpTransport: @escaping @Sendable (TimeInterval, RetryPolicy, [String]) -> any HTTPTransport,
     reachesHTTP: Bool = true
@@ -48,12 +48,12 @@ public struct NetworkStack: Sendable {
   /// other request fails with a transport error saying that this program has no network. For a program that only
   /// reads files and its cache: `news` when `news-online` is not built beside it (`swift run news` builds `news`
   /// alone).
-  public static let filesOnly = NetworkStack(
+  package static let filesOnly = NetworkStack(
     newsNetwork: { _, _, _, decoder in FilesOnly(files: FileNewsNetwork(decoder: decoder)) },
     httpTransport: { _, _, _ in FilesOnly(files: FileNewsNetwork()) }, reachesHTTP: false)
 
   /// The detail of the transport error ``filesOnly`` fails an http(s) request with.
-  public static let filesOnlyDetail =
+  package static let filesOnlyDetail =
     "this program has no network: news-online, which has, is not built beside it (swift build --product news-online)"
 
   /// The network and transport of ``filesOnly``.

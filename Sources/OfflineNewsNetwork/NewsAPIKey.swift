@@ -11,25 +11,25 @@ import Foundation
 /// key.isSent(to: URL(string: "https://newsapi.org/v2/top-headlines?country=us")!)  // true
 /// key.isSent(to: URL(string: "https://example.com/feed.xml")!)                      // false
 /// ```
-public struct NewsAPIKey: Sendable, Hashable {
+package struct NewsAPIKey: Sendable, Hashable {
   /// NewsAPI's own host.
-  public static let newsAPIHost = "newsapi.org"
+  package static let newsAPIHost = "newsapi.org"
 
   /// The key.
-  public var value: String
+  package var value: String
   /// The hosts the key is sent to, lower case (`newsapi.org` by default; a NewsAPI-compatible proxy's host too).
-  public var hosts: Set<String>
+  package var hosts: Set<String>
 
   /// - Parameters:
   ///   - value: the key (`NEWSAPI_KEY`).
   ///   - hosts: where it may go, besides nowhere else; `["newsapi.org"]` by default. Compared without letter case.
-  public init(_ value: String, hosts: Set<String> = [NewsAPIKey.newsAPIHost]) {
+  package init(_ value: String, hosts: Set<String> = [NewsAPIKey.newsAPIHost]) {
     self.value = value
     self.hosts = Set(hosts.map { $0.lowercased() })
   }
 
   /// Whether a request for `url` carries the key: `http`/`https` to one of ``hosts`` or a subdomain of one.
-  public func isSent(to url: URL) -> Bool {
+  package func isSent(to url: URL) -> Bool {
     guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
       let host = url.host?.lowercased(), !host.isEmpty
     else { return false }

@@ -49,7 +49,7 @@ public struct NewsPage: Sendable, Hashable {
   }
 
   /// The number of records skipped (not saved).
-  public var skippedCount: Int { issues.filter(\.skipped).count }
+  package var skippedCount: Int { issues.filter(\.skipped).count }
 }
 
 /// A problem with one record of a response: a record skipped, or a value set aside.

@@ -32,13 +32,13 @@ public enum NewsResponse: Sendable, Hashable {
   case notModified(validators: CacheValidators)
 
   /// The page, or `nil` for ``notModified(validators:)``.
-  public var page: NewsPage? {
+  package var page: NewsPage? {
     if case .page(let page, _) = self { return page }
     return nil
   }
 
   /// The validators the server sent.
-  public var validators: CacheValidators {
+  package var validators: CacheValidators {
     switch self {
     case .page(_, let validators), .notModified(let validators): return validators
     }

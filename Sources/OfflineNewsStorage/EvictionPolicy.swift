@@ -2,13 +2,13 @@ import Foundation
 
 /// How much of the article cache to keep. Runs after every save of articles, in the same transaction.
 ///
-/// Bookmarked articles are never evicted and do not count toward ``maxArticles``.
+/// Bookmarked articles are never evicted and do not count toward `maxArticles`.
 public struct EvictionPolicy: Sendable, Hashable {
   /// Keep at most this many articles that are not bookmarked: the newest by `publishedAt`. `nil`: no limit.
-  public var maxArticles: Int?
+  package var maxArticles: Int?
   /// Drop articles that are not bookmarked and whose last save from a source (`fetchedAt`) is older than this many
   /// seconds. `nil`: no limit. (Not by `publishedAt`: a source may serve old stories that are still wanted.)
-  public var maxAge: TimeInterval?
+  package var maxAge: TimeInterval?
 
   /// A policy; by default it keeps everything.
   /// - Parameters:
@@ -23,5 +23,5 @@ public struct EvictionPolicy: Sendable, Hashable {
   public static let none = EvictionPolicy()
 
   /// Whether the policy keeps everything.
-  public var isNone: Bool { maxArticles == nil && maxAge == nil }
+  package var isNone: Bool { maxArticles == nil && maxAge == nil }
 }

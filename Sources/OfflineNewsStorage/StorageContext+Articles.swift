@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNewsModel
+import Synchronization
 
 /// What one save of articles did.
 public struct ArticleSaveResult: Sendable, Hashable {
@@ -90,7 +91,7 @@ extension StorageContext {
   package func saveArticles(
     _ articles: [Article], forQuery query: String, source: String? = nil, fetchedAt: Timestamp,
     progress: (@Sendable (Int) -> Void)? = nil
-  ) async throws -> ArticleSaveResult {
+  ) async throws(StorageError) -> ArticleSaveResult {
     let eviction = self.eviction
     return try await writeAndPublish { db in
       try ArticleWriter(db: db, progress: progress).save(
@@ -125,11 +126,33 @@ extension StorageContext {
     batches: @escaping @Sendable () throws -> [Article]?
   ) async throws -> ArticleSaveResult {
     let eviction = self.eviction
-    return try await writeAndPublish { db in
-      var writer = ArticleWriter.Session(
-        db: db, query: query, source: source, fetchedAt: fetchedAt, progress: progress)
-      while let batch = try batches() { try writer.add(batch) }
-      return try writer.finish(eviction: eviction, skipIfEmpty: true)
+    // The write's errors are storage errors only; the batches' own error is kept aside and rethrown as it is.
+    let batchFailure = BatchFailure()
+    do {
+      return try await writeAndPublish { db in
+        var writer = ArticleWriter.Session(
+          db: db, query: query, source: source, fetchedAt: fetchedAt, progress: progress)
+        while let batch = try batchFailure.keeping(batches) { try writer.add(batch) }
+        return try writer.finish(eviction: eviction, skipIfEmpty: true)
+      }
+    } catch {
+      if let failure = batchFailure.error.withLock({ $0 }) { throw failure }
+      throw error
+    }
+  }
+
+  /// The error the batches of a save threw, kept apart from the write's storage errors.
+  private final class BatchFailure: Sendable {
+    let error = Mutex<(any Error)?>(nil)
+
+    /// Calls `next`, keeping its error before passing it on.
+    func keeping(_ next: () throws -> [Article]?) throws -> [Article]? {
+      do {
+        return try next()
+      } catch {
+        self.error.withLock { $0 = error }
+        throw error
+      }
     }
   }
 
@@ -140,7 +163,9 @@ extension StorageContext {
   ///   - limit: at most this many rows; `nil` for all.
   ///   - offset: rows to skip first.
   /// - Throws: ``StorageError``.
-  package func articles(forQuery query: String, limit: Int? = nil, offset: Int = 0) async throws -> [Article] {
+  package func articles(forQuery query: String, limit: Int? = nil, offset: Int = 0) async throws(StorageError)
+    -> [Article]
+  {
     try await read { db in
       try db.cachedStatement(
         """
@@ -159,11 +184,11 @@ extension StorageContext {
   ///   - offset: rows to skip first.
   ///   - filter: only unread, only bookmarked, or all.
   /// - Throws: ``StorageError``.
-  public func articles(limit: Int? = nil, offset: Int = 0, filter: ArticleFilter = .all) async throws(StorageError)
+  package func articles(limit: Int? = nil, offset: Int = 0, filter: ArticleFilter = .all) async throws(StorageError)
     -> [Article]
   {
     let condition = filter.sql(firstParameter: 3)
-    return try await typedRead { db in
+    return try await read { db in
       try db.cachedStatement(
         "SELECT \(Self.articleColumns) FROM article a\(condition.sql) ORDER BY a.publishedAt DESC, a.url LIMIT ?1 OFFSET ?2"
       ).fetchAll([.integer(Int64(limit ?? -1)), .integer(Int64(max(0, offset)))] + condition.arguments, Self.article)
@@ -173,9 +198,9 @@ extension StorageContext {
 
   /// The article with this key or link, in any equivalent form (`CanonicalURL`: `HTTPS://Example.com:443/a#x`
   /// finds `https://example.com/a`), or `nil`.
-  public func article(url: String) async throws(StorageError) -> Article? {
+  package func article(url: String) async throws(StorageError) -> Article? {
     let keys = Self.candidateKeys(url)
-    return try await typedRead { db in
+    return try await read { db in
       for key in keys {
         if let found = try db.cachedStatement("SELECT \(Self.articleColumns) FROM article a WHERE a.url = ?1")
           .fetchOne([.text(key)], Self.article) ?? nil
@@ -200,12 +225,12 @@ extension StorageContext {
   }
 
   /// The number of cached articles.
-  public func articleCount() async throws(StorageError) -> Int {
-    try await typedRead { Int(try $0.scalarInt("SELECT count(*) FROM article") ?? 0) }
+  package func articleCount() async throws(StorageError) -> Int {
+    try await read { Int(try $0.scalarInt("SELECT count(*) FROM article") ?? 0) }
   }
 
   /// The time of the most recent successful fetch of any query, or `nil` if none is recorded.
-  package func latestFetch() async throws -> Timestamp? {
+  package func latestFetch() async throws(StorageError) -> Timestamp? {
     try await read { db in
       try db.scalarInt("SELECT max(fetchedAt) FROM query_fetch").map(Timestamp.init(millisecondsSince1970:))
     }
@@ -215,7 +240,7 @@ extension StorageContext {
   ///
   /// - Returns: `false` when no article has this URL.
   @discardableResult
-  public func setRead(_ read: Bool, url: String) async throws(StorageError) -> Bool {
+  package func setRead(_ read: Bool, url: String) async throws(StorageError) -> Bool {
     try await setLocal(url: url, sql: "UPDATE article SET isRead = ?2 WHERE url = ?1", value: .integer(read ? 1 : 0))
   }
 
@@ -223,7 +248,7 @@ extension StorageContext {
   ///
   /// - Returns: `false` when no article has this URL.
   @discardableResult
-  public func setBookmarked(_ bookmarked: Bool, url: String, at date: Date = Date()) async throws(StorageError)
+  package func setBookmarked(_ bookmarked: Bool, url: String, at date: Date = Date()) async throws(StorageError)
     -> Bool
   {
     try await setLocal(
@@ -233,7 +258,7 @@ extension StorageContext {
 
   private func setLocal(url: String, sql: String, value: DatabaseValue) async throws(StorageError) -> Bool {
     let keys = Self.candidateKeys(url)
-    return try await typedWriteAndPublish { db in
+    return try await writeAndPublish { db in
       for key in keys {
         try db.execute(sql, [.text(key), value])
         if db.changes > 0 { return (true, [StorageChange(entity: "article", updated: [Identity(.text(key))])]) }
@@ -247,8 +272,8 @@ extension StorageContext {
   /// - Returns: the number of articles deleted.
   /// - Throws: ``StorageError``.
   @discardableResult
-  public func deleteAllArticles() async throws(StorageError) -> Int {
-    try await typedWriteAndPublish { db in
+  package func deleteAllArticles() async throws(StorageError) -> Int {
+    try await writeAndPublish { db in
       let urls = try db.makeStatement("DELETE FROM article RETURNING url").fetchAll { $0.string(0) ?? "" }
       try db.execute("DELETE FROM query_result")
       try db.execute("DELETE FROM query_fetch")
@@ -264,12 +289,12 @@ extension StorageContext {
   /// - Returns: the number of articles deleted.
   /// - Throws: ``StorageError``.
   @discardableResult
-  public func deleteArticles(publishedBefore date: Date, keepingBookmarks: Bool = false) async throws(StorageError)
+  package func deleteArticles(publishedBefore date: Date, keepingBookmarks: Bool = false) async throws(StorageError)
     -> Int
   {
     let cutoff = Timestamp(date).millisecondsSince1970
     let condition = keepingBookmarks ? "publishedAt < ?1 AND bookmarkedAt IS NULL" : "publishedAt < ?1"
-    return try await typedWriteAndPublish { db in
+    return try await writeAndPublish { db in
       let urls = try db.makeStatement("DELETE FROM article WHERE \(condition) RETURNING url").fetchAll(
         [.integer(cutoff)]
       ) { $0.string(0) ?? "" }

@@ -64,7 +64,7 @@ extension StorageContext {
   package func saveArticles(
     _ articles: [Article], forQuery query: String, source: String? = nil, fetchedAt: Timestamp,
     maxAge: TimeInterval?, etag: String?, lastModified: String?
-  ) async throws -> ArticleSaveResult {
+  ) async throws(StorageError) -> ArticleSaveResult {
     let eviction = self.eviction
     return try await writeAndPublish { db in
       let saved = try ArticleWriter(db: db).save(
@@ -95,7 +95,7 @@ extension StorageContext {
   @discardableResult
   package func refreshFetch(
     forQuery query: String, fetchedAt: Timestamp, maxAge: TimeInterval?, etag: String?, lastModified: String?
-  ) async throws -> Bool {
+  ) async throws(StorageError) -> Bool {
     try await write { db in
       try db.execute(
         """
@@ -123,7 +123,9 @@ extension StorageContext {
   /// - Returns: `false` when the query has no fetch record (the error went to `query_failure`).
   /// - Throws: ``StorageError``.
   @discardableResult
-  package func recordFetchError(_ message: String, forQuery query: String, at date: Timestamp) async throws -> Bool {
+  package func recordFetchError(_ message: String, forQuery query: String, at date: Timestamp)
+    async throws(StorageError) -> Bool
+  {
     try await write { db in
       let values: [DatabaseValue] = [.text(query), .text(message), .integer(date.millisecondsSince1970)]
       try db.execute("UPDATE query_fetch SET lastError = ?2, lastErrorAt = ?3 WHERE query = ?1", values)
@@ -140,7 +142,7 @@ extension StorageContext {
   /// The last failed refresh of a query that was never fetched successfully: `(message, when)`, or `nil`.
   ///
   /// - Throws: ``StorageError``.
-  package func lastFailure(forQuery query: String) async throws -> (message: String, at: Timestamp)? {
+  package func lastFailure(forQuery query: String) async throws(StorageError) -> (message: String, at: Timestamp)? {
     try await read { db in
       try db.cachedStatement("SELECT lastError, lastErrorAt FROM query_failure WHERE query = ?1").fetchOne(
         [.text(query)]
@@ -151,14 +153,14 @@ extension StorageContext {
   /// A query's fetch record, or `nil` if it was never fetched successfully (or its record was deleted).
   ///
   /// - Throws: ``StorageError``.
-  package func fetchRecord(forQuery query: String) async throws -> FetchRecord? {
+  package func fetchRecord(forQuery query: String) async throws(StorageError) -> FetchRecord? {
     try await read { db in try Self.fetchRecord(db, query) }
   }
 
   /// Every query's fetch record, most recent first.
   ///
   /// - Throws: ``StorageError``.
-  package func fetchRecords() async throws -> [FetchRecord] {
+  package func fetchRecords() async throws(StorageError) -> [FetchRecord] {
     try await read { db in
       try db.makeStatement("\(Self.fetchRecordSelect) ORDER BY f.fetchedAt DESC, f.query").fetchAll(
         [], Self.fetchRecordRow)
@@ -172,7 +174,9 @@ extension StorageContext {
   ///   - query: the query's cache key.
   ///   - limit: at most this many rows; `nil` for all.
   /// - Throws: ``StorageError``.
-  package func cachedEntry(forQuery query: String, limit: Int? = nil) async throws -> ([Article], FetchRecord?) {
+  package func cachedEntry(forQuery query: String, limit: Int? = nil) async throws(StorageError) -> (
+    [Article], FetchRecord?
+  ) {
     try await read { db in
       let rows = try db.cachedStatement(
         """

@@ -22,7 +22,9 @@ extension StorageContext {
   /// - Returns: `false` when no article has this key (it was deleted meanwhile).
   /// - Throws: ``StorageError``.
   @discardableResult
-  package func saveFullText(_ fullText: FullText, forKey key: String, at date: Timestamp) async throws -> Bool {
+  package func saveFullText(_ fullText: FullText, forKey key: String, at date: Timestamp) async throws(StorageError)
+    -> Bool
+  {
     try await writeAndPublish { db in
       try db.execute(
         """
@@ -37,7 +39,9 @@ extension StorageContext {
   /// retried later rather than at once, and `news show` can say so.
   ///
   /// - Throws: ``StorageError``.
-  package func recordFullTextFailure(_ reason: String, forKey key: String, at date: Timestamp) async throws {
+  package func recordFullTextFailure(_ reason: String, forKey key: String, at date: Timestamp)
+    async throws(StorageError)
+  {
     _ = try await writeAndPublish { db in
       try db.execute(
         "UPDATE article SET fullTextError = ?2, fullTextAt = ?3 WHERE url = ?1 AND fullText IS NULL",
@@ -50,7 +54,9 @@ extension StorageContext {
   /// page is tried again once that long has passed).
   ///
   /// - Throws: ``StorageError``.
-  package func keysNeedingFullText(_ keys: [String], failedBefore retryAfter: Timestamp) async throws -> [String] {
+  package func keysNeedingFullText(_ keys: [String], failedBefore retryAfter: Timestamp) async throws(StorageError)
+    -> [String]
+  {
     try await read { db in
       let statement = try db.cachedStatement(
         "SELECT 1 FROM article WHERE url = ?1 AND fullText IS NULL AND (fullTextError IS NULL OR fullTextAt < ?2)")
@@ -63,7 +69,7 @@ extension StorageContext {
   /// Why the last attempt to fetch an article's page failed, or `nil`.
   ///
   /// - Throws: ``StorageError``.
-  package func fullTextError(forKey key: String) async throws -> String? {
+  package func fullTextError(forKey key: String) async throws(StorageError) -> String? {
     try await read { db in
       try db.cachedStatement("SELECT fullTextError FROM article WHERE url = ?1").fetchOne([.text(key)]) {
         $0.string(0)

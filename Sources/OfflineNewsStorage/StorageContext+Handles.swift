@@ -8,7 +8,9 @@ extension StorageContext {
   /// key).
   ///
   /// - Throws: ``StorageError``.
-  package func shortHandles(forKeys keys: [String], minimumLength: Int = 6) async throws -> [String: String] {
+  package func shortHandles(forKeys keys: [String], minimumLength: Int = 6) async throws(StorageError) -> [String:
+    String]
+  {
     try await read { db in
       let before = try db.cachedStatement("SELECT max(handle) FROM article WHERE handle < ?1")
       let after = try db.cachedStatement("SELECT min(handle) FROM article WHERE handle > ?1")
@@ -30,7 +32,7 @@ extension StorageContext {
   /// unique, several when it is ambiguous, none when no article has it.
   ///
   /// - Throws: ``StorageError``.
-  package func articles(withHandlePrefix prefix: String) async throws -> [Article] {
+  package func articles(withHandlePrefix prefix: String) async throws(StorageError) -> [Article] {
     let lower = prefix.lowercased()
     guard ArticleIdentity.looksLikeHandle(lower) else { return [] }
     return try await read { db in

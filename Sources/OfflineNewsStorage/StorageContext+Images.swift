@@ -2,33 +2,33 @@ import Foundation
 import OfflineNewsModel
 
 /// An image of an article's whole text, kept offline (or noted as failed): a row of `article_image` (migration 10).
-public struct ArticleImage: Sendable, Hashable {
+package struct ArticleImage: Sendable, Hashable {
   /// Where the image is on the web (as the page or the source named it, absolute).
-  public var url: URL
+  package var url: URL
   /// Its place among the article's images: 0 first (the lead image, when there is one).
-  public var position: Int
+  package var position: Int
   /// The article's lead image (its `imageURL`, NewsAPI `urlToImage`, a feed's `media:thumbnail`), not one of the
   /// content's.
-  public var isLead: Bool
+  package var isLead: Bool
   /// The name of its file in the image folder (which the name cannot leave: `FileStore.localURL(for:)`).
-  public var file: String
+  package var file: String
   /// The size of the stored file, in bytes; `nil` until it is stored.
-  public var byteCount: Int?
+  package var byteCount: Int?
   /// The format its bytes are, by their signature (`png`, `jpeg`, `gif`, `webp`, `avif`); `nil` until it is stored.
-  public var format: String?
+  package var format: String?
   /// When it was stored (UTC, whole milliseconds); `nil` while it is not.
-  public var storedAt: Date? { storedTimestamp?.date }
+  package var storedAt: Date? { storedTimestamp?.date }
   /// Why the last attempt failed; `nil` when it is stored or was not tried yet.
-  public var error: String?
+  package var error: String?
   /// When the last attempt was made (UTC, whole milliseconds); `nil` when it was not tried yet.
-  public var attemptedAt: Date? { attemptedTimestamp?.date }
+  package var attemptedAt: Date? { attemptedTimestamp?.date }
   /// ``storedAt`` as the store keeps it.
   package var storedTimestamp: Timestamp?
   /// ``attemptedAt`` as the store keeps it.
   package var attemptedTimestamp: Timestamp?
 
   /// Whether the file is stored (it can be read offline).
-  public var isOffline: Bool { storedTimestamp != nil }
+  package var isOffline: Bool { storedTimestamp != nil }
 
   /// Creates an image row.
   package init(
@@ -56,7 +56,7 @@ extension StorageContext {
   /// - Throws: ``StorageError``.
   @discardableResult
   package func saveArticleImages(_ images: [ArticleImage], forKey key: String, fullTextHTML: String? = nil)
-    async throws -> Bool
+    async throws(StorageError) -> Bool
   {
     try await writeAndPublish { db in
       guard try db.cachedStatement("SELECT 1 FROM article WHERE url = ?1").fetchOne([.text(key)], { _ in true }) != nil
@@ -90,7 +90,7 @@ extension StorageContext {
   /// The image rows of the article keyed `key`, by position.
   ///
   /// - Throws: ``StorageError``.
-  package func articleImages(forKey key: String) async throws -> [ArticleImage] {
+  package func articleImages(forKey key: String) async throws(StorageError) -> [ArticleImage] {
     try await read { db in
       try db.cachedStatement(
         """
@@ -112,7 +112,9 @@ extension StorageContext {
   /// `retryAfter` (a failed image is tried again once that long has passed, like a failed page).
   ///
   /// - Throws: ``StorageError``.
-  package func keysNeedingImages(_ keys: [String], failedBefore retryAfter: Timestamp) async throws -> [String] {
+  package func keysNeedingImages(_ keys: [String], failedBefore retryAfter: Timestamp) async throws(StorageError)
+    -> [String]
+  {
     try await read { db in
       let statement = try db.cachedStatement(
         """
@@ -130,7 +132,7 @@ extension StorageContext {
   /// belongs to no article any more.
   ///
   /// - Throws: ``StorageError``.
-  package func imageFileNames() async throws -> Set<String> {
+  package func imageFileNames() async throws(StorageError) -> Set<String> {
     try await read { db in
       Set(try db.cachedStatement("SELECT DISTINCT file FROM article_image").fetchAll { $0.string(0) ?? "" })
     }

@@ -18,7 +18,7 @@ extension StorageContext {
     let select = try compiler.select(request)
     let columns = entity.columns
     let toMany = entity.relationships.filter { $0.kind == .toMany }
-    return try await typedRead { db in
+    return try await read { db in
       var records = try db.cachedStatement(select.sql).fetchAll(select.arguments) { row in
         Record(
           entity: entity.name,
@@ -41,7 +41,7 @@ extension StorageContext {
   /// - Throws: ``StorageError``.
   public func count(_ request: FetchRequest) async throws(StorageError) -> Int {
     let count = try SQLCompiler(entity: try entity(request.entity)).count(request)
-    return try await typedRead { db in
+    return try await read { db in
       let value: Int64?? = try db.cachedStatement(count.sql).fetchOne(count.arguments) { $0.int64(0) }
       return Int((value ?? nil) ?? 0)
     }
@@ -59,7 +59,7 @@ extension StorageContext {
     let condition = try compiler.whereClause(request.predicate)
     let sql =
       "DELETE FROM \(EntityDescription.quote(entity.name))\(condition.sql) RETURNING \(compiler.identityColumns())"
-    return try await typedWriteAndPublish { db in
+    return try await writeAndPublish { db in
       let deleted = try db.cachedStatement(sql).fetchAll(condition.arguments) { row in
         Identity(row.values(count: entity.identity.count))
       }
@@ -81,7 +81,7 @@ extension StorageContext {
   ///   missing identity, a value of the wrong type or a local-only attribute — nothing is written; SQLite
   ///   failures (e.g. a NOT NULL attribute left empty on insert) roll the whole save back.
   @discardableResult
-  package func save(_ changes: ChangeSet) async throws -> [String: SaveSummary] {
+  package func save(_ changes: ChangeSet) async throws(StorageError) -> [String: SaveSummary] {
     let entities = self.entities
     let eviction = self.eviction
     return try await writeAndPublish { db in
@@ -90,7 +90,7 @@ extension StorageContext {
   }
 
   /// Row counts of every entity.
-  package func entityCounts() async throws -> [(entity: String, count: Int)] {
+  package func entityCounts() async throws(StorageError) -> [(entity: String, count: Int)] {
     let names = entities.map(\.name)
     return try await read { db in
       try names.map { name in

@@ -44,7 +44,7 @@ public struct SearchHit: Sendable, Hashable {
   public var article: Article
   /// How well it matches: lower is better, and the hits come sorted by it. For a word search it is FTS5's `bm25()`
   /// with the columns weighted title 10, author 3, source 3, summary 2, content 1 (a negative number); for a
-  /// substring search (see ``StorageContext/search(_:filter:limit:offset:)``) it is minus the sum of the weights of
+  /// substring search (see `StorageContext.search(_:filter:limit:offset:)`) it is minus the sum of the weights of
   /// the columns holding each term. Compare ranks within one search only.
   public var rank: Double
   /// An excerpt of about 16 words, with each match between ``highlightStart`` and ``highlightEnd``, and ``ellipsis``
@@ -54,7 +54,7 @@ public struct SearchHit: Sendable, Hashable {
   public var snippet: String
 
   /// A hit, as ``StorageContext/search(_:filter:limit:offset:)`` makes them.
-  public init(article: Article, rank: Double, snippet: String) {
+  package init(article: Article, rank: Double, snippet: String) {
     self.article = article
     self.rank = rank
     self.snippet = snippet
@@ -100,12 +100,12 @@ extension StorageContext {
   ///   - limit: at most this many hits; `nil` for all.
   ///   - offset: hits to skip first (for paging).
   /// - Throws: ``StorageError`` `.invalidRequest` naming the problem when the text has no word to look for (empty,
-  ///   or only punctuation) or more than `SearchQuery/maximumTerms` terms; other ``StorageError``s when the
+  ///   or only punctuation) or more than `SearchQuery.maximumTerms` terms; other ``StorageError``s when the
   ///   database fails.
   ///
   /// Related SQLite documentation: <https://www.sqlite.org/fts5.html> (query syntax, `bm25()`, `snippet()`,
   /// external content tables).
-  public func search(_ text: String, filter: SearchFilter = .all, limit: Int? = nil, offset: Int = 0)
+  package func search(_ text: String, filter: SearchFilter = .all, limit: Int? = nil, offset: Int = 0)
     async throws(StorageError)
     -> [SearchHit]
   {
@@ -121,10 +121,10 @@ extension StorageContext {
   /// Searches with an already parsed query, as the text-taking `search` does.
   ///
   /// - Throws: ``StorageError``.
-  public func search(_ query: SearchQuery, filter: SearchFilter = .all, limit: Int? = nil, offset: Int = 0)
+  package func search(_ query: SearchQuery, filter: SearchFilter = .all, limit: Int? = nil, offset: Int = 0)
     async throws(StorageError) -> [SearchHit]
   {
-    try await typedRead { db in
+    try await read { db in
       var sql = SearchArguments()
       guard let conditions = try Self.searchConditions(filter, db, &sql) else { return [] }
       if query.needsSubstringSearch {

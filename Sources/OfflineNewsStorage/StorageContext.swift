@@ -30,9 +30,9 @@ public final class StorageContext: Sendable {
   public let path: String
   /// The entities of this store: the built-in `EntityDescription/article`, the app's, and any other entity
   /// recorded in the database by an earlier open (so a tool can read any entity without its declaration).
-  public let entities: [EntityDescription]
+  package let entities: [EntityDescription]
   /// What to evict after each save of articles.
-  public let eviction: EvictionPolicy
+  package let eviction: EvictionPolicy
   /// Why the database was opened read-only, or `nil` when it is writable. When the file cannot be opened for
   /// writing (a read-only folder or mount, a full file system) but holds a current schema, and nothing waits in a
   /// `-wal` or `-journal` beside it, the context opens it read-only and immutable: reads work, and every write throws
@@ -354,9 +354,11 @@ public final class StorageContext: Sendable {
   /// update of the owner) are published to ``changes(bufferLimit:)`` after the commit, like the changes of every
   /// other write. A savepoint `body` rolls back itself still counts as changed.
   ///
-  /// - Throws: ``StorageError`` (`.closed` after ``close()``, `.readOnly` and the like on a read-only database), or
-  ///   what `body` throws.
-  package func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+  /// - Throws: ``StorageError`` only (`.closed` after ``close()``, `.readOnly` and the like on a read-only database):
+  ///   what `body` throws becomes one as ``storageErrors(_:)`` says (a SQLite error names the file; anything else is
+  ///   `.other`).
+  package func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws(StorageError) -> T
+  {
     try await performWrite(capturing: true) { db in (try body(db), []) }
   }
 
@@ -367,12 +369,12 @@ public final class StorageContext: Sendable {
   /// When `body` or the transaction's `COMMIT` fails, the transaction is rolled back before the reader serves
   /// another read; a reader that cannot end its transaction is closed and replaced by a new connection.
   ///
-  /// - Throws: ``StorageError`` (`.closed` after ``close()``), what `body` throws, or `CancellationError` when the
-  ///   task is cancelled while it waits for a reader.
-  package func read<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+  /// - Throws: ``StorageError`` only: `.closed` after ``close()``, `.cancelled` when the task is cancelled while it
+  ///   waits for a reader, and what `body` throws as ``storageErrors(_:)`` maps it.
+  package func read<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws(StorageError) -> T {
     try checkOpen()
     let beforeCommit = faults.beforeReadCommit
-    return try await mapErrors {
+    return try await storageErrors {
       if readers.readers.isEmpty { return try await writer.read(body, beforeCommit: beforeCommit) }
       let reader = try await readers.checkOut()
       defer { readers.checkIn(reader) }
@@ -407,13 +409,13 @@ public final class StorageContext: Sendable {
   /// tracing when `nil`. For tests and diagnostics: it shows how many statements a save costs.
   ///
   /// - Throws: ``StorageError`` `.closed` after ``close()``.
-  package func traceWrites(_ trace: (@Sendable (String) -> Void)?) async throws {
+  package func traceWrites(_ trace: (@Sendable (String) -> Void)?) async throws(StorageError) {
     try checkOpen()
-    try await writer.run { db in db.setTrace(trace) }
+    try await storageErrors { try await writer.run { db in db.setTrace(trace) } }
   }
 
   /// The schema version stored in the database.
-  package func storedSchemaVersion() async throws -> Int {
+  package func storedSchemaVersion() async throws(StorageError) -> Int {
     try await read { Int(try $0.scalarInt("PRAGMA user_version") ?? 0) }
   }
 
@@ -435,25 +437,12 @@ public final class StorageContext: Sendable {
     if isClosed.load(ordering: .sequentiallyConsistent) { throw StorageError(kind: .closed, path: path) }
   }
 
-  /// Writes in a transaction, then publishes the changes the body reports, after the commit.
+  /// Writes in a transaction, then publishes the changes the body reports, after the commit; its errors are
+  /// ``StorageError`` only (see ``storageErrors(_:)``).
   func writeAndPublish<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> (T, [StorageChange]))
-    async throws -> T
-  {
-    try await performWrite(capturing: false, body)
-  }
-
-  /// ``writeAndPublish(_:)`` for the context's public calls, whose bodies fail only with storage errors: its errors
-  /// are ``StorageError`` only (see ``storageErrors(_:)``).
-  func typedWriteAndPublish<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> (T, [StorageChange]))
     async throws(StorageError) -> T
   {
-    try await storageErrors { try await performWrite(capturing: false, body) }
-  }
-
-  /// ``read(_:)`` for the context's own calls, whose bodies fail only with storage errors: its errors are
-  /// ``StorageError`` only (see ``storageErrors(_:)``).
-  func typedRead<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws(StorageError) -> T {
-    try await storageErrors { try await read(body) }
+    try await performWrite(capturing: false, body)
   }
 
   /// The one path of every write: a `BEGIN IMMEDIATE` transaction on the writer, the test's fault right before
@@ -462,12 +451,12 @@ public final class StorageContext: Sendable {
   /// entities' tables (``ChangeCapture``).
   private func performWrite<T: Sendable>(
     capturing: Bool, _ body: @escaping @Sendable (Connection) throws -> (T, [StorageChange])
-  ) async throws -> T {
+  ) async throws(StorageError) -> T {
     try checkOpen()
     if let readOnlyCause { throw readOnlyCause }
     let broadcaster = self.broadcaster
     let beforeCommit = faults.beforeWriteCommit
-    return try await mapErrors {
+    return try await storageErrors {
       try await writer.run { db in
         let capture = capturing ? db.changeCapture : nil
         capture?.begin()
@@ -485,8 +474,9 @@ public final class StorageContext: Sendable {
   }
 
   /// Runs `body`, whose failures are storage failures, with its errors as ``StorageError`` only: SQLite errors name
-  /// the file, a cancelled wait for a reader is `.cancelled`, anything else `.other`. The public calls of the
-  /// context go through it, so that they can declare `throws(StorageError)`.
+  /// the file, a cancelled wait for a reader (or a `CancellationError` of the body) is `.cancelled`, anything else
+  /// `.other` with the error's description as its cause. Every call of the context goes through it (the raw
+  /// `read`/`write` included), so that each declares `throws(StorageError)`.
   package func storageErrors<T>(_ body: () async throws -> T) async throws(StorageError) -> T {
     do {
       return try await body()
@@ -498,18 +488,9 @@ public final class StorageContext: Sendable {
     } catch is CancellationError {
       throw StorageError(kind: .cancelled, path: path)
     } catch {
-      throw StorageError(kind: .other, path: path)
-    }
-  }
-
-  private func mapErrors<T>(_ body: () async throws -> T) async throws -> T {
-    do {
-      return try await body()
-    } catch let error as SQLiteError {
-      throw StorageError(error, path: path)
-    } catch var error as StorageError {
-      if error.path.isEmpty { error.path = path }
-      throw error
+      var other = StorageError(kind: .other, path: path)
+      other.cause = String(describing: error)
+      throw other
     }
   }
 }

@@ -41,6 +41,9 @@ public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
   public var path: String
   /// The SQLite error underneath, when there is one.
   package var underlying: SQLiteError?
+  /// For `.other`: the description of a failure that was no storage failure (what the body of a raw `read` or
+  /// `write` threw), kept so that the message still says it.
+  package var cause: String?
 
   package init(kind: Kind, path: String, underlying: SQLiteError? = nil) {
     self.kind = kind
@@ -90,7 +93,7 @@ public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
     case .incompatibleSchema(let problem): reason = "incompatible schema: \(problem)"
     case .closed: reason = "the storage context was closed; nothing was read or written"
     case .cancelled: reason = "cancelled while waiting for a connection; nothing was read or written"
-    case .other: reason = "storage failure"
+    case .other: reason = cause.map { "storage failure: \($0)" } ?? "storage failure"
     }
     var text = "database \(path): \(reason)"
     if let underlying { text += " (SQLite \(underlying.code): \(underlying.message))" }

@@ -11,23 +11,23 @@ public struct FileDownloads: Sendable, Hashable {
     case lazy
   }
   /// The keys of the objects that hold files: a Parse `File` (`{"__type":"File","name":…,"url":…}`) or a URL text.
-  public var attributes: [String]
+  package var attributes: [String]
   /// When the files are downloaded.
-  public var mode: Mode
+  package var mode: Mode
   /// The largest file accepted, in bytes (default 10 MB).
-  public var maxBytes: Int
+  package var maxBytes: Int
   /// Downloads at once, in eager mode (default 4).
-  public var concurrency: Int
+  package var concurrency: Int
   /// Accepted `Content-Type` prefixes, e.g. `image/`; empty accepts any.
-  public var allowedContentTypes: [String]
+  package var allowedContentTypes: [String]
   /// The image formats accepted, told by the body's first bytes (``ImageFormat``); `nil` (the default) checks no
   /// signature. With both this and ``allowedContentTypes``, a body must pass both: the header is what the server
   /// says, the signature what it sent.
-  public var imageFormats: Set<ImageFormat>?
+  package var imageFormats: Set<ImageFormat>?
   /// Which redirects a download follows: ``HTTPRequest/Redirects/sameOrigin`` (the default: a Parse server's files,
   /// whose requests may carry keys), or ``HTTPRequest/Redirects/anyOrigin`` for files fetched with no secret, as a
   /// page's images are (an `http` → `https` upgrade or a CDN is another origin).
-  public var redirects: HTTPRequest.Redirects
+  package var redirects: HTTPRequest.Redirects
 
   /// A download policy for the files under `attributes`; `concurrency` is at least 1, content types compare in
   /// lower case.

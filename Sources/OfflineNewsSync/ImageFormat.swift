@@ -32,7 +32,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
   public static let raster: Set<ImageFormat> = [.jpeg, .png, .gif, .webp, .avif]
 
   /// The format `data` starts with, or `nil` when it is none of these.
-  public init?(sniffing data: Data) {
+  package init?(sniffing data: Data) {
     let bytes = [UInt8](data.prefix(64))
     func starts(_ prefix: [UInt8], at offset: Int = 0) -> Bool {
       bytes.count >= offset + prefix.count && Array(bytes[offset..<offset + prefix.count]) == prefix

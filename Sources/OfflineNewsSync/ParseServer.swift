@@ -8,13 +8,13 @@ import Foundation
 /// routes: `_User` → `users`, `_Role` → `roles`, `_Session` → `sessions`, `_Installation` → `installations`.
 public struct ParseServer: Sendable, Hashable {
   /// The REST root, e.g. `https://parseapi.back4app.com` or `http://localhost:1337/parse`.
-  public var serverURL: URL
+  package var serverURL: URL
   /// `X-Parse-Application-Id`.
-  public var applicationID: String
+  package var applicationID: String
   /// `X-Parse-REST-API-Key`; a secret, never printed (take it from the environment).
-  public var restAPIKey: String?
+  package var restAPIKey: String?
   /// `X-Parse-Session-Token`, to read as a user; a secret, never printed.
-  public var sessionToken: String?
+  package var sessionToken: String?
 
   /// A server at `serverURL` (the REST root) for the app `applicationID`; empty keys count as none.
   public init(serverURL: URL, applicationID: String, restAPIKey: String? = nil, sessionToken: String? = nil) {

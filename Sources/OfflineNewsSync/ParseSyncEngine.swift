@@ -7,20 +7,20 @@ import OfflineNewsStorage
 /// One Parse class to sync: its mapping (with the class's root selected) and paging.
 public struct ParseClassSync: Sendable {
   /// The Parse class, e.g. `Article` or `_User`.
-  public var className: String
+  package var className: String
   /// The mapping its objects are imported with (``ImportMapping/selecting(root:)`` applied).
-  public var mapping: ImportMapping
+  package var mapping: ImportMapping
   /// Objects per request (Parse's `limit`), 1…1000; default 100.
-  public var pageSize: Int
+  package var pageSize: Int
   /// The largest response accepted, in bytes (default 64 MB): past it the transfer stops and the class fails.
   public var maxPageBytes = 64_000_000
   /// Which attributes hold files, and how they are downloaded; `nil`: none.
-  public var files: FileDownloads?
+  package var files: FileDownloads?
   /// Keys of Parse `Relation` fields whose members are synced too: for each object of a page, its members are
   /// asked for (`where={"$relatedTo":…}`), written into the staged page as an array of pointers, and imported as
   /// the object's whole to-many list (members removed on the server are removed here). Parse bumps an object's
   /// `updatedAt` when its relation changes. One request per object and relation (more past 1000 members).
-  public var relations: [String]
+  package var relations: [String]
 
   /// A class to sync with `mapping`; `pageSize` is clamped to 1…1000.
   public init(
@@ -56,17 +56,17 @@ public struct ParseClassSync: Sendable {
 /// `SyncBookkeeping/entities` besides the mappings' entities.
 public struct ParseSyncEngine: Sendable {
   /// The configured source's name: cursors and staged pages are kept per source and class.
-  public var source: String
+  package var source: String
   /// The Parse Server asked, with its application ID and keys.
-  public var server: ParseServer
+  package var server: ParseServer
   /// The classes synced, in an order where a class comes after the classes its objects point to.
-  public var classes: [ParseClassSync]
+  package var classes: [ParseClassSync]
   /// Where pages are staged and imported, opened with ``bookkeepingEntities`` and the mappings' entities.
-  public let storage: StorageContext
+  package let storage: StorageContext
   /// How the server and its files are asked (its keys redacted from every error).
-  public let transport: any HTTPTransport
+  package let transport: any HTTPTransport
   /// Where eager downloads go (see `FileStore`); `nil` disables file downloads.
-  public var fileFolder: URL?
+  package var fileFolder: URL?
   /// Called after each page is staged, before it is imported: a fault-injection point for tests and tools
   /// (the crash tests' `news-with-fault kill-after-stage sync …` kills itself there). Throwing stops the class's
   /// sync.

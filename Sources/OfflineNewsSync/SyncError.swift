@@ -36,7 +36,7 @@ public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
 
   /// The kind of failure: ``Kind/network``, ``Kind/server``, ``Kind/invalidPage``, ``Kind/importFailed`` or
   /// ``Kind/storage``.
-  public var kind: Kind {
+  package var kind: Kind {
     switch self {
     case .network: .network
     case .server: .server
@@ -47,7 +47,7 @@ public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
   }
 
   /// The class the error belongs to.
-  public var className: String {
+  package var className: String {
     switch self {
     case .network(let name, _), .server(let name, _, _, _), .invalidPage(let name, _), .importFailed(let name, _),
       .storage(let name, _):
@@ -107,7 +107,7 @@ public struct SyncReport: Sendable, Hashable, Encodable {
     public var cursor: String?
     /// Why the class stopped early, if it did.
     public var error: String?
-    /// The kind of ``error``: ``SyncError/kind`` (encoded as its raw value, e.g. `"network"`).
+    /// The kind of ``error``: `SyncError.kind` (encoded as its raw value, e.g. `"network"`).
     public var errorKind: SyncError.Kind?
 
     package init(className: String, entity: String) {

@@ -10,7 +10,7 @@ extension NetworkStack {
   /// ```swift
   /// let commandLine = NewsCommandLine(environment: ProcessInfo.processInfo.environment, network: .urlSession)
   /// ```
-  public static let urlSession = NetworkStack(
+  package static let urlSession = NetworkStack(
     newsNetwork: { apiKey, timeout, retry, decoder in
       URLSessionNewsNetwork(key: apiKey, timeout: timeout, retry: retry, decoder: decoder)
     },

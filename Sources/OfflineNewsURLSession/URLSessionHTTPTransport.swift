@@ -26,9 +26,9 @@ import OfflineNewsHTTP
 /// - Secrets (the transport's and the request's) are redacted from every error.
 public final class URLSessionHTTPTransport: HTTPTransport {
   /// The per-attempt timeout in force, in seconds (see `effectiveTimeout(_:)`).
-  public let timeout: TimeInterval
+  package let timeout: TimeInterval
   /// Which failures are retried and how.
-  public let retry: RetryPolicy
+  package let retry: RetryPolicy
   private let secrets: [String]
   private let session: URLSession
   private let tasks = SessionTasks()

@@ -29,9 +29,9 @@ import OfflineNewsNetwork
 public final class URLSessionNewsNetwork: NewsNetwork {
   private let apiKey: NewsAPIKey?
   /// The request timeout in force, in seconds: per attempt.
-  public let timeout: TimeInterval
+  package let timeout: TimeInterval
   /// What is retried, and how.
-  public let retry: RetryPolicy
+  package let retry: RetryPolicy
   private let transport: URLSessionHTTPTransport
   private let decoder: any NewsPageDecoder
 
@@ -51,7 +51,7 @@ public final class URLSessionNewsNetwork: NewsNetwork {
   ///   - decoder: what turns a body into articles; NewsAPI v2 (``NewsAPIDecoder``) by default, the `OfflineNews`
   ///     module's `ArticleDecoder` for every format a source may send.
   public convenience init(
-    apiKey: String?, apiKeyHosts: Set<String> = [NewsAPIKey.newsAPIHost], timeout: TimeInterval = 5,
+    apiKey: String?, apiKeyHosts: Set<String> = ["newsapi.org"], timeout: TimeInterval = 5,
     retry: RetryPolicy = .none, decoder: any NewsPageDecoder = NewsAPIDecoder()
   ) {
     self.init(
@@ -60,7 +60,7 @@ public final class URLSessionNewsNetwork: NewsNetwork {
   }
 
   /// As ``init(apiKey:apiKeyHosts:timeout:retry:decoder:)``, with the key and its hosts as one value.
-  public init(
+  package init(
     key apiKey: NewsAPIKey?, timeout: TimeInterval = 5, retry: RetryPolicy = .none,
     decoder: any NewsPageDecoder = NewsAPIDecoder()
   ) {

@@ -14,7 +14,7 @@ struct AtomicityTests {
     // Keep the folder alive as long as the database is open.
     let database = TestDatabase()
     let storage = try database.open()
-    await #expect(throws: Boom.self) {
+    await #expect(throws: Boom.storageError(storage)) {
       try await storage.write { db in
         try db.execute(Self.insertSQL, [.text("https://example.com/1"), .text("One"), .integer(t0)])
         try db.execute(Self.insertSQL, [.text("https://example.com/2"), .text("Two"), .integer(t0)])

@@ -196,7 +196,7 @@ struct ChangeStreamTests {
     try await expectNothingBefore(sentinel: 3, storage, log)
 
     // A raw write that throws publishes nothing.
-    await #expect(throws: Boom.self) {
+    await #expect(throws: Boom.storageError(storage)) {
       try await storage.write { db in
         try db.execute("UPDATE article SET isRead = 1")
         throw Boom()
@@ -343,10 +343,10 @@ struct ChangeStreamTests {
       path: database.path, entities: [event],
       faults: StorageFaults(beforeWriteCommit: { if failures.take() { throw Boom() } }))
     let log = ChangeLog(storage)
-    await #expect(throws: Boom.self) {
+    await #expect(throws: Boom.storageError(storage)) {
       try await storage.saveArticles([makeArticle("a")], forQuery: "q", fetchedAt: at)
     }
-    await #expect(throws: Boom.self) {
+    await #expect(throws: Boom.storageError(storage)) {
       try await storage.write { db in try db.execute("INSERT INTO event (id) VALUES ('raw')") }
     }
     #expect(try await storage.articleCount() == 0)

@@ -239,7 +239,7 @@ struct StorageFaultTests {
               default: _ = try await storage.saveArticles([makeArticle("new")], forQuery: "q", fetchedAt: .now())
               }
               outcome.append("\(step) ok")
-            } catch let error as StorageError {
+            } catch {
               #expect(error.description.contains(db.path), "page \(page)+\(offset): \(error)")
               outcome.append("\(step) \(error.kind)")
             }

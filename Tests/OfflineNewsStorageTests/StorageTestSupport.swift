@@ -45,7 +45,15 @@ extension StorageContext {
   func text(_ sql: String) async throws -> String? { try await read { try $0.scalarString(sql) } }
 }
 
-struct Boom: Error, Equatable {}
+struct Boom: Error, Equatable {
+  /// What a `Boom` thrown by the body of a raw `read`/`write` (or by a fault seam) of `storage` becomes: the
+  /// ``StorageError`` `.other` with it as its cause, as every error of the context is a `StorageError`.
+  static func storageError(_ storage: StorageContext) -> StorageError {
+    var error = StorageError(kind: .other, path: storage.path)
+    error.cause = String(describing: Boom())
+    return error
+  }
+}
 
 /// Whether another connection can take the write lock at once (`BEGIN IMMEDIATE` with no busy wait): false when a
 /// transaction was left open on the storage context's writer.

@@ -14,13 +14,13 @@ import Foundation
 /// A relinked image keeps its remote address in `data-remote-src` (and its `srcset`, which a browser would prefer
 /// to `src`, in `data-remote-srcset`), so that relinking again — after a failed image is fetched later, or after a
 /// file was removed — starts from the original address.
-public enum HTMLImageLinks {
+package enum HTMLImageLinks {
   /// The attribute that keeps a relinked image's remote address.
-  public static let remoteSourceAttribute = "data-remote-src"
+  package static let remoteSourceAttribute = "data-remote-src"
 
   /// The remote address of every `<img>` in document order, each once: its `data-remote-src` when it was relinked,
   /// else its `src` resolved against `base` (RFC 3986 §5); only `http` and `https` addresses.
-  public static func sources(inHTML html: String, base: URL? = nil) -> [URL] {
+  package static func sources(inHTML html: String, base: URL? = nil) -> [URL] {
     let document = HTMLDocument(html: html, url: base)
     var seen = Set<String>()
     var urls: [URL] = []
@@ -34,7 +34,7 @@ public enum HTMLImageLinks {
   /// `html` with each `<img>` whose remote address is a key of `files` pointing at its value (`src`), the remote
   /// address kept in `data-remote-src` and `srcset` moved to `data-remote-srcset`; an image whose address is not a
   /// key is left as it is. Returns the fragment's body as HTML (libxml2's serialiser).
-  public static func relinking(_ html: String, to files: [URL: URL], base: URL? = nil) -> String {
+  package static func relinking(_ html: String, to files: [URL: URL], base: URL? = nil) -> String {
     let document = HTMLDocument(html: html, url: base)
     let byText = Dictionary(files.map { ($0.key.absoluteString, $0.value) }, uniquingKeysWith: { first, _ in first })
     for image in document.root?.descendants(named: "img") ?? [] {

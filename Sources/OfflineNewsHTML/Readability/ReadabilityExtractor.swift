@@ -32,7 +32,7 @@ public struct ReadabilityExtractor: Sendable {
   /// The knobs Readability.js has, with its defaults.
   public struct Options: Sendable, Equatable {
     /// Readability.js's `DEFAULT_CHAR_THRESHOLD`.
-    public static let defaultCharacterThreshold = 500
+    package static let defaultCharacterThreshold = 500
 
     /// The fewest characters (UTF-16 code units, whitespace runs counted once) an article must have before the
     /// filters are turned off one by one to find more.
@@ -51,7 +51,7 @@ public struct ReadabilityExtractor: Sendable {
   }
 
   /// The settings every extraction uses.
-  public var options: Options
+  package var options: Options
 
   /// An extractor; Readability.js's defaults unless given.
   public init(options: Options = Options()) {

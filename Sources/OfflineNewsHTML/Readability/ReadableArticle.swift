@@ -29,7 +29,7 @@ public struct ReadableArticle: Sendable, Equatable, Codable {
   public var text: String
 
   /// An article from its parts, as ``ReadabilityExtractor`` makes it.
-  public init(
+  package init(
     title: String, byline: String?, publishedTime: String?, siteName: String?, excerpt: String?, lang: String?,
     dir: String?, content: String, text: String
   ) {

@@ -10,7 +10,7 @@ public struct StorageChange: Sendable, Hashable {
   public var deleted: [Identity]
 
   /// A change of `entity`; empty lists by default.
-  public init(entity: String, inserted: [Identity] = [], updated: [Identity] = [], deleted: [Identity] = []) {
+  package init(entity: String, inserted: [Identity] = [], updated: [Identity] = [], deleted: [Identity] = []) {
     self.entity = entity
     self.inserted = inserted
     self.updated = updated
@@ -18,5 +18,5 @@ public struct StorageChange: Sendable, Hashable {
   }
 
   /// Whether no row was inserted, updated or deleted.
-  public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+  package var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
 }

@@ -59,10 +59,10 @@ public indirect enum FetchPredicate: Sendable, Hashable {
 /// An attribute named in a predicate or a sort descriptor.
 public struct AttributeReference: Sendable, Hashable {
   /// The attribute's name, checked against the entity when the request runs.
-  public var name: String
+  package var name: String
 
   /// A reference to the attribute `name`.
-  public init(name: String) { self.name = name }
+  package init(name: String) { self.name = name }
 
   /// Lets `.attribute("isRead") == false` read naturally where a `FetchPredicate` is expected.
   public static func attribute(_ name: String) -> AttributeReference { AttributeReference(name: name) }

@@ -2,7 +2,7 @@
 public enum SearchQueryError: Error, Sendable, Hashable, CustomStringConvertible {
   /// The text holds no word to look for: it is empty, or only spaces, punctuation and stray quotes or stars.
   case noTerms(String)
-  /// The text holds more words and phrases than `SearchQuery/maximumTerms`.
+  /// The text holds more words and phrases than `SearchQuery.maximumTerms`.
   case tooManyTerms(count: Int, maximum: Int)
 
   public var description: String {
@@ -39,7 +39,7 @@ public enum SearchQueryError: Error, Sendable, Hashable, CustomStringConvertible
 ///
 /// Words in scripts written without spaces between words — Chinese, Japanese, Korean (Hangul), Thai, Lao, Khmer,
 /// Myanmar — are found anywhere inside the text (substring search), since FTS5's `unicode61` tokenizer cannot cut
-/// such text into words; see ``StorageContext/search(_:filter:limit:offset:)``.
+/// such text into words; see `StorageContext.search(_:filter:limit:offset:)`.
 ///
 /// For example:
 /// ```swift

@@ -21,10 +21,10 @@ public struct Record: Sendable, Hashable {
   public var toMany: [String: [DatabaseValue]]
   /// Per to-many relationship, identities to add to the stored list (kept, and appended after it when ordered),
   /// rather than replacing it.
-  public var toManyAdditions: [String: [DatabaseValue]]
+  package var toManyAdditions: [String: [DatabaseValue]]
 
   /// A record of `entity`; nothing given by default.
-  public init(
+  package init(
     entity: String, values: [String: DatabaseValue] = [:], toMany: [String: [DatabaseValue]] = [:],
     toManyAdditions: [String: [DatabaseValue]] = [:]
   ) {
