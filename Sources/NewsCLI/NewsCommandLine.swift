@@ -17,6 +17,9 @@ public struct NewsCommandLine: Sendable {
   let network: NetworkStack
   /// What a test helper injects (``CommandFaults``); none in the product.
   package var faults = CommandFaults()
+  /// The executor of ``runOnCallingThread(_:)``, given to the storage context of every command; `nil` unless
+  /// `oneThread`.
+  private let executor: CallingThreadExecutor?
 
   /// - Parameters:
   ///   - environment: the process environment (`NEWSAPI_KEY`, `NEWS_CONFIG`, `XDG_DATA_HOME`, `HOME`, …).
@@ -26,15 +29,19 @@ public struct NewsCommandLine: Sendable {
   ///   - network: how networks and HTTP transports are made (``NetworkStack``): `.urlSession` (the
   ///     `OfflineNewsURLSession` module) in `news-online`, ``NetworkStack/filesOnly`` in `news`, which hands the
   ///     commands that use the network to `news-online` (``usesNetwork(_:)``).
+  ///   - oneThread: the commands are run by ``runOnCallingThread(_:)``, and their storage context's connections run
+  ///     on that thread too (`news`); `false`: each connection on a dispatch queue of its own, for ``run(_:)``.
   package init(
     environment: [String: String], currentDirectory: String = FileManager.default.currentDirectoryPath,
-    console: Console? = nil, now: @escaping @Sendable () -> Date = { Date() }, network: NetworkStack
+    console: Console? = nil, now: @escaping @Sendable () -> Date = { Date() }, network: NetworkStack,
+    oneThread: Bool = false
   ) {
     self.environment = environment
     self.currentDirectory = currentDirectory
     self.console = console ?? .standard(environment: environment)
     self.now = now
     self.network = network
+    executor = oneThread ? CallingThreadExecutor() : nil
   }
 
   /// The commands that use the network: `news` runs them in `news-online`. Names, not the specs (``FetchCommand``,
@@ -85,6 +92,15 @@ public struct NewsCommandLine: Sendable {
     case .finished(let status): return status
     case .command(let command): return await command()
     }
+  }
+
+  /// Runs a command ``prepare(_:)`` returned to its end on the calling thread, which it blocks, and returns its exit
+  /// status. Made with `oneThread`, everything the command does runs there — its task and the connections of its
+  /// storage context — so that a one-shot read costs no thread hop (docs/PERFORMANCE.md, "Command-line latency"); a
+  /// command line made without it runs only the command's task there. For a program's main thread, never from a
+  /// task.
+  public func runOnCallingThread(_ command: @escaping @Sendable () async -> Int32) -> Int32 {
+    (executor ?? CallingThreadExecutor()).run(command)
   }
 
   /// Parses one command line (without the program name) and answers what needs no command to run: the overview,
@@ -173,7 +189,7 @@ public struct NewsCommandLine: Sendable {
         creatable: use == .creatable)
     return CommandContext(
       configuration: configuration, environment: environment, currentDirectory: currentDirectory, console: console,
-      now: now, network: network, faults: faults)
+      now: now, network: network, faults: faults, executor: executor)
   }
 }
 
@@ -198,6 +214,9 @@ struct CommandContext: Sendable {
   /// How networks and HTTP transports are made (``NetworkStack``).
   var network: NetworkStack
   var faults = CommandFaults()
+  /// The executor of every connection of the storage context (``NewsCommandLine/runOnCallingThread(_:)``); `nil`:
+  /// a dispatch queue each.
+  var executor: CallingThreadExecutor?
 
   /// The URL under which a cached article is stored for a URL typed by the user: as typed, else as the importer
   /// stores URLs (`URL(string:)`, which percent-encodes non-ASCII characters: `?q=ü` is kept as `?q=%C3%BC`).
@@ -311,7 +330,8 @@ struct CommandContext: Sendable {
     let storage: StorageContext
     do {
       storage = try StorageContext(
-        path: databasePath(arguments), entities: entities, eviction: configuration.eviction, faults: faults.storage)
+        path: databasePath(arguments), entities: entities, eviction: configuration.eviction, faults: faults.storage,
+        executor: executor)
     } catch {
       throw CommandFailure(.storage, error.description)
     }

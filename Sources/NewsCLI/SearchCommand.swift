@@ -140,8 +140,11 @@ struct SearchCommand: NewsCommand {
 
   /// The hit's snippet; when it is only the title, which the line above already shows, the summary instead.
   static func excerpt(_ hit: SearchHit) -> String {
-    let plain = hit.snippet.replacingOccurrences(of: SearchHit.highlightStart, with: "")
-      .replacingOccurrences(of: SearchHit.highlightEnd, with: "")
+    // Characters compared, as Foundation's `replacingOccurrences` without `.literal` does, without its first-use
+    // cost (about 0.5 ms of a search's start, docs/PERFORMANCE.md).
+    let start = Character(SearchHit.highlightStart)
+    let end = Character(SearchHit.highlightEnd)
+    let plain = hit.snippet.filter { $0 != start && $0 != end }
     guard plain == hit.article.title else { return hit.snippet }
     return hit.article.summary ?? ""
   }

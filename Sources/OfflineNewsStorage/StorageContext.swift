@@ -71,11 +71,15 @@ public final class StorageContext: Sendable {
   }
 
   /// Opens the database like ``init(path:entities:eviction:readers:busyTimeout:)``, with `faults` injected into its
-  /// transactions: for tests and test helpers only.
+  /// transactions (for tests and test helpers), and every connection running on `executor` when one is given.
+  ///
+  /// - Parameter executor: the executor of every connection (writer and readers) instead of a dispatch queue each:
+  ///   `news` gives its ``CallingThreadExecutor``, so that a one-shot command reads without a thread hop.
   package init(
     path: String, entities: [EntityDescription] = [], eviction: EvictionPolicy = .none, readers: Int = 2,
-    busyTimeout: Double = 5, faults: StorageFaults
+    busyTimeout: Double = 5, faults: StorageFaults, executor: CallingThreadExecutor? = nil
   ) throws(StorageError) {
+    let makeExecutor = { (label: String) -> any SerialExecutor in executor ?? QueueExecutor(label: label) }
     self.path = path
     self.faults = faults
     self.eviction = eviction
@@ -122,13 +126,14 @@ public final class StorageContext: Sendable {
             throw StorageError(error, path: path)
           }
           return connection
-        }, path: path, label: "OfflineNews.writer", discardable: false)
+        }, path: path, executor: makeExecutor("OfflineNews.writer"), discardable: false)
       for index in 1..<max(1, readers) {
         pool.append(
-          SerialConnection(opening: openReader, path: path, label: "OfflineNews.reader\(index)", discardable: true))
+          SerialConnection(
+            opening: openReader, path: path, executor: makeExecutor("OfflineNews.reader\(index)"), discardable: true))
       }
       // Last: the pool serves its free readers from the end, so the first read gets the open one.
-      pool.append(SerialConnection(reader, label: "OfflineNews.reader0", reopen: openReader))
+      pool.append(SerialConnection(reader, executor: makeExecutor("OfflineNews.reader0"), reopen: openReader))
       self.readers = ReaderPool(pool, path: path)
       return
     }
@@ -152,10 +157,12 @@ public final class StorageContext: Sendable {
         throw StorageError(error, path: path)
       }
     }
-    writer = SerialConnection(writeConnection, label: "OfflineNews.writer")
+    writer = SerialConnection(writeConnection, executor: makeExecutor("OfflineNews.writer"))
     if path != ":memory:" && readOnlyCause == nil {
       for index in 0..<max(1, readers) {
-        pool.append(SerialConnection(try openReader(), label: "OfflineNews.reader\(index)", reopen: openReader))
+        pool.append(
+          SerialConnection(
+            try openReader(), executor: makeExecutor("OfflineNews.reader\(index)"), reopen: openReader))
       }
     }
     self.readers = ReaderPool(pool, path: path)

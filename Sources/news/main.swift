@@ -11,9 +11,10 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 if NewsCommandLine.usesNetwork(arguments), let online = NetworkHandOff.onlineExecutable() {
   exit(NetworkHandOff.run(online, arguments))
 }
-let commandLine = NewsCommandLine(environment: processEnvironment(), network: .filesOnly)
-// Help, version and usage errors are answered synchronously: no task (and so no thread).
+let commandLine = NewsCommandLine(environment: processEnvironment(), network: .filesOnly, oneThread: true)
+// Help, version and usage errors are answered synchronously: no task (and so no thread). A command runs on this
+// thread, its reads included: no hop to a connection's queue and back.
 switch commandLine.prepare(arguments) {
 case .finished(let status): exit(status)
-case .command(let command): exit(await command())
+case .command(let command): exit(commandLine.runOnCallingThread(command))
 }

@@ -50,6 +50,26 @@ struct CLIHarness {
     let status = await cli.run(arguments)
     return Outcome(status: status, out: captured.out, err: captured.err)
   }
+
+  /// Runs `news ARGUMENTS…` as the `news` executable does: a command line made `oneThread`, its command run by
+  /// `runOnCallingThread` on a thread of its own (as the program's main thread), which it blocks until the end.
+  func runOnOneThread(_ arguments: [String]) async -> Outcome {
+    let (console, captured) = Console.capturing()
+    let fixed = now
+    let cli = NewsCommandLine(
+      environment: environment, currentDirectory: directory.url.path, console: console, now: { fixed },
+      network: network, oneThread: true)
+    let status = await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
+      Thread {
+        switch cli.prepare(arguments) {
+        case .finished(let status): continuation.resume(returning: status)
+        case .command(let command): continuation.resume(returning: cli.runOnCallingThread(command))
+        }
+      }
+      .start()
+    }
+    return Outcome(status: status, out: captured.out, err: captured.err)
+  }
 }
 
 /// The articles array of a `--json` document.

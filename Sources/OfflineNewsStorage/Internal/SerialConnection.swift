@@ -1,11 +1,13 @@
-/// The one owner of one SQLite connection: every use of the connection runs on this actor, on its own thread.
+/// The one owner of one SQLite connection: every use of the connection runs on this actor, on its executor: a
+/// dispatch queue of its own (``QueueExecutor``), or the one thread of a command-line process
+/// (``CallingThreadExecutor``).
 ///
 /// A reader whose transaction cannot be ended (its `COMMIT` and then its `ROLLBACK` failed) is discarded: the
 /// connection is closed and the next use opens a new one with `reopen`. A connection may also be opened at its
 /// first use (``init(opening:path:label:)``): a store that is only read never opens its writer. After ``close()``
 /// every use throws ``StorageError/Kind/closed``.
 actor SerialConnection {
-  private let executor: QueueExecutor
+  private let executor: any SerialExecutor
   nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
   /// The database file's path, for errors.
@@ -18,26 +20,29 @@ actor SerialConnection {
   private let discardable: Bool
   private var isClosed = false
 
-  /// Owns `connection`; a reader gives `reopen`, which replaces it once discarded.
-  init(_ connection: Connection, label: String, reopen: (@Sendable () throws(StorageError) -> Connection)? = nil) {
+  /// Owns `connection`, running on `executor`; a reader gives `reopen`, which replaces it once discarded.
+  init(
+    _ connection: Connection, executor: any SerialExecutor,
+    reopen: (@Sendable () throws(StorageError) -> Connection)? = nil
+  ) {
     self.connection = connection
     path = connection.path
     self.reopen = reopen
     discardable = reopen != nil
-    executor = QueueExecutor(label: label)
+    self.executor = executor
   }
 
   /// Opens the connection with `open` at its first use, and again at the next use when that failed; a
   /// `discardable` one (a reader's) is also replaced once discarded.
   init(
-    opening open: @escaping @Sendable () throws(StorageError) -> Connection, path: String, label: String,
-    discardable: Bool
+    opening open: @escaping @Sendable () throws(StorageError) -> Connection, path: String,
+    executor: any SerialExecutor, discardable: Bool
   ) {
     connection = nil
     self.path = path
     reopen = open
     self.discardable = discardable
-    executor = QueueExecutor(label: label)
+    self.executor = executor
   }
 
   /// Runs `body` with the connection.

@@ -49,19 +49,23 @@ enum SearchRanking {
   }
 
   /// What one query computes once: as `fts5Bm25GetData`, plus the heap of the best exact scores.
+  ///
+  /// Its properties are used by one statement's rows one after the other, on the statement's thread, never two at
+  /// once: `@exclusivity(unchecked)` leaves out the run-time exclusivity checks of class properties, which were a
+  /// few per cent of a search's samples (they are done for every access, thousands of rows per query).
   private final class QueryData {
-    var idf: [Double] = []
-    var phraseSizes: [Int32] = []
-    var avgdl = 0.0
+    @exclusivity(unchecked) var idf: [Double] = []
+    @exclusivity(unchecked) var phraseSizes: [Int32] = []
+    @exclusivity(unchecked) var avgdl = 0.0
     /// Per phrase, this row's instances weighted by column.
-    var frequencies: [Double] = []
+    @exclusivity(unchecked) var frequencies: [Double] = []
     /// Per column, where this row's last match ends (tokens): a lower bound of the column's length.
-    var reaches: [Int32] = []
+    @exclusivity(unchecked) var reaches: [Int32] = []
     /// The similarities (−bm25) of the `k` best rows so far, smallest first (a binary min-heap).
-    var best: [Double] = []
+    @exclusivity(unchecked) var best: [Double] = []
     /// The rows counted in ``best``: a row evaluated twice (should SQLite do so) counts once.
-    var counted = Set<Int64>()
-    var k = 0
+    @exclusivity(unchecked) var counted = Set<Int64>()
+    @exclusivity(unchecked) var k = 0
 
     /// Whether a row whose similarity is at most `bound` cannot be among the `k` best.
     func isOutranked(_ bound: Double) -> Bool { k > 0 && best.count == k && bound < best[0] }
