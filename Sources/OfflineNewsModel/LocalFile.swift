@@ -15,20 +15,20 @@ import Foundation
 /// try LocalFile.read("/tmp")                                     // LocalFile.ReadError: "/tmp: is a directory"
 /// try LocalFile.read("big.json", maxBytes: 64 << 20)             // "big.json: 143.1 MiB, more than the limit of 64 MiB"
 /// ```
-public enum LocalFile {
+package enum LocalFile {
   /// Why a file could not be read: its path, and the reason in words.
-  public struct ReadError: Error, Sendable, Hashable, CustomStringConvertible {
+  package struct ReadError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The path as given.
-    public var path: String
+    package var path: String
     /// `no such file`, `is a directory`, `permission denied`, `143.1 MiB, more than the limit of 64 MiB`, or the
     /// system's text for any other `errno` (lowercased), e.g. `input/output error`.
-    public var reason: String
+    package var reason: String
     /// The `errno` of the failed call; `nil` for a file over the limit.
-    public var code: Int32?
+    package var code: Int32?
     /// The file's size in bytes when it was over the limit.
-    public var size: Int64?
+    package var size: Int64?
 
-    public init(path: String, reason: String, code: Int32? = nil, size: Int64? = nil) {
+    package init(path: String, reason: String, code: Int32? = nil, size: Int64? = nil) {
       self.path = path
       self.reason = reason
       self.code = code
@@ -36,15 +36,15 @@ public enum LocalFile {
     }
 
     /// Whether the file was over the limit (`size` is then set).
-    public var isTooLarge: Bool { size != nil }
+    package var isTooLarge: Bool { size != nil }
 
     /// `PATH: REASON`.
-    public var description: String { "\(path): \(reason)" }
+    package var description: String { "\(path): \(reason)" }
   }
 
   /// The reason for an `errno` in words: `no such file`, `is a directory`, `permission denied`, else the system's
   /// own text, lowercased (`strerror(3)`).
-  public static func reason(errno code: Int32) -> String {
+  package static func reason(errno code: Int32) -> String {
     switch code {
     case ENOENT: return "no such file"
     case EISDIR: return "is a directory"
@@ -57,7 +57,7 @@ public enum LocalFile {
   /// The size of the file at `path` in bytes, without reading it (`stat(2)`).
   ///
   /// - Throws: ``ReadError`` with the reason when it cannot be examined, or is a directory.
-  public static func size(_ path: String) throws(ReadError) -> Int64 {
+  package static func size(_ path: String) throws(ReadError) -> Int64 {
     var status = stat()
     guard stat(path, &status) == 0 else {
       let code = errno
@@ -74,7 +74,7 @@ public enum LocalFile {
   /// - Parameter maxBytes: when given, a larger file is refused by its size (`fstat(2)`) before anything is read.
   /// - Throws: ``ReadError``: the reason from `errno` (no such file, is a directory, permission denied, …), or the
   ///   file's size and the limit (``ReadError/isTooLarge``).
-  public static func read(_ path: String, maxBytes: Int? = nil) throws(ReadError) -> Data {
+  package static func read(_ path: String, maxBytes: Int? = nil) throws(ReadError) -> Data {
     let descriptor = open(path, O_RDONLY | O_CLOEXEC)
     guard descriptor >= 0 else {
       let code = errno
@@ -115,7 +115,7 @@ public enum LocalFile {
   }
 
   /// The error for a file of `size` bytes over `limit`.
-  public static func tooLarge(_ path: String, size: Int64, limit: Int, atLeast: Bool = false) -> ReadError {
+  package static func tooLarge(_ path: String, size: Int64, limit: Int, atLeast: Bool = false) -> ReadError {
     ReadError(
       path: path,
       reason: "\(atLeast ? "more than " : "")\(byteCount(size)), more than the limit of \(byteCount(Int64(limit)))",
@@ -124,7 +124,7 @@ public enum LocalFile {
 
   /// A size for people, in binary units (the limits are powers of two): `812 bytes`, `14.1 KiB`, `143.1 MiB`,
   /// `64 MiB`.
-  public static func byteCount(_ bytes: Int64) -> String {
+  package static func byteCount(_ bytes: Int64) -> String {
     if bytes < 1024 { return "\(bytes) byte\(bytes == 1 ? "" : "s")" }
     let units = ["KiB", "MiB", "GiB", "TiB"]
     var value = Double(bytes) / 1024
