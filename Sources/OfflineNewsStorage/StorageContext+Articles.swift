@@ -82,11 +82,17 @@ extension StorageContext {
     progress: (@Sendable (Int) -> Void)? = nil
   ) async throws -> ArticleSaveResult {
     let eviction = self.eviction
+    let broadcaster = self.broadcaster
     return try await writeAndPublish { db in
-      try ArticleWriter(db: db, progress: progress).save(
+      try ArticleWriter(db: db, progress: progress, listsInserted: broadcaster.hasObservers).save(
         articles, query: query, source: source, fetchedAt: fetchedAt, eviction: eviction)
     }
   }
+
+  /// Rows a first import indexes for search with FTS5's merging paused, by default: a 100k-article import stays
+  /// paused to its end (the fastest), a larger one merges as usual past it, so that no single merge holds
+  /// hundreds of megabytes (docs/PERFORMANCE.md, 1M articles).
+  package static let bulkMergePauseLimit = 200_000
 
   /// Saves the articles of one successful response that arrive in batches (for instance the chunks of a large file
   /// decoded while this writes), as one transaction, like ``saveArticles(_:forQuery:fetchedAt:progress:)``.
@@ -107,18 +113,23 @@ extension StorageContext {
   ///   - source: the source written on articles that do not name theirs; `nil` writes none.
   ///   - fetchedAt: when the response was received.
   ///   - progress: called with the number of distinct articles written so far, after each chunk of 500.
+  ///   - mergePauseLimit: rows of a first import indexed with FTS5's merging paused, before it merges as usual
+  ///     again (``bulkMergePauseLimit``; tests lower it to reach that path with a few thousand rows).
   ///   - batches: the next articles in response order, or `nil` at the end.
   /// - Throws: ``StorageError``, or what `batches` throws.
   @discardableResult
   package func saveArticles(
     forQuery query: String, source: String? = nil, fetchedAt: Timestamp, progress: (@Sendable (Int) -> Void)? = nil,
-    batches: @escaping @Sendable () throws -> [Article]?
+    mergePauseLimit: Int = bulkMergePauseLimit, batches: @escaping @Sendable () throws -> [Article]?
   ) async throws -> ArticleSaveResult {
     let eviction = self.eviction
+    let broadcaster = self.broadcaster
     return try await writeAndPublish { db in
       var writer = ArticleWriter.Session(
         db: db, query: query, source: source, fetchedAt: fetchedAt, progress: progress)
+      writer.mergePauseLimit = mergePauseLimit
       while let batch = try batches() { try writer.add(batch) }
+      writer.listsInserted = broadcaster.hasObservers
       return try writer.finish(eviction: eviction, skipIfEmpty: true)
     }
   }
