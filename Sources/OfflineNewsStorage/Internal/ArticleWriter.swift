@@ -301,10 +301,10 @@ struct ArticleWriter {
     /// transaction, so a failed save rolls them back.
     ///
     /// Only for the first ``mergePauseLimit`` rows: then `automerge` is given back, and FTS5 merges a little after
-    /// each segment it writes. A crisis merge is one statement that merges a whole level, and every page it
-    /// rewrites is kept in that statement's journal, which `temp_store = MEMORY` holds in memory: past a few
-    /// hundred thousand paused rows one took 230 MB at once (1M articles: SQLite's peak 299 MB, the import's
-    /// 385 MB; docs/PERFORMANCE.md). Merging a little at a time keeps each statement's journal small.
+    /// each segment it writes. A crisis merge is one statement that merges a whole level, and the pages it
+    /// rewrites that existed before it go to that statement's journal, which `temp_store = MEMORY` holds in
+    /// memory: paused to the end, a 1M-article import had SQLite hold 299 MB at its peak (the process 385 MB, in
+    /// a spike of about 230 MB mid-import), 132 MB with merging resumed past 200,000 rows (docs/PERFORMANCE.md).
     ///
     /// Related SQLite documentation: <https://www.sqlite.org/fts5.html#the_automerge_configuration_option>,
     /// <https://www.sqlite.org/fts5.html#the_crisismerge_configuration_option>
