@@ -43,6 +43,12 @@ struct ArticleWriter {
   /// then lower than setting it aside.
   static let bulk = 1000
 
+  /// FTS5's `automerge` for the rest of a first import once it has passed its ``Session/mergePauseLimit``: merge
+  /// incrementally a level that holds 16 segments (FTS5's default is 4). At 1M articles, against merging paused to
+  /// the end (80 s of CPU, 385 MB): 4 took 91 s and 196 MB, 16 took 82 s and 193 MB (`--child-import`, one run
+  /// each, load 3–5; docs/PERFORMANCE.md). The stored setting is given back at the end.
+  static let resumedAutomerge: Int64 = 16
+
   /// The content columns, in bind order. Local-only columns are absent on purpose; `source` follows them (it is
   /// written on insert and filled where it was unknown, never changed: an article keeps the source that brought
   /// it first).
@@ -258,14 +264,15 @@ struct ArticleWriter {
       try db.cachedStatement(sql).execute([.integer(indexedUpTo), .integer(last)])
       indexedUpTo = last
       pendingNeedFolding = false
-      if let paused = pausedMerging, !mergingResumed, last - (rowidsBefore ?? 0) >= Int64(mergePauseLimit) {
+      if pausedMerging != nil, !mergingResumed, last - (rowidsBefore ?? 0) >= Int64(mergePauseLimit) {
         try db.execute(
-          "INSERT INTO article_fts (article_fts, rank) VALUES ('automerge', ?1)", [.integer(paused.automerge)])
+          "INSERT INTO article_fts (article_fts, rank) VALUES ('automerge', ?1)",
+          [.integer(ArticleWriter.resumedAutomerge)])
         mergingResumed = true
       }
     }
 
-    /// A first import has passed ``mergePauseLimit`` rows and given FTS5's `automerge` back (``pauseMerging()``).
+    /// A first import has passed ``mergePauseLimit`` rows and resumed FTS5's merging (``pauseMerging()``).
     private var mergingResumed = false
 
     /// Creates the insert trigger again (see ``deferSearchIndex()``). After a first import (the table was empty),
@@ -300,8 +307,8 @@ struct ArticleWriter {
     /// segments, which a 1M-article import without them exceeds (`SQLITE_FULL`). The settings are written in the
     /// transaction, so a failed save rolls them back.
     ///
-    /// Only for the first ``mergePauseLimit`` rows: then `automerge` is given back, and FTS5 merges a little after
-    /// each segment it writes. A crisis merge is one statement that merges a whole level, and the pages it
+    /// Only for the first ``mergePauseLimit`` rows: then `automerge` is set to ``ArticleWriter/resumedAutomerge``,
+    /// and FTS5 merges a little after each segment it writes. A crisis merge is one statement that merges a whole level, and the pages it
     /// rewrites that existed before it go to that statement's journal, which `temp_store = MEMORY` holds in
     /// memory: paused to the end, a 1M-article import had SQLite hold 299 MB at its peak (the process 385 MB, in
     /// a spike of about 230 MB mid-import), 132 MB with merging resumed past 200,000 rows (docs/PERFORMANCE.md).
