@@ -90,7 +90,7 @@ extension StorageContext {
   }
 
   /// Rows a first import indexes for search with FTS5's merging paused, by default: a 100k-article import stays
-  /// paused to its end (the fastest), a larger one merges as usual past it, so that no single merge holds
+  /// paused to its end (the fastest), a larger one merges incrementally past it, so that no single merge holds
   /// hundreds of megabytes (docs/PERFORMANCE.md, 1M articles).
   package static let bulkMergePauseLimit = 200_000
 
@@ -107,7 +107,7 @@ extension StorageContext {
   /// while the next batch is prepared. If it throws, nothing is committed and its error is rethrown as it is.
   /// Memory is bounded by one batch plus one entry per distinct URL, not by the whole response; a first import
   /// (into an empty article table) keeps nothing per URL, so its memory is flat in the size of the response (a
-  /// million articles: 196 MB, docs/PERFORMANCE.md). When the batches
+  /// million articles: 193 MB, docs/PERFORMANCE.md). When the batches
   /// hold no article at all, nothing is written (the query's cache stays as it was) and the result is all zeros.
   ///
   /// - Parameters:
@@ -115,8 +115,8 @@ extension StorageContext {
   ///   - source: the source written on articles that do not name theirs; `nil` writes none.
   ///   - fetchedAt: when the response was received.
   ///   - progress: called with the number of distinct articles written so far, after each chunk of 500.
-  ///   - mergePauseLimit: rows of a first import indexed with FTS5's merging paused, before it merges as usual
-  ///     again (``bulkMergePauseLimit``; tests lower it to reach that path with a few thousand rows).
+  ///   - mergePauseLimit: rows of a first import indexed with FTS5's merging paused, before it merges
+  ///     incrementally again (``bulkMergePauseLimit``; tests lower it to reach that path with a few thousand rows).
   ///   - batches: the next articles in response order, or `nil` at the end.
   /// - Throws: ``StorageError``, or what `batches` throws.
   @discardableResult
