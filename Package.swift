@@ -94,7 +94,7 @@ let package = Package(
     .executableTarget(name: "news-online", dependencies: ["NewsCLI", "OfflineNewsURLSession"], swiftSettings: strict),
     // The benchmark (docs/PERFORMANCE.md): `swift run -c release news-bench`.
     .executableTarget(
-      name: "news-bench", dependencies: ["OfflineNews", "OfflineNewsHTML", "OfflineNewsURLSession"],
+      name: "news-bench", dependencies: ["CSQLite", "OfflineNews", "OfflineNewsHTML", "OfflineNewsURLSession"],
       path: "Sources/NewsBench", swiftSettings: strict),
 
     .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),

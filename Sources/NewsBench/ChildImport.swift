@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import OfflineNews
 
@@ -23,6 +24,9 @@ enum ChildImport {
     var peakAfterDecodeKiB: Int?
     /// `VmHWM` at the end: the peak of the whole import.
     var peakKiB: Int
+    /// SQLite's own share of the peak: the most memory its allocator held at once (`sqlite3_memory_highwater`: the
+    /// page cache, statement journals kept in memory by `temp_store = MEMORY`, FTS5's buffers, prepared statements).
+    var sqlitePeakKiB: Int = Int(sqlite3_memory_highwater(0) / 1024)
   }
 
   static func run(file: String, database: String) async -> Int32 {

@@ -10,4 +10,20 @@ if arguments.first == "--child-import" {
   }
   exit(await ChildImport.run(file: arguments[1], database: arguments[2]))
 }
+if arguments.first == "--generate" {
+  // `news-bench --generate N FILE`: only the payload of N articles (default seed), for ad-hoc runs of
+  // `--child-import` (docs/PERFORMANCE.md).
+  guard arguments.count == 3, let count = Int(arguments[1]), count > 0 else {
+    FileHandle.standardError.write(Data("usage: news-bench --generate N FILE\n".utf8))
+    exit(64)
+  }
+  do {
+    let summary = try PayloadGenerator(count: count, seed: Options().seed).write(to: arguments[2])
+    print("\(count) articles, \(summary.bytes) bytes")
+    exit(0)
+  } catch {
+    FileHandle.standardError.write(Data("news-bench --generate: \(error)\n".utf8))
+    exit(1)
+  }
+}
 exit(await BenchCommand.main(arguments))

@@ -216,7 +216,8 @@ package final class NewsAPIFileStream: @unchecked Sendable {
   // MARK: - The decoding thread
 
   private func produce() {
-    var positionByURL: [String: Int] = [:]
+    // The duplicate report keeps 16 bytes per distinct URL (a digest), not the URL itself.
+    var seenURLs = SeenKeys()
     var index = 0
     while true {
       let started = Self.threadCPUSeconds()
@@ -268,14 +269,12 @@ package final class NewsAPIFileStream: @unchecked Sendable {
       for record in records {
         if let article = NewsAPIDecoder.article(from: record, index: index, issues: &issues) {
           let key = article.url.absoluteString
-          if positionByURL[key] != nil {
+          if !seenURLs.insert(key) {
             issues.append(
               RecordIssue(
                 index: index, url: key, keyPath: "articles[\(index)].url",
                 reason: "same url as an earlier record in this response, which this later one replaces",
                 skipped: false))
-          } else {
-            positionByURL[key] = index
           }
           articles.append(article)
         }

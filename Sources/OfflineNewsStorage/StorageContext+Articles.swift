@@ -93,11 +93,17 @@ extension StorageContext {
     progress: (@Sendable (Int) -> Void)? = nil
   ) async throws(StorageError) -> ArticleSaveResult {
     let eviction = self.eviction
+    let broadcaster = self.broadcaster
     return try await writeAndPublish { db in
-      try ArticleWriter(db: db, progress: progress).save(
+      try ArticleWriter(db: db, progress: progress, listsInserted: broadcaster.hasObservers).save(
         articles, query: query, source: source, fetchedAt: fetchedAt, eviction: eviction)
     }
   }
+
+  /// Rows a first import indexes for search with FTS5's merging paused, by default: a 100k-article import stays
+  /// paused to its end (the fastest), a larger one merges incrementally past it, so that no single merge holds
+  /// hundreds of megabytes (docs/PERFORMANCE.md, 1M articles).
+  package static let bulkMergePauseLimit = 200_000
 
   /// Saves the articles of one successful response that arrive in batches (for instance the chunks of a large file
   /// decoded while this writes), as one transaction, like ``saveArticles(_:forQuery:fetchedAt:progress:)``.
@@ -110,7 +116,9 @@ extension StorageContext {
   ///
   /// `batches` is called on the writer's thread, inside the transaction, until it returns `nil`; it may block
   /// while the next batch is prepared. If it throws, nothing is committed and its error is rethrown as it is.
-  /// Memory is bounded by one batch plus one entry per distinct URL, not by the whole response. When the batches
+  /// Memory is bounded by one batch plus one entry per distinct URL, not by the whole response; a first import
+  /// (into an empty article table) keeps nothing per URL, so its memory is flat in the size of the response (a
+  /// million articles: 193 MB, docs/PERFORMANCE.md). When the batches
   /// hold no article at all, nothing is written (the query's cache stays as it was) and the result is all zeros.
   ///
   /// - Parameters:
@@ -118,21 +126,26 @@ extension StorageContext {
   ///   - source: the source written on articles that do not name theirs; `nil` writes none.
   ///   - fetchedAt: when the response was received.
   ///   - progress: called with the number of distinct articles written so far, after each chunk of 500.
+  ///   - mergePauseLimit: rows of a first import indexed with FTS5's merging paused, before it merges
+  ///     incrementally again (``bulkMergePauseLimit``; tests lower it to reach that path with a few thousand rows).
   ///   - batches: the next articles in response order, or `nil` at the end.
   /// - Throws: ``StorageError``, or what `batches` throws.
   @discardableResult
   package func saveArticles(
     forQuery query: String, source: String? = nil, fetchedAt: Timestamp, progress: (@Sendable (Int) -> Void)? = nil,
-    batches: @escaping @Sendable () throws -> [Article]?
+    mergePauseLimit: Int = bulkMergePauseLimit, batches: @escaping @Sendable () throws -> [Article]?
   ) async throws -> ArticleSaveResult {
     let eviction = self.eviction
     // The write's errors are storage errors only; the batches' own error is kept aside and rethrown as it is.
     let batchFailure = BatchFailure()
+    let broadcaster = self.broadcaster
     do {
       return try await writeAndPublish { db in
         var writer = ArticleWriter.Session(
           db: db, query: query, source: source, fetchedAt: fetchedAt, progress: progress)
+        writer.mergePauseLimit = mergePauseLimit
         while let batch = try batchFailure.keeping(batches) { try writer.add(batch) }
+        writer.listsInserted = broadcaster.hasObservers
         return try writer.finish(eviction: eviction, skipIfEmpty: true)
       }
     } catch {

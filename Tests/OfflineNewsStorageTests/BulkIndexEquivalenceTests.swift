@@ -78,16 +78,24 @@ struct BulkIndexEquivalenceTests {
     try await storage.search(text, limit: 5000).map { "\($0.article.url.absoluteString) \($0.rank) \($0.snippet)" }
   }
 
-  @Test("the same index terms, and the same result lists, ranks and snippets, as row-by-row indexing")
-  func sameAnswers() async throws {
+  /// With merging paused to the end (the default limit, as a 100k import), and resumed after the first batch (as
+  /// a 1M import does past ``StorageContext/bulkMergePauseLimit``, FTS5 then merging after each segment).
+  @Test(
+    "the same index terms, and the same result lists, ranks and snippets, as row-by-row indexing",
+    arguments: [StorageContext.bulkMergePauseLimit, 1000])
+  func sameAnswers(mergePauseLimit: Int) async throws {
     let batches = Self.batches()
     let fetched = Timestamp(millisecondsSince1970: 1_700_000_000_000)
 
     let bulkDatabase = TestDatabase()
     let bulk = try bulkDatabase.open()
     let queue = Batches(batches)
-    let result = try await bulk.saveArticles(forQuery: "bulk", fetchedAt: fetched, batches: { queue.next() })
+    let result = try await bulk.saveArticles(
+      forQuery: "bulk", fetchedAt: fetched, mergePauseLimit: mergePauseLimit, batches: { queue.next() })
     #expect(result.inserted == 2999 && result.updated == 0)
+    // FTS5's own merge settings are given back (its defaults, none having been stored before).
+    #expect(try await bulk.int("SELECT v FROM article_fts_config WHERE k = 'automerge'") == 4)
+    #expect(try await bulk.int("SELECT v FROM article_fts_config WHERE k = 'crisismerge'") == 16)
 
     // The plain path: saves of 100 articles (below the bulk threshold), each row indexed by the insert trigger.
     let plainDatabase = TestDatabase()

@@ -20,6 +20,8 @@ import OfflineNewsModel
 struct ArticleWriter {
   let db: Connection
   var progress: (@Sendable (Int) -> Void)? = nil
+  /// See ``Session/listsInserted``.
+  var listsInserted = true
 
   /// Saves a whole response in one go: one ``Session`` fed one batch.
   func save(
@@ -27,7 +29,8 @@ struct ArticleWriter {
   ) throws
     -> (ArticleSaveResult, [StorageChange])
   {
-    var session = Session(db: db, query: query, source: source, fetchedAt: fetchedAt, progress: progress)
+    var session = Session(
+      db: db, query: query, source: source, fetchedAt: fetchedAt, progress: progress, listsInserted: listsInserted)
     try session.add(articles)
     return try session.finish(eviction: eviction)
   }
@@ -39,6 +42,12 @@ struct ArticleWriter {
   /// batch at a time (see `Session.deferSearchIndex()`); a smaller one keeps the row-by-row trigger, whose cost is
   /// then lower than setting it aside.
   static let bulk = 1000
+
+  /// FTS5's `automerge` for the rest of a first import once it has passed its ``Session/mergePauseLimit``: merge
+  /// incrementally a level that holds 16 segments (FTS5's default is 4). At 1M articles, against merging paused to
+  /// the end (80 s of CPU, 385 MB): 4 took 91 s and 196 MB, 16 took 82 s and 193 MB (`--child-import`, one run
+  /// each, load 3–5; docs/PERFORMANCE.md). The stored setting is given back at the end.
+  static let resumedAutomerge: Int64 = 16
 
   /// The content columns, in bind order. Local-only columns are absent on purpose; `source` follows them (it is
   /// written on insert and filled where it was unknown, never changed: an article keeps the source that brought
@@ -108,21 +117,30 @@ struct ArticleWriter {
     let source: String?
     let fetchedAt: Timestamp
     var progress: (@Sendable (Int) -> Void)? = nil
+    /// Whether the change this save reports lists the identities it inserted (``StorageChange/inserted``). A first
+    /// import of a million articles would list a million; a caller whose context has no observer to read them
+    /// passes `false`, and the change of a first import then names none (nobody could have seen it: a subscription
+    /// that races with the commit is ordered after it). Updates and deletions are always listed.
+    var listsInserted = true
+    /// Rows a first import indexes with FTS5's merging paused (see ``pauseMerging()``); past them merging resumes.
+    var mergePauseLimit = StorageContext.bulkMergePauseLimit
 
     init(
       db: Connection, query: String, source: String? = nil, fetchedAt: Timestamp,
-      progress: (@Sendable (Int) -> Void)? = nil
+      progress: (@Sendable (Int) -> Void)? = nil, listsInserted: Bool = true
     ) {
       self.db = db
       self.query = query
       self.source = source
       self.fetchedAt = fetchedAt
       self.progress = progress
+      self.listsInserted = listsInserted
     }
 
     private enum Outcome: UInt8 { case inserted, updated, unchanged }
 
-    /// Every URL of this save: its place in the result list and what its upsert did.
+    /// Every URL of this save: its place in the result list and what its upsert did. Not kept by a first import
+    /// (``wasEmpty``), whose rows say it all: each URL's place is the order of its row (``firstImportCount()``).
     private var seen: [String: (position: Int, outcome: Outcome)] = [:]
     private var inserted: [Identity] = []
 
@@ -174,7 +192,7 @@ struct ArticleWriter {
         }
         try upsert(urls[start..<end], arguments)
         start = end
-        progress?(seen.count)
+        if let progress { progress(wasEmpty ? Int(try firstImportCount()) : seen.count) }
       }
       try indexNewRows()
     }
@@ -273,7 +291,16 @@ struct ArticleWriter {
       try db.cachedStatement(sql).execute([.integer(indexedUpTo), .integer(last)])
       indexedUpTo = last
       pendingNeedFolding = false
+      if pausedMerging != nil, !mergingResumed, last - (rowidsBefore ?? 0) >= Int64(mergePauseLimit) {
+        try db.execute(
+          "INSERT INTO article_fts (article_fts, rank) VALUES ('automerge', ?1)",
+          [.integer(ArticleWriter.resumedAutomerge)])
+        mergingResumed = true
+      }
     }
+
+    /// A first import has passed ``mergePauseLimit`` rows and resumed FTS5's merging (``pauseMerging()``).
+    private var mergingResumed = false
 
     /// Creates the insert trigger again (see ``deferSearchIndex()``). After a first import (the table was empty),
     /// merges the index into one segment first (FTS5 `optimize`), and gives back FTS5's `automerge` setting
@@ -307,6 +334,12 @@ struct ArticleWriter {
     /// segments, which a 1M-article import without them exceeds (`SQLITE_FULL`). The settings are written in the
     /// transaction, so a failed save rolls them back.
     ///
+    /// Only for the first ``mergePauseLimit`` rows: then `automerge` is set to ``ArticleWriter/resumedAutomerge``,
+    /// and FTS5 merges a little after each segment it writes. A crisis merge is one statement that merges a whole level, and the pages it
+    /// rewrites that existed before it go to that statement's journal, which `temp_store = MEMORY` holds in
+    /// memory: paused to the end, a 1M-article import had SQLite hold 299 MB at its peak (the process 385 MB, in
+    /// a spike of about 230 MB mid-import), 132 MB with merging resumed past 200,000 rows (docs/PERFORMANCE.md).
+    ///
     /// Related SQLite documentation: <https://www.sqlite.org/fts5.html#the_automerge_configuration_option>,
     /// <https://www.sqlite.org/fts5.html#the_crisismerge_configuration_option>
     private mutating func pauseMerging() throws {
@@ -330,24 +363,34 @@ struct ArticleWriter {
       ArticleSaveResult, [StorageChange]
     ) {
       try restoreSearchIndex()
-      if skipIfEmpty, seen.isEmpty {
+      let firstImport = wasEmpty ? try firstImportCount() : nil
+      let saved = firstImport.map { Int($0) } ?? seen.count
+      if skipIfEmpty, saved == 0 {
         return (ArticleSaveResult(saved: 0, inserted: 0, updated: 0, unchanged: 0, evicted: 0), [])
       }
       // Departures first: then the query's result list holds only its previous members (none on a first import),
       // not also the rows just written.
-      if !accumulate { try removeDepartures() }
+      if !accumulate, firstImport == nil { try removeDepartures() }
       try writeMemberships(appending: accumulate)
       let count =
         accumulate
         ? try db.cachedStatement("SELECT count(*) FROM query_result WHERE query = ?1").fetchOne([.text(query)]) {
           $0.int64(0)
-        } ?? nil : Int64(seen.count)
+        } ?? nil : Int64(saved)
       try db.execute(
         """
         INSERT INTO query_fetch (query, fetchedAt, articleCount) VALUES (?1, ?2, ?3)
         ON CONFLICT(query) DO UPDATE SET fetchedAt = excluded.fetchedAt, articleCount = excluded.articleCount
-        """, [.text(query), .integer(fetchedAt.millisecondsSince1970), .integer(count ?? Int64(seen.count))])
+        """, [.text(query), .integer(fetchedAt.millisecondsSince1970), .integer(count ?? Int64(saved))])
 
+      // A first import's inserted rows, in the order they came, read before eviction may delete some of them.
+      let insertedIdentities =
+        firstImport == nil
+        ? inserted
+        : listsInserted
+          ? try db.makeStatement("SELECT url FROM article WHERE rowid > ?1 ORDER BY rowid").fetchAll(
+            [.integer(rowidsBefore ?? 0)]
+          ) { Identity(.text($0.string(0) ?? "")) } : []
       let evicted = try evict(eviction, now: fetchedAt)
       var updated: [Identity] = []
       var unchanged = 0
@@ -359,9 +402,12 @@ struct ArticleWriter {
         }
       }
       let result = ArticleSaveResult(
-        saved: seen.count, inserted: inserted.count, updated: updated.count, unchanged: unchanged,
-        evicted: evicted.count)
-      return (result, [StorageChange(entity: "article", inserted: inserted, updated: updated, deleted: evicted)])
+        saved: saved, inserted: firstImport.map { Int($0) } ?? inserted.count, updated: updated.count,
+        unchanged: unchanged, evicted: evicted.count)
+      return (
+        result,
+        [StorageChange(entity: "article", inserted: insertedIdentities, updated: updated, deleted: evicted)]
+      )
     }
 
     /// The largest `article` rowid before this save (`nil` until the first upsert): SQLite gives a new row
@@ -370,19 +416,26 @@ struct ArticleWriter {
     private var rowidsBefore: Int64?
 
     /// The article table was empty when this save began (a first import): the first record of every URL is then an
-    /// insert and a later one can only update a row this save inserted, so the upserts need not return what they did.
+    /// insert and a later one can only update a row this save inserted, so the upserts need not return what they did,
+    /// and nothing is kept per URL: memory stays flat however large the import (docs/PERFORMANCE.md, 1M articles).
     private var wasEmpty = false
+
+    /// The articles a first import (``wasEmpty``) has written so far: every row of the table is one of its distinct
+    /// URLs, and SQLite gave them consecutive rowids after ``rowidsBefore`` (a new row gets `max(rowid) + 1`; an
+    /// update of a URL seen earlier in the save keeps its row), in the order each URL first came — its place in
+    /// the result list is `rowid - rowidsBefore - 1`.
+    private func firstImportCount() throws -> Int64 {
+      let before = rowidsBefore ?? 0
+      return (try db.scalarInt("SELECT max(rowid) FROM article") ?? before) - before
+    }
 
     /// Upserts one statement's rows (distinct URLs, their values in `arguments`) and records what each did.
     private mutating func upsert(_ urls: ArraySlice<String>, _ arguments: [DatabaseValue]) throws {
       guard !urls.isEmpty else { return }
       let before = rowidsBefore ?? 0
       if wasEmpty {
+        // Nothing recorded per URL: a first import's rows are all its own (``firstImportCount()``).
         try upsertStatement(rowCount: urls.count, returning: false).executeBorrowingTexts(arguments)
-        for url in urls where seen[url] == nil {
-          seen[url] = (seen.count, .inserted)
-          inserted.append(Identity(.text(url)))
-        }
         return
       }
       let stored = before == Int64.max ? try existing(urls.map { DatabaseValue.text($0) }) : nil
@@ -416,13 +469,24 @@ struct ArticleWriter {
     /// B-trees, the key and the `url` index, are appended to rather than written at random), unchanged rows left as
     /// they are.
     private func writeMemberships(appending: Bool = false) throws {
-      // String order is byte order for ASCII, which URLs nearly always are (any order would be correct).
-      let members = seen.sorted { $0.key < $1.key }
       // Appended pages are placed after the list's members (a re-sent member moves to its new place).
       let base =
         appending
         ? (try db.cachedStatement("SELECT coalesce(max(position) + 1, 0) FROM query_result WHERE query = ?1")
           .fetchOne([.text(query)]) { $0.int64(0) } ?? nil) ?? 0 : 0
+      if wasEmpty {
+        // A first import: every row of `article` is one of this save's, at the place its rowid says
+        // (``firstImportCount()``), and the query has no member yet (`query_result.url` references `article`, which
+        // was empty). Read in `url` order from the key's index, without sorting.
+        try db.execute(
+          """
+          INSERT INTO query_result (query, url, position)
+          SELECT ?1, url, ?2 + rowid - ?3 - 1 FROM article ORDER BY url
+          """, [.text(query), .integer(base), .integer(rowidsBefore ?? 0)])
+        return
+      }
+      // String order is byte order for ASCII, which URLs nearly always are (any order would be correct).
+      let members = seen.sorted { $0.key < $1.key }
       var start = 0
       while start < members.count {
         let end = min(start + ArticleWriter.chunk, members.count)

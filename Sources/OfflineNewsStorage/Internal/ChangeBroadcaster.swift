@@ -25,6 +25,12 @@ final class ChangeBroadcaster: Sendable {
     return AsyncStream(unfolding: { await subscription.next() }, onCancel: { subscription.finish() })
   }
 
+  /// Whether some stream made by ``stream(bufferLimit:)`` is still held: a write may then skip listing what nobody
+  /// can read (``ArticleWriter/Session/listsInserted``).
+  var hasObservers: Bool {
+    state.withLock { state in state.observers.contains { $0.subscription != nil } }
+  }
+
   /// Delivers `changes` (those that are not empty) to every observer, in order.
   func publish(_ changes: [StorageChange]) {
     let changes = changes.filter { !$0.isEmpty }
