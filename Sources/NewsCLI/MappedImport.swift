@@ -35,10 +35,14 @@ struct MappedImport {
     }
     let repository = try context.makeRepository(arguments.common, entities: mapping.entityDescriptions)
     let report: ImportReport
-    do {
+    do throws(ImportFailure) {
       report = try await Importer(mapping: mapping).run(data, into: repository.storage, source: path, options: options)
-    } catch let error as ImportError {
-      throw CommandFailure(.badInput, "\(file): \(error); nothing was saved")
+    } catch {
+      switch error {
+      case .input(let error): throw CommandFailure(.badInput, "\(file): \(error); nothing was saved")
+      case .storage(let error): throw error
+      case .cancelled: throw CancellationError()
+      }
     }
     // A mirror import (--delete-missing) or an eviction may have removed articles: their image files go with them.
     await repository.removeUnusedImages()

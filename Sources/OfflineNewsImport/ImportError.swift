@@ -1,3 +1,5 @@
+import OfflineNewsStorage
+
 /// Why an import could not run at all. Nothing is written when one of these is thrown.
 ///
 /// Problems with single records are not errors: they are reported in `ImportReport/errors` and the record is
@@ -15,6 +17,25 @@ public enum ImportError: Error, Sendable, Hashable, CustomStringConvertible {
     case .invalidJSON(let detail): return "not valid JSON: \(detail)"
     case .doesNotMatchMapping(let detail): return "does not match the mapping: \(detail)"
     case .invalidMapping(let detail): return "invalid mapping: \(detail)"
+    }
+  }
+}
+
+/// Why ``Importer/run(_:into:source:options:)`` failed. Nothing is written in either case: the save is one
+/// transaction.
+public enum ImportFailure: Error, Sendable, Hashable, CustomStringConvertible {
+  /// The payload or the mapping: not valid JSON, not the mapping's shape (nothing read was saved).
+  case input(ImportError)
+  /// The save failed and was rolled back.
+  case storage(StorageError)
+  /// The task was cancelled before the save.
+  case cancelled
+
+  public var description: String {
+    switch self {
+    case .input(let error): error.description
+    case .storage(let error): error.description
+    case .cancelled: "cancelled; nothing was written"
     }
   }
 }

@@ -103,20 +103,26 @@ public struct Importer: Sendable {
   ///   - source: where the payload came from (a path or URL), for `$source` constants, `$source` base URLs and
   ///     messages.
   /// - Returns: the report.
-  /// - Throws: ``ImportError`` when the payload is not valid JSON or does not match the mapping (nothing written);
-  ///   ``StorageError`` when the save fails (rolled back); `CancellationError` when the task was cancelled (nothing
-  ///   written).
+  /// - Throws: ``ImportFailure``: `.input` (an ``ImportError``) when the payload is not valid JSON or does not match
+  ///   the mapping (nothing written); `.storage` (a ``StorageError``) when the save fails (rolled back);
+  ///   `.cancelled` when the task was cancelled (nothing written).
   public func run(_ data: Data, into storage: StorageContext, source: String, options: Options = Options())
-    async throws -> ImportReport
+    async throws(ImportFailure) -> ImportReport
   {
-    try await run(JSONValue.parseDocument(data), into: storage, source: source, options: options)
+    let document: JSONDocument
+    do {
+      document = try JSONValue.parseDocument(data)
+    } catch {
+      throw .input(error)
+    }
+    return try await run(document, into: storage, source: source, options: options)
   }
 
   /// Maps an already parsed payload and saves it in one transaction, as ``run(_:into:source:options:)-(Data,_,_,_)``.
   ///
   /// - Throws: as the form that takes `Data`.
   package func run(_ json: JSONValue, into storage: StorageContext, source: String, options: Options = Options())
-    async throws -> ImportReport
+    async throws(ImportFailure) -> ImportReport
   {
     try await run(JSONDocument(value: json), into: storage, source: source, options: options)
   }
@@ -126,16 +132,27 @@ public struct Importer: Sendable {
   /// - Throws: as the form that takes `Data`.
   package func run(
     _ document: JSONDocument, into storage: StorageContext, source: String, options: Options = Options()
-  ) async throws -> ImportReport {
-    try Task.checkCancellation()
-    var (changes, report) = try makeChanges(document, source: source, options: options)
+  ) async throws(ImportFailure) -> ImportReport {
+    if Task.isCancelled { throw .cancelled }
+    var changes: ChangeSet
+    var report: ImportReport
+    do {
+      (changes, report) = try makeChanges(document, source: source, options: options)
+    } catch {
+      throw .input(error)
+    }
     changes.upserts += options.additionalChanges.upserts
     changes.deletes += options.additionalChanges.deletes
     changes.deleteMissing += options.additionalChanges.deleteMissing
     changes.orphanDeletion.formUnion(options.additionalChanges.orphanDeletion)
     changes.operations.merge(options.additionalChanges.operations) { mine, _ in mine }
-    try Task.checkCancellation()
-    var summaries = try await storage.save(changes)
+    if Task.isCancelled { throw .cancelled }
+    var summaries: [String: SaveSummary]
+    do {
+      summaries = try await storage.save(changes)
+    } catch {
+      throw .storage(error)
+    }
     changes = ChangeSet()
     let mapped = Set(mapping.entities.map(\.entity.name))
     summaries = summaries.filter { mapped.contains($0.key) }

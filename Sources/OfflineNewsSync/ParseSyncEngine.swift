@@ -294,13 +294,15 @@ public struct ParseSyncEngine: Sendable {
     options.articleFetch = ArticleFetch(
       query: Self.articleQuery(source: source), source: source, fetchedAt: Timestamp(now()), accumulates: true)
     let report: ImportReport
-    do {
+    do throws(ImportFailure) {
       report = try await Importer(mapping: item.mapping).run(
         json, into: storage, source: "\(source)/\(name)", options: options)
-    } catch let error as ImportError {
-      throw .importFailed(className: name, detail: error.description)
     } catch {
-      throw .storage(className: name, storageError(error))
+      switch error {
+      case .input(let error): throw .importFailed(className: name, detail: error.description)
+      case .storage(let error): throw .storage(className: name, error)
+      case .cancelled: throw .storage(className: name, StorageError(kind: .cancelled, path: storage.path))
+      }
     }
     part.objects += Self.results(json)?.count ?? 0
     part.inserted += report.inserted

@@ -50,15 +50,33 @@ final class TestStore: Sendable {
     _ mapping: ImportMapping, _ json: String, hooks: ImportHooks = ImportHooks(), source: String = "test.json",
     options: Importer.Options = Importer.Options(importTime: importTime)
   ) async throws -> ImportReport {
-    try await Importer(mapping: mapping, hooks: hooks).run(
-      Data(json.utf8), into: storage, source: source, options: options)
+    try await Self.unwrapped { () async throws(ImportFailure) -> ImportReport in
+      try await Importer(mapping: mapping, hooks: hooks).run(
+        Data(json.utf8), into: storage, source: source, options: options)
+    }
+  }
+
+  /// What `body` returns; its input error as the ``ImportError`` it holds, so that tests name the kind they expect.
+  private static func unwrapped(_ body: () async throws(ImportFailure) -> ImportReport) async throws -> ImportReport {
+    do throws(ImportFailure) {
+      return try await body()
+    } catch {
+      switch error {
+      case .input(let error): throw error
+      case .storage(let error): throw error
+      case .cancelled: throw CancellationError()
+      }
+    }
   }
 
   /// Imports a file through `mapping`.
   @discardableResult
   func run(_ mapping: ImportMapping, file url: URL) async throws -> ImportReport {
-    try await Importer(mapping: mapping).run(
-      Data(contentsOf: url), into: storage, source: url.path, options: Importer.Options(importTime: importTime))
+    let data = try Data(contentsOf: url)
+    return try await Self.unwrapped { () async throws(ImportFailure) -> ImportReport in
+      try await Importer(mapping: mapping).run(
+        data, into: storage, source: url.path, options: Importer.Options(importTime: importTime))
+    }
   }
 
   /// Every row of `entity`, in identity order, read with plain SQL.

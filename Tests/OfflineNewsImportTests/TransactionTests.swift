@@ -75,7 +75,7 @@ struct TransactionTests {
     }
     task.cancel()
     let result = await task.result
-    #expect(throws: CancellationError.self) { try result.get() }
+    #expect(throws: ImportFailure.cancelled) { try result.get() }
     try await expectUntouched(store)
   }
 }
