@@ -4,7 +4,7 @@
 // Built by scripts/fuzz.sh against the OfflineNewsImport module. The first byte of the input chooses the mapping and
 // root; the rest is the payload. Properties checked, each a crash when broken:
 // - importing never traps and never hangs, whatever the bytes;
-// - it either returns a report or throws an `ImportError` (not valid JSON, does not match the mapping); a
+// - it either returns a report or throws `ImportFailure.input` (not valid JSON, does not match the mapping); a
 //   `StorageError` or any other error is a violation (a value the store refuses must become a record error);
 // - a refusal happens exactly when the payload is not JSON (`JSONValue.parse` fails) or holds no array of records
 //   where the mapping says;
@@ -78,7 +78,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   }
   switch outcome {
   case .failure(let error):
-    guard let error = error as? ImportError else { fatalError("\(name): import failed with \(error)") }
+    guard case .input(let error)? = error as? ImportFailure else { fatalError("\(name): import failed with \(error)") }
     guard records == nil else { fatalError("\(name): refused a payload with \(records?.count ?? 0) records: \(error)") }
   case .success(let report):
     guard let records else { fatalError("\(name): accepted a payload without an array of records") }
