@@ -76,9 +76,12 @@ extension ArticleDecoder {
 
   /// What search indexes for a summary or content that is HTML: its text as a reader sees it
   /// (``FeedText/plainText``, the HTML layer's renderer), or `nil` when the value is plain text or its own text
-  /// (nothing to store beside it).
+  /// (nothing to store beside it). HTML without a `<` or `&` has no markup or entity, so its text has the same
+  /// words (the renderer would only collapse its white space): it is not parsed.
   static func searchText(_ text: FeedText) -> String? {
-    guard text.kind == .html else { return nil }
+    guard text.kind == .html,
+      text.value.utf8.contains(where: { $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: "&") })
+    else { return nil }
     let plain = text.plainText
     return plain == text.value ? nil : plain
   }

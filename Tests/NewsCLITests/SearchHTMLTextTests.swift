@@ -73,4 +73,41 @@ struct SearchHTMLTextTests {
     #expect(try await search(cli, "windmill").urls == ["https://harbour.example/log/1"])
     #expect(try await search(cli, "seawall").urls == ["https://harbour.example/log/1"])
   }
+
+  /// Each item's HTML texts as Foundation's `XMLParser` reads them (RSS `description`, `content:encoded`; Atom
+  /// `summary`, `content`; RDF `description`): the oracle, sharing no code with the feed parser or the renderer.
+  private static func htmlTexts(_ item: OracleElement) -> [String] {
+    let names = ["description", "encoded", "summary", "content"]
+    return item.children.filter { names.contains($0.name) }.map(\.text)
+  }
+
+  @Test(
+    "real feeds: an item whose HTML holds href is not found by href, unless its text says it",
+    .enabled(if: Fixtures.hasSharedReal, "needs ../shared/fixtures/real"), arguments: RealFeeds.xmlFeeds)
+  func realFeedsMarkup(name: String) async throws {
+    let root = try XMLOracle.read(RealFeeds.url(name))
+    let items = FeedOracle.items(root)
+    // The items whose markup has an href attribute, and those whose words a reader sees (tags taken out by a
+    // regular expression, entities left as written: the word survives either way) or whose title hold "href".
+    let withHref = items.filter {
+      Self.htmlTexts($0).contains { $0.range(of: "href", options: .caseInsensitive) != nil }
+    }
+    let saysHref = items.filter { item in
+      let visible = Self.htmlTexts(item).map {
+        $0.replacingOccurrences(of: "<[^>]*>", with: " ", options: .regularExpression)
+      }
+      return (visible + [item.first("title", .any)?.text ?? ""]).contains {
+        $0.range(of: "\\bhref\\b", options: [.regularExpression, .caseInsensitive]) != nil
+      }
+    }
+    let cli = CLIHarness()
+    await importFeed(cli, RealFeeds.url(name).path)
+    let found = try await search(cli, "href")
+    if saysHref.isEmpty {
+      #expect(found.urls.isEmpty, "\(name): \(withHref.count) items with href in their HTML, found \(found.urls)")
+    } else {
+      #expect(found.urls.count <= saysHref.count, "\(name)")
+    }
+    for snippet in found.snippets { #expect(!snippet.contains("href="), "\(name): \(snippet)") }
+  }
 }
