@@ -25,7 +25,7 @@ struct ArticleImageStoreTests {
       }
     }
     let storage = try database.open()
-    #expect(try await storage.int("PRAGMA user_version") == StorageContext.schemaVersion)
+    #expect(try await storage.int("PRAGMA user_version") == Int64(StorageContext.schemaVersion))
     let key = articleURL("a").absoluteString
     let rows = [Self.image("lead", position: 0, stored: true), Self.image("late", position: 1, stored: false)]
     #expect(try await storage.saveArticleImages(rows.reversed(), forKey: key, fullTextHTML: "<p>x</p>"))
