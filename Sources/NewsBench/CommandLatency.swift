@@ -133,5 +133,6 @@ enum CommandLatencyBench {
   /// The columns `StorageContext` reads for an article.
   static let articleColumns =
     "a.url, a.title, a.author, a.summary, a.imageURL, a.publishedAt, a.content, a.sourceID, a.sourceName, "
-    + "a.isRead, a.bookmarkedAt, a.link, a.source, a.tags, a.enclosures, a.fullTextHTML, a.fullText, a.fullTextAt"
+    + "a.isRead, a.bookmarkedAt, a.link, a.source, a.tags, a.enclosures, a.fullTextHTML, a.fullText, a.fullTextAt, "
+    + "a.summaryText, a.contentText"
 }

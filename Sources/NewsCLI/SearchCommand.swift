@@ -138,7 +138,8 @@ struct SearchCommand: NewsCommand {
       ? Timestamp(millisecondsSince1970: timestamp.millisecondsSince1970 + 86_400_000) : timestamp
   }
 
-  /// The hit's snippet; when it is only the title, which the line above already shows, the summary instead.
+  /// The hit's snippet; when it is only the title, which the line above already shows, the summary instead (its
+  /// text when it is HTML, ``Article/summaryText``: what the snippet would have been cut from).
   static func excerpt(_ hit: SearchHit) -> String {
     // Characters compared, as Foundation's `replacingOccurrences` without `.literal` does, without its first-use
     // cost (about 0.5 ms of a search's start, docs/PERFORMANCE.md).
@@ -146,7 +147,7 @@ struct SearchCommand: NewsCommand {
     let end = Character(SearchHit.highlightEnd)
     let plain = hit.snippet.filter { $0 != start && $0 != end }
     guard plain == hit.article.title else { return hit.snippet }
-    return hit.article.summary ?? ""
+    return hit.article.summaryText ?? hit.article.summary ?? ""
   }
 
   /// A snippet on one line, fitted to `width`, with its matches in bold on a colour console (the ⟨ ⟩ marks are

@@ -11,7 +11,9 @@ extension ArticleDecoder {
   ///   without a guid keys the item as written, fragment included);
   /// - title: the item's, or the one derived from its text (``FeedItem/titleIsDerived``);
   /// - summary and content: `description`/Atom `summary` and `content:encoded`/Atom `content`, as the feed gives
-  ///   them (HTML stays HTML); a `description` that is the item's only text is its summary;
+  ///   them (HTML stays HTML); a `description` that is the item's only text is its summary. Where one is HTML,
+  ///   its text (``FeedText/plainText``) is the article's search text (``Article/summaryText``,
+  ///   ``Article/contentText``), which search indexes in its place;
   /// - publishedAt: `pubDate`/`published`/`dc:date`, else `updated`, else the time the item was first saved (kept by
   ///   later fetches: ``Article/isUndated``);
   /// - the publisher's name (``Article/sourceName``): the feed's title.
@@ -56,6 +58,8 @@ extension ArticleDecoder {
         publishedAt: item.published ?? item.updated ?? Date(), content: item.content?.value,
         sourceName: feed.title, tags: item.categories,
         enclosures: item.enclosures.map { Enclosure(url: $0.url, type: $0.type, length: $0.length) })
+      article.summaryText = item.summary.flatMap(Self.searchText)
+      article.contentText = item.content.flatMap(Self.searchText)
       // Undated: first seen now; the save keeps the date of a row already stored (``Article/isUndated``).
       article.isUndated = item.published == nil && item.updated == nil
       articles.append(article)
@@ -68,6 +72,18 @@ extension ArticleDecoder {
         reason: issue.message, skipped: false)
     }
     return NewsPage(articles: articles, issues: issues)
+  }
+
+  /// What search indexes for a summary or content that is HTML: its text as a reader sees it
+  /// (``FeedText/plainText``, the HTML layer's renderer), or `nil` when the value is plain text or its own text
+  /// (nothing to store beside it). HTML without a `<` or `&` has no markup or entity, so its text has the same
+  /// words (the renderer would only collapse its white space): it is not parsed.
+  static func searchText(_ text: FeedText) -> String? {
+    guard text.kind == .html,
+      text.value.utf8.contains(where: { $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: "&") })
+    else { return nil }
+    let plain = text.plainText
+    return plain == text.value ? nil : plain
   }
 
   /// The item's link when it is an absolute `http(s)` URL.

@@ -56,13 +56,26 @@ public struct Article: Sendable, Hashable, Codable {
   /// When the whole article was fetched (UTC), or `nil`.
   public var fullTextAt: Date?
 
+  /// The text of ``summary`` as a reader sees it, when ``summary`` is HTML whose text differs from it (a feed's
+  /// `description` or Atom `summary`, rendered to text by the HTML layer: `FeedText.plainText`); `nil` when the
+  /// summary is plain text (NewsAPI) or its own text. Full-text search indexes it, and cuts snippets from it, in
+  /// place of ``summary``, so that markup (`href`, tag and attribute names) is never found; ``summary`` itself
+  /// stays as the source gave it, for display. Set by the feed decoder; stored with the article (migration 11),
+  /// not encoded.
+  package var summaryText: String? = nil
+  /// The text of ``content`` as a reader sees it, when ``content`` is HTML whose text differs from it (RSS
+  /// `content:encoded`, Atom `content`), as ``summaryText`` is of ``summary``; `nil` otherwise. Searched in place of
+  /// ``content`` (a ``fullText`` is searched before either).
+  package var contentText: String? = nil
+
   /// Whether the source gave no date for the item (an RSS item without `pubDate` or `dc:date`, an Atom entry
   /// without `published` or `updated`, a JSON Feed item without `date_published` or `date_modified`): its
   /// ``publishedAt`` is then the time it was first seen, which a save keeps — a stored row's date is not replaced by
   /// a later fetch's time, and a new row is dated by the save's fetch time. Not stored, not encoded.
   package var isUndated = false
 
-  /// The stored and encoded properties: all but ``isUndated``, a fact about one response.
+  /// The encoded properties: all but ``isUndated``, a fact about one response, and the search texts
+  /// (``summaryText``, ``contentText``), which follow from ``summary`` and ``content``.
   private enum CodingKeys: String, CodingKey {
     case url, link, source, tags, enclosures, title, author, summary, imageURL, publishedAt, content, sourceID
     case sourceName, isRead, bookmarkedAt, fullTextHTML, fullText, fullTextAt

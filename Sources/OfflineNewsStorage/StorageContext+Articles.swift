@@ -317,7 +317,8 @@ extension StorageContext {
 
   static let articleColumns =
     "a.url, a.title, a.author, a.summary, a.imageURL, a.publishedAt, a.content, a.sourceID, a.sourceName, "
-    + "a.isRead, a.bookmarkedAt, a.link, a.source, a.tags, a.enclosures, a.fullTextHTML, a.fullText, a.fullTextAt"
+    + "a.isRead, a.bookmarkedAt, a.link, a.source, a.tags, a.enclosures, a.fullTextHTML, a.fullText, a.fullTextAt, "
+    + "a.summaryText, a.contentText"
 
   /// An article from a row of ``articleColumns``. A `NULL` link is the key itself (when the key is a link).
   static func article(_ row: Row) -> Article? {
@@ -333,6 +334,8 @@ extension StorageContext {
     article.fullTextHTML = row.string(15)
     article.fullText = row.string(16)
     article.fullTextAt = row.int64(17).map { Timestamp(millisecondsSince1970: $0).date }
+    article.summaryText = row.string(18)
+    article.contentText = row.string(19)
     return article
   }
 }

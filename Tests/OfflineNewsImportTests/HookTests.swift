@@ -151,7 +151,8 @@ struct HookTests {
           // separate link; the source is the payload's.
           "link": .null, "source": .text("test.json"), "tags": .null, "enclosures": .null,
           "fullTextHTML": .null, "fullText": .null, "fullTextAt": .null, "fullTextError": .null,
-          "handle": .text(ArticleIdentity.handle(forKey: "https://example.com/kept")),
+          "handle": .text(ArticleIdentity.handle(forKey: "https://example.com/kept")), "summaryText": .null,
+          "contentText": .null,
         ]
       ])
   }

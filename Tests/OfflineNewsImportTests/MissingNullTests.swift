@@ -148,7 +148,8 @@ struct MissingNullTests {
       "fetchQuery": .text("test.json"), "isRead": .integer(isRead), "bookmarkedAt": bookmarkedAt,
       "link": .null, "source": .text("test.json"), "tags": .null, "enclosures": .null,
       "fullTextHTML": .null, "fullText": .null, "fullTextAt": .null, "fullTextError": .null,
-      "handle": .text(ArticleIdentity.handle(forKey: "https://example.com/1")),
+      "handle": .text(ArticleIdentity.handle(forKey: "https://example.com/1")), "summaryText": .null,
+      "contentText": .null,
     ]
   }
 

@@ -19,10 +19,13 @@ struct ArticleImageStoreTests {
     do {
       let storage = try database.open()
       try await storage.saveArticles([makeArticle("a"), makeArticle("b")], forQuery: "q", fetchedAt: .now())
-      try await storage.write { db in try db.execute(sql: "DROP TABLE article_image; PRAGMA user_version = 9;") }
+      try await storage.write { db in
+        try db.execute(sql: SearchTextTests.version10Search)
+        try db.execute(sql: "DROP TABLE article_image; PRAGMA user_version = 9;")
+      }
     }
     let storage = try database.open()
-    #expect(try await storage.int("PRAGMA user_version") == 10)
+    #expect(try await storage.int("PRAGMA user_version") == Int64(StorageContext.schemaVersion))
     let key = articleURL("a").absoluteString
     let rows = [Self.image("lead", position: 0, stored: true), Self.image("late", position: 1, stored: false)]
     #expect(try await storage.saveArticleImages(rows.reversed(), forKey: key, fullTextHTML: "<p>x</p>"))

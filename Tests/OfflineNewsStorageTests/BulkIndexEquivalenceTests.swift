@@ -19,7 +19,9 @@ private final class Batches: Sendable {
 struct BulkIndexEquivalenceTests {
   /// 3,000 articles in three batches: the first without any folded character, the second with one in every tenth
   /// article (each column in turn), the third with accented words; a URL of the first batch comes again in the
-  /// third with other text.
+  /// third with other text. Every sixth article's summary and content are HTML with their search texts
+  /// (``Article/summaryText``, ``Article/contentText``, as the feed decoder gives them: migration 11), the search
+  /// text holding a folded character in some articles of the second batch.
   private static func batches() -> [[Article]] {
     let folded = ["\u{AD}", "\u{200B}", "\u{200C}", "\u{200D}", "\u{2060}", "\u{FEFF}"]
     let words = ["storm", "harbour", "election", "climate", "market", "festival", "railway", "vaccine"]
@@ -42,10 +44,21 @@ struct BulkIndexEquivalenceTests {
         }
       }
       if index >= 2000 { title = "Café \(word) in Zürich, number \(index)" }
-      return Article(
+      var result = Article(
         url: articleURL("bulk\(index)"), title: title, author: author, summary: summary,
         publishedAt: Date(timeIntervalSince1970: 1_700_000_000 + Double(index % 500) * 60), content: content,
         sourceName: sourceName)
+      if index % 6 == 1 {
+        let mark = (1000..<2000).contains(index) && index % 50 == 1 ? "\u{AD}text" : ""
+        result.summary =
+          "<p class=\"teaser\">Reporters followed the <a href=\"https://x.example/\">\(other)</a> all week.</p>"
+        result.summaryText = "Reporters followed the \(other)\(mark) all week."
+        if let content {
+          result.content = "<div class=\"body\"><p>\(content)</p></div>"
+          result.contentText = content
+        }
+      }
+      return result
     }
     var all = (0..<3000).map(article)
     // A URL of the first batch again in the third, with a new title: the update trigger replaces its terms.
@@ -119,10 +132,18 @@ struct BulkIndexEquivalenceTests {
       "storm", "cafe", "café", "zurich", "bundesverfassungsgericht", "bund*", "stormwide", "climateline", "author",
       "source", "\"story number\"", "quokkastory", "harbour OR railway", "market NOT festival", "number 1500",
     ]
-    for query in queries {
+    for query in queries + [
+      "harbourtext OR stormtext OR electiontext OR climatetext OR markettext "
+        + "OR festivaltext OR railwaytext OR vaccinetext"
+    ] {
       let expected = try await answers(plain, query)
       #expect(try await answers(bulk, query) == expected, "\(query)")
       #expect(!expected.isEmpty, "\(query)")
+    }
+    // The markup of the HTML summaries and contents is in neither index.
+    for markup in ["href", "class", "teaser", "div"] {
+      #expect(try await answers(bulk, markup).isEmpty, "\(markup)")
+      #expect(try await answers(plain, markup).isEmpty, "\(markup)")
     }
     // Folding, as the reader sees the words: 'cafe' finds 'Café', the soft-hyphenated word is one word.
     // Expected counts from the articles themselves (the last record of a URL wins), folded by hand.

@@ -127,13 +127,14 @@ struct SearchFoldingTests {
     INSERT INTO article_fts (article_fts) VALUES ('rebuild');
     """
 
-  /// What the migrations after 7 added (handles, full text), removed, and the version set to 6: run after the
+  /// What the migrations after 7 added (handles, full text, images, search texts), removed, and the version set to 6: run after the
   /// search of the version-5 index (the store reads those columns), before the file is opened again.
   static let laterColumns = """
     DROP INDEX article_by_handle; ALTER TABLE article DROP COLUMN handle;
     ALTER TABLE article DROP COLUMN fullTextHTML; ALTER TABLE article DROP COLUMN fullText;
     ALTER TABLE article DROP COLUMN fullTextAt; ALTER TABLE article DROP COLUMN fullTextError;
     DROP TABLE article_image;
+    ALTER TABLE article DROP COLUMN summaryText; ALTER TABLE article DROP COLUMN contentText;
     PRAGMA user_version = 6;
     """
 

@@ -415,6 +415,7 @@ struct SearchTests {
             ALTER TABLE article DROP COLUMN source; ALTER TABLE article DROP COLUMN tags;
             ALTER TABLE article DROP COLUMN enclosures; DELETE FROM schema_entity WHERE name = 'article';
             DROP TABLE article_image;
+            ALTER TABLE article DROP COLUMN summaryText; ALTER TABLE article DROP COLUMN contentText;
             PRAGMA user_version = 3;
             """)
       }

@@ -1,5 +1,5 @@
 extension EntityDescription {
-  /// The built-in `article` entity (migrations 1, 2, 6, 8 and 9), described as apps describe theirs.
+  /// The built-in `article` entity (migrations 1, 2, 6, 8, 9 and 11), described as apps describe theirs.
   ///
   /// Identity `url`. `isRead` and `bookmarkedAt` are local-only: a refresh never overwrites them.
   package static let article = EntityDescription(
@@ -14,6 +14,9 @@ extension EntityDescription {
       Attribute("fullTextHTML", .text, localOnly: true), Attribute("fullText", .text, localOnly: true),
       Attribute("fullTextAt", .date, localOnly: true), Attribute("fullTextError", .text, localOnly: true),
       Attribute("handle", .text, localOnly: true),  // derived from the key by the writer; never from a source
+      // The search text of an HTML summary and content (migration 11): derived by the feed decoder, written by the
+      // article writer with the fields it comes from; never mapped from a source's record.
+      Attribute("summaryText", .text, localOnly: true), Attribute("contentText", .text, localOnly: true),
       Attribute("isRead", .bool, optional: false, localOnly: true, default: .integer(0)),
       Attribute("bookmarkedAt", .date, localOnly: true),
     ],

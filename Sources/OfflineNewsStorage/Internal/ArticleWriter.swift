@@ -35,7 +35,7 @@ struct ArticleWriter {
     return try session.finish(eviction: eviction)
   }
 
-  /// Rows per multi-row statement: 500 × 16 parameters stays far below SQLite's 32,766-parameter limit.
+  /// Rows per multi-row statement: 500 × 18 parameters stays far below SQLite's 32,766-parameter limit.
   static let chunk = 500
 
   /// A save whose first batch holds this many articles is a bulk save: its new rows are indexed for search one
@@ -49,12 +49,14 @@ struct ArticleWriter {
   /// each, load 3–5; docs/PERFORMANCE.md). The stored setting is given back at the end.
   static let resumedAutomerge: Int64 = 16
 
-  /// The content columns, in bind order. Local-only columns are absent on purpose; `source` follows them (it is
-  /// written on insert and filled where it was unknown, never changed: an article keeps the source that brought
-  /// it first).
+  /// The content columns, in bind order. Local-only columns are absent on purpose, but for the search texts of the
+  /// summary and content (``Article/summaryText``, ``Article/contentText``, migration 11), which follow from the
+  /// source's fields and are written with them (`NULL` when the article has none: a mapped record's summary is
+  /// searched as it is); `source` follows them (it is written on insert and filled where it was unknown, never
+  /// changed: an article keeps the source that brought it first).
   static let contentColumns = [
     "url", "title", "author", "summary", "imageURL", "publishedAt", "content", "sourceID", "sourceName", "link",
-    "tags", "enclosures",
+    "tags", "enclosures", "summaryText", "contentText",
   ]
 
   /// Appends the content columns of `article` (whose key text is `url`) and its source to `arguments`, in bind
@@ -72,15 +74,19 @@ struct ArticleWriter {
     arguments.append(article.link.map { $0.absoluteString == url ? .null : .text($0.absoluteString) } ?? .null)
     arguments.append(article.tags.isEmpty ? .null : .text(ArticleJSON.encode(article.tags)))
     arguments.append(article.enclosures.isEmpty ? .null : .text(ArticleJSON.encode(article.enclosures)))
+    arguments.append(article.summaryText.databaseValue)
+    arguments.append(article.contentText.databaseValue)
     arguments.append((article.source ?? source).databaseValue)
     arguments.append(.text(ArticleIdentity.handle(forKey: url)))
   }
 
-  /// Whether a searched column of `article` (title, summary, content, author, source name) holds a character the
-  /// search index folds out (``SearchQuery/foldedScalars``).
+  /// Whether a searched value of `article` (title, the summary's search text else the summary, the content's else
+  /// the content, author, source name: what `article_search_text` reads) holds a character the search index folds
+  /// out (``SearchQuery/foldedScalars``).
   static func needsFolding(_ article: Article) -> Bool {
-    SearchQuery.containsFoldedScalar(article.title) || article.summary.map(SearchQuery.containsFoldedScalar) == true
-      || article.content.map(SearchQuery.containsFoldedScalar) == true
+    SearchQuery.containsFoldedScalar(article.title)
+      || (article.summaryText ?? article.summary).map(SearchQuery.containsFoldedScalar) == true
+      || (article.contentText ?? article.content).map(SearchQuery.containsFoldedScalar) == true
       || article.author.map(SearchQuery.containsFoldedScalar) == true
       || article.sourceName.map(SearchQuery.containsFoldedScalar) == true
   }
@@ -226,7 +232,7 @@ struct ArticleWriter {
     private var indexedUpTo: Int64 = 0
     /// Some article added since the last ``indexNewRows()`` has text that `article_search_text` folds.
     private var pendingNeedFolding = false
-    /// `article_search_text` is migration 9's view, so that unfolded text can be read from `article` itself (see
+    /// `article_search_text` is migration 11's view, so that unfolded text can be read from `article` itself (see
     /// ``indexNewRows()``); any other view is always read.
     private var foldingIsKnown = false
 
@@ -269,7 +275,8 @@ struct ArticleWriter {
     ///
     /// The index is given the folded values of `article_search_text` (migration 7). When no article of these rows
     /// holds a folded character (``SearchQuery/containsFoldedScalar(_:)``, checked as the batch is bound), folding
-    /// changes nothing and the same values are read from `article` itself, without the view's 30 nested
+    /// changes nothing and the same values are read from `article` itself (with the view's `coalesce`s: the search
+    /// texts of an HTML summary and content, migration 11), without the view's 30 nested
     /// `replace()` calls per row (about a tenth of a first import's CPU time at 100k articles: docs/PERFORMANCE.md);
     /// a batch with one such article reads the view.
     private mutating func indexNewRows() throws {
@@ -285,7 +292,9 @@ struct ArticleWriter {
         """
         : """
         INSERT INTO article_fts (rowid, title, summary, content, author, sourceName)
-        SELECT rowid, title, summary, coalesce(fullText, content), author, sourceName FROM article
+        SELECT rowid, title, coalesce(summaryText, summary), coalesce(fullText, contentText, content), author,
+          sourceName
+        FROM article
         WHERE rowid > ?1 AND rowid <= ?2
         """
       try db.cachedStatement(sql).execute([.integer(indexedUpTo), .integer(last)])

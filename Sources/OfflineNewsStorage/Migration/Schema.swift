@@ -12,5 +12,6 @@ enum Schema {
     .v8ArticleHandles,
     .v9FullText,
     .v10ArticleImages,
+    .v11SearchTextOfHTML,
   ]
 }

@@ -1,7 +1,7 @@
 extension Migration {
   /// The view `article_search_text` of migration 9 (the searched columns, folded; the content column is the full
-  /// text where there is one), also what ``ArticleWriter`` checks before it indexes unfolded text from `article`.
-  static let searchTextView = """
+  /// text where there is one), as it shipped; migration 11 replaced it (``searchTextView``).
+  static let v9SearchTextView = """
     CREATE VIEW article_search_text (docid, title, summary, content, author, sourceName) AS
     SELECT rowid,
       replace(replace(replace(replace(replace(replace(title,
@@ -37,7 +37,7 @@ extension Migration {
       DROP TRIGGER article_fts_before_update;
       DROP TRIGGER article_fts_after_update;
       DROP VIEW article_search_text;
-      \(searchTextView);
+      \(v9SearchTextView);
 
       CREATE TRIGGER article_fts_before_update
       BEFORE UPDATE OF title, summary, content, author, sourceName, fullText ON article
