@@ -62,7 +62,12 @@ package struct ArticleDecoder: NewsPageDecoder {
           index: offset, url: warning.identity, keyPath: warning.keyPath, reason: warning.reason, skipped: false)
       }
     for record in changes.upserts where record.entity == EntityDescription.article.name {
-      if let article = record.article(firstSeen: now) {
+      if var article = record.article(firstSeen: now) {
+        // `content` is the item's `content_html` when it has one (the mapping's first choice): HTML by the JSON
+        // Feed 1.1 spec, so its text is what search indexes (``searchText(_:)``, as for RSS and Atom).
+        if let content = article.content, record.values["feedContentText"] != .text(content) {
+          article.contentText = Self.searchText(FeedText(value: content, kind: .html))
+        }
         articles.append(article)
       } else {
         issues.append(

@@ -53,6 +53,24 @@ struct SearchHTMLTextTests {
     #expect(!human.out.contains("<"), "\(human.out)")
   }
 
+  @Test("a JSON Feed's content_html is searched by its text; content_text as it is")
+  func jsonFeedContentHTML() async throws {
+    let cli = CLIHarness()
+    let feed = cli.directory.path("harbour.json")
+    let json = #"""
+      {"version": "https://jsonfeed.org/version/1.1", "title": "Harbour", "home_page_url": "https://harbour.example/",
+       "items": [
+        {"id": "1", "url": "https://harbour.example/j/1", "title": "Log one",
+         "content_html": "<p>The <a href=\"https://pelican.example/\">lighthouse</a> keeper</p>"},
+        {"id": "2", "url": "https://harbour.example/j/2", "title": "Log two", "content_text": "href in plain text"}]}
+      """#
+    try Data(json.utf8).write(to: URL(fileURLWithPath: feed))
+    await importFeed(cli, feed)
+    #expect(try await search(cli, "pelican").urls.isEmpty)
+    #expect(try await search(cli, "lighthouse").urls == ["https://harbour.example/j/1"])
+    #expect(try await search(cli, "href").urls == ["https://harbour.example/j/2"])
+  }
+
   @Test("an item fetched again with changed HTML is indexed again: the old words leave, the new ones are found")
   func changedHTMLReindexes() async throws {
     let cli = CLIHarness()
