@@ -199,13 +199,25 @@ public final class StorageContext: Sendable {
         try connection.scalarString("PRAGMA journal_mode")?.lowercased() == "wal",
         try Migrator(migrations: Schema.migrations).currentVersion(connection) == schemaVersion
       else { return nil }
-      let recorded = try recordedEntities(connection, path: path)
+      let definitions = try recordedDefinitions(connection, path: path)
       // As recorded: then `EntityMigrator` has nothing to create or add (it compares the definitions' JSON texts;
       // one written by an older build in another layout is written again at the writer's open, at the first write).
-      for entity in entities {
-        guard let previous = recorded.first(where: { $0.name == entity.name }) else { return nil }
+      // A definition whose text is the declared description's is that description, without decoding it.
+      guard entities.allSatisfy({ entity in definitions.contains { $0.name == entity.name } }) else { return nil }
+      var recorded: [EntityDescription] = []
+      for (name, text) in definitions {
+        guard let entity = entities.first(where: { $0.name == name }) else {
+          if let other = decodedDefinition(text) { recorded.append(other) }
+          continue
+        }
+        if text == entity.definitionText {
+          recorded.append(entity)
+          continue
+        }
+        guard let previous = decodedDefinition(text) else { return nil }
         let declared = entity.name == EntityDescription.article.name ? entity.extended(with: previous) : entity
         guard declared == previous else { return nil }
+        recorded.append(previous)
       }
       return (connection, recorded)
     } catch {
@@ -326,17 +338,29 @@ public final class StorageContext: Sendable {
     }
   }
 
+  /// The entities recorded in `schema_entity`, by name; a definition that cannot be decoded is left out.
   private static func recordedEntities(_ db: Connection, path: String) throws(StorageError) -> [EntityDescription] {
+    try recordedDefinitions(db, path: path).compactMap { decodedDefinition($0.definition) }
+  }
+
+  /// The rows of `schema_entity`, by name: each entity's name and the JSON text of its description.
+  private static func recordedDefinitions(_ db: Connection, path: String) throws(StorageError)
+    -> [(name: String, definition: String)]
+  {
     do {
-      let definitions = try db.makeStatement("SELECT definition FROM schema_entity ORDER BY name").fetchAll {
-        $0.string(0) ?? ""
+      return try db.makeStatement("SELECT name, definition FROM schema_entity ORDER BY name").fetchAll {
+        (name: $0.string(0) ?? "", definition: $0.string(1) ?? "")
       }
-      return definitions.compactMap { try? JSONDecoder().decode(EntityDescription.self, from: Data($0.utf8)) }
     } catch let error as SQLiteError {
       throw StorageError(error, path: path)
     } catch {
       throw StorageError(kind: .other, path: path)
     }
+  }
+
+  /// A recorded definition decoded, or `nil` when it is not a description's JSON.
+  private static func decodedDefinition(_ text: String) -> EntityDescription? {
+    try? JSONDecoder().decode(EntityDescription.self, from: Data(text.utf8))
   }
 
   /// The description of the entity named `name`.

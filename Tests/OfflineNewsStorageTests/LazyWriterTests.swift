@@ -103,4 +103,54 @@ struct LazyWriterTests {
     #expect(storage.readOnlyCause != nil)
     #expect(try await storage.articleCount() == 2)
   }
+
+  /// Sets the recorded definition of `entity` in `schema_entity`, as another build (or a damaged file) may have it.
+  private func record(_ definition: String, for entity: String, in database: TestDatabase) throws {
+    let connection = try Connection(path: database.path, busyTimeout: 1)
+    try connection.execute(
+      "UPDATE schema_entity SET definition = ?1 WHERE name = ?2", [.text(definition), .text(entity)])
+  }
+
+  @Test("a definition recorded in another layout than this build's text still reads as the entity it describes")
+  func otherLayout() async throws {
+    let database = try await current(entities: [note])
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted]
+    let text = String(decoding: try encoder.encode(EntityDescription.article), as: UTF8.self)
+    #expect(text != EntityDescription.article.definitionText)
+    try record(text, for: "article", in: database)
+    let lazy = try database.open()
+    #expect(connections(to: database.path) == 1, "the same entity: nothing for the writer's open to do")
+    #expect(try lazy.entity("article") == EntityDescription.article)
+    #expect(try lazy.entity("note") == note)
+  }
+
+  @Test("an attribute a mapping added to the article, recorded, is the store's when it is opened without the mapping")
+  func recordedExtension() async throws {
+    let category = EntityDescription(
+      name: "article", identity: ["url"], attributes: [Attribute("url", .text), Attribute("category", .text)])
+    let database = try await current(entities: [category])
+    let lazy = try database.open()
+    #expect(connections(to: database.path) == 1)
+    #expect(try lazy.entity("article").attribute("category") == Attribute("category", .text))
+    #expect(try lazy.entity("article") == EntityDescription.article.extended(with: category))
+  }
+
+  @Test("a recorded definition that differs from the declared entity is still found: the full open refuses it")
+  func changedDefinition() async throws {
+    let database = try await current(entities: [note])
+    let changed = EntityDescription(
+      name: "note", identity: ["id"], attributes: [Attribute("id", .text), Attribute("text", .integer)])
+    try record(try #require(changed.definitionText), for: "note", in: database)
+    do {
+      _ = try StorageContext(path: database.path, entities: [note])
+      Issue.record("a changed attribute type was opened")
+    } catch {
+      guard case .incompatibleSchema(let problem) = error.kind else {
+        Issue.record("expected incompatibleSchema, got \(error)")
+        return
+      }
+      #expect(problem.contains("attribute text was integer, now text"), "\(problem)")
+    }
+  }
 }
