@@ -284,6 +284,8 @@ enum OutputFormat {
   /// The number of terminal columns `text` takes: the sum of its characters' ``displayWidth(_:)-(Character)``;
   /// escape sequences (`ESC [ … final`, as ``TextStyle`` writes them) take none.
   static func displayWidth(_ text: some StringProtocol) -> Int {
+    // Printable ASCII: one column a byte (no escape, no control, no CR LF), without breaking it into characters.
+    if text.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) { return text.utf8.count }
     var total = 0
     var inEscape = false
     var afterIntroducer = false

@@ -89,6 +89,12 @@ enum TerminalText {
     }
 
     for (index, scalar) in input.enumerated() {
+      // Printable ASCII but the space (most of the data): what the checks below make of it (no line break, control,
+      // bidi control or mark, variation selector or format character), without looking up Unicode properties.
+      if (0x21...0x7E).contains(scalar.value) && (boundaries.isEmpty || !boundaries.contains(scalar)) {
+        emitVisible(scalar)
+        continue
+      }
       if isLineBreakOrTab(scalar) {
         inTagSequence = false
         if collapsingWhitespace {

@@ -251,7 +251,9 @@ extension StorageContext {
   /// The body's snippet with the most matches (the summary on a tie) when the body matches: it says more than the
   /// title shown beside it; otherwise the snippet of FTS5's best column (the last of `columns`).
   private static func bestSnippet(_ row: Row, columns: [Int]) -> String {
-    let marks = { (text: String) in text.components(separatedBy: SearchHit.highlightStart).count - 1 }
+    // Characters compared, as Foundation's `components(separatedBy:)` compares them, without its first-use cost.
+    let start = Character(SearchHit.highlightStart)
+    let marks = { (text: String) in text.reduce(0) { $1 == start ? $0 + 1 : $0 } }
     var best: (text: String, marks: Int)?
     for column in columns.dropLast() {
       guard let text = row.string(column) else { continue }
