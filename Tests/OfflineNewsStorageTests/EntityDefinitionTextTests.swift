@@ -29,7 +29,7 @@ struct EntityDefinitionTextTests {
       EntityIndex("post_by_stars", on: ["stars", "shard"]), EntityIndex("post_by_label", on: ["label"], unique: true),
     ])
 
-  @Test("is JSONEncoder's text for the built-in article, an empty entity and one with every kind of member")
+  @Test("is JSONEncoder's text for the built-in article, a one-attribute entity and one with every member kind")
   func sameAsJSONEncoder() throws {
     let empty = EntityDescription(name: "bare", identity: ["id"], attributes: [Attribute("id", .text)])
     for entity in [EntityDescription.article, empty, Self.everything] {
