@@ -43,7 +43,19 @@ enum FailureHint {
         + "(e.g. https://newsapi.org/v2/top-headlines?country=us) or a saved response"
     case .invalidResponse(let detail) where detail.contains("an XML document"):
       return "this is XML (an RSS or Atom feed?), not a NewsAPI response"
-    case .invalidResponse(let detail) where detail.hasPrefix(NewsAPIDecoder.truncatedPrefix):
+    case .invalidResponse(let detail) where detail.contains("gzip-compressed data"):
+      return query.url.isFileURL
+        ? "unpack it first (gunzip -k FILE), then import the file it gives"
+        : "the server sent a compressed body without saying so: check the URL"
+    case .invalidResponse(let detail) where detail.contains("binary data, not text"):
+      return "this is not a news file: news reads NewsAPI responses, RSS, Atom, RDF and JSON Feed files, and OPML lists"
+    case .invalidResponse(let detail) where detail.hasPrefix("not valid JSON: empty ("):
+      return query.url.isFileURL
+        ? "the file is empty: save or download it again"
+        : "the server sent an empty body: try again later; 'news list' shows everything cached"
+    case .invalidResponse(let detail)
+    where detail.hasPrefix(NewsAPIDecoder.truncatedPrefix) || detail.contains("the document is cut off")
+      || detail.contains("not valid JSON: byte") && detail.contains("the document ends "):
       return query.url.isFileURL
         ? "the file is cut off: save or download it again, whole (no mapping reads a part)"
         : "the response was cut off: try again; 'news list' shows everything cached"

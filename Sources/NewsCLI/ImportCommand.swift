@@ -113,6 +113,13 @@ struct ImportCommand: NewsCommand {
     guard let file = arguments.positionals.first else {
       throw CommandFailure(.usage, "which file? usage: news import \(Self.spec.usage)")
     }
+    if let scheme = URL(string: file)?.scheme?.lowercased(), scheme == "http" || scheme == "https" {
+      // Not a relative path "http:/host/…": import reads files; the network is fetch's and add's.
+      throw CommandFailure(
+        .usage, "\(OutputFormat.sanitized(file)): news import reads a file, not a URL",
+        hint: "subscribe with 'news add URL', read it once with 'news fetch --url URL', or save it first "
+          + "(curl -o FILE URL) and import the file")
+    }
     let path = context.resolvedPath(file)
     if let mapping = arguments.value(.mapping) {
       return try await MappedImport(context: context, arguments: arguments).run(

@@ -75,6 +75,20 @@ struct ShowCommand: NewsCommand {
         present
         ? nil : image.isOffline ? "the file is gone from the image folder" : image.error ?? "not fetched yet"
     }
+
+    enum CodingKeys: String, CodingKey { case url, lead, offline, file, bytes, format, error }
+
+    // Every key always present (docs/CLI.md, JSON): `null` for what an image not on disk lacks.
+    func encode(to encoder: any Encoder) throws {
+      var c = encoder.container(keyedBy: CodingKeys.self)
+      try c.encode(url, forKey: .url)
+      try c.encode(lead, forKey: .lead)
+      try c.encode(offline, forKey: .offline)
+      try c.encode(file, forKey: .file)
+      try c.encode(bytes, forKey: .bytes)
+      try c.encode(format, forKey: .format)
+      try c.encode(error, forKey: .error)
+    }
   }
 
   var context: CommandContext
