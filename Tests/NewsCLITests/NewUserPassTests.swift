@@ -113,4 +113,29 @@ struct NewUserPassTests {
       #expect(!outcome.err.contains("--mapping"), "\(name): \(outcome.err)")
     }
   }
+
+  @Test("a page with a link longer than libxml2's URI limit: `extract` prints no raw libxml2 message")
+  func noRawLibXML2Message() async throws {
+    let binary = try #require(CrashSafetyTests.newsBinary, "the news executable is built beside the tests")
+    let directory = TemporaryDirectory("news-long-link")
+    let page = directory.path("long-link.html")
+    // xmlBuildURI refuses a URI over 1 MB (MAX_URI_LENGTH) and says so on the thread's generic error handler.
+    let words = String(repeating: "The harbour keeper counted the gulls again. ", count: 40)
+    let link = String(repeating: "x", count: 5_000_000)
+    try Data("<html><body><article><p>\(words)</p><p><a href=\"\(link)\">more</a></p></article></body></html>".utf8)
+      .write(to: URL(fileURLWithPath: page))
+    let process = Process()
+    process.executableURL = binary
+    process.arguments = ["extract", page, "--url", "https://long.example/a/b"]
+    process.environment = ["HOME": directory.path("home"), "PATH": "/usr/bin:/bin"]
+    process.currentDirectoryURL = directory.url
+    let errors = Pipe()
+    process.standardError = errors
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0, "\(text)")
+    #expect(!text.contains("URI error") && !text.contains("MAX_URI_LENGTH"), "\(text)")
+  }
 }
