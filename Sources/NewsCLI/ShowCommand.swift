@@ -145,11 +145,8 @@ struct ShowCommand: NewsCommand {
       text += "link   " + style.apply(.cyan, OutputFormat.sanitized(link.absoluteString)) + "\n"
     }
     if let origin = article.source {
-      let shown = OutputFormat.sanitized(origin)
-      // A long path or URL is cut at the start, where it says least: "source …/feeds/daringfireball.xml".
-      let room = (width ?? .max) - 7
-      let fits = OutputFormat.displayWidth(shown) <= room
-      text += "source " + (fits || room < 8 ? shown : "…" + String(shown.suffix(room - 1))) + "\n"
+      // Whole, as the link is: a path or URL to copy (`news list --source PATH`), never cut to the width.
+      text += "source " + OutputFormat.sanitized(origin) + "\n"
     }
     if !article.tags.isEmpty { text += "tags   " + OutputFormat.sanitized(article.tags.joined(separator: ", ")) + "\n" }
     for enclosure in article.enclosures {

@@ -1,4 +1,5 @@
 import Foundation
+import NewsCLI
 import TestSupport
 import Testing
 
@@ -137,5 +138,25 @@ struct NewUserPassTests {
     process.waitUntilExit()
     #expect(process.terminationStatus == 0, "\(text)")
     #expect(!text.contains("URI error") && !text.contains("MAX_URI_LENGTH"), "\(text)")
+  }
+
+  @Test("`show` on a narrow terminal prints the source's path whole, as it prints the link: it can be copied")
+  func showSourceWhole() async throws {
+    let cli = CLIHarness()
+    let folder = cli.directory.path("a-rather-long-folder-name/with-another-long-folder-inside")
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let feed = folder + "/harbour-notes.rss"
+    try FileManager.default.copyItem(atPath: Self.feed.path, toPath: feed)
+    #expect(await cli.run("import", feed, "--db", cli.database).status == 0)
+    // A terminal 40 columns wide.
+    let (console, captured) = Console.capturing(isTerminal: true, width: 40)
+    let now = cli.now
+    let status = await NewsCommandLine(
+      environment: cli.environment, currentDirectory: cli.directory.url.path, console: console, now: { now },
+      network: cli.network
+    ).run(["show", "https://harbour.example/log/1", "--db", cli.database])
+    #expect(status == 0, "\(captured.err)")
+    let line = captured.out.split(separator: "\n").first { $0.hasPrefix("source ") }.map(String.init)
+    #expect(line == "source " + feed, "\(captured.out)")
   }
 }
