@@ -246,17 +246,24 @@ struct ImportCommand: NewsCommand {
     } else {
       let shown = OutputFormat.sanitized(file)
       var line = "saved \(saved) article\(saved == 1 ? "" : "s") from \(shown), skipped \(report.skipped)"
-      if evicted > 0 {
-        let policy = context.configuration.eviction
-        let rules = [
-          policy.maxArticles.map { "maxArticles \($0)" },
-          policy.maxAge.map { "maxAgeDays \(Int(($0 / 86_400).rounded()))" },
-        ].compactMap { $0 }.joined(separator: ", ")
-        line += "; then evicted \(evicted) (eviction: \(rules))"
-        if let cached { line += ", \(cached) kept in the cache" }
-      }
+      line += context.evictionNote(evicted: evicted, cached: cached)
       console.printLines(line + "\n")
       context.reportIssues(issues, arguments.common)
     }
+  }
+}
+
+extension CommandContext {
+  /// What an import's line adds when the configuration's `eviction` removed articles right after the save:
+  /// `; then evicted 9 (eviction: maxArticles 10), 10 kept in the cache` (so that "saved 19" is not read as 19 kept);
+  /// empty when nothing was evicted. `cached`: the articles in the cache after the eviction.
+  func evictionNote(evicted: Int, cached: Int?) -> String {
+    guard evicted > 0 else { return "" }
+    let policy = configuration.eviction
+    let rules = [
+      policy.maxArticles.map { "maxArticles \($0)" },
+      policy.maxAge.map { "maxAgeDays \(Int(($0 / 86_400).rounded()))" },
+    ].compactMap { $0 }.joined(separator: ", ")
+    return "; then evicted \(evicted) (eviction: \(rules))" + (cached.map { ", \($0) kept in the cache" } ?? "")
   }
 }

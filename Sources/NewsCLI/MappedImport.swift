@@ -6,6 +6,21 @@ struct MappedImport {
   var context: CommandContext
   var arguments: ParsedArguments<ImportCommand.Option>
 
+  /// `--json`: the ``ImportReport`` and `cached`, the articles in the cache after an eviction (`null` when nothing
+  /// was evicted), as the NewsAPI import's report has it.
+  struct Document: Encodable {
+    var report: ImportReport
+    var cached: Int?
+
+    enum CodingKeys: String, CodingKey { case cached }
+
+    func encode(to encoder: any Encoder) throws {
+      try report.encode(to: encoder)
+      var c = encoder.container(keyedBy: CodingKeys.self)
+      try c.encode(cached, forKey: .cached)
+    }
+  }
+
   func run(file: String, path: String, mapping name: String) async throws -> ExitCode {
     var mapping = try context.loadMapping(name)
     if let root = arguments.value(.root) {
@@ -46,9 +61,11 @@ struct MappedImport {
     }
     // A mirror import (--delete-missing) or an eviction may have removed articles: their image files go with them.
     await repository.removeUnusedImages()
+    // As the NewsAPI import says: how many the cache keeps after an eviction, so "20 inserted" is not read as kept.
+    let cached = report.evicted > 0 ? try? await repository.storage.articleCount() : nil
     let console = context.console
     if arguments.flag(.json) {
-      console.out(OutputFormat.json(report))
+      console.out(OutputFormat.json(Document(report: report, cached: cached)))
     } else {
       var counts =
         "\(report.inserted) inserted, \(report.updated) updated, \(report.unchanged) unchanged, "
@@ -57,6 +74,7 @@ struct MappedImport {
       counts += ", \(report.warnings.count) warning\(report.warnings.count == 1 ? "" : "s")"
       let target =
         mapping.join.map { "\($0.entity).\($0.relationship)" } ?? mapping.rootEntities.joined(separator: ", ")
+      counts += context.evictionNote(evicted: report.evicted, cached: cached)
       console.printLines("\(OutputFormat.sanitized(file)) → \(OutputFormat.sanitized(target)): " + counts + "\n")
       // Messages about records go to standard error, counted by reason; --verbose lists them.
       context.reportRecordErrors(report.failures, arguments.common)

@@ -279,6 +279,7 @@ struct RecordWriter {
     summary.inserted += result.inserted
     summary.updated += result.updated
     summary.unchanged += result.unchanged
+    summary.evicted += result.evicted
     for identity in written + linksOnly {
       guard let record = merged[identity] else { continue }
       let links = try replaceToMany(entity, identity, record)
