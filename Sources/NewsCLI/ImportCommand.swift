@@ -222,10 +222,7 @@ struct ImportCommand: NewsCommand {
   /// A file that cannot be read or is not a complete NewsAPI response: exit 65, with a hint that fits the cause
   /// (a missing file is a path to check; other JSON needs `--mapping`).
   private func unreadable(_ file: String, path: String, _ error: NewsNetworkError) -> CommandFailure {
-    CommandFailure(
-      .badInput, "\(file): \(error.description); nothing was saved",
-      hint: FailureHint.reading(
-        NewsQuery(url: URL(fileURLWithPath: path)), error, currentDirectory: context.currentDirectory))
+    context.importRefusal(file, path: path, error)
   }
 
   /// What was saved and skipped, as one line and a note per problem, or as `--json`.
@@ -254,6 +251,14 @@ struct ImportCommand: NewsCommand {
 }
 
 extension CommandContext {
+  /// The error (status 65) of an import that could not read `file` (at `path`), with the hint for its cause
+  /// (``FailureHint``): a missing file, a folder, a page, a cut-off file…; nothing was saved.
+  func importRefusal(_ file: String, path: String, _ error: NewsNetworkError) -> CommandFailure {
+    CommandFailure(
+      .badInput, "\(file): \(error.description); nothing was saved",
+      hint: FailureHint.reading(NewsQuery(url: URL(fileURLWithPath: path)), error, currentDirectory: currentDirectory))
+  }
+
   /// What an import's line adds when the configuration's `eviction` removed articles right after the save:
   /// `; then evicted 9 (eviction: maxArticles 10), 10 kept in the cache` (so that "saved 19" is not read as 19 kept);
   /// empty when nothing was evicted. `cached`: the articles in the cache after the eviction.

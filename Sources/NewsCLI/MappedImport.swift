@@ -44,9 +44,12 @@ struct MappedImport {
       do { mapping = try mapping.selecting(root: root) } catch { throw CommandFailure(.usage, error.description) }
     }
     let options = try importOptions(mapping)
-    guard let data = FileManager.default.contents(atPath: path) else {
-      let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file"
-      throw CommandFailure(.badInput, "\(file): \(reason); nothing was saved")
+    let data: Data
+    do {
+      data = try LocalFile.read(path)
+    } catch {
+      // In the words and with the hints of every other import: no such file, is a directory, permission denied.
+      throw context.importRefusal(file, path: path, .unreadableFile(path: path, reason: error.reason))
     }
     let repository = try context.makeRepository(arguments.common, entities: mapping.entityDescriptions)
     let report: ImportReport

@@ -159,4 +159,22 @@ struct NewUserPassTests {
     let line = captured.out.split(separator: "\n").first { $0.hasPrefix("source ") }.map(String.init)
     #expect(line == "source " + feed, "\(captured.out)")
   }
+
+  @Test("`import --mapping` of a folder or a missing file says why, as `import` does, with its hint")
+  func mappedImportUnreadable() async throws {
+    let cli = CLIHarness()
+    let folder = cli.directory.path("a-folder")
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    for (file, reason, hint) in [
+      (folder, "is a directory", "give a file, not a folder"),
+      (cli.directory.path("missing.json"), "no such file", "check the file name"),
+    ] {
+      let plain = await cli.run("import", file, "--db", cli.database)
+      let mapped = await cli.run("import", file, "--mapping", "jsonfeed", "--db", cli.database)
+      for outcome in [plain, mapped] {
+        #expect(outcome.status == 65, "\(outcome.err)")
+        #expect(outcome.err.contains(reason) && outcome.err.contains(hint), "\(outcome.err)")
+      }
+    }
+  }
 }
