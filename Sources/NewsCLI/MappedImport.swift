@@ -54,7 +54,8 @@ struct MappedImport {
     let repository = try context.makeRepository(arguments.common, entities: mapping.entityDescriptions)
     let report: ImportReport
     do throws(ImportFailure) {
-      report = try await Importer(mapping: mapping).run(data, into: repository.storage, source: path, options: options)
+      report = try await Importer(mapping: mapping, hooks: ArticleDecoder.searchTextHooks(for: mapping)).run(
+        data, into: repository.storage, source: path, options: options)
     } catch {
       switch error {
       case .input(let error): throw CommandFailure(.badInput, "\(file): \(error); nothing was saved")

@@ -177,4 +177,26 @@ struct NewUserPassTests {
       }
     }
   }
+
+  @Test("`import --mapping jsonfeed` searches content_html by its text, as `import` of the same file does")
+  func mappedJSONFeedSearchText() async throws {
+    let feed = Fixtures.own("feeds/undated.json")  // item 1: content_html with <a href="https://undated.example/">
+    for mapping in [[String](), ["--mapping", "jsonfeed"]] {
+      let cli = CLIHarness()
+      for _ in 0..<2 {  // a second run changes nothing
+        let imported = await cli.run(["import", feed.path, "--db", cli.database] + mapping)
+        #expect(imported.status == 0, "\(mapping): \(imported.err)")
+      }
+      let markup = await cli.run("search", "href", "--db", cli.database, "--json")
+      #expect((try markup.json()["results"] as? [Any])?.isEmpty == true, "\(mapping): \(markup.out)")
+      let host = await cli.run("search", "undated.example", "--db", cli.database, "--json")
+      #expect((try host.json()["results"] as? [Any])?.isEmpty == true, "\(mapping): an attribute value: \(host.out)")
+      let text = await cli.run("search", "dated text", "--db", cli.database, "--json")
+      let titles = (try text.json()["results"] as? [[String: Any]])?.compactMap { $0["title"] as? String }
+      #expect(titles == ["A dated note"], "\(mapping): \(text.out)")
+      let plain = await cli.run("search", "date", "--db", cli.database, "--json")
+      let found = (try plain.json()["results"] as? [[String: Any]])?.compactMap { $0["title"] as? String }
+      #expect(found?.contains("An undated note") == true, "content_text is searched as it is: \(plain.out)")
+    }
+  }
 }
