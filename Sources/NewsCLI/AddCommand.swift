@@ -139,12 +139,9 @@ struct AddCommand: NewsCommand {
       }
     case .opml:
       // `news import` reads files only: a list at a URL is saved first.
-      let hint =
-        document.isFile
-        ? "'news import \(target)' adds its feeds"
-        : "save it, then import the file, which adds its feeds: curl -o subscriptions.opml '\(target)' && "
-          + "news import subscriptions.opml"
-      throw CommandFailure(.usage, "\(target) is an OPML subscription list, not a feed", hint: hint)
+      throw CommandFailure(
+        .usage, "\(target) is an OPML subscription list, not a feed",
+        hint: FailureHint.subscriptionList(target, isFile: document.isFile))
     case .json, .unknown:
       throw CommandFailure(
         .badInput, "\(target) is not a feed (RSS, Atom, RDF, JSON Feed) nor a web page that announces one")

@@ -33,6 +33,9 @@ package struct ArticleDecoder: NewsPageDecoder {
       return try decodeJSONFeed(data, origin: origin)
     case .xmlFeed where httpStatus.map { (200..<300).contains($0) } ?? true:
       return try decodeFeed(data, origin: origin, contentType: contentType)
+    case .opml where httpStatus.map { (200..<300).contains($0) } ?? true:
+      // Named as what it is (not "an XML document"): its feeds are added by `news import`, never fetched as one.
+      throw .invalidResponse(detail: "\(Self.subscriptionListPrefix) (\(data.count) bytes), not a feed")
     default:
       return try newsAPI.decode(data, httpStatus: httpStatus, redacting: secrets, contentType: contentType)
     }
@@ -63,6 +66,9 @@ package struct ArticleDecoder: NewsPageDecoder {
     })
     return hooks
   }
+
+  /// How the detail of an `.invalidResponse` for an OPML subscription list starts.
+  package static let subscriptionListPrefix = "an OPML subscription list"
 
   /// A JSON Feed body through the `jsonfeed` mapping: the feed's items as articles, its problems as issues.
   private func decodeJSONFeed(_ data: Data, origin: URL) throws(NewsNetworkError) -> NewsPage {

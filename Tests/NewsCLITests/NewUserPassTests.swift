@@ -199,4 +199,31 @@ struct NewUserPassTests {
       #expect(found?.contains("An undated note") == true, "content_text is searched as it is: \(plain.out)")
     }
   }
+
+  @Test("`fetch --url` of a page announcing a feed points to `news add`; of an OPML list, to `news import`")
+  func fetchPageAndListHints() async throws {
+    let cli = CLIHarness()
+    let page = Data(
+      """
+      <!DOCTYPE html><html><head><title>Harbour</title>
+      <link rel="alternate" type="application/rss+xml" href="/feed.rss"></head><body><p>Hello</p></body></html>
+      """.utf8)
+    let list = try Data(contentsOf: Fixtures.own("feeds/subscriptions.opml"))
+    let server = try LoopbackHTTPServer()
+    server.router = { request in
+      request.target == "/subs.opml"
+        ? .respond(status: 200, headers: ["Content-Type": "text/x-opml"], body: list)
+        : .respond(status: 200, headers: ["Content-Type": "text/html"], body: page)
+    }
+    defer { server.stop() }
+    let home = server.url("/").absoluteString
+    let fetchedPage = await cli.run("fetch", "--url", home, "--db", cli.database)
+    #expect(fetchedPage.status == 69, "\(fetchedPage.err)")
+    #expect(fetchedPage.err.contains("news add \(home)"), "\(fetchedPage.err)")
+    let opml = server.url("/subs.opml").absoluteString
+    let fetchedList = await cli.run("fetch", "--url", opml, "--db", cli.database)
+    #expect(fetchedList.status == 69, "\(fetchedList.err)")
+    #expect(fetchedList.err.contains("OPML") && fetchedList.err.contains("news import"), "\(fetchedList.err)")
+    #expect(!fetchedList.err.contains("an RSS or Atom feed?"), "fetch reads RSS and Atom: \(fetchedList.err)")
+  }
 }
