@@ -314,7 +314,10 @@ run_target() {
   local common=(-detect_leaks=0 -timeout=20 -rss_limit_mb=6144 -print_final_stats=1
     -artifact_prefix="$work/artifacts/" "${dict[@]}")
   if [ "$budget" = 0 ]; then
-    "$bin" "${common[@]}" -runs=0 "Fuzz/seeds/$target" "$corpus" "$crashers" >"$log" 2>&1 || status=$?
+    # The readability replay reads our test page where it is kept (Tests/Fixtures/html/), not a copy of it.
+    local own=()
+    [ "$target" = readability ] && own=(Tests/Fixtures/html)
+    "$bin" "${common[@]}" -runs=0 "Fuzz/seeds/$target" "${own[@]}" "$corpus" "$crashers" >"$log" 2>&1 || status=$?
   else
     make_seeds "$target"
     "$bin" "${common[@]}" -max_total_time="$budget" -max_len="$(max_len_of "$target")" \

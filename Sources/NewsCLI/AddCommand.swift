@@ -138,8 +138,10 @@ struct AddCommand: NewsCommand {
           feed: feed.url.absoluteString, title: nil, homePage: home?.absoluteString, folder: folder)
       }
     case .opml:
+      // `news import` reads files only: a list at a URL is saved first.
       throw CommandFailure(
-        .usage, "\(target) is an OPML subscription list, not a feed", hint: "'news import \(target)' adds its feeds")
+        .usage, "\(target) is an OPML subscription list, not a feed",
+        hint: FailureHint.subscriptionList(target, isFile: document.isFile))
     case .json, .unknown:
       throw CommandFailure(
         .badInput, "\(target) is not a feed (RSS, Atom, RDF, JSON Feed) nor a web page that announces one")

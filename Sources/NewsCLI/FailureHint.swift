@@ -39,11 +39,31 @@ enum FailureHint {
         return "check the URL: it must answer with a NewsAPI v2 response"
       }
     case .invalidResponse(let detail) where detail.contains("an HTML page"):
-      return "this is a web page, not a NewsAPI response: give the API's URL "
-        + "(e.g. https://newsapi.org/v2/top-headlines?country=us) or a saved response"
+      // A feed reader's user gave a site's page: `news add` finds the feed it announces.
+      let page =
+        query.url.isFileURL
+        ? "this is a web page, not a feed or a NewsAPI response: 'news add URL' with the page's address "
+          + "subscribes to the feed it announces"
+        : "this is a web page, not a feed or a NewsAPI response: 'news add \(name(query))' subscribes to the feed "
+          + "it announces"
+      return page + "; for NewsAPI, give the API's URL (e.g. https://newsapi.org/v2/top-headlines?country=us)"
+    case .invalidResponse(let detail) where detail.hasPrefix(ArticleDecoder.subscriptionListPrefix):
+      return subscriptionList(name(query), isFile: query.url.isFileURL)
     case .invalidResponse(let detail) where detail.contains("an XML document"):
-      return "this is XML (an RSS or Atom feed?), not a NewsAPI response"
-    case .invalidResponse(let detail) where detail.hasPrefix(NewsAPIDecoder.truncatedPrefix):
+      return "this is XML, but no feed news reads (RSS 0.9x and 2.0, RSS 1.0 (RDF), Atom) nor a NewsAPI response"
+    case .invalidResponse(let detail) where detail.contains("gzip-compressed data"):
+      return query.url.isFileURL
+        ? "unpack it first (gunzip -k FILE), then import the file it gives"
+        : "the server sent a compressed body without saying so: check the URL"
+    case .invalidResponse(let detail) where detail.contains("binary data, not text"):
+      return "this is not a news file: news reads NewsAPI responses, RSS, Atom, RDF and JSON Feed files, and OPML lists"
+    case .invalidResponse(let detail) where detail.hasPrefix("not valid JSON: empty ("):
+      return query.url.isFileURL
+        ? "the file is empty: save or download it again"
+        : "the server sent an empty body: try again later; 'news list' shows everything cached"
+    case .invalidResponse(let detail)
+    where detail.hasPrefix(NewsAPIDecoder.truncatedPrefix) || detail.contains("the document is cut off")
+      || detail.contains("not valid JSON: byte") && detail.contains("the document ends "):
       return query.url.isFileURL
         ? "the file is cut off: save or download it again, whole (no mapping reads a part)"
         : "the response was cut off: try again; 'news list' shows everything cached"
@@ -76,6 +96,15 @@ enum FailureHint {
           + "dump is not); a large NewsAPI-format file is imported in batches by 'news import FILE'"
         : "a feed or NewsAPI response is rarely more than a few MiB: check that the URL is the feed's"
     }
+  }
+
+  /// The hint for an OPML subscription list given where a feed was expected (`fetch`, `add`): `news import` adds
+  /// its feeds, and reads files only, so a list at a URL is saved first.
+  static func subscriptionList(_ target: String, isFile: Bool) -> String {
+    isFile
+      ? "'news import \(target)' adds its feeds"
+      : "save it, then import the file, which adds its feeds: curl -o subscriptions.opml '\(target)' && "
+        + "news import subscriptions.opml"
   }
 
   /// How the input of a read is named in a message: a file by its path, a URL by its cache key (API key removed).

@@ -227,7 +227,14 @@ struct FetchAll {
       }
       return outcome
     } catch {
-      return Outcome(source: name, kind: kind, status: "failed", error: error.description)
+      // The network's failure, not the repository's "network failed (…) and nothing is cached": the line says what
+      // the cache serves itself ("; nothing cached"), and `cached` is 0.
+      let network: NewsNetworkError? =
+        switch error {
+        case .networkFailedAndCacheEmpty(_, let network), .networkFailed(_, let network): network
+        case .storage: nil
+        }
+      return Outcome(source: name, kind: kind, status: "failed", error: network?.description ?? error.description)
     }
   }
 

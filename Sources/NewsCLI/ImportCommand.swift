@@ -113,6 +113,13 @@ struct ImportCommand: NewsCommand {
     guard let file = arguments.positionals.first else {
       throw CommandFailure(.usage, "which file? usage: news import \(Self.spec.usage)")
     }
+    if let scheme = URL(string: file)?.scheme?.lowercased(), scheme == "http" || scheme == "https" {
+      // Not a relative path "http:/host/…": import reads files; the network is fetch's and add's.
+      throw CommandFailure(
+        .usage, "\(OutputFormat.sanitized(file)): news import reads a file, not a URL",
+        hint: "subscribe with 'news add URL', read it once with 'news fetch --url URL', or save it first "
+          + "(curl -o FILE URL) and import the file")
+    }
     let path = context.resolvedPath(file)
     if let mapping = arguments.value(.mapping) {
       return try await MappedImport(context: context, arguments: arguments).run(
@@ -215,10 +222,7 @@ struct ImportCommand: NewsCommand {
   /// A file that cannot be read or is not a complete NewsAPI response: exit 65, with a hint that fits the cause
   /// (a missing file is a path to check; other JSON needs `--mapping`).
   private func unreadable(_ file: String, path: String, _ error: NewsNetworkError) -> CommandFailure {
-    CommandFailure(
-      .badInput, "\(file): \(error.description); nothing was saved",
-      hint: FailureHint.reading(
-        NewsQuery(url: URL(fileURLWithPath: path)), error, currentDirectory: context.currentDirectory))
+    context.importRefusal(file, path: path, error)
   }
 
   /// What was saved and skipped, as one line and a note per problem, or as `--json`.
@@ -239,17 +243,32 @@ struct ImportCommand: NewsCommand {
     } else {
       let shown = OutputFormat.sanitized(file)
       var line = "saved \(saved) article\(saved == 1 ? "" : "s") from \(shown), skipped \(report.skipped)"
-      if evicted > 0 {
-        let policy = context.configuration.eviction
-        let rules = [
-          policy.maxArticles.map { "maxArticles \($0)" },
-          policy.maxAge.map { "maxAgeDays \(Int(($0 / 86_400).rounded()))" },
-        ].compactMap { $0 }.joined(separator: ", ")
-        line += "; then evicted \(evicted) (eviction: \(rules))"
-        if let cached { line += ", \(cached) kept in the cache" }
-      }
+      line += context.evictionNote(evicted: evicted, cached: cached)
       console.printLines(line + "\n")
       context.reportIssues(issues, arguments.common)
     }
+  }
+}
+
+extension CommandContext {
+  /// The error (status 65) of an import that could not read `file` (at `path`), with the hint for its cause
+  /// (``FailureHint``): a missing file, a folder, a page, a cut-off file…; nothing was saved.
+  func importRefusal(_ file: String, path: String, _ error: NewsNetworkError) -> CommandFailure {
+    CommandFailure(
+      .badInput, "\(file): \(error.description); nothing was saved",
+      hint: FailureHint.reading(NewsQuery(url: URL(fileURLWithPath: path)), error, currentDirectory: currentDirectory))
+  }
+
+  /// What an import's line adds when the configuration's `eviction` removed articles right after the save:
+  /// `; then evicted 9 (eviction: maxArticles 10), 10 kept in the cache` (so that "saved 19" is not read as 19 kept);
+  /// empty when nothing was evicted. `cached`: the articles in the cache after the eviction.
+  func evictionNote(evicted: Int, cached: Int?) -> String {
+    guard evicted > 0 else { return "" }
+    let policy = configuration.eviction
+    let rules = [
+      policy.maxArticles.map { "maxArticles \($0)" },
+      policy.maxAge.map { "maxAgeDays \(Int(($0 / 86_400).rounded()))" },
+    ].compactMap { $0 }.joined(separator: ", ")
+    return "; then evicted \(evicted) (eviction: \(rules))" + (cached.map { ", \($0) kept in the cache" } ?? "")
   }
 }

@@ -49,6 +49,8 @@ struct ListCommand: NewsCommand {
       return .success
     }
     let now = context.now()
+    // `--limit 0` asked for no line: the cache is not empty for that, so nothing is said of it.
+    if articles.isEmpty, limit == 0 { return .success }
     if articles.isEmpty {
       let filtered = arguments.flag(.unread) || arguments.flag(.bookmarked) || arguments.value(.source) != nil
       let message =

@@ -6,6 +6,21 @@ struct MappedImport {
   var context: CommandContext
   var arguments: ParsedArguments<ImportCommand.Option>
 
+  /// `--json`: the ``ImportReport`` and `cached`, the articles in the cache after an eviction (`null` when nothing
+  /// was evicted), as the NewsAPI import's report has it.
+  struct Document: Encodable {
+    var report: ImportReport
+    var cached: Int?
+
+    enum CodingKeys: String, CodingKey { case cached }
+
+    func encode(to encoder: any Encoder) throws {
+      try report.encode(to: encoder)
+      var c = encoder.container(keyedBy: CodingKeys.self)
+      try c.encode(cached, forKey: .cached)
+    }
+  }
+
   func run(file: String, path: String, mapping name: String) async throws -> ExitCode {
     var mapping = try context.loadMapping(name)
     if let root = arguments.value(.root) {
@@ -29,14 +44,18 @@ struct MappedImport {
       do { mapping = try mapping.selecting(root: root) } catch { throw CommandFailure(.usage, error.description) }
     }
     let options = try importOptions(mapping)
-    guard let data = FileManager.default.contents(atPath: path) else {
-      let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file"
-      throw CommandFailure(.badInput, "\(file): \(reason); nothing was saved")
+    let data: Data
+    do {
+      data = try LocalFile.read(path)
+    } catch {
+      // In the words and with the hints of every other import: no such file, is a directory, permission denied.
+      throw context.importRefusal(file, path: path, .unreadableFile(path: path, reason: error.reason))
     }
     let repository = try context.makeRepository(arguments.common, entities: mapping.entityDescriptions)
     let report: ImportReport
     do throws(ImportFailure) {
-      report = try await Importer(mapping: mapping).run(data, into: repository.storage, source: path, options: options)
+      report = try await Importer(mapping: mapping, hooks: ArticleDecoder.searchTextHooks(for: mapping)).run(
+        data, into: repository.storage, source: path, options: options)
     } catch {
       switch error {
       case .input(let error): throw CommandFailure(.badInput, "\(file): \(error); nothing was saved")
@@ -46,9 +65,11 @@ struct MappedImport {
     }
     // A mirror import (--delete-missing) or an eviction may have removed articles: their image files go with them.
     await repository.removeUnusedImages()
+    // As the NewsAPI import says: how many the cache keeps after an eviction, so "20 inserted" is not read as kept.
+    let cached = report.evicted > 0 ? try? await repository.storage.articleCount() : nil
     let console = context.console
     if arguments.flag(.json) {
-      console.out(OutputFormat.json(report))
+      console.out(OutputFormat.json(Document(report: report, cached: cached)))
     } else {
       var counts =
         "\(report.inserted) inserted, \(report.updated) updated, \(report.unchanged) unchanged, "
@@ -57,6 +78,7 @@ struct MappedImport {
       counts += ", \(report.warnings.count) warning\(report.warnings.count == 1 ? "" : "s")"
       let target =
         mapping.join.map { "\($0.entity).\($0.relationship)" } ?? mapping.rootEntities.joined(separator: ", ")
+      counts += context.evictionNote(evicted: report.evicted, cached: cached)
       console.printLines("\(OutputFormat.sanitized(file)) → \(OutputFormat.sanitized(target)): " + counts + "\n")
       // Messages about records go to standard error, counted by reason; --verbose lists them.
       context.reportRecordErrors(report.failures, arguments.common)

@@ -37,6 +37,16 @@ struct OpenCommand: NewsCommand {
     var handle: String
     var url: String
     var opener: String?
+
+    enum CodingKeys: String, CodingKey { case handle, url, opener }
+
+    // Every key always present (docs/CLI.md, JSON): `opener` is `null` when none was found.
+    func encode(to encoder: any Encoder) throws {
+      var container = encoder.container(keyedBy: CodingKeys.self)
+      try container.encode(handle, forKey: .handle)
+      try container.encode(url, forKey: .url)
+      try container.encode(opener, forKey: .opener)
+    }
   }
 
   var context: CommandContext

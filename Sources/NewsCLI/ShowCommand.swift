@@ -75,6 +75,20 @@ struct ShowCommand: NewsCommand {
         present
         ? nil : image.isOffline ? "the file is gone from the image folder" : image.error ?? "not fetched yet"
     }
+
+    enum CodingKeys: String, CodingKey { case url, lead, offline, file, bytes, format, error }
+
+    // Every key always present (docs/CLI.md, JSON): `null` for what an image not on disk lacks.
+    func encode(to encoder: any Encoder) throws {
+      var c = encoder.container(keyedBy: CodingKeys.self)
+      try c.encode(url, forKey: .url)
+      try c.encode(lead, forKey: .lead)
+      try c.encode(offline, forKey: .offline)
+      try c.encode(file, forKey: .file)
+      try c.encode(bytes, forKey: .bytes)
+      try c.encode(format, forKey: .format)
+      try c.encode(error, forKey: .error)
+    }
   }
 
   var context: CommandContext
@@ -131,11 +145,8 @@ struct ShowCommand: NewsCommand {
       text += "link   " + style.apply(.cyan, OutputFormat.sanitized(link.absoluteString)) + "\n"
     }
     if let origin = article.source {
-      let shown = OutputFormat.sanitized(origin)
-      // A long path or URL is cut at the start, where it says least: "source …/feeds/daringfireball.xml".
-      let room = (width ?? .max) - 7
-      let fits = OutputFormat.displayWidth(shown) <= room
-      text += "source " + (fits || room < 8 ? shown : "…" + String(shown.suffix(room - 1))) + "\n"
+      // Whole, as the link is: a path or URL to copy (`news list --source PATH`), never cut to the width.
+      text += "source " + OutputFormat.sanitized(origin) + "\n"
     }
     if !article.tags.isEmpty { text += "tags   " + OutputFormat.sanitized(article.tags.joined(separator: ", ")) + "\n" }
     for enclosure in article.enclosures {

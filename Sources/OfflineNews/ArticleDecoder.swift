@@ -33,10 +33,42 @@ package struct ArticleDecoder: NewsPageDecoder {
       return try decodeJSONFeed(data, origin: origin)
     case .xmlFeed where httpStatus.map { (200..<300).contains($0) } ?? true:
       return try decodeFeed(data, origin: origin, contentType: contentType)
+    case .opml where httpStatus.map { (200..<300).contains($0) } ?? true:
+      // Named as what it is (not "an XML document"): its feeds are added by `news import`, never fetched as one.
+      throw .invalidResponse(detail: "\(Self.subscriptionListPrefix) (\(data.count) bytes), not a feed")
     default:
       return try newsAPI.decode(data, httpStatus: httpStatus, redacting: secrets, contentType: contentType)
     }
   }
+
+  /// The search text of a JSON Feed item's content, as the `jsonfeed` mapping read it into `record`: `content` is the
+  /// item's `content_html` when it has one (the mapping's first choice), HTML by the JSON Feed 1.1 spec, so its text
+  /// is what search indexes (``searchText(_:)``, as for RSS and Atom); `nil` when the content is the item's
+  /// `content_text` (the mapping's `feedContentText`), which is searched as it is.
+  package static func jsonFeedContentText(_ record: Record) -> String? {
+    guard case .text(let content) = record.values["content"], record.values["feedContentText"] != .text(content)
+    else { return nil }
+    return searchText(FeedText(value: content, kind: .html))
+  }
+
+  /// The hooks `news import FILE --mapping NAME` runs the importer with, so that a mapped JSON Feed is searched as
+  /// the decoder's is (``jsonFeedContentText(_:)``): for a mapping whose `article` maps `feedContentText` (the
+  /// shipped `jsonfeed` mapping's mark of an item's `content_text`), each article record gets its `contentText`
+  /// (`NULL` when the content is text); none for other mappings.
+  package static func searchTextHooks(for mapping: ImportMapping) -> ImportHooks {
+    let article = EntityDescription.article.name
+    guard mapping.entities.contains(where: { $0.entity.name == article && $0.attributes["feedContentText"] != nil })
+    else { return ImportHooks() }
+    var hooks = ImportHooks()
+    hooks[article] = EntityHooks(didImport: { record in
+      record.values["contentText"] = jsonFeedContentText(record).map(DatabaseValue.text) ?? .null
+      return []
+    })
+    return hooks
+  }
+
+  /// How the detail of an `.invalidResponse` for an OPML subscription list starts.
+  package static let subscriptionListPrefix = "an OPML subscription list"
 
   /// A JSON Feed body through the `jsonfeed` mapping: the feed's items as articles, its problems as issues.
   private func decodeJSONFeed(_ data: Data, origin: URL) throws(NewsNetworkError) -> NewsPage {
@@ -63,11 +95,7 @@ package struct ArticleDecoder: NewsPageDecoder {
       }
     for record in changes.upserts where record.entity == EntityDescription.article.name {
       if var article = record.article(firstSeen: now) {
-        // `content` is the item's `content_html` when it has one (the mapping's first choice): HTML by the JSON
-        // Feed 1.1 spec, so its text is what search indexes (``searchText(_:)``, as for RSS and Atom).
-        if let content = article.content, record.values["feedContentText"] != .text(content) {
-          article.contentText = Self.searchText(FeedText(value: content, kind: .html))
-        }
+        article.contentText = Self.jsonFeedContentText(record)
         articles.append(article)
       } else {
         issues.append(

@@ -21,6 +21,9 @@ public struct ImportReport: Sendable, Hashable, Encodable {
   public var failed = 0
   /// Root rows deleted by sync deletion.
   public var deleted = 0
+  /// Articles the store's eviction policy (the configuration's `eviction`) removed right after the save: the oldest past
+  /// `maxArticles`, those not seen for `maxAgeDays`; bookmarked articles are never evicted. 0 without a policy.
+  public var evicted = 0
   /// Root records whose identity appeared earlier in the same payload (one row: the later wins).
   public var duplicates = 0
   /// Records not imported: the record's entity, identity (when readable), key path and reason.
@@ -52,6 +55,6 @@ public struct ImportReport: Sendable, Hashable, Encodable {
   package init() {}
 
   enum CodingKeys: String, CodingKey {
-    case inserted, updated, unchanged, skipped, failed, deleted, duplicates, failures, warnings, entities
+    case inserted, updated, unchanged, skipped, failed, deleted, evicted, duplicates, failures, warnings, entities
   }
 }

@@ -154,6 +154,7 @@ public struct Importer: Sendable {
       throw .storage(error)
     }
     changes = ChangeSet()
+    report.evicted += summaries[EntityDescription.article.name]?.evicted ?? 0
     let mapped = Set(mapping.entities.map(\.entity.name))
     summaries = summaries.filter { mapped.contains($0.key) }
     for (entity, summary) in summaries {

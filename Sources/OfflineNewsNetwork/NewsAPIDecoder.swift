@@ -56,6 +56,7 @@ public struct NewsAPIDecoder: Sendable {
       if let markup = ResponseBodySummary.markup(data, contentType: contentType) {
         throw .invalidResponse(detail: "not valid JSON: \(markup)")
       }
+      if let other = ResponseBodySummary.nonText(data) { throw .invalidResponse(detail: "not valid JSON: \(other)") }
       throw .invalidResponse(detail: Self.truncation(of: data) ?? Self.describe(error, size: data.count))
     }
     if envelope.status == "error" {
@@ -292,6 +293,12 @@ public struct NewsAPIDecoder: Sendable {
   /// at all, or complete but of the wrong shape: ``describe(_:size:)`` says which). What a cut-off download or file
   /// is, which no mapping reads. `size` is the whole body's or file's (`data.count` by default).
   package static func truncation(of data: Data, size: Int? = nil) -> String? {
+    // JSON text that is cut starts as JSON text does (RFC 8259 §2: white space, then `{` or `[` here): brackets in
+    // bytes that are not JSON (binary junk, a compressed file) say nothing of a cut.
+    let body = data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data[...]
+    guard let first = body.first(where: { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D) }),
+      first == 0x7B || first == 0x5B
+    else { return nil }
     var open = 0
     var inString = false
     var escaped = false

@@ -84,11 +84,16 @@ package final class NewsAPIFileStream: @unchecked Sendable {
     path: String, minimumSize: Int = defaultMinimumSize, batchSize: Int = 2000, readSize: Int = defaultReadSize
   ) throws(NewsNetworkError) {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { throw Self.unreadable(path) }
+    guard fd >= 0 else { throw Self.unreadable(path, errno: errno) }
     var status = stat()
-    guard fstat(fd, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+    guard fstat(fd, &status) == 0 else {
+      let code = errno
       close(fd)
-      throw Self.unreadable(path)
+      throw Self.unreadable(path, errno: code)
+    }
+    guard (status.st_mode & S_IFMT) == S_IFREG else {
+      close(fd)
+      throw Self.unreadable(path, errno: (status.st_mode & S_IFMT) == S_IFDIR ? EISDIR : EINVAL)
     }
     let size = Int(status.st_size)
     guard size >= max(1, minimumSize) else {
@@ -109,8 +114,7 @@ package final class NewsAPIFileStream: @unchecked Sendable {
     while true {
       refill(keepingFrom: 0)
       if readError != 0 {
-        let reason = String(cString: strerror(readError))
-        throw .unreadableFile(path: path, reason: reason)
+        throw Self.unreadable(path, errno: readError)
       }
       if let (scanner, arrayStart) = ArticleArrayScanner.openArticles(
         UnsafeBufferPointer(start: window.baseAddress, count: filled))
@@ -311,7 +315,7 @@ package final class NewsAPIFileStream: @unchecked Sendable {
   /// when it was read whole.
   private func endedEarly() -> NewsNetworkError? {
     if readError != 0 {
-      return .unreadableFile(path: path, reason: String(cString: strerror(readError)))
+      return Self.unreadable(path, errno: readError)
     }
     let read = windowOffset + filled
     guard read < size else { return nil }
@@ -362,15 +366,9 @@ package final class NewsAPIFileStream: @unchecked Sendable {
     return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
   }
 
-  private static func unreadable(_ path: String) -> NewsNetworkError {
-    let reason: String
-    if !FileManager.default.fileExists(atPath: path) {
-      reason = "no such file"
-    } else if FileManager.default.fileExists(atPath: path + "/.") {
-      reason = "is a directory"
-    } else {
-      reason = "cannot be read (permissions?)"
-    }
-    return .unreadableFile(path: path, reason: reason)
+  /// The error for `path` that could not be opened or read, `errno` in the words every file read uses
+  /// (``LocalFile/reason(errno:)``: no such file, is a directory, permission denied, …).
+  private static func unreadable(_ path: String, errno code: Int32) -> NewsNetworkError {
+    .unreadableFile(path: path, reason: LocalFile.reason(errno: code))
   }
 }

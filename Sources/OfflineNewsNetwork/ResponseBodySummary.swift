@@ -29,6 +29,25 @@ enum ResponseBodySummary {
     return "\(kind) (\(shownType.map { "\($0), " } ?? "")\(size))"
   }
 
+  /// A summary of `data` when it is no text at all, so that it is not called JSON that is cut off or of the wrong
+  /// shape: `empty (0 bytes)` (nothing but white space), `gzip-compressed data (801 bytes)` (the gzip magic
+  /// number, RFC 1952 §2.3.1: a `.gz` saved without unpacking, or a body sent compressed without saying so), or
+  /// `binary data, not text (3,000 bytes)` when its first 1,024 bytes hold a binary data byte (WHATWG MIME
+  /// Sniffing §7.2: 0x00–0x08, 0x0B, 0x0E–0x1A, 0x1C–0x1F, which no JSON, XML or HTML text has). `nil` for text,
+  /// and for UTF-16 or UTF-32 text announced by its byte order mark (its NUL bytes are characters' halves).
+  static func nonText(_ data: Data) -> String? {
+    let size = "\(grouped(data.count)) byte\(data.count == 1 ? "" : "s")"
+    let head = data.prefix(1024)
+    if head.starts(with: [0x1F, 0x8B]) { return "gzip-compressed data (\(size))" }
+    if head.starts(with: [0xFF, 0xFE]) || head.starts(with: [0xFE, 0xFF]) || head.starts(with: [0, 0, 0xFE, 0xFF]) {
+      return nil
+    }
+    let whiteSpace: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0D, 0x0C]
+    if data.allSatisfy({ whiteSpace.contains($0) }) { return "empty (\(size))" }
+    let binary = head.contains { $0 <= 0x08 || $0 == 0x0B || (0x0E...0x1A).contains($0) || (0x1C...0x1F).contains($0) }
+    return binary ? "binary data, not text (\(size))" : nil
+  }
+
   /// `12,400`: thousands grouped with commas, whatever the locale.
   private static func grouped(_ number: Int) -> String {
     let digits = String(number)

@@ -134,12 +134,14 @@ struct ExtractCommandTests {
     #expect(out.contains("• one point\n• another"))
     #expect(out.contains("Read the report[1] and the data[2]."))
     #expect(out.contains("[1] https://news.example/report"))
-    // A URL is never wrapped: the long one is whole on its line, to be copied; every other line fits.
+    // A URL is never wrapped: the long one is whole on its line, to be copied, as the source's path is; every other
+    // line fits.
     #expect(out.split(separator: "\n").contains("[2] \(Self.longLink)"), "\(out)")
+    #expect(out.split(separator: "\n").contains("source \(file)"), "\(out)")
     #expect(!out.contains("alert") && !out.contains("<p>") && !out.contains("&#039;"))
     #expect(
       out.split(separator: "\n").allSatisfy {
-        TerminalColumns.width(of: $0) <= 40 || $0 == "[2] \(Self.longLink)"
+        TerminalColumns.width(of: $0) <= 40 || $0 == "[2] \(Self.longLink)" || $0 == "source \(file)"
       }, "\(out)")
 
     let json = try await cli.run("show", "https://news.example/2024/growth", "--db", cli.database, "--json").json()

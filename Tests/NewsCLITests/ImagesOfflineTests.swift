@@ -80,6 +80,14 @@ struct ImagesOfflineTests {
     }
     #expect(images.first?["lead"] as? Bool == true && images.first?["format"] as? String == "gif")
 
+    // An image whose file went missing: every key is still there, the absent ones null (docs/CLI.md, JSON).
+    let gone = try #require(images.last?["file"] as? String)
+    try FileManager.default.removeItem(atPath: gone)
+    let after = try await cli.run("show", handle, "--db", cli.database, "--json").json()
+    let missing = try #require((after["images"] as? [[String: Any]])?.last)
+    #expect(missing["offline"] as? Bool == false && missing["error"] is String, "\(missing)")
+    for key in ["file", "bytes", "format"] { #expect(missing[key] is NSNull, "\(key): \(missing)") }
+
     // Batch delete takes the files with the articles.
     let deleted = await cli.run("delete", "--all", "--db", cli.database)
     #expect(deleted.status == 0, "\(deleted.err)")

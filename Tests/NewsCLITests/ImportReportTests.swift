@@ -37,4 +37,42 @@ import Testing
     let plainReport = try plain.json()
     #expect(plainReport["evicted"] as? Int == 0 && plainReport["cached"] is NSNull, "\(plainReport)")
   }
+
+  @Test("a mapped import under eviction.maxArticles 10 says evicted and kept too (text and --json), and list agrees")
+  func mappedEvictionIsReported() async throws {
+    let cli = CLIHarness()
+    let config = cli.directory.path("news.json")
+    try Data(#"{"sources": {}, "eviction": {"maxArticles": 10}}"#.utf8).write(to: URL(fileURLWithPath: config))
+    let feed = Fixtures.own("jsonfeed-1.0-zoneless-relative.json")
+    // The items, counted independently: every one has a url (JSONSerialization, not our reader).
+    let object = try JSONSerialization.jsonObject(with: try Data(contentsOf: feed)) as? [String: Any]
+    let items = try #require(object?["items"] as? [[String: Any]]).filter { $0["url"] is String }
+    #expect(items.count > 10)
+
+    let json = await cli.run(
+      "import", feed.path, "--mapping", "jsonfeed", "--config", config, "--db", cli.database, "--json")
+    #expect(json.status == 0, "\(json.err)")
+    let report = try json.json()
+    #expect(report["inserted"] as? Int == items.count, "\(report)")
+    #expect(report["evicted"] as? Int == items.count - 10, "\(report)")
+    #expect(report["cached"] as? Int == 10, "\(report)")
+
+    let text = await cli.run("import", feed.path, "--mapping", "jsonfeed", "--config", config, "--db", cli.database)
+    #expect(text.status == 0, "\(text.err)")
+    // The second run finds 10 rows and brings the 16 evicted back, then evicts them again.
+    #expect(
+      text.out.contains("; then evicted \(items.count - 10) (eviction: maxArticles 10), 10 kept in the cache"),
+      "\(text.out)")
+    let listed = await cli.run("list", "--config", config, "--db", cli.database, "--json")
+    #expect(articles(try listed.json()).count == 10)
+
+    // Without eviction, nothing more is said, and the keys are there with their empty values.
+    let plain = await cli.run(
+      "import", feed.path, "--mapping", "jsonfeed", "--db", cli.directory.path("plain.sqlite"), "--json")
+    let plainReport = try plain.json()
+    #expect(plainReport["evicted"] as? Int == 0 && plainReport["cached"] is NSNull, "\(plainReport)")
+    let plainText = await cli.run(
+      "import", feed.path, "--mapping", "jsonfeed", "--db", cli.directory.path("plain.sqlite"))
+    #expect(!plainText.out.contains("evicted"), "\(plainText.out)")
+  }
 }

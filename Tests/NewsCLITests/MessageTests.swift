@@ -70,7 +70,7 @@ struct MessageTests {
     let outcome = await cli.run("import", path, "--db", cli.database)
     #expect(outcome.status == 65)
     #expect(outcome.err.contains("not valid JSON: an HTML page (\(page.count) bytes)"), "\(outcome.err)")
-    #expect(outcome.err.contains("hint: this is a web page, not a NewsAPI response"), "\(outcome.err)")
+    #expect(outcome.err.contains("hint: this is a web page, not a feed or a NewsAPI response"), "\(outcome.err)")
     #expect(!outcome.err.contains("<p>"), "\(outcome.err)")
   }
 
@@ -114,7 +114,7 @@ struct MessageTests {
       outcome.err.hasPrefix(
         "news: \(url): invalid response: not valid JSON: an HTML page (text/html, \(Self.page.count) bytes)"),
       "\(outcome.err)")
-    #expect(outcome.err.contains("hint: this is a web page, not a NewsAPI response"), "\(outcome.err)")
+    #expect(outcome.err.contains("hint: this is a web page, not a feed or a NewsAPI response"), "\(outcome.err)")
     #expect(!outcome.err.contains("network is back"), "\(outcome.err)")
   }
 

@@ -149,6 +149,46 @@ struct NewsAPIFileStreamTests {
     #expect(throws: NewsNetworkError.self) { try NewsAPIFileStream(path: directory.path("missing.json")) }
   }
 
+  /// The reason `NewsAPIFileStream` gives for `path`, and the one a whole-file read (`LocalFile.read`, the oracle:
+  /// every other file read of the package words `errno` so) gives.
+  static func reasons(_ path: String) -> (stream: String?, whole: String?) {
+    var stream: String?
+    do { _ = try NewsAPIFileStream(path: path, minimumSize: 0) } catch {
+      if case .unreadableFile(_, let reason) = error { stream = reason }
+    }
+    var whole: String?
+    do { _ = try LocalFile.read(path) } catch { whole = error.reason }
+    return (stream, whole)
+  }
+
+  @Test("a file it cannot open is worded as every file read words errno: no such file, is a directory, a folder a file")
+  func unreadableWording() throws {
+    let directory = TemporaryDirectory("news-stream")
+    let file = directory.path("plain.json")
+    try Data("{}".utf8).write(to: URL(fileURLWithPath: file))
+    for (path, expected) in [
+      (directory.path("missing.json"), "no such file"), (directory.url.path, "is a directory"),
+      (file + "/inside.json", "a folder on its path is a file"),
+    ] {
+      let (stream, whole) = Self.reasons(path)
+      #expect(whole == expected, "the oracle: \(path)")
+      #expect(stream == whole, "\(path)")
+    }
+  }
+
+  @Test(
+    "a file it may not read says permission denied, as every file read does",
+    .enabled(if: !FaultCapabilities.isRoot, "root ignores permission bits"))
+  func permissionWording() throws {
+    let directory = TemporaryDirectory("news-stream")
+    let locked = directory.path("locked.json")
+    try Data("{}".utf8).write(to: URL(fileURLWithPath: locked))
+    try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: locked)
+    let (stream, whole) = Self.reasons(locked)
+    #expect(whole == "permission denied")
+    #expect(stream == whole)
+  }
+
   @Test("a file cut short while it is read fails with an error (it is read, not mapped: no SIGBUS)")
   func fileTruncatedWhileRead() throws {
     let directory = TemporaryDirectory("news-stream")

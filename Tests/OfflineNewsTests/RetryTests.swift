@@ -90,7 +90,7 @@ struct RetryTests {
             NewsAPIError(code: .rateLimited, message: "You have made too many requests recently.", httpStatus: 200))
       case .htmlInsteadOfJSON:
         return error == .invalidResponse(detail: "not valid JSON: an HTML page (text/html, 24 bytes)")
-      case .emptyBody: return error == .invalidResponse(detail: "not valid JSON (0 bytes; truncated or not JSON)")
+      case .emptyBody: return error == .invalidResponse(detail: "not valid JSON: empty (0 bytes)")
       case .truncatedJSON: return error == .invalidResponse(detail: NewsAPIDecoder.truncated(size: 120))
       }
     }

@@ -12,6 +12,10 @@ enum URLResolution {
     guard let base else { return trimmed }
     // A reference with spaces or characters beyond ASCII is escaped first: xmlBuildURI refuses them.
     let escaped = escapeForURI(trimmed)
+    // A refused reference (one over libxml2's 1 MB MAX_URI_LENGTH) is reported on the thread's generic error
+    // handler, which would print "URI error : …" on standard error: it is only `nil` here.
+    let previous = clibxml2_silence_errors()
+    defer { clibxml2_restore_errors(previous) }
     guard let built = xmlBuildURI(escaped, base.absoluteString) else { return nil }
     defer { clibxml2_free(built) }
     return String(cString: built)

@@ -112,6 +112,7 @@ struct ArticleWriter {
       content: text("content"), sourceID: text("sourceID"), sourceName: text("sourceName"), source: text("source"),
       tags: ArticleJSON.tags(text("tags")), enclosures: ArticleJSON.enclosures(text("enclosures")))
     article.isUndated = published == nil
+    (article.summaryText, article.contentText) = (text("summaryText"), text("contentText"))
     return article
   }
 

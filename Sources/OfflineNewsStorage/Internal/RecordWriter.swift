@@ -102,10 +102,15 @@ struct RecordWriter {
     return Identity(values)
   }
 
+  /// The article's search texts of its summary and content (migration 11): local-only, as they are no source's
+  /// field, but derived from the source's HTML by an import (the `jsonfeed` mapping's hooks), so a record may carry
+  /// them; every other local-only value (read state, bookmark, full text) is the reader's own.
+  static let searchTexts: Set<String> = ["summaryText", "contentText"]
+
   private func validate(_ record: Record, _ entity: EntityDescription, _ identity: Identity) throws {
     for (key, value) in record.values {
       if let attribute = entity.attribute(key) {
-        if attribute.isLocalOnly {
+        if attribute.isLocalOnly, !(entity.name == EntityDescription.article.name && Self.searchTexts.contains(key)) {
           throw invalid("\(entity.name) \(identity): \"\(key)\" is local-only and cannot be saved from a source")
         }
         guard attribute.type.accepts(value) else {
@@ -253,7 +258,10 @@ struct RecordWriter {
           summary.skipped += 1
           continue
         }
-        let full = (stored[identity] ?? [:]).merging(normalized(record.values, entity)) { $1 }
+        var full = (stored[identity] ?? [:]).merging(normalized(record.values, entity)) { $1 }
+        // The search texts follow the record's summary and content, never a stored row's: a record without them
+        // (most mappings) is searched as it is; the `jsonfeed` mapping's are set by its import hooks.
+        for column in Self.searchTexts { full[column] = record.values[column] ?? .null }
         guard let article = ArticleWriter.article(from: full, firstSeen: fetchedAt) else {
           summary.rejected.append(
             .init(identity: identity, reason: "an article needs a title, or a summary or content to derive one from"))
@@ -279,6 +287,7 @@ struct RecordWriter {
     summary.inserted += result.inserted
     summary.updated += result.updated
     summary.unchanged += result.unchanged
+    summary.evicted += result.evicted
     for identity in written + linksOnly {
       guard let record = merged[identity] else { continue }
       let links = try replaceToMany(entity, identity, record)

@@ -162,6 +162,8 @@ package struct SaveSummary: Sendable, Hashable {
   package var updated = 0
   package var unchanged = 0
   package var deleted = 0
+  /// Articles the store's eviction policy removed right after this save of `article` rows (bookmarks are kept).
+  package var evicted = 0
   /// Links added through ``Record/toManyAdditions`` (not counting those already there).
   package var linksAdded = 0
   /// Records left out by their entity's ``WriteOperation`` (an existing row under insert-only, a new one under

@@ -1,0 +1,229 @@
+import Foundation
+import NewsCLI
+import TestSupport
+import Testing
+
+/// What a new user met following the README and docs/CLI.md on the real captured feeds, each found by hand first
+/// (the brief of the pass: import, list, search, open, fetch --all, bad files), then pinned here on our own fixtures.
+@Suite("A new user's pass over main: what broke")
+struct NewUserPassTests {
+  /// Our RSS fixture with two items (`Tests/Fixtures/feeds/html-text.rss`).
+  static let feed = Fixtures.own("feeds/html-text.rss")
+
+  @Test("`list --limit 0` prints no article and does not say the cache is empty (it is not)")
+  func listLimitZero() async throws {
+    let cli = CLIHarness()
+    #expect(await cli.run("import", Self.feed.path, "--db", cli.database).status == 0)
+    for extra in [[String](), ["--unread"]] {
+      let listed = await cli.run(["list", "--db", cli.database, "--limit", "0"] + extra)
+      #expect(listed.status == 0, "\(listed.err)")
+      #expect(!listed.out.contains("Keeper"), "\(listed.out)")
+      #expect(!listed.err.contains("nothing cached yet"), "\(extra): \(listed.err)")
+      #expect(!listed.err.contains("matches the filter"), "\(extra): \(listed.err)")
+    }
+    // Without the limit both articles are listed, so the cache was never empty.
+    let all = await cli.run("list", "--db", cli.database, "--json")
+    #expect(articles(try all.json()).count == 2)
+  }
+
+  @Test("`open --json` without an opener has every key, `opener` null (docs/CLI.md: every key always present)")
+  func openJSONWithoutOpener() async throws {
+    var cli = CLIHarness()
+    cli.environment["PATH"] = cli.directory.path("empty-bin")  // no xdg-open, no open
+    #expect(await cli.run("import", Self.feed.path, "--db", cli.database).status == 0)
+    let opened = await cli.run("open", "https://harbour.example/log/1", "--db", cli.database, "--json")
+    #expect(opened.status == 0, "\(opened.err)")
+    let document = try opened.json()
+    #expect(Set(document.keys) == ["handle", "url", "opener"], "\(opened.out)")
+    #expect(document["opener"] is NSNull, "\(opened.out)")
+    #expect(document["url"] as? String == "https://harbour.example/log/1")
+  }
+
+  @Test("`fetch --all`: a failed source with nothing cached says so once, in the line and in `error`")
+  func fetchAllFailureWording() async throws {
+    let cli = CLIHarness()
+    let server = try LoopbackHTTPServer(.respond(status: 404, headers: ["Content-Type": "text/plain"], body: Data()))
+    defer { server.stop() }
+    let config = cli.directory.path("news.json")
+    let feed = server.url("/gone.rss").absoluteString
+    try Data(#"{"sources": {"gone": {"feed": "\#(feed)"}}}"#.utf8).write(to: URL(fileURLWithPath: config))
+    let human = await cli.run("fetch", "--all", "--config", config, "--db", cli.database)
+    #expect(human.status == 69, "\(human.out) \(human.err)")
+    let line = human.err.split(separator: "\n").first { $0.hasPrefix("gone:") }.map(String.init) ?? ""
+    #expect(line.contains("404"), "\(human.err)")
+    #expect(line.components(separatedBy: "cached").count == 2, "\"cached\" once: \(line)")
+    let json = await cli.run("fetch", "--all", "--config", config, "--db", cli.database, "--json")
+    let sources = try json.json()["sources"] as? [[String: Any]] ?? []
+    let error = sources.first?["error"] as? String ?? ""
+    #expect(error.contains("404") && !error.contains("nothing is cached"), "\(json.out)")
+  }
+
+  @Test("an OPML list at a URL: `add` does not send the user to `news import URL`, and `import URL` says files only")
+  func subscriptionListAtURL() async throws {
+    let cli = CLIHarness()
+    let list = try Data(contentsOf: Fixtures.own("feeds/subscriptions.opml"))
+    let server = try LoopbackHTTPServer(
+      .respond(status: 200, headers: ["Content-Type": "text/x-opml"], body: list))
+    defer { server.stop() }
+    let url = server.url("/subs.opml").absoluteString
+    let config = cli.directory.path("news.json")
+    let added = await cli.run("add", url, "--config", config, "--db", cli.database)
+    #expect(added.status == 64, "\(added.err)")
+    #expect(!added.err.contains("'news import \(url)'"), "a hint that cannot work: \(added.err)")
+    #expect(added.err.contains("news import"), "\(added.err)")
+
+    let imported = await cli.run("import", url, "--config", config, "--db", cli.database)
+    #expect(imported.status == 64, "\(imported.err)")
+    #expect(imported.err.contains(url) && imported.err.contains("not a URL"), "\(imported.err)")
+    #expect(!imported.err.contains("no such file"), "not read as a relative path: \(imported.err)")
+    #expect(!FileManager.default.fileExists(atPath: config))
+  }
+
+  @Test("bad files are named for what they are: empty, gzip, binary junk; never a cut-off JSON download")
+  func badFilesNamed() async throws {
+    let cli = CLIHarness()
+    let empty = cli.directory.path("empty.rss")
+    try Data().write(to: URL(fileURLWithPath: empty))
+    // Binary junk whose brackets a bracket counter would take for an open JSON object.
+    let junk = cli.directory.path("junk.bin")
+    try Data([0x00, 0x7B, 0x7B, 0xFF, 0xFE, 0x5B, 0x01, 0x02, 0x22, 0x00]).write(to: URL(fileURLWithPath: junk))
+    let gzip = Fixtures.own("feeds/html-text.rss.gz").path  // our RSS fixture, gzip -9 -n
+    let cases: [(file: String, says: String, hint: String)] = [
+      (empty, "empty", "again"), (junk, "binary", "not a news file"), (gzip, "gzip", "gunzip"),
+    ]
+    for (file, says, hint) in cases {
+      let outcome = await cli.run("import", file, "--db", cli.database)
+      #expect(outcome.status == 65, "\(file): \(outcome.err)")
+      #expect(outcome.err.contains(file) && outcome.err.contains(says), "\(outcome.err)")
+      #expect(outcome.err.contains("hint:") && outcome.err.contains(hint), "\(outcome.err)")
+      #expect(!outcome.err.contains("--mapping"), "no mapping reads these: \(outcome.err)")
+      #expect(!outcome.err.contains("truncated") && !outcome.err.contains("cut off"), "\(outcome.err)")
+    }
+  }
+
+  @Test("a cut-off RSS file or JSON Feed gets the cut-off hint, not the hint to use a mapping")
+  func cutFeedHint() async throws {
+    let cli = CLIHarness()
+    for name in ["html-text.rss", "undated.json"] {
+      let whole = try Data(contentsOf: Fixtures.own("feeds/\(name)"))
+      let file = cli.directory.path("cut-\(name)")
+      try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: file))
+      let outcome = await cli.run("import", file, "--db", cli.database)
+      #expect(outcome.status == 65, "\(name): \(outcome.err)")
+      #expect(outcome.err.contains("hint:") && outcome.err.contains("again, whole"), "\(name): \(outcome.err)")
+      #expect(!outcome.err.contains("--mapping"), "\(name): \(outcome.err)")
+    }
+  }
+
+  @Test("a page with a link longer than libxml2's URI limit: `extract` prints no raw libxml2 message")
+  func noRawLibXML2Message() async throws {
+    let binary = try #require(CrashSafetyTests.newsBinary, "the news executable is built beside the tests")
+    let directory = TemporaryDirectory("news-long-link")
+    let page = directory.path("long-link.html")
+    // xmlBuildURI refuses a URI over 1 MB (MAX_URI_LENGTH) and says so on the thread's generic error handler.
+    let words = String(repeating: "The harbour keeper counted the gulls again. ", count: 40)
+    let link = String(repeating: "x", count: 5_000_000)
+    try Data("<html><body><article><p>\(words)</p><p><a href=\"\(link)\">more</a></p></article></body></html>".utf8)
+      .write(to: URL(fileURLWithPath: page))
+    let process = Process()
+    process.executableURL = binary
+    process.arguments = ["extract", page, "--url", "https://long.example/a/b"]
+    process.environment = ["HOME": directory.path("home"), "PATH": "/usr/bin:/bin"]
+    process.currentDirectoryURL = directory.url
+    let errors = Pipe()
+    process.standardError = errors
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0, "\(text)")
+    #expect(!text.contains("URI error") && !text.contains("MAX_URI_LENGTH"), "\(text)")
+  }
+
+  @Test("`show` on a narrow terminal prints the source's path whole, as it prints the link: it can be copied")
+  func showSourceWhole() async throws {
+    let cli = CLIHarness()
+    let folder = cli.directory.path("a-rather-long-folder-name/with-another-long-folder-inside")
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let feed = folder + "/harbour-notes.rss"
+    try FileManager.default.copyItem(atPath: Self.feed.path, toPath: feed)
+    #expect(await cli.run("import", feed, "--db", cli.database).status == 0)
+    // A terminal 40 columns wide.
+    let (console, captured) = Console.capturing(isTerminal: true, width: 40)
+    let now = cli.now
+    let status = await NewsCommandLine(
+      environment: cli.environment, currentDirectory: cli.directory.url.path, console: console, now: { now },
+      network: cli.network
+    ).run(["show", "https://harbour.example/log/1", "--db", cli.database])
+    #expect(status == 0, "\(captured.err)")
+    let line = captured.out.split(separator: "\n").first { $0.hasPrefix("source ") }.map(String.init)
+    #expect(line == "source " + feed, "\(captured.out)")
+  }
+
+  @Test("`import --mapping` of a folder or a missing file says why, as `import` does, with its hint")
+  func mappedImportUnreadable() async throws {
+    let cli = CLIHarness()
+    let folder = cli.directory.path("a-folder")
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    for (file, reason, hint) in [
+      (folder, "is a directory", "give a file, not a folder"),
+      (cli.directory.path("missing.json"), "no such file", "check the file name"),
+    ] {
+      let plain = await cli.run("import", file, "--db", cli.database)
+      let mapped = await cli.run("import", file, "--mapping", "jsonfeed", "--db", cli.database)
+      for outcome in [plain, mapped] {
+        #expect(outcome.status == 65, "\(outcome.err)")
+        #expect(outcome.err.contains(reason) && outcome.err.contains(hint), "\(outcome.err)")
+      }
+    }
+  }
+
+  @Test("`import --mapping jsonfeed` searches content_html by its text, as `import` of the same file does")
+  func mappedJSONFeedSearchText() async throws {
+    let feed = Fixtures.own("feeds/undated.json")  // item 1: content_html with <a href="https://undated.example/">
+    for mapping in [[String](), ["--mapping", "jsonfeed"]] {
+      let cli = CLIHarness()
+      for _ in 0..<2 {  // a second run changes nothing
+        let imported = await cli.run(["import", feed.path, "--db", cli.database] + mapping)
+        #expect(imported.status == 0, "\(mapping): \(imported.err)")
+      }
+      let markup = await cli.run("search", "href", "--db", cli.database, "--json")
+      #expect((try markup.json()["results"] as? [Any])?.isEmpty == true, "\(mapping): \(markup.out)")
+      let host = await cli.run("search", "undated.example", "--db", cli.database, "--json")
+      #expect((try host.json()["results"] as? [Any])?.isEmpty == true, "\(mapping): an attribute value: \(host.out)")
+      let text = await cli.run("search", "dated text", "--db", cli.database, "--json")
+      let titles = (try text.json()["results"] as? [[String: Any]])?.compactMap { $0["title"] as? String }
+      #expect(titles == ["A dated note"], "\(mapping): \(text.out)")
+      let plain = await cli.run("search", "date", "--db", cli.database, "--json")
+      let found = (try plain.json()["results"] as? [[String: Any]])?.compactMap { $0["title"] as? String }
+      #expect(found?.contains("An undated note") == true, "content_text is searched as it is: \(plain.out)")
+    }
+  }
+
+  @Test("`fetch --url` of a page announcing a feed points to `news add`; of an OPML list, to `news import`")
+  func fetchPageAndListHints() async throws {
+    let cli = CLIHarness()
+    let page = Data(
+      """
+      <!DOCTYPE html><html><head><title>Harbour</title>
+      <link rel="alternate" type="application/rss+xml" href="/feed.rss"></head><body><p>Hello</p></body></html>
+      """.utf8)
+    let list = try Data(contentsOf: Fixtures.own("feeds/subscriptions.opml"))
+    let server = try LoopbackHTTPServer()
+    server.router = { request in
+      request.target == "/subs.opml"
+        ? .respond(status: 200, headers: ["Content-Type": "text/x-opml"], body: list)
+        : .respond(status: 200, headers: ["Content-Type": "text/html"], body: page)
+    }
+    defer { server.stop() }
+    let home = server.url("/").absoluteString
+    let fetchedPage = await cli.run("fetch", "--url", home, "--db", cli.database)
+    #expect(fetchedPage.status == 69, "\(fetchedPage.err)")
+    #expect(fetchedPage.err.contains("news add \(home)"), "\(fetchedPage.err)")
+    let opml = server.url("/subs.opml").absoluteString
+    let fetchedList = await cli.run("fetch", "--url", opml, "--db", cli.database)
+    #expect(fetchedList.status == 69, "\(fetchedList.err)")
+    #expect(fetchedList.err.contains("OPML") && fetchedList.err.contains("news import"), "\(fetchedList.err)")
+    #expect(!fetchedList.err.contains("an RSS or Atom feed?"), "fetch reads RSS and Atom: \(fetchedList.err)")
+  }
+}
