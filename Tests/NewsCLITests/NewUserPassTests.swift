@@ -226,4 +226,28 @@ struct NewUserPassTests {
     #expect(fetchedList.err.contains("OPML") && fetchedList.err.contains("news import"), "\(fetchedList.err)")
     #expect(!fetchedList.err.contains("an RSS or Atom feed?"), "fetch reads RSS and Atom: \(fetchedList.err)")
   }
+
+  @Test("`stats`: a fetch of one article says \"1 article\", and the query column lines up whatever the counts")
+  func statsFetchColumns() async throws {
+    let cli = CLIHarness()
+    let one = cli.directory.path("one.rss")
+    try Data(
+      """
+      <?xml version="1.0"?><rss version="2.0"><channel><title>One</title><link>https://one.example/</link>
+      <item><title>Only</title><link>https://one.example/only</link></item></channel></rss>
+      """.utf8
+    ).write(to: URL(fileURLWithPath: one))
+    let twelve = Fixtures.configDirectory.appendingPathComponent("sample/top-headlines.json").path
+    #expect(await cli.run("import", one, "--db", cli.database).status == 0)
+    #expect(await cli.run("import", twelve, "--db", cli.database).status == 0)
+    let stats = await cli.run("stats", "--db", cli.database)
+    #expect(stats.status == 0, "\(stats.err)")
+    let rows = stats.out.split(separator: "\n").filter { $0.hasPrefix("fetch ") }.map(String.init)
+    #expect(rows.count == 2, "\(stats.out)")
+    #expect(rows.contains { $0.contains(" 1 article ") }, "\(stats.out)")
+    let starts = rows.compactMap { row in
+      row.range(of: "file://").map { row.distance(from: row.startIndex, to: $0.lowerBound) }
+    }
+    #expect(starts.count == 2 && Set(starts).count == 1, "the queries start in one column:\n\(stats.out)")
+  }
 }
