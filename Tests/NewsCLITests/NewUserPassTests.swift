@@ -250,4 +250,17 @@ struct NewUserPassTests {
     }
     #expect(starts.count == 2 && Set(starts).count == 1, "the queries start in one column:\n\(stats.out)")
   }
+
+  @Test("`--limit` with more digits than a number holds says it is too large, not that it is no whole number")
+  func hugeLimit() async throws {
+    let cli = CLIHarness()
+    let huge = "99999999999999999999999"
+    for command in [["list"], ["search", "harbour"], ["records", "article"]] {
+      let outcome = await cli.run(command + ["--limit", huge, "--db", cli.database])
+      #expect(outcome.status == 64, "\(command): \(outcome.err)")
+      #expect(outcome.err.contains("--limit \(huge) is too large: at most \(Int.max)"), "\(command): \(outcome.err)")
+    }
+    let negative = await cli.run("list", "--limit", "-1", "--db", cli.database)
+    #expect(negative.status == 64 && negative.err.contains("needs a whole number ≥ 0"), "\(negative.err)")
+  }
 }
