@@ -263,4 +263,15 @@ struct NewUserPassTests {
     let negative = await cli.run("list", "--limit", "-1", "--db", cli.database)
     #expect(negative.status == 64 && negative.err.contains("needs a whole number ≥ 0"), "\(negative.err)")
   }
+
+  @Test("`extract` of a missing file gets the hint `import` gives (check the name; relative to the current folder)")
+  func extractMissingHint() async throws {
+    let cli = CLIHarness()
+    let extracted = await cli.run("extract", "no-such-page.html")
+    let imported = await cli.run("import", "no-such-page.html", "--db", cli.database)
+    #expect(extracted.status == 66, "\(extracted.err)")
+    let hint = "hint: check the file name (relative paths start from \(cli.directory.url.path))"
+    #expect(imported.err.contains(hint), "the oracle: \(imported.err)")
+    #expect(extracted.err.contains(hint), "\(extracted.err)")
+  }
 }
