@@ -198,6 +198,11 @@ struct ParsedArguments<Option: CommandOption>: Sendable {
   /// The value of an option that must be a whole number ≥ `minimum`, or `nil` when absent.
   func integer(_ option: Option, minimum: Int) throws(CommandFailure) -> Int? {
     guard let text = values[option] else { return nil }
+    // Digits beyond Int's range are a whole number too: say that it is too large, not that it is no number.
+    let digits = text.hasPrefix("+") ? text.dropFirst() : text[...]
+    if Int(text) == nil, !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) {
+      throw badValue("--\(option.spec.name) \(text) is too large: at most \(Int.max)")
+    }
     guard let number = Int(text), number >= minimum else {
       throw badValue("--\(option.spec.name) needs a whole number ≥ \(minimum), got \"\(text)\"")
     }

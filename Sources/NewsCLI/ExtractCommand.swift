@@ -78,7 +78,12 @@ struct ExtractCommand: NewsCommand {
     let path = context.resolvedPath(typed)
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-      throw CommandFailure(.noInput, "no such file: \(path)")
+      // The hint every read of a missing file gets (FailureHint): check the name, or the folder that is missing.
+      throw CommandFailure(
+        .noInput, "no such file: \(path)",
+        hint: FailureHint.reading(
+          NewsQuery(url: URL(fileURLWithPath: path)), .unreadableFile(path: path, reason: "no such file"),
+          currentDirectory: context.currentDirectory))
     }
     guard !isDirectory.boolValue else { throw CommandFailure(.badInput, "\(path) is a folder, not a page") }
     // libxml2 parses one buffer of less than 2 GiB: a larger file is refused before it is read.

@@ -82,10 +82,14 @@ struct StatsCommand: NewsCommand {
     return .success
   }
 
+  /// One line per fetch in aligned columns: when, how many articles (right-aligned), the query.
   private func fetches(_ report: Report, now: Date) -> [String] {
-    report.fetches.map { fetch in
+    let counts = report.fetches.map { "\($0.articles) article\($0.articles == 1 ? "" : "s")" }
+    let countWidth = counts.map(\.count).max() ?? 0
+    return zip(report.fetches, counts).map { fetch, count in
       let when = Timestamp(rfc3339: fetch.fetchedAt).map { OutputFormat.relative($0.date, now: now) } ?? fetch.fetchedAt
-      return "fetch     \(pad(when, 11))\(fetch.articles) articles  \(OutputFormat.sanitized(fetch.query))\n"
+      let shown = String(repeating: " ", count: countWidth - count.count) + count
+      return "fetch     \(pad(when, 11))\(shown)  \(OutputFormat.sanitized(fetch.query))\n"
     }
   }
 }

@@ -226,4 +226,52 @@ struct NewUserPassTests {
     #expect(fetchedList.err.contains("OPML") && fetchedList.err.contains("news import"), "\(fetchedList.err)")
     #expect(!fetchedList.err.contains("an RSS or Atom feed?"), "fetch reads RSS and Atom: \(fetchedList.err)")
   }
+
+  @Test("`stats`: a fetch of one article says \"1 article\", and the query column lines up whatever the counts")
+  func statsFetchColumns() async throws {
+    let cli = CLIHarness()
+    let one = cli.directory.path("one.rss")
+    try Data(
+      """
+      <?xml version="1.0"?><rss version="2.0"><channel><title>One</title><link>https://one.example/</link>
+      <item><title>Only</title><link>https://one.example/only</link></item></channel></rss>
+      """.utf8
+    ).write(to: URL(fileURLWithPath: one))
+    let twelve = Fixtures.configDirectory.appendingPathComponent("sample/top-headlines.json").path
+    #expect(await cli.run("import", one, "--db", cli.database).status == 0)
+    #expect(await cli.run("import", twelve, "--db", cli.database).status == 0)
+    let stats = await cli.run("stats", "--db", cli.database)
+    #expect(stats.status == 0, "\(stats.err)")
+    let rows = stats.out.split(separator: "\n").filter { $0.hasPrefix("fetch ") }.map(String.init)
+    #expect(rows.count == 2, "\(stats.out)")
+    #expect(rows.contains { $0.contains(" 1 article ") }, "\(stats.out)")
+    let starts = rows.compactMap { row in
+      row.range(of: "file://").map { row.distance(from: row.startIndex, to: $0.lowerBound) }
+    }
+    #expect(starts.count == 2 && Set(starts).count == 1, "the queries start in one column:\n\(stats.out)")
+  }
+
+  @Test("`--limit` with more digits than a number holds says it is too large, not that it is no whole number")
+  func hugeLimit() async throws {
+    let cli = CLIHarness()
+    let huge = "99999999999999999999999"
+    for command in [["list"], ["search", "harbour"], ["records", "article"]] {
+      let outcome = await cli.run(command + ["--limit", huge, "--db", cli.database])
+      #expect(outcome.status == 64, "\(command): \(outcome.err)")
+      #expect(outcome.err.contains("--limit \(huge) is too large: at most \(Int.max)"), "\(command): \(outcome.err)")
+    }
+    let negative = await cli.run("list", "--limit", "-1", "--db", cli.database)
+    #expect(negative.status == 64 && negative.err.contains("needs a whole number ≥ 0"), "\(negative.err)")
+  }
+
+  @Test("`extract` of a missing file gets the hint `import` gives (check the name; relative to the current folder)")
+  func extractMissingHint() async throws {
+    let cli = CLIHarness()
+    let extracted = await cli.run("extract", "no-such-page.html")
+    let imported = await cli.run("import", "no-such-page.html", "--db", cli.database)
+    #expect(extracted.status == 66, "\(extracted.err)")
+    let hint = "hint: check the file name (relative paths start from \(cli.directory.url.path))"
+    #expect(imported.err.contains(hint), "the oracle: \(imported.err)")
+    #expect(extracted.err.contains(hint), "\(extracted.err)")
+  }
 }
