@@ -141,7 +141,7 @@ struct ExtractCommand: NewsCommand {
       // HTML parser; text that does not start with `<` is not a page.
       let first = data.drop { [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }.first
       guard first != UInt8(ascii: "<"), !data.isEmpty else { return }
-      what = "not HTML (it does not start with markup)"
+      what = "text that does not start with markup"
       hint = "give a web page as saved from the browser or with curl"
     }
     throw CommandFailure(.badInput, "\(path) is \(what), not an HTML page", hint: hint)

@@ -238,10 +238,13 @@ struct CommandContext: Sendable {
         .usage, "the handle \(OutputFormat.sanitized(text)) is ambiguous: \(candidates.count) articles start with it",
         hint: "give more digits:\n  " + listed.joined(separator: "\n  "))
     case .notFound:
-      let what = ArticleIdentity.looksLikeHandle(text.lowercased()) ? "the handle or URL" : "the URL"
+      // A URL has a scheme; anything else was meant as a handle, even one too short to be one ("39").
+      let isHandle = ArticleIdentity.looksLikeHandle(text.lowercased())
+      let what = isHandle || !text.contains(":") ? "the handle or URL" : "the URL"
+      let shape = isHandle || text.contains(":") ? "" : "a handle is 4 to 16 hex digits; "
       throw CommandFailure(
         .noInput, "no cached article has \(what) \(OutputFormat.sanitized(text))",
-        hint: "'news list' shows each article's handle; news \(command) HANDLE")
+        hint: shape + "'news list' shows each article's handle; news \(command) HANDLE")
     }
   }
 

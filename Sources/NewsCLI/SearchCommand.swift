@@ -86,7 +86,9 @@ struct SearchCommand: NewsCommand {
     let since = try date(.since, throughDay: false)
     let until = try date(.until, throughDay: true)
     if let since, let until, since >= until {
-      throw CommandFailure(.usage, "--since \(since.rfc3339String) is not before --until \(until.rfc3339String)")
+      // The dates as typed: `--until 2019-01-01` means up to that day's end, which is not what the user wrote.
+      let typed = { (option: Option) in arguments.value(option) ?? "" }
+      throw CommandFailure(.usage, "--since \(typed(.since)) is not before --until \(typed(.until))")
     }
     let selection = arguments.value(.source).map { SourceSelection($0, context: context) }
     var filter = SearchFilter(

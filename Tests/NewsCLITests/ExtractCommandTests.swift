@@ -86,7 +86,7 @@ struct ExtractCommandTests {
       (Fixtures.configDirectory.appendingPathComponent("sample/top-headlines.json").path, "is JSON, not an HTML page"),
       (Fixtures.own("feeds/encodings/euc-kr.xml").path, "is a feed (RSS, Atom or RDF), not an HTML page"),
       (Fixtures.own("feeds/subscriptions.opml").path, "is an OPML subscription list, not an HTML page"),
-      (text, "is not HTML (it does not start with markup), not an HTML page"),
+      (text, "is text that does not start with markup, not an HTML page"),
     ]
     for (path, message) in cases {
       let outcome = await cli.run("extract", path)

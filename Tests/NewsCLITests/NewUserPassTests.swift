@@ -26,6 +26,32 @@ struct NewUserPassTests {
     #expect(articles(try all.json()).count == 2)
   }
 
+  @Test("`show 39` (too short for a handle) is refused as a handle, not as a URL, with the handle's shape")
+  func shortHandle() async throws {
+    let cli = CLIHarness()
+    #expect(await cli.run("import", Self.feed.path, "--db", cli.database).status == 0)
+    for command in ["show", "mark-read", "bookmark"] {
+      let shown = await cli.run(command, "39", "--db", cli.database)
+      #expect(shown.status == 66, "\(command): \(shown.err)")
+      #expect(shown.err.contains("no cached article has the handle or URL 39"), "\(command): \(shown.err)")
+      #expect(shown.err.contains("4 to 16 hex digits"), "\(command): \(shown.err)")
+    }
+    let url = await cli.run("show", "https://harbour.example/nowhere", "--db", cli.database)
+    #expect(url.status == 66)
+    #expect(url.err.contains("no cached article has the URL https://harbour.example/nowhere"), "\(url.err)")
+    #expect(!url.err.contains("hex digits"), "\(url.err)")
+  }
+
+  @Test("`search --since` after `--until` names the dates as typed (`--until 2019-01-01` was echoed as 2019-01-02)")
+  func searchDateRangeEchoesTypedDates() async throws {
+    let cli = CLIHarness()
+    #expect(await cli.run("import", Self.feed.path, "--db", cli.database).status == 0)
+    let searched = await cli.run(
+      "search", "harbour", "--since", "2019-01-05", "--until", "2019-01-01", "--db", cli.database)
+    #expect(searched.status == 64, "\(searched.err)")
+    #expect(searched.err.contains("--since 2019-01-05 is not before --until 2019-01-01"), "\(searched.err)")
+  }
+
   @Test("`open --json` without an opener has every key, `opener` null (docs/CLI.md: every key always present)")
   func openJSONWithoutOpener() async throws {
     var cli = CLIHarness()
