@@ -148,7 +148,7 @@ struct ImportRunner {
       PRAGMA synchronous = NORMAL;
       PRAGMA foreign_keys = ON;
       PRAGMA temp_store = MEMORY;
-      PRAGMA cache_size = -65536;
+      PRAGMA cache_size = -49152;
       BEGIN IMMEDIATE;
       INSERT INTO article (url, title, author, summary, imageURL, publishedAt, content, sourceID, sourceName,
                            fetchedAt, fetchQuery)
@@ -264,7 +264,7 @@ struct ImportRunner {
       con.execute("PRAGMA synchronous = NORMAL")
       con.execute("PRAGMA foreign_keys = ON")
       con.execute("PRAGMA temp_store = MEMORY")
-      con.execute("PRAGMA cache_size = -65536")
+      con.execute("PRAGMA cache_size = -49152")
       con.execute("BEGIN IMMEDIATE")
       con.executemany("""
           INSERT INTO article (url, title, author, summary, imageURL, publishedAt, content, sourceID, sourceName,
@@ -299,7 +299,7 @@ struct ImportRunner {
       con.execute("PRAGMA synchronous = NORMAL")
       con.execute("PRAGMA foreign_keys = ON")
       con.execute("PRAGMA temp_store = MEMORY")
-      con.execute("PRAGMA cache_size = -65536")
+      con.execute("PRAGMA cache_size = -49152")
       database = sqlite_utils.Database(con)
       with database.atomic():
           database["article"].upsert_all(records, pk="url")

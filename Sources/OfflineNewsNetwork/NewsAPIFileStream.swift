@@ -68,8 +68,11 @@ package final class NewsAPIFileStream: @unchecked Sendable {
   private var decodeTime: Double = 0
   private var waitTime: Double = 0
 
-  /// Batches decoded ahead of the consumer, at most.
-  private static let capacity = 2
+  /// Batches decoded ahead of the consumer, at most. The next batch is decoded only once there is room for it, so
+  /// that memory holds the batch being saved and the one being decoded or waiting, not more: decoding a batch takes
+  /// a few hundredths of a second, saving it about ten times as long (`news-bench --child-import`, 100k articles:
+  /// docs/PERFORMANCE.md).
+  private static let capacity = 1
 
   /// Opens `path` for streaming, or returns `nil` when it is better decoded whole: smaller than `minimumSize`, or
   /// not a top-level object with an `"articles"` array (the whole-body decoder then reports the precise error).
@@ -224,6 +227,11 @@ package final class NewsAPIFileStream: @unchecked Sendable {
     var seenURLs = SeenKeys()
     var index = 0
     while true {
+      let stopped = condition.withLock {
+        while ready.count >= Self.capacity, !cancelled { condition.wait() }
+        return cancelled
+      }
+      if stopped { return }
       let started = Self.threadCPUSeconds()
       var records: [RawArticle] = []
       records.reserveCapacity(batchSize)
@@ -297,17 +305,12 @@ package final class NewsAPIFileStream: @unchecked Sendable {
         }
         return
       }
-      condition.lock()
-      decodeTime += elapsed
-      recordIssues += issues
-      while ready.count >= Self.capacity, !cancelled { condition.wait() }
-      if cancelled {
-        condition.unlock()
-        return
+      condition.withLock {
+        decodeTime += elapsed
+        recordIssues += issues
+        if !articles.isEmpty { ready.append(articles) }
+        condition.broadcast()
       }
-      if !articles.isEmpty { ready.append(articles) }
-      condition.broadcast()
-      condition.unlock()
     }
   }
 

@@ -278,10 +278,12 @@ public final class StorageContext: Sendable {
       }
       try connection.execute(sql: "PRAGMA synchronous = NORMAL")
       // A large save journals every page each multi-row upsert touches (a statement journal): in memory, not in a
-      // temporary file; and a 64 MB page cache keeps a 100k-article save from spilling pages to the WAL and reading
-      // them back (news-bench: −40 % save time; docs/PERFORMANCE.md).
+      // temporary file; and a 48 MB page cache keeps a 100k-article save from spilling pages to the WAL and reading
+      // them back (news-bench, when the cache was raised from SQLite's default: −40 % save time). 64 MB took the
+      // same CPU time at 100k articles, first import and re-import, and 17 MB more at the import's peak; 32 MB cost
+      // 18 % more CPU at 1M (docs/PERFORMANCE.md, "Memory of a first import at 100k").
       try connection.execute(sql: "PRAGMA temp_store = MEMORY")
-      try connection.execute(sql: "PRAGMA cache_size = -65536")
+      try connection.execute(sql: "PRAGMA cache_size = -49152")
       if found < migrator.latestVersion { try migrator.migrate(connection) }
       try EntityMigrator(entities: entities).reconcile(connection)
       return connection

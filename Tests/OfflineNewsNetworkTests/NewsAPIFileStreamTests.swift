@@ -199,7 +199,7 @@ struct NewsAPIFileStreamTests {
       try NewsAPIFileStream(path: path, minimumSize: 0, batchSize: 10, readSize: 4096))
     defer { stream.cancel() }
     #expect(try stream.next()?.isEmpty == false)
-    // The decoding thread is at most three batches and one read ahead of this point: far from the cut.
+    // The decoding thread is at most two batches and one read ahead of this point: far from the cut.
     #expect(truncate(path, off_t(body.count / 2)) == 0)
     var failure: NewsNetworkError?
     do {

@@ -1,8 +1,9 @@
 import Foundation
 import OfflineNewsModel
-import OfflineNewsStorage
 import Synchronization
 import Testing
+
+@testable import OfflineNewsStorage
 
 /// The batches of one streamed save, handed out in order.
 private final class Batches: Sendable {
@@ -86,6 +87,26 @@ struct FirstImportTests {
       let answer = try await first.search(text, limit: 3000).map(\.article.url.absoluteString)
       #expect(answer == (try await later.search(text, limit: 3000).map(\.article.url.absoluteString)), "\(text)")
     }
+  }
+
+  @Test("a result list longer than one statement writes is placed whole, in the order each URL first came")
+  func resultListInSeveralStatements() async throws {
+    // Two full statements and one of a single row (the list is written in `url` order, `membershipChunk` rows per
+    // statement); the URL that ends the first statement comes three times (it keeps its first place).
+    let count = 2 * ArticleWriter.membershipChunk + 1
+    var all = (0..<count).map { makeArticle("many\($0)", publishedAt: t0 + Int64($0)) }
+    let boundary = all.map(\.url.absoluteString).sorted()[ArticleWriter.membershipChunk - 1]
+    let repeated = all.first { $0.url.absoluteString == boundary }.map { [$0] } ?? []
+    all = Array(all[..<3000]) + repeated + Array(all[3000...]) + repeated
+    let expected = Self.firstOccurrences(all).enumerated().map { "\($0.offset) \($0.element)" }
+    #expect(expected.count == count)
+
+    let database = TestDatabase()
+    let storage = try database.open()
+    let queue = Batches(stride(from: 0, to: all.count, by: 2000).map { Array(all[$0..<min($0 + 2000, all.count)]) })
+    let result = try await storage.saveArticles(forQuery: "q", fetchedAt: at, batches: { queue.next() })
+    #expect(result.saved == count && result.inserted == count)
+    #expect(try await resultList(storage, "q") == expected)
   }
 
   @Test("unobserved, a first import still counts and places every article, from 0")

@@ -38,6 +38,10 @@ struct ArticleWriter {
   /// Rows per multi-row statement: 500 × 18 parameters stays far below SQLite's 32,766-parameter limit.
   static let chunk = 500
 
+  /// Result-list rows a first import writes per statement (see `Session.writeMemberships`): SQLite then holds about
+  /// 1 MB for the statement, not 22 MB at 100k articles (docs/PERFORMANCE.md, "Memory of a first import at 100k").
+  static let membershipChunk = 5_000
+
   /// A save whose first batch holds this many articles is a bulk save: its new rows are indexed for search one
   /// batch at a time (see `Session.deferSearchIndex()`); a smaller one keeps the row-by-row trigger, whose cost is
   /// then lower than setting it aside.
@@ -488,11 +492,27 @@ struct ArticleWriter {
         // A first import: every row of `article` is one of this save's, at the place its rowid says
         // (``firstImportCount()``), and the query has no member yet (`query_result.url` references `article`, which
         // was empty). Read in `url` order from the key's index, without sorting.
-        try db.execute(
-          """
-          INSERT INTO query_result (query, url, position)
-          SELECT ?1, url, ?2 + rowid - ?3 - 1 FROM article ORDER BY url
-          """, [.text(query), .integer(base), .integer(rowidsBefore ?? 0)])
+        // Written `membershipChunk` rows per statement, each after the last `url` the previous one wrote (every URL
+        // of a first import is non-empty, so the first starts after ''): while one statement runs, SQLite holds
+        // memory in proportion to the rows it writes (about 220 bytes a row; its statement journal, kept in memory by
+        // `temp_store = MEMORY`, is the likely holder), and one statement for 100k articles was the import's peak.
+        var after = ""
+        while true {
+          try db.cachedStatement(
+            """
+            INSERT INTO query_result (query, url, position)
+            SELECT ?1, url, ?2 + rowid - ?3 - 1 FROM article WHERE url > ?4 ORDER BY url LIMIT ?5
+            """
+          ).execute([
+            .text(query), .integer(base), .integer(rowidsBefore ?? 0), .text(after),
+            .integer(Int64(ArticleWriter.membershipChunk)),
+          ])
+          guard db.changes == ArticleWriter.membershipChunk,
+            let last = try db.cachedStatement("SELECT max(url) FROM query_result WHERE query = ?1").fetchOne(
+              [.text(query)], { $0.string(0) }) ?? nil
+          else { break }
+          after = last
+        }
         return
       }
       // String order is byte order for ASCII, which URLs nearly always are (any order would be correct).
