@@ -49,12 +49,17 @@ struct FirstImportSchemaTests {
     }
   }
 
-  /// The statements the writer ran that drop or create an index.
+  /// The statements the writer ran that drop or create an index, or upsert articles (their first 40 characters),
+  /// in order.
   private final class IndexStatements: Sendable {
     let seen = Mutex<[String]>([])
     func record(_ sql: String) {
-      let head = sql.drop { $0.isWhitespace }.prefix(12).uppercased()
-      if head.hasPrefix("DROP INDEX") || head.hasPrefix("CREATE INDEX") { seen.withLock { $0.append(sql) } }
+      let text = String(sql.drop { $0.isWhitespace })
+      if text.hasPrefix("DROP INDEX") || text.hasPrefix("CREATE INDEX") {
+        seen.withLock { $0.append(text) }
+      } else if text.hasPrefix("INSERT INTO article (") {
+        seen.withLock { $0.append(String(text.prefix(40))) }
+      }
     }
   }
 
@@ -78,8 +83,8 @@ struct FirstImportSchemaTests {
     #expect(try await schema(storage) == expected)
     // The path was taken: each secondary index dropped once and created once, from its own text.
     let ran = statements.seen.withLock { $0 }
-    #expect(ran.filter { $0.uppercased().hasPrefix("DROP INDEX") }.count == 5)
-    let created = ran.filter { $0.uppercased().hasPrefix("CREATE INDEX") }.sorted()
+    #expect(ran.filter { $0.hasPrefix("DROP INDEX") }.count == 5)
+    let created = ran.filter { $0.hasPrefix("CREATE INDEX") }.sorted()
     #expect(created == secondary.map { $0.components(separatedBy: " | ")[3] }.sorted())
     // The rebuilt indexes hold exactly the rows (`integrity_check` compares every index entry with its row).
     #expect(try await storage.text("PRAGMA integrity_check") == "ok")
@@ -87,6 +92,29 @@ struct FirstImportSchemaTests {
     #expect(
       try await storage.int("SELECT count(*) FROM article INDEXED BY article_by_source WHERE source = 'source5'")
         == 250)
+  }
+
+  @Test("past its bulk limit a first import builds the indexes midway, and the later rows are indexed one by one")
+  func indexesBuiltPastTheLimit() async throws {
+    let freshDatabase = TestDatabase()
+    let expected = try await schema(try freshDatabase.open())
+    let database = TestDatabase()
+    let storage = try database.open()
+    let statements = IndexStatements()
+    try await storage.traceWrites { statements.record($0) }
+    let queue = FailingBatches(Self.batches())
+    let result = try await storage.saveArticles(
+      forQuery: "q", fetchedAt: at, mergePauseLimit: 1500, batches: { try queue.next() })
+    try await storage.traceWrites(nil)
+    #expect(result.inserted == 3000)
+    // Built once, after the second batch (2,000 rows written): the third batch's upserts come after them.
+    let ran = statements.seen.withLock { $0 }
+    #expect(ran.filter { $0.hasPrefix("CREATE INDEX") }.count == 5)
+    let lastCreate = ran.lastIndex { $0.hasPrefix("CREATE INDEX") } ?? ran.endIndex
+    #expect(ran[lastCreate...].filter { $0.hasPrefix("INSERT INTO article (") }.count == 2)
+    #expect(try await schema(storage) == expected)
+    #expect(try await storage.text("PRAGMA integrity_check") == "ok")
+    #expect(try await storage.int("SELECT count(*) FROM article INDEXED BY article_by_handle") == 3000)
   }
 
   @Test("a first import that fails midway leaves the old schema and data")
@@ -109,8 +137,8 @@ struct FirstImportSchemaTests {
     try await storage.traceWrites(nil)
     // The indexes were dropped before the failure, and nothing created them again.
     let ran = statements.seen.withLock { $0 }
-    #expect(ran.filter { $0.uppercased().hasPrefix("DROP INDEX") }.count == 5)
-    #expect(ran.filter { $0.uppercased().hasPrefix("CREATE INDEX") }.isEmpty)
+    #expect(ran.filter { $0.hasPrefix("DROP INDEX") }.count == 5)
+    #expect(ran.filter { $0.hasPrefix("CREATE INDEX") }.isEmpty)
 
     #expect(try await schema(storage) == before)
     #expect(try await storage.int("SELECT count(*) FROM article") == 0)

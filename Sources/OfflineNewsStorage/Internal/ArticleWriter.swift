@@ -128,7 +128,8 @@ struct ArticleWriter {
     /// passes `false`, and the change of a first import then names none (nobody could have seen it: a subscription
     /// that races with the commit is ordered after it). Updates and deletions are always listed.
     var listsInserted = true
-    /// Rows a first import indexes with FTS5's merging paused (see ``pauseMerging()``); past them merging resumes.
+    /// Rows a first import indexes with FTS5's merging paused (see ``pauseMerging()``) and writes with its secondary
+    /// indexes set aside (``deferSecondaryIndexes()``); past them merging resumes and the indexes are built.
     var mergePauseLimit = StorageContext.bulkMergePauseLimit
 
     init(
@@ -202,6 +203,7 @@ struct ArticleWriter {
         if let progress { progress(wasEmpty ? Int(try firstImportCount()) : seen.count) }
       }
       try indexNewRows()
+      if !droppedIndexes.isEmpty, try firstImportCount() >= Int64(mergePauseLimit) { try buildSecondaryIndexes() }
     }
 
     /// The stored publication dates of the undated articles of a batch (``Article/isUndated``), by key: such an
@@ -335,7 +337,11 @@ struct ArticleWriter {
     /// or more) drops the secondary indexes of `article` — `publishedAt`, `fetchedAt`, `source`, `handle`,
     /// `bookmarkedAt` — so that a row costs one B-tree insert into the table and one into the key's index instead of
     /// six, several of them at random places (the handle is a hash) in B-trees that outgrow the page cache;
-    /// ``buildSecondaryIndexes()`` creates them again before the transaction ends, each with one sort. Only the
+    /// ``buildSecondaryIndexes()`` creates them again, each with one sort, once ``mergePauseLimit`` rows are written
+    /// or at the end of the save, whichever comes first. The limit bounds the sort's memory: SQLite's sorter holds
+    /// the keys in memory, its spilled runs too (`temp_store = MEMORY`), and built at the end of a 1M-article
+    /// import the indexes took the peak from 193 to 300 MB (docs/PERFORMANCE.md); past the limit the rows are
+    /// indexed one by one as in any other save. Only the
     /// indexes whose text is one the migrations declare (``Schema/articleIndexDefinitions``: never a unique index,
     /// never the key's, which the upsert's `ON CONFLICT(url)` needs); any other index of the table is kept and
     /// written row by row. The text is read from `sqlite_master` and given back as it was, and both the drop and
@@ -358,7 +364,8 @@ struct ArticleWriter {
       }
     }
 
-    /// Creates the indexes ``deferSecondaryIndexes()`` dropped, from their own text, once the rows are written.
+    /// Creates the indexes ``deferSecondaryIndexes()`` dropped, from their own text (each `CREATE INDEX` reads the
+    /// rows written so far and sorts their keys once).
     private mutating func buildSecondaryIndexes() throws {
       guard !droppedIndexes.isEmpty else { return }
       for sql in droppedIndexes { try db.execute(sql: sql) }
