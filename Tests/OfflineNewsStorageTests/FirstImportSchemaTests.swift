@@ -25,7 +25,7 @@ private final class FailingBatches: Sendable {
 /// A first bulk import drops the secondary indexes of `article` and builds them again at its end, in its own
 /// transaction: it must leave exactly the schema a fresh store has, indexes that agree with the rows, and, when it
 /// fails midway, the schema and data it began with.
-@Suite("StorageContext: a first import gives back the schema it began with", .timeLimit(.minutes(1)))
+@Suite("StorageContext: a first import gives back the schema it began with", .timeLimit(.minutes(5)))
 struct FirstImportSchemaTests {
   private let at = Timestamp(millisecondsSince1970: t0)
 
