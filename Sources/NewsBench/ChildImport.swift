@@ -2,7 +2,7 @@ import CSQLite
 import Foundation
 import OfflineNews
 
-/// `news-bench --child-import FILE DB`: the `news import` path, alone in its own process so that its wall time and
+/// `news-bench --child-import FILE DB [--sqlite-memory]`: the `news import` path, alone in its own process so that its wall time and
 /// peak memory can be measured like those of `sqlite3` and `python3`.
 ///
 /// It does what `ImportCommand` does. A file of 4 MB or more is streamed: `NewsAPIFileStream` reads it in 1 MB windows and decodes
@@ -24,12 +24,24 @@ enum ChildImport {
     var peakAfterDecodeKiB: Int?
     /// `VmHWM` at the end: the peak of the whole import.
     var peakKiB: Int
-    /// SQLite's own share of the peak: the most memory its allocator held at once (`sqlite3_memory_highwater`: the
-    /// page cache, statement journals kept in memory by `temp_store = MEMORY`, FTS5's buffers, prepared statements).
-    var sqlitePeakKiB: Int = Int(sqlite3_memory_highwater(0) / 1024)
+    /// With `--sqlite-memory`, SQLite's own share of the peak: the most memory its allocator held at once
+    /// (`sqlite3_memory_highwater`: the page cache, statement journals kept in memory by `temp_store = MEMORY`,
+    /// FTS5's buffers, prepared statements); absent otherwise.
+    var sqlitePeakKiB: Int?
   }
 
-  static func run(file: String, database: String) async -> Int32 {
+  /// Runs the import of `file` into `database` and prints its report.
+  ///
+  /// - Parameter sqliteMemory: count SQLite's memory (`SQLITE_CONFIG_MEMSTATUS` on, which the store turns off for
+  ///   speed: `Connection`), to report ``Report/sqlitePeakKiB``; the import is then a little slower than
+  ///   `news import`.
+  static func run(file: String, database: String, sqliteMemory: Bool = false) async -> Int32 {
+    if sqliteMemory {
+      // Configured and initialized before the store opens a connection, so that its own configuration is refused.
+      _ = csqlite_config_memstatus(1)
+      _ = sqlite3_initialize()
+    }
+    let sqlitePeak = { sqliteMemory ? Int(sqlite3_memory_highwater(0) / 1024) : nil }
     do {
       let url = URL(fileURLWithPath: file)
       var clock = PhaseClock()
@@ -46,7 +58,8 @@ enum ChildImport {
         let issues = stream.issues
         let report = Report(
           phases: phases, phasesCPU: clock.cpu, saved: result.saved, skipped: issues.filter(\.skipped).count,
-          issues: issues.count, peakAfterDecodeKiB: nil, peakKiB: peakResidentKiB() ?? 0)
+          issues: issues.count, peakAfterDecodeKiB: nil, peakKiB: peakResidentKiB() ?? 0,
+          sqlitePeakKiB: sqlitePeak())
         FileHandle.standardOutput.write(try JSONEncoder().encode(report) + Data("\n".utf8))
         return 0
       }
@@ -58,7 +71,8 @@ enum ChildImport {
       clock.lap("save")
       let report = Report(
         phases: clock.wall, phasesCPU: clock.cpu, saved: page.articles.count, skipped: page.skippedCount,
-        issues: page.issues.count, peakAfterDecodeKiB: peakAfterDecode, peakKiB: peakResidentKiB() ?? 0)
+        issues: page.issues.count, peakAfterDecodeKiB: peakAfterDecode, peakKiB: peakResidentKiB() ?? 0,
+        sqlitePeakKiB: sqlitePeak())
       let line = try JSONEncoder().encode(report)
       FileHandle.standardOutput.write(line + Data("\n".utf8))
       return 0

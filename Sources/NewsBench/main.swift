@@ -4,11 +4,12 @@ import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == "--child-import" {
-  guard arguments.count == 3 else {
-    FileHandle.standardError.write(Data("usage: news-bench --child-import FILE DB\n".utf8))
+  let sqliteMemory = arguments.count == 4 && arguments[3] == "--sqlite-memory"
+  guard arguments.count == 3 || sqliteMemory else {
+    FileHandle.standardError.write(Data("usage: news-bench --child-import FILE DB [--sqlite-memory]\n".utf8))
     exit(64)
   }
-  exit(await ChildImport.run(file: arguments[1], database: arguments[2]))
+  exit(await ChildImport.run(file: arguments[1], database: arguments[2], sqliteMemory: sqliteMemory))
 }
 if arguments.first == "--generate" {
   // `news-bench --generate N FILE`: only the payload of N articles (default seed), for ad-hoc runs of

@@ -16,7 +16,7 @@ private final class Batches: Sendable {
 /// it wrote (each URL's place is the order of its row), and the inserted identities of its change are read only
 /// when someone observes. It must end exactly as the same save into a table that already holds an article, which
 /// takes the path that records every URL.
-@Suite("StorageContext: a first import keeps nothing per URL and ends as any other save", .timeLimit(.minutes(1)))
+@Suite("StorageContext: a first import keeps nothing per URL and ends as any other save", .timeLimit(.minutes(5)))
 struct FirstImportTests {
   private let at = Timestamp(millisecondsSince1970: t0)
 

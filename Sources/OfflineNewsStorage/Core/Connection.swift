@@ -45,6 +45,7 @@ package final class Connection {
   package init(path: String, readOnly: Bool = false, immutable: Bool = false, busyTimeout: Double = 5)
     throws(SQLiteError)
   {
+    _ = Connection.processConfiguration
     var handle: OpaquePointer?
     var flags =
       (readOnly || immutable ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
@@ -69,6 +70,19 @@ package final class Connection {
     sqlite3_extended_result_codes(handle, 1)
     sqlite3_busy_timeout(handle, Int32(max(0, min(busyTimeout * 1000, Double(Int32.max)))))
   }
+
+  /// SQLite's process-wide configuration, set once before the first connection opens (`sqlite3_config` is refused
+  /// once SQLite is initialized, which opening a connection does): memory statistics off
+  /// (`SQLITE_CONFIG_MEMSTATUS`: otherwise every allocation and free takes a global mutex to count its bytes;
+  /// about 5 % of a first import's CPU time, docs/PERFORMANCE.md). The store reads no such statistic
+  /// (`sqlite3_memory_used`, `sqlite3_memory_highwater` and `sqlite3_status64` then report 0). A process that
+  /// initialized SQLite before (another library, or `news-bench --child-import --sqlite-memory`, which wants the
+  /// statistics) keeps its own configuration: the call is refused, and either is correct.
+  ///
+  /// Related SQLite documentation: <https://www.sqlite.org/c3ref/c_config_covering_index_scan.html>
+  private static let processConfiguration: Void = {
+    _ = csqlite_config_memstatus(0)
+  }()
 
   deinit {
     if traceBox != nil { sqlite3_trace_v2(handle, 0, nil, nil) }

@@ -133,7 +133,8 @@ struct ArticleWriter {
     /// passes `false`, and the change of a first import then names none (nobody could have seen it: a subscription
     /// that races with the commit is ordered after it). Updates and deletions are always listed.
     var listsInserted = true
-    /// Rows a first import indexes with FTS5's merging paused (see ``pauseMerging()``); past them merging resumes.
+    /// Rows a first import indexes with FTS5's merging paused (see ``pauseMerging()``) and writes with its secondary
+    /// indexes set aside (``deferSecondaryIndexes()``); past them merging resumes and the indexes are built.
     var mergePauseLimit = StorageContext.bulkMergePauseLimit
 
     init(
@@ -165,6 +166,7 @@ struct ArticleWriter {
         wasEmpty = try db.scalarInt("SELECT NOT EXISTS (SELECT 1 FROM article)") == 1
         indexedUpTo = before
         if before < Int64.max, articles.count >= ArticleWriter.bulk { try deferSearchIndex() }
+        if wasEmpty, articles.count >= ArticleWriter.bulk { try deferSecondaryIndexes() }
       }
       // Distinct URLs of the batch: the later record replaces the earlier one in place.
       var urls: [String] = []
@@ -206,6 +208,7 @@ struct ArticleWriter {
         if let progress { progress(wasEmpty ? Int(try firstImportCount()) : seen.count) }
       }
       try indexNewRows()
+      if !droppedIndexes.isEmpty, try firstImportCount() >= Int64(mergePauseLimit) { try buildSecondaryIndexes() }
     }
 
     /// The stored publication dates of the undated articles of a batch (``Article/isUndated``), by key: such an
@@ -241,11 +244,6 @@ struct ArticleWriter {
     /// ``indexNewRows()``); any other view is always read.
     private var foldingIsKnown = false
 
-    /// `sql` with every run of whitespace made one space.
-    private static func collapsed(_ sql: String) -> String {
-      sql.split(whereSeparator: \.isWhitespace).joined(separator: " ")
-    }
-
     /// The search index's insert trigger of migration 7, whitespace collapsed.
     private static let knownInsertTrigger = """
       CREATE TRIGGER article_fts_after_insert AFTER INSERT ON article BEGIN \
@@ -263,14 +261,14 @@ struct ArticleWriter {
       let sql = try db.makeStatement(
         "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'article_fts_after_insert'"
       ).fetchOne { $0.string(0) }.flatMap { $0 }
-      guard let sql, Self.collapsed(sql) == Self.knownInsertTrigger
+      guard let sql, Schema.collapsed(sql) == Self.knownInsertTrigger
       else { return }
       try db.execute(sql: "DROP TRIGGER article_fts_after_insert")
       insertTrigger = sql
       let view = try db.makeStatement(
         "SELECT sql FROM sqlite_master WHERE type = 'view' AND name = 'article_search_text'"
       ).fetchOne { $0.string(0) }.flatMap { $0 }
-      foldingIsKnown = view.map(Self.collapsed) == Self.collapsed(Migration.searchTextView)
+      foldingIsKnown = view.map(Schema.collapsed) == Schema.collapsed(Migration.searchTextView)
       if wasEmpty { try pauseMerging() }
     }
 
@@ -336,6 +334,49 @@ struct ArticleWriter {
       insertTrigger = nil
     }
 
+    /// The `CREATE INDEX` texts of the secondary indexes of `article` a first import dropped, as `sqlite_master`
+    /// held them, in its order (see ``deferSecondaryIndexes()``).
+    private var droppedIndexes: [String] = []
+
+    /// A first bulk import (the table empty as the save begins, a first batch of ``ArticleWriter/bulk`` articles
+    /// or more) drops the secondary indexes of `article` — `publishedAt`, `fetchedAt`, `source`, `handle`,
+    /// `bookmarkedAt` — so that a row costs one B-tree insert into the table and one into the key's index instead of
+    /// six, several of them at random places (the handle is a hash) in B-trees that outgrow the page cache;
+    /// ``buildSecondaryIndexes()`` creates them again, each with one sort, once ``mergePauseLimit`` rows are written
+    /// or at the end of the save, whichever comes first. The limit bounds the sort's memory: SQLite's sorter holds
+    /// the keys in memory, its spilled runs too (`temp_store = MEMORY`), and built at the end of a 1M-article
+    /// import the indexes took the peak from 193 to 300 MB (docs/PERFORMANCE.md); past the limit the rows are
+    /// indexed one by one as in any other save. Only the
+    /// indexes whose text is one the migrations declare (``Schema/articleIndexDefinitions``: never a unique index,
+    /// never the key's, which the upsert's `ON CONFLICT(url)` needs); any other index of the table is kept and
+    /// written row by row. The text is read from `sqlite_master` and given back as it was, and both the drop and
+    /// the creation are in the save's transaction, so a failed or cancelled save rolls back to the old schema.
+    /// Statements prepared before the change are prepared again by SQLite at their next step
+    /// (`sqlite3_prepare_v3`), cached ones included.
+    ///
+    /// Related SQLite documentation: <https://www.sqlite.org/lang_createindex.html>,
+    /// <https://www.sqlite.org/c3ref/prepare.html> (`SQLITE_SCHEMA` and re-preparation)
+    private mutating func deferSecondaryIndexes() throws {
+      let indexes = try db.makeStatement(
+        """
+        SELECT name, sql FROM sqlite_master
+        WHERE type = 'index' AND tbl_name = 'article' AND sql IS NOT NULL ORDER BY rowid
+        """
+      ).fetchAll { ($0.string(0), $0.string(1)) }
+      for case (let name?, let sql?) in indexes where Schema.articleIndexDefinitions.contains(Schema.collapsed(sql)) {
+        try db.execute(sql: "DROP INDEX \(EntityDescription.quote(name))")
+        droppedIndexes.append(sql)
+      }
+    }
+
+    /// Creates the indexes ``deferSecondaryIndexes()`` dropped, from their own text (each `CREATE INDEX` reads the
+    /// rows written so far and sorts their keys once).
+    private mutating func buildSecondaryIndexes() throws {
+      guard !droppedIndexes.isEmpty else { return }
+      for sql in droppedIndexes { try db.execute(sql: sql) }
+      droppedIndexes = []
+    }
+
     /// FTS5's `automerge` and `crisismerge` settings while a first import has paused merging (FTS5's defaults, 4
     /// and 16, when none was stored).
     private var pausedMerging: (automerge: Int64, crisismerge: Int64)?
@@ -377,6 +418,7 @@ struct ArticleWriter {
       ArticleSaveResult, [StorageChange]
     ) {
       try restoreSearchIndex()
+      try buildSecondaryIndexes()
       let firstImport = wasEmpty ? try firstImportCount() : nil
       let saved = firstImport.map { Int($0) } ?? seen.count
       if skipIfEmpty, saved == 0 {

@@ -15,3 +15,28 @@ enum Schema {
     .v11SearchTextOfHTML,
   ]
 }
+
+extension Schema {
+  /// The `CREATE INDEX` statements on `article` that the migrations declare, with `--` comments removed and every
+  /// run of whitespace made one space (as ``collapsed(_:)``), unique indexes excepted: the secondary indexes a
+  /// first import may drop and build again from the text `sqlite_master` holds for them (``ArticleWriter``), read
+  /// from the one declaration of the schema rather than written out a second time.
+  static let articleIndexDefinitions: Set<String> = Set(
+    migrations.flatMap { migration in
+      migration.sql.split(separator: "\n", omittingEmptySubsequences: false)
+        .map { line in line.range(of: "--").map { line[..<$0.lowerBound] } ?? line }
+        .joined(separator: "\n")
+        .split(separator: ";")
+        .map { collapsed(String($0)) }
+        .filter { statement in
+          let words = statement.split(separator: " ", maxSplits: 4)
+          return words.count == 5 && words[0] == "CREATE" && words[1] == "INDEX" && words[3] == "ON"
+            && words[4].hasPrefix("article(")
+        }
+    })
+
+  /// `sql` with every run of whitespace made one space, and none at either end.
+  static func collapsed(_ sql: String) -> String {
+    sql.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+  }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import OfflineNewsModel
+import OfflineNewsStorage
+import Synchronization
+import Testing
+
+/// The batches of one streamed save, handed out in order; `failAfter` batches handed out, the next call throws.
+private final class FailingBatches: Sendable {
+  private let rest: Mutex<[[Article]]>
+  private let left: Mutex<Int>
+  init(_ batches: [[Article]], failAfter: Int = .max) {
+    rest = Mutex(batches.reversed())
+    left = Mutex(failAfter)
+  }
+  func next() throws -> [Article]? {
+    let fail = left.withLock { left in
+      defer { left -= 1 }
+      return left <= 0
+    }
+    if fail { throw Boom() }
+    return rest.withLock { $0.popLast() }
+  }
+}
+
+/// A first bulk import drops the secondary indexes of `article` and builds them again at its end, in its own
+/// transaction: it must leave exactly the schema a fresh store has, indexes that agree with the rows, and, when it
+/// fails midway, the schema and data it began with.
+@Suite("StorageContext: a first import gives back the schema it began with", .timeLimit(.minutes(5)))
+struct FirstImportSchemaTests {
+  private let at = Timestamp(millisecondsSince1970: t0)
+
+  /// 3,000 articles in three batches of 1,000 (each a bulk batch), from 12 sources, every fifth one undated.
+  private static func batches() -> [[Article]] {
+    let all = (0..<3000).map { index in
+      var article = makeArticle("schema\(index)", publishedAt: t0 + Int64(index % 977) * 1000)
+      article.source = "source\(index % 12)"
+      article.isUndated = index % 5 == 0
+      return article
+    }
+    return [Array(all[0..<1000]), Array(all[1000..<2000]), Array(all[2000...])]
+  }
+
+  /// Every schema object of the database (type, name, table, SQL), sorted: what `sqlite_master` says the schema is.
+  private func schema(_ storage: StorageContext) async throws -> [String] {
+    try await storage.read { db in
+      try db.makeStatement("SELECT type, name, tbl_name, sql FROM sqlite_master").fetchAll {
+        [$0.string(0), $0.string(1), $0.string(2), $0.string(3)].map { $0 ?? "NULL" }.joined(separator: " | ")
+      }.sorted()
+    }
+  }
+
+  /// The statements the writer ran that drop or create an index, or upsert articles (their first 40 characters),
+  /// in order.
+  private final class IndexStatements: Sendable {
+    let seen = Mutex<[String]>([])
+    func record(_ sql: String) {
+      let text = String(sql.drop { $0.isWhitespace })
+      if text.hasPrefix("DROP INDEX") || text.hasPrefix("CREATE INDEX") {
+        seen.withLock { $0.append(text) }
+      } else if text.hasPrefix("INSERT INTO article (") {
+        seen.withLock { $0.append(String(text.prefix(40))) }
+      }
+    }
+  }
+
+  @Test("a first import leaves the schema a fresh store has, with indexes that agree with the rows")
+  func sameSchemaAsFresh() async throws {
+    let freshDatabase = TestDatabase()
+    let expected = try await schema(try freshDatabase.open())
+    // The secondary indexes of `article` a first import may set aside: every one the schema declares.
+    let secondary = expected.filter { $0.hasPrefix("index | article_by_") }
+    #expect(secondary.count == 5)
+
+    let database = TestDatabase()
+    let storage = try database.open()
+    let statements = IndexStatements()
+    try await storage.traceWrites { statements.record($0) }
+    let queue = FailingBatches(Self.batches())
+    let result = try await storage.saveArticles(forQuery: "q", fetchedAt: at, batches: { try queue.next() })
+    try await storage.traceWrites(nil)
+    #expect(result.saved == 3000 && result.inserted == 3000)
+
+    #expect(try await schema(storage) == expected)
+    // The path was taken: each secondary index dropped once and created once, from its own text.
+    let ran = statements.seen.withLock { $0 }
+    #expect(ran.filter { $0.hasPrefix("DROP INDEX") }.count == 5)
+    let created = ran.filter { $0.hasPrefix("CREATE INDEX") }.sorted()
+    #expect(created == secondary.map { $0.components(separatedBy: " | ")[3] }.sorted())
+    // The rebuilt indexes hold exactly the rows (`integrity_check` compares every index entry with its row).
+    #expect(try await storage.text("PRAGMA integrity_check") == "ok")
+    #expect(try await storage.int("SELECT count(*) FROM article INDEXED BY article_by_publishedAt") == 3000)
+    #expect(
+      try await storage.int("SELECT count(*) FROM article INDEXED BY article_by_source WHERE source = 'source5'")
+        == 250)
+  }
+
+  @Test("past its bulk limit a first import builds the indexes midway, and the later rows are indexed one by one")
+  func indexesBuiltPastTheLimit() async throws {
+    let freshDatabase = TestDatabase()
+    let expected = try await schema(try freshDatabase.open())
+    let database = TestDatabase()
+    let storage = try database.open()
+    let statements = IndexStatements()
+    try await storage.traceWrites { statements.record($0) }
+    let queue = FailingBatches(Self.batches())
+    let result = try await storage.saveArticles(
+      forQuery: "q", fetchedAt: at, mergePauseLimit: 1500, batches: { try queue.next() })
+    try await storage.traceWrites(nil)
+    #expect(result.inserted == 3000)
+    // Built once, after the second batch (2,000 rows written): the third batch's upserts come after them.
+    let ran = statements.seen.withLock { $0 }
+    #expect(ran.filter { $0.hasPrefix("CREATE INDEX") }.count == 5)
+    let lastCreate = ran.lastIndex { $0.hasPrefix("CREATE INDEX") } ?? ran.endIndex
+    #expect(ran[lastCreate...].filter { $0.hasPrefix("INSERT INTO article (") }.count == 2)
+    #expect(try await schema(storage) == expected)
+    #expect(try await storage.text("PRAGMA integrity_check") == "ok")
+    #expect(try await storage.int("SELECT count(*) FROM article INDEXED BY article_by_handle") == 3000)
+  }
+
+  @Test("a first import that fails midway leaves the old schema and data")
+  func failedImportRollsBack() async throws {
+    let database = TestDatabase()
+    let storage = try database.open()
+    // Old data: a fetch of another query, whose article has gone since (the article table is empty again).
+    try await storage.saveArticles([makeArticle("gone")], forQuery: "other", fetchedAt: at)
+    try await storage.write { db in try db.execute(sql: "DELETE FROM article") }
+    let before = try await schema(storage)
+    let fetchesBefore = try await storage.int("SELECT count(*) FROM query_fetch WHERE query = 'other'")
+    #expect(fetchesBefore == 1)
+
+    let statements = IndexStatements()
+    try await storage.traceWrites { statements.record($0) }
+    let queue = FailingBatches(Self.batches(), failAfter: 2)
+    await #expect(throws: Boom.self) {
+      try await storage.saveArticles(forQuery: "q", fetchedAt: at, batches: { try queue.next() })
+    }
+    try await storage.traceWrites(nil)
+    // The indexes were dropped before the failure, and nothing created them again.
+    let ran = statements.seen.withLock { $0 }
+    #expect(ran.filter { $0.hasPrefix("DROP INDEX") }.count == 5)
+    #expect(ran.filter { $0.hasPrefix("CREATE INDEX") }.isEmpty)
+
+    #expect(try await schema(storage) == before)
+    #expect(try await storage.int("SELECT count(*) FROM article") == 0)
+    #expect(try await storage.int("SELECT count(*) FROM query_result") == 0)
+    #expect(try await storage.int("SELECT count(*) FROM query_fetch WHERE query = 'q'") == 0)
+    #expect(try await storage.int("SELECT count(*) FROM query_fetch WHERE query = 'other'") == fetchesBefore)
+    #expect(try await storage.text("PRAGMA integrity_check") == "ok")
+
+    // The next import, on the same connection and its cached statements, works and ends as a fresh store.
+    let again = FailingBatches(Self.batches())
+    let result = try await storage.saveArticles(forQuery: "q", fetchedAt: at, batches: { try again.next() })
+    #expect(result.inserted == 3000)
+    #expect(try await schema(storage) == before)
+    #expect(try await storage.text("PRAGMA integrity_check") == "ok")
+  }
+}
