@@ -100,10 +100,11 @@ extension StorageContext {
     }
   }
 
-  /// Rows a first import indexes for search with FTS5's merging paused, and writes with the secondary indexes of
-  /// `article` set aside, by default: a 100k-article import stays paused and without them to its end (the
-  /// fastest), a larger one merges incrementally and builds the indexes past it, so that no single merge or sort
-  /// holds a hundred megabytes or more (docs/PERFORMANCE.md, 1M articles).
+  /// Rows a first import indexes for search with FTS5's merging paused, by default: a 100k-article import stays
+  /// paused to its end (the fastest), a larger one merges incrementally past it, so that no single merge holds a
+  /// hundred megabytes or more (docs/PERFORMANCE.md, 1M articles). The secondary indexes of `article` are set aside
+  /// for the whole of a first import, whatever its size, and built at its end (their sorts spill to temporary
+  /// files).
   package static let bulkMergePauseLimit = 200_000
 
   /// Saves the articles of one successful response that arrive in batches (for instance the chunks of a large file
@@ -127,9 +128,8 @@ extension StorageContext {
   ///   - source: the source written on articles that do not name theirs; `nil` writes none.
   ///   - fetchedAt: when the response was received.
   ///   - progress: called with the number of distinct articles written so far, after each chunk of 500.
-  ///   - mergePauseLimit: rows of a first import indexed with FTS5's merging paused and written without the
-  ///     secondary indexes, before it merges incrementally again and builds them (``bulkMergePauseLimit``; tests
-  ///     lower it to reach that path with a few thousand rows).
+  ///   - mergePauseLimit: rows of a first import indexed with FTS5's merging paused, before it merges
+  ///     incrementally again (``bulkMergePauseLimit``; tests lower it to reach that path with a few thousand rows).
   ///   - batches: the next articles in response order, or `nil` at the end.
   /// - Throws: ``StorageError``, or what `batches` throws.
   @discardableResult

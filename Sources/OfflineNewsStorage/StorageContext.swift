@@ -278,11 +278,14 @@ public final class StorageContext: Sendable {
       }
       try connection.execute(sql: "PRAGMA synchronous = NORMAL")
       // A large save journals every page each multi-row upsert touches (a statement journal): in memory, not in a
-      // temporary file; and a 48 MB page cache keeps a 100k-article save from spilling pages to the WAL and reading
-      // them back (news-bench, when the cache was raised from SQLite's default: −40 % save time). 64 MB took the
-      // same CPU time at 100k articles, first import and re-import, and 17 MB more at the import's peak; 32 MB cost
-      // 18 % more CPU at 1M (docs/PERFORMANCE.md, "Memory of a first import at 100k").
-      try connection.execute(sql: "PRAGMA temp_store = MEMORY")
+      // temporary file (`SQLITE_CONFIG_STMTJRNL_SPILL` −1, Connection's process configuration); SQLite's sorter
+      // spills its runs to temporary files (`temp_store = FILE`): with `MEMORY` the sorts of the indexes a 1M-article
+      // first import builds at its end held 300 MB (docs/PERFORMANCE.md). A 48 MB page cache keeps a 100k-article
+      // save from spilling pages to the WAL and reading them back (news-bench, when the cache was raised from
+      // SQLite's default: −40 % save time). 64 MB took the same CPU time at 100k articles, first import and
+      // re-import, and 17 MB more at the import's peak; 32 MB cost 18 % more CPU at 1M (docs/PERFORMANCE.md,
+      // "Memory of a first import at 100k").
+      try connection.execute(sql: "PRAGMA temp_store = FILE")
       try connection.execute(sql: "PRAGMA cache_size = -49152")
       if found < migrator.latestVersion { try migrator.migrate(connection) }
       try EntityMigrator(entities: entities).reconcile(connection)

@@ -79,9 +79,16 @@ package final class Connection {
   /// initialized SQLite before (another library, or `news-bench --child-import --sqlite-memory`, which wants the
   /// statistics) keeps its own configuration: the call is refused, and either is correct.
   ///
-  /// Related SQLite documentation: <https://www.sqlite.org/c3ref/c_config_covering_index_scan.html>
+  /// Statement journals are held in memory whatever their size (`SQLITE_CONFIG_STMTJRNL_SPILL` −1): a large save
+  /// journals the pages each multi-row statement touches, and the writer's `temp_store` is `FILE` so that SQLite's
+  /// sorter (`CREATE INDEX` at the end of a first import, large `ORDER BY`s) spills its runs to temporary files
+  /// instead of memory (StorageContext's writer pragmas). Before, `temp_store = MEMORY` kept both in memory.
+  ///
+  /// Related SQLite documentation: <https://www.sqlite.org/c3ref/c_config_covering_index_scan.html>,
+  /// <https://www.sqlite.org/tempfiles.html> (statement journals, transient indices, temporary file storage)
   private static let processConfiguration: Void = {
     _ = csqlite_config_memstatus(0)
+    _ = csqlite_config_stmtjrnl_spill(-1)
   }()
 
   deinit {

@@ -208,7 +208,6 @@ struct ArticleWriter {
         if let progress { progress(wasEmpty ? Int(try firstImportCount()) : seen.count) }
       }
       try indexNewRows()
-      if !droppedIndexes.isEmpty, try firstImportCount() >= Int64(mergePauseLimit) { try buildSecondaryIndexes() }
     }
 
     /// The stored publication dates of the undated articles of a batch (``Article/isUndated``), by key: such an
@@ -342,11 +341,10 @@ struct ArticleWriter {
     /// or more) drops the secondary indexes of `article` — `publishedAt`, `fetchedAt`, `source`, `handle`,
     /// `bookmarkedAt` — so that a row costs one B-tree insert into the table and one into the key's index instead of
     /// six, several of them at random places (the handle is a hash) in B-trees that outgrow the page cache;
-    /// ``buildSecondaryIndexes()`` creates them again, each with one sort, once ``mergePauseLimit`` rows are written
-    /// or at the end of the save, whichever comes first. The limit bounds the sort's memory: SQLite's sorter holds
-    /// the keys in memory, its spilled runs too (`temp_store = MEMORY`), and built at the end of a 1M-article
-    /// import the indexes took the peak from 193 to 300 MB (docs/PERFORMANCE.md); past the limit the rows are
-    /// indexed one by one as in any other save. Only the
+    /// ``buildSecondaryIndexes()`` creates them again at the end of the save, each with one sort. SQLite's sorter
+    /// spills its runs to temporary files (the writer's `temp_store = FILE`): with `MEMORY` the sorts of a
+    /// 1M-article import held 300 MB, with files the import peaks at 199 MB and takes 51 s instead of 77 s
+    /// (the indexes written row by row past 200,000 rows; docs/PERFORMANCE.md). Only the
     /// indexes whose text is one the migrations declare (``Schema/articleIndexDefinitions``: never a unique index,
     /// never the key's, which the upsert's `ON CONFLICT(url)` needs); any other index of the table is kept and
     /// written row by row. The text is read from `sqlite_master` and given back as it was, and both the drop and
