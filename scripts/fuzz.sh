@@ -250,11 +250,12 @@ PY
   esac
 }
 
-# Strings of 16+ characters from ../shared, to keep its content out of the kept corpus.
+# Strings of 16+ characters from every file under ../shared (its feeds/ and pages/ folders too, as the python3 path
+# walks them), to keep its content out of the kept corpus.
 shared_patterns=$out/shared-patterns.txt
 : >"$shared_patterns"
 if [ -d "$shared" ]; then
-  grep -ohE '"[^"\\]{16,}"' "$shared"/* | sed -e 's/^"//' -e 's/"$//' | sort -u >"$shared_patterns" || true
+  grep -rohE '"[^"\\]{16,}"' "$shared" | sed -e 's/^"//' -e 's/"$//' | sort -u >"$shared_patterns" || true
 fi
 # from_shared FILE: whether FILE holds 16 characters in a row from a string of ../shared (a mutated title keeps long
 # pieces of it: matching whole strings is not enough). With python3, every 16-byte window of the input is looked up
