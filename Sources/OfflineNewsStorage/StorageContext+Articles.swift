@@ -100,13 +100,6 @@ extension StorageContext {
     }
   }
 
-  /// Rows a first import indexes for search with FTS5's merging paused, by default: a 100k-article import stays
-  /// paused to its end (the fastest), a larger one merges incrementally past it, so that no single merge holds a
-  /// hundred megabytes or more (docs/PERFORMANCE.md, 1M articles). The secondary indexes of `article` are set aside
-  /// for the whole of a first import, whatever its size, and built at its end (their sorts spill to temporary
-  /// files).
-  package static let bulkMergePauseLimit = 200_000
-
   /// Saves the articles of one successful response that arrive in batches (for instance the chunks of a large file
   /// decoded while this writes), as one transaction, like ``saveArticles(_:forQuery:fetchedAt:progress:)``.
   ///
@@ -128,14 +121,14 @@ extension StorageContext {
   ///   - source: the source written on articles that do not name theirs; `nil` writes none.
   ///   - fetchedAt: when the response was received.
   ///   - progress: called with the number of distinct articles written so far, after each chunk of 500.
-  ///   - mergePauseLimit: rows of a first import indexed with FTS5's merging paused, before it merges
-  ///     incrementally again (``bulkMergePauseLimit``; tests lower it to reach that path with a few thousand rows).
+  ///   - searchIndexBuild: how a first import (into an empty article table) builds its search index once its rows
+  ///     are written (``SearchIndexBuild``; tests lower its numbers to reach every path with a few thousand rows).
   ///   - batches: the next articles in response order, or `nil` at the end.
   /// - Throws: ``StorageError``, or what `batches` throws.
   @discardableResult
   package func saveArticles(
     forQuery query: String, source: String? = nil, fetchedAt: Timestamp, progress: (@Sendable (Int) -> Void)? = nil,
-    mergePauseLimit: Int = bulkMergePauseLimit, batches: @escaping @Sendable () throws -> [Article]?
+    searchIndexBuild: SearchIndexBuild = .standard, batches: @escaping @Sendable () throws -> [Article]?
   ) async throws -> ArticleSaveResult {
     let eviction = self.eviction
     // The write's errors are storage errors only; the batches' own error is kept aside and rethrown as it is.
@@ -145,7 +138,7 @@ extension StorageContext {
       return try await writeAndPublish { db in
         var writer = ArticleWriter.Session(
           db: db, query: query, source: source, fetchedAt: fetchedAt, progress: progress)
-        writer.mergePauseLimit = mergePauseLimit
+        writer.searchIndexBuild = searchIndexBuild
         while let batch = try batchFailure.keeping(batches) { try writer.add(batch) }
         writer.listsInserted = broadcaster.hasObservers
         return try writer.finish(eviction: eviction, skipIfEmpty: true)

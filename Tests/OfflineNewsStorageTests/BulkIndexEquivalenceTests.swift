@@ -11,10 +11,10 @@ private final class Batches: Sendable {
   func next() -> [Article]? { rest.withLock { $0.popLast() } }
 }
 
-/// The bulk save (the insert trigger set aside, each batch indexed by one statement, from `article` itself when no
-/// text needs folding, FTS5's automerge paused until one final `optimize`) must leave a search index that answers
-/// exactly as the plain path's does: small saves whose rows the insert trigger indexes one by one through the view
-/// `article_search_text`.
+/// The bulk save of a first import (the index's insert and update triggers set aside, every row indexed after the
+/// last upsert by statements of many rows, from `article` itself when no text needs folding, FTS5's merging paused
+/// until the segments are merged into one) must leave a search index that answers exactly as the plain path's
+/// does: small saves whose rows the insert trigger indexes one by one through the view `article_search_text`.
 @Suite("StorageContext: a bulk import's search index equals the plain path's")
 struct BulkIndexEquivalenceTests {
   /// 3,000 articles in three batches: the first without any folded character, the second with one in every tenth
@@ -91,24 +91,40 @@ struct BulkIndexEquivalenceTests {
     try await storage.search(text, limit: 5000).map { "\($0.article.url.absoluteString) \($0.rank) \($0.snippet)" }
   }
 
-  /// With merging paused to the end (the default limit, as a 100k import), and resumed after the first batch (as
-  /// a 1M import does past ``StorageContext/bulkMergePauseLimit``, FTS5 then merging after each segment).
+  /// With the defaults (one statement for all 3,000 rows, one segment merged at the end), and with 250 rows per
+  /// statement and a limit of 3 segments (twelve statements, a folded row in some and not others, the segments
+  /// merged a level at a time between statements as an import of millions does, then into one).
   @Test(
     "the same index terms, and the same result lists, ranks and snippets, as row-by-row indexing",
-    arguments: [StorageContext.bulkMergePauseLimit, 1000])
-  func sameAnswers(mergePauseLimit: Int) async throws {
+    arguments: [SearchIndexBuild.standard, SearchIndexBuild(rowsPerStatement: 250, segmentLimit: 3)])
+  func sameAnswers(build: SearchIndexBuild) async throws {
     let batches = Self.batches()
     let fetched = Timestamp(millisecondsSince1970: 1_700_000_000_000)
 
     let bulkDatabase = TestDatabase()
     let bulk = try bulkDatabase.open()
     let queue = Batches(batches)
+    let traced = Mutex<[String]>([])
+    try await bulk.traceWrites { sql in traced.withLock { $0.append(sql) } }
     let result = try await bulk.saveArticles(
-      forQuery: "bulk", fetchedAt: fetched, mergePauseLimit: mergePauseLimit, batches: { queue.next() })
+      forQuery: "bulk", fetchedAt: fetched, searchIndexBuild: build, batches: { queue.next() })
     #expect(result.inserted == 2999 && result.updated == 0)
-    // FTS5's own merge settings are given back (its defaults, none having been stored before).
+    // FTS5's own settings are given back (its defaults, none having been stored before), the index is one segment.
     #expect(try await bulk.int("SELECT v FROM article_fts_config WHERE k = 'automerge'") == 4)
     #expect(try await bulk.int("SELECT v FROM article_fts_config WHERE k = 'crisismerge'") == 16)
+    #expect(try await bulk.int("SELECT v FROM article_fts_config WHERE k = 'hashsize'") == 1_048_576)
+    #expect(try await bulk.int("SELECT count(DISTINCT segid) FROM article_fts_idx") == 1)
+    try await bulk.traceWrites(nil)
+    let statements = traced.withLock { $0 }
+    let indexing = statements.filter { $0.hasPrefix("INSERT INTO article_fts (rowid") }.count
+    let merges = statements.filter { $0.contains("('merge', ?1)") }.count
+    if build.rowsPerStatement < 3000 {
+      #expect(indexing == 12)
+      #expect(merges >= 4, "merged between statements, then at the end")
+    } else {
+      #expect(indexing == 1)
+      #expect(merges <= 2, "merged at the end only")
+    }
 
     // The plain path: saves of 100 articles (below the bulk threshold), each row indexed by the insert trigger.
     let plainDatabase = TestDatabase()

@@ -94,7 +94,9 @@ struct FirstImportSchemaTests {
         == 250)
   }
 
-  @Test("past its merge-pause limit a first import still builds the indexes once, at its end, after every upsert")
+  @Test(
+    "indexed for search by many statements, merged between them, a first import still builds the indexes once, at its end"
+  )
   func indexesBuiltPastTheLimit() async throws {
     let freshDatabase = TestDatabase()
     let expected = try await schema(try freshDatabase.open())
@@ -104,7 +106,8 @@ struct FirstImportSchemaTests {
     try await storage.traceWrites { statements.record($0) }
     let queue = FailingBatches(Self.batches())
     let result = try await storage.saveArticles(
-      forQuery: "q", fetchedAt: at, mergePauseLimit: 1500, batches: { try queue.next() })
+      forQuery: "q", fetchedAt: at, searchIndexBuild: SearchIndexBuild(rowsPerStatement: 500, segmentLimit: 2),
+      batches: { try queue.next() })
     try await storage.traceWrites(nil)
     #expect(result.inserted == 3000)
     // Built once, after the last batch: no upsert comes after the first of them (their sorts spill to files).

@@ -347,12 +347,22 @@ struct SearchTests {
     let saved = try await storage.saveArticles(forQuery: "q", fetchedAt: Self.fetched, batches: { batches.next() })
     #expect(saved.inserted == 2600 && saved.saved == 2600)
     let statements = traced.withLock { $0 }
-    #expect(statements.filter { $0.hasPrefix("INSERT INTO article_fts (rowid") }.count == 3, "one per batch")
-    #expect(statements.filter { $0.contains("('optimize')") }.count == 1)
-    // Merging paused during the import, FTS5's default given back after it.
-    #expect(statements.contains { $0.contains("('automerge', 0)") })
+    // Indexed once, after the last upsert: one statement for the 2,600 rows (10,000 per statement).
+    let indexing = statements.indices.filter { statements[$0].hasPrefix("INSERT INTO article_fts (rowid") }
+    #expect(indexing.count == 1)
+    let lastUpsert = statements.lastIndex { $0.hasPrefix("INSERT INTO article (") } ?? statements.endIndex
+    #expect(indexing.allSatisfy { $0 > lastUpsert })
+    // The update triggers were set aside too (the repeated URL's update fired no 'delete' into the index).
+    #expect(statements.contains("DROP TRIGGER article_fts_before_update"))
+    #expect(!statements.contains { $0.hasPrefix("--") && $0.contains("TRIGGER article_fts_") })
+    // Merging paused during the import, one segment at the end (no 'optimize' statement: 'merge' in steps), FTS5's
+    // defaults given back after it.
+    #expect(statements.contains { $0.contains("('merge', ?1)") })
+    #expect(!statements.contains { $0.contains("('optimize')") })
+    #expect(try await storage.int("SELECT count(DISTINCT segid) FROM article_fts_idx") == 1)
     #expect(try await storage.int("SELECT v FROM article_fts_config WHERE k = 'automerge'") == 4)
     #expect(try await storage.int("SELECT v FROM article_fts_config WHERE k = 'crisismerge'") == 16)
+    #expect(try await storage.int("SELECT v FROM article_fts_config WHERE k = 'hashsize'") == 1_048_576)
     try await checkIndex(storage)
     #expect(try await found(storage, "platypus") == ["first7"])
     #expect(try await storage.search("opening", limit: 3000).count == 2599)

@@ -138,6 +138,10 @@ package final class Connection {
   /// The number of rows changed by the last `INSERT`, `UPDATE` or `DELETE` (`sqlite3_changes64`).
   package var changes: Int { Int(sqlite3_changes64(handle)) }
 
+  /// The number of rows changed by every `INSERT`, `UPDATE` or `DELETE` since the connection opened, those of
+  /// triggers and of virtual tables' own statements included (`sqlite3_total_changes64`).
+  package var totalChanges: Int { Int(sqlite3_total_changes64(handle)) }
+
   /// Whether a transaction is open (not in autocommit mode).
   package var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 

@@ -42,16 +42,32 @@ struct ArticleWriter {
   /// 1 MB for the statement, not 22 MB at 100k articles (docs/PERFORMANCE.md, "Memory of a first import at 100k").
   static let membershipChunk = 5_000
 
+  /// The page cache, in KiB, while a first import builds its secondary indexes (see
+  /// `Session.buildSecondaryIndexes()`).
+  static let sortCacheKiB: Int64 = 16_384
+
   /// A save whose first batch holds this many articles is a bulk save: its new rows are indexed for search one
   /// batch at a time (see `Session.deferSearchIndex()`); a smaller one keeps the row-by-row trigger, whose cost is
   /// then lower than setting it aside.
   static let bulk = 1000
 
-  /// FTS5's `automerge` for the rest of a first import once it has passed its ``Session/mergePauseLimit``: merge
-  /// incrementally a level that holds 16 segments (FTS5's default is 4). At 1M articles, against merging paused to
-  /// the end (80 s of CPU, 385 MB): 4 took 91 s and 196 MB, 16 took 82 s and 193 MB (`--child-import`, one run
-  /// each, load 3–5; docs/PERFORMANCE.md). The stored setting is given back at the end.
-  static let resumedAutomerge: Int64 = 16
+  /// Indexes the rows with rowids in `(?1, ?2]` through `article_search_text` (migration 7's folding, migration
+  /// 11's search texts): what the insert trigger does, for many rows in one statement.
+  static let indexThroughView = """
+    INSERT INTO article_fts (rowid, title, summary, content, author, sourceName)
+    SELECT docid, title, summary, content, author, sourceName FROM article_search_text
+    WHERE docid > ?1 AND docid <= ?2
+    """
+
+  /// Indexes the rows with rowids in `(?1, ?2]` from `article` itself, with the view's `coalesce`s but not its
+  /// `replace()`s: the same values as ``indexThroughView`` for rows without a folded character.
+  static let indexFromTable = """
+    INSERT INTO article_fts (rowid, title, summary, content, author, sourceName)
+    SELECT rowid, title, coalesce(summaryText, summary), coalesce(fullText, contentText, content), author,
+      sourceName
+    FROM article
+    WHERE rowid > ?1 AND rowid <= ?2
+    """
 
   /// The content columns, in bind order. Local-only columns are absent on purpose, but for the search texts of the
   /// summary and content (``Article/summaryText``, ``Article/contentText``, migration 11), which follow from the
@@ -133,9 +149,8 @@ struct ArticleWriter {
     /// passes `false`, and the change of a first import then names none (nobody could have seen it: a subscription
     /// that races with the commit is ordered after it). Updates and deletions are always listed.
     var listsInserted = true
-    /// Rows a first import indexes with FTS5's merging paused (see ``pauseMerging()``) and writes with its secondary
-    /// indexes set aside (``deferSecondaryIndexes()``); past them merging resumes and the indexes are built.
-    var mergePauseLimit = StorageContext.bulkMergePauseLimit
+    /// How a first import builds its search index (``FirstImportSearchIndex``).
+    var searchIndexBuild = SearchIndexBuild.standard
 
     init(
       db: Connection, query: String, source: String? = nil, fetchedAt: Timestamp,
@@ -188,6 +203,7 @@ struct ArticleWriter {
       let firstSeen = try firstSeenDates(of: articles, chosen: chosen, urls: urls)
       let fetched = DatabaseValue.integer(fetchedAt.millisecondsSince1970)
       let queryText = DatabaseValue.text(query)
+      var folded: [String] = []
       var start = 0
       while start < chosen.count {
         let end = min(start + ArticleWriter.chunk, chosen.count)
@@ -196,7 +212,9 @@ struct ArticleWriter {
         for row in start..<end {
           var article = articles[chosen[row]]
           if article.isUndated { article.publishedAt = firstSeen[urls[row]] ?? fetchedAt.date }
-          if insertTrigger != nil, !pendingNeedFolding, ArticleWriter.needsFolding(article) {
+          if firstImportIndex != nil {
+            if ArticleWriter.needsFolding(article) { folded.append(urls[row]) }
+          } else if insertTrigger != nil, !pendingNeedFolding, ArticleWriter.needsFolding(article) {
             pendingNeedFolding = true
           }
           ArticleWriter.appendContent(article, url: urls[row], source: source, to: &arguments)
@@ -207,7 +225,11 @@ struct ArticleWriter {
         start = end
         if let progress { progress(wasEmpty ? Int(try firstImportCount()) : seen.count) }
       }
-      try indexNewRows()
+      if firstImportIndex != nil {
+        try firstImportIndex?.noteFolded(urls: folded)
+      } else {
+        try indexNewRows()
+      }
     }
 
     /// The stored publication dates of the undated articles of a batch (``Article/isUndated``), by key: such an
@@ -235,6 +257,9 @@ struct ArticleWriter {
 
     /// The `CREATE TRIGGER` text of the insert trigger while it is set aside (see ``deferSearchIndex()``).
     private var insertTrigger: String?
+    /// A first import's search index, built at its end (``FirstImportSearchIndex``); `nil` for any other save, and
+    /// for a first import whose update triggers are not the migrations' (it is then indexed batch by batch).
+    private var firstImportIndex: FirstImportSearchIndex?
     /// Rows with a larger rowid were inserted by this save and are not in the search index yet.
     private var indexedUpTo: Int64 = 0
     /// Some article added since the last ``indexNewRows()`` has text that `article_search_text` folds.
@@ -243,91 +268,66 @@ struct ArticleWriter {
     /// ``indexNewRows()``); any other view is always read.
     private var foldingIsKnown = false
 
-    /// The search index's insert trigger of migration 7, whitespace collapsed.
-    private static let knownInsertTrigger = """
-      CREATE TRIGGER article_fts_after_insert AFTER INSERT ON article BEGIN \
-      INSERT INTO article_fts (rowid, title, summary, content, author, sourceName) \
-      SELECT docid, title, summary, content, author, sourceName FROM article_search_text WHERE docid = new.rowid; END
-      """
+    /// The name of the search index's insert trigger (migration 7).
+    private static let insertTriggerName = "article_fts_after_insert"
 
     /// Sets the search index's insert trigger aside for this transaction, so that new rows are indexed by one
     /// `INSERT … SELECT` per batch instead of row by row: FTS5 writes its pending terms out at every statement's
     /// savepoint, so a trigger firing inside 200 upserts makes 200 small segments to merge where one statement per
-    /// batch makes a few. Only when the trigger is exactly migration 7's (so that the batch insert does what it
-    /// did: index the folded values of `article_search_text`); the update and delete triggers stay. The trigger is created again, with its own text, by
-    /// ``restoreSearchIndex()`` before the transaction ends; a failed save rolls both back.
+    /// batch makes a few. Only when the trigger is exactly the migrations' (``Schema/triggerDefinitions``: so that
+    /// the batch insert does what it did, index the folded values of `article_search_text`); the update and delete
+    /// triggers stay, but for a first import, whose index is built at its end (``FirstImportSearchIndex``). The
+    /// trigger is created again, with its own text, by ``restoreSearchIndex()`` before the transaction ends; a
+    /// failed save rolls both back.
     private mutating func deferSearchIndex() throws {
-      let sql = try db.makeStatement(
-        "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'article_fts_after_insert'"
-      ).fetchOne { $0.string(0) }.flatMap { $0 }
-      guard let sql, Schema.collapsed(sql) == Self.knownInsertTrigger
+      let sql = try db.makeStatement("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?1")
+        .fetchOne([.text(Self.insertTriggerName)]) { $0.string(0) }.flatMap { $0 }
+      guard let sql, Schema.collapsed(sql) == Schema.triggerDefinitions[Self.insertTriggerName]
       else { return }
-      try db.execute(sql: "DROP TRIGGER article_fts_after_insert")
+      try db.execute(sql: "DROP TRIGGER \(Self.insertTriggerName)")
       insertTrigger = sql
       let view = try db.makeStatement(
         "SELECT sql FROM sqlite_master WHERE type = 'view' AND name = 'article_search_text'"
       ).fetchOne { $0.string(0) }.flatMap { $0 }
       foldingIsKnown = view.map(Schema.collapsed) == Schema.collapsed(Migration.searchTextView)
-      if wasEmpty { try pauseMerging() }
+      if wasEmpty {
+        firstImportIndex = try FirstImportSearchIndex(
+          db: db, rowidsBefore: rowidsBefore ?? 0, foldingIsKnown: foldingIsKnown, build: searchIndexBuild)
+      }
     }
 
     /// Indexes the rows this save inserted since the last call (rowids above ``indexedUpTo``), in one statement.
-    /// Runs after every batch, so that a later record of the same URL updates an indexed row (the update trigger
-    /// removes the old text from the index first).
+    /// Runs after every batch of a save into a filled table, so that a later record of the same URL updates an
+    /// indexed row (the update trigger removes the old text from the index first).
     ///
     /// The index is given the folded values of `article_search_text` (migration 7). When no article of these rows
     /// holds a folded character (``SearchQuery/containsFoldedScalar(_:)``, checked as the batch is bound), folding
-    /// changes nothing and the same values are read from `article` itself (with the view's `coalesce`s: the search
-    /// texts of an HTML summary and content, migration 11), without the view's 30 nested
-    /// `replace()` calls per row (about a tenth of a first import's CPU time at 100k articles: docs/PERFORMANCE.md);
-    /// a batch with one such article reads the view.
+    /// changes nothing and the same values are read from `article` itself (``ArticleWriter/indexFromTable``: the
+    /// view's `coalesce`s, the search texts of an HTML summary and content, migration 11), without the view's 30
+    /// nested `replace()` calls per row (about a tenth of a first import's CPU time at 100k articles:
+    /// docs/PERFORMANCE.md); a batch with one such article reads the view.
     private mutating func indexNewRows() throws {
       guard insertTrigger != nil else { return }
       let last = try db.scalarInt("SELECT max(rowid) FROM article") ?? 0
       guard last > indexedUpTo else { return }
       let sql =
-        pendingNeedFolding || !foldingIsKnown
-        ? """
-        INSERT INTO article_fts (rowid, title, summary, content, author, sourceName)
-        SELECT docid, title, summary, content, author, sourceName FROM article_search_text
-        WHERE docid > ?1 AND docid <= ?2
-        """
-        : """
-        INSERT INTO article_fts (rowid, title, summary, content, author, sourceName)
-        SELECT rowid, title, coalesce(summaryText, summary), coalesce(fullText, contentText, content), author,
-          sourceName
-        FROM article
-        WHERE rowid > ?1 AND rowid <= ?2
-        """
+        pendingNeedFolding || !foldingIsKnown ? ArticleWriter.indexThroughView : ArticleWriter.indexFromTable
       try db.cachedStatement(sql).execute([.integer(indexedUpTo), .integer(last)])
       indexedUpTo = last
       pendingNeedFolding = false
-      if pausedMerging != nil, !mergingResumed, last - (rowidsBefore ?? 0) >= Int64(mergePauseLimit) {
-        try db.execute(
-          "INSERT INTO article_fts (article_fts, rank) VALUES ('automerge', ?1)",
-          [.integer(ArticleWriter.resumedAutomerge)])
-        mergingResumed = true
-      }
     }
 
-    /// A first import has passed ``mergePauseLimit`` rows and resumed FTS5's merging (``pauseMerging()``).
-    private var mergingResumed = false
-
-    /// Creates the insert trigger again (see ``deferSearchIndex()``). After a first import (the table was empty),
-    /// merges the index into one segment first (FTS5 `optimize`), and gives back FTS5's `automerge` setting
-    /// (``pauseMerging()``): a search then looks each term up in one segment instead of the tens a batch-by-batch
-    /// build leaves (`news search` of two common words in 100k articles: 17 → 14 ms CPU), for about the CPU time the
-    /// merges during the import would have taken (docs/PERFORMANCE.md).
+    /// Indexes what is left, creates the insert trigger again (see ``deferSearchIndex()``). A first import's index
+    /// is built here, merged into one segment, with the update triggers and FTS5's settings given back
+    /// (``FirstImportSearchIndex/finish()``): a search then looks each term up in one segment instead of the tens a
+    /// batch-by-batch build leaves (`news search` of two common words in 100k articles: 17 → 14 ms CPU).
     private mutating func restoreSearchIndex() throws {
       guard let sql = insertTrigger else { return }
-      try indexNewRows()
-      if let paused = pausedMerging {
-        try db.execute(sql: "INSERT INTO article_fts (article_fts) VALUES ('optimize')")
-        try db.execute(
-          "INSERT INTO article_fts (article_fts, rank) VALUES ('automerge', ?1)", [.integer(paused.automerge)])
-        try db.execute(
-          "INSERT INTO article_fts (article_fts, rank) VALUES ('crisismerge', ?1)", [.integer(paused.crisismerge)])
-        pausedMerging = nil
+      if let index = firstImportIndex {
+        try index.finish()
+        firstImportIndex = nil
+      } else {
+        try indexNewRows()
       }
       try db.execute(sql: sql)
       insertTrigger = nil
@@ -368,43 +368,25 @@ struct ArticleWriter {
     }
 
     /// Creates the indexes ``deferSecondaryIndexes()`` dropped, from their own text (each `CREATE INDEX` reads the
-    /// rows written so far and sorts their keys once).
+    /// rows written so far and sorts their keys once), with the page cache at ``ArticleWriter/sortCacheKiB`` for the
+    /// while: SQLite's sorter keeps as many bytes of keys in memory as the cache may hold before it writes a sorted
+    /// run to a temporary file, and that memory comes on top of the cache (a 1M-article import peaked at 220 MB in
+    /// its first sort with the writer's 48 MB, at 154 MB with 16 MB, the sorts taking as long; docs/PERFORMANCE.md).
+    /// The cache size is given back as it was, whether the sorts succeed or not.
+    ///
+    /// Related SQLite documentation: <https://www.sqlite.org/pragma.html#pragma_cache_size>,
+    /// <https://www.sqlite.org/tempfiles.html> (the sorter's temporary files)
     private mutating func buildSecondaryIndexes() throws {
       guard !droppedIndexes.isEmpty else { return }
+      // `cache_size` is pages when positive, KiB when negative.
+      let cacheSize = try db.scalarInt("PRAGMA cache_size") ?? 0
+      let pageSize = try db.scalarInt("PRAGMA page_size") ?? 4096
+      let cacheKiB = cacheSize < 0 ? -cacheSize : cacheSize * pageSize / 1024
+      let lowered = cacheKiB > ArticleWriter.sortCacheKiB
+      if lowered { try db.execute(sql: "PRAGMA cache_size = \(-ArticleWriter.sortCacheKiB)") }
+      defer { if lowered { try? db.execute(sql: "PRAGMA cache_size = \(cacheSize)") } }
       for sql in droppedIndexes { try db.execute(sql: sql) }
       droppedIndexes = []
-    }
-
-    /// FTS5's `automerge` and `crisismerge` settings while a first import has paused merging (FTS5's defaults, 4
-    /// and 16, when none was stored).
-    private var pausedMerging: (automerge: Int64, crisismerge: Int64)?
-
-    /// A first import stops FTS5's merging until ``restoreSearchIndex()`` merges everything once: `automerge` 0
-    /// (no incremental merges) and `crisismerge` 64 (by default 16 segments of one level are merged at once
-    /// whatever `automerge` says). The batches' segments are then merged far less often as they pile up: at 100k
-    /// articles, about 0.3 s less CPU for the same one-segment index (measured with `sqlite3`:
-    /// docs/PERFORMANCE.md). Crisis merges are not switched off (`crisismerge` 2000): an index holds at most 2,000
-    /// segments, which a 1M-article import without them exceeds (`SQLITE_FULL`). The settings are written in the
-    /// transaction, so a failed save rolls them back.
-    ///
-    /// Only for the first ``mergePauseLimit`` rows: then `automerge` is set to ``ArticleWriter/resumedAutomerge``,
-    /// and FTS5 merges a little after each segment it writes. A crisis merge is one statement that merges a whole level, and the pages it
-    /// rewrites that existed before it go to that statement's journal, which `temp_store = MEMORY` holds in
-    /// memory: paused to the end, a 1M-article import had SQLite hold 299 MB at its peak (the process 385 MB, in
-    /// a spike of about 230 MB mid-import), 132 MB with merging resumed past 200,000 rows (docs/PERFORMANCE.md).
-    ///
-    /// Related SQLite documentation: <https://www.sqlite.org/fts5.html#the_automerge_configuration_option>,
-    /// <https://www.sqlite.org/fts5.html#the_crisismerge_configuration_option>
-    private mutating func pauseMerging() throws {
-      func stored(_ key: String) throws -> Int64? {
-        try db.makeStatement("SELECT v FROM article_fts_config WHERE k = ?1").fetchOne([.text(key)]) {
-          $0.int64(0)
-        } ?? nil
-      }
-      let paused = (automerge: try stored("automerge") ?? 4, crisismerge: try stored("crisismerge") ?? 16)
-      try db.execute(sql: "INSERT INTO article_fts (article_fts, rank) VALUES ('automerge', 0)")
-      try db.execute(sql: "INSERT INTO article_fts (article_fts, rank) VALUES ('crisismerge', 64)")
-      pausedMerging = paused
     }
 
     /// Writes the result list's departures, the query's fetch record and runs eviction; returns what the save did.

@@ -23,9 +23,7 @@ extension Schema {
   /// from the one declaration of the schema rather than written out a second time.
   static let articleIndexDefinitions: Set<String> = Set(
     migrations.flatMap { migration in
-      migration.sql.split(separator: "\n", omittingEmptySubsequences: false)
-        .map { line in line.range(of: "--").map { line[..<$0.lowerBound] } ?? line }
-        .joined(separator: "\n")
+      withoutComments(migration.sql)
         .split(separator: ";")
         .map { collapsed(String($0)) }
         .filter { statement in
@@ -34,6 +32,32 @@ extension Schema {
             && words[4].hasPrefix("article(")
         }
     })
+
+  /// The `CREATE TRIGGER` statements the migrations declare, by trigger name, each as the latest migration that
+  /// creates it wrote it: `--` comments removed, whitespace collapsed (``collapsed(_:)``), without the closing `;`
+  /// (as `sqlite_master` holds it). A trigger a later migration dropped keeps its last text; the map is looked up by
+  /// the names `sqlite_master` holds. A bulk save sets the search index's triggers aside only when `sqlite_master`
+  /// holds exactly this text (``ArticleWriter``), so that what it does in their place is what they did.
+  static let triggerDefinitions: [String: String] = {
+    var definitions: [String: String] = [:]
+    for migration in migrations {
+      var rest = Substring(collapsed(withoutComments(migration.sql)))
+      while let start = rest.range(of: "CREATE TRIGGER "), let end = rest[start.upperBound...].range(of: " END;") {
+        let statement = String(rest[start.lowerBound..<end.lowerBound]) + " END"
+        let words = statement.split(separator: " ", maxSplits: 3)
+        if words.count > 2 { definitions[String(words[2])] = statement }
+        rest = rest[end.upperBound...]
+      }
+    }
+    return definitions
+  }()
+
+  /// `sql` without its `--` comments (each up to the end of its line).
+  static func withoutComments(_ sql: String) -> String {
+    sql.split(separator: "\n", omittingEmptySubsequences: false)
+      .map { line in line.range(of: "--").map { line[..<$0.lowerBound] } ?? line }
+      .joined(separator: "\n")
+  }
 
   /// `sql` with every run of whitespace made one space, and none at either end.
   static func collapsed(_ sql: String) -> String {

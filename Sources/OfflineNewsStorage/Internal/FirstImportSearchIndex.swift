@@ -1,0 +1,169 @@
+import Foundation
+
+/// How a first import builds its search index (``FirstImportSearchIndex``): the defaults, or smaller numbers with
+/// which tests reach every path with a few thousand rows.
+package struct SearchIndexBuild: Sendable {
+  /// Rows one `INSERT … SELECT` gives the index. With ``FirstImportSearchIndex/hashSize`` of pending terms, 10,000
+  /// NewsAPI articles (about 6.5 MB of text) make one segment; one statement holds its statement journal while it
+  /// runs, and a single statement of 100k rows made the import's peak 18 MB higher (docs/PERFORMANCE.md).
+  package var rowsPerStatement = 10_000
+  /// Segments the index may hold between two statements before they are merged (FTS5's own limit is 2,000 per
+  /// index, `SQLITE_FULL` past it): 250 is reached at about 2.5 million NewsAPI articles, so a smaller import
+  /// merges once, at its end.
+  package var segmentLimit = 250
+
+  /// The defaults.
+  package static let standard = SearchIndexBuild()
+
+  package init(rowsPerStatement: Int = 10_000, segmentLimit: Int = 250) {
+    self.rowsPerStatement = max(1, rowsPerStatement)
+    self.segmentLimit = max(2, segmentLimit)
+  }
+}
+
+/// The search index of a first import — the article table empty as the save begins, a bulk first batch — built
+/// once, after every upsert, instead of batch by batch.
+///
+/// Every row of such a save is its own, so none is in the index before the end: the index's insert trigger and
+/// both update triggers (migration 11's) are set aside for the transaction, and a URL that comes again later in the
+/// save only rewrites its row, which is indexed once, with its last text. At the end the rows are given to FTS5 in
+/// rowid order by ``SearchIndexBuild/rowsPerStatement`` per `INSERT … SELECT`, with 8 MB of pending terms per
+/// segment (FTS5 `hashsize`), merging paused (`automerge` 0, `crisismerge` 1999: no merge inside a statement, whose
+/// statement journal would then hold every page the merge rewrites), the segments merged between statements only
+/// past ``SearchIndexBuild/segmentLimit`` (FTS5 `merge`, positive: a level at a time), and into one segment at the
+/// end by FTS5 `merge` with a negative page count, the incremental form of `optimize`, 2,000 pages per statement.
+///
+/// So the index is written once and merged once, where batch-by-batch indexing merged it level by level as it grew
+/// (a million articles: 16.7 s of FTS5 work and 2.4 s of `optimize` against 12.7 s and 2.4 s; docs/PERFORMANCE.md),
+/// the page cache holds the key index alone while the rows are written, and no statement holds more than a few
+/// megabytes of statement journal. The triggers are created again from their own text and FTS5's settings given
+/// back as they were stored (FTS5's defaults when none was), in the save's transaction: a failed save rolls all of
+/// it back.
+///
+/// Rows whose text `article_search_text` folds (``SearchQuery/foldedScalars``) are read through the view, others
+/// from `article` itself (the view's `coalesce`s without its 30 `replace()` calls: see
+/// `ArticleWriter.Session.indexNewRows()`): the writer notes the rowid of each folded article as it writes it
+/// (``noteFolded(urls:)``), and a statement whose rows hold one reads the view.
+///
+/// Related SQLite documentation: <https://www.sqlite.org/fts5.html#the_merge_command>,
+/// <https://www.sqlite.org/fts5.html#the_optimize_command>,
+/// <https://www.sqlite.org/fts5.html#the_automerge_configuration_option>,
+/// <https://www.sqlite.org/fts5.html#the_crisismerge_configuration_option>,
+/// <https://www.sqlite.org/lang_transaction.html> (statement journals)
+struct FirstImportSearchIndex {
+  /// FTS5's `hashsize` while the index is built: the bytes of pending terms after which it writes a segment
+  /// (FTS5's default is 1 MB).
+  static let hashSize: Int64 = 8 << 20
+  /// Pages one FTS5 `merge` statement may write.
+  static let mergePages: Int64 = 2_000
+  /// The names of the triggers set aside: the index's insert trigger is set aside by every bulk save
+  /// (`ArticleWriter.Session.deferSearchIndex()`), these by a first import.
+  static let updateTriggers = ["article_fts_before_update", "article_fts_after_update"]
+
+  private let db: Connection
+  private let build: SearchIndexBuild
+  /// The largest rowid before the save: every row above it is the save's.
+  private let rowidsBefore: Int64
+  /// `article_search_text` is migration 11's view, so that unfolded text can be read from `article` itself.
+  private let foldingIsKnown: Bool
+  /// The `CREATE TRIGGER` texts of the update triggers, as `sqlite_master` held them.
+  private let triggers: [String]
+  /// FTS5's settings as they were stored before the save (`nil`: none was, FTS5's default applied).
+  private let settings: [(key: String, stored: Int64?, fallback: Int64)]
+  /// Statements (numbered from 0 by rowid) whose rows hold text the view folds.
+  private var foldedStatements: Set<Int64> = []
+
+  /// Sets the update triggers aside and pauses FTS5's merging, when both triggers are exactly the migrations'
+  /// (``Schema/triggerDefinitions``); `nil` otherwise, and nothing is changed (the save then indexes batch by
+  /// batch through the update triggers it keeps).
+  ///
+  /// - Throws: ``SQLiteError`` from reading the schema or writing FTS5's settings.
+  init?(db: Connection, rowidsBefore: Int64, foldingIsKnown: Bool, build: SearchIndexBuild) throws {
+    var triggers: [String] = []
+    for name in Self.updateTriggers {
+      let sql = try db.makeStatement("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?1")
+        .fetchOne([.text(name)]) { $0.string(0) }.flatMap { $0 }
+      guard let sql, let declared = Schema.triggerDefinitions[name], Schema.collapsed(sql) == declared
+      else { return nil }
+      triggers.append(sql)
+    }
+    func stored(_ key: String) throws -> Int64? {
+      try db.makeStatement("SELECT v FROM article_fts_config WHERE k = ?1").fetchOne([.text(key)]) {
+        $0.int64(0)
+      } ?? nil
+    }
+    settings = [
+      ("automerge", try stored("automerge"), 4), ("crisismerge", try stored("crisismerge"), 16),
+      ("hashsize", try stored("hashsize"), 1 << 20),
+    ]
+    for name in Self.updateTriggers { try db.execute(sql: "DROP TRIGGER \(name)") }
+    for (key, value) in [("automerge", 0), ("crisismerge", 1999), ("hashsize", Self.hashSize)] {
+      try db.execute("INSERT INTO article_fts (article_fts, rank) VALUES (?1, ?2)", [.text(key), .integer(value)])
+    }
+    self.db = db
+    self.build = build
+    self.rowidsBefore = rowidsBefore
+    self.foldingIsKnown = foldingIsKnown
+    self.triggers = triggers
+  }
+
+  /// Notes articles just written whose text the view folds, by key: their rows are read through the view. One
+  /// look-up of the key's index each (a URL's row may be one an earlier batch wrote).
+  ///
+  /// - Throws: ``SQLiteError``.
+  mutating func noteFolded(urls: [String]) throws {
+    guard foldingIsKnown, !urls.isEmpty else { return }
+    let statement = try db.cachedStatement("SELECT rowid FROM article WHERE url = ?1")
+    let rows = Int64(build.rowsPerStatement)
+    for url in urls {
+      guard let rowid = try statement.fetchOne([.text(url)], { $0.int64(0) }) ?? nil, rowid > rowidsBefore
+      else { continue }
+      foldedStatements.insert((rowid - rowidsBefore - 1) / rows)
+    }
+  }
+
+  /// Indexes every row the save wrote, merges the index into one segment, gives FTS5's settings back and creates
+  /// the update triggers again.
+  ///
+  /// - Throws: ``SQLiteError``.
+  func finish() throws {
+    let last = try db.scalarInt("SELECT max(rowid) FROM article") ?? rowidsBefore
+    let rows = Int64(build.rowsPerStatement)
+    var from = rowidsBefore
+    var number: Int64 = 0
+    while from < last {
+      let to = min(last, from + rows)
+      let sql =
+        !foldingIsKnown || foldedStatements.contains(number)
+        ? ArticleWriter.indexThroughView : ArticleWriter.indexFromTable
+      try db.cachedStatement(sql).execute([.integer(from), .integer(to)])
+      from = to
+      number += 1
+      if from < last, try segments() >= build.segmentLimit { try merge(pages: Self.mergePages) }
+    }
+    try merge(pages: -Self.mergePages)
+    for setting in settings {
+      try db.execute(
+        "INSERT INTO article_fts (article_fts, rank) VALUES (?1, ?2)",
+        [.text(setting.key), .integer(setting.stored ?? setting.fallback)])
+    }
+    for sql in triggers { try db.execute(sql: sql) }
+  }
+
+  /// The index's segments: each has its rows in `article_fts_idx`, FTS5's index of segment leaves.
+  private func segments() throws -> Int {
+    Int(try db.scalarInt("SELECT count(DISTINCT segid) FROM article_fts_idx") ?? 0)
+  }
+
+  /// Runs FTS5 `merge` statements of `pages` until one does no work: FTS5 then changes fewer than two rows
+  /// (<https://www.sqlite.org/fts5.html#the_merge_command>). A positive count merges the segments of a level,
+  /// a negative one every segment into one, as `optimize` does, in steps.
+  private func merge(pages: Int64) throws {
+    let statement = try db.cachedStatement("INSERT INTO article_fts (article_fts, rank) VALUES ('merge', ?1)")
+    while true {
+      let before = db.totalChanges
+      try statement.execute([.integer(pages)])
+      if db.totalChanges - before < 2 { return }
+    }
+  }
+}
