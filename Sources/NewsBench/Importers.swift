@@ -76,6 +76,10 @@ struct ImportRunner {
   }
 
   func run(_ importer: Importer, file: String, database: String) throws -> ImportRun {
+    // The dirty pages of earlier runs and of the generated payload are written out first (sync(2)): otherwise the
+    // kernel writes them back during this run, on a core a two-thread import needs and a one-thread peer leaves
+    // idle.
+    sync()
     let arguments: [String]
     switch importer {
     case .ours:

@@ -326,6 +326,45 @@ struct SearchTests {
     #expect(try await found(storage, "wombat") == ["single"])
   }
 
+  @Test("a bulk save into a filled table pauses FTS5's merging only once it writes, and gives the settings back")
+  func bulkSaveIntoFilledTablePausesMerging() async throws {
+    let database = TestDatabase()
+    let storage = try database.open()
+    let articles = (0..<1500).map {
+      makeArticle("row\($0)", title: "Stored story \($0)", publishedAt: t0 + Int64($0), summary: "plain words")
+    }
+    try await storage.saveArticles(articles, forQuery: "q", fetchedAt: Self.fetched)
+    func settings() async throws -> [String] {
+      try await storage.read { db in
+        try db.makeStatement("SELECT k || '=' || v FROM article_fts_config ORDER BY k").fetchAll { $0.string(0) ?? "" }
+      }
+    }
+    let before = try await settings()
+    let traced = Mutex<[String]>([])
+    try await storage.traceWrites { sql in traced.withLock { $0.append(sql) } }
+
+    // Unchanged: FTS5's settings are not even written, and nothing is merged.
+    let unchanged = try await storage.saveArticles(
+      articles, forQuery: "q", fetchedAt: Timestamp(millisecondsSince1970: Self.fetched.millisecondsSince1970 + 1))
+    #expect(unchanged.unchanged == 1500)
+    #expect(!traced.withLock { $0 }.contains { $0.contains("article_fts (article_fts, rank)") })
+
+    // Every 50th row changed, in three statements' worth of rows: paused from the first write, merged at the end,
+    // the settings given back as they were.
+    var changed = articles
+    for index in stride(from: 0, to: changed.count, by: 50) { changed[index].summary = "zebra words" }
+    let result = try await storage.saveArticles(
+      changed, forQuery: "q", fetchedAt: Timestamp(millisecondsSince1970: Self.fetched.millisecondsSince1970 + 2))
+    try await storage.traceWrites(nil)
+    #expect(result.updated == 30)
+    let statements = traced.withLock { $0 }
+    #expect(statements.contains { $0.contains("('merge', ?1)") })
+    #expect(try await settings() == before)
+    try await checkIndex(storage)
+    #expect(try await storage.search("zebra", limit: 2000).count == 30)
+    #expect(try await storage.search("plain", limit: 2000).count == 1470)
+  }
+
   @Test("a first bulk import ends with one merged index, with a repeated URL's last text; triggers come back")
   func firstImportIndexesAtTheEnd() async throws {
     let database = TestDatabase()

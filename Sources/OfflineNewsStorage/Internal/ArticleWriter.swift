@@ -229,6 +229,7 @@ struct ArticleWriter {
         try firstImportIndex?.noteFolded(urls: folded)
       } else {
         try indexNewRows()
+        try mergePause?.mergeIfOverLimit()
       }
     }
 
@@ -260,6 +261,9 @@ struct ArticleWriter {
     /// A first import's search index, built at its end (``FirstImportSearchIndex``); `nil` for any other save, and
     /// for a first import whose update triggers are not the migrations' (it is then indexed batch by batch).
     private var firstImportIndex: FirstImportSearchIndex?
+    /// FTS5's merging, paused by a bulk save into a filled table from its first statement that wrote a row (one
+    /// that writes nothing leaves FTS5's settings untouched): see ``SearchIndexMergePause``.
+    private var mergePause: SearchIndexMergePause?
     /// Rows with a larger rowid were inserted by this save and are not in the search index yet.
     private var indexedUpTo: Int64 = 0
     /// Some article added since the last ``indexNewRows()`` has text that `article_search_text` folds.
@@ -328,6 +332,8 @@ struct ArticleWriter {
         firstImportIndex = nil
       } else {
         try indexNewRows()
+        try mergePause?.finish(intoOne: false)
+        mergePause = nil
       }
       try db.execute(sql: sql)
       insertTrigger = nil
@@ -481,6 +487,9 @@ struct ArticleWriter {
         arguments, { ($0.string(0) ?? "", $0.int64(1) ?? 0) })
       {
         written[url] = rowid
+      }
+      if !written.isEmpty, insertTrigger != nil, mergePause == nil {
+        mergePause = try SearchIndexMergePause(db: db, segmentLimit: searchIndexBuild.segmentLimit)
       }
 
       for url in urls {

@@ -28,17 +28,15 @@ package struct SearchIndexBuild: Sendable {
 /// both update triggers (migration 11's) are set aside for the transaction, and a URL that comes again later in the
 /// save only rewrites its row, which is indexed once, with its last text. At the end the rows are given to FTS5 in
 /// rowid order by ``SearchIndexBuild/rowsPerStatement`` per `INSERT … SELECT`, with 8 MB of pending terms per
-/// segment (FTS5 `hashsize`), merging paused (`automerge` 0, `crisismerge` 1999: no merge inside a statement, whose
-/// statement journal would then hold every page the merge rewrites), the segments merged between statements only
-/// past ``SearchIndexBuild/segmentLimit`` (FTS5 `merge`, positive: a level at a time), and into one segment at the
-/// end by FTS5 `merge` with a negative page count, the incremental form of `optimize`, 2,000 pages per statement.
+/// segment (FTS5 `hashsize`), merging paused (``SearchIndexMergePause``: no merge inside a statement, the segments
+/// merged between statements only past ``SearchIndexBuild/segmentLimit``), and into one segment at the end by FTS5
+/// `merge` with a negative page count, the incremental form of `optimize`, 2,000 pages per statement.
 ///
 /// So the index is written once and merged once, where batch-by-batch indexing merged it level by level as it grew
 /// (a million articles: 16.7 s of FTS5 work and 2.4 s of `optimize` against 12.7 s and 2.4 s; docs/PERFORMANCE.md),
 /// the page cache holds the key index alone while the rows are written, and no statement holds more than a few
 /// megabytes of statement journal. The triggers are created again from their own text and FTS5's settings given
-/// back as they were stored (FTS5's defaults when none was), in the save's transaction: a failed save rolls all of
-/// it back.
+/// back, in the save's transaction: a failed save rolls all of it back.
 ///
 /// Rows whose text `article_search_text` folds (``SearchQuery/foldedScalars``) are read through the view, others
 /// from `article` itself (the view's `coalesce`s without its 30 `replace()` calls: see
@@ -54,8 +52,6 @@ struct FirstImportSearchIndex {
   /// FTS5's `hashsize` while the index is built: the bytes of pending terms after which it writes a segment
   /// (FTS5's default is 1 MB).
   static let hashSize: Int64 = 8 << 20
-  /// Pages one FTS5 `merge` statement may write.
-  static let mergePages: Int64 = 2_000
   /// The names of the triggers set aside: the index's insert trigger is set aside by every bulk save
   /// (`ArticleWriter.Session.deferSearchIndex()`), these by a first import.
   static let updateTriggers = ["article_fts_before_update", "article_fts_after_update"]
@@ -68,8 +64,8 @@ struct FirstImportSearchIndex {
   private let foldingIsKnown: Bool
   /// The `CREATE TRIGGER` texts of the update triggers, as `sqlite_master` held them.
   private let triggers: [String]
-  /// FTS5's settings as they were stored before the save (`nil`: none was, FTS5's default applied).
-  private let settings: [(key: String, stored: Int64?, fallback: Int64)]
+  /// FTS5's merging, paused for the build.
+  private let merging: SearchIndexMergePause
   /// Statements (numbered from 0 by rowid) whose rows hold text the view folds.
   private var foldedStatements: Set<Int64> = []
 
@@ -87,19 +83,8 @@ struct FirstImportSearchIndex {
       else { return nil }
       triggers.append(sql)
     }
-    func stored(_ key: String) throws -> Int64? {
-      try db.makeStatement("SELECT v FROM article_fts_config WHERE k = ?1").fetchOne([.text(key)]) {
-        $0.int64(0)
-      } ?? nil
-    }
-    settings = [
-      ("automerge", try stored("automerge"), 4), ("crisismerge", try stored("crisismerge"), 16),
-      ("hashsize", try stored("hashsize"), 1 << 20),
-    ]
     for name in Self.updateTriggers { try db.execute(sql: "DROP TRIGGER \(name)") }
-    for (key, value) in [("automerge", 0), ("crisismerge", 1999), ("hashsize", Self.hashSize)] {
-      try db.execute("INSERT INTO article_fts (article_fts, rank) VALUES (?1, ?2)", [.text(key), .integer(value)])
-    }
+    merging = try SearchIndexMergePause(db: db, segmentLimit: build.segmentLimit, hashSize: Self.hashSize)
     self.db = db
     self.build = build
     self.rowidsBefore = rowidsBefore
@@ -139,31 +124,9 @@ struct FirstImportSearchIndex {
       try db.cachedStatement(sql).execute([.integer(from), .integer(to)])
       from = to
       number += 1
-      if from < last, try segments() >= build.segmentLimit { try merge(pages: Self.mergePages) }
+      if from < last { try merging.mergeIfOverLimit() }
     }
-    try merge(pages: -Self.mergePages)
-    for setting in settings {
-      try db.execute(
-        "INSERT INTO article_fts (article_fts, rank) VALUES (?1, ?2)",
-        [.text(setting.key), .integer(setting.stored ?? setting.fallback)])
-    }
+    try merging.finish(intoOne: true)
     for sql in triggers { try db.execute(sql: sql) }
-  }
-
-  /// The index's segments: each has its rows in `article_fts_idx`, FTS5's index of segment leaves.
-  private func segments() throws -> Int {
-    Int(try db.scalarInt("SELECT count(DISTINCT segid) FROM article_fts_idx") ?? 0)
-  }
-
-  /// Runs FTS5 `merge` statements of `pages` until one does no work: FTS5 then changes fewer than two rows
-  /// (<https://www.sqlite.org/fts5.html#the_merge_command>). A positive count merges the segments of a level,
-  /// a negative one every segment into one, as `optimize` does, in steps.
-  private func merge(pages: Int64) throws {
-    let statement = try db.cachedStatement("INSERT INTO article_fts (article_fts, rank) VALUES ('merge', ?1)")
-    while true {
-      let before = db.totalChanges
-      try statement.execute([.integer(pages)])
-      if db.totalChanges - before < 2 { return }
-    }
   }
 }
