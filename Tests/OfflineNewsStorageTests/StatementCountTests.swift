@@ -26,12 +26,14 @@ struct StatementCountTests {
     #expect(!first.contains { $0.contains("INSERT OR REPLACE") })
 
     // 1,200 articles: still a handful (one upsert per 500 rows, one result-list upsert per 500 rows; a bulk save
-    // also sets the search index's insert trigger aside and indexes its new rows in one statement).
+    // also sets the search index's insert trigger aside and indexes its new rows in one statement, and pauses
+    // FTS5's merging: four settings written and given back, each with FTS5's own write of its config table, the
+    // segments counted, the merge at the end).
     counter.statements.withLock { $0.removeAll() }
     let many = (0..<1200).map { makeArticle("b\($0)", publishedAt: t0 + Int64($0)) }
     try await storage.saveArticles(many, forQuery: "q2", fetchedAt: Timestamp(millisecondsSince1970: t0))
     let second = counter.statements.withLock { $0.count }
-    #expect(second <= 20, "\(second) statements for 1,200 articles")
+    #expect(second <= 40, "\(second) statements for 1,200 articles")
 
     // Re-saving unchanged articles writes no article row and no result-list row: only the fetch record.
     try await storage.traceWrites(nil)
