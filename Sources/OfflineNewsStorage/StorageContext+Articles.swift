@@ -113,7 +113,7 @@ extension StorageContext {
   /// while the next batch is prepared. If it throws, nothing is committed and its error is rethrown as it is.
   /// Memory is bounded by one batch plus one entry per distinct URL, not by the whole response; a first import
   /// (into an empty article table) keeps nothing per URL, so its memory is flat in the size of the response (a
-  /// million articles: 193 MB, docs/PERFORMANCE.md). When the batches
+  /// million articles: 154 MB, docs/PERFORMANCE.md). When the batches
   /// hold no article at all, nothing is written (the query's cache stays as it was) and the result is all zeros.
   ///
   /// - Parameters:

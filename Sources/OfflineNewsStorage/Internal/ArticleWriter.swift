@@ -349,8 +349,8 @@ struct ArticleWriter {
     /// six, several of them at random places (the handle is a hash) in B-trees that outgrow the page cache;
     /// ``buildSecondaryIndexes()`` creates them again at the end of the save, each with one sort. SQLite's sorter
     /// spills its runs to temporary files (the writer's `temp_store = FILE`): with `MEMORY` the sorts of a
-    /// 1M-article import held 300 MB, with files the import peaks at 199 MB and takes 51 s instead of 77 s
-    /// (the indexes written row by row past 200,000 rows; docs/PERFORMANCE.md). Only the
+    /// 1M-article import held 300 MB, with files (and a 16 MB page cache while they run, see
+    /// ``buildSecondaryIndexes()``) the import peaks at 154 MB (docs/PERFORMANCE.md). Only the
     /// indexes whose text is one the migrations declare (``Schema/articleIndexDefinitions``: never a unique index,
     /// never the key's, which the upsert's `ON CONFLICT(url)` needs); any other index of the table is kept and
     /// written row by row. The text is read from `sqlite_master` and given back as it was, and both the drop and
