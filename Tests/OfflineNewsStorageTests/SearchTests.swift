@@ -365,6 +365,30 @@ struct SearchTests {
     #expect(try await storage.search("plain", limit: 2000).count == 1470)
   }
 
+  @Test("a bulk re-save that changes every row of a 2,500-row batch stays within FTS5's 2,000 segments")
+  func bulkResaveOfChangedRowsMergesBetweenStatements() async throws {
+    let database = TestDatabase()
+    let storage = try database.open()
+    let articles = (0..<2500).map {
+      makeArticle("row\($0)", title: "Stored story \($0)", publishedAt: t0 + Int64($0), summary: "plain words")
+    }
+    try await storage.saveArticles(articles, forQuery: "q", fetchedAt: Self.fetched)
+    // Every row changed, in reverse order: FTS5 writes a segment at each changed row (a 'delete' and an insert of
+    // the same rowid), so one batch makes about 2,500 of them unless they are merged between statements.
+    let changed = articles.reversed().map { article in
+      var article = article
+      article.summary = "zebra words"
+      return article
+    }
+    let result = try await storage.saveArticles(
+      changed, forQuery: "q", fetchedAt: Timestamp(millisecondsSince1970: Self.fetched.millisecondsSince1970 + 1))
+    #expect(result.updated == 2500)
+    try await checkIndex(storage)
+    #expect(try await storage.search("zebra", limit: 3000).count == 2500)
+    #expect(try await storage.search("plain", limit: 3000).isEmpty)
+    #expect(try await storage.int("SELECT count(DISTINCT segid) FROM article_fts_idx") ?? 0 < 250)
+  }
+
   @Test("a first bulk import ends with one merged index, with a repeated URL's last text; triggers come back")
   func firstImportIndexesAtTheEnd() async throws {
     let database = TestDatabase()

@@ -491,6 +491,10 @@ struct ArticleWriter {
       if !written.isEmpty, insertTrigger != nil, mergePause == nil {
         mergePause = try SearchIndexMergePause(db: db, segmentLimit: searchIndexBuild.segmentLimit)
       }
+      // A changed row costs FTS5 a segment or two (its 'delete' and insert of the same rowid each write the
+      // pending terms out), so the segments are counted after every statement, not every batch: 500 rows add at
+      // most 1,000 to the limit's 250, below FTS5's 2,000.
+      try mergePause?.mergeIfOverLimit()
 
       for url in urls {
         let rowid = written[url]
