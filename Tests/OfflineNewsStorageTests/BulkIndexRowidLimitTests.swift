@@ -6,7 +6,8 @@ import Testing
 /// A bulk save into a filled table sets the index's insert trigger aside when the largest rowid is below
 /// `Int64.max`, and indexes the rows above the largest rowid it saw. When that rowid is a few below `Int64.max`,
 /// SQLite gives the first new rows `max(rowid) + 1` and, once it reaches `Int64.max`, picks the others at random
-/// (<https://www.sqlite.org/autoinc.html>): those rows are below the range the save indexes.
+/// (<https://www.sqlite.org/autoinc.html>): those rows are below the range the save indexes, and below the rowid
+/// by which it tells an insert.
 @Suite("StorageContext: a bulk save whose new rowids reach Int64.max")
 struct BulkIndexRowidLimitTests {
   @Test("every new row is searchable and the index passes FTS5's integrity-check")
@@ -23,7 +24,9 @@ struct BulkIndexRowidLimitTests {
     }
 
     let articles = (0..<1_200).map { makeArticle("new\($0)", title: "Quokka story \($0)") }
-    try await storage.saveArticles(articles, forQuery: "new", fetchedAt: fetched)
+    let result = try await storage.saveArticles(articles, forQuery: "new", fetchedAt: fetched)
+
+    #expect(result.inserted == 1_200 && result.updated == 0)
 
     #expect(try await storage.int("SELECT count(*) FROM article") == 1_220)
     #expect(try await storage.search("quokka", limit: 5_000).count == 1_200)
