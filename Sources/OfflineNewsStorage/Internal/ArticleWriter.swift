@@ -180,7 +180,7 @@ struct ArticleWriter {
         rowidsBefore = before
         wasEmpty = try db.scalarInt("SELECT NOT EXISTS (SELECT 1 FROM article)") == 1
         indexedUpTo = before
-        if before < Int64.max, articles.count >= ArticleWriter.bulk { try deferSearchIndex() }
+        if before < Self.randomRowidsAbove, articles.count >= ArticleWriter.bulk { try deferSearchIndex() }
         if wasEmpty, articles.count >= ArticleWriter.bulk { try deferSecondaryIndexes() }
       }
       // Distinct URLs of the batch: the later record replaces the earlier one in place.
@@ -454,8 +454,14 @@ struct ArticleWriter {
 
     /// The largest `article` rowid before this save (`nil` until the first upsert): SQLite gives a new row
     /// `max(rowid) + 1` while that is below `Int64.max`, so a row this save returns with a larger rowid is one it
-    /// inserted. At `Int64.max` SQLite picks rowids at random, and an existence query per statement decides instead.
+    /// inserted. At `Int64.max` SQLite picks rowids at random, and an existence query per statement decides instead
+    /// (from ``randomRowidsAbove`` on, which a save may reach).
     private var rowidsBefore: Int64?
+
+    /// A save that starts with its largest rowid at or above this may reach `Int64.max`, after which SQLite places
+    /// new rows at random, below rowids the save has seen: it neither sets the insert trigger aside (whose rows are
+    /// indexed by rowid range) nor tells inserts by rowid. No save writes 2^40 rows.
+    private static let randomRowidsAbove = Int64.max - (1 << 40)
 
     /// The article table was empty when this save began (a first import): the first record of every URL is then an
     /// insert and a later one can only update a row this save inserted, so the upserts need not return what they did,
@@ -480,7 +486,7 @@ struct ArticleWriter {
         try upsertStatement(rowCount: urls.count, returning: false).executeBorrowingTexts(arguments)
         return
       }
-      let stored = before == Int64.max ? try existing(urls.map { DatabaseValue.text($0) }) : nil
+      let stored = before >= Self.randomRowidsAbove ? try existing(urls.map { DatabaseValue.text($0) }) : nil
       var written: [String: Int64] = [:]
       written.reserveCapacity(urls.count)
       for (url, rowid) in try upsertStatement(rowCount: urls.count).fetchAllBorrowingTexts(
