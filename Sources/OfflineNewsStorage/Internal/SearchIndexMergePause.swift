@@ -62,8 +62,8 @@ struct SearchIndexMergePause {
     if try segments() >= segmentLimit { try merge(pages: Self.mergePages) }
   }
 
-  /// Merges (every segment into one with `intoOne`, else the fullest level while one holds four or more) and gives
-  /// FTS5's settings back.
+  /// Merges (every segment into one with `intoOne`, else the fullest level while one holds 16 or more: the pause's
+  /// `usermerge`) and gives FTS5's settings back.
   ///
   /// - Throws: ``SQLiteError``.
   func finish(intoOne: Bool) throws {
