@@ -72,7 +72,7 @@ struct SearchIndexMergePause {
   }
 
   /// The index's segments: each has its rows in `article_fts_idx`, FTS5's index of segment leaves.
-  func segments() throws -> Int {
+  private func segments() throws -> Int {
     Int(try db.scalarInt("SELECT count(DISTINCT segid) FROM article_fts_idx") ?? 0)
   }
 
