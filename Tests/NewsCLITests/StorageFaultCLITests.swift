@@ -45,7 +45,7 @@ struct StorageFaultCLITests {
     "disk full during an import (plain, --mapping): exit 74 'disk is full', the old cache intact, then it works",
     .enabled(if: FaultCapabilities.canMountTmpfs, "needs root and permission to mount a tmpfs"))
   func diskFull() async throws {
-    let mount = try ScratchMount.make("512k")
+    let mount = try ScratchMount.make("2m")
     let cli = CLIHarness()
     let db = mount.path("news.sqlite")
     let big = cli.directory.path("big.json")
@@ -77,7 +77,7 @@ struct StorageFaultCLITests {
     "regression: a completely full disk: 'news list' still serves the cache; an import says 'disk is full'",
     .enabled(if: FaultCapabilities.canMountTmpfs, "needs root and permission to mount a tmpfs"))
   func completelyFull() async throws {
-    let mount = try ScratchMount.make("512k")
+    let mount = try ScratchMount.make("2m")
     let cli = CLIHarness()
     let db = mount.path("news.sqlite")
     #expect(await cli.run("import", Self.sample, "--db", db, "--config", cli.bundledConfig).status == 0)

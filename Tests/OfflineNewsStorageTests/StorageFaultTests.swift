@@ -60,7 +60,7 @@ struct StorageFaultTests {
     "disk full on a size-capped tmpfs: .diskFull, the old rows intact, the next save succeeds with space",
     .enabled(if: FaultCapabilities.canMountTmpfs, "needs root and permission to mount a tmpfs"))
   func diskFullTmpfs() async throws {
-    let mount = try ScratchMount.make("512k")
+    let mount = try ScratchMount.make("2m")
     let path = mount.path("news.sqlite")
     let storage = try StorageContext(path: path)
     try await storage.saveArticles(Self.bulkyArticles(10, prefix: "old"), forQuery: "q", fetchedAt: .now())
@@ -89,7 +89,7 @@ struct StorageFaultTests {
     "regression: on a completely full disk the cache is still readable, and writes fail with .diskFull",
     .enabled(if: FaultCapabilities.canMountTmpfs, "needs root and permission to mount a tmpfs"))
   func fullDiskStillReadable() async throws {
-    let mount = try ScratchMount.make("512k")
+    let mount = try ScratchMount.make("2m")
     let path = mount.path("news.sqlite")
     do {
       let storage = try StorageContext(path: path)
