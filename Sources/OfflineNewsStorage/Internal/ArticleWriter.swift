@@ -46,6 +46,17 @@ struct ArticleWriter {
   /// `Session.buildSecondaryIndexes()`).
   static let sortCacheKiB: Int64 = 16_384
 
+  /// The secondary indexes a first import keeps and writes row by row instead of dropping and building again at
+  /// its end (see `Session.deferSecondaryIndexes()`), by their `CREATE INDEX` text as ``Schema/collapsed(_:)``
+  /// gives it: every row of one save has the same `fetchedAt` (the save's), so each insert into that index appends
+  /// after the last entry (the key's ties are in rowid order), and a new row has no `bookmarkedAt`, so it has no
+  /// entry in that partial index. Building either again would read the whole table once more: at 1M articles the
+  /// index builds took 2.7–3.0 s instead of 3.6 s (docs/PERFORMANCE.md, "Page size").
+  static let indexesKeptByFirstImport: Set<String> = [
+    "CREATE INDEX article_by_fetchedAt ON article(fetchedAt)",
+    "CREATE INDEX article_by_bookmarkedAt ON article(bookmarkedAt) WHERE bookmarkedAt IS NOT NULL",
+  ]
+
   /// A save whose first batch holds this many articles is a bulk save: its new rows are indexed for search one
   /// batch at a time (see `Session.deferSearchIndex()`); a smaller one keeps the row-by-row trigger, whose cost is
   /// then lower than setting it aside.
@@ -344,9 +355,9 @@ struct ArticleWriter {
     private var droppedIndexes: [String] = []
 
     /// A first bulk import (the table empty as the save begins, a first batch of ``ArticleWriter/bulk`` articles
-    /// or more) drops the secondary indexes of `article` — `publishedAt`, `fetchedAt`, `source`, `handle`,
-    /// `bookmarkedAt` — so that a row costs one B-tree insert into the table and one into the key's index instead of
-    /// six, several of them at random places (the handle is a hash) in B-trees that outgrow the page cache;
+    /// or more) drops the secondary indexes of `article` on `publishedAt`, `source` and `handle`, so that a row costs
+    /// one B-tree insert into the table and one into the key's index instead of four more at random places (the
+    /// handle is a hash) in B-trees that outgrow the page cache (``ArticleWriter/indexesKeptByFirstImport`` stay);
     /// ``buildSecondaryIndexes()`` creates them again at the end of the save, each with one sort. SQLite's sorter
     /// spills its runs to temporary files (the writer's `temp_store = FILE`): with `MEMORY` the sorts of a
     /// 1M-article import held 300 MB, with files (and a 16 MB page cache while they run, see
@@ -367,7 +378,10 @@ struct ArticleWriter {
         WHERE type = 'index' AND tbl_name = 'article' AND sql IS NOT NULL ORDER BY rowid
         """
       ).fetchAll { ($0.string(0), $0.string(1)) }
-      for case (let name?, let sql?) in indexes where Schema.articleIndexDefinitions.contains(Schema.collapsed(sql)) {
+      for case (let name?, let sql?) in indexes {
+        let text = Schema.collapsed(sql)
+        guard Schema.articleIndexDefinitions.contains(text), !ArticleWriter.indexesKeptByFirstImport.contains(text)
+        else { continue }
         try db.execute(sql: "DROP INDEX \(EntityDescription.quote(name))")
         droppedIndexes.append(sql)
       }
