@@ -56,7 +56,8 @@ struct CommandFailure: Error {
   /// | ``CommandFailure`` | its own |
   /// | `NewsRepositoryError.networkFailedAndCacheEmpty`, `.networkFailed` | 69 `unavailable`, naming the input (a
   ///   file's path, or the URL without its API key) with a hint that fits the cause (``FailureHint``) |
-  /// | `NewsRepositoryError.storage`, `StorageError` | 74 `storage`, naming the database file and the cause |
+  /// | `NewsRepositoryError.storage`, `StorageError` | 74 `storage`, naming the database file and the cause (a lock
+  ///   held by another writer: with a hint saying so) |
   /// | any other error (a last resort: storage calls throw `StorageError` only) | 74 `storage` |
   ///
   /// - Parameter currentDirectory: the folder relative paths were resolved against, named in hints about files.
@@ -77,13 +78,26 @@ struct CommandFailure: Error {
           network.isFilesOnlyRefusal ? .config : .unavailable, "\(FailureHint.name(query)): \(network)",
           hint: [hint, "without --policy network-only, the cache is served"].compactMap { $0 }.joined(separator: "; "))
       case .storage(let storageError, _):
-        self.init(.storage, storageError.description)
+        self.init(storageError)
       }
     case let error as StorageError:
-      self.init(.storage, error.description)
+      self.init(error)
     default:
       self.init(.storage, "\(error)")
     }
+  }
+}
+
+extension CommandFailure {
+  /// The failure for a storage error: 74 `storage`, its description (the database file and the cause), and for a
+  /// lock held past the busy timeout a hint: the store has one writer at a time, so the holder is nearly always
+  /// another `news` command that writes (an import, a fetch, a sync) still running.
+  init(_ error: StorageError) {
+    self.init(
+      .storage, error.description,
+      hint: error.kind == .busy
+        ? "another command is writing to this store (a 'news import', 'fetch' or 'sync' still running?): "
+          + "try again when it has finished; reading commands work meanwhile" : nil)
   }
 }
 

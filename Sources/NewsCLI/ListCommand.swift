@@ -38,7 +38,10 @@ struct ListCommand: NewsCommand {
     var filter = ArticleFilter(
       unreadOnly: arguments.flag(.unread), bookmarkedOnly: arguments.flag(.bookmarked), source: selection?.source)
     filter.sourceQueries = selection?.queries ?? []
-    articles = try await repository.read(limit: limit, offset: offset, filter: filter)
+    // One more than shown, to tell whether there are more.
+    let read = try await repository.read(limit: limit.map { $0 < Int.max ? $0 + 1 : $0 }, offset: offset, filter: filter)
+    articles = limit.map { Array(read.prefix($0)) } ?? read
+    let more = read.count > articles.count
     lastFetch = try await repository.storage.latestFetch()
     let console = context.console
     if arguments.flag(.json) {
@@ -60,9 +63,15 @@ struct ListCommand: NewsCommand {
       console.err(message + "\n")
       return .success
     }
-    let noun = articles.count == 1 ? "article" : "articles"
+    // What is shown of the cache: "20 articles", or, after `--offset 20`, "articles 21–40"; and whether more
+    // follow (`--limit` cut the list), so that `--limit 3` is not read as "3 articles cached".
+    let shown =
+      offset == 0
+      ? "\(articles.count) \(articles.count == 1 ? "article" : "articles")"
+      : articles.count == 1 ? "article \(offset + 1)" : "articles \(offset + 1)–\(offset + articles.count)"
     let age = lastFetch.map { ", last fetch \(OutputFormat.relative($0.date, now: now))" } ?? ""
-    console.printLines("cache — \(articles.count) \(noun), newest first\(age)\n")
+    let next = more ? "; more with --offset \(offset + articles.count)" : ""
+    console.printLines("cache — \(shown), newest first\(age)\(next)\n")
     let handles = await context.shortHandles(articles, repository)
     console.printLines(OutputFormat.lines(articles, handles: handles, now: now, console: console))
     return .success

@@ -34,6 +34,36 @@ struct NewsCommandLineTests {
     #expect(try articles(listed.json()).count == expected.count)
   }
 
+  @Test("`news list --limit` heads what it shows, not the cache's size, and names the offset of the next page")
+  func listHeadingOfAPage() async throws {
+    let cli = CLIHarness()
+    let fetched = await cli.run("fetch", "--config", cli.bundledConfig, "--db", cli.database, "--json")
+    #expect(fetched.status == 0, "\(fetched.err)")
+    let cached = articles(try fetched.json()).count
+    #expect(cached > 5)
+    func heading(_ arguments: String...) async -> String {
+      let outcome = await cli.run(["list", "--db", cli.database] + arguments)
+      #expect(outcome.status == 0, "\(outcome.err)")
+      return outcome.out.split(separator: "\n").first.map(String.init) ?? ""
+    }
+    let first = await heading("--limit", "3")
+    #expect(first.hasPrefix("cache — 3 articles, newest first, last fetch "), "\(first)")
+    #expect(first.hasSuffix("; more with --offset 3"), "\(first)")
+    let second = await heading("--limit", "3", "--offset", "3")
+    #expect(second.hasPrefix("cache — articles 4–6, newest first"), "\(second)")
+    #expect(second.hasSuffix("; more with --offset 6"), "\(second)")
+    // The last page, and the whole cache: nothing more to name.
+    let last = await heading("--limit", "\(cached)", "--offset", "\(cached - 2)")
+    #expect(last.hasPrefix("cache — articles \(cached - 1)–\(cached), newest first"), "\(last)")
+    #expect(!last.contains("more with"), "\(last)")
+    let exact = await heading("--limit", "\(cached)")
+    #expect(exact.hasPrefix("cache — \(cached) articles") && !exact.contains("more with"), "\(exact)")
+    let all = await heading()
+    #expect(all.hasPrefix("cache — \(cached) articles") && !all.contains("more with"), "\(all)")
+    let one = await heading("--limit", "1", "--offset", "\(cached - 1)")
+    #expect(one.hasPrefix("cache — article \(cached), newest first"), "\(one)")
+  }
+
   @Test("the default database lives under $XDG_DATA_HOME/news/")
   func defaultDatabaseLocation() async throws {
     let cli = CLIHarness()
