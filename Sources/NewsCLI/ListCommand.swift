@@ -39,7 +39,8 @@ struct ListCommand: NewsCommand {
       unreadOnly: arguments.flag(.unread), bookmarkedOnly: arguments.flag(.bookmarked), source: selection?.source)
     filter.sourceQueries = selection?.queries ?? []
     // One more than shown, to tell whether there are more.
-    let read = try await repository.read(limit: limit.map { $0 < Int.max ? $0 + 1 : $0 }, offset: offset, filter: filter)
+    let read = try await repository.read(
+      limit: limit.map { $0 < Int.max ? $0 + 1 : $0 }, offset: offset, filter: filter)
     articles = limit.map { Array(read.prefix($0)) } ?? read
     let more = read.count > articles.count
     lastFetch = try await repository.storage.latestFetch()
