@@ -3,7 +3,8 @@
 enum CommandRegistry {
   static let commands: [any NewsCommand.Type] = [
     FetchCommand.self, ListCommand.self, ImportCommand.self, DeleteCommand.self, MarkReadCommand.self,
-    BookmarkCommand.self, StatsCommand.self, EntitiesCommand.self, RecordsCommand.self, SourcesCommand.self,
+    BookmarkCommand.self, StatsCommand.self, CompactCommand.self, EntitiesCommand.self, RecordsCommand.self,
+    SourcesCommand.self,
     AddCommand.self, RemoveCommand.self, SyncCommand.self, SearchCommand.self, ShowCommand.self, OpenCommand.self,
     ExtractCommand.self,
   ]

@@ -12,7 +12,7 @@ struct StatsCommand: NewsCommand {
       switch self {
       case .db: SharedOption.database
       case .config: SharedOption.configuration
-      case .json: SharedOption.json("{database, bytes, schemaVersion, entities, fetches}")
+      case .json: SharedOption.json("{database, bytes, pageSize, freeBytes, schemaVersion, entities, fetches}")
       }
     }
   }
@@ -30,6 +30,11 @@ struct StatsCommand: NewsCommand {
     var database: String
     /// The database file plus its write-ahead log, in bytes.
     var bytes: Int64
+    /// The database file's page size, in bytes.
+    var pageSize: Int
+    /// Bytes of free pages in the database file (space of deleted rows, reused by later writes; `news compact`
+    /// gives it back).
+    var freeBytes: Int64
     var schemaVersion: Int
     var entities: [Entity]
     var fetches: [Fetch]
@@ -54,8 +59,10 @@ struct StatsCommand: NewsCommand {
       let attributes = try? FileManager.default.attributesOfItem(atPath: storage.path + suffix)
       bytes += (attributes?[.size] as? NSNumber)?.int64Value ?? 0
     }
+    let pages = try await storage.pageUsage()
     report = Report(
-      database: storage.path, bytes: bytes, schemaVersion: try await storage.storedSchemaVersion(),
+      database: storage.path, bytes: bytes, pageSize: pages.pageSize,
+      freeBytes: Int64(pages.freePages) * Int64(pages.pageSize), schemaVersion: try await storage.storedSchemaVersion(),
       entities: counts.map { Report.Entity(name: $0.entity, rows: $0.count) },
       fetches: fetchRecords.map {
         .init(query: $0.query, fetchedAt: $0.fetchedAt.rfc3339String, articles: $0.cachedCount)
@@ -68,7 +75,7 @@ struct StatsCommand: NewsCommand {
     }
     let now = context.now()
     var text = "database  \(OutputFormat.sanitized(report.database))\n"
-    text += "size      \(ByteCountFormatter.string(fromByteCount: report.bytes, countStyle: .file))\n"
+    text += "size      \(sizeLine(report))\n"
     text += "schema    version \(report.schemaVersion)\n"
     let nameWidth = max(14, (report.entities.map(\.name.count).max() ?? 0) + 1)
     for entity in report.entities {
@@ -83,6 +90,25 @@ struct StatsCommand: NewsCommand {
   }
 
   /// One line per fetch in aligned columns: when, how many articles (right-aligned), the query.
+  /// The size line: the file's size, its page size, the free space in it, and when `news compact` would help (a
+  /// tenth or more of the file free and at least 1 MB, or pages smaller than new stores'), that it would.
+  private func sizeLine(_ report: Report) -> String {
+    let size = { (bytes: Int64) in ByteCountFormatter.string(fromByteCount: bytes, countStyle: .file) }
+    var line = "\(size(report.bytes)), \(report.pageSize / 1024) KiB pages"
+    if report.freeBytes > 0 { line += ", \(size(report.freeBytes)) of them free" }
+    let worthCompacting = report.freeBytes >= 1_000_000 && report.freeBytes * 10 >= report.bytes
+    if report.pageSize < Self.compactedPageSize {
+      line += " ('news compact' moves the store to \(Self.compactedPageSize / 1024) KiB pages"
+      line += worthCompacting ? " and gives the free space back)" : ")"
+    } else if worthCompacting {
+      line += " ('news compact' gives them back)"
+    }
+    return line
+  }
+
+  /// The page size of a new or compacted store, in bytes (``StorageContext/compact(path:busyTimeout:)``).
+  static let compactedPageSize = 16_384
+
   private func fetches(_ report: Report, now: Date) -> [String] {
     let counts = report.fetches.map { "\($0.articles) article\($0.articles == 1 ? "" : "s")" }
     let countWidth = counts.map(\.count).max() ?? 0

@@ -474,6 +474,18 @@ public final class StorageContext: Sendable {
     try await read { Int(try $0.scalarInt("PRAGMA user_version") ?? 0) }
   }
 
+  /// The database file's pages: their size in bytes, how many the file has, and how many of them are free (left by
+  /// deleted rows, reused by later writes; ``compact(path:busyTimeout:)`` gives them back to the file system).
+  /// Pages still in the `-wal` are not counted.
+  package func pageUsage() async throws(StorageError) -> (pageSize: Int, pages: Int, freePages: Int) {
+    try await read { db in
+      (
+        Int(try db.scalarInt("PRAGMA page_size") ?? 0), Int(try db.scalarInt("PRAGMA page_count") ?? 0),
+        Int(try db.scalarInt("PRAGMA freelist_count") ?? 0)
+      )
+    }
+  }
+
   /// Closes the database: reads and writes already running finish, then every connection is closed (the last one
   /// checkpoints the WAL into the database file and removes the `-wal`); every call made after `close()` begins
   /// throws ``StorageError`` `.closed`, and every ``changes(bufferLimit:)`` stream ends. Calling it again does

@@ -78,9 +78,10 @@ public final class ScratchMount: Sendable {
     Self.run("/bin/mount", ["-o", "remount,\(options)", directory.url.path])
   }
 
-  /// Fills the file system with a file named `filler` until a write fails with `ENOSPC`; returns its size.
+  /// Fills the file system with a file named `filler` until a write fails with `ENOSPC`, then gives back `leaving`
+  /// bytes of it (`ftruncate`: tmpfs frees whole pages, so about that much space is left); returns its size.
   @discardableResult
-  public func fill() -> Int {
+  public func fill(leaving: Int = 0) -> Int {
     let descriptor = open(path("filler"), O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     guard descriptor >= 0 else { return 0 }
     defer { close(descriptor) }
@@ -94,6 +95,10 @@ public final class ScratchMount: Sendable {
     // Fill the last partial block too, one byte at a time.
     var byte: UInt8 = 0
     while write(descriptor, &byte, 1) == 1 { total += 1 }
+    if leaving > 0 {
+      total = max(0, total - leaving)
+      _ = ftruncate(descriptor, off_t(total))
+    }
     return total
   }
 

@@ -1,0 +1,137 @@
+import Foundation
+
+/// What ``StorageContext/compact(path:busyTimeout:)`` did to a store's file.
+public struct StoreCompaction: Sendable, Hashable {
+  /// The database file and its write-ahead log (`-wal`) before, in bytes.
+  public var bytesBefore: Int64
+  /// The database file after (the `-wal` is gone), in bytes.
+  public var bytesAfter: Int64
+  /// The page size before, in bytes: 4,096 for a store made before 16 KiB pages (SQLite's default).
+  public var pageSizeBefore: Int
+  /// The page size after, in bytes: ``StorageContext`` new databases' (16,384).
+  public var pageSizeAfter: Int
+  /// Whether the search index was built again because `VACUUM` gave articles new rowids (SQLite may do so for a
+  /// table without an `INTEGER PRIMARY KEY`; 3.40 keeps them, so this is `false` there).
+  public var rebuiltSearchIndex: Bool
+}
+
+extension StorageContext {
+  /// Rewrites the store at `path` into as few pages as its rows need, with the page size new stores get (16 KiB):
+  /// the space of deleted and evicted articles goes back to the file system, and a store made with 4 KiB pages
+  /// gets the larger pages' faster imports (docs/PERFORMANCE.md, "Page size"). Every row and index stays as it was;
+  /// the search index is merged into one segment without the entries of deleted articles (FTS5 `'optimize'`), and
+  /// answers as before.
+  ///
+  /// The store must be closed everywhere (no ``StorageContext`` on it, in this process or another): SQLite changes
+  /// a WAL database's page size only out of WAL mode, which needs the only connection. The steps are
+  /// `PRAGMA journal_mode = DELETE`, FTS5 `'optimize'`, `PRAGMA page_size`, `VACUUM`, `PRAGMA journal_mode = WAL`.
+  /// The merge and `VACUUM` are each one transaction through a rollback journal: a failure or a crash leaves the
+  /// file as it was before that step (a crash may leave it in journal mode `DELETE`; the next open sets WAL again).
+  /// `VACUUM` needs free space of up to twice the store's size: a copy in the temporary folder (`SQLITE_TMPDIR`,
+  /// `TMPDIR`, else `/var/tmp` or `/tmp`), and the journal beside the store. The call blocks the calling thread for
+  /// about as long as an import of the store's articles.
+  ///
+  /// - Parameters:
+  ///   - path: the database file; it must exist.
+  ///   - busyTimeout: how long, in seconds, to wait for another connection to let go before failing.
+  /// - Returns: the sizes and page sizes before and after.
+  /// - Throws: ``StorageError``: `.cannotOpen` when there is no such file; `.busy` when another connection has the
+  ///   store open; `.newerSchema` for a store of a newer version (untouched); `.invalidRequest` for a SQLite file
+  ///   that is no OfflineNews store (untouched); `.diskFull` when the copy or the journal does not fit (the store is
+  ///   left as it was).
+  ///
+  /// Related SQLite documentation: <https://www.sqlite.org/lang_vacuum.html>,
+  /// <https://www.sqlite.org/pragma.html#pragma_page_size>, <https://www.sqlite.org/wal.html> (leaving WAL mode)
+  public static func compact(path: String, busyTimeout: Double = 5) throws(StorageError) -> StoreCompaction {
+    var info = stat()
+    guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+      throw StorageError(
+        kind: .cannotOpen, path: path, underlying: SQLiteError(extendedCode: 14, message: "no database file at \(path)")
+      )
+    }
+    let bytesBefore = fileBytes(path) + fileBytes(path + "-wal")
+    do {
+      let connection = try Connection(path: path, busyTimeout: busyTimeout)
+      let latest = Migrator(migrations: Schema.migrations).latestVersion
+      let version = Int(try connection.scalarInt("PRAGMA user_version") ?? 0)
+      guard version <= latest else {
+        throw StorageError(kind: .newerSchema(found: version, supported: latest), path: path)
+      }
+      guard version > 0, try connection.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = 'article'") == 1
+      else {
+        throw StorageError(
+          kind: .invalidRequest("not an OfflineNews store (no article table); left untouched"), path: path)
+      }
+      let pageSizeBefore = Int(try connection.scalarInt("PRAGMA page_size") ?? 0)
+      let rowsBefore = try rowFingerprint(connection)
+      // Refused with SQLITE_BUSY while another connection has the database open.
+      let mode = try connection.scalarString("PRAGMA journal_mode = DELETE")
+      guard mode?.lowercased() == "delete" else {
+        throw StorageError(
+          kind: .busy, path: path,
+          underlying: SQLiteError(
+            extendedCode: 5, message: "journal_mode=DELETE was refused (got \(mode ?? "nothing"))"))
+      }
+      var rebuilt = false
+      do {
+        // FTS5 deletes by writing tombstones into new segments: the index keeps the terms of every deleted article
+        // until its segments are merged. `'optimize'` merges them into one without the deleted entries, before
+        // `VACUUM` copies what is left.
+        let hasSearchIndex =
+          try connection.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = 'article_fts'") == 1
+        if hasSearchIndex {
+          try connection.inTransaction {
+            try connection.execute(sql: "INSERT INTO article_fts(article_fts) VALUES ('optimize')")
+          }
+        }
+        try connection.execute(sql: "PRAGMA page_size = \(newDatabasePageSize)")
+        try connection.execute(sql: "VACUUM")
+        if hasSearchIndex, try rowFingerprint(connection) != rowsBefore {
+          // The search index finds articles by rowid (migrations 4 and 7): renumbered rows need it built again.
+          try connection.inTransaction {
+            try connection.execute(sql: "INSERT INTO article_fts(article_fts) VALUES ('rebuild')")
+          }
+          rebuilt = true
+        }
+      } catch {
+        _ = try? connection.scalarString("PRAGMA journal_mode = WAL")
+        throw error
+      }
+      let back = try connection.scalarString("PRAGMA journal_mode = WAL")
+      guard back?.lowercased() == "wal" else {
+        throw StorageError(
+          kind: .other, path: path,
+          underlying: SQLiteError(extendedCode: 1, message: "journal_mode=WAL was refused (got \(back ?? "nothing"))"))
+      }
+      let pageSizeAfter = Int(try connection.scalarInt("PRAGMA page_size") ?? 0)
+      return StoreCompaction(
+        bytesBefore: bytesBefore, bytesAfter: fileBytes(path), pageSizeBefore: pageSizeBefore,
+        pageSizeAfter: pageSizeAfter, rebuiltSearchIndex: rebuilt)
+    } catch let error as StorageError {
+      throw error
+    } catch let error as SQLiteError {
+      throw StorageError(error, path: path)
+    } catch {
+      var other = StorageError(kind: .other, path: path)
+      other.cause = String(describing: error)
+      throw other
+    }
+  }
+
+  /// What would change if rows of `article` got other rowids: their count and sums of rowids weighed by the keys
+  /// (floating-point `total()`, which cannot overflow).
+  private static func rowFingerprint(_ connection: Connection) throws -> [Double] {
+    try connection.makeStatement(
+      """
+      SELECT count(*), total(rowid), total((rowid % 1000003) * length(url)), total((rowid % 999983) * unicode(url))
+      FROM article
+      """
+    ).fetchOne { [$0.double(0), $0.double(1), $0.double(2), $0.double(3)].map { $0 ?? 0 } } ?? []
+  }
+
+  /// The size of the file at `path` in bytes; 0 when there is none.
+  private static func fileBytes(_ path: String) -> Int64 {
+    var info = stat()
+    return stat(path, &info) == 0 ? Int64(info.st_size) : 0
+  }
+}
