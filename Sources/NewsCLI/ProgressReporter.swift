@@ -33,6 +33,8 @@ final class ProgressReporter: Sendable {
     var lastDraw: Double?
     var drawnWidth = 0
     var finished = false
+    /// What the work does after counting (``enter(_:)``), and the time counting stopped, which the rate keeps.
+    var stage: (text: String, elapsed: Double)?
   }
   private let state = Mutex(State())
 
@@ -71,6 +73,18 @@ final class ProgressReporter: Sendable {
     update { _ in completed }
   }
 
+  /// Says that counting is over and the work goes on with `stage` (e.g. `writing the search index…` after the last
+  /// article of an import, which can take seconds more): the line is drawn at once with the count and rate as they
+  /// are, followed by `stage`, and stays so until ``finish()``, so that a long last step does not look like a hang.
+  func enter(_ stage: String) {
+    guard isEnabled else { return }
+    let now = clock()
+    state.withLock { state in
+      if state.stage == nil { state.stage = (stage, now - start) } else { state.stage?.text = stage }
+    }
+    update(force: true) { $0 }
+  }
+
   /// Clears the line, leaving the cursor at the start of an empty line. Later calls draw nothing.
   func finish() {
     guard isEnabled else { return }
@@ -83,17 +97,19 @@ final class ProgressReporter: Sendable {
     if let text { write(text) }
   }
 
-  private func update(_ change: (Int) -> Int) {
+  private func update(force: Bool = false, _ change: (Int) -> Int) {
     let now = clock()
     let text: String? = state.withLock { state in
       guard !state.finished else { return nil }
       let wasDone = total.map { state.completed >= $0 } ?? false
       state.completed = max(0, change(state.completed))
       let justDone = !wasDone && (total.map { state.completed >= $0 } ?? false)
-      if let last = state.lastDraw, now - last < interval, !justDone { return nil }
+      if let last = state.lastDraw, now - last < interval, !justDone, !force { return nil }
       state.lastDraw = now
-      let line = OutputFormat.clip(
-        Self.line(label, completed: state.completed, total: total, unit: unit, elapsed: now - start), width - 1)
+      var line = Self.line(
+        label, completed: state.completed, total: total, unit: unit, elapsed: state.stage?.elapsed ?? now - start)
+      if let stage = state.stage { line += "  " + stage.text }
+      line = OutputFormat.clip(line, width - 1)
       let lineWidth = OutputFormat.displayWidth(line)
       let padding = String(repeating: " ", count: max(0, state.drawnWidth - lineWidth))
       state.drawnWidth = lineWidth

@@ -295,6 +295,32 @@ struct OutputFormatTests {
     #expect(captured.err.count == before.count + cleared.count, "nothing after finish")
   }
 
+  @Test("progress after the count: the stage is drawn at once after the count, the rate of the count kept")
+  func progressStage() {
+    let clock = TestClock()
+    let (console, captured) = Console.capturing(errorIsTerminal: true, errorWidth: 100)
+    let progress = ProgressReporter("saving", unit: "articles", console: console, interval: 1, clock: { clock.now })
+    clock.now = 2
+    progress.update(completed: 50_000)
+    #expect(captured.err == "\rsaving  50,000 articles  25,000 articles/s")
+    clock.now = 2.5
+    progress.enter("writing the search index…")  // within the interval, drawn all the same; counting took 2.5 s
+    #expect(captured.err.hasSuffix("\rsaving  50,000 articles  20,000 articles/s  writing the search index…"))
+    clock.now = 20
+    progress.update(completed: 50_000)  // later draws keep the count's rate: 18 s of indexing are not counting
+    let draws = captured.err.split(separator: "\r", omittingEmptySubsequences: true)
+    #expect(draws.count == 3)
+    #expect(draws.last == "saving  50,000 articles  20,000 articles/s  writing the search index…")
+    progress.finish()
+    progress.enter("ignored")
+    #expect(!captured.err.contains("ignored"))
+
+    let (quietConsole, quiet) = Console.capturing(errorIsTerminal: false)
+    let silent = ProgressReporter("saving", console: quietConsole)
+    silent.enter("writing the search index…")
+    #expect(quiet.err.isEmpty)
+  }
+
   @Test("progress text: without a total, numbers grouped, durations")
   func progressText() {
     #expect(
