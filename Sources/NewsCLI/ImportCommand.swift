@@ -182,7 +182,7 @@ struct ImportCommand: NewsCommand {
   /// What the progress line says once every article is written and the save goes on: the search index of a first
   /// import is built at its end (about a third of its time: 15 s of 44 s at a million articles), then the indexes,
   /// the result list and the commit.
-  static let finishingStage = "writing the search index and committing…"
+  static let finishingStage = "indexing for search, committing…"
 
   /// A large file (``NewsAPIFileStream/defaultMinimumSize`` or more) is decoded in batches on one thread while the
   /// other saves them, in one transaction: memory stays bounded by a batch, not by the file. `nil` for a file that
