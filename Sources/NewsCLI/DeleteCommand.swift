@@ -11,6 +11,10 @@ struct DeleteCommand: NewsCommand {
     articles, as eviction does, unless --include-bookmarked; --all deletes everything.
     """
 
+  /// Deletions of this many articles or more are followed by a line naming `news compact`: about 5 MB of a store of
+  /// NewsAPI articles (docs/PERFORMANCE.md: 131 MB for 98,640).
+  static let compactHintThreshold = 1000
+
   enum Option: CommandOption {
     case all, before, includeBookmarked, db, config, json
     var spec: OptionSpec {
@@ -65,7 +69,12 @@ struct DeleteCommand: NewsCommand {
     } else {
       var scope = cutoff.map { " published before \($0.rfc3339String)" } ?? ""
       if cutoff != nil, !arguments.flag(.includeBookmarked) { scope += " (bookmarked ones kept)" }
-      context.console.printLines("deleted \(deleted) article\(deleted == 1 ? "" : "s")\(scope)\n")
+      var text = "deleted \(deleted) article\(deleted == 1 ? "" : "s")\(scope)\n"
+      // SQLite keeps the freed pages in the file for later rows: after a large delete, say how to give them back.
+      if deleted >= Self.compactHintThreshold {
+        text += "the database file keeps its size (later saves reuse the space); 'news compact' shrinks it\n"
+      }
+      context.console.printLines(text)
     }
     return .success
   }
