@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNews
+import OfflineNewsFeeds
 
 /// The hint printed under an error about reading a source, chosen by what actually went wrong: a missing file is
 /// not a mapping problem, a web page or an HTTP 404 is what came back rather than a network that is down.
@@ -39,6 +40,14 @@ enum FailureHint {
         return "check the URL: it must answer with a NewsAPI v2 response"
       }
     case .invalidResponse(let detail) where detail.contains("an HTML page"):
+      // A saved article page that announces no feed (most do not: bbc, cnn, nytimes pages in the real captures):
+      // what it has is its article, which `news extract` reads.
+      if query.url.isFileURL, let data = try? Data(contentsOf: query.url, options: .mappedIfSafe),
+        !FeedDiscovery.announcesFeeds(data)
+      {
+        return "this is a web page that announces no feed: 'news extract \(query.url.path)' shows its readable "
+          + "article; to follow the site, give its feed's URL (or 'news add' with the site's address)"
+      }
       // A feed reader's user gave a site's page: `news add` finds the feed it announces.
       let page =
         query.url.isFileURL

@@ -57,6 +57,29 @@ public enum FeedDiscovery {
     let title = document.title
     page.title = title.isEmpty ? nil : title
     let base = document.baseURL ?? pageURL
+    for link in feedLinks(root) {
+      guard let url = FeedReadingContext.resolve(link.href, against: base),
+        let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host?.isEmpty == false,
+        !page.feeds.contains(where: { $0.url == url })
+      else { continue }
+      page.feeds.append(DiscoveredFeed(url: url, title: link.title, type: link.type))
+    }
+    return page
+  }
+
+  /// Whether a page has a feed link (`<link rel="alternate">` of a feed type, with an `href`), however its `href`
+  /// resolves: a saved page's relative link (`href="/feeds/main"`) counts, though ``read(_:pageURL:charset:)`` can
+  /// only resolve it against the page's web address. `false` for what is no HTML.
+  public static func announcesFeeds(_ html: Data) -> Bool {
+    guard let document = try? HTMLDocument(data: html, url: nil, charset: nil), let root = document.root else {
+      return false
+    }
+    return !feedLinks(root).isEmpty
+  }
+
+  /// The feed links under `root`, in document order: `href` as written, `title` collapsed (`nil` when empty), and
+  /// the media type.
+  private static func feedLinks(_ root: HTMLNode) -> [(href: String, title: String?, type: String)] {
     var links: [(href: String, title: String?, type: String)] = []
     for element in root.descendants(named: "link") {
       let rel = (element["rel"] ?? "").lowercased().split(whereSeparator: { $0.isWhitespace })
@@ -67,13 +90,6 @@ public enum FeedDiscovery {
       let title = element["title"]?.collapsingWhiteSpace
       links.append((href, title?.isEmpty == false ? title : nil, type))
     }
-    for link in links {
-      guard let url = FeedReadingContext.resolve(link.href, against: base),
-        let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host?.isEmpty == false,
-        !page.feeds.contains(where: { $0.url == url })
-      else { continue }
-      page.feeds.append(DiscoveredFeed(url: url, title: link.title, type: link.type))
-    }
-    return page
+    return links
   }
 }

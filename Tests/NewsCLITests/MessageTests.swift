@@ -61,17 +61,55 @@ struct MessageTests {
     #expect(!fetched.err.contains("network"), "\(fetched.err)")
   }
 
-  @Test("a saved web page is named as one, with a hint for web pages")
+  @Test("a saved web page is named as one; the hint: its feed through 'news add', or, announcing none, 'news extract'")
   func htmlFile() async throws {
     let cli = CLIHarness()
     let path = cli.directory.path("page.html")
     let page = Data("<!DOCTYPE html>\n<html><body><p>Nothing here</p></body></html>".utf8)
     try page.write(to: URL(fileURLWithPath: path))
-    let outcome = await cli.run("import", path, "--db", cli.database)
-    #expect(outcome.status == 65)
-    #expect(outcome.err.contains("not valid JSON: an HTML page (\(page.count) bytes)"), "\(outcome.err)")
-    #expect(outcome.err.contains("hint: this is a web page, not a feed or a NewsAPI response"), "\(outcome.err)")
-    #expect(!outcome.err.contains("<p>"), "\(outcome.err)")
+    for command in ["import", "fetch"] {
+      let outcome = await cli.run(
+        command == "import" ? [command, path] : [command, "--url", path] + ["--db", cli.database])
+      #expect(outcome.status == (command == "import" ? 65 : 69), "\(command)")
+      #expect(outcome.err.contains("not valid JSON: an HTML page (\(page.count) bytes)"), "\(outcome.err)")
+      #expect(
+        outcome.err.contains("hint: this is a web page that announces no feed: 'news extract \(path)'"),
+        "\(outcome.err)")
+      #expect(!outcome.err.contains("<p>"), "\(outcome.err)")
+    }
+    // A relative feed link counts: a saved page's link resolves only against the site's address.
+    let announcing = cli.directory.path("home.html")
+    try Data(
+      #"<html><head><link rel="alternate" type="application/atom+xml" href="/feeds/main"></head><body></body></html>"#
+        .utf8
+    ).write(to: URL(fileURLWithPath: announcing))
+    let outcome = await cli.run("import", announcing, "--db", cli.database)
+    #expect(outcome.err.contains("hint: this is a web page, not a feed or a NewsAPI response: 'news add URL'"))
+  }
+
+  @Test(
+    "the real saved pages: the hint names 'news extract' exactly for those without a feed link",
+    .enabled(if: Fixtures.hasSharedReal, "needs ../shared/fixtures/real"))
+  func realPagesHint() async throws {
+    let cli = CLIHarness()
+    let folder = Fixtures.sharedRealDirectory.appendingPathComponent("pages")
+    let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+    var announcing = 0
+    for name in names {
+      let page = folder.appendingPathComponent(name).appendingPathComponent("source.html")
+      guard let html = try? String(contentsOf: page, encoding: .isoLatin1) else { continue }
+      // Independently of libxml2: a <link …> tag naming rel alternate and a feed type.
+      let links = html.lowercased().components(separatedBy: "<link").dropFirst().map { $0.prefix { $0 != ">" } }
+      let hasFeed = links.contains { link in
+        link.contains("alternate") && ["application/rss+xml", "application/atom+xml"].contains { link.contains($0) }
+      }
+      if hasFeed { announcing += 1 }
+      let outcome = await cli.run("import", page.path, "--db", cli.database)
+      #expect(outcome.status == 65, "\(name)")
+      #expect(outcome.err.contains("'news extract ") == !hasFeed, "\(name): \(outcome.err)")
+      #expect(outcome.err.contains("'news add URL'") == hasFeed, "\(name): \(outcome.err)")
+    }
+    #expect(names.count > 10 && announcing > 3 && announcing < names.count - 3, "\(announcing) of \(names.count)")
   }
 
   static let page = Data(
