@@ -104,7 +104,8 @@ struct SearchCommand: NewsCommand {
       console.out(OutputFormat.json(Document(query: text, results: shown.map(Result.init))))
       return .success
     }
-    let quoted = "\"" + OutputFormat.sanitized(text, collapsingWhitespace: true) + "\""
+    // In double quotes, a quote or backslash in the text escaped (`"\"climate"`), as the search error quotes it.
+    let quoted = OutputFormat.sanitized(text, collapsingWhitespace: true).debugDescription
     guard !shown.isEmpty else {
       console.err("no cached article matches \(quoted)\n")
       return .success

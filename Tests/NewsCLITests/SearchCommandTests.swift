@@ -151,6 +151,19 @@ struct SearchCommandTests {
     #expect((try json.json()["results"] as? [Any])?.isEmpty == true)
   }
 
+  @Test("a quote in the search text is escaped where the text is echoed, so the echo reads as the text")
+  func quotesEchoed() async throws {
+    let cli = try await importedHarness()
+    let lone = await cli.run("search", "\"", "--db", cli.database)
+    #expect(lone.status == 64)
+    #expect(lone.err.contains(#"the search text "\"" has no word to look for"#), "\(lone.err)")
+    let unclosed = await cli.run("search", "\"unicorn", "--db", cli.database)
+    #expect(unclosed.status == 0)
+    #expect(unclosed.err.contains(#"no cached article matches "\"unicorn""#), "\(unclosed.err)")
+    let phrase = await cli.run("search", "\"storm\"", "--db", cli.database)
+    #expect(phrase.out.contains(#" for "\"storm\"", best first"#), "\(phrase.out)")
+  }
+
   @Test("show prints the whole article and marks it read; --json; an unknown URL exits 66")
   func show() async throws {
     let cli = try await importedHarness()

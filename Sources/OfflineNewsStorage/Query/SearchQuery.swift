@@ -10,7 +10,9 @@ public enum SearchQueryError: Error, Sendable, Hashable, CustomStringConvertible
     case .noTerms(let text):
       let shown = text.count > 40 ? String(text.prefix(40)) + "…" : text
       return text.allSatisfy(\.isWhitespace)
-        ? "the search text is empty" : "the search text \"\(shown)\" has no word to look for (only punctuation)"
+        // Quoted as Swift writes a string literal (`"\""` for a lone quote), so a quote in the text reads as one.
+        ? "the search text is empty"
+        : "the search text \(shown.debugDescription) has no word to look for (only punctuation)"
     case .tooManyTerms(let count, let maximum):
       return "the search text has \(count) words and phrases; at most \(maximum) are allowed"
     }
