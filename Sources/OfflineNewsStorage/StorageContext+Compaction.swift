@@ -44,7 +44,7 @@ extension StorageContext {
   /// <https://www.sqlite.org/pragma.html#pragma_page_size>, <https://www.sqlite.org/wal.html> (leaving WAL mode)
   public static func compact(path: String, busyTimeout: Double = 5) throws(StorageError) -> StoreCompaction {
     var info = stat()
-    guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+    guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
       throw StorageError(
         kind: .cannotOpen, path: path, underlying: SQLiteError(extendedCode: 14, message: "no database file at \(path)")
       )

@@ -225,10 +225,10 @@ public final class StorageContext: Sendable {
     }
   }
 
-  /// Whether `path` is a regular file (`lstat`: a link is not one), of at least one byte with `nonEmpty`.
+  /// Whether `path` is a regular file, or a symbolic link to one (`stat`), of at least one byte with `nonEmpty`.
   private static func isRegularFile(_ path: String, nonEmpty: Bool) -> Bool {
     var info = stat()
-    guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
+    guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
     return !nonEmpty || info.st_size > 0
   }
 
@@ -251,10 +251,11 @@ public final class StorageContext: Sendable {
   {
     if path != ":memory:" {
       // Only a regular file (or nothing yet) can be a database: a directory or a device (/dev/null) is refused
-      // before SQLite creates anything beside it. (`lstat`, as `FileManager.attributesOfItem` does, without its
-      // look-up of the owner's name in /etc/passwd.)
+      // before SQLite creates anything beside it. A symbolic link is followed (`stat`, not `lstat`), as SQLite
+      // follows it, its `-wal` and `-shm` beside the target: a store kept on another disk through a link opens;
+      // a link to nothing yet is created at its target, as a missing file is.
       var info = stat()
-      if lstat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG {
+      if stat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG {
         let what = (info.st_mode & S_IFMT) == S_IFDIR ? "a directory" : "not a regular file"
         throw StorageError(
           kind: .cannotOpen, path: path,
