@@ -87,7 +87,7 @@ struct ExtractCommand: NewsCommand {
     }
     guard !isDirectory.boolValue else { throw CommandFailure(.badInput, "\(path) is a folder, not a page") }
     // libxml2 parses one buffer of less than 2 GiB: a larger file is refused before it is read.
-    let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+    let size = try? LocalFile.size(path)
     if let size, size >= Int(Int32.max) {
       throw CommandFailure(.badInput, "\(path) is \(size) bytes, more than a page can be (2 GiB)")
     }

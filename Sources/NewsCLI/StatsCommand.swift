@@ -54,11 +54,7 @@ struct StatsCommand: NewsCommand {
     let unread = try await storage.count(FetchRequest(entity: "article", predicate: .attribute("isRead") == false))
     let bookmarked = try await storage.count(
       FetchRequest(entity: "article", predicate: .attribute("bookmarkedAt").isNotNull))
-    var bytes: Int64 = 0
-    for suffix in ["", "-wal"] {
-      let attributes = try? FileManager.default.attributesOfItem(atPath: storage.path + suffix)
-      bytes += (attributes?[.size] as? NSNumber)?.int64Value ?? 0
-    }
+    let bytes = StorageContext.bytesOnDisk(storage.path)
     let pages = try await storage.pageUsage()
     report = Report(
       database: storage.path, bytes: bytes, pageSize: pages.pageSize,

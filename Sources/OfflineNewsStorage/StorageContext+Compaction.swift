@@ -49,7 +49,7 @@ extension StorageContext {
         kind: .cannotOpen, path: path, underlying: SQLiteError(extendedCode: 14, message: "no database file at \(path)")
       )
     }
-    let bytesBefore = fileBytes(path) + fileBytes(path + "-wal")
+    let bytesBefore = bytesOnDisk(path)
     do {
       let connection = try Connection(path: path, busyTimeout: busyTimeout)
       let latest = Migrator(migrations: Schema.migrations).latestVersion
@@ -105,7 +105,7 @@ extension StorageContext {
       }
       let pageSizeAfter = Int(try connection.scalarInt("PRAGMA page_size") ?? 0)
       return StoreCompaction(
-        bytesBefore: bytesBefore, bytesAfter: fileBytes(path), pageSizeBefore: pageSizeBefore,
+        bytesBefore: bytesBefore, bytesAfter: bytesOnDisk(path), pageSizeBefore: pageSizeBefore,
         pageSizeAfter: pageSizeAfter, rebuiltSearchIndex: rebuilt)
     } catch let error as StorageError {
       throw error
@@ -127,11 +127,5 @@ extension StorageContext {
       FROM article
       """
     ).fetchOne { [$0.double(0), $0.double(1), $0.double(2), $0.double(3)].map { $0 ?? 0 } } ?? []
-  }
-
-  /// The size of the file at `path` in bytes; 0 when there is none.
-  private static func fileBytes(_ path: String) -> Int64 {
-    var info = stat()
-    return stat(path, &info) == 0 ? Int64(info.st_size) : 0
   }
 }

@@ -225,6 +225,27 @@ public final class StorageContext: Sendable {
     }
   }
 
+  /// The file SQLite opens for `path`: its symbolic links resolved (`realpath(3)`), as SQLite resolves them before
+  /// it names the `-wal`, `-shm` and `-journal` beside the database. `path` itself when it does not resolve (no
+  /// file yet, `:memory:`).
+  package static func databaseFile(_ path: String) -> String {
+    guard path != ":memory:", let resolved = realpath(path, nil) else { return path }
+    defer { free(resolved) }
+    return String(cString: resolved)
+  }
+
+  /// The bytes the store at `path` takes on disk: the database file and its `-wal` (beside the file a link leads
+  /// to), 0 for what does not exist.
+  package static func bytesOnDisk(_ path: String) -> Int64 {
+    let file = databaseFile(path)
+    var total: Int64 = 0
+    for suffix in ["", "-wal"] {
+      var info = stat()
+      if stat(file + suffix, &info) == 0 { total += Int64(info.st_size) }
+    }
+    return total
+  }
+
   /// Whether `path` is a regular file, or a symbolic link to one (`stat`), of at least one byte with `nonEmpty`.
   private static func isRegularFile(_ path: String, nonEmpty: Bool) -> Bool {
     var info = stat()
@@ -337,18 +358,14 @@ public final class StorageContext: Sendable {
     case .other where error.underlying?.code == SQLiteError.ioError: cause = error
     default: return nil
     }
-    let manager = FileManager.default
-    guard path != ":memory:",
-      let attributes = try? manager.attributesOfItem(atPath: path),
-      attributes[.type] as? FileAttributeType == .typeRegular,
-      (attributes[.size] as? NSNumber)?.intValue ?? 0 > 0
-    else { return nil }
+    guard path != ":memory:", isRegularFile(path, nonEmpty: true) else { return nil }
     // An immutable read uses neither: it would miss rows committed to a -wal, and would not roll back the half-written
-    // transaction a hot journal (a crash in rollback-journal mode) leaves in the main file.
+    // transaction a hot journal (a crash in rollback-journal mode) leaves in the main file. Both are beside the file
+    // a symbolic link leads to.
+    let file = databaseFile(path)
     for suffix in ["-wal", "-journal"] {
-      if let file = try? manager.attributesOfItem(atPath: path + suffix), (file[.size] as? NSNumber)?.intValue != 0 {
-        return nil
-      }
+      var info = stat()
+      if stat(file + suffix, &info) == 0, info.st_size != 0 { return nil }
     }
     do {
       let connection = try Connection(path: path, immutable: true)

@@ -308,6 +308,15 @@ struct StorageFaultTests {
     }
     try #require(protected, "could not make \(folder) read-only (\(how))")
 
+    // Through a symbolic link from a writable folder, the same.
+    let linkFolder = TemporaryDirectory("offlinenews-link")
+    let link = linkFolder.path("link.sqlite")
+    try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: path)
+    let linked = try StorageContext(path: link)
+    #expect(linked.readOnlyCause?.kind == .readOnly, "\(String(describing: linked.readOnlyCause))")
+    #expect(try await linked.articles(limit: nil).map(\.url) == [articleURL("a"), articleURL("b")])
+    await linked.close()
+
     let storage = try StorageContext(path: path)
     #expect(storage.readOnlyCause?.kind == .readOnly)
     #expect(try await storage.articles(limit: nil).map(\.url) == [articleURL("a"), articleURL("b")])
@@ -323,9 +332,10 @@ struct StorageFaultTests {
   }
 
   @Test(
-    "a read-only folder with committed rows only in -wal (no -shm), or a hot -journal: refused, never read without",
-    .enabled(if: FaultCapabilities.canMakeImmutable, "needs root and chattr +i"), arguments: ["-wal", "-journal"])
-  func readOnlyWithPendingJournal(_ suffix: String) async throws {
+    "read-only folder, committed rows only in -wal (no -shm) or a hot -journal, also through a link: refused",
+    .enabled(if: FaultCapabilities.canMakeImmutable, "needs root and chattr +i"), arguments: ["-wal", "-journal"],
+    [false, true])
+  func readOnlyWithPendingJournal(_ suffix: String, linked: Bool) async throws {
     let db = TestDatabase()
     let copy = TemporaryDirectory("offlinenews-walcopy")
     let path = copy.path("news.sqlite")
@@ -347,11 +357,15 @@ struct StorageFaultTests {
     }
     try #require(chattrImmutable(copy.url.path, true), "chattr +i \(copy.url.path) failed")
     defer { _ = chattrImmutable(copy.url.path, false) }
+    // Through a link in a writable folder: the -wal or -journal beside the link's target is the one SQLite reads
+    // (the read-only fallback once looked beside the link, found none, and would have read without the -wal).
+    let opened = linked ? db.directory.path("link.sqlite") : path
+    if linked { try FileManager.default.createSymbolicLink(atPath: opened, withDestinationPath: path) }
     // -wal: SQLite cannot create -shm ("cannot open"); -journal: it cannot delete the journal (EPERM, "read-only";
     // this said "storage failure (SQLite 10: disk I/O error)" before I/O errors were classified by errno).
-    let error = #expect(throws: StorageError.self) { _ = try StorageContext(path: path) }
+    let error = #expect(throws: StorageError.self) { _ = try StorageContext(path: opened) }
     #expect(error?.kind == (suffix == "-wal" ? .cannotOpen : .readOnly), "\(String(describing: error))")
-    #expect(error?.description.contains(path) == true)
+    #expect(error?.description.contains(opened) == true)
   }
 }
 
