@@ -9,10 +9,10 @@ struct CompactCommand: NewsCommand {
   static let details = """
     A store does not shrink when articles are deleted or evicted: their pages stay in the file, free, for the next
     rows. 'news compact' rewrites the file without them, and gives a store made with 4 KiB pages (before December
-    2026) the 16 KiB pages that make imports faster. Every article, its read and bookmark state and the search index stay. No other
-    'news' command may use the store meanwhile; a failure (a full disk: up to twice the store's size is needed, in
-    the temporary folder and beside the store) leaves it as it was. Exit status: 0 compacted, 66 no database
-    file, 74 storage error (another command has the store open, disk full).
+    2026) the 16 KiB pages that make imports faster. Every article, its read and bookmark state and the search
+    index stay. No other 'news' command may use the store meanwhile; a failure (a full disk: up to twice the
+    store's size is needed, in the temporary folder and beside the store) leaves it as it was. Exit status: 0
+    compacted, 66 no database file, 74 storage error (another command has the store open, disk full).
     """
 
   enum Option: CommandOption {
