@@ -218,4 +218,43 @@ struct StoreCompactionTests {
     #expect(try await storage.text("PRAGMA integrity_check") == "ok")
     #expect(try await storage.text("PRAGMA journal_mode") == "wal")
   }
+
+  @Test(
+    "another connection that stays open: refused only after the busy timeout (SQLite's busy handler skips journal mode changes)"
+  )
+  func waitsTheBusyTimeout() async throws {
+    let db = TestDatabase()
+    let storage = try db.open()
+    try await storage.saveArticles(
+      Self.articles(20, prefix: "a"), forQuery: "q", fetchedAt: Timestamp(millisecondsSince1970: t0))
+    let start = ContinuousClock.now
+    let error = #expect(throws: StorageError.self) { try StorageContext.compact(path: db.path, busyTimeout: 0.6) }
+    let waited = ContinuousClock.now - start
+    #expect(error?.kind == .busy, "\(String(describing: error))")
+    #expect(waited >= .milliseconds(550), "refused after \(waited), not after the 0.6 s busy timeout")
+    #expect(try await storage.text("PRAGMA journal_mode") == "wal")
+    await storage.close()
+  }
+
+  @Test("a store mid-compaction (journal mode DELETE, another connection writing): an open waits the busy timeout")
+  func openWaitsForACompaction() async throws {
+    let db = TestDatabase()
+    let storage = try db.open()
+    try await storage.saveArticles(
+      Self.articles(20, prefix: "a"), forQuery: "q", fetchedAt: Timestamp(millisecondsSince1970: t0))
+    await storage.close()
+    // What a compaction holds while FTS5 merges and VACUUM copies: the rollback journal's write lock.
+    let compaction = try Connection(path: db.path)
+    #expect(try compaction.scalarString("PRAGMA journal_mode = DELETE") == "delete")
+    try compaction.execute(sql: "BEGIN IMMEDIATE")
+    let start = ContinuousClock.now
+    let error = #expect(throws: StorageError.self) {
+      _ = try StorageContext(path: db.path, busyTimeout: 0.6)
+    }
+    let waited = ContinuousClock.now - start
+    #expect(error?.kind == .busy, "\(String(describing: error))")
+    #expect(waited >= .milliseconds(550), "refused after \(waited), not after the 0.6 s busy timeout")
+    try compaction.execute(sql: "COMMIT")
+    #expect(try compaction.scalarString("PRAGMA journal_mode = WAL") == "wal")
+  }
 }
