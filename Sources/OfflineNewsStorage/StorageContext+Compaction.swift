@@ -64,8 +64,8 @@ extension StorageContext {
       }
       let pageSizeBefore = Int(try connection.scalarInt("PRAGMA page_size") ?? 0)
       let rowsBefore = try rowFingerprint(connection)
-      // Refused with SQLITE_BUSY while another connection has the database open.
-      let mode = try connection.scalarString("PRAGMA journal_mode = DELETE")
+      // Refused with SQLITE_BUSY while another connection has the database open (after the busy timeout).
+      let mode = try connection.setJournalMode("DELETE")
       guard mode?.lowercased() == "delete" else {
         throw StorageError(
           kind: .busy, path: path,
@@ -94,10 +94,10 @@ extension StorageContext {
           rebuilt = true
         }
       } catch {
-        _ = try? connection.scalarString("PRAGMA journal_mode = WAL")
+        _ = try? connection.setJournalMode("WAL")
         throw error
       }
-      let back = try connection.scalarString("PRAGMA journal_mode = WAL")
+      let back = try connection.setJournalMode("WAL")
       guard back?.lowercased() == "wal" else {
         throw StorageError(
           kind: .other, path: path,

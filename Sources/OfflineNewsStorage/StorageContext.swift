@@ -287,7 +287,8 @@ public final class StorageContext: Sendable {
         try connection.execute(sql: "PRAGMA page_size = \(Self.newDatabasePageSize)")
       }
       if path != ":memory:" {
-        let mode = try connection.scalarString("PRAGMA journal_mode = WAL")
+        // Waits the busy timeout while a compaction holds the rollback journal's write lock (`setJournalMode`).
+        let mode = try connection.setJournalMode("WAL")
         guard mode?.lowercased() == "wal" else {
           throw StorageError(
             kind: .other, path: path,
