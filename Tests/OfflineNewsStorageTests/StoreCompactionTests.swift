@@ -257,4 +257,37 @@ struct StoreCompactionTests {
     try compaction.execute(sql: "COMMIT")
     #expect(try compaction.scalarString("PRAGMA journal_mode = WAL") == "wal")
   }
+
+  /// Permission bits do not stop root, so as root the file is made immutable (`chattr +i`), as in StorageOpenTests.
+  @Test(
+    "a read-only store file: .readOnly naming it, not an I/O error; the file left as it was",
+    .enabled(if: FaultCapabilities.canMakeFileReadOnly, "as root, needs chattr +i to make a file read-only"))
+  func readOnlyFile() async throws {
+    let db = TestDatabase()
+    let storage = try db.open()
+    try await storage.saveArticles(
+      Self.articles(20, prefix: "a"), forQuery: "q", fetchedAt: Timestamp(millisecondsSince1970: t0))
+    await storage.close()
+    let isRoot = getuid() == 0
+    let protected: Bool
+    if isRoot {
+      protected = runTool("/usr/bin/chattr", ["+i", db.path])
+    } else {
+      try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: db.path)
+      protected = true
+    }
+    defer {
+      if isRoot {
+        runTool("/usr/bin/chattr", ["-i", db.path])
+      } else {
+        try? FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: db.path)
+      }
+    }
+    try #require(protected, "chattr +i \(db.path) failed")
+    let before = try db.bytes()
+    let error = #expect(throws: StorageError.self) { try StorageContext.compact(path: db.path) }
+    #expect(error?.kind == .readOnly, "\(String(describing: error))")
+    #expect(error?.description.contains(db.path) == true)
+    #expect(try db.bytes() == before)
+  }
 }
