@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 
 /// What ``StorageContext/compact(path:busyTimeout:)`` did to a store's file.
@@ -37,8 +38,8 @@ extension StorageContext {
   /// - Returns: the sizes and page sizes before and after.
   /// - Throws: ``StorageError``: `.cannotOpen` when there is no such file; `.busy` when another connection has the
   ///   store open; `.newerSchema` for a store of a newer version (untouched); `.invalidRequest` for a SQLite file
-  ///   that is no OfflineNews store (untouched); `.diskFull` when the copy or the journal does not fit (the store is
-  ///   left as it was).
+  ///   that is no OfflineNews store (untouched); `.readOnly` for a file that cannot be written (untouched);
+  ///   `.diskFull` when the copy or the journal does not fit (the store is left as it was).
   ///
   /// Related SQLite documentation: <https://www.sqlite.org/lang_vacuum.html>,
   /// <https://www.sqlite.org/pragma.html#pragma_page_size>, <https://www.sqlite.org/wal.html> (leaving WAL mode)
@@ -52,6 +53,11 @@ extension StorageContext {
     let bytesBefore = fileBytes(path) + fileBytes(path + "-wal")
     do {
       let connection = try Connection(path: path, busyTimeout: busyTimeout)
+      // SQLite opens a file it may not write (permissions, `chattr +i`, a read-only mount) read-only without an
+      // error; the first write would then fail as a bare I/O error.
+      guard sqlite3_db_readonly(connection.handle, "main") == 0 else {
+        throw StorageError(kind: .readOnly, path: path)
+      }
       let latest = Migrator(migrations: Schema.migrations).latestVersion
       let version = Int(try connection.scalarInt("PRAGMA user_version") ?? 0)
       guard version <= latest else {
