@@ -290,4 +290,20 @@ struct StoreCompactionTests {
     #expect(error?.description.contains(db.path) == true)
     #expect(try db.bytes() == before)
   }
+
+  @Test("a directory or a symbolic link at the path: refused, the message says what is there")
+  func notARegularFile() throws {
+    let db = TestDatabase()
+    try FileManager.default.createDirectory(atPath: db.path, withIntermediateDirectories: true)
+    let directory = #expect(throws: StorageError.self) { try StorageContext.compact(path: db.path) }
+    #expect(directory?.kind == .cannotOpen)
+    #expect(directory?.description.contains("\(db.path) is a directory") == true, "\(String(describing: directory))")
+
+    let link = db.path + "-link"
+    try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: db.path)
+    defer { unlink(link) }
+    let linked = #expect(throws: StorageError.self) { try StorageContext.compact(path: link) }
+    #expect(linked?.kind == .cannotOpen)
+    #expect(linked?.description.contains("\(link) is not a regular file") == true, "\(String(describing: linked))")
+  }
 }
