@@ -44,8 +44,9 @@ extension StorageContext {
   /// Related SQLite documentation: <https://www.sqlite.org/lang_vacuum.html>,
   /// <https://www.sqlite.org/pragma.html#pragma_page_size>, <https://www.sqlite.org/wal.html> (leaving WAL mode)
   public static func compact(path: String, busyTimeout: Double = 5) throws(StorageError) -> StoreCompaction {
+    if let error = notARegularFile(path) { throw error }
     var info = stat()
-    guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+    guard lstat(path, &info) == 0 else {
       throw StorageError(
         kind: .cannotOpen, path: path, underlying: SQLiteError(extendedCode: 14, message: "no database file at \(path)")
       )

@@ -246,6 +246,17 @@ public final class StorageContext: Sendable {
   /// (docs/PERFORMANCE.md, "Page size").
   static let newDatabasePageSize = 16_384
 
+  /// `.cannotOpen` saying what is at `path` when something other than a regular file is there (`lstat`: a
+  /// directory, a symbolic link, a device); `nil` for a regular file or nothing.
+  static func notARegularFile(_ path: String) -> StorageError? {
+    var info = stat()
+    guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG else { return nil }
+    let what = (info.st_mode & S_IFMT) == S_IFDIR ? "a directory" : "not a regular file"
+    return StorageError(
+      kind: .cannotOpen, path: path,
+      underlying: SQLiteError(extendedCode: 14, message: "\(path) is \(what), not a database file"))
+  }
+
   private static func openWriter(path: String, busyTimeout: Double, entities: [EntityDescription])
     throws(StorageError) -> Connection
   {
@@ -253,13 +264,7 @@ public final class StorageContext: Sendable {
       // Only a regular file (or nothing yet) can be a database: a directory or a device (/dev/null) is refused
       // before SQLite creates anything beside it. (`lstat`, as `FileManager.attributesOfItem` does, without its
       // look-up of the owner's name in /etc/passwd.)
-      var info = stat()
-      if lstat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG {
-        let what = (info.st_mode & S_IFMT) == S_IFDIR ? "a directory" : "not a regular file"
-        throw StorageError(
-          kind: .cannotOpen, path: path,
-          underlying: SQLiteError(extendedCode: 14, message: "\(path) is \(what), not a database file"))
-      }
+      if let error = notARegularFile(path) { throw error }
       let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
       var isDirectory: ObjCBool = false
       if !FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) {
