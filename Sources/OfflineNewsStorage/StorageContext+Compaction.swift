@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 
 /// What ``StorageContext/compact(path:busyTimeout:)`` did to a store's file.
@@ -37,14 +38,15 @@ extension StorageContext {
   /// - Returns: the sizes and page sizes before and after.
   /// - Throws: ``StorageError``: `.cannotOpen` when there is no such file; `.busy` when another connection has the
   ///   store open; `.newerSchema` for a store of a newer version (untouched); `.invalidRequest` for a SQLite file
-  ///   that is no OfflineNews store (untouched); `.diskFull` when the copy or the journal does not fit (the store is
-  ///   left as it was).
+  ///   that is no OfflineNews store (untouched); `.readOnly` for a file that cannot be written (untouched);
+  ///   `.diskFull` when the copy or the journal does not fit (the store is left as it was).
   ///
   /// Related SQLite documentation: <https://www.sqlite.org/lang_vacuum.html>,
   /// <https://www.sqlite.org/pragma.html#pragma_page_size>, <https://www.sqlite.org/wal.html> (leaving WAL mode)
   public static func compact(path: String, busyTimeout: Double = 5) throws(StorageError) -> StoreCompaction {
+    if let error = notARegularFile(path) { throw error }
     var info = stat()
-    guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+    guard stat(path, &info) == 0 else {
       throw StorageError(
         kind: .cannotOpen, path: path, underlying: SQLiteError(extendedCode: 14, message: "no database file at \(path)")
       )
@@ -52,6 +54,11 @@ extension StorageContext {
     let bytesBefore = bytesOnDisk(path)
     do {
       let connection = try Connection(path: path, busyTimeout: busyTimeout)
+      // SQLite opens a file it may not write (permissions, `chattr +i`, a read-only mount) read-only without an
+      // error; the first write would then fail as a bare I/O error.
+      guard sqlite3_db_readonly(connection.handle, "main") == 0 else {
+        throw StorageError(kind: .readOnly, path: path)
+      }
       let latest = Migrator(migrations: Schema.migrations).latestVersion
       let version = Int(try connection.scalarInt("PRAGMA user_version") ?? 0)
       guard version <= latest else {
@@ -64,8 +71,8 @@ extension StorageContext {
       }
       let pageSizeBefore = Int(try connection.scalarInt("PRAGMA page_size") ?? 0)
       let rowsBefore = try rowFingerprint(connection)
-      // Refused with SQLITE_BUSY while another connection has the database open.
-      let mode = try connection.scalarString("PRAGMA journal_mode = DELETE")
+      // Refused with SQLITE_BUSY while another connection has the database open (after the busy timeout).
+      let mode = try connection.setJournalMode("DELETE")
       guard mode?.lowercased() == "delete" else {
         throw StorageError(
           kind: .busy, path: path,
@@ -94,10 +101,10 @@ extension StorageContext {
           rebuilt = true
         }
       } catch {
-        _ = try? connection.scalarString("PRAGMA journal_mode = WAL")
+        _ = try? connection.setJournalMode("WAL")
         throw error
       }
-      let back = try connection.scalarString("PRAGMA journal_mode = WAL")
+      let back = try connection.setJournalMode("WAL")
       guard back?.lowercased() == "wal" else {
         throw StorageError(
           kind: .other, path: path,

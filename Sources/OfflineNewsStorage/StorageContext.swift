@@ -267,6 +267,18 @@ public final class StorageContext: Sendable {
   /// (docs/PERFORMANCE.md, "Page size").
   static let newDatabasePageSize = 16_384
 
+  /// `.cannotOpen` saying what is at `path` when something other than a regular file is there (`stat`, which
+  /// follows a symbolic link as SQLite does: a directory, a device, or a link to one); `nil` for a regular file, a
+  /// link to one, or nothing.
+  static func notARegularFile(_ path: String) -> StorageError? {
+    var info = stat()
+    guard stat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG else { return nil }
+    let what = (info.st_mode & S_IFMT) == S_IFDIR ? "a directory" : "not a regular file"
+    return StorageError(
+      kind: .cannotOpen, path: path,
+      underlying: SQLiteError(extendedCode: 14, message: "\(path) is \(what), not a database file"))
+  }
+
   private static func openWriter(path: String, busyTimeout: Double, entities: [EntityDescription])
     throws(StorageError) -> Connection
   {
@@ -275,13 +287,7 @@ public final class StorageContext: Sendable {
       // before SQLite creates anything beside it. A symbolic link is followed (`stat`, not `lstat`), as SQLite
       // follows it, its `-wal` and `-shm` beside the target: a store kept on another disk through a link opens;
       // a link to nothing yet is created at its target, as a missing file is.
-      var info = stat()
-      if stat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG {
-        let what = (info.st_mode & S_IFMT) == S_IFDIR ? "a directory" : "not a regular file"
-        throw StorageError(
-          kind: .cannotOpen, path: path,
-          underlying: SQLiteError(extendedCode: 14, message: "\(path) is \(what), not a database file"))
-      }
+      if let error = notARegularFile(path) { throw error }
       let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
       var isDirectory: ObjCBool = false
       if !FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) {
@@ -309,7 +315,8 @@ public final class StorageContext: Sendable {
         try connection.execute(sql: "PRAGMA page_size = \(Self.newDatabasePageSize)")
       }
       if path != ":memory:" {
-        let mode = try connection.scalarString("PRAGMA journal_mode = WAL")
+        // Waits the busy timeout while a compaction holds the rollback journal's write lock (`setJournalMode`).
+        let mode = try connection.setJournalMode("WAL")
         guard mode?.lowercased() == "wal" else {
           throw StorageError(
             kind: .other, path: path,

@@ -218,4 +218,92 @@ struct StoreCompactionTests {
     #expect(try await storage.text("PRAGMA integrity_check") == "ok")
     #expect(try await storage.text("PRAGMA journal_mode") == "wal")
   }
+
+  @Test(
+    "another connection that stays open: refused only after the busy timeout (SQLite's busy handler skips journal mode changes)"
+  )
+  func waitsTheBusyTimeout() async throws {
+    let db = TestDatabase()
+    let storage = try db.open()
+    try await storage.saveArticles(
+      Self.articles(20, prefix: "a"), forQuery: "q", fetchedAt: Timestamp(millisecondsSince1970: t0))
+    let start = ContinuousClock.now
+    let error = #expect(throws: StorageError.self) { try StorageContext.compact(path: db.path, busyTimeout: 0.6) }
+    let waited = ContinuousClock.now - start
+    #expect(error?.kind == .busy, "\(String(describing: error))")
+    #expect(waited >= .milliseconds(550), "refused after \(waited), not after the 0.6 s busy timeout")
+    #expect(try await storage.text("PRAGMA journal_mode") == "wal")
+    await storage.close()
+  }
+
+  @Test("a store mid-compaction (journal mode DELETE, another connection writing): an open waits the busy timeout")
+  func openWaitsForACompaction() async throws {
+    let db = TestDatabase()
+    let storage = try db.open()
+    try await storage.saveArticles(
+      Self.articles(20, prefix: "a"), forQuery: "q", fetchedAt: Timestamp(millisecondsSince1970: t0))
+    await storage.close()
+    // What a compaction holds while FTS5 merges and VACUUM copies: the rollback journal's write lock.
+    let compaction = try Connection(path: db.path)
+    #expect(try compaction.scalarString("PRAGMA journal_mode = DELETE") == "delete")
+    try compaction.execute(sql: "BEGIN IMMEDIATE")
+    let start = ContinuousClock.now
+    let error = #expect(throws: StorageError.self) {
+      _ = try StorageContext(path: db.path, busyTimeout: 0.6)
+    }
+    let waited = ContinuousClock.now - start
+    #expect(error?.kind == .busy, "\(String(describing: error))")
+    #expect(waited >= .milliseconds(550), "refused after \(waited), not after the 0.6 s busy timeout")
+    try compaction.execute(sql: "COMMIT")
+    #expect(try compaction.scalarString("PRAGMA journal_mode = WAL") == "wal")
+  }
+
+  /// Permission bits do not stop root, so as root the file is made immutable (`chattr +i`), as in StorageOpenTests.
+  @Test(
+    "a read-only store file: .readOnly naming it, not an I/O error; the file left as it was",
+    .enabled(if: FaultCapabilities.canMakeFileReadOnly, "as root, needs chattr +i to make a file read-only"))
+  func readOnlyFile() async throws {
+    let db = TestDatabase()
+    let storage = try db.open()
+    try await storage.saveArticles(
+      Self.articles(20, prefix: "a"), forQuery: "q", fetchedAt: Timestamp(millisecondsSince1970: t0))
+    await storage.close()
+    let isRoot = getuid() == 0
+    let protected: Bool
+    if isRoot {
+      protected = runTool("/usr/bin/chattr", ["+i", db.path])
+    } else {
+      try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: db.path)
+      protected = true
+    }
+    defer {
+      if isRoot {
+        runTool("/usr/bin/chattr", ["-i", db.path])
+      } else {
+        try? FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: db.path)
+      }
+    }
+    try #require(protected, "chattr +i \(db.path) failed")
+    let before = try db.bytes()
+    let error = #expect(throws: StorageError.self) { try StorageContext.compact(path: db.path) }
+    #expect(error?.kind == .readOnly, "\(String(describing: error))")
+    #expect(error?.description.contains(db.path) == true)
+    #expect(try db.bytes() == before)
+  }
+
+  @Test("a directory, or a symbolic link to one, at the path: refused, the message says what is there")
+  func notARegularFile() throws {
+    let db = TestDatabase()
+    try FileManager.default.createDirectory(atPath: db.path, withIntermediateDirectories: true)
+    let directory = #expect(throws: StorageError.self) { try StorageContext.compact(path: db.path) }
+    #expect(directory?.kind == .cannotOpen)
+    #expect(directory?.description.contains("\(db.path) is a directory") == true, "\(String(describing: directory))")
+
+    let link = db.path + "-link"
+    try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: db.path)
+    defer { unlink(link) }
+    let linked = #expect(throws: StorageError.self) { try StorageContext.compact(path: link) }
+    #expect(linked?.kind == .cannotOpen)
+    #expect(linked?.description.contains("\(link) is a directory") == true, "\(String(describing: linked))")
+  }
 }

@@ -29,6 +29,8 @@ package final class Connection {
   var changeCapture: ChangeCapture?
   /// Whether ``SearchRanking``'s function is registered on this connection.
   var hasSearchRanking = false
+  /// How long, in seconds, a statement waits for another connection's lock (the `busyTimeout` it was opened with).
+  package let busyTimeout: Double
 
   /// Opens (and, unless `readOnly`, creates) the database at `path`.
   ///
@@ -67,6 +69,7 @@ package final class Connection {
     }
     self.handle = handle
     self.path = path
+    self.busyTimeout = busyTimeout
     sqlite3_extended_result_codes(handle, 1)
     sqlite3_busy_timeout(handle, Int32(max(0, min(busyTimeout * 1000, Double(Int32.max)))))
   }
@@ -171,6 +174,30 @@ package final class Connection {
     } catch {
       if isInTransaction { try? execute(sql: "ROLLBACK") }
       throw error
+    }
+  }
+
+  /// Sets the journal mode (`PRAGMA journal_mode = mode`: `WAL`, `DELETE`) and returns the mode SQLite reports
+  /// after it, trying again for up to ``busyTimeout`` seconds while another connection's lock refuses the change.
+  /// SQLite calls no busy handler for a change between WAL and a rollback journal: it fails at once with
+  /// `SQLITE_BUSY` while another connection has a WAL database open (to leave WAL) or holds the write lock of a
+  /// rollback-journal one (to enter WAL), as during ``StorageContext/compact(path:busyTimeout:)``.
+  ///
+  /// - Throws: ``SQLiteError``: `SQLITE_BUSY` when the lock is still held after the busy timeout.
+  ///
+  /// Related SQLite documentation: <https://www.sqlite.org/pragma.html#pragma_journal_mode>,
+  /// <https://www.sqlite.org/c3ref/busy_timeout.html>
+  package func setJournalMode(_ mode: String) throws -> String? {
+    let deadline = ContinuousClock.now + .milliseconds(Int(max(0, min(busyTimeout * 1000, Double(Int32.max)))))
+    var pause: Int32 = 1
+    while true {
+      do {
+        return try scalarString("PRAGMA journal_mode = \(mode)")
+      } catch let error as SQLiteError where error.code == SQLiteError.busy && ContinuousClock.now < deadline {
+        // As SQLite's own busy handler: short pauses first, then up to 100 ms.
+        sqlite3_sleep(pause)
+        pause = min(pause * 2, 100)
+      }
     }
   }
 
