@@ -93,17 +93,14 @@ struct StatsCommand: NewsCommand {
     var line = "\(size(report.bytes)), \(report.pageSize / 1024) KiB pages"
     if report.freeBytes > 0 { line += ", \(size(report.freeBytes)) of them free" }
     let worthCompacting = report.freeBytes >= 1_000_000 && report.freeBytes * 10 >= report.bytes
-    if report.pageSize < Self.compactedPageSize {
-      line += " ('news compact' moves the store to \(Self.compactedPageSize / 1024) KiB pages"
+    if report.pageSize < StorageContext.newDatabasePageSize {
+      line += " ('news compact' moves the store to \(StorageContext.newDatabasePageSize / 1024) KiB pages"
       line += worthCompacting ? " and gives the free space back)" : ")"
     } else if worthCompacting {
       line += " ('news compact' gives them back)"
     }
     return line
   }
-
-  /// The page size of a new or compacted store, in bytes (``StorageContext/compact(path:busyTimeout:)``).
-  static let compactedPageSize = 16_384
 
   private func fetches(_ report: Report, now: Date) -> [String] {
     let counts = report.fetches.map { "\($0.articles) article\($0.articles == 1 ? "" : "s")" }

@@ -28,6 +28,8 @@ extension StorageContext {
   /// `PRAGMA journal_mode = DELETE`, FTS5 `'optimize'`, `PRAGMA page_size`, `VACUUM`, `PRAGMA journal_mode = WAL`.
   /// The merge and `VACUUM` are each one transaction through a rollback journal: a failure or a crash leaves the
   /// file as it was before that step (a crash may leave it in journal mode `DELETE`; the next open sets WAL again).
+  /// Every row is then as it was; when `VACUUM` is the step that failed (a full disk), the search index stays merged
+  /// (it answers as before) and the file may have grown by about the index's size.
   /// `VACUUM` needs free space of up to twice the store's size: a copy in the temporary folder (`SQLITE_TMPDIR`,
   /// `TMPDIR`, else `/var/tmp` or `/tmp`), and the journal beside the store. The call blocks the calling thread for
   /// about as long as an import of the store's articles.

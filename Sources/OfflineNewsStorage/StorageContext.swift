@@ -265,7 +265,7 @@ public final class StorageContext: Sendable {
   /// instead of 4.1–4.3 s for 100,000 articles; re-imports as fast, files a little smaller. The cost: a store of
   /// 20 articles takes 360 KB instead of about 100 KB. 8 KiB and 32 KiB were slower at a million articles
   /// (docs/PERFORMANCE.md, "Page size").
-  static let newDatabasePageSize = 16_384
+  package static let newDatabasePageSize = 16_384
 
   /// `.cannotOpen` saying what is at `path` when something other than a regular file is there (`stat`, which
   /// follows a symbolic link as SQLite does: a directory, a device, or a link to one); `nil` for a regular file, a

@@ -20,7 +20,8 @@ public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The disk is full (`SQLITE_FULL`); the transaction was rolled back.
     case diskFull
     /// Another connection held the lock longer than the busy timeout (`SQLITE_BUSY`, `SQLITE_LOCKED`): in WAL mode
-    /// that is another writer, since readers never block one. Nothing was written.
+    /// another writer (readers never block a write), or any other connection for what needs the store alone
+    /// (``StorageContext/compact(path:busyTimeout:)``). Nothing was written.
     case busy
     /// A fetch request, predicate or record names an entity or attribute that does not exist, or holds a value of
     /// the wrong type. Nothing was read or written.
@@ -90,7 +91,7 @@ public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
     case .readOnly: reason = "the database or its folder is read-only"
     case .diskFull: reason = "the disk is full; nothing was changed"
     case .busy:
-      reason = "the database is locked by another process, which is writing to it; nothing was changed"
+      reason = "the database is locked by another process; nothing was changed"
     case .invalidRequest(let problem): reason = problem
     case .incompatibleSchema(let problem): reason = "incompatible schema: \(problem)"
     case .closed: reason = "the storage context was closed; nothing was read or written"
