@@ -438,6 +438,30 @@ struct Benchmark {
     }
     return ScalingResults(
       date: ISO8601DateFormatter().string(from: Date()), machine: machine, steps: steps,
-      targets: Self.commandLineTargets(steps.flatMap(\.commandLine)), notes: Array(Set(notes)).sorted())
+      targets: Self.scalingTargets(steps) + Self.commandLineTargets(steps.flatMap(\.commandLine)),
+      notes: Array(Set(notes)).sorted())
+  }
+
+  /// Issue 17's targets at a million articles, when the run had both 100,000 and 1,000,000: a first import within
+  /// 1.05× of ten times the 100k import (wall clock; CPU shown beside it, and `json_each`'s own ratio), and a peak
+  /// resident set of at most 250 MB.
+  static func scalingTargets(_ steps: [ScalingResults.Step]) -> [Target] {
+    guard let small = steps.first(where: { $0.payload.articles == 100_000 }),
+      let large = steps.first(where: { $0.payload.articles == 1_000_000 })
+    else { return [] }
+    let ratio = large.ours.seconds / (10 * small.ours.seconds)
+    let cpu = large.ours.cpuSeconds / (10 * small.ours.cpuSeconds)
+    var measured = String(
+      format: "%.3f× (%.2f s against 10 × %.3f s; CPU %.2f×", ratio, large.ours.seconds, small.ours.seconds, cpu)
+    if let largeLimit = large.jsonEach?.seconds, let smallLimit = small.jsonEach?.seconds {
+      measured += String(format: "; json_each %.2f×", largeLimit / (10 * smallLimit))
+    }
+    measured += large.runs == 1 ? "; 1M timed once)" : ")"
+    let peakMB = Double(large.ours.peakKiB) / 1024
+    return [
+      Target(goal: "time at 1M ≤ 1.05 × ten times the 100k time", measured: measured, met: ratio <= 1.05),
+      Target(
+        goal: "import peak memory at 1M ≤ 250 MB", measured: String(format: "%.0f MB", peakMB), met: peakMB <= 250),
+    ]
   }
 }
