@@ -459,7 +459,8 @@ struct Benchmark {
       measured += String(format: "; json_each %.2f×", largeLimit / (10 * smallLimit))
     }
     measured += large.runs == 1 ? "; 1M timed once)" : "; medians of \(large.runs) runs)"
-    let peakMB = Double(large.ours.peakKiB) / 1024
+    // MB of 10^6 bytes, as the tables print the peaks.
+    let peakMB = Double(large.ours.peakKiB) * 1.024 / 1000
     return [
       Target(goal: "time at 1M ≤ 1.05 × ten times the 100k time", measured: measured, met: ratio <= 1.05),
       Target(
