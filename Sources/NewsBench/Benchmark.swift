@@ -104,6 +104,9 @@ struct ScalingResults: Codable, Sendable {
     var jsonEachMicrosecondsPerArticle: Double?
     /// From 100k up: `news list` and `news search` on ours' database, beside `sqlite3`.
     var commandLine: [CommandLatency] = []
+    /// At 1M: ours' 100k import timed again before each 1M run, so that the linearity target compares runs of the
+    /// same minutes (the machine drifts by more than the target's 5 % between the 100k step and the 1M step).
+    var interleavedHundredK: ImportSummary? = nil
   }
 
   var date: String
@@ -398,13 +401,22 @@ struct Benchmark {
     if options.million { sizes.append(1_000_000) }
     var (importers, notes) = available([.ours, .jsonEach])
     var steps: [ScalingResults.Step] = []
+    // The 100k payload, kept for the 1M step's interleaved 100k runs.
+    var hundredK: (file: String, payload: PayloadGenerator.Summary)?
+    defer { if let hundredK { try? FileManager.default.removeItem(atPath: hundredK.file) } }
     for size in sizes {
       let (file, payload) = try generate(size, name: "payload-\(size).json")
       // At 1M, ours is timed `--runs` times like every size (one import varies by 37–47 s on a 2-core machine, more
       // than the 5 % the linearity target allows: docs/PERFORMANCE.md), `json_each` once (77 s a run, a reference).
       let runs = options.runs
       var measured: [Importer: [ImportRun]] = [:]
+      var interleaved: [ImportRun] = []
       for run in 0..<runs {
+        if size == 1_000_000, let hundredK, importers.contains(.ours) {
+          let database = "\(folder)/scaling-ours-100k.sqlite"
+          try runner.freshDatabase(database)
+          interleaved.append(try runner.run(.ours, file: hundredK.file, database: database))
+        }
         for importer in importers where run == 0 || importer == .ours || size < 1_000_000 {
           let database = "\(folder)/scaling-\(importer.rawValue).sqlite"
           try runner.freshDatabase(database)
@@ -428,15 +440,23 @@ struct Benchmark {
         oursSummary.ratioToJSONEach = ours.seconds / limit
         jsonEach?.ratioToJSONEach = 1
       }
-      steps.append(
-        .init(
-          payload: payload, runs: runs, ours: oursSummary, jsonEach: jsonEach,
-          oursMicrosecondsPerArticle: ours.seconds / Double(size) * 1e6,
-          jsonEachMicrosecondsPerArticle: jsonEach.map { $0.seconds / Double(size) * 1e6 }, commandLine: commandLine))
+      var step = ScalingResults.Step(
+        payload: payload, runs: runs, ours: oursSummary, jsonEach: jsonEach,
+        oursMicrosecondsPerArticle: ours.seconds / Double(size) * 1e6,
+        jsonEachMicrosecondsPerArticle: jsonEach.map { $0.seconds / Double(size) * 1e6 }, commandLine: commandLine)
+      if let hundredK, !interleaved.isEmpty {
+        step.interleavedHundredK = ImportSummary(
+          importer: .ours, runs: interleaved, payloadBytes: hundredK.payload.bytes)
+      }
+      steps.append(step)
       progress(
         String(
           format: "N = %d: ours %.3f s, json_each %.3f s", size, ours.seconds, jsonEach?.seconds ?? Double.nan))
-      try? FileManager.default.removeItem(atPath: file)
+      if size == 100_000, options.million {
+        hundredK = (file, payload)
+      } else {
+        try? FileManager.default.removeItem(atPath: file)
+      }
     }
     return ScalingResults(
       date: ISO8601DateFormatter().string(from: Date()), machine: machine, steps: steps,
@@ -451,10 +471,13 @@ struct Benchmark {
     guard let small = steps.first(where: { $0.payload.articles == 100_000 }),
       let large = steps.first(where: { $0.payload.articles == 1_000_000 })
     else { return [] }
-    let ratio = large.ours.seconds / (10 * small.ours.seconds)
-    let cpu = large.ours.cpuSeconds / (10 * small.ours.cpuSeconds)
-    var measured = String(
-      format: "%.3f× (%.2f s against 10 × %.3f s; CPU %.2f×", ratio, large.ours.seconds, small.ours.seconds, cpu)
+    // The 100k runs interleaved with the 1M runs when there are some, else the 100k step's.
+    let hundredK = large.interleavedHundredK ?? small.ours
+    let ratio = large.ours.seconds / (10 * hundredK.seconds)
+    let cpu = large.ours.cpuSeconds / (10 * hundredK.cpuSeconds)
+    var measured = String(format: "%.3f× (%.2f s against 10 × %.3f s", ratio, large.ours.seconds, hundredK.seconds)
+    if large.interleavedHundredK != nil { measured += ", 100k runs interleaved with the 1M runs" }
+    measured += String(format: "; CPU %.2f×", cpu)
     if let largeLimit = large.jsonEach?.seconds, let smallLimit = small.jsonEach?.seconds {
       measured += String(format: "; json_each %.2f×", largeLimit / (10 * smallLimit))
     }

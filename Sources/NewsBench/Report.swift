@@ -182,6 +182,13 @@ enum Report {
         }
         out += "  " + pad("", 10) + "ours: " + shown.joined(separator: " · ") + " s\n"
       }
+      if let hundredK = step.interleavedHundredK {
+        let runs = hundredK.runSeconds.map { String(format: "%.3f", $0) }.joined(separator: ", ")
+        out += "  " + pad("", 10)
+        out += String(
+          format: "ours at 100k, before each 1M run: %.3f s (cpu %.3f s; runs ", hundredK.seconds, hundredK.cpuSeconds)
+        out += runs + " s)\n"
+      }
     }
     let latencies = results.steps.flatMap(\.commandLine)
     if !latencies.isEmpty { out += "\n" + commandLineTable(latencies) + "\n" }
