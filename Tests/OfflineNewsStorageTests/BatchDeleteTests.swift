@@ -72,4 +72,25 @@ struct BatchDeleteTests {
     #expect(try await storage.deleteArticles(publishedBefore: date) == 1)
     #expect(slugs(try await storage.articles()) == ["just-after", "at"])
   }
+
+  /// Another process's first import drops `article`'s triggers and indexes and creates them again; a connection that
+  /// read the schema before it must prepare its delete against the new one. SQLite 3.40 otherwise fails the
+  /// `DELETE` (foreign keys on) with `SQLITE_SCHEMA` "no such table: article", as `news delete` did after an import.
+  @Test("a delete after another connection's first import rebuilt article's indexes sees the new schema")
+  func deleteAfterAnotherConnectionsFirstImport() async throws {
+    // Keep the folder alive as long as the database is open.
+    let database = TestDatabase()
+    let storage = try database.open()
+    // The writer opens and reads the schema (and writes nothing) before the other's first import.
+    #expect(try await storage.setRead(true, url: articleURL("none").absoluteString) == false)
+
+    let other = try database.open()
+    let fetched = Timestamp(millisecondsSince1970: t0)
+    // 1,000 articles in one batch: a bulk first import (`ArticleWriter.bulk`).
+    let articles = (0..<1000).map { makeArticle("bulk\($0)", publishedAt: t0 - 1000) }
+    #expect(try await other.saveArticles(articles, forQuery: "q", fetchedAt: fetched).saved == 1000)
+
+    #expect(try await storage.deleteArticles(publishedBefore: Timestamp(millisecondsSince1970: t0).date) == 1000)
+    #expect(try await other.articleCount() == 0)
+  }
 }
