@@ -152,7 +152,8 @@ package final class Connection {
   /// throws or the commit fails. Nested calls use a savepoint, so an inner failure undoes only the inner work.
   ///
   /// `IMMEDIATE` takes the write lock up front: a deferred transaction that later upgrades its lock can fail
-  /// with `SQLITE_BUSY` whatever the busy timeout (<https://www.sqlite.org/lang_transaction.html>).
+  /// with `SQLITE_BUSY` whatever the busy timeout (<https://www.sqlite.org/lang_transaction.html>). The schema is
+  /// read again first if another connection changed it (<https://www.sqlite.org/rescode.html#schema>).
   package func inTransaction<T>(_ body: () throws -> T) throws -> T {
     if isInTransaction {
       try execute(sql: "SAVEPOINT nested")
@@ -168,6 +169,11 @@ package final class Connection {
     }
     try execute(sql: "BEGIN IMMEDIATE")
     do {
+      // Another connection may have changed the schema since this one read it (a first import drops and creates
+      // `article`'s triggers and indexes): a statement that reads the database now makes SQLite load the new
+      // schema before `body` prepares its own. Without it, SQLite 3.40 fails the prepare of a `DELETE FROM
+      // article` (foreign keys on) with SQLITE_SCHEMA "no such table: article".
+      try execute(sql: "SELECT 1 FROM sqlite_master LIMIT 1")
       let result = try body()
       try execute(sql: "COMMIT")
       return result
