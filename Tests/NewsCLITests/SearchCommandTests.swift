@@ -162,6 +162,11 @@ struct SearchCommandTests {
     #expect(unclosed.err.contains(#"no cached article matches "\"unicorn""#), "\(unclosed.err)")
     let phrase = await cli.run("search", "\"storm\"", "--db", cli.database)
     #expect(phrase.out.contains(#" for "\"storm\"", best first"#), "\(phrase.out)")
+    // An apostrophe is no quote of the echo's: it stays as typed (Swift's debugDescription wrote `it\'s`).
+    let apostrophe = await cli.run("search", "it's unicorns", "--db", cli.database)
+    #expect(apostrophe.err.contains(#"no cached article matches "it's unicorns""#), "\(apostrophe.err)")
+    let loneApostrophe = await cli.run("search", "'", "--db", cli.database)
+    #expect(loneApostrophe.err.contains(#"the search text "'" has no word to look for"#), "\(loneApostrophe.err)")
   }
 
   @Test("show prints the whole article and marks it read; --json; an unknown URL exits 66")
