@@ -105,7 +105,7 @@ struct SearchCommand: NewsCommand {
       return .success
     }
     // In double quotes, a quote or backslash in the text escaped (`"\"climate"`), as the search error quotes it.
-    let quoted = OutputFormat.sanitized(text, collapsingWhitespace: true).debugDescription
+    let quoted = SearchQuery.quoted(OutputFormat.sanitized(text, collapsingWhitespace: true))
     guard !shown.isEmpty else {
       console.err("no cached article matches \(quoted)\n")
       return .success
