@@ -62,6 +62,19 @@ struct NewsCommandLineTests {
     #expect(all.hasPrefix("cache — \(cached) articles") && !all.contains("more with"), "\(all)")
     let one = await heading("--limit", "1", "--offset", "\(cached - 1)")
     #expect(one.hasPrefix("cache — article \(cached), newest first"), "\(one)")
+    // Past the end: how many there are; a filter that matches nothing says so, whatever the offset.
+    let beyond = await cli.run("list", "--db", cli.database, "--limit", "5", "--offset", "\(cached + 10)")
+    #expect(beyond.status == 0 && beyond.out.isEmpty)
+    #expect(
+      beyond.err == "no cached articles past the first \(cached + 10): the cache holds \(cached)\n", "\(beyond.err)")
+    let atEnd = await cli.run("list", "--db", cli.database, "--offset", "\(cached)")
+    #expect(atEnd.err == "no cached articles past the first \(cached): the cache holds \(cached)\n", "\(atEnd.err)")
+    let unmatched = await cli.run("list", "--db", cli.database, "--source", "no-such-source", "--offset", "2")
+    #expect(unmatched.status == 0 && unmatched.err == "no cached article matches the filter\n", "\(unmatched.err)")
+    let filteredBeyond = await cli.run("list", "--db", cli.database, "--unread", "--offset", "\(cached)")
+    #expect(
+      filteredBeyond.err == "no cached articles that match the filter past the first \(cached)\n",
+      "\(filteredBeyond.err)")
   }
 
   @Test("the default database lives under $XDG_DATA_HOME/news/")
