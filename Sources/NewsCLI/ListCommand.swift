@@ -57,10 +57,17 @@ struct ListCommand: NewsCommand {
     if articles.isEmpty, limit == 0 { return .success }
     if articles.isEmpty {
       let filtered = arguments.flag(.unread) || arguments.flag(.bookmarked) || arguments.value(.source) != nil
-      let message =
-        offset > 0
-        ? "no cached articles past the first \(offset)"
-        : filtered ? "no cached article matches the filter" : "nothing cached yet: run 'news fetch'"
+      // Past the end of what there is, or nothing at all to list: a filter that matches nothing says so at any
+      // offset, and the end of the whole cache says where it is.
+      var anyAtAll = false
+      if offset > 0 { anyAtAll = !(try await repository.read(limit: 1, offset: 0, filter: filter)).isEmpty }
+      var message = filtered ? "no cached article matches the filter" : "nothing cached yet: run 'news fetch'"
+      if anyAtAll, filtered {
+        message = "no cached articles that match the filter past the first \(offset)"
+      } else if anyAtAll {
+        let count = try await repository.storage.articleCount()
+        message = "no cached articles past the first \(offset): the cache holds \(count)"
+      }
       console.err(message + "\n")
       return .success
     }
