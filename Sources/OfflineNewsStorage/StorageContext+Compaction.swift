@@ -3,7 +3,8 @@ import Foundation
 
 /// What ``StorageContext/compact(path:busyTimeout:)`` did to a store's file.
 public struct StoreCompaction: Sendable, Hashable {
-  /// The database file and its write-ahead log (`-wal`) before, in bytes.
+  /// The database file before, in bytes, once its write-ahead log was checkpointed into it (when the compaction had
+  /// the store to itself).
   public var bytesBefore: Int64
   /// The database file after (the `-wal` is gone), in bytes.
   public var bytesAfter: Int64
@@ -53,7 +54,6 @@ extension StorageContext {
         kind: .cannotOpen, path: path, underlying: SQLiteError(extendedCode: 14, message: "no database file at \(path)")
       )
     }
-    let bytesBefore = bytesOnDisk(path)
     do {
       let connection = try Connection(path: path, busyTimeout: busyTimeout)
       // SQLite opens a file it may not write (permissions, `chattr +i`, a read-only mount) read-only without an
@@ -71,8 +71,6 @@ extension StorageContext {
         throw StorageError(
           kind: .invalidRequest("not an OfflineNews store (no article table); left untouched"), path: path)
       }
-      let pageSizeBefore = Int(try connection.scalarInt("PRAGMA page_size") ?? 0)
-      let rowsBefore = try rowFingerprint(connection)
       // Refused with SQLITE_BUSY while another connection has the database open (after the busy timeout).
       let mode = try connection.setJournalMode("DELETE")
       guard mode?.lowercased() == "delete" else {
@@ -81,8 +79,15 @@ extension StorageContext {
           underlying: SQLiteError(
             extendedCode: 5, message: "journal_mode=DELETE was refused (got \(mode ?? "nothing"))"))
       }
+      // Measured now that this is the store's only connection (the switch checkpointed the -wal into the file):
+      // another compaction the switch waited for has changed the file, its page size and maybe its rowids.
+      var bytesBefore: Int64 = 0
+      var pageSizeBefore = 0
       var rebuilt = false
       do {
+        bytesBefore = bytesOnDisk(path)
+        pageSizeBefore = Int(try connection.scalarInt("PRAGMA page_size") ?? 0)
+        let rowsBefore = try rowFingerprint(connection)
         // FTS5 deletes by writing tombstones into new segments: the index keeps the terms of every deleted article
         // until its segments are merged. `'optimize'` merges them into one without the deleted entries, before
         // `VACUUM` copies what is left.
