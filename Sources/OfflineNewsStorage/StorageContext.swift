@@ -273,10 +273,10 @@ public final class StorageContext: Sendable {
   static func notARegularFile(_ path: String) -> StorageError? {
     var info = stat()
     guard stat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG else { return nil }
-    let what = (info.st_mode & S_IFMT) == S_IFDIR ? "a directory" : "not a regular file"
-    return StorageError(
-      kind: .cannotOpen, path: path,
-      underlying: SQLiteError(extendedCode: 14, message: "\(path) is \(what), not a database file"))
+    let what = (info.st_mode & S_IFMT) == S_IFDIR ? "a directory" : "not a regular file (a device or a socket)"
+    var error = StorageError(kind: .cannotOpen, path: path)
+    error.cause = "it is \(what), not a database file: give the path of a database file, or of one to create"
+    return error
   }
 
   private static func openWriter(path: String, busyTimeout: Double, entities: [EntityDescription])

@@ -44,7 +44,8 @@ public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
   /// The SQLite error underneath, when there is one.
   package var underlying: SQLiteError?
   /// For `.other`: the description of a failure that was no storage failure (what the body of a raw `read` or
-  /// `write` threw), kept so that the message still says it.
+  /// `write` threw), kept so that the message still says it. For `.cannotOpen`: what is at the path when it is no
+  /// file SQLite could open (a directory, a device), said instead of the general causes.
   package var cause: String?
 
   package init(kind: Kind, path: String, underlying: SQLiteError? = nil) {
@@ -84,6 +85,8 @@ public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
         "the file is damaged (a corrupt page); it was left untouched: keep a copy, then try "
         + "`sqlite3 FILE .recover`, or use another --db to start a new cache"
     case .notADatabase: reason = "not a SQLite database, or corrupt"
+    case .cannotOpen where cause != nil:
+      reason = cause ?? ""
     case .cannotOpen:
       reason =
         "cannot open or create the file or its -wal/-shm beside it "

@@ -297,13 +297,14 @@ struct StoreCompactionTests {
     try FileManager.default.createDirectory(atPath: db.path, withIntermediateDirectories: true)
     let directory = #expect(throws: StorageError.self) { try StorageContext.compact(path: db.path) }
     #expect(directory?.kind == .cannotOpen)
-    #expect(directory?.description.contains("\(db.path) is a directory") == true, "\(String(describing: directory))")
+    #expect(
+      directory?.description.contains("\(db.path): it is a directory") == true, "\(String(describing: directory))")
 
     let link = db.path + "-link"
     try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: db.path)
     defer { unlink(link) }
     let linked = #expect(throws: StorageError.self) { try StorageContext.compact(path: link) }
     #expect(linked?.kind == .cannotOpen)
-    #expect(linked?.description.contains("\(link) is a directory") == true, "\(String(describing: linked))")
+    #expect(linked?.description.contains("\(link): it is a directory") == true, "\(String(describing: linked))")
   }
 }
