@@ -53,8 +53,9 @@ public struct NewsAPIDecoder: Sendable {
       if let status = httpStatus, !(200..<300).contains(status) {
         throw .httpStatus(status, bodyPrefix: Self.prefix(of: data, redacting: secrets, contentType: contentType))
       }
+      // Markup is named first: "not valid JSON" would read as a broken JSON file, which a web page is not.
       if let markup = ResponseBodySummary.markup(data, contentType: contentType) {
-        throw .invalidResponse(detail: "not valid JSON: \(markup)")
+        throw .invalidResponse(detail: "\(markup), not JSON")
       }
       if let other = ResponseBodySummary.nonText(data) { throw .invalidResponse(detail: "not valid JSON: \(other)") }
       throw .invalidResponse(detail: Self.truncation(of: data) ?? Self.describe(error, size: data.count))

@@ -71,7 +71,7 @@ struct MessageTests {
       let outcome = await cli.run(
         command == "import" ? [command, path] : [command, "--url", path] + ["--db", cli.database])
       #expect(outcome.status == (command == "import" ? 65 : 69), "\(command)")
-      #expect(outcome.err.contains("not valid JSON: an HTML page (\(page.count) bytes)"), "\(outcome.err)")
+      #expect(outcome.err.contains("invalid response: an HTML page (\(page.count) bytes), not JSON"), "\(outcome.err)")
       #expect(
         outcome.err.contains("hint: this is a web page that announces no feed: 'news extract \(path)'"),
         "\(outcome.err)")
@@ -150,7 +150,7 @@ struct MessageTests {
     #expect(outcome.status == 69)
     #expect(
       outcome.err.hasPrefix(
-        "news: \(url): invalid response: not valid JSON: an HTML page (text/html, \(Self.page.count) bytes)"),
+        "news: \(url): invalid response: an HTML page (text/html, \(Self.page.count) bytes), not JSON"),
       "\(outcome.err)")
     #expect(outcome.err.contains("hint: this is a web page, not a feed or a NewsAPI response"), "\(outcome.err)")
     #expect(!outcome.err.contains("network is back"), "\(outcome.err)")

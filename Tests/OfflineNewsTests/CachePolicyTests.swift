@@ -322,7 +322,7 @@ struct CachePolicyTests {
 
     #expect(results.map(\.origin) == [.cache, .cache])
     #expect(results.map { $0.networkError == nil } == [true, false])
-    #expect(results.last?.networkError == .invalidResponse(detail: "not valid JSON: an HTML page (text/html, 3 bytes)"))
+    #expect(results.last?.networkError == .invalidResponse(detail: "an HTML page (text/html, 3 bytes), not JSON"))
   }
 
   @Test("cache-then-network with nothing cached yields only the network's rows, or throws its cause")
