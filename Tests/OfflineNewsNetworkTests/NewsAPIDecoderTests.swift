@@ -327,7 +327,7 @@ extension NewsAPIDecoderTests {
         return
       }
       #expect(!detail.isEmpty)
-      #expect(detail.contains("not valid JSON"))
+      #expect(detail.hasPrefix("an HTML page (") && detail.hasSuffix("bytes), not JSON"), "\(detail)")
     }
 
     @Test("an HTML body with HTTP 500 is .httpStatus with a summary of the body, not its markup")
