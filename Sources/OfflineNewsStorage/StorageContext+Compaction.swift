@@ -72,13 +72,7 @@ extension StorageContext {
           kind: .invalidRequest("not an OfflineNews store (no article table); left untouched"), path: path)
       }
       // Refused with SQLITE_BUSY while another connection has the database open (after the busy timeout).
-      let mode = try connection.setJournalMode("DELETE")
-      guard mode?.lowercased() == "delete" else {
-        throw StorageError(
-          kind: .busy, path: path,
-          underlying: SQLiteError(
-            extendedCode: 5, message: "journal_mode=DELETE was refused (got \(mode ?? "nothing"))"))
-      }
+      try switchJournalMode(connection, to: "DELETE", path: path, refused: .busy)
       // Measured now that this is the store's only connection (the switch checkpointed the -wal into the file):
       // another compaction the switch waited for has changed the file, its page size and maybe its rowids.
       var bytesBefore: Int64 = 0
@@ -111,12 +105,7 @@ extension StorageContext {
         _ = try? connection.setJournalMode("WAL")
         throw error
       }
-      let back = try connection.setJournalMode("WAL")
-      guard back?.lowercased() == "wal" else {
-        throw StorageError(
-          kind: .other, path: path,
-          underlying: SQLiteError(extendedCode: 1, message: "journal_mode=WAL was refused (got \(back ?? "nothing"))"))
-      }
+      try switchJournalMode(connection, to: "WAL", path: path, refused: .other)
       let pageSizeAfter = Int(try connection.scalarInt("PRAGMA page_size") ?? 0)
       return StoreCompaction(
         bytesBefore: bytesBefore, bytesAfter: bytesOnDisk(path), pageSizeBefore: pageSizeBefore,

@@ -279,6 +279,21 @@ public final class StorageContext: Sendable {
     return error
   }
 
+  /// Sets `connection`'s journal mode to `mode` (``Connection/setJournalMode(_:)``: waiting the busy timeout), and
+  /// throws a `refused` ``StorageError`` naming `path` when SQLite reports another mode after it.
+  static func switchJournalMode(_ connection: Connection, to mode: String, path: String, refused: StorageError.Kind)
+    throws
+  {
+    let got = try connection.setJournalMode(mode)
+    guard got?.lowercased() == mode.lowercased() else {
+      throw StorageError(
+        kind: refused, path: path,
+        underlying: SQLiteError(
+          extendedCode: refused == .busy ? 5 : 1, message: "journal_mode=\(mode) was refused (got \(got ?? "nothing"))")
+      )
+    }
+  }
+
   private static func openWriter(path: String, busyTimeout: Double, entities: [EntityDescription])
     throws(StorageError) -> Connection
   {
@@ -316,13 +331,7 @@ public final class StorageContext: Sendable {
       }
       if path != ":memory:" {
         // Waits the busy timeout while a compaction holds the rollback journal's write lock (`setJournalMode`).
-        let mode = try connection.setJournalMode("WAL")
-        guard mode?.lowercased() == "wal" else {
-          throw StorageError(
-            kind: .other, path: path,
-            underlying: SQLiteError(
-              extendedCode: 1, message: "journal_mode=WAL was refused (got \(mode ?? "nothing"))"))
-        }
+        try switchJournalMode(connection, to: "WAL", path: path, refused: .other)
       }
       try connection.execute(sql: "PRAGMA synchronous = NORMAL")
       // A large save journals every page each multi-row upsert touches (a statement journal): in memory, not in a
