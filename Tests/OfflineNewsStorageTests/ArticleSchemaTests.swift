@@ -23,8 +23,8 @@ struct ArticleSchemaTests {
     for (name, type, notNull) in columns {
       let attribute = try #require(declared.attribute(name), "\(name) is not declared")
       #expect(type == attribute.type.sqlType, "\(name): \(type) in the table, \(attribute.type.sqlType) declared")
-      // NOT NULL in the table exactly where the description says a value is required (the key aside: its
-      // PRIMARY KEY is NOT NULL).
+      // NOT NULL in the table exactly where the description says a value is required (the key aside: it is
+      // NOT NULL).
       let required = !attribute.isOptional || declared.identity.contains(name)
       #expect(notNull == required, "\(name): NOT NULL \(notNull) in the table, required \(required) declared")
     }
@@ -33,7 +33,17 @@ struct ArticleSchemaTests {
         "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'article' AND sql IS NOT NULL"
       ).fetchAll { $0.string(0) ?? "" }
     }
-    #expect(Set(indexes) == Set(declared.indexes.map(\.name)))
+    // The declared indexes, and the key's own (migration 12: a unique index, not the table's primary key).
+    #expect(Set(indexes) == Set(declared.indexes.map(\.name)).union(["article_by_url"]))
+    let key = try await storage.read { db in
+      try db.makeStatement(
+        """
+        SELECT l."unique", i.name FROM pragma_index_list('article') l, pragma_index_info(l.name) i
+        WHERE l.name = 'article_by_url'
+        """
+      ).fetchAll { "\($0.int64(0) ?? 0) \($0.string(1) ?? "")" }
+    }
+    #expect(key == ["1 \(declared.identity.joined())"])
   }
 
   @Test("the trigger texts read from the migrations are those of a fresh database, word for word")

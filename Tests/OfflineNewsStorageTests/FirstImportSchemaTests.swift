@@ -50,13 +50,23 @@ struct FirstImportSchemaTests {
     }
   }
 
+  /// The writer connection's temporary triggers (the change capture's: ``ChangeCapture``), as `sqlite_temp_master`
+  /// holds them, sorted.
+  private func temporaryTriggers(storage: StorageContext) async throws -> [String] {
+    try await storage.write { db in
+      try db.makeStatement("SELECT name, sql FROM sqlite_temp_master WHERE type = 'trigger'").fetchAll {
+        "\($0.string(0) ?? "") | \($0.string(1) ?? "")"
+      }.sorted()
+    }
+  }
+
   /// The statements the writer ran that drop or create an index, or upsert articles (their first 40 characters),
   /// in order.
   private final class IndexStatements: Sendable {
     let seen = Mutex<[String]>([])
     func record(_ sql: String) {
       let text = String(sql.drop { $0.isWhitespace })
-      if text.hasPrefix("DROP INDEX") || text.hasPrefix("CREATE INDEX") {
+      if text.hasPrefix("DROP INDEX") || text.hasPrefix("CREATE INDEX") || text.hasPrefix("CREATE UNIQUE INDEX") {
         seen.withLock { $0.append(text) }
       } else if text.hasPrefix("INSERT INTO article (") {
         seen.withLock { $0.append(String(text.prefix(40))) }
@@ -68,9 +78,12 @@ struct FirstImportSchemaTests {
   func sameSchemaAsFresh() async throws {
     let freshDatabase = TestDatabase()
     let expected = try await schema(try freshDatabase.open())
-    // The secondary indexes of `article` a first import may set aside: every one the schema declares.
+    // The indexes of `article` a first import may set aside: every one the schema declares, the key's included
+    // (migration 12).
     let secondary = expected.filter { $0.hasPrefix("index | article_by_") }
-    #expect(secondary.count == 5)
+    #expect(secondary.count == 6)
+    let captureBefore = try await temporaryTriggers(storage: try freshDatabase.open())
+    #expect(captureBefore.contains { $0.contains("offlinenews_capture_article_insert") })
 
     let database = TestDatabase()
     let storage = try database.open()
@@ -82,22 +95,25 @@ struct FirstImportSchemaTests {
     #expect(result.saved == 3000 && result.inserted == 3000)
 
     #expect(try await schema(storage) == expected)
-    // The path was taken: each secondary index but the two kept (`fetchedAt`, the partial `bookmarkedAt`, which a
-    // first import only appends to) dropped once and created once, from its own text.
+    // The change capture's insert trigger, set aside with the key index, is back (the writer's own, temporary).
+    #expect(try await temporaryTriggers(storage: storage) == captureBefore)
+    // The path was taken: each index but the two kept (`fetchedAt`, the partial `bookmarkedAt`, which a first
+    // import only appends to) dropped once and created once, from its own text, the key's first.
     let kept = ArticleWriter.indexesKeptByFirstImport
     #expect(kept.count == 2 && kept.isSubset(of: Schema.articleIndexDefinitions))
     let ran = statements.seen.withLock { $0 }
-    #expect(ran.filter { $0.hasPrefix("DROP INDEX") }.count == 3)
+    #expect(ran.filter { $0.hasPrefix("DROP INDEX") }.count == 4)
+    #expect(ran.first { $0.hasPrefix("CREATE") } == Migration.articleKeyIndex)
     #expect(
       !ran.contains {
         $0.hasPrefix("DROP INDEX article_by_fetchedAt") || $0.hasPrefix("DROP INDEX article_by_bookmarkedAt")
       })
-    let created = ran.filter { $0.hasPrefix("CREATE INDEX") }.sorted()
+    let created = ran.filter { $0.hasPrefix("CREATE") }.sorted()
     #expect(
       created
         == secondary.map { $0.components(separatedBy: " | ")[3] }.filter { !kept.contains(Schema.collapsed($0)) }
         .sorted())
-    #expect(created.count == 3)
+    #expect(created.count == 4)
     // The rebuilt indexes hold exactly the rows (`integrity_check` compares every index entry with its row).
     #expect(try await storage.text("PRAGMA integrity_check") == "ok")
     #expect(try await storage.int("SELECT count(*) FROM article INDEXED BY article_by_publishedAt") == 3000)
@@ -131,9 +147,10 @@ struct FirstImportSchemaTests {
     #expect(result.inserted == 3000)
     // Built once, after the last batch: no upsert comes after the first of them (their sorts spill to files).
     let ran = statements.seen.withLock { $0 }
-    #expect(ran.filter { $0.hasPrefix("CREATE INDEX") }.count == 3)
-    let firstCreate = ran.firstIndex { $0.hasPrefix("CREATE INDEX") } ?? ran.startIndex
-    #expect(ran[..<firstCreate].filter { $0.hasPrefix("INSERT INTO article (") }.count == 6)
+    #expect(ran.filter { $0.hasPrefix("CREATE") }.count == 4)
+    let firstCreate = ran.firstIndex { $0.hasPrefix("CREATE") } ?? ran.startIndex
+    // One row per statement while the key index is set aside (see `ArticleWriter.Session.insertFirstImport`).
+    #expect(ran[..<firstCreate].filter { $0.hasPrefix("INSERT INTO article (") }.count == 3000)
     #expect(ran[firstCreate...].filter { $0.hasPrefix("INSERT INTO article (") }.isEmpty)
     #expect(try await schema(storage) == expected)
     #expect(try await storage.text("PRAGMA integrity_check") == "ok")
@@ -160,10 +177,13 @@ struct FirstImportSchemaTests {
     try await storage.traceWrites(nil)
     // The indexes were dropped before the failure, and nothing created them again.
     let ran = statements.seen.withLock { $0 }
-    #expect(ran.filter { $0.hasPrefix("DROP INDEX") }.count == 3)
-    #expect(ran.filter { $0.hasPrefix("CREATE INDEX") }.isEmpty)
+    #expect(ran.filter { $0.hasPrefix("DROP INDEX") }.count == 4)
+    #expect(!ran.contains { $0.hasPrefix("CREATE") })
 
     #expect(try await schema(storage) == before)
+    // The rollback gave the writer its change capture's insert trigger back, too.
+    #expect(
+      try await temporaryTriggers(storage: storage).contains { $0.contains("offlinenews_capture_article_insert") })
     #expect(try await storage.int("SELECT count(*) FROM article") == 0)
     #expect(try await storage.int("SELECT count(*) FROM query_result") == 0)
     #expect(try await storage.int("SELECT count(*) FROM query_fetch WHERE query = 'q'") == 0)

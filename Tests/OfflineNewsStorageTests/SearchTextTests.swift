@@ -120,7 +120,7 @@ struct SearchTextTests {
         "version 10 indexed the markup")
     }
     let storage = try database.open()
-    #expect(try await storage.storedSchemaVersion() == 11)
+    #expect(try await storage.storedSchemaVersion() == StorageContext.schemaVersion)
     #expect(try await storage.int("SELECT count(*) FROM pragma_table_info('article') WHERE name = 'summaryText'") == 1)
     #expect(try await storage.int("SELECT count(*) FROM pragma_table_info('article') WHERE name = 'contentText'") == 1)
     try await checkIndex(storage)

@@ -192,7 +192,7 @@ struct ArticleWriter {
         wasEmpty = try db.scalarInt("SELECT NOT EXISTS (SELECT 1 FROM article)") == 1
         indexedUpTo = before
         if before < Self.randomRowidsAbove, articles.count >= ArticleWriter.bulk { try deferSearchIndex() }
-        if wasEmpty, articles.count >= ArticleWriter.bulk { try deferSecondaryIndexes() }
+        if wasEmpty, articles.count >= ArticleWriter.bulk { try deferSecondaryIndexes(expecting: articles.count) }
       }
       // Distinct URLs of the batch: the later record replaces the earlier one in place.
       var urls: [String] = []
@@ -215,6 +215,7 @@ struct ArticleWriter {
       let fetched = DatabaseValue.integer(fetchedAt.millisecondsSince1970)
       let queryText = DatabaseValue.text(query)
       var folded: [String] = []
+      var foldedRowids: [Int64] = []
       var start = 0
       while start < chosen.count {
         let end = min(start + ArticleWriter.chunk, chosen.count)
@@ -232,12 +233,26 @@ struct ArticleWriter {
           arguments.append(fetched)
           arguments.append(queryText)
         }
-        try upsert(urls[start..<end], arguments)
+        if firstImportKeys != nil {
+          try insertFirstImport(urls[start..<end], arguments)
+          // Every key of the batch is recorded now: its rowid is known without the key index.
+          for url in folded { if let rowid = try firstImportRowid(of: url) { foldedRowids.append(rowid) } }
+          folded = []
+        } else {
+          try upsert(urls[start..<end], arguments)
+        }
         start = end
         if let progress { progress(wasEmpty ? Int(try firstImportCount()) : seen.count) }
       }
       if firstImportIndex != nil {
-        try firstImportIndex?.noteFolded(urls: folded)
+        if firstImportKeys == nil {
+          // The key index is there (a table not of migration 12's form): one look-up of it per folded article.
+          let statement = try db.cachedStatement("SELECT rowid FROM article WHERE url = ?1")
+          for url in folded {
+            if let rowid = try statement.fetchOne([.text(url)], { $0.int64(0) }) ?? nil { foldedRowids.append(rowid) }
+          }
+        }
+        firstImportIndex?.noteFolded(rowids: foldedRowids)
       } else {
         try indexNewRows()
         try mergePause?.mergeIfOverLimit()
@@ -249,9 +264,21 @@ struct ArticleWriter {
     /// the list; one without a stored row is dated by this save's fetch time. One query per 500 undated articles,
     /// none when every article is dated.
     private func firstSeenDates(of articles: [Article], chosen: [Int], urls: [String]) throws -> [String: Date] {
-      let undated = chosen.indices.filter { articles[chosen[$0]].isUndated }.map { DatabaseValue.text(urls[$0]) }
-      guard !undated.isEmpty else { return [:] }
+      let undatedRows = chosen.indices.filter { articles[chosen[$0]].isUndated }
+      guard !undatedRows.isEmpty else { return [:] }
       var dates: [String: Date] = [:]
+      if firstImportKeys != nil {
+        // A first import without its key index: only a key of an earlier batch has a row, found by rowid.
+        let statement = try db.cachedStatement("SELECT publishedAt FROM article WHERE rowid = ?1")
+        for row in undatedRows {
+          guard let rowid = try firstImportRowid(of: urls[row]),
+            let published = try statement.fetchOne([.integer(rowid)], { $0.int64(0) }) ?? nil
+          else { continue }
+          dates[urls[row]] = Timestamp(millisecondsSince1970: published).date
+        }
+        return dates
+      }
+      let undated = undatedRows.map { DatabaseValue.text(urls[$0]) }
       var start = 0
       while start < undated.count {
         let part = Array(undated[start..<min(start + ArticleWriter.chunk, undated.count)])
@@ -371,7 +398,7 @@ struct ArticleWriter {
     ///
     /// Related SQLite documentation: <https://www.sqlite.org/lang_createindex.html>,
     /// <https://www.sqlite.org/c3ref/prepare.html> (`SQLITE_SCHEMA` and re-preparation)
-    private mutating func deferSecondaryIndexes() throws {
+    private mutating func deferSecondaryIndexes(expecting articles: Int) throws {
       let indexes = try db.makeStatement(
         """
         SELECT name, sql FROM sqlite_master
@@ -385,7 +412,41 @@ struct ArticleWriter {
         try db.execute(sql: "DROP INDEX \(EntityDescription.quote(name))")
         droppedIndexes.append(sql)
       }
+      // The key's index, when it is migration 12's: built first at the end, the rows' keys told apart meanwhile by
+      // ``FirstImportKeys``. With foreign keys on, SQLite lets rows be inserted into `article` and their non-key
+      // columns updated while no unique index holds the key that `query_result` and `article_image` reference; a
+      // delete or a key change would fail ("foreign key mismatch"), and a first import does neither before the
+      // index is back (eviction runs after it).
+      // SQLite looks the parent key's index up, too, for an insert into `article` that may write more than one row:
+      // a statement of several rows, or one an `INSERT` trigger could add to. So the rows are inserted one per
+      // statement, and the key index is set aside only when the one `INSERT` trigger left on `article` is the
+      // writer's change capture (``ChangeCapture``: off during a save, which reports its own changes), itself set
+      // aside with it.
+      for case (_, let sql?) in indexes where Schema.collapsed(sql) == Migration.articleKeyIndex {
+        let triggers = try db.makeStatement(
+          """
+          SELECT 'main', name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'article'
+          UNION ALL SELECT 'temp', name, sql FROM sqlite_temp_master WHERE type = 'trigger' AND tbl_name = 'article'
+          """
+        ).fetchAll { (schema: $0.string(0) ?? "", name: $0.string(1) ?? "", sql: $0.string(2) ?? "") }
+          .filter { Schema.collapsed($0.sql).uppercased().contains(" INSERT ON ") }
+        let capture = ChangeCapture.triggerName(table: "article", event: "INSERT")
+        guard triggers.allSatisfy({ $0.schema == "temp" && $0.name == capture }) else { break }
+        for trigger in triggers {
+          try db.execute(sql: "DROP TRIGGER temp.\(EntityDescription.quote(trigger.name))")
+          // `sqlite_temp_master` holds the text without its TEMP.
+          setAsideTemporaryTriggers.append("CREATE TEMP" + trigger.sql.dropFirst("CREATE".count))
+        }
+        try db.execute(sql: "DROP INDEX article_by_url")
+        droppedIndexes.insert(sql, at: 0)
+        firstImportKeys = FirstImportKeys()
+        firstImportKeys?.reserve(articles)
+      }
     }
+
+    /// The `CREATE TEMP TRIGGER` texts of the capture triggers a first import set aside with the key index (see
+    /// ``deferSecondaryIndexes(expecting:)``), created again after it.
+    private var setAsideTemporaryTriggers: [String] = []
 
     /// Creates the indexes ``deferSecondaryIndexes()`` dropped, from their own text (each `CREATE INDEX` reads the
     /// rows written so far and sorts their keys once), with the page cache at ``ArticleWriter/sortCacheKiB`` for the
@@ -407,6 +468,8 @@ struct ArticleWriter {
       defer { if lowered { try? db.execute(sql: "PRAGMA cache_size = \(cacheSize)") } }
       for sql in droppedIndexes { try db.execute(sql: sql) }
       droppedIndexes = []
+      for sql in setAsideTemporaryTriggers { try db.execute(sql: sql) }
+      setAsideTemporaryTriggers = []
     }
 
     /// Writes the result list's departures, the query's fetch record and runs eviction; returns what the save did.
@@ -419,6 +482,7 @@ struct ArticleWriter {
     ) {
       try restoreSearchIndex()
       try buildSecondaryIndexes()
+      firstImportKeys = nil
       let firstImport = wasEmpty ? try firstImportCount() : nil
       let saved = firstImport.map { Int($0) } ?? seen.count
       if skipIfEmpty, saved == 0 {
@@ -489,6 +553,69 @@ struct ArticleWriter {
     private func firstImportCount() throws -> Int64 {
       let before = rowidsBefore ?? 0
       return (try db.scalarInt("SELECT max(rowid) FROM article") ?? before) - before
+    }
+
+    /// The keys of a first import whose key index is set aside (see ``deferSecondaryIndexes(expecting:)``), `nil`
+    /// otherwise.
+    private var firstImportKeys: FirstImportKeys?
+
+    /// The rowid of `url` in a first import without its key index, if an earlier statement of the save wrote it.
+    private func firstImportRowid(of url: String) throws -> Int64? {
+      let statement = try db.cachedStatement("SELECT url FROM article WHERE rowid = ?1")
+      return try firstImportKeys?.rowid(of: url) { rowid in
+        try statement.fetchOne([.integer(rowid)], { $0.string(0) }) ?? nil
+      }
+    }
+
+    /// Writes one statement's rows (distinct URLs, their values in `arguments`, as for ``upsert(_:_:)``) of a first
+    /// import without its key index, one row per statement: a URL an earlier statement wrote updates its row by
+    /// rowid (the later record wins, the source it had stays, as the upsert's `DO UPDATE`), any other is inserted at
+    /// the rowid after the last (given, so that ``FirstImportKeys`` records it exactly). One row each, because with
+    /// foreign keys on SQLite looks up the parent key's index for a statement that writes several rows of a parent
+    /// table ("foreign key mismatch" without it), and not for one that writes one.
+    private mutating func insertFirstImport(_ urls: ArraySlice<String>, _ arguments: [DatabaseValue]) throws {
+      let width = ArticleWriter.contentColumns.count + 4
+      var next = (rowidsBefore ?? 0) + (try firstImportCount()) + 1
+      let insert = try firstImportInsert()
+      var values: [DatabaseValue] = []
+      values.reserveCapacity(width + 1)
+      for (offset, url) in urls.enumerated() {
+        values.removeAll(keepingCapacity: true)
+        values.append(contentsOf: arguments[offset * width..<(offset + 1) * width])
+        if let rowid = try firstImportRowid(of: url) {
+          values.append(.integer(rowid))
+          try firstImportUpdate().executeBorrowingTexts(values)
+        } else {
+          values.append(.integer(next))
+          try insert.executeBorrowingTexts(values)
+          firstImportKeys?.record(url, rowid: next)
+          next += 1
+        }
+      }
+    }
+
+    /// The insert of one row (the values of ``upsertStatement(rowCount:returning:)``'s row, `?1`…`?18`) at rowid
+    /// `?19`.
+    private func firstImportInsert() throws -> Statement {
+      let columns = ArticleWriter.contentColumns + ["source", "handle", "fetchedAt", "fetchQuery"]
+      let marks = (1...columns.count + 1).map { "?\($0)" }.joined(separator: ", ")
+      return try db.cachedStatement(
+        "INSERT INTO article (\(columns.joined(separator: ", ")), rowid) VALUES (\(marks))")
+    }
+
+    /// The update of one row by rowid (`?19`) with the values of ``upsertStatement(rowCount:returning:)``'s row
+    /// (`?1`…`?18`), as its `DO UPDATE` writes them.
+    private func firstImportUpdate() throws -> Statement {
+      let columns = ArticleWriter.contentColumns + ["source", "handle", "fetchedAt", "fetchQuery"]
+      let sets = columns.enumerated().compactMap { index, column -> String? in
+        switch column {
+        case "url", "handle": nil
+        case "source": "source = coalesce(source, ?\(index + 1))"
+        default: "\(column) = ?\(index + 1)"
+        }
+      }
+      return try db.cachedStatement(
+        "UPDATE article SET \(sets.joined(separator: ", ")) WHERE rowid = ?\(columns.count + 1)")
     }
 
     /// Upserts one statement's rows (distinct URLs, their values in `arguments`) and records what each did.

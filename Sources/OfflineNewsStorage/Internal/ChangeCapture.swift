@@ -132,6 +132,11 @@ final class ChangeCapture {
     outcomes[entity] = entry
   }
 
+  /// The name of the capture trigger of `event` (`INSERT`, `UPDATE`, `DELETE`) on `table`.
+  static func triggerName(table: String, event: String) -> String {
+    "offlinenews_capture_\(table)_\(event.lowercased())"
+  }
+
   /// The `CREATE TEMP TRIGGER` statements that capture `entity`'s rows and its to-many links, with their tables.
   static func triggers(for entity: EntityDescription) -> [(table: String, sql: String)] {
     let q = EntityDescription.quote
@@ -143,7 +148,7 @@ final class ChangeCapture {
       return (
         table,
         """
-        CREATE TEMP TRIGGER IF NOT EXISTS \(q("offlinenews_capture_\(table)_\(event.lowercased())")) \
+        CREATE TEMP TRIGGER IF NOT EXISTS \(q(triggerName(table: table, event: event))) \
         AFTER \(event) ON main.\(q(table)) WHEN offlinenews_capturing() BEGIN \(body)END
         """
       )

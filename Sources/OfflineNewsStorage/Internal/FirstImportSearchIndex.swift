@@ -41,7 +41,7 @@ package struct SearchIndexBuild: Sendable {
 /// Rows whose text `article_search_text` folds (``SearchQuery/foldedScalars``) are read through the view, others
 /// from `article` itself (the view's `coalesce`s without its 30 `replace()` calls: see
 /// `ArticleWriter.Session.indexNewRows()`): the writer notes the rowid of each folded article as it writes it
-/// (``noteFolded(urls:)``), and a statement whose rows hold one reads the view.
+/// (``noteFolded(rowids:)``), and a statement whose rows hold one reads the view.
 ///
 /// Related SQLite documentation: <https://www.sqlite.org/fts5.html#the_merge_command>,
 /// <https://www.sqlite.org/fts5.html#the_optimize_command>,
@@ -92,17 +92,11 @@ struct FirstImportSearchIndex {
     self.triggers = triggers
   }
 
-  /// Notes articles just written whose text the view folds, by key: their rows are read through the view. One
-  /// look-up of the key's index each (a URL's row may be one an earlier batch wrote).
-  ///
-  /// - Throws: ``SQLiteError``.
-  mutating func noteFolded(urls: [String]) throws {
-    guard foldingIsKnown, !urls.isEmpty else { return }
-    let statement = try db.cachedStatement("SELECT rowid FROM article WHERE url = ?1")
+  /// Notes the rows of articles just written whose text the view folds: their statements read through the view.
+  mutating func noteFolded(rowids: [Int64]) {
+    guard foldingIsKnown else { return }
     let rows = Int64(build.rowsPerStatement)
-    for url in urls {
-      guard let rowid = try statement.fetchOne([.text(url)], { $0.int64(0) }) ?? nil, rowid > rowidsBefore
-      else { continue }
+    for rowid in rowids where rowid > rowidsBefore {
       foldedStatements.insert((rowid - rowidsBefore - 1) / rows)
     }
   }

@@ -70,7 +70,11 @@ struct EntityMigrator {
     func refuse(_ problem: String) -> StorageError {
       StorageError(kind: .incompatibleSchema("entity \(entity.name): \(problem); write a numbered migration"), path: "")
     }
-    let identity = columns.filter { $0.pk > 0 }.sorted { $0.pk < $1.pk }.map(\.name)
+    var identity = columns.filter { $0.pk > 0 }.sorted { $0.pk < $1.pk }.map(\.name)
+    if identity.isEmpty, try Self.hasUniqueIndex(on: entity.identity, of: entity.name, db) {
+      // The table's key is a unique index instead of its primary key (`article`, migration 12).
+      identity = entity.identity
+    }
     guard identity == entity.identity else {
       throw refuse(
         "identity is (\(identity.joined(separator: ", "))) in the database, (\(entity.identity.joined(separator: ", "))) declared"
@@ -117,5 +121,20 @@ struct EntityMigrator {
       let sql = entity.createIndexStatement(index).replacingOccurrences(of: "INDEX ", with: "INDEX IF NOT EXISTS ")
       try db.execute(sql: sql)
     }
+  }
+
+  /// Whether `table` has a unique index, not partial, on exactly `columns` in that order: an identity (SQLite
+  /// enforces it as it does a primary key, <https://www.sqlite.org/lang_createindex.html#unique_indexes>).
+  private static func hasUniqueIndex(on columns: [String], of table: String, _ db: Connection) throws -> Bool {
+    let indexes = try db.makeStatement(
+      "SELECT name FROM pragma_index_list(?1) WHERE \"unique\" = 1 AND partial = 0"
+    ).fetchAll([.text(table)]) { $0.string(0) ?? "" }
+    for index in indexes {
+      let indexed = try db.makeStatement("SELECT name FROM pragma_index_info(?1) ORDER BY seqno").fetchAll(
+        [.text(index)]
+      ) { $0.string(0) ?? "" }
+      if indexed == columns { return true }
+    }
+    return false
   }
 }

@@ -9,6 +9,14 @@ package struct Migration: Sendable {
   /// Work that SQL alone cannot express, run after ``sql`` in the same transaction (re-keying rows by a rule
   /// written in Swift, say); `nil` for none.
   var transform: (@Sendable (Connection) throws -> Void)?
+  /// Runs with `PRAGMA foreign_keys = OFF`, in a transaction of its own (with the migrations next to it that need
+  /// the same), checked by `PRAGMA foreign_key_check` before the commit: a migration that rebuilds a table other
+  /// tables reference, whose `DROP TABLE` would otherwise delete their rows (`ON DELETE CASCADE`). SQLite ignores
+  /// the pragma inside a transaction, hence the transaction of its own.
+  ///
+  /// Related SQLite documentation: <https://www.sqlite.org/lang_altertable.html#otheralter>,
+  /// <https://www.sqlite.org/pragma.html#pragma_foreign_key_check>
+  var needsForeignKeysOff = false
 
   package init(version: Int, name: String, sql: String) {
     self.version = version
@@ -16,18 +24,23 @@ package struct Migration: Sendable {
     self.sql = sql
   }
 
-  init(version: Int, name: String, sql: String, transform: @escaping @Sendable (Connection) throws -> Void) {
+  init(
+    version: Int, name: String, sql: String, needsForeignKeysOff: Bool = false,
+    transform: @escaping @Sendable (Connection) throws -> Void
+  ) {
     self.init(version: version, name: name, sql: sql)
+    self.needsForeignKeysOff = needsForeignKeysOff
     self.transform = transform
   }
 }
 
-/// Brings a database's schema up to date, in one transaction.
+/// Brings a database's schema up to date.
 ///
 /// The schema version lives in the database header (`PRAGMA user_version`,
 /// <https://www.sqlite.org/pragma.html#pragma_user_version>). Migrations newer than the stored version run in order,
-/// with the version bump, inside a single `BEGIN IMMEDIATE` transaction: a failure leaves the old schema and data.
-/// An existing cache is migrated, never dropped.
+/// each with its version bump, inside a `BEGIN IMMEDIATE` transaction: one for all of them, or one for each run of
+/// them that needs foreign keys off (``Migration/needsForeignKeysOff``) and one for each run between. A failure
+/// leaves the schema and data of the last committed version. An existing cache is migrated, never dropped.
 struct Migrator {
   var migrations: [Migration]
 
@@ -37,14 +50,32 @@ struct Migrator {
     Int(try db.scalarInt("PRAGMA user_version") ?? 0)
   }
 
+  /// - Throws: ``SQLiteError``; ``StorageError`` (``StorageError/Kind/incompatibleSchema(_:)``) when a run of
+  ///   migrations with foreign keys off would leave a row whose reference has no parent row (it is rolled back).
   func migrate(_ db: Connection) throws {
-    try db.inTransaction {
-      // Read again inside the lock: another process may have migrated meanwhile.
-      let current = try currentVersion(db)
-      for migration in migrations.sorted(by: { $0.version < $1.version }) where migration.version > current {
-        try db.execute(sql: migration.sql)
-        try migration.transform?(db)
-        try db.execute(sql: "PRAGMA user_version = \(migration.version)")
+    let ordered = migrations.sorted(by: { $0.version < $1.version })
+    var current = try currentVersion(db)
+    while let next = ordered.first(where: { $0.version > current }) {
+      let keysOff = next.needsForeignKeysOff
+      let keysWereOn = try keysOff && db.scalarInt("PRAGMA foreign_keys") == 1
+      if keysWereOn { try db.execute(sql: "PRAGMA foreign_keys = OFF") }
+      defer { if keysWereOn { try? db.execute(sql: "PRAGMA foreign_keys = ON") } }
+      current = try db.inTransaction {
+        // Read again inside the lock: another process may have migrated meanwhile.
+        var version = try currentVersion(db)
+        for migration in ordered where migration.version > version {
+          guard migration.needsForeignKeysOff == keysOff else { break }
+          try db.execute(sql: migration.sql)
+          try migration.transform?(db)
+          try db.execute(sql: "PRAGMA user_version = \(migration.version)")
+          version = migration.version
+        }
+        if keysOff, let table = try db.scalarString("SELECT \"table\" FROM pragma_foreign_key_check LIMIT 1") {
+          throw StorageError(
+            kind: .incompatibleSchema("migration to version \(version): a row of \(table) would reference no row"),
+            path: "")
+        }
+        return version
       }
     }
   }

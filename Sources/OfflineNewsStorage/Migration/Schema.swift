@@ -13,6 +13,7 @@ enum Schema {
     .v9FullText,
     .v10ArticleImages,
     .v11SearchTextOfHTML,
+    .v12ArticleKeyIndex,
   ]
 }
 

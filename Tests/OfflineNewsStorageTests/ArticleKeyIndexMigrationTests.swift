@@ -1,0 +1,117 @@
+import Foundation
+import OfflineNewsModel
+import TestSupport
+import Testing
+
+@testable import OfflineNewsStorage
+
+/// Migration 12: `article`'s key moves from the table's primary key to the unique index `article_by_url`, by a
+/// rebuild of the table with foreign keys off. Every row must keep its rowid (the search index finds rows by it) and
+/// every value, the rows that reference articles must stay, and the key must stay an identity.
+@Suite("Migration 12: the article key as a unique index")
+struct ArticleKeyIndexMigrationTests {
+  /// A store at version 11 (migrations 1–11 on a new file), with three articles, result lists, an image and a
+  /// column an entity added, written by raw SQL as version 11 would have: the search index through its triggers.
+  private static func version11(_ path: String) throws {
+    let db = try Connection(path: path)
+    try db.execute(sql: "PRAGMA foreign_keys = ON")
+    try Migrator(migrations: Array(Schema.migrations.prefix { $0.version <= 11 })).migrate(db)
+    #expect(try db.scalarInt("PRAGMA user_version") == 11)
+    #expect(try db.scalarInt("SELECT count(*) FROM pragma_table_info('article') WHERE pk = 1") == 1)
+    try db.execute(sql: "ALTER TABLE article ADD COLUMN extra TEXT")
+    for (rowid, slug, title) in [(7, "b", "Storm over the bay"), (3, "a", "Harbour closed"), (12, "c", "Café reopens")]
+    {
+      try db.execute(
+        """
+        INSERT INTO article (rowid, url, title, summary, publishedAt, fetchedAt, fetchQuery, isRead, extra, handle)
+        VALUES (?1, ?2, ?3, 'the forecast', ?4, ?4, 'q', ?5, ?6, ?7)
+        """,
+        [
+          .integer(Int64(rowid)), .text("https://example.com/\(slug)"), .text(title), .integer(t0 + Int64(rowid)),
+          .integer(rowid == 7 ? 1 : 0), .text("extra \(slug)"), .text("h\(slug)"),
+        ])
+      try db.execute(
+        "INSERT INTO query_result (query, url, position) VALUES ('q', ?1, ?2)",
+        [.text("https://example.com/\(slug)"), .integer(Int64(rowid))])
+    }
+    try db.execute(
+      sql: """
+        INSERT INTO article_image (article, url, position, isLead, file)
+        VALUES ('https://example.com/b', 'https://example.com/b.jpg', 0, 1, 'b.jpg')
+        """)
+  }
+
+  /// Every row `sql` reads, each as its values' text.
+  private static func rows(_ db: Connection, _ sql: String) throws -> [String] {
+    try db.makeStatement(sql).fetchAll { row in
+      (0..<row.count).map { row.string($0) ?? "NULL" }.joined(separator: " | ")
+    }
+  }
+
+  @Test("a version 11 store: every row at its rowid with every value, references and search kept, the key unique")
+  func rebuildKeepsEverything() throws {
+    let directory = TemporaryDirectory("offlinenews-v12")
+    let path = directory.path("news.sqlite")
+    try Self.version11(path)
+    let articles = "SELECT rowid, * FROM article ORDER BY rowid"
+    let before = try Connection(path: path)
+    let articleRows = try Self.rows(before, articles)
+    let results = try Self.rows(before, "SELECT * FROM query_result ORDER BY url")
+    let images = try Self.rows(before, "SELECT * FROM article_image")
+    let found = try Self.rows(before, "SELECT rowid FROM article_fts WHERE article_fts MATCH 'storm OR cafe'")
+    #expect(articleRows.count == 3 && results.count == 3 && images.count == 1 && found.count == 2)
+
+    let db = try Connection(path: path)
+    try db.execute(sql: "PRAGMA foreign_keys = ON")
+    try Migrator(migrations: Schema.migrations).migrate(db)
+    #expect(try db.scalarInt("PRAGMA user_version") == Int64(Schema.migrations.count))
+    #expect(try db.scalarInt("PRAGMA foreign_keys") == 1, "foreign keys are on again after the migration")
+    #expect(try Self.rows(db, articles) == articleRows)
+    #expect(try Self.rows(db, "SELECT * FROM query_result ORDER BY url") == results)
+    #expect(try Self.rows(db, "SELECT * FROM article_image") == images)
+    #expect(try Self.rows(db, "SELECT rowid FROM article_fts WHERE article_fts MATCH 'storm OR cafe'") == found)
+    #expect(try db.scalarString("PRAGMA integrity_check") == "ok")
+    try db.execute(sql: "INSERT INTO article_fts (article_fts) VALUES ('integrity-check')")
+    #expect(try Self.rows(db, "PRAGMA foreign_key_check").isEmpty)
+    // The key is the unique index now, and no column is the primary key.
+    #expect(try db.scalarInt("SELECT count(*) FROM pragma_table_info('article') WHERE pk > 0") == 0)
+    #expect(
+      try db.scalarString("SELECT sql FROM sqlite_master WHERE name = 'article_by_url'") == Migration.articleKeyIndex)
+    #expect(throws: SQLiteError.self) {
+      try db.execute(
+        sql: """
+          INSERT INTO article (url, title, publishedAt, fetchedAt, fetchQuery)
+          VALUES ('https://example.com/a', 'x', 0, 0, 'q')
+          """)
+    }
+    // Every index, trigger and view is back, with its text.
+    let schema =
+      "SELECT type, name, sql FROM sqlite_master WHERE type <> 'table' AND name <> 'article_by_url' ORDER BY name"
+    let fresh = TemporaryDirectory("offlinenews-v12-fresh")
+    let new = try Connection(path: fresh.path("news.sqlite"))
+    try new.execute(sql: "PRAGMA foreign_keys = ON")
+    try Migrator(migrations: Schema.migrations).migrate(new)
+    #expect(try Self.rows(db, schema) == Self.rows(new, schema))
+    // The references still cascade from the rebuilt table.
+    try db.execute(sql: "DELETE FROM article WHERE url = 'https://example.com/b'")
+    #expect(try db.scalarInt("SELECT count(*) FROM query_result") == 2)
+    #expect(try db.scalarInt("SELECT count(*) FROM article_image") == 0)
+  }
+
+  @Test("a result-list row whose article is gone: the migration is rolled back and the store stays at version 11")
+  func danglingReferenceRollsBack() throws {
+    let directory = TemporaryDirectory("offlinenews-v12")
+    let path = directory.path("news.sqlite")
+    try Self.version11(path)
+    let db = try Connection(path: path)
+    // Written with foreign keys off, as a store written by another program might hold it.
+    try db.execute(sql: "INSERT INTO query_result (query, url, position) VALUES ('q', 'https://example.com/gone', 9)")
+    try db.execute(sql: "PRAGMA foreign_keys = ON")
+    let error = #expect(throws: StorageError.self) { try Migrator(migrations: Schema.migrations).migrate(db) }
+    #expect(error.map { "\($0.kind)" }?.contains("query_result") == true)
+    #expect(try db.scalarInt("PRAGMA user_version") == 11)
+    #expect(try db.scalarInt("SELECT count(*) FROM pragma_table_info('article') WHERE pk = 1") == 1)
+    #expect(try db.scalarInt("SELECT count(*) FROM article") == 3)
+    #expect(try db.scalarInt("PRAGMA foreign_keys") == 1)
+  }
+}
