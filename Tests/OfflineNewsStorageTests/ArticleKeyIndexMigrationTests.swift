@@ -63,9 +63,14 @@ struct ArticleKeyIndexMigrationTests {
 
     let db = try Connection(path: path)
     try db.execute(sql: "PRAGMA foreign_keys = ON")
+    let secureDelete = try db.scalarInt("PRAGMA secure_delete")
+    let cacheSize = try db.scalarInt("PRAGMA cache_size")
     try Migrator(migrations: Schema.migrations).migrate(db)
     #expect(try db.scalarInt("PRAGMA user_version") == Int64(Schema.migrations.count))
     #expect(try db.scalarInt("PRAGMA foreign_keys") == 1, "foreign keys are on again after the migration")
+    // The settings the rebuild changes for its while are given back.
+    #expect(try db.scalarInt("PRAGMA secure_delete") == secureDelete)
+    #expect(try db.scalarInt("PRAGMA cache_size") == cacheSize)
     #expect(try Self.rows(db, articles) == articleRows)
     #expect(try Self.rows(db, "SELECT * FROM query_result ORDER BY url") == results)
     #expect(try Self.rows(db, "SELECT * FROM article_image") == images)
