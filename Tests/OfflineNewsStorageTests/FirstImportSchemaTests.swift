@@ -157,6 +157,33 @@ struct FirstImportSchemaTests {
     #expect(try await storage.int("SELECT count(*) FROM article INDEXED BY article_by_handle") == 3000)
   }
 
+  @Test("an INSERT trigger of the app's own on article: the first import keeps the key index, and ends the same")
+  func foreignInsertTriggerKeepsKeyIndex() async throws {
+    let database = TestDatabase()
+    let storage = try database.open()
+    try await storage.write { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE app_log (url TEXT);
+          CREATE TRIGGER app_log_insert AFTER INSERT ON article BEGIN INSERT INTO app_log VALUES (new.url); END;
+          """)
+    }
+    let statements = IndexStatements()
+    try await storage.traceWrites { statements.record($0) }
+    let queue = FailingBatches(Self.batches())
+    let result = try await storage.saveArticles(forQuery: "q", fetchedAt: at, batches: { try queue.next() })
+    try await storage.traceWrites(nil)
+    #expect(result.saved == 3000 && result.inserted == 3000)
+    // The trigger ran for every row, and the key index was never set aside: the rows were upserted 500 at a time.
+    #expect(try await storage.int("SELECT count(*) FROM app_log") == 3000)
+    let ran = statements.seen.withLock { $0 }
+    #expect(ran.filter { $0.hasPrefix("DROP INDEX") }.count == 3)
+    #expect(!ran.contains { $0.hasPrefix("DROP INDEX article_by_url") || $0.hasPrefix("CREATE UNIQUE INDEX") })
+    #expect(ran.filter { $0.hasPrefix("INSERT INTO article (") }.count == 6)
+    #expect(try await storage.text("PRAGMA integrity_check") == "ok")
+    #expect(try await storage.int("SELECT count(*) FROM query_result WHERE query = 'q'") == 3000)
+  }
+
   @Test("a first import that fails midway leaves the old schema and data")
   func failedImportRollsBack() async throws {
     let database = TestDatabase()
