@@ -3,12 +3,16 @@ import OfflineNewsModel
 
 /// The save of one response's articles, inside the writer's transaction, fed in batches (a whole array, or the
 /// chunks of a file being decoded while this writes). A bounded number of statements per 500 articles, whatever
-/// the number of articles, and no write at all for what did not change:
+/// the number of articles (but in a first import, one per article: below), and no write at all for what did not
+/// change:
 ///
 /// - articles: one `INSERT … ON CONFLICT(url) DO UPDATE … WHERE <a content column differs> RETURNING url, rowid` per
 ///   500 rows, so an unchanged row is neither rewritten nor re-indexed (the FTS update trigger of migration 4 fires
 ///   only for changed text; the upsert's `WHERE` keeps the row from even being written). A returned rowid above the
 ///   table's largest before the save is an insert, any other returned row an update, a row not returned unchanged.
+/// - a first import (the table empty, a bulk first batch) writes its rows one `INSERT` each at given rowids while the
+///   key index is set aside (see `Session.deferSecondaryIndexes(expecting:)`), a URL of an earlier batch by one
+///   `UPDATE` of its row; the indexes are built at its end.
 /// - the query's result list, once every article is written: upserted in `url` order (`ON CONFLICT(query, url) DO
 ///   UPDATE SET position … WHERE` it moved), then only the members that left are deleted — an unchanged response
 ///   writes one `query_fetch` row.
@@ -543,7 +547,8 @@ struct ArticleWriter {
 
     /// The article table was empty when this save began (a first import): the first record of every URL is then an
     /// insert and a later one can only update a row this save inserted, so the upserts need not return what they did,
-    /// and nothing is kept per URL: memory stays flat however large the import (docs/PERFORMANCE.md, 1M articles).
+    /// and nothing is kept per URL but, while the key index is set aside, a hash and a rowid (``FirstImportKeys``:
+    /// about 20 MB at a million articles; docs/PERFORMANCE.md).
     private var wasEmpty = false
 
     /// The articles a first import (``wasEmpty``) has written so far: every row of the table is one of its distinct
