@@ -332,9 +332,14 @@ struct CommandContext: Sendable {
   ) throws(CommandFailure) -> NewsRepository {
     let storage: StorageContext
     do {
+      let console = self.console
       storage = try StorageContext(
         path: databasePath(arguments), entities: entities, eviction: configuration.eviction, faults: faults.storage,
-        executor: executor)
+        executor: executor,
+        willMigrate: { from, to in
+          console.err(
+            "news: updating the store from schema version \(from) to \(to), once…\n")
+        })
     } catch {
       throw CommandFailure(.storage, error.description)
     }

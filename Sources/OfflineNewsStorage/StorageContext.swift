@@ -75,9 +75,14 @@ public final class StorageContext: Sendable {
   ///
   /// - Parameter executor: the executor of every connection (writer and readers) instead of a dispatch queue each:
   ///   `news` gives its ``CallingThreadExecutor``, so that a one-shot command reads without a thread hop.
+  ///
+  /// - Parameter willMigrate: called with the stored and the new schema version just before the numbered migrations
+  ///   run on a store made by an older build (never for a new store, nor for one already current), so that a
+  ///   command can say why it pauses: a migration that rebuilds a table (12) takes seconds for 100k articles.
   package init(
     path: String, entities: [EntityDescription] = [], eviction: EvictionPolicy = .none, readers: Int = 2,
-    busyTimeout: Double = 5, faults: StorageFaults, executor: CallingThreadExecutor? = nil
+    busyTimeout: Double = 5, faults: StorageFaults, executor: CallingThreadExecutor? = nil,
+    willMigrate: (@Sendable (_ from: Int, _ to: Int) -> Void)? = nil
   ) throws(StorageError) {
     let makeExecutor = { (label: String) -> any SerialExecutor in executor ?? QueueExecutor(label: label) }
     self.path = path
@@ -139,7 +144,8 @@ public final class StorageContext: Sendable {
     }
     let writeConnection: Connection
     do {
-      writeConnection = try Self.openWriter(path: path, busyTimeout: busyTimeout, entities: all)
+      writeConnection = try Self.openWriter(
+        path: path, busyTimeout: busyTimeout, entities: all, willMigrate: willMigrate)
       readOnlyCause = nil
     } catch {
       guard let (connection, cause) = Self.openReadOnlyFallback(path: path, after: error, entities: all) else {
@@ -294,9 +300,10 @@ public final class StorageContext: Sendable {
     }
   }
 
-  private static func openWriter(path: String, busyTimeout: Double, entities: [EntityDescription])
-    throws(StorageError) -> Connection
-  {
+  private static func openWriter(
+    path: String, busyTimeout: Double, entities: [EntityDescription],
+    willMigrate: (@Sendable (Int, Int) -> Void)? = nil
+  ) throws(StorageError) -> Connection {
     if path != ":memory:" {
       // Only a regular file (or nothing yet) can be a database: a directory or a device (/dev/null) is refused
       // before SQLite creates anything beside it. A symbolic link is followed (`stat`, not `lstat`), as SQLite
@@ -344,7 +351,10 @@ public final class StorageContext: Sendable {
       // "Memory of a first import at 100k").
       try connection.execute(sql: "PRAGMA temp_store = FILE")
       try connection.execute(sql: "PRAGMA cache_size = -49152")
-      if found < migrator.latestVersion { try migrator.migrate(connection) }
+      if found < migrator.latestVersion {
+        if found > 0 { willMigrate?(found, migrator.latestVersion) }
+        try migrator.migrate(connection)
+      }
       try EntityMigrator(entities: entities).reconcile(connection)
       return connection
     } catch let error as StorageError {

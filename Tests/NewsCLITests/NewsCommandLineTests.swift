@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNewsStorage
 import TestSupport
 import Testing
 
@@ -277,6 +278,21 @@ struct NewsCommandLineTests {
       #expect(outcome.err.contains("(line \(line), column \(column)"), "\(outcome.err)")
       #expect(outcome.err.contains("expected"), "\(outcome.err)")
     }
+  }
+
+  @Test("a store of an older schema is migrated by the next command, which says so once on stderr, not on stdout")
+  func olderDatabaseSaysItMigrates() async throws {
+    let cli = CLIHarness()
+    let sample = Fixtures.configDirectory.appendingPathComponent("sample/top-headlines.json")
+    #expect(await cli.run("import", sample.path, "--db", cli.database).status == 0)
+    let listed = await cli.run("list", "--db", cli.database)
+    try await StorageContextOpener.setUserVersion(11, at: cli.database)
+    let first = await cli.run("list", "--db", cli.database)
+    #expect(first.status == 0)
+    #expect(first.err == "news: updating the store from schema version 11 to \(StorageContext.schemaVersion), once…\n")
+    #expect(first.out == listed.out)
+    let second = await cli.run("list", "--db", cli.database)
+    #expect(second.status == 0 && second.err.isEmpty && second.out == listed.out)
   }
 
   @Test("a database from a newer version is refused with exit 74, untouched")
