@@ -42,11 +42,12 @@ enum FailureHint {
     case .invalidResponse(let detail) where detail.contains("an HTML page"):
       // A saved article page that announces no feed (most do not: bbc, cnn, nytimes pages in the real captures):
       // what it has is its article, which `news extract` reads.
-      if query.url.isFileURL, let data = try? Data(contentsOf: query.url, options: .mappedIfSafe),
-        !FeedDiscovery.announcesFeeds(data)
-      {
-        return "this is a web page that announces no feed: 'news extract \(query.url.path)' shows its readable "
-          + "article; to follow the site, give its feed's URL (or 'news add' with the site's address)"
+      if detail.contains(ArticleDecoder.announcingNoFeed) {
+        return query.url.isFileURL
+          ? "this is a web page that announces no feed: 'news extract \(query.url.path)' shows its readable "
+            + "article; to follow the site, give its feed's URL (or 'news add' with the site's address)"
+          : "this is a web page that announces no feed: to follow the site, give its feed's URL (or 'news add' "
+            + "with the site's address); saved to a file, 'news extract FILE' shows its readable article"
       }
       // A feed reader's user gave a site's page: `news add` finds the feed it announces.
       let page =

@@ -37,9 +37,26 @@ package struct ArticleDecoder: NewsPageDecoder {
       // Named as what it is (not "an XML document"): its feeds are added by `news import`, never fetched as one.
       throw .invalidResponse(detail: "\(Self.subscriptionListPrefix) (\(data.count) bytes), not a feed")
     default:
-      return try newsAPI.decode(data, httpStatus: httpStatus, redacting: secrets, contentType: contentType)
+      do {
+        return try newsAPI.decode(data, httpStatus: httpStatus, redacting: secrets, contentType: contentType)
+      } catch {
+        // A web page where a feed or NewsAPI was expected says whether it announces a feed, which is what the
+        // person can do next (`news add` finds an announced feed; an article page's text is `news extract`'s): here,
+        // where the body is at hand, for a file and a URL alike.
+        if case .invalidResponse(let detail) = error,
+          let markup = ResponseBodySummary.markup(data, contentType: contentType),
+          markup.hasPrefix("an HTML page"), detail == "\(markup), not JSON", !FeedDiscovery.announcesFeeds(data)
+        {
+          throw .invalidResponse(detail: "\(markup) \(Self.announcingNoFeed), not JSON")
+        }
+        throw error
+      }
     }
   }
+
+  /// What an error about a web page says of one that has no feed link (``FeedDiscovery/announcesFeeds(_:)``):
+  /// "an HTML page (text/html, 1,234 bytes) that announces no feed, not JSON".
+  package static let announcingNoFeed = "that announces no feed"
 
   /// The search text of a JSON Feed item's content, as the `jsonfeed` mapping read it into `record`: `content` is the
   /// item's `content_html` when it has one (the mapping's first choice), HTML by the JSON Feed 1.1 spec, so its text

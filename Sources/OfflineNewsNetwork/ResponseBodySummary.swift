@@ -9,12 +9,12 @@ import Foundation
 /// ResponseBodySummary.markup(Data("<!doctype html><p>Not found".utf8), contentType: "text/html")
 /// // "an HTML page (text/html, 27 bytes)"
 /// ```
-enum ResponseBodySummary {
+package enum ResponseBodySummary {
   /// A summary of `data` when it is markup, a body that starts with `<` after optional white space and a byte
   /// order mark: an XML document when its `Content-Type` (RFC 9110 §8.3) names `xml` but not `html`, or it starts
   /// with `<?xml`, `<rss`, `<feed` or `<rdf` (as RSS and Atom feeds do); otherwise an HTML page. `nil` for anything
   /// else, which is then quoted as it is (whatever its content type says).
-  static func markup(_ data: Data, contentType: String?) -> String? {
+  package static func markup(_ data: Data, contentType: String?) -> String? {
     let type = contentType.map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
     let media = type?.lowercased() ?? ""
     let head = String(decoding: data.prefix(512), as: UTF8.self)

@@ -71,7 +71,9 @@ struct MessageTests {
       let outcome = await cli.run(
         command == "import" ? [command, path] : [command, "--url", path] + ["--db", cli.database])
       #expect(outcome.status == (command == "import" ? 65 : 69), "\(command)")
-      #expect(outcome.err.contains("invalid response: an HTML page (\(page.count) bytes), not JSON"), "\(outcome.err)")
+      #expect(
+        outcome.err.contains("invalid response: an HTML page (\(page.count) bytes) that announces no feed, not JSON"),
+        "\(outcome.err)")
       #expect(
         outcome.err.contains("hint: this is a web page that announces no feed: 'news extract \(path)'"),
         "\(outcome.err)")
@@ -140,20 +142,35 @@ struct MessageTests {
     #expect(server.requests.count == 1, "a 404 is not retried")
   }
 
-  @Test("fetch --url of a web page (200, text/html) says it is one; the network is not blamed")
+  @Test(
+    "fetch --url of a web page (200, text/html) says it is one, and whether it announces a feed; the network is not blamed"
+  )
   func htmlPage() async throws {
-    let server = try LoopbackHTTPServer(.respond(status: 200, headers: ["Content-Type": "text/html"], body: Self.page))
-    defer { server.stop() }
-    let cli = CLIHarness()
-    let url = server.url("/news").absoluteString
-    let outcome = await cli.run("fetch", "--url", url, "--db", cli.database)
-    #expect(outcome.status == 69)
-    #expect(
-      outcome.err.hasPrefix(
-        "news: \(url): invalid response: an HTML page (text/html, \(Self.page.count) bytes), not JSON"),
-      "\(outcome.err)")
-    #expect(outcome.err.contains("hint: this is a web page, not a feed or a NewsAPI response"), "\(outcome.err)")
-    #expect(!outcome.err.contains("network is back"), "\(outcome.err)")
+    let announcing = Data(
+      """
+      <!DOCTYPE html><html><head><title>Gazette</title>
+      <link rel="alternate" type="application/rss+xml" title="Gazette" href="/feed.xml"></head>
+      <body><p>Front page</p></body></html>
+      """.utf8)
+    for (page, says, hint) in [
+      (
+        Self.page, " that announces no feed, not JSON",
+        "hint: this is a web page that announces no feed: to follow the site, give its feed's URL"
+      ),
+      (announcing, ", not JSON", "hint: this is a web page, not a feed or a NewsAPI response: 'news add http"),
+    ] {
+      let server = try LoopbackHTTPServer(.respond(status: 200, headers: ["Content-Type": "text/html"], body: page))
+      defer { server.stop() }
+      let cli = CLIHarness()
+      let url = server.url("/news").absoluteString
+      let outcome = await cli.run("fetch", "--url", url, "--db", cli.database)
+      #expect(outcome.status == 69)
+      #expect(
+        outcome.err.hasPrefix("news: \(url): invalid response: an HTML page (text/html, \(page.count) bytes)\(says)"),
+        "\(outcome.err)")
+      #expect(outcome.err.contains(hint), "\(outcome.err)")
+      #expect(!outcome.err.contains("network is back"), "\(outcome.err)")
+    }
   }
 
   @Test("skipped records are counted by reason on standard error; --verbose lists each")

@@ -177,7 +177,8 @@ struct NewsCommandLineTests {
     try Data("<html><body>502 Bad Gateway</body></html>".utf8).write(to: URL(fileURLWithPath: html))
 
     for (file, says) in [
-      (truncated, "not valid JSON"), (errorBody, "apiKeyInvalid"), (html, "an HTML page (41 bytes), not JSON"),
+      (truncated, "not valid JSON"), (errorBody, "apiKeyInvalid"),
+      (html, "an HTML page (41 bytes) that announces no feed, not JSON"),
       (cli.directory.path("missing.json"), "no such file"),
     ] {
       let outcome = await cli.run("import", file, "--db", cli.database)
