@@ -51,7 +51,7 @@ struct ArticleWriter {
   static let sortCacheKiB: Int64 = 16_384
 
   /// The secondary indexes a first import keeps and writes row by row instead of dropping and building again at
-  /// its end (see `Session.deferSecondaryIndexes()`), by their `CREATE INDEX` text as ``Schema/collapsed(_:)``
+  /// its end (see `Session.deferSecondaryIndexes(expecting:)`), by their `CREATE INDEX` text as ``Schema/collapsed(_:)``
   /// gives it: every row of one save has the same `fetchedAt` (the save's), so each insert into that index appends
   /// after the last entry (the key's ties are in rowid order), and a new row has no `bookmarkedAt`, so it has no
   /// entry in that partial index. Building either again would read the whole table once more: at 1M articles the
@@ -382,7 +382,7 @@ struct ArticleWriter {
     }
 
     /// The `CREATE INDEX` texts of the secondary indexes of `article` a first import dropped, as `sqlite_master`
-    /// held them, in its order (see ``deferSecondaryIndexes()``).
+    /// held them, in its order (see ``deferSecondaryIndexes(expecting:)``).
     private var droppedIndexes: [String] = []
 
     /// A first bulk import (the table empty as the save begins, a first batch of ``ArticleWriter/bulk`` articles
@@ -452,7 +452,7 @@ struct ArticleWriter {
     /// ``deferSecondaryIndexes(expecting:)``), created again after it.
     private var setAsideTemporaryTriggers: [String] = []
 
-    /// Creates the indexes ``deferSecondaryIndexes()`` dropped, from their own text (each `CREATE INDEX` reads the
+    /// Creates the indexes ``deferSecondaryIndexes(expecting:)`` dropped, from their own text (each `CREATE INDEX` reads the
     /// rows written so far and sorts their keys once), with the page cache at ``ArticleWriter/sortCacheKiB`` for the
     /// while: SQLite's sorter keeps as many bytes of keys in memory as the cache may hold before it writes a sorted
     /// run to a temporary file, and that memory comes on top of the cache (a 1M-article import peaked at 220 MB in
