@@ -386,16 +386,17 @@ struct ArticleWriter {
     private var droppedIndexes: [String] = []
 
     /// A first bulk import (the table empty as the save begins, a first batch of ``ArticleWriter/bulk`` articles
-    /// or more) drops the secondary indexes of `article` on `publishedAt`, `source` and `handle`, so that a row costs
-    /// one B-tree insert into the table and one into the key's index instead of four more at random places (the
-    /// handle is a hash) in B-trees that outgrow the page cache (``ArticleWriter/indexesKeptByFirstImport`` stay);
+    /// or more) drops the indexes of `article` on `url` (the key's, migration 12's `article_by_url`), `publishedAt`,
+    /// `source` and `handle`, so that a row costs one B-tree insert, at the end of the table, instead of four more at
+    /// random places (the URLs and handles come in no order) in B-trees that outgrow the page cache
+    /// (``ArticleWriter/indexesKeptByFirstImport`` stay, and are only appended to);
     /// ``buildSecondaryIndexes()`` creates them again at the end of the save, each with one sort. SQLite's sorter
     /// spills its runs to temporary files (the writer's `temp_store = FILE`): with `MEMORY` the sorts of a
     /// 1M-article import held 300 MB, with files (and a 16 MB page cache while they run, see
     /// ``buildSecondaryIndexes()``) the import peaks at 154 MB (docs/PERFORMANCE.md). Only the
-    /// indexes whose text is one the migrations declare (``Schema/articleIndexDefinitions``: never a unique index,
-    /// never the key's, which the upsert's `ON CONFLICT(url)` needs); any other index of the table is kept and
-    /// written row by row. The text is read from `sqlite_master` and given back as it was, and both the drop and
+    /// indexes whose text is one the migrations declare (``Schema/articleIndexDefinitions``, and
+    /// ``Migration/articleKeyIndex`` under the conditions below, the upserts then written without `ON CONFLICT(url)`
+    /// by ``insertFirstImport(_:_:)``); any other index of the table is kept and written row by row. The text is read from `sqlite_master` and given back as it was, and both the drop and
     /// the creation are in the save's transaction, so a failed or cancelled save rolls back to the old schema.
     /// Statements prepared before the change are prepared again by SQLite at their next step
     /// (`sqlite3_prepare_v3`), cached ones included.
