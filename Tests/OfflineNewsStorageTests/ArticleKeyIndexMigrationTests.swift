@@ -119,4 +119,30 @@ struct ArticleKeyIndexMigrationTests {
     #expect(try db.scalarInt("SELECT count(*) FROM article") == 3)
     #expect(try db.scalarInt("PRAGMA foreign_keys") == 1)
   }
+
+  @Test("an app's trigger on another table that reads article, and its views over article: kept, and they work after")
+  func foreignTriggersAndViewsKept() throws {
+    let directory = TemporaryDirectory("offlinenews-v12")
+    let path = directory.path("news.sqlite")
+    try Self.version11(path)
+    let db = try Connection(path: path)
+    try db.execute(
+      sql: """
+        CREATE TABLE app_log (at INTEGER, articles INTEGER);
+        CREATE TRIGGER app_fetch_log AFTER INSERT ON query_fetch BEGIN
+          INSERT INTO app_log SELECT new.fetchedAt, count(*) FROM article;
+        END;
+        CREATE VIEW app_recent AS SELECT url, title FROM article ORDER BY publishedAt DESC;
+        CREATE VIEW app_recent_titles AS SELECT title FROM app_recent;
+        """)
+    let schema = "SELECT type, name, sql FROM sqlite_master WHERE name LIKE 'app%' ORDER BY name"
+    let before = try Self.rows(db, schema)
+    try db.execute(sql: "PRAGMA foreign_keys = ON")
+    try Migrator(migrations: Schema.migrations).migrate(db)
+    #expect(try db.scalarInt("PRAGMA user_version") == Int64(Schema.migrations.count))
+    #expect(try Self.rows(db, schema) == before)
+    try db.execute(sql: "INSERT INTO query_fetch (query, fetchedAt, articleCount) VALUES ('q2', 5, 0)")
+    #expect(try Self.rows(db, "SELECT * FROM app_log") == ["5 | 3"])
+    #expect(try db.scalarInt("SELECT count(*) FROM app_recent_titles") == 3)
+  }
 }
