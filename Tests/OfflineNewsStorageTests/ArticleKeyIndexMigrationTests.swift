@@ -145,4 +145,49 @@ struct ArticleKeyIndexMigrationTests {
     #expect(try Self.rows(db, "SELECT * FROM app_log") == ["5 | 3"])
     #expect(try db.scalarInt("SELECT count(*) FROM app_recent_titles") == 3)
   }
+
+  @Test(
+    "a version 11 store on a disk too full for the rebuild: still read as it is (list, search), left at 11, untouched",
+    .enabled(if: FaultCapabilities.canMountTmpfs, "needs root and permission to mount a tmpfs"))
+  func fullDiskReadsVersion11() async throws {
+    let mount = try ScratchMount.make("2m")
+    let path = mount.path("news.sqlite")
+    do {
+      // Version 11 as its `StorageContext` left a store: migrations 1–11, the article entity recorded, WAL.
+      let db = try Connection(path: path)
+      try db.execute(sql: "PRAGMA journal_mode = WAL")
+      try Migrator(migrations: Array(Schema.migrations.prefix { $0.version <= 11 })).migrate(db)
+      try EntityMigrator(entities: [.article]).reconcile(db)
+      for (rowid, slug, title) in [
+        (7, "b", "Storm over the bay"), (3, "a", "Harbour closed"), (12, "c", "Café reopens"),
+      ] {
+        try db.execute(
+          """
+          INSERT INTO article (rowid, url, title, publishedAt, fetchedAt, fetchQuery, handle)
+          VALUES (?1, ?2, ?3, ?4, ?4, 'q', ?5)
+          """,
+          [
+            .integer(Int64(rowid)), .text("https://example.com/\(slug)"), .text(title), .integer(t0 + Int64(rowid)),
+            .text("h\(slug)"),
+          ])
+      }
+    }
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+    #expect(mount.fill() > 0)
+    defer { mount.unfill() }
+
+    let storage = try StorageContext(path: path)
+    #expect(storage.readOnlyCause?.kind == .diskFull)
+    #expect(
+      try await storage.articles(limit: nil).map(\.title) == ["Café reopens", "Storm over the bay", "Harbour closed"])
+    #expect(try await storage.search("storm", limit: 5).count == 1)
+    await storage.close()
+    #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
+
+    mount.unfill()
+    let writable = try StorageContext(path: path)
+    #expect(writable.readOnlyCause == nil)
+    #expect(try await writable.text("PRAGMA user_version") == "12")
+    #expect(try await writable.articleCount() == 3)
+  }
 }
