@@ -361,7 +361,8 @@ public final class StorageContext: Sendable {
   /// Opens `path` read-only and immutable after `error` stopped the normal open, when that is safe: the error is
   /// one a read-only or full file system gives, the file is a regular, non-empty file with no committed data in a
   /// `-wal` and no hot `-journal` beside it (absent or empty: an immutable connection reads neither), its schema is
-  /// this build's and every declared entity is already there. Returns the connection and the error later writes throw.
+  /// this build's (or one it reads as its own, ``Migrator/readsAsLatest(_:)``) and every declared entity is already
+  /// there. Returns the connection and the error later writes throw.
   private static func openReadOnlyFallback(path: String, after error: StorageError, entities: [EntityDescription])
     -> (Connection, StorageError)?
   {
@@ -385,9 +386,9 @@ public final class StorageContext: Sendable {
     }
     do {
       let connection = try Connection(path: path, immutable: true)
-      guard try Migrator(migrations: Schema.migrations).currentVersion(connection) == schemaVersion else {
-        return nil
-      }
+      // This build's schema, or an older one it reads as its own (a migration that could not run for want of room).
+      let migrator = Migrator(migrations: Schema.migrations)
+      guard migrator.readsAsLatest(try migrator.currentVersion(connection)) else { return nil }
       // Writes nothing when every entity is recorded as declared; anything else fails on the read-only connection.
       try EntityMigrator(entities: entities).reconcile(connection)
       return (connection, cause)

@@ -29,6 +29,7 @@ extension Migration {
     name: "article key as a unique index",
     sql: "SELECT 1",
     needsForeignKeysOff: true,
+    keepsReads: true,
     transform: rebuildArticleWithKeyIndex)
 
   /// The clause of migration 1 that ``v12ArticleKeyIndex`` takes off.
