@@ -41,6 +41,28 @@ struct ArticleKeyIndexMigrationTests {
         """)
   }
 
+  /// A version 11 store as its `StorageContext` left one: migrations 1–11, the article entity recorded, WAL, three
+  /// articles.
+  private static func recordedVersion11(_ path: String) throws {
+    let db = try Connection(path: path)
+    try db.execute(sql: "PRAGMA journal_mode = WAL")
+    try Migrator(migrations: Array(Schema.migrations.prefix { $0.version <= 11 })).migrate(db)
+    try EntityMigrator(entities: [.article]).reconcile(db)
+    for (rowid, slug, title) in [
+      (7, "b", "Storm over the bay"), (3, "a", "Harbour closed"), (12, "c", "Café reopens"),
+    ] {
+      try db.execute(
+        """
+        INSERT INTO article (rowid, url, title, publishedAt, fetchedAt, fetchQuery, handle)
+        VALUES (?1, ?2, ?3, ?4, ?4, 'q', ?5)
+        """,
+        [
+          .integer(Int64(rowid)), .text("https://example.com/\(slug)"), .text(title), .integer(t0 + Int64(rowid)),
+          .text("h\(slug)"),
+        ])
+    }
+  }
+
   /// Every row `sql` reads, each as its values' text.
   private static func rows(_ db: Connection, _ sql: String) throws -> [String] {
     try db.makeStatement(sql).fetchAll { row in
@@ -152,26 +174,7 @@ struct ArticleKeyIndexMigrationTests {
   func fullDiskReadsVersion11() async throws {
     let mount = try ScratchMount.make("2m")
     let path = mount.path("news.sqlite")
-    do {
-      // Version 11 as its `StorageContext` left a store: migrations 1–11, the article entity recorded, WAL.
-      let db = try Connection(path: path)
-      try db.execute(sql: "PRAGMA journal_mode = WAL")
-      try Migrator(migrations: Array(Schema.migrations.prefix { $0.version <= 11 })).migrate(db)
-      try EntityMigrator(entities: [.article]).reconcile(db)
-      for (rowid, slug, title) in [
-        (7, "b", "Storm over the bay"), (3, "a", "Harbour closed"), (12, "c", "Café reopens"),
-      ] {
-        try db.execute(
-          """
-          INSERT INTO article (rowid, url, title, publishedAt, fetchedAt, fetchQuery, handle)
-          VALUES (?1, ?2, ?3, ?4, ?4, 'q', ?5)
-          """,
-          [
-            .integer(Int64(rowid)), .text("https://example.com/\(slug)"), .text(title), .integer(t0 + Int64(rowid)),
-            .text("h\(slug)"),
-          ])
-      }
-    }
+    try Self.recordedVersion11(path)
     let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
     #expect(mount.fill() > 0)
     defer { mount.unfill() }
@@ -189,5 +192,23 @@ struct ArticleKeyIndexMigrationTests {
     #expect(writable.readOnlyCause == nil)
     #expect(try await writable.text("PRAGMA user_version") == "12")
     #expect(try await writable.articleCount() == 3)
+  }
+
+  @Test("a version 11 store is read as it is, while another connection holds the write lock; the first write migrates")
+  func readsDoNotMigrate() async throws {
+    let directory = TemporaryDirectory("offlinenews-v12")
+    let path = directory.path("news.sqlite")
+    try Self.recordedVersion11(path)
+    let holder = try Connection(path: path)
+    try holder.execute(sql: "BEGIN IMMEDIATE")
+    let storage = try StorageContext(path: path, busyTimeout: 0.2)
+    #expect(
+      try await storage.articles(limit: nil).map(\.title) == ["Café reopens", "Storm over the bay", "Harbour closed"])
+    #expect(try await storage.search("harbour", limit: 5).count == 1)
+    #expect(try await storage.text("PRAGMA user_version") == "11")
+    try holder.execute(sql: "COMMIT")
+    #expect(try await storage.saveArticles([makeArticle("new")], forQuery: "q2", fetchedAt: .now()).saved == 1)
+    #expect(try await storage.text("PRAGMA user_version") == "12")
+    #expect(try await storage.articleCount() == 4)
   }
 }
