@@ -185,7 +185,9 @@ public final class StorageContext: Sendable {
   }
 
   /// A reader connection on a database that needs nothing from the writer's open: an existing, writable, regular
-  /// file, in WAL mode, at this build's schema version, every declared entity recorded as declared (so
+  /// file, in WAL mode, at this build's schema version or one it reads as its own (``Migrator/readsAsLatest(_:)``:
+  /// the migration then runs at the first write, and reads meanwhile do not wait for another process's), every
+  /// declared entity recorded as declared (so
   /// `EntityMigrator` has no table to create or extend); with the recorded entities. `nil` when any of it does not hold, for
   /// the full open to deal with (create, migrate, refuse, or open read-only).
   private static func openCurrent(
@@ -197,7 +199,8 @@ public final class StorageContext: Sendable {
     do {
       guard sqlite3_db_readonly(connection.handle, "main") == 0,
         try connection.scalarString("PRAGMA journal_mode")?.lowercased() == "wal",
-        try Migrator(migrations: Schema.migrations).currentVersion(connection) == schemaVersion
+        Migrator(migrations: Schema.migrations).readsAsLatest(
+          try Migrator(migrations: Schema.migrations).currentVersion(connection))
       else { return nil }
       let definitions = try recordedDefinitions(connection, path: path)
       // As recorded: then `EntityMigrator` has nothing to create or add (it compares the definitions' JSON texts;

@@ -190,8 +190,9 @@ struct ArticleKeyIndexMigrationTests {
     mount.unfill()
     let writable = try StorageContext(path: path)
     #expect(writable.readOnlyCause == nil)
+    #expect(try await writable.saveArticles([makeArticle("new")], forQuery: "q2", fetchedAt: .now()).saved == 1)
     #expect(try await writable.text("PRAGMA user_version") == "12")
-    #expect(try await writable.articleCount() == 3)
+    #expect(try await writable.articleCount() == 4)
   }
 
   @Test("a version 11 store is read as it is, while another connection holds the write lock; the first write migrates")
