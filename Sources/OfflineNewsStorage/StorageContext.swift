@@ -191,7 +191,9 @@ public final class StorageContext: Sendable {
   }
 
   /// A reader connection on a database that needs nothing from the writer's open: an existing, writable, regular
-  /// file, in WAL mode, at this build's schema version, every declared entity recorded as declared (so
+  /// file, in WAL mode, at this build's schema version or one it reads as its own (``Migrator/readsAsLatest(_:)``:
+  /// the migration then runs at the first write, and reads meanwhile do not wait for another process's), every
+  /// declared entity recorded as declared (so
   /// `EntityMigrator` has no table to create or extend); with the recorded entities. `nil` when any of it does not hold, for
   /// the full open to deal with (create, migrate, refuse, or open read-only).
   private static func openCurrent(
@@ -203,7 +205,8 @@ public final class StorageContext: Sendable {
     do {
       guard sqlite3_db_readonly(connection.handle, "main") == 0,
         try connection.scalarString("PRAGMA journal_mode")?.lowercased() == "wal",
-        try Migrator(migrations: Schema.migrations).currentVersion(connection) == schemaVersion
+        Migrator(migrations: Schema.migrations).readsAsLatest(
+          try Migrator(migrations: Schema.migrations).currentVersion(connection))
       else { return nil }
       let definitions = try recordedDefinitions(connection, path: path)
       // As recorded: then `EntityMigrator` has nothing to create or add (it compares the definitions' JSON texts;
@@ -371,7 +374,8 @@ public final class StorageContext: Sendable {
   /// Opens `path` read-only and immutable after `error` stopped the normal open, when that is safe: the error is
   /// one a read-only or full file system gives, the file is a regular, non-empty file with no committed data in a
   /// `-wal` and no hot `-journal` beside it (absent or empty: an immutable connection reads neither), its schema is
-  /// this build's and every declared entity is already there. Returns the connection and the error later writes throw.
+  /// this build's (or one it reads as its own, ``Migrator/readsAsLatest(_:)``) and every declared entity is already
+  /// there. Returns the connection and the error later writes throw.
   private static func openReadOnlyFallback(path: String, after error: StorageError, entities: [EntityDescription])
     -> (Connection, StorageError)?
   {
@@ -395,9 +399,9 @@ public final class StorageContext: Sendable {
     }
     do {
       let connection = try Connection(path: path, immutable: true)
-      guard try Migrator(migrations: Schema.migrations).currentVersion(connection) == schemaVersion else {
-        return nil
-      }
+      // This build's schema, or an older one it reads as its own (a migration that could not run for want of room).
+      let migrator = Migrator(migrations: Schema.migrations)
+      guard migrator.readsAsLatest(try migrator.currentVersion(connection)) else { return nil }
       // Writes nothing when every entity is recorded as declared; anything else fails on the read-only connection.
       try EntityMigrator(entities: entities).reconcile(connection)
       return (connection, cause)

@@ -41,6 +41,28 @@ struct ArticleKeyIndexMigrationTests {
         """)
   }
 
+  /// A version 11 store as its `StorageContext` left one: migrations 1–11, the article entity recorded, WAL, three
+  /// articles.
+  private static func recordedVersion11(_ path: String) throws {
+    let db = try Connection(path: path)
+    try db.execute(sql: "PRAGMA journal_mode = WAL")
+    try Migrator(migrations: Array(Schema.migrations.prefix { $0.version <= 11 })).migrate(db)
+    try EntityMigrator(entities: [.article]).reconcile(db)
+    for (rowid, slug, title) in [
+      (7, "b", "Storm over the bay"), (3, "a", "Harbour closed"), (12, "c", "Café reopens"),
+    ] {
+      try db.execute(
+        """
+        INSERT INTO article (rowid, url, title, publishedAt, fetchedAt, fetchQuery, handle)
+        VALUES (?1, ?2, ?3, ?4, ?4, 'q', ?5)
+        """,
+        [
+          .integer(Int64(rowid)), .text("https://example.com/\(slug)"), .text(title), .integer(t0 + Int64(rowid)),
+          .text("h\(slug)"),
+        ])
+    }
+  }
+
   /// Every row `sql` reads, each as its values' text.
   private static func rows(_ db: Connection, _ sql: String) throws -> [String] {
     try db.makeStatement(sql).fetchAll { row in
@@ -118,5 +140,76 @@ struct ArticleKeyIndexMigrationTests {
     #expect(try db.scalarInt("SELECT count(*) FROM pragma_table_info('article') WHERE pk = 1") == 1)
     #expect(try db.scalarInt("SELECT count(*) FROM article") == 3)
     #expect(try db.scalarInt("PRAGMA foreign_keys") == 1)
+  }
+
+  @Test("an app's trigger on another table that reads article, and its views over article: kept, and they work after")
+  func foreignTriggersAndViewsKept() throws {
+    let directory = TemporaryDirectory("offlinenews-v12")
+    let path = directory.path("news.sqlite")
+    try Self.version11(path)
+    let db = try Connection(path: path)
+    try db.execute(
+      sql: """
+        CREATE TABLE app_log (at INTEGER, articles INTEGER);
+        CREATE TRIGGER app_fetch_log AFTER INSERT ON query_fetch BEGIN
+          INSERT INTO app_log SELECT new.fetchedAt, count(*) FROM article;
+        END;
+        CREATE VIEW app_recent AS SELECT url, title FROM article ORDER BY publishedAt DESC;
+        CREATE VIEW app_recent_titles AS SELECT title FROM app_recent;
+        """)
+    let schema = "SELECT type, name, sql FROM sqlite_master WHERE name LIKE 'app%' ORDER BY name"
+    let before = try Self.rows(db, schema)
+    try db.execute(sql: "PRAGMA foreign_keys = ON")
+    try Migrator(migrations: Schema.migrations).migrate(db)
+    #expect(try db.scalarInt("PRAGMA user_version") == Int64(Schema.migrations.count))
+    #expect(try Self.rows(db, schema) == before)
+    try db.execute(sql: "INSERT INTO query_fetch (query, fetchedAt, articleCount) VALUES ('q2', 5, 0)")
+    #expect(try Self.rows(db, "SELECT * FROM app_log") == ["5 | 3"])
+    #expect(try db.scalarInt("SELECT count(*) FROM app_recent_titles") == 3)
+  }
+
+  @Test(
+    "a version 11 store on a disk too full for the rebuild: still read as it is (list, search), left at 11, untouched",
+    .enabled(if: FaultCapabilities.canMountTmpfs, "needs root and permission to mount a tmpfs"))
+  func fullDiskReadsVersion11() async throws {
+    let mount = try ScratchMount.make("2m")
+    let path = mount.path("news.sqlite")
+    try Self.recordedVersion11(path)
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+    #expect(mount.fill() > 0)
+    defer { mount.unfill() }
+
+    let storage = try StorageContext(path: path)
+    #expect(storage.readOnlyCause?.kind == .diskFull)
+    #expect(
+      try await storage.articles(limit: nil).map(\.title) == ["Café reopens", "Storm over the bay", "Harbour closed"])
+    #expect(try await storage.search("storm", limit: 5).count == 1)
+    await storage.close()
+    #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
+
+    mount.unfill()
+    let writable = try StorageContext(path: path)
+    #expect(writable.readOnlyCause == nil)
+    #expect(try await writable.saveArticles([makeArticle("new")], forQuery: "q2", fetchedAt: .now()).saved == 1)
+    #expect(try await writable.text("PRAGMA user_version") == "12")
+    #expect(try await writable.articleCount() == 4)
+  }
+
+  @Test("a version 11 store is read as it is, while another connection holds the write lock; the first write migrates")
+  func readsDoNotMigrate() async throws {
+    let directory = TemporaryDirectory("offlinenews-v12")
+    let path = directory.path("news.sqlite")
+    try Self.recordedVersion11(path)
+    let holder = try Connection(path: path)
+    try holder.execute(sql: "BEGIN IMMEDIATE")
+    let storage = try StorageContext(path: path, busyTimeout: 0.2)
+    #expect(
+      try await storage.articles(limit: nil).map(\.title) == ["Café reopens", "Storm over the bay", "Harbour closed"])
+    #expect(try await storage.search("harbour", limit: 5).count == 1)
+    #expect(try await storage.text("PRAGMA user_version") == "11")
+    try holder.execute(sql: "COMMIT")
+    #expect(try await storage.saveArticles([makeArticle("new")], forQuery: "q2", fetchedAt: .now()).saved == 1)
+    #expect(try await storage.text("PRAGMA user_version") == "12")
+    #expect(try await storage.articleCount() == 4)
   }
 }

@@ -17,6 +17,11 @@ package struct Migration: Sendable {
   /// Related SQLite documentation: <https://www.sqlite.org/lang_altertable.html#otheralter>,
   /// <https://www.sqlite.org/pragma.html#pragma_foreign_key_check>
   var needsForeignKeysOff = false
+  /// The schema before this migration answers every read of this build as the schema after it does (the same
+  /// tables, columns, views and search index: only how a key is held changes, say), so that a store not yet
+  /// migrated can be read as it is when it cannot be written (a full disk, a read-only medium: see
+  /// ``Migrator/readsAsLatest(_:)``).
+  var keepsReads = false
 
   package init(version: Int, name: String, sql: String) {
     self.version = version
@@ -25,11 +30,12 @@ package struct Migration: Sendable {
   }
 
   init(
-    version: Int, name: String, sql: String, needsForeignKeysOff: Bool = false,
+    version: Int, name: String, sql: String, needsForeignKeysOff: Bool = false, keepsReads: Bool = false,
     transform: @escaping @Sendable (Connection) throws -> Void
   ) {
     self.init(version: version, name: name, sql: sql)
     self.needsForeignKeysOff = needsForeignKeysOff
+    self.keepsReads = keepsReads
     self.transform = transform
   }
 }
@@ -48,6 +54,12 @@ struct Migrator {
 
   func currentVersion(_ db: Connection) throws -> Int {
     Int(try db.scalarInt("PRAGMA user_version") ?? 0)
+  }
+
+  /// Whether a store at schema `version` can be read by this build without being migrated: it is the latest, or
+  /// every newer migration keeps reads (``Migration/keepsReads``).
+  func readsAsLatest(_ version: Int) -> Bool {
+    version <= latestVersion && migrations.allSatisfy { $0.version <= version || $0.keepsReads }
   }
 
   /// - Throws: ``SQLiteError``; ``StorageError`` (``StorageError/Kind/incompatibleSchema(_:)``) when a run of

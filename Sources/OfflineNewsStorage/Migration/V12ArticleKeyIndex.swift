@@ -16,7 +16,8 @@ extension Migration {
   /// result lists and images) and `PRAGMA foreign_key_check` before the commit (``Migrator``): the new table is
   /// created from the old one's own text (every column, migrations' and entities' alike) without the key clause,
   /// filled with every row *at its rowid* (the search index, migration 4, finds rows by rowid), and its indexes,
-  /// triggers and the views are created again from the texts `sqlite_master` held for them. It reads and writes
+  /// every trigger (another table's may read `article`: an app's own) and the views are created again from the
+  /// texts `sqlite_master` held for them. It reads and writes
   /// the table once: 13.7 s and a 174 MB peak for a store of a million articles (1.28 GB, release build), which then
   /// holds the old table's 600 MB as free pages (`news compact` gives them back). A table without migration 1's key
   /// clause is left as it is (the writer then keeps the key index it finds).
@@ -28,6 +29,7 @@ extension Migration {
     name: "article key as a unique index",
     sql: "SELECT 1",
     needsForeignKeysOff: true,
+    keepsReads: true,
     transform: rebuildArticleWithKeyIndex)
 
   /// The clause of migration 1 that ``v12ArticleKeyIndex`` takes off.
@@ -43,20 +45,24 @@ extension Migration {
     let rebuilt =
       "CREATE TABLE article_rebuilt ("
       + table.dropFirst(head.count).replacingOccurrences(of: articleKeyClause, with: "url TEXT NOT NULL,")
-    // Every index (but the key's own, which has no text), trigger and view, in the order they were created.
+    // Every index of the table (but the key's own, which has no text), every trigger and every view, in the order
+    // they were created: a trigger of another table may read `article` too (an app's own), and SQLite checks every
+    // trigger's and view's references when it renames a table ("error in trigger …: no such table: main.article").
     let dependents = try db.makeStatement(
       """
       SELECT type, name, sql FROM sqlite_master
-      WHERE sql IS NOT NULL AND (type = 'view' OR (type IN ('index', 'trigger') AND tbl_name = 'article'))
+      WHERE sql IS NOT NULL AND (type IN ('view', 'trigger') OR (type = 'index' AND tbl_name = 'article'))
       ORDER BY rowid
       """
     ).fetchAll { (type: $0.string(0) ?? "", name: $0.string(1) ?? "", sql: $0.string(2) ?? "") }
     let columns = try db.makeStatement("SELECT name FROM pragma_table_info('article') ORDER BY cid").fetchAll {
       EntityDescription.quote($0.string(0) ?? "")
     }.joined(separator: ", ")
-    // Views first: the table is dropped and renamed below, and SQLite checks the views against it when it renames.
-    for view in dependents where view.type == "view" {
-      try db.execute(sql: "DROP VIEW \(EntityDescription.quote(view.name))")
+    // Views and triggers first, `article`'s own and the other tables': the table is dropped and renamed below, and
+    // SQLite checks them against it when it renames. None fires meanwhile: the rows are copied into another table,
+    // and a `DROP TABLE` with foreign keys off deletes no row.
+    for dependent in dependents where dependent.type != "index" {
+      try db.execute(sql: "DROP \(dependent.type.uppercased()) \(EntityDescription.quote(dependent.name))")
     }
     try db.execute(sql: rebuilt)
     try db.execute(sql: "INSERT INTO article_rebuilt (rowid, \(columns)) SELECT rowid, \(columns) FROM article")
