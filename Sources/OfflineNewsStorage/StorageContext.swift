@@ -78,7 +78,9 @@ public final class StorageContext: Sendable {
   ///
   /// - Parameter willMigrate: called with the stored and the new schema version just before the numbered migrations
   ///   run on a store made by an older build (never for a new store, nor for one already current), so that a
-  ///   command can say why it pauses: a migration that rebuilds a table (12) takes seconds for 100k articles.
+  ///   command can say why it pauses: a migration that rebuilds a table (12) takes seconds for 100k articles. That
+  ///   is here, or at the first write when the store's schema reads as this build's
+  ///   (``Migrator/readsAsLatest(_:)``).
   package init(
     path: String, entities: [EntityDescription] = [], eviction: EvictionPolicy = .none, readers: Int = 2,
     busyTimeout: Double = 5, faults: StorageFaults, executor: CallingThreadExecutor? = nil,
@@ -124,7 +126,8 @@ public final class StorageContext: Sendable {
       let captured = all
       writer = SerialConnection(
         opening: { () throws(StorageError) -> Connection in
-          let connection = try Self.openWriter(path: path, busyTimeout: busyTimeout, entities: declared)
+          let connection = try Self.openWriter(
+            path: path, busyTimeout: busyTimeout, entities: declared, willMigrate: willMigrate)
           do throws(SQLiteError) {
             try ChangeCapture.install(on: connection, entities: captured)
           } catch {
