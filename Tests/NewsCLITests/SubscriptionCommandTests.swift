@@ -208,6 +208,22 @@ struct SubscriptionCommandTests {
     #expect(try Self.read(config) == Self.handWritten)
   }
 
+  @Test("a saved page whose feed link is relative is not called feedless: news add asks for the page's web address")
+  func savedPageWithRelativeFeedLink() async throws {
+    let cli = CLIHarness()
+    let config = try Self.writeConfig(cli)
+    // As DaringFireball.html in the real captures: `href="/feeds/main"`, which only the page's web address resolves.
+    let file = cli.directory.path("home.html")
+    try Data(Self.page(#"<link rel="alternate" type="application/atom+xml" href="/feeds/main">"#).utf8)
+      .write(to: URL(fileURLWithPath: file))
+    let outcome = await cli.run("add", file, "--config", config)
+    #expect(outcome.status == 65)
+    #expect(!outcome.err.contains("announces no feed"), "\(outcome.err)")
+    #expect(outcome.err.contains("\(file) announces its feed by a link relative to the page's web address"), "\(outcome.err)")
+    #expect(outcome.err.contains("hint: 'news add' with the address the page was saved from"), "\(outcome.err)")
+    #expect(try Self.read(config) == Self.handWritten)
+  }
+
   @Test("a redirect to another origin is followed; a permanent one moves the source, a temporary one does not")
   func redirects() async throws {
     let cli = CLIHarness()
