@@ -127,7 +127,10 @@ struct AddCommand: NewsCommand {
     case .html:
       let page = FeedDiscovery.read(document.body, pageURL: document.url, charset: document.charset)
       announced = page.feeds
-      let chosen = try choose(from: page, target: target, pick: pick, all: all)
+      // A saved page's relative feed link (`href="/feeds/main"`) resolves only against its web address, which a
+      // file does not have: such a page announces a feed, though `read` can list none.
+      let unresolved = document.isFile && page.feeds.isEmpty && FeedDiscovery.announcesFeeds(document.body)
+      let chosen = try choose(from: page, target: target, pick: pick, all: all, unresolvedLinks: unresolved)
       sources = chosen.map { feed in
         // One feed is the page's; of several, each is "page — link title".
         let parts = page.feeds.count == 1 ? [page.title ?? feed.title] : [page.title, feed.title]
@@ -168,11 +171,19 @@ struct AddCommand: NewsCommand {
       homePage: homePage?.absoluteString, folder: folder)
   }
 
-  /// The announced feeds to add: the only one, the `--pick`ed one, or all with `--all`.
-  private func choose(from page: FeedDiscovery.Page, target: String, pick: Int?, all: Bool) throws(CommandFailure)
-    -> [DiscoveredFeed]
-  {
+  /// The announced feeds to add: the only one, the `--pick`ed one, or all with `--all`. `unresolvedLinks`: the page
+  /// (a saved file) has feed links that only its web address resolves.
+  private func choose(
+    from page: FeedDiscovery.Page, target: String, pick: Int?, all: Bool, unresolvedLinks: Bool = false
+  ) throws(CommandFailure) -> [DiscoveredFeed] {
     let feeds = page.feeds
+    if feeds.isEmpty, unresolvedLinks {
+      throw CommandFailure(
+        .badInput,
+        "\(target) announces its feed by a link relative to the page's web address, which a saved file does not have",
+        hint: "'news add URL' with the web address the page was saved from finds the feed"
+      )
+    }
     guard !feeds.isEmpty else {
       throw CommandFailure(
         .badInput, "\(target) is a web page that announces no feed",

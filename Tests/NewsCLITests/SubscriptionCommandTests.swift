@@ -219,8 +219,9 @@ struct SubscriptionCommandTests {
     let outcome = await cli.run("add", file, "--config", config)
     #expect(outcome.status == 65)
     #expect(!outcome.err.contains("announces no feed"), "\(outcome.err)")
-    #expect(outcome.err.contains("\(file) announces its feed by a link relative to the page's web address"), "\(outcome.err)")
-    #expect(outcome.err.contains("hint: 'news add' with the address the page was saved from"), "\(outcome.err)")
+    #expect(
+      outcome.err.contains("\(file) announces its feed by a link relative to the page's web address"), "\(outcome.err)")
+    #expect(outcome.err.contains("hint: 'news add URL' with the web address the page was saved from"), "\(outcome.err)")
     #expect(try Self.read(config) == Self.handWritten)
   }
 
