@@ -53,6 +53,9 @@ struct CompactCommand: NewsCommand {
         .storage, error.description,
         hint: "another 'news' command (or app) has the store open: compact when it has finished")
     }
+    if let from = compaction.migratedFrom {
+      context.console.err("news: updated the store from schema version \(from) to \(StorageContext.schemaVersion)\n")
+    }
     let report = Report(
       database: path, bytesBefore: compaction.bytesBefore, bytesAfter: compaction.bytesAfter,
       pageSizeBefore: compaction.pageSizeBefore, pageSizeAfter: compaction.pageSizeAfter)

@@ -15,6 +15,9 @@ public struct StoreCompaction: Sendable, Hashable {
   /// Whether the search index was built again because `VACUUM` gave articles new rowids (SQLite may do so for a
   /// table without an `INTEGER PRIMARY KEY`; 3.40 keeps them, so this is `false` there).
   public var rebuiltSearchIndex: Bool
+  /// The schema version the store had when the compaction brought it up to date first (its numbered migrations, as
+  /// its next write would have run them), `nil` when it was this build's (``StorageContext/schemaVersion``).
+  public var migratedFrom: Int? = nil
 }
 
 extension StorageContext {
@@ -26,7 +29,8 @@ extension StorageContext {
   ///
   /// The store must be closed everywhere (no ``StorageContext`` on it, in this process or another): SQLite changes
   /// a WAL database's page size only out of WAL mode, which needs the only connection. The steps are
-  /// `PRAGMA journal_mode = DELETE`, FTS5 `'optimize'`, `PRAGMA page_size`, `VACUUM`, `PRAGMA journal_mode = WAL`.
+  /// `PRAGMA journal_mode = DELETE`, the numbered migrations of a store of an older schema (each run in its own
+  /// transaction, as at an open), FTS5 `'optimize'`, `PRAGMA page_size`, `VACUUM`, `PRAGMA journal_mode = WAL`.
   /// The merge and `VACUUM` are each one transaction through a rollback journal: a failure or a crash leaves the
   /// file as it was before that step (a crash may leave it in journal mode `DELETE`; the next open sets WAL again).
   /// Every row is then as it was; when `VACUUM` is the step that failed (a full disk), the search index stays merged
@@ -78,9 +82,18 @@ extension StorageContext {
       var bytesBefore: Int64 = 0
       var pageSizeBefore = 0
       var rebuilt = false
+      var migratedFrom: Int?
       do {
         bytesBefore = bytesOnDisk(path)
         pageSizeBefore = Int(try connection.scalarInt("PRAGMA page_size") ?? 0)
+        // A store of an older schema is migrated first, as its next write would: so that what a migration leaves
+        // free (migration 12 rebuilds `article`: the old table's pages) is given back by this same compaction.
+        let current = Int(try connection.scalarInt("PRAGMA user_version") ?? 0)
+        if current < latest {
+          try connection.execute(sql: "PRAGMA foreign_keys = ON")
+          try Migrator(migrations: Schema.migrations).migrate(connection)
+          migratedFrom = current
+        }
         let rowsBefore = try rowFingerprint(connection)
         // FTS5 deletes by writing tombstones into new segments: the index keeps the terms of every deleted article
         // until its segments are merged. `'optimize'` merges them into one without the deleted entries, before
@@ -109,7 +122,7 @@ extension StorageContext {
       let pageSizeAfter = Int(try connection.scalarInt("PRAGMA page_size") ?? 0)
       return StoreCompaction(
         bytesBefore: bytesBefore, bytesAfter: bytesOnDisk(path), pageSizeBefore: pageSizeBefore,
-        pageSizeAfter: pageSizeAfter, rebuiltSearchIndex: rebuilt)
+        pageSizeAfter: pageSizeAfter, rebuiltSearchIndex: rebuilt, migratedFrom: migratedFrom)
     } catch let error as StorageError {
       throw error
     } catch let error as SQLiteError {

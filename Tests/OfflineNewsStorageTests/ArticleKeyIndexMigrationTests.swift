@@ -125,6 +125,45 @@ struct ArticleKeyIndexMigrationTests {
     #expect(try db.scalarInt("SELECT count(*) FROM article_image") == 0)
   }
 
+  @Test("compacting a version 11 store migrates it first, then gives back the old table's pages, every row kept")
+  func compactionMigratesFirst() throws {
+    let directory = TemporaryDirectory("offlinenews-v12")
+    let path = directory.path("news.sqlite")
+    try Self.version11(path)
+    // Enough rows that the old table's pages, freed by the rebuild, are most of the file (the connection is
+    // closed before the compaction, which needs the store to itself).
+    let articles = "SELECT rowid, * FROM article ORDER BY rowid"
+    let (rows, results) = try { () throws -> ([String], [String]) in
+      let db = try Connection(path: path)
+      try db.execute(
+        sql: """
+          WITH RECURSIVE n(value) AS (SELECT 100 UNION ALL SELECT value + 1 FROM n WHERE value < 2099)
+          INSERT INTO article (url, title, summary, publishedAt, fetchedAt, fetchQuery)
+          SELECT 'https://example.com/n' || value, 'Title ' || value, printf('%.500c', 'x'), value, value, 'q' FROM n
+          """)
+      return (try Self.rows(db, articles), try Self.rows(db, "SELECT * FROM query_result ORDER BY url"))
+    }()
+    #expect(rows.count == 2003)
+
+    let compaction = try StorageContext.compact(path: path)
+    #expect(compaction.migratedFrom == 11)
+    do {
+      let after = try Connection(path: path)
+      #expect(try after.scalarInt("PRAGMA user_version") == Int64(Schema.migrations.count))
+      #expect(
+        try after.scalarString("SELECT sql FROM sqlite_master WHERE name = 'article_by_url'")
+          == Migration.articleKeyIndex
+      )
+      #expect(try Self.rows(after, articles) == rows)
+      #expect(try Self.rows(after, "SELECT * FROM query_result ORDER BY url") == results)
+      #expect(try after.scalarInt("PRAGMA freelist_count") == 0, "the rebuild's free pages are compacted away")
+      #expect(try after.scalarString("PRAGMA integrity_check") == "ok")
+      try after.execute(sql: "INSERT INTO article_fts (article_fts) VALUES ('integrity-check')")
+    }
+    // Compacted again (every connection closed), it is current: nothing to migrate.
+    #expect(try StorageContext.compact(path: path).migratedFrom == nil)
+  }
+
   @Test("a result-list row whose article is gone: the migration is rolled back and the store stays at version 11")
   func danglingReferenceRollsBack() throws {
     let directory = TemporaryDirectory("offlinenews-v12")
