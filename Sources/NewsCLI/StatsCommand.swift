@@ -72,7 +72,12 @@ struct StatsCommand: NewsCommand {
     let now = context.now()
     var text = "database  \(OutputFormat.sanitized(report.database))\n"
     text += "size      \(sizeLine(report))\n"
-    text += "schema    version \(report.schemaVersion)\n"
+    let latest = StorageContext.schemaVersion
+    // A store one keeps-reads migration behind is read as it is and migrated at its first write (or `news compact`).
+    text +=
+      report.schemaVersion < latest
+      ? "schema    version \(report.schemaVersion) (updated to \(latest) at the next write, or by 'news compact')\n"
+      : "schema    version \(report.schemaVersion)\n"
     let nameWidth = max(14, (report.entities.map(\.name.count).max() ?? 0) + 1)
     for entity in report.entities {
       text +=
