@@ -94,6 +94,10 @@ struct ArticleWriter {
     "tags", "enclosures", "summaryText", "contentText",
   ]
 
+  /// Every column one article's row binds, in bind order: the content columns, then what ``appendContent(_:url:source:to:)``
+  /// and the save append after them.
+  static let boundColumns = contentColumns + ["source", "handle", "fetchedAt", "fetchQuery"]
+
   /// Appends the content columns of `article` (whose key text is `url`) and its source to `arguments`, in bind
   /// order.
   static func appendContent(_ article: Article, url: String, source: String?, to arguments: inout [DatabaseValue]) {
@@ -218,18 +222,18 @@ struct ArticleWriter {
       let firstSeen = try firstSeenDates(of: articles, chosen: chosen, urls: urls)
       let fetched = DatabaseValue.integer(fetchedAt.millisecondsSince1970)
       let queryText = DatabaseValue.text(query)
-      var folded: [String] = []
+      var folded: [Int] = []
       var foldedRowids: [Int64] = []
       var start = 0
       while start < chosen.count {
         let end = min(start + ArticleWriter.chunk, chosen.count)
         var arguments: [DatabaseValue] = []
-        arguments.reserveCapacity((end - start) * (ArticleWriter.contentColumns.count + 4))
+        arguments.reserveCapacity((end - start) * ArticleWriter.boundColumns.count)
         for row in start..<end {
           var article = articles[chosen[row]]
           if article.isUndated { article.publishedAt = firstSeen[urls[row]] ?? fetchedAt.date }
           if firstImportIndex != nil {
-            if ArticleWriter.needsFolding(article) { folded.append(urls[row]) }
+            if ArticleWriter.needsFolding(article) { folded.append(row) }
           } else if insertTrigger != nil, !pendingNeedFolding, ArticleWriter.needsFolding(article) {
             pendingNeedFolding = true
           }
@@ -238,9 +242,8 @@ struct ArticleWriter {
           arguments.append(queryText)
         }
         if firstImportKeys != nil {
-          try insertFirstImport(urls[start..<end], arguments)
-          // Every key of the batch is recorded now: its rowid is known without the key index.
-          for url in folded { if let rowid = try firstImportRowid(of: url) { foldedRowids.append(rowid) } }
+          let rowids = try insertFirstImport(urls[start..<end], arguments)
+          foldedRowids += folded.map { rowids[$0 - start] }
           folded = []
         } else {
           try upsert(urls[start..<end], arguments)
@@ -252,8 +255,10 @@ struct ArticleWriter {
         if firstImportKeys == nil {
           // The key index is there (a table not of migration 12's form): one look-up of it per folded article.
           let statement = try db.cachedStatement("SELECT rowid FROM article WHERE url = ?1")
-          for url in folded {
-            if let rowid = try statement.fetchOne([.text(url)], { $0.int64(0) }) ?? nil { foldedRowids.append(rowid) }
+          for row in folded {
+            if let rowid = try statement.fetchOne([.text(urls[row])], { $0.int64(0) }) ?? nil {
+              foldedRowids.append(rowid)
+            }
           }
         }
         firstImportIndex?.noteFolded(rowids: foldedRowids)
@@ -579,31 +584,39 @@ struct ArticleWriter {
     /// the rowid after the last (given, so that ``FirstImportKeys`` records it exactly). One row each, because with
     /// foreign keys on SQLite looks up the parent key's index for a statement that writes several rows of a parent
     /// table ("foreign key mismatch" without it), and not for one that writes one.
-    private mutating func insertFirstImport(_ urls: ArraySlice<String>, _ arguments: [DatabaseValue]) throws {
-      let width = ArticleWriter.contentColumns.count + 4
+    /// Returns the rowid of each URL, in order.
+    private mutating func insertFirstImport(_ urls: ArraySlice<String>, _ arguments: [DatabaseValue]) throws
+      -> [Int64]
+    {
+      let width = ArticleWriter.boundColumns.count
       var next = (rowidsBefore ?? 0) + (try firstImportCount()) + 1
       let insert = try firstImportInsert()
       var values: [DatabaseValue] = []
       values.reserveCapacity(width + 1)
+      var rowids: [Int64] = []
+      rowids.reserveCapacity(urls.count)
       for (offset, url) in urls.enumerated() {
         values.removeAll(keepingCapacity: true)
         values.append(contentsOf: arguments[offset * width..<(offset + 1) * width])
         if let rowid = try firstImportRowid(of: url) {
           values.append(.integer(rowid))
           try firstImportUpdate().executeBorrowingTexts(values)
+          rowids.append(rowid)
         } else {
           values.append(.integer(next))
           try insert.executeBorrowingTexts(values)
           firstImportKeys?.record(url, rowid: next)
+          rowids.append(next)
           next += 1
         }
       }
+      return rowids
     }
 
     /// The insert of one row (the values of ``upsertStatement(rowCount:returning:)``'s row, `?1`…`?18`) at rowid
     /// `?19`.
     private func firstImportInsert() throws -> Statement {
-      let columns = ArticleWriter.contentColumns + ["source", "handle", "fetchedAt", "fetchQuery"]
+      let columns = ArticleWriter.boundColumns
       let marks = (1...columns.count + 1).map { "?\($0)" }.joined(separator: ", ")
       return try db.cachedStatement(
         "INSERT INTO article (\(columns.joined(separator: ", ")), rowid) VALUES (\(marks))")
@@ -612,7 +625,7 @@ struct ArticleWriter {
     /// The update of one row by rowid (`?19`) with the values of ``upsertStatement(rowCount:returning:)``'s row
     /// (`?1`…`?18`), as its `DO UPDATE` writes them.
     private func firstImportUpdate() throws -> Statement {
-      let columns = ArticleWriter.contentColumns + ["source", "handle", "fetchedAt", "fetchQuery"]
+      let columns = ArticleWriter.boundColumns
       let sets = columns.enumerated().compactMap { index, column -> String? in
         switch column {
         case "url", "handle": nil
@@ -733,7 +746,7 @@ struct ArticleWriter {
     /// The article upsert for `rowCount` rows; with `returning`, it returns the URL and rowid of every row it inserted or
     /// changed.
     private func upsertStatement(rowCount: Int, returning: Bool = true) throws -> Statement {
-      let columns = ArticleWriter.contentColumns + ["source", "handle", "fetchedAt", "fetchQuery"]
+      let columns = ArticleWriter.boundColumns
       // The handle follows from the key: written on insert, never changed.
       let updates =
         columns.dropFirst().filter { $0 != "handle" }.map {
