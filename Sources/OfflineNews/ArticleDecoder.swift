@@ -129,9 +129,12 @@ public struct ArticleDecoder: NewsPageDecoder {
         RecordIssue(
           index: offset, url: warning.identity, keyPath: warning.keyPath, reason: warning.reason, skipped: false)
       }
-    for record in changes.upserts where record.entity == EntityDescription.article.name {
+    for var record in changes.upserts where record.entity == EntityDescription.article.name {
+      // The text of content_html first, so that a derived title is made from it, as for RSS and Atom.
+      let contentText = Self.jsonFeedContentText(record)
+      record.values["contentText"] = contentText.map(DatabaseValue.text) ?? .null
       if var article = record.article(firstSeen: now) {
-        article.contentText = Self.jsonFeedContentText(record)
+        article.contentText = contentText
         articles.append(article)
       } else {
         issues.append(
