@@ -52,8 +52,9 @@ struct DerivedTitleAcrossFormatsTests {
   }
 
   static func title(_ data: Data) throws -> String? {
+    let origin = try #require(URL(string: "https://blog.example.org/feed"))
     let page = try ArticleDecoder().decodePage(
-      data, origin: URL(string: "https://blog.example.org/feed")!, contentType: nil, httpStatus: 200, redacting: [])
+      data, origin: origin, contentType: nil, httpStatus: 200, redacting: [])
     return page.articles.first?.title
   }
 
