@@ -105,7 +105,7 @@ extension Configuration {
       let path = folder(ofSource: name)
       for depth in stride(from: 1, through: path.count, by: 1) { all.insert(Array(path.prefix(depth))) }
     }
-    return all.sorted { folderText($0) < folderText($1) }
+    return all.sorted { Self.folderText($0) < Self.folderText($1) }
   }
 
   /// The configured sources in the folder `text` names (`"Tech"`, `"Tech/Swift"`) or in a folder below it, sorted;

@@ -150,6 +150,10 @@ struct MarkReadCommand: NewsCommand {
     if let typed = arguments.positionals.first {
       throw arguments.badValue("give an article (\(typed)) or --source, --folder, --all or --before, not both")
     }
+    let selections = [arguments.value(.source) != nil, arguments.value(.folder) != nil, arguments.flag(.all)]
+    guard selections.filter({ $0 }).count <= 1 else {
+      throw arguments.badValue("give one of --source, --folder and --all (--before narrows any of them)")
+    }
     var filter = ArticleFilter()
     if let source = arguments.value(.source) {
       let selection = SourceSelection(source, context: context)

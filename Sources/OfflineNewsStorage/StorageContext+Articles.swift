@@ -319,7 +319,7 @@ extension StorageContext {
     let condition = filter.conditions(firstParameter: 2)
     let sql =
       "UPDATE article AS a SET isRead = ?1 WHERE a.isRead <> ?1"
-      + condition.conditions.map { " AND " + $0 }.joined() + " RETURNING a.url"
+      + condition.conditions.map { " AND " + $0 }.joined() + " RETURNING url"
     return try await writeAndPublish { db in
       let urls = try db.makeStatement(sql).fetchAll([.integer(read ? 1 : 0)] + condition.arguments) {
         $0.string(0) ?? ""

@@ -81,7 +81,7 @@ struct BulkReadingStateTests {
     #expect(try await Self.titles(cli, config, "--unread") == ["cooking story 1", "cooking story 2"])
 
     // Before a date: every source, or only one's.
-    #expect(await run(["--all", "--undo"]).out == "marked 7 articles unread\n")
+    #expect(await run(["--all", "--undo"]).out == "marked 5 articles unread\n")
     #expect(await run(["--before", "2024-01-02"]).out == "marked 3 articles read\n")
     #expect(
       try await Self.titles(cli, config, "--unread")
@@ -96,6 +96,7 @@ struct BulkReadingStateTests {
     #expect(unknown.err.contains("Food, Tech, Tech/Podcasts"), "\(unknown.err)")
     #expect(await run(["https://example.com/a", "--all"]).status == 64)
     #expect(await run(["--all", "--source", "ATP"]).status == 64)
+    #expect(await run(["--folder", "Tech", "--source", "ATP"]).status == 64)
     #expect(await run(["--before", "yesterday"]).status == 64)
   }
 
