@@ -61,7 +61,8 @@ struct ListCommand: NewsCommand {
     // `--limit 0` asked for no line: the cache is not empty for that, so nothing is said of it.
     if articles.isEmpty, limit == 0 { return .success }
     if articles.isEmpty {
-      let filtered = arguments.flag(.unread) || arguments.flag(.bookmarked) || arguments.value(.source) != nil
+      let filtered =
+        arguments.flag(.unread) || arguments.flag(.bookmarked) || arguments.value(.source) != nil
         || arguments.value(.folder) != nil
       // Past the end of what there is, or nothing at all to list: a filter that matches nothing says so at any
       // offset, and the end of the whole cache says where it is.

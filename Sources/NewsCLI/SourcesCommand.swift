@@ -296,7 +296,8 @@ struct SourcesCommand: NewsCommand {
     for folder in folders {
       let articles = folder.articles == 1 ? "1 article" : "\(folder.articles) articles"
       lines +=
-        "  " + OutputFormat.sanitized(folder.folder, collapsingWhitespace: true) + "  \(articles), \(folder.unread) unread\n"
+        "  " + OutputFormat.sanitized(folder.folder, collapsingWhitespace: true)
+        + "  \(articles), \(folder.unread) unread\n"
     }
     return lines
   }

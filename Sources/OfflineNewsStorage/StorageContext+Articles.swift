@@ -324,7 +324,9 @@ extension StorageContext {
       let urls = try db.makeStatement(sql).fetchAll([.integer(read ? 1 : 0)] + condition.arguments) {
         $0.string(0) ?? ""
       }
-      return (urls.count, urls.isEmpty ? [] : [StorageChange(entity: "article", updated: urls.map { Identity(.text($0)) })])
+      return (
+        urls.count, urls.isEmpty ? [] : [StorageChange(entity: "article", updated: urls.map { Identity(.text($0)) })]
+      )
     }
   }
 

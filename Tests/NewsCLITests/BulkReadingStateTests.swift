@@ -133,7 +133,9 @@ struct BulkReadingStateTests {
     #expect(human.out.contains("  Tech/Podcasts  3 articles, 3 unread\n"), "\(human.out)")
 
     #expect(
-      try await Self.titles(cli, config, "--folder", "Tech", "--unread") == ["atp story 1", "atp story 2", "atp story 3"]
+      try await Self.titles(cli, config, "--folder", "Tech", "--unread") == [
+        "atp story 1", "atp story 2", "atp story 3",
+      ]
     )
     #expect(try await Self.titles(cli, config, "--folder", "food") == ["cooking story 1", "cooking story 2"])
     #expect(await cli.run("list", "--folder", "Sport", "--config", config, "--db", cli.database).status == 64)
@@ -239,7 +241,9 @@ struct BulkReadingStateTests {
         #"{"sources": {"loop": {"feed": "\#(server.url("/feed.xml").absoluteString)"}}, "timeoutSeconds": 5}"#.utf8
       ).write(to: URL(fileURLWithPath: config))
       let fetched = await cli.run(
-        ["fetch"] + (all ? ["--all"] : ["--source", "loop"]) + ["--full-text", "--config", config, "--db", cli.database])
+        ["fetch"] + (all ? ["--all"] : ["--source", "loop"]) + [
+          "--full-text", "--config", config, "--db", cli.database,
+        ])
       #expect(fetched.status == 0, "\(fetched.err)")
       let folder = cli.database + "-images"
       let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
