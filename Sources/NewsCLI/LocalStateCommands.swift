@@ -100,11 +100,11 @@ struct MarkReadCommand: NewsCommand {
   ]
   static let groups: [(options: [Option], required: Bool)] = [([.source, .folder, .all], false)]
   static let details = """
-    In bulk, the articles of a source (as 'news list --source' selects them), of every source in a folder or below \
-    it, or all; --before DATE keeps only those published before it (alone: every source). All in one transaction; \
-    it prints how many articles changed.
-    Exit status: 0 done (also when none changed), 64 a handle several articles share or a folder no source is \
-    in, 66 no cached article has this handle or URL.
+    In bulk: the articles of a source (as 'news list --source' selects them), of every source in a folder or below
+    it, or all; --before DATE keeps those published before it (alone: of every source). One transaction; it prints
+    how many articles changed.
+    Exit status: 0 done (also when none changed), 64 a handle several articles share, a bad date or a folder no
+    source is in, 66 no cached article has this handle or URL.
     """
 
   enum Option: CommandOption {
