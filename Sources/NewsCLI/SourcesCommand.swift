@@ -289,15 +289,16 @@ struct SourcesCommand: NewsCommand {
     return OutputFormat.table(columns, width: width, color: color, flexibleMinimum: 20, headings: headings)
   }
 
-  /// After the sources, the folders: `folders:` then one line per folder, indented by depth, with its articles
-  /// and unread count (folders below it included): `  Tech/Swift  12 articles, 3 unread`.
+  /// After the sources, the folders: `folders:` then one line per folder (its whole path, the names aligned), with
+  /// its articles and unread count, folders below it included: `  Tech/Swift  12 articles, 3 unread`.
   static func folderLines(_ folders: [FolderEntry]) -> String {
+    let names = folders.map { OutputFormat.sanitized($0.folder, collapsingWhitespace: true) }
+    let width = names.map(\.count).max() ?? 0
     var lines = "folders:\n"
-    for folder in folders {
+    for (folder, name) in zip(folders, names) {
       let articles = folder.articles == 1 ? "1 article" : "\(folder.articles) articles"
-      lines +=
-        "  " + OutputFormat.sanitized(folder.folder, collapsingWhitespace: true)
-        + "  \(articles), \(folder.unread) unread\n"
+      let padding = String(repeating: " ", count: width - name.count)
+      lines += "  \(name)\(padding)  \(articles), \(folder.unread) unread\n"
     }
     return lines
   }
