@@ -131,6 +131,20 @@ public struct NewsCommandLine: Sendable {
     case "--version":
       console.out("news \(Self.version)\n")
       return .finished(ExitCode.success.rawValue)
+    case "--man":
+      console.out(ShellIntegration.manPage)
+      return .finished(ExitCode.success.rawValue)
+    case "--completions":
+      guard rest.count == 1, let script = ShellIntegration.completionScript(for: rest[0]) else {
+        return .finished(
+          fail(
+            CommandFailure(
+              .usage, "which shell? usage: news --completions bash|zsh|fish",
+              hint: "e.g. news --completions bash > ~/.local/share/bash-completion/completions/news"),
+            on: console))
+      }
+      console.out(script)
+      return .finished(ExitCode.success.rawValue)
     default:
       break
     }
