@@ -229,7 +229,9 @@ enum ShellIntegration {
     text += """
       .SH EXIT STATUS
       0 articles served or done; 1 some records of an import failed; 64 usage error; 65 bad input file; 66 no such
-      article, source or database; 69 network failed and nothing cached; 74 storage error; 78 configuration error.
+      article, source or database; 69 network failed and nothing cached; 74 storage error; 75 some sources of
+      .B fetch \\-\\-all
+      had nothing to serve (the others were refreshed or served); 78 configuration error.
       .SH FILES
       .TP
       .I $XDG_CONFIG_HOME/news/news.json
