@@ -5,10 +5,13 @@ import OfflineNews
 struct DeleteCommand: NewsCommand {
   static let name = "delete"
   static let summary = "Delete cached articles: all of them, or those published before a date."
-  static let groups: [(options: [Option], required: Bool)] = [([.all, .before], true)]
+  static let groups: [(options: [Option], required: Bool)] = [([.all, .before, .forgetDeleted], true)]
   static let details = """
     A date without a time means midnight UTC; a time needs an offset (Z or ±HH:MM). --before keeps bookmarked
     articles, as eviction does, unless --include-bookmarked; --all deletes everything.
+    Articles deleted with --before stay deleted: their keys are remembered (for a year, at most 100,000), so a
+    refresh of a feed that still lists them does not bring them back; --forget-deleted lets them return at the next
+    refresh. --all empties the store and forgets them too (a reset: the next refresh saves everything again).
     """
 
   /// Deletions of this many articles or more are followed by a line naming `news compact`: about 5 MB of a store of
@@ -16,7 +19,7 @@ struct DeleteCommand: NewsCommand {
   static let compactHintThreshold = 1000
 
   enum Option: CommandOption {
-    case all, before, includeBookmarked, db, config, json
+    case all, before, forgetDeleted, includeBookmarked, db, config, json
     var spec: OptionSpec {
       switch self {
       case .all: OptionSpec(name: "all", help: "Delete every cached article.")
@@ -24,6 +27,10 @@ struct DeleteCommand: NewsCommand {
         OptionSpec(
           name: "before", valueName: "DATE",
           help: "Delete articles published before DATE (RFC 3339: 2024-05-01 or 2024-05-01T12:00:00Z).")
+      case .forgetDeleted:
+        OptionSpec(
+          name: "forget-deleted",
+          help: "Forget the articles deleted with --before, so the next refresh brings back those a source still lists.")
       case .includeBookmarked:
         OptionSpec(name: "include-bookmarked", help: "With --before: delete bookmarked articles too (kept by default).")
       case .db: SharedOption.database
@@ -44,9 +51,13 @@ struct DeleteCommand: NewsCommand {
     if arguments.flag(.includeBookmarked), before == nil {
       throw CommandFailure(.usage, "--include-bookmarked goes with --before DATE (--all deletes everything)")
     }
-    guard all != (before != nil) else {
+    let given = [all, before != nil, arguments.flag(.forgetDeleted)].filter { $0 }.count
+    guard given == 1 else {
       throw CommandFailure(
-        .usage, all ? "give --all or --before DATE, not both" : "what to delete? give --all or --before DATE")
+        .usage,
+        given > 1
+          ? "give one of --all, --before DATE and --forget-deleted"
+          : "what to delete? give --all or --before DATE (or --forget-deleted)")
     }
     var cutoff: Timestamp?
     if let before {
@@ -57,6 +68,17 @@ struct DeleteCommand: NewsCommand {
       cutoff = timestamp
     }
     let repository = try context.makeRepository(arguments.common)
+    if arguments.flag(.forgetDeleted) {
+      let forgotten = try await repository.forgetDeletedArticles()
+      if arguments.flag(.json) {
+        context.console.out(OutputFormat.json(["forgotten": forgotten]))
+      } else {
+        context.console.printLines(
+          "forgot \(forgotten) deleted article\(forgotten == 1 ? "" : "s"); the next refresh brings back those a "
+            + "source still lists\n")
+      }
+      return .success
+    }
     let deleted: Int
     if let cutoff {
       deleted = try await repository.delete(

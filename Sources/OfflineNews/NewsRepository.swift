@@ -277,8 +277,20 @@ public final class NewsRepository: Sendable {
     return count
   }
 
+  /// Forgets the articles deleted by ``delete(publishedBefore:keepingBookmarks:)``, so that the next refresh of a
+  /// source that still lists them saves them again.
+  ///
+  /// - Returns: how many deleted articles were remembered.
+  /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
+  @discardableResult
+  public func forgetDeletedArticles() async throws(NewsRepositoryError) -> Int {
+    try await storing { try await storage.forgetDeletedArticles() }
+  }
+
   /// Batch delete of the articles published before `date` (UTC instant), and then of the image files no article
-  /// names any more (`removeUnusedImages()`).
+  /// names any more (`removeUnusedImages()`). The deleted articles stay deleted: their keys are remembered (a year,
+  /// at most 100,000 keys, the oldest forgotten first), so a refresh of a feed that still lists them does not save
+  /// them again; ``forgetDeletedArticles()`` lets them return.
   ///
   /// - Parameters:
   ///   - date: the cut-off instant; articles with `publishedAt < date` go.

@@ -376,29 +376,87 @@ extension StorageContext {
       let urls = try db.makeStatement("DELETE FROM article RETURNING url").fetchAll { $0.string(0) ?? "" }
       try db.execute("DELETE FROM query_result")
       try db.execute("DELETE FROM query_fetch")
+      // Emptying the store is a reset: what a refresh lists is saved again.
+      try db.execute("DELETE FROM article_tombstone")
       return (urls.count, [StorageChange(entity: "article", deleted: urls.map { Identity(.text($0)) })])
     }
   }
 
-  /// Batch delete: removes the articles published strictly before `date` (and their places in query results).
+  /// Batch delete: removes the articles published strictly before `date` (and their places in query results), and
+  /// remembers their keys (`article_tombstone`), so that a refresh of a feed that still lists them does not bring
+  /// them back: the article writer skips a remembered key. A key is remembered for ``tombstoneLifetime`` and among
+  /// the newest ``maximumTombstones``; ``forgetDeletedArticles()`` lets them all return.
   ///
   /// - Parameters:
   ///   - date: the cut-off instant; articles with `publishedAt < date` go.
   ///   - keepingBookmarks: keep bookmarked articles whatever their date (as eviction does); default `false`.
+  ///   - now: when the deletion happens (the tombstones' time).
   /// - Returns: the number of articles deleted.
   /// - Throws: ``StorageError``.
   @discardableResult
-  package func deleteArticles(publishedBefore date: Date, keepingBookmarks: Bool = false) async throws(StorageError)
-    -> Int
-  {
+  package func deleteArticles(
+    publishedBefore date: Date, keepingBookmarks: Bool = false, now: Timestamp = .now()
+  ) async throws(StorageError) -> Int {
     let cutoff = Timestamp(date).millisecondsSince1970
     let condition = keepingBookmarks ? "publishedAt < ?1 AND bookmarkedAt IS NULL" : "publishedAt < ?1"
     return try await writeAndPublish { db in
       let urls = try db.makeStatement("DELETE FROM article WHERE \(condition) RETURNING url").fetchAll(
         [.integer(cutoff)]
       ) { $0.string(0) ?? "" }
+      try Self.remember(deleted: urls, at: now, in: db)
       return (urls.count, [StorageChange(entity: "article", deleted: urls.map { Identity(.text($0)) })])
     }
+  }
+
+  /// How long the key of a deleted article is remembered (a year, in seconds): past that, a feed still listing it
+  /// would bring it back (feeds list their last 10–100 items, so a deleted item has long left them).
+  package static let tombstoneLifetime: TimeInterval = 365 * 86_400
+
+  /// The most deleted keys remembered; the oldest are forgotten first.
+  package static let maximumTombstones = 100_000
+
+  /// Forgets every remembered deleted article (``deleteArticles(publishedBefore:keepingBookmarks:now:)``), so the
+  /// next refresh of a source that still lists them saves them again.
+  ///
+  /// - Returns: how many keys were forgotten.
+  /// - Throws: ``StorageError``.
+  @discardableResult
+  package func forgetDeletedArticles() async throws(StorageError) -> Int {
+    try await write { db in
+      try db.execute("DELETE FROM article_tombstone")
+      return db.changes
+    }
+  }
+
+  /// The number of deleted article keys remembered.
+  ///
+  /// - Throws: ``StorageError``.
+  package func deletedArticleCount() async throws(StorageError) -> Int {
+    try await read { db in Int(try db.scalarInt("SELECT count(*) FROM article_tombstone") ?? 0) }
+  }
+
+  /// Writes the tombstones of `urls` and drops the expired and the surplus ones.
+  static func remember(deleted urls: [String], at now: Timestamp, in db: Connection) throws {
+    guard !urls.isEmpty else { return }
+    let time = now.millisecondsSince1970
+    var start = 0
+    while start < urls.count {
+      let chunk = urls[start..<min(urls.count, start + ArticleWriter.chunk)]
+      let values = (0..<chunk.count).map { "(?\($0 + 2), ?1)" }.joined(separator: ", ")
+      try db.execute(
+        "INSERT INTO article_tombstone (url, deletedAt) VALUES \(values) "
+          + "ON CONFLICT (url) DO UPDATE SET deletedAt = excluded.deletedAt",
+        [.integer(time)] + chunk.map { .text($0) })
+      start += ArticleWriter.chunk
+    }
+    try db.execute(
+      "DELETE FROM article_tombstone WHERE deletedAt < ?1",
+      [.integer(time - Int64(tombstoneLifetime * 1000))])
+    try db.execute(
+      """
+      DELETE FROM article_tombstone WHERE url IN (
+        SELECT url FROM article_tombstone ORDER BY deletedAt DESC, url LIMIT -1 OFFSET ?1)
+      """, [.integer(Int64(maximumTombstones))])
   }
 
   static let articleColumns =

@@ -187,6 +187,37 @@ struct ArticleWriter {
 
     private enum Outcome: UInt8 { case inserted, updated, unchanged }
 
+    /// Whether `article_tombstone` has a row (a deleted article's key), looked up at the first batch.
+    private var hasTombstones: Bool?
+
+    /// `articles` without those whose key a deletion remembers (`article_tombstone`, migration 13;
+    /// `StorageContext.deleteArticles(publishedBefore:keepingBookmarks:now:)`): a refresh never brings back an
+    /// article the user deleted. One look-up of the keys per 500 when any tombstone exists, none otherwise.
+    mutating func withoutDeleted(_ articles: [Article]) throws -> [Article] {
+      if hasTombstones == nil {
+        hasTombstones =
+          try db.scalarInt(
+            """
+            SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'article_tombstone')
+              AND EXISTS (SELECT 1 FROM article_tombstone)
+            """) == 1
+      }
+      guard hasTombstones == true, !articles.isEmpty else { return articles }
+      let urls = articles.map { $0.url.absoluteString }
+      var deleted = Set<String>()
+      var start = 0
+      while start < urls.count {
+        let chunk = urls[start..<min(urls.count, start + ArticleWriter.chunk)]
+        let marks = (1...chunk.count).map { "?\($0)" }.joined(separator: ", ")
+        let found = try db.makeStatement("SELECT url FROM article_tombstone WHERE url IN (\(marks))").fetchAll(
+          chunk.map { .text($0) }
+        ) { $0.string(0) }
+        for url in found { if let url { deleted.insert(url) } }
+        start += ArticleWriter.chunk
+      }
+      return deleted.isEmpty ? articles : articles.filter { !deleted.contains($0.url.absoluteString) }
+    }
+
     /// Every URL of this save: its place in the result list and what its upsert did. Not kept by a first import
     /// (``wasEmpty``), whose rows say it all: each URL's place is the order of its row (``firstImportCount()``).
     private var seen: [String: (position: Int, outcome: Outcome)] = [:]
@@ -195,6 +226,7 @@ struct ArticleWriter {
     /// Upserts the next articles of the response, in response order. A URL seen earlier in this save is written
     /// again (the later record wins) but keeps its earlier place.
     mutating func add(_ articles: [Article]) throws {
+      let articles = try withoutDeleted(articles)
       guard !articles.isEmpty else { return }
       if rowidsBefore == nil {
         let before = try db.scalarInt("SELECT max(rowid) FROM article") ?? 0

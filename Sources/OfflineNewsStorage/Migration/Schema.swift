@@ -14,6 +14,7 @@ enum Schema {
     .v10ArticleImages,
     .v11SearchTextOfHTML,
     .v12ArticleKeyIndex,
+    .v13ArticleTombstones,
   ]
 }
 
