@@ -57,7 +57,7 @@ struct OpenCommand: NewsCommand {
       throw CommandFailure(
         .usage, "which article? usage: news open HANDLE|URL", hint: "'news list' shows each article's handle")
     }
-    let repository = try context.makeRepository(arguments.common)
+    let repository = try context.makeRepository(arguments.common, reading: true)
     let article = try await context.resolveArticle(typed, in: repository, command: "open")
     guard let link = article.displayURL else {
       throw CommandFailure(

@@ -95,7 +95,7 @@ struct SearchCommand: NewsCommand {
       since: since?.date, until: until?.date,
       unreadOnly: arguments.flag(.unread), bookmarkedOnly: arguments.flag(.bookmarked), source: selection?.source)
     filter.sourceQueries = selection?.queries ?? []
-    let repository = try context.makeRepository(arguments.common)
+    let repository = try context.makeRepository(arguments.common, reading: true)
     // One more than shown, to tell whether there are more.
     let hits = try await repository.search(text, filter: filter, limit: limit < Int.max ? limit + 1 : limit)
     let shown = Array(hits.prefix(limit))

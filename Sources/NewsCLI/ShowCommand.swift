@@ -99,10 +99,16 @@ struct ShowCommand: NewsCommand {
       throw CommandFailure(
         .usage, "which article? usage: news show HANDLE|URL", hint: "'news list' shows each article's handle")
     }
-    let repository = try context.makeRepository(arguments.common)
+    let repository = try context.makeRepository(arguments.common, reading: true)
     var article = try await context.resolveArticle(typed, in: repository, command: "show")
-    try await repository.markRead(true, url: article.url.absoluteString)
-    article.isRead = true
+    // A store the user may only read still shows the article: the read mark is what cannot be saved.
+    do {
+      try await repository.markRead(true, url: article.url.absoluteString)
+      article.isRead = true
+    } catch {
+      guard repository.storage.readOnlyCause != nil || Self.isReadOnly(error) else { throw error }
+      context.console.err("news: the read mark was not saved: the store is read-only\n")
+    }
     let images = try await repository.images(of: article).map { ShownImage($0, file: repository.imageFile($0)) }
     let console = context.console
     if arguments.flag(.json) {
@@ -112,6 +118,12 @@ struct ShowCommand: NewsCommand {
     console.out(
       Self.render(article, images: images, now: context.now(), width: console.width, color: console.color))
     return .success
+  }
+
+  /// Whether `error` says the store cannot be written (a read-only file, folder or file system).
+  static func isReadOnly(_ error: NewsRepositoryError) -> Bool {
+    guard case .storage(let storageError, _) = error else { return false }
+    return storageError.kind == .readOnly
   }
 
   /// The article as text: the title, a line of source · author · time, then the summary and the content rendered
