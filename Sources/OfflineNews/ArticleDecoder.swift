@@ -68,6 +68,13 @@ package struct ArticleDecoder: NewsPageDecoder {
     return searchText(FeedText(value: content, kind: .html))
   }
 
+  /// What `data` is when it is no text at all — `empty (0 bytes)`, `gzip-compressed data (801 bytes)`, `binary data,
+  /// not text (3,000 bytes)` — as `news import` says it (``ResponseBodySummary/nonText(_:)``); `nil` for text. One
+  /// rule for every command that reads a file (`import`, `extract`).
+  package static func nonTextSummary(_ data: Data) -> String? {
+    ResponseBodySummary.nonText(data)
+  }
+
   /// The search text of a JSON Feed item's `summary`, as the `jsonfeed` mapping read it into `record`: plain text by
   /// the JSON Feed spec, but often HTML in the wild (`<br/><b>…`), and `news show` renders it as HTML; so search
   /// indexes what a reader sees (``searchText(_:)``), never the markup: `nil` when it has no `<` or `&`, or is its
