@@ -136,7 +136,8 @@ struct MappedImport {
 }
 
 extension CommandContext {
-  /// The mapping `name`: a path (with `/` or ending in `.json`), else `NAME.json` in ``mappingFolders``.
+  /// The mapping `name`: a path (with `/` or ending in `.json`), else `NAME.json` in ``mappingFolders``, else the
+  /// shipped mapping of that name (``ImportMapping/shipped(_:)``).
   func loadMapping(_ name: String) throws(CommandFailure) -> ImportMapping {
     let candidates: [String]
     if name.contains("/") || name.hasSuffix(".json") {
@@ -145,8 +146,17 @@ extension CommandContext {
       candidates = mappingFolders.map { $0 + "/\(name).json" }
     }
     guard let path = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
+      if !name.contains("/"), !name.hasSuffix(".json") {
+        do {
+          if let shipped = try ImportMapping.shipped(name) { return shipped }
+        } catch {
+          throw CommandFailure(.config, error.description)
+        }
+      }
       throw CommandFailure(
-        .usage, "no mapping \"\(name)\"", hint: "looked for \(candidates.joined(separator: ", "))")
+        .usage, "no mapping \"\(name)\"",
+        hint: "looked for \(candidates.joined(separator: ", ")); shipped: "
+          + ImportMapping.shippedNames.joined(separator: ", "))
     }
     do {
       return try ImportMapping.load(contentsOf: URL(fileURLWithPath: path))

@@ -131,6 +131,20 @@ public struct NewsCommandLine: Sendable {
     case "--version":
       console.out("news \(Self.version)\n")
       return .finished(ExitCode.success.rawValue)
+    case "--man":
+      console.out(ShellIntegration.manPage)
+      return .finished(ExitCode.success.rawValue)
+    case "--completions":
+      guard rest.count == 1, let script = ShellIntegration.completionScript(for: rest[0]) else {
+        return .finished(
+          fail(
+            CommandFailure(
+              .usage, "which shell? usage: news --completions bash|zsh|fish",
+              hint: "e.g. news --completions bash > ~/.local/share/bash-completion/completions/news"),
+            on: console))
+      }
+      console.out(script)
+      return .finished(ExitCode.success.rawValue)
     default:
       break
     }
@@ -383,16 +397,16 @@ struct CommandContext: Sendable {
       imageFolder: imageFolder(arguments))
   }
 
-  /// The decoder of every source format (NewsAPI, JSON Feed through the `jsonfeed` mapping, …); a JSON Feed needs
-  /// that mapping to be found (``mappingFolders``).
+  /// The decoder of every source format (NewsAPI, JSON Feed through the `jsonfeed` mapping, …): the user's
+  /// `jsonfeed.json` when one of ``mappingFolders`` has it, else the shipped one (``ImportMapping/shipped(_:)``).
   var articleDecoder: ArticleDecoder {
     ArticleDecoder(jsonFeedMapping: try? loadMapping("jsonfeed"))
   }
 
   /// The folders where `--mapping NAME` (and a sync source's `mapping`) looks for `NAME.json`, in order:
   /// `mappings/` beside the configuration file; `Config/mappings/` in the current folder; `$XDG_CONFIG_HOME/news/
-  /// mappings/` (default `~/.config/news/mappings/`); and the shipped mappings of the checkout the running `news` was
-  /// built in (`Config/mappings/` above `.build/…/news`), so that a `news` run from anywhere finds them.
+  /// mappings/` (default `~/.config/news/mappings/`). A name found in none of them is a shipped mapping
+  /// (``ImportMapping/shippedNames``), compiled into the program, so that a `news` run from anywhere has them.
   var mappingFolders: [String] {
     var folders: [String] = []
     if let file = configuration.file {
@@ -401,25 +415,7 @@ struct CommandContext: Sendable {
     folders.append(absolute("Config/mappings", relativeTo: currentDirectory))
     folders.append(
       Configuration.xdgDirectory("XDG_CONFIG_HOME", fallback: ".config", environment: environment) + "/news/mappings")
-    if let shipped = Self.shippedMappingFolder, !folders.contains(shipped) { folders.append(shipped) }
     var seen = Set<String>()
     return folders.filter { seen.insert($0).inserted }
   }
-
-  /// `Config/mappings` of the package checkout the running executable was built in: the first of its ancestor
-  /// folders (up to five levels, after resolving links) that holds `Config/mappings` and `Package.swift`.
-  static let shippedMappingFolder: String? = {
-    let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    var folder = executable.deletingLastPathComponent()
-    for _ in 0..<5 {
-      folder = folder.deletingLastPathComponent()
-      let mappings = folder.appendingPathComponent("Config/mappings").path
-      if FileManager.default.fileExists(atPath: mappings),
-        FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path)
-      {
-        return mappings
-      }
-    }
-    return nil
-  }()
 }

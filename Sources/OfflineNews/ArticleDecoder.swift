@@ -9,20 +9,39 @@ import Foundation
 /// | XML: RSS 0.9x/2.0, RSS 1.0 (RDF), Atom 0.3/1.0 | ``FeedParser`` (`decodeFeed`) |
 /// | any other JSON | ``NewsAPIDecoder`` (NewsAPI v2) |
 ///
-/// Articles are returned with their keys derived as every writer of `article` expects (``ArticleIdentity``).
-/// Build one with the `jsonfeed` mapping (`ImportMapping.load(contentsOf:)` of `Config/mappings/jsonfeed.json`);
-/// without it, a JSON Feed body is an `.invalidResponse` naming the missing mapping.
-package struct ArticleDecoder: NewsPageDecoder {
+/// Articles are returned with their keys derived as every writer of `article` expects (``ArticleIdentity``), and
+/// with the text of HTML summaries and contents for search (`summaryText`, `contentText`), as `news` stores them.
+/// ``init()`` reads JSON Feed with the shipped `jsonfeed` mapping (``ImportMapping/shipped(_:)``); give it to a
+/// network (`URLSessionNewsNetwork(…, decoder: ArticleDecoder())`, `FileNewsNetwork`) so that an app reads every
+/// format `news` reads.
+public struct ArticleDecoder: NewsPageDecoder {
   /// The mapping JSON Feed bodies are read with.
   package let jsonFeedMapping: ImportMapping?
   private let newsAPI = NewsAPIDecoder()
 
-  /// Creates the decoder.
+  /// A decoder reading JSON Feed with the given mapping; without one, a JSON Feed body is an `.invalidResponse`
+  /// naming the missing mapping.
   package init(jsonFeedMapping: ImportMapping?) {
     self.jsonFeedMapping = jsonFeedMapping
   }
 
-  package func decodePage(
+  /// The decoder of every format, JSON Feed read with the shipped `jsonfeed` mapping.
+  public init() {
+    self.init(jsonFeedMapping: try? ImportMapping.shipped("jsonfeed"))
+  }
+
+  /// Decodes a body of any source format (the table above), told apart by its content.
+  ///
+  /// - Parameters:
+  ///   - data: the body, complete.
+  ///   - origin: the request's URL, or the file's `file:` URL: the scope of item ids and the base of relative links.
+  ///   - contentType: the response's `Content-Type` (its `charset` names the encoding of an XML body), if any.
+  ///   - httpStatus: the HTTP status, or `nil` for a file.
+  ///   - secrets: texts to redact from any error (API keys).
+  /// - Throws: ``NewsNetworkError``: `.api` (a NewsAPI error body), `.httpStatus` for a non-2xx status,
+  ///   `.invalidResponse` for a body that is not entirely of a known format, saying what it is (an HTML page, OPML,
+  ///   …); nothing of such a body is used.
+  public func decodePage(
     _ data: Data, origin: URL, contentType: String?, httpStatus: Int?, redacting secrets: [String]
   ) throws(NewsNetworkError) -> NewsPage {
     switch FeedFormatSniffer.kind(of: data) {

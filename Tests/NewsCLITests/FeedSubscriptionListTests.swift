@@ -145,8 +145,24 @@ struct FeedSubscriptionListTests {
 
   @Test("fetch --all on a terminal draws a progress line of sources on standard error, then clears it")
   func progressLine() async throws {
-    let subscriptions = Array(Self.subscriptions().prefix(6))
-    let server = try Self.server(subscriptions)
+    // Six small feeds of our own, so that the test runs without ../shared too (a fresh clone).
+    var routes: [String: LoopbackHTTPServer.Behaviour] = [:]
+    var subscriptions: [Subscription] = []
+    for index in 1...6 {
+      let path = "/\(index)/feed.xml"
+      let body = Data(
+        """
+        <?xml version="1.0" encoding="utf-8"?>
+        <rss version="2.0"><channel><title>Feed \(index)</title><link>https://example.org/\(index)/</link>
+        <item><title>Post \(index)</title><link>https://example.org/\(index)/post</link>
+        <pubDate>Tue, 01 Dec 2026 10:00:00 GMT</pubDate></item></channel></rss>
+        """.utf8)
+      routes[path] = .conditional(etag: "\"feed-\(index)\"", lastModified: nil, body: body)
+      subscriptions.append(Subscription(name: "feed-\(index)", path: path, file: "feed.xml", etag: "\"feed-\(index)\""))
+    }
+    let server = try LoopbackHTTPServer(.respond(status: 404, body: Data("no such feed".utf8)))
+    let table = routes
+    server.router = { table[$0.target] }
     let cli = CLIHarness()
     let config = cli.directory.path("news.json")
     try Self.writeConfiguration(subscriptions, server: server, to: config)

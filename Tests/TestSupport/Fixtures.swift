@@ -21,8 +21,15 @@ public enum Fixtures {
   /// absent in a user's fresh clone: tests over it are enabled only when it is there,
   /// `@Test(.enabled(if: Fixtures.hasSharedReal, "needs ../shared/fixtures/real"))`, so that the runner counts them
   /// as skipped elsewhere.
-  public static let sharedRealDirectory = packageRoot.deletingLastPathComponent()
-    .appendingPathComponent("shared/fixtures/real")
+  ///
+  /// `OFFLINENEWS_SHARED=DIR` in the environment reads `DIR/fixtures/real` instead: CI sets it to a folder that does
+  /// not exist to run the suite as a fresh clone with no `../shared` beside it (`.ci/run`).
+  public static let sharedRealDirectory: URL = {
+    if let shared = ProcessInfo.processInfo.environment["OFFLINENEWS_SHARED"], !shared.isEmpty {
+      return URL(fileURLWithPath: shared).appendingPathComponent("fixtures/real")
+    }
+    return packageRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures/real")
+  }()
 
   /// A file of `../shared/fixtures/real/` that is missing although the folder is there.
   public struct MissingFixture: Error, CustomStringConvertible {
