@@ -71,8 +71,8 @@ public struct NewsCommandLine: Sendable {
 
       Run 'news <command> --help' for a command's options. Every command takes --color auto|always|never
       (colour on a terminal unless NO_COLOR is set; always/never override it) and --verbose.
-      Exit status: 0 articles served or done, 64 usage error, 65 bad input file, 66 no such article or source, 69 network
-      failed and nothing cached, 74 storage error, 78 configuration error.
+      Exit status: 0 articles served or done, 64 usage error, 65 bad input file, 66 no such article, source or
+      database, 69 network failed and nothing cached, 74 storage error, 78 configuration error.
       """
     return text + "\n"
   }

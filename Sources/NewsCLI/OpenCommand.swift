@@ -19,7 +19,8 @@ struct OpenCommand: NewsCommand {
     found on PATH; it gets the link as its one argument. Without one, the link is printed.
     Opening marks nothing: 'news show' reads the article offline.
     Exit status: 0 opened (or printed), 64 a handle several articles share, 66 no cached article has this handle or
-    URL, or it has no link (a Parse object), 69 the opener failed to start.
+    URL, or it has no link (a Parse object), or no database at the path (nothing is created), 69 the opener failed
+    to start.
     """
 
   enum Option: CommandOption {

@@ -19,7 +19,7 @@ struct SearchCommand: NewsCommand {
     in bold on a colour terminal. Dates are RFC 3339: 2024-05-01 or 2024-05-01T12:00:00Z; a date alone is
     midnight UTC, and --until with a date alone includes that whole day.
     Exit status: 0 searched (even with no result), 64 usage error (no query, nothing to look for in it, a bad
-    date or number), 74 storage error.
+    date or number), 66 no database at the path (nothing is created), 74 storage error.
     """
 
   enum Option: CommandOption {

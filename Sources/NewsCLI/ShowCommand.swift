@@ -16,8 +16,9 @@ struct ShowCommand: NewsCommand {
     it, entities decoded) wrapped to the terminal, then the image URL and link, and which images of the whole
     article are offline (the file in the image folder beside the database) or why not. --json prints the stored
     values unchanged. NewsAPI keeps only the first 200 characters of the content; the link leads to the whole article.
-    Exit status: 0 shown, 64 a handle several articles share, 66 no cached article has this handle or URL,
-    74 storage error.
+    On a store the user may only read, the article is shown and a note says the read mark was not saved.
+    Exit status: 0 shown, 64 a handle several articles share, 66 no cached article has this handle or URL, or
+    no database at the path (nothing is created), 74 storage error.
     """
 
   enum Option: CommandOption {
