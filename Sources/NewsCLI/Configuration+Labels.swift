@@ -73,3 +73,50 @@ extension Configuration {
     xdgDirectory("XDG_CONFIG_HOME", fallback: ".config", environment: environment) + "/news/news.json"
   }
 }
+
+extension Configuration {
+  /// Every configured source's name, of any kind.
+  var allSourceNames: Set<String> { Set(sources.keys).union(syncSources.keys) }
+
+  /// The configured source's name that `text` names: the name itself when a source has exactly that name, else
+  /// the one name equal to it without regard to case (`atp` finds `ATP`); `nil` when none does, or when several
+  /// names differ from it only by case and none is exact.
+  func sourceName(matching text: String) -> String? {
+    Self.name(matching: text, among: allSourceNames)
+  }
+
+  /// The name of `names` that `text` names: exact first, then the only one equal without regard to case.
+  static func name(matching text: String, among names: some Collection<String>) -> String? {
+    if names.contains(text) { return text }
+    let folded = names.filter { $0.compare(text, options: [.caseInsensitive]) == .orderedSame }
+    return folded.count == 1 ? folded.first : nil
+  }
+
+  /// The folder a source is filed in (its `"folder"` label, outermost first), of any kind; `[]` when none.
+  func folder(ofSource name: String) -> [String] {
+    sources[name]?.labels.folder ?? syncSources[name]?.labels.folder ?? []
+  }
+
+  /// Every folder that holds a source, directly or through a folder inside it, sorted (`["Tech"]` and
+  /// `["Tech", "Swift"]` for a source in `Tech/Swift`).
+  var folders: [[String]] {
+    var all = Set<[String]>()
+    for name in allSourceNames {
+      let path = folder(ofSource: name)
+      for depth in stride(from: 1, through: path.count, by: 1) { all.insert(Array(path.prefix(depth))) }
+    }
+    return all.sorted { Self.folderText($0) < Self.folderText($1) }
+  }
+
+  /// The configured sources in the folder `text` names (`"Tech"`, `"Tech/Swift"`) or in a folder below it, sorted;
+  /// folders are compared without regard to case, like source names. `nil` when no source is in that folder.
+  func sourceNames(inFolder text: String) -> [String]? {
+    guard let path = Self.folderPath(text) else { return nil }
+    let names = allSourceNames.filter { name in
+      let folder = folder(ofSource: name)
+      return folder.count >= path.count
+        && zip(folder, path).allSatisfy { $0.compare($1, options: [.caseInsensitive]) == .orderedSame }
+    }
+    return names.isEmpty ? nil : names.sorted()
+  }
+}

@@ -17,6 +17,9 @@ public enum ExitCode: Int32, Sendable {
   case unavailable = 69
   /// The database could not be opened, read or written (`EX_IOERR`).
   case storage = 74
+  /// `fetch --all`: some sources failed with nothing cached to serve, while the others refreshed or served their
+  /// cache; a later run may succeed (`EX_TEMPFAIL`). `--json` says which, per source.
+  case someUnavailable = 75
   /// The configuration file is missing or wrong, or the installation is: a command that needs the network run by a
   /// `news` without `news-online` beside it (`EX_CONFIG`).
   case config = 78

@@ -93,7 +93,7 @@ struct FetchAll {
     // One origin found unreachable is not asked again in this run (``UnreachableOrigins``).
     let repository = NewsRepository(
       storage: composed.storage, network: UnreachableOrigins(composed.network), clock: { Timestamp(now()) },
-      deadline: composed.deadline)
+      deadline: composed.deadline, imageFolder: composed.imageFolder)
     let limiter = HostLimiter(total: Self.totalLimit, perHost: Self.perHostLimit)
     var outcomes: [Outcome] = []
     let progress = ProgressReporter(
@@ -135,8 +135,16 @@ struct FetchAll {
       }
       await context.fetchFullText(cached.articles, repository, timeout: timeout)
     }
-    // 0 when every source served articles (fresh or cached); 69 when one has nothing to show.
-    return outcomes.allSatisfy({ $0.status != "failed" || $0.cached > 0 }) ? .success : .unavailable
+    return Self.exitCode(outcomes)
+  }
+
+  /// The run's exit status: 0 when every source refreshed or had a cache to serve; 75 (``ExitCode/someUnavailable``)
+  /// when some source failed with nothing cached, while others served; 69 (``ExitCode/unavailable``) when no
+  /// source served anything at all (offline with an empty cache, say).
+  static func exitCode(_ outcomes: [Outcome]) -> ExitCode {
+    let empty = outcomes.filter { $0.status == "failed" && $0.cached == 0 }
+    if empty.isEmpty { return .success }
+    return empty.count == outcomes.count ? .unavailable : .someUnavailable
   }
 
   /// `news fetch --source NAME` of a Parse source: its sync, then its cached articles as the offline fallback does.

@@ -18,7 +18,8 @@ struct FetchCommand: NewsCommand {
     Time: connection failures, 5xx and 429 are retried (up to 3 attempts, honouring Retry-After) as long as they
     can finish within twice the timeout; cached rows are served at the latest 0.5 s after that.
     Exit status: 0 articles served (from the network or the cache; cache-only also when nothing is cached),
-    69 network failed and nothing cached (or network-only failed), 74 storage error.
+    69 network failed and nothing cached (or network-only failed), 74 storage error. With --all: 0 when every
+    source refreshed or served its cache, 75 when some source has neither, 69 when none served anything.
     """
 
   enum Option: CommandOption {
@@ -64,7 +65,8 @@ struct FetchCommand: NewsCommand {
   func run() async throws -> ExitCode {
     if arguments.flag(.all) { return try await FetchAll(context: context, arguments: arguments).run() }
     // A Parse source (named by --source, or the default source) is read by its sync.
-    if arguments.value(.url) == nil, let name = arguments.value(.source) ?? context.configuration.defaultSource,
+    if arguments.value(.url) == nil, let typed = arguments.value(.source) ?? context.configuration.defaultSource,
+      case let name = context.configuration.sourceName(matching: typed) ?? typed,
       context.configuration.sources[name] == nil, let sync = context.configuration.syncSources[name],
       case .parse = sync.kind
     {
@@ -187,8 +189,8 @@ struct FetchCommand: NewsCommand {
       return (NewsQuery(url: URL(fileURLWithPath: path)), path, nil)
     }
     let configuration = context.configuration
-    let name = arguments.value(.source) ?? configuration.defaultSource
-    guard let name else {
+    let typed = arguments.value(.source) ?? configuration.defaultSource
+    guard let typed else {
       let count = Set(configuration.sources.keys).union(configuration.syncSources.keys).count
       // With subscriptions, say how to fetch them; the package folder's sample configuration helps no one then.
       let hint =
@@ -199,6 +201,8 @@ struct FetchCommand: NewsCommand {
       throw CommandFailure(
         .usage, "nothing to fetch: no --url, no --source, and no defaultSource in the configuration", hint: hint)
     }
+    // Source names match without regard to case (an exact match first).
+    let name = configuration.sourceName(matching: typed) ?? typed
     if let sync = configuration.syncSources[name], case .feed(let url) = sync.kind {
       let query = NewsQuery(url: url, source: name)
       return (

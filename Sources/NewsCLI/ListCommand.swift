@@ -7,7 +7,7 @@ struct ListCommand: NewsCommand {
   static let summary = "List cached articles, newest first, without touching the network."
 
   enum Option: CommandOption {
-    case unread, bookmarked, source, db, config, limit, offset, json
+    case unread, bookmarked, source, folder, db, config, limit, offset, json
     var spec: OptionSpec {
       switch self {
       case .limit: OptionSpec(name: "limit", valueName: "N", help: "Show at most N articles (default: all).")
@@ -18,6 +18,10 @@ struct ListCommand: NewsCommand {
         OptionSpec(
           name: "source", valueName: "NAME",
           help: "Only articles from this source: a configured source's name, the feed, file or URL, or a publisher.")
+      case .folder:
+        OptionSpec(
+          name: "folder", valueName: "NAME",
+          help: "Only articles from the sources in this folder (\"Tech\", \"Tech/Swift\") or a folder below it.")
       case .db: SharedOption.database
       case .config: SharedOption.configuration
       case .json: SharedOption.json("{origin, fetchedAt, networkError, articles}")
@@ -38,6 +42,7 @@ struct ListCommand: NewsCommand {
     var filter = ArticleFilter(
       unreadOnly: arguments.flag(.unread), bookmarkedOnly: arguments.flag(.bookmarked), source: selection?.source)
     filter.sourceQueries = selection?.queries ?? []
+    filter.anyOfSources = try arguments.value(.folder).map { try SourceSelection.folder($0, context: context) }
     // One more than shown, to tell whether there are more.
     let read = try await repository.read(
       limit: limit.map { $0 < Int.max ? $0 + 1 : $0 }, offset: offset, filter: filter)
@@ -56,7 +61,9 @@ struct ListCommand: NewsCommand {
     // `--limit 0` asked for no line: the cache is not empty for that, so nothing is said of it.
     if articles.isEmpty, limit == 0 { return .success }
     if articles.isEmpty {
-      let filtered = arguments.flag(.unread) || arguments.flag(.bookmarked) || arguments.value(.source) != nil
+      let filtered =
+        arguments.flag(.unread) || arguments.flag(.bookmarked) || arguments.value(.source) != nil
+        || arguments.value(.folder) != nil
       // Past the end of what there is, or nothing at all to list: a filter that matches nothing says so at any
       // offset, and the end of the whole cache says where it is.
       var anyAtAll = false

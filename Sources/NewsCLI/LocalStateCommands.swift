@@ -33,16 +33,39 @@ struct LocalStateCommand {
 
   var kind: Kind
   var context: CommandContext
-  var arguments: ParsedArguments<Option>
+  /// The article typed (a handle or URL), if any.
+  var typed: String?
+  var undo: Bool
+  var json: Bool
+  var common: CommonArguments
+
+  init(kind: Kind, context: CommandContext, arguments: ParsedArguments<Option>) {
+    self.kind = kind
+    self.context = context
+    self.typed = arguments.positionals.first
+    self.undo = arguments.flag(.undo)
+    self.json = arguments.flag(.json)
+    self.common = arguments.common
+  }
+
+  init(kind: Kind, context: CommandContext, typed: String?, undo: Bool, json: Bool, common: CommonArguments) {
+    self.kind = kind
+    self.context = context
+    self.typed = typed
+    self.undo = undo
+    self.json = json
+    self.common = common
+  }
 
   func run() async throws -> ExitCode {
     let name = kind == .read ? "mark-read" : "bookmark"
-    guard let typed = arguments.positionals.first, !typed.isEmpty else {
+    let also = kind == .read ? " (or --source NAME, --folder NAME, --all, --before DATE)" : ""
+    guard let typed, !typed.isEmpty else {
       throw CommandFailure(
-        .usage, "which article? usage: news \(name) HANDLE|URL", hint: "'news list' shows each article's handle")
+        .usage, "which article? usage: news \(name) HANDLE|URL\(also)",
+        hint: "'news list' shows each article's handle")
     }
-    let undo = arguments.flag(.undo)
-    let repository = try context.makeRepository(arguments.common)
+    let repository = try context.makeRepository(common)
     let url = try await context.resolveArticle(typed, in: repository, command: name).url.absoluteString
     let found =
       kind == .read
@@ -52,7 +75,7 @@ struct LocalStateCommand {
     }
     let article = try await repository.article(url: url)
     let report = Report(url: url, isRead: article?.isRead ?? false, bookmarked: article?.isBookmarked ?? false)
-    if arguments.flag(.json) {
+    if json {
       context.console.out(OutputFormat.json(report))
     } else {
       let title = OutputFormat.sanitized(article?.title ?? url, collapsingWhitespace: true)
@@ -65,19 +88,96 @@ struct LocalStateCommand {
   }
 }
 
-/// `news mark-read HANDLE|URL [--undo]`.
+/// `news mark-read HANDLE|URL [--undo]`, or in bulk: `news mark-read --source NAME | --folder NAME | --all
+/// [--before DATE] [--undo]`.
 struct MarkReadCommand: NewsCommand {
-  typealias Option = LocalStateCommand.Option
   static let name = "mark-read"
-  static let summary = "Mark a cached article read (--undo: unread). Refreshes never change it."
-  static let positionals = LocalStateCommand.positionals
-  static let details = LocalStateCommand.details
+  static let summary =
+    "Mark a cached article read, or a source's, a folder's or all (--undo: unread). Refreshes never change it."
+  static let positionals = [
+    PositionalSpec(
+      name: "[HANDLE|URL]", help: "The article's handle, as `news list` prints it, or its URL (or a bulk option).")
+  ]
+  static let groups: [(options: [Option], required: Bool)] = [([.source, .folder, .all], false)]
+  static let details = """
+    In bulk: the articles of a source (as 'news list --source' selects them), of every source in a folder or below
+    it, or all; --before DATE keeps those published before it (alone: of every source). One transaction; it prints
+    how many articles changed.
+    Exit status: 0 done (also when none changed), 64 a handle several articles share, a bad date or a folder no
+    source is in, 66 no cached article has this handle or URL.
+    """
+
+  enum Option: CommandOption {
+    case undo, source, folder, all, before, db, config, json
+    var spec: OptionSpec {
+      switch self {
+      case .undo: OptionSpec(name: "undo", help: "Undo: mark them unread.")
+      case .source:
+        OptionSpec(name: "source", valueName: "NAME", help: "Every article of this source, as 'news list --source'.")
+      case .folder:
+        OptionSpec(name: "folder", valueName: "NAME", help: "Every article of the sources in this folder or below.")
+      case .all: OptionSpec(name: "all", help: "Every cached article.")
+      case .before:
+        OptionSpec(
+          name: "before", valueName: "DATE",
+          help: "Only articles published before DATE (RFC 3339: 2024-05-01 or 2024-05-01T12:00:00Z).")
+      case .db: SharedOption.database
+      case .config: SharedOption.configuration
+      case .json: SharedOption.json("{url, isRead, bookmarked}; in bulk {changed, isRead}")
+      }
+    }
+  }
+
+  /// What `--json` prints of a bulk change.
+  struct BulkReport: Encodable {
+    var changed: Int
+    var isRead: Bool
+  }
 
   var context: CommandContext
   var arguments: ParsedArguments<Option>
 
   func run() async throws -> ExitCode {
-    try await LocalStateCommand(kind: .read, context: context, arguments: arguments).run()
+    let bulk =
+      arguments.value(.source) != nil || arguments.value(.folder) != nil || arguments.flag(.all)
+      || arguments.value(.before) != nil
+    guard bulk else {
+      return try await LocalStateCommand(
+        kind: .read, context: context, typed: arguments.positionals.first, undo: arguments.flag(.undo),
+        json: arguments.flag(.json), common: arguments.common
+      ).run()
+    }
+    if let typed = arguments.positionals.first {
+      throw arguments.badValue("give an article (\(typed)) or --source, --folder, --all or --before, not both")
+    }
+    let selections = [arguments.value(.source) != nil, arguments.value(.folder) != nil, arguments.flag(.all)]
+    guard selections.filter({ $0 }).count <= 1 else {
+      throw arguments.badValue("give one of --source, --folder and --all (--before narrows any of them)")
+    }
+    var filter = ArticleFilter()
+    if let source = arguments.value(.source) {
+      let selection = SourceSelection(source, context: context)
+      filter.anyOfSources = [selection.match]
+    } else if let folder = arguments.value(.folder) {
+      filter.anyOfSources = try SourceSelection.folder(folder, context: context)
+    }
+    if let before = arguments.value(.before) {
+      guard let timestamp = commandLineTimestamp(before) else {
+        throw arguments.badValue(
+          "--before \"\(before)\" is not an RFC 3339 date", hint: "e.g. 2024-05-01 or 2024-05-01T12:00:00Z")
+      }
+      filter.publishedBefore = timestamp.date
+    }
+    let read = !arguments.flag(.undo)
+    let repository = try context.makeRepository(arguments.common)
+    let changed = try await repository.markRead(read, matching: filter)
+    if arguments.flag(.json) {
+      context.console.out(OutputFormat.json(BulkReport(changed: changed, isRead: read)))
+    } else {
+      let state = read ? "read" : "unread"
+      context.console.printLines("marked \(changed) \(changed == 1 ? "article" : "articles") \(state)\n")
+    }
+    return .success
   }
 }
 

@@ -34,12 +34,13 @@ struct RemoveCommand: NewsCommand {
   var arguments: ParsedArguments<Option>
 
   func run() throws -> ExitCode {
-    guard let name = arguments.positionals.first else {
+    guard let typed = arguments.positionals.first else {
       throw CommandFailure(.usage, "which source? usage: news remove \(Self.spec.usage)")
     }
     let configuration = context.configuration
-    let names = Set(configuration.sources.keys).union(configuration.syncSources.keys)
-    guard let file = configuration.file, names.contains(name) else {
+    // Source names match without regard to case (an exact match first).
+    let name = configuration.sourceName(matching: typed) ?? typed
+    guard let file = configuration.file, configuration.allSourceNames.contains(name) else {
       throw CommandFailure(.noInput, "no source named \"\(name)\"", hint: configuration.knownSourcesHint)
     }
     if configuration.defaultSource == name {

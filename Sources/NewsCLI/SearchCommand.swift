@@ -23,7 +23,7 @@ struct SearchCommand: NewsCommand {
     """
 
   enum Option: CommandOption {
-    case source, since, until, unread, bookmarked, limit, db, config, json
+    case source, folder, since, until, unread, bookmarked, limit, db, config, json
     var spec: OptionSpec {
       switch self {
       case .source:
@@ -40,6 +40,10 @@ struct SearchCommand: NewsCommand {
       case .limit:
         OptionSpec(
           name: "limit", valueName: "N", help: "Show at most N results (default: \(SearchCommand.defaultLimit)).")
+      case .folder:
+        OptionSpec(
+          name: "folder", valueName: "NAME",
+          help: "Only articles from the sources in this folder (\"Tech\", \"Tech/Swift\") or a folder below it.")
       case .db: SharedOption.database
       case .config: SharedOption.configuration
       case .json: SharedOption.json("{query, results: [{url, title, …, rank, snippet}]}")
@@ -95,6 +99,7 @@ struct SearchCommand: NewsCommand {
       since: since?.date, until: until?.date,
       unreadOnly: arguments.flag(.unread), bookmarkedOnly: arguments.flag(.bookmarked), source: selection?.source)
     filter.sourceQueries = selection?.queries ?? []
+    filter.anyOfSources = try arguments.value(.folder).map { try SourceSelection.folder($0, context: context) }
     let repository = try context.makeRepository(arguments.common, reading: true)
     // One more than shown, to tell whether there are more.
     let hits = try await repository.search(text, filter: filter, limit: limit < Int.max ? limit + 1 : limit)

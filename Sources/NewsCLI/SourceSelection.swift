@@ -16,8 +16,10 @@ struct SourceSelection {
 
   /// The selection of `text`: a configured source's name (any kind), a file path (`./feed.xml`, `~/x.json`, `/…`),
   /// a feed or NewsAPI URL, or a publisher's name.
-  init(_ text: String, context: CommandContext) {
+  init(_ typed: String, context: CommandContext) {
     let configuration = context.configuration
+    // A configured source's name, without regard to case (an exact match first).
+    let text = configuration.sourceName(matching: typed) ?? typed
     if let source = configuration.sources[text] {
       self.init(source: text, queries: [NewsQuery(url: source.url).cacheKey])
     } else if let sync = configuration.syncSources[text] {
@@ -38,5 +40,25 @@ struct SourceSelection {
   private init(source: String, queries: [String]) {
     self.source = source
     self.queries = queries
+  }
+
+  /// The selection as the library's filters take it.
+  var match: SourceMatch { SourceMatch(source: source, queries: queries) }
+
+  /// What `--folder NAME` selects: the sources of that folder and of the folders below it, each as `--source`
+  /// selects it.
+  ///
+  /// - Throws: ``CommandFailure`` (usage) when no configured source is in that folder, naming the folders there are.
+  static func folder(_ text: String, context: CommandContext) throws(CommandFailure) -> [SourceMatch] {
+    let configuration = context.configuration
+    guard let names = configuration.sourceNames(inFolder: text) else {
+      let folders = configuration.folders.map(Configuration.folderText)
+      throw CommandFailure(
+        .usage, "no source is in a folder \"\(text)\"",
+        hint: folders.isEmpty
+          ? "no source has a \"folder\"; 'news sources' lists them"
+          : "folders: " + folders.joined(separator: ", "))
+    }
+    return names.map { SourceSelection($0, context: context).match }
   }
 }

@@ -27,7 +27,7 @@ struct SourcesCommand: NewsCommand {
       case .json:
         SharedOption.json(
           "{sources: [{name, kind, default, url, policy, maxAgeSeconds, fetchedAt, ageSeconds, freshness, stale, "
-            + "articles, lastError, lastErrorAt}]}")
+            + "articles, unread, folder, lastError, lastErrorAt}], folders: [{folder, articles, unread}]}")
       }
     }
   }
@@ -48,11 +48,15 @@ struct SourcesCommand: NewsCommand {
     var articles: Int
     var lastError: String?
     var lastErrorAt: String?
+    /// Cached articles of the source (as `news list --source` selects them) not marked read.
+    var unread = 0
+    /// The source's folder (`"Tech/Swift"`), or `nil`.
+    var folder: String?
 
     enum CodingKeys: String, CodingKey {
       case name, kind
       case isDefault = "default"
-      case url, policy, maxAgeSeconds, fetchedAt, ageSeconds, freshness, stale, articles
+      case url, policy, maxAgeSeconds, fetchedAt, ageSeconds, freshness, stale, articles, unread, folder
       case lastError, lastErrorAt
     }
 
@@ -69,13 +73,24 @@ struct SourcesCommand: NewsCommand {
       try c.encode(freshness, forKey: .freshness)
       try c.encode(stale, forKey: .stale)
       try c.encode(articles, forKey: .articles)
+      try c.encode(unread, forKey: .unread)
+      try c.encode(folder, forKey: .folder)
       try c.encode(lastError, forKey: .lastError)
       try c.encode(lastErrorAt, forKey: .lastErrorAt)
     }
   }
 
+  /// One folder in `--json` output: its sources' articles and those not marked read, folders below it included.
+  struct FolderEntry: Encodable {
+    /// `"Tech/Swift"`.
+    var folder: String
+    var articles: Int
+    var unread: Int
+  }
+
   struct Report: Encodable {
     var sources: [Entry]
+    var folders: [FolderEntry]
   }
 
   var context: CommandContext
@@ -118,9 +133,25 @@ struct SourcesCommand: NewsCommand {
       entries.append(entry)
     }
     entries.sort { $0.name < $1.name }
+    // Unread counts, per source and per folder (a folder's include those of the folders below it).
+    for index in entries.indices {
+      let name = entries[index].name
+      let counts = try await storage.articleCounts(
+        matching: ArticleFilter(anyOfSources: [SourceSelection(name, context: context).match]))
+      entries[index].unread = counts.unread
+      let folder = configuration.folder(ofSource: name)
+      entries[index].folder = folder.isEmpty ? nil : Configuration.folderText(folder)
+    }
+    var folders: [FolderEntry] = []
+    for folder in configuration.folders {
+      let text = Configuration.folderText(folder)
+      let matches = try SourceSelection.folder(text, context: context)
+      let counts = try await storage.articleCounts(matching: ArticleFilter(anyOfSources: matches))
+      folders.append(FolderEntry(folder: text, articles: counts.total, unread: counts.unread))
+    }
     let console = context.console
     if arguments.flag(.json) {
-      console.out(OutputFormat.json(Report(sources: entries)))
+      console.out(OutputFormat.json(Report(sources: entries, folders: folders)))
       return .success
     }
     guard !entries.isEmpty else {
@@ -129,6 +160,7 @@ struct SourcesCommand: NewsCommand {
       return .success
     }
     console.printLines(Self.lines(entries, now: now.date, width: console.width, color: console.color))
+    if !folders.isEmpty { console.printLines(Self.folderLines(folders)) }
     return .success
   }
 
@@ -220,6 +252,8 @@ struct SourcesCommand: NewsCommand {
     var fetches: [String] = []
     var states: [String] = []
     var contents: [String] = []
+    var unread: [String] = []
+    var folders: [String] = []
     var errors: [String] = []
     for entry in entries {
       var state = entry.freshness == "no-max-age" ? "no max age" : entry.freshness
@@ -236,17 +270,39 @@ struct SourcesCommand: NewsCommand {
           ?? (entry.policy == "sync" ? "never synced" : "never fetched"))
       states.append(entry.fetchedAt == nil || entry.policy == "sync" ? "—" : state)
       contents.append(entry.articles == 1 ? "1 article" : "\(entry.articles) articles")
+      unread.append("\(entry.unread)")
+      folders.append(entry.folder.map { OutputFormat.sanitized($0, collapsingWhitespace: true) } ?? "")
       errors.append(error)
     }
-    return OutputFormat.table(
-      [
-        Column(cells: names, maxWidth: 28, minWidth: 8),
-        Column(cells: fetches, minWidth: 8),
-        Column(cells: states, minWidth: 5, droppable: true),
-        Column(cells: contents, minWidth: 8, droppable: true),
-        Column(cells: errors),
-      ], width: width, color: color, flexibleMinimum: 20,
-      headings: ["SOURCE", "LAST FETCH", "FRESHNESS", "CACHED", errors.contains { !$0.isEmpty } ? "LAST ERROR" : ""])
+    var columns = [
+      Column(cells: names, maxWidth: 28, minWidth: 8),
+      Column(cells: fetches, minWidth: 8),
+      Column(cells: states, minWidth: 5, droppable: true),
+      Column(cells: contents, minWidth: 8, droppable: true),
+      Column(cells: unread, minWidth: 6, droppable: true),
+    ]
+    var headings = ["SOURCE", "LAST FETCH", "FRESHNESS", "CACHED", "UNREAD"]
+    if folders.contains(where: { !$0.isEmpty }) {
+      columns.append(Column(cells: folders, minWidth: 6, droppable: true))
+      headings.append("FOLDER")
+    }
+    columns.append(Column(cells: errors))
+    headings.append(errors.contains { !$0.isEmpty } ? "LAST ERROR" : "")
+    return OutputFormat.table(columns, width: width, color: color, flexibleMinimum: 20, headings: headings)
+  }
+
+  /// After the sources, the folders: `folders:` then one line per folder (its whole path, the names aligned), with
+  /// its articles and unread count, folders below it included: `  Tech/Swift  12 articles, 3 unread`.
+  static func folderLines(_ folders: [FolderEntry]) -> String {
+    let names = folders.map { OutputFormat.sanitized($0.folder, collapsingWhitespace: true) }
+    let width = names.map(\.count).max() ?? 0
+    var lines = "folders:\n"
+    for (folder, name) in zip(folders, names) {
+      let articles = folder.articles == 1 ? "1 article" : "\(folder.articles) articles"
+      let padding = String(repeating: " ", count: width - name.count)
+      lines += "  \(name)\(padding)  \(articles), \(folder.unread) unread\n"
+    }
+    return lines
   }
 
   private typealias Column = OutputFormat.Column

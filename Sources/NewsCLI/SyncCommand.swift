@@ -200,7 +200,8 @@ struct SyncCommand: NewsCommand {
 
   private func selectedSources() throws(CommandFailure) -> [Configuration.SyncSource] {
     let configuration = context.configuration
-    if let name = arguments.value(.source) {
+    if let typed = arguments.value(.source) {
+      let name = configuration.sourceName(matching: typed) ?? typed
       guard let source = configuration.syncSources[name] else {
         if configuration.sources[name] != nil {
           throw CommandFailure(.usage, "\"\(name)\" is a NewsAPI source", hint: "run: news fetch --source \(name)")

@@ -146,10 +146,15 @@ public struct ArticleDecoder: NewsPageDecoder {
         RecordIssue(
           index: offset, url: warning.identity, keyPath: warning.keyPath, reason: warning.reason, skipped: false)
       }
-    for record in changes.upserts where record.entity == EntityDescription.article.name {
+    for var record in changes.upserts where record.entity == EntityDescription.article.name {
+      // The text of content_html first, so that a derived title is made from it, as for RSS and Atom.
+      let contentText = Self.jsonFeedContentText(record)
+      record.values["contentText"] = contentText.map(DatabaseValue.text) ?? .null
+      let summaryText = Self.jsonFeedSummaryText(record)
+      record.values["summaryText"] = summaryText.map(DatabaseValue.text) ?? .null
       if var article = record.article(firstSeen: now) {
-        article.contentText = Self.jsonFeedContentText(record)
-        article.summaryText = Self.jsonFeedSummaryText(record)
+        article.contentText = contentText
+        article.summaryText = summaryText
         articles.append(article)
       } else {
         issues.append(

@@ -231,6 +231,30 @@ public final class NewsRepository: Sendable {
     try await storing { try await storage.setRead(read, url: url) }
   }
 
+  /// Marks every cached article `filter` selects read (or unread), in one transaction (one SQL `UPDATE`): a
+  /// source's articles (``ArticleFilter/source``), a folder's (``ArticleFilter/anyOfSources``), those published
+  /// before a date (``ArticleFilter/publishedBefore``), or all of them (``ArticleFilter/all``). Local state: a
+  /// refresh never changes it.
+  ///
+  /// ```swift
+  /// let changed = try await repository.markRead(matching: ArticleFilter(publishedBefore: lastWeek))
+  /// ```
+  ///
+  /// - Returns: the number of articles whose state changed (articles already in that state are not counted).
+  /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
+  @discardableResult
+  public func markRead(_ read: Bool = true, matching filter: ArticleFilter) async throws(NewsRepositoryError) -> Int {
+    try await storing { try await storage.setRead(read, matching: filter) }
+  }
+
+  /// How many cached articles `filter` selects (a source's, a folder's, all), and how many of them are unread.
+  /// Never touches the network.
+  ///
+  /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
+  public func counts(matching filter: ArticleFilter = .all) async throws(NewsRepositoryError) -> ArticleCounts {
+    try await storing { try await storage.articleCounts(matching: filter) }
+  }
+
   /// Bookmarks an article (or removes the bookmark). Local state: a refresh never changes it, and bookmarked
   /// articles are never evicted.
   ///

@@ -30,7 +30,7 @@ public struct FeedItem: Sendable, Hashable {
   public var guidIsPermaLink: Bool
   /// The title as plain text: entities decoded exactly once (as XML decodes them; an Atom `type="html"` title is
   /// HTML and is read into text), white space collapsed to single spaces and trimmed. Never empty: a titleless item
-  /// gets a title derived from its text (see ``titleIsDerived`` and `derivedTitle(from:)`).
+  /// gets a title derived from its text (see ``titleIsDerived`` and `ArticleTitle.derived(from:)`).
   public var title: String
   /// Whether ``title`` was derived from the item's text because the item had none.
   public var titleIsDerived: Bool

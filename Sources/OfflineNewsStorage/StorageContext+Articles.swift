@@ -16,6 +16,23 @@ public struct ArticleSaveResult: Sendable, Hashable {
   public var evicted: Int
 }
 
+/// One source's articles, as a filter selects them: the articles whose ``Article/source`` is ``source`` (compared
+/// exactly), whose publisher (``Article/sourceName``) is it (without regard to ASCII case), or that the last results
+/// of ``queries`` hold.
+public struct SourceMatch: Sendable, Hashable {
+  /// The text compared with ``Article/source`` and ``Article/sourceName``: a configured source's name, or the feed,
+  /// file or URL articles came from.
+  public var source: String
+  /// Cache keys (`NewsQuery.cacheKey`) whose last results also belong to the source; may be empty.
+  public var queries: [String]
+
+  /// The articles of `source`, and of the last results of `queries` (cache keys).
+  public init(source: String, queries: [String] = []) {
+    self.source = source
+    self.queries = queries
+  }
+}
+
 /// Which cached articles to read.
 public struct ArticleFilter: Sendable, Hashable {
   /// Only articles not marked read.
@@ -30,12 +47,22 @@ public struct ArticleFilter: Sendable, Hashable {
   /// source matches the articles its last fetch held even where another source brought them first (an article
   /// keeps the ``Article/source`` that saved it first: a file import of a feed, then a fetch of the same feed).
   package var sourceQueries: [String] = []
+  /// Only articles of any of these sources (a folder's sources, for instance); `nil` for every source, and `[]`
+  /// for none at all. Combined with ``source`` (when both are given, an article must match both).
+  public var anyOfSources: [SourceMatch]?
+  /// Only articles published strictly before this instant (`publishedAt < date`); `nil` for no bound.
+  public var publishedBefore: Date?
 
   /// A filter; by default none (every cached article).
-  public init(unreadOnly: Bool = false, bookmarkedOnly: Bool = false, source: String? = nil) {
+  public init(
+    unreadOnly: Bool = false, bookmarkedOnly: Bool = false, source: String? = nil,
+    anyOfSources: [SourceMatch]? = nil, publishedBefore: Date? = nil
+  ) {
     self.unreadOnly = unreadOnly
     self.bookmarkedOnly = bookmarkedOnly
     self.source = source
+    self.anyOfSources = anyOfSources
+    self.publishedBefore = publishedBefore
   }
 
   /// No condition.
@@ -43,22 +70,52 @@ public struct ArticleFilter: Sendable, Hashable {
 
   /// The `WHERE` clause over `article a` and its arguments, numbered from `firstParameter`.
   func sql(firstParameter: Int) -> (sql: String, arguments: [DatabaseValue]) {
+    let (conditions, arguments) = self.conditions(firstParameter: firstParameter)
+    return (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "), arguments)
+  }
+
+  /// The conditions over `article a` (all must hold) and their arguments, numbered from `firstParameter`.
+  func conditions(firstParameter: Int) -> (conditions: [String], arguments: [DatabaseValue]) {
     var conditions: [String] = []
     var arguments: [DatabaseValue] = []
     if unreadOnly { conditions.append("a.isRead = 0") }
     if bookmarkedOnly { conditions.append("a.bookmarkedAt IS NOT NULL") }
-    if let source {
+    /// One source's condition, its arguments appended.
+    func match(_ source: String, _ queries: [String]) -> String {
       let n = firstParameter + arguments.count
       var members = ""
-      if !sourceQueries.isEmpty {
-        let marks = sourceQueries.indices.map { "?\(n + 1 + $0)" }.joined(separator: ", ")
+      if !queries.isEmpty {
+        let marks = queries.indices.map { "?\(n + 1 + $0)" }.joined(separator: ", ")
         members = " OR a.url IN (SELECT url FROM query_result WHERE query IN (\(marks)))"
       }
-      conditions.append("(a.source = ?\(n) OR a.sourceName = ?\(n) COLLATE NOCASE\(members))")
       arguments.append(.text(source))
-      arguments += sourceQueries.map { .text($0) }
+      arguments += queries.map { .text($0) }
+      return "(a.source = ?\(n) OR a.sourceName = ?\(n) COLLATE NOCASE\(members))"
     }
-    return (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "), arguments)
+    if let source { conditions.append(match(source, sourceQueries)) }
+    if let anyOfSources {
+      let matches = anyOfSources.map { match($0.source, $0.queries) }
+      conditions.append(matches.isEmpty ? "0" : "(" + matches.joined(separator: " OR ") + ")")
+    }
+    if let publishedBefore {
+      conditions.append("a.publishedAt < ?\(firstParameter + arguments.count)")
+      arguments.append(.integer(Timestamp(publishedBefore).millisecondsSince1970))
+    }
+    return (conditions, arguments)
+  }
+}
+
+/// How many cached articles a filter selects, and how many of them are unread.
+public struct ArticleCounts: Sendable, Hashable {
+  /// The articles selected.
+  public var total: Int
+  /// Those of them not marked read.
+  public var unread: Int
+
+  /// Counts of `total` articles, `unread` of them unread.
+  public init(total: Int, unread: Int) {
+    self.total = total
+    self.unread = unread
   }
 }
 
@@ -250,6 +307,40 @@ extension StorageContext {
   @discardableResult
   package func setRead(_ read: Bool, url: String) async throws(StorageError) -> Bool {
     try await setLocal(url: url, sql: "UPDATE article SET isRead = ?2 WHERE url = ?1", value: .integer(read ? 1 : 0))
+  }
+
+  /// Marks every article `filter` selects read (or unread), in one `UPDATE` (one transaction). Articles already
+  /// in that state are not written. Observers of ``changes()`` receive one `article` change with the URLs changed.
+  ///
+  /// - Returns: the number of articles whose state changed.
+  /// - Throws: ``StorageError``.
+  @discardableResult
+  package func setRead(_ read: Bool, matching filter: ArticleFilter) async throws(StorageError) -> Int {
+    let condition = filter.conditions(firstParameter: 2)
+    let sql =
+      "UPDATE article AS a SET isRead = ?1 WHERE a.isRead <> ?1"
+      + condition.conditions.map { " AND " + $0 }.joined() + " RETURNING url"
+    return try await writeAndPublish { db in
+      let urls = try db.makeStatement(sql).fetchAll([.integer(read ? 1 : 0)] + condition.arguments) {
+        $0.string(0) ?? ""
+      }
+      return (
+        urls.count, urls.isEmpty ? [] : [StorageChange(entity: "article", updated: urls.map { Identity(.text($0)) })]
+      )
+    }
+  }
+
+  /// How many cached articles `filter` selects, and how many of them are unread.
+  ///
+  /// - Throws: ``StorageError``.
+  package func articleCounts(matching filter: ArticleFilter = .all) async throws(StorageError) -> ArticleCounts {
+    let condition = filter.sql(firstParameter: 1)
+    return try await read { db in
+      let counts = try db.cachedStatement(
+        "SELECT count(*), coalesce(sum(a.isRead = 0), 0) FROM article a\(condition.sql)"
+      ).fetchAll(condition.arguments) { (Int($0.int64(0) ?? 0), Int($0.int64(1) ?? 0)) }
+      return ArticleCounts(total: counts.first?.0 ?? 0, unread: counts.first?.1 ?? 0)
+    }
   }
 
   /// Bookmarks an article (at `date`), or removes its bookmark. Bookmarked articles are never evicted.

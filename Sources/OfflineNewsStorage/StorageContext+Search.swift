@@ -20,6 +20,9 @@ public struct SearchFilter: Sendable, Hashable {
   public var source: String?
   /// With ``source``: also the articles of these queries' last results (``ArticleFilter/sourceQueries``).
   package var sourceQueries: [String] = []
+  /// Only articles of any of these sources (a folder's sources, for instance; each as ``ArticleFilter`` matches
+  /// it); `nil` for every source, and `[]` for none at all.
+  public var anyOfSources: [SourceMatch]?
 
   /// A filter; by default, none (every matching article).
   public init(
@@ -335,6 +338,18 @@ extension StorageContext {
         : " OR a.url IN (SELECT url FROM query_result WHERE query IN ("
           + filter.sourceQueries.map { sql.bind(.text($0)) }.joined(separator: ", ") + "))"
       conditions.append("(a.source = \(sql.bind(.text(source)))\(publisher)\(members))")
+    }
+    if let anyOf = filter.anyOfSources {
+      let matches = anyOf.map { match in
+        let source = sql.bind(.text(match.source))
+        let members =
+          match.queries.isEmpty
+          ? ""
+          : " OR a.url IN (SELECT url FROM query_result WHERE query IN ("
+            + match.queries.map { sql.bind(.text($0)) }.joined(separator: ", ") + "))"
+        return "(a.source = \(source) OR a.sourceName = \(source) COLLATE NOCASE\(members))"
+      }
+      conditions.append(matches.isEmpty ? "0" : "(" + matches.joined(separator: " OR ") + ")")
     }
     if let name = filter.sourceName {
       // Case-insensitive beyond ASCII (which is all `COLLATE NOCASE` folds): match the stored names here.

@@ -212,7 +212,7 @@ struct EverySourceTests {
     let outcome = await cli.run("fetch", "--all", "--config", config, "--db", cli.database)
     #expect(outcome.out.contains("good: 2 new, 0 updated, 0 unchanged"), "\(outcome.out)")
     #expect(outcome.err.contains("gone: failed:"), "\(outcome.err)")
-    #expect(outcome.status == 69)  // "gone" has nothing cached
+    #expect(outcome.status == 75, "\(outcome.err)")  // "gone" has nothing cached, "good" refreshed: EX_TEMPFAIL
     let again = await cli.run("fetch", "--all", "--config", config, "--db", cli.database, "--json")
     let sources = (try again.json()["sources"] as? [[String: Any]]) ?? []
     #expect(sources.first { $0["source"] as? String == "good" }?["status"] as? String == "notModified")

@@ -228,7 +228,8 @@ struct FetchPolicyCommandTests {
     #expect(human.status == 0)
     let lines = human.out.components(separatedBy: "\n").filter { !$0.isEmpty }
     #expect(lines.count == 4, "headings and three sources:\n\(human.out)")
-    #expect(lines[0] == "  SOURCE     LAST FETCH       FRESHNESS            CACHED      LAST ERROR", "\(human.out)")
+    #expect(
+      lines[0] == "  SOURCE     LAST FETCH       FRESHNESS            CACHED      UNREAD  LAST ERROR", "\(human.out)")
     #expect(lines[1].hasPrefix("  headlines  fetched 2 h ago  stale (max age 1 h)  2 articles"), "\(human.out)")
     #expect(lines[2].contains("never fetched"))
     #expect(lines[2].hasSuffix("last error just now: NewsAPI error apiKeyInvalid (HTTP 401): Bad key."), "\(lines[2])")

@@ -185,7 +185,7 @@ struct TerminalTests {
     let outcome = try await Self.run(
       ["sources", "--config", config, "--db", directory.path("news.sqlite")], in: directory)
     let lines = Self.plain(outcome.out).split(separator: "\n")
-    #expect(lines.first == "  SOURCE  LAST FETCH     FRESHNESS  CACHED", "\(outcome.out)")
+    #expect(lines.first == "  SOURCE  LAST FETCH     FRESHNESS  CACHED      UNREAD", "\(outcome.out)")
     #expect(lines.count == 2)
   }
 

@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNewsFeeds
+import OfflineNewsModel
 import Testing
 
 @Suite("Feeds: formats told apart by content")
@@ -248,17 +249,17 @@ struct FeedTitleTests {
       ("", nil),
     ] as [(String, String?)])
   func derivationRule(text: String, expected: String?) {
-    #expect(FeedItem.derivedTitle(from: text) == expected)
+    #expect(ArticleTitle.derived(from: text) == expected)
   }
 
   @Test("a cut title ends at a word and never with a comma")
   func cutAtWord() throws {
     let text = String(repeating: "abcdefghi, ", count: 12)
-    let title = try #require(FeedItem.derivedTitle(from: text))
+    let title = try #require(ArticleTitle.derived(from: text))
     #expect(title.hasSuffix("abcdefghi…"))
     #expect(title.count <= 81)
     let unbroken = String(repeating: "x", count: 120)
-    #expect(FeedItem.derivedTitle(from: unbroken) == String(repeating: "x", count: 80) + "…")
+    #expect(ArticleTitle.derived(from: unbroken) == String(repeating: "x", count: 80) + "…")
   }
 }
 

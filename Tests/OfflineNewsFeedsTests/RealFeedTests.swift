@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNewsFeeds
+import OfflineNewsModel
 import TestSupport
 import Testing
 
@@ -186,7 +187,7 @@ struct RealFeedTests {
     for item in derived {
       let text = try #require(item.summary?.plainText)
       let head = item.title.hasSuffix("…") ? String(item.title.dropLast()) : item.title
-      #expect(item.title.count <= FeedItem.derivedTitleLength + 1, "\(item.title)")
+      #expect(item.title.count <= ArticleTitle.maximumLength + 1, "\(item.title)")
       #expect(HTMLWords.words(of: text).joined(separator: " ").hasPrefix(head), "\(item.title) ← \(text.prefix(120))")
     }
   }

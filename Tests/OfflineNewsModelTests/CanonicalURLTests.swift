@@ -64,7 +64,9 @@ struct CanonicalURLTests {
   @Test("a derived title is the text's first sentence, cut at a word within 80 characters")
   func derivedTitle() {
     #expect(ArticleTitle.derived(from: "  Hello   world. And more.") == "Hello world.")
-    #expect(ArticleTitle.derived(from: "No full stop here\nsecond line") == "No full stop here")
+    // A line break is not a sentence's end (plain text is often wrapped); a blank line ends the paragraph.
+    #expect(ArticleTitle.derived(from: "No full stop\nhere") == "No full stop here")
+    #expect(ArticleTitle.derived(from: "\n\nFirst paragraph\n  \nsecond one") == "First paragraph")
     #expect(ArticleTitle.derived(from: " \n ") == nil)
     let long = String(repeating: "word ", count: 40)
     let title = ArticleTitle.derived(from: long) ?? ""

@@ -42,13 +42,7 @@ struct ItemDraft {
     if title.isEmpty {
       derived = true
       let text = [summary, content].compactMap { $0?.plainText }.first { !$0.isEmpty }
-      if let text, let fromText = FeedItem.derivedTitle(from: text) {
-        title = fromText
-      } else if let link, let host = link.host {
-        title = host + (link.path == "/" ? "" : link.path)
-      } else {
-        title = "Untitled"
-      }
+      title = ArticleTitle.derived(from: text) ?? ArticleTitle.fallback(link: link)
     }
     let image =
       thumbnail ?? mediaImage ?? enclosures.first { $0.type?.lowercased().hasPrefix("image/") == true }?.url

@@ -134,13 +134,15 @@ struct ArticleWriter {
   /// `nil` when it lacks a key, or a title and any text to derive one from.
   ///
   /// - An item without a title (microblog posts, RSS items, which RSS 2.0 allows) gets ``ArticleTitle/derived(from:)``
-  ///   of its summary or content.
+  ///   of its summary, else its content, each by its text when it is HTML (`summaryText`, `contentText`): the rule
+  ///   the feed readers apply, so a JSON Feed item gets the title its RSS twin gets.
   /// - An item without a publication date is dated `firstSeen` (the fetch that first saved it; a stored row keeps
   ///   its date).
   static func article(from values: [String: DatabaseValue], firstSeen: Timestamp) -> Article? {
     func text(_ name: String) -> String? { values[name]?.textValue }
     guard let keyText = values["url"]?.textValue, let key = URL(string: keyText),
-      let title = text("title") ?? ArticleTitle.derived(from: text("summary") ?? text("content"))
+      let title = text("title") ?? ArticleTitle.derived(from: text("summaryText") ?? text("summary"))
+        ?? ArticleTitle.derived(from: text("contentText") ?? text("content"))
     else { return nil }
     let published = values["publishedAt"]?.integerValue
     let link = text("link").flatMap(URL.init(string:)) ?? (ArticleIdentity.isScoped(key) ? nil : key)

@@ -1,0 +1,257 @@
+import Foundation
+import OfflineNews
+import TestSupport
+import Testing
+
+/// Reading state in bulk (issue 27, point 4): `news mark-read --source`, `--folder`, `--all`, `--before`, unread
+/// counts per source and folder in `news sources`, `list`/`search --folder`, source names in any case, and
+/// `fetch --all`'s exit status and images.
+@Suite("Bulk reading state, folders, source names in any case")
+struct BulkReadingStateTests {
+  /// An RSS feed of `count` items named `name-1…`, published on 2024-01-01, -02, … at 10:00 UTC.
+  static func feed(_ name: String, count: Int, server: LoopbackHTTPServer) -> Data {
+    let items = (1...count).map { index in
+      """
+      <item><title>\(name) story \(index)</title><link>\(server.url("/\(name)/\(index).html").absoluteString)</link>
+      <guid>\(name)-\(index)</guid><pubDate>Mon, 0\(index) Jan 2024 10:00:00 GMT</pubDate>
+      <description>Teaser \(name) \(index) marmalade.</description></item>
+      """
+    }
+    return Data(
+      "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>\(name)</title><link>\(server.url("/").absoluteString)</link>\(items.joined())</channel></rss>"
+        .utf8)
+  }
+
+  /// Three feeds: `ATP` (3 items) in `Tech/Podcasts`, `Swift` (2) in `Tech`, `Cooking` (2) in `Food`; fetched.
+  static func fetched(_ cli: CLIHarness) async throws -> (server: LoopbackHTTPServer, config: String) {
+    let server = try LoopbackHTTPServer(.closeImmediately)
+    let feeds = [
+      "/atp.xml": feed("atp", count: 3, server: server), "/swift.xml": feed("swift", count: 2, server: server),
+      "/cooking.xml": feed("cooking", count: 2, server: server),
+    ]
+    server.router = { request in
+      guard let body = feeds[request.target] else { return .respond(status: 404, body: Data()) }
+      return .respond(status: 200, headers: ["Content-Type": "application/rss+xml"], body: body)
+    }
+    let config = cli.directory.path("news.json")
+    let url = { (path: String) in server.url(path).absoluteString }
+    try Data(
+      """
+      {"sources": {
+        "ATP": {"feed": "\(url("/atp.xml"))", "folder": "Tech/Podcasts"},
+        "Swift": {"feed": "\(url("/swift.xml"))", "folder": "Tech"},
+        "Cooking": {"feed": "\(url("/cooking.xml"))", "folder": "Food"}
+      }, "timeoutSeconds": 5}
+      """.utf8
+    ).write(to: URL(fileURLWithPath: config))
+    let fetched = await cli.run("fetch", "--all", "--config", config, "--db", cli.database)
+    #expect(fetched.status == 0, "\(fetched.err)")
+    return (server, config)
+  }
+
+  /// The titles `news list` selects with `extra` options.
+  static func titles(_ cli: CLIHarness, _ config: String, _ extra: String...) async throws -> Set<String> {
+    let listed = await cli.run(["list", "--config", config, "--db", cli.database, "--json"] + extra)
+    #expect(listed.status == 0, "\(listed.err)")
+    return Set(articles(try listed.json()).compactMap { $0["title"] as? String })
+  }
+
+  @Test("mark-read --source (any case), --folder (with the folders below), --before, --all, --undo: counts printed")
+  func bulkMarkRead() async throws {
+    let cli = CLIHarness()
+    let (server, config) = try await Self.fetched(cli)
+    defer { server.stop() }
+    let run = { (arguments: [String]) in
+      await cli.run(["mark-read"] + arguments + ["--config", config, "--db", cli.database])
+    }
+
+    let source = await run(["--source", "atp"])
+    #expect(source.status == 0, "\(source.err)")
+    #expect(source.out == "marked 3 articles read\n", "\(source.out)")
+    #expect(try await Self.titles(cli, config, "--unread").allSatisfy { !$0.hasPrefix("atp") })
+    // Again: nothing left to change.
+    #expect(try await run(["--source", "ATP", "--json"]).json()["changed"] as? Int == 0)
+
+    // Tech holds Swift, and ATP through Tech/Podcasts.
+    let folder = await run(["--folder", "tech", "--undo", "--json"])
+    #expect(folder.status == 0, "\(folder.err)")
+    let document = try folder.json()
+    #expect(document["changed"] as? Int == 3 && document["isRead"] as? Bool == false, "\(folder.out)")
+    #expect(await run(["--folder", "Tech"]).out == "marked 5 articles read\n")
+    #expect(try await Self.titles(cli, config, "--unread") == ["cooking story 1", "cooking story 2"])
+
+    // Before a date: every source, or only one's.
+    #expect(await run(["--all", "--undo"]).out == "marked 5 articles unread\n")
+    #expect(await run(["--before", "2024-01-02"]).out == "marked 3 articles read\n")
+    #expect(
+      try await Self.titles(cli, config, "--unread")
+        == ["atp story 2", "atp story 3", "swift story 2", "cooking story 2"])
+    #expect(await run(["--source", "Cooking", "--before", "2024-01-03", "--undo"]).out == "marked 1 article unread\n")
+    #expect(await run(["--all"]).out == "marked 5 articles read\n")
+    #expect(try await Self.titles(cli, config, "--unread").isEmpty)
+
+    // Usage errors: a folder no source is in (the folders listed), an article and a bulk option, two selections.
+    let unknown = await run(["--folder", "Sport"])
+    #expect(unknown.status == 64)
+    #expect(unknown.err.contains("Food, Tech, Tech/Podcasts"), "\(unknown.err)")
+    #expect(await run(["https://example.com/a", "--all"]).status == 64)
+    #expect(await run(["--all", "--source", "ATP"]).status == 64)
+    #expect(await run(["--folder", "Tech", "--source", "ATP"]).status == 64)
+    #expect(await run(["--before", "yesterday"]).status == 64)
+  }
+
+  @Test("sources shows each source's unread count and folder, and the folders' counts; list/search --folder")
+  func countsAndFolderFilters() async throws {
+    let cli = CLIHarness()
+    let (server, config) = try await Self.fetched(cli)
+    defer { server.stop() }
+    #expect(await cli.run("mark-read", "--source", "Swift", "--config", config, "--db", cli.database).status == 0)
+
+    let json = await cli.run("sources", "--config", config, "--db", cli.database, "--json")
+    #expect(json.status == 0, "\(json.err)")
+    let document = try json.json()
+    let sources = try #require(document["sources"] as? [[String: Any]])
+    let unread = Dictionary(
+      uniqueKeysWithValues: sources.compactMap { entry in
+        (entry["name"] as? String).map { ($0, entry["unread"] as? Int ?? -1) }
+      })
+    #expect(unread == ["ATP": 3, "Swift": 0, "Cooking": 2], "\(json.out)")
+    #expect(sources.first { $0["name"] as? String == "ATP" }?["folder"] as? String == "Tech/Podcasts")
+    let folders = try #require(document["folders"] as? [[String: Any]])
+    let folderCounts = folders.compactMap { entry -> String? in
+      guard let name = entry["folder"] as? String, let total = entry["articles"] as? Int,
+        let unread = entry["unread"] as? Int
+      else { return nil }
+      return "\(name) \(total) \(unread)"
+    }
+    #expect(folderCounts == ["Food 2 2", "Tech 5 3", "Tech/Podcasts 3 3"], "\(json.out)")
+
+    let human = await cli.run("sources", "--config", config, "--db", cli.database)
+    #expect(human.status == 0, "\(human.err)")
+    #expect(human.out.contains("UNREAD") && human.out.contains("FOLDER"), "\(human.out)")
+    #expect(human.out.contains("folders:\n  Food           2 articles, 2 unread\n"), "\(human.out)")
+    #expect(human.out.contains("\n  Tech           5 articles, 3 unread\n"), "\(human.out)")
+    #expect(human.out.contains("\n  Tech/Podcasts  3 articles, 3 unread\n"), "\(human.out)")
+
+    #expect(
+      try await Self.titles(cli, config, "--folder", "Tech", "--unread") == [
+        "atp story 1", "atp story 2", "atp story 3",
+      ]
+    )
+    #expect(try await Self.titles(cli, config, "--folder", "food") == ["cooking story 1", "cooking story 2"])
+    #expect(await cli.run("list", "--folder", "Sport", "--config", config, "--db", cli.database).status == 64)
+
+    let found = await cli.run(
+      "search", "marmalade", "--folder", "Tech/Podcasts", "--config", config, "--db", cli.database, "--json")
+    #expect(found.status == 0, "\(found.err)")
+    let hits = (try found.json()["results"] as? [[String: Any]]) ?? []
+    #expect(Set(hits.compactMap { $0["title"] as? String }) == ["atp story 1", "atp story 2", "atp story 3"])
+  }
+
+  @Test("source names match without regard to case; an exact match wins over one differing by case")
+  func sourceNamesInAnyCase() async throws {
+    let cli = CLIHarness()
+    let (server, config) = try await Self.fetched(cli)
+    defer { server.stop() }
+    #expect(try await Self.titles(cli, config, "--source", "atp") == ["atp story 1", "atp story 2", "atp story 3"])
+    let fetched = await cli.run("fetch", "--source", "sWiFt", "--config", config, "--db", cli.database, "--json")
+    #expect(fetched.status == 0, "\(fetched.err)")
+    #expect(articles(try fetched.json()).count == 2)
+    let found = await cli.run("search", "marmalade", "--source", "cooking", "--config", config, "--db", cli.database)
+    #expect(found.status == 0 && found.out.contains("cooking story 1"), "\(found.out) \(found.err)")
+
+    // Two names that differ only by case: each exact one wins.
+    let twoConfig = cli.directory.path("two.json")
+    let url = { (path: String) in server.url(path).absoluteString }
+    try Data(
+      #"{"sources": {"atp": {"feed": "\#(url("/atp.xml"))"}, "ATP": {"feed": "\#(url("/swift.xml"))"}}}"#.utf8
+    ).write(to: URL(fileURLWithPath: twoConfig))
+    let other = cli.directory.path("two.sqlite")
+    let lower = await cli.run("fetch", "--source", "atp", "--config", twoConfig, "--db", other, "--json")
+    #expect(articles(try lower.json()).count == 3, "\(lower.err)")
+    let upper = await cli.run("fetch", "--source", "ATP", "--config", twoConfig, "--db", other, "--json")
+    #expect(articles(try upper.json()).count == 2, "\(upper.err)")
+    // Neither exact: not a guess.
+    #expect(await cli.run("fetch", "--source", "Atp", "--config", twoConfig, "--db", other).status == 64)
+
+    // remove in any case.
+    let removed = await cli.run("remove", "cooking", "--config", config)
+    #expect(removed.status == 0, "\(removed.err)")
+    #expect(removed.out.contains("removed \"Cooking\""), "\(removed.out)")
+  }
+
+  @Test("fetch --all: 0 when a dead source has a cache to serve, 75 when one has none, 69 when none served")
+  func fetchAllExitStatus() async throws {
+    let cli = CLIHarness()
+    let (server, config) = try await Self.fetched(cli)
+    let gone = "http://127.0.0.1:\(try LoopbackHTTPServer.refusedPort())/feed.xml"
+    server.stop()
+    // Every source failed, but every one has its cache: 0.
+    let cached = await cli.run("fetch", "--all", "--config", config, "--db", cli.database, "--json")
+    #expect(cached.status == 0, "\(cached.err)")
+    // One more, dead and never cached, beside those: 75 (EX_TEMPFAIL), and --json says which.
+    let text = try String(contentsOfFile: config, encoding: .utf8)
+      .replacingOccurrences(of: #""ATP": {"#, with: #""Dead": {"feed": "\#(gone)"}, "ATP": {"#)
+    try Data(text.utf8).write(to: URL(fileURLWithPath: config))
+    let partly = await cli.run("fetch", "--all", "--config", config, "--db", cli.database, "--json")
+    #expect(partly.status == 75, "\(partly.err)")
+    let sources = (try partly.json()["sources"] as? [[String: Any]]) ?? []
+    let failed = sources.filter { $0["status"] as? String == "failed" && $0["cached"] as? Int == 0 }
+    #expect(failed.compactMap { $0["source"] as? String } == ["Dead"], "\(partly.out)")
+    // Nothing served at all (an empty store): 69.
+    let empty = await cli.run("fetch", "--all", "--config", config, "--db", cli.directory.path("empty.sqlite"))
+    #expect(empty.status == 69, "\(empty.err)")
+  }
+
+  @Test("fetch --all --full-text keeps the images, as fetch --source --full-text does")
+  func fetchAllFullTextImages() async throws {
+    let server = try LoopbackHTTPServer(.closeImmediately)
+    defer { server.stop() }
+    let paragraph = String(
+      repeating: "The harbour crane lifted the last container of the season, and the town watched it go. ", count: 8)
+    let page = Data(
+      """
+      <!DOCTYPE html><html><head><title>Crane</title></head><body><div id="main"><article><h1>Crane</h1>
+      <p>\(paragraph)</p><p><img src="/pictures/crane.png" alt="the crane" width="6" height="6"></p>
+      <p>\(paragraph)</p><p>\(paragraph)</p></article></div></body></html>
+      """.utf8)
+    let image = TestImages.png(width: 6, seed: 9)
+    let lead = TestImages.gif(seed: 4)
+    let feed = Data(
+      """
+      <?xml version="1.0"?><rss version="2.0"><channel><title>Loop</title><link>\(server.url("/").absoluteString)</link>
+      <item><title>Crane</title><link>\(server.url("/crane.html").absoluteString)</link><guid>crane</guid>
+      <pubDate>Wed, 25 Mar 2015 10:00:00 GMT</pubDate><description>A teaser.</description>
+      <enclosure url="\(server.url("/lead.gif").absoluteString)" type="image/gif" length="40"/></item>
+      </channel></rss>
+      """.utf8)
+    server.router = { request in
+      switch request.target {
+      case "/feed.xml": .respond(status: 200, headers: ["Content-Type": "application/rss+xml"], body: feed)
+      case "/crane.html": .respond(status: 200, headers: ["Content-Type": "text/html; charset=utf-8"], body: page)
+      case "/pictures/crane.png": .respond(status: 200, headers: ["Content-Type": "image/png"], body: image)
+      case "/lead.gif": .respond(status: 200, headers: ["Content-Type": "image/gif"], body: lead)
+      default: .respond(status: 404, body: Data())
+      }
+    }
+    var files: [String: Set<Data>] = [:]
+    for all in [false, true] {
+      let cli = CLIHarness()
+      let config = cli.directory.path("news.json")
+      try Data(
+        #"{"sources": {"loop": {"feed": "\#(server.url("/feed.xml").absoluteString)"}}, "timeoutSeconds": 5}"#.utf8
+      ).write(to: URL(fileURLWithPath: config))
+      let fetched = await cli.run(
+        ["fetch"] + (all ? ["--all"] : ["--source", "loop"]) + [
+          "--full-text", "--config", config, "--db", cli.database,
+        ])
+      #expect(fetched.status == 0, "\(fetched.err)")
+      let folder = cli.database + "-images"
+      let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+      files[all ? "all" : "source"] = Set(
+        names.compactMap { try? Data(contentsOf: URL(fileURLWithPath: folder + "/" + $0)) })
+    }
+    #expect(files["source"] == [image, lead], "--source --full-text keeps both images")
+    #expect(files["all"] == files["source"], "--all --full-text keeps the same images")
+  }
+}
