@@ -118,11 +118,18 @@ struct ExtractCommand: NewsCommand {
   }
 
   /// Refuses a file that is not an HTML page, told by its first bytes (``FeedFormatSniffer``, as `news import` tells
-  /// formats): JSON, a feed, an OPML list, or text that does not start with markup — the HTML parser would read any
-  /// of them as a page and print it as an article.
+  /// formats): an empty file, compressed or binary data (``ArticleDecoder/nonTextSummary(_:)``, as `news import`
+  /// says them), JSON, a feed, an OPML list, or text that does not start with markup — the HTML parser would read
+  /// any of them as a page and print it as an article.
   ///
   /// - Throws: ``CommandFailure`` 65 naming the file and what it is, with the command that reads it.
   static func refuseIfNotHTML(_ data: Data, path: String, typed: String) throws(CommandFailure) {
+    // Empty, compressed or binary: said as 'news import' says it (one rule), before any format is guessed.
+    if let nonText = ArticleDecoder.nonTextSummary(data) {
+      throw CommandFailure(
+        .badInput, "\(path) is \(nonText), not an HTML page",
+        hint: "give a web page as saved from the browser or with curl")
+    }
     let what: String
     let hint: String
     switch FeedFormatSniffer.kind(of: data) {
@@ -140,7 +147,7 @@ struct ExtractCommand: NewsCommand {
       // Markup that is neither a feed nor recognisably HTML (a fragment, XHTML in another root) is left to the
       // HTML parser; text that does not start with `<` is not a page.
       let first = data.drop { [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }.first
-      guard first != UInt8(ascii: "<"), !data.isEmpty else { return }
+      guard first != UInt8(ascii: "<") else { return }
       what = "text that does not start with markup"
       hint = "give a web page as saved from the browser or with curl"
     }

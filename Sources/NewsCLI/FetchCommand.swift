@@ -191,9 +191,15 @@ struct FetchCommand: NewsCommand {
     let configuration = context.configuration
     let typed = arguments.value(.source) ?? configuration.defaultSource
     guard let typed else {
+      let count = Set(configuration.sources.keys).union(configuration.syncSources.keys).count
+      // With subscriptions, say how to fetch them; the package folder's sample configuration helps no one then.
+      let hint =
+        count > 0
+        ? "'news fetch --all' fetches the \(count) configured sources, 'news fetch --source NAME' one of them "
+          + "(\(configuration.knownSourcesHint)); \"defaultSource\" in the configuration names the one to fetch by default"
+        : "'news add URL' subscribes to a feed; or pass --url FILE|URL, or --config PATH"
       throw CommandFailure(
-        .usage, "nothing to fetch: no --url, no --source, and no defaultSource in the configuration",
-        hint: "run from the package folder (Config/news.json), or pass --url or --config")
+        .usage, "nothing to fetch: no --url, no --source, and no defaultSource in the configuration", hint: hint)
     }
     // Source names match without regard to case (an exact match first).
     let name = configuration.sourceName(matching: typed) ?? typed

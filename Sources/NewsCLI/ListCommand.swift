@@ -35,7 +35,7 @@ struct ListCommand: NewsCommand {
   func run() async throws -> ExitCode {
     let limit = try arguments.integer(.limit, minimum: 0)
     let offset = try arguments.integer(.offset, minimum: 0) ?? 0
-    let repository = try context.makeRepository(arguments.common)
+    let repository = try context.makeRepository(arguments.common, reading: true)
     let articles: [Article]
     let lastFetch: Timestamp?
     let selection = arguments.value(.source).map { SourceSelection($0, context: context) }

@@ -71,8 +71,8 @@ public struct NewsCommandLine: Sendable {
 
       Run 'news <command> --help' for a command's options. Every command takes --color auto|always|never
       (colour on a terminal unless NO_COLOR is set; always/never override it) and --verbose.
-      Exit status: 0 articles served or done, 64 usage error, 65 bad input file, 66 no such article or source, 69 network
-      failed and nothing cached, 74 storage error, 78 configuration error.
+      Exit status: 0 articles served or done, 64 usage error, 65 bad input file, 66 no such article, source or
+      database, 69 network failed and nothing cached, 74 storage error, 78 configuration error.
       """
     return text + "\n"
   }
@@ -332,6 +332,16 @@ struct CommandContext: Sendable {
     return configuration.databasePath ?? Configuration.defaultDatabasePath(environment: environment)
   }
 
+  /// Fails with `.noInput` (66), "no database at PATH ('news fetch' or 'news import' creates it)", when the
+  /// database file does not exist: a read command never creates a store (nor its folder) at a mistyped path.
+  /// `:memory:` always exists.
+  func requireExistingDatabase(_ arguments: CommonArguments) throws(CommandFailure) {
+    let path = databasePath(arguments)
+    guard path != ":memory:", !FileManager.default.fileExists(atPath: path) else { return }
+    throw CommandFailure(
+      .noInput, OutputFormat.sanitized("no database at \(path) ('news fetch' or 'news import' creates it)"))
+  }
+
   /// The composition: storage context + network → repository.
   /// The repository the commands read and write through: the configured store, and a network that reads every
   /// format a source may send (``articleDecoder``).
@@ -340,15 +350,29 @@ struct CommandContext: Sendable {
   ///   - timeout: seconds per attempt; the configuration's `timeoutSeconds` by default.
   ///   - retrying: retry failed attempts (3 attempts within twice the timeout) and serve the cache at the latest
   ///     0.5 s after that (`news fetch`); `false`: one attempt, no deadline.
+  ///   - reading: a command that only reads the store (`list`, `show`, `stats`, …): a database that does not exist
+  ///     fails with `.noInput` (66) and nothing is created (``requireExistingDatabase(_:)``); `false` (a write
+  ///     command): the store and its folder are created when missing.
+  ///   - emptyWhenMissing: with `reading`, a missing database reads as an empty one (a private in-memory store)
+  ///     instead of failing: `news sources` lists the configured sources before the first fetch. Nothing is created.
   func makeRepository(
     _ arguments: CommonArguments, timeout: Double? = nil, entities: [EntityDescription] = [], retrying: Bool = false,
-    typedURL: URL? = nil
+    typedURL: URL? = nil, reading: Bool = false, emptyWhenMissing: Bool = false
   ) throws(CommandFailure) -> NewsRepository {
+    var path = databasePath(arguments)
+    if reading {
+      do {
+        try requireExistingDatabase(arguments)
+      } catch {
+        guard emptyWhenMissing else { throw error }
+        path = ":memory:"
+      }
+    }
     let storage: StorageContext
     do {
       let console = self.console
       storage = try StorageContext(
-        path: databasePath(arguments), entities: entities, eviction: configuration.eviction, faults: faults.storage,
+        path: path, entities: entities, eviction: configuration.eviction, faults: faults.storage,
         executor: executor,
         willMigrate: { from, to in
           console.err(

@@ -19,7 +19,8 @@ struct OpenCommand: NewsCommand {
     found on PATH; it gets the link as its one argument. Without one, the link is printed.
     Opening marks nothing: 'news show' reads the article offline.
     Exit status: 0 opened (or printed), 64 a handle several articles share, 66 no cached article has this handle or
-    URL, or it has no link (a Parse object), 69 the opener failed to start.
+    URL, or it has no link (a Parse object), or no database at the path (nothing is created), 69 the opener failed
+    to start.
     """
 
   enum Option: CommandOption {
@@ -57,7 +58,7 @@ struct OpenCommand: NewsCommand {
       throw CommandFailure(
         .usage, "which article? usage: news open HANDLE|URL", hint: "'news list' shows each article's handle")
     }
-    let repository = try context.makeRepository(arguments.common)
+    let repository = try context.makeRepository(arguments.common, reading: true)
     let article = try await context.resolveArticle(typed, in: repository, command: "open")
     guard let link = article.displayURL else {
       throw CommandFailure(

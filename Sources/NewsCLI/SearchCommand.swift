@@ -19,7 +19,7 @@ struct SearchCommand: NewsCommand {
     in bold on a colour terminal. Dates are RFC 3339: 2024-05-01 or 2024-05-01T12:00:00Z; a date alone is
     midnight UTC, and --until with a date alone includes that whole day.
     Exit status: 0 searched (even with no result), 64 usage error (no query, nothing to look for in it, a bad
-    date or number), 74 storage error.
+    date or number), 66 no database at the path (nothing is created), 74 storage error.
     """
 
   enum Option: CommandOption {
@@ -100,7 +100,7 @@ struct SearchCommand: NewsCommand {
       unreadOnly: arguments.flag(.unread), bookmarkedOnly: arguments.flag(.bookmarked), source: selection?.source)
     filter.sourceQueries = selection?.queries ?? []
     filter.anyOfSources = try arguments.value(.folder).map { try SourceSelection.folder($0, context: context) }
-    let repository = try context.makeRepository(arguments.common)
+    let repository = try context.makeRepository(arguments.common, reading: true)
     // One more than shown, to tell whether there are more.
     let hits = try await repository.search(text, filter: filter, limit: limit < Int.max ? limit + 1 : limit)
     let shown = Array(hits.prefix(limit))

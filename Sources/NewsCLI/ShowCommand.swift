@@ -16,8 +16,9 @@ struct ShowCommand: NewsCommand {
     it, entities decoded) wrapped to the terminal, then the image URL and link, and which images of the whole
     article are offline (the file in the image folder beside the database) or why not. --json prints the stored
     values unchanged. NewsAPI keeps only the first 200 characters of the content; the link leads to the whole article.
-    Exit status: 0 shown, 64 a handle several articles share, 66 no cached article has this handle or URL,
-    74 storage error.
+    On a store the user may only read, the article is shown and a note says the read mark was not saved.
+    Exit status: 0 shown, 64 a handle several articles share, 66 no cached article has this handle or URL, or
+    no database at the path (nothing is created), 74 storage error.
     """
 
   enum Option: CommandOption {
@@ -99,10 +100,16 @@ struct ShowCommand: NewsCommand {
       throw CommandFailure(
         .usage, "which article? usage: news show HANDLE|URL", hint: "'news list' shows each article's handle")
     }
-    let repository = try context.makeRepository(arguments.common)
+    let repository = try context.makeRepository(arguments.common, reading: true)
     var article = try await context.resolveArticle(typed, in: repository, command: "show")
-    try await repository.markRead(true, url: article.url.absoluteString)
-    article.isRead = true
+    // A store the user may only read still shows the article: the read mark is what cannot be saved.
+    do {
+      try await repository.markRead(true, url: article.url.absoluteString)
+      article.isRead = true
+    } catch {
+      guard repository.storage.readOnlyCause != nil || Self.isReadOnly(error) else { throw error }
+      context.console.err("news: the read mark was not saved: the store is read-only\n")
+    }
     let images = try await repository.images(of: article).map { ShownImage($0, file: repository.imageFile($0)) }
     let console = context.console
     if arguments.flag(.json) {
@@ -112,6 +119,12 @@ struct ShowCommand: NewsCommand {
     console.out(
       Self.render(article, images: images, now: context.now(), width: console.width, color: console.color))
     return .success
+  }
+
+  /// Whether `error` says the store cannot be written (a read-only file, folder or file system).
+  static func isReadOnly(_ error: NewsRepositoryError) -> Bool {
+    guard case .storage(let storageError, _) = error else { return false }
+    return storageError.kind == .readOnly
   }
 
   /// The article as text: the title, a line of source · author · time, then the summary and the content rendered

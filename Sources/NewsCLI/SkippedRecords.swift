@@ -30,13 +30,19 @@ extension OutputFormat {
     return parts.joined(separator: "; ") + listed
   }
 
-  /// `2 missing url, 1 not an RFC 3339 date-time`: each reason's words before `: `, with its count when several
-  /// reasons differ or a reason repeats.
+  /// `2 missing url, 1 not an RFC 3339 date-time`: each reason's words before `: ` (without a closing `; value
+  /// dropped` or `; record skipped`, which the count's noun says), with its count when several reasons differ or a
+  /// reason repeats.
   static func reasonCounts(_ reasons: [String]) -> String {
     var order: [String] = []
     var counts: [String: Int] = [:]
     for reason in reasons {
-      let head = reason.range(of: ": ").map { String(reason[..<$0.lowerBound]) } ?? reason
+      var head = reason.range(of: ": ").map { String(reason[..<$0.lowerBound]) } ?? reason
+      // What became of the value is the count's noun ("1 value dropped: …"): a reason that says it too (a feed's
+      // "…; value dropped") does not say it twice.
+      for outcome in ["; value dropped", "; record skipped"] where head.hasSuffix(outcome) {
+        head.removeLast(outcome.count)
+      }
       if counts[head] == nil { order.append(head) }
       counts[head, default: 0] += 1
     }

@@ -102,7 +102,9 @@ struct SourcesCommand: NewsCommand {
       if arguments.flag(.json) { throw CommandFailure(.usage, "--opml and --json exclude each other") }
       return try printOPML()
     }
-    let storage = try context.makeRepository(arguments.common, entities: SyncBookkeeping.entities).storage
+    let storage = try context.makeRepository(
+      arguments.common, entities: SyncBookkeeping.entities, reading: true, emptyWhenMissing: true
+    ).storage
     let now = Timestamp(context.now())
     var entries: [Entry] = []
     // Every source fetched through the repository (NewsAPI, file, feed) has its fetch record under its query's key.

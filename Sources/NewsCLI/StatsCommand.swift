@@ -46,7 +46,7 @@ struct StatsCommand: NewsCommand {
   var arguments: ParsedArguments<Option>
 
   func run() async throws -> ExitCode {
-    let repository = try context.makeRepository(arguments.common)
+    let repository = try context.makeRepository(arguments.common, reading: true)
     let storage = repository.storage
     let report: Report
     let counts = try await storage.entityCounts()

@@ -79,7 +79,11 @@ struct SyncCommand: NewsCommand {
     if !json {
       for report in reports {
         for failure in report.classes.compactMap(\.error) {
-          console.printError("\(OutputFormat.sanitized(report.name))/\(OutputFormat.sanitized(failure))", hint: nil)
+          // A Parse class's failure starts with its class ("Article: connection refused": "demo/Article: …"); a
+          // feed's is the error alone, which the source's name introduces ("sixcolors: host not found").
+          let separator = report.kind == "feed" ? ": " : "/"
+          console.printError(
+            "\(OutputFormat.sanitized(report.name))\(separator)\(OutputFormat.sanitized(failure))", hint: nil)
         }
       }
     }

@@ -87,10 +87,26 @@ public struct ArticleDecoder: NewsPageDecoder {
     return searchText(FeedText(value: content, kind: .html))
   }
 
+  /// What `data` is when it is no text at all — `empty (0 bytes)`, `gzip-compressed data (801 bytes)`, `binary data,
+  /// not text (3,000 bytes)` — as `news import` says it (``ResponseBodySummary/nonText(_:)``); `nil` for text. One
+  /// rule for every command that reads a file (`import`, `extract`).
+  package static func nonTextSummary(_ data: Data) -> String? {
+    ResponseBodySummary.nonText(data)
+  }
+
+  /// The search text of a JSON Feed item's `summary`, as the `jsonfeed` mapping read it into `record`: plain text by
+  /// the JSON Feed spec, but often HTML in the wild (`<br/><b>…`), and `news show` renders it as HTML; so search
+  /// indexes what a reader sees (``searchText(_:)``), never the markup: `nil` when it has no `<` or `&`, or is its
+  /// own text.
+  package static func jsonFeedSummaryText(_ record: Record) -> String? {
+    guard case .text(let summary) = record.values["summary"] else { return nil }
+    return searchText(FeedText(value: summary, kind: .html))
+  }
+
   /// The hooks `news import FILE --mapping NAME` runs the importer with, so that a mapped JSON Feed is searched as
   /// the decoder's is (``jsonFeedContentText(_:)``): for a mapping whose `article` maps `feedContentText` (the
   /// shipped `jsonfeed` mapping's mark of an item's `content_text`), each article record gets its `contentText`
-  /// (`NULL` when the content is text); none for other mappings.
+  /// (`NULL` when the content is text) and its `summaryText` (``jsonFeedSummaryText(_:)``); none for other mappings.
   package static func searchTextHooks(for mapping: ImportMapping) -> ImportHooks {
     let article = EntityDescription.article.name
     guard mapping.entities.contains(where: { $0.entity.name == article && $0.attributes["feedContentText"] != nil })
@@ -98,6 +114,7 @@ public struct ArticleDecoder: NewsPageDecoder {
     var hooks = ImportHooks()
     hooks[article] = EntityHooks(didImport: { record in
       record.values["contentText"] = jsonFeedContentText(record).map(DatabaseValue.text) ?? .null
+      record.values["summaryText"] = jsonFeedSummaryText(record).map(DatabaseValue.text) ?? .null
       return []
     })
     return hooks
@@ -133,8 +150,11 @@ public struct ArticleDecoder: NewsPageDecoder {
       // The text of content_html first, so that a derived title is made from it, as for RSS and Atom.
       let contentText = Self.jsonFeedContentText(record)
       record.values["contentText"] = contentText.map(DatabaseValue.text) ?? .null
+      let summaryText = Self.jsonFeedSummaryText(record)
+      record.values["summaryText"] = summaryText.map(DatabaseValue.text) ?? .null
       if var article = record.article(firstSeen: now) {
         article.contentText = contentText
+        article.summaryText = summaryText
         articles.append(article)
       } else {
         issues.append(

@@ -70,6 +70,14 @@ struct ImportState {
   // MARK: - Root records
 
   mutating func importRoot(_ item: JSONValue, index: Int, place: String) {
+    // `null` in the list is no record (the Hacker News API's answer for a missing item): nothing is lost, so it is
+    // skipped with the reason, not failed.
+    if item == .null {
+      report.skipped += 1
+      reportProblem(
+        mapping.rootEntity, nil, place.isEmpty ? "(the record)" : place, "null, not a record; skipped", warning: true)
+      return
+    }
     guard case .object = item else {
       report.failed += 1
       unidentifiedRoots += 1
@@ -370,6 +378,10 @@ struct ImportState {
     }
     if failed { return .failed(identityUnreadable: false) }
 
+    // What the relationships write (nested objects, their placeholders) is undone when the record fails: a record,
+    // and each of its lists, is imported whole or not at all.
+    let mark = beginJournal()
+    defer { endJournal() }
     for relationship in entity.entity.relationships {
       // Under skipRecord, the first relationship that cannot be read ends the record.
       if failed { break }
@@ -408,24 +420,47 @@ struct ImportState {
         if ValueConverter.unwrapParse(found) == nil { continue }
         var targets: [DatabaseValue] = []
         if case .array(let elements) = found {
+          // An element that is not a valid reference (`null`, a nested object that cannot be imported) is left
+          // out with a warning naming its index, and the others are kept; under skipRecord it costs the record,
+          // and nothing of the list is written (the journal undoes the nested objects already imported).
           for (index, element) in elements.enumerated() {
-            let outcome =
-              destination.isOwned
-              ? ownedRow(element, destination, place: "\(here)[\(index)]", from: owner, relationship.name, index)
-              : reference(element, destination, targetType, place: "\(here)[\(index)]", from: owner)
-            if case .target(let target) = outcome {
-              targets.append(target)
-            } else if case .skipped = outcome {
-              continue
-            } else {
-              problem = outcome
-              break
+            let elementPlace = "\(here)[\(index)]"
+            let outcome: Reference =
+              element == .null
+              ? .invalid("null, not \(destination.isOwned ? "a row of" : "a reference to") \(destination.entity.name)")
+              : destination.isOwned
+                ? ownedRow(element, destination, place: elementPlace, from: owner, relationship.name, index)
+                : reference(element, destination, targetType, place: elementPlace, from: owner)
+            switch outcome {
+            case .target(let target): targets.append(target)
+            case .skipped: continue
+            case .invalid(let reason):
+              let consequence =
+                skipRecord
+                ? "the record is skipped (onInvalidValue: skipRecord)"
+                : "element \(index) left out of \(relationship.name), the others kept"
+              if invalid(skipRecord, name, identity, elementPlace, "\(reason); \(consequence)") { failed = true }
+            case .unreadableObject:
+              // The nested object's own failure is reported.
+              if skipRecord {
+                reportProblem(
+                  name, identity, elementPlace,
+                  "\(relationship.name)[\(index)] could not be imported; the record is skipped "
+                    + "(onInvalidValue: skipRecord)")
+                failed = true
+              } else {
+                reportProblem(
+                  name, identity, elementPlace,
+                  "\(relationship.name)[\(index)] could not be imported; left out of the list, the others kept",
+                  warning: true)
+              }
             }
+            if failed { break }
           }
         } else if found != .null {
           problem = .invalid("expected an array, found \(ValueConverter.kind(found))")
         }
-        if problem == nil {
+        if problem == nil && !failed {
           // Placeholders only for a list that is taken: a list left as it was creates no rows.
           for target in targets { placeholder(destination, target) }
           if spec.mode == .add {
@@ -443,7 +478,7 @@ struct ImportState {
         if invalid(skipRecord, name, identity, here, "\(reason); \(consequence)") { failed = true }
       case .unreadableObject?:
         // The nested object's own failure is reported; under skipRecord its owner goes too.
-        if skipRecord {
+        if skipRecord && !failed {
           reportProblem(
             name, identity, here,
             "\(relationship.name) could not be imported; the record is skipped (onInvalidValue: skipRecord)")
@@ -452,7 +487,10 @@ struct ImportState {
       default: break
       }
     }
-    if failed { return .failed(identityUnreadable: false) }
+    if failed {
+      rollBack(to: mark)
+      return .failed(identityUnreadable: false)
+    }
     if let didImport = entityHooks?.didImport { deletes += didImport(&record) }
     add(record, identity)
     return .imported(identity)
@@ -512,7 +550,46 @@ struct ImportState {
     }
   }
 
+  /// What ``add(_:_:)`` changed while a record is being mapped: each record's entity, identity, and the record
+  /// it replaced (`nil` when it was new), so that a record that fails takes back what it wrote (``rollBack(to:)``).
+  var journal: [(entity: String, identity: Identity, previous: Record?)] = []
+  /// How many records being mapped are journaling (nested objects map inside their owner's journal).
+  var journalDepth = 0
+  /// The length of ``deletes`` at each open journal's start.
+  var journalDeletes: [Int] = []
+
+  /// Opens a journal for a record's writes; returns its mark, for ``rollBack(to:)``.
+  mutating func beginJournal() -> Int {
+    journalDepth += 1
+    journalDeletes.append(deletes.count)
+    return journal.count
+  }
+
+  /// Closes the journal that ``beginJournal()`` opened; the outermost one forgets what it held.
+  mutating func endJournal() {
+    journalDepth -= 1
+    journalDeletes.removeLast()
+    if journalDepth == 0 { journal.removeAll(keepingCapacity: true) }
+  }
+
+  /// Undoes every ``add(_:_:)`` since `mark`, latest first: a new record leaves (and its place in ``order``, the
+  /// last one, since records are appended), a merged one is as it was; the deletes its hooks asked for go too.
+  mutating func rollBack(to mark: Int) {
+    guard mark < journal.count || (journalDeletes.last.map { $0 < deletes.count } ?? false) else { return }
+    for entry in journal[mark...].reversed() {
+      if let previous = entry.previous {
+        records[entry.entity]?[entry.identity] = previous
+      } else {
+        records[entry.entity]?[entry.identity] = nil
+        order.removeLast()
+      }
+    }
+    journal.removeSubrange(mark...)
+    if let count = journalDeletes.last, count < deletes.count { deletes.removeSubrange(count...) }
+  }
+
   mutating func add(_ record: Record, _ identity: Identity) {
+    if journalDepth > 0 { journal.append((record.entity, identity, records[record.entity]?[identity])) }
     if var existing = records[record.entity]?[identity] {
       existing.values.merge(record.values) { $1 }
       existing.toMany.merge(record.toMany) { $1 }

@@ -76,8 +76,11 @@ public struct RecordIssue: Sendable, Hashable, CustomStringConvertible {
 
   public var description: String {
     // A repeated URL is neither: the later record is kept whole, in place of the earlier one.
+    // A reason that already says what became of the value (a feed's "…; value dropped") says it once.
+    let said = reason.hasSuffix("value dropped") || reason.hasSuffix("record skipped")
     let outcome =
-      skipped ? "; record skipped" : reason.hasPrefix("same url as an earlier record") ? "" : "; value dropped"
+      said || reason.hasPrefix("same url as an earlier record")
+      ? "" : skipped ? "; record skipped" : "; value dropped"
     return "\(keyPath)\(url.map { " (\($0))" } ?? ""): \(reason)\(outcome)"
   }
 }

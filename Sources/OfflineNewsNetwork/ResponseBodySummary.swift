@@ -35,7 +35,7 @@ package enum ResponseBodySummary {
   /// `binary data, not text (3,000 bytes)` when its first 1,024 bytes hold a binary data byte (WHATWG MIME
   /// Sniffing §7.2: 0x00–0x08, 0x0B, 0x0E–0x1A, 0x1C–0x1F, which no JSON, XML or HTML text has). `nil` for text,
   /// and for UTF-16 or UTF-32 text announced by its byte order mark (its NUL bytes are characters' halves).
-  static func nonText(_ data: Data) -> String? {
+  package static func nonText(_ data: Data) -> String? {
     let size = "\(grouped(data.count)) byte\(data.count == 1 ? "" : "s")"
     let head = data.prefix(1024)
     if head.starts(with: [0x1F, 0x8B]) { return "gzip-compressed data (\(size))" }

@@ -70,7 +70,19 @@ struct ExtractCommandTests {
     try Data().write(to: URL(fileURLWithPath: empty))
     let none = await cli.run("extract", empty)
     #expect(none.status == 65)
-    #expect(none.err.contains("no readable article"))
+    // Said to be empty, as 'news import' says it; not "no <body>" (issue 30).
+    #expect(none.err.contains("\(empty) is empty (0 bytes), not an HTML page"), "\(none.err)")
+    #expect(!none.err.contains("<body>"), "\(none.err)")
+    // Binary data is called so by both commands (one rule), never "text that does not start with markup".
+    let binary = cli.directory.path("photo.html")
+    try Data([0x00, 0x01, 0x02, 0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00]).write(
+      to: URL(fileURLWithPath: binary))
+    let extracted = await cli.run("extract", binary)
+    #expect(extracted.status == 65)
+    #expect(extracted.err.contains("\(binary) is binary data, not text (12 bytes)"), "\(extracted.err)")
+    #expect(!extracted.err.contains("does not start with markup"), "\(extracted.err)")
+    let imported = await cli.run("import", binary, "--db", cli.database)
+    #expect(imported.err.contains("binary data, not text (12 bytes)"), "\(imported.err)")
     let badURL = await cli.run("extract", Self.page, "--url", "not a url")
     #expect(badURL.status == 64)
     #expect(badURL.err.contains("--url needs an absolute http(s) or file URL"))

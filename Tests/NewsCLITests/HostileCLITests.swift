@@ -415,7 +415,8 @@ extension HostileCLITests {
     func numberOne(_ json: String) async throws {
       let cli = CLIHarness()
       let path = try write(json, to: "config.json", in: cli)
-      let outcome = await cli.run("list", "--config", path, "--db", cli.database)
+      // `sources` reads the configuration and needs no store (a read command on a missing one exits 66).
+      let outcome = await cli.run("sources", "--config", path, "--db", cli.database)
       #expect(outcome.status == 0, "\(json): \(outcome.err)")
     }
 
@@ -586,6 +587,35 @@ extension HostileCLITests {
       let listed = await cli.run("list", "--db", cli.database, "--json")
       #expect(listed.status == 0, "\(listed.err)")
       #expect(!articles(try listed.json()).isEmpty)
+      #expect(try Data(contentsOf: URL(fileURLWithPath: cli.database)) == before)
+    }
+
+    @Test(
+      "show on a read-only database prints the article, says the read mark was not saved, exits 0",
+      .enabled(if: FaultCapabilities.canMakeFileReadOnly, "as root, needs chattr +i to make a file read-only"))
+    func showReadOnly() async throws {
+      let cli = CLIHarness()
+      let sample = Fixtures.configDirectory.appendingPathComponent("sample/top-headlines.json").path
+      #expect(await cli.run("import", sample, "--db", cli.database).status == 0)
+      let rows = try articles(await cli.run("list", "--db", cli.database, "--json").json())
+      let url = try #require(rows.first?["url"] as? String)
+      let title = try #require(rows.first?["title"] as? String)
+      let before = try Data(contentsOf: URL(fileURLWithPath: cli.database))
+      let immutable = geteuid() == 0
+      if immutable {
+        try #require(runTool(chattr, ["+i", cli.database]), "chattr +i \(cli.database) failed")
+      } else {
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: cli.database)
+      }
+      defer { if immutable { _ = runTool(chattr, ["-i", cli.database]) } }
+
+      let shown = await cli.run("show", url, "--db", cli.database)
+      #expect(shown.status == 0, "\(shown.err)")
+      #expect(shown.out.contains(title.prefix(20)))
+      #expect(shown.err.contains("the read mark was not saved"), "\(shown.err)")
+      let json = await cli.run("show", url, "--db", cli.database, "--json")
+      #expect(json.status == 0, "\(json.err)")
+      #expect(try json.json()["isRead"] as? Bool == false)
       #expect(try Data(contentsOf: URL(fileURLWithPath: cli.database)) == before)
     }
   }

@@ -94,6 +94,22 @@ struct ImportMappingCommandTests {
     #expect(errors.first?["identity"] is NSNull)
   }
 
+  @Test("a null item of a Hacker News export (a missing item) is skipped with the reason: exit 0 (issue 30)")
+  func nullItem() async throws {
+    let cli = CLIHarness()
+    let file = try write(
+      cli, "items.json",
+      #"[{"id": 1, "type": "story", "title": "One", "url": "https://one.example/"}, null, {"id": 2, "type": "story", "title": "Two"}]"#
+    )
+    let imported = await importFile(cli, file, mapping: "hackernews")
+    #expect(imported.status == 0, "\(imported.err)")
+    let report = try imported.json()
+    #expect(report["inserted"] as? Int == 2)
+    #expect(report["skipped"] as? Int == 1)
+    #expect(report["failed"] as? Int == 0)
+    #expect(try await rowCounts(cli)["article"] == 2)
+  }
+
   @Test("the human report: one line of counts; errors on stderr")
   func humanReport() async throws {
     let cli = CLIHarness()

@@ -238,3 +238,58 @@ struct MessageTests {
     #expect(!verbose.out.contains("items[1]"), "\(verbose.out)")
   }
 }
+
+/// The messages of issue 30 ("A newcomer's first day"), each where it stands.
+@Suite("messages a newcomer met (issue 30)")
+struct NewcomerMessageTests {
+  private func writeConfig(_ cli: CLIHarness, _ json: String) throws -> String {
+    let path = cli.directory.path("news.json")
+    try Data(json.utf8).write(to: URL(fileURLWithPath: path))
+    return path
+  }
+
+  @Test("news fetch with subscriptions and no default source suggests --all and --source NAME, not the package folder")
+  func fetchWithoutDefault() async throws {
+    let cli = CLIHarness()
+    let config = try writeConfig(
+      cli, #"{"sources": {"alpha": {"feed": "https://a.example/f"}, "beta": {"feed": "https://b.example/f"}}}"#)
+    let outcome = await cli.run("fetch", "--config", config, "--db", cli.database)
+    #expect(outcome.status == 64, "\(outcome.err)")
+    #expect(outcome.err.contains("news fetch --all"), "\(outcome.err)")
+    #expect(outcome.err.contains("news fetch --source NAME"), "\(outcome.err)")
+    #expect(outcome.err.contains("alpha, beta"), "\(outcome.err)")
+    #expect(!outcome.err.contains("package folder"), "\(outcome.err)")
+  }
+
+  @Test("news sync of a feed that cannot be reached names the source, then the error: 'NAME: …', not 'NAME/…'")
+  func syncFeedFailure() async throws {
+    let cli = CLIHarness()
+    let config = try writeConfig(cli, #"{"sources": {"sixcolors": {"feed": "http://127.0.0.1:9/feed"}}}"#)
+    let outcome = await cli.run("sync", "--config", config, "--db", cli.database, "--timeout", "2")
+    #expect(outcome.status != 0)
+    #expect(outcome.err.contains("news: sixcolors: "), "\(outcome.err)")
+    #expect(!outcome.err.contains("sixcolors/"), "\(outcome.err)")
+  }
+
+  @Test("--verbose says a dropped value once per problem, never 'value dropped; value dropped'")
+  func valueDroppedOnce() async throws {
+    let cli = CLIHarness()
+    let feed = cli.directory.path("feed.rss")
+    let rss = """
+      <?xml version="1.0"?><rss version="2.0"><channel><title>T</title><link>https://t.example/</link>
+      <item><title>One</title><link>https://t.example/1</link><pubDate>not a date</pubDate></item>
+      <item><title>Two</title><link>https://t.example/2</link><pubDate>Mon, 01 Jan 2024 00:00:00 GMT</pubDate></item>
+      </channel></rss>
+      """
+    try Data(rss.utf8).write(to: URL(fileURLWithPath: feed))
+    let outcome = await cli.run("import", feed, "--db", cli.database, "--verbose")
+    #expect(outcome.status == 0, "\(outcome.err)")
+    #expect(outcome.err.contains("value dropped"), "\(outcome.err)")
+    #expect(!outcome.err.contains("value dropped; value dropped"), "\(outcome.err)")
+    // Once in the count line, once in the listed line: never twice on one line.
+    for line in outcome.err.split(separator: "\n") {
+      #expect(line.components(separatedBy: "value dropped").count <= 2, "\(line)")
+    }
+    #expect(outcome.err.contains("1 value dropped: not an RFC 822 date (nor the other)\n"), "\(outcome.err)")
+  }
+}

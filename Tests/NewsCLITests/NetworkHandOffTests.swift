@@ -71,8 +71,10 @@ import Testing
       #expect(outcome.err.contains("news \(command) needs the network for http://127.0.0.1:9/"), "\(outcome.err)")
       #expect(outcome.err.contains("--product news-online"), "\(outcome.err)")
     }
+    // Nothing was fetched: not even a store was made, so a read command finds none (66).
     let listed = await cli.run("list", "--config", config, "--db", cli.database, "--json")
-    #expect(try listed.status == 0 && articles(listed.json()).isEmpty, "nothing was fetched: \(listed.err)")
+    #expect(listed.status == 66, "nothing was fetched: \(listed.err)")
+    #expect(!FileManager.default.fileExists(atPath: cli.database))
   }
 
   @Test("the command that puts news-online beside news: swift build of the checkout, or a copy into an install folder")

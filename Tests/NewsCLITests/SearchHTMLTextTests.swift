@@ -71,6 +71,31 @@ struct SearchHTMLTextTests {
     #expect(try await search(cli, "href").urls == ["https://harbour.example/j/2"])
   }
 
+  @Test(
+    "a JSON Feed summary that is HTML is searched, and its snippet cut, by its text (issue 30)",
+    arguments: [[], ["--mapping", "jsonfeed"]])
+  func jsonFeedSummaryHTML(_ mapping: [String]) async throws {
+    let cli = CLIHarness()
+    let feed = cli.directory.path("zh.json")
+    let json = #"""
+      {"version": "https://jsonfeed.org/version/1.1", "title": "新闻", "home_page_url": "https://zh.example/",
+       "items": [
+        {"id": "1", "url": "https://zh.example/1", "title": "今日",
+         "summary": "<br/><b>港口</b> 灯塔 lighthouse<img title=\"pelican\" src=\"https://zh.example/a.png\"/>",
+         "content_text": "walrus"}]}
+      """#
+    try Data(json.utf8).write(to: URL(fileURLWithPath: feed))
+    let imported = await cli.run(["import", feed, "--db", cli.database] + mapping)
+    #expect(imported.status == 0, "\(imported.err)")
+    #expect(try await search(cli, "pelican").urls.isEmpty)
+    let found = try await search(cli, "lighthouse")
+    #expect(found.urls == ["https://zh.example/1"])
+    for snippet in found.snippets { #expect(!snippet.contains("<"), "\(snippet)") }
+    let human = await cli.run("search", "今日", "--db", cli.database)
+    #expect(human.status == 0, "\(human.err)")
+    #expect(!human.out.contains("<"), "\(human.out)")
+  }
+
   @Test("an item fetched again with changed HTML is indexed again: the old words leave, the new ones are found")
   func changedHTMLReindexes() async throws {
     let cli = CLIHarness()

@@ -12,6 +12,20 @@ struct HTMLTextRendererTests {
     #expect(text == "First paragraph spans lines.\n\nSecond\nline two\n")
   }
 
+  @Test(
+    "superscripts and subscripts stay readable: Unicode's forms where it has them, else ^ and _",
+    arguments: [
+      ("2<sup>4</sup> = 16", "2⁴ = 16"), ("00<sub>2</sub>", "00₂"), ("E = mc<sup>2</sup>", "E = mc²"),
+      ("H<sub>2</sub>O", "H₂O"), ("2<sup>10</sup>", "2¹⁰"), ("x<sup>n+1</sup>", "xⁿ⁺¹"), ("e<sup>−(i)</sup>", "e⁻⁽ⁱ⁾"),
+      ("2<sup>x</sup>", "2^x"), ("x<sub>ab</sub>", "x_ab"), ("a<sup>k = 2</sup>", "a^(k = 2)"),
+      ("Word<sup><a href=\"#fn1\">[1]</a></sup> more", "Word[1] more"), ("a<sup></sup>b", "ab"),
+      ("<pre>x<sup>2</sup></pre>", "    x2"),
+    ])
+  func scripts(_ html: String, _ expected: String) {
+    #expect(renderer.render(html: html) == expected + "\n")
+    #expect(HTMLTextRenderer.text(of: html) == expected.trimmingCharacters(in: .whitespaces) + "\n")
+  }
+
   @Test("text outside any element, and divs, are blocks too")
   func looseText() {
     #expect(renderer.render(html: "Hello <b>bold</b> world<div>Next</div>") == "Hello bold world\n\nNext\n")

@@ -43,6 +43,8 @@ struct TextLayout {
   private var openLinks: [(number: String?, start: Int)] = []
   private var links: [String] = []
   private var linkNumbers: [String: Int] = [:]
+  /// Each `<sup>` or `<sub>` open: where its text starts in `inline`, and which; `nil` for one in `<pre>`.
+  private var openScripts: [(start: Int, superscript: Bool)?] = []
 
   init(mode: Mode, width: Int?, baseURL: URL?) {
     self.mode = mode
@@ -117,6 +119,8 @@ struct TextLayout {
       if preDepth > 0 { preText += Array(mark.utf8) } else { appendWord(mark) }
     case "a":
       openLinks.append((preDepth > 0 ? nil : linkReference(node), inline.count))
+    case "sup", "sub":
+      openScripts.append(preDepth > 0 ? nil : (inline.count, name == "sup"))
     case "td", "th":
       appendSpace()
     default:
@@ -166,6 +170,9 @@ struct TextLayout {
     case "a":
       guard let link = openLinks.popLast() else { return }
       if let number = link.number, inline.count > link.start { appendRaw("[\(number)]") }
+    case "sup", "sub":
+      guard let open = openScripts.popLast(), let script = open, script.start <= inline.count else { return }
+      closeScript(from: script.start, superscript: script.superscript)
     case "td", "th":
       appendSpace()
       if rowDepth == 1 {
@@ -201,6 +208,39 @@ struct TextLayout {
       default: break
       }
     }
+  }
+
+  /// The superscript characters Unicode has: digits, `+ − = ( )`, `n`, `i` (U+2070–U+207F, U+00B9, U+00B2, U+00B3).
+  static let superscripts: [Character: Character] = [
+    "0": "⁰", "1": "¹", "2": "²", "3": "³", "4": "⁴", "5": "⁵", "6": "⁶", "7": "⁷", "8": "⁸", "9": "⁹",
+    "+": "⁺", "-": "⁻", "−": "⁻", "=": "⁼", "(": "⁽", ")": "⁾", "n": "ⁿ", "i": "ⁱ",
+  ]
+  /// The subscript characters Unicode has for the same: digits, `+ − = ( )` (U+2080–U+208E).
+  static let subscripts: [Character: Character] = [
+    "0": "₀", "1": "₁", "2": "₂", "3": "₃", "4": "₄", "5": "₅", "6": "₆", "7": "₇", "8": "₈", "9": "₉",
+    "+": "₊", "-": "₋", "−": "₋", "=": "₌", "(": "₍", ")": "₎",
+  ]
+
+  /// Rewrites the text of a `<sup>`/`<sub>` that ended (from `start` in `inline`) so that it stays readable once
+  /// the markup is gone: `2<sup>4</sup>` → `2⁴`, `00<sub>2</sub>` → `00₂` when Unicode has every character's
+  /// superscript (subscript) form, else `2^x`, `x_ab` (`^(…)`, `_(…)` around text with a space), a bracketed
+  /// footnote mark (`[1]`) as it is; never `24`.
+  static func script(_ text: String, superscript: Bool) -> String {
+    let table = superscript ? superscripts : subscripts
+    let mapped = text.compactMap { table[$0] }
+    if mapped.count == text.count { return String(mapped) }
+    // A bracketed footnote mark (`<sup>[1]</sup>`) is readable as it is.
+    if text.hasPrefix("[") { return text }
+    let mark = superscript ? "^" : "_"
+    return text.contains(" ") ? "\(mark)(\(text))" : mark + text
+  }
+
+  private mutating func closeScript(from start: Int, superscript: Bool) {
+    var begin = start
+    while begin < inline.count, inline[begin] == 0x20 || inline[begin] == 0x0A { begin += 1 }
+    guard begin < inline.count else { return }
+    let text = String(decoding: inline[begin...], as: UTF8.self)
+    inline.replaceSubrange(begin..., with: Array(Self.script(text, superscript: superscript).utf8))
   }
 
   private mutating func popContainer() {
