@@ -30,7 +30,8 @@ struct DeleteCommand: NewsCommand {
       case .forgetDeleted:
         OptionSpec(
           name: "forget-deleted",
-          help: "Forget the articles deleted with --before, so the next refresh brings back those a source still lists.")
+          help: "Forget the articles deleted with --before, so the next refresh brings back those a source still lists."
+        )
       case .includeBookmarked:
         OptionSpec(name: "include-bookmarked", help: "With --before: delete bookmarked articles too (kept by default).")
       case .db: SharedOption.database
