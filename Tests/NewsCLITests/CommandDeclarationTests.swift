@@ -177,7 +177,9 @@ struct CommandDeclarationTests {
   @Test("usage lines: groups of alternatives, required ones bare, positionals first")
   func usageLines() {
     let usage = Dictionary(uniqueKeysWithValues: Self.specs.map { ($0.name, $0.usage) })
-    #expect(usage["delete"] == "--all | --before DATE [--include-bookmarked] [--db PATH] [--config PATH] [--json]")
+    #expect(
+      usage["delete"]
+        == "--all | --before DATE | --forget-deleted [--include-bookmarked] [--db PATH] [--config PATH] [--json]")
     #expect(usage["sources"] == "[--db PATH] [--config PATH] [--json | --opml]")
     #expect(usage["extract"] == "FILE.html [--url URL] [--json]")
     #expect(usage["fetch"]?.hasPrefix("[--url URL | --source NAME | --all] ") == true)

@@ -200,7 +200,7 @@ struct NewsCommandLineTests {
       (["fetch", "--limit", "ten"], "--limit needs a whole number"),
       (["list", "extra"], "unexpected argument \"extra\""),
       (["delete", "--db", cli.database], "give --all or --before DATE"),
-      (["delete", "--all", "--before", "2024-01-01", "--db", cli.database], "not both"),
+      (["delete", "--all", "--before", "2024-01-01", "--db", cli.database], "give one of --all, --before DATE"),
       (["delete", "--before", "last tuesday", "--db", cli.database], "not an RFC 3339 date"),
       (["import", "--db", cli.database], "which file?"),
       (["fetch", "--url", "ftp://example.com/x.json", "--db", cli.database], "use an http(s) URL or a file"),

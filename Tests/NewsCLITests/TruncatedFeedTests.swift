@@ -46,8 +46,10 @@ struct TruncatedFeedTests {
     let imported = await cli.run("import", file, "--db", cli.database)
     #expect(imported.status == 65, "\(imported.out) \(imported.err)")
     #expect(imported.err.contains("cut.atom") && imported.err.contains("cut off"), "\(imported.err)")
+    // Nothing saved: not even the store was created, so a read says there is none (exit 66).
+    #expect(!FileManager.default.fileExists(atPath: cli.database))
     let listed = await cli.run("list", "--db", cli.database, "--json")
-    #expect((try listed.json()["articles"] as? [Any])?.isEmpty ?? true, "\(listed.out)")
+    #expect(listed.status == 66 && listed.err.contains("no database at"), "\(listed.err)")
   }
 
   @Test("import of a cut OPML list: exit 65, cut off, no source added; the whole list is still read")

@@ -230,7 +230,7 @@ struct ArticleKeyIndexMigrationTests {
     let writable = try StorageContext(path: path)
     #expect(writable.readOnlyCause == nil)
     #expect(try await writable.saveArticles([makeArticle("new")], forQuery: "q2", fetchedAt: .now()).saved == 1)
-    #expect(try await writable.text("PRAGMA user_version") == "12")
+    #expect(try await writable.text("PRAGMA user_version") == "\(StorageContext.schemaVersion)")
     #expect(try await writable.articleCount() == 4)
   }
 
@@ -248,7 +248,7 @@ struct ArticleKeyIndexMigrationTests {
     #expect(try await storage.text("PRAGMA user_version") == "11")
     try holder.execute(sql: "COMMIT")
     #expect(try await storage.saveArticles([makeArticle("new")], forQuery: "q2", fetchedAt: .now()).saved == 1)
-    #expect(try await storage.text("PRAGMA user_version") == "12")
+    #expect(try await storage.text("PRAGMA user_version") == "\(StorageContext.schemaVersion)")
     #expect(try await storage.articleCount() == 4)
   }
 }

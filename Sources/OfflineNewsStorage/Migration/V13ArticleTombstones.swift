@@ -9,11 +9,11 @@ extension Migration {
       -- One row per deleted article key (the article's url column) and when it was deleted (ms since 1970 UTC).
       -- The article writer skips these keys; kept for StorageContext.tombstoneLifetime and at most
       -- StorageContext.maximumTombstones rows, the oldest dropped first.
-      CREATE TABLE article_tombstone (
+      CREATE TABLE IF NOT EXISTS article_tombstone (
         url TEXT NOT NULL PRIMARY KEY,
         deletedAt INTEGER NOT NULL
       ) WITHOUT ROWID;
-      CREATE INDEX article_tombstone_by_deletedAt ON article_tombstone(deletedAt);
+      CREATE INDEX IF NOT EXISTS article_tombstone_by_deletedAt ON article_tombstone(deletedAt);
       """,
     keepsReads: true,
     transform: { _ in }
