@@ -63,14 +63,14 @@ struct FetchCommand: NewsCommand {
   var arguments: ParsedArguments<Option>
 
   func run() async throws -> ExitCode {
-    if arguments.flag(.all) { return try await FetchAll(context: context, arguments: arguments).run() }
+    if arguments.flag(.all) { return try await runAll() }
     // A Parse source (named by --source, or the default source) is read by its sync.
     if arguments.value(.url) == nil, let typed = arguments.value(.source) ?? context.configuration.defaultSource,
       case let name = context.configuration.sourceName(matching: typed) ?? typed,
       context.configuration.sources[name] == nil, let sync = context.configuration.syncSources[name],
       case .parse = sync.kind
     {
-      return try await FetchAll(context: context, arguments: arguments).runOne(sync)
+      return try await runParse(sync)
     }
     let limit = try arguments.integer(.limit, minimum: 0)
     let timeout = try arguments.seconds(.timeout)

@@ -38,11 +38,11 @@ struct ListCommand: NewsCommand {
     let repository = try context.makeRepository(arguments.common, reading: true)
     let articles: [Article]
     let lastFetch: Timestamp?
-    let selection = arguments.value(.source).map { SourceSelection($0, context: context) }
+    let selection = arguments.value(.source).map { context.sourceMatch($0) }
     var filter = ArticleFilter(
       unreadOnly: arguments.flag(.unread), bookmarkedOnly: arguments.flag(.bookmarked), source: selection?.source)
     filter.sourceQueries = selection?.queries ?? []
-    filter.anyOfSources = try arguments.value(.folder).map { try SourceSelection.folder($0, context: context) }
+    filter.anyOfSources = try arguments.value(.folder).map { try context.folderMatches($0) }
     // One more than shown, to tell whether there are more.
     let read = try await repository.read(
       limit: limit.map { $0 < Int.max ? $0 + 1 : $0 }, offset: offset, filter: filter)

@@ -156,10 +156,10 @@ struct MarkReadCommand: NewsCommand {
     }
     var filter = ArticleFilter()
     if let source = arguments.value(.source) {
-      let selection = SourceSelection(source, context: context)
-      filter.anyOfSources = [selection.match]
+      let selection = context.sourceMatch(source)
+      filter.anyOfSources = [selection]
     } else if let folder = arguments.value(.folder) {
-      filter.anyOfSources = try SourceSelection.folder(folder, context: context)
+      filter.anyOfSources = try context.folderMatches(folder)
     }
     if let before = arguments.value(.before) {
       guard let timestamp = commandLineTimestamp(before) else {

@@ -265,17 +265,29 @@ struct CommandContext: Sendable {
   /// Fetches the pages of `articles` for their whole text (``NewsRepository/fetchFullText(for:using:limits:)``) and
   /// says on standard error what it did; a page that fails is noted and tried again by a later fetch, never an error.
   func fetchFullText(_ articles: [Article], _ repository: NewsRepository, timeout: Double?) async {
-    guard network.reachesHTTP else {
-      let folder = NetworkProgram.executableFolder
-      console.printNote(
-        "full text: not fetched: this news has no network (\(NetworkProgram.name) is not in \(folder)); "
-          + NetworkProgram.hint(folder: folder))
-      return
-    }
+    guard network.reachesHTTP else { return noteNoNetworkForFullText() }
     let seconds = timeout ?? configuration.timeoutSeconds
     let transport = network.httpTransport(
       seconds, RetryPolicy(maxAttempts: 2, initialDelay: 0.25, maxDelay: 1, maxTotalTime: 2 * seconds), [])
-    let report = await repository.fetchFullText(for: articles, using: transport)
+    printFullText(await repository.fetchFullText(for: articles, using: transport))
+  }
+
+  /// Says on standard error what a refresh's whole-text fetches did (``RefreshReport/fullText``), or that this
+  /// `news` has no network to fetch them with.
+  func reportFullText(_ report: RefreshReport) {
+    if report.fullTextNeedsTransport { noteNoNetworkForFullText() }
+    if let fullText = report.fullText { printFullText(fullText) }
+  }
+
+  private func noteNoNetworkForFullText() {
+    let folder = NetworkProgram.executableFolder
+    console.printNote(
+      "full text: not fetched: this news has no network (\(NetworkProgram.name) is not in \(folder)); "
+        + NetworkProgram.hint(folder: folder))
+  }
+
+  /// `full text: N fetched, M failed: …; images: K offline, …` on standard error; nothing when nothing was done.
+  private func printFullText(_ report: FullTextReport) {
     guard report.fetched + report.failures.count + report.imagesStored + report.imageFailures.count > 0 else { return }
     var line = "full text: \(report.fetched) fetched"
     if !report.failures.isEmpty {

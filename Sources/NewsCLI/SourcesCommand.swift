@@ -137,7 +137,7 @@ struct SourcesCommand: NewsCommand {
     for index in entries.indices {
       let name = entries[index].name
       let counts = try await storage.articleCounts(
-        matching: ArticleFilter(anyOfSources: [SourceSelection(name, context: context).match]))
+        matching: ArticleFilter(anyOfSources: [context.sourceMatch(name)]))
       entries[index].unread = counts.unread
       let folder = configuration.folder(ofSource: name)
       entries[index].folder = folder.isEmpty ? nil : Configuration.folderText(folder)
@@ -145,7 +145,7 @@ struct SourcesCommand: NewsCommand {
     var folders: [FolderEntry] = []
     for folder in configuration.folders {
       let text = Configuration.folderText(folder)
-      let matches = try SourceSelection.folder(text, context: context)
+      let matches = try context.folderMatches(text)
       let counts = try await storage.articleCounts(matching: ArticleFilter(anyOfSources: matches))
       folders.append(FolderEntry(folder: text, articles: counts.total, unread: counts.unread))
     }
@@ -234,7 +234,8 @@ struct SourcesCommand: NewsCommand {
     case (_, nil): freshness = "synced"
     }
     // Its articles are cached under the source's article query, as a fetch of it reads them.
-    let articles = try await storage.fetchRecord(forQuery: FetchAll.parseQuery(name).cacheKey)?.cachedCount ?? 0
+    let articles =
+      try await storage.fetchRecord(forQuery: NewsSource.query(ofParseSource: name).cacheKey)?.cachedCount ?? 0
     return Entry(
       name: name, kind: kind, isDefault: false, url: source.location, policy: "sync", maxAgeSeconds: source.maxAge,
       fetchedAt: synced?.rfc3339String, ageSeconds: age, freshness: freshness, stale: freshness == "stale",

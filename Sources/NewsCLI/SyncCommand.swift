@@ -90,112 +90,69 @@ struct SyncCommand: NewsCommand {
     return Self.exitCode(reports.flatMap(\.classes))
   }
 
-  /// Syncs `sources` one after the other; prints a summary line per source unless `quiet`.
+  /// Syncs `sources` one after the other through the library (``NewsRepository/sync(_:options:progress:)``); prints
+  /// a summary line per source unless `quiet`.
   func sync(_ sources: [Configuration.SyncSource], quiet json: Bool) async throws -> [SourceReport] {
     let configuration = context.configuration
     let timeout = try arguments.seconds(.timeout) ?? configuration.timeoutSeconds
     try context.requireNetwork(for: sources.map(\.url), command: Self.name)
-    var mappings: [String: ImportMapping] = [:]
-    var entities = SyncBookkeeping.entities
-    for source in sources where mappings[source.mapping] == nil {
-      let mapping: ImportMapping
-      do {
-        mapping = try context.loadMapping(source.mapping)
-      } catch {
-        let file = configuration.file ?? "the configuration"
-        throw CommandFailure(.config, "\(file): sources.\(source.name).mapping: \(error.message)", hint: error.hint)
-      }
-      mappings[source.mapping] = mapping
-      entities += mapping.entityDescriptions
-    }
-    let composed = try context.makeRepository(arguments.common, entities: entities)
-    let storage = composed.storage
-    let databaseFolder = URL(fileURLWithPath: context.databasePath(arguments.common)).deletingLastPathComponent()
+    var newsSources: [NewsSource] = []
+    for source in sources { newsSources.append(try context.newsSource(source)) }
+    let repository = try context.makeRepository(
+      arguments.common, timeout: timeout, entities: CommandContext.entities(of: newsSources), retrying: true)
+    var options = context.refreshOptions(arguments.common, timeout: timeout)
+    options.fromTheBeginning = arguments.flag(.full)
+    options.deleteMissing = arguments.flag(.deleteMissing)
+    options.force = arguments.flag(.force)
     let console = context.console
     var reports: [SourceReport] = []
-    for source in sources {
-      guard let mapping = mappings[source.mapping] else { continue }
-      if source.skipsWhileFresh, let maxAge = source.maxAge, !arguments.flag(.force), !arguments.flag(.full),
-        let synced = try await lastCompleteSync(source, storage: storage),
-        context.now().timeIntervalSince(synced.date) < maxAge
-      {
-        let age = max(0, context.now().timeIntervalSince(synced.date))
-        if !json {
+    for source in newsSources {
+      let progress = SyncProgressLine(source: source.name, console: console, quiet: json)
+      let outcome = await repository.sync(source, options: options) { progress.update($0) }
+      progress.finish()
+      if case .configuration(let message) = outcome.failure {
+        throw CommandFailure(.config, "\(configuration.file ?? "the configuration"): sources.\(source.name).\(message)")
+      }
+      let classes: [SyncReport.ClassReport]
+      if let report = outcome.sync {
+        classes = report.classes
+      } else if outcome.status == .cache, case .parse = source.kind {
+        if !json, let maxAge = source.maxAge {
           console.printLines(
-            "\(OutputFormat.sanitized(source.name)): fresh (synced \(FetchCommand.duration(age)) ago, max age "
-              + "\(FetchCommand.duration(maxAge))): skipped; --force syncs it\n")
+            "\(OutputFormat.sanitized(source.name)): fresh (synced \(FetchCommand.duration(outcome.age ?? 0)) ago, max "
+              + "age \(FetchCommand.duration(maxAge))): skipped; --force syncs it\n")
         }
         reports.append(SourceReport(name: source.name, kind: source.kindName, classes: []))
         continue
+      } else {
+        classes = [Self.feedReport(outcome)]
       }
-      let report: SyncReport
-      let kind: String
-      switch source.kind {
-      case .parse(let settings):
-        kind = "parse"
-        let server = ParseServer(
-          serverURL: settings.serverURL, applicationID: settings.applicationID,
-          restAPIKey: context.environment[settings.restAPIKeyEnvironment],
-          sessionToken: settings.sessionTokenEnvironment.flatMap { context.environment[$0] })
-        var classes: [ParseClassSync] = []
-        for parseClass in settings.classes {
-          let selected: ImportMapping
-          do {
-            selected = mapping.roots.isEmpty ? mapping : try mapping.selecting(root: parseClass.name)
-          } catch {
-            throw CommandFailure(
-              .config,
-              "\(configuration.file ?? "the configuration"): sources.\(source.name).classes: \(parseClass.name): \(error)",
-              hint: "the mapping's roots: \(mapping.roots.keys.sorted().joined(separator: ", "))")
-          }
-          classes.append(
-            ParseClassSync(
-              className: parseClass.name, mapping: selected, pageSize: parseClass.pageSize ?? settings.pageSize,
-              files: parseClass.files, relations: parseClass.relations))
-        }
-        var engine = ParseSyncEngine(
-          source: source.name, server: server, classes: classes, storage: storage,
-          transport: context.network.httpTransport(timeout, Self.retry(timeout), []),
-          fileFolder: databaseFolder.appendingPathComponent("files").appendingPathComponent(
-            Self.folderName(source.name)))
-        engine.now = context.now
-        engine.fromTheBeginning = arguments.flag(.full)
-        engine.deleteMissing = arguments.flag(.deleteMissing)
-        if let afterPageStaged = context.faults.afterPageStaged { engine.pageStaged = { _ in afterPageStaged() } }
-        let progress = SyncProgressLine(source: source.name, console: console, quiet: json)
-        report = await engine.sync { progress.update($0) }
-        progress.finish()
-      case .feed(let url):
-        // A feed refreshes as every news source does: through the repository (conditional GET, any format).
-        kind = "feed"
-        let repository = try context.makeRepository(arguments.common, timeout: timeout, retrying: true)
-        let outcome = await FetchAll.refresh(
-          source.name, NewsQuery(url: url, source: source.name), policy: .networkOnly, maxAge: source.maxAge,
-          repository: repository, now: context.now())
-        var part = SyncReport.ClassReport(className: "feed", entity: EntityDescription.article.name)
-        part.pages = outcome.status == "failed" ? 0 : 1
-        part.objects = outcome.inserted + outcome.updated + outcome.unchanged + outcome.cached
-        part.inserted = outcome.inserted
-        part.updated = outcome.updated
-        part.unchanged = outcome.status == "notModified" ? outcome.cached : outcome.unchanged
-        part.warnings = outcome.issues
-        if outcome.status == "failed" {
-          part.error = outcome.error
-          part.errorKind = .network
-        }
-        var feedReport = SyncReport()
-        feedReport.classes = [part]
-        report = feedReport
-      }
-      reports.append(SourceReport(name: source.name, kind: kind, classes: report.classes))
-      // A sync may delete (--delete-missing) or evict articles: their image files go with them.
-      await composed.removeUnusedImages()
+      reports.append(
+        SourceReport(name: source.name, kind: source.kindName == "parse" ? "parse" : "feed", classes: classes))
       if !json {
-        console.printLines(Self.summary(source: source.name, report.classes))
-        reportProblems(source: source.name, report.classes)
+        console.printLines(Self.summary(source: source.name, classes))
+        reportProblems(source: source.name, classes)
       }
     }
     return reports
+  }
+
+  /// A feed source's refresh as the one "class" of its sync report.
+  static func feedReport(_ outcome: SourceRefresh) -> SyncReport.ClassReport {
+    var part = SyncReport.ClassReport(className: "feed", entity: EntityDescription.article.name)
+    part.pages = outcome.status == .failed ? 0 : 1
+    part.objects = outcome.inserted + outcome.updated + outcome.unchanged + outcome.cached
+    part.inserted = outcome.inserted
+    part.updated = outcome.updated
+    part.unchanged = outcome.status == .notModified ? outcome.cached : outcome.unchanged
+    part.warnings = outcome.issues.map {
+      RecordError(entity: "article", identity: $0.url, keyPath: $0.keyPath, reason: $0.reason)
+    }
+    if let failure = outcome.failure {
+      part.error = failure.description
+      part.errorKind = .network
+    }
+    return part
   }
 
   private func selectedSources() throws(CommandFailure) -> [Configuration.SyncSource] {
@@ -221,34 +178,12 @@ struct SyncCommand: NewsCommand {
     return configuration.syncSources.values.sorted { $0.name < $1.name }
   }
 
-  /// When every class of a source was last brought up to date: the oldest `syncedAt` of its classes (`nil` when one
-  /// never was, or has an error since).
-  func lastCompleteSync(_ source: Configuration.SyncSource, storage: StorageContext)
-    async throws -> Timestamp?
-  {
-    let classes: [SyncBookkeeping.ClassStatus]
-    classes = try await SyncBookkeeping.status(source: source.name, in: storage)
-      .filter { source.classNames.contains($0.className) }
-    guard Set(classes.map(\.className)) == Set(source.classNames),
-      classes.allSatisfy({ $0.lastError == nil })
-    else { return nil }
-    let times = classes.compactMap(\.syncedAt)
-    return times.count == classes.count ? times.min() : nil
-  }
-
   /// Three attempts for transport errors, 429 and 5xx, within twice the timeout per request.
   static func retry(_ timeout: Double) -> RetryPolicy {
     RetryPolicy(
       maxAttempts: 3, initialDelay: 0.25, maxDelay: 2,
       maxTotalTime: 2 * RequestTimeout.effective(timeout)
     )
-  }
-
-  /// A folder name for a source: its name with anything but letters, digits, `-` and `_` replaced by `_`.
-  static func folderName(_ name: String) -> String {
-    let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
-    let cleaned = String(name.map { allowed.contains($0) ? $0 : "_" })
-    return cleaned.isEmpty ? "_" : cleaned
   }
 
   /// The exit status of a sync: the worst failure among its classes decides (storage, then bad input, then

@@ -73,7 +73,7 @@ struct CommandDeclarationTests {
 
   /// The files whose code reads a command's parsed arguments.
   static let readers: [String: [String]] = [
-    "fetch": ["FetchCommand.swift", "FetchAll.swift"],
+    "fetch": ["FetchCommand.swift", "FetchCommand+All.swift"],
     "import": ["ImportCommand.swift", "MappedImport.swift", "SubscriptionListImport.swift"],
     "mark-read": ["LocalStateCommands.swift"], "bookmark": ["LocalStateCommands.swift"],
     "entities": ["RecordsCommands.swift"], "records": ["RecordsCommands.swift"],

@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNews
 import OfflineNewsURLSession
 import TestSupport
 import Testing
@@ -140,7 +141,7 @@ struct FeedSubscriptionListTests {
     #expect(lines.allSatisfy { $0.contains("failed:") && $0.contains("cached from 1 h ago") }, "\(all.err)")
     // The origin refused: asked by the first sources only (2 at once per host), the others served at once.
     let asked = lines.filter { !$0.contains("(not asked: http://127.0.0.1:\(server.port) failed earlier in this run)") }
-    #expect(asked.count <= FetchAll.perHostLimit, "\(asked)")
+    #expect(asked.count <= RefreshOptions().perHostLimit, "\(asked)")
   }
 
   @Test("fetch --all on a terminal draws a progress line of sources on standard error, then clears it")

@@ -1,8 +1,7 @@
 import Foundation
-import OfflineNews
 import Synchronization
 
-/// A network for one `news fetch --all` run that stops asking an origin (scheme, host, port: RFC 6454) once a
+/// A network for one refresh of many sources (``NewsRepository/refresh(_:options:progress:)``, `news fetch --all`) that stops asking an origin (scheme, host, port: RFC 6454) once a
 /// request to it has failed in a way that says the origin cannot be reached — connection refused, host not found,
 /// timed out, not connected, TLS failure — after that request's own retries. Later requests to the origin fail at
 /// once with the same kind of failure, `connection refused (not asked: <origin> failed earlier in this run)`, so the repository
@@ -12,17 +11,17 @@ import Synchronization
 /// again, each with its retries, made `fetch --all` of 72 feeds on one refused host take 14 s instead of under one.
 /// Any other failure (an HTTP status, a bad body, a connection lost mid-response) concerns one feed and marks
 /// nothing. Requests already in flight to the origin when it fails finish as they would.
-final class UnreachableOrigins: NewsNetwork {
+package final class UnreachableOrigins: NewsNetwork {
   private let base: any NewsNetwork
   /// The first failure of each origin found unreachable in this run.
   private let failures = Mutex<[String: NewsNetworkError]>([:])
 
-  init(_ base: any NewsNetwork) {
+  package init(_ base: any NewsNetwork) {
     self.base = base
   }
 
   /// The failures that say the origin itself cannot be reached (not one response's fault).
-  static func isUnreachable(_ failure: NewsNetworkError.TransportFailure) -> Bool {
+  package static func isUnreachable(_ failure: NewsNetworkError.TransportFailure) -> Bool {
     switch failure {
     case .connectionRefused, .hostNotFound, .timedOut, .notConnected, .secureConnectionFailed: true
     case .connectionLost, .other: false
@@ -30,14 +29,14 @@ final class UnreachableOrigins: NewsNetwork {
   }
 
   /// `https://example.org:443`: the origin of an http(s) URL, `nil` for a file.
-  static func origin(of url: URL) -> String? {
+  package static func origin(of url: URL) -> String? {
     guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = url.host else {
       return nil
     }
     return "\(scheme)://\(host.lowercased()):\(url.port ?? (scheme == "https" ? 443 : 80))"
   }
 
-  func fetch(_ query: NewsQuery) async throws(NewsNetworkError) -> NewsPage {
+  package func fetch(_ query: NewsQuery) async throws(NewsNetworkError) -> NewsPage {
     try check(query.url)
     do {
       return try await base.fetch(query)
@@ -47,7 +46,7 @@ final class UnreachableOrigins: NewsNetwork {
     }
   }
 
-  func fetch(_ request: NewsRequest) async throws(NewsNetworkError) -> NewsResponse {
+  package func fetch(_ request: NewsRequest) async throws(NewsNetworkError) -> NewsResponse {
     try check(request.query.url)
     do {
       return try await base.fetch(request)

@@ -1,0 +1,134 @@
+import Foundation
+import OfflineNews
+
+/// `news fetch --all`, and `news fetch --source NAME` of a Parse source: the configured sources refreshed by the
+/// library (``NewsRepository/refresh(_:options:progress:)``), and one line per source printed — new, updated,
+/// unchanged, not modified, or failed and why (with what the cache still serves). On a terminal, a progress line on
+/// standard error counts the sources done meanwhile (not with `--quiet` or `--json`).
+extension FetchCommand {
+  /// One source's line of `fetch --all --json`: every key always present, `null` for an absent value, as in every
+  /// `--json` document (`ageSeconds`: seconds since the served rows were fetched, millisecond precision).
+  struct SourceLine: Encodable {
+    var refresh: SourceRefresh
+
+    enum CodingKeys: String, CodingKey {
+      case source, kind, status, inserted, updated, unchanged, cached, ageSeconds, error
+    }
+
+    func encode(to encoder: any Encoder) throws {
+      var c = encoder.container(keyedBy: CodingKeys.self)
+      try c.encode(refresh.source, forKey: .source)
+      try c.encode(refresh.kind, forKey: .kind)
+      try c.encode(refresh.status.rawValue, forKey: .status)
+      try c.encode(refresh.inserted, forKey: .inserted)
+      try c.encode(refresh.updated, forKey: .updated)
+      try c.encode(refresh.unchanged, forKey: .unchanged)
+      try c.encode(refresh.cached, forKey: .cached)
+      try c.encode(refresh.age.map { ($0 * 1000).rounded() / 1000 }, forKey: .ageSeconds)
+      try c.encode(refresh.failure?.description, forKey: .error)
+    }
+  }
+
+  /// `news fetch --all`.
+  func runAll() async throws -> ExitCode {
+    let policyOption = try Self.policy(arguments)
+    let maxAgeOption = try Self.maxAge(arguments)
+    let timeout = try arguments.seconds(.timeout)
+    if arguments.value(.url) != nil || arguments.value(.source) != nil {
+      throw CommandFailure(.usage, "--all refreshes every source: give --all, or --url / --source")
+    }
+    let sources = try context.newsSources()
+    guard !sources.isEmpty else {
+      throw CommandFailure(
+        .config, "no sources configured in \(context.configuration.file ?? "the configuration")",
+        hint: "add one: news add URL (a feed or a page announcing one)")
+    }
+    try context.requireNetwork(
+      for: sources.filter { source in
+        if case .parse = source.kind { return true }
+        return (policyOption ?? source.policy ?? .networkFirst) != .cacheOnly
+      }.map(\.url),
+      command: Self.name)
+    let repository = try context.makeRepository(
+      arguments.common, timeout: timeout, entities: CommandContext.entities(of: sources), retrying: true)
+    var options = context.refreshOptions(arguments.common, timeout: timeout)
+    options.policy = policyOption
+    options.maxAge = maxAgeOption
+    options.fullText = arguments.flag(.fullText)
+    let progress = ProgressReporter(
+      "refreshing", total: sources.count, unit: "sources", console: context.console,
+      quiet: arguments.flag(.quiet) || arguments.flag(.json))
+    let report = await repository.refresh(sources, options: options) { _ in progress.advance() }
+    progress.finish()
+    print(report.sources)
+    context.reportFullText(report)
+    return Self.exitCode(report)
+  }
+
+  /// The run's exit status: 0 when every source refreshed or had a cache to serve; 75 (``ExitCode/someUnavailable``)
+  /// when some source failed with nothing cached, while others served; 69 (``ExitCode/unavailable``) when no
+  /// source served anything at all (offline with an empty cache, say).
+  static func exitCode(_ report: RefreshReport) -> ExitCode {
+    let empty = report.unavailable
+    if empty.isEmpty { return .success }
+    return empty.count == report.sources.count ? .unavailable : .someUnavailable
+  }
+
+  /// `news fetch --source NAME` of a Parse source: its sync, then its cached articles as the offline fallback does.
+  func runParse(_ sync: Configuration.SyncSource) async throws -> ExitCode {
+    try context.requireNetwork(for: [sync.url], command: Self.name)
+    let source = try context.newsSource(sync)
+    let timeout = try arguments.seconds(.timeout)
+    let repository = try context.makeRepository(
+      arguments.common, timeout: timeout, entities: CommandContext.entities(of: [source]))
+    let outcome = await repository.sync(source, options: context.refreshOptions(arguments.common, timeout: timeout))
+    var result = try await repository.cachedArticles(for: source.query)
+    if let failure = outcome.failure {
+      result.networkError =
+        if case .network(let error) = failure { error } else { .transport(.other, detail: failure.description) }
+    } else {
+      result.origin = .network
+    }
+    let console = context.console
+    if arguments.flag(.json) {
+      console.out(OutputFormat.json(Document(result: result, limit: nil)))
+    } else {
+      let now = context.now()
+      console.out(Self.header(result, source: source.name, now: now, color: console.color) + "\n")
+      let handles = await context.shortHandles(result.articles, repository)
+      console.out(OutputFormat.lines(result.articles, handles: handles, now: now, console: console))
+    }
+    return result.articles.isEmpty && outcome.status == .failed ? .unavailable : .success
+  }
+
+  private func print(_ results: [SourceRefresh]) {
+    let console = context.console
+    if arguments.flag(.json) {
+      console.out(OutputFormat.json(["sources": results.map(SourceLine.init)]))
+      return
+    }
+    for result in results {
+      let name = OutputFormat.sanitized(result.source)
+      var line: String
+      switch result.status {
+      case .notModified: line = "not modified (\(result.cached) cached)"
+      case .cache:
+        line = "fresh in the cache: \(result.cached) articles" + age(result.age)
+      case .failed:
+        line =
+          "failed: \(OutputFormat.sanitized(result.failure?.description ?? "unknown error"))"
+          + (result.cached > 0 ? "; serving \(result.cached) cached\(age(result.age))" : "; nothing cached")
+      case .new, .unchanged:
+        line = "\(result.inserted) new, \(result.updated) updated, \(result.unchanged) unchanged"
+      }
+      let text = "\(name): \(line)"
+      if result.status == .failed { console.err(text + "\n") } else { console.out(text + "\n") }
+    }
+  }
+
+  private func age(_ seconds: Double?) -> String {
+    guard let seconds else { return "" }
+    return seconds < 0
+      ? " (fetched in the future: the clock was set back?)" : " from \(Self.duration(seconds)) ago"
+  }
+}

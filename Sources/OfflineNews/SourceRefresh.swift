@@ -1,0 +1,134 @@
+import Foundation
+
+/// How ``NewsRepository/refresh(_:options:progress:)`` refreshes a list of sources.
+public struct RefreshOptions: Sendable {
+  /// The cache policy of every source, over each source's own ``NewsSource/policy``; `nil`: each source's.
+  public var policy: CachePolicy?
+  /// The max-age of every source, over each source's own; `nil`: each source's.
+  public var maxAge: TimeInterval?
+  /// Fetch the whole text of every source's articles, not only of the sources with ``NewsSource/fullText``.
+  public var fullText = false
+  /// Requests in flight at once, in all (at least 1). Default 4.
+  public var totalLimit = 4
+  /// Requests in flight at once to one host (at least 1). Default 2.
+  public var perHostLimit = 2
+  /// The HTTP transport for the pages of whole texts and their images, and for Parse Servers; `nil`: no whole
+  /// texts are fetched (``RefreshReport/fullText`` is `nil`) and a Parse source fails with
+  /// ``RefreshFailure/configuration(_:)``.
+  public var transport: (any HTTPTransport)?
+  /// Where a Parse source's eagerly downloaded files go: `<folder>/<source name, made a file name>/`; `nil`: files
+  /// are not downloaded.
+  public var fileFolder: URL?
+  /// Parse sources: ask for every object again instead of those changed since the last sync (a re-sync).
+  public var fromTheBeginning = false
+  /// Parse sources, with ``fromTheBeginning``: delete the rows the server no longer lists.
+  public var deleteMissing = false
+  /// Parse sources with a cache-first policy: sync even while their last complete sync is fresh.
+  public var force = false
+  /// A test seam: called after each Parse page is staged, before it is imported (a crash there must lose nothing).
+  package var afterPageStaged: (@Sendable () async throws -> Void)?
+
+  /// The defaults; see each property.
+  public init(transport: (any HTTPTransport)? = nil, fullText: Bool = false) {
+    self.transport = transport
+    self.fullText = fullText
+  }
+}
+
+/// Why a source's refresh failed.
+public enum RefreshFailure: Error, Sendable, CustomStringConvertible {
+  /// The network failed (after its retries): refused, not found, timed out, an HTTP status, a body that is not news.
+  case network(NewsNetworkError)
+  /// The store failed.
+  case storage(StorageError)
+  /// A Parse class's sync stopped: its kind and message (``SyncReport/ClassReport/error``).
+  case sync(SyncError.Kind, String)
+  /// The source cannot be refreshed as described: a Parse class the mapping has no root for, no transport.
+  case configuration(String)
+
+  /// What failed, for a person.
+  public var description: String {
+    switch self {
+    case .network(let error): error.description
+    case .storage(let error): error.description
+    case .sync(_, let message): message
+    case .configuration(let message): message
+    }
+  }
+}
+
+/// What one source's refresh did.
+public struct SourceRefresh: Sendable {
+  /// The result of the refresh.
+  public enum Status: String, Sendable, Hashable {
+    /// The network answered and some articles are new or changed.
+    case new
+    /// The network answered with the articles the cache had.
+    case unchanged
+    /// The server answered `304 Not Modified` to a conditional request: the cache is current.
+    case notModified
+    /// The cache was fresh (cache-first within the max-age, cache-only, or a Parse sync skipped while fresh): the
+    /// network was not asked.
+    case cache
+    /// The refresh failed (``SourceRefresh/failure``); ``SourceRefresh/cached`` articles are still served.
+    case failed
+  }
+
+  /// The source's name.
+  public var source: String
+  /// ``NewsSource/kindName``: `feed`, `file` or `parse`.
+  public var kind: String
+  /// What happened.
+  public var status: Status
+  /// Articles (or Parse objects) inserted, updated, and received unchanged.
+  public var inserted = 0
+  /// See ``inserted``.
+  public var updated = 0
+  /// See ``inserted``.
+  public var unchanged = 0
+  /// Articles the cache serves for the source when it was not refreshed (``Status/cache``, ``Status/notModified``,
+  /// ``Status/failed``).
+  public var cached = 0
+  /// Seconds since the served rows were fetched, when the cache served them.
+  public var age: TimeInterval?
+  /// Why it failed, with ``Status/failed``.
+  public var failure: RefreshFailure?
+  /// Values of the response not read (the records kept, with the value dropped) or records skipped.
+  public var issues: [RecordIssue] = []
+  /// A Parse source's sync report, class by class; `nil` for other kinds and for a sync skipped while fresh.
+  public var sync: SyncReport?
+
+  /// A refresh result; see the properties.
+  public init(source: String, kind: String, status: Status) {
+    self.source = source
+    self.kind = kind
+    self.status = status
+  }
+
+  /// Whether the source has nothing to show: it failed and nothing is cached.
+  public var isUnavailable: Bool { status == .failed && cached == 0 }
+}
+
+/// What ``NewsRepository/refresh(_:options:progress:)`` did: one result per source, by name, and the whole texts.
+public struct RefreshReport: Sendable {
+  /// One result per source, ordered by name.
+  public var sources: [SourceRefresh] = []
+  /// The whole texts fetched after the refresh; `nil` when none was asked for or there was no transport.
+  public var fullText: FullTextReport?
+  /// Whether some source wanted whole texts and there was no ``RefreshOptions/transport`` to fetch them with.
+  public var fullTextNeedsTransport = false
+
+  /// The sources with nothing to show (failed, nothing cached).
+  public var unavailable: [SourceRefresh] { sources.filter(\.isUnavailable) }
+}
+
+extension FullTextReport {
+  /// Adds `other`'s counts and failures to this report's.
+  mutating func merge(_ other: FullTextReport) {
+    fetched += other.fetched
+    skipped += other.skipped
+    failures += other.failures
+    imagesStored += other.imagesStored
+    imageFailures += other.imageFailures
+  }
+}
