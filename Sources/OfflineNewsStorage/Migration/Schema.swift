@@ -15,6 +15,7 @@ enum Schema {
     .v11SearchTextOfHTML,
     .v12ArticleKeyIndex,
     .v13ArticleTombstones,
+    .v14Subscriptions,
   ]
 }
 

@@ -1,0 +1,121 @@
+import Foundation
+import OfflineNewsModel
+
+/// One row of the store's subscription list (`subscription`, schema version 14): what `NewsRepository`'s
+/// subscription calls read and write as a `NewsSource`.
+package struct StoredSubscription: Sendable, Hashable {
+  /// Unique without regard to ASCII case.
+  package var name: String
+  /// The source's URL as subscribed (unique).
+  package var url: String
+  package var title: String?
+  /// Outermost first; `[]` at the top level.
+  package var folder: [String]
+  package var homePage: String?
+  /// A `CachePolicy` raw value.
+  package var policy: String?
+  /// Seconds.
+  package var maxAge: Double?
+  package var fullText: Bool
+
+  package init(
+    name: String, url: String, title: String? = nil, folder: [String] = [], homePage: String? = nil,
+    policy: String? = nil, maxAge: Double? = nil, fullText: Bool = false
+  ) {
+    self.name = name
+    self.url = url
+    self.title = title
+    self.folder = folder
+    self.homePage = homePage
+    self.policy = policy
+    self.maxAge = maxAge
+    self.fullText = fullText
+  }
+}
+
+extension StorageContext {
+  private static let subscriptionColumns = "name, url, title, folder, homePage, policy, maxAge, fullText"
+
+  /// The subscriptions, in the order they were made.
+  ///
+  /// - Throws: ``StorageError``.
+  package func subscriptions() async throws(StorageError) -> [StoredSubscription] {
+    try await read { db in
+      // A store older than version 14 that was only read has no table yet: no subscriptions.
+      guard try db.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = 'subscription'") == 1 else { return [] }
+      return try db.cachedStatement("SELECT \(Self.subscriptionColumns) FROM subscription ORDER BY position")
+        .fetchAll { row in
+          StoredSubscription(
+            name: row.string(0) ?? "", url: row.string(1) ?? "", title: row.string(2),
+            folder: Self.folder(row.string(3)), homePage: row.string(4), policy: row.string(5), maxAge: row.double(6),
+            fullText: (row.int64(7) ?? 0) != 0)
+        }
+    }
+  }
+
+  /// Adds `subscription` at the end of the list, or — when `replacing` names a subscription (any case) — writes it
+  /// in that one's place, keeping its position (a rename, a move to another folder). Names are unique without
+  /// regard to case and URLs exactly; the caller checks them first (``subscriptions()``), the constraint is the
+  /// last word.
+  ///
+  /// Renaming also moves the articles recorded under the old name (`article.source`) to the new one, in the same
+  /// transaction, so that the source keeps its history.
+  ///
+  /// - Throws: ``StorageError`` (`constraint` when the name or URL is another subscription's).
+  package func saveSubscription(_ subscription: StoredSubscription, replacing old: String? = nil, at now: Timestamp)
+    async throws(StorageError)
+  {
+    let folder = Self.folderText(subscription.folder)
+    try await write { db in
+      try db.inTransaction {
+        let values: [DatabaseValue] = [
+          .text(subscription.name), .text(subscription.url), subscription.title.map(DatabaseValue.text) ?? .null,
+          .text(folder), subscription.homePage.map(DatabaseValue.text) ?? .null,
+          subscription.policy.map(DatabaseValue.text) ?? .null, subscription.maxAge.map(DatabaseValue.real) ?? .null,
+          .integer(subscription.fullText ? 1 : 0),
+        ]
+        if let old {
+          let previous = try db.cachedStatement("SELECT name FROM subscription WHERE name = ?1").fetchOne(
+            [.text(old)]
+          ) { $0.string(0) }
+          try db.execute(
+            """
+            UPDATE subscription SET name = ?1, url = ?2, title = ?3, folder = ?4, homePage = ?5, policy = ?6,
+              maxAge = ?7, fullText = ?8 WHERE name = ?9
+            """, values + [.text(old)])
+          if let previous = previous ?? nil, previous != subscription.name {
+            try db.execute(
+              "UPDATE article SET source = ?1 WHERE source = ?2", [.text(subscription.name), .text(previous)])
+          }
+        } else {
+          try db.execute(
+            "INSERT INTO subscription (\(Self.subscriptionColumns), subscribedAt) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            values + [.integer(now.millisecondsSince1970)])
+        }
+      }
+    }
+  }
+
+  /// Removes the subscription named `name` (any case); its articles stay cached.
+  ///
+  /// - Returns: whether there was one.
+  /// - Throws: ``StorageError``.
+  package func deleteSubscription(named name: String) async throws(StorageError) -> Bool {
+    try await write { db in
+      try db.execute("DELETE FROM subscription WHERE name = ?1", [.text(name)])
+      return db.changes > 0
+    }
+  }
+
+  private static func folderText(_ folder: [String]) -> String {
+    guard let data = try? JSONSerialization.data(withJSONObject: folder), let text = String(data: data, encoding: .utf8)
+    else { return "[]" }
+    return text
+  }
+
+  private static func folder(_ text: String?) -> [String] {
+    guard let data = text?.data(using: .utf8), let names = try? JSONSerialization.jsonObject(with: data) as? [String]
+    else { return [] }
+    return names
+  }
+}
