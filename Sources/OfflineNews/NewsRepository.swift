@@ -308,6 +308,21 @@ public final class NewsRepository: Sendable {
     return count
   }
 
+  /// Deletes the cached articles `articles` (by their key, ``Article/url``), and then the image files no article
+  /// names any more. They stay deleted as with ``delete(publishedBefore:keepingBookmarks:)``: a refresh of a feed
+  /// that still lists them does not save them again (``forgetDeletedArticles()`` lets them return).
+  ///
+  /// - Returns: the number of articles deleted.
+  /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
+  @discardableResult
+  public func delete(_ articles: [Article]) async throws(NewsRepositoryError) -> Int {
+    let urls = articles.map(\.url.absoluteString)
+    let now = clock()
+    let count = try await storing { try await storage.deleteArticles(urls: urls, now: now) }
+    if count > 0 { await removeUnusedImages() }
+    return count
+  }
+
   /// Fetches NewsAPI pages 1…`pages` of `query` (the `page` query item; `pageSize` as the query has it, else
   /// NewsAPI's default of 20) and joins them into one page, in order. Nothing is saved.
   ///

@@ -408,6 +408,25 @@ extension StorageContext {
     }
   }
 
+  /// Deletes the articles whose keys (``Article/url``) are `urls`, and remembers the keys as
+  /// ``deleteArticles(publishedBefore:keepingBookmarks:now:)`` does, so a refresh does not bring them back.
+  ///
+  /// - Returns: the number of articles deleted (keys not cached count for nothing).
+  /// - Throws: ``StorageError``.
+  @discardableResult
+  package func deleteArticles(urls: [String], now: Timestamp = .now()) async throws(StorageError) -> Int {
+    guard !urls.isEmpty else { return 0 }
+    return try await writeAndPublish { db in
+      let statement = try db.cachedStatement("DELETE FROM article WHERE url = ?1 RETURNING url")
+      var deleted: [String] = []
+      for url in urls {
+        deleted += try statement.fetchAll([.text(url)]) { $0.string(0) ?? "" }
+      }
+      try Self.remember(deleted: deleted, at: now, in: db)
+      return (deleted.count, [StorageChange(entity: "article", deleted: deleted.map { Identity(.text($0)) })])
+    }
+  }
+
   /// How long the key of a deleted article is remembered (a year, in seconds): past that, a feed still listing it
   /// would bring it back (feeds list their last 10–100 items, so a deleted item has long left them).
   package static let tombstoneLifetime: TimeInterval = 365 * 86_400

@@ -172,4 +172,20 @@ struct StoredSubscriptionsTests {
       storage: try StorageContext(path: setup.directory.path("news.sqlite")), network: FileNewsNetwork())
     #expect(try await reopened.subscriptions().map(\.folder) == [["Podcasts"], ["Tech", "Swift"], ["Tech"]])
   }
+
+  @Test("an article deleted by its key stays deleted when the feed still lists it; forgetting lets it return")
+  func deleteOne() async throws {
+    let (setup, atp, _) = try await BulkReadingStateTests.saved()
+    defer { setup.server.stop() }
+    let repository = setup.repository
+    let listed = try await repository.cachedArticles(for: atp).articles
+    let second = try #require(listed.first { $0.title == "atp 2" })
+    #expect(try await repository.delete([second]) == 1)
+    #expect(try await repository.delete([second]) == 0, "gone already")
+    try await repository.save(listed, for: atp)
+    #expect(try await repository.cachedArticles(for: atp).articles.map(\.title) == ["atp 3", "atp 1"])
+    #expect(try await repository.forgetDeletedArticles() == 1)
+    try await repository.save(listed, for: atp)
+    #expect(try await repository.cachedArticles(for: atp).articles.count == 3)
+  }
 }
