@@ -6,7 +6,8 @@
 //   (Model, HTTP) ← OfflineNewsNetwork ←──────────────┤
 //   (Storage, Import, HTTP) ← OfflineNewsSync ←───────┤
 //   OfflineNewsHTTP ←─────────────────────────────────┘
-//   (HTTP, Network) ← OfflineNewsURLSession ← news-online, news-bench, news-with-fault (never `news`: see below)
+//   (HTTP, Network, OfflineNews: its ArticleDecoder is the default) ← OfflineNewsURLSession ← news-online, news-bench,
+//   news-with-fault (never `news`: see below)
 //   (CLibXML2, Model, OfflineNewsHTML) ← OfflineNewsFeeds ← NewsCLI (subscriptions: news add, remove, sources --opml, import OPML)
 //   CLibXML2 ← OfflineNewsHTML ← OfflineNews, NewsCLI, news-bench
 import PackageDescription
@@ -54,7 +55,8 @@ let package = Package(
     // NewsAPI client over it: the only module that imports FoundationNetworking (libcurl, a TLS stack, about 40
     // shared libraries), apart so that a program that does not use the network does not load it (`news`).
     .target(
-      name: "OfflineNewsURLSession", dependencies: ["OfflineNewsModel", "OfflineNewsHTTP", "OfflineNewsNetwork"],
+      name: "OfflineNewsURLSession",
+      dependencies: ["OfflineNewsModel", "OfflineNewsHTTP", "OfflineNewsNetwork", "OfflineNews"],
       swiftSettings: strict),
     // Feeds: RSS, RSS 1.0 (RDF) and Atom parsed with libxml2, format sniffing, OPML, feed discovery in HTML pages.
     .target(

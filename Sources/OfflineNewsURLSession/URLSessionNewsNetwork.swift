@@ -1,9 +1,11 @@
 import Foundation
+import OfflineNews
 import OfflineNewsHTTP
 import OfflineNewsModel
 import OfflineNewsNetwork
 
-/// The real ``NewsNetwork``: NewsAPI v2 (and every format its decoder reads) over HTTP(S), a thin client of
+/// The real ``NewsNetwork``: every format a news source sends — feeds (RSS 2.0, RSS 1.0, Atom, JSON Feed) and NewsAPI
+/// v2 — over HTTP(S), decoded by ``ArticleDecoder`` unless given another decoder; a thin client of
 /// ``URLSessionHTTPTransport``.
 ///
 /// For example:
@@ -48,11 +50,11 @@ public final class URLSessionNewsNetwork: NewsNetwork {
   ///     whole seconds there; above `maximumTimeout` (one day, and infinity) it is capped, and NaN, zero or a
   ///     negative value mean 5; ``timeout`` says the value in force. Each attempt gets the whole timeout.
   ///   - retry: which failures are retried and how; ``RetryPolicy/none`` (a single attempt) by default.
-  ///   - decoder: what turns a body into articles; NewsAPI v2 (``NewsAPIDecoder``) by default, the `OfflineNews`
-  ///     module's `ArticleDecoder` for every format a source may send.
+  ///   - decoder: what turns a body into articles; by default ``ArticleDecoder``, every format `news` reads (RSS 2.0,
+  ///     RSS 1.0, Atom, JSON Feed, NewsAPI v2), told apart by content; ``NewsAPIDecoder`` for NewsAPI alone.
   public convenience init(
     apiKey: String?, apiKeyHosts: Set<String> = ["newsapi.org"], timeout: TimeInterval = 5,
-    retry: RetryPolicy = .none, decoder: any NewsPageDecoder = NewsAPIDecoder()
+    retry: RetryPolicy = .none, decoder: any NewsPageDecoder = ArticleDecoder()
   ) {
     self.init(
       key: apiKey.flatMap { $0.isEmpty ? nil : NewsAPIKey($0, hosts: apiKeyHosts) }, timeout: timeout, retry: retry,
@@ -62,7 +64,7 @@ public final class URLSessionNewsNetwork: NewsNetwork {
   /// As ``init(apiKey:apiKeyHosts:timeout:retry:decoder:)``, with the key and its hosts as one value.
   package init(
     key apiKey: NewsAPIKey?, timeout: TimeInterval = 5, retry: RetryPolicy = .none,
-    decoder: any NewsPageDecoder = NewsAPIDecoder()
+    decoder: any NewsPageDecoder = ArticleDecoder()
   ) {
     self.decoder = decoder
     self.apiKey = apiKey.flatMap { $0.value.isEmpty ? nil : $0 }

@@ -89,7 +89,7 @@ struct RetryTests {
           == .api(
             NewsAPIError(code: .rateLimited, message: "You have made too many requests recently.", httpStatus: 200))
       case .htmlInsteadOfJSON:
-        return error == .invalidResponse(detail: "an HTML page (text/html, 24 bytes), not JSON")
+        return error == .invalidResponse(detail: "an HTML page (text/html, 24 bytes) that announces no feed, not JSON")
       case .emptyBody: return error == .invalidResponse(detail: "not valid JSON: empty (0 bytes)")
       case .truncatedJSON: return error == .invalidResponse(detail: NewsAPIDecoder.truncated(size: 120))
       }

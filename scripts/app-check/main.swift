@@ -27,8 +27,8 @@ let store = URL(fileURLWithPath: arguments[4], isDirectory: true)
 let images = store.appendingPathComponent("images", isDirectory: true)
 
 let storage = try StorageContext(path: store.appendingPathComponent("news.sqlite").path)
-// The default network reads every format a feed reader meets when given the package's decoder.
-let network = URLSessionNewsNetwork(apiKey: nil, timeout: 5, decoder: ArticleDecoder())
+// The default network reads every format `news` reads (its decoder is ArticleDecoder).
+let network = URLSessionNewsNetwork(apiKey: nil, timeout: 5)
 let repository = NewsRepository(storage: storage, network: network, imageFolder: images)
 let options = RefreshOptions(transport: URLSessionHTTPTransport(timeout: 5), fullText: true)
 
