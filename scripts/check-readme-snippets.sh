@@ -70,6 +70,12 @@ for n in $(seq 1 "$count"); do
   targets+="    .executableTarget(name: \"Snippet$n\", dependencies: [.product(name: \"OfflineNews\", package: \"$(basename "$root" | tr '[:upper:]' '[:lower:]')\")]),
 "
 done
+# The app of scripts/check-app-program.sh is built here too, so that the library is built once for both.
+mkdir -p "$package/Sources/AppCheck"
+cmp -s scripts/app-check/main.swift "$package/Sources/AppCheck/main.swift" ||
+  cp scripts/app-check/main.swift "$package/Sources/AppCheck/main.swift"
+targets+="    .executableTarget(name: \"AppCheck\", dependencies: [.product(name: \"OfflineNews\", package: \"$(basename "$root" | tr '[:upper:]' '[:lower:]')\")]),
+"
 # Snippets that are gone (the README has fewer than before).
 for folder in "$package"/Sources/Snippet*; do
   [ -d "$folder" ] || continue
@@ -98,13 +104,13 @@ log="$work/build.log"
 if ! swift build --package-path "$package" --scratch-path "$work/build" >"$log" 2>&1; then
   echo "check-readme-snippets: a snippet does not compile:"
   cat "$listing"
-  grep -E "error:|warning:" "$log" | grep "/Sources/Snippet" | sort -u || tail -40 "$log"
+  grep -E "error:|warning:" "$log" | grep -E "/Sources/(Snippet|AppCheck)" | sort -u || tail -40 "$log"
   exit 1
 fi
-if grep -E "/Sources/Snippet[0-9]+/main.swift:[0-9]+:[0-9]+: warning:" "$log" >/dev/null; then
+if grep -E "/Sources/(Snippet[0-9]+|AppCheck)/main.swift:[0-9]+:[0-9]+: warning:" "$log" >/dev/null; then
   echo "check-readme-snippets: a snippet compiles with warnings:"
   cat "$listing"
-  grep -E "/Sources/Snippet[0-9]+/main.swift:[0-9]+:[0-9]+: warning:" "$log" | sort -u
+  grep -E "/Sources/(Snippet[0-9]+|AppCheck)/main.swift:[0-9]+:[0-9]+: warning:" "$log" | sort -u
   exit 1
 fi
 echo "check-readme-snippets: $built snippet(s) compile, $skipped fragment(s) skipped ($(($(date +%s) - start)) s)"
