@@ -103,6 +103,7 @@ struct AddCommand: NewsCommand {
     } catch {
       throw failure(error, target: target)
     }
+    var plan = SubscriptionPlan(configuration: context.configuration)
     var announced: [DiscoveredFeed] = []
     let candidates: [SubscriptionCandidate]
     switch answer {
@@ -110,8 +111,12 @@ struct AddCommand: NewsCommand {
       candidates = [feed]
     case .page(let page):
       announced = page.feeds
-      // Each chosen feed is read, to be named after its own title.
-      candidates = await subscriber.resolve(try choose(from: page, target: target, pick: pick, all: all))
+      // Each chosen feed is read, to be named after its own title, unless it is configured already.
+      var chosen = try choose(from: page, target: target, pick: pick, all: all)
+      for (index, candidate) in chosen.enumerated() where !plan.isConfigured(candidate.source.url) {
+        chosen[index] = await subscriber.resolve(candidate)
+      }
+      candidates = chosen
       for candidate in candidates {
         guard let failure = candidate.failure else { continue }
         context.console.printNote(
@@ -122,7 +127,6 @@ struct AddCommand: NewsCommand {
       throw subscriptionListFailure(target, isFile: location.isFileURL)
     }
     let sources = candidates.map { source(for: $0, folder: folder) }
-    var plan = SubscriptionPlan(configuration: context.configuration)
     for source in sources { try plan.add(source, exactName: arguments.value(.name) != nil) }
     let dryRun = arguments.flag(.dryRun)
     let config =

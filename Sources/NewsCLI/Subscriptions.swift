@@ -64,6 +64,9 @@ struct SubscriptionPlan {
     for (name, source) in configuration.syncSources { locations[NewsSource.subscriptionKey(for: source.url)] = name }
   }
 
+  /// Whether a source of `url` (under any name, any equivalent spelling) is configured or planned already.
+  func isConfigured(_ url: URL) -> Bool { locations[NewsSource.subscriptionKey(for: url)] != nil }
+
   /// The subscription key of a new source's feed URL or file path.
   private static func key(_ source: NewSource) -> String {
     if let file = source.file { return NewsSource.subscriptionKey(for: URL(fileURLWithPath: file)) }

@@ -181,6 +181,9 @@ struct SubscriptionCommandTests {
       (report["added"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["Loop Posts", "Loop JSON"])
     #expect((report["existing"] as? [[String: Any]])?.first?["name"] as? String == "Loop Comments")
     #expect((report["announced"] as? [[String: Any]])?.count == 3)
+    #expect(
+      server.requests.filter { $0.target == "/comments.atom" }.count == 1, "a feed configured already is not read again"
+    )
     #expect(await cli.run("add", page, "--all", "--name", "x", "--config", config).status == 64)
     #expect(await cli.run("add", page, "--all", "--pick", "1", "--config", config).status == 64)
   }
