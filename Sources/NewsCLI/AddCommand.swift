@@ -16,12 +16,13 @@ struct AddCommand: NewsCommand {
   static let details = """
     The document is read once (one GET for a URL, redirects followed) to tell what it is from its content: a feed
     is added as it is, named by its title; a web page is read for the feeds it announces (<link rel="alternate">
-    with an RSS, Atom or JSON Feed type): one is added, several are listed and need --pick N or --all. A file that
-    is a feed becomes a "file" source; a saved page gives the feeds it links to absolutely. The source is written
-    into the configuration file (created when there is none: $XDG_CONFIG_HOME/news/news.json), keeping everything
-    else in it as it was. A feed configured already is not added again. Nothing is fetched into the database:
-    'news fetch' does that. Exit status: 0 added (or nothing new), 64 usage (several feeds and no --pick/--all,
-    a --name taken, an OPML file), 65 not a feed nor a page announcing one, 69 the network failed, 78 the
+    with an RSS, Atom or JSON Feed type): one is added, several are listed and need --pick N or --all; each feed
+    chosen is read (one GET) to be named after its own title. A file that is a feed becomes a "file" source; a
+    saved page gives the feeds it links to absolutely. The source is written into the configuration file (created
+    when there is none: $XDG_CONFIG_HOME/news/news.json), keeping everything else in it as it was. A feed
+    configured already (by any equivalent spelling of its URL) is not added again. Nothing is fetched into the
+    database: 'news fetch' does that. Exit status: 0 added (or nothing new), 64 usage (several feeds and no
+    --pick/--all, a --name taken, an OPML file), 65 not a feed nor a page announcing one, 69 the network failed, 78 the
     configuration file cannot be written.
     """
 
@@ -31,7 +32,7 @@ struct AddCommand: NewsCommand {
       switch self {
       case .name:
         OptionSpec(
-          name: "name", valueName: "NAME", help: "The source's name (default: the feed's or the page's title).")
+          name: "name", valueName: "NAME", help: "The source's name (default: the feed's own title).")
       case .folder:
         OptionSpec(name: "folder", valueName: "FOLDER", help: "File the source in a folder (nested: \"Tech/Swift\").")
       case .pick: OptionSpec(name: "pick", valueName: "N", help: "Of the feeds a page announces, add the Nth (from 1).")
@@ -74,20 +75,6 @@ struct AddCommand: NewsCommand {
     }
   }
 
-  /// A document read for `add`: its bytes, where they came from, and the `charset` they were served with.
-  struct Document {
-    var body: Data
-    /// The URL the document was read from at last (after redirects), or the file's URL.
-    var url: URL
-    /// The URL to subscribe to: the one given, or where it permanently moved (301/308).
-    var sourceURL: URL
-    var charset: String?
-    var isFile: Bool
-  }
-
-  /// The most a document may have (16 MiB).
-  static let maximumBody = 16 << 20
-
   var context: CommandContext
   var arguments: ParsedArguments<Option>
 
@@ -108,48 +95,38 @@ struct AddCommand: NewsCommand {
       }
       folder = Configuration.folderText(path)
     }
-    let document = try await read(target)
-    var announced: [DiscoveredFeed] = []
-    var sources: [NewSource] = []
-    switch FeedFormatSniffer.kind(of: document.body) {
-    case .xmlFeed:
-      let feed: ParsedFeed
-      do {
-        feed = try FeedParser.parse(document.body, feedURL: document.url, charset: document.charset)
-      } catch {
-        throw CommandFailure(.badInput, "\(target): \(error)")
-      }
-      sources = [source(for: document, title: feed.title, homePage: feed.homePageURL, folder: folder)]
-    case .jsonFeed:
-      let object = (try? JSONSerialization.jsonObject(with: document.body)) as? [String: Any]
-      let home = (object?["home_page_url"] as? String).flatMap(URL.init(string:))
-      sources = [source(for: document, title: object?["title"] as? String, homePage: home, folder: folder)]
-    case .html:
-      let page = FeedDiscovery.read(document.body, pageURL: document.url, charset: document.charset)
-      announced = page.feeds
-      // A saved page's relative feed link (`href="/feeds/main"`) resolves only against its web address, which a
-      // file does not have: such a page announces a feed, though `read` can list none.
-      let unresolved = document.isFile && page.feeds.isEmpty && FeedDiscovery.announcesFeeds(document.body)
-      let chosen = try choose(from: page, target: target, pick: pick, all: all, unresolvedLinks: unresolved)
-      sources = chosen.map { feed in
-        // One feed is the page's; of several, each is "page — link title".
-        let parts = page.feeds.count == 1 ? [page.title ?? feed.title] : [page.title, feed.title]
-        let title = parts.compactMap { $0 }.joined(separator: " — ")
-        let home = document.isFile ? nil : document.url
-        return NewSource(
-          name: arguments.value(.name) ?? (title.isEmpty ? feed.url.host ?? "feed" : title),
-          feed: feed.url.absoluteString, title: nil, homePage: home?.absoluteString, folder: folder)
-      }
-    case .opml:
-      // `news import` reads files only: a list at a URL is saved first.
-      throw CommandFailure(
-        .usage, "\(target) is an OPML subscription list, not a feed",
-        hint: FailureHint.subscriptionList(target, isFile: document.isFile))
-    case .json, .unknown:
-      throw CommandFailure(
-        .badInput, "\(target) is not a feed (RSS, Atom, RDF, JSON Feed) nor a web page that announces one")
+    let location = try location(of: target)
+    let subscriber = try subscriber(for: location)
+    let answer: Subscribable
+    do {
+      answer = try await subscriber.inspect(location)
+    } catch {
+      throw failure(error, target: target)
     }
     var plan = SubscriptionPlan(configuration: context.configuration)
+    var announced: [DiscoveredFeed] = []
+    let candidates: [SubscriptionCandidate]
+    switch answer {
+    case .feed(let feed):
+      candidates = [feed]
+    case .page(let page):
+      announced = page.feeds
+      // Each chosen feed is read, to be named after its own title, unless it is configured already.
+      var chosen = try choose(from: page, target: target, pick: pick, all: all)
+      for (index, candidate) in chosen.enumerated() where !plan.isConfigured(candidate.source.url) {
+        chosen[index] = await subscriber.resolve(candidate)
+      }
+      candidates = chosen
+      for candidate in candidates {
+        guard let failure = candidate.failure else { continue }
+        context.console.printNote(
+          "could not read \(candidate.source.url.absoluteString) for its title (\(failure)); "
+            + "named \"\(candidate.source.name)\"")
+      }
+    case .subscriptionList:
+      throw subscriptionListFailure(target, isFile: location.isFileURL)
+    }
+    let sources = candidates.map { source(for: $0, folder: folder) }
     for source in sources { try plan.add(source, exactName: arguments.value(.name) != nil) }
     let dryRun = arguments.flag(.dryRun)
     let config =
@@ -160,43 +137,31 @@ struct AddCommand: NewsCommand {
     return .success
   }
 
-  /// A source for the document itself (a feed): named by `--name`, else its title, else its host or file name.
-  private func source(for document: Document, title: String?, homePage: URL?, folder: String?) -> NewSource {
-    let fallback =
-      document.isFile ? document.url.deletingPathExtension().lastPathComponent : document.url.host ?? "feed"
-    let name = arguments.value(.name) ?? title.flatMap { $0.isEmpty ? nil : $0 } ?? fallback
+  /// The configuration's source for a candidate: named by `--name`, else as the library named it (the feed's own
+  /// title, else its fallback); the feed's title kept when the name differs from it.
+  private func source(for candidate: SubscriptionCandidate, folder: String?) -> NewSource {
+    let name = arguments.value(.name) ?? candidate.source.name
+    let url = candidate.source.url
     return NewSource(
-      name: name, feed: document.isFile ? nil : document.sourceURL.absoluteString,
-      file: document.isFile ? document.url.path : nil, title: title == name ? nil : title,
-      homePage: homePage?.absoluteString, folder: folder)
+      name: name, feed: url.isFileURL ? nil : url.absoluteString, file: url.isFileURL ? url.path : nil,
+      title: candidate.feedTitle == name ? nil : candidate.feedTitle,
+      homePage: candidate.source.homePage?.absoluteString, folder: folder)
   }
 
-  /// The announced feeds to add: the only one, the `--pick`ed one, or all with `--all`. `unresolvedLinks`: the page
-  /// (a saved file) has feed links that only its web address resolves.
-  private func choose(
-    from page: FeedDiscovery.Page, target: String, pick: Int?, all: Bool, unresolvedLinks: Bool = false
-  ) throws(CommandFailure) -> [DiscoveredFeed] {
+  /// The announced feeds to add: the only one, the `--pick`ed one, or all with `--all`; of several and no choice,
+  /// the list is printed and the command refused.
+  private func choose(from page: AnnouncingPage, target: String, pick: Int?, all: Bool) throws(CommandFailure)
+    -> [SubscriptionCandidate]
+  {
     let feeds = page.feeds
-    if feeds.isEmpty, unresolvedLinks {
-      throw CommandFailure(
-        .badInput,
-        "\(target) announces its feed by a link relative to the page's web address, which a saved file does not have",
-        hint: "'news add URL' with the web address the page was saved from finds the feed"
-      )
-    }
-    guard !feeds.isEmpty else {
-      throw CommandFailure(
-        .badInput, "\(target) is a web page that announces no feed",
-        hint: "look for an RSS or Atom link on the page and add that URL")
-    }
     if let pick {
       guard pick <= feeds.count else {
         throw CommandFailure(
           .usage, "--pick \(pick): the page announces \(feeds.count) feed\(feeds.count == 1 ? "" : "s")")
       }
-      return [feeds[pick - 1]]
+      return [page.candidates[pick - 1]]
     }
-    if all || feeds.count == 1 { return feeds }
+    if all || feeds.count == 1 { return page.candidates }
     if !arguments.flag(.json) {
       var list = "\(target) announces \(feeds.count) feeds:\n"
       for (index, feed) in feeds.enumerated() {
@@ -208,60 +173,73 @@ struct AddCommand: NewsCommand {
       .usage, "the page announces \(feeds.count) feeds", hint: "add one with --pick N (1–\(feeds.count)), or --all")
   }
 
-  /// Reads `target`: an http(s) URL with one GET (redirects followed, to any origin, up to 5), else a file.
-  private func read(_ target: String) async throws(CommandFailure) -> Document {
+  /// What `target` names: an http(s) URL as it is, else a file (its path resolved) as a `file:` URL.
+  private func location(of target: String) throws(CommandFailure) -> URL {
     if let url = URL(string: target), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme) {
-      return try await get(url)
+      return url
     }
-    let path = context.resolvedPath(target)
-    let body: Data
-    do {
-      body = try LocalFile.read(path, maxBytes: Self.maximumBody)
-    } catch {
-      if let scheme = URL(string: target)?.scheme, scheme.count > 1, !error.isTooLarge {
-        throw CommandFailure(.usage, "\(target): only http(s) URLs and files can be added")
-      }
-      throw CommandFailure(
-        .badInput, "cannot read \(path): \(error.reason)",
-        hint: error.isTooLarge ? "a feed is rarely more than a few MiB" : nil)
-    }
-    let url = URL(fileURLWithPath: path)
-    return Document(body: body, url: url, sourceURL: url, charset: nil, isFile: true)
+    return URL(fileURLWithPath: context.resolvedPath(target))
   }
 
-  /// One GET, following redirects to any origin (no secret is sent): the document's URL is where it ended, the
-  /// source's the end of the permanent redirects (`301`, `308`) from `start`, as RFC 9110 §15.4.2 asks.
-  private func get(_ start: URL) async throws(CommandFailure) -> Document {
-    try context.requireNetwork(for: [start], command: Self.name)
+  /// The library's subscriber: for an http(s) URL with this `news`'s HTTP transport (whole-request timeout,
+  /// retries), after checking that it has the network.
+  ///
+  /// - Throws: ``CommandFailure`` 78 when this `news` has no network (``NetworkProgram``); 64 for a bad `--timeout`.
+  private func subscriber(for location: URL) throws(CommandFailure) -> FeedSubscriber {
+    guard !location.isFileURL else {
+      return FeedSubscriber(transport: nil)
+    }
+    try context.requireNetwork(for: [location], command: Self.name)
     let timeout = try arguments.seconds(.timeout) ?? context.configuration.timeoutSeconds
-    let transport = context.network.httpTransport(timeout, SyncCommand.retry(timeout), [])
-    let request = HTTPRequest(
-      url: start,
-      headers: [
-        "Accept":
-          "application/rss+xml, application/atom+xml, application/feed+json, application/xml;q=0.9, "
-          + "text/html;q=0.8, */*;q=0.5"
-      ], maxBodyBytes: Self.maximumBody, redirects: .anyOrigin)
-    let response: HTTPResponse
-    do {
-      response = try await transport.send(request)
-    } catch {
-      throw CommandFailure(.unavailable, "GET \(start.absoluteString): \(error)")
-    }
-    let url = response.url
-    if response.bodyLimitExceeded != nil {
-      let size = response.bodyLimitExceeded.map { LocalFile.byteCount(Int64($0)) } ?? "?"
-      throw CommandFailure(
+    return FeedSubscriber(transport: context.network.httpTransport(timeout, SyncCommand.retry(timeout), []))
+  }
+
+  /// The command's failure for the library's error, in the words of `target` as typed.
+  private func failure(_ error: SubscriptionError, target: String) -> CommandFailure {
+    switch error {
+    case .unreadableFeed(_, let cause):
+      return CommandFailure(.badInput, "\(target): \(cause)")
+    case .notAFeed:
+      return CommandFailure(
+        .badInput, "\(target) is not a feed (RSS, Atom, RDF, JSON Feed) nor a web page that announces one")
+    case .noFeedAnnounced:
+      return CommandFailure(
+        .badInput, "\(target) is a web page that announces no feed",
+        hint: "look for an RSS or Atom link on the page and add that URL")
+    case .relativeFeedLinks:
+      return CommandFailure(
         .badInput,
-        "\(url.absoluteString): \(size), more than the limit of \(LocalFile.byteCount(Int64(Self.maximumBody))) "
-          + "a feed or page may have; not added")
+        "\(target) announces its feed by a link relative to the page's web address, which a saved file does not have",
+        hint: "'news add URL' with the web address the page was saved from finds the feed")
+    case .unreadableSubscriptionList(let url, _):
+      return subscriptionListFailure(target, isFile: url.isFileURL)
+    case .network(let url, let cause):
+      return CommandFailure(.unavailable, "GET \(url.absoluteString): \(cause)")
+    case .httpStatus(let url, let status):
+      return CommandFailure(.unavailable, "GET \(url.absoluteString): HTTP \(status)")
+    case .tooLarge(let url, let bytes, let limit):
+      return CommandFailure(
+        .badInput,
+        "\(url.absoluteString): \(LocalFile.byteCount(Int64(bytes))), more than the limit of "
+          + "\(LocalFile.byteCount(Int64(limit))) a feed or page may have; not added")
+    case .unreadableFile(let url, let reason, let tooLarge):
+      if let scheme = URL(string: target)?.scheme, scheme.count > 1, !tooLarge {
+        return CommandFailure(.usage, "\(target): only http(s) URLs and files can be added")
+      }
+      return CommandFailure(
+        .badInput, "cannot read \(url.path): \(reason)", hint: tooLarge ? "a feed is rarely more than a few MiB" : nil)
+    case .unsupportedURL:
+      return CommandFailure(.usage, "\(target): only http(s) URLs and files can be added")
+    case .noTransport(let url):
+      return NetworkProgram.missing(command: Self.name, url: url)
     }
-    guard (200..<300).contains(response.status) else {
-      throw CommandFailure(.unavailable, "GET \(url.absoluteString): HTTP \(response.status)")
-    }
-    return Document(
-      body: response.body, url: url, sourceURL: response.permanentURL,
-      charset: FeedParser.charset(fromContentType: response.header("Content-Type")), isFile: false)
+  }
+
+  /// An OPML list is refused: `news import` reads it (from a file: a list at a URL is saved first).
+  private func subscriptionListFailure(_ target: String, isFile: Bool) -> CommandFailure {
+    CommandFailure(
+      .usage, "\(target) is an OPML subscription list, not a feed",
+      hint: FailureHint.subscriptionList(target, isFile: isFile))
   }
 
   private func report(_ plan: SubscriptionPlan, config: String, dryRun: Bool, announced: [DiscoveredFeed]) {

@@ -47,28 +47,38 @@ struct ExistingSource: Encodable, Sendable {
   var url: String
 }
 
-/// Decides the names of new sources against the configuration: a feed already configured (under any name) is not
-/// added again, and a name already taken gets ` (2)`, ` (3)`, … — unless it was given with `--name`, which must be new.
+/// Decides the names of new sources against the configuration: a feed already configured (under any name, by any
+/// equivalent spelling of its URL: ``NewsSource/subscriptionKey(for:)``) is not added again, and a name already
+/// taken gets ` (2)`, ` (3)`, … — unless it was given with `--name`, which must be new.
 struct SubscriptionPlan {
   private(set) var added: [NewSource] = []
   private(set) var existing: [ExistingSource] = []
   private var names: Set<String>
+  /// The configured (and planned) sources by the subscription keys of their URLs.
   private var locations: [String: String]
 
   init(configuration: Configuration) {
     names = Set(configuration.sources.keys).union(configuration.syncSources.keys)
     locations = [:]
-    for (name, source) in configuration.sources {
-      locations[source.url.isFileURL ? source.url.path : source.url.absoluteString] = name
-    }
-    for (name, source) in configuration.syncSources { locations[source.location] = name }
+    for (name, source) in configuration.sources { locations[NewsSource.subscriptionKey(for: source.url)] = name }
+    for (name, source) in configuration.syncSources { locations[NewsSource.subscriptionKey(for: source.url)] = name }
+  }
+
+  /// Whether a source of `url` (under any name, any equivalent spelling) is configured or planned already.
+  func isConfigured(_ url: URL) -> Bool { locations[NewsSource.subscriptionKey(for: url)] != nil }
+
+  /// The subscription key of a new source's feed URL or file path.
+  private static func key(_ source: NewSource) -> String {
+    if let file = source.file { return NewsSource.subscriptionKey(for: URL(fileURLWithPath: file)) }
+    return source.feed.flatMap(URL.init(string:)).map(NewsSource.subscriptionKey(for:)) ?? source.location
   }
 
   /// Plans `source` (its name is made presentable and unique first, unless `exactName`).
   ///
   /// - Throws: `CommandFailure` (64) when `exactName` is taken.
   mutating func add(_ source: NewSource, exactName: Bool = false) throws(CommandFailure) {
-    if let name = locations[source.location] {
+    let key = Self.key(source)
+    if let name = locations[key] {
       existing.append(ExistingSource(name: name, url: source.location))
       return
     }
@@ -90,7 +100,7 @@ struct SubscriptionPlan {
       source.name = name
     }
     names.insert(source.name)
-    locations[source.location] = source.name
+    locations[key] = source.name
     added.append(source)
   }
 

@@ -103,7 +103,7 @@ struct SubscriptionCommandTests {
     #expect(third.out.hasPrefix("added \"Loopback Feed (2)\""), "\(third.out)")
   }
 
-  @Test("a page announcing one feed: its relative href resolved against the page, named by the page's title")
+  @Test("a page announcing one feed: its relative href resolved; a feed that cannot be read is named by the page")
   func pageWithOneFeed() async throws {
     let cli = CLIHarness()
     let config = try Self.writeConfig(cli)
@@ -120,6 +120,21 @@ struct SubscriptionCommandTests {
     #expect(added.first?["homePage"] as? String == pageURL.absoluteString)
     #expect(report["dryRun"] as? Bool == false)
     #expect(try Self.sources(config)["Loop Site"]?["feed"] as? String == server.url("/blog/feeds/main").absoluteString)
+    // The "feed" is the page again (the server answers every path with it): no title of its own, no link title.
+    #expect(outcome.err.contains("could not read \(server.url("/blog/feeds/main")) for its title"), "\(outcome.err)")
+  }
+
+  /// A feed of `title` (RSS 2.0, or Atom when `atom`).
+  static func feed(titled title: String, atom: Bool = false) -> LoopbackHTTPServer.Behaviour {
+    atom
+      ? .respond(
+        status: 200, headers: ["Content-Type": "application/atom+xml"],
+        body: Data(
+          """
+          <?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.org/2005/Atom"><title>\(title)</title>
+          <id>urn:loop</id><updated>2024-01-01T00:00:00Z</updated></feed>
+          """.utf8))
+      : xml(feed.replacingOccurrences(of: "Loopback Feed", with: title))
   }
 
   @Test("a page announcing several: listed and refused without a choice; --pick N adds one, --all adds all")
@@ -129,9 +144,17 @@ struct SubscriptionCommandTests {
     let links = """
       <link rel="alternate" type="application/rss+xml" title="Posts" href="/posts.rss">
       <link rel="alternate" type="application/atom+xml" title="Comments" href="/comments.atom">
-      <link rel="alternate" type="application/feed+json" title="JSON" href="https://cdn.example/feed.json">
+      <link rel="alternate" type="application/feed+json" title="JSON" href="/feed.json">
       """
     let server = try LoopbackHTTPServer(Self.html(Self.page(links)))
+    server.router = { request in
+      switch request.target {
+      case "/posts.rss": Self.feed(titled: "Loop Posts")
+      case "/comments.atom": Self.feed(titled: "Loop Comments", atom: true)
+      case "/feed.json": .json(#"{"version": "https://jsonfeed.org/version/1.1", "title": "Loop JSON", "items": []}"#)
+      default: nil
+      }
+    }
     let page = server.url("/").absoluteString
     let before = try Self.read(config)
 
@@ -141,25 +164,76 @@ struct SubscriptionCommandTests {
     #expect(refused.out.contains("  2  Comments  application/atom+xml  \(server.url("/comments.atom"))"))
     #expect(refused.err.contains("--pick N (1–3), or --all"))
     #expect(try Self.read(config) == before)
+    #expect(server.requests.count == 1, "no feed is read before one is chosen")
 
     #expect(await cli.run("add", page, "--pick", "4", "--config", config).status == 64)
+    // Issue 27: named after the feed's own title, not the page's ("Loop Site — Comments" before).
     let picked = await cli.run("add", page, "--pick", "2", "--config", config)
     #expect(picked.status == 0, "\(picked.err)")
+    #expect(picked.out.hasPrefix("added \"Loop Comments\": \(server.url("/comments.atom"))"), "\(picked.out)")
     #expect(
-      try Self.sources(config)["Loop Site — Comments"]?["feed"] as? String
-        == server.url("/comments.atom").absoluteString)
+      try Self.sources(config)["Loop Comments"]?["feed"] as? String == server.url("/comments.atom").absoluteString)
 
     let all = await cli.run("add", page, "--all", "--folder", "Loop", "--config", config, "--json")
     #expect(all.status == 0, "\(all.err)")
     let report = try all.json()
     #expect(
-      (report["added"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == [
-        "Loop Site — Posts", "Loop Site — JSON",
-      ])
-    #expect((report["existing"] as? [[String: Any]])?.first?["name"] as? String == "Loop Site — Comments")
+      (report["added"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["Loop Posts", "Loop JSON"])
+    #expect((report["existing"] as? [[String: Any]])?.first?["name"] as? String == "Loop Comments")
     #expect((report["announced"] as? [[String: Any]])?.count == 3)
+    #expect(
+      server.requests.filter { $0.target == "/comments.atom" }.count == 1, "a feed configured already is not read again"
+    )
     #expect(await cli.run("add", page, "--all", "--name", "x", "--config", config).status == 64)
     #expect(await cli.run("add", page, "--all", "--pick", "1", "--config", config).status == 64)
+  }
+
+  @Test("a page's one feed is named after the feed's title; with --name the feed's title is kept as title")
+  func discoveredFeedNamedByItsTitle() async throws {
+    let cli = CLIHarness()
+    let config = try Self.writeConfig(cli)
+    let server = try LoopbackHTTPServer(
+      Self.html(Self.page(#"<link rel="alternate" type="application/rss+xml" title="RSS" href="/rss">"#)))
+    server.router = { $0.target == "/rss" ? Self.feed(titled: "Loop Journal") : nil }
+    let outcome = await cli.run("add", server.url("/").absoluteString, "--config", config, "--json")
+    #expect(outcome.status == 0, "\(outcome.err)")
+    let added = try #require((try outcome.json()["added"] as? [[String: Any]])?.first)
+    #expect(added["name"] as? String == "Loop Journal", "not the page's title, \"Loop Site\"")
+    #expect(added["title"] is NSNull)
+    #expect(added["homePage"] as? String == server.url("/").absoluteString, "the page stays the home page")
+    #expect(!outcome.err.contains("could not read"), "\(outcome.err)")
+
+    let config2 = cli.directory.path("second.json")
+    let named = await cli.run("add", server.url("/").absoluteString, "--name", "j", "--config", config2)
+    #expect(named.status == 0, "\(named.err)")
+    #expect(try Self.sources(config2)["j"]?["title"] as? String == "Loop Journal")
+
+    // The feed cannot be read: the link's title names it, and a note says why.
+    server.router = { $0.target == "/rss" ? .respond(status: 404, body: Data()) : nil }
+    let config3 = cli.directory.path("third.json")
+    let unread = await cli.run("add", server.url("/").absoluteString, "--config", config3)
+    #expect(unread.status == 0, "\(unread.err)")
+    #expect(unread.out.hasPrefix("added \"RSS\""), "\(unread.out)")
+    #expect(unread.err.contains("could not read \(server.url("/rss")) for its title (GET"), "\(unread.err)")
+  }
+
+  @Test("equivalent spellings of a configured feed's URL are the same subscription: case, #fragment, empty path")
+  func equivalentURLs() async throws {
+    let cli = CLIHarness()
+    let server = try LoopbackHTTPServer(Self.xml(Self.feed))
+    let root = server.url("/").absoluteString
+    let config = try Self.writeConfig(
+      cli,
+      """
+      {"sources": {"loop": {"feed": "HTTP://127.0.0.1:\(server.port)/feed.xml"}, "root": {"feed": "\(root)"}}}
+      """)
+    for url in [server.url("/feed.xml").absoluteString + "#top", "http://127.0.0.1:\(server.port)"] {
+      let outcome = await cli.run("add", url, "--config", config)
+      #expect(outcome.status == 0, "\(outcome.err)")
+      #expect(outcome.out.isEmpty, "\(url): \(outcome.out)")
+      #expect(outcome.err.contains("already a source: "), "\(url): \(outcome.err)")
+    }
+    #expect(try Self.sources(config).keys.sorted() == ["loop", "root"])
   }
 
   @Test("--dry-run --json prints what would be added, writes nothing and fetches nothing else")
@@ -346,9 +420,14 @@ struct SubscriptionCommandTests {
       #expect(fields["feed"] as? String == b[name]?["feed"] as? String, "\(name)")
       #expect(fields["folder"] as? String == b[name]?["folder"] as? String, "\(name)")
     }
-    // The independent count: xmlUrl attributes in the file, each feed URL once.
+    // The independent count: xmlUrl attributes in the file, each feed URL once — an empty path and `/` being one
+    // (`http://feed.katiefloyd.com` and `http://feed.katiefloyd.com/` are both in the file).
     let text = try String(contentsOfFile: subs, encoding: .utf8)
-    let urls = Set(text.components(separatedBy: "xmlUrl=\"").dropFirst().map { String($0.prefix { $0 != "\"" }) })
+    let urls = Set(
+      text.components(separatedBy: "xmlUrl=\"").dropFirst().map { item in
+        let url = String(item.prefix { $0 != "\"" })
+        return url.split(separator: "/", omittingEmptySubsequences: false).count == 3 ? url + "/" : url
+      })
     #expect(a.count == urls.count)
   }
 
