@@ -1,7 +1,7 @@
 import Foundation
 
 /// Why a change to the store's subscription list was refused.
-public enum SubscriptionError: Error, Sendable, CustomStringConvertible {
+public enum SubscriptionChangeError: Error, Sendable, CustomStringConvertible {
   /// Another subscription has this name (names are compared without regard to case).
   case nameTaken(String)
   /// The URL is subscribed already, under `name` (URLs are compared in their canonical form: host case, default
@@ -74,9 +74,9 @@ extension NewsRepository {
   /// Subscribes to `source`: it is added at the end of the list. Nothing is fetched (``refreshSubscriptions(inFolder:options:progress:)``
   /// does that).
   ///
-  /// - Throws: ``SubscriptionError``: `nameTaken`, `alreadySubscribed` (an equivalent URL), `invalidName`,
+  /// - Throws: ``SubscriptionChangeError``: `nameTaken`, `alreadySubscribed` (an equivalent URL), `invalidName`,
   ///   `unsupportedKind` (a Parse source), `storage`.
-  public func subscribe(_ source: NewsSource) async throws(SubscriptionError) {
+  public func subscribe(_ source: NewsSource) async throws(SubscriptionChangeError) {
     guard case .articles(let url) = source.kind else { throw .unsupportedKind(source.name) }
     let name = try Self.checkedName(source.name)
     let existing = try await storedSubscriptions()
@@ -98,8 +98,8 @@ extension NewsRepository {
 
   /// Renames the subscription `name` (any case) to `newName`; its cached articles follow it.
   ///
-  /// - Throws: ``SubscriptionError``: `notSubscribed`, `nameTaken`, `invalidName`, `storage`.
-  public func renameSubscription(_ name: String, to newName: String) async throws(SubscriptionError) {
+  /// - Throws: ``SubscriptionChangeError``: `notSubscribed`, `nameTaken`, `invalidName`, `storage`.
+  public func renameSubscription(_ name: String, to newName: String) async throws(SubscriptionChangeError) {
     let checked = try Self.checkedName(newName)
     let existing = try await storedSubscriptions()
     guard var row = Self.row(named: name, in: existing) else { throw .notSubscribed(name) }
@@ -113,8 +113,8 @@ extension NewsRepository {
 
   /// Files the subscription `name` (any case) in `folder` (outermost first; `[]`: the top level).
   ///
-  /// - Throws: ``SubscriptionError``: `notSubscribed`, `storage`.
-  public func moveSubscription(_ name: String, to folder: [String]) async throws(SubscriptionError) {
+  /// - Throws: ``SubscriptionChangeError``: `notSubscribed`, `storage`.
+  public func moveSubscription(_ name: String, to folder: [String]) async throws(SubscriptionChangeError) {
     guard var row = Self.row(named: name, in: try await storedSubscriptions()) else { throw .notSubscribed(name) }
     row.folder = folder
     try await save(row, replacing: row.name)
@@ -123,8 +123,8 @@ extension NewsRepository {
   /// Ends the subscription `name` (any case). Its articles stay cached (and readable offline) until deleted or
   /// evicted.
   ///
-  /// - Throws: ``SubscriptionError``: `notSubscribed`, `storage`.
-  public func unsubscribe(_ name: String) async throws(SubscriptionError) {
+  /// - Throws: ``SubscriptionChangeError``: `notSubscribed`, `storage`.
+  public func unsubscribe(_ name: String) async throws(SubscriptionChangeError) {
     guard let row = Self.row(named: name, in: try await storedSubscriptions()) else { throw .notSubscribed(name) }
     do {
       _ = try await storage.deleteSubscription(named: row.name)
@@ -180,7 +180,7 @@ extension NewsRepository {
   ///
   /// - Returns: the sources added, in document order.
   /// - Throws: ``OPMLError`` as ``OPML/read(_:url:)`` throws it for a document that is not OPML;
-  ///   ``SubscriptionError/storage(_:)``.
+  ///   ``SubscriptionChangeError/storage(_:)``.
   public func importOPML(_ data: Data, url: URL, into folder: [String] = []) async throws -> [NewsSource] {
     let document = try OPML.read(data, url: url)
     var added: [NewsSource] = []
@@ -217,7 +217,7 @@ extension NewsRepository {
     return OPML.write(feeds, title: title)
   }
 
-  private func storedSubscriptions() async throws(SubscriptionError) -> [StoredSubscription] {
+  private func storedSubscriptions() async throws(SubscriptionChangeError) -> [StoredSubscription] {
     do {
       return try await storage.subscriptions()
     } catch {
@@ -225,7 +225,7 @@ extension NewsRepository {
     }
   }
 
-  private func save(_ row: StoredSubscription, replacing old: String) async throws(SubscriptionError) {
+  private func save(_ row: StoredSubscription, replacing old: String) async throws(SubscriptionChangeError) {
     do {
       try await storage.saveSubscription(row, replacing: old, at: clock())
     } catch {
@@ -238,7 +238,7 @@ extension NewsRepository {
   }
 
   /// A name on one line: runs of white space (control characters included) become one space, trimmed.
-  private static func checkedName(_ name: String) throws(SubscriptionError) -> String {
+  private static func checkedName(_ name: String) throws(SubscriptionChangeError) -> String {
     let words = name.split { character in
       character.isWhitespace || character.unicodeScalars.contains { CharacterSet.controlCharacters.contains($0) }
     }

@@ -322,7 +322,9 @@ struct CachePolicyTests {
 
     #expect(results.map(\.origin) == [.cache, .cache])
     #expect(results.map { $0.networkError == nil } == [true, false])
-    #expect(results.last?.networkError == .invalidResponse(detail: "an HTML page (text/html, 3 bytes) that announces no feed, not JSON"))
+    #expect(
+      results.last?.networkError
+        == .invalidResponse(detail: "an HTML page (text/html, 3 bytes) that announces no feed, not JSON"))
   }
 
   @Test("cache-then-network with nothing cached yields only the network's rows, or throws its cause")

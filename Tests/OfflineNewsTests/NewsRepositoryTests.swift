@@ -184,7 +184,8 @@ import Testing
             NewsAPIError(code: .rateLimited, message: "You have made too many requests recently.", httpStatus: 200))
       case .truncatedBody:
         return error == .transport(.connectionLost, detail: "the response was cut short")
-      case .invalidJSON: return error == .invalidResponse(detail: "an HTML page (text/html, 6 bytes) that announces no feed, not JSON")
+      case .invalidJSON:
+        return error == .invalidResponse(detail: "an HTML page (text/html, 6 bytes) that announces no feed, not JSON")
       case .hangPastTimeout: return error == .transport(.timedOut, detail: "no complete answer within 1 s")
       case .zeroArticles: return error == .invalidResponse(detail: "the response held no articles")
       }

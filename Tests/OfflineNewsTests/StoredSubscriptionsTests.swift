@@ -108,7 +108,7 @@ struct StoredSubscriptionsTests {
     try await setup.subscribeAll()
     _ = try await repository.refreshSubscriptions()
 
-    await #expect(throws: SubscriptionError.self) {
+    await #expect(throws: SubscriptionChangeError.self) {
       try await repository.subscribe(NewsSource(name: "atp", url: setup.server.url("/other")))
     }
     // The same feed with a fragment (`#top`): one subscription (CanonicalURL drops it).
@@ -135,7 +135,7 @@ struct StoredSubscriptionsTests {
     try await repository.unsubscribe("ATP")
     #expect(try await repository.subscriptions().map(\.name) == ["Swift.org", "Ruby"])
     #expect(try await repository.counts().total == 9, "unsubscribing keeps the cached articles")
-    await #expect(throws: SubscriptionError.self) { try await repository.unsubscribe("ATP") }
+    await #expect(throws: SubscriptionChangeError.self) { try await repository.unsubscribe("ATP") }
   }
 
   @Test("OPML: import files feeds in their folders (skipping those subscribed), export gives the same list back")
