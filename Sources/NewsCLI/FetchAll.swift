@@ -133,7 +133,8 @@ struct FetchAll {
       guard let cached = try? await repository.cachedArticles(for: item.query), !cached.articles.isEmpty else {
         continue
       }
-      await context.fetchFullText(cached.articles, repository, timeout: timeout)
+      await context.fetchFullText(
+        cached.articles, repository, timeout: timeout, retryFailed: arguments.flag(.retryFailed))
     }
     return Self.exitCode(outcomes)
   }

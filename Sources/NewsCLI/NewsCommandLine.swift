@@ -262,9 +262,31 @@ struct CommandContext: Sendable {
     }
   }
 
-  /// Fetches the pages of `articles` for their whole text (``NewsRepository/fetchFullText(for:using:limits:)``) and
-  /// says on standard error what it did; a page that fails is noted and tried again by a later fetch, never an error.
-  func fetchFullText(_ articles: [Article], _ repository: NewsRepository, timeout: Double?) async {
+  /// The time zone times of day are printed in: `TZ` of the command's environment when it names one, else the
+  /// system's.
+  var timeZone: TimeZone {
+    environment["TZ"].flatMap { TimeZone(identifier: $0.hasPrefix(":") ? String($0.dropFirst()) : $0) } ?? .current
+  }
+
+  /// The command that fetches `article`'s whole text: `news fetch --source NAME --full-text` when its source is
+  /// configured, else `news fetch --full-text`.
+  func fullTextCommand(for article: Article) -> String {
+    let configuration = self.configuration
+    guard let origin = article.source, let name = configuration.sourceName(matching: origin),
+      configuration.sources[name] != nil || configuration.syncSources[name] != nil
+    else { return "news fetch --full-text" }
+    let shown = OutputFormat.sanitized(name, collapsingWhitespace: true)
+    let quoted = shown.allSatisfy { $0.isLetter || $0.isNumber || "-_.".contains($0) } ? shown : "'\(shown)'"
+    return "news fetch --source \(quoted) --full-text"
+  }
+
+  /// Fetches the pages of `articles` for their whole text
+  /// (``NewsRepository/fetchFullText(for:using:limits:retryFailed:)``) and says on standard error what it did; a
+  /// page that fails is noted and tried again by a later fetch, never an error. Pages that failed recently are
+  /// skipped, and the note says when they are retried, unless `retryFailed` (`--retry-failed`) tries them now.
+  func fetchFullText(_ articles: [Article], _ repository: NewsRepository, timeout: Double?, retryFailed: Bool = false)
+    async
+  {
     guard network.reachesHTTP else {
       let folder = NetworkProgram.executableFolder
       console.printNote(
@@ -275,12 +297,21 @@ struct CommandContext: Sendable {
     let seconds = timeout ?? configuration.timeoutSeconds
     let transport = network.httpTransport(
       seconds, RetryPolicy(maxAttempts: 2, initialDelay: 0.25, maxDelay: 1, maxTotalTime: 2 * seconds), [])
-    let report = await repository.fetchFullText(for: articles, using: transport)
-    guard report.fetched + report.failures.count + report.imagesStored + report.imageFailures.count > 0 else { return }
+    let report = await repository.fetchFullText(for: articles, using: transport, retryFailed: retryFailed)
+    let done = report.fetched + report.failures.count + report.imagesStored + report.imageFailures.count
+    guard done + report.waiting.count > 0 else { return }
     var line = "full text: \(report.fetched) fetched"
     if !report.failures.isEmpty {
       line += ", \(report.failures.count) failed: " + OutputFormat.reasonCounts(report.failures.map(\.reason))
       line += " (retried by a later fetch)"
+    }
+    if let first = report.waiting.first {
+      // Pages that failed recently are not asked again yet: say so, and when (the soonest), rather than nothing.
+      let now = self.now()
+      line +=
+        "; \(report.waiting.count) failed earlier ("
+        + OutputFormat.reasonCounts(report.waiting.map(\.cause.description)) + "), retried after "
+        + OutputFormat.clockTime(first.retryAfter, now: now, zone: timeZone) + ", or now with --retry-failed"
     }
     if report.imagesStored + report.imageFailures.count > 0 {
       line += "; images: \(report.imagesStored) offline"
