@@ -57,6 +57,12 @@ public struct NewsCommandLine: Sendable {
 
   static let version = "0.1.0"
 
+  /// What `news --version` prints: `news 0.1.0 (a7d60e1)`, the commit baked in at build time
+  /// (``commit``, written by `scripts/build-commit.sh`), or `news 0.1.0 (unknown commit)`.
+  static var versionLine: String {
+    "news \(version) (\(commit ?? "unknown commit"))"
+  }
+
   static var overview: String {
     var text = """
       news — read news offline: fetch headlines, keep them in a local SQLite cache, read them without a network.
@@ -129,7 +135,7 @@ public struct NewsCommandLine: Sendable {
       console.out(command.spec.helpText)
       return .finished(ExitCode.success.rawValue)
     case "--version":
-      console.out("news \(Self.version)\n")
+      console.out(Self.versionLine + "\n")
       return .finished(ExitCode.success.rawValue)
     case "--man":
       console.out(ShellIntegration.manPage)
