@@ -79,9 +79,13 @@ let package = Package(
       ],
       swiftSettings: strict
     ),
-    // The `news` command line: configuration, argument parsing, commands, output.
+    // The `news` command line: configuration, argument parsing, commands, output. The BuildCommit plugin writes
+    // the commit `news --version` prints before each build (scripts/build-commit.sh: git when the package is a
+    // checkout, else NEWS_COMMIT or a `git archive`'s scripts/commit.txt, else "unknown commit"; no network).
     .target(
-      name: "NewsCLI", dependencies: ["OfflineNews", "OfflineNewsFeeds", "OfflineNewsHTML"], swiftSettings: strict),
+      name: "NewsCLI", dependencies: ["OfflineNews", "OfflineNewsFeeds", "OfflineNewsHTML"], swiftSettings: strict,
+      plugins: ["BuildCommit"]),
+    .plugin(name: "BuildCommit", capability: .buildTool()),
     // The composition root's entry point, without the network: it hands fetch, sync and add to `news-online` when
     // that is built beside it, and reads file sources itself otherwise (`swift run news fetch` builds only `news`).
     // It must not depend on OfflineNewsURLSession, even through another module, and links the Swift libraries

@@ -15,7 +15,14 @@ mkdir -p "$work/cwd" "$work/home" "$work/config" "$work/data" "$work/cache" "$wo
 NEWS_BUILD_DIR="$build" bash scripts/install.sh --prefix "$work/prefix" >"$work/install.log"
 ln -s "$work/prefix/bin" "$work/bin"
 [ "$(ls "$work/prefix/bin")" = "$(printf 'news\nnews-online')" ] || { ls "$work/prefix/bin"; echo "check-installed-copy: bin holds more than the two programs"; exit 1; }
-"$work/bin/news" --version | grep -qE '^news [0-9]+\.[0-9]+\.[0-9]+' || { echo "check-installed-copy: no version"; exit 1; }
+# The version and the commit baked in at build time (scripts/build-commit.sh): a checkout's, as this one is when git is
+# there; "unknown commit" only without git or outside a checkout.
+version=$("$work/bin/news" --version)
+echo "$version" | grep -qE '^news [0-9]+\.[0-9]+\.[0-9]+ \(([0-9A-Za-z._+-]+|unknown commit)\)$' || { echo "$version"; echo "check-installed-copy: no version and commit"; exit 1; }
+if command -v git >/dev/null 2>&1 && [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$(pwd -P)" ] && [ -z "${NEWS_COMMIT:-}" ]; then
+  commit=${version##*(}; commit=${commit%)}
+  git rev-parse --verify --quiet "$commit^{commit}" >/dev/null || { echo "$version"; echo "check-installed-copy: $commit is not a commit of this checkout"; exit 1; }
+fi
 if command -v groff >/dev/null 2>&1; then
   warnings=$(groff -man -Tutf8 -ww -z "$work/prefix/share/man/man1/news.1" 2>&1)
   [ -z "$warnings" ] || { echo "$warnings"; echo "check-installed-copy: the man page has roff warnings"; exit 1; }

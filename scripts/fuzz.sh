@@ -66,6 +66,10 @@ build_module() {
   echo "fuzz: compiling $name"
   local sources
   mapfile -t sources < <(find "Sources/$name" -name '*.swift' | sort)
+  # NewsCLI's commit (NewsCommandLine.commit) is written before each build by the BuildCommit plugin under SwiftPM.
+  if [ "$name" = NewsCLI ]; then
+    sh scripts/build-commit.sh . "$out/generated/BuildCommit.swift" && sources+=("$out/generated/BuildCommit.swift")
+  fi
   swiftc "${flags[@]}" -module-name "$name" -wmo -c "${sources[@]}" -emit-module \
     -emit-module-path "$out/mods/$name.swiftmodule" -o "$object"
 }

@@ -55,6 +55,7 @@ extension FetchCommand {
     options.policy = policyOption
     options.maxAge = maxAgeOption
     options.fullText = arguments.flag(.fullText)
+    options.retryFailed = arguments.flag(.retryFailed)
     let progress = ProgressReporter(
       "refreshing", total: sources.count, unit: "sources", console: context.console,
       quiet: arguments.flag(.quiet) || arguments.flag(.json))

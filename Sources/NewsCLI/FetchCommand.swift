@@ -23,7 +23,7 @@ struct FetchCommand: NewsCommand {
     """
 
   enum Option: CommandOption {
-    case url, source, all, fullText, policy, maxAge, db, config, limit, timeout, json, quiet
+    case url, source, all, fullText, retryFailed, policy, maxAge, db, config, limit, timeout, json, quiet
     var spec: OptionSpec {
       switch self {
       case .url:
@@ -39,6 +39,12 @@ struct FetchCommand: NewsCommand {
           help:
             "Then fetch each article's page for its whole text and its images (DATABASE-images/ beside the database), "
             + "to read offline (a source's \"fullText\": true).")
+      case .retryFailed:
+        OptionSpec(
+          name: "retry-failed",
+          help:
+            "With --full-text (or a source's \"fullText\": true): try the pages that failed again now, not an hour "
+            + "after they failed.")
       case .policy:
         OptionSpec(
           name: "policy", valueName: "POLICY", help: "network-first (default), cache-first, network-only or cache-only."
@@ -63,13 +69,20 @@ struct FetchCommand: NewsCommand {
   var arguments: ParsedArguments<Option>
 
   func run() async throws -> ExitCode {
-    if arguments.flag(.all) { return try await runAll() }
+    if arguments.flag(.all) {
+      let configuration = context.configuration
+      try checkRetryFailed(
+        wantsFullText: configuration.sources.values.contains { $0.labels.fullText }
+          || configuration.syncSources.values.contains { $0.labels.fullText })
+      return try await runAll()
+    }
     // A Parse source (named by --source, or the default source) is read by its sync.
     if arguments.value(.url) == nil, let typed = arguments.value(.source) ?? context.configuration.defaultSource,
       case let name = context.configuration.sourceName(matching: typed) ?? typed,
       context.configuration.sources[name] == nil, let sync = context.configuration.syncSources[name],
       case .parse = sync.kind
     {
+      try checkRetryFailed(wantsFullText: false)
       return try await runParse(sync)
     }
     let limit = try arguments.integer(.limit, minimum: 0)
@@ -77,6 +90,7 @@ struct FetchCommand: NewsCommand {
     let maxAgeOption = try Self.maxAge(arguments)
     let policyOption = try Self.policy(arguments)
     let (query, sourceName, source) = try resolveQuery()
+    try checkRetryFailed(wantsFullText: source?.labels.fullText == true)
     let policy = policyOption ?? source?.policy ?? .networkFirst
     let maxAge = maxAgeOption ?? source?.maxAge
     if policy != .cacheOnly { try context.requireNetwork(for: [query.url], command: Self.name) }
@@ -86,7 +100,8 @@ struct FetchCommand: NewsCommand {
     result = try await repository.articles(for: query, policy: policy, maxAge: maxAge)
     let console = context.console
     if arguments.flag(.fullText) || source?.labels.fullText == true, result.origin == .network {
-      await context.fetchFullText(result.articles, repository, timeout: timeout)
+      await context.fetchFullText(
+        result.articles, repository, timeout: timeout, retryFailed: arguments.flag(.retryFailed))
     }
     if arguments.flag(.json) {
       console.out(OutputFormat.json(Document(result: result, limit: limit)))
@@ -105,6 +120,15 @@ struct FetchCommand: NewsCommand {
     console.printLines(OutputFormat.lines(shown, handles: handles, now: now, console: console))
     context.reportIssues(result.issues, arguments.common)
     return .success
+  }
+
+  /// `--retry-failed` retries full-text pages: a usage error unless whole texts are fetched (`--full-text`, or a
+  /// source read has `"fullText": true`).
+  private func checkRetryFailed(wantsFullText: Bool) throws(CommandFailure) {
+    guard arguments.flag(.retryFailed), !arguments.flag(.fullText), !wantsFullText else { return }
+    throw CommandFailure(
+      .usage, "--retry-failed retries the pages whose whole text failed: give it with --full-text",
+      hint: "news fetch --full-text --retry-failed (with --source NAME or --all)")
   }
 
   /// `--max-age SECONDS` (≥ 0), or `nil`.

@@ -57,6 +57,12 @@ public struct NewsCommandLine: Sendable {
 
   static let version = "0.1.0"
 
+  /// What `news --version` prints: `news 0.1.0 (a7d60e1)`, the commit baked in at build time
+  /// (``commit``, written by `scripts/build-commit.sh`), or `news 0.1.0 (unknown commit)`.
+  static var versionLine: String {
+    "news \(version) (\(commit ?? "unknown commit"))"
+  }
+
   static var overview: String {
     var text = """
       news — read news offline: fetch headlines, keep them in a local SQLite cache, read them without a network.
@@ -129,7 +135,7 @@ public struct NewsCommandLine: Sendable {
       console.out(command.spec.helpText)
       return .finished(ExitCode.success.rawValue)
     case "--version":
-      console.out("news \(Self.version)\n")
+      console.out(Self.versionLine + "\n")
       return .finished(ExitCode.success.rawValue)
     case "--man":
       console.out(ShellIntegration.manPage)
@@ -262,14 +268,36 @@ struct CommandContext: Sendable {
     }
   }
 
-  /// Fetches the pages of `articles` for their whole text (``NewsRepository/fetchFullText(for:using:limits:)``) and
-  /// says on standard error what it did; a page that fails is noted and tried again by a later fetch, never an error.
-  func fetchFullText(_ articles: [Article], _ repository: NewsRepository, timeout: Double?) async {
+  /// The time zone times of day are printed in: `TZ` of the command's environment when it names one, else the
+  /// system's.
+  var timeZone: TimeZone {
+    environment["TZ"].flatMap { TimeZone(identifier: $0.hasPrefix(":") ? String($0.dropFirst()) : $0) } ?? .current
+  }
+
+  /// The command that fetches `article`'s whole text: `news fetch --source NAME --full-text` when its source is
+  /// configured, else `news fetch --full-text`.
+  func fullTextCommand(for article: Article) -> String {
+    let configuration = self.configuration
+    guard let origin = article.source, let name = configuration.sourceName(matching: origin),
+      configuration.sources[name] != nil || configuration.syncSources[name] != nil
+    else { return "news fetch --full-text" }
+    let shown = OutputFormat.sanitized(name, collapsingWhitespace: true)
+    let quoted = shown.allSatisfy { $0.isLetter || $0.isNumber || "-_.".contains($0) } ? shown : "'\(shown)'"
+    return "news fetch --source \(quoted) --full-text"
+  }
+
+  /// Fetches the pages of `articles` for their whole text
+  /// (``NewsRepository/fetchFullText(for:using:limits:retryFailed:)``) and says on standard error what it did; a
+  /// page that fails is noted and tried again by a later fetch, never an error. Pages that failed recently are
+  /// skipped, and the note says when they are retried, unless `retryFailed` (`--retry-failed`) tries them now.
+  func fetchFullText(_ articles: [Article], _ repository: NewsRepository, timeout: Double?, retryFailed: Bool = false)
+    async
+  {
     guard network.reachesHTTP else { return noteNoNetworkForFullText() }
     let seconds = timeout ?? configuration.timeoutSeconds
     let transport = network.httpTransport(
       seconds, RetryPolicy(maxAttempts: 2, initialDelay: 0.25, maxDelay: 1, maxTotalTime: 2 * seconds), [])
-    printFullText(await repository.fetchFullText(for: articles, using: transport))
+    printFullText(await repository.fetchFullText(for: articles, using: transport, retryFailed: retryFailed))
   }
 
   /// Says on standard error what a refresh's whole-text fetches did (``RefreshReport/fullText``), or that this
@@ -286,13 +314,23 @@ struct CommandContext: Sendable {
         + NetworkProgram.hint(folder: folder))
   }
 
-  /// `full text: N fetched, M failed: …; images: K offline, …` on standard error; nothing when nothing was done.
+  /// `full text: N fetched, M failed: …; K failed earlier …; images: …` on standard error; nothing when nothing was
+  /// done or waits.
   private func printFullText(_ report: FullTextReport) {
-    guard report.fetched + report.failures.count + report.imagesStored + report.imageFailures.count > 0 else { return }
+    let done = report.fetched + report.failures.count + report.imagesStored + report.imageFailures.count
+    guard done + report.waiting.count > 0 else { return }
     var line = "full text: \(report.fetched) fetched"
     if !report.failures.isEmpty {
       line += ", \(report.failures.count) failed: " + OutputFormat.reasonCounts(report.failures.map(\.reason))
       line += " (retried by a later fetch)"
+    }
+    if let first = report.waiting.first {
+      // Pages that failed recently are not asked again yet: say so, and when (the soonest), rather than nothing.
+      let now = self.now()
+      line +=
+        "; \(report.waiting.count) failed earlier ("
+        + OutputFormat.reasonCounts(report.waiting.map(\.cause.description)) + "), retried after "
+        + OutputFormat.clockTime(first.retryAfter, now: now, zone: timeZone) + ", or now with --retry-failed"
     }
     if report.imagesStored + report.imageFailures.count > 0 {
       line += "; images: \(report.imagesStored) offline"

@@ -157,6 +157,30 @@ enum OutputFormat {
     return seconds >= 0 ? amount + " ago" : "in " + amount
   }
 
+  /// A time of day to wait for, in `zone`: `14:05` on the day of `now`, else `2026-12-05 14:05` (24-hour clock).
+  static func clockTime(_ date: Date, now: Date, zone: TimeZone) -> String {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = zone
+    let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
+    let time = String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
+    guard !calendar.isDate(date, inSameDayAs: now) else { return time }
+    return String(format: "%04d-%02d-%02d ", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0) + time
+  }
+
+  /// What `news show` and `news fetch` say of a page that failed: `the whole article could not be fetched (HTTP
+  /// 404, 3 min ago); news fetch --source NAME --full-text retries it after 14:05, or now with --retry-failed`.
+  /// `fetch` is the command that retries it (`news fetch --source NAME --full-text`).
+  static func fullTextFailureNote(_ failure: FullTextFailure, fetch: String, now: Date, zone: TimeZone) -> String {
+    let cause = sanitized(failure.cause.description, collapsingWhitespace: true)
+    var note = "the whole article could not be fetched (\(cause), \(relative(failure.failedAt, now: now))); \(fetch)"
+    if failure.isDue(at: now) {
+      note += " retries it"
+    } else {
+      note += " retries it after \(clockTime(failure.retryAfter, now: now, zone: zone)), or now with --retry-failed"
+    }
+    return note
+  }
+
   // MARK: Columns
 
   /// One column of a ``table(_:width:color:indent:gap:flexibleMinimum:)``.

@@ -14,7 +14,9 @@ struct ShowCommand: NewsCommand {
     Prints the title, source, author, publication time, then the summary and content rendered as text
     (HTML as a reader sees it: paragraphs, headings, lists, quotes, links as numbered references listed after
     it, entities decoded) wrapped to the terminal, then the image URL and link, and which images of the whole
-    article are offline (the file in the image folder beside the database) or why not. --json prints the stored
+    article are offline (the file in the image folder beside the database) or why not; when fetching the whole
+    article failed, what failed, when, and when news fetch --full-text tries it again (--retry-failed: now).
+    --json prints the stored
     values unchanged. NewsAPI keeps only the first 200 characters of the content; the link leads to the whole article.
     On a store the user may only read, the article is shown and a note says the read mark was not saved.
     Exit status: 0 shown, 64 a handle several articles share, 66 no cached article has this handle or URL, or
@@ -29,7 +31,8 @@ struct ShowCommand: NewsCommand {
       case .config: SharedOption.configuration
       case .json:
         SharedOption.json(
-          "{url, title, author, summary, …, isRead, bookmarked, images: [{url, lead, offline, file, bytes, format, error}]}"
+          "{url, title, author, summary, …, isRead, bookmarked, images: [{url, lead, offline, file, bytes, format, error}], "
+            + "fullTextFailure}"
         )
       }
     }
@@ -39,8 +42,9 @@ struct ShowCommand: NewsCommand {
   struct Document: Encodable {
     var article: Article
     var images: [ShownImage] = []
+    var fullTextFailure: ShownFailure?
 
-    enum CodingKeys: String, CodingKey { case isRead, bookmarked, images }
+    enum CodingKeys: String, CodingKey { case isRead, bookmarked, images, fullTextFailure }
 
     func encode(to encoder: any Encoder) throws {
       try OutputFormat.ArticleDocument(article: article).encode(to: encoder)
@@ -48,6 +52,33 @@ struct ShowCommand: NewsCommand {
       try c.encode(article.isRead, forKey: .isRead)
       try c.encode(article.isBookmarked, forKey: .bookmarked)
       try c.encode(images, forKey: .images)
+      try c.encode(fullTextFailure, forKey: .fullTextFailure)
+    }
+  }
+
+  /// Why the whole article is not stored (``FullTextFailure``): `{reason, httpStatus, failedAt, retryAfter}`, times
+  /// in RFC 3339 UTC, `httpStatus` `null` unless the server answered with an error status.
+  struct ShownFailure: Encodable {
+    var reason: String
+    var httpStatus: Int?
+    var failedAt: String
+    var retryAfter: String
+
+    init(_ failure: FullTextFailure) {
+      reason = failure.cause.description
+      if case .httpStatus(let status) = failure.cause { httpStatus = status }
+      failedAt = Timestamp(failure.failedAt).rfc3339String
+      retryAfter = Timestamp(failure.retryAfter).rfc3339String
+    }
+
+    enum CodingKeys: String, CodingKey { case reason, httpStatus, failedAt, retryAfter }
+
+    func encode(to encoder: any Encoder) throws {
+      var c = encoder.container(keyedBy: CodingKeys.self)
+      try c.encode(reason, forKey: .reason)
+      try c.encode(httpStatus, forKey: .httpStatus)
+      try c.encode(failedAt, forKey: .failedAt)
+      try c.encode(retryAfter, forKey: .retryAfter)
     }
   }
 
@@ -111,13 +142,21 @@ struct ShowCommand: NewsCommand {
       context.console.err("news: the read mark was not saved: the store is read-only\n")
     }
     let images = try await repository.images(of: article).map { ShownImage($0, file: repository.imageFile($0)) }
+    let failure = article.fullTextHTML == nil ? try await repository.fullTextFailure(of: article) : nil
     let console = context.console
     if arguments.flag(.json) {
-      console.out(OutputFormat.json(Document(article: article, images: images)))
+      console.out(
+        OutputFormat.json(Document(article: article, images: images, fullTextFailure: failure.map(ShownFailure.init))))
       return .success
     }
+    let now = context.now()
+    let note = failure.map {
+      OutputFormat.fullTextFailureNote(
+        $0, fetch: context.fullTextCommand(for: article), now: now, zone: context.timeZone)
+    }
     console.out(
-      Self.render(article, images: images, now: context.now(), width: console.width, color: console.color))
+      Self.render(
+        article, images: images, fullTextNote: note, now: now, width: console.width, color: console.color))
     return .success
   }
 
@@ -129,8 +168,11 @@ struct ShowCommand: NewsCommand {
 
   /// The article as text: the title, a line of source · author · time, then the summary and the content rendered
   /// from their HTML by ``HTMLTextRenderer`` (wrapped to `width`, at most 100 columns, when there is one; one list
-  /// of link references for both), then the image URL and the link, then which images are offline.
-  static func render(_ article: Article, images: [ShownImage] = [], now: Date, width: Int?, color: Bool) -> String {
+  /// of link references for both), then the image URL and the link, then which images are offline, then whether
+  /// the whole article is stored, or `fullTextNote` (why not: ``OutputFormat/fullTextFailureNote(_:fetch:now:zone:)``).
+  static func render(
+    _ article: Article, images: [ShownImage] = [], fullTextNote: String? = nil, now: Date, width: Int?, color: Bool
+  ) -> String {
     let style = TextStyle(enabled: color)
     func clean(_ text: String?) -> String? {
       guard let text else { return nil }
@@ -185,6 +227,8 @@ struct ShowCommand: NewsCommand {
     if !marks.isEmpty { text += "state  " + marks.joined(separator: ", ") + "\n" }
     if let fetched = article.fullTextAt, article.fullTextHTML != nil {
       text += style.apply(.dim, "the whole article, fetched \(OutputFormat.relative(fetched, now: now))") + "\n"
+    } else if let fullTextNote {
+      text += style.apply(.dim, wrap(fullTextNote, width)) + "\n"
     } else if article.displayURL != nil {
       text +=
         style.apply(

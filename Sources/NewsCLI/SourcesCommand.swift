@@ -27,7 +27,8 @@ struct SourcesCommand: NewsCommand {
       case .json:
         SharedOption.json(
           "{sources: [{name, kind, default, url, policy, maxAgeSeconds, fetchedAt, ageSeconds, freshness, stale, "
-            + "articles, unread, folder, lastError, lastErrorAt}], folders: [{folder, articles, unread}]}")
+            + "articles, unread, fullTextFailed, folder, lastError, lastErrorAt}], folders: [{folder, articles, unread}]}"
+        )
       }
     }
   }
@@ -50,13 +51,15 @@ struct SourcesCommand: NewsCommand {
     var lastErrorAt: String?
     /// Cached articles of the source (as `news list --source` selects them) not marked read.
     var unread = 0
+    /// Cached articles of the source whose whole text failed (``ArticleCounts/fullTextFailed``).
+    var fullTextFailed = 0
     /// The source's folder (`"Tech/Swift"`), or `nil`.
     var folder: String?
 
     enum CodingKeys: String, CodingKey {
       case name, kind
       case isDefault = "default"
-      case url, policy, maxAgeSeconds, fetchedAt, ageSeconds, freshness, stale, articles, unread, folder
+      case url, policy, maxAgeSeconds, fetchedAt, ageSeconds, freshness, stale, articles, unread, fullTextFailed, folder
       case lastError, lastErrorAt
     }
 
@@ -74,6 +77,7 @@ struct SourcesCommand: NewsCommand {
       try c.encode(stale, forKey: .stale)
       try c.encode(articles, forKey: .articles)
       try c.encode(unread, forKey: .unread)
+      try c.encode(fullTextFailed, forKey: .fullTextFailed)
       try c.encode(folder, forKey: .folder)
       try c.encode(lastError, forKey: .lastError)
       try c.encode(lastErrorAt, forKey: .lastErrorAt)
@@ -139,6 +143,7 @@ struct SourcesCommand: NewsCommand {
       let counts = try await storage.articleCounts(
         matching: ArticleFilter(anyOfSources: [context.sourceMatch(name)]))
       entries[index].unread = counts.unread
+      entries[index].fullTextFailed = counts.fullTextFailed
       let folder = configuration.folder(ofSource: name)
       entries[index].folder = folder.isEmpty ? nil : Configuration.folderText(folder)
     }
@@ -243,7 +248,7 @@ struct SourcesCommand: NewsCommand {
   }
 
   /// A line of column headings, then one line per source, in aligned columns: name (`*` marks the default), last
-  /// fetch, freshness, articles, last error (the flexible column, clipped to `width` when given; see
+  /// fetch, freshness, articles, unread, folder and full-text failures (when any source has one), last error (the flexible column, clipped to `width` when given; see
   /// ``OutputFormat/table(_:width:color:indent:gap:flexibleMinimum:headings:)``).
   static func lines(_ entries: [Entry], now: Date, width: Int?, color: Bool = false) -> String {
     func ago(_ text: String?) -> String? {
@@ -255,6 +260,7 @@ struct SourcesCommand: NewsCommand {
     var contents: [String] = []
     var unread: [String] = []
     var folders: [String] = []
+    var fullTexts: [String] = []
     var errors: [String] = []
     for entry in entries {
       var state = entry.freshness == "no-max-age" ? "no max age" : entry.freshness
@@ -273,6 +279,7 @@ struct SourcesCommand: NewsCommand {
       contents.append(entry.articles == 1 ? "1 article" : "\(entry.articles) articles")
       unread.append("\(entry.unread)")
       folders.append(entry.folder.map { OutputFormat.sanitized($0, collapsingWhitespace: true) } ?? "")
+      fullTexts.append(entry.fullTextFailed == 0 ? "" : "\(entry.fullTextFailed) failed")
       errors.append(error)
     }
     var columns = [
@@ -286,6 +293,11 @@ struct SourcesCommand: NewsCommand {
     if folders.contains(where: { !$0.isEmpty }) {
       columns.append(Column(cells: folders, minWidth: 6, droppable: true))
       headings.append("FOLDER")
+    }
+    // Articles whose whole text failed (`news fetch --full-text --retry-failed` tries them now), when any has.
+    if fullTexts.contains(where: { !$0.isEmpty }) {
+      columns.append(Column(cells: fullTexts, minWidth: 6, droppable: true))
+      headings.append("FULL TEXT")
     }
     columns.append(Column(cells: errors))
     headings.append(errors.contains { !$0.isEmpty } ? "LAST ERROR" : "")

@@ -26,6 +26,84 @@ public struct FullTextLimits: Sendable, Hashable {
   }
 }
 
+/// Why an article's whole text is not stored: the last attempt to fetch its page failed, when, and when a full-text
+/// fetch tries it again (``NewsRepository/fullTextFailure(of:limits:)``; the attempt is noted with the article).
+public struct FullTextFailure: Sendable, Hashable {
+  /// What went wrong with the page.
+  public enum Cause: Sendable, Hashable, CustomStringConvertible {
+    /// The server answered with an HTTP error status (`404`, `410`, `503`…).
+    case httpStatus(Int)
+    /// The download failed before an answer: a transport error (refused, not found, timed out, TLS, redirects), as
+    /// the transport described it.
+    case download(String)
+    /// The page was larger than the limit (``FullTextLimits``), in bytes; `size` what the server announced or sent.
+    case tooLarge(limit: Int, size: Int)
+    /// The answer was not a web page: its `Content-Type`.
+    case notAWebPage(contentType: String)
+    /// The page could not be parsed as HTML: the parser's error.
+    case unreadable(String)
+    /// The page held no readable article (an index, a wall, a page made by scripts).
+    case noReadableArticle
+
+    /// The cause as noted with the article and reported: `HTTP 404`, `the page is larger than 5242880 bytes (…)`,
+    /// `not a web page (application/pdf)`, `no readable article in the page`, or the transport's description.
+    public var description: String {
+      switch self {
+      case .httpStatus(let status): "HTTP \(status)"
+      case .download(let detail): detail
+      case .tooLarge(let limit, let size): "the page is larger than \(limit) bytes (\(size))"
+      case .notAWebPage(let type): "not a web page (\(type))"
+      case .unreadable(let detail): "the page could not be read as HTML: \(detail)"
+      case .noReadableArticle: "no readable article in the page"
+      }
+    }
+
+    /// The cause a noted reason (``description``) says; a text of no other form is a ``download(_:)`` failure (the
+    /// transport's description, or a note written by an older version).
+    public init(noted text: String) {
+      func integer(_ text: Substring) -> Int? { Int(text.trimmingCharacters(in: .whitespaces)) }
+      if text.hasPrefix("HTTP "), let status = integer(text.dropFirst(5)), (100..<1000).contains(status) {
+        self = .httpStatus(status)
+      } else if text.hasPrefix("the page is larger than "), text.hasSuffix(")"),
+        case let rest = text.dropFirst("the page is larger than ".count).dropLast(),
+        let split = rest.range(of: " bytes ("), let limit = integer(rest[..<split.lowerBound]),
+        let size = integer(rest[split.upperBound...])
+      {
+        self = .tooLarge(limit: limit, size: size)
+      } else if text.hasPrefix("not a web page ("), text.hasSuffix(")") {
+        self = .notAWebPage(contentType: String(text.dropFirst("not a web page (".count).dropLast()))
+      } else if text.hasPrefix("the page could not be read as HTML: ") {
+        self = .unreadable(String(text.dropFirst("the page could not be read as HTML: ".count)))
+      } else if text == "no readable article in the page" {
+        self = .noReadableArticle
+      } else {
+        self = .download(text)
+      }
+    }
+  }
+
+  /// The article's key (``Article/url``).
+  public var key: String
+  /// What went wrong.
+  public var cause: Cause
+  /// When the attempt failed.
+  public var failedAt: Date
+  /// From when a full-text fetch tries the page again (`failedAt` + ``FullTextLimits``' wait, an hour by default);
+  /// `fetchFullText(for:using:limits:retryFailed:)` with `retryFailed` tries it at once.
+  public var retryAfter: Date
+
+  /// A failure of the article `key`'s page at `failedAt`, tried again from `retryAfter`.
+  public init(key: String, cause: Cause, failedAt: Date, retryAfter: Date) {
+    self.key = key
+    self.cause = cause
+    self.failedAt = failedAt
+    self.retryAfter = retryAfter
+  }
+
+  /// Whether a full-text fetch at `date` tries the page again (the wait is over).
+  public func isDue(at date: Date) -> Bool { date >= retryAfter }
+}
+
 /// What a full-text fetch did.
 public struct FullTextReport: Sendable, Hashable {
   /// Articles whose whole text was fetched and stored.
@@ -34,6 +112,9 @@ public struct FullTextReport: Sendable, Hashable {
   public var skipped = 0
   /// Articles whose page could not be fetched or read, with the reason (noted with the article, retried later).
   public var failures: [(key: String, reason: String)] = []
+  /// Articles skipped because their page failed recently: each failure, soonest retried first (a later fetch tries
+  /// them once ``FullTextFailure/retryAfter`` has passed; `retryFailed` tries them now).
+  public var waiting: [FullTextFailure] = []
   /// Images stored for the articles handled (now or by an earlier call).
   public var imagesStored = 0
   /// Images that could not be stored, with the reason (noted in their rows, retried later).
@@ -42,6 +123,7 @@ public struct FullTextReport: Sendable, Hashable {
   public static func == (lhs: FullTextReport, rhs: FullTextReport) -> Bool {
     lhs.fetched == rhs.fetched && lhs.skipped == rhs.skipped
       && lhs.failures.map(\.key) == rhs.failures.map(\.key) && lhs.failures.map(\.reason) == rhs.failures.map(\.reason)
+      && lhs.waiting == rhs.waiting
       && lhs.imagesStored == rhs.imagesStored && lhs.imageFailures.map(\.key) == rhs.imageFailures.map(\.key)
       && lhs.imageFailures.map(\.reason) == rhs.imageFailures.map(\.reason)
   }
@@ -72,15 +154,26 @@ extension NewsRepository {
   /// `data-remote-src`). An image that fails is noted in its row (`ArticleImage.error`) and tried again by a later
   /// call after `FullTextLimits.retryAfter`, for articles whose whole text is already stored too; it never fails
   /// the article or the call.
+  ///
+  /// With `retryFailed`, the pages and images that failed are tried again now, however recently (`news fetch
+  /// --full-text --retry-failed`); without it, those still waiting are skipped and listed in
+  /// ``FullTextReport/waiting``.
   public func fetchFullText(
-    for articles: [Article], using transport: any HTTPTransport, limits: FullTextLimits = FullTextLimits()
+    for articles: [Article], using transport: any HTTPTransport, limits: FullTextLimits = FullTextLimits(),
+    retryFailed: Bool = false
   ) async -> FullTextReport {
     var report = FullTextReport()
     let linked = articles.filter { $0.displayURL != nil }
     let keys = linked.map(\.url.absoluteString)
     let clock = self.clock
-    let retryBefore = Timestamp(millisecondsSince1970: clock().millisecondsSince1970 - Int64(limits.retryAfter * 1000))
+    let retryBefore =
+      retryFailed
+      ? Timestamp(millisecondsSince1970: .max)
+      : Timestamp(millisecondsSince1970: clock().millisecondsSince1970 - Int64(limits.retryAfter * 1000))
     let needed = Set((try? await storage.keysNeedingFullText(keys, failedBefore: retryBefore)) ?? [])
+    let noted = (try? await storage.fullTextFailures(forKeys: keys.filter { !needed.contains($0) })) ?? [:]
+    report.waiting = noted.map { Self.failure(key: $0.key, noted: $0.value, limits: limits) }
+      .sorted { ($0.retryAfter, $0.key) < ($1.retryAfter, $1.key) }
     // Whole texts stored before whose images are not all stored yet: their images only are tried again.
     let imagesOnly =
       imageFolder == nil
@@ -113,8 +206,8 @@ extension NewsRepository {
               limiter: limiter, budget: budget)
             return (key, nil, true, images.stored, images.failures)
           case .failure(let problem):
-            try? await storage.recordFullTextFailure(problem.reason, forKey: key, at: now)
-            return (key, problem.reason, false, 0, [])
+            try? await storage.recordFullTextFailure(problem.cause.description, forKey: key, at: now)
+            return (key, problem.cause.description, false, 0, [])
           }
         }
       }
@@ -140,8 +233,30 @@ extension NewsRepository {
     return report
   }
 
+  /// Why `article`'s whole text is not stored, when its page failed and when a full-text fetch (with these
+  /// `limits`, whose `retryAfter` is the wait) tries it again; `nil` when its whole text is stored, or was never
+  /// tried, or no cached article has its key.
+  ///
+  /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
+  public func fullTextFailure(of article: Article, limits: FullTextLimits = FullTextLimits())
+    async throws(NewsRepositoryError) -> FullTextFailure?
+  {
+    let key = article.url.absoluteString
+    let noted = try await storing { try await storage.fullTextFailures(forKeys: [key]) }
+    return noted[key].map { Self.failure(key: key, noted: $0, limits: limits) }
+  }
+
+  /// A failure as the store notes it (the reason and its time), typed.
+  static func failure(key: String, noted: (reason: String, at: Timestamp), limits: FullTextLimits) -> FullTextFailure {
+    FullTextFailure(
+      key: key, cause: FullTextFailure.Cause(noted: noted.reason), failedAt: noted.at.date,
+      retryAfter: Timestamp(millisecondsSince1970: noted.at.millisecondsSince1970 + Int64(limits.retryAfter * 1000))
+        .date)
+  }
+
+  /// Why a page gave no whole text (an `Error` for `Result`).
   struct PageProblem: Error {
-    var reason: String
+    var cause: FullTextFailure.Cause
   }
 
   /// One page: downloaded, checked, its readable article extracted.
@@ -156,17 +271,17 @@ extension NewsRepository {
           url: link, headers: ["Accept": "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1"],
           maxBodyBytes: limits.maxPageBytes, redirects: .anyOrigin))
     } catch {
-      return .failure(PageProblem(reason: error.description))
+      return .failure(PageProblem(cause: .download(error.description)))
     }
     if let size = response.bodyLimitExceeded {
-      return .failure(PageProblem(reason: "the page is larger than \(limits.maxPageBytes) bytes (\(size))"))
+      return .failure(PageProblem(cause: .tooLarge(limit: limits.maxPageBytes, size: size)))
     }
     guard (200..<300).contains(response.status) else {
-      return .failure(PageProblem(reason: "HTTP \(response.status)"))
+      return .failure(PageProblem(cause: .httpStatus(response.status)))
     }
     let type = response.headers["content-type"]?.lowercased() ?? ""
     if !type.isEmpty, !(type.contains("html") || type.contains("xml")) {
-      return .failure(PageProblem(reason: "not a web page (\(type))"))
+      return .failure(PageProblem(cause: .notAWebPage(contentType: type)))
     }
     let charset = type.split(separator: ";").compactMap { part -> String? in
       let pair = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
@@ -178,10 +293,10 @@ extension NewsRepository {
       // Relative links resolve against where the page was found.
       article = try extractor.extract(from: response.body, url: response.url, charset: charset)
     } catch {
-      return .failure(PageProblem(reason: "the page could not be read as HTML: \(error)"))
+      return .failure(PageProblem(cause: .unreadable("\(error)")))
     }
     guard let article, !article.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-      return .failure(PageProblem(reason: "no readable article in the page"))
+      return .failure(PageProblem(cause: .noReadableArticle))
     }
     return .success(FullText(html: article.content, text: article.text))
   }

@@ -58,7 +58,8 @@ extension NewsRepository {
         var fullText = FullTextReport()
         for source in wanting {
           guard let cached = try? await cachedArticles(for: source.query), !cached.articles.isEmpty else { continue }
-          fullText.merge(await fetchFullText(for: cached.articles, using: transport))
+          fullText.merge(
+            await fetchFullText(for: cached.articles, using: transport, retryFailed: options.retryFailed))
         }
         report.fullText = fullText
       } else {

@@ -8,6 +8,9 @@ public struct RefreshOptions: Sendable {
   public var maxAge: TimeInterval?
   /// Fetch the whole text of every source's articles, not only of the sources with ``NewsSource/fullText``.
   public var fullText = false
+  /// Whole texts: try pages that failed recently now instead of after ``FullTextLimits/retryAfter``
+  /// (`news fetch --full-text --retry-failed`).
+  public var retryFailed = false
   /// Requests in flight at once, in all (at least 1). Default 4.
   public var totalLimit = 4
   /// Requests in flight at once to one host (at least 1). Default 2.
@@ -130,5 +133,6 @@ extension FullTextReport {
     failures += other.failures
     imagesStored += other.imagesStored
     imageFailures += other.imageFailures
+    waiting = (waiting + other.waiting).sorted { $0.retryAfter < $1.retryAfter }
   }
 }

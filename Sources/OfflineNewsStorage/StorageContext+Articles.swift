@@ -111,11 +111,15 @@ public struct ArticleCounts: Sendable, Hashable {
   public var total: Int
   /// Those of them not marked read.
   public var unread: Int
+  /// Those of them whose whole text is not stored because the last attempt to fetch their page failed (retried by
+  /// a later full-text fetch; see `NewsRepository.fullTextFailure(of:limits:)`).
+  public var fullTextFailed: Int
 
-  /// Counts of `total` articles, `unread` of them unread.
-  public init(total: Int, unread: Int) {
+  /// Counts of `total` articles, `unread` of them unread, `fullTextFailed` of them with a failed full-text page.
+  public init(total: Int, unread: Int, fullTextFailed: Int = 0) {
     self.total = total
     self.unread = unread
+    self.fullTextFailed = fullTextFailed
   }
 }
 
@@ -337,9 +341,13 @@ extension StorageContext {
     let condition = filter.sql(firstParameter: 1)
     return try await read { db in
       let counts = try db.cachedStatement(
-        "SELECT count(*), coalesce(sum(a.isRead = 0), 0) FROM article a\(condition.sql)"
-      ).fetchAll(condition.arguments) { (Int($0.int64(0) ?? 0), Int($0.int64(1) ?? 0)) }
-      return ArticleCounts(total: counts.first?.0 ?? 0, unread: counts.first?.1 ?? 0)
+        """
+        SELECT count(*), coalesce(sum(a.isRead = 0), 0),
+          coalesce(sum(a.fullText IS NULL AND a.fullTextError IS NOT NULL), 0) FROM article a\(condition.sql)
+        """
+      ).fetchAll(condition.arguments) { (Int($0.int64(0) ?? 0), Int($0.int64(1) ?? 0), Int($0.int64(2) ?? 0)) }
+      return ArticleCounts(
+        total: counts.first?.0 ?? 0, unread: counts.first?.1 ?? 0, fullTextFailed: counts.first?.2 ?? 0)
     }
   }
 

@@ -66,6 +66,32 @@ extension StorageContext {
     }
   }
 
+  /// The failures noted for those of `keys` whose whole text is not stored: why the last attempt to fetch the page
+  /// failed (`fullTextError`) and when (`fullTextAt`), by key. Keys without a failure (or with their whole text
+  /// stored, or no article) are absent.
+  ///
+  /// - Throws: ``StorageError``.
+  package func fullTextFailures(forKeys keys: [String]) async throws(StorageError) -> [String: (
+    reason: String, at: Timestamp
+  )] {
+    try await read { db in
+      let statement = try db.cachedStatement(
+        """
+        SELECT fullTextError, fullTextAt FROM article
+        WHERE url = ?1 AND fullText IS NULL AND fullTextError IS NOT NULL AND fullTextAt IS NOT NULL
+        """)
+      var failures: [String: (reason: String, at: Timestamp)] = [:]
+      for key in keys {
+        let row = try statement.fetchOne([.text(key)]) { row -> (String, Timestamp)? in
+          guard let reason = row.string(0), let at = row.int64(1) else { return nil }
+          return (reason, Timestamp(millisecondsSince1970: at))
+        }
+        if let (reason, at) = row ?? nil { failures[key] = (reason, at) }
+      }
+      return failures
+    }
+  }
+
   /// Why the last attempt to fetch an article's page failed, or `nil`.
   ///
   /// - Throws: ``StorageError``.
