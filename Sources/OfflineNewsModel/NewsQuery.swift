@@ -9,10 +9,12 @@ import Foundation
 /// ```
 ///
 /// The cache key is the URL with any `apiKey` query item removed, so that a key passed in the URL (NewsAPI accepts
-/// `?apiKey=`) never reaches the database; the remaining items keep their order.
+/// `?apiKey=`) never reaches the database; the remaining items are sorted by name. A subscription's query is
+/// `NewsSource.query` (`OfflineNews`).
 public struct NewsQuery: Sendable, Hashable, CustomStringConvertible {
-  /// The request URL: an `http`/`https` NewsAPI v2 endpoint with its query items, or a `file` URL of a saved
-  /// NewsAPI-format response.
+  /// The request URL: an `http`/`https` feed (RSS 2.0, RSS 1.0, Atom, JSON Feed) or NewsAPI v2 endpoint with its
+  /// query items, or a `file` URL of a saved feed or NewsAPI response. What the body is, is told by its content
+  /// (the `OfflineNews` module's `ArticleDecoder`), never by the URL.
   public var url: URL
   /// The name written on the articles it brings (``Article/source``): the configured source's name; `nil` for the
   /// `cacheKey`.
