@@ -76,6 +76,19 @@ struct ConfigurationEdit {
     }
   }
 
+  /// Sets the value of `key` in the source `name` (its last entry of that name, as the reader keeps) to the string
+  /// `value`, replacing the old value's text only: every other byte stays. `false` when there is no such source or
+  /// key.
+  mutating func setField(_ key: String, ofSource name: String, to value: String) throws(CommandFailure) -> Bool {
+    guard
+      let source = JSONOutline.member("sources", of: try outline().root)?.value.members?.last(where: { $0.key == name }
+      ),
+      let field = JSONOutline.member(key, of: source.value)
+    else { return false }
+    text.replaceSubrange(field.value.start..<field.value.end, with: Array(Self.literal(value).utf8))
+    return true
+  }
+
   /// Removes every member of `sources` named `name`; `false` when there was none.
   mutating func removeSource(named name: String) throws(CommandFailure) -> Bool {
     var removed = false

@@ -62,8 +62,34 @@ extension FetchCommand {
     let report = await repository.refresh(sources, options: options) { _ in progress.advance() }
     progress.finish()
     print(report.sources)
+    try relink(report.sources)
     context.reportFullText(report)
     return Self.exitCode(report)
+  }
+
+  /// Feeds that moved permanently (`301`, `308`) are configured at their new address from now on (RFC 9110
+  /// §15.4.2): their `"feed"` is rewritten in the configuration file, every other byte kept, and a note says so.
+  private func relink(_ results: [SourceRefresh]) throws(CommandFailure) {
+    let configuration = context.configuration
+    let moved = results.compactMap { result -> (name: String, url: URL)? in
+      guard let url = result.movedPermanently, let sync = configuration.syncSources[result.source],
+        case .feed = sync.kind
+      else { return nil }
+      return (result.source, url)
+    }
+    guard !moved.isEmpty, let file = configuration.file else { return }
+    var edit = try ConfigurationEdit(path: file)
+    var changed: [(name: String, url: URL)] = []
+    for move in moved where try edit.setField("feed", ofSource: move.name, to: move.url.absoluteString) {
+      changed.append(move)
+    }
+    guard !changed.isEmpty else { return }
+    try edit.save()
+    for move in changed {
+      context.console.printNote(
+        "\(OutputFormat.sanitized(move.name)): moved permanently to \(OutputFormat.sanitized(move.url.absoluteString)); "
+          + "\(file) now says so")
+    }
   }
 
   /// The run's exit status: 0 when every source refreshed or had a cache to serve; 75 (``ExitCode/someUnavailable``)

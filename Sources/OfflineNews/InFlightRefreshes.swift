@@ -4,7 +4,9 @@ import Synchronization
 /// What one refresh of a query (network, then store) came to. Shared by every read that joined it.
 enum RefreshOutcome: Sendable {
   /// A good response was saved, or a `304 Not Modified` confirmed the cached rows (`notModified`), at `fetchedAt`.
-  case saved(fetchedAt: Timestamp, issues: [RecordIssue], notModified: Bool, counts: ArticleSaveResult?)
+  /// `movedTo`: where permanent redirects took the request (``NewsPage/movedPermanently``).
+  case saved(
+    fetchedAt: Timestamp, issues: [RecordIssue], notModified: Bool, counts: ArticleSaveResult?, movedTo: URL? = nil)
   /// The network failed, or answered nothing usable; the cache was not changed.
   case failed(NewsNetworkError)
   /// The network answered, and the store failed to save it.

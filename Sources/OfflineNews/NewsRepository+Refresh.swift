@@ -90,6 +90,7 @@ extension NewsRepository {
         outcome.inserted = saved.inserted
         outcome.updated = saved.updated
         outcome.unchanged = saved.unchanged
+        outcome.movedPermanently = result.movedPermanently
         if saved.inserted == 0 && saved.updated == 0 { outcome.status = .unchanged }
       }
     } catch {

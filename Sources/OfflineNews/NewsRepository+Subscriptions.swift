@@ -137,13 +137,30 @@ extension NewsRepository {
   /// ``refresh(_:options:progress:)`` refreshes a list.
   ///
   /// - Throws: ``NewsRepositoryError/storage(_:network:)`` when the list cannot be read; a source's failure is its
-  ///   result's, never thrown.
+  ///   result's, never thrown. A subscription whose feed moved permanently (``SourceRefresh/movedPermanently``) is
+  ///   moved to its new address.
   public func refreshSubscriptions(
     inFolder folder: [String]? = nil, options: RefreshOptions = RefreshOptions(),
     progress: @escaping @Sendable (SourceRefresh) -> Void = { _ in }
   ) async throws(NewsRepositoryError) -> RefreshReport {
     let sources = try await subscriptions().filter { folder.map($0.isFiled(under:)) ?? true }
-    return await refresh(sources, options: options, progress: progress)
+    let report = await refresh(sources, options: options, progress: progress)
+    // A feed that moved permanently is subscribed at its new address from now on (RFC 9110 §15.4.2: a client
+    // "ought to" re-link), unless that address is another subscription's.
+    for result in report.sources {
+      guard let moved = result.movedPermanently,
+        let rows = try? await storage.subscriptions(),
+        var row = Self.row(named: result.source, in: rows),
+        !rows.contains(where: { $0.name != row.name && Self.sameSubscription($0.url, moved) })
+      else { continue }
+      row.url = moved.absoluteString
+      try? await storage.saveSubscription(row, replacing: row.name, at: clock())
+    }
+    return report
+  }
+
+  private static func sameSubscription(_ stored: String, _ url: URL) -> Bool {
+    URL(string: stored).map { CanonicalURL.canonical($0).absoluteString } == CanonicalURL.canonical(url).absoluteString
   }
 
   /// The articles of the subscriptions in `folder` and the folders below it (`[]`: every subscription), as

@@ -120,10 +120,10 @@ public final class NewsRepository: Sendable {
     case .networkOnly:
       let outcome = await refresh(query, maxAge: maxAge, pages: pages).task.value
       switch outcome {
-      case .saved(let fetchedAt, let issues, let notModified, let counts):
+      case .saved(let fetchedAt, let issues, let notModified, let counts, let movedTo):
         return try await networkResult(
           query, fetchedAt: fetchedAt, issues: issues, revalidated: notModified, maxAge: maxAge, limit: limit,
-          counts: counts)
+          counts: counts, movedTo: movedTo)
       case .failed(let error):
         throw .networkFailed(query: query, network: error)
       case .storageFailed(let error):
@@ -373,7 +373,7 @@ public final class NewsRepository: Sendable {
 
   private func networkResult(
     _ query: NewsQuery, fetchedAt: Timestamp, issues: [RecordIssue], revalidated: Bool, maxAge: TimeInterval?,
-    limit: Int?, counts: ArticleSaveResult?
+    limit: Int?, counts: ArticleSaveResult?, movedTo: URL? = nil
   ) async throws(NewsRepositoryError) -> NewsResult {
     try await storing {
       let (rows, record) = try await storage.cachedEntry(forQuery: query.cacheKey, limit: limit)
@@ -381,6 +381,7 @@ public final class NewsRepository: Sendable {
         query: query, articles: rows, origin: .network, fetchedAt: fetchedAt, issues: issues,
         maxAge: maxAge ?? record?.maxAge, now: fetchedAt, revalidated: revalidated)
       result.saved = counts
+      result.movedPermanently = movedTo
       return result
     }
   }
@@ -409,10 +410,10 @@ public final class NewsRepository: Sendable {
       outcome = await refresh.task.value
     }
     switch outcome {
-    case .saved(let fetchedAt, let issues, let notModified, let counts):
+    case .saved(let fetchedAt, let issues, let notModified, let counts, let movedTo):
       return try await networkResult(
         query, fetchedAt: fetchedAt, issues: issues, revalidated: notModified, maxAge: maxAge, limit: limit,
-        counts: counts)
+        counts: counts, movedTo: movedTo)
     case .failed(let failure):
       var result = try await fallback(cached, query, maxAge: maxAge, limit: limit, after: failure)
       guard !result.articles.isEmpty else { throw .networkFailedAndCacheEmpty(query: query, network: failure) }
@@ -497,7 +498,8 @@ public final class NewsRepository: Sendable {
           page.articles, forQuery: key, source: query.source ?? key, fetchedAt: now, maxAge: maxAge, etag: newer.etag,
           lastModified: newer.lastModified)
         if counts.evicted > 0 { await removeUnusedImages() }
-        return .saved(fetchedAt: now, issues: page.issues, notModified: false, counts: counts)
+        return .saved(
+          fetchedAt: now, issues: page.issues, notModified: false, counts: counts, movedTo: page.movedPermanently)
       }
     } catch {
       return .storageFailed(error)

@@ -50,6 +50,9 @@ public struct NewsResult: Sendable {
   /// For a network result that saved a response: what the save did (inserted, updated, unchanged, evicted);
   /// `nil` for a cache result or a `304`.
   public var saved: ArticleSaveResult?
+  /// For a network result: where permanent redirects (`301`, `308`) took the request, the address to use from now
+  /// on (``NewsPage/movedPermanently``); `nil` otherwise.
+  public var movedPermanently: URL?
 
   /// - Parameters:
   ///   - fetchedAt: when the rows' response was received (UTC, milliseconds), or `nil` when unknown.

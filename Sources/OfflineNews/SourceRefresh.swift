@@ -98,6 +98,16 @@ public struct SourceRefresh: Sendable {
   public var failure: RefreshFailure?
   /// Values of the response not read (the records kept, with the value dropped) or records skipped.
   public var issues: [RecordIssue] = []
+  /// Where permanent redirects (`301`, `308`, RFC 9110 §15.4) took the source's request, when they did: its new
+  /// address. ``NewsRepository/refreshSubscriptions(inFolder:options:progress:)`` moves a stored subscription there;
+  /// an app keeping its own list does the same.
+  public var movedPermanently: URL?
+  /// Whether the server answered `410 Gone` (RFC 9110 §15.5.11): the feed was removed on purpose and will not come
+  /// back; a reader stops polling it.
+  public var isGone: Bool {
+    if case .network(.httpStatus(410, _)) = failure { return true }
+    return false
+  }
   /// A Parse source's sync report, class by class; `nil` for other kinds and for a sync skipped while fresh.
   public var sync: SyncReport?
 

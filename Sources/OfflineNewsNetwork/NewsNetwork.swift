@@ -40,6 +40,10 @@ public struct NewsPage: Sendable, Hashable {
   public var issues: [RecordIssue]
   /// NewsAPI's `totalResults`: how many results the query has in all, across pages. `nil` if absent.
   public var totalResults: Int?
+  /// Where the request was redirected to by an unbroken run of permanent redirects (`301`, `308`: RFC 9110
+  /// §15.4.2, §15.4.9), when it was: the address a subscription should use from now on. `nil` when the page came
+  /// from the URL asked for, or a temporary redirect (`302`, `303`, `307`) was on the way.
+  public var movedPermanently: URL?
 
   /// A page of `articles`, in response order, with the issues of the records read (none by default) and the total the server reported.
   public init(articles: [Article], issues: [RecordIssue] = [], totalResults: Int? = nil) {

@@ -23,8 +23,10 @@ import OfflineNewsNetwork
 /// - A `file:` URL is read by ``FileNewsNetwork``.
 /// - `retry` decides which failures are tried again, after what wait, and when to give up (``RetryPolicy``; no
 ///   retries by default). `Retry-After` on a `429` or `5xx` response is honoured.
-/// - Redirects are followed within the origin only (the key must not reach another host); one elsewhere is
-///   ``NewsNetworkError/httpStatus(_:bodyPrefix:)`` with the `3xx`.
+/// - Redirects: a request that carries the NewsAPI key follows them within its origin only (the key must not reach
+///   another host; one elsewhere is ``NewsNetworkError/httpStatus(_:bodyPrefix:)`` with the `3xx`); one without a
+///   secret (a feed) follows them to any `http(s)` origin, and a run of permanent ones (`301`, `308`) is reported as
+///   ``NewsPage/movedPermanently``.
 /// - Conditional requests: ``fetch(_:)-(NewsRequest)`` sends `If-None-Match` / `If-Modified-Since` for the
 ///   request's validators, reports `304 Not Modified` as ``NewsResponse/notModified(validators:)``, and returns the
 ///   `ETag` / `Last-Modified` the server sent (RFC 9110 §13.1, §15.4.5).
@@ -113,10 +115,13 @@ public final class URLSessionNewsNetwork: NewsNetwork {
     let secrets = [apiKey?.value, Self.keyInURL(query.url)].compactMap { $0 }
     let response: HTTPResponse
     do {
+      // A request with no secret (a feed) follows a redirect to any origin — feeds move to https and to new
+      // hosts — and one carrying the NewsAPI key stays within its origin.
       response = try await transport.send(
         HTTPRequest(
           url: query.url, headers: headers, validators: request.validators,
-          maxBodyBytes: NewsRequest.maximumBodySize, secrets: secrets))
+          maxBodyBytes: NewsRequest.maximumBodySize, secrets: secrets,
+          redirects: secrets.isEmpty ? .anyOrigin : .sameOrigin))
     } catch {
       throw NewsNetworkError(error)
     }
@@ -140,9 +145,10 @@ public final class URLSessionNewsNetwork: NewsNetwork {
       return .notModified(validators: response.validators)
     }
     do {
-      let page = try decoder.decodePage(
+      var page = try decoder.decodePage(
         response.body, origin: query.url, contentType: response.header("Content-Type"), httpStatus: status,
         redacting: secrets)
+      if response.permanentURL != query.url { page.movedPermanently = response.permanentURL }
       return .page(page, validators: response.validators)
     } catch {
       throw Self.redacted(error, secrets: secrets)
