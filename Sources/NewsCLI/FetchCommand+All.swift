@@ -145,12 +145,27 @@ extension FetchCommand {
         line =
           "failed: \(OutputFormat.sanitized(result.failure?.description ?? "unknown error"))"
           + (result.cached > 0 ? "; serving \(result.cached) cached\(age(result.age))" : "; nothing cached")
+      case .gone:
+        line =
+          "gone (the server answered 410 Gone): no longer asked"
+          + (result.cached > 0 ? ", serving \(result.cached) cached\(age(result.age))" : "")
+          + "; news fetch --source \(Self.quotedName(result.source)) asks it again"
       case .new, .unchanged:
         line = "\(result.inserted) new, \(result.updated) updated, \(result.unchanged) unchanged"
       }
       let text = "\(name): \(line)"
-      if result.status == .failed { console.err(text + "\n") } else { console.out(text + "\n") }
+      if result.status == .failed || result.status == .gone {
+        console.err(text + "\n")
+      } else {
+        console.out(text + "\n")
+      }
     }
+  }
+
+  /// A source's name as typed in a command: bare when it is letters, digits, `-`, `_` and `.`; else in single quotes.
+  static func quotedName(_ name: String) -> String {
+    let shown = OutputFormat.sanitized(name, collapsingWhitespace: true)
+    return shown.allSatisfy { $0.isLetter || $0.isNumber || "-_.".contains($0) } ? shown : "'\(shown)'"
   }
 
   private func age(_ seconds: Double?) -> String {

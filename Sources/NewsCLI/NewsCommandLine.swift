@@ -281,9 +281,7 @@ struct CommandContext: Sendable {
     guard let origin = article.source, let name = configuration.sourceName(matching: origin),
       configuration.sources[name] != nil || configuration.syncSources[name] != nil
     else { return "news fetch --full-text" }
-    let shown = OutputFormat.sanitized(name, collapsingWhitespace: true)
-    let quoted = shown.allSatisfy { $0.isLetter || $0.isNumber || "-_.".contains($0) } ? shown : "'\(shown)'"
-    return "news fetch --source \(quoted) --full-text"
+    return "news fetch --source \(FetchCommand.quotedName(name)) --full-text"
   }
 
   /// Fetches the pages of `articles` for their whole text

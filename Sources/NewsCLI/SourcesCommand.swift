@@ -27,7 +27,8 @@ struct SourcesCommand: NewsCommand {
       case .json:
         SharedOption.json(
           "{sources: [{name, kind, default, url, policy, maxAgeSeconds, fetchedAt, ageSeconds, freshness, stale, "
-            + "articles, unread, fullTextFailed, folder, lastError, lastErrorAt}], folders: [{folder, articles, unread}]}"
+            + "articles, unread, fullTextFailed, folder, failingSince, lastError, lastErrorAt}], "
+            + "folders: [{folder, articles, unread}]}"
         )
       }
     }
@@ -55,11 +56,14 @@ struct SourcesCommand: NewsCommand {
     var fullTextFailed = 0
     /// The source's folder (`"Tech/Swift"`), or `nil`.
     var folder: String?
+    /// The last good fetch of a source whose every refresh since failed, when that is over ``failingFlagged`` ago.
+    var failingSince: String?
 
     enum CodingKeys: String, CodingKey {
       case name, kind
       case isDefault = "default"
       case url, policy, maxAgeSeconds, fetchedAt, ageSeconds, freshness, stale, articles, unread, fullTextFailed, folder
+      case failingSince
       case lastError, lastErrorAt
     }
 
@@ -79,6 +83,7 @@ struct SourcesCommand: NewsCommand {
       try c.encode(unread, forKey: .unread)
       try c.encode(fullTextFailed, forKey: .fullTextFailed)
       try c.encode(folder, forKey: .folder)
+      try c.encode(failingSince, forKey: .failingSince)
       try c.encode(lastError, forKey: .lastError)
       try c.encode(lastErrorAt, forKey: .lastErrorAt)
     }
@@ -106,9 +111,9 @@ struct SourcesCommand: NewsCommand {
       if arguments.flag(.json) { throw CommandFailure(.usage, "--opml and --json exclude each other") }
       return try printOPML()
     }
-    let storage = try context.makeRepository(
-      arguments.common, entities: SyncBookkeeping.entities, reading: true, emptyWhenMissing: true
-    ).storage
+    let repository = try context.makeRepository(
+      arguments.common, entities: SyncBookkeeping.entities, reading: true, emptyWhenMissing: true)
+    let storage = repository.storage
     let now = Timestamp(context.now())
     var entries: [Entry] = []
     // Every source fetched through the repository (NewsAPI, file, feed) has its fetch record under its query's key.
@@ -127,6 +132,11 @@ struct SourcesCommand: NewsCommand {
       if record == nil, let failure = try await storage.lastFailure(forQuery: query.cacheKey) {
         entry.lastError = failure.message
         entry.lastErrorAt = failure.at.rfc3339String
+      }
+      let health = try await repository.health(of: context.newsSource(source.name, source))
+      if health.isGone { entry.freshness = "gone" }
+      if health.isFailing(for: Self.failingFlagged, now: context.now()), let since = health.failingSince {
+        entry.failingSince = Timestamp(since).rfc3339String
       }
       entries.append(entry)
     }
@@ -195,6 +205,9 @@ struct SourcesCommand: NewsCommand {
     }
     return .success
   }
+
+  /// How long a source fails, every refresh, before `news sources` flags it: a week.
+  static let failingFlagged: TimeInterval = 7 * 86_400
 
   static func entry(
     name: String, source: Configuration.Source, record: FetchRecord?, configuration: Configuration, now: Timestamp
@@ -265,6 +278,9 @@ struct SourcesCommand: NewsCommand {
     for entry in entries {
       var state = entry.freshness == "no-max-age" ? "no max age" : entry.freshness
       if let maxAge = entry.maxAgeSeconds { state += " (max age \(FetchCommand.duration(maxAge)))" }
+      if let since = entry.failingSince.flatMap({ Timestamp(rfc3339: $0) }) {
+        state += ", failing for \(FetchCommand.duration(max(0, now.timeIntervalSince(since.date))))"
+      }
       var error = ""
       if let lastError = entry.lastError {
         error =

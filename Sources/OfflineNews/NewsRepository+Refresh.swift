@@ -8,6 +8,8 @@ extension NewsRepository {
   ///   source's policy (network-first by default) and max-age, so conditional requests, de-duplication and the
   ///   offline fallback apply. They run concurrently, at most ``RefreshOptions/totalLimit`` at once and
   ///   ``RefreshOptions/perHostLimit`` per host.
+  /// - A source whose last answer was `410 Gone` is not asked (``SourceRefresh/Status/gone``) unless
+  ///   ``RefreshOptions/askGone``.
   /// - An origin (RFC 6454) found unreachable — refused, not found, timed out, not connected, TLS — is not asked
   ///   again in the run: its other sources are served from the cache at once with the same kind of error.
   /// - Parse sources are then synced one after the other (``sync(_:options:progress:)``).
@@ -34,6 +36,10 @@ extension NewsRepository {
       for source in sources {
         guard case .articles(let url) = source.kind else { continue }
         group.addTask {
+          if !options.askGone, let gone = await run.goneResult(source) {
+            progress(gone)
+            return gone
+          }
           let host = url.host ?? url.path
           await limiter.acquire(host)
           let result = await run.refreshArticles(
@@ -67,6 +73,18 @@ extension NewsRepository {
       }
     }
     return report
+  }
+
+  /// The result of a source not asked because its last answer was `410 Gone`: what the cache serves; `nil` when it is
+  /// not gone.
+  func goneResult(_ source: NewsSource) async -> SourceRefresh? {
+    guard let health = try? await health(of: source), health.isGone else { return nil }
+    var result = SourceRefresh(source: source.name, kind: source.kindName, status: .gone)
+    let cached = try? await cachedArticles(for: source.query)
+    result.cached = cached?.articles.count ?? 0
+    result.age = cached?.age
+    result.failure = .network(.httpStatus(410, bodyPrefix: ""))
+    return result
   }
 
   /// One feed, file or query through the repository; never throws (a failure is the result's).

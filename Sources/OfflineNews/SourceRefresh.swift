@@ -11,6 +11,8 @@ public struct RefreshOptions: Sendable {
   /// Whole texts: try pages that failed recently now instead of after ``FullTextLimits/retryAfter``
   /// (`news fetch --full-text --retry-failed`).
   public var retryFailed = false
+  /// Ask sources whose last answer was `410 Gone` too (they are skipped otherwise: ``SourceRefresh/Status/gone``).
+  public var askGone = false
   /// Requests in flight at once, in all (at least 1). Default 4.
   public var totalLimit = 4
   /// Requests in flight at once to one host (at least 1). Default 2.
@@ -75,6 +77,9 @@ public struct SourceRefresh: Sendable {
     case cache
     /// The refresh failed (``SourceRefresh/failure``); ``SourceRefresh/cached`` articles are still served.
     case failed
+    /// The source's last refresh was answered `410 Gone`, so it was not asked again (``SourceHealth/isGone``,
+    /// ``RefreshOptions/askGone``); ``SourceRefresh/cached`` articles are still served.
+    case gone
   }
 
   /// The source's name.
@@ -102,9 +107,10 @@ public struct SourceRefresh: Sendable {
   /// address. ``NewsRepository/refreshSubscriptions(inFolder:options:progress:)`` moves a stored subscription there;
   /// an app keeping its own list does the same.
   public var movedPermanently: URL?
-  /// Whether the server answered `410 Gone` (RFC 9110 §15.5.11): the feed was removed on purpose and will not come
-  /// back; a reader stops polling it.
+  /// Whether the server answered `410 Gone` now or before (RFC 9110 §15.5.11): the feed was removed on purpose and
+  /// will not come back; later refreshes do not ask it (``Status/gone``).
   public var isGone: Bool {
+    if status == .gone { return true }
     if case .network(.httpStatus(410, _)) = failure { return true }
     return false
   }

@@ -110,3 +110,11 @@ public struct NewsAPIError: Error, Sendable, Hashable, CustomStringConvertible {
     public static let maximumResultsReached: Code = "maximumResultsReached"
   }
 }
+
+extension NewsNetworkError {
+  /// Whether a failure's ``description`` (as a fetch record keeps it) is a `410 Gone` answer (RFC 9110 §15.5.11):
+  /// the one rule that reads the text ``httpStatus(_:bodyPrefix:)``'s description writes, `HTTP 410 Gone…`.
+  package static func isGone(description: String) -> Bool {
+    description.hasPrefix("HTTP 410 ")
+  }
+}
