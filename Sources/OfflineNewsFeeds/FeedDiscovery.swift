@@ -28,11 +28,26 @@ public struct DiscoveredFeed: Sendable, Hashable {
 ///
 /// The page is read with libxml2's HTML parser (`htmlReadMemory`: recover, no network), never with patterns.
 public enum FeedDiscovery {
-  /// The media types of feed links: RSS, Atom, JSON Feed (`application/feed+json`, and `application/json`, which
-  /// JSON Feed's spec also names).
+  /// The media types of feed links: RSS 2.0 (`application/rss+xml`, RSS Advisory Board's autodiscovery), Atom
+  /// (`application/atom+xml`, RFC 4287 §7), RSS 1.0 (`application/rdf+xml`), JSON Feed (`application/feed+json`, and
+  /// `application/json`, which JSON Feed 1.0 also names), and the generic and legacy types pages announce feeds with
+  /// (`text/xml`, `application/xml`, `application/x-rss+xml`, `application/x-atom+xml`, `text/rss+xml`).
   package static let feedTypes: Set<String> = [
-    "application/rss+xml", "application/atom+xml", "application/feed+json", "application/json",
+    "application/rss+xml", "application/atom+xml", "application/rdf+xml", "application/feed+json",
+    "application/json", "text/xml", "application/xml", "application/x-rss+xml", "application/x-atom+xml",
+    "text/rss+xml",
   ]
+
+  /// Generic types that announce other documents too: a link of one of them is a feed unless it is one of the
+  /// non-feeds that pages announce with them — WordPress's REST API (`<link rel="alternate" type="application/json"
+  /// href="…/wp-json/wp/v2/posts/123">`, on every WordPress page since 4.7) and oEmbed endpoints.
+  static let genericTypes: Set<String> = ["application/json", "text/xml", "application/xml"]
+
+  /// Whether a link of a generic type (``genericTypes``) is a known non-feed.
+  static func isKnownNonFeed(_ href: String) -> Bool {
+    let lowered = href.lowercased()
+    return lowered.contains("/wp-json/") || lowered.contains("rest_route=") || lowered.contains("oembed")
+  }
 
   /// What ``read(_:pageURL:charset:)`` finds in a page.
   public struct Page: Sendable, Hashable {
@@ -86,7 +101,9 @@ public enum FeedDiscovery {
       let type = (element["type"] ?? "").split(separator: ";").first.map {
         $0.trimmingCharacters(in: .whitespaces).lowercased()
       }
-      guard rel.contains("alternate"), let type, feedTypes.contains(type), let href = element["href"] else { continue }
+      guard rel.contains("alternate"), let type, feedTypes.contains(type), let href = element["href"],
+        !(genericTypes.contains(type) && isKnownNonFeed(href))
+      else { continue }
       let title = element["title"]?.collapsingWhiteSpace
       links.append((href, title?.isEmpty == false ? title : nil, type))
     }
