@@ -29,7 +29,7 @@ extension FetchCommand {
     }
   }
 
-  /// `news fetch --all`.
+  /// `news fetch --all`, and `news fetch --folder NAME` (the sources of a folder and the folders inside it).
   func runAll() async throws -> ExitCode {
     let policyOption = try Self.policy(arguments)
     let maxAgeOption = try Self.maxAge(arguments)
@@ -37,7 +37,16 @@ extension FetchCommand {
     if arguments.value(.url) != nil || arguments.value(.source) != nil {
       throw CommandFailure(.usage, "--all refreshes every source: give --all, or --url / --source")
     }
-    let sources = try context.newsSources()
+    if arguments.flag(.all), arguments.value(.folder) != nil {
+      throw CommandFailure(.usage, "--all refreshes every source, --folder those of one folder: give one of them")
+    }
+    var sources = try context.newsSources()
+    if let folder = arguments.value(.folder) {
+      // The folder's sources, as `news list --folder` selects them (a usage error naming the folders there are).
+      _ = try context.folderMatches(folder)
+      let names = Set(context.configuration.sourceNames(inFolder: folder) ?? [])
+      sources = sources.filter { names.contains($0.name) }
+    }
     guard !sources.isEmpty else {
       throw CommandFailure(
         .config, "no sources configured in \(context.configuration.file ?? "the configuration")",

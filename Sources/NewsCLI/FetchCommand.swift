@@ -6,7 +6,7 @@ import OfflineNews
 struct FetchCommand: NewsCommand {
   static let name = "fetch"
   static let summary = "Fetch articles (network first; the cache when the network fails) and save them."
-  static let groups: [(options: [Option], required: Bool)] = [([.url, .source, .all], false)]
+  static let groups: [(options: [Option], required: Bool)] = [([.url, .source, .all, .folder], false)]
   static let details = """
     Without --url or --source, fetches the configuration's default source; a source's "policy" and "maxAge"
     apply unless --policy or --max-age is given. The NewsAPI key is read from NEWSAPI_KEY (or the
@@ -19,11 +19,12 @@ struct FetchCommand: NewsCommand {
     can finish within twice the timeout; cached rows are served at the latest 0.5 s after that.
     Exit status: 0 articles served (from the network or the cache; cache-only also when nothing is cached),
     69 network failed and nothing cached (or network-only failed), 74 storage error. With --all: 0 when every
-    source refreshed or served its cache, 75 when some source has neither, 69 when none served anything.
+    source refreshed or served its cache, 75 when some source has neither, 69 when none served anything;
+    --folder as --all, for the sources of that folder.
     """
 
   enum Option: CommandOption {
-    case url, source, all, fullText, retryFailed, policy, maxAge, db, config, limit, timeout, json, quiet
+    case url, source, all, folder, fullText, retryFailed, policy, maxAge, db, config, limit, timeout, json, quiet
     var spec: OptionSpec {
       switch self {
       case .url:
@@ -33,6 +34,11 @@ struct FetchCommand: NewsCommand {
           name: "source", valueName: "NAME",
           help: "A source named in the configuration: NewsAPI, file, feed (any format) or Parse.")
       case .all: OptionSpec(name: "all", help: "Refresh every configured source, concurrently (4 at once, 2 per host).")
+      case .folder:
+        OptionSpec(
+          name: "folder", valueName: "FOLDER",
+          help:
+            "Refresh the sources of a folder and of the folders inside it, as --all does (\"Tech\", \"Tech/Swift\").")
       case .fullText:
         OptionSpec(
           name: "full-text",
@@ -69,7 +75,7 @@ struct FetchCommand: NewsCommand {
   var arguments: ParsedArguments<Option>
 
   func run() async throws -> ExitCode {
-    if arguments.flag(.all) {
+    if arguments.flag(.all) || arguments.value(.folder) != nil {
       let configuration = context.configuration
       try checkRetryFailed(
         wantsFullText: configuration.sources.values.contains { $0.labels.fullText }

@@ -182,7 +182,7 @@ struct CommandDeclarationTests {
         == "--all | --before DATE | --forget-deleted [--include-bookmarked] [--db PATH] [--config PATH] [--json]")
     #expect(usage["sources"] == "[--db PATH] [--config PATH] [--json | --opml]")
     #expect(usage["extract"] == "FILE.html [--url URL] [--json]")
-    #expect(usage["fetch"]?.hasPrefix("[--url URL | --source NAME | --all] ") == true)
+    #expect(usage["fetch"]?.hasPrefix("[--url URL | --source NAME | --all | --folder FOLDER] ") == true)
   }
 
   @Test(

@@ -87,3 +87,33 @@ struct GoneFeedTests {
     }
   }
 }
+
+/// `news fetch --folder NAME`: the refresh of one folder's sources (and its subfolders'), as `--all` refreshes every
+/// source (issue 27: "refresh one / a folder / all").
+@Suite("news fetch --folder: one folder's sources")
+struct FetchFolderTests {
+  @Test("only the folder's sources are asked, subfolders included, any case; an unknown folder names the folders")
+  func folder() async throws {
+    let server = try LoopbackHTTPServer(
+      .respond(status: 200, headers: ["Content-Type": "application/rss+xml"], body: MovedFeedTests.rss("x")))
+    defer { server.stop() }
+    let cli = CLIHarness()
+    let config = cli.directory.path("news.json")
+    let feed = { (path: String) in server.url(path).absoluteString }
+    try """
+    { "sources": {
+        "Swift": { "feed": "\(feed("/swift"))", "folder": "Tech/Swift" },
+        "Ruby": { "feed": "\(feed("/ruby"))", "folder": "Tech" },
+        "ATP": { "feed": "\(feed("/atp"))", "folder": "Podcasts" } } }
+    """.write(toFile: config, atomically: true, encoding: .utf8)
+    let tech = await cli.run("fetch", "--folder", "tech", "--config", config, "--db", cli.database)
+    #expect(tech.status == 0, "\(tech.err)")
+    #expect(Set(server.requests.map(\.target)) == ["/swift", "/ruby"])
+    #expect(tech.out.split(separator: "\n").map { $0.split(separator: ":")[0] } == ["Ruby", "Swift"])
+    let unknown = await cli.run("fetch", "--folder", "Music", "--config", config, "--db", cli.database)
+    #expect(unknown.status == 64)
+    #expect(unknown.err.contains("folders: Podcasts, Tech, Tech/Swift"), "\(unknown.err)")
+    let both = await cli.run("fetch", "--all", "--folder", "Tech", "--config", config, "--db", cli.database)
+    #expect(both.status == 64)
+  }
+}
