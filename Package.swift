@@ -98,6 +98,9 @@ let package = Package(
       path: "Sources/NewsBench", swiftSettings: strict),
 
     .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
+    // Prints what FeedParser reads of feed files as JSON, for scripts/feedparser-conformance.sh.
+    .executableTarget(
+      name: "feed-dump", dependencies: ["OfflineNewsFeeds"], path: "Tests/FeedDump", swiftSettings: strict),
     // `news` with a crash injected through the package-only fault seams, for the crash-safety tests.
     .executableTarget(
       name: "news-with-fault", dependencies: ["NewsCLI", "OfflineNewsURLSession"], path: "Tests/NewsWithFault",
