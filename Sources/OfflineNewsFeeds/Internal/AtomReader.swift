@@ -14,7 +14,7 @@ struct AtomReader {
     }
     feed.language = root.attribute("lang", in: Namespace.xml).flatMap {
       let trimmed = $0.trimmingCharacters(in: .whitespaces)
-      return trimmed.isEmpty ? nil : trimmed
+      return trimmed.isEmpty ? nil : FeedReadingContext.languageTag(trimmed)
     }
     let feedAuthors = authors(root.children("author", in: atom), atom: atom)
     feed.author = feedAuthors.isEmpty ? nil : feedAuthors.joined(separator: ", ")

@@ -83,7 +83,7 @@ extension FeedReadingContext {
 
   /// `itunes:image@href`.
   func itunesImage(of element: XMLElement) -> URL? {
-    guard let image = element.child("image", in: [Namespace.itunes]) else { return nil }
+    guard let image = element.child("image", in: Namespace.itunesNames) else { return nil }
     return httpURL(image.attribute("href"), in: image, name: "itunes:image@href")
   }
 

@@ -29,9 +29,20 @@ enum Namespace {
   static let itunes = "http://www.itunes.com/dtds/podcast-1.0.dtd"
   static let xhtml = "http://www.w3.org/1999/xhtml"
   static let xml = "http://www.w3.org/XML/1998/namespace"
+  /// RSS 2.0 in a default namespace: UserLand's (`http://backend.userland.com/rss2`) and Harvard's
+  /// (`http://blogs.law.harvard.edu/tech/rss`), which RSS 2.0 feeds of 2002–2004 declared; RSS 2.0 itself has none.
+  static let userlandRSS2 = "http://backend.userland.com/rss2"
+  static let harvardRSS2 = "http://blogs.law.harvard.edu/tech/rss"
 
   /// Whether `uri` is Media RSS's namespace (feeds write it with and without the final slash).
   static func isMedia(_ uri: String?) -> Bool { uri == media || uri == "http://search.yahoo.com/mrss" }
+
+  /// Whether `uri` is the iTunes namespace: Apple's documentation writes it `…/DTDs/Podcast-1.0.dtd`, feeds write it
+  /// in either case (namespace names are compared as written by XML, so both are listed).
+  static func isITunes(_ uri: String?) -> Bool { uri == itunes || uri == "http://www.itunes.com/DTDs/Podcast-1.0.dtd" }
+
+  /// The iTunes namespace in both spellings.
+  static let itunesNames: [String?] = [itunes, "http://www.itunes.com/DTDs/Podcast-1.0.dtd"]
 }
 
 /// An element of a libxml2 tree. Not `Sendable`: it points into its ``XMLTreeDocument``.
@@ -109,6 +120,16 @@ struct XMLElement {
     guard let content = xmlBufferContent(buffer) else { return "" }
     return String(cString: content)
   }
+
+  /// ``innerXML`` as HTML: the XHTML namespace declarations libxml2 writes on the outermost XHTML elements
+  /// (`<div xmlns="http://www.w3.org/1999/xhtml">`) left out, since in HTML every element is in that namespace.
+  var innerXHTMLAsHTML: String {
+    let xml = innerXML
+    guard xml.contains(Self.xhtmlDeclaration) else { return xml }
+    return xml.replacingOccurrences(of: Self.xhtmlDeclaration, with: "")
+  }
+
+  private static let xhtmlDeclaration = " xmlns=\"\(Namespace.xhtml)\""
 
   /// The `xml:base` values in scope, innermost first (XML Base, <https://www.w3.org/TR/xmlbase/>).
   var xmlBases: [String] {
