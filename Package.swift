@@ -113,7 +113,7 @@ let package = Package(
       name: "OfflineNewsNetworkTests", dependencies: ["OfflineNewsNetwork", "TestSupport", "OfflineNewsURLSession"]),
     .testTarget(name: "OfflineNewsImportTests", dependencies: ["OfflineNewsImport", "TestSupport"]),
     .testTarget(name: "OfflineNewsTests", dependencies: ["OfflineNews", "TestSupport", "OfflineNewsURLSession"]),
-    .testTarget(name: "OfflineNewsFeedsTests", dependencies: ["OfflineNewsFeeds", "TestSupport"]),
+    .testTarget(name: "OfflineNewsFeedsTests", dependencies: ["OfflineNewsFeeds", "OfflineNewsHTML", "TestSupport"]),
     .testTarget(
       name: "OfflineNewsSyncTests", dependencies: ["OfflineNewsSync", "TestSupport", "OfflineNewsURLSession"]),
     .testTarget(name: "OfflineNewsHTMLTests", dependencies: ["OfflineNewsHTML", "TestSupport"]),

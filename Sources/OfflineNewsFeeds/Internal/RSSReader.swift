@@ -8,11 +8,22 @@ import Foundation
 struct RSSReader {
   let context: FeedReadingContext
 
-  /// RSS elements are in no namespace (0.9x, 2.0), in RSS 1.0's or 0.90's, or in the default namespace some RSS 2.0
-  /// feeds declared (UserLand's, Harvard's); any of them is accepted anywhere, as feeds mix them.
-  private let rss: [String?] = [nil, Namespace.rss10, Namespace.rss090, Namespace.userlandRSS2, Namespace.harvardRSS2]
+  /// RSS elements are in no namespace (0.9x, 2.0), in RSS 1.0's or 0.90's, in the default namespace some RSS 2.0
+  /// feeds declared (UserLand's, Harvard's), or in whatever namespace the `<rss>` root element itself is in (a feed
+  /// that declared Atom's as its default, newsboat#1086); any of them is accepted anywhere, as feeds mix them.
+  private var rss: [String?] = [nil, Namespace.rss10, Namespace.rss090, Namespace.userlandRSS2, Namespace.harvardRSS2]
+
+  init(context: FeedReadingContext) { self.context = context }
 
   func read(_ root: XMLElement) -> ParsedFeed {
+    var reader = self
+    if root.name == "rss", let namespace = root.namespace, !reader.rss.contains(namespace) {
+      reader.rss.append(namespace)
+    }
+    return reader.readDocument(root)
+  }
+
+  private func readDocument(_ root: XMLElement) -> ParsedFeed {
     let channel = root.child("channel", in: rss)
     var feed = ParsedFeed(format: context.format, feedURL: context.feedURL)
     if let channel {
@@ -23,7 +34,8 @@ struct RSSReader {
         feed.homePageURL = context.httpURL(link.text, in: link, name: "channel.link")
       }
       context.channelLink = feed.homePageURL
-      feed.language = (context.collapsedText(channel.child("language", in: rss))
+      feed.language =
+        (context.collapsedText(channel.child("language", in: rss))
         ?? context.collapsedText(channel.child("language", in: [Namespace.dublinCore])))
         .map(FeedReadingContext.languageTag)
       feed.author =

@@ -39,7 +39,8 @@ package enum HTMLRelativeLinks {
           changed = true
         } else if lowered == "srcset" {
           let rewritten = Srcset.rewritingURLs(value) { reference in
-            URLResolution.hasScheme(reference) ? reference : URLResolution.resolve(reference, against: base) ?? reference
+            URLResolution.hasScheme(reference)
+              ? reference : URLResolution.resolve(reference, against: base) ?? reference
           }
           if rewritten != value {
             element.setAttribute(name, to: rewritten)
@@ -65,8 +66,7 @@ package enum HTMLRelativeLinks {
       var end = index
       while end > 0, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 || bytes[end - 1] == 0x0A { end -= 1 }
       var start = end
-      while start > 0, (bytes[start - 1] | 0x20) >= UInt8(ascii: "a"), (bytes[start - 1] | 0x20) <= UInt8(ascii: "z")
-      {
+      while start > 0, (bytes[start - 1] | 0x20) >= UInt8(ascii: "a"), (bytes[start - 1] | 0x20) <= UInt8(ascii: "z") {
         start -= 1
       }
       let name = String(decoding: bytes[start..<end], as: UTF8.self).lowercased()
