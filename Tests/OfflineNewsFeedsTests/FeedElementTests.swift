@@ -1,6 +1,7 @@
 import Foundation
 import OfflineNewsFeeds
 import OfflineNewsHTML
+import TestSupport
 import Testing
 
 /// Every element that carries an item's data (issue 29, item 4), each on a small document of our own written from a
@@ -135,5 +136,35 @@ struct FeedElementTests {
     #expect(feed.items[1].categories == ["cat1"])
     let atomFeed = try parseFeed(#"<feed xmlns="http://www.w3.org/2005/Atom" xml:lang="en_US"><title>x</title></feed>"#)
     #expect(atomFeed.language == "en-US")
+  }
+
+  @Test("a German item is dated as published; an unreadable date is an issue and the item is kept, undated")
+  func datesInFeeds() throws {
+    // fabarea/rss_display#43: German pubDates made SimplePie return false; the items were dated "now".
+    let feed = try parseFeed(
+      rss(
+        """
+        <item><title>Eins</title><link>https://example.org/1</link><pubDate>Di, 04 Okt 2016 10:00:00 MESZ</pubDate></item>
+        <item><title>Zwei</title><link>https://example.org/2</link><dc:date>2016/10/4 8:00:00</dc:date></item>
+        <item><title>Drei</title><link>https://example.org/3</link><pubDate>gestern</pubDate></item>
+        """))
+    #expect(feed.items[0].published == Date(timeIntervalSince1970: 1_475_568_000))
+    #expect(feed.items[1].published == Date(timeIntervalSince1970: 1_475_568_000))
+    #expect(feed.items.count == 3)
+    #expect(feed.items[2].published == nil)
+    let issue = try #require(feed.issues.first { $0.kind == .unreadableDate })
+    #expect(issue.itemIndex == 2)
+    #expect(issue.text == "gestern")
+    #expect(issue.message.hasSuffix("value dropped"))
+  }
+
+  @Test("every item of every real feed is dated, with no unreadable date", .enabled(if: Fixtures.hasSharedReal))
+  func realFeedsAreDated() throws {
+    for name in RealFeeds.xmlFeeds {
+      let data = try Data(contentsOf: RealFeeds.url(name))
+      let feed = try FeedParser.parse(data, feedURL: RealFeeds.url(name))
+      #expect(feed.items.allSatisfy { $0.published != nil || $0.updated != nil }, "\(name)")
+      #expect(!feed.issues.contains { $0.kind == .unreadableDate }, "\(name)")
+    }
   }
 }

@@ -82,18 +82,18 @@ final class FeedReadingContext {
     case w3cdtf
   }
 
-  /// The instant in `element`'s text, or `nil` (with an issue when there was text that no form reads). A time
-  /// without a zone is read as UTC.
+  /// The instant in `element`'s text (``Timestamp/init(feedDate:preferW3CDTF:)``, the one date rule: every form real
+  /// feeds write, a time without a zone read as UTC), or `nil` — with an issue (a warning: the item is kept, dated
+  /// when it was first seen) when there was text that no form reads.
   func date(_ element: XMLElement?, _ form: DateForm) -> Date? {
     guard let element else { return nil }
     let text = element.text.trimmedXMLSpace
     guard !text.isEmpty else { return nil }
-    let rfc822 = { Timestamp(rfc822: text) }
-    let w3cdtf = { Timestamp(w3cdtf: text, assumingOffset: 0) }
-    guard let timestamp = form == .rfc822 ? rfc822() ?? w3cdtf() : w3cdtf() ?? rfc822() else {
+    guard let timestamp = Timestamp(feedDate: text, preferW3CDTF: form == .w3cdtf) else {
       let expected = form == .rfc822 ? "RFC 822" : "RFC 3339 / W3C-DTF"
       note(
-        .unreadableDate, qualifiedName(element), text: text, "not an \(expected) date (nor the other); value dropped",
+        .unreadableDate, qualifiedName(element), text: text,
+        "not an \(expected) date (nor any other form feeds write); value dropped",
         line: element.line)
       return nil
     }
