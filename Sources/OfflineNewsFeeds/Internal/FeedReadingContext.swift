@@ -109,11 +109,23 @@ final class FeedReadingContext {
     return text.isEmpty ? nil : text
   }
 
+  /// The element's text; when it reached the value budget (entity expansion), cut there and said as an issue.
+  func fullText(_ element: XMLElement) -> String {
+    let (text, cut) = element.textWithinBudget
+    if cut {
+      note(
+        .recoveredXML, qualifiedName(element),
+        "a value that entities expand beyond \(TextCollector.budget >> 20) MiB, cut there; the rest of the item is kept",
+        line: element.line)
+    }
+    return text
+  }
+
   /// An HTML value (RSS `description`, `content:encoded`): the element's text, trimmed, its relative references
   /// resolved (``htmlText(_:kind:base:)``); `nil` when empty.
   func html(_ element: XMLElement?) -> FeedText? {
     guard let element else { return nil }
-    return htmlText(element.text, kind: .html, base: baseURL(for: element))
+    return htmlText(fullText(element), kind: .html, base: baseURL(for: element))
   }
 
   /// Markup inside a feed element (`xhtml:body` in RSS): its children serialised, as HTML.
@@ -150,11 +162,12 @@ final class FeedReadingContext {
     let isText = type == "text" || type.hasPrefix("text/")
     let isXML = type.hasSuffix("/xml") || type.hasSuffix("+xml")
     let base = baseURL(for: element)
+    let text = fullText(element)
     switch mode {
     case "escaped":
-      return htmlText(element.text, kind: isHTML ? .html : .text, base: base)
+      return htmlText(text, kind: isHTML ? .html : .text, base: base)
     case "base64":
-      guard let decoded = Self.base64Text(element.text) else { return nil }
+      guard let decoded = Self.base64Text(text) else { return nil }
       return htmlText(decoded, kind: isHTML ? .html : .text, base: base)
     default:
       if format == .atom03, isXHTML || !element.children.isEmpty {
@@ -164,10 +177,10 @@ final class FeedReadingContext {
         return htmlText(
           (element.child("div", in: [Namespace.xhtml]) ?? element).innerXHTMLAsHTML, kind: .html, base: base)
       }
-      if isHTML { return htmlText(element.text, kind: .html, base: base) }
-      if isText || isXML { return htmlText(element.text, kind: .text, base: base) }
+      if isHTML { return htmlText(text, kind: .html, base: base) }
+      if isText || isXML { return htmlText(text, kind: .text, base: base) }
       // Another media type: Base64 (RFC 4287 §4.1.3.3, 5).
-      guard let decoded = Self.base64Text(element.text) else { return nil }
+      guard let decoded = Self.base64Text(text) else { return nil }
       return htmlText(decoded, kind: .text, base: base)
     }
   }

@@ -101,10 +101,14 @@ struct XMLElement {
 
   /// The text of the element and its descendants, entity references resolved (an HTML entity XML does not define
   /// is read as HTML's character), comments and processing instructions left out. No white space is changed.
-  var text: String {
+  var text: String { textWithinBudget.text }
+
+  /// ``text``, and whether it was cut at ``TextCollector/budget`` (only entity expansion makes a value that large:
+  /// the document itself is at most ``FeedParser/maximumDocumentSize``).
+  var textWithinBudget: (text: String, cut: Bool) {
     var collector = TextCollector()
     collector.appendChildren(of: node)
-    return collector.result
+    return (collector.result, collector.wasCut)
   }
 
   /// The element's children serialised as XML (libxml2's `xmlNodeDump`): markup stays markup. For Atom's `xhtml`
@@ -146,8 +150,9 @@ struct XMLElement {
 /// Collects the text of a subtree with a budget, so that entities that expand into each other (a "billion laughs"
 /// document that libxml2's own checks let through) cannot make one value grow without bound.
 struct TextCollector {
-  /// The most UTF-8 bytes one value may hold (16 MiB); the rest is cut.
-  static let budget = 16 << 20
+  /// The most UTF-8 bytes one value may hold: the document cap (64 MiB), so that any text the document holds is read
+  /// whole and only entity expansion can reach it; the rest is cut (and said, ``wasCut``).
+  static let budget = FeedParser.maximumDocumentSize
   /// How deep entity references may nest.
   static let maximumEntityDepth = 8
 
@@ -155,6 +160,8 @@ struct TextCollector {
   private var depth = 0
 
   var result: String { String(decoding: bytes, as: UTF8.self) }
+  /// Whether the value reached ``budget`` and the rest was left out.
+  var wasCut: Bool { bytes.count >= Self.budget }
 
   mutating func appendChildren(of parent: xmlNodePtr) {
     var child = parent.pointee.children
