@@ -44,8 +44,14 @@ extension ArticleDecoder {
     articles.reserveCapacity(feed.items.count)
     for (item, web) in zip(feed.items, links) {
       let key: URL
+      var formerKey: URL?
       let ownID = item.guid.flatMap { $0.isEmpty ? nil : $0 }
-      if let (link, linked) = web, linkCounts[linked] == 1 || ownID == nil, link.fragment == nil || ownID == nil {
+      if let permalink = item.permalink, let (_, linked) = web {
+        // The linkblog rule: the post's own page is its identity; the page it links to was the key before.
+        key = ArticleIdentity.linked(permalink)
+        formerKey = linked == key ? nil : linked
+      } else if let (link, linked) = web, linkCounts[linked] == 1 || ownID == nil, link.fragment == nil || ownID == nil
+      {
         key = link.fragment == nil ? linked : ArticleIdentity.scoped(scope, id: link.absoluteString)
       } else if let ownID {
         key = ArticleIdentity.scoped(scope, id: ownID)
@@ -62,6 +68,7 @@ extension ArticleDecoder {
       article.contentText = item.content.flatMap(Self.searchText)
       // Undated: first seen now; the save keeps the date of a row already stored (``Article/isUndated``).
       article.isUndated = item.published == nil && item.updated == nil
+      article.formerKey = formerKey
       articles.append(article)
     }
     let issues = feed.issues.map { issue in

@@ -22,6 +22,13 @@ public struct FeedItem: Sendable, Hashable {
   /// the `xml:base` in scope (itself resolved against the feed URL), else — in RSS — the channel's link, else the
   /// feed's URL.
   public var link: URL?
+  /// The item's own page on the feed's site when ``link`` points elsewhere — a linkblog item, whose link is the
+  /// article it comments on: RSS, a permalink `guid` (``guidIsPermaLink``) on the site of the feed's home page beside
+  /// a `link` to another site; Atom, a `link rel="related"` on the feed's site beside an alternate link to another
+  /// (Daring Fireball's convention). `nil` for every other item. The article is keyed by it (docs/ARCHITECTURE.md,
+  /// "Feeds": the linkblog rule), so that the post read as RSS, Atom or JSON Feed (`url` beside `external_url`) is
+  /// one article.
+  public var permalink: URL?
   /// RSS `guid`, Atom `id`, RSS 1.0 `rdf:about`; trimmed, as written otherwise. `nil` when absent or empty.
   public var guid: String?
   /// RSS 2.0 `guid@isPermaLink`: `true` when the item has a `guid` and the attribute is absent or `true`; `false`
@@ -65,13 +72,14 @@ public struct FeedItem: Sendable, Hashable {
   package var contentFingerprint: String
 
   package init(
-    index: Int, link: URL? = nil, guid: String? = nil, guidIsPermaLink: Bool = false, title: String,
+    index: Int, link: URL? = nil, permalink: URL? = nil, guid: String? = nil, guidIsPermaLink: Bool = false, title: String,
     titleIsDerived: Bool = false, summary: FeedText? = nil, content: FeedText? = nil, author: String? = nil,
     published: Date? = nil, updated: Date? = nil, imageURL: URL? = nil, enclosures: [FeedEnclosure] = [],
     categories: [String] = [], contentFingerprint: String = ""
   ) {
     self.index = index
     self.link = link
+    self.permalink = permalink
     self.guid = guid
     self.guidIsPermaLink = guidIsPermaLink
     self.title = title

@@ -9,6 +9,8 @@ final class FeedReadingContext {
   let format: FeedFormat
   /// RSS: the channel's link, the base of relative links where no `xml:base` is in scope.
   var channelLink: URL?
+  /// The feed's home page (RSS channel link, Atom alternate link), for the linkblog rule.
+  var homePage: URL?
   /// The item being read (0-based), for issues; `nil` while reading the feed's own elements.
   var itemIndex: Int?
   private(set) var issues: [FeedIssue] = []

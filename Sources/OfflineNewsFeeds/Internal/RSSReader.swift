@@ -34,6 +34,7 @@ struct RSSReader {
         feed.homePageURL = context.httpURL(link.text, in: link, name: "channel.link")
       }
       context.channelLink = feed.homePageURL
+      context.homePage = feed.homePageURL
       feed.language =
         (context.collapsedText(channel.child("language", in: rss))
         ?? context.collapsedText(channel.child("language", in: [Namespace.dublinCore])))
@@ -146,6 +147,9 @@ struct RSSReader {
       if draft.link == nil { draft.link = permalink(about, in: item) }
     } else if draft.link == nil, draft.guidIsPermaLink, let guid = draft.guid {
       draft.link = permalink(guid, in: item)
+    } else if draft.guidIsPermaLink, let guid = draft.guid {
+      // A linkblog item: the link is the article commented on, the permalink guid the post on the feed's site.
+      draft.permalink = context.linkblogPermalink(permalink(guid, in: item), link: draft.link)
     }
     context.readMedia(of: item, into: &draft)
     draft.itunesImage = context.itunesImage(of: item)
