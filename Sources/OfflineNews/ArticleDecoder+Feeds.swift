@@ -3,7 +3,9 @@ import Foundation
 extension ArticleDecoder {
   /// An RSS, Atom or RDF body through ``FeedParser``: every item an article.
   ///
-  /// - key: the canonical link; else the `guid`/`id` scoped to the feed (its home page, else its URL or path:
+  /// - key: the canonical permalink of a linkblog item (``FeedItem/permalink``: its link points to another site; the
+  ///   key the link gave before is the article's `formerKey`, which a store keyed so keeps); else the canonical
+  ///   link; else the `guid`/`id` scoped to the feed (its home page, else its URL or path:
   ///   ``ArticleIdentity/feedScope(homePage:origin:)``); else the item's content fingerprint scoped to the feed
   ///   (``ArticleIdentity``, ``FeedItem/contentFingerprint``), so an item with neither is saved and a
   ///   re-fetch finds the same article. A link that is not the item's own — an anchor in a page of several posts

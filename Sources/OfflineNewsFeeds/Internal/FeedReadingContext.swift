@@ -138,11 +138,14 @@ final class FeedReadingContext {
 
   /// A text trimmed; for HTML, with its relative references (`href`, `src`, …) resolved against `base`, the
   /// `xml:base` in scope where the text was (else the channel link or feed URL), as feedparser does: the text is
-  /// stored without its base, so a relative link would otherwise point nowhere. `nil` when empty.
+  /// stored without its base, so a relative link would otherwise point nowhere. Only an `http(s)` base is applied
+  /// (a file read from disk with no web base keeps its references as written). `nil` when empty.
   func htmlText(_ value: String, kind: FeedText.Kind, base: URL) -> FeedText? {
     let trimmed = value.trimmedXMLSpace
     guard !trimmed.isEmpty else { return nil }
-    let text = kind == .html ? HTMLRelativeLinks.resolving(trimmed, against: base) : trimmed
+    // Against a web base only: a saved file's own path is no base for a link of the feed's site.
+    let isWeb = base.scheme.map { ["http", "https"].contains($0.lowercased()) } ?? false
+    let text = kind == .html && isWeb ? HTMLRelativeLinks.resolving(trimmed, against: base) : trimmed
     return FeedText(value: text, kind: kind, baseURL: base)
   }
 

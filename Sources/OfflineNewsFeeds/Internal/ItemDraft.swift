@@ -52,7 +52,8 @@ struct ItemDraft {
     let text = (content ?? summary)?.value ?? ""
     let fingerprintFields = [derived ? "" : title, date, text] + enclosures.map(\.url.absoluteString)
     return FeedItem(
-      index: index, link: link, permalink: permalink, guid: guid, guidIsPermaLink: guidIsPermaLink, title: title, titleIsDerived: derived,
+      index: index, link: link, permalink: permalink, guid: guid, guidIsPermaLink: guidIsPermaLink, title: title,
+      titleIsDerived: derived,
       summary: summary, content: content, author: authors.isEmpty ? feedAuthor : authors.joined(separator: ", "),
       published: published, updated: updated, imageURL: image, enclosures: enclosures, categories: categories,
       contentFingerprint: SHA256.hex(Array(fingerprintFields.joined(separator: "\u{1F}").utf8), bytes: 16))

@@ -231,7 +231,8 @@ struct ArticleWriter {
       }
       var stored = Set<String>()
       let hasTombstoneTable =
-        try db.scalarInt("SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'article_tombstone')")
+        try db.scalarInt(
+          "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'article_tombstone')")
         == 1
       var start = 0
       while start < candidates.count {
