@@ -104,6 +104,9 @@ let package = Package(
       path: "Sources/NewsBench", swiftSettings: strict),
 
     .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
+    // Prints what FeedParser reads of feed files as JSON, for scripts/feedparser-conformance.sh.
+    .executableTarget(
+      name: "feed-dump", dependencies: ["OfflineNewsFeeds"], path: "Tests/FeedDump", swiftSettings: strict),
     // `news` with a crash injected through the package-only fault seams, for the crash-safety tests.
     .executableTarget(
       name: "news-with-fault", dependencies: ["NewsCLI", "OfflineNewsURLSession"], path: "Tests/NewsWithFault",
@@ -116,7 +119,7 @@ let package = Package(
       name: "OfflineNewsNetworkTests", dependencies: ["OfflineNewsNetwork", "TestSupport", "OfflineNewsURLSession"]),
     .testTarget(name: "OfflineNewsImportTests", dependencies: ["OfflineNewsImport", "TestSupport"]),
     .testTarget(name: "OfflineNewsTests", dependencies: ["OfflineNews", "TestSupport", "OfflineNewsURLSession"]),
-    .testTarget(name: "OfflineNewsFeedsTests", dependencies: ["OfflineNewsFeeds", "TestSupport"]),
+    .testTarget(name: "OfflineNewsFeedsTests", dependencies: ["OfflineNewsFeeds", "OfflineNewsHTML", "TestSupport"]),
     .testTarget(
       name: "OfflineNewsSyncTests", dependencies: ["OfflineNewsSync", "TestSupport", "OfflineNewsURLSession"]),
     .testTarget(name: "OfflineNewsHTMLTests", dependencies: ["OfflineNewsHTML", "TestSupport"]),

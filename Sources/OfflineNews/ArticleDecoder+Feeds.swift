@@ -3,7 +3,9 @@ import Foundation
 extension ArticleDecoder {
   /// An RSS, Atom or RDF body through ``FeedParser``: every item an article.
   ///
-  /// - key: the canonical link; else the `guid`/`id` scoped to the feed (its home page, else its URL or path:
+  /// - key: the canonical permalink of a linkblog item (``FeedItem/permalink``: its link points to another site; the
+  ///   key the link gave before is the article's `formerKey`, which a store keyed so keeps); else the canonical
+  ///   link; else the `guid`/`id` scoped to the feed (its home page, else its URL or path:
   ///   ``ArticleIdentity/feedScope(homePage:origin:)``); else the item's content fingerprint scoped to the feed
   ///   (``ArticleIdentity``, ``FeedItem/contentFingerprint``), so an item with neither is saved and a
   ///   re-fetch finds the same article. A link that is not the item's own — an anchor in a page of several posts
@@ -44,8 +46,14 @@ extension ArticleDecoder {
     articles.reserveCapacity(feed.items.count)
     for (item, web) in zip(feed.items, links) {
       let key: URL
+      var formerKey: URL?
       let ownID = item.guid.flatMap { $0.isEmpty ? nil : $0 }
-      if let (link, linked) = web, linkCounts[linked] == 1 || ownID == nil, link.fragment == nil || ownID == nil {
+      if let permalink = item.permalink, let (_, linked) = web {
+        // The linkblog rule: the post's own page is its identity; the page it links to was the key before.
+        key = ArticleIdentity.linked(permalink)
+        formerKey = linked == key ? nil : linked
+      } else if let (link, linked) = web, linkCounts[linked] == 1 || ownID == nil, link.fragment == nil || ownID == nil
+      {
         key = link.fragment == nil ? linked : ArticleIdentity.scoped(scope, id: link.absoluteString)
       } else if let ownID {
         key = ArticleIdentity.scoped(scope, id: ownID)
@@ -62,6 +70,7 @@ extension ArticleDecoder {
       article.contentText = item.content.flatMap(Self.searchText)
       // Undated: first seen now; the save keeps the date of a row already stored (``Article/isUndated``).
       article.isUndated = item.published == nil && item.updated == nil
+      article.formerKey = formerKey
       articles.append(article)
     }
     let issues = feed.issues.map { issue in

@@ -155,6 +155,18 @@ public struct ArticleDecoder: NewsPageDecoder {
       if var article = record.article(firstSeen: now) {
         article.contentText = contentText
         article.summaryText = summaryText
+        // The linkblog rule: keyed by its `url` (the post), linking to its `external_url` (the article it is about),
+        // as the same post read from RSS or Atom is; a store keyed by the linked page keeps its row.
+        if case .text(let text)? = record.values["feedExternalURL"], let external = URL(string: text),
+          let scheme = external.scheme?.lowercased(), scheme == "http" || scheme == "https",
+          !ArticleIdentity.isScoped(article.url)
+        {
+          let linked = ArticleIdentity.linked(external)
+          if linked != article.url {
+            article.link = external
+            article.formerKey = linked
+          }
+        }
         articles.append(article)
       } else {
         issues.append(

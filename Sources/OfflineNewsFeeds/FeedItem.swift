@@ -5,7 +5,7 @@ import OfflineNewsHTML
 ///
 /// **Identity.** A feed item has no single key every format gives. The integrator derives the article's identity in
 /// this order:
-/// 1. the canonical form of ``link`` (when the item has one);
+/// 1. the canonical form of ``permalink`` for a linkblog item, else of ``link`` (when the item has one);
 /// 2. else ``guid`` scoped to the feed (`feedURL` + `guid`: two feeds' item `"1"` are different items);
 /// 3. else `contentFingerprint` scoped to the feed: an item with neither link nor guid (RSS allows it) keeps the
 ///    same identity on every fetch as long as its title, date, text and enclosures do not change.
@@ -22,6 +22,13 @@ public struct FeedItem: Sendable, Hashable {
   /// the `xml:base` in scope (itself resolved against the feed URL), else — in RSS — the channel's link, else the
   /// feed's URL.
   public var link: URL?
+  /// The item's own page on the feed's site when ``link`` points elsewhere — a linkblog item, whose link is the
+  /// article it comments on: RSS, a permalink `guid` (``guidIsPermaLink``) on the site of the feed's home page beside
+  /// a `link` to another site; Atom, a `link rel="related"` on the feed's site beside an alternate link to another
+  /// (Daring Fireball's convention). `nil` for every other item. The article is keyed by it (docs/ARCHITECTURE.md,
+  /// "Feeds": the linkblog rule), so that the post read as RSS, Atom or JSON Feed (`url` beside `external_url`) is
+  /// one article.
+  public var permalink: URL?
   /// RSS `guid`, Atom `id`, RSS 1.0 `rdf:about`; trimmed, as written otherwise. `nil` when absent or empty.
   public var guid: String?
   /// RSS 2.0 `guid@isPermaLink`: `true` when the item has a `guid` and the attribute is absent or `true`; `false`
@@ -34,28 +41,32 @@ public struct FeedItem: Sendable, Hashable {
   public var title: String
   /// Whether ``title`` was derived from the item's text because the item had none.
   public var titleIsDerived: Bool
-  /// The summary: RSS `description`, Atom `summary`.
+  /// The summary: RSS `description` (an RSS `summary` when there is one beside it), else `dc:description`,
+  /// `dcterms:abstract` or `itunes:summary`; Atom `summary`. Relative references inside HTML are resolved.
   public var summary: FeedText?
-  /// The full content: RSS `content:encoded`, Atom `content` (inline; an out-of-line `src` gives `nil`).
+  /// The full content: RSS `content:encoded`, else `xhtml:body` or `fullitem` (or the `description` beside an RSS
+  /// `summary`); Atom `content` (inline; an out-of-line `src` gives `nil`; Base64 of another media type decoded when
+  /// it is UTF-8 text). Relative references inside HTML are resolved against the base in scope.
   public var content: FeedText?
-  /// The author: RSS `author` (`name@example.org (Name)` is read as `Name`), `dc:creator` (several joined by `, `),
+  /// The author: RSS `author` (`name@example.org (Name)` is read as `Name`), `dc:creator` or `dc:author` (several
+  /// joined by `, `),
   /// `itunes:author`; Atom `author/name` (several joined), else the entry's `source/author`; else the feed's
   /// ``ParsedFeed/author``. `nil` when none of them is given.
   public var author: String?
-  /// When the item was published (UTC, whole milliseconds): RSS `pubDate` (RFC 822), else `dc:date` (W3C-DTF);
-  /// Atom 1.0 `published`, Atom 0.3 `issued` (RFC 3339 / W3C-DTF). `nil` when absent or unreadable (an unreadable one
-  /// is also a ``FeedIssue``).
+  /// When the item was published (UTC, whole milliseconds), read by `Timestamp(feedDate:)`: RSS `pubDate`, else
+  /// `dcterms:issued` or `dcterms:created`, else `dc:date`; Atom 1.0 `published`, Atom 0.3 `issued`. `nil` when
+  /// absent or unreadable (an unreadable one is also a ``FeedIssue``).
   public var published: Date?
   /// When the item was last changed (UTC, whole milliseconds): Atom 1.0 `updated`, Atom 0.3 `modified`; RSS
-  /// `atom:updated` or `dcterms:modified`.
+  /// `atom:updated` or `dcterms:modified`, else `dc:date`.
   public var updated: Date?
   /// The item's image: the first of `media:thumbnail`, `media:content` with `medium="image"` or an `image/` type
   /// (also inside `media:group`), an enclosure of an `image/` type, `itunes:image`.
   public var imageURL: URL?
   /// The attached files: RSS `enclosure`, Atom `link rel="enclosure"`, in document order.
   public var enclosures: [FeedEnclosure]
-  /// The categories (tags): RSS `category` and `dc:subject` texts, Atom `category@term`; trimmed, empty ones and
-  /// repeats left out, in document order.
+  /// The categories (tags): RSS `category`, `dc:subject`, `media:category` texts and `itunes:category@text` (nested
+  /// ones too), Atom `category@term`; trimmed, empty ones and repeats left out, in document order.
   public var categories: [String]
   /// A stable hash of the item's own content, for items with neither link nor guid: 32 hexadecimal digits (the first
   /// 128 bits of SHA-256) of the title as written (empty when derived), the date (``published``, else ``updated``,
@@ -65,13 +76,15 @@ public struct FeedItem: Sendable, Hashable {
   package var contentFingerprint: String
 
   package init(
-    index: Int, link: URL? = nil, guid: String? = nil, guidIsPermaLink: Bool = false, title: String,
+    index: Int, link: URL? = nil, permalink: URL? = nil, guid: String? = nil, guidIsPermaLink: Bool = false,
+    title: String,
     titleIsDerived: Bool = false, summary: FeedText? = nil, content: FeedText? = nil, author: String? = nil,
     published: Date? = nil, updated: Date? = nil, imageURL: URL? = nil, enclosures: [FeedEnclosure] = [],
     categories: [String] = [], contentFingerprint: String = ""
   ) {
     self.index = index
     self.link = link
+    self.permalink = permalink
     self.guid = guid
     self.guidIsPermaLink = guidIsPermaLink
     self.title = title

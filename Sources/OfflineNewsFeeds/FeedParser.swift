@@ -56,6 +56,14 @@ public enum FeedParser {
   ///   RSS, RDF or Atom — OPML, HTML, other XML), `.truncated` (the bytes end inside an element).
   public static func parse(_ data: Data, feedURL: URL, charset: String? = nil) throws(FeedParseError) -> ParsedFeed {
     guard data.count <= maximumDocumentSize else { throw .tooLarge(feed: feedURL, bytes: data.count) }
+    // White space before the XML declaration (after a byte order mark, or at the very start) is left out, so that
+    // the declaration — and its encoding — is read; said as an issue.
+    var data = data
+    var skippedSpace: Int?
+    if let space = XMLPrologue.spaceBeforeDeclaration(data) {
+      data.removeSubrange((data.startIndex + space.lowerBound)..<(data.startIndex + space.upperBound))
+      skippedSpace = space.count
+    }
     let (kind, sniffed) = FeedFormatSniffer.sniff(data)
     switch kind {
     case .json: throw .json(feed: feedURL, isJSONFeed: false)
@@ -67,7 +75,11 @@ public enum FeedParser {
     }
     let prologue = sniffed ?? XMLPrologue.read(data)
     let encoding = CharacterEncoding.choose(for: data, charset: charset, declared: prologue.declaredEncoding)
-    let result = XMLReader.read(data, url: feedURL.absoluteString, encoding: encoding.name)
+    // XML_PARSE_HUGE only when the prologue was read to the root element and declares no entity (a DTD too long to
+    // be seen whole keeps libxml2's limits).
+    let result = XMLReader.read(
+      data, url: feedURL.absoluteString, encoding: encoding.name,
+      huge: !prologue.declaresEntities && prologue.rootName != nil)
     guard let document = result.document, let root = document.root else {
       let first = result.diagnostics.first(where: \.isError) ?? result.diagnostics.first
       throw .notWellFormed(
@@ -89,6 +101,12 @@ public enum FeedParser {
       throw .notAFeed(feed: feedURL, root: name.0, namespace: name.1, kind: kind == .xmlFeed ? .unknown : kind)
     }
     let context = FeedReadingContext(feedURL: feedURL, format: format)
+    if let skippedSpace {
+      context.note(
+        .encoding, nil,
+        "white space before the XML declaration left out (\(skippedSpace) bytes; XML allows none), so that its "
+          + "encoding is read")
+    }
     for note in encoding.notes { context.note(.encoding, nil, note) }
     noteDiagnostics(result, in: context)
     var feed = withExtendedLifetime(document) {

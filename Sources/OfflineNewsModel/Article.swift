@@ -74,6 +74,12 @@ public struct Article: Sendable, Hashable, Codable {
   /// a later fetch's time, and a new row is dated by the save's fetch time. Not stored, not encoded.
   package var isUndated = false
 
+  /// The key an earlier identity rule gave this item, when it differs from ``url``: a linkblog item is keyed by its
+  /// permalink (`ArticleIdentity`), where stores written before that rule keyed it by the page it links to. A save
+  /// finds a stored row under this key and keeps it — its read mark, bookmark and key — instead of adding a second
+  /// row; a store without one saves under ``url``. Not stored, not encoded.
+  package var formerKey: URL?
+
   /// The encoded properties: all but ``isUndated``, a fact about one response, and the search texts
   /// (``summaryText``, ``contentText``), which follow from ``summary`` and ``content``.
   private enum CodingKeys: String, CodingKey {

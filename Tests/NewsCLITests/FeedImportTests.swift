@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNewsHTML
 import TestSupport
 import Testing
 
@@ -18,6 +19,9 @@ struct FeedImportTests {
     var author: String?
     var summary: String?
     var content: String?
+    /// The web base of the item's HTML (`xml:base` in scope, else the RSS channel link), when it has one: relative
+    /// references inside HTML are resolved against it (FeedElementTests, "relative links and images").
+    var base: URL?
     var enclosures: [[String]]
     var categories: [String]
 
@@ -36,7 +40,9 @@ struct FeedImportTests {
       let atom = OracleNamespace.uri(root.namespace ?? "")
       let feedAuthors = authors(root.all("author", atom), atom)
       title = root.first("title", atom)?.collapsedText
-      all = FeedOracle.items(root).map { atomEntry($0, atom, feedAuthors: feedAuthors) }
+      all = FeedOracle.items(root).map { atomEntry($0, atom, feedAuthors: feedAuthors) }.map { item in
+        resolved(item)
+      }
     default:
       let channel = root.first("channel", kind == "rdf" ? FeedOracle.rss10 : .none)
       let feedAuthor =
@@ -44,7 +50,12 @@ struct FeedImportTests {
         ?? channel?.first("author", FeedOracle.itunes)?.collapsedText
         ?? channel?.first("managingEditor")?.collapsedText
       title = channel?.first("title", kind == "rdf" ? FeedOracle.rss10 : .none)?.collapsedText
-      all = FeedOracle.items(root).map { rssItem($0, rdf: kind == "rdf", feedAuthor: feedAuthor) }
+      let channelLink = channel?.first("link", kind == "rdf" ? FeedOracle.rss10 : .none)?.trimmedText
+      all = FeedOracle.items(root).map { rssItem($0, rdf: kind == "rdf", feedAuthor: feedAuthor) }.map { item in
+        var item = item
+        item.base = item.base ?? channelLink.flatMap { URL(string: $0) }
+        return resolved(item)
+      }
     }
     var order: [String] = []
     var latest: [String: ExpectedItem] = [:]
@@ -53,6 +64,15 @@ struct FeedImportTests {
       latest[item.identity] = item
     }
     return (title, order.compactMap { latest[$0] })
+  }
+
+  /// `item` with the relative references of its summary and content resolved against its web base.
+  private static func resolved(_ item: ExpectedItem) -> ExpectedItem {
+    guard let base = item.base, base.scheme?.hasPrefix("http") == true else { return item }
+    var item = item
+    item.summary = item.summary.map { HTMLRelativeLinks.resolving($0, against: base) }
+    item.content = item.content.map { HTMLRelativeLinks.resolving($0, against: base) }
+    return item
   }
 
   private static func nonEmpty(_ text: String?) -> String? {
@@ -97,6 +117,9 @@ struct FeedImportTests {
       author: joined(names.isEmpty ? feedAuthors : names),
       summary: nonEmpty(entry.first("summary", atom)?.trimmedText),
       content: nonEmpty(entry.first("content", atom)?.trimmedText),
+      base: (entry.first("content", atom)?.attributes["xml:base"] ?? entry.attributes["xml:base"]).flatMap {
+        URL(string: $0)
+      },
       enclosures: links.filter { $0.attributes["rel"] == "enclosure" }.map {
         [$0.attributes["href"] ?? "", $0.attributes["type"] ?? "", $0.attributes["length"] ?? ""]
       },
@@ -138,6 +161,7 @@ struct FeedImportTests {
       published: FeedOracle.seconds(date), author: joined(names) ?? feedAuthor,
       summary: nonEmpty(item.first("description", ns)?.trimmedText),
       content: nonEmpty(item.first("encoded", FeedOracle.content)?.trimmedText),
+      base: item.attributes["xml:base"].flatMap { URL(string: $0) },
       enclosures: item.all("enclosure", ns).map {
         [$0.attributes["url"] ?? "", $0.attributes["type"] ?? "", $0.attributes["length"] ?? ""]
       },

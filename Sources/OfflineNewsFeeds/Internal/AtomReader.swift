@@ -14,8 +14,9 @@ struct AtomReader {
     }
     feed.language = root.attribute("lang", in: Namespace.xml).flatMap {
       let trimmed = $0.trimmingCharacters(in: .whitespaces)
-      return trimmed.isEmpty ? nil : trimmed
+      return trimmed.isEmpty ? nil : FeedReadingContext.languageTag(trimmed)
     }
+    context.homePage = feed.homePageURL
     let feedAuthors = authors(root.children("author", in: atom), atom: atom)
     feed.author = feedAuthors.isEmpty ? nil : feedAuthors.joined(separator: ", ")
     if let image = root.child("logo", in: atom) ?? root.child("icon", in: atom) {
@@ -36,6 +37,12 @@ struct AtomReader {
     let links = entry.children("link", in: atom)
     if let link = alternateLink(links) {
       draft.link = context.httpURL(link.attribute("href"), in: link, name: "link@href")
+    }
+    // A linkblog entry (Daring Fireball): the alternate link is the article commented on, `related` the post.
+    if let related = links.first(where: { $0.attribute("rel")?.lowercased() == "related" }) {
+      draft.permalink = context.linkblogPermalink(
+        related.attribute("href").flatMap { FeedReadingContext.resolve($0, against: context.baseURL(for: related)) },
+        link: draft.link)
     }
     if let id = entry.child("id", in: atom) {
       let text = id.text.trimmedXMLSpace

@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNewsHTML
 import OfflineNewsModel
 
 /// What reading one feed document shares across its items: the feed URL, the format, the base for relative links,
@@ -8,6 +9,8 @@ final class FeedReadingContext {
   let format: FeedFormat
   /// RSS: the channel's link, the base of relative links where no `xml:base` is in scope.
   var channelLink: URL?
+  /// The feed's home page (RSS channel link, Atom alternate link), for the linkblog rule.
+  var homePage: URL?
   /// The item being read (0-based), for issues; `nil` while reading the feed's own elements.
   var itemIndex: Int?
   private(set) var issues: [FeedIssue] = []
@@ -81,18 +84,18 @@ final class FeedReadingContext {
     case w3cdtf
   }
 
-  /// The instant in `element`'s text, or `nil` (with an issue when there was text that no form reads). A time
-  /// without a zone is read as UTC.
+  /// The instant in `element`'s text (``Timestamp/init(feedDate:preferW3CDTF:)``, the one date rule: every form real
+  /// feeds write, a time without a zone read as UTC), or `nil` — with an issue (a warning: the item is kept, dated
+  /// when it was first seen) when there was text that no form reads.
   func date(_ element: XMLElement?, _ form: DateForm) -> Date? {
     guard let element else { return nil }
     let text = element.text.trimmedXMLSpace
     guard !text.isEmpty else { return nil }
-    let rfc822 = { Timestamp(rfc822: text) }
-    let w3cdtf = { Timestamp(w3cdtf: text, assumingOffset: 0) }
-    guard let timestamp = form == .rfc822 ? rfc822() ?? w3cdtf() : w3cdtf() ?? rfc822() else {
+    guard let timestamp = Timestamp(feedDate: text, preferW3CDTF: form == .w3cdtf) else {
       let expected = form == .rfc822 ? "RFC 822" : "RFC 3339 / W3C-DTF"
       note(
-        .unreadableDate, qualifiedName(element), text: text, "not an \(expected) date (nor the other); value dropped",
+        .unreadableDate, qualifiedName(element), text: text,
+        "not an \(expected) date (nor any other form feeds write); value dropped",
         line: element.line)
       return nil
     }
@@ -108,51 +111,95 @@ final class FeedReadingContext {
     return text.isEmpty ? nil : text
   }
 
-  /// An HTML value (RSS `description`, `content:encoded`): the element's text, trimmed; `nil` when empty.
-  func html(_ element: XMLElement?) -> FeedText? {
-    guard let element else { return nil }
-    let value = element.text.trimmedXMLSpace
-    return value.isEmpty ? nil : FeedText(value: value, kind: .html, baseURL: baseURL(for: element))
+  /// The element's text; when it reached the value budget (entity expansion), cut there and said as an issue.
+  func fullText(_ element: XMLElement) -> String {
+    let (text, cut) = element.textWithinBudget
+    if cut {
+      note(
+        .recoveredXML, qualifiedName(element),
+        "a value that entities expand beyond \(TextCollector.budget >> 20) MiB, cut there; the rest of the item is kept",
+        line: element.line)
+    }
+    return text
   }
 
-  /// An Atom text construct (RFC 4287 §3.1; Atom 0.3's `mode` and MIME `type`), or `nil` when empty or binary.
+  /// An HTML value (RSS `description`, `content:encoded`): the element's text, trimmed, its relative references
+  /// resolved (``htmlText(_:kind:base:)``); `nil` when empty.
+  func html(_ element: XMLElement?) -> FeedText? {
+    guard let element else { return nil }
+    return htmlText(fullText(element), kind: .html, base: baseURL(for: element))
+  }
+
+  /// Markup inside a feed element (`xhtml:body` in RSS): its children serialised, as HTML.
+  func markup(_ element: XMLElement?) -> FeedText? {
+    guard let element else { return nil }
+    return htmlText(element.innerXHTMLAsHTML, kind: .html, base: baseURL(for: element))
+  }
+
+  /// A text trimmed; for HTML, with its relative references (`href`, `src`, …) resolved against `base`, the
+  /// `xml:base` in scope where the text was (else the channel link or feed URL), as feedparser does: the text is
+  /// stored without its base, so a relative link would otherwise point nowhere. Only an `http(s)` base is applied
+  /// (a file read from disk with no web base keeps its references as written). `nil` when empty.
+  func htmlText(_ value: String, kind: FeedText.Kind, base: URL) -> FeedText? {
+    let trimmed = value.trimmedXMLSpace
+    guard !trimmed.isEmpty else { return nil }
+    // Against a web base only: a saved file's own path is no base for a link of the feed's site.
+    let isWeb = base.scheme.map { ["http", "https"].contains($0.lowercased()) } ?? false
+    let text = kind == .html && isWeb ? HTMLRelativeLinks.resolving(trimmed, against: base) : trimmed
+    return FeedText(value: text, kind: kind, baseURL: base)
+  }
+
+  /// An Atom text construct (RFC 4287 §3.1 and §4.1.3; Atom 0.3's `mode` and MIME `type`), or `nil` when empty or
+  /// not text:
+  /// - `text` (the default, also an empty `type`) and other `text/` types: plain text; `html` and types with `html`:
+  ///   the unescaped markup; `xhtml`: the children of its XHTML `div`, serialised;
+  /// - Atom 0.3: `mode="escaped"` is escaped markup, `mode="base64"` Base64; `application/xhtml+xml` (or any type,
+  ///   with child elements, in `xml` mode) is the inline markup as written;
+  /// - any other media type (RFC 4287 §4.1.3.3, 5: Base64 of that type): decoded, and kept as plain text when it is
+  ///   UTF-8 text (feedparser does the same); binary content is left out.
   func textConstruct(_ element: XMLElement?) -> FeedText? {
     guard let element else { return nil }
-    let type = element.attribute("type")?.lowercased().trimmingCharacters(in: .whitespaces) ?? "text"
+    var type = element.attribute("type")?.lowercased().trimmingCharacters(in: .whitespaces) ?? "text"
+    if type.isEmpty { type = "text" }
     let mode = format == .atom03 ? element.attribute("mode")?.lowercased() ?? "xml" : "xml"
     let isHTML = type == "html" || type.contains("html")
     let isXHTML = type == "xhtml" || type == "application/xhtml+xml"
     let isText = type == "text" || type.hasPrefix("text/")
-    let value: String
-    let kind: FeedText.Kind
+    let isXML = type.hasSuffix("/xml") || type.hasSuffix("+xml")
+    let base = baseURL(for: element)
+    let text = fullText(element)
     switch mode {
     case "escaped":
-      value = element.text
-      kind = isHTML ? .html : .text
+      return htmlText(text, kind: isHTML ? .html : .text, base: base)
     case "base64":
-      guard isHTML || isText,
-        let data = Data(base64Encoded: element.text, options: .ignoreUnknownCharacters),
-        let decoded = String(data: data, encoding: .utf8)
-      else { return nil }
-      value = decoded
-      kind = isHTML ? .html : .text
+      guard let decoded = Self.base64Text(text) else { return nil }
+      return htmlText(decoded, kind: isHTML ? .html : .text, base: base)
     default:
-      if isXHTML || (format == .atom03 && isHTML && element.children.count > 0) {
-        value = (element.child("div", in: [Namespace.xhtml]) ?? element).innerXML
-        kind = .html
-      } else if isHTML {
-        value = element.text
-        kind = .html
-      } else if isText {
-        value = element.text
-        kind = .text
-      } else {
-        return nil  // another media type (RFC 4287 §4.1.3.3): not text a reader shows
+      if format == .atom03, isXHTML || !element.children.isEmpty {
+        return htmlText(element.innerXHTMLAsHTML, kind: .html, base: base)
       }
+      if isXHTML {
+        return htmlText(
+          (element.child("div", in: [Namespace.xhtml]) ?? element).innerXHTMLAsHTML, kind: .html, base: base)
+      }
+      if isHTML { return htmlText(text, kind: .html, base: base) }
+      if isText || isXML { return htmlText(text, kind: .text, base: base) }
+      // Another media type: Base64 (RFC 4287 §4.1.3.3, 5).
+      guard let decoded = Self.base64Text(text) else { return nil }
+      return htmlText(decoded, kind: .text, base: base)
     }
-    let trimmed = value.trimmedXMLSpace
-    return trimmed.isEmpty ? nil : FeedText(value: trimmed, kind: kind, baseURL: baseURL(for: element))
   }
+
+  /// Base64 text decoded as UTF-8, or `nil` when it is not Base64 or not UTF-8 text (binary content).
+  static func base64Text(_ text: String) -> String? {
+    guard let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters),
+      let decoded = String(data: data, encoding: .utf8), !decoded.contains("\u{0}")
+    else { return nil }
+    return decoded
+  }
+
+  /// A language tag as BCP 47 writes it: `en_US` (a POSIX locale name, as some feeds write it) is `en-US`.
+  static func languageTag(_ text: String) -> String { text.replacingOccurrences(of: "_", with: "-") }
 
   /// An Atom text construct as one line of plain text (a title); `nil` when empty.
   func plainTextConstruct(_ element: XMLElement?) -> String? {

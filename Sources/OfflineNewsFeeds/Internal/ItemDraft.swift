@@ -6,6 +6,7 @@ import OfflineNewsModel
 struct ItemDraft {
   var index: Int
   var link: URL?
+  var permalink: URL?
   var guid: String?
   var guidIsPermaLink = false
   var title: String?
@@ -51,7 +52,8 @@ struct ItemDraft {
     let text = (content ?? summary)?.value ?? ""
     let fingerprintFields = [derived ? "" : title, date, text] + enclosures.map(\.url.absoluteString)
     return FeedItem(
-      index: index, link: link, guid: guid, guidIsPermaLink: guidIsPermaLink, title: title, titleIsDerived: derived,
+      index: index, link: link, permalink: permalink, guid: guid, guidIsPermaLink: guidIsPermaLink, title: title,
+      titleIsDerived: derived,
       summary: summary, content: content, author: authors.isEmpty ? feedAuthor : authors.joined(separator: ", "),
       published: published, updated: updated, imageURL: image, enclosures: enclosures, categories: categories,
       contentFingerprint: SHA256.hex(Array(fingerprintFields.joined(separator: "\u{1F}").utf8), bytes: 16))
@@ -60,6 +62,21 @@ struct ItemDraft {
 
 /// Reading the elements several formats share: Media RSS, iTunes, enclosures.
 extension FeedReadingContext {
+  /// `candidate` as the item's permalink beside `link` (``FeedItem/permalink``): when it is on the site of the feed's
+  /// home page (`www.` aside) and `link` is on another site; `nil` otherwise, and always without a home page.
+  func linkblogPermalink(_ candidate: URL?, link: URL?) -> URL? {
+    guard let candidate, let link, let home = Self.site(homePage), let own = Self.site(candidate),
+      let linked = Self.site(link), own == home, linked != home
+    else { return nil }
+    return candidate
+  }
+
+  /// A URL's host, lower-cased, without a leading `www.`.
+  static func site(_ url: URL?) -> String? {
+    guard let host = url?.host?.lowercased(), !host.isEmpty else { return nil }
+    return host.hasPrefix("www.") ? String(host.dropFirst(4)) : host
+  }
+
   /// `media:thumbnail` and `media:content` images of `element` and of its `media:group`s.
   func readMedia(of element: XMLElement, into draft: inout ItemDraft) {
     let scopes = [element] + element.children.filter { $0.name == "group" && Namespace.isMedia($0.namespace) }
@@ -83,7 +100,7 @@ extension FeedReadingContext {
 
   /// `itunes:image@href`.
   func itunesImage(of element: XMLElement) -> URL? {
-    guard let image = element.child("image", in: [Namespace.itunes]) else { return nil }
+    guard let image = element.child("image", in: Namespace.itunesNames) else { return nil }
     return httpURL(image.attribute("href"), in: image, name: "itunes:image@href")
   }
 

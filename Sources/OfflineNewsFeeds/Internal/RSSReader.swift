@@ -8,25 +8,40 @@ import Foundation
 struct RSSReader {
   let context: FeedReadingContext
 
-  /// RSS elements are in no namespace (0.9x, 2.0), or in RSS 1.0's or 0.90's; any of them is accepted anywhere, as
-  /// feeds mix them.
-  private let rss: [String?] = [nil, Namespace.rss10, Namespace.rss090]
+  /// RSS elements are in no namespace (0.9x, 2.0), in RSS 1.0's or 0.90's, in the default namespace some RSS 2.0
+  /// feeds declared (UserLand's, Harvard's), or in whatever namespace the `<rss>` root element itself is in (a feed
+  /// that declared Atom's as its default, newsboat#1086); any of them is accepted anywhere, as feeds mix them.
+  private var rss: [String?] = [nil, Namespace.rss10, Namespace.rss090, Namespace.userlandRSS2, Namespace.harvardRSS2]
+
+  init(context: FeedReadingContext) { self.context = context }
 
   func read(_ root: XMLElement) -> ParsedFeed {
+    var reader = self
+    if root.name == "rss", let namespace = root.namespace, !reader.rss.contains(namespace) {
+      reader.rss.append(namespace)
+    }
+    return reader.readDocument(root)
+  }
+
+  private func readDocument(_ root: XMLElement) -> ParsedFeed {
     let channel = root.child("channel", in: rss)
     var feed = ParsedFeed(format: context.format, feedURL: context.feedURL)
     if let channel {
-      feed.title = context.collapsedText(channel.child("title", in: rss))
+      feed.title =
+        context.collapsedText(channel.child("title", in: rss))
+        ?? context.collapsedText(channel.child("title", in: [Namespace.dublinCore]))
       if let link = channel.child("link", in: rss) {
         feed.homePageURL = context.httpURL(link.text, in: link, name: "channel.link")
       }
       context.channelLink = feed.homePageURL
+      context.homePage = feed.homePageURL
       feed.language =
-        context.collapsedText(channel.child("language", in: rss))
-        ?? context.collapsedText(channel.child("language", in: [Namespace.dublinCore]))
+        (context.collapsedText(channel.child("language", in: rss))
+        ?? context.collapsedText(channel.child("language", in: [Namespace.dublinCore])))
+        .map(FeedReadingContext.languageTag)
       feed.author =
         context.collapsedText(channel.child("creator", in: [Namespace.dublinCore]))
-        ?? context.collapsedText(channel.child("author", in: [Namespace.itunes]))
+        ?? context.collapsedText(channel.child("author", in: Namespace.itunesNames))
         ?? context.collapsedText(channel.child("managingEditor", in: rss)).map(FeedReadingContext.personName)
       if let image = channel.child("image", in: rss), let url = image.child("url", in: rss) {
         feed.imageURL = context.httpURL(url.text, in: url, name: "channel.image.url")
@@ -44,6 +59,13 @@ struct RSSReader {
 
   private func readItem(_ item: XMLElement, index: Int) -> ItemDraft {
     var draft = ItemDraft(index: index)
+    // Elements that only stand in for a missing one, in the order they are preferred.
+    var dcDescription: FeedText?
+    var rssSummary: FeedText?
+    var itunesSummary: FeedText?
+    var alternativeContent: FeedText?
+    var dcDate: Date?
+    var mediaTitle: String?
     for child in item.children {
       switch (child.namespace, child.name) {
       case (let ns, "title") where rss.contains(ns):
@@ -59,18 +81,32 @@ struct RSSReader {
           != "false"
       case (let ns, "description") where rss.contains(ns):
         draft.summary = context.html(child)
+      case (let ns, "summary") where rss.contains(ns):
+        rssSummary = context.html(child)
+      case (Namespace.dublinCore, "description"), (Namespace.dublinCoreTerms, "abstract"):
+        if dcDescription == nil { dcDescription = context.html(child) }
+      case (let ns, "summary") where Namespace.isITunes(ns):
+        itunesSummary = context.html(child)
       case (Namespace.content, "encoded"):
         draft.content = context.html(child)
+      case (Namespace.xhtml, "body"), (nil, "body"):
+        // XHTML inside RSS (`xhtml:body`, or a `body` in no namespace as some feeds write it): its children are the
+        // content, as markup.
+        if alternativeContent == nil { alternativeContent = context.markup(child) }
+      case (let ns, "fullitem") where rss.contains(ns):
+        if alternativeContent == nil { alternativeContent = context.html(child) }
       case (let ns, "author") where rss.contains(ns):
         draft.addAuthor(context.collapsedText(child).map(FeedReadingContext.personName))
-      case (Namespace.dublinCore, "creator"):
-        draft.addAuthor(context.collapsedText(child))
-      case (Namespace.itunes, "author") where draft.authors.isEmpty:
+      case (Namespace.dublinCore, "creator"), (Namespace.dublinCore, "author"):
+        draft.addAuthor(context.collapsedText(child).map(FeedReadingContext.personName))
+      case (let ns, "author") where Namespace.isITunes(ns) && draft.authors.isEmpty:
         draft.addAuthor(context.collapsedText(child))
       case (let ns, "pubDate") where rss.contains(ns):
         draft.published = context.date(child, .rfc822)
-      case (Namespace.dublinCore, "date") where draft.published == nil:
-        draft.published = context.date(child, .w3cdtf)
+      case (Namespace.dublinCoreTerms, "issued"), (Namespace.dublinCoreTerms, "created"):
+        if draft.published == nil { draft.published = context.date(child, .w3cdtf) }
+      case (Namespace.dublinCore, "date"):
+        if dcDate == nil { dcDate = context.date(child, .w3cdtf) }
       case (Namespace.atom10, "updated"), (Namespace.dublinCoreTerms, "modified"):
         if draft.updated == nil { draft.updated = context.date(child, .w3cdtf) }
       case (let ns, "enclosure") where rss.contains(ns):
@@ -81,10 +117,27 @@ struct RSSReader {
         draft.addCategory(child.text)
       case (Namespace.dublinCore, "subject"):
         draft.addCategory(child.text)
+      case (let ns, "category") where Namespace.isITunes(ns):
+        addITunesCategories(child, to: &draft)
+      case (let ns, "category") where Namespace.isMedia(ns):
+        draft.addCategory(child.text)
+      case (let ns, "title") where Namespace.isMedia(ns):
+        if mediaTitle == nil { mediaTitle = context.collapsedText(child) }
       default:
         break
       }
     }
+    // The stand-ins: `dc:date` (RSS 1.0's date) is the publication date and, without another, the modification date
+    // (feedparser reads it as `updated`); RSS `summary` beside `description` makes the description the content.
+    if draft.published == nil { draft.published = dcDate }
+    if draft.updated == nil { draft.updated = dcDate }
+    if let rssSummary {
+      if draft.content == nil { draft.content = draft.summary }
+      draft.summary = rssSummary
+    }
+    if draft.summary == nil { draft.summary = dcDescription ?? itunesSummary }
+    if draft.content == nil { draft.content = alternativeContent }
+    if draft.title == nil { draft.title = mediaTitle }
     if draft.link == nil {
       draft.link = alternateAtomLink(of: item)
     }
@@ -94,10 +147,21 @@ struct RSSReader {
       if draft.link == nil { draft.link = permalink(about, in: item) }
     } else if draft.link == nil, draft.guidIsPermaLink, let guid = draft.guid {
       draft.link = permalink(guid, in: item)
+    } else if draft.guidIsPermaLink, let guid = draft.guid {
+      // A linkblog item: the link is the article commented on, the permalink guid the post on the feed's site.
+      draft.permalink = context.linkblogPermalink(permalink(guid, in: item), link: draft.link)
     }
     context.readMedia(of: item, into: &draft)
     draft.itunesImage = context.itunesImage(of: item)
     return draft
+  }
+
+  /// `itunes:category text="…"` and the categories nested in it, in document order.
+  private func addITunesCategories(_ category: XMLElement, to draft: inout ItemDraft) {
+    draft.addCategory(category.attribute("text"))
+    for inner in category.children where inner.name == "category" && Namespace.isITunes(inner.namespace) {
+      addITunesCategories(inner, to: &draft)
+    }
   }
 
   /// An `atom:link` with `rel="alternate"` (or no `rel`) inside an RSS item.

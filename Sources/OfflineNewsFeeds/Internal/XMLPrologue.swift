@@ -13,6 +13,9 @@ struct XMLPrologue {
   var doctypeName: String?
   /// The `encoding` of the XML declaration, as written.
   var declaredEncoding: String?
+  /// Whether the document type declares entities (`<!ENTITY …>`): such a document is read with libxml2's default
+  /// limits and amplification checks, never with `XML_PARSE_HUGE` (``XMLReader/read(_:url:encoding:huge:)``).
+  var declaresEntities = false
 
   /// How much of a document is looked at: the prologue of any real feed fits.
   static let maximumPrefix = 64 << 10
@@ -36,6 +39,10 @@ struct XMLPrologue {
       guard let user else { return }
       Unmanaged<Box>.fromOpaque(user).takeUnretainedValue().prologue.doctypeName = name.map { String(cString: $0) }
     }
+    handler.entityDecl = { user, _, _, _, _, _ in
+      guard let user else { return }
+      Unmanaged<Box>.fromOpaque(user).takeUnretainedValue().prologue.declaresEntities = true
+    }
     handler.serror = { _, _ in }
     let prefix = data.prefix(maximumPrefix)
     guard
@@ -55,6 +62,22 @@ struct XMLPrologue {
       box.prologue.declaredEncoding = String(cString: declared)
     }
     return box.prologue
+  }
+
+  /// The white space between the start of `data` (after a UTF-8 byte order mark) and an XML declaration (`<?xml`
+  /// and a space), or `nil` when the declaration comes first or there is none. XML 1.0 allows nothing before the
+  /// declaration, and libxml2 then ignores it — its `encoding` with it — so a feed whose generator wrote a blank line
+  /// first (r-lib/xml2#181, a WordPress feed) would be read in the wrong encoding.
+  static func spaceBeforeDeclaration(_ data: Data) -> Range<Int>? {
+    let bytes = data.prefix(4096)
+    var index = bytes.startIndex
+    if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index += 3 }
+    let start = index
+    while index < bytes.endIndex, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+    guard index > start, bytes[index...].starts(with: Array("<?xml".utf8)), index + 5 < bytes.endIndex,
+      [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index + 5])
+    else { return nil }
+    return (start - data.startIndex)..<(index - data.startIndex)
   }
 
   private final class Box {

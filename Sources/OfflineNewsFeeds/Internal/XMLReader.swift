@@ -67,13 +67,22 @@ enum XMLReader {
     XML_PARSE_RECOVER.rawValue | XML_PARSE_NONET.rawValue | XML_PARSE_NOCDATA.rawValue | XML_PARSE_NOERROR.rawValue
       | XML_PARSE_NOWARNING.rawValue | XML_PARSE_COMPACT.rawValue)
 
+  /// `XML_PARSE_HUGE`, added for a document that declares no entities: libxml2's default limits (a text node of
+  /// 10 MB, `XML_MAX_TEXT_LENGTH`) would otherwise cut one large item and drop every item after it (nokogiri#740,
+  /// nokogiri#1869). Our own limits stand in for them: the document cap (``FeedParser/maximumDocumentSize``, refused
+  /// before parsing, with a message) and the value budget of ``TextCollector``. A document that declares entities
+  /// keeps libxml2's limits, because `XML_PARSE_HUGE` also turns off its entity amplification check (parser.c,
+  /// `xmlParserEntityCheck`), which is what stops a "billion laughs" document in time.
+  static let huge = Int32(XML_PARSE_HUGE.rawValue)
+
   /// Reads `data`.
   ///
   /// - Parameters:
   ///   - url: the document's URL (libxml2 keeps it as the document's base URI).
   ///   - encoding: a character encoding name that overrides the document's own declaration, or `nil` to let
   ///     libxml2 decide (byte order mark, XML declaration, else UTF-8).
-  static func read(_ data: Data, url: String, encoding: String?) -> XMLReadResult {
+  ///   - huge: whether to add ``huge`` (`XML_PARSE_HUGE`): only for a document that declares no entities.
+  static func read(_ data: Data, url: String, encoding: String?, huge: Bool = false) -> XMLReadResult {
     LibXML2.initialize()
     var result = XMLReadResult(document: nil, diagnostics: [], diagnosticCount: 0, htmlEntities: [:])
     guard !data.isEmpty, data.count < Int32.max, let context = xmlNewParserCtxt() else { return result }
@@ -94,7 +103,7 @@ enum XMLReader {
         guard let base = raw.baseAddress else { return nil }
         return xmlCtxtReadMemory(
           context, base.assumingMemoryBound(to: CChar.self), Int32(raw.count), url, encoding,
-          options | (encoding == nil ? 0 : Int32(XML_PARSE_IGNORE_ENC.rawValue)))
+          options | (encoding == nil ? 0 : Int32(XML_PARSE_IGNORE_ENC.rawValue)) | (huge ? Self.huge : 0))
       }
     }
     result.document = document.map(XMLTreeDocument.init)

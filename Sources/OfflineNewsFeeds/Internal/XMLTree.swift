@@ -29,9 +29,20 @@ enum Namespace {
   static let itunes = "http://www.itunes.com/dtds/podcast-1.0.dtd"
   static let xhtml = "http://www.w3.org/1999/xhtml"
   static let xml = "http://www.w3.org/XML/1998/namespace"
+  /// RSS 2.0 in a default namespace: UserLand's (`http://backend.userland.com/rss2`) and Harvard's
+  /// (`http://blogs.law.harvard.edu/tech/rss`), which RSS 2.0 feeds of 2002–2004 declared; RSS 2.0 itself has none.
+  static let userlandRSS2 = "http://backend.userland.com/rss2"
+  static let harvardRSS2 = "http://blogs.law.harvard.edu/tech/rss"
 
   /// Whether `uri` is Media RSS's namespace (feeds write it with and without the final slash).
   static func isMedia(_ uri: String?) -> Bool { uri == media || uri == "http://search.yahoo.com/mrss" }
+
+  /// Whether `uri` is the iTunes namespace: Apple's documentation writes it `…/DTDs/Podcast-1.0.dtd`, feeds write it
+  /// in either case (namespace names are compared as written by XML, so both are listed).
+  static func isITunes(_ uri: String?) -> Bool { uri == itunes || uri == "http://www.itunes.com/DTDs/Podcast-1.0.dtd" }
+
+  /// The iTunes namespace in both spellings.
+  static let itunesNames: [String?] = [itunes, "http://www.itunes.com/DTDs/Podcast-1.0.dtd"]
 }
 
 /// An element of a libxml2 tree. Not `Sendable`: it points into its ``XMLTreeDocument``.
@@ -90,10 +101,14 @@ struct XMLElement {
 
   /// The text of the element and its descendants, entity references resolved (an HTML entity XML does not define
   /// is read as HTML's character), comments and processing instructions left out. No white space is changed.
-  var text: String {
+  var text: String { textWithinBudget.text }
+
+  /// ``text``, and whether it was cut at ``TextCollector/budget`` (only entity expansion makes a value that large:
+  /// the document itself is at most ``FeedParser/maximumDocumentSize``).
+  var textWithinBudget: (text: String, cut: Bool) {
     var collector = TextCollector()
     collector.appendChildren(of: node)
-    return collector.result
+    return (collector.result, collector.wasCut)
   }
 
   /// The element's children serialised as XML (libxml2's `xmlNodeDump`): markup stays markup. For Atom's `xhtml`
@@ -110,6 +125,16 @@ struct XMLElement {
     return String(cString: content)
   }
 
+  /// ``innerXML`` as HTML: the XHTML namespace declarations libxml2 writes on the outermost XHTML elements
+  /// (`<div xmlns="http://www.w3.org/1999/xhtml">`) left out, since in HTML every element is in that namespace.
+  var innerXHTMLAsHTML: String {
+    let xml = innerXML
+    guard xml.contains(Self.xhtmlDeclaration) else { return xml }
+    return xml.replacingOccurrences(of: Self.xhtmlDeclaration, with: "")
+  }
+
+  private static let xhtmlDeclaration = " xmlns=\"\(Namespace.xhtml)\""
+
   /// The `xml:base` values in scope, innermost first (XML Base, <https://www.w3.org/TR/xmlbase/>).
   var xmlBases: [String] {
     var bases: [String] = []
@@ -125,8 +150,9 @@ struct XMLElement {
 /// Collects the text of a subtree with a budget, so that entities that expand into each other (a "billion laughs"
 /// document that libxml2's own checks let through) cannot make one value grow without bound.
 struct TextCollector {
-  /// The most UTF-8 bytes one value may hold (16 MiB); the rest is cut.
-  static let budget = 16 << 20
+  /// The most UTF-8 bytes one value may hold: the document cap (64 MiB), so that any text the document holds is read
+  /// whole and only entity expansion can reach it; the rest is cut (and said, ``wasCut``).
+  static let budget = FeedParser.maximumDocumentSize
   /// How deep entity references may nest.
   static let maximumEntityDepth = 8
 
@@ -134,6 +160,8 @@ struct TextCollector {
   private var depth = 0
 
   var result: String { String(decoding: bytes, as: UTF8.self) }
+  /// Whether the value reached ``budget`` and the rest was left out.
+  var wasCut: Bool { bytes.count >= Self.budget }
 
   mutating func appendChildren(of parent: xmlNodePtr) {
     var child = parent.pointee.children

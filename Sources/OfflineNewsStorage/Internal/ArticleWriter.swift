@@ -218,6 +218,45 @@ struct ArticleWriter {
       return deleted.isEmpty ? articles : articles.filter { !deleted.contains($0.url.absoluteString) }
     }
 
+    /// `articles` with the key of each that has a ``Article/formerKey`` under which a row is stored (or a deletion
+    /// remembered) and none under its own key, replaced by that former key: a store written before a change of the
+    /// identity rule (the linkblog rule) keeps its one row — key, read mark, bookmark — instead of gaining a second.
+    /// One look-up per batch that has former keys, none otherwise.
+    func withFormerKeys(_ articles: [Article]) throws -> [Article] {
+      guard articles.contains(where: { $0.formerKey != nil }) else { return articles }
+      var candidates: [String] = []
+      for article in articles {
+        guard let former = article.formerKey else { continue }
+        candidates += [former.absoluteString, article.url.absoluteString]
+      }
+      var stored = Set<String>()
+      let hasTombstoneTable =
+        try db.scalarInt(
+          "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'article_tombstone')")
+        == 1
+      var start = 0
+      while start < candidates.count {
+        let chunk = candidates[start..<min(candidates.count, start + ArticleWriter.chunk)]
+        let marks = (1...chunk.count).map { "?\($0)" }.joined(separator: ", ")
+        let sql =
+          "SELECT url FROM article WHERE url IN (\(marks))"
+          + (hasTombstoneTable ? " UNION SELECT url FROM article_tombstone WHERE url IN (\(marks))" : "")
+        for url in try db.makeStatement(sql).fetchAll(chunk.map { .text($0) }, { $0.string(0) }) {
+          if let url { stored.insert(url) }
+        }
+        start += ArticleWriter.chunk
+      }
+      return articles.map { article in
+        guard let former = article.formerKey, stored.contains(former.absoluteString),
+          !stored.contains(article.url.absoluteString)
+        else { return article }
+        var kept = article
+        kept.url = former
+        kept.formerKey = nil
+        return kept
+      }
+    }
+
     /// Every URL of this save: its place in the result list and what its upsert did. Not kept by a first import
     /// (``wasEmpty``), whose rows say it all: each URL's place is the order of its row (``firstImportCount()``).
     private var seen: [String: (position: Int, outcome: Outcome)] = [:]
@@ -226,7 +265,7 @@ struct ArticleWriter {
     /// Upserts the next articles of the response, in response order. A URL seen earlier in this save is written
     /// again (the later record wins) but keeps its earlier place.
     mutating func add(_ articles: [Article]) throws {
-      let articles = try withoutDeleted(articles)
+      let articles = try withoutDeleted(withFormerKeys(articles))
       guard !articles.isEmpty else { return }
       if rowidsBefore == nil {
         let before = try db.scalarInt("SELECT max(rowid) FROM article") ?? 0
