@@ -133,6 +133,7 @@ struct ArticleWriter {
   /// The article a row of `article` column values describes (a stored row with a record's values over it), or
   /// `nil` when it lacks a key, or a title and any text to derive one from.
   ///
+  /// - A title is kept by ``ArticleTitle/given(_:)`` (white space around it removed), the rule of every reader.
   /// - An item without a title (microblog posts, RSS items, which RSS 2.0 allows) gets ``ArticleTitle/derived(from:)``
   ///   of its summary, else its content, each by its text when it is HTML (`summaryText`, `contentText`): the rule
   ///   the feed readers apply, so a JSON Feed item gets the title its RSS twin gets.
@@ -141,7 +142,8 @@ struct ArticleWriter {
   static func article(from values: [String: DatabaseValue], firstSeen: Timestamp) -> Article? {
     func text(_ name: String) -> String? { values[name]?.textValue }
     guard let keyText = values["url"]?.textValue, let key = URL(string: keyText),
-      let title = text("title") ?? ArticleTitle.derived(from: text("summaryText") ?? text("summary"))
+      let title = ArticleTitle.given(text("title")) ?? ArticleTitle.derived(
+        from: text("summaryText") ?? text("summary"))
         ?? ArticleTitle.derived(from: text("contentText") ?? text("content"))
     else { return nil }
     let published = values["publishedAt"]?.integerValue
