@@ -47,7 +47,7 @@ struct RecordWriter {
     }
     for deletion in changes.deleteMissing {
       let entity = try description(deletion.entity)
-      let compiler = SQLCompiler(entity: entity)
+      let compiler = SQLCompiler(entity: entity, path: db.path)
       let condition = try compiler.whereClause(deletion.scope)
       // A mirror keeps bookmarked articles, as eviction and `delete --before` do: a bookmark is the reader's own.
       let keepBookmarks =
@@ -88,7 +88,7 @@ struct RecordWriter {
   }
 
   private func invalid(_ problem: String) -> StorageError {
-    StorageError(kind: .invalidRequest(problem), path: "")
+    StorageError(kind: .invalidRequest(problem), path: db.path)
   }
 
   private func identity(of record: Record, _ entity: EntityDescription) throws -> Identity {
