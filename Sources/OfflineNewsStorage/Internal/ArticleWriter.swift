@@ -191,6 +191,9 @@ struct ArticleWriter {
 
     /// Whether `article_tombstone` has a row (a deleted article's key), looked up at the first batch.
     private var hasTombstones: Bool?
+    /// How many articles ``add(_:)`` left out so far because a deletion remembers their keys (``withoutDeleted(_:)``):
+    /// the record writer counts them skipped, so that an import's report accounts for every record.
+    private(set) var deletedSkipped = 0
 
     /// `articles` without those whose key a deletion remembers (`article_tombstone`, migration 13;
     /// `StorageContext.deleteArticles(publishedBefore:keepingBookmarks:now:)`): a refresh never brings back an
@@ -217,7 +220,10 @@ struct ArticleWriter {
         for url in found { if let url { deleted.insert(url) } }
         start += ArticleWriter.chunk
       }
-      return deleted.isEmpty ? articles : articles.filter { !deleted.contains($0.url.absoluteString) }
+      guard !deleted.isEmpty else { return articles }
+      let kept = articles.filter { !deleted.contains($0.url.absoluteString) }
+      deletedSkipped += articles.count - kept.count
+      return kept
     }
 
     /// Every URL of this save: its place in the result list and what its upsert did. Not kept by a first import
