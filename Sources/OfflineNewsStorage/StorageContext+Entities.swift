@@ -20,14 +20,7 @@ extension StorageContext {
   package func learn(_ declared: [EntityDescription]) async throws(StorageError) {
     let missing = Self.missing(declared, from: entities)
     guard !missing.isEmpty else { return }
-    if let readOnlyCause {
-      var error = readOnlyCause
-      if error.cause == nil {
-        error.cause =
-          "the store lacks the entities \(missing.map(\.name).joined(separator: ", ")) and was opened read-only"
-      }
-      throw error
-    }
+    if let readOnlyCause { throw readOnlyCause }
     try await storageErrors {
       try await writer.run { db in
         try EntityMigrator(entities: missing).reconcile(db)
