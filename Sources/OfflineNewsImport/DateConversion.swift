@@ -42,16 +42,15 @@ enum DateConversion {
     }
   }
 
-  /// RFC 3339 / ISO 8601 through ``Timestamp/init(rfc3339:assumingOffset:)``, plus ISO 8601's reduced precision
-  /// `hh:mm` (read as `hh:mm:00`); a time without an offset takes the attribute's `assumeOffset`, else the
+  /// ISO 8601 through ``Timestamp/init(iso8601:assumingOffset:)`` (RFC 3339, and `hh:mm` without seconds: the rule
+  /// the NewsAPI decoder reads by too); a time without an offset takes the attribute's `assumeOffset`, else the
   /// mapping's (with a caveat), else is refused.
   static func iso8601(_ text: String, _ options: ConversionOptions) -> Result<Converted, ValueConverter.Problem> {
-    let normalized = withSeconds(text)
-    if let timestamp = Timestamp(rfc3339: normalized, assumingOffset: options.mapping.assumedOffset) {
+    if let timestamp = Timestamp(iso8601: text, assumingOffset: options.mapping.assumedOffset) {
       return .success(Converted(value: .integer(timestamp.millisecondsSince1970)))
     }
     if options.mapping.assumedOffset == nil, let offset = options.defaultOffset,
-      let timestamp = Timestamp(rfc3339: normalized, assumingOffset: offset)
+      let timestamp = Timestamp(iso8601: text, assumingOffset: offset)
     {
       return .success(
         Converted(
@@ -60,24 +59,12 @@ enum DateConversion {
             "no UTC offset in \(JSONValue.string(text)): read as \(offsetText(offset)) (the mapping's assumeOffset)"))
     }
     var hint = ""
-    if Timestamp(rfc3339: normalized, assumingOffset: 0) != nil {
+    if Timestamp(iso8601: text, assumingOffset: 0) != nil {
       hint = " (no UTC offset: declare \"assumeOffset\", e.g. \"Z\")"
     } else if text.contains("/") || text.contains(where: \.isLetter) && !text.contains("T") {
       hint = " (for another pattern declare \"format\", e.g. \"M/d/yyyy H:mm\")"
     }
     return .failure(.init("not an RFC 3339 date-time: \(JSONValue.string(text))\(hint)"))
-  }
-
-  /// `2018-01-06T08:00` → `2018-01-06T08:00:00` (also before an offset); other text unchanged.
-  static func withSeconds(_ text: String) -> String {
-    let bytes = Array(text.utf8)
-    func digit(_ index: Int) -> Bool { index < bytes.count && bytes[index] &- UInt8(ascii: "0") < 10 }
-    guard bytes.count >= 16, [UInt8(ascii: "T"), UInt8(ascii: "t"), UInt8(ascii: " ")].contains(bytes[10]),
-      digit(11), digit(12), bytes[13] == UInt8(ascii: ":"), digit(14), digit(15),
-      bytes.count == 16
-        || [UInt8(ascii: "Z"), UInt8(ascii: "z"), UInt8(ascii: "+"), UInt8(ascii: "-")].contains(bytes[16])
-    else { return text }
-    return String(decoding: bytes[..<16] + Array(":00".utf8) + bytes[16...], as: UTF8.self)
   }
 
   static func offsetText(_ seconds: Int) -> String {

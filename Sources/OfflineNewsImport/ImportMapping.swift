@@ -224,6 +224,9 @@ package enum ValueTransform: String, Sendable, Hashable, CaseIterable {
   case trim
   /// `""` (after other transforms) becomes `null`.
   case emptyIsNull
+  /// Text with nothing but white space (after other transforms; `""` included) becomes `null`; other text is kept
+  /// as it is, untrimmed: what the NewsAPI decoder does with its text fields.
+  case blankIsNull
   /// Decode HTML character references once (`&#x27;` → `'`).
   case decodeHTMLEntities
   case lowercase

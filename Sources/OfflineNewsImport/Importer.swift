@@ -8,7 +8,7 @@ import OfflineNewsStorage
 /// For example:
 /// ```swift
 /// let mapping = try ImportMapping.load(contentsOf: URL(fileURLWithPath: "Config/mappings/hackernews.json"))
-/// let storage = try StorageContext(path: "news.sqlite", entities: mapping.entityDescriptions)
+/// let storage = try StorageContext(path: "news.sqlite")  // learns the mapping's entities at its first import
 /// let report = try await Importer(mapping: mapping).run(data, into: storage, source: "topstories.json")
 /// print(report.inserted, report.failed, report.failures.first as Any, report.warnings.count)
 /// ```
@@ -99,12 +99,15 @@ public struct Importer: Sendable {
   ///
   /// - Parameters:
   ///   - data: the JSON payload.
-  ///   - storage: a storage context opened with the mapping's entities (``ImportMapping/entityDescriptions``).
+  ///   - storage: the store. One opened without the mapping's entities (``ImportMapping/entityDescriptions``), or
+  ///     without some of their attributes, learns them before the save (`StorageContext.learn(_:)`: the tables,
+  ///     columns and indexes are added as an open with them adds them), so `StorageContext(path:)` is enough.
   ///   - source: where the payload came from (a path or URL), for `$source` constants, `$source` base URLs and
   ///     messages.
   /// - Returns: the report.
   /// - Throws: ``ImportFailure``: `.input` (an ``ImportError``) when the payload is not valid JSON or does not match
-  ///   the mapping (nothing written); `.storage` (a ``StorageError``) when the save fails (rolled back);
+  ///   the mapping (nothing written); `.storage` (a ``StorageError``, naming the database) when the save fails
+  ///   (rolled back), or the store cannot learn the mapping's entities (a read-only store, an incompatible schema);
   ///   `.cancelled` when the task was cancelled (nothing written).
   public func run(_ data: Data, into storage: StorageContext, source: String, options: Options = Options())
     async throws(ImportFailure) -> ImportReport
@@ -149,6 +152,8 @@ public struct Importer: Sendable {
     if Task.isCancelled { throw .cancelled }
     var summaries: [String: SaveSummary]
     do {
+      // A store opened without the mapping's entities (or with an older version of them) learns them first.
+      try await storage.learn(mapping.entityDescriptions)
       summaries = try await storage.save(changes)
     } catch {
       throw .storage(error)

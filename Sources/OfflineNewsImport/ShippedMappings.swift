@@ -70,7 +70,7 @@ extension ImportMapping {
     "newsapi": #"""
     {
       "name": "newsapi",
-      "description": "NewsAPI v2 responses (/v2/top-headlines, /v2/everything; https://newsapi.org/docs/endpoints) into the built-in article entity.",
+      "description": "NewsAPI v2 responses (/v2/top-headlines, /v2/everything; https://newsapi.org/docs/endpoints) into the built-in article entity: an example of the mapping language, giving the rows the built-in NewsAPI decoder (news import FILE) gives. Text is kept as sent, blank text is missing; the title without the white space around it (the article writer's rule); a publishedAt without an offset is UTC, as NewsAPI documents; [Removed] placeholders are skipped.",
       "records": "articles",
       "root": "article",
       "entities": [
@@ -78,14 +78,14 @@ extension ImportMapping {
           "entity": "article",
           "attributes": {
             "url": { "transforms": ["trim", "emptyIsNull"] },
-            "title": { "transforms": ["trim", "emptyIsNull"] },
-            "author": { "transforms": ["trim", "emptyIsNull"] },
-            "summary": { "from": "description", "transforms": ["emptyIsNull"] },
+            "title": {},
+            "author": { "transforms": ["blankIsNull"] },
+            "summary": { "from": "description", "transforms": ["blankIsNull"] },
             "imageURL": { "from": "urlToImage", "transforms": ["trim", "emptyIsNull"] },
-            "publishedAt": {},
-            "content": { "transforms": ["emptyIsNull"] },
-            "sourceID": { "from": "source.id", "transforms": ["emptyIsNull"] },
-            "sourceName": { "from": "source.name", "transforms": ["emptyIsNull"] }
+            "publishedAt": { "assumeOffset": "Z" },
+            "content": { "transforms": ["blankIsNull"] },
+            "sourceID": { "from": "source.id", "transforms": ["blankIsNull"] },
+            "sourceName": { "from": "source.name", "transforms": ["blankIsNull"] }
           },
           "skip": [
             { "keyPath": "title", "equals": "[Removed]" },

@@ -8,6 +8,30 @@ package enum ArticleTitle {
   /// The most characters (grapheme clusters) a derived title has before its `…`.
   package static let maximumLength = 80
 
+  /// The title an item gives, as every source's is kept: without leading and trailing white space (spaces, tabs,
+  /// line breaks), the rest as given; `nil` when it is `nil` or nothing but white space (the item then has no title:
+  /// a reader that requires one skips it, the others derive one, ``derived(from:)``).
+  ///
+  /// The NewsAPI decoder and the article writer of mapped records (every mapping's `title`) both call it, so that
+  /// `news import FILE` and `news import FILE --mapping newsapi` store the same title.
+  ///
+  /// For example:
+  /// ```swift
+  /// ArticleTitle.given("  Storm Isolde\n")  // "Storm Isolde"
+  /// ArticleTitle.given(" \t ")             // nil
+  /// ```
+  package static func given(_ text: String?) -> String? {
+    guard let text else { return nil }
+    let scalars = text.unicodeScalars
+    // Almost every title has no white space at either end: returned as it is, uncopied.
+    guard let first = scalars.first, let last = scalars.last else { return nil }
+    guard first.properties.isWhitespace || last.properties.isWhitespace else { return text }
+    guard let start = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+      let end = scalars.lastIndex(where: { !$0.properties.isWhitespace })
+    else { return nil }
+    return String(scalars[start...end])
+  }
+
   /// The title an item without one gets from its plain text (render HTML to text first; any markup left is kept as
   /// text).
   ///

@@ -28,6 +28,35 @@ extension Timestamp {
     self.init(millisecondsSince1970: ms)
   }
 
+  /// Parses ISO 8601 date-time text as JSON APIs send it: every form of ``init(rfc3339:assumingOffset:)``, and a
+  /// time without seconds (ISO 8601's reduced precision, W3C-DTF's `hh:mm`): `2018-01-06T08:00`,
+  /// `2018-01-06T08:00+02:00`, read as `…T08:00:00`.
+  ///
+  /// The one date-time rule of the JSON readers — the NewsAPI decoder and every mapped `date` attribute — and of
+  /// W3C-DTF's times (``init(w3cdtf:assumingOffset:)``), so that the same text is the same instant whichever path
+  /// reads it.
+  ///
+  /// - Parameters:
+  ///   - text: the date-time text.
+  ///   - assumingOffset: the UTC offset in seconds for a date-time that has none; `nil` rejects such text.
+  package init?(iso8601 text: some StringProtocol, assumingOffset: Int? = nil) {
+    if let timestamp = Timestamp(rfc3339: text, assumingOffset: assumingOffset) {
+      self = timestamp
+      return
+    }
+    let utf8 = Array(text.utf8)
+    func isDigit(_ index: Int) -> Bool { index < utf8.count && utf8[index] &- 0x30 < 10 }
+    // "YYYY-MM-DDThh:mm" followed by a zone designator (or nothing): insert ":00" for the seconds.
+    guard utf8.count >= 16, utf8[10] == 0x54 || utf8[10] == 0x74 || utf8[10] == 0x20, isDigit(11), isDigit(12),
+      utf8[13] == 0x3A, isDigit(14), isDigit(15),
+      utf8.count == 16 || utf8[16] == 0x5A || utf8[16] == 0x7A || utf8[16] == 0x2B || utf8[16] == 0x2D
+    else { return nil }
+    let withSeconds =
+      String(decoding: utf8[0..<16], as: UTF8.self) + ":00" + String(decoding: utf8[16...], as: UTF8.self)
+    guard let timestamp = Timestamp(rfc3339: withSeconds, assumingOffset: assumingOffset) else { return nil }
+    self = timestamp
+  }
+
   /// The instant as RFC 3339 text in UTC with exactly three fraction digits, e.g. `2021-08-29T06:52:24.291Z`.
   package var rfc3339String: String {
     let (days, msOfDay) = millisecondsSince1970.floorDivided(by: 86_400_000)

@@ -29,13 +29,8 @@ extension Timestamp {
       guard let timestamp = Timestamp(rfc3339: text + "-01") else { return nil }
       self = timestamp
     default:
-      // "YYYY-MM-DDThh:mm" followed by a zone designator (or nothing): insert ":00" for the seconds.
-      guard utf8.count >= 16, utf8[10] == 0x54 || utf8[10] == 0x74 || utf8[10] == 0x20, isDigit(11), isDigit(12),
-        utf8[13] == 0x3A, isDigit(14), isDigit(15), utf8.count == 16 || !isDigit(16) && utf8[16] != 0x3A
-      else { return nil }
-      let withSeconds =
-        String(decoding: utf8[0..<16], as: UTF8.self) + ":00" + String(decoding: utf8[16...], as: UTF8.self)
-      guard let timestamp = Timestamp(rfc3339: withSeconds, assumingOffset: assumingOffset) else { return nil }
+      // "YYYY-MM-DDThh:mm" followed by a zone designator (or nothing): the JSON readers' rule.
+      guard let timestamp = Timestamp(iso8601: text, assumingOffset: assumingOffset) else { return nil }
       self = timestamp
     }
   }

@@ -10,10 +10,11 @@ import OfflineNewsModel
 /// The whole body must be valid JSON of that shape, or decoding throws: a truncated body is an error, never a
 /// partial page. Inside a valid body, each record is judged alone:
 /// - skipped, with a ``RecordIssue``: a record that is not an object; a missing, empty or non-`http(s)` `url`; a
-///   missing or empty `title`; a missing or unparseable `publishedAt`; NewsAPI's `[Removed]` placeholders;
-/// - kept: `null`, `""` or blank text → `nil`; a bad `urlToImage` → `nil`, reported;
-/// - `publishedAt` in any RFC 3339 shape (`Z`, `+00:00`, 0–9 fraction digits), kept to the millisecond
-///   (see ``Timestamp/init(rfc3339:assumingOffset:)``);
+///   missing or blank `title`; a missing or unparseable `publishedAt`; NewsAPI's `[Removed]` placeholders;
+/// - kept: `null`, `""` or blank text → `nil`; a bad `urlToImage` → `nil`, reported; the title without the white
+///   space around it (`ArticleTitle.given`), other text as sent;
+/// - `publishedAt` in any RFC 3339 shape (`Z`, `+00:00`, 0–9 fraction digits) or without seconds, kept to the
+///   millisecond (see `Timestamp.init(iso8601:assumingOffset:)`); without an offset it is UTC, as NewsAPI documents;
 /// - a URL seen twice: the later record wins, at the earlier one's place, reported.
 ///
 /// A body with `"status":"error"` throws ``NewsNetworkError/api(_:)`` whatever the HTTP status.
@@ -194,6 +195,11 @@ public struct NewsAPIDecoder: Sendable {
 
   static let removedPlaceholder = "[Removed]"
 
+  /// The UTC offset of a `publishedAt` written without one: 0, since NewsAPI's dates are UTC ("The date and time
+  /// that the article was published, in UTC (+000)": <https://newsapi.org/docs/endpoints/everything>). The shipped
+  /// `newsapi` mapping says the same (`"assumeOffset": "Z"` on `publishedAt`).
+  static let newsAPIOffset = 0
+
   static func article(from record: RawArticle, index: Int, issues: inout [RecordIssue]) -> Article? {
     let path = "articles[\(index)]"
     func skip(_ key: String, _ reason: String, url: String? = nil) -> Article? {
@@ -213,11 +219,11 @@ public struct NewsAPIDecoder: Sendable {
       return skip("", "NewsAPI [Removed] placeholder", url: urlText)
     }
     guard let url = webURL(urlText) else { return skip("url", "not an http(s) URL: \(quoted(urlText))", url: urlText) }
-    guard let title = record.title.flatMap(nonBlank) else { return skip("title", "missing title", url: urlText) }
+    guard let title = ArticleTitle.given(record.title) else { return skip("title", "missing title", url: urlText) }
     guard let dateText = record.publishedAt.flatMap(nonBlank) else {
       return skip("publishedAt", "missing publishedAt", url: urlText)
     }
-    guard let published = Timestamp(rfc3339: dateText) else {
+    guard let published = Timestamp(iso8601: dateText, assumingOffset: newsAPIOffset) else {
       return skip("publishedAt", "not an RFC 3339 date-time: \(quoted(dateText))", url: urlText)
     }
     var imageURL: URL?

@@ -13,9 +13,9 @@ extension StorageContext {
   /// - Throws: ``StorageError`` `.invalidRequest` for an unknown entity or attribute (nothing is run), or a SQLite
   ///   failure.
   public func fetch(_ request: FetchRequest) async throws(StorageError) -> [Record] {
-    let entity = try entity(request.entity)
-    let compiler = SQLCompiler(entity: entity)
-    let select = try compiler.select(request)
+    let (entity, select) = try await compiled(request.entity) { compiler throws(StorageError) in
+      try compiler.select(request)
+    }
     let columns = entity.columns
     let toMany = entity.relationships.filter { $0.kind == .toMany }
     return try await read { db in
@@ -40,7 +40,7 @@ extension StorageContext {
   ///
   /// - Throws: ``StorageError``.
   public func count(_ request: FetchRequest) async throws(StorageError) -> Int {
-    let count = try SQLCompiler(entity: try entity(request.entity)).count(request)
+    let (_, count) = try await compiled(request.entity) { compiler throws(StorageError) in try compiler.count(request) }
     return try await read { db in
       let value: Int64?? = try db.cachedStatement(count.sql).fetchOne(count.arguments) { $0.int64(0) }
       return Int((value ?? nil) ?? 0)
@@ -54,9 +54,9 @@ extension StorageContext {
   /// - Throws: ``StorageError``.
   @discardableResult
   public func batchDelete(_ request: FetchRequest) async throws(StorageError) -> Int {
-    let entity = try entity(request.entity)
-    let compiler = SQLCompiler(entity: entity)
-    let condition = try compiler.whereClause(request.predicate)
+    let (entity, (compiler, condition)) = try await compiled(request.entity) { compiler throws(StorageError) in
+      (compiler, try compiler.whereClause(request.predicate))
+    }
     let sql =
       "DELETE FROM \(EntityDescription.quote(entity.name))\(condition.sql) RETURNING \(compiler.identityColumns())"
     return try await writeAndPublish { db in

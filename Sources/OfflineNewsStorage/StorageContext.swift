@@ -28,9 +28,12 @@ import Synchronization
 public final class StorageContext: Sendable {
   /// The database file's path.
   public let path: String
-  /// The entities of this store: the built-in `EntityDescription/article`, the app's, and any other entity
-  /// recorded in the database by an earlier open (so a tool can read any entity without its declaration).
-  package let entities: [EntityDescription]
+  /// The entities of this store: the built-in `EntityDescription/article`, the app's, any other entity recorded in
+  /// the database by an earlier open (so a tool can read any entity without its declaration), and those it learned
+  /// since it was opened (``learn(_:)``: an import of a mapping whose entities it lacked).
+  package var entities: [EntityDescription] { entityList.withLock { $0 } }
+  /// ``entities``, which ``learn(_:)`` extends.
+  let entityList: Mutex<[EntityDescription]>
   /// What to evict after each save of articles.
   package let eviction: EvictionPolicy
   /// Why the database was opened read-only, or `nil` when it is writable. When the file cannot be opened for
@@ -122,7 +125,7 @@ public final class StorageContext: Sendable {
       readOnlyCause = nil
       let declared = all
       all = Self.merging(recorded, into: all)
-      self.entities = all
+      entityList = Mutex(all)
       let captured = all
       writer = SerialConnection(
         opening: { () throws(StorageError) -> Connection in
@@ -158,7 +161,7 @@ public final class StorageContext: Sendable {
       readOnlyCause = cause
     }
     all = Self.merging(try Self.recordedEntities(writeConnection, path: path), into: all)
-    self.entities = all
+    entityList = Mutex(all)
     if readOnlyCause == nil {
       do {
         try ChangeCapture.install(on: writeConnection, entities: all)
@@ -179,7 +182,7 @@ public final class StorageContext: Sendable {
 
   /// The declared entities with those recorded in the database: the built-in article with the extensions mappings
   /// gave it (see `EntityDescription.extended(with:)`), and every other recorded entity after the declared ones.
-  private static func merging(_ recorded: [EntityDescription], into declared: [EntityDescription])
+  static func merging(_ recorded: [EntityDescription], into declared: [EntityDescription])
     -> [EntityDescription]
   {
     var all = declared
@@ -419,7 +422,7 @@ public final class StorageContext: Sendable {
   }
 
   /// The rows of `schema_entity`, by name: each entity's name and the JSON text of its description.
-  private static func recordedDefinitions(_ db: Connection, path: String) throws(StorageError)
+  static func recordedDefinitions(_ db: Connection, path: String) throws(StorageError)
     -> [(name: String, definition: String)]
   {
     do {
@@ -434,7 +437,7 @@ public final class StorageContext: Sendable {
   }
 
   /// A recorded definition decoded, or `nil` when it is not a description's JSON.
-  private static func decodedDefinition(_ text: String) -> EntityDescription? {
+  static func decodedDefinition(_ text: String) -> EntityDescription? {
     try? JSONDecoder().decode(EntityDescription.self, from: Data(text.utf8))
   }
 

@@ -133,6 +133,7 @@ struct ArticleWriter {
   /// The article a row of `article` column values describes (a stored row with a record's values over it), or
   /// `nil` when it lacks a key, or a title and any text to derive one from.
   ///
+  /// - A title is kept by ``ArticleTitle/given(_:)`` (white space around it removed), the rule of every reader.
   /// - An item without a title (microblog posts, RSS items, which RSS 2.0 allows) gets ``ArticleTitle/derived(from:)``
   ///   of its summary, else its content, each by its text when it is HTML (`summaryText`, `contentText`): the rule
   ///   the feed readers apply, so a JSON Feed item gets the title its RSS twin gets.
@@ -141,7 +142,8 @@ struct ArticleWriter {
   static func article(from values: [String: DatabaseValue], firstSeen: Timestamp) -> Article? {
     func text(_ name: String) -> String? { values[name]?.textValue }
     guard let keyText = values["url"]?.textValue, let key = URL(string: keyText),
-      let title = text("title") ?? ArticleTitle.derived(from: text("summaryText") ?? text("summary"))
+      let title = ArticleTitle.given(text("title")) ?? ArticleTitle.derived(
+        from: text("summaryText") ?? text("summary"))
         ?? ArticleTitle.derived(from: text("contentText") ?? text("content"))
     else { return nil }
     let published = values["publishedAt"]?.integerValue
@@ -189,6 +191,9 @@ struct ArticleWriter {
 
     /// Whether `article_tombstone` has a row (a deleted article's key), looked up at the first batch.
     private var hasTombstones: Bool?
+    /// How many articles ``add(_:)`` left out so far because a deletion remembers their keys (``withoutDeleted(_:)``):
+    /// the record writer counts them skipped, so that an import's report accounts for every record.
+    private(set) var deletedSkipped = 0
 
     /// `articles` without those whose key a deletion remembers (`article_tombstone`, migration 13;
     /// `StorageContext.deleteArticles(publishedBefore:keepingBookmarks:now:)`): a refresh never brings back an
@@ -215,7 +220,10 @@ struct ArticleWriter {
         for url in found { if let url { deleted.insert(url) } }
         start += ArticleWriter.chunk
       }
-      return deleted.isEmpty ? articles : articles.filter { !deleted.contains($0.url.absoluteString) }
+      guard !deleted.isEmpty else { return articles }
+      let kept = articles.filter { !deleted.contains($0.url.absoluteString) }
+      deletedSkipped += articles.count - kept.count
+      return kept
     }
 
     /// `articles` with the key of each that has a ``Article/formerKey`` under which a row is stored (or a deletion

@@ -37,6 +37,13 @@ final class ChangeCapture {
       capture.record(arguments)
       sqlite3_result_null(context)
     }
+    try createTriggers(on: db, entities: entities)
+    db.changeCapture = capture
+  }
+
+  /// Creates the capture triggers of `entities` that `db` lacks (`IF NOT EXISTS`): at the install, and for the
+  /// entities a store learns later (`StorageContext.learn(_:)`), whose tables are new.
+  static func createTriggers(on db: Connection, entities: [EntityDescription]) throws(SQLiteError) {
     // Only on tables that exist: an entity recorded in schema_entity whose table someone dropped is no reason to
     // refuse the open.
     var tables = Set<String>()
@@ -46,7 +53,6 @@ final class ChangeCapture {
     for entity in entities {
       for (table, statement) in triggers(for: entity) where tables.contains(table) { try db.execute(sql: statement) }
     }
-    db.changeCapture = capture
   }
 
   /// Starts capturing (the writer calls it before a raw write's body).

@@ -40,7 +40,7 @@ struct EntityMigrator {
             throw StorageError(
               kind: .incompatibleSchema(
                 "entity \(entity.name): attribute \(attribute.name) was \(before.type.rawValue), now \(attribute.type.rawValue); write a numbered migration"
-              ), path: "")
+              ), path: db.path)
           }
         }
       }
@@ -68,7 +68,8 @@ struct EntityMigrator {
       return
     }
     func refuse(_ problem: String) -> StorageError {
-      StorageError(kind: .incompatibleSchema("entity \(entity.name): \(problem); write a numbered migration"), path: "")
+      StorageError(
+        kind: .incompatibleSchema("entity \(entity.name): \(problem); write a numbered migration"), path: db.path)
     }
     var identity = columns.filter { $0.pk > 0 }.sorted { $0.pk < $1.pk }.map(\.name)
     if identity.isEmpty, try Self.hasUniqueIndex(on: entity.identity, of: entity.name, db) {

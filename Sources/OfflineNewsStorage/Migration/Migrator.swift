@@ -85,7 +85,7 @@ struct Migrator {
         if keysOff, let table = try db.scalarString("SELECT \"table\" FROM pragma_foreign_key_check LIMIT 1") {
           throw StorageError(
             kind: .incompatibleSchema("migration to version \(version): a row of \(table) would reference no row"),
-            path: "")
+            path: db.path)
         }
         return version
       }

@@ -1,6 +1,13 @@
 /// Turns fetch requests into SQL with bound arguments, checking every attribute name against the entity.
 struct SQLCompiler {
   let entity: EntityDescription
+  /// The database file, which every error names.
+  let path: String
+
+  /// What an unknown entity or attribute error says of a mapping's.
+  static let mappingHint =
+    "a mapping's entities and attributes are there once it has imported into this store, or when the store is "
+    + "opened with them: StorageContext(path:entities: mapping.entityDescriptions)"
 
   struct Fragment: Sendable {
     var sql: String
@@ -9,8 +16,11 @@ struct SQLCompiler {
 
   func column(_ name: String) throws(StorageError) -> String {
     guard entity.isColumn(name) else {
+      let known = entity.columns.joined(separator: ", ")
       throw StorageError(
-        kind: .invalidRequest("entity \(entity.name) has no attribute \"\(name)\""), path: "")
+        kind: .invalidRequest(
+          "entity \(entity.name) has no attribute \"\(name)\" (its attributes: \(known); \(Self.mappingHint))"),
+        path: path)
     }
     return EntityDescription.quote(name)
   }
