@@ -127,7 +127,7 @@ struct ReadCommand: NewsCommand {
       /// A version of the list observed under `generation` (older generations are dropped).
       case list([Article], generation: Int)
       case listFailed(String, generation: Int)
-      /// A write was committed to the store: the counts are read again.
+      /// A write was committed to the store (by this process or another): the counts are read again.
       case storeChanged
       case counts([ArticleCounts?])
     }
@@ -138,7 +138,7 @@ struct ReadCommand: NewsCommand {
       let forward = Task {
         for await event in terminalEvents { sink.yield(.terminal(event)) }
       }
-      let changes = repository.storage.changes(bufferLimit: 1)
+      let changes = repository.storeChanges()
       let watchStore = Task {
         for await _ in changes { sink.yield(.storeChanged) }
       }
