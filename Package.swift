@@ -10,7 +10,7 @@
 //   news-with-fault (never `news`: see below)
 //   (CLibXML2, Model, OfflineNewsHTML) ← OfflineNewsFeeds ← NewsCLI (subscriptions: news add, remove, sources --opml, import OPML)
 //   CLibXML2 ← OfflineNewsHTML ← OfflineNews, NewsCLI, news-bench
-//   CNcurses ← NewsTerminal ← NewsCLI (`news read` only; the library never links ncurses)
+//   CNcurses ← NewsTerminal ← NewsCLI (`news read` only, ncurses loaded when it starts; the library never links it)
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -40,8 +40,10 @@ let package = Package(
       providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
     ),
     // The system ncurses with wide characters (Debian: libncurses-dev), for `news read` only (NewsTerminal). Its
-    // module map links ncursesw and tinfo itself: pkg-config's cflags (-D_DEFAULT_SOURCE -D_XOPEN_SOURCE=600) are
-    // flags SwiftPM refuses with a warning, and Debian's /usr/include/curses.h is the wide-character header.
+    // headers give the types and constants; the library is loaded with dlopen when `news read` starts, not linked,
+    // so that every other command of `news` starts without loading it (docs/PERFORMANCE.md, "Command-line latency").
+    // No pkgConfig: ncursesw.pc's cflags (-D_DEFAULT_SOURCE -D_XOPEN_SOURCE=600) are flags SwiftPM refuses with a
+    // warning, and Debian's /usr/include/curses.h is the wide-character header.
     .systemLibrary(
       name: "CNcurses",
       providers: [.apt(["libncurses-dev"]), .brew(["ncurses"])]

@@ -7,7 +7,8 @@ import Foundation
 
 /// The terminal an interactive screen draws on: ncurses (wide characters) behind a few calls — lines in, keys and
 /// events out. It knows nothing of news: `news read` (NewsCLI) lays out its screens as lines of text and hands them
-/// here.
+/// here. ncurses is loaded by ``start()`` (`dlopen`, the CNcurses shim), not linked, so that the other commands of
+/// `news` do not load it at every start.
 ///
 /// Only one exists at a time (ncurses has one screen), and every call is made from one task: ncurses is not safe
 /// to call concurrently. ``stop()`` gives the terminal back as it was (cooked mode, echo, the cursor, the main
@@ -96,6 +97,11 @@ package final class Terminal {
   /// at a time, no cursor; signals and input become ``events``.
   package func start() throws(Failure) {
     guard !started else { return }
+    var missing: UnsafePointer<CChar>?
+    guard cncurses_load(&missing) == 0 else {
+      let what = missing.map { String(cString: $0) } ?? "ncurses"
+      throw Failure(description: "ncurses cannot be loaded (\(what) is missing; apt-get install libncursesw6)")
+    }
     Self.useUTF8Locale()
     cncurses_restore_on_crash()
     cncurses_signals_to(signalPipe.write)
@@ -103,20 +109,20 @@ package final class Terminal {
     let term = ProcessInfo.processInfo.environment["TERM"].flatMap { $0.isEmpty ? nil : $0 } ?? "xterm"
     let output = fdopen(dup(STDOUT_FILENO), "w")
     let input = fdopen(dup(STDIN_FILENO), "r")
-    guard let output, let input, let made = newterm(term, output, input) else {
+    guard let output, let input, let made = cn_newterm(term, output, input) else {
       cncurses_signals_to(-1)
       cncurses_default_on_crash()
       throw Failure(description: "the terminal \(term) is not known (TERM; install ncurses-term?)")
     }
     screen = made
     started = true
-    _ = set_escdelay(25)
-    _ = cbreak()
-    _ = noecho()
-    _ = nonl()
-    _ = keypad(cncurses_stdscr(), true)
-    _ = nodelay(cncurses_stdscr(), true)
-    _ = curs_set(0)
+    _ = cn_set_escdelay(25)
+    _ = cn_cbreak()
+    _ = cn_noecho()
+    _ = cn_nonl()
+    _ = cn_keypad(cncurses_stdscr(), true)
+    _ = cn_nodelay(cncurses_stdscr(), true)
+    _ = cn_curs_set(0)
     startWatching()
   }
 
@@ -125,9 +131,9 @@ package final class Terminal {
     guard started else { return }
     started = false
     stopping.set()
-    _ = curs_set(1)
-    _ = endwin()
-    if let screen { delscreen(screen) }
+    _ = cn_curs_set(1)
+    _ = cn_endwin()
+    if let screen { cn_delscreen(screen) }
     screen = nil
     cncurses_signals_to(-1)
     cncurses_default_on_crash()
@@ -141,11 +147,11 @@ package final class Terminal {
   /// back after.
   package func suspended<T>(_ body: () throws -> T) rethrows -> T {
     guard started else { return try body() }
-    _ = def_prog_mode()
-    _ = endwin()
+    _ = cn_def_prog_mode()
+    _ = cn_endwin()
     defer {
-      _ = reset_prog_mode()
-      _ = refresh()
+      _ = cn_reset_prog_mode()
+      _ = cn_refresh()
     }
     return try body()
   }
@@ -160,9 +166,9 @@ package final class Terminal {
     guard started else { return }
     var window = winsize()
     if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &window) == 0, window.ws_row > 0, window.ws_col > 0 {
-      _ = resizeterm(Int32(window.ws_row), Int32(window.ws_col))
+      _ = cn_resizeterm(Int32(window.ws_row), Int32(window.ws_col))
     }
-    _ = clearok(cncurses_stdscr(), true)
+    _ = cn_clearok(cncurses_stdscr(), true)
   }
 
   /// Every key typed since the last call, without waiting; then the input watcher is told to wait for more.
@@ -191,27 +197,25 @@ package final class Terminal {
     let height = Int(cncurses_lines())
     let window = cncurses_stdscr()
     for row in 0..<height {
-      _ = wmove(window, Int32(row), 0)
-      _ = wclrtoeol(window)
+      _ = cn_wmove(window, Int32(row), 0)
+      _ = cn_wclrtoeol(window)
       guard row < lines.count else { continue }
       let line = lines[row]
       let attributes = attributes(of: line.style)
-      if attributes != 0 { _ = wattr_on(window, attr_t(UInt32(bitPattern: attributes)), nil) }
-      _ = waddnstr(window, line.text, -1)
+      if attributes != 0 { _ = cn_wattr_on(window, attr_t(UInt32(bitPattern: attributes)), nil) }
+      _ = cn_waddnstr(window, line.text, -1)
       if line.style.contains(.reverse) {
         // The selection's bar goes across the whole width.
-        var y: Int32 = 0
-        var x: Int32 = 0
-        y = getcury(window)
-        x = getcurx(window)
+        let y = cn_getcury(window)
+        let x = cn_getcurx(window)
         if y == Int32(row) && x > 0 {
           let rest = Int(cncurses_columns()) - Int(x)
-          if rest > 0 { _ = waddnstr(window, String(repeating: " ", count: rest - (row == height - 1 ? 1 : 0)), -1) }
+          if rest > 0 { _ = cn_waddnstr(window, String(repeating: " ", count: rest - (row == height - 1 ? 1 : 0)), -1) }
         }
       }
-      if attributes != 0 { _ = wattr_off(window, attr_t(UInt32(bitPattern: attributes)), nil) }
+      if attributes != 0 { _ = cn_wattr_off(window, attr_t(UInt32(bitPattern: attributes)), nil) }
     }
-    _ = wrefresh(window)
+    _ = cn_wrefresh(window)
   }
 
   private func attributes(of style: Style) -> Int32 {
