@@ -232,11 +232,15 @@ struct ReadCommand: NewsCommand {
       case .markRead(let article, let read):
         await change(article, note: read ? "marked read" : "marked unread") {
           try await repository.markRead(read, url: article.url.absoluteString)
-        } apply: { $0.isRead = read }
+        } apply: {
+          $0.isRead = read
+        }
       case .bookmark(let article, let bookmarked):
         await change(article, note: bookmarked ? "bookmarked" : "bookmark removed") {
           try await repository.bookmark(bookmarked, url: article.url.absoluteString)
-        } apply: { $0.bookmarkedAt = bookmarked ? Date() : nil }
+        } apply: {
+          $0.bookmarkedAt = bookmarked ? Date() : nil
+        }
       case .openLink(let article):
         guard let link = article.displayURL else {
           reader.message = "this article has no link to open"

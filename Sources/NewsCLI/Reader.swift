@@ -293,7 +293,9 @@ struct Reader {
       lines += listLines(body, width)
     case .article:
       let position =
-        open.flatMap { current in articles.firstIndex { $0.url == current.url } }.map { " (\($0 + 1) of \(articles.count))" }
+        open.flatMap { current in articles.firstIndex { $0.url == current.url } }.map {
+          " (\($0 + 1) of \(articles.count))"
+        }
         ?? ""
       lines.append(bar("news read — " + listTitle + position))
       lines += articleLines(body, width)

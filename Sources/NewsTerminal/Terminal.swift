@@ -318,8 +318,9 @@ package final class Terminal {
   /// The environment's locale when its character type is UTF-8, else `C.UTF-8`: ncurses measures and writes
   /// multibyte text by the locale.
   static func useUTF8Locale() {
-    if let chosen = setlocale(LC_ALL, ""), String(cString: chosen).uppercased().contains("UTF-8")
-      || String(cString: chosen).uppercased().contains("UTF8")
+    if let chosen = setlocale(LC_ALL, ""),
+      String(cString: chosen).uppercased().contains("UTF-8")
+        || String(cString: chosen).uppercased().contains("UTF8")
     {
       return
     }

@@ -45,7 +45,10 @@ struct ReadTerminalTests {
         ("서울 지하철 새 노선 개통", "https://wide.example/seoul", "Tue, 24 Nov 2026 09:00:00 +0000"),
         ("Emoji 🎉 party in the harbour", "https://wide.example/party", "Mon, 23 Nov 2026 09:00:00 +0000"),
       ]
-      if extra { items.insert(("Late edition arrives while reading", "https://wide.example/late", "Thu, 26 Nov 2026 09:00:00 +0000"), at: 0) }
+      if extra {
+        items.insert(
+          ("Late edition arrives while reading", "https://wide.example/late", "Thu, 26 Nov 2026 09:00:00 +0000"), at: 0)
+      }
       let body = items.map { title, link, date in
         "<item><title>\(title)</title><link>\(link)</link><guid>\(link)</guid><pubDate>\(date)</pubDate>"
           + "<description>&lt;p&gt;Story of \(title).&lt;/p&gt;</description></item>"
@@ -178,7 +181,9 @@ struct ReadTerminalTests {
     try await pane.type(store.readCommand())
 
     // The sources: every article, the folder with its source, the source in no folder; unread counts.
-    var screen = try await pane.waitFor("sources") { $0.joined().contains("news read — sources") && $0.joined().contains("wide") }
+    var screen = try await pane.waitFor("sources") {
+      $0.joined().contains("news read — sources") && $0.joined().contains("wide")
+    }
     let text = screen.joined(separator: "\n")
     #expect(text.contains("All articles"))
     #expect(text.contains("▸ Coast"))
@@ -189,7 +194,9 @@ struct ReadTerminalTests {
 
     // All articles: newest first, unread marked, the titles aligned in one column whatever the sources' widths.
     try await pane.send("Enter")
-    screen = try await pane.waitFor("the list of every article") { $0.joined().contains("東京の桜が満開に") && $0.joined().contains("Keeper") }
+    screen = try await pane.waitFor("the list of every article") {
+      $0.joined().contains("東京の桜が満開に") && $0.joined().contains("Keeper")
+    }
     let rows = screen.filter { $0.hasPrefix("N") }
     #expect(rows.count == 5, "\(screen.joined(separator: "\n"))")
     let titleColumns = rows.compactMap { row in
@@ -219,7 +226,9 @@ struct ReadTerminalTests {
     try await pane.send("/")
     try await pane.send("lighthouse", literal: true)
     try await pane.send("Enter")
-    screen = try await pane.waitFor("the search's hits") { $0.joined().contains("Search: lighthouse") && $0.joined().contains("Keeper") }
+    screen = try await pane.waitFor("the search's hits") {
+      $0.joined().contains("Search: lighthouse") && $0.joined().contains("Keeper")
+    }
     #expect(!screen.joined().contains("東京"), "only hits: \(screen)")
 
     // Help over it, any key closes it.
@@ -241,7 +250,9 @@ struct ReadTerminalTests {
     try await pane.send("q")
     try await pane.waitFor("the sources with new counts") { $0.joined().contains("(2 unread of 5)") }
     try await pane.send("q")
-    try await pane.waitFor("the prompt after quitting") { $0.contains { $0.hasPrefix("ready$") && !$0.contains("news") } }
+    try await pane.waitFor("the prompt after quitting") {
+      $0.contains { $0.hasPrefix("ready$") && !$0.contains("news") }
+    }
     try await pane.type("stty -a > after.txt; cmp before.txt after.txt && echo SAME-$((40+2))")
     try await pane.waitFor("SAME-42")
 
@@ -260,7 +271,9 @@ struct ReadTerminalTests {
     let pane = try await Pane(tmux: tmux, directory: store.directory.path(""))
     defer { Task { await pane.kill() } }
     try await pane.type(store.readCommand("--source wide --unread"))
-    try await pane.waitFor("the source's list") { $0.joined().contains("news read — wide") && $0.joined().contains("서울") }
+    try await pane.waitFor("the source's list") {
+      $0.joined().contains("news read — wide") && $0.joined().contains("서울")
+    }
     try Store.writeWideFeed(to: store.wideFeed, extra: true)
     let fetched = try await store.run(["fetch", "--source", "wide"])
     #expect(fetched.status == 0, "\(fetched.err)")
