@@ -59,7 +59,8 @@ struct ReaderTests {
   @Test("--source starts on the list; --unread filters the lists it opens")
   func starting() {
     let start = Reader(
-      sources: [], startingList: (title: "wide", filter: ArticleFilter(source: "wide")), unreadOnly: false, now: Self.now
+      sources: [], startingList: (title: "wide", filter: ArticleFilter(source: "wide")), unreadOnly: false,
+      now: Self.now
     )
     #expect(start.screen == .articles)
     #expect(start.initialActions == [.observe(ArticleFilter(source: "wide"))])
