@@ -284,6 +284,35 @@ struct ReadTerminalTests {
     try await pane.waitFor("the prompt") { $0.contains { $0.hasPrefix("ready$") && !$0.contains("news") } }
   }
 
+  @Test("o hands the article's link to $NEWS_OPENER and the reader carries on")
+  func opener() async throws {
+    let tmux = try #require(Self.tmux)
+    let store = try await Store()
+    let opener = store.directory.path("opener.sh")
+    let opened = store.directory.path("opened.txt")
+    try Data("#!/bin/sh\necho \"$1\" >> '\(opened)'\n".utf8).write(to: URL(fileURLWithPath: opener))
+    #expect(chmod(opener, 0o755) == 0)
+    let pane = try await Pane(tmux: tmux, directory: store.directory.path(""))
+    defer { Task { await pane.kill() } }
+    try await pane.type("NEWS_OPENER='\(opener)' " + store.readCommand("--source wide"))
+    try await pane.waitFor("news read — wide")
+    try await pane.send("o")
+    try await pane.waitFor("opened https://wide.example/sakura")
+    let text = try String(contentsOfFile: opened, encoding: .utf8)
+    #expect(text == "https://wide.example/sakura\n")
+    try await pane.send("q")
+    try await pane.waitFor("the prompt") { $0.contains { $0.hasPrefix("ready$") && !$0.contains("news") } }
+  }
+
+  @Test("without a terminal news read refuses with 64 and says what prints the same articles")
+  func notATerminal() async throws {
+    let store = try await Store()
+    // Standard input is /dev/null: not a terminal.
+    let outcome = try await store.run(["read"])
+    #expect(outcome.status == 64, "\(outcome.err)")
+    #expect(outcome.err.contains("news read needs a terminal"), "\(outcome.err)")
+  }
+
   @Test("Ctrl-C and SIGTERM end the reader with 130 and 143 and give the terminal back")
   func signals() async throws {
     let tmux = try #require(Self.tmux)
