@@ -72,8 +72,14 @@ struct ReadCommand: NewsCommand {
     }
     let repository = try context.makeRepository(arguments.common, reading: true)
     var reader = Reader(sources: sourceRows(), startingList: start, unreadOnly: unreadOnly, now: context.now())
-    if let cause = repository.storage.readOnlyCause {
-      reader.readOnlyNote = "read-only store: read marks and bookmarks are not saved (\(cause))"
+    // A reading command opens the writer at its first write, so `readOnlyCause` may not be known yet: the file and
+    // its folder are asked too (access(2) says EPERM for an immutable file, root included).
+    let path = repository.storage.path
+    let folder = (path as NSString).deletingLastPathComponent
+    if repository.storage.readOnlyCause != nil || access(path, W_OK) != 0
+      || access(folder.isEmpty ? "." : folder, W_OK) != 0
+    {
+      reader.readOnlyNote = "read-only store: read marks and bookmarks are not saved"
     }
     let terminal: Terminal
     do {
@@ -270,7 +276,8 @@ struct ReadCommand: NewsCommand {
         if reader.screen != .article || note != "marked read" { reader.message = note }
       } catch {
         reader.update(article.url, apply)  // shown for this session, as `news show` shows a read-only store's article
-        reader.message = Self.isReadOnly(error) ? "not saved: the store is read-only" : Self.describe(error)
+        let readOnly = repository.storage.readOnlyCause != nil || Self.isReadOnly(error)
+        reader.message = readOnly ? "not saved: the store is read-only" : Self.describe(error)
       }
     }
 

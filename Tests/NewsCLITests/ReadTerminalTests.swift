@@ -313,6 +313,36 @@ struct ReadTerminalTests {
     #expect(outcome.err.contains("news read needs a terminal"), "\(outcome.err)")
   }
 
+  @Test(
+    "a read-only store opens, says read marks are not saved, and changes nothing",
+    .enabled(if: FaultCapabilities.canMakeFileReadOnly, "as root, needs chattr +i to make a file read-only"))
+  func readOnlyStore() async throws {
+    let tmux = try #require(Self.tmux)
+    let store = try await Store()
+    let before = try Data(contentsOf: URL(fileURLWithPath: store.database))
+    let immutable = FaultCapabilities.isRoot
+    if immutable {
+      let chattr = try #require(FaultCapabilities.chattrTool)
+      try #require(spawnAndWait(chattr, ["+i", store.database]), "chattr +i failed")
+    } else {
+      try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: store.database)
+    }
+    defer {
+      if immutable, let chattr = FaultCapabilities.chattrTool { _ = spawnAndWait(chattr, ["-i", store.database]) }
+    }
+    let pane = try await Pane(tmux: tmux, directory: store.directory.path(""))
+    defer { Task { await pane.kill() } }
+    try await pane.type(store.readCommand("--source wide"))
+    try await pane.waitFor("read-only store: read marks and bookmarks are not saved")
+    try await pane.send("Enter")
+    try await pane.waitFor("not saved: the store is read-only")
+    try await pane.send("q")
+    try await pane.send("q")
+    try await pane.waitFor("the prompt") { $0.contains { $0.hasPrefix("ready$") && !$0.contains("news") } }
+    #expect(try await store.unreadURLs().count == 5)
+    #expect(try Data(contentsOf: URL(fileURLWithPath: store.database)) == before)
+  }
+
   @Test("Ctrl-C and SIGTERM end the reader with 130 and 143 and give the terminal back")
   func signals() async throws {
     let tmux = try #require(Self.tmux)
