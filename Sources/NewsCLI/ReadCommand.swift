@@ -25,8 +25,8 @@ struct ReadCommand: NewsCommand {
     resized; the terminal is given back on q, Ctrl-C, SIGTERM and errors. No network: news fetch refreshes.
     On a store the user may only read, the reader opens and says that read marks are not saved.
     Exit status: 0 quit, 64 not a terminal (standard input and output must be one) or an unknown folder, 66 no
-    database at the path (nothing is created), 74 storage error, 78 the terminal type (TERM) is unknown,
-    130 Ctrl-C, 143 SIGTERM or SIGHUP.
+    database at the path (nothing is created), 74 storage error, 78 the terminal type (TERM) is unknown or
+    ncurses cannot be loaded, 130 Ctrl-C, 143 SIGTERM or SIGHUP.
     """
 
   enum Option: CommandOption {
@@ -86,7 +86,8 @@ struct ReadCommand: NewsCommand {
       terminal = try Terminal(styles: context.console.color)
       try terminal.start()
     } catch {
-      throw CommandFailure(.config, error.description, hint: "set TERM to your terminal's type, e.g. xterm-256color")
+      throw CommandFailure(
+        .config, error.description, hint: "news list and news show print the same articles without ncurses")
     }
     defer { terminal.stop() }
     var session = Session(repository: repository, terminal: terminal, reader: reader, context: context)

@@ -112,7 +112,8 @@ package final class Terminal {
     guard let output, let input, let made = cn_newterm(term, output, input) else {
       cncurses_signals_to(-1)
       cncurses_default_on_crash()
-      throw Failure(description: "the terminal \(term) is not known (TERM; install ncurses-term?)")
+      throw Failure(
+        description: "the terminal type \(term) is not known: set TERM (e.g. xterm-256color), or install ncurses-term")
     }
     screen = made
     started = true
