@@ -10,6 +10,7 @@
 //   news-with-fault (never `news`: see below)
 //   (CLibXML2, Model, OfflineNewsHTML) ← OfflineNewsFeeds ← NewsCLI (subscriptions: news add, remove, sources --opml, import OPML)
 //   CLibXML2 ← OfflineNewsHTML ← OfflineNews, NewsCLI, news-bench
+//   CNcurses ← NewsTerminal ← NewsCLI (`news read` only, ncurses loaded when it starts; the library never links it)
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -37,6 +38,15 @@ let package = Package(
       name: "CLibXML2",
       pkgConfig: "libxml-2.0",
       providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
+    ),
+    // The system ncurses with wide characters (Debian: libncurses-dev), for `news read` only (NewsTerminal). Its
+    // headers give the types and constants; the library is loaded with dlopen when `news read` starts, not linked,
+    // so that every other command of `news` starts without loading it (docs/PERFORMANCE.md, "Command-line latency").
+    // No pkgConfig: ncursesw.pc's cflags (-D_DEFAULT_SOURCE -D_XOPEN_SOURCE=600) are flags SwiftPM refuses with a
+    // warning, and Debian's /usr/include/curses.h is the wide-character header.
+    .systemLibrary(
+      name: "CNcurses",
+      providers: [.apt(["libncurses-dev"]), .brew(["ncurses"])]
     ),
     // Value types shared by every layer: Article, Timestamp (RFC 3339 parsing), Query.
     .target(name: "OfflineNewsModel", swiftSettings: strict),
@@ -79,11 +89,15 @@ let package = Package(
       ],
       swiftSettings: strict
     ),
+    // The terminal `news read` draws on: ncurses behind a few calls (lines in, keys and signals out). It knows no
+    // news; nothing of the library depends on it.
+    .target(name: "NewsTerminal", dependencies: ["CNcurses"], swiftSettings: strict),
     // The `news` command line: configuration, argument parsing, commands, output. The BuildCommit plugin writes
     // the commit `news --version` prints before each build (scripts/build-commit.sh: git when the package is a
     // checkout, else NEWS_COMMIT or a `git archive`'s scripts/commit.txt, else "unknown commit"; no network).
     .target(
-      name: "NewsCLI", dependencies: ["OfflineNews", "OfflineNewsFeeds", "OfflineNewsHTML"], swiftSettings: strict,
+      name: "NewsCLI", dependencies: ["OfflineNews", "OfflineNewsFeeds", "OfflineNewsHTML", "NewsTerminal"],
+      swiftSettings: strict,
       plugins: ["BuildCommit"]),
     .plugin(name: "BuildCommit", capability: .buildTool()),
     // The composition root's entry point, without the network: it hands fetch, sync and add to `news-online` when

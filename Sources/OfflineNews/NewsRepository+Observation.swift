@@ -14,8 +14,9 @@ extension NewsRepository {
   /// ```
   ///
   /// The list is read after the change is committed, so a reader never sees a half-written refresh. Changes that
-  /// come while a list is being read are coalesced into the next read (at most one read waits). The stream ends when
-  /// the task iterating it is cancelled or the storage context is closed.
+  /// come while a list is being read are coalesced into the next read (at most one read waits). Changes another
+  /// process commits to the same file (`news fetch` in another shell) count too: see ``storeChanges(polling:)``.
+  /// The stream ends when the task iterating it is cancelled or the storage context is closed.
   ///
   /// - Parameters:
   ///   - filter: which articles (``ArticleFilter``: unread, bookmarked, sources, folders by their sources, dates).
@@ -23,7 +24,7 @@ extension NewsRepository {
   /// - Returns: a stream of lists; it throws ``NewsRepositoryError/storage(_:network:)`` when a read fails.
   public func observe(_ filter: ArticleFilter = .all, limit: Int? = nil) -> AsyncThrowingStream<[Article], any Error> {
     // Subscribed before the first read, so that a change committed meanwhile is not missed.
-    let changes = storage.changes(bufferLimit: 1)
+    let changes = storeChanges()
     return AsyncThrowingStream { continuation in
       let task = Task {
         var last: [Article]?
@@ -45,5 +46,59 @@ extension NewsRepository {
       }
       continuation.onTermination = { _ in task.cancel() }
     }
+  }
+
+  /// Yields once after each committed change to the store, whoever committed it: this process's writes as they are
+  /// committed (``StorageContext/changes(bufferLimit:)``), and another process's writes to the same database file
+  /// (another shell's `news fetch` or `mark-read`), seen by looking at the file and its `-wal` every `polling`
+  /// interval (their size and modification time: SQLite writes one of them at every commit). Changes that come while
+  /// the observer is busy are coalesced into one. The stream ends when the storage context is closed or the task
+  /// iterating it is cancelled. An in-memory store has no other process.
+  ///
+  /// - Parameter polling: how often the file is looked at; half a second by default.
+  public func storeChanges(polling: Duration = .milliseconds(500)) -> AsyncStream<Void> {
+    let local = storage.changes(bufferLimit: 1)
+    let path = storage.path
+    let onDisk = !path.isEmpty && path != ":memory:" && !path.hasPrefix("file::memory:")
+    let first = onDisk ? FileStamp(path) : nil
+    return AsyncStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
+      let forward = Task {
+        for await _ in local { continuation.yield() }
+        continuation.finish()
+      }
+      let poll = Task {
+        guard var stamp = first else { return }
+        while !Task.isCancelled {
+          do { try await Task.sleep(for: polling) } catch { return }
+          let now = FileStamp(path)
+          if now != stamp {
+            stamp = now
+            continuation.yield()
+          }
+        }
+      }
+      continuation.onTermination = { _ in
+        forward.cancel()
+        poll.cancel()
+      }
+    }
+  }
+}
+
+/// The size and modification time of a database file and its `-wal`: what changes when any process commits.
+private struct FileStamp: Equatable, Sendable {
+  var database: [String]
+  var log: [String]
+
+  init(_ path: String) {
+    database = Self.stamp(path)
+    log = Self.stamp(path + "-wal")
+  }
+
+  private static func stamp(_ path: String) -> [String] {
+    guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return [] }
+    let size = (attributes[.size] as? NSNumber)?.int64Value ?? -1
+    let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+    return ["\(size)", "\(modified)"]
   }
 }

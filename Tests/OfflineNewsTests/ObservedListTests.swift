@@ -43,4 +43,20 @@ struct ObservedListTests {
     await setup.storage.close()
     #expect(try await lists.next() == nil)
   }
+
+  @Test("another process's commit to the same file is seen: the list is read again and yielded")
+  func anotherConnectionsCommit() async throws {
+    let (setup, atp, _) = try await BulkReadingStateTests.saved()
+    defer { setup.server.stop() }
+    let filter = ArticleFilter(unreadOnly: true, anyOfSources: [SourceMatch(source: "ATP", queries: [atp.cacheKey])])
+    var lists = setup.repository.observe(filter).makeAsyncIterator()
+    #expect(try await lists.next()?.map(\.title) == ["atp 3", "atp 2", "atp 1"])
+    // A second storage context on the file stands for another process (`news mark-read` in another shell): its
+    // commit is not published to the first context's change stream, only written to the file.
+    let other = try StorageContext(path: setup.storage.path)
+    let otherRepository = NewsRepository(storage: other, network: FileNewsNetwork())
+    #expect(try await otherRepository.markRead(url: "https://atp.example/3"))
+    await other.close()
+    #expect(try await lists.next()?.map(\.title) == ["atp 2", "atp 1"])
+  }
 }

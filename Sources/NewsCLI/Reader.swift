@@ -1,0 +1,429 @@
+import Foundation
+import NewsTerminal
+import OfflineNews
+
+/// The screens of `news read` and what a key does on them, without a terminal: keys in, ``Action``s (what the
+/// command asks the repository or the system to do) and screen lines out. ``ReadCommand`` runs it on a
+/// ``Terminal``; tests run it on a size of their choice.
+///
+/// Three screens, as in newsboat: the sources (each folder and source with its unread and total counts), a list of
+/// articles (a source's, a folder's, every article, or a search's hits: newest first, unread marked `N`, bookmarks
+/// `!`), and an article (rendered as `news show` renders it, scrollable). Help (`?`) covers any of them.
+struct Reader {
+  /// A row of the source list.
+  struct SourceRow: Equatable {
+    var title: String
+    /// 0 for "All articles" and top-level folders and sources; 1 for a source inside a folder.
+    var depth: Int
+    var filter: ArticleFilter
+    var isFolder: Bool
+    var counts: ArticleCounts?
+  }
+
+  enum Screen: Equatable { case sources, articles, article, help }
+
+  /// What the command does for the reader.
+  enum Action: Equatable {
+    /// Observe this list (``NewsRepository/observe(_:limit:)``) and hand each version to ``setArticles(_:)``.
+    case observe(ArticleFilter)
+    /// Run this search and hand the hits to ``setArticles(_:)``.
+    case search(String)
+    case markRead(Article, Bool)
+    case bookmark(Article, Bool)
+    case openLink(Article)
+    case quit
+  }
+
+  var sources: [SourceRow]
+  var screens: [Screen]
+  var sourceSelection = 0
+  var sourceTop = 0
+  var listTitle = ""
+  var listFilter: ArticleFilter?
+  var articles: [Article] = []
+  var articleSelection = 0
+  var listTop = 0
+  /// The article open on the article screen.
+  var open: Article?
+  var articleTop = 0
+  /// The search being typed after `/`; `nil` when none.
+  var prompt: String?
+  /// A note on the status line until the next key.
+  var message: String?
+  /// Only unread articles in the lists (`--unread`).
+  var unreadOnly: Bool
+  var readOnlyNote: String?
+  var now: Date
+
+  private var listLinesCache: (version: Int, width: Int, lines: [String])?
+  private var listVersion = 0
+  private var articleLinesCache: (article: Article, width: Int, lines: [String])?
+
+  init(sources: [SourceRow], startingList: (title: String, filter: ArticleFilter)? = nil, unreadOnly: Bool, now: Date) {
+    self.sources = sources
+    self.unreadOnly = unreadOnly
+    self.now = now
+    screens = [.sources]
+    if let startingList {
+      screens = [.articles]
+      listTitle = startingList.title
+      listFilter = startingList.filter
+    }
+  }
+
+  var screen: Screen { screens.last ?? .sources }
+
+  /// The actions to take before the first key: observe the starting list, when the reader starts on one.
+  var initialActions: [Action] {
+    screen == .articles ? listFilter.map { [.observe($0)] } ?? [] : []
+  }
+
+  // MARK: Data in
+
+  /// A new version of the open list (observed, or a search's hits): the selection stays on the same article when it
+  /// is still there.
+  mutating func setArticles(_ list: [Article]) {
+    let selected = articles.indices.contains(articleSelection) ? articles[articleSelection].url : nil
+    articles = list
+    listVersion += 1
+    if let selected, let index = list.firstIndex(where: { $0.url == selected }) {
+      articleSelection = index
+    } else {
+      articleSelection = min(articleSelection, max(0, list.count - 1))
+    }
+    if let current = open, let fresh = list.first(where: { $0.url == current.url }) { open = fresh }
+  }
+
+  /// New counts for the source rows, in their order.
+  mutating func setCounts(_ counts: [ArticleCounts?]) {
+    for (index, value) in counts.enumerated() where sources.indices.contains(index) { sources[index].counts = value }
+  }
+
+  /// The article `url` changed here (marked read, bookmarked): shown at once, before the observed list says so.
+  mutating func update(_ url: URL, _ change: (inout Article) -> Void) {
+    if let index = articles.firstIndex(where: { $0.url == url }) {
+      change(&articles[index])
+      listVersion += 1
+    }
+    if open?.url == url, var article = open {
+      change(&article)
+      open = article
+    }
+  }
+
+  // MARK: Keys
+
+  /// What `key` does on the current screen, `height` lines tall; the actions for the command to take.
+  mutating func handle(_ key: Terminal.Key, height: Int) -> [Action] {
+    message = nil
+    if prompt != nil { return handlePrompt(key) }
+    if screen == .help {
+      screens.removeLast()
+      return []
+    }
+    let page = max(1, height - 2)
+    switch key {
+    case .character("q"), .escape, .left:
+      return back()
+    case .character("?"):
+      screens.append(.help)
+      return []
+    case .character("/"):
+      prompt = ""
+      return []
+    default: break
+    }
+    switch screen {
+    case .sources: return handleSources(key, page: page)
+    case .articles: return handleList(key, page: page)
+    case .article: return handleArticle(key, page: page)
+    case .help: return []
+    }
+  }
+
+  private mutating func back() -> [Action] {
+    if screens.count <= 1 { return [.quit] }
+    let left = screens.removeLast()
+    if left == .article { open = nil }
+    if left == .articles { articles = [] }
+    return []
+  }
+
+  private mutating func handlePrompt(_ key: Terminal.Key) -> [Action] {
+    guard let typed = prompt else { return [] }
+    switch key {
+    case .escape:
+      prompt = nil
+    case .backspace, .delete:
+      prompt = String(typed.dropLast())
+    case .enter:
+      prompt = nil
+      let text = typed.trimmingCharacters(in: .whitespaces)
+      guard !text.isEmpty else { return [] }
+      guard (try? SearchQuery(text)) != nil else {
+        message = "nothing to search for in \"\(OutputFormat.sanitized(text, collapsingWhitespace: true))\""
+        return []
+      }
+      if screen == .article { screens.removeLast() }
+      if screen == .articles { screens.removeLast() }
+      screens.append(.articles)
+      listTitle = "Search: " + OutputFormat.sanitized(text, collapsingWhitespace: true)
+      listFilter = nil
+      articles = []
+      articleSelection = 0
+      listTop = 0
+      return [.search(text)]
+    case .character(let character):
+      if !character.isNewline { prompt = typed + String(character) }
+    default: break
+    }
+    return []
+  }
+
+  private mutating func handleSources(_ key: Terminal.Key, page: Int) -> [Action] {
+    switch key {
+    case .enter, .right, .character("l"):
+      guard sources.indices.contains(sourceSelection) else { return [] }
+      let row = sources[sourceSelection]
+      screens.append(.articles)
+      listTitle = row.title
+      var filter = row.filter
+      if unreadOnly { filter.unreadOnly = true }
+      listFilter = filter
+      articles = []
+      articleSelection = 0
+      listTop = 0
+      return [.observe(filter)]
+    default:
+      sourceSelection = move(sourceSelection, key, count: sources.count, page: page)
+      return []
+    }
+  }
+
+  private mutating func handleList(_ key: Terminal.Key, page: Int) -> [Action] {
+    let selected = articles.indices.contains(articleSelection) ? articles[articleSelection] : nil
+    switch key {
+    case .enter, .right, .character("l"):
+      guard let selected else { return [] }
+      return openArticle(selected)
+    case .character("r"):
+      guard let selected else { return [] }
+      return [.markRead(selected, !selected.isRead)]
+    case .character("b"), .character("s"):
+      guard let selected else { return [] }
+      return [.bookmark(selected, !selected.isBookmarked)]
+    case .character("o"):
+      guard let selected else { return [] }
+      return [.openLink(selected)]
+    case .character("n"):
+      articleSelection = min(articleSelection + 1, max(0, articles.count - 1))
+    case .character("p"):
+      articleSelection = max(articleSelection - 1, 0)
+    default:
+      articleSelection = move(articleSelection, key, count: articles.count, page: page)
+    }
+    return []
+  }
+
+  private mutating func openArticle(_ article: Article) -> [Action] {
+    if screen != .article { screens.append(.article) }
+    open = article
+    articleTop = 0
+    if let index = articles.firstIndex(where: { $0.url == article.url }) { articleSelection = index }
+    // Opening marks read, as `news show` does.
+    guard !article.isRead else { return [] }
+    return [.markRead(article, true)]
+  }
+
+  private mutating func handleArticle(_ key: Terminal.Key, page: Int) -> [Action] {
+    guard let article = open else { return back() }
+    switch key {
+    case .character("n"), .character("p"):
+      let current = articles.firstIndex(where: { $0.url == article.url }) ?? articleSelection
+      let next = key == .character("n") ? current + 1 : current - 1
+      guard articles.indices.contains(next) else {
+        message = key == .character("n") ? "no next article" : "no previous article"
+        return []
+      }
+      return openArticle(articles[next])
+    case .character("r"):
+      return [.markRead(article, !article.isRead)]
+    case .character("b"), .character("s"):
+      return [.bookmark(article, !article.isBookmarked)]
+    case .character("o"):
+      return [.openLink(article)]
+    case .down, .character("j"): articleTop += 1
+    case .up, .character("k"): articleTop -= 1
+    case .pageDown, .character(" "), .character("f"): articleTop += page
+    case .pageUp, .character("B"): articleTop -= page
+    case .home, .character("g"): articleTop = 0
+    case .end, .character("G"): articleTop = Int.max / 2
+    default: break
+    }
+    articleTop = max(0, articleTop)
+    return []
+  }
+
+  private func move(_ index: Int, _ key: Terminal.Key, count: Int, page: Int) -> Int {
+    let last = max(0, count - 1)
+    switch key {
+    case .down, .character("j"): return min(index + 1, last)
+    case .up, .character("k"): return max(index - 1, 0)
+    case .pageDown, .character(" "): return min(index + page, last)
+    case .pageUp: return max(index - page, 0)
+    case .home, .character("g"): return 0
+    case .end, .character("G"): return last
+    default: return index
+    }
+  }
+
+  // MARK: Lines out
+
+  /// The screen, `height` lines of at most `width` columns: a title bar, the screen's rows, a status line.
+  mutating func lines(height: Int, width: Int) -> [Terminal.Line] {
+    guard height >= 3, width >= 10 else { return [Terminal.Line(Self.fit("news read", width))] }
+    let body = height - 2
+    var lines: [Terminal.Line] = []
+    switch screen {
+    case .sources:
+      lines.append(bar("news read — sources" + totalNote))
+      lines += sourceLines(body, width)
+    case .articles:
+      lines.append(bar("news read — " + listTitle + " (\(articles.count) articles, \(unreadCount) unread)"))
+      lines += listLines(body, width)
+    case .article:
+      let position =
+        open.flatMap { current in articles.firstIndex { $0.url == current.url } }.map {
+          " (\($0 + 1) of \(articles.count))"
+        }
+        ?? ""
+      lines.append(bar("news read — " + listTitle + position))
+      lines += articleLines(body, width)
+    case .help:
+      lines.append(bar("news read — keys"))
+      lines += Self.helpText.prefix(body).map { Terminal.Line(Self.fit($0, width)) }
+    }
+    while lines.count < height - 1 { lines.append(Terminal.Line("")) }
+    lines.append(statusLine(width))
+    return lines
+
+    func bar(_ text: String) -> Terminal.Line {
+      Terminal.Line(Self.fit(text, width), style: [.reverse, .bold])
+    }
+  }
+
+  private var unreadCount: Int { articles.reduce(0) { $0 + ($1.isRead ? 0 : 1) } }
+
+  private var totalNote: String {
+    guard let all = sources.first?.counts else { return "" }
+    return " (\(all.unread) unread of \(all.total))"
+  }
+
+  private func statusLine(_ width: Int) -> Terminal.Line {
+    if let prompt { return Terminal.Line(Self.fit("/" + prompt + "▏", width)) }
+    if let message { return Terminal.Line(Self.fit(message, width), style: .bold) }
+    if let readOnlyNote, screen != .help { return Terminal.Line(Self.fit(readOnlyNote, width), style: .bold) }
+    let keys =
+      switch screen {
+      case .sources: "q:Quit  ENTER:Open  /:Search  ?:Help"
+      case .articles: "q:Back  ENTER:Open  n/p:Next/Prev  r:Read  b:Bookmark  o:Browser  /:Search  ?:Help"
+      case .article: "q:Back  n/p:Next/Prev  SPACE:Page  r:Read  b:Bookmark  o:Browser  /:Search  ?:Help"
+      case .help: "any key: back"
+      }
+    return Terminal.Line(Self.fit(keys, width), style: .dim)
+  }
+
+  private mutating func sourceLines(_ body: Int, _ width: Int) -> [Terminal.Line] {
+    sourceTop = Self.scrolled(top: sourceTop, selection: sourceSelection, body: body)
+    let countWidth = 14
+    return sources.indices.dropFirst(sourceTop).prefix(body).map { index in
+      let row = sources[index]
+      let counts = row.counts.map { "\($0.unread)/\($0.total)" } ?? "…"
+      let marker = (row.counts?.unread ?? 0) > 0 ? "N " : "  "
+      let name = String(repeating: "  ", count: row.depth) + (row.isFolder ? "▸ " : "") + row.title
+      let nameWidth = max(1, width - countWidth - 3)
+      let text = marker + OutputFormat.padded(Self.fit(name, nameWidth), to: nameWidth) + " " + counts
+      var style: Terminal.Style = (row.counts?.unread ?? 0) > 0 ? .bold : []
+      if index == sourceSelection { style.insert(.reverse) }
+      return Terminal.Line(Self.fit(text, width), style: style)
+    }
+  }
+
+  private mutating func listLines(_ body: Int, _ width: Int) -> [Terminal.Line] {
+    if articles.isEmpty {
+      return [Terminal.Line(screens.count > 1 || listFilter != nil ? "  no articles" : "", style: .dim)]
+    }
+    let rows: [String]
+    if let cache = listLinesCache, cache.version == listVersion, cache.width == width {
+      rows = cache.lines
+    } else {
+      let text = OutputFormat.lines(articles, now: now, width: max(20, width - 1), color: false)
+      // `news list`'s two leading spaces are where the marks go.
+      rows = text.split(separator: "\n", omittingEmptySubsequences: false).map {
+        String($0.hasPrefix("  ") ? $0.dropFirst(2) : $0)
+      }
+      listLinesCache = (listVersion, width, rows)
+    }
+    listTop = Self.scrolled(top: listTop, selection: articleSelection, body: body)
+    return articles.indices.dropFirst(listTop).prefix(body).map { index in
+      let article = articles[index]
+      let marks = (article.isRead ? " " : "N") + (article.isBookmarked ? "!" : " ") + " "
+      var style: Terminal.Style = article.isRead ? [] : .bold
+      if index == articleSelection { style.insert(.reverse) }
+      return Terminal.Line(Self.fit(marks + (rows.indices.contains(index) ? rows[index] : ""), width), style: style)
+    }
+  }
+
+  private mutating func articleLines(_ body: Int, _ width: Int) -> [Terminal.Line] {
+    guard let article = open else { return [] }
+    let rendered: [String]
+    if let cache = articleLinesCache, cache.article == article, cache.width == width {
+      rendered = cache.lines
+    } else {
+      rendered = Self.render(article, width: width, now: now)
+      articleLinesCache = (article, width, rendered)
+    }
+    articleTop = min(articleTop, max(0, rendered.count - body))
+    return rendered.dropFirst(articleTop).prefix(body).enumerated().map { offset, text in
+      Terminal.Line(Self.fit(text, width), style: articleTop + offset == 0 ? .bold : [])
+    }
+  }
+
+  /// The article's lines as `news show` renders it (``ShowCommand/render(_:images:fullTextNote:now:width:color:)``)
+  /// for `width` columns, without colour: the reader's styles are ncurses attributes.
+  static func render(_ article: Article, width: Int, now: Date) -> [String] {
+    ShowCommand.render(article, now: now, width: max(20, width - 1), color: false)
+      .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+  }
+
+  /// `text` with no control characters, cut to `width` display columns (``OutputFormat/clip(_:_:)``).
+  static func fit(_ text: String, _ width: Int) -> String {
+    OutputFormat.clip(OutputFormat.sanitized(text), width)
+  }
+
+  /// The first row shown so that the selection is in the `body` rows.
+  static func scrolled(top: Int, selection: Int, body: Int) -> Int {
+    if selection < top { return selection }
+    if selection >= top + body { return selection - body + 1 }
+    return max(0, top)
+  }
+
+  /// The help screen; docs/CLI.md lists the same keys.
+  static let helpText = [
+    "Sources",
+    "  ↑/↓ j/k      move          ENTER l →   open the source's articles",
+    "  PgUp/PgDn    page          g/G         first/last",
+    "Articles",
+    "  ENTER        open the article (marks it read)",
+    "  n/p          next/previous article",
+    "  r            mark read / unread       b (or s)  bookmark / remove the bookmark",
+    "  o            open the link in the browser ($NEWS_OPENER, else xdg-open)",
+    "Article",
+    "  ↑/↓ j/k      scroll a line  SPACE/PgDn, PgUp   scroll a page   g/G  top/end",
+    "  n/p r b o    as in the list",
+    "Everywhere",
+    "  /            search every article (ENTER runs it, ESC cancels)",
+    "  q ESC ←      back; on the first screen, quit",
+    "  ?            this help (any key closes it)",
+  ]
+}

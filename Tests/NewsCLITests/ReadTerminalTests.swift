@@ -1,0 +1,380 @@
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `news read` in a real terminal: the built `news` runs in a tmux pane (`new-session -x 100 -y 30`), driven with
+/// `send-keys` and read back with `capture-pane -p`, on a store fetched from our own small feeds. Skipped, and
+/// reported as skipped, where tmux is not installed (Debian: `apt-get install tmux`).
+@Suite(
+  "news read in a tmux pane", .serialized,
+  .enabled(if: TmuxProgram.path != nil, "SKIPPED: tmux is not installed (apt-get install tmux); news read is untested"))
+struct ReadTerminalTests {
+  static var tmux: String? { TmuxProgram.path }
+
+  /// A store with two configured feed sources: `harbour` (our HTML feed, in the folder Coast) and `wide` (titles
+  /// and a channel name in CJK, Hangul and emoji).
+  struct Store {
+    let directory = TemporaryDirectory("news-read")
+    let news: URL
+    var config: String { directory.path("news.json") }
+    var database: String { directory.path("news.sqlite") }
+    var wideFeed: String { directory.path("wide.rss") }
+
+    init() async throws {
+      news = try #require(CrashSafetyTests.newsBinary, "the news executable is built beside the tests")
+      let harbour = Fixtures.own("feeds/html-text.rss").path
+      try Self.writeWideFeed(to: wideFeed, extra: false)
+      let configuration = """
+        {"sources": {
+          "harbour": {"file": "\(harbour)", "folder": "Coast"},
+          "wide": {"file": "\(wideFeed)"}
+        }}
+        """
+      try Data(configuration.utf8).write(to: URL(fileURLWithPath: config))
+      let fetched = try await run(["fetch", "--all"])
+      #expect(fetched.status == 0, "\(fetched.err)")
+    }
+
+    static func writeWideFeed(to path: String, extra: Bool) throws {
+      var items = [
+        ("東京の桜が満開に 🌸", "https://wide.example/sakura", "Wed, 25 Nov 2026 09:00:00 +0000"),
+        ("서울 지하철 새 노선 개통", "https://wide.example/seoul", "Tue, 24 Nov 2026 09:00:00 +0000"),
+        ("Emoji 🎉 party in the harbour", "https://wide.example/party", "Mon, 23 Nov 2026 09:00:00 +0000"),
+      ]
+      if extra {
+        items.insert(
+          ("Late edition arrives while reading", "https://wide.example/late", "Thu, 26 Nov 2026 09:00:00 +0000"), at: 0)
+      }
+      let body = items.map { title, link, date in
+        "<item><title>\(title)</title><link>\(link)</link><guid>\(link)</guid><pubDate>\(date)</pubDate>"
+          + "<description>&lt;p&gt;Story of \(title).&lt;/p&gt;</description></item>"
+      }.joined(separator: "\n")
+      let feed = """
+        <?xml version="1.0" encoding="utf-8"?>
+        <rss version="2.0"><channel><title>日本のニュース</title><link>https://wide.example/</link>
+        <description>wide</description>
+        \(body)
+        </channel></rss>
+        """
+      try Data(feed.utf8).write(to: URL(fileURLWithPath: path))
+    }
+
+    /// `news ARGUMENTS… --config … --db …`, its output collected.
+    func run(_ arguments: [String]) async throws -> PseudoTerminal.Outcome {
+      try await PseudoTerminal.run(
+        news, arguments + ["--config", config, "--db", database],
+        environment: ["HOME": directory.path("home"), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"], columns: 200,
+        currentDirectory: directory.path(""))
+    }
+
+    /// The URLs `news list --unread --json` lists.
+    func unreadURLs() async throws -> Set<String> {
+      let outcome = try await run(["list", "--unread", "--json"])
+      let object = try JSONSerialization.jsonObject(with: Data(outcome.out.utf8)) as? [String: Any]
+      let articles = try #require(object?["articles"] as? [[String: Any]], "\(outcome.out) \(outcome.err)")
+      return Set(articles.compactMap { $0["url"] as? String })
+    }
+
+    /// The command line that starts `news read` in the pane.
+    func readCommand(_ options: String = "") -> String {
+      "\(news.path) read \(options) --config '\(config)' --db '\(database)'"
+    }
+  }
+
+  /// A tmux server of its own (`-L`), one session running `sh`.
+  final class Pane: Sendable {
+    let tmux: String
+    let socket = "news-read-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    let directory: String
+
+    init(tmux: String, directory: String, width: Int = 100, height: Int = 30) async throws {
+      self.tmux = tmux
+      self.directory = directory
+      let shell = "env -i HOME='\(directory)' PATH=/usr/bin:/bin LANG=C.UTF-8 TERM=screen PS1='ready$ ' sh"
+      let started = try await command([
+        "-f", "/dev/null", "new-session", "-d", "-x", "\(width)", "-y", "\(height)", "-s", "read", shell,
+      ])
+      #expect(started.status == 0, "tmux new-session: \(started.out) \(started.err)")
+      _ = try await waitFor("the shell's prompt") { $0.contains("ready$") }
+    }
+
+    func command(_ arguments: [String]) async throws -> PseudoTerminal.Outcome {
+      try await PseudoTerminal.run(
+        URL(fileURLWithPath: tmux), ["-L", socket] + arguments,
+        environment: ["PATH": "/usr/bin:/bin", "HOME": directory, "LANG": "C.UTF-8"], columns: 200,
+        currentDirectory: directory)
+    }
+
+    /// Types `keys` (tmux key names: `Enter`, `Down`, `C-c`, or literal text with `literal`).
+    func send(_ keys: String..., literal: Bool = false) async throws {
+      _ = try await command(["send-keys", "-t", "read"] + (literal ? ["-l"] : []) + keys)
+    }
+
+    func type(_ line: String) async throws {
+      try await send(line, literal: true)
+      try await send("Enter")
+    }
+
+    /// The pane's text, one string per row.
+    func screen() async throws -> [String] {
+      let outcome = try await command(["capture-pane", "-p", "-t", "read"])
+      return outcome.out.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    /// The screen once `condition` holds, within 10 s; fails the test with the last screen otherwise.
+    @discardableResult
+    func waitFor(
+      _ what: String, sourceLocation: SourceLocation = #_sourceLocation, _ condition: ([String]) -> Bool
+    ) async throws -> [String] {
+      var last: [String] = []
+      for _ in 0..<200 {
+        last = try await screen()
+        if condition(last) { return last }
+        try await Task.sleep(for: .milliseconds(50))
+      }
+      Issue.record(
+        "timed out waiting for \(what); the screen:\n\(last.joined(separator: "\n"))", sourceLocation: sourceLocation)
+      return last
+    }
+
+    @discardableResult
+    func waitFor(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [String] {
+      try await waitFor("\"\(text)\"", sourceLocation: sourceLocation) { $0.joined(separator: "\n").contains(text) }
+    }
+
+    func kill() async {
+      _ = try? await command(["kill-server"])
+    }
+  }
+
+  /// Display columns, as a terminal counts them: CJK, Hangul, fullwidth forms and emoji 2, combining marks 0.
+  static func columns(_ text: some StringProtocol) -> Int {
+    text.unicodeScalars.reduce(0) { total, scalar in
+      let value = scalar.value
+      if scalar.properties.generalCategory == .nonspacingMark || value == 0xFE0F || value == 0x200D { return total }
+      let wide =
+        (0x1100...0x115F).contains(value) || (0x2E80...0xA4CF).contains(value) || (0xAC00...0xD7A3).contains(value)
+        || (0xF900...0xFAFF).contains(value) || (0xFF00...0xFF60).contains(value) || (0x1F300...0x1F64F).contains(value)
+        || (0x1F900...0x1F9FF).contains(value)
+      return total + (wide ? 2 : 1)
+    }
+  }
+
+  /// The display column where `needle` starts in `line`.
+  static func column(of needle: String, in line: String) -> Int? {
+    line.range(of: needle).map { columns(line[..<$0.lowerBound]) }
+  }
+
+  @Test("sources, a list, an article, read marks, search, help, a resize and a clean quit, in a 100×30 pane")
+  func navigate() async throws {
+    let tmux = try #require(Self.tmux)
+    let store = try await Store()
+    let unreadBefore = try await store.unreadURLs()
+    #expect(unreadBefore.count == 5, "\(unreadBefore)")
+    let pane = try await Pane(tmux: tmux, directory: store.directory.path(""))
+    defer { Task { await pane.kill() } }
+    try await pane.type("stty -a > before.txt")
+    try await pane.type(store.readCommand())
+
+    // The sources: every article, the folder with its source, the source in no folder; unread counts.
+    var screen = try await pane.waitFor("sources") {
+      $0.joined().contains("news read — sources") && $0.joined().contains("wide")
+    }
+    let text = screen.joined(separator: "\n")
+    #expect(text.contains("All articles"))
+    #expect(text.contains("▸ Coast"))
+    #expect(text.contains("(5 unread of 5)"), "\(text)")
+    #expect(screen.first { $0.contains("All articles") }?.contains("5/5") == true, "\(text)")
+    #expect(screen.first { $0.contains("wide") }?.contains("3/3") == true, "\(text)")
+    #expect(screen.count >= 30 && screen[29].contains("q:Quit"), "the key line is the last row: \(screen)")
+
+    // All articles: newest first, unread marked, the titles aligned in one column whatever the sources' widths.
+    try await pane.send("Enter")
+    screen = try await pane.waitFor("the list of every article") {
+      $0.joined().contains("東京の桜が満開に") && $0.joined().contains("Keeper")
+    }
+    let rows = screen.filter { $0.hasPrefix("N") }
+    #expect(rows.count == 5, "\(screen.joined(separator: "\n"))")
+    let titleColumns = rows.compactMap { row in
+      ["東京", "서울", "Emoji", "Keeper", "Tide"].lazy.compactMap { Self.column(of: $0, in: row) }.first
+    }
+    #expect(titleColumns.count == 5 && Set(titleColumns).count == 1, "titles start in one column: \(rows)")
+    #expect(screen.allSatisfy { Self.columns($0) <= 100 }, "\(screen)")
+    let order = rows.map { row in ["東京", "서울", "Emoji"].first { row.contains($0) } ?? "harbour" }
+    #expect(Array(order.prefix(3)) == ["東京", "서울", "Emoji"], "newest first: \(rows)")
+
+    // Open the first article: rendered as news show renders it; opening marks it read.
+    try await pane.send("Enter")
+    screen = try await pane.waitFor("the article") { $0.joined().contains("Story of 東京の桜が満開に") }
+    #expect(screen.joined().contains("link   https://wide.example/sakura"))
+    #expect(screen.joined().contains("(1 of 5)"))
+    // n: the next article.
+    try await pane.send("n")
+    try await pane.waitFor("Story of 서울 지하철 새 노선 개통")
+    // q: back to the list, where both read articles lost their N, and r marks the third read.
+    try await pane.send("q")
+    screen = try await pane.waitFor("the list again") { $0.filter { $0.hasPrefix("N") }.count == 3 }
+    try await pane.send("j")
+    try await pane.send("r")
+    screen = try await pane.waitFor("the third marked read") { $0.filter { $0.hasPrefix("N") }.count == 2 }
+
+    // Search: / opens a prompt, ENTER lists the hits.
+    try await pane.send("/")
+    try await pane.send("lighthouse", literal: true)
+    try await pane.send("Enter")
+    screen = try await pane.waitFor("the search's hits") {
+      $0.joined().contains("Search: lighthouse") && $0.joined().contains("Keeper")
+    }
+    #expect(!screen.joined().contains("東京"), "only hits: \(screen)")
+
+    // Help over it, any key closes it.
+    try await pane.send("?")
+    try await pane.waitFor("mark read / unread")
+    try await pane.send("x")
+    try await pane.waitFor("Search: lighthouse")
+
+    // Resize: 60×20, everything redrawn within it, the key line on the new last row; and back.
+    _ = try await pane.command(["resize-window", "-t", "read", "-x", "60", "-y", "20"])
+    screen = try await pane.waitFor("the redraw at 60×20") { screen in
+      screen.count >= 20 && screen[19].contains("q:Back") && screen.allSatisfy { Self.columns($0) <= 60 }
+    }
+    #expect(screen.prefix(20).allSatisfy { Self.columns($0) <= 60 })
+    _ = try await pane.command(["resize-window", "-t", "read", "-x", "100", "-y", "30"])
+    try await pane.waitFor("the redraw at 100×30") { $0.count >= 30 && $0[29].contains("q:Back") }
+
+    // q back to the sources (counts updated: two read… three), q quits; the shell works and stty is as before.
+    try await pane.send("q")
+    try await pane.waitFor("the sources with new counts") { $0.joined().contains("(2 unread of 5)") }
+    try await pane.send("q")
+    try await pane.waitFor("the prompt after quitting") {
+      $0.contains { $0.hasPrefix("ready$") && !$0.contains("news") }
+    }
+    try await pane.type("stty -a > after.txt; cmp before.txt after.txt && echo SAME-$((40+2))")
+    try await pane.waitFor("SAME-42")
+
+    // The store has the marks.
+    let unread = try await store.unreadURLs()
+    #expect(!unread.contains("https://wide.example/sakura"))
+    #expect(!unread.contains("https://wide.example/seoul"))
+    #expect(!unread.contains("https://wide.example/party"))
+    #expect(unread.count == 2, "\(unread)")
+  }
+
+  @Test("the open list updates itself when another news fetch saves new articles")
+  func observedList() async throws {
+    let tmux = try #require(Self.tmux)
+    let store = try await Store()
+    let pane = try await Pane(tmux: tmux, directory: store.directory.path(""))
+    defer { Task { await pane.kill() } }
+    try await pane.type(store.readCommand("--source wide --unread"))
+    try await pane.waitFor("the source's list") {
+      $0.joined().contains("news read — wide") && $0.joined().contains("서울")
+    }
+    try Store.writeWideFeed(to: store.wideFeed, extra: true)
+    let fetched = try await store.run(["fetch", "--source", "wide"])
+    #expect(fetched.status == 0, "\(fetched.err)")
+    let screen = try await pane.waitFor("the new article at the top") { $0.joined().contains("Late edition arrives") }
+    let rows = screen.filter { $0.hasPrefix("N") }
+    #expect(rows.first?.contains("Late edition") == true, "\(rows)")
+    try await pane.send("q")
+    try await pane.waitFor("the prompt") { $0.contains { $0.hasPrefix("ready$") && !$0.contains("news") } }
+  }
+
+  @Test("o hands the article's link to $NEWS_OPENER and the reader carries on")
+  func opener() async throws {
+    let tmux = try #require(Self.tmux)
+    let store = try await Store()
+    let opener = store.directory.path("opener.sh")
+    let opened = store.directory.path("opened.txt")
+    try Data("#!/bin/sh\necho \"$1\" >> '\(opened)'\n".utf8).write(to: URL(fileURLWithPath: opener))
+    #expect(chmod(opener, 0o755) == 0)
+    let pane = try await Pane(tmux: tmux, directory: store.directory.path(""))
+    defer { Task { await pane.kill() } }
+    try await pane.type("NEWS_OPENER='\(opener)' " + store.readCommand("--source wide"))
+    try await pane.waitFor("news read — wide")
+    try await pane.send("o")
+    try await pane.waitFor("opened https://wide.example/sakura")
+    let text = try String(contentsOfFile: opened, encoding: .utf8)
+    #expect(text == "https://wide.example/sakura\n")
+    try await pane.send("q")
+    try await pane.waitFor("the prompt") { $0.contains { $0.hasPrefix("ready$") && !$0.contains("news") } }
+  }
+
+  @Test("without a terminal news read refuses with 64 and says what prints the same articles")
+  func notATerminal() async throws {
+    let store = try await Store()
+    // Standard input is /dev/null: not a terminal.
+    let outcome = try await store.run(["read"])
+    #expect(outcome.status == 64, "\(outcome.err)")
+    #expect(outcome.err.contains("news read needs a terminal"), "\(outcome.err)")
+  }
+
+  @Test(
+    "a read-only store opens, says read marks are not saved, and changes nothing",
+    .enabled(if: FaultCapabilities.canMakeFileReadOnly, "as root, needs chattr +i to make a file read-only"))
+  func readOnlyStore() async throws {
+    let tmux = try #require(Self.tmux)
+    let store = try await Store()
+    let before = try Data(contentsOf: URL(fileURLWithPath: store.database))
+    let immutable = FaultCapabilities.isRoot
+    if immutable {
+      let chattr = try #require(FaultCapabilities.chattrTool)
+      try #require(spawnAndWait(chattr, ["+i", store.database]), "chattr +i failed")
+    } else {
+      try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: store.database)
+    }
+    defer {
+      if immutable, let chattr = FaultCapabilities.chattrTool { _ = spawnAndWait(chattr, ["-i", store.database]) }
+    }
+    let pane = try await Pane(tmux: tmux, directory: store.directory.path(""))
+    defer { Task { await pane.kill() } }
+    try await pane.type(store.readCommand("--source wide"))
+    try await pane.waitFor("read-only store: read marks and bookmarks are not saved")
+    try await pane.send("Enter")
+    try await pane.waitFor("not saved: the store is read-only")
+    try await pane.send("q")
+    try await pane.send("q")
+    try await pane.waitFor("the prompt") { $0.contains { $0.hasPrefix("ready$") && !$0.contains("news") } }
+    #expect(try await store.unreadURLs().count == 5)
+    #expect(try Data(contentsOf: URL(fileURLWithPath: store.database)) == before)
+  }
+
+  @Test("Ctrl-C and SIGTERM end the reader with 130 and 143 and give the terminal back")
+  func signals() async throws {
+    let tmux = try #require(Self.tmux)
+    let store = try await Store()
+    let pane = try await Pane(tmux: tmux, directory: store.directory.path(""))
+    defer { Task { await pane.kill() } }
+    try await pane.type("stty -a > before.txt")
+    try await pane.type(store.readCommand() + "; echo status=$?")
+    try await pane.waitFor("news read — sources")
+    try await pane.send("C-c")
+    try await pane.waitFor("status=130")
+    try await pane.type("stty -a > after.txt; cmp before.txt after.txt && echo SAME-$((40+2))")
+    try await pane.waitFor("SAME-42")
+
+    try await pane.type("clear; sh -c 'echo $$ > reader.pid; exec \(store.readCommand())'; echo status=$?")
+    try await pane.waitFor("news read — sources")
+    let pidText = try String(contentsOfFile: store.directory.path("reader.pid"), encoding: .utf8)
+    let pid = try #require(pid_t(pidText.trimmingCharacters(in: .whitespacesAndNewlines)))
+    #expect(Glibc.kill(pid, SIGTERM) == 0)
+    try await pane.waitFor("status=143")
+    try await pane.type("stty -a > after.txt; cmp before.txt after.txt && echo AGAIN-$((40+2))")
+    try await pane.waitFor("AGAIN-42")
+  }
+}
+
+/// Where tmux is on `PATH`, if it is.
+enum TmuxProgram {
+  static var path: String? {
+    for folder in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+    where FileManager.default.isExecutableFile(atPath: "\(folder)/tmux") {
+      return "\(folder)/tmux"
+    }
+    return nil
+  }
+}

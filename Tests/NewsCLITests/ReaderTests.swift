@@ -1,0 +1,124 @@
+import Foundation
+import NewsTerminal
+import OfflineNews
+import Testing
+
+@testable import NewsCLI
+
+/// `news read`'s screens and keys without a terminal (``Reader``): what each key does and asks for, and that every
+/// screen fits any size, wide characters included.
+@Suite("news read: screens and keys")
+struct ReaderTests {
+  static let now = Date(timeIntervalSince1970: 1_764_400_000)
+
+  static func article(_ index: Int, _ title: String, read: Bool = false) -> Article {
+    var article = Article(
+      url: URL(string: "https://example.com/\(index)") ?? URL(fileURLWithPath: "/"), title: title,
+      publishedAt: now.addingTimeInterval(Double(-3600 * index)))
+    article.isRead = read
+    article.sourceName = index.isMultiple(of: 2) ? "日本のニュース" : "Wire"
+    article.summary = "<p>Paragraph of \(title).</p>"
+    return article
+  }
+
+  static let articles = [
+    article(1, "東京の桜が満開に 🌸"), article(2, "Second story"), article(3, "Third, already read", read: true),
+  ]
+
+  static func reader() -> Reader {
+    Reader(
+      sources: [
+        Reader.SourceRow(title: "All articles", depth: 0, filter: .all, isFolder: false),
+        Reader.SourceRow(title: "wide", depth: 0, filter: ArticleFilter(source: "wide"), isFolder: false),
+      ], unreadOnly: false, now: now)
+  }
+
+  @Test("ENTER opens a list (observed), ENTER opens the article and marks it read, n/p move, q goes back and quits")
+  func flow() {
+    var reader = Self.reader()
+    #expect(reader.handle(.down, height: 30) == [])
+    #expect(reader.handle(.enter, height: 30) == [.observe(ArticleFilter(source: "wide"))])
+    #expect(reader.screen == .articles)
+    reader.setArticles(Self.articles)
+    #expect(reader.handle(.enter, height: 30) == [.markRead(Self.articles[0], true)])
+    #expect(reader.screen == .article)
+    #expect(reader.handle(.character("n"), height: 30) == [.markRead(Self.articles[1], true)])
+    #expect(reader.open?.url == Self.articles[1].url)
+    #expect(reader.handle(.character("n"), height: 30) == [], "the third is read already: opened, nothing to mark")
+    #expect(reader.handle(.character("n"), height: 30) == [])
+    #expect(reader.message == "no next article")
+    #expect(reader.handle(.character("r"), height: 30) == [.markRead(Self.articles[2], false)])
+    #expect(reader.handle(.character("b"), height: 30) == [.bookmark(Self.articles[2], true)])
+    #expect(reader.handle(.character("o"), height: 30) == [.openLink(Self.articles[2])])
+    #expect(reader.handle(.character("q"), height: 30) == [])
+    #expect(reader.screen == .articles)
+    #expect(reader.handle(.character("q"), height: 30) == [])
+    #expect(reader.handle(.character("q"), height: 30) == [.quit])
+  }
+
+  @Test("--source starts on the list; --unread filters the lists it opens")
+  func starting() {
+    let start = Reader(
+      sources: [], startingList: (title: "wide", filter: ArticleFilter(source: "wide")), unreadOnly: false,
+      now: Self.now
+    )
+    #expect(start.screen == .articles)
+    #expect(start.initialActions == [.observe(ArticleFilter(source: "wide"))])
+    var unread = Reader(
+      sources: [Reader.SourceRow(title: "All articles", depth: 0, filter: .all, isFolder: false)], unreadOnly: true,
+      now: Self.now)
+    #expect(unread.handle(.enter, height: 30) == [.observe(ArticleFilter(unreadOnly: true))])
+  }
+
+  @Test("/ types a search, ENTER runs it as a list, ESC cancels, text with no word is refused")
+  func search() {
+    var reader = Self.reader()
+    _ = reader.handle(.character("/"), height: 30)
+    for character in "桜 x" { _ = reader.handle(.character(character), height: 30) }
+    _ = reader.handle(.backspace, height: 30)
+    #expect(reader.lines(height: 10, width: 40).last?.text == "/桜 ▏")
+    #expect(reader.handle(.enter, height: 30) == [.search("桜")])
+    #expect(reader.screen == .articles && reader.listTitle == "Search: 桜")
+    _ = reader.handle(.character("/"), height: 30)
+    _ = reader.handle(.character("-"), height: 30)
+    #expect(reader.handle(.enter, height: 30) == [])
+    #expect(reader.message?.hasPrefix("nothing to search for") == true)
+    _ = reader.handle(.character("/"), height: 30)
+    #expect(reader.handle(.escape, height: 30) == [])
+    #expect(reader.prompt == nil && reader.screen == .articles)
+  }
+
+  @Test("every screen fits its size, from 10×3 to 200×60, CJK and emoji measured in columns")
+  func fits() {
+    for (width, height) in [(10, 3), (24, 8), (40, 12), (60, 20), (100, 30), (200, 60)] {
+      var reader = Self.reader()
+      var screens: [[Terminal.Line]] = [reader.lines(height: height, width: width)]
+      _ = reader.handle(.enter, height: height)
+      reader.setArticles(Self.articles)
+      screens.append(reader.lines(height: height, width: width))
+      _ = reader.handle(.enter, height: height)
+      screens.append(reader.lines(height: height, width: width))
+      _ = reader.handle(.character("?"), height: height)
+      screens.append(reader.lines(height: height, width: width))
+      for screen in screens {
+        #expect(screen.count == height || height < 3, "\(width)×\(height): \(screen.count) lines")
+        for line in screen {
+          #expect(OutputFormat.displayWidth(line.text) <= width, "\(width)×\(height): \(line.text)")
+        }
+      }
+    }
+  }
+
+  @Test("a new version of the list keeps the selection on the same article")
+  func selectionFollows() {
+    var reader = Self.reader()
+    _ = reader.handle(.enter, height: 30)
+    reader.setArticles(Self.articles)
+    _ = reader.handle(.down, height: 30)
+    let newer = Self.article(0, "Newest")
+    reader.setArticles([newer] + Self.articles)
+    #expect(reader.articleSelection == 2)
+    reader.update(Self.articles[1].url) { $0.isRead = true }
+    #expect(reader.articles[2].isRead)
+  }
+}
