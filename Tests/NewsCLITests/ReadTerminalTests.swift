@@ -181,8 +181,10 @@ struct ReadTerminalTests {
     try await pane.type(store.readCommand())
 
     // The sources: every article, the folder with its source, the source in no folder; unread counts.
-    var screen = try await pane.waitFor("sources") {
+    // The counts are read after the first screen is drawn (a row shows "…" until then): wait for them too.
+    var screen = try await pane.waitFor("sources with their counts") {
       $0.joined().contains("news read — sources") && $0.joined().contains("wide")
+        && $0.joined().contains("(5 unread of 5)")
     }
     let text = screen.joined(separator: "\n")
     #expect(text.contains("All articles"))
