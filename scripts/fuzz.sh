@@ -45,11 +45,13 @@ export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
 
 # Swift 6 mode and the package's upcoming features; -enable-testing so harnesses can `@testable import NewsCLI`.
 # -package-name: as SwiftPM passes it, so that `package` declarations (the test fault seams) compile.
-# The system libraries' module maps are reached with -I (CSQLite, CLibXML2 and libxml2's headers from pkg-config).
+# The system libraries' module maps are reached with -I (CSQLite, CLibXML2, CNcurses and libxml2's headers from
+# pkg-config).
 xml_cflags=()
 for flag in $(pkg-config --cflags libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2); do xml_cflags+=(-Xcc "$flag"); done
 flags=(-swift-version 6 -enable-upcoming-feature ExistentialAny -parse-as-library -sanitize=fuzzer,address
-  -O -g -enable-testing -package-name OfflineNews -I "$out/mods" -I Sources/CSQLite -I Sources/CLibXML2 "${xml_cflags[@]}"
+  -O -g -enable-testing -package-name OfflineNews -I "$out/mods" -I Sources/CSQLite -I Sources/CLibXML2 -I Sources/CNcurses
+  "${xml_cflags[@]}"
   -module-cache-path "$out/module-cache")
 
 # build_module NAME [DEPENDENCY.o…]: compiles Sources/NAME (all .swift files below it) to $out/obj/NAME.o and its
