@@ -11,6 +11,8 @@
 //   (CLibXML2, Model, OfflineNewsHTML) ← OfflineNewsFeeds ← NewsCLI (subscriptions: news add, remove, sources --opml, import OPML)
 //   CLibXML2 ← OfflineNewsHTML ← OfflineNews, NewsCLI, news-bench
 //   CNcurses ← NewsTerminal ← NewsCLI (`news read` only, ncurses loaded when it starts; the library never links it)
+//   (OfflineNews, HTTP, CSodium) ← OfflineNewsServer ← NewsCLI (`news serve`: Miniflux and Reader APIs, web reader)
+//   (CMicroHTTPD, HTTP) ← OfflineNewsMicroHTTPD ← news-online (the server transport, injected like the network)
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -47,6 +49,19 @@ let package = Package(
     .systemLibrary(
       name: "CNcurses",
       providers: [.apt(["libncurses-dev"]), .brew(["ncurses"])]
+    ),
+    // GNU libmicrohttpd (Debian: libmicrohttpd-dev), the HTTP/1.1 server of `news serve`: only
+    // OfflineNewsMicroHTTPD imports it, and only `news-online` links it (`news` hands `serve` to it).
+    .systemLibrary(
+      name: "CMicroHTTPD",
+      pkgConfig: "libmicrohttpd",
+      providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]
+    ),
+    // libsodium (Debian: libsodium-dev): argon2id password hashes, random tokens, constant-time comparison.
+    .systemLibrary(
+      name: "CSodium",
+      pkgConfig: "libsodium",
+      providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
     ),
     // Value types shared by every layer: Article, Timestamp (RFC 3339 parsing), Query.
     .target(name: "OfflineNewsModel", swiftSettings: strict),
@@ -89,6 +104,13 @@ let package = Package(
       ],
       swiftSettings: strict
     ),
+    // `news serve` above its transport: the Miniflux API v1, the Google Reader API and the web reader as
+    // ServerHandlers over a NewsRepository, with their identifiers, authentication and sanitising.
+    .target(
+      name: "OfflineNewsServer", dependencies: ["OfflineNews", "OfflineNewsModel", "OfflineNewsHTTP", "CSodium"],
+      swiftSettings: strict),
+    // The server transport: GNU libmicrohttpd turning connections into ServerRequests, within ServerLimits.
+    .target(name: "OfflineNewsMicroHTTPD", dependencies: ["CMicroHTTPD", "OfflineNewsHTTP"], swiftSettings: strict),
     // The terminal `news read` draws on: ncurses behind a few calls (lines in, keys and signals out). It knows no
     // news; nothing of the library depends on it.
     .target(name: "NewsTerminal", dependencies: ["CNcurses"], swiftSettings: strict),
@@ -111,7 +133,9 @@ let package = Package(
         .unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xclang-linker", "-no-pie"], .when(platforms: [.linux]))
       ]),
     // The same command line with the URLSession network: runs the commands that use the network.
-    .executableTarget(name: "news-online", dependencies: ["NewsCLI", "OfflineNewsURLSession"], swiftSettings: strict),
+    .executableTarget(
+      name: "news-online", dependencies: ["NewsCLI", "OfflineNewsURLSession", "OfflineNewsMicroHTTPD"],
+      swiftSettings: strict),
     // The benchmark (docs/PERFORMANCE.md): `swift run -c release news-bench`.
     .executableTarget(
       name: "news-bench", dependencies: ["CSQLite", "OfflineNews", "OfflineNewsHTML", "OfflineNewsURLSession"],
@@ -137,6 +161,9 @@ let package = Package(
     .testTarget(
       name: "OfflineNewsSyncTests", dependencies: ["OfflineNewsSync", "TestSupport", "OfflineNewsURLSession"]),
     .testTarget(name: "OfflineNewsHTMLTests", dependencies: ["OfflineNewsHTML", "TestSupport"]),
+    .testTarget(
+      name: "OfflineNewsServerTests",
+      dependencies: ["OfflineNewsServer", "OfflineNewsMicroHTTPD", "OfflineNews", "TestSupport"]),
     .testTarget(
       name: "NewsCLITests", dependencies: ["NewsCLI", "OfflineNewsHTML", "TestSupport", "OfflineNewsURLSession"]),
   ],
