@@ -445,11 +445,8 @@ struct CommandContext: Sendable {
       imageFolder: imageFolder(arguments))
   }
 
-  /// The decoder of every source format (NewsAPI, JSON Feed through the `jsonfeed` mapping, …): the user's
-  /// `jsonfeed.json` when one of ``mappingFolders`` has it, else the shipped one (``ImportMapping/shipped(_:)``).
-  var articleDecoder: ArticleDecoder {
-    ArticleDecoder(jsonFeedMapping: try? loadMapping("jsonfeed"))
-  }
+  /// The decoder of every source format (NewsAPI, RSS, Atom, JSON Feed: ``ArticleDecoder``).
+  var articleDecoder: ArticleDecoder { ArticleDecoder() }
 
   /// The folders where `--mapping NAME` (and a sync source's `mapping`) looks for `NAME.json`, in order:
   /// `mappings/` beside the configuration file; `Config/mappings/` in the current folder; `$XDG_CONFIG_HOME/news/

@@ -1,7 +1,7 @@
 import Foundation
 
 extension ArticleDecoder {
-  /// An RSS, Atom or RDF body through ``FeedParser``: every item an article.
+  /// An RSS, Atom, RDF or JSON Feed body through ``FeedParser``: every item an article.
   ///
   /// - key: the canonical permalink of a linkblog item (``FeedItem/permalink``: its link points to another site; the
   ///   key the link gave before is the article's `formerKey`, which a store keyed so keeps); else the canonical
@@ -73,10 +73,12 @@ extension ArticleDecoder {
       article.formerKey = formerKey
       articles.append(article)
     }
+    // Issues name the item as the document does: `item[3].pubDate` in XML, `items[3].date_published` in JSON.
+    let itemPath = [.jsonFeed10, .jsonFeed11].contains(feed.format) ? "items" : "item"
     let issues = feed.issues.map { issue in
       RecordIssue(
         index: issue.itemIndex ?? -1, url: nil,
-        keyPath: issue.itemIndex.map { "item[\($0)]" + (issue.element.map { ".\($0)" } ?? "") }
+        keyPath: issue.itemIndex.map { "\(itemPath)[\($0)]" + (issue.element.map { ".\($0)" } ?? "") }
           ?? (issue.element ?? ""),
         reason: issue.message, skipped: false)
     }

@@ -5,30 +5,18 @@ import Foundation
 ///
 /// | the body | decoded by |
 /// |---|---|
-/// | a JSON object with `"version": "https://jsonfeed.org/version/1…"` (JSON Feed 1.0, 1.1) | the `jsonfeed` mapping, through ``Importer`` |
-/// | XML: RSS 0.9x/2.0, RSS 1.0 (RDF), Atom 0.3/1.0 | ``FeedParser`` (`decodeFeed`) |
+/// | XML: RSS 0.9x/2.0, RSS 1.0 (RDF), Atom 0.3/1.0, and a JSON object with `"version": "https://jsonfeed.org/version/1…"` (JSON Feed 1.0, 1.1) | ``FeedParser`` (`decodeFeed`): one model, one set of identity, title and date rules |
 /// | any other JSON | ``NewsAPIDecoder`` (NewsAPI v2) |
 ///
 /// Articles are returned with their keys derived as every writer of `article` expects (``ArticleIdentity``), and
 /// with the text of HTML summaries and contents for search (`summaryText`, `contentText`), as `news` stores them.
-/// ``init()`` reads JSON Feed with the shipped `jsonfeed` mapping (``ImportMapping/shipped(_:)``); give it to a
-/// network (`URLSessionNewsNetwork(…, decoder: ArticleDecoder())`, `FileNewsNetwork`) so that an app reads every
+/// Give it to a network (`URLSessionNewsNetwork(…, decoder: ArticleDecoder())`, `FileNewsNetwork`) so that an app reads every
 /// format `news` reads.
 public struct ArticleDecoder: NewsPageDecoder {
-  /// The mapping JSON Feed bodies are read with.
-  package let jsonFeedMapping: ImportMapping?
   private let newsAPI = NewsAPIDecoder()
 
-  /// A decoder reading JSON Feed with the given mapping; without one, a JSON Feed body is an `.invalidResponse`
-  /// naming the missing mapping.
-  package init(jsonFeedMapping: ImportMapping?) {
-    self.jsonFeedMapping = jsonFeedMapping
-  }
-
-  /// The decoder of every format, JSON Feed read with the shipped `jsonfeed` mapping.
-  public init() {
-    self.init(jsonFeedMapping: try? ImportMapping.shipped("jsonfeed"))
-  }
+  /// The decoder of every format.
+  public init() {}
 
   /// Decodes a body of any source format (the table above), told apart by its content.
   ///
@@ -49,7 +37,7 @@ public struct ArticleDecoder: NewsPageDecoder {
       if let status = httpStatus, !(200..<300).contains(status) {
         throw .httpStatus(status, bodyPrefix: String(decoding: data.prefix(200), as: UTF8.self))
       }
-      return try decodeJSONFeed(data, origin: origin)
+      return try decodeFeed(data, origin: origin, contentType: contentType)
     case .xmlFeed where httpStatus.map { (200..<300).contains($0) } ?? true:
       return try decodeFeed(data, origin: origin, contentType: contentType)
     case .opml where httpStatus.map { (200..<300).contains($0) } ?? true:
@@ -122,60 +110,4 @@ public struct ArticleDecoder: NewsPageDecoder {
 
   /// How the detail of an `.invalidResponse` for an OPML subscription list starts.
   package static let subscriptionListPrefix = "an OPML subscription list"
-
-  /// A JSON Feed body through the `jsonfeed` mapping: the feed's items as articles, its problems as issues.
-  private func decodeJSONFeed(_ data: Data, origin: URL) throws(NewsNetworkError) -> NewsPage {
-    guard let mapping = jsonFeedMapping else {
-      throw .invalidResponse(detail: "a JSON Feed, and no jsonfeed mapping was given to read it with")
-    }
-    let source = origin.isFileURL ? origin.path : NewsQuery.redacting(origin).absoluteString
-    let changes: ChangeSet
-    let report: ImportReport
-    do {
-      (changes, report) = try Importer(mapping: mapping).makeChanges(JSONValue.parseDocument(data), source: source)
-    } catch {
-      throw .invalidResponse(detail: "not a readable JSON Feed: \(error)")
-    }
-    let now = Timestamp.now()
-    var articles: [Article] = []
-    var issues: [RecordIssue] =
-      report.failures.enumerated().map { offset, error in
-        RecordIssue(index: offset, url: error.identity, keyPath: error.keyPath, reason: error.reason, skipped: true)
-      }
-      + report.warnings.enumerated().map { offset, warning in
-        RecordIssue(
-          index: offset, url: warning.identity, keyPath: warning.keyPath, reason: warning.reason, skipped: false)
-      }
-    for var record in changes.upserts where record.entity == EntityDescription.article.name {
-      // The text of content_html first, so that a derived title is made from it, as for RSS and Atom.
-      let contentText = Self.jsonFeedContentText(record)
-      record.values["contentText"] = contentText.map(DatabaseValue.text) ?? .null
-      let summaryText = Self.jsonFeedSummaryText(record)
-      record.values["summaryText"] = summaryText.map(DatabaseValue.text) ?? .null
-      if var article = record.article(firstSeen: now) {
-        article.contentText = contentText
-        article.summaryText = summaryText
-        // The linkblog rule: keyed by its `url` (the post), linking to its `external_url` (the article it is about),
-        // as the same post read from RSS or Atom is; a store keyed by the linked page keeps its row.
-        if case .text(let text)? = record.values["feedExternalURL"], let external = URL(string: text),
-          let scheme = external.scheme?.lowercased(), scheme == "http" || scheme == "https",
-          !ArticleIdentity.isScoped(article.url)
-        {
-          let linked = ArticleIdentity.linked(external)
-          if linked != article.url {
-            article.link = external
-            article.formerKey = linked
-          }
-        }
-        articles.append(article)
-      } else {
-        issues.append(
-          RecordIssue(
-            index: articles.count, url: record.values["url"].flatMap { if case .text(let t) = $0 { t } else { nil } },
-            keyPath: "items", reason: "an item needs a title, or a summary or content to derive one from",
-            skipped: true))
-      }
-    }
-    return NewsPage(articles: articles, issues: issues)
-  }
 }

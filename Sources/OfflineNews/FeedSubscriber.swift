@@ -166,23 +166,15 @@ public struct FeedSubscriber: Sendable {
 
   /// The candidate of a document that is a feed: its title and home page read from it.
   private func feedCandidate(_ document: Document) throws(SubscriptionError) -> SubscriptionCandidate {
-    let title: String?
-    let home: URL?
-    if FeedFormatSniffer.kind(of: document.body) == .jsonFeed {
-      // JSON Feed 1.1: the top-level `title` (required) and `home_page_url` (optional).
-      let object = (try? JSONSerialization.jsonObject(with: document.body)) as? [String: Any]
-      title = (object?["title"] as? String).map { $0.split(whereSeparator: \.isWhitespace).joined(separator: " ") }
-      home = (object?["home_page_url"] as? String).flatMap(URL.init(string:))
-    } else {
-      let feed: ParsedFeed
-      do {
-        feed = try FeedParser.parse(document.body, feedURL: document.url, charset: document.charset)
-      } catch {
-        throw .unreadableFeed(document.url, error)
-      }
-      title = feed.title
-      home = feed.homePageURL
+    // RSS `channel/title`, Atom `feed/title`, JSON Feed `title`, and the home page, as FeedParser reads them.
+    let feed: ParsedFeed
+    do {
+      feed = try FeedParser.parse(document.body, feedURL: document.url, charset: document.charset)
+    } catch {
+      throw .unreadableFeed(document.url, error)
     }
+    let title = feed.title
+    let home = feed.homePageURL
     let feedTitle = title.flatMap { $0.isEmpty ? nil : $0 }
     let fallback =
       document.isFile ? document.url.deletingPathExtension().lastPathComponent : document.url.host ?? "feed"

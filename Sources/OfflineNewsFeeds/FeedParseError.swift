@@ -11,7 +11,8 @@ public enum FeedParseError: Error, Sendable, Hashable, CustomStringConvertible {
   /// An XML document, but not a feed: its root element (and namespace) is none of RSS, RSS 1.0/0.90 (RDF) or Atom's,
   /// e.g. an OPML subscription list or an XHTML page. `kind` says what the document looks like.
   case notAFeed(feed: URL, root: String, namespace: String?, kind: FeedDocumentKind)
-  /// A JSON document (a JSON Feed or other JSON), which this parser does not read.
+  /// A JSON document this parser cannot read: other JSON than a JSON Feed (`isJSONFeed` false), or a document that
+  /// announces a JSON Feed (its `version`) but does not parse as a JSON object — cut off, or not JSON past its start.
   case json(feed: URL, isJSONFeed: Bool)
   /// The document is larger than ``FeedParser/maximumDocumentSize``.
   case tooLarge(feed: URL, bytes: Int)
@@ -37,7 +38,10 @@ public enum FeedParseError: Error, Sendable, Hashable, CustomStringConvertible {
       }
       return "\(feed.absoluteString): the root element is \(element): \(what), not a feed"
     case .json(let feed, let isJSONFeed):
-      return "\(feed.absoluteString): " + (isJSONFeed ? "a JSON Feed, not an XML feed" : "JSON, not an XML feed")
+      return "\(feed.absoluteString): "
+        + (isJSONFeed
+          ? "a JSON Feed whose JSON does not parse: the document is cut off, or is not JSON past its start"
+          : "JSON, not a feed")
     case .truncated(let feed, let line, let column, let message):
       let place = line > 0 ? ":\(line):\(column)" : ""
       return "\(feed.absoluteString)\(place): the document is cut off (\(message)); nothing of it is read"

@@ -1,6 +1,8 @@
 import Foundation
 
-/// Reads RSS 0.90/0.91/0.92/2.0, RSS 1.0 (RDF) and Atom 0.3/1.0 documents into a ``ParsedFeed``, with libxml2.
+/// Reads RSS 0.90/0.91/0.92/2.0, RSS 1.0 (RDF) and Atom 0.3/1.0 documents (with libxml2) and JSON Feed 1.0/1.1
+/// documents (with Foundation's JSON parser) into a ``ParsedFeed``: one model, so that every format's items get the
+/// same identity, title and date rules.
 ///
 /// For example:
 /// ```swift
@@ -51,7 +53,8 @@ public enum FeedParser {
   ///   - charset: the `charset` parameter of the HTTP `Content-Type`, when there was one (see
   ///     `charset(fromContentType:)`).
   /// - Returns: the feed, with its items in document order and the issues met.
-  /// - Throws: ``FeedParseError``: `.empty`, `.tooLarge`, `.json` (a JSON Feed is not XML), `.notWellFormed` (libxml2
+  /// - Throws: ``FeedParseError``: `.empty`, `.tooLarge`, `.json` (JSON that is no JSON Feed, or a JSON Feed that
+  ///   is not a JSON object: `isJSONFeed` says which), `.notWellFormed` (libxml2
   ///   recovered no root element; with its first error's line, column and message), `.notAFeed` (the root is not
   ///   RSS, RDF or Atom — OPML, HTML, other XML), `.truncated` (the bytes end inside an element).
   public static func parse(_ data: Data, feedURL: URL, charset: String? = nil) throws(FeedParseError) -> ParsedFeed {
@@ -67,7 +70,14 @@ public enum FeedParser {
     let (kind, sniffed) = FeedFormatSniffer.sniff(data)
     switch kind {
     case .json: throw .json(feed: feedURL, isJSONFeed: false)
-    case .jsonFeed: throw .json(feed: feedURL, isJSONFeed: true)
+    case .jsonFeed:
+      guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+        throw .json(feed: feedURL, isJSONFeed: true)
+      }
+      let context = FeedReadingContext(feedURL: feedURL, format: .jsonFeed11)
+      var feed = JSONFeedReader(context: context).read(object)
+      feed.issues = context.issues
+      return feed
     default: break
     }
     guard data.contains(where: { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0) }) else {

@@ -1,6 +1,7 @@
 import Foundation
 
-/// The XML feed formats ``FeedParser`` reads, told apart by the document's root element and its namespace.
+/// The feed formats ``FeedParser`` reads: the XML ones told apart by the document's root element and its namespace,
+/// JSON Feed by its `version`.
 public enum FeedFormat: String, Sendable, Hashable, CaseIterable {
   /// RSS 0.90: `<rdf:RDF>` with the Netscape namespace `http://my.netscape.com/rdf/simple/0.9/`.
   case rss090
@@ -18,9 +19,13 @@ public enum FeedFormat: String, Sendable, Hashable, CaseIterable {
   /// Atom 1.0 (RFC 4287, <https://www.rfc-editor.org/rfc/rfc4287>): `<feed>` in `http://www.w3.org/2005/Atom` (or a
   /// `<feed>` in no namespace).
   case atom10
+  /// JSON Feed 1.0 (<https://www.jsonfeed.org/version/1/>): `"version": "https://jsonfeed.org/version/1"`.
+  case jsonFeed10
+  /// JSON Feed 1.1 (<https://www.jsonfeed.org/version/1.1/>): `"version": "https://jsonfeed.org/version/1.1"`.
+  case jsonFeed11
 
-  /// Whether the format is one of the RSS family (RSS 0.9x, 1.0, 2.0); `false` for Atom.
-  package var isRSS: Bool { self != .atom03 && self != .atom10 }
+  /// Whether the format is one of the RSS family (RSS 0.9x, 1.0, 2.0); `false` for Atom and JSON Feed.
+  package var isRSS: Bool { ![.atom03, .atom10, .jsonFeed10, .jsonFeed11].contains(self) }
 }
 
 /// A feed document, read into one model for every format.

@@ -385,7 +385,7 @@ struct FeedRecoveryTests {
       ("", "empty"), ("  \n\t ", "empty"), ("hello world", "notWellFormed"), ("\u{0}\u{1}\u{2}binary", "notWellFormed"),
       ("<opml version=\"2.0\"><head/><body/></opml>", "opml"), ("<html><body><p>hi</p></body></html>", "html"),
       ("<?xml version=\"1.0\"?><catalog><book/></catalog>", "unknown"),
-      ("{\"version\":\"https://jsonfeed.org/version/1.1\",\"items\":[]}", "jsonFeed"), ("[1,2]", "json"),
+      ("{\"version\":\"https://jsonfeed.org/version/1.1\",\"items\":[{\"title\":\"cut", "jsonFeed"), ("[1,2]", "json"),
       ("<?xml version=\"1.0\"?>", "notWellFormed"),
       ("<rss version=\"2.0\"><channel><item><title>One</title></item><item><title>Tw", "truncated"),
     ])

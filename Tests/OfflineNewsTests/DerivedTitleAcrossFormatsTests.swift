@@ -69,4 +69,51 @@ struct DerivedTitleAcrossFormatsTests {
       #expect(title.hasSuffix("…") && title.count <= 81 && !title.contains("<"), "\(title)")
     }
   }
+
+  @Test("the same posts as RSS and as JSON Feed are the same articles: keys, links, dates, texts, authors, tags")
+  func sameArticles() throws {
+    let rss = Data(
+      """
+      <?xml version="1.0" encoding="utf-8"?>
+      <rss version="2.0"><channel><title>Blog</title><link>https://blog.example.org/</link>
+      <item><title>One</title><link>https://blog.example.org/1?utm_source=feed</link><guid isPermaLink="false">1</guid>
+      <description>&lt;p&gt;First &lt;b&gt;post&lt;/b&gt;&lt;/p&gt;</description><author>ann@example.org (Ann)</author>
+      <category>notes</category><pubDate>Tue, 01 Dec 2026 10:00:00 GMT</pubDate>
+      <enclosure url="https://blog.example.org/1.mp3" type="audio/mpeg" length="99"/></item>
+      <item><title>No link</title><guid isPermaLink="false">2</guid><description>Second</description></item>
+      </channel></rss>
+      """.utf8)
+    let json = Data(
+      """
+      {"version": "https://jsonfeed.org/version/1.1", "title": "Blog", "home_page_url": "https://blog.example.org/",
+       "items": [{"id": "1", "url": "https://blog.example.org/1?utm_source=feed", "title": "One",
+                  "summary": "<p>First <b>post</b></p>", "authors": [{"name": "Ann"}], "tags": ["notes"],
+                  "date_published": "2026-12-01T10:00:00Z",
+                  "attachments": [{"url": "https://blog.example.org/1.mp3", "mime_type": "audio/mpeg",
+                                   "size_in_bytes": 99}]},
+                 {"id": "2", "title": "No link", "summary": "Second"}]}
+      """.utf8)
+    let origin = try #require(URL(string: "https://blog.example.org/feed"))
+    func articles(_ data: Data) throws -> [Article] {
+      try ArticleDecoder().decodePage(data, origin: origin, contentType: nil, httpStatus: 200, redacting: []).articles
+    }
+    let fromRSS = try articles(rss)
+    let fromJSON = try articles(json)
+    try #require(fromRSS.count == 2 && fromJSON.count == 2)
+    for (a, b) in zip(fromRSS, fromJSON) {
+      #expect(a.url == b.url)
+      #expect(a.link == b.link)
+      #expect(a.title == b.title)
+      #expect(a.summary == b.summary)
+      #expect(a.summaryText == b.summaryText)
+      #expect(a.author == b.author)
+      #expect(a.tags == b.tags)
+      #expect(a.enclosures == b.enclosures)
+      #expect(a.sourceName == b.sourceName)
+      #expect(a.isUndated == b.isUndated)
+      if !a.isUndated { #expect(a.publishedAt == b.publishedAt) }
+    }
+    #expect(fromJSON[0].summaryText == "First post")
+    #expect(fromJSON[1].isUndated)
+  }
 }
