@@ -113,10 +113,9 @@ struct SourcesCommand: NewsCommand {
     }
     let repository = try context.makeRepository(
       arguments.common, entities: SyncBookkeeping.entities, reading: true, emptyWhenMissing: true)
-    let storage = repository.storage
     let now = Timestamp(context.now())
     var entries: [Entry] = []
-    // Every source fetched through the repository (NewsAPI, file, feed) has its fetch record under its query's key.
+    // Every source fetched through the repository (NewsAPI, file, feed): its health, from its fetch record.
     var fetched = configuration.sources.map { (source: $0.value, kind: $0.value.url.isFileURL ? "file" : "newsapi") }
     for (name, sync) in configuration.syncSources {
       guard case .feed(let url) = sync.kind else { continue }
@@ -124,17 +123,9 @@ struct SourcesCommand: NewsCommand {
         (Configuration.Source(name: name, url: url, maxAge: sync.maxAge, labels: sync.labels), kind: "feed"))
     }
     for (source, kind) in fetched {
-      let query = NewsQuery(url: source.url)
-      let record = try await storage.fetchRecord(forQuery: query.cacheKey)
-      var entry = Self.entry(
-        name: source.name, source: source, record: record, configuration: configuration, now: now)
-      entry.kind = kind
-      if record == nil, let failure = try await storage.lastFailure(forQuery: query.cacheKey) {
-        entry.lastError = failure.message
-        entry.lastErrorAt = failure.at.rfc3339String
-      }
       let health = try await repository.health(of: context.newsSource(source.name, source))
-      if health.isGone { entry.freshness = "gone" }
+      var entry = Self.entry(name: source.name, source: source, health: health, configuration: configuration, now: now)
+      entry.kind = kind
       if health.isFailing(for: Self.failingFlagged, now: context.now()), let since = health.failingSince {
         entry.failingSince = Timestamp(since).rfc3339String
       }
@@ -142,7 +133,9 @@ struct SourcesCommand: NewsCommand {
     }
     for (name, source) in configuration.syncSources {
       guard case .parse = source.kind else { continue }
-      var entry = try await Self.syncEntry(name: name, source: source, storage: storage, now: now)
+      // Its health is its classes' sync bookkeeping's; its mapping is not needed for that (nor loaded).
+      var entry = Self.syncEntry(
+        name: name, source: source, health: try await repository.health(ofParseSource: name), now: now)
       entry.isDefault = configuration.defaultSource == name
       entries.append(entry)
     }
@@ -150,8 +143,7 @@ struct SourcesCommand: NewsCommand {
     // Unread counts, per source and per folder (a folder's include those of the folders below it).
     for index in entries.indices {
       let name = entries[index].name
-      let counts = try await storage.articleCounts(
-        matching: ArticleFilter(anyOfSources: [context.sourceMatch(name)]))
+      let counts = try await repository.counts(matching: ArticleFilter(anyOfSources: [context.sourceMatch(name)]))
       entries[index].unread = counts.unread
       entries[index].fullTextFailed = counts.fullTextFailed
       let folder = configuration.folder(ofSource: name)
@@ -161,7 +153,7 @@ struct SourcesCommand: NewsCommand {
     for folder in configuration.folders {
       let text = Configuration.folderText(folder)
       let matches = try context.folderMatches(text)
-      let counts = try await storage.articleCounts(matching: ArticleFilter(anyOfSources: matches))
+      let counts = try await repository.counts(matching: ArticleFilter(anyOfSources: matches))
       folders.append(FolderEntry(folder: text, articles: counts.total, unread: counts.unread))
     }
     let console = context.console
@@ -210,13 +202,15 @@ struct SourcesCommand: NewsCommand {
   static let failingFlagged: TimeInterval = 7 * 86_400
 
   static func entry(
-    name: String, source: Configuration.Source, record: FetchRecord?, configuration: Configuration, now: Timestamp
+    name: String, source: Configuration.Source, health: SourceHealth, configuration: Configuration, now: Timestamp
   ) -> Entry {
-    let maxAge = source.maxAge ?? record?.maxAge
-    let age = record.map { max(0, $0.age(at: now)) }
+    let maxAge = source.maxAge ?? health.serverMaxAge
+    let age = health.lastFetched.map { max(0, now.date.timeIntervalSince($0)) }
     let freshness: String
     let stale: Bool
     switch (age, maxAge) {
+    case _ where health.isGone:
+      (freshness, stale) = ("gone", true)
     case (nil, _):
       (freshness, stale) = ("never-fetched", true)
     case (let age?, let maxAge?):
@@ -229,35 +223,26 @@ struct SourcesCommand: NewsCommand {
       name: name, kind: source.url.isFileURL ? "file" : "newsapi", isDefault: configuration.defaultSource == name,
       url: source.url.isFileURL ? source.url.path : query.cacheKey,
       policy: (source.policy ?? .networkFirst).commandLineName, maxAgeSeconds: maxAge,
-      fetchedAt: record?.fetchedAt.rfc3339String, ageSeconds: age, freshness: freshness, stale: stale,
-      articles: record?.cachedCount ?? 0, lastError: record?.lastError, lastErrorAt: record?.lastErrorAt?.rfc3339String)
+      fetchedAt: health.lastFetched.map { Timestamp($0).rfc3339String }, ageSeconds: age, freshness: freshness,
+      stale: stale, articles: health.cachedCount, lastError: health.lastError,
+      lastErrorAt: health.lastErrorAt.map { Timestamp($0).rfc3339String })
   }
 
-  /// A sync source's entry: its last sync (the latest `syncedAt` of its classes) and the latest error of any class.
-  static func syncEntry(name: String, source: Configuration.SyncSource, storage: StorageContext, now: Timestamp)
-    async throws -> Entry
-  {
-    let classes = try await SyncBookkeeping.status(source: name, in: storage)
-    let synced = classes.compactMap(\.syncedAt).max()
-    let failed = classes.compactMap { status -> (String, Timestamp)? in
-      guard let message = status.lastError, let at = status.lastErrorAt else { return nil }
-      return (message, at)
-    }.max { $0.1 < $1.1 }
-    let kind = source.kindName
-    let age = synced.map { max(0, Double(now.millisecondsSince1970 - $0.millisecondsSince1970) / 1000) }
+  /// A sync source's entry, from its health (``NewsRepository/health(ofParseSource:)``): its last sync (the latest
+  /// `syncedAt` of its classes) and the latest error of any class.
+  static func syncEntry(name: String, source: Configuration.SyncSource, health: SourceHealth, now: Timestamp) -> Entry {
+    let age = health.lastFetched.map { max(0, now.date.timeIntervalSince($0)) }
     let freshness: String
     switch (age, source.maxAge) {
     case (nil, _): freshness = "never-fetched"
     case (let age?, let maxAge?): freshness = age >= maxAge ? "stale" : "fresh"
     case (_, nil): freshness = "synced"
     }
-    // Its articles are cached under the source's article query, as a fetch of it reads them.
-    let articles =
-      try await storage.fetchRecord(forQuery: NewsSource.query(ofParseSource: name).cacheKey)?.cachedCount ?? 0
     return Entry(
-      name: name, kind: kind, isDefault: false, url: source.location, policy: "sync", maxAgeSeconds: source.maxAge,
-      fetchedAt: synced?.rfc3339String, ageSeconds: age, freshness: freshness, stale: freshness == "stale",
-      articles: articles, lastError: failed?.0, lastErrorAt: failed?.1.rfc3339String)
+      name: name, kind: source.kindName, isDefault: false, url: source.location, policy: "sync",
+      maxAgeSeconds: source.maxAge, fetchedAt: health.lastFetched.map { Timestamp($0).rfc3339String }, ageSeconds: age,
+      freshness: freshness, stale: freshness == "stale", articles: health.cachedCount, lastError: health.lastError,
+      lastErrorAt: health.lastErrorAt.map { Timestamp($0).rfc3339String })
   }
 
   /// A line of column headings, then one line per source, in aligned columns: name (`*` marks the default), last

@@ -1,10 +1,12 @@
 import Foundation
 
-/// How a source has been doing, from its fetch record: its last good fetch, its last failure since, whether the
-/// server said the feed is gone, and since when it has been failing — what a reader shows beside a source and uses
-/// to stop polling one that is gone.
+/// How a source has been doing, from its fetch record (a Parse source: its classes' sync bookkeeping): its last good
+/// fetch, its last failure since, whether the server said the feed is gone, since when it has been failing, how many
+/// articles its last fetch cached and for how long the server said they are fresh — what a reader shows beside a
+/// source (`news sources`, the web reader) and what refreshing uses to stop polling one that is gone.
 public struct SourceHealth: Sendable, Hashable {
-  /// The last good fetch (a saved response or a `304`); `nil` when it never had one.
+  /// The last good fetch (a saved response or a `304`; a Parse source: its latest class sync); `nil` when it never
+  /// had one.
   public var lastFetched: Date?
   /// The last failed refresh since the last good fetch, described for a person; `nil` when the last one was good.
   public var lastError: String?
@@ -14,6 +16,11 @@ public struct SourceHealth: Sendable, Hashable {
   /// ``NewsRepository/refresh(_:options:progress:)`` no longer asks such a source, unless
   /// ``RefreshOptions/askGone``; a good answer later (one fetch that asks anyway) clears it.
   public var isGone: Bool
+  /// The articles the last good fetch cached (a Parse source: those cached under its article query).
+  public var cachedCount: Int = 0
+  /// The freshness lifetime in seconds the server gave with the last fetch (`Cache-Control: max-age`, `Expires`);
+  /// `nil` when it gave none, and for a Parse source.
+  public var serverMaxAge: TimeInterval?
 
   /// Since when every refresh has failed: the last good fetch when a failure came after it; `nil` for a source whose
   /// last refresh was good, or that was never fetched successfully (see ``lastErrorAt``).
@@ -38,14 +45,18 @@ public struct SourceHealth: Sendable, Hashable {
 }
 
 extension NewsRepository {
-  /// The health of `source` (a feed, file or query; a Parse source's is its sync bookkeeping's, and reads as never
-  /// fetched here).
+  /// The health of `source`: of a feed, file or query from its fetch record (one read, and one more of its last
+  /// failure when it was never fetched); of a Parse source from its classes' sync bookkeeping (the latest sync, the
+  /// latest error of any class).
   ///
   /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
   public func health(of source: NewsSource) async throws(NewsRepositoryError) -> SourceHealth {
+    if case .parse = source.kind { return try await health(ofParseSource: source.name) }
     let key = source.query.cacheKey
     let record = try await storing { try await storage.fetchRecord(forQuery: key) }
     var health = SourceHealth(lastFetched: record?.fetchedAt.date)
+    health.cachedCount = record?.cachedCount ?? 0
+    health.serverMaxAge = record?.maxAge
     if let record {
       health.lastError = record.lastError
       health.lastErrorAt = record.lastErrorAt?.date
@@ -54,6 +65,25 @@ extension NewsRepository {
       health.lastErrorAt = failure.at.date
     }
     health.isGone = health.lastError.map(NewsNetworkError.isGone(description:)) ?? false
+    return health
+  }
+
+  /// The health of the Parse source named `name`, from its classes' sync bookkeeping: the latest sync of any class,
+  /// the latest error of any class, the articles cached under its article query (``NewsSource/query(ofParseSource:)``).
+  /// Needs no mapping: for a list of sources that must show even when a mapping cannot be loaded.
+  ///
+  /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
+  public func health(ofParseSource name: String) async throws(NewsRepositoryError) -> SourceHealth {
+    let classes = try await storing { try await SyncBookkeeping.status(source: name, in: storage) }
+    var health = SourceHealth(lastFetched: classes.compactMap(\.syncedAt).max()?.date)
+    let failed = classes.compactMap { status -> (String, Timestamp)? in
+      guard let message = status.lastError, let at = status.lastErrorAt else { return nil }
+      return (message, at)
+    }.max { $0.1 < $1.1 }
+    health.lastError = failed?.0
+    health.lastErrorAt = failed?.1.date
+    let key = NewsSource.query(ofParseSource: name).cacheKey
+    health.cachedCount = try await storing { try await storage.fetchRecord(forQuery: key) }?.cachedCount ?? 0
     return health
   }
 }
