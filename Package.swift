@@ -1,18 +1,7 @@
 // swift-tools-version:6.0
-// The dependency arrows of the architecture (docs/ARCHITECTURE.md) are the target dependencies below:
-//
-//   CSQLite ← OfflineNewsStorage ← OfflineNewsImport ←┐
-//   OfflineNewsModel ←────────────────────────────────┼─ OfflineNews (NewsRepository) ← NewsCLI ← news
-//   (Model, HTTP) ← OfflineNewsNetwork ←──────────────┤
-//   (Storage, Import, HTTP) ← OfflineNewsSync ←───────┤
-//   OfflineNewsHTTP ←─────────────────────────────────┘
-//   (HTTP, Network, OfflineNews: its ArticleDecoder is the default) ← OfflineNewsURLSession ← news-online, news-bench,
-//   news-with-fault (never `news`: see below)
-//   (CLibXML2, Model, OfflineNewsHTML) ← OfflineNewsFeeds ← NewsCLI (subscriptions: news add, remove, sources --opml, import OPML)
-//   CLibXML2 ← OfflineNewsHTML ← OfflineNews, NewsCLI, news-bench
-//   CNcurses ← NewsTerminal ← NewsCLI (`news read` only, ncurses loaded when it starts; the library never links it)
-//   (OfflineNews, HTTP, CSodium) ← OfflineNewsServer ← NewsCLI (`news serve`: Miniflux and Reader APIs, web reader)
-//   (CMicroHTTPD, HTTP) ← OfflineNewsMicroHTTPD ← news-online (the server transport, injected like the network)
+// The module graph is the target dependencies below; docs/ARCHITECTURE.md shows it as a table generated from this
+// file, and CI fails when they differ or when a file imports one of our modules that is not a direct dependency of
+// its target (scripts/check-module-graph.sh).
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -24,7 +13,14 @@ let package = Package(
   name: "OfflineNews",
   platforms: [.macOS(.v15)],
   products: [
-    .library(name: "OfflineNews", targets: ["OfflineNews", "OfflineNewsURLSession"]),
+    // The library an app adds: the repository and the URLSession network, and every module whose types their API
+    // uses (no module re-exports another: an app imports the ones it uses, as each of our files does).
+    .library(
+      name: "OfflineNews",
+      targets: [
+        "OfflineNews", "OfflineNewsURLSession", "OfflineNewsModel", "OfflineNewsStorage", "OfflineNewsImport",
+        "OfflineNewsHTTP", "OfflineNewsNetwork", "OfflineNewsSync", "OfflineNewsFeeds", "OfflineNewsHTML",
+      ]),
     .executable(name: "news", targets: ["news"]),
     .executable(name: "news-online", targets: ["news-online"]),
     .executable(name: "news-bench", targets: ["news-bench"]),
@@ -72,7 +68,7 @@ let package = Package(
       name: "OfflineNewsImport", dependencies: ["OfflineNewsModel", "OfflineNewsStorage"], swiftSettings: strict),
     // HTTP without a transport: the HTTPTransport protocol, requests, responses, errors, retries with Retry-After,
     // validators, redaction of secrets, the timeout rule. Used by NewsAPI, feeds, Parse sync and page downloads.
-    .target(name: "OfflineNewsHTTP", swiftSettings: strict),
+    .target(name: "OfflineNewsHTTP", dependencies: ["OfflineNewsModel"], swiftSettings: strict),
     // The news network: the NewsNetwork protocol, NewsAPI v2 decoding, files, NetworkStack (how a program makes its
     // networks).
     .target(name: "OfflineNewsNetwork", dependencies: ["OfflineNewsModel", "OfflineNewsHTTP"], swiftSettings: strict),
@@ -118,7 +114,11 @@ let package = Package(
     // the commit `news --version` prints before each build (scripts/build-commit.sh: git when the package is a
     // checkout, else NEWS_COMMIT or a `git archive`'s scripts/commit.txt, else "unknown commit"; no network).
     .target(
-      name: "NewsCLI", dependencies: ["OfflineNews", "OfflineNewsFeeds", "OfflineNewsHTML", "NewsTerminal"],
+      name: "NewsCLI",
+      dependencies: [
+        "OfflineNews", "OfflineNewsFeeds", "OfflineNewsHTML", "NewsTerminal", "OfflineNewsHTTP", "OfflineNewsImport",
+        "OfflineNewsModel", "OfflineNewsNetwork", "OfflineNewsStorage", "OfflineNewsSync",
+      ],
       swiftSettings: strict,
       plugins: ["BuildCommit"]),
     .plugin(name: "BuildCommit", capability: .buildTool()),
@@ -138,7 +138,11 @@ let package = Package(
       swiftSettings: strict),
     // The benchmark (docs/PERFORMANCE.md): `swift run -c release news-bench`.
     .executableTarget(
-      name: "news-bench", dependencies: ["CSQLite", "OfflineNews", "OfflineNewsHTML", "OfflineNewsURLSession"],
+      name: "news-bench",
+      dependencies: [
+        "CSQLite", "OfflineNews", "OfflineNewsHTML", "OfflineNewsURLSession", "OfflineNewsImport", "OfflineNewsModel",
+        "OfflineNewsNetwork", "OfflineNewsStorage",
+      ],
       path: "Sources/NewsBench", swiftSettings: strict),
 
     .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
@@ -150,22 +154,43 @@ let package = Package(
       name: "news-with-fault", dependencies: ["NewsCLI", "OfflineNewsURLSession"], path: "Tests/NewsWithFault",
       swiftSettings: strict),
     .testTarget(name: "OfflineNewsModelTests", dependencies: ["OfflineNewsModel", "TestSupport"]),
-    .testTarget(name: "OfflineNewsStorageTests", dependencies: ["OfflineNewsStorage", "TestSupport"]),
+    .testTarget(
+      name: "OfflineNewsStorageTests", dependencies: ["OfflineNewsStorage", "TestSupport", "OfflineNewsModel"]),
     .testTarget(
       name: "OfflineNewsHTTPTests", dependencies: ["OfflineNewsHTTP", "TestSupport", "OfflineNewsURLSession"]),
     .testTarget(
-      name: "OfflineNewsNetworkTests", dependencies: ["OfflineNewsNetwork", "TestSupport", "OfflineNewsURLSession"]),
-    .testTarget(name: "OfflineNewsImportTests", dependencies: ["OfflineNewsImport", "TestSupport"]),
-    .testTarget(name: "OfflineNewsTests", dependencies: ["OfflineNews", "TestSupport", "OfflineNewsURLSession"]),
-    .testTarget(name: "OfflineNewsFeedsTests", dependencies: ["OfflineNewsFeeds", "OfflineNewsHTML", "TestSupport"]),
+      name: "OfflineNewsNetworkTests",
+      dependencies: [
+        "OfflineNewsNetwork", "TestSupport", "OfflineNewsURLSession", "OfflineNewsHTTP", "OfflineNewsModel",
+      ]),
     .testTarget(
-      name: "OfflineNewsSyncTests", dependencies: ["OfflineNewsSync", "TestSupport", "OfflineNewsURLSession"]),
+      name: "OfflineNewsImportTests",
+      dependencies: ["OfflineNewsImport", "TestSupport", "OfflineNewsModel", "OfflineNewsStorage"]),
+    .testTarget(
+      name: "OfflineNewsTests",
+      dependencies: [
+        "OfflineNews", "TestSupport", "OfflineNewsURLSession", "OfflineNewsFeeds", "OfflineNewsHTML", "OfflineNewsHTTP",
+        "OfflineNewsImport", "OfflineNewsModel", "OfflineNewsNetwork", "OfflineNewsStorage", "OfflineNewsSync",
+      ]),
+    .testTarget(
+      name: "OfflineNewsFeedsTests",
+      dependencies: ["OfflineNewsFeeds", "OfflineNewsHTML", "TestSupport", "OfflineNewsModel"]),
+    .testTarget(
+      name: "OfflineNewsSyncTests",
+      dependencies: [
+        "OfflineNewsSync", "TestSupport", "OfflineNewsURLSession", "OfflineNewsHTTP", "OfflineNewsImport",
+        "OfflineNewsModel", "OfflineNewsStorage",
+      ]),
     .testTarget(name: "OfflineNewsHTMLTests", dependencies: ["OfflineNewsHTML", "TestSupport"]),
     .testTarget(
       name: "OfflineNewsServerTests",
       dependencies: ["OfflineNewsServer", "OfflineNewsMicroHTTPD", "OfflineNews", "TestSupport"]),
     .testTarget(
-      name: "NewsCLITests", dependencies: ["NewsCLI", "OfflineNewsHTML", "TestSupport", "OfflineNewsURLSession"]),
+      name: "NewsCLITests",
+      dependencies: [
+        "NewsCLI", "OfflineNewsHTML", "TestSupport", "OfflineNewsURLSession", "NewsTerminal", "OfflineNews",
+        "OfflineNewsFeeds", "OfflineNewsModel", "OfflineNewsNetwork", "OfflineNewsStorage", "OfflineNewsSync",
+      ]),
   ],
   swiftLanguageModes: [.v6]
 )

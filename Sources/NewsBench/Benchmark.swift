@@ -1,5 +1,7 @@
 import Foundation
 import OfflineNews
+import OfflineNewsImport
+import OfflineNewsStorage
 
 /// The figures of one import method, summarized over the runs.
 struct ImportSummary: Codable, Sendable {

@@ -1,6 +1,9 @@
 import CSQLite
 import Foundation
 import OfflineNews
+import OfflineNewsModel
+import OfflineNewsNetwork
+import OfflineNewsStorage
 
 /// `news-bench --child-import FILE DB [--sqlite-memory]`: the `news import` path, alone in its own process so that its wall time and
 /// peak memory can be measured like those of `sqlite3` and `python3`.

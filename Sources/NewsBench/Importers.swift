@@ -1,5 +1,8 @@
 import Foundation
 import OfflineNews
+import OfflineNewsImport
+import OfflineNewsModel
+import OfflineNewsStorage
 
 /// One way of importing a payload file into the `article` table, run as a child process.
 enum Importer: String, CaseIterable, Codable, Sendable {

@@ -1,6 +1,7 @@
 import Foundation
 import OfflineNews
 import OfflineNewsFeeds
+import OfflineNewsModel
 
 /// `news add URL|FILE`: subscribes to a feed — a feed's URL as it is, or the feed(s) a web page announces — by
 /// adding a source to the configuration file.
@@ -175,7 +176,7 @@ struct AddCommand: NewsCommand {
 
   /// What `target` names: an http(s) URL as it is, else a file (its path resolved) as a `file:` URL.
   private func location(of target: String) throws(CommandFailure) -> URL {
-    if let url = URL(string: target), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme) {
+    if let url = URL(string: target), url.isWebURL {
       return url
     }
     return URL(fileURLWithPath: context.resolvedPath(target))

@@ -1,4 +1,5 @@
 import OfflineNews
+import OfflineNewsModel
 
 /// One option a command accepts: a flag (`--json`) or an option with a value (`--db PATH`).
 struct OptionSpec: Sendable, Hashable {

@@ -1,5 +1,7 @@
 import Foundation
 import OfflineNews
+import OfflineNewsModel
+import OfflineNewsStorage
 
 extension CommandContext {
   /// What `--source TEXT` of `news list`, `search` and `mark-read` selects (``SourceMatch``): a configured source's
@@ -20,7 +22,7 @@ extension CommandContext {
       }
     } else if text.hasPrefix(".") || text.hasPrefix("~") || text.hasPrefix("/") {
       return SourceMatch(location: URL(fileURLWithPath: resolvedPath(text)))
-    } else if let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme) {
+    } else if let url = URL(string: text), url.isWebURL {
       return SourceMatch(source: text, queries: [NewsQuery(url: url).cacheKey])
     }
     return SourceMatch(source: text)

@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNews
+import OfflineNewsStorage
 
 /// `news compact`: gives the space of deleted articles back and moves an old store to 16 KiB pages
 /// (``StorageContext/compact(path:busyTimeout:)``).

@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNewsModel
 
 extension Configuration {
   /// What a source says about itself besides where it is, for lists and OPML (any kind of source may have them):
@@ -38,8 +39,7 @@ extension Configuration {
       labels.title = text.isEmpty ? nil : text
     }
     if let value = fields["homePage"], !(value is NSNull) {
-      guard let text = value as? String, let url = URL(string: text), let scheme = url.scheme?.lowercased(),
-        ["http", "https"].contains(scheme), url.host != nil
+      guard let text = value as? String, let url = URL(string: text), url.isWebURL
       else { throw CommandFailure(.config, "\(place).homePage must be an http(s) URL") }
       labels.homePage = url
     }

@@ -1,5 +1,8 @@
 import Foundation
 import OfflineNews
+import OfflineNewsImport
+import OfflineNewsStorage
+import OfflineNewsSync
 
 extension CommandContext {
   /// Every configured source as the library's ``NewsSource``, sorted by name: NewsAPI, file and feed sources as they

@@ -1,5 +1,7 @@
 import Foundation
 import OfflineNews
+import OfflineNewsModel
+import OfflineNewsSync
 
 extension Configuration {
   /// A source `news sync` reads: a Parse Server's classes, or a JSON Feed, imported with a mapping.
@@ -263,8 +265,7 @@ extension Configuration {
   }
 
   private static func httpURL(_ text: String) -> URL? {
-    guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
-      url.host != nil
+    guard let url = URL(string: text), url.isWebURL
     else { return nil }
     return url
   }

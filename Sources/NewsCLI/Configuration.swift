@@ -1,5 +1,8 @@
 import Foundation
 import OfflineNews
+import OfflineNewsImport
+import OfflineNewsModel
+import OfflineNewsStorage
 
 /// The `news` configuration: named sources, the default one, the database path, the timeout, the API key.
 ///
@@ -218,7 +221,7 @@ struct Configuration: Sendable {
         policy: policy, labels: labels)
     }
     guard let text = fields["url"] as? String, var components = URLComponents(string: text),
-      let scheme = components.scheme?.lowercased(), ["http", "https"].contains(scheme)
+      components.url?.isWebURL == true
     else {
       throw CommandFailure(.config, "\(place) needs \"file\" (a path) or \"url\" (an http(s) URL)")
     }

@@ -1,4 +1,6 @@
 import OfflineNews
+import OfflineNewsModel
+import OfflineNewsNetwork
 import Synchronization
 
 /// A network made at its first request: every command builds a repository, and most never ask the network, so

@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNews
+import OfflineNewsModel
 
 /// `news delete`: batch delete of cached articles.
 struct DeleteCommand: NewsCommand {

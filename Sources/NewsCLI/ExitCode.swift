@@ -1,4 +1,7 @@
 import OfflineNews
+import OfflineNewsNetwork
+import OfflineNewsStorage
+import OfflineNewsSync
 
 /// The exit statuses of `news`, from BSD's `sysexits.h` where one fits.
 public enum ExitCode: Int32, Sendable {

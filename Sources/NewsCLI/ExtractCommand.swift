@@ -1,6 +1,8 @@
 import Foundation
 import OfflineNews
+import OfflineNewsFeeds
 import OfflineNewsHTML
+import OfflineNewsModel
 
 /// `news extract FILE.html [--url URL] [--json]`: the readable article of a saved web page, as a reader view shows
 /// it. Reads only the file: no database, no configuration, no network.
@@ -66,9 +68,7 @@ struct ExtractCommand: NewsCommand {
     }
     var pageURL: URL?
     if let text = arguments.value(.url) {
-      guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
-        ["http", "https", "file"].contains(scheme), scheme == "file" || url.host != nil
-      else {
+      guard let url = URL(string: text), url.isWebURL || url.isFileURL else {
         throw arguments.badValue(
           "--url needs an absolute http(s) or file URL, got \"\(text)\"",
           hint: "for example --url https://example.com/2024/05/story.html")

@@ -1,6 +1,8 @@
 import Foundation
 import OfflineNews
 import OfflineNewsFeeds
+import OfflineNewsModel
+import OfflineNewsNetwork
 
 /// The hint printed under an error about reading a source, chosen by what actually went wrong: a missing file is
 /// not a mapping problem, a web page or an HTTP 404 is what came back rather than a network that is down.

@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNews
+import OfflineNewsModel
 
 /// `news fetch`: a read of a source through the repository, by a cache policy (network-first by default), saved to
 /// the cache; the cache when the network fails.

@@ -1,6 +1,9 @@
 import Foundation
 import OfflineNews
 import OfflineNewsFeeds
+import OfflineNewsModel
+import OfflineNewsNetwork
+import OfflineNewsStorage
 
 /// `news import FILE`: saves a NewsAPI-format response file into the cache.
 struct ImportCommand: NewsCommand {

@@ -1,5 +1,7 @@
 import Foundation
 import OfflineNews
+import OfflineNewsModel
+import OfflineNewsStorage
 
 /// `news list`: cached articles, newest first, without the network.
 struct ListCommand: NewsCommand {

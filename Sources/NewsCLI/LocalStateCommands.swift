@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNews
+import OfflineNewsStorage
 
 /// What `news mark-read` and `news bookmark` share: local state that refreshes never change.
 struct LocalStateCommand {

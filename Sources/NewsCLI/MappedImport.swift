@@ -1,5 +1,7 @@
 import Foundation
 import OfflineNews
+import OfflineNewsImport
+import OfflineNewsModel
 
 /// `news import FILE --mapping NAME|PATH`: the general importer, driven by a mapping file.
 struct MappedImport {

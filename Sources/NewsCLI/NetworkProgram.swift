@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNews
+import OfflineNewsModel
 
 /// `news-online`, the command line with the network linked in, as the commands that need HTTP name it when the
 /// running program has none (``NetworkStack/filesOnly``: `news` with no `news-online` beside it, as after

@@ -1,5 +1,9 @@
 import Foundation
 import OfflineNews
+import OfflineNewsHTTP
+import OfflineNewsModel
+import OfflineNewsNetwork
+import OfflineNewsStorage
 
 /// The `news` command line: the composition root that wires configuration → storage context + network →
 /// repository → command, as an app's coordinator wires repository → view model → view controller.

@@ -1,6 +1,8 @@
 import Foundation
 import OfflineNews
 import OfflineNewsHTML
+import OfflineNewsModel
+import OfflineNewsStorage
 
 /// Human and JSON renderings of articles and results.
 enum OutputFormat {

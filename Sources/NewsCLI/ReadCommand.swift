@@ -1,6 +1,8 @@
 import Foundation
 import NewsTerminal
 import OfflineNews
+import OfflineNewsModel
+import OfflineNewsStorage
 
 #if canImport(Glibc)
   import Glibc

@@ -1,6 +1,8 @@
 import Foundation
 import NewsTerminal
 import OfflineNews
+import OfflineNewsModel
+import OfflineNewsStorage
 
 /// The screens of `news read` and what a key does on them, without a terminal: keys in, ``Action``s (what the
 /// command asks the repository or the system to do) and screen lines out. ``ReadCommand`` runs it on a

@@ -1,5 +1,7 @@
 import Foundation
 import OfflineNews
+import OfflineNewsModel
+import OfflineNewsStorage
 
 /// `news entities` and `news records ENTITY`: any entity's rows, for any mapping's data.
 struct EntitiesCommand: NewsCommand {

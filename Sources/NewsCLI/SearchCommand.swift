@@ -1,5 +1,7 @@
 import Foundation
 import OfflineNews
+import OfflineNewsModel
+import OfflineNewsStorage
 
 /// `news search QUERY`: full-text search of the cache, best match first, with highlighted snippets. No network.
 struct SearchCommand: NewsCommand {
@@ -110,7 +112,7 @@ struct SearchCommand: NewsCommand {
       return .success
     }
     // In double quotes, a quote or backslash in the text escaped (`"\"climate"`), as the search error quotes it.
-    let quoted = SearchQuery.quoted(OutputFormat.sanitized(text, collapsingWhitespace: true))
+    let quoted = JSONText.quoted(OutputFormat.sanitized(text, collapsingWhitespace: true))
     guard !shown.isEmpty else {
       console.err("no cached article matches \(quoted)\n")
       return .success

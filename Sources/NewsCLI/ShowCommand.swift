@@ -1,6 +1,8 @@
 import Foundation
 import OfflineNews
 import OfflineNewsHTML
+import OfflineNewsModel
+import OfflineNewsStorage
 
 /// `news show URL`: one cached article in full, marked read. No network.
 struct ShowCommand: NewsCommand {

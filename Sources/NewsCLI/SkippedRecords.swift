@@ -1,4 +1,6 @@
 import OfflineNews
+import OfflineNewsImport
+import OfflineNewsNetwork
 
 // Messages about the records a command skipped or could not import: counted by reason on standard error, listed
 // with `--verbose` (every command that reads records tells them this one way).

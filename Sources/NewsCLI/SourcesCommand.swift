@@ -1,6 +1,9 @@
 import Foundation
 import OfflineNews
 import OfflineNewsFeeds
+import OfflineNewsModel
+import OfflineNewsStorage
+import OfflineNewsSync
 
 /// `news sources`: each configured source with its last fetch, age, freshness, cached articles and last error.
 struct SourcesCommand: NewsCommand {

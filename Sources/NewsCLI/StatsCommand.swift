@@ -1,5 +1,7 @@
 import Foundation
 import OfflineNews
+import OfflineNewsModel
+import OfflineNewsStorage
 
 /// `news stats`: what the cache holds.
 struct StatsCommand: NewsCommand {

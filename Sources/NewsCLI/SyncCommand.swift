@@ -1,5 +1,9 @@
 import Foundation
 import OfflineNews
+import OfflineNewsHTTP
+import OfflineNewsImport
+import OfflineNewsStorage
+import OfflineNewsSync
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,4 +1,7 @@
 import Foundation
+import OfflineNewsFeeds
+import OfflineNewsModel
+import OfflineNewsNetwork
 
 extension ArticleDecoder {
   /// An RSS, Atom, RDF or JSON Feed body through ``FeedParser``: every item an article.
@@ -99,7 +102,7 @@ extension ArticleDecoder {
 
   /// The item's link when it is an absolute `http(s)` URL.
   static func webLink(_ item: FeedItem) -> URL? {
-    guard let link = item.link, let scheme = link.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+    guard let link = item.link, link.isWebURL else {
       return nil
     }
     return link

@@ -1,4 +1,8 @@
 import Foundation
+import OfflineNewsFeeds
+import OfflineNewsImport
+import OfflineNewsNetwork
+import OfflineNewsStorage
 
 /// The decoder of every format a news source sends, told apart by the body's content (never by a file name or a
 /// `Content-Type`), each handed to its one decoder:

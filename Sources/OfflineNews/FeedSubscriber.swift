@@ -1,4 +1,7 @@
 import Foundation
+import OfflineNewsFeeds
+import OfflineNewsHTTP
+import OfflineNewsModel
 
 /// Subscribing: tells what a URL the user gave is — a feed, a web page announcing feeds, or an OPML subscription
 /// list — and makes the ``NewsSource`` candidates to subscribe to, each named after the feed's own title.
@@ -199,7 +202,7 @@ public struct FeedSubscriber: Sendable {
       }
       return Document(body: body, url: url, sourceURL: url, charset: nil, isFile: true)
     }
-    guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+    guard url.isWebURL else {
       throw .unsupportedURL(url)
     }
     guard let transport else { throw .noTransport(url) }

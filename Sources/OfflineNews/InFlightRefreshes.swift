@@ -1,4 +1,7 @@
 import Foundation
+import OfflineNewsModel
+import OfflineNewsNetwork
+import OfflineNewsStorage
 import Synchronization
 
 /// What one refresh of a query (network, then store) came to. Shared by every read that joined it.

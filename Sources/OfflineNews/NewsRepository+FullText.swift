@@ -1,4 +1,8 @@
 import Foundation
+import OfflineNewsHTML
+import OfflineNewsHTTP
+import OfflineNewsModel
+import OfflineNewsStorage
 
 /// Bounds on fetching articles' pages for their whole text.
 public struct FullTextLimits: Sendable, Hashable {

@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNewsModel
 
 /// What a handle or URL typed by a person finds.
 package enum ArticleLookup: Sendable, Hashable {

@@ -88,7 +88,7 @@ extension NewsRepository {
     guard let folder = imageFolder, let namer = imageStore(using: transport) else { return (0, []) }
     var remotes: [(url: URL, isLead: Bool)] = []
     var seen = Set<String>()
-    if let lead, ["http", "https"].contains(lead.scheme?.lowercased() ?? ""), lead.host != nil {
+    if let lead, lead.isWebURL {
       remotes.append((lead, true))
       seen.insert(lead.absoluteString)
     }

@@ -1,4 +1,6 @@
 import Foundation
+import OfflineNewsModel
+import OfflineNewsStorage
 
 extension NewsRepository {
   /// An observed list of cached articles — what a list UI shows: the articles `filter` selects, newest first, at

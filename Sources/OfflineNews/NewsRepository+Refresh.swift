@@ -1,4 +1,6 @@
 import Foundation
+import OfflineNewsModel
+import OfflineNewsSync
 
 extension NewsRepository {
   /// Refreshes every source of a list — the "refresh all" of a feed reader — and then fetches the whole texts of

@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNewsStorage
 
 extension NewsRepository {
   /// Full-text search of the cached articles, best match first. Never touches the network: it searches what was

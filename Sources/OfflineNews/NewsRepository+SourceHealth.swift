@@ -1,4 +1,7 @@
 import Foundation
+import OfflineNewsModel
+import OfflineNewsNetwork
+import OfflineNewsSync
 
 /// How a source has been doing, from its fetch record (a Parse source: its classes' sync bookkeeping): its last good
 /// fetch, its last failure since, whether the server said the feed is gone, since when it has been failing, how many

@@ -1,4 +1,7 @@
 import Foundation
+import OfflineNewsFeeds
+import OfflineNewsModel
+import OfflineNewsStorage
 
 /// Why a change to the store's subscription list was refused.
 public enum SubscriptionChangeError: Error, Sendable, CustomStringConvertible {

@@ -1,4 +1,8 @@
 import Foundation
+import OfflineNewsHTTP
+import OfflineNewsModel
+import OfflineNewsNetwork
+import OfflineNewsStorage
 
 /// The offline-first repository: reads from the network, saves what it got, and serves the cache when the network
 /// fails, saying where the rows came from and how old they are.

@@ -1,3 +1,7 @@
+import OfflineNewsModel
+import OfflineNewsNetwork
+import OfflineNewsStorage
+
 /// Why the repository could not serve a read, a save or a delete.
 ///
 /// It keeps the underlying cause whole: a ``NewsNetworkError`` (transport failure and its kind, HTTP status and body

@@ -1,12 +1,7 @@
 import Foundation
-@_exported import OfflineNewsFeeds
-@_exported import OfflineNewsHTML
-@_exported import OfflineNewsHTTP
-@_exported import OfflineNewsImport
-@_exported import OfflineNewsModel
-@_exported import OfflineNewsNetwork
-@_exported import OfflineNewsStorage
-@_exported import OfflineNewsSync
+import OfflineNewsModel
+import OfflineNewsNetwork
+import OfflineNewsStorage
 
 /// Where the rows of a ``NewsResult`` came from.
 public enum Origin: String, Sendable, Hashable, Codable {

@@ -1,4 +1,8 @@
 import Foundation
+import OfflineNewsImport
+import OfflineNewsModel
+import OfflineNewsStorage
+import OfflineNewsSync
 
 /// One source of news an app follows — a subscription: a NewsAPI query, a feed (RSS 2.0, RSS 1.0, Atom, JSON Feed),
 /// a feed or NewsAPI file, or a Parse Server's classes — with how it is read and where it is filed.

@@ -1,4 +1,8 @@
 import Foundation
+import OfflineNewsHTTP
+import OfflineNewsNetwork
+import OfflineNewsStorage
+import OfflineNewsSync
 
 /// How ``NewsRepository/refresh(_:options:progress:)`` refreshes a list of sources.
 public struct RefreshOptions: Sendable {

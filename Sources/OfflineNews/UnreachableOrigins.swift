@@ -1,4 +1,6 @@
 import Foundation
+import OfflineNewsModel
+import OfflineNewsNetwork
 import Synchronization
 
 /// A network for one refresh of many sources (``NewsRepository/refresh(_:options:progress:)``, `news fetch --all`) that stops asking an origin (scheme, host, port: RFC 6454) once a
@@ -30,7 +32,7 @@ package final class UnreachableOrigins: NewsNetwork {
 
   /// `https://example.org:443`: the origin of an http(s) URL, `nil` for a file.
   package static func origin(of url: URL) -> String? {
-    guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = url.host else {
+    guard url.isWebURL, let scheme = url.scheme?.lowercased(), let host = url.host else {
       return nil
     }
     return "\(scheme)://\(host.lowercased()):\(url.port ?? (scheme == "https" ? 443 : 80))"

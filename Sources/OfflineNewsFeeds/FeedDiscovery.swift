@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNewsHTML
+import OfflineNewsModel
 
 /// A feed a web page announces.
 public struct DiscoveredFeed: Sendable, Hashable {
@@ -74,7 +75,7 @@ public enum FeedDiscovery {
     let base = document.baseURL ?? pageURL
     for link in feedLinks(root) {
       guard let url = FeedReadingContext.resolve(link.href, against: base),
-        let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host?.isEmpty == false,
+        url.isWebURL,
         !page.feeds.contains(where: { $0.url == url })
       else { continue }
       page.feeds.append(DiscoveredFeed(url: url, title: link.title, type: link.type))

@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNewsModel
 
 /// When a failed request is tried again, how long to wait first, and when to give up.
 ///
@@ -188,17 +189,7 @@ public struct RetryPolicy: Sendable {
     return max(0, date.timeIntervalSince(now))
   }
 
-  /// Parses an HTTP-date in any of the three forms of RFC 9110 §5.6.7 (UTC).
-  package static func httpDate(_ text: String) -> Date? {
-    // asctime pads a one-digit day with a space ("Nov  6"): compare with single spaces.
-    let text = text.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
-    for format in ["EEE, dd MMM yyyy HH:mm:ss 'GMT'", "EEEE, dd-MMM-yy HH:mm:ss 'GMT'", "EEE MMM d HH:mm:ss yyyy"] {
-      let formatter = DateFormatter()
-      formatter.locale = Locale(identifier: "en_US_POSIX")
-      formatter.timeZone = TimeZone(identifier: "GMT")
-      formatter.dateFormat = format
-      if let date = formatter.date(from: text) { return date }
-    }
-    return nil
-  }
+  /// Parses an HTTP-date in any of the three forms of RFC 9110 §5.6.7 (UTC): ``Timestamp/init(httpDate:)``, the
+  /// one date reader of the package.
+  package static func httpDate(_ text: String) -> Date? { Timestamp(httpDate: text)?.date }
 }

@@ -41,9 +41,7 @@ extension ImportState {
       }
       break
     }
-    if let link, let url = URL(string: link), let scheme = url.scheme?.lowercased(),
-      scheme == "http" || scheme == "https", url.host?.isEmpty == false
-    {
+    if let link, let url = URL(string: link), url.isWebURL {
       return .success((ArticleIdentity.linked(url).absoluteString, link))
     }
     for path in rule.id {

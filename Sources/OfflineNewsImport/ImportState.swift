@@ -659,7 +659,7 @@ struct ImportState {
       case .source: text = self.source
       }
       guard let text, let url = URL(string: text.trimmingCharacters(in: .whitespaces)),
-        let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host?.isEmpty == false
+        url.isWebURL
       else { continue }
       return url
     }

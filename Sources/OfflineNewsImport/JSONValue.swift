@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNewsModel
 
 /// A JSON value as the importer sees it: integers kept exact (`Int64`), booleans told apart from numbers.
 ///
@@ -63,29 +64,13 @@ package enum JSONValue: Sendable, Hashable, CustomStringConvertible {
     case .bool(let v): return v ? "true" : "false"
     case .integer(let v): return String(v)
     case .number(let v): return v.isFinite ? "\(v)" : "null"
-    case .string(let v): return Self.quoted(v)
+    case .string(let v): return JSONText.quoted(v)
     case .array(let v): return "[" + v.map(\.jsonText).joined(separator: ",") + "]"
     case .object(let v):
       return "{"
-        + v.sorted { $0.key < $1.key }.map { Self.quoted($0.key) + ":" + $0.value.jsonText }.joined(separator: ",")
+        + v.sorted { $0.key < $1.key }.map { JSONText.quoted($0.key) + ":" + $0.value.jsonText }.joined(separator: ",")
         + "}"
     }
-  }
-
-  static func quoted(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      case "\r": out += "\\r"
-      case "\t": out += "\\t"
-      case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-      default: out.unicodeScalars.append(scalar)
-      }
-    }
-    return out + "\""
   }
 }
 

@@ -30,8 +30,7 @@ package enum ArticleIdentity {
   /// The scope of a feed's items without a link of their own: the canonical form of the feed's home page when it
   /// names an absolute `http(s)` one, else `origin` (the feed's URL, or the file's path).
   package static func feedScope(homePage: URL?, origin: String) -> String {
-    guard let homePage, let scheme = homePage.scheme?.lowercased(), scheme == "http" || scheme == "https",
-      homePage.host?.isEmpty == false
+    guard let homePage, homePage.isWebURL
     else { return origin }
     return linked(homePage).absoluteString
   }
@@ -41,7 +40,7 @@ package enum ArticleIdentity {
 
   /// The key of an item: its canonical link, else its id scoped to `scope`, else `nil` (use ``fingerprint(_:)``).
   package static func key(link: URL?, scope: String, id: String?) -> URL? {
-    if let link, let scheme = link.scheme?.lowercased(), scheme == "http" || scheme == "https" {
+    if let link, link.isWebURL {
       return linked(link)
     }
     if let id, !id.isEmpty { return scoped(scope, id: id) }

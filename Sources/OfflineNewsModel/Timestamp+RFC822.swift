@@ -1,4 +1,23 @@
 extension Timestamp {
+  /// Parses an HTTP-date (`Retry-After`, `Last-Modified`, `Expires`) in any of the three forms of RFC 9110 §5.6.7,
+  /// all UTC: the IMF-fixdate `Sun, 06 Nov 1994 08:49:37 GMT`, the obsolete RFC 850 form
+  /// `Sunday, 06-Nov-94 08:49:37 GMT`, and asctime's `Sun Nov  6 08:49:37 1994` — through the one RFC 822 reader
+  /// (``init(rfc822:)``, which reads the first and the last; the RFC 850 date's dashes are read as spaces).
+  /// Anything else is `nil`.
+  package init?(httpDate text: some StringProtocol) {
+    let trimmed = text.trimmingCharacters(in: .whitespaces)
+    if let parsed = Timestamp(rfc822: trimmed) {
+      self = parsed
+      return
+    }
+    // RFC 850: `Weekday, DD-Mon-YY HH:MM:SS GMT`, the date's dashes between day, month and year.
+    let parts = trimmed.split(separator: " ", omittingEmptySubsequences: true)
+    guard parts.count == 4, parts[0].hasSuffix(","), parts[1].split(separator: "-").count == 3,
+      let parsed = Timestamp(rfc822: ([parts[0]] + parts[1].split(separator: "-") + parts[2...]).joined(separator: " "))
+    else { return nil }
+    self = parsed
+  }
+
   /// Parses an RFC 822 / RFC 5322 date-time as real feeds write it (RSS `pubDate`, HTTP-era dates) into an instant.
   ///
   /// For example:

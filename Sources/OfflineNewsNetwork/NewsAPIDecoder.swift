@@ -268,8 +268,7 @@ public struct NewsAPIDecoder: Sendable {
     // Cheap refusal before URL parsing: only http(s) URLs are wanted.
     guard trimmed.utf8.count > 8, trimmed.utf8.first == UInt8(ascii: "h") || trimmed.utf8.first == UInt8(ascii: "H")
     else { return nil }
-    guard let url = URL(string: trimmed), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-      let host = url.host, !host.isEmpty
+    guard let url = URL(string: trimmed), url.isWebURL
     else { return nil }
     return url
   }

@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNewsModel
 
 /// The NewsAPI key and the hosts it may be sent to. A key travels in the `X-Api-Key` header
 /// (<https://newsapi.org/docs/authentication>) only to these hosts (each, or a subdomain of it), never to a feed,
@@ -30,7 +31,7 @@ package struct NewsAPIKey: Sendable, Hashable {
 
   /// Whether a request for `url` carries the key: `http`/`https` to one of ``hosts`` or a subdomain of one.
   package func isSent(to url: URL) -> Bool {
-    guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+    guard url.isWebURL,
       let host = url.host?.lowercased(), !host.isEmpty
     else { return false }
     return hosts.contains { host == $0 || host.hasSuffix("." + $0) }

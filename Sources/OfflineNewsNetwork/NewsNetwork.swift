@@ -1,5 +1,5 @@
 import Foundation
-@_exported import OfflineNewsHTTP
+import OfflineNewsHTTP
 import OfflineNewsModel
 
 /// Where the repository gets fresh articles: one request in, one decoded page out.

@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNewsHTTP
+import OfflineNewsModel
 
 /// How the files (Parse `File` values, image URLs) of one synced class are downloaded.
 public struct FileDownloads: Sendable, Hashable {
@@ -135,7 +136,7 @@ package struct FileStore: Sendable {
   package func isStored(_ remote: URL) -> Bool { FileManager.default.fileExists(atPath: localURL(for: remote).path) }
 
   private func download(_ remote: URL, to local: URL) async throws(FileDownloadError) {
-    guard let scheme = remote.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+    guard remote.isWebURL else {
       throw .unsupportedURL(FileDownloadError.shown(remote))
     }
     let response: HTTPResponse

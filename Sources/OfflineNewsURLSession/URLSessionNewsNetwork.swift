@@ -106,7 +106,7 @@ public final class URLSessionNewsNetwork: NewsNetwork {
     if query.url.isFileURL {
       return .page(try await FileNewsNetwork(decoder: decoder).fetch(query), validators: .none)
     }
-    guard let scheme = query.url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+    guard query.url.isWebURL else {
       throw .unsupportedURL(query.cacheKey)
     }
     var headers = ["Accept": Self.accept]

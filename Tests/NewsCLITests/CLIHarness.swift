@@ -1,6 +1,7 @@
 import Foundation
 import NewsCLI
 import OfflineNews
+import OfflineNewsNetwork
 import OfflineNewsURLSession
 import TestSupport
 

@@ -1,5 +1,8 @@
 import Foundation
 import OfflineNews
+import OfflineNewsModel
+import OfflineNewsStorage
+import OfflineNewsSync
 import TestSupport
 import Testing
 

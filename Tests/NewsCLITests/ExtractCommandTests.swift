@@ -1,5 +1,6 @@
 import Foundation
 import NewsCLI
+import OfflineNewsFeeds
 import OfflineNewsHTML
 import OfflineNewsURLSession
 import TestSupport

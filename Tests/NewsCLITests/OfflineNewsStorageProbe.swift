@@ -1,4 +1,5 @@
 import OfflineNews
+import OfflineNewsStorage
 
 /// Reads a database with a plain connection: what any SQLite reader would find after a crash.
 struct OfflineNewsStorageProbe {

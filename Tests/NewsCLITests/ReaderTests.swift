@@ -1,6 +1,8 @@
 import Foundation
 import NewsTerminal
 import OfflineNews
+import OfflineNewsModel
+import OfflineNewsStorage
 import Testing
 
 @testable import NewsCLI

@@ -1,4 +1,5 @@
 import OfflineNews
+import OfflineNewsStorage
 
 enum StorageContextOpener {
   /// Sets `PRAGMA user_version` through a storage context that is closed (and checkpointed) on return.

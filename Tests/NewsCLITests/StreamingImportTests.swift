@@ -1,5 +1,8 @@
 import Foundation
 import OfflineNews
+import OfflineNewsModel
+import OfflineNewsNetwork
+import OfflineNewsStorage
 import TestSupport
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNewsHTTP
 import OfflineNewsModel
 import OfflineNewsNetwork
 import OfflineNewsURLSession

@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNewsHTTP
+import OfflineNewsModel
 import OfflineNewsSync
 import OfflineNewsURLSession
 import TestSupport

@@ -1,5 +1,9 @@
 import Foundation
 import OfflineNews
+import OfflineNewsHTTP
+import OfflineNewsModel
+import OfflineNewsNetwork
+import OfflineNewsStorage
 import OfflineNewsURLSession
 import Synchronization
 import TestSupport

@@ -1,4 +1,7 @@
 import Foundation
+import OfflineNewsModel
+import OfflineNewsNetwork
+import OfflineNewsStorage
 import Synchronization
 import TestSupport
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNews
+import OfflineNewsModel
 import Testing
 
 /// One derived-title rule (`ArticleTitle.derived`) for every format: the same untitled post, written as RSS 2.0,

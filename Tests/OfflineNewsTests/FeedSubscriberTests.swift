@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNews
+import OfflineNewsFeeds
 import OfflineNewsURLSession
 import TestSupport
 import Testing

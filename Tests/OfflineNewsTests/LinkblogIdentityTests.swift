@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNewsModel
 import OfflineNewsStorage
 import TestSupport
 import Testing

@@ -1,5 +1,8 @@
 import Foundation
 import OfflineNews
+import OfflineNewsHTTP
+import OfflineNewsModel
+import OfflineNewsNetwork
 import OfflineNewsURLSession
 import TestSupport
 import Testing

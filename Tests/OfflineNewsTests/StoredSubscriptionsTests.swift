@@ -1,5 +1,8 @@
 import Foundation
 import OfflineNews
+import OfflineNewsFeeds
+import OfflineNewsNetwork
+import OfflineNewsStorage
 import OfflineNewsURLSession
 import TestSupport
 import Testing

@@ -1,5 +1,7 @@
 import Foundation
 import OfflineNews
+import OfflineNewsModel
+import OfflineNewsStorage
 import OfflineNewsURLSession
 import Synchronization
 import TestSupport

@@ -6,6 +6,8 @@
 // Usage: AppCheck online|offline BASE_URL SITE_FOLDER STORE_FOLDER
 import Foundation
 import OfflineNews
+import OfflineNewsImport
+import OfflineNewsStorage
 import OfflineNewsURLSession
 
 func check(_ condition: Bool, _ what: String) {

@@ -64,7 +64,7 @@ final class FeedReadingContext {
   func httpURL(_ reference: String?, in element: XMLElement, name: String) -> URL? {
     guard let reference, !reference.trimmedXMLSpace.isEmpty else { return nil }
     guard let url = Self.resolve(reference, against: baseURL(for: element)),
-      let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host?.isEmpty == false
+      url.isWebURL
     else {
       note(
         .unreadableURL, name, text: reference, "not an http(s) URL after resolving against the base; value dropped",
@@ -144,8 +144,7 @@ final class FeedReadingContext {
     let trimmed = value.trimmedXMLSpace
     guard !trimmed.isEmpty else { return nil }
     // Against a web base only: a saved file's own path is no base for a link of the feed's site.
-    let isWeb = base.scheme.map { ["http", "https"].contains($0.lowercased()) } ?? false
-    let text = kind == .html && isWeb ? HTMLRelativeLinks.resolving(trimmed, against: base) : trimmed
+    let text = kind == .html && base.isWebURL ? HTMLRelativeLinks.resolving(trimmed, against: base) : trimmed
     return FeedText(value: text, kind: kind, baseURL: base)
   }
 

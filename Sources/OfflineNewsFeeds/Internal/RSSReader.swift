@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNewsModel
 
 /// Reads RSS 0.90, 0.91, 0.92, 1.0 (RDF) and 2.0 from a libxml2 tree.
 ///
@@ -178,8 +179,7 @@ struct RSSReader {
   /// need not be a URL).
   private func permalink(_ text: String, in element: XMLElement) -> URL? {
     let trimmed = text.trimmedXMLSpace
-    guard let url = URL(string: trimmed), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-      url.host?.isEmpty == false
+    guard let url = URL(string: trimmed), url.isWebURL
     else { return nil }
     return url
   }

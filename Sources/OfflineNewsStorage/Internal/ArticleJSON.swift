@@ -5,14 +5,14 @@ import OfflineNewsModel
 /// `[{"url":"…","type":"…","length":123}]` (RFC 8259), written without a `JSONEncoder` on the bulk path.
 enum ArticleJSON {
   static func encode(_ tags: [String]) -> String {
-    "[" + tags.map(quoted).joined(separator: ",") + "]"
+    "[" + tags.map(JSONText.quoted).joined(separator: ",") + "]"
   }
 
   static func encode(_ enclosures: [Enclosure]) -> String {
     "["
       + enclosures.map { enclosure in
-        var fields = ["\"url\":" + quoted(enclosure.url.absoluteString)]
-        if let type = enclosure.type { fields.append("\"type\":" + quoted(type)) }
+        var fields = ["\"url\":" + JSONText.quoted(enclosure.url.absoluteString)]
+        if let type = enclosure.type { fields.append("\"type\":" + JSONText.quoted(type)) }
         if let length = enclosure.length { fields.append("\"length\":\(length)") }
         return "{" + fields.joined(separator: ",") + "}"
       }.joined(separator: ",") + "]"
@@ -26,23 +26,5 @@ enum ArticleJSON {
   static func enclosures(_ text: String?) -> [Enclosure] {
     guard let data = text?.data(using: .utf8) else { return [] }
     return (try? JSONDecoder().decode([Enclosure].self, from: data)) ?? []
-  }
-
-  /// A JSON string literal: `"`, `\` and the C0 controls escaped.
-  static func quoted(_ text: String) -> String {
-    var out = "\""
-    out.reserveCapacity(text.utf8.count + 2)
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      case "\r": out += "\\r"
-      case "\t": out += "\\t"
-      case let c where c.value < 0x20: out += String(format: "\\u%04x", c.value)
-      default: out.unicodeScalars.append(scalar)
-      }
-    }
-    return out + "\""
   }
 }

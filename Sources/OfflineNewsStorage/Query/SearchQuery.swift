@@ -1,3 +1,5 @@
+import OfflineNewsModel
+
 /// Why a search text cannot be searched.
 public enum SearchQueryError: Error, Sendable, Hashable, CustomStringConvertible {
   /// The text holds no word to look for: it is empty, or only spaces, punctuation and stray quotes or stars.
@@ -11,7 +13,7 @@ public enum SearchQueryError: Error, Sendable, Hashable, CustomStringConvertible
       let shown = text.count > 40 ? String(text.prefix(40)) + "…" : text
       return text.allSatisfy(\.isWhitespace)
         ? "the search text is empty"
-        : "the search text \(SearchQuery.quoted(shown)) has no word to look for (only punctuation)"
+        : "the search text \(JSONText.quoted(shown)) has no word to look for (only punctuation)"
     case .tooManyTerms(let count, let maximum):
       return "the search text has \(count) words and phrases; at most \(maximum) are allowed"
     }
@@ -50,10 +52,6 @@ public enum SearchQueryError: Error, Sendable, Hashable, CustomStringConvertible
 ///
 /// Related SQLite documentation: <https://www.sqlite.org/fts5.html#full_text_query_syntax>
 public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
-  /// A search text as messages echo it: in double quotes, with a `"` or `\` in it escaped and control characters
-  /// written as escapes, as a JSON string literal (RFC 8259, section 7): `"\"climate"` for `"climate`, `"it's"` for
-  /// `it's`, so a quote in the text reads as one.
-  package static func quoted(_ text: String) -> String { ArticleJSON.quoted(text) }
 
   /// One word or phrase to look for.
   package struct Term: Sendable, Hashable {

@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNewsHTTP
+import OfflineNewsModel
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
@@ -20,11 +21,8 @@ struct RedirectRule: Sendable {
   /// The statuses followed (RFC 9110 §15.4); `300`, `304`, `305` and `306` are answers.
   static let followed: Set<Int> = [301, 302, 303, 307, 308]
 
-  /// Whether `url` is `http` or `https`.
-  static func isHTTP(_ url: URL) -> Bool {
-    guard let scheme = url.scheme?.lowercased() else { return false }
-    return scheme == "http" || scheme == "https"
-  }
+  /// Whether `url` is a web address (``Foundation/URL/isWebURL``): a redirect elsewhere is an answer.
+  static func isHTTP(_ url: URL) -> Bool { url.isWebURL }
 
   /// The origin of a URL (RFC 6454 §4): scheme, host and port, the port defaulted by the scheme.
   static func origin(of url: URL) -> [String] {
