@@ -61,7 +61,11 @@ extension WebAssets {
         }).then(function (state) {
           if (entry) { apply(entry, state); }
           document.body.setAttribute("data-last-change", form.classList.contains("read") ? "read" : "star");
-        }).catch(function (error) { form.submit(); throw error; });
+        }).catch(function (error) {
+          console.error("could not send the change: " + error);
+          form.submit();
+          throw error;
+        });
       }
       document.addEventListener("submit", function (event) {
         var form = event.target;

@@ -2,16 +2,24 @@
 /// over the DevTools protocol on a pipe (`--remote-debugging-pipe`: JSON messages ended by NUL on file descriptors
 /// 3 and 4, so no WebSocket client is needed), written to a temporary file by the test.
 ///
-/// `python3 driver.py CHROMIUM BASE_URL SCREENSHOT PROFILE_DIR` loads the reader, checks the sources, lists the
+/// `python3 driver.py CHROMIUM BASE_URL SCREENSHOT PROFILE_DIR LOG` loads the reader, checks the sources, lists the
 /// articles, searches with the `/` shortcut, opens the first hit with `o`, checks its offline image was loaded,
 /// marks it read with `m` (the script's `fetch` with `X-CSRF-Token`), checks the page at a phone's width, and
-/// saves a screenshot of the list. It prints one JSON line per step and exits non-zero at the first failure, or
+/// saves a screenshot of the list. It writes one JSON line per step to LOG (then `done`) and exits non-zero at the first failure, or
 /// when the page logged an error or a Content-Security-Policy violation.
 enum WebBrowserDriver {
   static let source = #"""
-    import base64, json, os, subprocess, sys, time
+    import base64, json, os, signal, subprocess, sys, time
 
-    chromium, base, screenshot, profile = sys.argv[1:5]
+    chromium, base, screenshot, profile, log_path = sys.argv[1:6]
+    log = open(log_path, "w", buffering=1)
+
+    def stop(signum, frame):
+        raise SystemExit("stopped by signal %d" % signum)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGALRM, stop)
+    signal.alarm(100)
 
     to_child_r, to_child_w = os.pipe()
     from_child_r, from_child_w = os.pipe()
@@ -54,7 +62,7 @@ enum WebBrowserDriver {
         elif method == "Log.entryAdded":
             entry = params.get("entry", {})
             if entry.get("level") == "error":
-                problems.append("log: " + entry.get("text", "")[:400])
+                problems.append("log: " + entry.get("text", "")[:400] + " " + entry.get("url", "")[:200])
         elif method == "Runtime.consoleAPICalled" and params.get("type") == "error":
             problems.append("console: " + json.dumps(params.get("args", []))[:400])
         events.append(message)
@@ -77,7 +85,7 @@ enum WebBrowserDriver {
         raise RuntimeError(method + " timed out")
 
     def step(name, ok, detail=""):
-        print(json.dumps({"step": name, "ok": bool(ok), "detail": detail}), flush=True)
+        log.write(json.dumps({"step": name, "ok": bool(ok), "detail": str(detail)}) + "\n")
         if not ok:
             raise SystemExit(1)
 
@@ -97,8 +105,11 @@ enum WebBrowserDriver {
         def wait_for(expression, timeout=15):
             deadline = time.time() + timeout
             while time.time() < deadline:
-                if evaluate(expression):
-                    return True
+                try:
+                    if evaluate(expression):
+                        return True
+                except RuntimeError:
+                    pass  # the page is navigating
                 time.sleep(0.05)
             return False
 
@@ -151,7 +162,7 @@ enum WebBrowserDriver {
         step("m marks read", wait_for(
             "document.body.getAttribute('data-last-change') === 'read' && "
             "!document.querySelector('article.entry').classList.contains('unread')"),
-            evaluate("document.querySelector('form.read button').textContent"))
+            evaluate("location.href") + " " + "; ".join(problems)[:1000])
 
         send("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 1,
                                                     "mobile": True}, session=session)
@@ -170,6 +181,10 @@ enum WebBrowserDriver {
         # Events that came in after the last command.
         evaluate("1")
         step("no errors or CSP violations", not problems, "; ".join(problems)[:2000])
+        log.write("done\n")
+    except Exception as error:
+        log.write(json.dumps({"step": "driver", "ok": False, "detail": repr(error)[:2000]}) + "\n")
+        raise SystemExit(1)
     finally:
         try:
             send("Browser.close", timeout=5)
