@@ -4,7 +4,8 @@
 ///
 /// `python3 driver.py CHROMIUM BASE_URL SCREENSHOT PROFILE_DIR LOG` loads the reader, checks the sources, lists the
 /// articles, searches with the `/` shortcut, opens the first hit with `o`, checks its offline image was loaded,
-/// marks it read with `m` (the script's `fetch` with `X-CSRF-Token`), checks the page at a phone's width, and
+/// marks it read with `m` (the script's `fetch` with `X-CSRF-Token`), stars it with JavaScript off (the form's
+/// `POST` with its `csrf` field, and the redirect back), checks the page at a phone's width, and
 /// saves a screenshot of the list. It writes one JSON line per step to LOG (then `done`) and exits non-zero at the first failure, or
 /// when the page logged an error or a Content-Security-Policy violation.
 enum WebBrowserDriver {
@@ -163,6 +164,21 @@ enum WebBrowserDriver {
             "document.body.getAttribute('data-last-change') === 'read' && "
             "!document.querySelector('article.entry').classList.contains('unread')"),
             evaluate("location.href") + " " + "; ".join(problems)[:1000])
+
+        article = evaluate("location.pathname")
+        send("Emulation.setScriptExecutionDisabled", {"value": True}, session=session)
+        go(article)
+        step("no script", wait_for("document.querySelector('form.star button') !== null") and evaluate(
+            "document.querySelector('article.entry').classList.contains('starred')") is False)
+        evaluate("window.beforeSubmit = true; document.querySelector('form.star button').click()")
+        # A new page (the redirect back after the form's POST), not the script's change in place.
+        step("star without JavaScript", wait_for(
+            "typeof window.beforeSubmit === 'undefined' && document.readyState === 'complete' && "
+            "document.body.getAttribute('data-last-change') === null && "
+            "document.querySelector('article.entry.starred') !== null && "
+            "document.querySelector('form.star button').textContent === 'Unstar'"),
+            evaluate("location.href") + " " + "; ".join(problems)[:1000])
+        send("Emulation.setScriptExecutionDisabled", {"value": False}, session=session)
 
         send("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 1,
                                                     "mobile": True}, session=session)
