@@ -80,6 +80,8 @@ extension WebAssets {
           if (event.key === "Escape") { target.blur(); }
           return;
         }
+        // Enter on a focused link or button is the browser's (follow it, press it).
+        if (event.key === "Enter" && target && (target.tagName === "A" || target.tagName === "BUTTON")) { return; }
         var entry = current();
         switch (event.key) {
           case "j": move(1); break;
