@@ -5,7 +5,8 @@
 /// `python3 driver.py CHROMIUM BASE_URL SCREENSHOT PROFILE_DIR LOG` loads the reader, checks the sources, lists the
 /// articles, searches with the `/` shortcut, opens the first hit with `o`, checks its offline image was loaded,
 /// marks it read with `m` (the script's `fetch` with `X-CSRF-Token`), stars it with JavaScript off (the form's
-/// `POST` with its `csrf` field, and the redirect back), checks the page at a phone's width, and
+/// `POST` with its `csrf` field, and the redirect back), checks the page at a phone's width and in the dark and
+/// light schemes, and
 /// saves a screenshot of the list. It writes one JSON line per step to LOG (then `done`) and exits non-zero at the first failure, or
 /// when the page logged an error or a Content-Security-Policy violation.
 enum WebBrowserDriver {
@@ -185,6 +186,13 @@ enum WebBrowserDriver {
         step("phone width", go("/articles") and evaluate(
             "document.documentElement.scrollWidth <= window.innerWidth + 1"),
             str(evaluate("[document.documentElement.scrollWidth, window.innerWidth]")))
+        send("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]},
+             session=session)
+        step("dark scheme", evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(22, 23, 26)",
+             evaluate("getComputedStyle(document.body).backgroundColor"))
+        send("Emulation.setEmulatedMedia", {"features": []}, session=session)
+        step("light scheme", evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(253, 253, 251)",
+             evaluate("getComputedStyle(document.body).backgroundColor"))
         send("Emulation.clearDeviceMetricsOverride", session=session)
         send("Emulation.setDeviceMetricsOverride", {"width": 1000, "height": 760, "deviceScaleFactor": 1,
                                                     "mobile": False}, session=session)

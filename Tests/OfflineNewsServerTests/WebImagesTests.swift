@@ -68,6 +68,19 @@ import Testing
     #expect(FileManager.default.contents(atPath: real) == fixture.png)
   }
 
+  @Test func theAPIsContentLinksStoredImagesAbsolutelyAndKeepsRemoteOnes() async throws {
+    let fixture = try await WebFixture()
+    let handle = WebFixture.handle(fixture.story)
+    let html = await fixture.library.sanitizedContent(
+      of: fixture.story, imagePrefix: "http://127.0.0.1:8080", remoteImages: .keep)
+    let sources = SanitizedTree(html).elements.filter { $0.name == "img" }.map { $0["src"] }
+    #expect(sources == ["http://127.0.0.1:8080/images/\(handle)/0", "https://elsewhere.example/tracker.gif"])
+    // The web reader's: the same path on its own server, the remote image gone.
+    let web = SanitizedTree(await fixture.library.sanitizedContent(of: fixture.story))
+    #expect(web.elements.filter { $0.name == "img" }.map { $0["src"] } == ["/images/\(handle)/0"])
+    #expect(!web.html.contains("file:"))
+  }
+
   @Test func theImageResponseIsTypedAndSandboxed() async throws {
     let fixture = try await WebFixture()
     let response = await fixture.get("/images/\(WebFixture.handle(fixture.story))/0")
