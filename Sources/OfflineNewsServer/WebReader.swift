@@ -1,9 +1,24 @@
 import Foundation
+import OfflineNews
 import OfflineNewsHTTP
 
-/// The web reader at `/` over a ``ServedLibrary``: to be written (issue 28). Called by the server's front door for
-/// every request that is not an API's, once the session is authenticated and, for a state change, its CSRF token
-/// checked.
+/// The web reader at `/` over a ``ServedLibrary``. Called by the server's front door for every request that is not
+/// an API's, once the session is authenticated and, for a state change, its CSRF token checked.
+///
+/// Server-rendered HTML that reads with JavaScript off; the script (``WebAssets``) adds keyboard shortcuts and
+/// changes read and starred state in place. Routes:
+/// - `GET /`: folders and sources with their unread counts, each source's age and last error.
+/// - `GET /articles`: the article list, newest first (``WebListQuery``: `unread=1`, `starred=1`, `source=`,
+///   `folder=`, `page=`).
+/// - `GET /search?q=…`: the store's full-text search, best first, with snippets (`unread=1` too).
+/// - `GET /article/{handle}`: the readable article (stored full text, else content or summary, sanitised) with its
+///   offline images; `ctx` and `i` (the list it was opened from, and its place there) give previous and next.
+/// - `POST /article/{handle}/read` (`read=1|0`) and `POST /article/{handle}/star` (`star=1|0`): the form's CSRF
+///   token is the front door's to check; answered with JSON (`{"read":true,"starred":false}`) when the request
+///   accepts it (the script's `fetch`), else `303 See Other` back to the page (`back=`, a path of this server).
+/// - `GET /assets/…` (``WebAssets``) and `GET /images/{handle}/{position}` (``ServedImages``).
+///
+/// Opening an article does not mark it read: a `GET` changes nothing (`m` or the button does).
 public struct WebReader: Sendable {
   /// The library served.
   public var library: ServedLibrary
@@ -13,6 +28,86 @@ public struct WebReader: Sendable {
 
   /// Answers a web request of an authenticated session.
   public func handle(_ request: ServerRequest, session: WebSession) async -> ServerResponse {
-    .text("not found", status: 404)
+    let path = request.path
+    let method = request.method == "HEAD" ? "GET" : request.method
+    if path.hasPrefix("/assets/") { return method == "GET" ? WebAssets.response(to: request) : notAllowed("GET") }
+    if path.hasPrefix(ServedImages.pathPrefix) {
+      guard method == "GET" else { return notAllowed("GET") }
+      return await ServedImages.response(to: path, repository: library.repository)
+    }
+    let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
+    let isGet = method == "GET"
+    switch parts.count {
+    case 1 where parts[0] == "":
+      return isGet ? await home(session: session) : notAllowed("GET")
+    case 1 where parts[0] == "articles":
+      return isGet ? await list(WebListQuery(request.query), session: session) : notAllowed("GET")
+    case 1 where parts[0] == "search":
+      return isGet ? await search(request, session: session) : notAllowed("GET")
+    case 2 where parts[0] == "article":
+      return isGet ? await article(parts[1], request: request, session: session) : notAllowed("GET")
+    case 3 where parts[0] == "article" && (parts[2] == "read" || parts[2] == "star"):
+      return method == "POST" ? await change(parts[2], of: parts[1], request: request) : notAllowed("POST")
+    default:
+      return notFound(session: session)
+    }
+  }
+
+  /// Sets an article's read or starred state.
+  private func change(_ action: String, of handle: String, request: ServerRequest) async -> ServerResponse {
+    guard let article = await find(handle) else { return .text("no such article", status: 404) }
+    let key = article.url.absoluteString
+    let repository = library.repository
+    let on = (request.parameter(action) ?? "1") != "0"
+    do {
+      if action == "read" {
+        try await repository.markRead(on, url: key)
+      } else {
+        try await repository.bookmark(on, url: key)
+      }
+    } catch {
+      return .text("could not save: \(error)", status: 500)
+    }
+    let current = (try? await repository.article(url: key)) ?? article
+    if request.header("accept")?.contains("application/json") == true {
+      let json = #"{"read":\#(current.isRead),"starred":\#(current.isBookmarked)}"#
+      return ServerResponse(
+        status: 200, type: "application/json", data: Data(json.utf8),
+        headers: [(name: "Cache-Control", value: "no-store")])
+    }
+    let back = request.parameter("back").flatMap(Self.localPath) ?? "/article/\(handle)"
+    return ServerResponse(status: 303, headers: [(name: "Location", value: back)])
+  }
+
+  /// The article with this full handle (16 hex digits), or `nil`.
+  func find(_ handle: String) async -> Article? {
+    guard handle.count == 16, handle.allSatisfy(\.isHexDigit),
+      case .found(let article) = try? await library.repository.article(handleOrURL: handle),
+      ArticleIdentity.handle(forKey: article.url.absoluteString) == handle.lowercased()
+    else { return nil }
+    return article
+  }
+
+  /// `text` when it is a path of this server (`/…`, not `//…`, no backslash or control character), else `nil`: a
+  /// redirect never leaves the server.
+  static func localPath(_ text: String) -> String? {
+    guard text.hasPrefix("/"), !text.hasPrefix("//"), !text.contains("\\"),
+      !text.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F })
+    else { return nil }
+    return text
+  }
+
+  func notAllowed(_ allow: String) -> ServerResponse {
+    var response = ServerResponse.text("method not allowed", status: 405)
+    response.headers.append((name: "Allow", value: allow + (allow == "GET" ? ", HEAD" : "")))
+    return response
+  }
+
+  func notFound(session: WebSession, message: String = "Nothing here.") -> ServerResponse {
+    WebPage(
+      title: "Not found",
+      main: "<h1>Not found</h1><p>\(WebPage.text(message)) <a href=\"/\">Back to the sources</a></p>",
+      kind: "missing", csrfToken: session.csrfToken
+    ).response(status: 404)
   }
 }
