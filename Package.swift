@@ -103,7 +103,10 @@ let package = Package(
     // `news serve` above its transport: the Miniflux API v1, the Google Reader API and the web reader as
     // ServerHandlers over a NewsRepository, with their identifiers, authentication and sanitising.
     .target(
-      name: "OfflineNewsServer", dependencies: ["OfflineNews", "OfflineNewsModel", "OfflineNewsHTTP", "CSodium"],
+      name: "OfflineNewsServer",
+      dependencies: [
+        "OfflineNews", "OfflineNewsModel", "OfflineNewsHTTP", "CSodium", "OfflineNewsHTML", "OfflineNewsStorage",
+      ],
       swiftSettings: strict),
     // The server transport: GNU libmicrohttpd turning connections into ServerRequests, within ServerLimits.
     .target(name: "OfflineNewsMicroHTTPD", dependencies: ["CMicroHTTPD", "OfflineNewsHTTP"], swiftSettings: strict),
@@ -184,7 +187,10 @@ let package = Package(
     .testTarget(name: "OfflineNewsHTMLTests", dependencies: ["OfflineNewsHTML", "TestSupport"]),
     .testTarget(
       name: "OfflineNewsServerTests",
-      dependencies: ["OfflineNewsServer", "OfflineNewsMicroHTTPD", "OfflineNews", "TestSupport"]),
+      dependencies: [
+        "OfflineNewsServer", "OfflineNewsMicroHTTPD", "OfflineNews", "TestSupport", "OfflineNewsHTML",
+        "OfflineNewsHTTP", "OfflineNewsModel", "OfflineNewsNetwork", "OfflineNewsStorage",
+      ]),
     .testTarget(
       name: "NewsCLITests",
       dependencies: [

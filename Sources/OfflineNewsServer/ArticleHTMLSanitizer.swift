@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNews
+import OfflineNewsHTML
 
 /// Article HTML made safe to show in a page of the server: parsed with libxml2's HTML parser (``HTMLDocument``,
 /// recover mode, as a browser repairs it) and written back from the tree with an allow-list of elements and

@@ -1,6 +1,7 @@
 import Foundation
 import OfflineNews
 import OfflineNewsHTTP
+import OfflineNewsModel
 
 /// The stored images of articles as the server serves them: at `/images/{handle}/{position}` (the article's
 /// 16-hex-digit handle, the image's place among its images), and the article HTML the APIs and the web reader send,

@@ -1,6 +1,7 @@
 import Foundation
 import OfflineNews
 import OfflineNewsHTTP
+import OfflineNewsStorage
 
 /// Which articles a list page of the web reader shows, as its query arguments say: `unread=1`, `starred=1`,
 /// `source={feed id}`, `folder={category id}` (``ServedIdentifiers``), `page={n}` (from 1).

@@ -1,6 +1,7 @@
 import Foundation
 import OfflineNews
 import OfflineNewsHTTP
+import OfflineNewsModel
 
 /// The web reader at `/` over a ``ServedLibrary``. Called by the server's front door for every request that is not
 /// an API's, once the session is authenticated and, for a state change, its CSRF token checked.

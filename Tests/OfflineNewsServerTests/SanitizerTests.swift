@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNews
+import OfflineNewsHTML
 import TestSupport
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import OfflineNews
 import OfflineNewsHTTP
 import OfflineNewsMicroHTTPD
+import OfflineNewsStorage
 import TestSupport
 import Testing
 

@@ -1,6 +1,8 @@
 import Foundation
 import OfflineNews
 import OfflineNewsHTTP
+import OfflineNewsModel
+import OfflineNewsStorage
 import TestSupport
 import Testing
 

@@ -1,6 +1,10 @@
 import Foundation
 import OfflineNews
+import OfflineNewsHTML
 import OfflineNewsHTTP
+import OfflineNewsModel
+import OfflineNewsNetwork
+import OfflineNewsStorage
 import TestSupport
 import Testing
 
