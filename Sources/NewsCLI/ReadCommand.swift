@@ -20,11 +20,14 @@ struct ReadCommand: NewsCommand {
     Opens on the sources (every configured source and folder, with unread and total counts; "All articles" first),
     or on one source's or folder's articles with --source or --folder. The lists are newest first, unread marked N,
     bookmarks !, and update themselves while open (another shell's news fetch or mark-read shows at once).
-    Keys: ↑/↓ or j/k move, PgUp/PgDn or SPACE page, g/G first/last, ENTER (or l, →) opens, q (or ESC, ←) goes back
-    and quits on the first screen, n/p next/previous article, r marks read or unread (opening an article marks it
-    read), b (or s) bookmarks, o opens the link with $NEWS_OPENER or xdg-open (which honours $BROWSER), / searches
-    every article (ENTER runs it, ESC cancels), ? shows the keys. The screen is redrawn when the terminal is
-    resized; the terminal is given back on q, Ctrl-C, SIGTERM and errors. No network: news fetch refreshes.
+    Keys (newsboat's): ↑/↓ or j/k move, PgUp/PgDn or SPACE page, g/G first/last, ENTER (or l, →) opens, q (or ESC,
+    ←) goes back and quits on the first screen, n/p next/previous unread article, J/K next/previous article, N (or m)
+    marks read or unread (opening an article marks it read), A marks every article of the source, folder or list
+    read, s (or b) bookmarks, o opens the link with $NEWS_OPENER or xdg-open (which honours $BROWSER), r reloads the
+    selected source (a folder: its sources; the list's on the other screens) and R every source, in the background
+    through the library as news fetch --all does (a progress line shows it; the lists update as it saves), /
+    searches every article (ENTER runs it, ESC cancels), ? shows the keys. The screen is redrawn when the terminal
+    is resized; the terminal is given back on q, Ctrl-C, SIGTERM and errors. Reading never waits for the network.
     On a store the user may only read, the reader opens and says that read marks are not saved.
     Exit status: 0 quit, 64 not a terminal (standard input and output must be one) or an unknown folder, 66 no
     database at the path (nothing is created), 74 storage error, 78 the terminal type (TERM) is unknown or
@@ -62,15 +65,20 @@ struct ReadCommand: NewsCommand {
         hint: "news list and news show print the same articles")
     }
     let unreadOnly = arguments.flag(.unread)
-    var start: (title: String, filter: ArticleFilter)?
+    var start: (title: String, filter: ArticleFilter, reloads: [String]?)?
+    let configuration = context.configuration
     if let typed = arguments.value(.source) {
       let match = context.sourceMatch(typed)
       var filter = ArticleFilter(unreadOnly: unreadOnly, source: match.source)
       filter.sourceQueries = match.queries
-      start = (OutputFormat.sanitized(typed, collapsingWhitespace: true), filter)
+      let name = configuration.allSourceNames.first { $0.lowercased() == typed.lowercased() }
+      start = (OutputFormat.sanitized(typed, collapsingWhitespace: true), filter, name.map { [$0] } ?? [])
     } else if let folder = arguments.value(.folder) {
       let filter = ArticleFilter(unreadOnly: unreadOnly, anyOfSources: try context.folderMatches(folder))
-      start = (OutputFormat.sanitized(folder, collapsingWhitespace: true), filter)
+      start = (
+        OutputFormat.sanitized(folder, collapsingWhitespace: true), filter,
+        configuration.sourceNames(inFolder: folder) ?? []
+      )
     }
     let repository = try context.makeRepository(arguments.common, reading: true)
     var reader = Reader(sources: sourceRows(), startingList: start, unreadOnly: unreadOnly, now: context.now())
@@ -92,8 +100,28 @@ struct ReadCommand: NewsCommand {
         .config, error.description, hint: "news list and news show print the same articles without ncurses")
     }
     defer { terminal.stop() }
-    var session = Session(repository: repository, terminal: terminal, reader: reader, context: context)
+    let context = self.context
+    let common = arguments.common
+    // The repository a reload refreshes through: made at the first reload (the sources' mappings are loaded then,
+    // not at start), with the network and retries `news fetch --all` has.
+    let refresher: @Sendable ([String]?) throws(CommandFailure) -> Refresher = { names in
+      var sources = try context.newsSources()
+      if let names { sources = sources.filter { names.contains($0.name) } }
+      try context.requireNetwork(for: sources.map(\.url), command: ReadCommand.name)
+      let repository = try context.makeRepository(
+        common, entities: CommandContext.entities(of: sources), retrying: true)
+      return Refresher(repository: repository, sources: sources, options: context.refreshOptions(common, timeout: nil))
+    }
+    var session = Session(
+      repository: repository, terminal: terminal, reader: reader, context: context, refresher: refresher)
     return try await session.run()
+  }
+
+  /// What a reload runs: the sources, through a repository with the network, with `news fetch --all`'s options.
+  struct Refresher: Sendable {
+    var repository: NewsRepository
+    var sources: [NewsSource]
+    var options: RefreshOptions
   }
 
   /// "All articles", then each folder with its sources below it, then the sources in no folder.
@@ -105,7 +133,7 @@ struct ReadCommand: NewsCommand {
       var filter = ArticleFilter(source: match.source)
       filter.sourceQueries = match.queries
       let title = configuration.sources[name]?.labels.title ?? configuration.syncSources[name]?.labels.title ?? name
-      return Reader.SourceRow(title: title, depth: depth, filter: filter, isFolder: false)
+      return Reader.SourceRow(title: title, depth: depth, filter: filter, isFolder: false, reloads: [name])
     }
     let names = configuration.allSourceNames.sorted { $0.lowercased() < $1.lowercased() }
     for folder in configuration.folders {
@@ -114,7 +142,7 @@ struct ReadCommand: NewsCommand {
       rows.append(
         Reader.SourceRow(
           title: folder.last ?? text, depth: folder.count - 1, filter: ArticleFilter(anyOfSources: matches),
-          isFolder: true))
+          isFolder: true, reloads: configuration.sourceNames(inFolder: text) ?? []))
       for name in names where configuration.folder(ofSource: name) == folder {
         rows.append(row(name, depth: folder.count))
       }
@@ -129,6 +157,8 @@ struct ReadCommand: NewsCommand {
     var terminal: Terminal
     var reader: Reader
     var context: CommandContext
+    /// Makes what a reload of these sources (`nil`: every source) runs.
+    var refresher: @Sendable ([String]?) throws(CommandFailure) -> Refresher
 
     /// What the loop waits for, from the terminal and from the repository.
     enum Event: Sendable {
@@ -139,6 +169,10 @@ struct ReadCommand: NewsCommand {
       /// A write was committed to the store (by this process or another): the counts are read again.
       case storeChanged
       case counts([ArticleCounts?])
+      /// A reload has refreshed `done` of its `total` sources.
+      case reloadProgress(done: Int, total: Int)
+      /// A reload ended: what it did, for the status line.
+      case reloaded(String)
     }
 
     mutating func run() async throws -> ExitCode {
@@ -153,10 +187,12 @@ struct ReadCommand: NewsCommand {
       }
       var observation: Task<Void, Never>?
       var generation = 0
+      var reload: Task<Void, Never>?
       defer {
         forward.cancel()
         watchStore.cancel()
         observation?.cancel()
+        reload?.cancel()
       }
       let repository = self.repository
       let rows = reader.sources.map(\.filter)
@@ -183,6 +219,35 @@ struct ReadCommand: NewsCommand {
           }
         }
       }
+      // Refreshes sources in the background: the lists and counts update as its saves commit (observed), the status
+      // line shows its progress; one at a time.
+      func startReload(_ names: [String]?) {
+        guard reload == nil else {
+          reader.message = "a reload is running"
+          return
+        }
+        let refresh: Refresher
+        do {
+          refresh = try refresher(names)
+        } catch {
+          reader.message = Self.describe(error)
+          return
+        }
+        guard !refresh.sources.isEmpty else {
+          reader.message = "nothing to reload: no configured source here"
+          return
+        }
+        let total = refresh.sources.count
+        reader.reloading = "reloading \(total) source\(total == 1 ? "" : "s")…"
+        reload = Task {
+          let done = Counter()
+          let report = await refresh.repository.refresh(refresh.sources, options: refresh.options) { _ in
+            sink.yield(.reloadProgress(done: done.increment(), total: total))
+          }
+          await refresh.repository.storage.close()
+          sink.yield(.reloaded(Self.summary(report)))
+        }
+      }
       countAll()
       for action in reader.initialActions { try await perform(action, observe: observe) }
       draw()
@@ -193,6 +258,10 @@ struct ReadCommand: NewsCommand {
           for key in terminal.readKeys() {
             for action in reader.handle(key, height: lines) {
               if action == .quit { return .success }
+              if case .reload(let names) = action {
+                startReload(names)
+                continue
+              }
               try await perform(action, observe: observe)
             }
           }
@@ -211,6 +280,13 @@ struct ReadCommand: NewsCommand {
           continue
         case .counts(let counts):
           reader.setCounts(counts)
+        case .reloadProgress(let done, let total):
+          reader.reloading = "reloading: \(done) of \(total) source\(total == 1 ? "" : "s") done…"
+        case .reloaded(let summary):
+          reload = nil
+          reader.reloading = nil
+          reader.message = summary
+          countAll()
         }
         reader.now = context.now()
         draw()
@@ -227,6 +303,16 @@ struct ReadCommand: NewsCommand {
     mutating func perform(_ action: Reader.Action, observe: (ArticleFilter?) -> Void) async throws {
       let repository = self.repository
       switch action {
+      case .reload:
+        break  // the event loop starts reloads (startReload)
+      case .markAllRead(let filter, let title):
+        do {
+          let count = try await repository.markRead(true, matching: filter)
+          reader.message = "\(title): \(count) article\(count == 1 ? "" : "s") marked read"
+        } catch {
+          let readOnly = repository.storage.readOnlyCause != nil || Self.isReadOnly(error)
+          reader.message = readOnly ? "not saved: the store is read-only" : Self.describe(error)
+        }
       case .observe(let filter):
         observe(filter)
       case .search(let text):
@@ -281,6 +367,33 @@ struct ReadCommand: NewsCommand {
         reader.update(article.url, apply)  // shown for this session, as `news show` shows a read-only store's article
         let readOnly = repository.storage.readOnlyCause != nil || Self.isReadOnly(error)
         reader.message = readOnly ? "not saved: the store is read-only" : Self.describe(error)
+      }
+    }
+
+    /// A reload's line: "reloaded 12 sources: 30 new, 4 updated, 1 failed (Blog: …)".
+    static func summary(_ report: RefreshReport) -> String {
+      let inserted = report.sources.reduce(0) { $0 + $1.inserted }
+      let updated = report.sources.reduce(0) { $0 + $1.updated }
+      let failed = report.sources.filter { $0.status == .failed || $0.status == .gone }
+      var text = "reloaded \(report.sources.count) source\(report.sources.count == 1 ? "" : "s"): \(inserted) new"
+      if updated > 0 { text += ", \(updated) updated" }
+      if let first = failed.first {
+        let reason = first.failure.map { String(describing: $0) } ?? "failed"
+        text += ", \(failed.count) failed (\(first.source): \(reason))"
+      }
+      return OutputFormat.sanitized(text, collapsingWhitespace: true)
+    }
+
+    /// Counts a reload's finished sources (the refresh reports them from its tasks).
+    final class Counter: @unchecked Sendable {
+      private let lock = NSLock()
+      private var value = 0
+      /// One more finished; the count so far.
+      func increment() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        value += 1
+        return value
       }
     }
 

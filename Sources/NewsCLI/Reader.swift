@@ -20,6 +20,9 @@ struct Reader {
     var filter: ArticleFilter
     var isFolder: Bool
     var counts: ArticleCounts?
+    /// The configured sources a reload of this row refreshes: the source's own name, a folder's sources; `nil` for
+    /// "All articles" (every source).
+    var reloads: [String]? = nil
   }
 
   enum Screen: Equatable { case sources, articles, article, help }
@@ -32,6 +35,10 @@ struct Reader {
     case search(String)
     case markRead(Article, Bool)
     case bookmark(Article, Bool)
+    /// Mark every article of this list read (`A`), its title for the status line.
+    case markAllRead(ArticleFilter, title: String)
+    /// Refresh these configured sources in the background (`r`: the row's or list's; `R`, `nil`: every source).
+    case reload([String]?)
     case openLink(Article)
     case quit
   }
@@ -42,6 +49,10 @@ struct Reader {
   var sourceTop = 0
   var listTitle = ""
   var listFilter: ArticleFilter?
+  /// The sources a reload of the open list refreshes (``SourceRow/reloads`` of the row it was opened from).
+  var listReloads: [String]?
+  /// The progress of a reload running in the background ("reloading 3 of 12 sources"); `nil` when none runs.
+  var reloading: String?
   var articles: [Article] = []
   var articleSelection = 0
   var listTop = 0
@@ -61,7 +72,10 @@ struct Reader {
   private var listVersion = 0
   private var articleLinesCache: (article: Article, width: Int, lines: [String])?
 
-  init(sources: [SourceRow], startingList: (title: String, filter: ArticleFilter)? = nil, unreadOnly: Bool, now: Date) {
+  init(
+    sources: [SourceRow], startingList: (title: String, filter: ArticleFilter, reloads: [String]?)? = nil,
+    unreadOnly: Bool, now: Date
+  ) {
     self.sources = sources
     self.unreadOnly = unreadOnly
     self.now = now
@@ -70,6 +84,7 @@ struct Reader {
       screens = [.articles]
       listTitle = startingList.title
       listFilter = startingList.filter
+      listReloads = startingList.reloads
     }
   }
 
@@ -133,6 +148,8 @@ struct Reader {
     case .character("/"):
       prompt = ""
       return []
+    case .character("R"):
+      return [.reload(nil)]
     default: break
     }
     switch screen {
@@ -171,6 +188,7 @@ struct Reader {
       screens.append(.articles)
       listTitle = "Search: " + OutputFormat.sanitized(text, collapsingWhitespace: true)
       listFilter = nil
+      listReloads = nil
       articles = []
       articleSelection = 0
       listTop = 0
@@ -192,10 +210,18 @@ struct Reader {
       var filter = row.filter
       if unreadOnly { filter.unreadOnly = true }
       listFilter = filter
+      listReloads = row.reloads
       articles = []
       articleSelection = 0
       listTop = 0
       return [.observe(filter)]
+    case .character("r"):
+      guard sources.indices.contains(sourceSelection) else { return [] }
+      return [.reload(sources[sourceSelection].reloads)]
+    case .character("A"):
+      guard sources.indices.contains(sourceSelection) else { return [] }
+      let row = sources[sourceSelection]
+      return [.markAllRead(row.filter, title: row.title)]
     default:
       sourceSelection = move(sourceSelection, key, count: sources.count, page: page)
       return []
@@ -208,7 +234,7 @@ struct Reader {
     case .enter, .right, .character("l"):
       guard let selected else { return [] }
       return openArticle(selected)
-    case .character("r"):
+    case .character("N"), .character("m"):
       guard let selected else { return [] }
       return [.markRead(selected, !selected.isRead)]
     case .character("b"), .character("s"):
@@ -217,10 +243,25 @@ struct Reader {
     case .character("o"):
       guard let selected else { return [] }
       return [.openLink(selected)]
-    case .character("n"):
+    case .character("n"), .character("p"):
+      let forward = key == .character("n")
+      guard let index = unread(from: articleSelection, forward: forward) else {
+        message = forward ? "no unread article below" : "no unread article above"
+        return []
+      }
+      articleSelection = index
+    case .character("J"):
       articleSelection = min(articleSelection + 1, max(0, articles.count - 1))
-    case .character("p"):
+    case .character("K"):
       articleSelection = max(articleSelection - 1, 0)
+    case .character("r"):
+      return [.reload(listReloads)]
+    case .character("A"):
+      guard let listFilter else {
+        message = "A marks a source's or folder's articles read, not a search's"
+        return []
+      }
+      return [.markAllRead(listFilter, title: listTitle)]
     default:
       articleSelection = move(articleSelection, key, count: articles.count, page: page)
     }
@@ -237,18 +278,33 @@ struct Reader {
     return [.markRead(article, true)]
   }
 
+  /// The first unread article after (or before) `index`, in list order.
+  private func unread(from index: Int, forward: Bool) -> Int? {
+    let candidates = forward ? Array(articles.indices.dropFirst(index + 1)) : articles.indices.prefix(index).reversed()
+    return candidates.first { !articles[$0].isRead }
+  }
+
   private mutating func handleArticle(_ key: Terminal.Key, page: Int) -> [Action] {
     guard let article = open else { return back() }
+    let current = articles.firstIndex(where: { $0.url == article.url }) ?? articleSelection
     switch key {
     case .character("n"), .character("p"):
-      let current = articles.firstIndex(where: { $0.url == article.url }) ?? articleSelection
-      let next = key == .character("n") ? current + 1 : current - 1
+      let forward = key == .character("n")
+      guard let next = unread(from: current, forward: forward) else {
+        message = forward ? "no next unread article" : "no previous unread article"
+        return []
+      }
+      return openArticle(articles[next])
+    case .character("J"), .character("K"):
+      let next = key == .character("J") ? current + 1 : current - 1
       guard articles.indices.contains(next) else {
-        message = key == .character("n") ? "no next article" : "no previous article"
+        message = key == .character("J") ? "no next article" : "no previous article"
         return []
       }
       return openArticle(articles[next])
     case .character("r"):
+      return [.reload(listReloads)]
+    case .character("N"), .character("m"):
       return [.markRead(article, !article.isRead)]
     case .character("b"), .character("s"):
       return [.bookmark(article, !article.isBookmarked)]
@@ -324,12 +380,14 @@ struct Reader {
   private func statusLine(_ width: Int) -> Terminal.Line {
     if let prompt { return Terminal.Line(Self.fit("/" + prompt + "▏", width)) }
     if let message { return Terminal.Line(Self.fit(message, width), style: .bold) }
+    if let reloading { return Terminal.Line(Self.fit(reloading, width), style: .bold) }
     if let readOnlyNote, screen != .help { return Terminal.Line(Self.fit(readOnlyNote, width), style: .bold) }
     let keys =
       switch screen {
-      case .sources: "q:Quit  ENTER:Open  /:Search  ?:Help"
-      case .articles: "q:Back  ENTER:Open  n/p:Next/Prev  r:Read  b:Bookmark  o:Browser  /:Search  ?:Help"
-      case .article: "q:Back  n/p:Next/Prev  SPACE:Page  r:Read  b:Bookmark  o:Browser  /:Search  ?:Help"
+      case .sources: "q:Quit  ENTER:Open  r/R:Reload  A:All read  /:Search  ?:Help"
+      case .articles:
+        "q:Back  ENTER:Open  n/p:Unread  N:Read  s:Bookmark  A:All read  o:Browser  r/R:Reload  /:Search  ?:Help"
+      case .article: "q:Back  n/p:Unread  J/K:Next/Prev  SPACE:Page  N:Read  s:Bookmark  o:Browser  ?:Help"
       case .help: "any key: back"
       }
     return Terminal.Line(Self.fit(keys, width), style: .dim)
@@ -415,15 +473,20 @@ struct Reader {
     "Sources",
     "  ↑/↓ j/k      move          ENTER l →   open the source's articles",
     "  PgUp/PgDn    page          g/G         first/last",
+    "  r            reload the source (a folder: its sources) in the background",
+    "  A            mark every article of the source (folder) read",
     "Articles",
     "  ENTER        open the article (marks it read)",
-    "  n/p          next/previous article",
-    "  r            mark read / unread       b (or s)  bookmark / remove the bookmark",
+    "  n/p          next/previous unread article      J/K  next/previous article",
+    "  N (or m)     mark read / unread       s (or b)  bookmark / remove the bookmark",
+    "  A            mark every article of the list read",
     "  o            open the link in the browser ($NEWS_OPENER, else xdg-open)",
+    "  r            reload the list's sources in the background",
     "Article",
     "  ↑/↓ j/k      scroll a line  SPACE/PgDn, PgUp   scroll a page   g/G  top/end",
-    "  n/p r b o    as in the list",
+    "  n/p J/K N s o r   as in the list",
     "Everywhere",
+    "  R            reload every source in the background (a progress line shows it)",
     "  /            search every article (ENTER runs it, ESC cancels)",
     "  q ESC ←      back; on the first screen, quit",
     "  ?            this help (any key closes it)",

@@ -214,14 +214,14 @@ struct ReadTerminalTests {
     screen = try await pane.waitFor("the article") { $0.joined().contains("Story of 東京の桜が満開に") }
     #expect(screen.joined().contains("link   https://wide.example/sakura"))
     #expect(screen.joined().contains("(1 of 5)"))
-    // n: the next article.
+    // n: the next unread article.
     try await pane.send("n")
     try await pane.waitFor("Story of 서울 지하철 새 노선 개통")
-    // q: back to the list, where both read articles lost their N, and r marks the third read.
+    // q: back to the list, where both read articles lost their N, and N marks the third read.
     try await pane.send("q")
     screen = try await pane.waitFor("the list again") { $0.filter { $0.hasPrefix("N") }.count == 3 }
     try await pane.send("j")
-    try await pane.send("r")
+    try await pane.send("N")
     screen = try await pane.waitFor("the third marked read") { $0.filter { $0.hasPrefix("N") }.count == 2 }
 
     // Search: / opens a prompt, ENTER lists the hits.
@@ -284,6 +284,32 @@ struct ReadTerminalTests {
     #expect(rows.first?.contains("Late edition") == true, "\(rows)")
     try await pane.send("q")
     try await pane.waitFor("the prompt") { $0.contains { $0.hasPrefix("ready$") && !$0.contains("news") } }
+  }
+
+  @Test("r reloads the list's source in the background, the list takes the new article; A marks the source read")
+  func reloadAndMarkAll() async throws {
+    let tmux = try #require(Self.tmux)
+    let store = try await Store()
+    let pane = try await Pane(tmux: tmux, directory: store.directory.path(""))
+    defer { Task { await pane.kill() } }
+    try await pane.type(store.readCommand("--source wide"))
+    try await pane.waitFor("the source's list") {
+      $0.joined().contains("news read — wide") && $0.joined().contains("서울")
+    }
+    try Store.writeWideFeed(to: store.wideFeed, extra: true)
+    try await pane.send("r")
+    let screen = try await pane.waitFor("the reload's article and its line") {
+      $0.joined().contains("Late edition arrives") && $0.joined().contains("reloaded 1 source: 1 new")
+    }
+    #expect(screen.filter { $0.hasPrefix("N") }.first?.contains("Late edition") == true, "\(screen)")
+    try await pane.send("A")
+    try await pane.waitFor("every article of the source read") {
+      $0.joined().contains("marked read") && $0.filter { $0.hasPrefix("N") }.isEmpty
+    }
+    try await pane.send("q")
+    try await pane.waitFor("the prompt") { $0.contains { $0.hasPrefix("ready$") && !$0.contains("news") } }
+    let unread = try await store.unreadURLs()
+    #expect(!unread.contains { $0.hasPrefix("https://wide.example/") }, "\(unread)")
   }
 
   @Test("o hands the article's link to $NEWS_OPENER and the reader carries on")

@@ -31,11 +31,12 @@ struct ReaderTests {
     Reader(
       sources: [
         Reader.SourceRow(title: "All articles", depth: 0, filter: .all, isFolder: false),
-        Reader.SourceRow(title: "wide", depth: 0, filter: ArticleFilter(source: "wide"), isFolder: false),
+        Reader.SourceRow(
+          title: "wide", depth: 0, filter: ArticleFilter(source: "wide"), isFolder: false, reloads: ["wide"]),
       ], unreadOnly: false, now: now)
   }
 
-  @Test("ENTER opens a list (observed), ENTER opens the article and marks it read, n/p move, q goes back and quits")
+  @Test("ENTER opens a list (observed), ENTER opens the article and marks it read, n/J move, q goes back and quits")
   func flow() {
     var reader = Self.reader()
     #expect(reader.handle(.down, height: 30) == [])
@@ -46,10 +47,14 @@ struct ReaderTests {
     #expect(reader.screen == .article)
     #expect(reader.handle(.character("n"), height: 30) == [.markRead(Self.articles[1], true)])
     #expect(reader.open?.url == Self.articles[1].url)
-    #expect(reader.handle(.character("n"), height: 30) == [], "the third is read already: opened, nothing to mark")
     #expect(reader.handle(.character("n"), height: 30) == [])
+    #expect(reader.message == "no next unread article", "the third is read: n skips it")
+    #expect(reader.handle(.character("J"), height: 30) == [], "the third is read already: opened, nothing to mark")
+    #expect(reader.open?.url == Self.articles[2].url)
+    #expect(reader.handle(.character("J"), height: 30) == [])
     #expect(reader.message == "no next article")
-    #expect(reader.handle(.character("r"), height: 30) == [.markRead(Self.articles[2], false)])
+    #expect(reader.handle(.character("N"), height: 30) == [.markRead(Self.articles[2], false)])
+    #expect(reader.handle(.character("m"), height: 30) == [.markRead(Self.articles[2], false)])
     #expect(reader.handle(.character("b"), height: 30) == [.bookmark(Self.articles[2], true)])
     #expect(reader.handle(.character("o"), height: 30) == [.openLink(Self.articles[2])])
     #expect(reader.handle(.character("q"), height: 30) == [])
@@ -61,7 +66,8 @@ struct ReaderTests {
   @Test("--source starts on the list; --unread filters the lists it opens")
   func starting() {
     let start = Reader(
-      sources: [], startingList: (title: "wide", filter: ArticleFilter(source: "wide")), unreadOnly: false,
+      sources: [], startingList: (title: "wide", filter: ArticleFilter(source: "wide"), reloads: ["wide"]),
+      unreadOnly: false,
       now: Self.now
     )
     #expect(start.screen == .articles)
@@ -122,5 +128,40 @@ struct ReaderTests {
     #expect(reader.articleSelection == 2)
     reader.update(Self.articles[1].url) { $0.isRead = true }
     #expect(reader.articles[2].isRead)
+  }
+
+  @Test("newsboat's keys: n/p the next and previous unread, A marks the source or list read, r/R reload")
+  func newsboatKeys() {
+    var reader = Self.reader()
+    #expect(reader.handle(.character("R"), height: 30) == [.reload(nil)], "R: every source")
+    #expect(reader.handle(.character("r"), height: 30) == [.reload(nil)], "r on All articles: every source")
+    _ = reader.handle(.down, height: 30)
+    #expect(reader.handle(.character("r"), height: 30) == [.reload(["wide"])])
+    #expect(reader.handle(.character("A"), height: 30) == [.markAllRead(ArticleFilter(source: "wide"), title: "wide")])
+    _ = reader.handle(.enter, height: 30)
+    let list = [
+      Self.article(1, "One", read: true), Self.article(2, "Two"), Self.article(3, "Three", read: true),
+      Self.article(4, "Four"),
+    ]
+    reader.setArticles(list)
+    #expect(reader.handle(.character("n"), height: 30) == [])
+    #expect(reader.articleSelection == 1, "the first unread below the first row")
+    #expect(reader.handle(.character("n"), height: 30) == [])
+    #expect(reader.articleSelection == 3, "the read third is skipped")
+    #expect(reader.handle(.character("n"), height: 30) == [])
+    #expect(reader.message == "no unread article below")
+    #expect(reader.handle(.character("p"), height: 30) == [])
+    #expect(reader.articleSelection == 1)
+    #expect(reader.handle(.character("K"), height: 30) == [])
+    #expect(reader.articleSelection == 0, "K: the previous article, read or not")
+    #expect(reader.handle(.character("r"), height: 30) == [.reload(["wide"])], "r on a list: its sources")
+    #expect(reader.handle(.character("A"), height: 30) == [.markAllRead(ArticleFilter(source: "wide"), title: "wide")])
+    reader.reloading = "reloading: 1 of 3 sources done…"
+    #expect(reader.lines(height: 10, width: 60).last?.text == "reloading: 1 of 3 sources done…")
+    _ = reader.handle(.character("/"), height: 30)
+    for character in "two" { _ = reader.handle(.character(character), height: 30) }
+    _ = reader.handle(.enter, height: 30)
+    #expect(reader.handle(.character("A"), height: 30) == [])
+    #expect(reader.message?.hasPrefix("A marks a source's") == true, "a search's hits are not a source")
   }
 }
