@@ -117,6 +117,19 @@ struct ReadCommand: NewsCommand {
     return try await session.run()
   }
 
+  /// The health of the configured source `name` (its last fetch and last error), or `nil` when it is not one.
+  static func health(of name: String, _ context: CommandContext, _ repository: NewsRepository) async -> SourceHealth? {
+    let configuration = context.configuration
+    if let source = configuration.sources[name] {
+      return try? await repository.health(of: context.newsSource(name, source))
+    }
+    guard let sync = configuration.syncSources[name] else { return nil }
+    switch sync.kind {
+    case .feed(let url): return try? await repository.health(of: NewsSource(name: name, url: url))
+    case .parse: return try? await repository.health(ofParseSource: name)
+    }
+  }
+
   /// What a reload runs: the sources, through a repository with the network, with `news fetch --all`'s options.
   struct Refresher: Sendable {
     var repository: NewsRepository
@@ -168,7 +181,7 @@ struct ReadCommand: NewsCommand {
       case listFailed(String, generation: Int)
       /// A write was committed to the store (by this process or another): the counts are read again.
       case storeChanged
-      case counts([ArticleCounts?])
+      case counts([ArticleCounts?], [SourceHealth?])
       /// A reload has refreshed `done` of its `total` sources.
       case reloadProgress(done: Int, total: Int)
       /// A reload ended: what it did, for the status line.
@@ -196,11 +209,18 @@ struct ReadCommand: NewsCommand {
       }
       let repository = self.repository
       let rows = reader.sources.map(\.filter)
+      // A source row's source: its health (age, last error) is shown beside its counts.
+      let context = self.context
+      let named = reader.sources.map { row -> String? in row.isFolder ? nil : row.reloads?.first }
       func countAll() {
         Task {
           var counts: [ArticleCounts?] = []
           for filter in rows { counts.append(try? await repository.counts(matching: filter)) }
-          sink.yield(.counts(counts))
+          var health: [SourceHealth?] = []
+          for name in named {
+            health.append(name == nil ? nil : await ReadCommand.health(of: name ?? "", context, repository))
+          }
+          sink.yield(.counts(counts, health))
         }
       }
       // A new list to observe, or none (`nil`: a search's hits, which are read once).
@@ -278,8 +298,9 @@ struct ReadCommand: NewsCommand {
         case .storeChanged:
           countAll()
           continue
-        case .counts(let counts):
+        case .counts(let counts, let health):
           reader.setCounts(counts)
+          reader.setHealth(health)
         case .reloadProgress(let done, let total):
           reader.reloading = "reloading: \(done) of \(total) source\(total == 1 ? "" : "s") done…"
         case .reloaded(let summary):

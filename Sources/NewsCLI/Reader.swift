@@ -23,6 +23,8 @@ struct Reader {
     /// The configured sources a reload of this row refreshes: the source's own name, a folder's sources; `nil` for
     /// "All articles" (every source).
     var reloads: [String]? = nil
+    /// A source's health (its last good fetch and last error since), read with the counts; `nil` for folders.
+    var health: SourceHealth? = nil
   }
 
   enum Screen: Equatable { case sources, articles, article, help }
@@ -114,6 +116,11 @@ struct Reader {
   /// New counts for the source rows, in their order.
   mutating func setCounts(_ counts: [ArticleCounts?]) {
     for (index, value) in counts.enumerated() where sources.indices.contains(index) { sources[index].counts = value }
+  }
+
+  /// New healths for the source rows, in their order.
+  mutating func setHealth(_ health: [SourceHealth?]) {
+    for (index, value) in health.enumerated() where sources.indices.contains(index) { sources[index].health = value }
   }
 
   /// The article `url` changed here (marked read, bookmarked): shown at once, before the observed list says so.
@@ -381,6 +388,12 @@ struct Reader {
     if let prompt { return Terminal.Line(Self.fit("/" + prompt + "▏", width)) }
     if let message { return Terminal.Line(Self.fit(message, width), style: .bold) }
     if let reloading { return Terminal.Line(Self.fit(reloading, width), style: .bold) }
+    if screen == .sources, sources.indices.contains(sourceSelection), let health = sources[sourceSelection].health,
+      let error = health.lastError
+    {
+      let when = health.lastErrorAt.map { " " + OutputFormat.relative($0, now: now) } ?? ""
+      return Terminal.Line(Self.fit("last error\(when): " + error, width), style: .bold)
+    }
     if let readOnlyNote, screen != .help { return Terminal.Line(Self.fit(readOnlyNote, width), style: .bold) }
     let keys =
       switch screen {
@@ -396,13 +409,22 @@ struct Reader {
   private mutating func sourceLines(_ body: Int, _ width: Int) -> [Terminal.Line] {
     sourceTop = Self.scrolled(top: sourceTop, selection: sourceSelection, body: body)
     let countWidth = 14
+    // Each source's age (its last good fetch), `!` before it when its last refresh failed; at 40 columns and more.
+    let ageWidth = width >= 40 ? 12 : 0
     return sources.indices.dropFirst(sourceTop).prefix(body).map { index in
       let row = sources[index]
       let counts = row.counts.map { "\($0.unread)/\($0.total)" } ?? "…"
       let marker = (row.counts?.unread ?? 0) > 0 ? "N " : "  "
       let name = String(repeating: "  ", count: row.depth) + (row.isFolder ? "▸ " : "") + row.title
-      let nameWidth = max(1, width - countWidth - 3)
-      let text = marker + OutputFormat.padded(Self.fit(name, nameWidth), to: nameWidth) + " " + counts
+      let nameWidth = max(1, width - countWidth - ageWidth - 3)
+      var age = ""
+      if ageWidth > 0, let health = row.health {
+        age =
+          (health.lastError != nil ? "!" : "")
+          + (health.lastFetched.map { OutputFormat.relative($0, now: now) } ?? "never")
+      }
+      let ageColumn = ageWidth > 0 ? OutputFormat.padded(Self.fit(age, ageWidth - 1), to: ageWidth - 1) + " " : ""
+      let text = marker + OutputFormat.padded(Self.fit(name, nameWidth), to: nameWidth) + " " + ageColumn + counts
       var style: Terminal.Style = (row.counts?.unread ?? 0) > 0 ? .bold : []
       if index == sourceSelection { style.insert(.reverse) }
       return Terminal.Line(Self.fit(text, width), style: style)

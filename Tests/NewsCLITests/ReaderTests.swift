@@ -164,4 +164,26 @@ struct ReaderTests {
     #expect(reader.handle(.character("A"), height: 30) == [])
     #expect(reader.message?.hasPrefix("A marks a source's") == true, "a search's hits are not a source")
   }
+
+  @Test("the sources show each source's age, ! when its last refresh failed, and the error of the selected one")
+  func sourceHealth() {
+    var reader = Self.reader()
+    let fetched = Self.now.addingTimeInterval(-3 * 3600)
+    reader.setCounts([ArticleCounts(total: 5, unread: 2), ArticleCounts(total: 3, unread: 1)])
+    reader.setHealth([
+      nil,
+      SourceHealth(
+        lastFetched: fetched, lastError: "HTTP 503 from wide.example", lastErrorAt: Self.now.addingTimeInterval(-60)),
+    ])
+    var lines = reader.lines(height: 10, width: 80).map(\.text)
+    let wide = lines.first { $0.contains("wide") } ?? ""
+    #expect(wide.contains("!3 h ago") && wide.hasSuffix("1/3"), "\(wide)")
+    #expect(lines.last?.contains("q:Quit") == true, "All articles has no error: the keys line")
+    _ = reader.handle(.down, height: 10)
+    lines = reader.lines(height: 10, width: 80).map(\.text)
+    #expect(lines.last?.hasPrefix("last error 1 min ago: HTTP 503 from wide.example") == true, "\(lines.last ?? "")")
+    for width in [10, 30, 39, 40] {
+      #expect(reader.lines(height: 10, width: width).allSatisfy { OutputFormat.displayWidth($0.text) <= width })
+    }
+  }
 }
