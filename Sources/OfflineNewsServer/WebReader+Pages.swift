@@ -92,6 +92,15 @@ extension WebReader {
     other.page = 1
     other.unreadOnly.toggle()
     html += "<a href=\"\(WebPage.attribute(other.path()))\">\(query.unreadOnly ? "Show all" : "Only unread")</a></p>\n"
+    // Mark every article of this list read (all its pages): a form, so it works with JavaScript off.
+    html += "<form class=\"mark-all\" method=\"post\" action=\"/articles/read\">"
+    html += "<input type=\"hidden\" name=\"csrf\" value=\"\(WebPage.attribute(session.csrfToken))\">"
+    for part in query.context.split(separator: "&") {
+      let pair = part.split(separator: "=", maxSplits: 1).map(String.init)
+      guard pair.count == 2 else { continue }
+      html += "<input type=\"hidden\" name=\"\(WebPage.attribute(pair[0]))\" value=\"\(WebPage.attribute(pair[1]))\">"
+    }
+    html += "<button type=\"submit\">Mark all read</button></form>\n"
     if shown.isEmpty { html += "<p class=\"empty\">No articles.</p>\n" }
     html += "<ol class=\"entries\">"
     for (index, article) in shown.enumerated() {

@@ -17,6 +17,8 @@ import OfflineNewsModel
 /// - `POST /article/{handle}/read` (`read=1|0`) and `POST /article/{handle}/star` (`star=1|0`): the form's CSRF
 ///   token is the front door's to check; answered with JSON (`{"read":true,"starred":false}`) when the request
 ///   accepts it (the script's `fetch`), else `303 See Other` back to the page (`back=`, a path of this server).
+/// - `POST /articles/read` (the list's arguments, as ``WebListQuery`` reads them, in the form): marks every article of
+///   that list read (every page of it, not only the one shown), then `303 See Other` back to the list.
 /// - `GET /assets/…` (``WebAssets``) and `GET /images/{handle}/{position}` (``ServedImages``).
 ///
 /// Opening an article does not mark it read: a `GET` changes nothing (`m` or the button does).
@@ -43,6 +45,8 @@ public struct WebReader: Sendable {
       return isGet ? await home(session: session) : notAllowed("GET")
     case 1 where parts[0] == "articles":
       return isGet ? await list(WebListQuery(request.query), session: session) : notAllowed("GET")
+    case 2 where parts[0] == "articles" && parts[1] == "read":
+      return method == "POST" ? await markAllRead(request, session: session) : notAllowed("POST")
     case 1 where parts[0] == "search":
       return isGet ? await search(request, session: session) : notAllowed("GET")
     case 2 where parts[0] == "article":
@@ -78,6 +82,22 @@ public struct WebReader: Sendable {
     }
     let back = request.parameter("back").flatMap(Self.localPath) ?? "/article/\(handle)"
     return ServerResponse(status: 303, headers: [(name: "Location", value: back)])
+  }
+
+  /// Marks every article of the list the form names read (`Mark all read`), then back to that list.
+  private func markAllRead(_ request: ServerRequest, session: WebSession) async -> ServerResponse {
+    var query = WebListQuery(request.formFields)
+    query.page = 1
+    let sources = (try? await library.sources()) ?? []
+    guard let (filter, _) = query.filter(sources: sources) else {
+      return notFound(session: session, message: "No such source or folder.")
+    }
+    do {
+      _ = try await library.repository.markRead(true, matching: filter)
+    } catch {
+      return .text("could not save: \(error)", status: 500)
+    }
+    return ServerResponse(status: 303, headers: [(name: "Location", value: query.path())])
   }
 
   /// The article with this full handle (16 hex digits), or `nil`.

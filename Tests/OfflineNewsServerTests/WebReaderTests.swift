@@ -193,6 +193,22 @@ import Testing
     #expect(try await fixture.repository.article(url: fixture.story.url.absoluteString)?.isRead == false)
   }
 
+  @Test func markAllReadMarksEveryArticleOfTheListAndOnlyThose() async throws {
+    let fixture = try await WebFixture()
+    let harbour = ServedIdentifiers.feedID(forSourceNamed: "harbour")
+    let page = WebFixture.page(await fixture.get("/articles?source=\(harbour)"))
+    let form = try #require(page.elements(named: "form").first { $0["action"] == "/articles/read" })
+    let fields = form.descendants(named: "input").map { ($0["name"] ?? "", $0["value"] ?? "") }
+    #expect(fields.contains { $0 == ("csrf", "csrf-test-token") })
+    #expect(fields.contains { $0 == ("source", "\(harbour)") })
+    let response = await fixture.post("/articles/read", fields: fields)
+    #expect(response.status == 303)
+    #expect(response.header("Location") == "/articles?source=\(harbour)")
+    let counts = try await fixture.repository.counts(matching: .all)
+    #expect(counts.unread == 1, "the harbour's three are read, the other source's one is not")
+    #expect(await fixture.get("/articles/read").status == 405)
+  }
+
   @Test func getNeverChangesStateAndWrongMethodsAreRefused() async throws {
     let fixture = try await WebFixture()
     let handle = WebFixture.handle(fixture.story)
