@@ -118,7 +118,8 @@ let package = Package(
     // the commit `news --version` prints before each build (scripts/build-commit.sh: git when the package is a
     // checkout, else NEWS_COMMIT or a `git archive`'s scripts/commit.txt, else "unknown commit"; no network).
     .target(
-      name: "NewsCLI", dependencies: ["OfflineNews", "OfflineNewsFeeds", "OfflineNewsHTML", "NewsTerminal"],
+      name: "NewsCLI",
+      dependencies: ["OfflineNews", "OfflineNewsFeeds", "OfflineNewsHTML", "NewsTerminal", "OfflineNewsServer"],
       swiftSettings: strict,
       plugins: ["BuildCommit"]),
     .plugin(name: "BuildCommit", capability: .buildTool()),
