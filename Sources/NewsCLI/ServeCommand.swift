@@ -116,7 +116,8 @@ struct ServeCommand: NewsCommand {
       let object: [String: Any] = [
         "listening": url, "port": port, "credentials": credentials != nil, "user": credentials?.user ?? NSNull(),
       ]
-      let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+      let data =
+        (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
       context.console.out(String(decoding: data, as: UTF8.self) + "\n")
     } else {
       let guarded =
