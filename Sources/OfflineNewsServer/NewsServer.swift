@@ -59,6 +59,8 @@ public struct NewsServer: Sendable {
   public let settings: Settings
   private let hostCheck: HostCheck
   private let sessions = SessionStore()
+  /// At most two password checks at once (argon2id: 64 MiB each).
+  private let verifications = VerificationSlots()
   /// The action token `T` of requests without a Reader login (no credentials configured).
   private let anonymousActionToken = Sodium.randomToken(bytes: 20)
   private let secureCookies: Bool
@@ -165,9 +167,9 @@ public struct NewsServer: Sendable {
   }
 
   /// Checks a login of `peer` (`check` runs the password check), slowed down by the throttle after failures.
-  private func attemptLogin(_ peer: String, _ check: () -> Bool) async -> LoginOutcome {
+  private func attemptLogin(_ peer: String, _ check: @Sendable () -> Bool) async -> LoginOutcome {
     if let wait = await settings.throttle.wait(for: peer) { return .throttled(wait) }
-    if check() {
+    if await verifications.run(check) {
       await settings.throttle.succeeded(peer)
       return .accepted
     }

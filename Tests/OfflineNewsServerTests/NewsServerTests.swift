@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNewsHTTP
+import Synchronization
 import Testing
 
 @testable import OfflineNewsServer
@@ -237,6 +238,32 @@ import Testing
     #expect(third?.header("Retry-After") != nil)
     #expect(try await second?.status == 401)
     #expect(lines.all.contains { $0.contains("(login throttled)") })
+  }
+
+  @Test func atMostTwoPasswordChecksRunAtOnce() async {
+    let slots = VerificationSlots(limit: 2)
+    final class Counter: Sendable {
+      let value = Mutex((now: 0, most: 0))
+    }
+    let counter = Counter()
+    await withTaskGroup(of: Bool.self) { group in
+      for _ in 0..<8 {
+        group.addTask {
+          await slots.run {
+            counter.value.withLock {
+              $0.now += 1
+              $0.most = max($0.most, $0.now)
+            }
+            usleep(20_000)
+            counter.value.withLock { $0.now -= 1 }
+            return true
+          }
+        }
+      }
+      for await result in group { #expect(result) }
+    }
+    // Two at most (exactly two when the pool has two threads to run them on).
+    #expect((1...2).contains(counter.value.withLock { $0.most }))
   }
 
   @Test func basicAndGoogleLoginHeadersAreRead() {
