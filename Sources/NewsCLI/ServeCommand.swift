@@ -132,28 +132,38 @@ struct ServeCommand: NewsCommand {
     return RequestLog(json: json) { line in console.err(line) }
   }
 
-  /// Every source served, read again on each call (a `news add` in another shell shows up): the configuration's,
-  /// then the store's subscriptions of other names, sorted by name.
+  /// Every source served, read again on each call (a `news add` in another shell shows up): the configuration's —
+  /// the file read again only when its modification time changed — then the store's subscriptions of other names,
+  /// sorted by name.
   private func sourcesProvider(repository: NewsRepository, configured: [NewsSource])
     -> @Sendable () async throws
     -> [NewsSource]
   {
     let context = self.context
-    let explicit = arguments.common.configurationPath
+    let cache = ConfiguredSources(configured, modified: context.configuration.file.flatMap(Self.modificationDate))
     return {
-      var fresh = context
-      if let file = context.configuration.file, explicit != nil || FileManager.default.fileExists(atPath: file) {
-        if let reread = try? Configuration.read(path: file, environment: context.environment) {
-          fresh.configuration = reread
+      var sources = cache.sources
+      if let file = context.configuration.file, let modified = Self.modificationDate(file), modified != cache.modified,
+        let reread = try? Configuration.read(path: file, environment: context.environment)
+      {
+        var fresh = context
+        fresh.configuration = reread
+        if let list = try? fresh.newsSources() {
+          cache.update(list, modified: modified)
+          sources = list
         }
       }
-      var sources = (try? fresh.newsSources()) ?? configured
       let names = Set(sources.map { $0.name.lowercased() })
       for subscription in try await repository.subscriptions() where !names.contains(subscription.name.lowercased()) {
         sources.append(subscription)
       }
       return sources.sorted { $0.name.lowercased() < $1.name.lowercased() }
     }
+  }
+
+  /// The modification time of the file at `path`, or `nil`.
+  static func modificationDate(_ path: String) -> Date? {
+    (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
   }
 
   /// Refreshes every source at once, then every `seconds`, until cancelled; one line on standard error each time.
@@ -289,6 +299,18 @@ struct ServeCommand: NewsCommand {
       }
     }
   }
+}
+
+/// The configuration's sources as last read, with the file's modification time then.
+private final class ConfiguredSources: @unchecked Sendable {
+  private let lock = NSLock()
+  private var state: (sources: [NewsSource], modified: Date?)
+
+  init(_ sources: [NewsSource], modified: Date?) { state = (sources, modified) }
+
+  var sources: [NewsSource] { lock.withLock { state.sources } }
+  var modified: Date? { lock.withLock { state.modified } }
+  func update(_ sources: [NewsSource], modified: Date) { lock.withLock { state = (sources, modified) } }
 }
 
 /// Resumes the continuation of ``ServeCommand/waitForSignal()`` once, and keeps its signal sources alive.

@@ -104,6 +104,32 @@ struct ServeCommandTests {
     #expect(log.contains("news serve: stopped"))
   }
 
+  @Test("a source added to the configuration while it runs is served and refreshed from the next round on")
+  func picksUpANewSource() async throws {
+    guard CrashSafetyTests.newsBinary != nil else {
+      print("notice: the news executable is not built beside the tests; skipped")
+      return
+    }
+    let directory = TemporaryDirectory("serve-cli")
+    let config = try Self.configuration(in: directory)
+    let run = try Run(
+      [
+        "serve", "--listen", "127.0.0.1:0", "--refresh", "1s", "--db", directory.path("news.sqlite"), "--config",
+        config,
+      ],
+      in: directory)
+    _ = try await run.port()
+    for _ in 0..<500 where !run.errors.contains("refreshed 1 sources") { try await Task.sleep(for: .milliseconds(20)) }
+    let sample = Fixtures.configDirectory.appendingPathComponent("sample/top-headlines.json").path
+    try Data(#"{"sources": {"sample": {"file": "\#(sample)"}, "again": {"file": "\#(sample)"}}}"#.utf8)
+      .write(to: URL(fileURLWithPath: config))
+    for _ in 0..<500 where !run.errors.contains("refreshed 2 sources") { try await Task.sleep(for: .milliseconds(20)) }
+    #expect(run.errors.contains("news serve: refreshed 2 sources, 0 failed"), "\(run.errors)")
+    kill(run.child.processIdentifier, SIGTERM)
+    await run.child.exited()
+    #expect(run.child.terminationStatus == 0)
+  }
+
   @Test("a non-loopback --listen without credentials refuses to start (78) and says how to set them")
   func nonLoopbackNeedsCredentials() async throws {
     guard CrashSafetyTests.newsBinary != nil else {
