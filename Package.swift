@@ -120,7 +120,7 @@ let package = Package(
       name: "NewsCLI",
       dependencies: [
         "OfflineNews", "OfflineNewsFeeds", "OfflineNewsHTML", "NewsTerminal", "OfflineNewsHTTP", "OfflineNewsImport",
-        "OfflineNewsModel", "OfflineNewsNetwork", "OfflineNewsStorage", "OfflineNewsSync",
+        "OfflineNewsModel", "OfflineNewsNetwork", "OfflineNewsStorage", "OfflineNewsSync", "OfflineNewsServer",
       ],
       swiftSettings: strict,
       plugins: ["BuildCommit"]),
@@ -137,7 +137,8 @@ let package = Package(
       ]),
     // The same command line with the URLSession network: runs the commands that use the network.
     .executableTarget(
-      name: "news-online", dependencies: ["NewsCLI", "OfflineNewsURLSession", "OfflineNewsMicroHTTPD"],
+      name: "news-online",
+      dependencies: ["NewsCLI", "OfflineNewsURLSession", "OfflineNewsMicroHTTPD", "OfflineNewsHTTP"],
       swiftSettings: strict),
     // The benchmark (docs/PERFORMANCE.md): `swift run -c release news-bench`.
     .executableTarget(

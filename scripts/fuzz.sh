@@ -4,8 +4,8 @@
 # usage: scripts/fuzz.sh [SECONDS] [TARGET...]
 #   SECONDS  time budget per target (default 120); 0 builds the harnesses and replays the kept corpus and every
 #            kept crasher once (a quick regression run, no fuzzing).
-#   TARGET   timestamp, decoder, parallel, arguments, configuration, importer, search, readability, render
-#            (default: all nine).
+#   TARGET   timestamp, decoder, parallel, arguments, configuration, importer, search, readability, render,
+#            frontdoor (default: all ten).
 # environment:
 #   FUZZ_BUILD  scratch folder (default /tmp/build-g-fuzz); nothing is written to the repository except the corpus
 #               (Fuzz/corpus/<target>/, minimized with -merge=1) and new crashers (Fuzz/crashers/<target>/).
@@ -28,7 +28,7 @@ root=$PWD
 budget=${1:-120}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(timestamp decoder parallel arguments configuration importer search readability render)
+[ ${#targets[@]} -gt 0 ] || targets=(timestamp decoder parallel arguments configuration importer search readability render frontdoor)
 out=${FUZZ_BUILD:-/tmp/build-g-fuzz}
 jobs=${FUZZ_JOBS:-$(($(nproc) / 2))}
 [ "$jobs" -ge 1 ] || jobs=1
@@ -45,12 +45,12 @@ export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
 
 # Swift 6 mode and the package's upcoming features; -enable-testing so harnesses can `@testable import NewsCLI`.
 # -package-name: as SwiftPM passes it, so that `package` declarations (the test fault seams) compile.
-# The system libraries' module maps are reached with -I (CSQLite, CLibXML2, CNcurses and libxml2's headers from
+# The system libraries' module maps are reached with -I (CSQLite, CLibXML2, CNcurses, CSodium and libxml2's headers from
 # pkg-config).
 xml_cflags=()
 for flag in $(pkg-config --cflags libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2); do xml_cflags+=(-Xcc "$flag"); done
 flags=(-swift-version 6 -enable-upcoming-feature ExistentialAny -parse-as-library -sanitize=fuzzer,address
-  -O -g -enable-testing -package-name OfflineNews -I "$out/mods" -I Sources/CSQLite -I Sources/CLibXML2 -I Sources/CNcurses
+  -O -g -enable-testing -package-name OfflineNews -I "$out/mods" -I Sources/CSQLite -I Sources/CLibXML2 -I Sources/CNcurses -I Sources/CSodium
   "${xml_cflags[@]}"
   -module-cache-path "$out/module-cache")
 
@@ -86,9 +86,10 @@ root_module_of() {
   importer) echo OfflineNewsImport ;;
   search) echo OfflineNewsStorage ;;
   readability | render) echo OfflineNewsHTML ;;
+  frontdoor) echo OfflineNewsServer ;;
   *)
     echo "fuzz: unknown target $1 (timestamp, decoder, parallel, arguments, configuration, importer, search," \
-      "readability, render)" >&2
+      "readability, render, frontdoor)" >&2
     return 1
     ;;
   esac
@@ -135,6 +136,7 @@ harness_of() {
   search) echo Fuzz/SearchFuzz.swift Fuzz/Blocking.swift ;;
   readability) echo Fuzz/ReadabilityFuzz.swift ;;
   render) echo Fuzz/RenderFuzz.swift ;;
+  frontdoor) echo Fuzz/FrontDoorFuzz.swift Fuzz/Blocking.swift ;;
   esac
 }
 max_len_of() {
@@ -146,6 +148,7 @@ max_len_of() {
   importer) echo 16384 ;;
   search) echo 1024 ;;
   readability | render) echo 32768 ;;
+  frontdoor) echo 4096 ;;
   esac
 }
 
@@ -160,7 +163,7 @@ build_target() {
   echo "fuzz: linking $target"
   swiftc "${flags[@]}" -use-ld=lld -module-name "Fuzz_$target" "${harness[@]}" Fuzz/KnownBugs.swift \
     "${objects[@]}" \
-    -lsqlite3 -lxml2 -o "$out/bin/fuzz-$target"
+    -lsqlite3 -lxml2 -lsodium -o "$out/bin/fuzz-$target"
 }
 
 # Seeds made at run time in $out/seeds/<target>, from our fixtures and ../shared (never kept in the repository).

@@ -6,7 +6,7 @@ enum CommandRegistry {
     BookmarkCommand.self, StatsCommand.self, CompactCommand.self, EntitiesCommand.self, RecordsCommand.self,
     SourcesCommand.self,
     AddCommand.self, RemoveCommand.self, SyncCommand.self, SearchCommand.self, ShowCommand.self, OpenCommand.self,
-    ReadCommand.self, ExtractCommand.self,
+    ReadCommand.self, ExtractCommand.self, ServeCommand.self,
   ]
 
   /// The command called `name`, or `nil`.

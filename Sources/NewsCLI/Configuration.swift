@@ -49,6 +49,22 @@ struct Configuration: Sendable {
   var eviction: EvictionPolicy = .none
   /// The file this configuration was read from; `nil` for the built-in defaults.
   var file: String?
+  /// `"serve"`: the account and names of `news serve` (docs/SERVE.md).
+  var serve = Serve()
+
+  /// `"serve": {"user": …, "passwordHash": "$argon2id$…", "apiToken": …, "names": [...]}`: who may use
+  /// `news serve` and under which names it is reached. `user` and `passwordHash` come together or not at all
+  /// (`news serve --set-password USER` writes them and a new `apiToken`).
+  struct Serve: Sendable {
+    /// The user name, or `nil` for no account (loopback only).
+    var user: String?
+    /// The argon2id hash of the password (libsodium's string form).
+    var passwordHash: String?
+    /// The Miniflux API token (`X-Auth-Token`), or `nil`.
+    var apiToken: String?
+    /// Host names the server answers for besides IP literals and `localhost` (behind a proxy).
+    var names: [String] = []
+  }
 
   /// Finds and reads the configuration: `--config PATH`, else `$NEWS_CONFIG`, else `Config/news.json` in the
   /// current folder (a checkout of this package), else `$XDG_CONFIG_HOME/news/news.json` (default
@@ -175,10 +191,12 @@ struct Configuration: Sendable {
               name: name, entry: entry, folder: folder, path: path, environment: environment)
           }
         }
+      case "serve":
+        configuration.serve = try serve(value, path: path)
       default:
         throw CommandFailure(
           .config, "\(path): unknown key \"\(key)\"",
-          hint: "known keys: defaultSource, sources, database, timeoutSeconds, apiKey, eviction")
+          hint: "known keys: defaultSource, sources, database, timeoutSeconds, apiKey, eviction, serve")
       }
     }
     // Any source `news fetch --source` reads can be the default: NewsAPI, file, feed or Parse.
@@ -188,6 +206,50 @@ struct Configuration: Sendable {
       throw CommandFailure(.config, "\(path): \"defaultSource\" names \"\(name)\", which is not in \"sources\"")
     }
     return configuration
+  }
+
+  /// The `"serve"` object (see ``Serve``).
+  private static func serve(_ value: Any, path: String) throws(CommandFailure) -> Serve {
+    if value is NSNull { return Serve() }
+    guard let fields = value as? [String: Any] else {
+      throw CommandFailure(.config, "\(path): \"serve\" must be an object or null")
+    }
+    var serve = Serve()
+    for (field, entry) in fields {
+      if entry is NSNull { continue }
+      switch field {
+      case "user", "passwordHash", "apiToken":
+        guard let text = entry as? String, !text.isEmpty else {
+          throw CommandFailure(.config, "\(path): \"serve.\(field)\" must be a non-empty string or null")
+        }
+        if field == "user" {
+          serve.user = text
+        } else if field == "apiToken" {
+          serve.apiToken = text
+        } else {
+          guard text.hasPrefix("$argon2id$") else {
+            throw CommandFailure(
+              .config, "\(path): \"serve.passwordHash\" must be an argon2id hash ($argon2id$…)",
+              hint: "set it with: news serve --set-password USER (reads the password from standard input)")
+          }
+          serve.passwordHash = text
+        }
+      case "names":
+        guard let names = entry as? [String], !names.contains(where: \.isEmpty) else {
+          throw CommandFailure(.config, "\(path): \"serve.names\" must be an array of host names")
+        }
+        serve.names = names
+      default:
+        throw CommandFailure(
+          .config, "\(path): unknown key \"serve.\(field)\"", hint: "serve has user, passwordHash, apiToken and names")
+      }
+    }
+    if (serve.user == nil) != (serve.passwordHash == nil) {
+      throw CommandFailure(
+        .config, "\(path): \"serve\" needs both \"user\" and \"passwordHash\", or neither",
+        hint: "set them with: news serve --set-password USER")
+    }
+    return serve
   }
 
   private static func source(

@@ -89,6 +89,17 @@ struct ConfigurationEdit {
     return true
   }
 
+  /// Sets the top-level member `key` to `json` (a JSON value's text): its old value's text replaced (its last
+  /// entry, as the reader keeps), or a new last member; every other byte stays.
+  mutating func setTopLevel(_ key: String, json: String) throws(CommandFailure) {
+    let root = try outline().root
+    if let member = root.members?.last(where: { $0.key == key }) {
+      text.replaceSubrange(member.value.start..<member.value.end, with: Array(json.utf8))
+    } else {
+      insertMember(Self.literal(key) + ": " + json, into: root)
+    }
+  }
+
   /// Removes every member of `sources` named `name`; `false` when there was none.
   mutating func removeSource(named name: String) throws(CommandFailure) -> Bool {
     var removed = false

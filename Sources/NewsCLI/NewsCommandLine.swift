@@ -19,6 +19,8 @@ public struct NewsCommandLine: Sendable {
   let console: Console
   let now: @Sendable () -> Date
   let network: NetworkStack
+  /// How HTTP servers are started (``ServerStack``): `.microHTTPD` in `news-online`, ``ServerStack/none`` in `news`.
+  let server: ServerStack
   /// What a test helper injects (``CommandFaults``); none in the product.
   package var faults = CommandFaults()
   /// The executor of ``runOnCallingThread(_:)``, given to the storage context of every command; `nil` unless
@@ -33,25 +35,29 @@ public struct NewsCommandLine: Sendable {
   ///   - network: how networks and HTTP transports are made (``NetworkStack``): `.urlSession` (the
   ///     `OfflineNewsURLSession` module) in `news-online`, ``NetworkStack/filesOnly`` in `news`, which hands the
   ///     commands that use the network to `news-online` (``usesNetwork(_:)``).
+  ///   - server: how `news serve` starts its HTTP server (``ServerStack``): `.microHTTPD` (the
+  ///     `OfflineNewsMicroHTTPD` module) in `news-online`; ``ServerStack/none`` (the default) in `news`, which hands
+  ///     `serve` to `news-online`.
   ///   - oneThread: the commands are run by ``runOnCallingThread(_:)``, and their storage context's connections run
   ///     on that thread too (`news`); `false`: each connection on a dispatch queue of its own, for ``run(_:)``.
   package init(
     environment: [String: String], currentDirectory: String = FileManager.default.currentDirectoryPath,
     console: Console? = nil, now: @escaping @Sendable () -> Date = { Date() }, network: NetworkStack,
-    oneThread: Bool = false
+    server: ServerStack = .none, oneThread: Bool = false
   ) {
     self.environment = environment
     self.currentDirectory = currentDirectory
     self.console = console ?? .standard(environment: environment)
     self.now = now
     self.network = network
+    self.server = server
     executor = oneThread ? CallingThreadExecutor() : nil
   }
 
   /// The commands that use the network: `news` runs them in `news-online`. Names, not the specs (``FetchCommand``,
   /// ``SyncCommand``, ``AddCommand``), so that `news list` does not build every command's help text to ask;
   /// `NewsCommandLineTests` checks them against the specs.
-  static let networkCommands = ["fetch", "sync", "add", "read"]
+  static let networkCommands = ["fetch", "sync", "add", "read", "serve"]
 
   /// Whether a command line (without the program name) runs a command that uses the network, and so needs a
   /// program built with one (`news-online`); `news --help` and every other command read only files and the cache.
@@ -213,7 +219,7 @@ public struct NewsCommandLine: Sendable {
         creatable: use == .creatable)
     return CommandContext(
       configuration: configuration, environment: environment, currentDirectory: currentDirectory, console: console,
-      now: now, network: network, faults: faults, executor: executor)
+      now: now, network: network, server: server, faults: faults, executor: executor)
   }
 }
 
@@ -237,6 +243,8 @@ struct CommandContext: Sendable {
   var now: @Sendable () -> Date
   /// How networks and HTTP transports are made (``NetworkStack``).
   var network: NetworkStack
+  /// How HTTP servers are started (``ServerStack``).
+  var server: ServerStack = .none
   var faults = CommandFaults()
   /// The executor of every connection of the storage context (``NewsCommandLine/runOnCallingThread(_:)``); `nil`:
   /// a dispatch queue each.

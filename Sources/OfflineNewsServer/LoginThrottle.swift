@@ -62,3 +62,34 @@ public actor LoginThrottle {
     return min(base * factor, maximum)
   }
 }
+
+/// At most `limit` password checks at once: an argon2id check takes 64 MiB and about 0.1 s, so that many wrong
+/// logins sent at the same moment (before the throttle has a failure on record) cannot take the memory of 128
+/// connections × 64 MiB; the others wait their turn, in order.
+actor VerificationSlots {
+  private var available: Int
+  private var waiters: [CheckedContinuation<Void, Never>] = []
+
+  /// - Parameter limit: checks at once; 2.
+  init(limit: Int = 2) { available = max(1, limit) }
+
+  /// Runs `check` when a slot is free (outside the actor, so that checks run in parallel up to the limit).
+  nonisolated func run(_ check: @Sendable () -> Bool) async -> Bool {
+    await acquire()
+    let result = check()
+    await release()
+    return result
+  }
+
+  private func acquire() async {
+    if available > 0 {
+      available -= 1
+    } else {
+      await withCheckedContinuation { waiters.append($0) }
+    }
+  }
+
+  private func release() {
+    if waiters.isEmpty { available += 1 } else { waiters.removeFirst().resume() }
+  }
+}

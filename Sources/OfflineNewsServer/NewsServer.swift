@@ -14,7 +14,8 @@ import OfflineNewsHTTP
 ///      `Error=BadAuthentication`) and `/reader/api/0/token` (here: the action token `T`);
 ///    - `/reader/api/0/…` → ``ReaderAPI`` once authenticated by `Authorization: GoogleLogin auth=…`; a `POST` must
 ///      also carry the `T` its login was given (401 with `Google-Bad-Token: true` otherwise, as Google Reader);
-///    - `/login` (a form of its own, no external assets) and `/logout`;
+///    - `/login` (a form of its own, no external assets) and `/logout`; `/session` (the signed-in session's user and
+///      CSRF token as JSON, for the web reader's scripts: same-origin only, since it sends no CORS header);
 ///    - anything else → ``WebReader`` with the ``WebSession`` of the `news_session` cookie (`HttpOnly;
 ///      SameSite=Strict`, and `Secure` unless on loopback over plain HTTP); without one, `GET` is sent to `/login`.
 ///      A web `POST`, `PUT` or `DELETE` needs the session's CSRF token (`X-CSRF-Token` or a `csrf` form field), 403
@@ -58,6 +59,8 @@ public struct NewsServer: Sendable {
   public let settings: Settings
   private let hostCheck: HostCheck
   private let sessions = SessionStore()
+  /// At most two password checks at once (argon2id: 64 MiB each).
+  private let verifications = VerificationSlots()
   /// The action token `T` of requests without a Reader login (no credentials configured).
   private let anonymousActionToken = Sodium.randomToken(bytes: 20)
   private let secureCookies: Bool
@@ -129,7 +132,7 @@ public struct NewsServer: Sendable {
     if path.hasPrefix("/reader/api/0/") { return await readerAPI(request, tokenOnly: false) }
     if path == "/login" { return await login(request) }
     if path == "/logout" { return await logout(request) }
-    return await web(request)
+    return await web(request, sessionOnly: path == "/session")
   }
 
   static func isSafe(_ method: String) -> Bool { ["GET", "HEAD", "OPTIONS"].contains(method) }
@@ -164,9 +167,9 @@ public struct NewsServer: Sendable {
   }
 
   /// Checks a login of `peer` (`check` runs the password check), slowed down by the throttle after failures.
-  private func attemptLogin(_ peer: String, _ check: () -> Bool) async -> LoginOutcome {
+  private func attemptLogin(_ peer: String, _ check: @Sendable () -> Bool) async -> LoginOutcome {
     if let wait = await settings.throttle.wait(for: peer) { return .throttled(wait) }
-    if check() {
+    if await verifications.run(check) {
       await settings.throttle.succeeded(peer)
       return .accepted
     }
@@ -309,7 +312,7 @@ public struct NewsServer: Sendable {
     return (Self.redirect(to: "/login", cookie: expired), nil)
   }
 
-  private func web(_ request: ServerRequest) async -> Answer {
+  private func web(_ request: ServerRequest, sessionOnly: Bool) async -> Answer {
     var session = await Self.cookie(Self.sessionCookie, in: request).asyncMap { await sessions.session($0) } ?? nil
     var newCookie: String?
     if session == nil {
@@ -335,7 +338,15 @@ public struct NewsServer: Sendable {
         return (.text("missing or wrong CSRF token\n", status: 403), "CSRF token missing or wrong")
       }
     }
-    var response = await WebReader(library: library).handle(request, session: session)
+    var response: ServerResponse
+    if sessionOnly {
+      let object: [String: Any] = ["csrfToken": session.csrfToken, "user": session.user ?? NSNull()]
+      let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+      response = ServerResponse(
+        status: 200, type: "application/json", data: data, headers: [(name: "Cache-Control", value: "no-store")])
+    } else {
+      response = await WebReader(library: library).handle(request, session: session)
+    }
     if let newCookie { response.headers.append((name: "Set-Cookie", value: newCookie)) }
     return (response, nil)
   }

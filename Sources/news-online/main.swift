@@ -1,10 +1,14 @@
 import Foundation
 import NewsCLI
+import OfflineNewsHTTP
+import OfflineNewsMicroHTTPD
 import OfflineNewsURLSession
 
 // `news` with the network linked in (URLSession over libcurl): `news` hands it the commands that use the network
-// (fetch, sync, add) and runs the others itself, without loading FoundationNetworking (docs/PERFORMANCE.md,
+// (fetch, sync, add, serve: libmicrohttpd is linked here too) and runs the others itself, without loading FoundationNetworking (docs/PERFORMANCE.md,
 // "Command-line latency"). It runs every command, so it can be run by itself too.
-let status = await NewsCommandLine(environment: ProcessInfo.processInfo.environment, network: .urlSession)
-  .run(Array(CommandLine.arguments.dropFirst()))
+let status = await NewsCommandLine(
+  environment: ProcessInfo.processInfo.environment, network: .urlSession, server: .microHTTPD
+)
+.run(Array(CommandLine.arguments.dropFirst()))
 exit(status)

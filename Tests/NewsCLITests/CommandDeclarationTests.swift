@@ -19,7 +19,7 @@ struct CommandDeclarationTests {
   func registry() async {
     let names = Self.specs.map(\.name)
     #expect(Set(names).count == names.count, "\(names)")
-    #expect(names.count == 19)
+    #expect(names.count == 20)
     let overview = await CLIHarness().run("--help").out
     for spec in Self.specs {
       #expect(overview.contains("  " + pad(spec.name, 10) + spec.summary + "\n"), "\(spec.name)")

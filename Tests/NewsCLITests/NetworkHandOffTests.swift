@@ -11,7 +11,9 @@ import Testing
   @Test("the commands handed to news-online are exactly fetch, sync and add, by their specs' names")
   func networkCommands() {
     #expect(
-      NewsCommandLine.networkCommands == [FetchCommand.name, SyncCommand.name, AddCommand.name, ReadCommand.name])
+      NewsCommandLine.networkCommands == [
+        FetchCommand.name, SyncCommand.name, AddCommand.name, ReadCommand.name, ServeCommand.name,
+      ])
     for command in CommandRegistry.commands.map({ $0.name }) {
       #expect(NewsCommandLine.usesNetwork([command, "--db", "x"]) == NewsCommandLine.networkCommands.contains(command))
     }

@@ -17,9 +17,11 @@ struct ClientResponse: Sendable {
   func header(_ name: String) -> String? { headers[name.lowercased()] }
 }
 
-/// Requests over loopback with URLSession (a real client: libcurl under FoundationNetworking on Linux), without
+/// Requests over loopback with URLSession (not for a 401 with `WWW-Authenticate`: FoundationNetworking on Linux
+/// retries those in a loop, or crashes when a delegate answers the challenge; ``curlRequest(_:_:headers:body:)``
+/// asks those) (a real client: libcurl under FoundationNetworking on Linux), without
 /// cookies, caches or redirects followed.
-final class TestClient: NSObject, URLSessionTaskDelegate, Sendable {
+final class TestClient: Sendable {
   let base: String
   private let session: URLSession
 
@@ -31,7 +33,7 @@ final class TestClient: NSObject, URLSessionTaskDelegate, Sendable {
     configuration.urlCache = nil
     configuration.timeoutIntervalForRequest = 30
     configuration.httpMaximumConnectionsPerHost = 128
-    session = URLSession(configuration: configuration)
+    session = URLSession(configuration: configuration, delegate: NoRedirects(), delegateQueue: nil)
   }
 
   func request(
@@ -42,7 +44,7 @@ final class TestClient: NSObject, URLSessionTaskDelegate, Sendable {
     request.httpMethod = method
     for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
     request.httpBody = body
-    let (data, response) = try await session.data(for: request, delegate: NoRedirects())
+    let (data, response) = try await session.data(for: request)
     guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
     var fields: [String: String] = [:]
     for (name, value) in http.allHeaderFields {
@@ -56,8 +58,8 @@ final class TestClient: NSObject, URLSessionTaskDelegate, Sendable {
 private final class NoRedirects: NSObject, URLSessionTaskDelegate, Sendable {
   func urlSession(
     _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-    newRequest request: URLRequest
-  ) async -> URLRequest? { nil }
+    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+  ) { completionHandler(nil) }
 }
 
 /// Sends `bytes` on a new TCP connection to 127.0.0.1:`port` and returns everything read until the server closes
@@ -106,4 +108,27 @@ func runCurl(_ arguments: [String]) async throws -> String? {
   let header = (try? String(contentsOf: writeOut, encoding: .utf8)) ?? ""
   let body = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
   return header + "\r\n" + body
+}
+
+/// A request made with curl (when installed), read back as a ``ClientResponse``; `nil` with a printed notice when
+/// curl is not installed.
+func curlRequest(
+  _ method: String, _ url: String, headers: [String: String] = [:], body: String? = nil
+) async throws -> ClientResponse? {
+  var arguments = ["-X", method, url]
+  for (name, value) in headers { arguments += ["-H", "\(name): \(value)"] }
+  if let body { arguments += ["--data-binary", body] }
+  guard let output = try await runCurl(arguments) else { return nil }
+  guard let end = output.range(of: "\r\n\r\n") else { throw URLError(.badServerResponse) }
+  let lines = output[..<end.lowerBound].components(separatedBy: "\r\n")
+  guard let statusLine = lines.first, let status = Int(statusLine.split(separator: " ").dropFirst().first ?? "")
+  else { throw URLError(.badServerResponse) }
+  var fields: [String: String] = [:]
+  for line in lines.dropFirst() {
+    guard let colon = line.firstIndex(of: ":") else { continue }
+    fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+  }
+  var text = String(output[end.upperBound...])
+  if text.hasPrefix("\r\n") { text.removeFirst() }
+  return ClientResponse(status: status, headers: fields, body: Data(text.utf8))
 }

@@ -1,0 +1,333 @@
+import Dispatch
+import Foundation
+import OfflineNews
+import OfflineNewsHTTP
+import OfflineNewsServer
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `news serve`: the store as an HTTP service — the Miniflux API v1, the Google Reader API and a web reader — for
+/// the readers people already use (docs/SERVE.md). The composition root only: the front door is ``NewsServer``,
+/// the transport the injected ``ServerStack`` (libmicrohttpd in `news-online`), the refreshes the repository's.
+struct ServeCommand: NewsCommand {
+  static let name = "serve"
+  static let summary = "Serve the cache over HTTP: Miniflux and Google Reader APIs, a web reader (docs/SERVE.md)."
+  static let configurationUse = ConfigurationUse.creatable
+  static let details = """
+    Listens on 127.0.0.1:8080 by default (--listen HOST:PORT; [::1]:PORT for IPv6; port 0 picks a free one) and
+    prints where. Serves from the store at all times; every source (the configuration's and the store's
+    subscriptions) is refreshed in the background every --refresh (15m by default; 0 or off: never), as news fetch
+    --all does. Other news commands keep working on the same database meanwhile. One line per request on standard
+    error (--json: JSON lines), without queries or secrets. SIGINT or SIGTERM stop it: requests in flight are
+    answered, the refresh is cancelled, the store closed, exit 0.
+    Without credentials every request is allowed, so only a loopback address may be listened on; another address
+    needs "serve": {"user", "passwordHash"} in the configuration: news serve --set-password USER reads a password
+    from standard input (not echoed), stores its argon2id hash and a new API token, and exits.
+    Exit status: 0 stopped by a signal or password set, 64 usage error, 69 the address cannot be listened on,
+    74 storage error, 78 no credentials for a non-loopback address, or no HTTP server in this program.
+    """
+
+  enum Option: CommandOption {
+    case listen, refresh, setPassword, db, config, json
+    var spec: OptionSpec {
+      switch self {
+      case .listen:
+        OptionSpec(
+          name: "listen", valueName: "HOST:PORT",
+          help: "Where to listen (default 127.0.0.1:8080; [::1]:8080; 0.0.0.0:8080 needs credentials).")
+      case .refresh:
+        OptionSpec(
+          name: "refresh", valueName: "INTERVAL",
+          help: "Refresh every source this often: 15m (default), 90s, 2h, or 0/off for never.")
+      case .setPassword:
+        OptionSpec(
+          name: "set-password", valueName: "USER",
+          help: "Store USER and a password read from standard input (argon2id hash) in the configuration, and exit.")
+      case .db: SharedOption.database
+      case .config: SharedOption.configuration
+      case .json: SharedOption.json("one JSON object a line: {listening, port, credentials}, then the request log")
+      }
+    }
+  }
+
+  var context: CommandContext
+  var arguments: ParsedArguments<Option>
+
+  func run() async throws -> ExitCode {
+    if let user = arguments.value(.setPassword) { return try setPassword(user) }
+    let (host, port) = try Self.listenAddress(arguments.value(.listen) ?? "127.0.0.1:8080")
+    let interval = try Self.refreshInterval(arguments.value(.refresh) ?? "15m")
+    let serve = context.configuration.serve
+    var credentials: ServerCredentials?
+    if let user = serve.user, let hash = serve.passwordHash {
+      credentials = ServerCredentials(user: user, passwordHash: hash, apiToken: serve.apiToken)
+    }
+    if credentials == nil, !HostCheck.isLoopback(host) {
+      throw CommandFailure(
+        .config,
+        "listening on \(host) needs credentials: without them every request is allowed, so only loopback is served",
+        hint: "set them: news serve --set-password USER\(configHint) (reads the password from standard input)")
+    }
+    let configured = try context.newsSources()
+    let repository = try context.makeRepository(
+      arguments.common, entities: CommandContext.entities(of: configured), retrying: true)
+    let sources = sourcesProvider(repository: repository, configured: configured)
+    let library = ServedLibrary(repository: repository, sources: sources)
+    let json = arguments.flag(.json)
+    let server = NewsServer(
+      library: library,
+      settings: NewsServer.Settings(
+        listenHost: host, credentials: credentials, names: serve.names, log: requestLog(json: json)))
+    let running: any RunningServer
+    do {
+      running = try server.start(on: context.server, port: port)
+    } catch {
+      await repository.storage.close()
+      if error.unavailable {
+        throw CommandFailure(.config, error.description, hint: "run news-online serve, or build it beside news")
+      }
+      throw CommandFailure(.unavailable, error.description, hint: "give another address or port with --listen")
+    }
+    announce(host: host, port: running.port, credentials: credentials, json: json)
+    let refresher = interval.map { seconds in
+      Task { await refreshLoop(repository: repository, sources: sources, every: seconds, json: json) }
+    }
+    let signal = await Self.waitForSignal()
+    context.console.err(json ? "" : "news serve: \(signal == SIGINT ? "SIGINT" : "SIGTERM"), stopping\n")
+    refresher?.cancel()
+    await running.stop()
+    _ = await refresher?.value
+    await repository.storage.close()
+    if !json { context.console.err("news serve: stopped\n") }
+    return .success
+  }
+
+  private var configHint: String {
+    arguments.value(.config).map { " --config \(OutputFormat.sanitized($0))" } ?? ""
+  }
+
+  /// Prints where the server listens (standard output, so that a script can read the port) and how it is guarded.
+  private func announce(host: String, port: Int, credentials: ServerCredentials?, json: Bool) {
+    let shownHost = host.contains(":") ? "[\(host)]" : host
+    let url = "http://\(shownHost):\(port)/"
+    if json {
+      let object: [String: Any] = [
+        "listening": url, "port": port, "credentials": credentials != nil, "user": credentials?.user ?? NSNull(),
+      ]
+      let data =
+        (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+      context.console.out(String(decoding: data, as: UTF8.self) + "\n")
+    } else {
+      let guarded =
+        credentials.map { "credentials required (user \(OutputFormat.sanitized($0.user)))" }
+        ?? "no credentials: loopback only, every request allowed"
+      context.console.out("news serve: listening on \(url) (\(guarded))\n")
+    }
+  }
+
+  private func requestLog(json: Bool) -> RequestLog {
+    let console = context.console
+    return RequestLog(json: json) { line in console.err(line) }
+  }
+
+  /// Every source served, read again on each call (a `news add` in another shell shows up): the configuration's —
+  /// the file read again only when its modification time changed — then the store's subscriptions of other names,
+  /// sorted by name.
+  private func sourcesProvider(repository: NewsRepository, configured: [NewsSource])
+    -> @Sendable () async throws
+    -> [NewsSource]
+  {
+    let context = self.context
+    let cache = ConfiguredSources(configured, modified: context.configuration.file.flatMap(Self.modificationDate))
+    return {
+      var sources = cache.sources
+      if let file = context.configuration.file, let modified = Self.modificationDate(file), modified != cache.modified,
+        let reread = try? Configuration.read(path: file, environment: context.environment)
+      {
+        var fresh = context
+        fresh.configuration = reread
+        if let list = try? fresh.newsSources() {
+          cache.update(list, modified: modified)
+          sources = list
+        }
+      }
+      let names = Set(sources.map { $0.name.lowercased() })
+      for subscription in try await repository.subscriptions() where !names.contains(subscription.name.lowercased()) {
+        sources.append(subscription)
+      }
+      return sources.sorted { $0.name.lowercased() < $1.name.lowercased() }
+    }
+  }
+
+  /// The modification time of the file at `path`, or `nil`.
+  static func modificationDate(_ path: String) -> Date? {
+    (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+  }
+
+  /// Refreshes every source at once, then every `seconds`, until cancelled; one line on standard error each time.
+  private func refreshLoop(
+    repository: NewsRepository, sources: @escaping @Sendable () async throws -> [NewsSource], every seconds: Double,
+    json: Bool
+  ) async {
+    while !Task.isCancelled {
+      if let list = try? await sources(), !list.isEmpty {
+        let options = context.refreshOptions(arguments.common, timeout: nil)
+        let report = await repository.refresh(list, options: options)
+        if Task.isCancelled { return }
+        let failed = report.sources.filter { $0.failure != nil }.count
+        if json {
+          let object: [String: Any] = ["refreshed": report.sources.count, "failed": failed]
+          if let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) {
+            context.console.err(String(decoding: data, as: UTF8.self) + "\n")
+          }
+        } else {
+          context.console.err("news serve: refreshed \(report.sources.count) sources, \(failed) failed\n")
+        }
+      }
+      try? await Task.sleep(for: .seconds(seconds))
+    }
+  }
+
+  // MARK: - --set-password
+
+  /// Reads a password from standard input (echo off on a terminal), stores `user`, its argon2id hash and a new API
+  /// token under `"serve"` in the configuration file (the other keys and bytes kept), and says where.
+  private func setPassword(_ user: String) throws -> ExitCode {
+    guard !user.isEmpty, !user.contains(":"), !user.unicodeScalars.contains(where: { $0.value < 0x20 }) else {
+      throw CommandFailure(.usage, "--set-password needs a user name without ':' or control characters")
+    }
+    if isatty(0) == 1 { context.console.err("Password for \(OutputFormat.sanitized(user)): ") }
+    guard let password = Self.readPassword(), !password.isEmpty else {
+      throw CommandFailure(
+        .usage, "no password on standard input", hint: "type it, or pipe it: … | news serve --set-password \(user)")
+    }
+    guard let hash = ServerCredentials.hash(password: password) else {
+      throw CommandFailure(.config, "cannot hash the password (libsodium could not start or had no memory)")
+    }
+    let file = context.configuration.file ?? Configuration.userConfigurationPath(environment: context.environment)
+    var edit = try ConfigurationEdit(path: file)
+    var object: [(String, String)] = [
+      ("user", ConfigurationEdit.literal(user)), ("passwordHash", ConfigurationEdit.literal(hash)),
+      ("apiToken", ConfigurationEdit.literal(ServerCredentials.randomToken())),
+    ]
+    let names = context.configuration.serve.names
+    if !names.isEmpty {
+      object.append(("names", "[" + names.map(ConfigurationEdit.literal).joined(separator: ", ") + "]"))
+    }
+    try edit.setTopLevel(
+      "serve", json: "{" + object.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}")
+    try edit.save()
+    context.console.printNote(
+      "\(file): \"serve\" now has user \(OutputFormat.sanitized(user)), the password's argon2id hash and a new "
+        + "apiToken (Miniflux X-Auth-Token)")
+    return .success
+  }
+
+  /// A line from standard input with echo off when it is a terminal, without its newline; `nil` at end of input.
+  static func readPassword() -> String? {
+    var saved = termios()
+    let terminal = isatty(0) == 1 && tcgetattr(0, &saved) == 0
+    if terminal {
+      var quiet = saved
+      quiet.c_lflag &= ~tcflag_t(ECHO)
+      tcsetattr(0, TCSANOW, &quiet)
+    }
+    defer {
+      if terminal {
+        tcsetattr(0, TCSANOW, &saved)
+        FileHandle.standardError.write(Data("\n".utf8))
+      }
+    }
+    return readLine(strippingNewline: true)
+  }
+
+  // MARK: - Arguments
+
+  /// `HOST:PORT`, `[V6]:PORT`, or a bare `PORT` (127.0.0.1) → the host (without brackets) and port.
+  static func listenAddress(_ text: String) throws(CommandFailure) -> (host: String, port: Int) {
+    let usage = CommandFailure(
+      .usage, "--listen needs HOST:PORT, got \"\(OutputFormat.sanitized(text))\"",
+      hint: "e.g. --listen 127.0.0.1:8080, --listen [::1]:8080 or --listen 0.0.0.0:8080")
+    if let port = Int(text), (0...65_535).contains(port) { return ("127.0.0.1", port) }
+    var host: Substring
+    var portText: Substring
+    if text.hasPrefix("[") {
+      guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else { throw usage }
+      host = text[text.index(after: text.startIndex)..<close]
+      portText = text[text.index(close, offsetBy: 2)...]
+    } else {
+      guard let colon = text.lastIndex(of: ":"), !text[..<colon].contains(":") else { throw usage }
+      host = text[..<colon]
+      portText = text[text.index(after: colon)...]
+    }
+    guard !host.isEmpty, let port = Int(portText), (0...65_535).contains(port) else { throw usage }
+    return (host == "localhost" ? "127.0.0.1" : String(host), port)
+  }
+
+  /// `15m`, `90s`, `2h`, `30` (seconds), `0` or `off` (`nil`: never).
+  static func refreshInterval(_ text: String) throws(CommandFailure) -> Double? {
+    let lower = text.lowercased()
+    if lower == "off" || lower == "0" { return nil }
+    let units: [Character: Double] = ["s": 1, "m": 60, "h": 3_600]
+    var number = Substring(lower)
+    var factor = 1.0
+    if let last = lower.last, let unit = units[last] {
+      factor = unit
+      number = number.dropLast()
+    }
+    guard let value = Double(number), value.isFinite, value >= 0, value * factor <= 7 * 86_400 else {
+      throw CommandFailure(
+        .usage, "--refresh needs an interval such as 15m, 90s or 2h (or off), got \"\(OutputFormat.sanitized(text))\"")
+    }
+    return value == 0 ? nil : max(1, value * factor)
+  }
+
+  /// Waits for SIGINT or SIGTERM (their default action, ending the process, is turned off for this) and returns
+  /// which came.
+  static func waitForSignal() async -> Int32 {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
+      let queue = DispatchQueue(label: "news serve signals")
+      let once = SignalOnce(continuation)
+      for number in [SIGINT, SIGTERM] {
+        signal(number, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+        source.setEventHandler { once.fire(number) }
+        source.resume()
+        once.keep(source)
+      }
+    }
+  }
+}
+
+/// The configuration's sources as last read, with the file's modification time then.
+private final class ConfiguredSources: @unchecked Sendable {
+  private let lock = NSLock()
+  private var state: (sources: [NewsSource], modified: Date?)
+
+  init(_ sources: [NewsSource], modified: Date?) { state = (sources, modified) }
+
+  var sources: [NewsSource] { lock.withLock { state.sources } }
+  var modified: Date? { lock.withLock { state.modified } }
+  func update(_ sources: [NewsSource], modified: Date) { lock.withLock { state = (sources, modified) } }
+}
+
+/// Resumes the continuation of ``ServeCommand/waitForSignal()`` once, and keeps its signal sources alive.
+private final class SignalOnce: @unchecked Sendable {
+  private let lock = NSLock()
+  private var continuation: CheckedContinuation<Int32, Never>?
+  private var sources: [any DispatchSourceSignal] = []
+
+  init(_ continuation: CheckedContinuation<Int32, Never>) { self.continuation = continuation }
+
+  func keep(_ source: any DispatchSourceSignal) { lock.withLock { sources.append(source) } }
+
+  func fire(_ number: Int32) {
+    let waiting = lock.withLock {
+      defer { continuation = nil }
+      return continuation
+    }
+    waiting?.resume(returning: number)
+  }
+}

@@ -1,0 +1,182 @@
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `news serve` as a user runs it: the built `news` (which hands `serve` to `news-online`), on a free loopback
+/// port, asked over HTTP, signalled; its standard output and error read from files.
+@Suite("news serve", .serialized)
+struct ServeCommandTests {
+  /// A `news …` run through `/bin/sh -c 'exec … >out 2>err'` (the shell execs it: the pid is `news`'s), with
+  /// `input` piped to it when given.
+  final class Run: Sendable {
+    let child: ChildProcess
+    let out: String
+    let err: String
+
+    init(_ arguments: [String], in directory: TemporaryDirectory, input: String? = nil) throws {
+      guard let news = CrashSafetyTests.newsBinary else { throw POSIXError(.ENOENT) }
+      let id = UUID().uuidString
+      out = directory.path("out-\(id)")
+      err = directory.path("err-\(id)")
+      func quoted(_ word: String) -> String { "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+      let command = ([news.path] + arguments).map(quoted).joined(separator: " ")
+      let pipe = input.map { "printf '%s\\n' \(quoted($0)) | " } ?? ""
+      child = try ChildProcess(
+        URL(fileURLWithPath: "/bin/sh"), ["-c", "\(pipe)exec \(command) >\(quoted(out)) 2>\(quoted(err))"],
+        currentDirectory: directory.url.path)
+    }
+
+    var output: String { (try? String(contentsOfFile: out, encoding: .utf8)) ?? "" }
+    var errors: String { (try? String(contentsOfFile: err, encoding: .utf8)) ?? "" }
+
+    /// The port of the listening line, once printed (10 s at most).
+    func port() async throws -> Int {
+      for _ in 0..<1_000 {
+        // `listening on http://127.0.0.1:PORT/ (…)`, or with --json `"listening":"http://0.0.0.0:PORT/"`.
+        if let range = output.range(of: #"http://[^ "]*:[0-9]+/"#, options: .regularExpression),
+          let port = URL(string: String(output[range]))?.port
+        {
+          return port
+        }
+        if !child.isRunning { break }
+        try await Task.sleep(for: .milliseconds(10))
+      }
+      Issue.record("no listening line; out: \(output) err: \(errors)")
+      throw POSIXError(.ETIMEDOUT)
+    }
+  }
+
+  static func get(_ port: Int, _ path: String, host: String? = nil) async throws -> (Int, String) {
+    guard let url = URL(string: "http://127.0.0.1:\(port)\(path)") else { throw URLError(.badURL) }
+    var request = URLRequest(url: url)
+    if let host { request.setValue(host, forHTTPHeaderField: "Host") }
+    let session = URLSession(configuration: .ephemeral)
+    let (data, response) = try await session.data(for: request)
+    return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
+  }
+
+  /// A configuration with one file source (the sample NewsAPI response).
+  static func configuration(in directory: TemporaryDirectory) throws -> String {
+    let sample = Fixtures.configDirectory.appendingPathComponent("sample/top-headlines.json").path
+    let path = directory.path("news.json")
+    try Data(#"{"sources": {"sample": {"file": "\#(sample)"}}}"#.utf8).write(to: URL(fileURLWithPath: path))
+    return path
+  }
+
+  @Test("serves on a free port, refreshes in the background, logs each request, and stops on SIGTERM with 0")
+  func servesRefreshesLogsAndStops() async throws {
+    guard CrashSafetyTests.newsBinary != nil else {
+      print("notice: the news executable is not built beside the tests; skipped")
+      return
+    }
+    let directory = TemporaryDirectory("serve-cli")
+    let config = try Self.configuration(in: directory)
+    let database = directory.path("news.sqlite")
+    let run = try Run(
+      ["serve", "--listen", "127.0.0.1:0", "--refresh", "1h", "--db", database, "--config", config], in: directory)
+    let port = try await run.port()
+    #expect(run.output.contains("(no credentials: loopback only, every request allowed)"))
+    let (status, body) = try await Self.get(port, "/login")
+    #expect(status == 200)
+    #expect(body.contains("<form"))
+    let (foreign, _) = try await Self.get(port, "/", host: "evil.example")
+    #expect(foreign == 421)
+    // The first refresh runs at once: another news command sees its articles meanwhile (WAL).
+    for _ in 0..<500 where !run.errors.contains("refreshed 1 sources") { try await Task.sleep(for: .milliseconds(20)) }
+    #expect(run.errors.contains("news serve: refreshed 1 sources, 0 failed"))
+    let list = await CLIHarness().run("list", "--db", database, "--config", config, "--limit", "1")
+    #expect(list.status == 0, "\(list.err)")
+    #expect(!list.out.isEmpty)
+    kill(run.child.processIdentifier, SIGTERM)
+    await run.child.exited()
+    #expect(run.child.terminationReason == .exit)
+    #expect(run.child.terminationStatus == 0)
+    let log = run.errors
+    #expect(log.contains("GET /login 200 "))
+    #expect(log.contains("GET / 421 "))
+    #expect(log.contains("news serve: stopped"))
+  }
+
+  @Test("a source added to the configuration while it runs is served and refreshed from the next round on")
+  func picksUpANewSource() async throws {
+    guard CrashSafetyTests.newsBinary != nil else {
+      print("notice: the news executable is not built beside the tests; skipped")
+      return
+    }
+    let directory = TemporaryDirectory("serve-cli")
+    let config = try Self.configuration(in: directory)
+    let run = try Run(
+      [
+        "serve", "--listen", "127.0.0.1:0", "--refresh", "1s", "--db", directory.path("news.sqlite"), "--config",
+        config,
+      ],
+      in: directory)
+    _ = try await run.port()
+    for _ in 0..<500 where !run.errors.contains("refreshed 1 sources") { try await Task.sleep(for: .milliseconds(20)) }
+    let sample = Fixtures.configDirectory.appendingPathComponent("sample/top-headlines.json").path
+    try Data(#"{"sources": {"sample": {"file": "\#(sample)"}, "again": {"file": "\#(sample)"}}}"#.utf8)
+      .write(to: URL(fileURLWithPath: config))
+    for _ in 0..<500 where !run.errors.contains("refreshed 2 sources") { try await Task.sleep(for: .milliseconds(20)) }
+    #expect(run.errors.contains("news serve: refreshed 2 sources, 0 failed"), "\(run.errors)")
+    kill(run.child.processIdentifier, SIGTERM)
+    await run.child.exited()
+    #expect(run.child.terminationStatus == 0)
+  }
+
+  @Test("a non-loopback --listen without credentials refuses to start (78) and says how to set them")
+  func nonLoopbackNeedsCredentials() async throws {
+    guard CrashSafetyTests.newsBinary != nil else {
+      print("notice: the news executable is not built beside the tests; skipped")
+      return
+    }
+    let directory = TemporaryDirectory("serve-cli")
+    let config = try Self.configuration(in: directory)
+    let run = try Run(
+      ["serve", "--listen", "0.0.0.0:0", "--db", directory.path("news.sqlite"), "--config", config], in: directory)
+    await run.child.exited()
+    #expect(run.child.terminationStatus == 78)
+    #expect(run.errors.contains("listening on 0.0.0.0 needs credentials"))
+    #expect(run.errors.contains("news serve --set-password USER"))
+    #expect(!FileManager.default.fileExists(atPath: directory.path("news.sqlite")))
+  }
+
+  @Test("--set-password stores an argon2id hash (never the password); then any address may be listened on")
+  func setPasswordThenListenAnywhere() async throws {
+    guard CrashSafetyTests.newsBinary != nil else {
+      print("notice: the news executable is not built beside the tests; skipped")
+      return
+    }
+    let directory = TemporaryDirectory("serve-cli")
+    let config = try Self.configuration(in: directory)
+    let set = try Run(["serve", "--set-password", "alice", "--config", config], in: directory, input: "hunter2 pass")
+    await set.child.exited()
+    #expect(set.child.terminationStatus == 0, "\(set.errors)")
+    let text = try String(contentsOfFile: config, encoding: .utf8)
+    #expect(text.contains(#""user": "alice""#))
+    #expect(text.contains("$argon2id$"))
+    #expect(text.contains(#""apiToken": ""#))
+    #expect(!text.contains("hunter2"))
+    #expect(text.contains(#""sample": {"file""#))
+    let run = try Run(
+      [
+        "serve", "--listen", "0.0.0.0:0", "--refresh", "off", "--db", directory.path("news.sqlite"), "--config",
+        config, "--json",
+      ], in: directory)
+    let port = try await run.port()
+    #expect(run.output.contains(#""credentials":true"#))
+    let (status, _) = try await Self.get(port, "/accounts/ClientLogin?Email=alice&Passwd=wrong")
+    #expect(status == 401)
+    kill(run.child.processIdentifier, SIGINT)
+    await run.child.exited()
+    #expect(run.child.terminationStatus == 0)
+    #expect(run.errors.contains(#""note":"login failed""#))
+    #expect(!run.errors.contains("wrong"))
+  }
+}
