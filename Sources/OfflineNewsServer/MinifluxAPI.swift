@@ -64,7 +64,8 @@ public struct MinifluxAPI: Sendable {
     switch (method, parts[0], parts.dropFirst(2).first, parts.count) {
     case ("GET", "feeds", nil, 2):
       guard let feed = catalog.feed(id: id) else { return Self.notFound("Feed") }
-      return MinifluxJSON.response(MinifluxJSON.feed(feed, health: try? await library.repository.health(of: feed.source)))
+      return MinifluxJSON.response(
+        MinifluxJSON.feed(feed, health: try? await library.repository.health(of: feed.source)))
     case ("DELETE", "feeds", nil, 2):
       guard let feed = catalog.feed(id: id) else { return Self.notFound("Feed") }
       return try await unsubscribe(feed)

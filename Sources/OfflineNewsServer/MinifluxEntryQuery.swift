@@ -117,10 +117,12 @@ struct MinifluxEntryQuery: Sendable, Equatable {
     selection.publishedAfter = after
     if let afterEntryID {
       // Ids are the handles' first 13 digits: a greater id is a greater prefix.
-      selection.handleAbove = afterEntryID < 1 ? nil : ServedIdentifiers.handlePrefix(ofEntryID: afterEntryID).map { $0 + "fff" } ?? "g"
+      selection.handleAbove =
+        afterEntryID < 1 ? nil : ServedIdentifiers.handlePrefix(ofEntryID: afterEntryID).map { $0 + "fff" } ?? "g"
     }
     if let beforeEntryID {
-      selection.handleBelow = beforeEntryID >= 1 << 52 ? nil : ServedIdentifiers.handlePrefix(ofEntryID: beforeEntryID) ?? ""
+      selection.handleBelow =
+        beforeEntryID >= 1 << 52 ? nil : ServedIdentifiers.handlePrefix(ofEntryID: beforeEntryID) ?? ""
     }
     selection.ascending = ascending
     switch order {

@@ -134,7 +134,7 @@ enum MinifluxJSON {
   }
 
   /// A date as Miniflux writes it (RFC 3339, UTC, seconds).
-  static func date(_ date: Date) -> String { Timestamp(date).rfc3339String }
+  static func date(_ date: Date) -> String { ServedDates.rfc3339(date) }
 
   /// `value` as a JSON response of `status`.
   static func response(_ value: some Encodable, status: Int = 200) -> ServerResponse {

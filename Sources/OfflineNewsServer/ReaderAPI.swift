@@ -55,7 +55,8 @@ public struct ReaderAPI: Sendable {
     case "unread-count": return try await unreadCounts()
     case "stream/items/ids": return try await itemIDs(request)
     case "stream/items/contents": return try await itemContents(request)
-    case "stream/contents": return try await contents(request, streamID: request.parameter("s") ?? ReaderStream.readingListID)
+    case "stream/contents":
+      return try await contents(request, streamID: request.parameter("s") ?? ReaderStream.readingListID)
     case "edit-tag" where isPost: return try await editTag(request)
     case "mark-all-as-read" where isPost: return try await markAllAsRead(request)
     case "subscription/quickadd" where isPost: return try await quickAdd(request)
@@ -147,7 +148,8 @@ public struct ReaderAPI: Sendable {
     }
     return ReaderJSON.response(
       ReaderJSON.Stream(
-        id: streamID, title: title(of: page.stream, catalog: catalog), updated: Int64(library.now().timeIntervalSince1970),
+        id: streamID, title: title(of: page.stream, catalog: catalog),
+        updated: Int64(library.now().timeIntervalSince1970),
         items: page.items.map { ReaderJSON.item($0.0, feed: $0.1) }, continuation: page.continuation))
   }
 
@@ -258,7 +260,8 @@ public struct ReaderAPI: Sendable {
     switch await ServedSubscriptions.subscribe(url: url, title: nil, folder: [], in: library) {
     case .success(let source):
       return ReaderJSON.response(
-        ReaderJSON.QuickAdd(numResults: 1, query: text, streamId: "feed/" + url.absoluteString, streamName: source.name))
+        ReaderJSON.QuickAdd(numResults: 1, query: text, streamId: "feed/" + url.absoluteString, streamName: source.name)
+      )
     case .failure(.alreadySubscribed(_, let name)):
       return ReaderJSON.response(
         ReaderJSON.QuickAdd(numResults: 1, query: text, streamId: "feed/" + url.absoluteString, streamName: name))

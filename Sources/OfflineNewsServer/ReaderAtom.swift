@@ -26,7 +26,7 @@ enum ReaderAtom {
       """
     if let siteURL { xml += "<link rel=\"alternate\" href=\"\(escaped(siteURL))\" type=\"text/html\"/>\n" }
     if let continuation { xml += "<gr:continuation>\(escaped(continuation))</gr:continuation>\n" }
-    xml += "<updated>\(Timestamp(updated).rfc3339String)</updated>\n"
+    xml += "<updated>\(ServedDates.rfc3339(updated))</updated>\n"
     for (article, feed) in items { xml += entry(article, feed: feed) }
     xml += "</feed>\n"
     return xml
@@ -37,6 +37,7 @@ enum ReaderAtom {
     let key = article.url.absoluteString
     let link = (article.displayURL ?? article.url).absoluteString
     let published = Timestamp(article.publishedAt)
+    let date = ServedDates.rfc3339(article.publishedAt)
     var xml = "<entry gr:crawl-timestamp-msec=\"\(published.millisecondsSince1970)\">\n"
     xml += "<id gr:original-id=\"\(escaped(link))\">\(ServedIdentifiers.readerItemID(forKey: key))</id>\n"
     var states = [("reading-list", ReaderStream.readingListID)]
@@ -49,7 +50,7 @@ enum ReaderAtom {
       xml += "<category term=\"\(escaped(feed.category.streamID))\" label=\"\(escaped(feed.category.label))\"/>\n"
     }
     xml += "<title type=\"text\">\(escaped(article.title))</title>\n"
-    xml += "<published>\(published.rfc3339String)</published>\n<updated>\(published.rfc3339String)</updated>\n"
+    xml += "<published>\(date)</published>\n<updated>\(date)</updated>\n"
     xml += "<link rel=\"alternate\" href=\"\(escaped(link))\" type=\"text/html\"/>\n"
     for enclosure in article.enclosures {
       xml += "<link rel=\"enclosure\" href=\"\(escaped(enclosure.url.absoluteString))\""
@@ -59,8 +60,10 @@ enum ReaderAtom {
     }
     xml += "<content type=\"html\">\(escaped(servedContent(of: article)))</content>\n"
     if let author = article.author, !author.isEmpty { xml += "<author><name>\(escaped(author))</name></author>\n" }
-    xml += "<source gr:stream-id=\"\(escaped(feed.streamID))\"><id>tag:google.com,2005:reader/\(escaped(feed.streamID))</id>"
-    xml += "<title>\(escaped(feed.title))</title><link rel=\"alternate\" href=\"\(escaped(feed.siteURL))\" type=\"text/html\"/></source>\n"
+    xml +=
+      "<source gr:stream-id=\"\(escaped(feed.streamID))\"><id>tag:google.com,2005:reader/\(escaped(feed.streamID))</id>"
+    xml +=
+      "<title>\(escaped(feed.title))</title><link rel=\"alternate\" href=\"\(escaped(feed.siteURL))\" type=\"text/html\"/></source>\n"
     xml += "</entry>\n"
     return xml
   }

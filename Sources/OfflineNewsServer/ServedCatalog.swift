@@ -61,7 +61,8 @@ struct ServedCatalog: Sendable {
     var seen = Set<[String]>()
     var categories: [ServedCategory] = [ServedCategory(path: [])]
     seen.insert([])
-    for feed in feeds.sorted(by: { $0.category.title < $1.category.title }) where seen.insert(feed.source.folder).inserted {
+    for feed in feeds.sorted(by: { $0.category.title < $1.category.title })
+    where seen.insert(feed.source.folder).inserted {
       categories.append(feed.category)
     }
     self.categories = categories

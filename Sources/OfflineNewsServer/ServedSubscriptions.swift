@@ -16,7 +16,8 @@ enum ServedSubscriptions {
     } catch {
       taken = []
     }
-    let base = title.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 } ?? url.host ?? url.absoluteString
+    let base =
+      title.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 } ?? url.host ?? url.absoluteString
     var name = base
     var number = 2
     while taken.contains(name.lowercased()) {

@@ -59,7 +59,8 @@ public struct ArticleSelection: Sendable, Hashable {
   /// A selection; by default every article, newest first.
   public init(
     filter: ArticleFilter = .all, readOnly: Bool = false, sources: [SourceMatch]? = nil,
-    sourceLookup: SourceLookup = .index, publishedAfter: Date? = nil, handleAbove: String? = nil, handleBelow: String? = nil,
+    sourceLookup: SourceLookup = .index, publishedAfter: Date? = nil, handleAbove: String? = nil,
+    handleBelow: String? = nil,
     order: ArticleOrder = .published, ascending: Bool = false, limit: Int? = nil, offset: Int = 0
   ) {
     self.filter = filter
@@ -114,8 +115,11 @@ public struct ArticleSelection: Sendable, Hashable {
   /// The `ORDER BY` clause and its arguments, numbered from `firstParameter`.
   func orderClause(firstParameter: Int) -> (sql: String, arguments: [DatabaseValue]) {
     let direction = ascending ? "ASC" : "DESC"
+    // Newest first, ties by key, is the index `article_by_publishedAt` (publishedAt DESC, url); ascending is its
+    // exact reverse.
+    let tie = ascending ? "a.url DESC" : "a.url"
     switch order {
-    case .published: return (" ORDER BY a.publishedAt \(direction), a.url \(direction)", [])
+    case .published: return (" ORDER BY a.publishedAt \(direction), \(tie)", [])
     case .handle: return (" ORDER BY a.handle \(direction), a.url \(direction)", [])
     case .readState:
       return (" ORDER BY a.isRead \(direction), a.publishedAt \(direction), a.url \(direction)", [])
@@ -197,7 +201,8 @@ extension StorageContext {
     guard !valid.isEmpty else { return [] }
     return try await read { db in
       let statement = try db.cachedStatement(
-        "SELECT \(Self.articleColumns) FROM article a WHERE a.handle >= ?1 AND a.handle < ?2 ORDER BY a.handle LIMIT ?3")
+        "SELECT \(Self.articleColumns) FROM article a WHERE a.handle >= ?1 AND a.handle < ?2 ORDER BY a.handle LIMIT ?3"
+      )
       var seen = Set<String>()
       var found: [Article] = []
       for prefix in valid {
@@ -272,9 +277,12 @@ extension StorageContext {
     let values = arguments
     return try await read { db in
       var counts = Array(repeating: SourceArticleCounts(total: 0, unread: 0), count: sources.count)
-      for row in try db.makeStatement(sql).fetchAll(values, {
-        (Int($0.int64(0) ?? 0), Int($0.int64(1) ?? 0), Int($0.int64(2) ?? 0), $0.int64(3))
-      }) where counts.indices.contains(row.0) {
+      for row in try db.makeStatement(sql).fetchAll(
+        values,
+        {
+          (Int($0.int64(0) ?? 0), Int($0.int64(1) ?? 0), Int($0.int64(2) ?? 0), $0.int64(3))
+        }) where counts.indices.contains(row.0)
+      {
         counts[row.0] = SourceArticleCounts(
           total: row.1, unread: row.2, newest: row.3.map { Timestamp(millisecondsSince1970: $0).date })
       }
