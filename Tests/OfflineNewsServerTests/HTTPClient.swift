@@ -1,0 +1,109 @@
+import Foundation
+import TestSupport
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// What a test client received: status, header fields (names lower-cased), body.
+struct ClientResponse: Sendable {
+  var status: Int
+  var headers: [String: String]
+  var body: Data
+  var text: String { String(decoding: body, as: UTF8.self) }
+  func header(_ name: String) -> String? { headers[name.lowercased()] }
+}
+
+/// Requests over loopback with URLSession (a real client: libcurl under FoundationNetworking on Linux), without
+/// cookies, caches or redirects followed.
+final class TestClient: NSObject, URLSessionTaskDelegate, Sendable {
+  let base: String
+  private let session: URLSession
+
+  init(port: Int, host: String = "127.0.0.1") {
+    base = host.contains(":") ? "http://[\(host)]:\(port)" : "http://\(host):\(port)"
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.httpCookieAcceptPolicy = .never
+    configuration.httpShouldSetCookies = false
+    configuration.urlCache = nil
+    configuration.timeoutIntervalForRequest = 30
+    configuration.httpMaximumConnectionsPerHost = 128
+    session = URLSession(configuration: configuration)
+  }
+
+  func request(
+    _ method: String = "GET", _ target: String, headers: [String: String] = [:], body: Data? = nil
+  ) async throws -> ClientResponse {
+    guard let url = URL(string: base + target) else { throw URLError(.badURL) }
+    var request = URLRequest(url: url)
+    request.httpMethod = method
+    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+    request.httpBody = body
+    let (data, response) = try await session.data(for: request, delegate: NoRedirects())
+    guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
+    var fields: [String: String] = [:]
+    for (name, value) in http.allHeaderFields {
+      if let name = name as? String, let value = value as? String { fields[name.lowercased()] = value }
+    }
+    return ClientResponse(status: http.statusCode, headers: fields, body: data)
+  }
+}
+
+/// Keeps a redirect as the response.
+private final class NoRedirects: NSObject, URLSessionTaskDelegate, Sendable {
+  func urlSession(
+    _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+    newRequest request: URLRequest
+  ) async -> URLRequest? { nil }
+}
+
+/// Sends `bytes` on a new TCP connection to 127.0.0.1:`port` and returns everything read until the server closes
+/// it (or 5 s pass): for requests no client library sends (oversized header fields).
+func rawExchange(port: Int, _ bytes: Data) throws -> String {
+  let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+  guard fd >= 0 else { throw POSIXError(.EIO) }
+  defer { close(fd) }
+  var address = sockaddr_in()
+  address.sin_family = sa_family_t(AF_INET)
+  address.sin_port = in_port_t(UInt16(port).bigEndian)
+  address.sin_addr.s_addr = inet_addr("127.0.0.1")
+  let connected = withUnsafePointer(to: &address) {
+    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+  }
+  guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+  var timeout = timeval(tv_sec: 5, tv_usec: 0)
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+  _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+  var received = Data()
+  var buffer = [UInt8](repeating: 0, count: 4096)
+  while true {
+    let count = recv(fd, &buffer, buffer.count, 0)
+    if count <= 0 { break }
+    received.append(contentsOf: buffer[0..<count])
+  }
+  return String(decoding: received, as: UTF8.self)
+}
+
+/// Runs `curl` (when installed) with `arguments`: its response header and body, read back from files (a child's
+/// output is discarded); `nil` with a printed notice when curl is not installed.
+func runCurl(_ arguments: [String]) async throws -> String? {
+  let curl = ["/usr/bin/curl", "/usr/local/bin/curl"].first { FileManager.default.isExecutableFile(atPath: $0) }
+  guard let curl else {
+    print("notice: curl is not installed; the curl checks are skipped")
+    return nil
+  }
+  let output = FileManager.default.temporaryDirectory.appendingPathComponent("curl-\(UUID().uuidString).out")
+  defer { try? FileManager.default.removeItem(at: output) }
+  let writeOut = FileManager.default.temporaryDirectory.appendingPathComponent("curl-\(UUID().uuidString).w")
+  defer { try? FileManager.default.removeItem(at: writeOut) }
+  let child = try ChildProcess(
+    URL(fileURLWithPath: curl),
+    ["-s", "-o", output.path, "-D", writeOut.path] + arguments)
+  await child.exited()
+  let header = (try? String(contentsOf: writeOut, encoding: .utf8)) ?? ""
+  let body = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+  return header + "\r\n" + body
+}
