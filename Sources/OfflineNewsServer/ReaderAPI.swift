@@ -5,7 +5,7 @@ import OfflineNewsHTTP
 /// The Google Reader API as FreshRSS serves it (<https://freshrss.github.io/FreshRSS/en/developers/06_GoogleReader_API.html>,
 /// FreshRSS's `greader.php`) over a ``ServedLibrary``. Called by the server's front door for every
 /// `/reader/api/0/…` request but `token`, and every `/reader/atom/…` request (Google Reader's Atom output, which
-/// newsboat's `urls-source "feedhq"` reads), once it is authenticated (`accounts/ClientLogin` and `token` are the
+/// newsboat's `urls-source "feedhq"` reads; also answered as `/reader/api/0/atom/…`), once it is authenticated (`accounts/ClientLogin` and `token` are the
 /// front door's).
 ///
 /// - Subscriptions are `feed/` + the source's URL, labels `user/-/label/` + its folder path joined with `/`; read
@@ -64,6 +64,7 @@ public struct ReaderAPI: Sendable {
     case "edit-tag", "mark-all-as-read", "subscription/quickadd", "subscription/edit":
       return .text("\(call) takes a POST", status: 405)
     default:
+      if call.hasPrefix("atom/") { return try await atom(request, streamID: String(call.dropFirst("atom/".count))) }
       if call.hasPrefix("stream/contents/") {
         return try await contents(request, streamID: String(call.dropFirst("stream/contents/".count)))
       }
