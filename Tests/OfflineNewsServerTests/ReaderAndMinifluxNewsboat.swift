@@ -1,6 +1,7 @@
 import Foundation
 import OfflineNews
 import OfflineNewsHTTP
+import Synchronization
 import TestSupport
 import Testing
 
@@ -33,6 +34,13 @@ enum Newsboat {
   /// transport, port chosen by the system.
   final class Server: Sendable {
     let running: MicroHTTPDServer
+    /// Every request answered: method, path, status and the body's first 200 bytes (for failure messages).
+    let requests = Recorder()
+
+    /// Lines kept from any thread.
+    final class Recorder: Sendable {
+      let lines = Mutex<[String]>([])
+    }
     var port: Int { running.port }
     var url: String { "http://127.0.0.1:\(port)" }
 
@@ -41,7 +49,14 @@ enum Newsboat {
       let door = NewsServer(
         library: library,
         settings: NewsServer.Settings(credentials: ServerCredentials(user: Newsboat.user, passwordHash: hash)))
-      running = try MicroHTTPDServer.start(host: "127.0.0.1", port: 0, handler: Self.routingAtom(door.handler))
+      let routed = Self.routingAtom(door.handler)
+      let requests = self.requests
+      running = try MicroHTTPDServer.start(host: "127.0.0.1", port: 0) { request in
+        let response = await routed(request)
+        let body = String(decoding: request.body.prefix(200), as: UTF8.self)
+        requests.lines.withLock { $0.append("\(request.method) \(request.path) → \(response.status) \(body)") }
+        return response
+      }
     }
 
     /// The front door, with Google Reader's Atom streams (`/reader/atom/…`, which newsboat's FeedHQ mode reads)
@@ -58,6 +73,9 @@ enum Newsboat {
     }
 
     func stop() async { await running.stop() }
+
+    /// The requests answered so far, one a line.
+    var log: String { requests.lines.withLock { $0.joined(separator: "\n") } }
   }
 
   /// One newsboat of its own: a configuration, an empty URL file, a cache, a home.
@@ -77,7 +95,7 @@ enum Newsboat {
         ]
         : [
           "urls-source \"feedhq\"", "feedhq-url \"\(server.url)\"", "feedhq-login \"\(Newsboat.user)\"",
-          "feedhq-password \"\(Newsboat.password)\"", "feedhq-min-items 100",
+          "feedhq-password \"\(Newsboat.password)\"", "feedhq-min-items 100", "feedhq-show-special-feeds no",
         ]
       try (lines + ["show-read-feeds yes", "show-read-articles yes", "confirm-exit no", "cleanup-on-quit no"])
         .joined(separator: "\n").write(toFile: config, atomically: true, encoding: .utf8)
@@ -170,9 +188,9 @@ enum Newsboat {
     func kill() async { _ = try? await run(["kill-server"]) }
   }
 
-  /// Polls `condition` every 50 ms for at most 20 s; whether it came to hold.
-  static func eventually(_ condition: () async throws -> Bool) async throws -> Bool {
-    for _ in 0..<400 {
+  /// Polls `condition` every 50 ms for at most `seconds`; whether it came to hold.
+  static func eventually(seconds: Int = 20, _ condition: () async throws -> Bool) async throws -> Bool {
+    for _ in 0..<(seconds * 20) {
       if try await condition() { return true }
       try await Task.sleep(for: .milliseconds(50))
     }
