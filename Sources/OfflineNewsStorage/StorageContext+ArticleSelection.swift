@@ -334,3 +334,20 @@ extension StorageContext {
     }
   }
 }
+
+extension StorageContext {
+  /// SQLite's plan of ``articles(selecting:)`` for `selection` (`EXPLAIN QUERY PLAN`, one `detail` a line): what
+  /// tests check to know a page is read through an index, not sorted from the whole store.
+  ///
+  /// - Throws: ``StorageError``.
+  package func queryPlan(selecting selection: ArticleSelection) async throws(StorageError) -> [String] {
+    let condition = selection.whereClause(firstParameter: 3)
+    let order = selection.orderClause(firstParameter: 3 + condition.arguments.count)
+    let sql =
+      "EXPLAIN QUERY PLAN SELECT \(Self.articleColumns) FROM article a\(condition.sql)\(order.sql) LIMIT ?1 OFFSET ?2"
+    let arguments: [DatabaseValue] =
+      [.integer(Int64(selection.limit ?? -1)), .integer(Int64(max(0, selection.offset)))] + condition.arguments
+      + order.arguments
+    return try await read { db in try db.makeStatement(sql).fetchAll(arguments) { $0.string(3) ?? "" } }
+  }
+}
