@@ -12,7 +12,7 @@ import Testing
 /// it). Here, in a debug build on a shared machine, a Reader page's p50 must stay under 50 ms (measured: 2–4 ms) —
 /// a page that sorted or loaded the store would take several times that. A Miniflux page also answers `total`, a
 /// `count(*)` of every article it selects: the store has no narrow index for it, so it reads every row (about 50 ms
-/// at 100,000 articles, whatever the page); its bound is 200 ms, and the page itself is checked apart (< 50 ms).
+/// at 100,000 articles, whatever the page); its bound is 400 ms, and the page itself is checked apart (< 50 ms).
 @Suite("Miniflux and Reader pages on a 100,000-article store", .serialized)
 struct ReaderAndMinifluxLatencyTests {
   static let feeds = 50
@@ -117,7 +117,7 @@ struct ReaderAndMinifluxLatencyTests {
       #expect(first.status == 200, "\(name)")
       let median = try await Self.median { _ = await call() }
       report.append("\(name): p50 \(String(format: "%.1f", median)) ms")
-      #expect(median < (name.hasPrefix("/v1/") ? 200 : 50), "\(name): p50 \(median) ms")
+      #expect(median < (name.hasPrefix("/v1/") ? 400 : 50), "\(name): p50 \(median) ms")
     }
     let catalog = try await ServedCatalog.current(served.library)
     var page = catalog.everything
