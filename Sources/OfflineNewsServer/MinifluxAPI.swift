@@ -1,17 +1,319 @@
 import Foundation
+import OfflineNews
 import OfflineNewsHTTP
 
-/// The Miniflux API v1 over a ``ServedLibrary``: to be written (issue 28). Called by the server's front door for
-/// every `/v1/…` request once it is authenticated.
+/// The Miniflux API v1 (<https://miniflux.app/docs/api.html>) over a ``ServedLibrary``: the subset its clients use.
+/// Called by the server's front door for every `/v1/…` request once it is authenticated.
+///
+/// - Feeds are the library's sources, categories its folders: a nested folder is one category titled with its
+///   path joined by `" / "`; a source at the top level is in category `All` (``ServedIdentifiers``).
+/// - An entry's `status` is the repository's read state, `starred` its bookmark; its `content` is
+///   ``servedContent(of:)`` (the stored full text when there is one).
+/// - Ids are ``ServedIdentifiers``'; ids written back by a client that keeps them in 32-bit integers (newsboat) are
+///   understood too (``ServedCatalog/matches(_:_:)``).
+/// - Errors are Miniflux's: `{"error_message": "…"}` with 400 (an invalid parameter, named), 404 (no such feed,
+///   category or entry), 409 (a feed subscribed already).
 public struct MinifluxAPI: Sendable {
   /// The library served.
   public var library: ServedLibrary
+  /// The user name `GET /v1/me` reports.
+  public var user: String
 
-  /// - Parameter library: the library served.
-  public init(library: ServedLibrary) { self.library = library }
+  /// - Parameter library: the library served; the user reported is `news`.
+  public init(library: ServedLibrary) {
+    self.library = library
+    user = "news"
+  }
 
-  /// Answers an authenticated `/v1/…` request.
+  /// - Parameters: see the properties of the same names.
+  public init(library: ServedLibrary, user: String) {
+    self.library = library
+    self.user = user
+  }
+
+  /// Answers an authenticated `/v1/…` request: JSON, `204 No Content` for a change, or a Miniflux error.
   public func handle(_ request: ServerRequest) async -> ServerResponse {
-    .text("not found", status: 404)
+    let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+    guard parts.first == "v1" else { return MinifluxJSON.error("Route not found", status: 404) }
+    do {
+      return try await route(request, Array(parts.dropFirst()))
+    } catch let failure as MinifluxEntryQuery.Invalid {
+      return MinifluxJSON.error(failure.message, status: 400)
+    } catch {
+      return MinifluxJSON.error("\(error)", status: 500)
+    }
+  }
+
+  private func route(_ request: ServerRequest, _ parts: [String]) async throws -> ServerResponse {
+    let method = request.method == "HEAD" ? "GET" : request.method
+    let id = parts.count > 1 ? Int64(parts[1]) : nil
+    switch (method, parts.first, parts.count) {
+    case ("GET", "me", 1):
+      return MinifluxJSON.response(
+        MinifluxJSON.User(username: user, lastLoginAt: MinifluxJSON.date(library.now())))
+    case ("GET", "feeds", 1): return try await feeds()
+    case ("POST", "feeds", 1): return try await subscribe(request)
+    case ("GET", "feeds", 2) where parts[1] == "counters": return try await counters()
+    case ("GET", "categories", 1): return try await categories(counts: request.queryValue("counts") == "true")
+    case ("GET", "entries", 1): return try await entries(request, feeds: nil)
+    case ("PUT", "entries", 1): return try await setStatus(request)
+    default: break
+    }
+    guard let id else { return MinifluxJSON.error("Route not found", status: 404) }
+    let catalog = try await ServedCatalog.current(library)
+    switch (method, parts[0], parts.dropFirst(2).first, parts.count) {
+    case ("GET", "feeds", nil, 2):
+      guard let feed = catalog.feed(id: id) else { return Self.notFound("Feed") }
+      return MinifluxJSON.response(
+        MinifluxJSON.feed(feed, health: try? await library.repository.health(of: feed.source)))
+    case ("DELETE", "feeds", nil, 2):
+      guard let feed = catalog.feed(id: id) else { return Self.notFound("Feed") }
+      return try await unsubscribe(feed)
+    case ("GET", "feeds", "entries", 3):
+      guard let feed = catalog.feed(id: id) else { return Self.notFound("Feed") }
+      return try await entries(request, feeds: [feed], catalog: catalog)
+    case ("GET", "feeds", "entries", 4):
+      guard let feed = catalog.feed(id: id), let entryID = Int64(parts[3]) else { return Self.notFound("Feed") }
+      return try await entry(entryID, catalog: catalog, within: [feed])
+    case ("GET", "feeds", "icon", 3): return MinifluxJSON.error("This feed doesn't have any icon", status: 404)
+    case ("PUT", "feeds", "mark-all-as-read", 3):
+      guard let feed = catalog.feed(id: id) else { return Self.notFound("Feed") }
+      try await library.repository.markRead(true, selecting: catalog.selection(of: [feed]))
+      return MinifluxJSON.noContent
+    case ("PUT", "feeds", "refresh", 3):
+      guard catalog.feed(id: id) != nil else { return Self.notFound("Feed") }
+      return MinifluxJSON.noContent
+    case ("GET", "categories", "feeds", 3):
+      guard let category = catalog.category(id: id) else { return Self.notFound("Category") }
+      return try await feeds(catalog.feeds(in: category))
+    case ("GET", "categories", "entries", 3):
+      guard let category = catalog.category(id: id) else { return Self.notFound("Category") }
+      return try await entries(request, feeds: catalog.feeds(in: category), catalog: catalog)
+    case ("GET", "categories", "entries", 4):
+      guard let category = catalog.category(id: id), let entryID = Int64(parts[3]) else {
+        return Self.notFound("Category")
+      }
+      return try await entry(entryID, catalog: catalog, within: catalog.feeds(in: category))
+    case ("PUT", "categories", "mark-all-as-read", 3):
+      guard let category = catalog.category(id: id) else { return Self.notFound("Category") }
+      try await library.repository.markRead(true, selecting: catalog.selection(of: catalog.feeds(in: category)))
+      return MinifluxJSON.noContent
+    case ("GET", "entries", nil, 2): return try await entry(id, catalog: catalog, within: nil)
+    case ("PUT", "entries", "bookmark", 3): return try await toggleBookmark(id, catalog: catalog)
+    default: return MinifluxJSON.error("Route not found", status: 404)
+    }
+  }
+
+  private static func notFound(_ what: String) -> ServerResponse {
+    MinifluxJSON.error("\(what) not found", status: 404)
+  }
+
+  // MARK: Feeds and categories
+
+  private func feeds(_ some: [ServedFeed]? = nil) async throws -> ServerResponse {
+    var feeds = some ?? []
+    if some == nil { feeds = try await ServedCatalog.current(library).feeds }
+    var documents: [MinifluxJSON.Feed] = []
+    for feed in feeds {
+      documents.append(MinifluxJSON.feed(feed, health: try? await library.repository.health(of: feed.source)))
+    }
+    return MinifluxJSON.response(documents)
+  }
+
+  private func counters() async throws -> ServerResponse {
+    let catalog = try await ServedCatalog.current(library)
+    let counts = try await library.repository.counts(bySource: catalog.feeds.map(\.match))
+    var reads: [String: Int] = [:]
+    var unreads: [String: Int] = [:]
+    for (feed, count) in zip(catalog.feeds, counts) {
+      reads[String(feed.id)] = count.total - count.unread
+      unreads[String(feed.id)] = count.unread
+    }
+    return MinifluxJSON.response(MinifluxJSON.Counters(reads: reads, unreads: unreads))
+  }
+
+  private func categories(counts: Bool) async throws -> ServerResponse {
+    let catalog = try await ServedCatalog.current(library)
+    var unread: [ServedCategory: Int] = [:]
+    if counts {
+      let perFeed = try await library.repository.counts(bySource: catalog.feeds.map(\.match))
+      for (feed, count) in zip(catalog.feeds, perFeed) { unread[feed.category, default: 0] += count.unread }
+    }
+    return MinifluxJSON.response(
+      catalog.categories.map { category in
+        MinifluxJSON.category(
+          category,
+          counts: counts ? (feeds: catalog.feeds(in: category).count, unread: unread[category] ?? 0) : nil)
+      })
+  }
+
+  private func subscribe(_ request: ServerRequest) async throws -> ServerResponse {
+    struct Body: Decodable {
+      var feedUrl: String?
+      var categoryId: Int64?
+    }
+    let decoder = JSONDecoder()
+    decoder.keyDecodingStrategy = .convertFromSnakeCase
+    guard let body = try? decoder.decode(Body.self, from: request.body) else {
+      return MinifluxJSON.error("Invalid JSON payload", status: 400)
+    }
+    guard let text = body.feedUrl, let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased())
+    else { return MinifluxJSON.error("Invalid feed_url: an http or https URL is required", status: 400) }
+    let catalog = try await ServedCatalog.current(library)
+    var folder: [String] = []
+    if let categoryID = body.categoryId {
+      guard let category = catalog.category(id: categoryID) else {
+        return MinifluxJSON.error("Invalid category_id: no category \(categoryID)", status: 400)
+      }
+      folder = category.path
+    }
+    switch await ServedSubscriptions.subscribe(url: url, title: nil, folder: folder, in: library) {
+    case .success(let source):
+      return MinifluxJSON.response(
+        MinifluxJSON.Created(feedId: ServedIdentifiers.feedID(forSourceNamed: source.name)), status: 201)
+    case .failure(.alreadySubscribed(_, let name)):
+      return MinifluxJSON.error("This feed already exists (\(name))", status: 409)
+    case .failure(let error):
+      return MinifluxJSON.error(error.description, status: 400)
+    }
+  }
+
+  private func unsubscribe(_ feed: ServedFeed) async throws -> ServerResponse {
+    do {
+      try await library.repository.unsubscribe(feed.source.name)
+      return MinifluxJSON.noContent
+    } catch .notSubscribed {
+      return MinifluxJSON.error(
+        "\"\(feed.source.name)\" is a source of the configuration file: remove it there", status: 400)
+    } catch {
+      return MinifluxJSON.error(error.description, status: 500)
+    }
+  }
+
+  // MARK: Entries
+
+  private func entries(_ request: ServerRequest, feeds: [ServedFeed]?, catalog given: ServedCatalog? = nil)
+    async throws -> ServerResponse
+  {
+    let query = try MinifluxEntryQuery(request)
+    var catalog: ServedCatalog
+    if let given { catalog = given } else { catalog = try await ServedCatalog.current(library) }
+    var within = feeds
+    if within == nil, let feedID = query.feedID {
+      within = catalog.feed(id: feedID).map { [$0] } ?? []
+    }
+    if let categoryID = query.categoryID {
+      let inCategory = catalog.category(id: categoryID).map(catalog.feeds(in:)) ?? []
+      within = (within ?? catalog.feeds).filter { feed in inCategory.contains { $0.id == feed.id } }
+    }
+    guard let selection = query.selection(of: within, in: catalog) else {
+      return MinifluxJSON.response(MinifluxJSON.Entries(total: 0, entries: []))
+    }
+    let repository = library.repository
+    let articles: [Article]
+    let total: Int
+    if let search = query.search {
+      (articles, total) = try await searched(search, selection: selection, within: within ?? catalog.feeds)
+    } else {
+      async let page = repository.articles(selecting: selection)
+      async let count = repository.count(selecting: selection)
+      (articles, total) = try await (page, count)
+    }
+    return MinifluxJSON.response(
+      MinifluxJSON.Entries(total: total, entries: try await documents(articles, catalog: catalog)))
+  }
+
+  /// The page of a `search`: the store's full-text search (best match first) with the selection's conditions;
+  /// `total` is exact on the last page, else one more than the page reaches (so that a client asks for the next).
+  private func searched(_ text: String, selection: ArticleSelection, within feeds: [ServedFeed]) async throws
+    -> ([Article], Int)
+  {
+    var filter = SearchFilter(
+      since: selection.publishedAfter?.addingTimeInterval(0.001), until: selection.filter.publishedBefore,
+      unreadOnly: selection.filter.unreadOnly, bookmarkedOnly: selection.filter.bookmarkedOnly)
+    filter.anyOfSources = feeds.map(\.match)
+    let limit = selection.limit ?? MinifluxEntryQuery.maximumLimit
+    guard (try? SearchQuery(text)) != nil else {
+      throw MinifluxEntryQuery.Invalid(message: "Invalid search: \"\(text)\" has no word to look for")
+    }
+    let hits = try await library.repository.search(text, filter: filter, limit: limit + 1, offset: selection.offset)
+    let articles = hits.map(\.article).filter { !selection.readOnly || $0.isRead }
+    return (Array(articles.prefix(limit)), selection.offset + min(articles.count, limit) + (hits.count > limit ? 1 : 0))
+  }
+
+  /// The entry documents of `articles`, each under its feed; articles of no served feed are left out.
+  private func documents(_ articles: [Article], catalog: ServedCatalog) async throws -> [MinifluxJSON.Entry] {
+    let placed = try await catalog.feeds(of: articles, in: library.repository)
+    var feedDocuments: [Int64: MinifluxJSON.Feed] = [:]
+    return articles.compactMap { article in
+      guard let feed = placed[article.url.absoluteString] else { return nil }
+      let document = feedDocuments[feed.id] ?? MinifluxJSON.feed(feed, health: nil)
+      feedDocuments[feed.id] = document
+      return MinifluxJSON.entry(article, feed: document)
+    }
+  }
+
+  private func entry(_ id: Int64, catalog: ServedCatalog, within feeds: [ServedFeed]?) async throws -> ServerResponse {
+    let found = try await MinifluxEntries.articles(ofEntryIDs: [id], in: library.repository)
+    let documents = try await documents(found, catalog: catalog).filter { entry in
+      feeds.map { $0.contains { $0.id == entry.feedId } } ?? true
+    }
+    guard let document = documents.first else { return Self.notFound("Entry") }
+    return MinifluxJSON.response(document)
+  }
+
+  private func setStatus(_ request: ServerRequest) async throws -> ServerResponse {
+    struct Body: Decodable {
+      var entryIds: [Int64]?
+      var status: String?
+    }
+    let decoder = JSONDecoder()
+    decoder.keyDecodingStrategy = .convertFromSnakeCase
+    guard let body = try? decoder.decode(Body.self, from: request.body) else {
+      return MinifluxJSON.error("Invalid JSON payload", status: 400)
+    }
+    guard let ids = body.entryIds, !ids.isEmpty else {
+      return MinifluxJSON.error("Invalid entry_ids: the list of entry ids is required", status: 400)
+    }
+    guard ids.count <= 10_000 else {
+      return MinifluxJSON.error("Invalid entry_ids: at most 10000 at once", status: 400)
+    }
+    guard let status = body.status, status == "read" || status == "unread" else {
+      return MinifluxJSON.error("Invalid status: \"read\" or \"unread\" is required", status: 400)
+    }
+    let found = try await MinifluxEntries.articles(ofEntryIDs: ids, in: library.repository)
+    try await library.repository.markRead(status == "read", urls: found.map(\.url.absoluteString))
+    return MinifluxJSON.noContent
+  }
+
+  private func toggleBookmark(_ id: Int64, catalog: ServedCatalog) async throws -> ServerResponse {
+    guard let article = try await MinifluxEntries.articles(ofEntryIDs: [id], in: library.repository).first else {
+      return Self.notFound("Entry")
+    }
+    _ = try await library.repository.bookmark(!article.isBookmarked, url: article.url.absoluteString)
+    return MinifluxJSON.noContent
+  }
+}
+
+/// How Miniflux entry ids find articles.
+enum MinifluxEntries {
+  /// The articles of these entry ids, each once: by handle prefix (``ServedIdentifiers/handlePrefix(ofEntryID:)``),
+  /// and an id a 32-bit client truncated (within `Int32`'s range, not found so) by the handle's digits 6 to 13.
+  ///
+  /// - Throws: ``NewsRepositoryError``.
+  static func articles(ofEntryIDs ids: [Int64], in repository: NewsRepository) async throws -> [Article] {
+    let prefixes = ids.compactMap(ServedIdentifiers.handlePrefix(ofEntryID:))
+    var found = try await repository.articles(withHandlePrefixes: prefixes)
+    let foundIDs = Set(found.map { ServedIdentifiers.entryID(forKey: $0.url.absoluteString) })
+    let truncated = ids.filter { !foundIDs.contains($0) && Int64(Int32.min) <= $0 && $0 <= Int64(Int32.max) }
+    if !truncated.isEmpty {
+      let digits = truncated.map { id -> String in
+        let hex = String(UInt32(truncatingIfNeeded: id), radix: 16)
+        return String(repeating: "0", count: 8 - hex.count) + hex
+      }
+      let keys = Set(found.map(\.url))
+      found += try await repository.articles(withHandleDigits6to13: digits).filter { !keys.contains($0.url) }
+    }
+    return found
   }
 }

@@ -1,0 +1,71 @@
+import Foundation
+
+/// Pages and batches of cached articles for the sync APIs of `news serve` (the Miniflux API, the Google Reader API):
+/// filtered, ordered and paged in SQL (``ArticleSelection``), never by loading the store. Never touches the network.
+extension NewsRepository {
+  /// One page of cached articles as `selection` says.
+  ///
+  /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
+  package func articles(selecting selection: ArticleSelection) async throws(NewsRepositoryError) -> [Article] {
+    try await storing { try await storage.articles(selecting: selection) }
+  }
+
+  /// How many cached articles `selection` selects (its order, limit and offset ignored).
+  ///
+  /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
+  package func count(selecting selection: ArticleSelection) async throws(NewsRepositoryError) -> Int {
+    try await storing { try await storage.articleCount(selecting: selection) }
+  }
+
+  /// The articles whose handles start with any of `prefixes` (4 to 16 hex digits), the first `perPrefix` of each by
+  /// handle, each once.
+  ///
+  /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
+  package func articles(withHandlePrefixes prefixes: [String], perPrefix: Int = 1) async throws(NewsRepositoryError)
+    -> [Article]
+  {
+    try await storing { try await storage.articles(withHandlePrefixes: prefixes, perPrefix: perPrefix) }
+  }
+
+  /// The articles whose handle's digits 6 to 13 are any of `lowDigits` (8 hex digits each: the low 32 bits of a
+  /// 52-bit id; `StorageContext.articles(withHandleDigits6to13:)`).
+  ///
+  /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
+  package func articles(withHandleDigits6to13 lowDigits: [String]) async throws(NewsRepositoryError) -> [Article] {
+    try await storing { try await storage.articles(withHandleDigits6to13: lowDigits) }
+  }
+
+  /// For each article key of `urls`, the cache keys of the queries whose last results hold it.
+  ///
+  /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
+  package func resultQueries(ofArticleKeys urls: [String]) async throws(NewsRepositoryError) -> [String: [String]] {
+    try await storing { try await storage.resultQueries(ofArticleKeys: urls) }
+  }
+
+  /// The counts of each source's articles, in one statement, in the order of `sources`.
+  ///
+  /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
+  package func counts(bySource sources: [SourceMatch]) async throws(NewsRepositoryError) -> [SourceArticleCounts] {
+    try await storing { try await storage.articleCounts(bySource: sources) }
+  }
+
+  /// Marks the articles with these keys read (or unread), in one transaction.
+  ///
+  /// - Returns: how many changed state.
+  /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
+  @discardableResult
+  package func markRead(_ read: Bool, urls: [String]) async throws(NewsRepositoryError) -> Int {
+    try await storing { try await storage.setRead(read, urls: urls) }
+  }
+}
+
+extension NewsRepository {
+  /// Marks every article `selection` selects read (or unread), in one `UPDATE`.
+  ///
+  /// - Returns: how many changed state.
+  /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
+  @discardableResult
+  package func markRead(_ read: Bool, selecting selection: ArticleSelection) async throws(NewsRepositoryError) -> Int {
+    try await storing { try await storage.setRead(read, selecting: selection) }
+  }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import OfflineNews
+
+/// A source as the sync APIs serve it: a Miniflux *feed*, a Reader *subscription* (`feed/` + its URL).
+struct ServedFeed: Sendable {
+  /// The source.
+  var source: NewsSource
+  /// Its Miniflux feed id (``ServedIdentifiers/feedID(forSourceNamed:)``).
+  var id: Int64
+  /// The category (folder) it is filed in.
+  var category: ServedCategory
+
+  /// The title clients show: the feed's own title when known, else the source's name.
+  var title: String { source.title ?? source.name }
+  /// The feed's URL (a Parse source: its server's).
+  var feedURL: String { source.url.absoluteString }
+  /// The site's home page, else the feed's URL.
+  var siteURL: String { (source.homePage ?? source.url).absoluteString }
+  /// The Reader API's stream id: `feed/` and the feed's URL, as FreshRSS writes them.
+  var streamID: String { "feed/" + feedURL }
+  /// What selects its articles (``ArticleSelection/sources``).
+  var match: SourceMatch { source.match }
+}
+
+/// A folder as the sync APIs serve it: a Miniflux *category*, a Reader *label*.
+struct ServedCategory: Sendable, Hashable {
+  /// The folder path; `[]` is the top level, Miniflux's "All".
+  var path: [String]
+  /// Its Miniflux category id (``ServedIdentifiers/categoryID(forFolder:)``).
+  var id: Int64
+
+  /// - Parameter path: the folder path.
+  init(path: [String]) {
+    self.path = path
+    id = ServedIdentifiers.categoryID(forFolder: path)
+  }
+
+  /// The Miniflux title: the path joined with `" / "` (a nested folder is its own category), `All` at the top.
+  var title: String { path.isEmpty ? "All" : path.joined(separator: " / ") }
+  /// The Reader label: the path joined with `/` (``ServedIdentifiers``).
+  var label: String { path.isEmpty ? "All" : path.joined(separator: "/") }
+  /// The Reader stream id `user/-/label/` + ``label``.
+  var streamID: String { "user/-/label/" + label }
+}
+
+/// The sources served at one moment, with the ids of the sync APIs: read once per request from
+/// ``ServedLibrary/sources``.
+struct ServedCatalog: Sendable {
+  /// Every source, sorted by name.
+  var feeds: [ServedFeed]
+  /// Every folder that holds a source directly, "All" first, then by title.
+  var categories: [ServedCategory]
+
+  /// The catalog of `sources`.
+  init(sources: [NewsSource]) {
+    feeds = sources.map { source in
+      ServedFeed(
+        source: source, id: ServedIdentifiers.feedID(forSourceNamed: source.name),
+        category: ServedCategory(path: source.folder))
+    }
+    var seen = Set<[String]>()
+    var categories: [ServedCategory] = [ServedCategory(path: [])]
+    seen.insert([])
+    for feed in feeds.sorted(by: { $0.category.title < $1.category.title })
+    where seen.insert(feed.source.folder).inserted {
+      categories.append(feed.category)
+    }
+    self.categories = categories
+  }
+
+  /// The catalog of the library's sources now.
+  ///
+  /// - Throws: what ``ServedLibrary/sources`` throws.
+  static func current(_ library: ServedLibrary) async throws -> ServedCatalog {
+    ServedCatalog(sources: try await library.sources())
+  }
+
+  /// Whether `id` is `full` or `full`'s low 32 bits read as a signed integer: how a client that keeps ids in C
+  /// `int`s (newsboat reads Miniflux ids so) writes them back.
+  static func matches(_ id: Int64, _ full: Int64) -> Bool {
+    id == full || id == Int64(Int32(truncatingIfNeeded: full))
+  }
+
+  /// The feed of Miniflux id `id` (or its 32-bit truncation).
+  func feed(id: Int64) -> ServedFeed? { feeds.first { $0.id == id } ?? feeds.first { Self.matches(id, $0.id) } }
+
+  /// The category of Miniflux id `id` (or its 32-bit truncation).
+  func category(id: Int64) -> ServedCategory? {
+    categories.first { $0.id == id } ?? categories.first { Self.matches(id, $0.id) }
+  }
+
+  /// The feed of Reader stream id `streamID` (`feed/` + its URL, or `feed/` + its Miniflux id as some clients
+  /// write it).
+  func feed(streamID: String) -> ServedFeed? {
+    guard streamID.hasPrefix("feed/") else { return nil }
+    let rest = String(streamID.dropFirst(5))
+    if let feed = feeds.first(where: { $0.feedURL == rest }) { return feed }
+    let canonical = URL(string: rest).map { CanonicalURL.canonical($0).absoluteString }
+    if let feed = feeds.first(where: { CanonicalURL.canonical($0.source.url).absoluteString == canonical }) {
+      return feed
+    }
+    return Int64(rest).flatMap(feed(id:))
+  }
+
+  /// The category of Reader label `label` (the path joined with `/`), compared without regard to case.
+  func category(label: String) -> ServedCategory? {
+    categories.first { $0.label == label } ?? categories.first { $0.label.lowercased() == label.lowercased() }
+  }
+
+  /// The feeds filed directly in `category`.
+  func feeds(in category: ServedCategory) -> [ServedFeed] { feeds.filter { $0.category == category } }
+
+  /// Which feed each article is served under: the source it is recorded under when that is served, else the first
+  /// served source whose last results hold it (one query for all of them); articles of no served source are absent.
+  ///
+  /// - Throws: ``NewsRepositoryError``.
+  func feeds(of articles: [Article], in repository: NewsRepository) async throws -> [String: ServedFeed] {
+    var byName: [String: ServedFeed] = [:]
+    var byQuery: [String: ServedFeed] = [:]
+    for feed in feeds {
+      if byName[feed.source.name] == nil { byName[feed.source.name] = feed }
+      for query in feed.match.queries where byQuery[query] == nil { byQuery[query] = feed }
+    }
+    var result: [String: ServedFeed] = [:]
+    var unplaced: [String] = []
+    for article in articles {
+      let key = article.url.absoluteString
+      if let source = article.source, let feed = byName[source] {
+        result[key] = feed
+      } else {
+        unplaced.append(key)
+      }
+    }
+    guard !unplaced.isEmpty else { return result }
+    for (key, queries) in try await repository.resultQueries(ofArticleKeys: unplaced) {
+      if let feed = queries.sorted().lazy.compactMap({ byQuery[$0] }).first { result[key] = feed }
+    }
+    return result
+  }
+
+  /// The selection of every served article (``ArticleSelection/sources``), checked in date order (most of the
+  /// store is served).
+  var everything: ArticleSelection {
+    ArticleSelection(sources: feeds.map(\.match), sourceLookup: .scan)
+  }
+
+  /// The selection of `feeds`' articles: through the indexes when they are a few of the sources served, else
+  /// checked in date order.
+  func selection(of some: [ServedFeed]) -> ArticleSelection {
+    ArticleSelection(
+      sources: some.map(\.match), sourceLookup: some.count * 4 <= max(1, feeds.count) ? .index : .scan)
+  }
+}

@@ -1,0 +1,353 @@
+import Foundation
+import OfflineNewsModel
+
+/// The order of an ``ArticleSelection``'s page. Every order ends with the article's key, so that pages are stable.
+public enum ArticleOrder: Sendable, Hashable {
+  /// By publication date (`publishedAt`), newest first when descending (the index `article_by_publishedAt`).
+  case published
+  /// By handle (``ArticleIdentity/handle(forKey:)``, 16 hex digits): the order of the ids `news serve` derives from
+  /// handles (the Miniflux API's `order=id`); not chronological.
+  case handle
+  /// Unread before read when ascending (`isRead`), then by publication date in the same direction.
+  case readState
+  /// By the rank given to each article's ``Article/source`` (sources not listed last), then by publication date in
+  /// the same direction: a server's order of folders (the Miniflux API's `order=category_title`).
+  case sourceRank([String: Int])
+}
+
+/// One page of cached articles: which (``ArticleFilter`` and the bounds below), in which order, how many. What a
+/// sync API's stream of entries reads in one SQL statement, so that a page of a 100,000-article store costs what
+/// its rows cost, not what the store holds.
+public struct ArticleSelection: Sendable, Hashable {
+  /// The conditions of ``ArticleFilter``: unread, bookmarked, sources, `publishedBefore`.
+  public var filter: ArticleFilter
+  /// Only articles read (``ArticleFilter/unreadOnly``'s converse).
+  public var readOnly: Bool
+  /// Only articles of these sources, each source's being those recorded under its name (``Article/source``,
+  /// exactly) and those its queries' last results hold (``SourceMatch/queries``) — ``ArticleFilter/anyOfSources``
+  /// without its match of the publisher's name, so that both terms use an index; `nil` for every source, `[]` for
+  /// none.
+  public var sources: [SourceMatch]?
+  /// How ``sources`` is looked up: through its indexes, which suits a few sources; or checked on each article while
+  /// the publication-date index is walked, which suits a page of most of the store's sources (the whole reading
+  /// list), where the indexes would gather every article before sorting them.
+  public var sourceLookup: SourceLookup
+
+  /// How a source condition is evaluated (``sources``).
+  public enum SourceLookup: Sendable, Hashable {
+    /// Through the indexes on `source` and on the results of queries.
+    case index
+    /// Checked on each article in date order.
+    case scan
+  }
+  /// Only articles published strictly after this instant (`publishedAt > date`); `nil` for no bound.
+  public var publishedAfter: Date?
+  /// Only articles whose handle is strictly greater than this text (compared as text: a prefix `p` of 13 digits
+  /// followed by `"fff"` selects the handles whose first 13 digits are above `p`); `nil` for no bound.
+  public var handleAbove: String?
+  /// Only articles whose handle is strictly less than this text; `nil` for no bound.
+  public var handleBelow: String?
+  /// The order of the page.
+  public var order: ArticleOrder
+  /// `true` for ascending (oldest, or smallest, first).
+  public var ascending: Bool
+  /// At most this many articles; `nil` for all.
+  public var limit: Int?
+  /// Articles skipped first.
+  public var offset: Int
+
+  /// A selection; by default every article, newest first.
+  public init(
+    filter: ArticleFilter = .all, readOnly: Bool = false, sources: [SourceMatch]? = nil,
+    sourceLookup: SourceLookup = .index, publishedAfter: Date? = nil, handleAbove: String? = nil,
+    handleBelow: String? = nil,
+    order: ArticleOrder = .published, ascending: Bool = false, limit: Int? = nil, offset: Int = 0
+  ) {
+    self.filter = filter
+    self.readOnly = readOnly
+    self.sources = sources
+    self.sourceLookup = sourceLookup
+    self.publishedAfter = publishedAfter
+    self.handleAbove = handleAbove
+    self.handleBelow = handleBelow
+    self.order = order
+    self.ascending = ascending
+    self.limit = limit
+    self.offset = offset
+  }
+
+  /// The `WHERE` clause and its arguments, numbered from `firstParameter`.
+  func whereClause(firstParameter: Int) -> (sql: String, arguments: [DatabaseValue]) {
+    var (conditions, arguments) = filter.conditions(firstParameter: firstParameter)
+    if readOnly { conditions.append("a.isRead = 1") }
+    if let sources {
+      let names = Array(Set(sources.map(\.source))).sorted()
+      let queries = Array(Set(sources.flatMap(\.queries))).sorted()
+      var terms: [String] = []
+      let plus = sourceLookup == .scan ? "+" : ""
+      if !names.isEmpty {
+        let marks = names.indices.map { "?\(firstParameter + arguments.count + $0)" }.joined(separator: ", ")
+        terms.append("\(plus)a.source IN (\(marks))")
+        arguments += names.map { .text($0) }
+      }
+      if !queries.isEmpty {
+        let marks = queries.indices.map { "?\(firstParameter + arguments.count + $0)" }.joined(separator: ", ")
+        terms.append("\(plus)a.url IN (SELECT url FROM query_result WHERE query IN (\(marks)))")
+        arguments += queries.map { .text($0) }
+      }
+      conditions.append(terms.isEmpty ? "0" : "(" + terms.joined(separator: " OR ") + ")")
+    }
+    if let publishedAfter {
+      conditions.append("a.publishedAt > ?\(firstParameter + arguments.count)")
+      arguments.append(.integer(Timestamp(publishedAfter).millisecondsSince1970))
+    }
+    if let handleAbove {
+      conditions.append("a.handle > ?\(firstParameter + arguments.count)")
+      arguments.append(.text(handleAbove))
+    }
+    if let handleBelow {
+      conditions.append("a.handle < ?\(firstParameter + arguments.count)")
+      arguments.append(.text(handleBelow))
+    }
+    return (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "), arguments)
+  }
+
+  /// The `ORDER BY` clause and its arguments, numbered from `firstParameter`.
+  func orderClause(firstParameter: Int) -> (sql: String, arguments: [DatabaseValue]) {
+    let direction = ascending ? "ASC" : "DESC"
+    // Newest first, ties by key, is the index `article_by_publishedAt` (publishedAt DESC, url); ascending is its
+    // exact reverse.
+    let tie = ascending ? "a.url DESC" : "a.url"
+    switch order {
+    case .published: return (" ORDER BY a.publishedAt \(direction), \(tie)", [])
+    case .handle: return (" ORDER BY a.handle \(direction), a.url \(direction)", [])
+    case .readState:
+      return (" ORDER BY a.isRead \(direction), a.publishedAt \(direction), a.url \(direction)", [])
+    case .sourceRank(let ranks):
+      let sorted = ranks.sorted { $0.key < $1.key }
+      guard !sorted.isEmpty else { return (" ORDER BY a.publishedAt \(direction), a.url \(direction)", []) }
+      var arguments: [DatabaseValue] = []
+      var cases = ""
+      for (name, rank) in sorted {
+        cases += " WHEN ?\(firstParameter + arguments.count) THEN \(rank)"
+        arguments.append(.text(name))
+      }
+      let last = (ranks.values.max() ?? 0) + 1
+      return (
+        " ORDER BY CASE a.source\(cases) ELSE \(last) END \(direction), a.publishedAt \(direction), a.url \(direction)",
+        arguments
+      )
+    }
+  }
+}
+
+/// How many articles of one source there are, and how many are unread (``StorageContext/articleCounts(bySource:)``).
+public struct SourceArticleCounts: Sendable, Hashable {
+  /// The articles of the source.
+  public var total: Int
+  /// Those not marked read.
+  public var unread: Int
+  /// The publication date of its newest article; `nil` when it has none.
+  public var newest: Date?
+
+  /// Counts; see the properties.
+  public init(total: Int, unread: Int, newest: Date? = nil) {
+    self.total = total
+    self.unread = unread
+    self.newest = newest
+  }
+}
+
+extension StorageContext {
+  /// One page of cached articles, as `selection` says, in one statement.
+  ///
+  /// - Throws: ``StorageError``.
+  package func articles(selecting selection: ArticleSelection) async throws(StorageError) -> [Article] {
+    let condition = selection.whereClause(firstParameter: 3)
+    let order = selection.orderClause(firstParameter: 3 + condition.arguments.count)
+    let sql =
+      "SELECT \(Self.articleColumns) FROM article a\(condition.sql)\(order.sql) LIMIT ?1 OFFSET ?2"
+    let arguments: [DatabaseValue] =
+      [.integer(Int64(selection.limit ?? -1)), .integer(Int64(max(0, selection.offset)))] + condition.arguments
+      + order.arguments
+    return try await read { db in
+      try db.cachedStatement(sql).fetchAll(arguments, Self.article).compactMap { $0 }
+    }
+  }
+
+  /// How many articles `selection` selects, ignoring its order, limit and offset (one `count(*)`).
+  ///
+  /// - Throws: ``StorageError``.
+  package func articleCount(selecting selection: ArticleSelection) async throws(StorageError) -> Int {
+    let condition = selection.whereClause(firstParameter: 1)
+    return try await read { db in
+      let count: Int64?? = try db.cachedStatement("SELECT count(*) FROM article a\(condition.sql)").fetchOne(
+        condition.arguments
+      ) { $0.int64(0) }
+      return Int((count ?? nil) ?? 0)
+    }
+  }
+
+  /// The articles whose handles start with any of `prefixes` (4 to 16 lower-case hex digits; others are ignored),
+  /// at most `perPrefix` for each, in one read transaction of one index range each: what a sync API needs to find the
+  /// articles of a list of ids at once.
+  ///
+  /// - Returns: the articles found, each once, in the order of the prefixes.
+  /// - Throws: ``StorageError``.
+  package func articles(withHandlePrefixes prefixes: [String], perPrefix: Int = 1) async throws(StorageError)
+    -> [Article]
+  {
+    let valid = prefixes.map { $0.lowercased() }.filter(ArticleIdentity.looksLikeHandle)
+    guard !valid.isEmpty else { return [] }
+    return try await read { db in
+      let statement = try db.cachedStatement(
+        "SELECT \(Self.articleColumns) FROM article a WHERE a.handle >= ?1 AND a.handle < ?2 ORDER BY a.handle LIMIT ?3"
+      )
+      var seen = Set<String>()
+      var found: [Article] = []
+      for prefix in valid {
+        for article in try statement.fetchAll(
+          [.text(prefix), .text(prefix + "g"), .integer(Int64(max(1, perPrefix)))], Self.article
+        ) {
+          guard let article, seen.insert(article.url.absoluteString).inserted else { continue }
+          found.append(article)
+        }
+      }
+      return found
+    }
+  }
+
+  /// The articles whose handle's digits 6 to 13 (1-based, the low 32 bits of a 52-bit id made of the first 13
+  /// digits) are any of `lowDigits` (8 lower-case hex digits each): how a client that keeps ids in 32-bit integers
+  /// is understood. One scan of the handle index, not a lookup: for the few ids such a client sends back.
+  ///
+  /// - Throws: ``StorageError``.
+  package func articles(withHandleDigits6to13 lowDigits: [String]) async throws(StorageError) -> [Article] {
+    let valid = Array(Set(lowDigits.map { $0.lowercased() }.filter { $0.count == 8 && $0.allSatisfy(\.isHexDigit) }))
+    guard !valid.isEmpty else { return [] }
+    let marks = valid.indices.map { "?\($0 + 1)" }.joined(separator: ", ")
+    return try await read { db in
+      let urls = try db.makeStatement(
+        "SELECT url FROM article INDEXED BY article_by_handle WHERE substr(handle, 6, 8) IN (\(marks))"
+      ).fetchAll(valid.map { .text($0) }) { $0.string(0) }
+      let one = try db.cachedStatement("SELECT \(Self.articleColumns) FROM article a WHERE a.url = ?1")
+      return try urls.compactMap { url in try url.flatMap { try one.fetchOne([.text($0)], Self.article) ?? nil } }
+    }
+  }
+
+  /// For each of `urls` (article keys), the cache keys of the queries whose last results hold it; keys held by
+  /// none are absent. One statement per 500 keys.
+  ///
+  /// - Throws: ``StorageError``.
+  package func resultQueries(ofArticleKeys urls: [String]) async throws(StorageError) -> [String: [String]] {
+    guard !urls.isEmpty else { return [:] }
+    return try await read { db in
+      var result: [String: [String]] = [:]
+      var start = 0
+      while start < urls.count {
+        let chunk = Array(urls[start..<min(urls.count, start + 500)])
+        let marks = chunk.indices.map { "?\($0 + 1)" }.joined(separator: ", ")
+        let pairs = try db.makeStatement("SELECT url, query FROM query_result WHERE url IN (\(marks))").fetchAll(
+          chunk.map { .text($0) }
+        ) { ($0.string(0) ?? "", $0.string(1) ?? "") }
+        for (url, query) in pairs { result[url, default: []].append(query) }
+        start += 500
+      }
+      return result
+    }
+  }
+
+  /// The counts of each of `sources`' articles (as ``ArticleSelection/sources`` matches one), in one statement:
+  /// an article of two sources counts for both.
+  ///
+  /// - Returns: one ``SourceArticleCounts`` per source, in the order of `sources`.
+  /// - Throws: ``StorageError``.
+  package func articleCounts(bySource sources: [SourceMatch]) async throws(StorageError) -> [SourceArticleCounts] {
+    guard !sources.isEmpty else { return [] }
+    var parts: [String] = []
+    var arguments: [DatabaseValue] = []
+    for (index, source) in sources.enumerated() {
+      let condition = ArticleSelection(sources: [source]).whereClause(firstParameter: arguments.count + 1)
+      parts.append(
+        "SELECT \(index) AS i, count(*), coalesce(sum(a.isRead = 0), 0), max(a.publishedAt) FROM article a\(condition.sql)"
+      )
+      arguments += condition.arguments
+    }
+    let sql = parts.joined(separator: " UNION ALL ")
+    let values = arguments
+    return try await read { db in
+      var counts = Array(repeating: SourceArticleCounts(total: 0, unread: 0), count: sources.count)
+      for row in try db.makeStatement(sql).fetchAll(
+        values,
+        {
+          (Int($0.int64(0) ?? 0), Int($0.int64(1) ?? 0), Int($0.int64(2) ?? 0), $0.int64(3))
+        }) where counts.indices.contains(row.0)
+      {
+        counts[row.0] = SourceArticleCounts(
+          total: row.1, unread: row.2, newest: row.3.map { Timestamp(millisecondsSince1970: $0).date })
+      }
+      return counts
+    }
+  }
+
+  /// Marks every article `selection` selects (its order, limit and offset ignored) read, or unread, in one
+  /// `UPDATE`. Observers of ``changes()`` receive one `article` change with the keys changed.
+  ///
+  /// - Returns: how many articles changed state.
+  /// - Throws: ``StorageError``.
+  @discardableResult
+  package func setRead(_ read: Bool, selecting selection: ArticleSelection) async throws(StorageError) -> Int {
+    var unordered = selection
+    unordered.limit = nil
+    let condition = unordered.whereClause(firstParameter: 2)
+    let conditions = condition.sql.isEmpty ? "" : " AND" + condition.sql.dropFirst(" WHERE".count)
+    let sql = "UPDATE article AS a SET isRead = ?1 WHERE a.isRead <> ?1\(conditions) RETURNING url"
+    return try await writeAndPublish { db in
+      let urls = try db.makeStatement(sql).fetchAll([.integer(read ? 1 : 0)] + condition.arguments) {
+        $0.string(0) ?? ""
+      }
+      return (
+        urls.count, urls.isEmpty ? [] : [StorageChange(entity: "article", updated: urls.map { Identity(.text($0)) })]
+      )
+    }
+  }
+
+  /// Marks the articles with these keys read (or unread), in one transaction; keys not stored count for nothing.
+  /// Observers of ``changes()`` receive one `article` change with the keys changed.
+  ///
+  /// - Returns: how many articles changed state.
+  /// - Throws: ``StorageError``.
+  @discardableResult
+  package func setRead(_ read: Bool, urls: [String]) async throws(StorageError) -> Int {
+    guard !urls.isEmpty else { return 0 }
+    return try await writeAndPublish { db in
+      let statement = try db.cachedStatement("UPDATE article SET isRead = ?2 WHERE url = ?1 AND isRead <> ?2")
+      var changed: [String] = []
+      for url in urls {
+        try statement.execute([.text(url), .integer(read ? 1 : 0)])
+        if db.changes > 0 { changed.append(url) }
+      }
+      return (
+        changed.count,
+        changed.isEmpty ? [] : [StorageChange(entity: "article", updated: changed.map { Identity(.text($0)) })]
+      )
+    }
+  }
+}
+
+extension StorageContext {
+  /// SQLite's plan of ``articles(selecting:)`` for `selection` (`EXPLAIN QUERY PLAN`, one `detail` a line): what
+  /// tests check to know a page is read through an index, not sorted from the whole store.
+  ///
+  /// - Throws: ``StorageError``.
+  package func queryPlan(selecting selection: ArticleSelection) async throws(StorageError) -> [String] {
+    let condition = selection.whereClause(firstParameter: 3)
+    let order = selection.orderClause(firstParameter: 3 + condition.arguments.count)
+    let sql =
+      "EXPLAIN QUERY PLAN SELECT \(Self.articleColumns) FROM article a\(condition.sql)\(order.sql) LIMIT ?1 OFFSET ?2"
+    let arguments: [DatabaseValue] =
+      [.integer(Int64(selection.limit ?? -1)), .integer(Int64(max(0, selection.offset)))] + condition.arguments
+      + order.arguments
+    return try await read { db in try db.makeStatement(sql).fetchAll(arguments) { $0.string(3) ?? "" } }
+  }
+}

@@ -1,0 +1,255 @@
+import Foundation
+import OfflineNews
+import OfflineNewsHTTP
+import TestSupport
+import Testing
+
+@testable import OfflineNewsServer
+
+/// The Miniflux API v1 in process: request → handler → JSON, as the Miniflux API documents its answers
+/// (<https://miniflux.app/docs/api.html>) and as newsboat's `urls-source "miniflux"` reads them.
+@Suite("Miniflux API v1")
+struct MinifluxAPITests {
+  static func api(_ served: ServedTestLibrary) -> MinifluxAPI { MinifluxAPI(library: served.library, user: "reader") }
+
+  static func get(_ served: ServedTestLibrary, _ target: String) async -> ServerResponse {
+    await api(served).handle(ServedTestLibrary.request("GET", target))
+  }
+
+  static func titles(_ response: ServerResponse) throws -> [String] {
+    let entries = try #require(try object(response)["entries"] as? [[String: Any]])
+    return entries.compactMap { $0["title"] as? String }
+  }
+
+  static func feedID(_ name: String) -> Int64 { ServedIdentifiers.feedID(forSourceNamed: name) }
+
+  @Test("/v1/me, /v1/feeds and /v1/categories: sources with their folders as categories, “All” at the top")
+  func feedsAndCategories() async throws {
+    let served = try await ServedTestLibrary.synthetic()
+    let me = try object(await Self.get(served, "/v1/me"))
+    #expect(me["username"] as? String == "reader")
+    let feeds = try array(await Self.get(served, "/v1/feeds"))
+    #expect(feeds.map { $0["title"] as? String } == ["Alpha Feed", "Beta", "Gamma"])
+    #expect(
+      feeds.map { $0["feed_url"] as? String }
+        == ["alpha", "beta", "gamma"].map { ServedTestLibrary.feedURL($0).absoluteString })
+    #expect(feeds.map { ($0["id"] as? NSNumber)?.int64Value } == ["Alpha", "Beta", "Gamma"].map(Self.feedID))
+    let categoryTitles = feeds.map { ($0["category"] as? [String: Any])?["title"] as? String }
+    #expect(categoryTitles == ["Tech", "Tech / Swift", "All"])
+    let categories = try array(await Self.get(served, "/v1/categories?counts=true"))
+    #expect(categories.map { $0["title"] as? String } == ["All", "Tech", "Tech / Swift"])
+    #expect(
+      categories.map { ($0["id"] as? NSNumber)?.int64Value }
+        == [[], ["Tech"], ["Tech", "Swift"]].map(ServedIdentifiers.categoryID(forFolder:)))
+    #expect(categories.map { $0["total_unread"] as? Int } == [2, 4, 3])
+    let tech = ServedIdentifiers.categoryID(forFolder: ["Tech"])
+    let inTech = try array(await Self.get(served, "/v1/categories/\(tech)/feeds"))
+    #expect(inTech.map { $0["title"] as? String } == ["Alpha Feed"], "a nested folder is a category of its own")
+    let one = try object(await Self.get(served, "/v1/feeds/\(Self.feedID("Gamma"))"))
+    #expect(one["site_url"] as? String == ServedTestLibrary.feedURL("gamma").absoluteString)
+    let missing = await Self.get(served, "/v1/feeds/12345")
+    #expect(missing.status == 404)
+    #expect(try object(missing)["error_message"] as? String == "Feed not found")
+    #expect(await Self.get(served, "/v1/feeds/\(Self.feedID("Gamma"))/icon").status == 404)
+  }
+
+  @Test("a feed's entries as newsboat asks for them: newest first, with the entry's fields and its feed")
+  func feedEntries() async throws {
+    let served = try await ServedTestLibrary.synthetic()
+    let alpha = Self.feedID("Alpha")
+    let response = await Self.get(served, "/v1/feeds/\(alpha)/entries?order=published_at&direction=desc&limit=3")
+    #expect(response.status == 200)
+    #expect(response.header("content-type") == "application/json")
+    let document = try object(response)
+    #expect(document["total"] as? Int == 4)
+    let entries = try #require(document["entries"] as? [[String: Any]])
+    #expect(entries.map { $0["title"] as? String } == ["Alpha 4", "Alpha 3", "Alpha 2"])
+    let first = try #require(entries.first)
+    let key = ServedTestLibrary.articleURL("Alpha", 4).absoluteString
+    #expect((first["id"] as? NSNumber)?.int64Value == ServedIdentifiers.entryID(forKey: key))
+    #expect((first["feed_id"] as? NSNumber)?.int64Value == alpha)
+    #expect(first["status"] as? String == "unread")
+    #expect(first["url"] as? String == key)
+    #expect(first["published_at"] as? String == "2024-01-01T04:00:00Z")
+    #expect(first["content"] as? String == "<p>Content of Alpha 4</p>")
+    #expect(first["author"] as? String == "Author 4")
+    #expect(first["starred"] as? Bool == false)
+    #expect(first["enclosures"] as? [Any] != nil)
+    let feed = try #require(first["feed"] as? [String: Any])
+    #expect(feed["title"] as? String == "Alpha Feed")
+    #expect((feed["category"] as? [String: Any])?["title"] as? String == "Tech")
+  }
+
+  @Test("/v1/entries filters by status, starred, dates, entry ids, feed, category and search; pages and orders")
+  func entriesFilters() async throws {
+    let served = try await ServedTestLibrary.synthetic()
+    let repository = served.repository
+    try await repository.markRead(url: ServedTestLibrary.articleURL("Alpha", 4).absoluteString)
+    try await repository.bookmark(url: ServedTestLibrary.articleURL("Beta", 1).absoluteString)
+    #expect(try Self.titles(await Self.get(served, "/v1/entries?limit=3")) == ["Alpha 4", "Beta 3", "Alpha 3"])
+    #expect(try object(await Self.get(served, "/v1/entries?limit=3"))["total"] as? Int == 9)
+    #expect(try Self.titles(await Self.get(served, "/v1/entries?limit=2&offset=3")) == ["Gamma 2", "Beta 2"])
+    #expect(try Self.titles(await Self.get(served, "/v1/entries?status=read")) == ["Alpha 4"])
+    let unread = try object(await Self.get(served, "/v1/entries?status=unread&limit=1"))
+    #expect(unread["total"] as? Int == 8)
+    #expect(try Self.titles(await Self.get(served, "/v1/entries?status=read&status=unread&limit=1")) == ["Alpha 4"])
+    #expect(try Self.titles(await Self.get(served, "/v1/entries?starred=true")) == ["Beta 1"])
+    #expect(
+      try Self.titles(await Self.get(served, "/v1/entries?direction=asc&limit=3")) == ["Alpha 1", "Beta 1", "Gamma 1"])
+    // after/before are Unix seconds, exclusive: 02:00 is "Alpha 2" exactly.
+    let twoHours = Int(ServedTestLibrary.start.timeIntervalSince1970) + 7200
+    #expect(
+      try Self.titles(await Self.get(served, "/v1/entries?after=\(twoHours)&before=\(twoHours + 3600)"))
+        == ["Gamma 2", "Beta 2"])
+    #expect(
+      try Self.titles(await Self.get(served, "/v1/entries?feed_id=\(Self.feedID("Gamma"))")) == ["Gamma 2", "Gamma 1"])
+    let swift = ServedIdentifiers.categoryID(forFolder: ["Tech", "Swift"])
+    #expect(
+      try Self.titles(await Self.get(served, "/v1/entries?category_id=\(swift)")) == ["Beta 3", "Beta 2", "Beta 1"])
+    #expect(
+      try Self.titles(await Self.get(served, "/v1/categories/\(swift)/entries?direction=asc"))
+        == ["Beta 1", "Beta 2", "Beta 3"])
+    #expect(
+      try Self.titles(await Self.get(served, "/v1/entries?search=owls&feed_id=\(Self.feedID("Gamma"))")).sorted() == [
+        "Gamma 1", "Gamma 2",
+      ])
+    // order=id: by the entry ids, whatever the dates.
+    let byID = try #require(
+      try object(await Self.get(served, "/v1/entries?order=id&direction=asc"))["entries"] as? [[String: Any]])
+    let ids = byID.compactMap { ($0["id"] as? NSNumber)?.int64Value }
+    #expect(ids.count == 9 && ids == ids.sorted())
+    let middle = ids[4]
+    let above = try #require(
+      try object(await Self.get(served, "/v1/entries?after_entry_id=\(middle)&order=id&direction=asc"))["entries"]
+        as? [[String: Any]])
+    #expect(above.compactMap { ($0["id"] as? NSNumber)?.int64Value } == Array(ids[5...]))
+    let below = try #require(
+      try object(await Self.get(served, "/v1/entries?before_entry_id=\(middle)&order=id"))["entries"]
+        as? [[String: Any]])
+    #expect(below.compactMap { ($0["id"] as? NSNumber)?.int64Value } == Array(ids[..<4].reversed()))
+    // order=status: unread first when ascending.
+    #expect(try Self.titles(await Self.get(served, "/v1/entries?order=status&direction=desc&limit=1")) == ["Alpha 4"])
+    // order=category_title: All (Gamma), Tech (Alpha), Tech / Swift (Beta).
+    let byCategory = try Self.titles(await Self.get(served, "/v1/entries?order=category_title&direction=asc"))
+    #expect(
+      byCategory.map { $0.split(separator: " ")[0] } == [
+        "Gamma", "Gamma", "Alpha", "Alpha", "Alpha", "Alpha", "Beta", "Beta", "Beta",
+      ])
+  }
+
+  @Test(
+    "invalid parameters are 400 with Miniflux's error_message naming them",
+    arguments: [
+      ("limit=5000", "limit"), ("limit=x", "limit"), ("offset=-1", "offset"), ("order=title", "order"),
+      ("direction=up", "direction"), ("status=new", "status"), ("after=yesterday", "after"),
+      ("category_id=abc", "category_id"), ("after_entry_id=1.5", "after_entry_id"),
+    ])
+  func invalid(_ query: String, _ name: String) async throws {
+    let served = try await ServedTestLibrary.synthetic()
+    let response = await Self.get(served, "/v1/entries?" + query)
+    #expect(response.status == 400)
+    let message = try #require(try object(response)["error_message"] as? String)
+    #expect(message.contains(name), "\(message)")
+  }
+
+  @Test("PUT /v1/entries sets the status (also from ids a 32-bit client truncated); bookmark toggles; mark-all-as-read")
+  func changes() async throws {
+    let served = try await ServedTestLibrary.synthetic()
+    let api = Self.api(served)
+    let alpha1 = ServedIdentifiers.entryID(forKey: ServedTestLibrary.articleURL("Alpha", 1).absoluteString)
+    let beta2 = ServedIdentifiers.entryID(forKey: ServedTestLibrary.articleURL("Beta", 2).absoluteString)
+    let truncated = Int64(Int32(truncatingIfNeeded: beta2))
+    let put = await api.handle(
+      ServedTestLibrary.request(
+        "PUT", "/v1/entries", json: #"{"entry_ids":[\#(alpha1),\#(truncated)],"status":"read"}"#))
+    #expect(put.status == 204)
+    #expect(try await served.article(titled: "Alpha 1").isRead)
+    #expect(try await served.article(titled: "Beta 2").isRead, "newsboat keeps ids in an int: \(truncated)")
+    #expect(try await served.article(titled: "Alpha 2").isRead == false)
+    let back = await api.handle(
+      ServedTestLibrary.request("PUT", "/v1/entries", json: #"{"entry_ids":[\#(alpha1)],"status":"unread"}"#))
+    #expect(back.status == 204)
+    #expect(try await served.article(titled: "Alpha 1").isRead == false)
+    let bad = await api.handle(
+      ServedTestLibrary.request("PUT", "/v1/entries", json: #"{"entry_ids":[1],"status":"gone"}"#))
+    #expect(bad.status == 400)
+    #expect(await api.handle(ServedTestLibrary.request("PUT", "/v1/entries", json: "not json")).status == 400)
+
+    #expect(await api.handle(ServedTestLibrary.request("PUT", "/v1/entries/\(alpha1)/bookmark")).status == 204)
+    #expect(try await served.article(titled: "Alpha 1").isBookmarked)
+    let entry = try object(await Self.get(served, "/v1/entries/\(alpha1)"))
+    #expect(entry["starred"] as? Bool == true)
+    #expect(await api.handle(ServedTestLibrary.request("PUT", "/v1/entries/\(alpha1)/bookmark")).status == 204)
+    #expect(try await served.article(titled: "Alpha 1").isBookmarked == false)
+    #expect(await Self.get(served, "/v1/entries/4503599627370495").status == 404)
+
+    let gamma = Self.feedID("Gamma")
+    #expect(await api.handle(ServedTestLibrary.request("PUT", "/v1/feeds/\(gamma)/mark-all-as-read")).status == 204)
+    #expect(try await served.article(titled: "Gamma 2").isRead)
+    let swift = ServedIdentifiers.categoryID(forFolder: ["Tech", "Swift"])
+    #expect(
+      await api.handle(ServedTestLibrary.request("PUT", "/v1/categories/\(swift)/mark-all-as-read")).status == 204)
+    #expect(try await served.article(titled: "Beta 3").isRead)
+    #expect(try await served.article(titled: "Alpha 3").isRead == false)
+    let counters = try object(await Self.get(served, "/v1/feeds/counters"))
+    let unreads = try #require(counters["unreads"] as? [String: Int])
+    let reads = try #require(counters["reads"] as? [String: Int])
+    #expect(unreads == [String(Self.feedID("Alpha")): 4, String(Self.feedID("Beta")): 0, String(gamma): 0])
+    #expect(reads == [String(Self.feedID("Alpha")): 0, String(Self.feedID("Beta")): 3, String(gamma): 2])
+  }
+
+  @Test("POST /v1/feeds subscribes in the category's folder (409 when subscribed already); DELETE unsubscribes")
+  func subscriptions() async throws {
+    let served = try await ServedTestLibrary.synthetic()
+    let api = Self.api(served)
+    let tech = ServedIdentifiers.categoryID(forFolder: ["Tech"])
+    let created = await api.handle(
+      ServedTestLibrary.request(
+        "POST", "/v1/feeds", json: #"{"feed_url":"https://new.example.net/rss","category_id":\#(tech)}"#))
+    #expect(created.status == 201)
+    let id = try #require((try object(created)["feed_id"] as? NSNumber)?.int64Value)
+    #expect(id == Self.feedID("new.example.net"))
+    let subscribed = try await served.repository.subscriptions()
+    #expect(subscribed.map(\.name) == ["new.example.net"])
+    #expect(subscribed.first?.folder == ["Tech"])
+    let again = await api.handle(
+      ServedTestLibrary.request("POST", "/v1/feeds", json: #"{"feed_url":"https://new.example.net/rss"}"#))
+    #expect(again.status == 409)
+    #expect(
+      await api.handle(ServedTestLibrary.request("POST", "/v1/feeds", json: #"{"feed_url":"ftp://x"}"#)).status == 400)
+    #expect(await api.handle(ServedTestLibrary.request("DELETE", "/v1/feeds/\(id)")).status == 204)
+    #expect(try await served.repository.subscriptions().isEmpty)
+    let configured = await api.handle(ServedTestLibrary.request("DELETE", "/v1/feeds/\(Self.feedID("Alpha"))"))
+    #expect(configured.status == 400, "a source of the configuration is not the store's to remove")
+  }
+
+  @Test("an entry's content is the stored full text when there is one")
+  func fullText() async throws {
+    let served = try await ServedTestLibrary.synthetic()
+    let key = ServedTestLibrary.articleURL("Gamma", 1).absoluteString
+    try await served.storage.saveFullText(
+      FullText(html: "<article><p>The whole text</p></article>", text: "The whole text"), forKey: key, at: .now())
+    let entry = try object(await Self.get(served, "/v1/entries/\(ServedIdentifiers.entryID(forKey: key))"))
+    #expect(entry["content"] as? String == "<article><p>The whole text</p></article>")
+  }
+
+  @Test(
+    "real feeds: every article of every source is served under its feed, with its title, link and date",
+    .enabled(if: Fixtures.hasSharedReal, "needs ../shared/fixtures/real"))
+  func realFeeds() async throws {
+    let served = try await ServedTestLibrary.realFeeds(ServedTestLibrary.realFeedNames)
+    let feeds = try array(await Self.get(served, "/v1/feeds"))
+    #expect(feeds.count == ServedTestLibrary.realFeedNames.count)
+    for source in served.configured {
+      let id = Self.feedID(source.name)
+      let stored = try await served.repository.read(filter: ArticleFilter(source: source.name))
+      let document = try object(await Self.get(served, "/v1/feeds/\(id)/entries?limit=1000"))
+      let entries = try #require(document["entries"] as? [[String: Any]])
+      #expect(document["total"] as? Int == stored.count, "\(source.name)")
+      #expect(entries.map { $0["title"] as? String } == stored.map(\.title), "\(source.name)")
+      #expect(entries.map { $0["url"] as? String } == stored.map { ($0.displayURL ?? $0.url).absoluteString })
+      #expect(entries.map { $0["published_at"] as? String } == stored.map { ServedDates.rfc3339($0.publishedAt) })
+      #expect(entries.allSatisfy { ($0["feed_id"] as? NSNumber)?.int64Value == id })
+    }
+  }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import OfflineNewsModel
+import OfflineNewsStorage
+import Testing
+
+/// `ArticleSelection`: the pages the sync APIs of `news serve` read, filtered, ordered and paged in one statement.
+@Suite("Article selections: pages by source set, dates, handles, order")
+struct ArticleSelectionTests {
+  /// A store with sources A (slugs a1…a4), B (b1…b3) and C (c1, c2), article n of each published n hours after t0
+  /// (plus 0, 1, 2 minutes); C's query also lists a1 (saved by A first, so recorded under A).
+  static func store() async throws -> (TestDatabase, StorageContext) {
+    let database = TestDatabase()
+    let storage = try database.open()
+    for (index, (source, count)) in [("A", 4), ("B", 3), ("C", 2)].enumerated() {
+      let articles = (1...count).map { n in
+        makeArticle(
+          "\(source.lowercased())\(n)", title: "\(source)\(n)", publishedAt: t0 + Int64(n * 3_600_000 + index * 60_000))
+      }
+      try await storage.saveArticles(
+        articles, forQuery: "query-\(source)", source: source, fetchedAt: Timestamp(millisecondsSince1970: t0))
+    }
+    let a1 = try #require(try await storage.article(url: articleURL("a1").absoluteString))
+    try await storage.saveArticles(
+      [a1] + (1...2).map { makeArticle("c\($0)", title: "C\($0)", publishedAt: t0 + Int64($0 * 3_600_000 + 120_000)) },
+      forQuery: "query-C", source: "C", fetchedAt: Timestamp(millisecondsSince1970: t0))
+    return (database, storage)
+  }
+
+  static let a = SourceMatch(source: "A", queries: ["query-A"])
+  static let b = SourceMatch(source: "B", queries: ["query-B"])
+  static let c = SourceMatch(source: "C", queries: ["query-C"])
+
+  static func titles(_ storage: StorageContext, _ selection: ArticleSelection) async throws -> [String] {
+    try await storage.articles(selecting: selection).map(\.title)
+  }
+
+  @Test("sources by name and by their queries' results, looked up by index or by scan alike")
+  func sources() async throws {
+    let (_, storage) = try await Self.store()
+    for lookup in [ArticleSelection.SourceLookup.index, .scan] {
+      #expect(
+        try await Self.titles(storage, ArticleSelection(sources: [Self.c], sourceLookup: lookup)) == ["C2", "C1", "A1"])
+      #expect(
+        try await Self.titles(storage, ArticleSelection(sources: [Self.b, Self.c], sourceLookup: lookup, limit: 3)) == [
+          "B3", "C2", "B2",
+        ])
+      #expect(try await Self.titles(storage, ArticleSelection(sources: [], sourceLookup: lookup)).isEmpty)
+    }
+    #expect(try await storage.articleCount(selecting: ArticleSelection(sources: [Self.a, Self.c])) == 6)
+  }
+
+  @Test("dates, read state, handles, order and direction; ascending is the exact reverse of descending")
+  func conditionsAndOrder() async throws {
+    let (_, storage) = try await Self.store()
+    try await storage.setRead(
+      true, urls: [articleURL("b2").absoluteString, articleURL("a4").absoluteString, "https://example.com/none"])
+    #expect(try await Self.titles(storage, ArticleSelection(readOnly: true)) == ["A4", "B2"])
+    #expect(
+      try await Self.titles(storage, ArticleSelection(filter: ArticleFilter(unreadOnly: true), limit: 2)) == [
+        "B3", "A3",
+      ])
+    let two = Date(timeIntervalSince1970: TimeInterval(t0 + 2 * 3_600_000) / 1000)
+    let three = two.addingTimeInterval(3600)
+    #expect(
+      try await Self.titles(
+        storage, ArticleSelection(filter: ArticleFilter(publishedBefore: three), publishedAfter: two)) == ["C2", "B2"])
+    let descending = try await Self.titles(storage, ArticleSelection())
+    #expect(try await Self.titles(storage, ArticleSelection(ascending: true)) == descending.reversed())
+    let byHandle = try await storage.articles(selecting: ArticleSelection(order: .handle, ascending: true))
+    let handles = byHandle.map { ArticleIdentity.handle(forKey: $0.url.absoluteString) }
+    #expect(handles == handles.sorted() && handles.count == 9)
+    let above = try await storage.articles(
+      selecting: ArticleSelection(handleAbove: handles[4], order: .handle, ascending: true))
+    #expect(above.map(\.title) == Array(byHandle[5...]).map(\.title))
+    let below = try await storage.articles(
+      selecting: ArticleSelection(handleBelow: handles[4], order: .handle, ascending: true))
+    #expect(below.map(\.title) == Array(byHandle[..<4]).map(\.title))
+    #expect(
+      try await Self.titles(storage, ArticleSelection(order: .readState, ascending: false, limit: 2)) == ["A4", "B2"])
+    #expect(
+      try await Self.titles(storage, ArticleSelection(order: .sourceRank(["C": 0, "A": 1]), ascending: true)).map {
+        String($0.prefix(1))
+      }
+        == ["C", "C", "A", "A", "A", "A", "B", "B", "B"])
+    #expect(try await Self.titles(storage, ArticleSelection(limit: 2, offset: 7)) == ["B1", "A1"])
+  }
+
+  @Test("many handles at once; the low 32 bits of a 52-bit id; counts by source in one statement; marking read")
+  func lookupsCountsAndMarks() async throws {
+    let (_, storage) = try await Self.store()
+    let keys = ["a2", "c1", "b3"].map { articleURL($0).absoluteString }
+    let handles = keys.map(ArticleIdentity.handle(forKey:))
+    let found = try await storage.articles(withHandlePrefixes: handles.map { String($0.prefix(13)) } + ["zz", "0000"])
+    #expect(found.map(\.title) == ["A2", "C1", "B3"])
+    let low = handles.map { String($0.dropFirst(5).prefix(8)) }
+    #expect(try await storage.articles(withHandleDigits6to13: low).map(\.title).sorted() == ["A2", "B3", "C1"])
+    let counts = try await storage.articleCounts(bySource: [Self.a, Self.b, Self.c, SourceMatch(source: "none")])
+    #expect(counts.map(\.total) == [4, 3, 3, 0])
+    #expect(counts.map(\.unread) == [4, 3, 3, 0])
+    #expect(counts[1].newest == Date(timeIntervalSince1970: TimeInterval(t0 + 3 * 3_600_000 + 60_000) / 1000))
+    #expect(try await storage.setRead(true, selecting: ArticleSelection(sources: [Self.c])) == 3)
+    #expect(try await storage.setRead(true, selecting: ArticleSelection(sources: [Self.c])) == 0)
+    #expect(try await storage.articleCounts(bySource: [Self.a, Self.c]).map(\.unread) == [3, 0])
+    #expect(try await storage.setRead(false, urls: [articleURL("a1").absoluteString]) == 1)
+  }
+
+  @Test("a page of the whole store walks the date index; a few sources use their indexes: no sort of the store")
+  func plans() async throws {
+    let (_, storage) = try await Self.store()
+    let everything = try await storage.queryPlan(
+      selecting: ArticleSelection(sources: [Self.a, Self.b, Self.c], sourceLookup: .scan, limit: 100))
+    #expect(everything.contains { $0.contains("article_by_publishedAt") }, "\(everything)")
+    #expect(!everything.contains { $0.contains("TEMP B-TREE") }, "\(everything)")
+    let ascending = try await storage.queryPlan(
+      selecting: ArticleSelection(sourceLookup: .scan, ascending: true, limit: 100))
+    #expect(!ascending.contains { $0.contains("TEMP B-TREE") }, "\(ascending)")
+    let one = try await storage.queryPlan(
+      selecting: ArticleSelection(sources: [Self.b], sourceLookup: .index, limit: 100))
+    #expect(one.contains { $0.contains("article_by_source") }, "\(one)")
+    #expect(!one.contains { $0.contains("SCAN a") }, "\(one)")
+  }
+}
