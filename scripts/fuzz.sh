@@ -7,7 +7,8 @@
 #   TARGET   timestamp, decoder, parallel, arguments, configuration, importer, search, readability, render,
 #            frontdoor (default: all ten).
 # environment:
-#   FUZZ_BUILD  scratch folder (default /tmp/build-g-fuzz); nothing is written to the repository except the corpus
+#   FUZZ_BUILD  scratch folder (default .build/fuzz of this checkout, so that two checkouts never share objects);
+#               nothing else is written to the repository but the corpus
 #               (Fuzz/corpus/<target>/, minimized with -merge=1) and new crashers (Fuzz/crashers/<target>/).
 #   FUZZ_JOBS   targets fuzzed at the same time (default: half the CPUs, at least 1).
 #   FUZZ_KEEP   0 to leave Fuzz/corpus untouched (default 1).
@@ -29,7 +30,7 @@ budget=${1:-120}
 shift || true
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(timestamp decoder parallel arguments configuration importer search readability render frontdoor)
-out=${FUZZ_BUILD:-/tmp/build-g-fuzz}
+out=${FUZZ_BUILD:-$root/.build/fuzz}
 jobs=${FUZZ_JOBS:-$(($(nproc) / 2))}
 [ "$jobs" -ge 1 ] || jobs=1
 keep=${FUZZ_KEEP:-1}

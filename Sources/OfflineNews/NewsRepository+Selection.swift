@@ -1,4 +1,6 @@
 import Foundation
+import OfflineNewsModel
+import OfflineNewsStorage
 
 /// Pages and batches of cached articles for the sync APIs of `news serve` (the Miniflux API, the Google Reader API):
 /// filtered, ordered and paged in SQL (``ArticleSelection``), never by loading the store. Never touches the network.

@@ -1,6 +1,8 @@
 import Foundation
 import OfflineNews
 import OfflineNewsHTTP
+import OfflineNewsModel
+import OfflineNewsStorage
 
 /// The Miniflux API v1 (<https://miniflux.app/docs/api.html>) over a ``ServedLibrary``: the subset its clients use.
 /// Called by the server's front door for every `/v1/…` request once it is authenticated.

@@ -1,6 +1,7 @@
 import Foundation
 import OfflineNews
 import OfflineNewsHTTP
+import OfflineNewsStorage
 
 /// The filter of `GET /v1/entries` (and of a feed's or category's entries), read from its query arguments as the
 /// Miniflux API documents them (<https://miniflux.app/docs/api.html#endpoint-get-entries>); arguments it does not

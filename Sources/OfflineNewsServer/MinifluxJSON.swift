@@ -1,6 +1,7 @@
 import Foundation
 import OfflineNews
 import OfflineNewsHTTP
+import OfflineNewsModel
 
 /// The JSON documents of the Miniflux API v1 (<https://miniflux.app/docs/api.html>), as Miniflux writes them:
 /// snake_case keys, dates in RFC 3339, ids as JSON numbers.

@@ -12,7 +12,7 @@ import OfflineNewsHTTP
 ///      `WWW-Authenticate: Basic` otherwise);
 ///    - `/accounts/ClientLogin` (here: `Email`, `Passwd` → `SID=…\nLSID=null\nAuth=…\n`, as FreshRSS answers; 401
 ///      `Error=BadAuthentication`) and `/reader/api/0/token` (here: the action token `T`);
-///    - `/reader/api/0/…` → ``ReaderAPI`` once authenticated by `Authorization: GoogleLogin auth=…`; a `POST` must
+///    - `/reader/api/0/…` and `/reader/atom/…` (Google Reader's Atom streams, newsboat's) → ``ReaderAPI`` once authenticated by `Authorization: GoogleLogin auth=…`; a `POST` must
 ///      also carry the `T` its login was given (401 with `Google-Bad-Token: true` otherwise, as Google Reader);
 ///    - `/login` (a form of its own, no external assets) and `/logout`; `/session` (the signed-in session's user and
 ///      CSRF token as JSON, for the web reader's scripts: same-origin only, since it sends no CORS header);
@@ -129,7 +129,9 @@ public struct NewsServer: Sendable {
     if path == "/v1" || path.hasPrefix("/v1/") { return await miniflux(request) }
     if path == "/accounts/ClientLogin" { return await clientLogin(request) }
     if path == "/reader/api/0/token" { return await readerAPI(request, tokenOnly: true) }
-    if path.hasPrefix("/reader/api/0/") { return await readerAPI(request, tokenOnly: false) }
+    if path.hasPrefix("/reader/api/0/") || path.hasPrefix(ReaderAPI.atomPrefix) {
+      return await readerAPI(request, tokenOnly: false)
+    }
     if path == "/login" { return await login(request) }
     if path == "/logout" { return await logout(request) }
     return await web(request, sessionOnly: path == "/session")
@@ -202,7 +204,8 @@ public struct NewsServer: Sendable {
       case .throttled(let wait): return (throttledResponse(wait), "login throttled")
       }
     }
-    return (await MinifluxAPI(library: library).handle(request), nil)
+    let user = settings.credentials?.user ?? "news"
+    return (await MinifluxAPI(library: library, user: user).handle(request), nil)
   }
 
   private static func minifluxUnauthorized() -> ServerResponse {
@@ -260,7 +263,10 @@ public struct NewsServer: Sendable {
       response.headers.append((name: "Cache-Control", value: "no-store"))
       return (response, nil)
     }
-    if request.method == "POST", !Sodium.equal(request.parameter("T") ?? "", actionToken) {
+    // newsboat sends the token as `token` answered it, its line break included: white space around it is not part
+    // of it.
+    let sent = (request.parameter("T") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+    if request.method == "POST", !Sodium.equal(sent, actionToken) {
       var response = ServerResponse.text("Unauthorized\n", status: 401)
       response.headers.append((name: "Google-Bad-Token", value: "true"))
       return (response, "action token T missing or wrong")

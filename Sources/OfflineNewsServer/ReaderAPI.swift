@@ -1,6 +1,7 @@
 import Foundation
 import OfflineNews
 import OfflineNewsHTTP
+import OfflineNewsModel
 
 /// The Google Reader API as FreshRSS serves it (<https://freshrss.github.io/FreshRSS/en/developers/06_GoogleReader_API.html>,
 /// FreshRSS's `greader.php`) over a ``ServedLibrary``. Called by the server's front door for every

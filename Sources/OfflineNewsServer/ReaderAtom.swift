@@ -1,6 +1,7 @@
 import Foundation
 import OfflineNews
 import OfflineNewsHTTP
+import OfflineNewsModel
 
 /// A stream as Google Reader's Atom output (`/reader/atom/<stream id>?n=…`), the form FeedHQ served and newsboat's
 /// `urls-source "feedhq"` reads (each subscription is fetched as `/reader/atom/feed%2F…`): Atom 1.0 (RFC 4287) with

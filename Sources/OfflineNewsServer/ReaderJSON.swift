@@ -1,6 +1,7 @@
 import Foundation
 import OfflineNews
 import OfflineNewsHTTP
+import OfflineNewsModel
 
 /// The JSON documents of the Google Reader API as FreshRSS writes them
 /// (<https://freshrss.github.io/FreshRSS/en/developers/06_GoogleReader_API.html>, FreshRSS's `greader.php`):

@@ -1,6 +1,7 @@
 import Foundation
 import OfflineNews
 import OfflineNewsHTTP
+import OfflineNewsStorage
 
 /// A stream of the Google Reader API, as FreshRSS names them
 /// (<https://freshrss.github.io/FreshRSS/en/developers/06_GoogleReader_API.html>): what `stream/contents/…`,

@@ -1,5 +1,7 @@
 import Foundation
 import OfflineNews
+import OfflineNewsModel
+import OfflineNewsStorage
 
 /// A source as the sync APIs serve it: a Miniflux *feed*, a Reader *subscription* (`feed/` + its URL).
 struct ServedFeed: Sendable {

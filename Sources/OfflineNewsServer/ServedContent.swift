@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNews
+import OfflineNewsModel
 
 /// The HTML the sync APIs serve as an article's content: the stored full text (``Article/fullTextHTML``, fetched
 /// from the article's page) when there is one, else the feed's content, else its summary, else nothing.

@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNews
+import OfflineNewsModel
 
 /// Dates as the sync APIs write them.
 enum ServedDates {

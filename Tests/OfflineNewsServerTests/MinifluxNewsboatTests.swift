@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNews
+import OfflineNewsStorage
 import TestSupport
 import Testing
 

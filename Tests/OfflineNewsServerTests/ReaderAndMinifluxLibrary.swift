@@ -1,6 +1,9 @@
 import Foundation
 import OfflineNews
 import OfflineNewsHTTP
+import OfflineNewsModel
+import OfflineNewsNetwork
+import OfflineNewsStorage
 import TestSupport
 import Testing
 

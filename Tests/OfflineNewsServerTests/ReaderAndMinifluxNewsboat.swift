@@ -49,26 +49,13 @@ enum Newsboat {
       let door = NewsServer(
         library: library,
         settings: NewsServer.Settings(credentials: ServerCredentials(user: Newsboat.user, passwordHash: hash)))
-      let routed = Self.routingAtom(door.handler)
+      let routed = door.handler
       let requests = self.requests
       running = try MicroHTTPDServer.start(host: "127.0.0.1", port: 0) { request in
         let response = await routed(request)
         let body = String(decoding: request.body.prefix(200), as: UTF8.self)
         requests.lines.withLock { $0.append("\(request.method) \(request.path) → \(response.status) \(body)") }
         return response
-      }
-    }
-
-    /// The front door, with Google Reader's Atom streams (`/reader/atom/…`, which newsboat's FeedHQ mode reads)
-    /// passed on as `/reader/api/0/atom/…`, which the door authenticates as the API's calls (the door does not
-    /// route `/reader/atom/` itself yet).
-    static func routingAtom(_ door: @escaping ServerHandler) -> ServerHandler {
-      { request in
-        var request = request
-        if request.path.hasPrefix("/reader/atom/") {
-          request.path = "/reader/api/0/atom/" + request.path.dropFirst("/reader/atom/".count)
-        }
-        return await door(request)
       }
     }
 

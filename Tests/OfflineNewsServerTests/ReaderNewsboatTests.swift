@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNews
+import OfflineNewsStorage
 import TestSupport
 import Testing
 
@@ -74,26 +75,21 @@ struct ReaderNewsboatTests {
     try await pane.waitFor("Alpha 4")
     try await pane.send("N")
     let alpha4 = ServedTestLibrary.articleURL("Alpha", 4).absoluteString
-    // newsboat sends the action token as `token` answered it, its final newline included (`T=…%0A` unencoded):
-    // the front door compares it untrimmed and answers 401, so nothing reaches the API yet. With the newline
-    // dropped before the door, both changes below reach the repository (tried by hand).
-    await withKnownIssue("NewsServer compares the Reader action token T without trimming newsboat's newline") {
-      let toggled = try await Newsboat.eventually(seconds: 5) {
-        try await served.repository.article(url: alpha4)?.isRead == true
-      }
-      #expect(toggled, "newsboat's toggle (N) did not reach the repository:\n\(server.log)")
+    // newsboat sends the action token as `token` answered it, its final newline included (`T=…%0A`): the front
+    // door trims it (it answered 401 before, and nothing reached the API).
+    let toggled = try await Newsboat.eventually(seconds: 5) {
+      try await served.repository.article(url: alpha4)?.isRead == true
     }
+    #expect(toggled, "newsboat's toggle (N) did not reach the repository:\n\(server.log)")
     #expect(try await served.article(titled: "Alpha 3").isRead == false)
     try await pane.send("q")
     try await pane.waitFor("Beta")
     try await pane.send("Down")
     try await pane.send("A")
-    await withKnownIssue("NewsServer compares the Reader action token T without trimming newsboat's newline") {
-      let marked = try await Newsboat.eventually(seconds: 5) {
-        try await served.repository.read(filter: ArticleFilter(source: "Beta")).allSatisfy(\.isRead)
-      }
-      #expect(marked, "newsboat's mark-feed-read (A) did not reach the repository:\n\(server.log)")
+    let marked = try await Newsboat.eventually(seconds: 5) {
+      try await served.repository.read(filter: ArticleFilter(source: "Beta")).allSatisfy(\.isRead)
     }
+    #expect(marked, "newsboat's mark-feed-read (A) did not reach the repository:\n\(server.log)")
     #expect(try await served.article(titled: "Gamma 1").isRead == false)
     try await pane.send("q")
     await pane.kill()
