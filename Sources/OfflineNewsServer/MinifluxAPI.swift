@@ -76,7 +76,7 @@ public struct MinifluxAPI: Sendable {
       return try await entries(request, feeds: [feed], catalog: catalog)
     case ("GET", "feeds", "entries", 4):
       guard let feed = catalog.feed(id: id), let entryID = Int64(parts[3]) else { return Self.notFound("Feed") }
-      return try await entry(entryID, catalog: catalog, within: [feed])
+      return try await entry(entryID, catalog: catalog, within: [feed], origin: requestOrigin(request))
     case ("GET", "feeds", "icon", 3): return MinifluxJSON.error("This feed doesn't have any icon", status: 404)
     case ("PUT", "feeds", "mark-all-as-read", 3):
       guard let feed = catalog.feed(id: id) else { return Self.notFound("Feed") }
@@ -95,12 +95,14 @@ public struct MinifluxAPI: Sendable {
       guard let category = catalog.category(id: id), let entryID = Int64(parts[3]) else {
         return Self.notFound("Category")
       }
-      return try await entry(entryID, catalog: catalog, within: catalog.feeds(in: category))
+      return try await entry(
+        entryID, catalog: catalog, within: catalog.feeds(in: category), origin: requestOrigin(request))
     case ("PUT", "categories", "mark-all-as-read", 3):
       guard let category = catalog.category(id: id) else { return Self.notFound("Category") }
       try await library.repository.markRead(true, selecting: catalog.selection(of: catalog.feeds(in: category)))
       return MinifluxJSON.noContent
-    case ("GET", "entries", nil, 2): return try await entry(id, catalog: catalog, within: nil)
+    case ("GET", "entries", nil, 2):
+      return try await entry(id, catalog: catalog, within: nil, origin: requestOrigin(request))
     case ("PUT", "entries", "bookmark", 3): return try await toggleBookmark(id, catalog: catalog)
     default: return MinifluxJSON.error("Route not found", status: 404)
     }
@@ -222,7 +224,8 @@ public struct MinifluxAPI: Sendable {
       (articles, total) = try await (page, count)
     }
     return MinifluxJSON.response(
-      MinifluxJSON.Entries(total: total, entries: try await documents(articles, catalog: catalog)))
+      MinifluxJSON.Entries(
+        total: total, entries: try await documents(articles, catalog: catalog, origin: requestOrigin(request))))
   }
 
   /// The page of a `search`: the store's full-text search (best match first) with the selection's conditions;
@@ -244,7 +247,10 @@ public struct MinifluxAPI: Sendable {
   }
 
   /// The entry documents of `articles`, each under its feed; articles of no served feed are left out.
-  private func documents(_ articles: [Article], catalog: ServedCatalog) async throws -> [MinifluxJSON.Entry] {
+  private func documents(_ articles: [Article], catalog: ServedCatalog, origin: String?) async throws
+    -> [MinifluxJSON.Entry]
+  {
+    let articles = await library.servingImages(articles, origin: origin)
     let placed = try await catalog.feeds(of: articles, in: library.repository)
     var feedDocuments: [Int64: MinifluxJSON.Feed] = [:]
     return articles.compactMap { article in
@@ -255,9 +261,11 @@ public struct MinifluxAPI: Sendable {
     }
   }
 
-  private func entry(_ id: Int64, catalog: ServedCatalog, within feeds: [ServedFeed]?) async throws -> ServerResponse {
+  private func entry(_ id: Int64, catalog: ServedCatalog, within feeds: [ServedFeed]?, origin: String?) async throws
+    -> ServerResponse
+  {
     let found = try await MinifluxEntries.articles(ofEntryIDs: [id], in: library.repository)
-    let documents = try await documents(found, catalog: catalog).filter { entry in
+    let documents = try await documents(found, catalog: catalog, origin: origin).filter { entry in
       feeds.map { $0.contains { $0.id == entry.feedId } } ?? true
     }
     guard let document = documents.first else { return Self.notFound("Entry") }

@@ -137,7 +137,7 @@ public struct ReaderAPI: Sendable {
     guard let stream = ReaderStream(streamID, catalog: catalog) else { return nil }
     let query = try ReaderStreamQuery(request, defaultCount: defaultCount)
     let articles = try await library.repository.articles(selecting: query.applied(to: stream.selection(in: catalog)))
-    let page = Array(articles.prefix(query.count))
+    let page = await library.servingImages(Array(articles.prefix(query.count)), origin: requestOrigin(request))
     let feeds = try await catalog.feeds(of: page, in: library.repository)
     let items = page.compactMap { article in feeds[article.url.absoluteString].map { (article, $0) } }
     return (stream, items, articles.count > query.count ? String(query.offset + query.count) : nil)
@@ -195,7 +195,7 @@ public struct ReaderAPI: Sendable {
 
   private func itemContents(_ request: ServerRequest) async throws -> ServerResponse {
     let catalog = try await ServedCatalog.current(library)
-    let articles = try await items(request)
+    let articles = await library.servingImages(try await items(request), origin: requestOrigin(request))
     let feeds = try await catalog.feeds(of: articles, in: library.repository)
     return ReaderJSON.response(
       ReaderJSON.Stream(

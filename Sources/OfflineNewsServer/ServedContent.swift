@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNews
+import OfflineNewsHTTP
 import OfflineNewsModel
 
 /// The HTML the sync APIs serve as an article's content: the stored full text (``Article/fullTextHTML``, fetched
@@ -12,6 +13,33 @@ func servedContent(of article: Article) -> String {
     if let candidate, !candidate.isEmpty { return candidate }
   }
   return ""
+}
+
+extension ServedLibrary {
+  /// `articles` as the sync APIs serve them: an article whose stored full text has images kept offline gets that
+  /// text sanitised with those images at the server's own URLs (`origin` + `/images/{handle}/{position}`,
+  /// ``sanitizedContent(of:imagePrefix:remoteImages:)``; the full text as the store keeps it points at local
+  /// `file:` URLs, which no client can load); the others are served as they are (``servedContent(of:)``). Only
+  /// articles with a full text are rewritten: one image lookup and one parse each.
+  ///
+  /// - Parameter origin: the server as the client reached it (`http://127.0.0.1:8080`); `nil` leaves the articles.
+  func servingImages(_ articles: [Article], origin: String?) async -> [Article] {
+    guard let origin, articles.contains(where: { $0.fullTextHTML?.contains("file:") == true }) else { return articles }
+    var served = articles
+    for index in served.indices where served[index].fullTextHTML?.contains("file:") == true {
+      served[index].fullTextHTML = await sanitizedContent(of: served[index], imagePrefix: origin, remoteImages: .keep)
+    }
+    return served
+  }
+}
+
+/// The server as a client reached it, for absolute URLs in what the APIs serve: `http(s)://` and the request's
+/// `Host` (checked by the front door), `https` when a TLS proxy says so (`X-Forwarded-Proto: https`); `nil` without
+/// a `Host`.
+func requestOrigin(_ request: ServerRequest) -> String? {
+  guard let host = request.header("host"), !host.isEmpty else { return nil }
+  let scheme = request.header("x-forwarded-proto")?.lowercased() == "https" ? "https" : "http"
+  return scheme + "://" + host
 }
 
 /// The minutes an article takes to read, as Miniflux counts them: its words at 265 a minute, at least 1 when it has

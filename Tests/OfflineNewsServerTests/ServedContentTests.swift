@@ -1,0 +1,34 @@
+import Foundation
+import OfflineNews
+import OfflineNewsHTTP
+import OfflineNewsModel
+import Testing
+
+@testable import OfflineNewsServer
+
+/// The sync APIs serve an article's stored full text with its offline images at the server's own URLs: the store's
+/// full text points at local `file:` URLs, which no client can load.
+@Suite struct ServedContentTests {
+  @Test func minifluxAndReaderServeTheFullTextWithTheServersOwnImageURLs() async throws {
+    let fixture = try await WebFixture()
+    let handle = WebFixture.handle(fixture.story)
+    #expect(fixture.story.fullTextHTML?.contains("file:") == true, "the stored full text points at the file")
+    let headers = [(name: "Host", value: "127.0.0.1:8080")]
+    let miniflux = await MinifluxAPI(library: fixture.library).handle(
+      ServerRequest(method: "GET", target: "/v1/entries?limit=100", headers: headers))
+    #expect(miniflux.status == 200)
+    let object = try #require(try JSONSerialization.jsonObject(with: miniflux.data ?? Data()) as? [String: Any])
+    let entries = try #require(object["entries"] as? [[String: Any]])
+    let story = try #require(entries.first { ($0["hash"] as? String) == handle })
+    let content = try #require(story["content"] as? String)
+    #expect(content.contains("http://127.0.0.1:8080/images/\(handle)/0"), "\(content)")
+    #expect(!content.contains("file:"), "\(content)")
+    let reader = await ReaderAPI(library: fixture.library, user: "news").handle(
+      ServerRequest(
+        method: "GET", target: "/reader/api/0/stream/contents/user/-/state/com.google/reading-list?n=50",
+        headers: headers))
+    let text = String(decoding: reader.data ?? Data(), as: UTF8.self)
+    #expect(text.contains("http://127.0.0.1:8080/images/\(handle)/0"))
+    #expect(!text.contains("file:"))
+  }
+}
