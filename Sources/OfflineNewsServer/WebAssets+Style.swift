@@ -43,8 +43,9 @@ extension WebAssets {
     mark { background: var(--mark); color: inherit; }
     .actions { display: flex; gap: 0.5rem; margin-top: 0.3rem; }
     .actions form { margin: 0; }
-    .actions button { font: inherit; font-size: 0.8rem; padding: 0.15rem 0.6rem; color: inherit;
+    .actions button, .mark-all button { font: inherit; font-size: 0.8rem; padding: 0.15rem 0.6rem; color: inherit;
       background: transparent; border: 1px solid var(--line); border-radius: 4px; cursor: pointer; }
+    .mark-all { margin: 0 0 0.5rem; }
     .filters { margin: 0 0 0.5rem; font-size: 0.9rem; }
     .pager { display: flex; gap: 1rem; justify-content: space-between; margin: 1rem 0; }
     .reader .content { margin-top: 1rem; overflow-wrap: break-word; }
