@@ -201,6 +201,7 @@ struct ReadCommand: NewsCommand {
       var observation: Task<Void, Never>?
       var generation = 0
       var reload: Task<Void, Never>?
+      var shownImagesOf: URL?
       defer {
         forward.cancel()
         watchStore.cancel()
@@ -310,6 +311,16 @@ struct ReadCommand: NewsCommand {
           countAll()
         }
         reader.now = context.now()
+        // An article just opened: its images (and their offline files) are listed under it, as `news show` does.
+        if let open = reader.open, open.url != shownImagesOf {
+          shownImagesOf = open.url
+          let images = (try? await repository.images(of: open))?.map {
+            ShowCommand.ShownImage($0, file: repository.imageFile($0))
+          }
+          reader.setImages(images ?? [], of: open.url)
+        } else if reader.open == nil {
+          shownImagesOf = nil
+        }
         draw()
       }
       return .success

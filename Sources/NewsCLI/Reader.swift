@@ -60,6 +60,9 @@ struct Reader {
   var listTop = 0
   /// The article open on the article screen.
   var open: Article?
+  /// The images of the open article (its lead image and the whole text's, with their offline files), listed under it
+  /// as `news show` lists them; read by the command when an article opens (``setImages(_:of:)``).
+  var openImages: [ShowCommand.ShownImage] = []
   var articleTop = 0
   /// The search being typed after `/`; `nil` when none.
   var prompt: String?
@@ -72,7 +75,7 @@ struct Reader {
 
   private var listLinesCache: (version: Int, width: Int, lines: [String])?
   private var listVersion = 0
-  private var articleLinesCache: (article: Article, width: Int, lines: [String])?
+  private var articleLinesCache: (article: Article, width: Int, images: Int, lines: [String])?
 
   init(
     sources: [SourceRow], startingList: (title: String, filter: ArticleFilter, reloads: [String]?)? = nil,
@@ -116,6 +119,12 @@ struct Reader {
   /// New counts for the source rows, in their order.
   mutating func setCounts(_ counts: [ArticleCounts?]) {
     for (index, value) in counts.enumerated() where sources.indices.contains(index) { sources[index].counts = value }
+  }
+
+  /// The images of the article `url`, when it is still the open one.
+  mutating func setImages(_ images: [ShowCommand.ShownImage], of url: URL) {
+    guard open?.url == url else { return }
+    openImages = images
   }
 
   /// New healths for the source rows, in their order.
@@ -277,6 +286,7 @@ struct Reader {
 
   private mutating func openArticle(_ article: Article) -> [Action] {
     if screen != .article { screens.append(.article) }
+    if open?.url != article.url { openImages = [] }
     open = article
     articleTop = 0
     if let index = articles.firstIndex(where: { $0.url == article.url }) { articleSelection = index }
@@ -459,11 +469,13 @@ struct Reader {
   private mutating func articleLines(_ body: Int, _ width: Int) -> [Terminal.Line] {
     guard let article = open else { return [] }
     let rendered: [String]
-    if let cache = articleLinesCache, cache.article == article, cache.width == width {
+    if let cache = articleLinesCache, cache.article == article, cache.width == width,
+      cache.images == openImages.count
+    {
       rendered = cache.lines
     } else {
-      rendered = Self.render(article, width: width, now: now)
-      articleLinesCache = (article, width, rendered)
+      rendered = Self.render(article, images: openImages, width: width, now: now)
+      articleLinesCache = (article, width, openImages.count, rendered)
     }
     articleTop = min(articleTop, max(0, rendered.count - body))
     return rendered.dropFirst(articleTop).prefix(body).enumerated().map { offset, text in
@@ -473,8 +485,8 @@ struct Reader {
 
   /// The article's lines as `news show` renders it (``ShowCommand/render(_:images:fullTextNote:now:width:color:)``)
   /// for `width` columns, without colour: the reader's styles are ncurses attributes.
-  static func render(_ article: Article, width: Int, now: Date) -> [String] {
-    ShowCommand.render(article, now: now, width: max(20, width - 1), color: false)
+  static func render(_ article: Article, images: [ShowCommand.ShownImage] = [], width: Int, now: Date) -> [String] {
+    ShowCommand.render(article, images: images, now: now, width: max(20, width - 1), color: false)
       .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
   }
 

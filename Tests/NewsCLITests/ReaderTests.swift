@@ -186,4 +186,22 @@ struct ReaderTests {
       #expect(reader.lines(height: 10, width: width).allSatisfy { OutputFormat.displayWidth($0.text) <= width })
     }
   }
+
+  @Test("an opened article lists its images as news show does, once the command has read them")
+  func articleImages() throws {
+    var reader = Self.reader()
+    _ = reader.handle(.enter, height: 30)
+    reader.setArticles(Self.articles)
+    _ = reader.handle(.enter, height: 30)
+    #expect(!reader.lines(height: 30, width: 100).contains { $0.text.hasPrefix("images ") })
+    let image = ArticleImage(
+      url: try #require(URL(string: "https://cdn.example/sakura.jpg")), position: 0, isLead: true, file: "sakura.jpg",
+      error: "HTTP 404")
+    reader.setImages([ShowCommand.ShownImage(image, file: nil)], of: Self.articles[0].url)
+    let lines = reader.lines(height: 30, width: 100).map(\.text)
+    #expect(lines.contains("images 0 of 1 offline"), "\(lines)")
+    #expect(lines.contains { $0.contains("remote   https://cdn.example/sakura.jpg (lead image, HTTP 404)") })
+    reader.setImages([], of: Self.articles[1].url)
+    #expect(reader.lines(height: 30, width: 100).contains { $0.text == "images 0 of 1 offline" }, "not the open one")
+  }
 }
