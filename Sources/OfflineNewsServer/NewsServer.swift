@@ -25,7 +25,10 @@ import OfflineNewsHTTP
 ///
 /// Failed logins (any of the three ways) are slowed per peer address (``LoginThrottle``) and logged. Without
 /// credentials (loopback only: `news serve` refuses to listen elsewhere without them) every request is allowed and
-/// any login succeeds — the Host, Origin and CSRF checks still apply, as they protect the browser's user.
+/// any login succeeds — the Host, Origin and CSRF checks still apply, as they protect the browser's user — and a
+/// request a proxy forwarded (`Forwarded`, `X-Forwarded-For`, `X-Forwarded-Host`, `X-Real-IP`) is refused 403: a
+/// proxy in front of a server without credentials would open it to anyone. A state change a browser marks
+/// `Sec-Fetch-Site: cross-site` is refused like one from another `Origin`.
 public struct NewsServer: Sendable {
   /// How the front door is set up.
   public struct Settings: Sendable {
@@ -120,8 +123,20 @@ public struct NewsServer: Sendable {
         original.header("host") == nil ? "no Host" : "foreign host \"\(shown)\""
       )
     }
-    if !Self.isSafe(original.method), !isSameOrigin(original) {
+    if !Self.isSafe(original.method),
+      !isSameOrigin(original) || original.header("sec-fetch-site")?.lowercased() == "cross-site"
+    {
       return (.text("cross-origin request refused\n", status: 403), "cross-origin")
+    }
+    // Without credentials every request is allowed because only this machine can reach a loopback address; a proxy
+    // in front (it says so in its forwarding headers) would let anyone in.
+    if settings.credentials == nil, Self.proxyHeaders.contains(where: { original.header($0) != nil }) {
+      return (
+        .text(
+          "a proxy forwarded this request, and this server has no credentials: set them (news serve --set-password)\n",
+          status: 403),
+        "proxied without credentials"
+      )
     }
     var request = original
     if request.path.hasPrefix("/api/greader.php/") { request.path.removeFirst("/api/greader.php".count) }
@@ -138,6 +153,9 @@ public struct NewsServer: Sendable {
   }
 
   static func isSafe(_ method: String) -> Bool { ["GET", "HEAD", "OPTIONS"].contains(method) }
+
+  /// The header fields a proxy adds to what it forwards (RFC 7239 `Forwarded` and the common de-facto ones).
+  static let proxyHeaders = ["forwarded", "x-forwarded-for", "x-forwarded-host", "x-real-ip"]
 
   /// Whether the request's `Origin`, when it has one, is this server as its `Host` names it (default ports
   /// ignored).

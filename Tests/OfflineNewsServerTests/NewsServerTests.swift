@@ -186,6 +186,27 @@ import Testing
     await server.stop()
   }
 
+  @Test func withoutCredentialsAProxiedRequestIsRefusedAndCrossSiteFetchesToo() async throws {
+    let library = try TestLibrary()
+    let server = try startServer(library: library.served)
+    let client = TestClient(port: server.port)
+    for header in ["X-Forwarded-For", "Forwarded", "X-Real-IP", "X-Forwarded-Host"] {
+      let proxied = try await client.request("GET", "/v1/me", headers: [header: "203.0.113.9"])
+      #expect(proxied.status == 403, "\(header)")
+    }
+    #expect(try await client.request("GET", "/v1/me").status == 200, "the same request, not proxied")
+    let crossSite = try await client.request(
+      "POST", "/reader/api/0/edit-tag", headers: ["Sec-Fetch-Site": "cross-site"])
+    #expect(crossSite.status == 403)
+    await server.stop()
+    let withCredentials = try startServer(library: library.served, credentials: try testCredentials())
+    let behindProxy = try await curlRequest(
+      "GET", withCredentials.base + "/v1/me",
+      headers: ["X-Forwarded-For": "203.0.113.9", "X-Auth-Token": "api-token-1"])
+    #expect(behindProxy?.status == 200, "with credentials a proxy may forward")
+    await withCredentials.stop()
+  }
+
   @Test func withoutCredentialsEveryRequestIsAllowedButCSRFStillApplies() async throws {
     let library = try TestLibrary()
     let server = try startServer(library: library.served)
