@@ -39,6 +39,8 @@ enum ServeBench {
     var direct: Latency
     /// Bytes of one response's body.
     var responseBytes: Int
+    /// Miniflux only: `count(selecting:)` alone, the `total` of the page.
+    var directCount: Latency?
   }
 
   /// What the server child reports when its standard input closes.
@@ -206,7 +208,7 @@ enum ServeBench {
       seconds: seconds, requestsPerSecond: Double(total) / seconds,
       miniflux: Endpoint(
         path: minifluxPath, served: Latency(outcomes.flatMap(\.miniflux)), direct: direct.miniflux,
-        responseBytes: warm.minifluxBytes),
+        responseBytes: warm.minifluxBytes, directCount: direct.count),
       reader: Endpoint(
         path: readerPath, served: Latency(outcomes.flatMap(\.reader)), direct: direct.reader,
         responseBytes: warm.readerBytes),
@@ -216,7 +218,9 @@ enum ServeBench {
 
   /// The handlers' repository calls, one at a time: Miniflux's page of 100 with its count (concurrently, as the
   /// handler makes them), and Reader's 51 (`n` + 1, for the continuation), both newest first over every source.
-  static func directCalls(database: String, calls: Int) async throws -> (miniflux: Latency, reader: Latency) {
+  static func directCalls(database: String, calls: Int) async throws -> (
+    miniflux: Latency, reader: Latency, count: Latency
+  ) {
     let storage = try StorageContext(path: database)
     let repository = NewsRepository(storage: storage, network: FileNewsNetwork())
     let everything = ArticleSelection(sources: sources().map(\.match), sourceLookup: .scan)
@@ -226,6 +230,7 @@ enum ServeBench {
     reader.limit = 51
     var minifluxSamples: [Double] = []
     var readerSamples: [Double] = []
+    var countSamples: [Double] = []
     for round in 0..<(calls + 20) {
       var start = monotonicSeconds()
       async let page = repository.articles(selecting: miniflux)
@@ -235,13 +240,17 @@ enum ServeBench {
       start = monotonicSeconds()
       let readerArticles = try await repository.articles(selecting: reader)
       let readerSeconds = monotonicSeconds() - start
+      start = monotonicSeconds()
+      _ = try await repository.count(selecting: miniflux)
+      let countSeconds = monotonicSeconds() - start
       guard !articles.isEmpty, !readerArticles.isEmpty else { throw BenchError("the direct selections are empty") }
       if round >= 20 {
         minifluxSamples.append(minifluxSeconds)
         readerSamples.append(readerSeconds)
+        countSamples.append(countSeconds)
       }
     }
-    return (Latency(minifluxSamples), Latency(readerSamples))
+    return (Latency(minifluxSamples), Latency(readerSamples), Latency(countSamples))
   }
 
   static func progress(_ text: String) {
@@ -268,7 +277,8 @@ enum ServeBench {
       text += """
           \(name) GET \(endpoint.path) (\(endpoint.responseBytes) bytes)
             served  p50 \(ms(served.median))  p99 \(ms(served.p99))  max \(ms(served.max))  (\(served.calls) requests)
-            direct  p50 \(ms(endpoint.direct.median))  p99 \(ms(endpoint.direct.p99))  (the repository calls, one at a time)
+            direct  p50 \(ms(endpoint.direct.median))  p99 \(ms(endpoint.direct.p99))  (the repository calls, one at a time)\
+        \(endpoint.directCount.map { "\n      of which count(selecting:) alone p50 \(ms($0.median))  p99 \(ms($0.p99))" } ?? "")
             served/direct  p50 \(ratio(served.median, endpoint.direct.median))  p99 \
         \(ratio(served.p99, endpoint.direct.p99))
             target p50 ≤ 5 ms: \(met(served.median <= targetP50)); p99 ≤ 50 ms: \(met(served.p99 <= targetP99))
