@@ -145,7 +145,7 @@ let package = Package(
       name: "news-bench",
       dependencies: [
         "CSQLite", "OfflineNews", "OfflineNewsHTML", "OfflineNewsURLSession", "OfflineNewsImport", "OfflineNewsModel",
-        "OfflineNewsNetwork", "OfflineNewsStorage",
+        "OfflineNewsNetwork", "OfflineNewsStorage", "OfflineNewsServer", "OfflineNewsMicroHTTPD", "OfflineNewsHTTP",
       ],
       path: "Sources/NewsBench", swiftSettings: strict),
 

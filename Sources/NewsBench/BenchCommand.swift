@@ -46,6 +46,13 @@ enum BenchCommand {
         } else {
           print(ExtractionBench.report(results), terminator: "")
         }
+      } else if options.serve {
+        let results = try await ServeBench.run(options: options, folder: folder, selfPath: selfPath)
+        if options.json {
+          print(String(decoding: try encoder.encode(results), as: UTF8.self))
+        } else {
+          print(Report.machine(machine, date: results.date) + ServeBench.report(results), terminator: "")
+        }
       } else if options.feeds {
         let results = try FeedBench.feeds(options, folder: folder, selfPath: selfPath).run()
         if options.json {

@@ -19,6 +19,12 @@ struct Options: Sendable {
   var latencyRuns = 50
   /// `--cli DB`: only the command-line latencies, on this database.
   var cliDatabase: String?
+  /// `--serve`: `news serve` under load (``ServeBench``).
+  var serve = false
+  /// With `--serve`: concurrent clients.
+  var serveClients = 100
+  /// With `--serve`: requests of each client (half Miniflux, half Reader).
+  var serveRequests = 200
 
   static let usage = """
     usage: news-bench [--articles N] [--runs R] [--seed S] [--work DIR] [--quick] [--json]
@@ -26,6 +32,7 @@ struct Options: Sendable {
            news-bench --extraction [--pages DIR] [--runs R] [--json]
            news-bench --feeds [--feeds-from DIR] [--work DIR] [--json]
            news-bench --cli DB [--latency-runs N] [--json]
+           news-bench --serve [--articles N] [--clients C] [--requests R] [--quick] [--json]
 
     Generates a NewsAPI-shaped payload of N articles and times, side by side on the same file and fresh databases
     (median of R runs; each import in its own process):
@@ -56,6 +63,13 @@ struct Options: Sendable {
                      latencies at 100k
       --million      with --scaling: also N = 1M (a ~600 MB file; one run), with the command-line latencies at 1M
       --cli DB       instead: only the command-line latencies, on the database DB
+      --serve        instead: `news serve` under load: a store of N articles over 50 sources served (NewsServer on
+                     libmicrohttpd, in a child process) on loopback to C concurrent keep-alive clients (default 100),
+                     R requests each (default 200), alternating GET /v1/entries?limit=100 and the Reader reading
+                     list (n=50): errors, p50/p99 of each beside the same selection run directly on the store,
+                     requests/s and the server's peak RSS; with --quick: N = 2000, C = 10, R = 20
+      --clients C    with --serve: concurrent clients
+      --requests R   with --serve: requests of each client
     """
 
   static func parse(_ arguments: [String]) throws -> Options {
@@ -100,6 +114,9 @@ struct Options: Sendable {
       case "--feeds-from": options.feedsFrom = try value(argument)
       case "--latency-runs": options.latencyRuns = try number(argument)
       case "--cli": options.cliDatabase = try value(argument)
+      case "--serve": options.serve = true
+      case "--clients": options.serveClients = try number(argument)
+      case "--requests": options.serveRequests = try number(argument)
       case "--help", "-h": throw HelpRequested()
       default: throw BenchError("unknown argument \"\(argument)\"\n\n\(usage)")
       }
@@ -109,6 +126,13 @@ struct Options: Sendable {
     if arguments.contains("--pages") && !options.extraction { throw BenchError("--pages goes with --extraction") }
     if options.extraction && !options.runsGiven { options.runs = options.quick ? 1 : 5 }
     if options.feeds && options.scaling { throw BenchError("--feeds and --scaling are separate runs") }
+    if options.serve && (options.scaling || options.feeds || options.extraction) {
+      throw BenchError("--serve is a separate run")
+    }
+    if options.serve && options.quick {
+      if !arguments.contains("--clients") { options.serveClients = 10 }
+      if !arguments.contains("--requests") { options.serveRequests = 20 }
+    }
     return options
   }
 }

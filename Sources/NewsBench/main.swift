@@ -11,6 +11,14 @@ if arguments.first == "--child-import" {
   }
   exit(await ChildImport.run(file: arguments[1], database: arguments[2], sqliteMemory: sqliteMemory))
 }
+if arguments.first == "--serve-child" {
+  // `news-bench --serve-child DB`: the server of `--serve`, in its own process (ServeBench.child).
+  guard arguments.count == 2 else {
+    FileHandle.standardError.write(Data("usage: news-bench --serve-child DB\n".utf8))
+    exit(64)
+  }
+  exit(await ServeBench.child(database: arguments[1]))
+}
 if arguments.first == "--generate" {
   // `news-bench --generate N FILE`: only the payload of N articles (default seed), for ad-hoc runs of
   // `--child-import` (docs/PERFORMANCE.md).
