@@ -49,6 +49,28 @@ struct ArticleSelectionTests {
     #expect(try await storage.articleCount(selecting: ArticleSelection(sources: [Self.a, Self.c])) == 6)
   }
 
+  @Test("a count by source names and queries (a UNION of two index lookups) is the number of articles the page holds")
+  func countsAgreeWithPages() async throws {
+    let (_, storage) = try await Self.store()
+    try await storage.setRead(true, urls: [articleURL("a1").absoluteString, articleURL("c2").absoluteString])
+    let onlyQuery = SourceMatch(source: "", queries: ["query-C"])
+    let onlyName = SourceMatch(source: "C")
+    let selections = [
+      ArticleSelection(sources: [Self.c]), ArticleSelection(sources: [Self.a, Self.b, Self.c]),
+      ArticleSelection(readOnly: true, sources: [Self.c]),
+      ArticleSelection(filter: ArticleFilter(unreadOnly: true), sources: [Self.a, Self.c]),
+      ArticleSelection(sources: [Self.c], publishedAfter: Date(timeIntervalSince1970: Double(t0) / 1000 + 5400)),
+      ArticleSelection(sources: [onlyQuery]), ArticleSelection(sources: [onlyName]),
+      ArticleSelection(sources: [Self.b, Self.c], sourceLookup: .scan), ArticleSelection(sources: []),
+      ArticleSelection(),
+    ]
+    for selection in selections {
+      let page = try await storage.articles(selecting: selection)
+      #expect(try await storage.articleCount(selecting: selection) == page.count, "\(selection)")
+    }
+    #expect(try await storage.articleCount(selecting: ArticleSelection(sources: [Self.c])) == 3, "C1, C2 and A1")
+  }
+
   @Test("dates, read state, handles, order and direction; ascending is the exact reverse of descending")
   func conditionsAndOrder() async throws {
     let (_, storage) = try await Self.store()
