@@ -29,7 +29,7 @@ enum LoginPage {
       <h1>news</h1>
       \(message)
       <form method="post" action="/login">
-      <input type="hidden" name="next" value="\(escaped(next))">
+      <input type="hidden" name="next" value="\(ArticleHTMLSanitizer.escapeAttribute(next))">
       <label for="user">User</label>
       <input id="user" name="user" autocomplete="username" required autofocus>
       <label for="password">Password</label>
@@ -56,19 +56,4 @@ enum LoginPage {
       ])
   }
 
-  /// `text` escaped for an HTML attribute value in double quotes.
-  static func escaped(_ text: String) -> String {
-    var out = ""
-    for character in text {
-      switch character {
-      case "&": out += "&amp;"
-      case "<": out += "&lt;"
-      case ">": out += "&gt;"
-      case "\"": out += "&quot;"
-      case "'": out += "&#39;"
-      default: out.append(character)
-      }
-    }
-    return out
-  }
 }
