@@ -89,12 +89,12 @@ struct AddCommand: NewsCommand {
     if all, arguments.value(.name) != nil {
       throw CommandFailure(.usage, "--name names one source; with --all each feed is named by its title")
     }
-    var folder: String?
+    var folder: [String] = []
     if let text = arguments.value(.folder) {
-      guard let path = Configuration.folderPath(text) else {
+      guard let path = SubscriptionFile.folderPath(text) else {
         throw arguments.badValue("--folder needs a folder name, or folders separated by \"/\", got \"\(text)\"")
       }
-      folder = Configuration.folderText(path)
+      folder = path
     }
     let location = try location(of: target)
     let subscriber = try subscriber(for: location)
@@ -104,7 +104,8 @@ struct AddCommand: NewsCommand {
     } catch {
       throw failure(error, target: target)
     }
-    var plan = SubscriptionPlan(configuration: context.configuration)
+    let list = context.subscriptionFile
+    let subscribed = Set(try await list.sources().map(\.subscriptionKey))
     var announced: [DiscoveredFeed] = []
     let candidates: [SubscriptionCandidate]
     switch answer {
@@ -114,7 +115,7 @@ struct AddCommand: NewsCommand {
       announced = page.feeds
       // Each chosen feed is read, to be named after its own title, unless it is configured already.
       var chosen = try choose(from: page, target: target, pick: pick, all: all)
-      for (index, candidate) in chosen.enumerated() where !plan.isConfigured(candidate.source.url) {
+      for (index, candidate) in chosen.enumerated() where !subscribed.contains(candidate.source.subscriptionKey) {
         chosen[index] = await subscriber.resolve(candidate)
       }
       candidates = chosen
@@ -128,25 +129,24 @@ struct AddCommand: NewsCommand {
       throw subscriptionListFailure(target, isFile: location.isFileURL)
     }
     let sources = candidates.map { source(for: $0, folder: folder) }
-    for source in sources { try plan.add(source, exactName: arguments.value(.name) != nil) }
     let dryRun = arguments.flag(.dryRun)
-    let config =
+    let exactName = arguments.value(.name) != nil
+    let changes =
       dryRun
-      ? context.configuration.file ?? Configuration.userConfigurationPath(environment: context.environment)
-      : try plan.write(configuration: context.configuration, environment: context.environment)
-    report(plan, config: config, dryRun: dryRun, announced: announced)
+      ? try await list.planSubscribing(sources, exactName: exactName)
+      : try await list.subscribe(sources, exactName: exactName)
+    report(changes, config: list.path, dryRun: dryRun, announced: announced)
     return .success
   }
 
   /// The configuration's source for a candidate: named by `--name`, else as the library named it (the feed's own
   /// title, else its fallback); the feed's title kept when the name differs from it.
-  private func source(for candidate: SubscriptionCandidate, folder: String?) -> NewSource {
-    let name = arguments.value(.name) ?? candidate.source.name
-    let url = candidate.source.url
-    return NewSource(
-      name: name, feed: url.isFileURL ? nil : url.absoluteString, file: url.isFileURL ? url.path : nil,
-      title: candidate.feedTitle == name ? nil : candidate.feedTitle,
-      homePage: candidate.source.homePage?.absoluteString, folder: folder)
+  private func source(for candidate: SubscriptionCandidate, folder: [String]) -> NewsSource {
+    var source = candidate.source
+    source.name = arguments.value(.name) ?? source.name
+    source.title = candidate.feedTitle
+    source.folder = folder
+    return source
   }
 
   /// The announced feeds to add: the only one, the `--pick`ed one, or all with `--all`; of several and no choice,
@@ -243,24 +243,26 @@ struct AddCommand: NewsCommand {
       hint: FailureHint.subscriptionList(target, isFile: isFile))
   }
 
-  private func report(_ plan: SubscriptionPlan, config: String, dryRun: Bool, announced: [DiscoveredFeed]) {
+  private func report(_ changes: SubscriptionChanges, config: String, dryRun: Bool, announced: [DiscoveredFeed]) {
     let console = context.console
+    let added = changes.added.map(NewSource.init)
+    let existing = ExistingSource.all(changes)
     if arguments.flag(.json) {
       let document = Report(
-        config: config, dryRun: dryRun, added: plan.added, existing: plan.existing,
+        config: config, dryRun: dryRun, added: added, existing: existing,
         announced: announced.map { .init(url: $0.url.absoluteString, title: $0.title, type: $0.type) })
       console.out(OutputFormat.json(document))
       return
     }
     var text = ""
-    for source in plan.added {
-      var line = "\(dryRun ? "would add" : "added") \"\(source.name)\": \(source.location)"
+    for source in added {
+      var line = "\(dryRun ? "would add" : "added") \"\(source.name)\": \(source.feed ?? source.file ?? "")"
       if let folder = source.folder { line += " (folder \(folder))" }
       text += OutputFormat.sanitized(line) + "\n"
     }
     console.out(text)
-    for source in plan.existing { console.printNote("already a source: \"\(source.name)\" (\(source.url))") }
-    if !plan.added.isEmpty {
+    for source in existing { console.printNote("already a source: \"\(source.name)\" (\(source.url))") }
+    if !added.isEmpty {
       console.printNote(dryRun ? "dry run: nothing written to \(config)" : "written to \(config)")
     }
   }

@@ -14,7 +14,7 @@ extension CommandContext {
   func sourceMatch(_ typed: String) -> SourceMatch {
     let text = configuration.sourceName(matching: typed) ?? typed
     if let source = configuration.sources[text] {
-      return newsSource(text, source).match
+      return newsSource(source).match
     } else if let sync = configuration.syncSources[text] {
       switch sync.kind {
       case .feed(let url): return SourceMatch(source: text, queries: [NewsQuery(url: url).cacheKey])
@@ -34,7 +34,7 @@ extension CommandContext {
   /// - Throws: ``CommandFailure`` (usage) when no configured source is in that folder, naming the folders there are.
   func folderMatches(_ text: String) throws(CommandFailure) -> [SourceMatch] {
     guard let names = configuration.sourceNames(inFolder: text) else {
-      let folders = configuration.folders.map(Configuration.folderText)
+      let folders = configuration.folders.map(SubscriptionFile.folderText)
       throw CommandFailure(
         .usage, "no source is in a folder \"\(text)\"",
         hint: folders.isEmpty

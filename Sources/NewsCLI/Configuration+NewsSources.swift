@@ -5,57 +5,52 @@ import OfflineNewsStorage
 import OfflineNewsSync
 
 extension CommandContext {
-  /// Every configured source as the library's ``NewsSource``, sorted by name: NewsAPI, file and feed sources as they
-  /// are; a Parse source with its mapping loaded (``loadMapping(_:)``) and its secrets read from the environment
-  /// variables it names.
+  /// The configuration file as the library's subscription list (``SubscriptionFile``): the file read, else the one
+  /// `news add` creates (``Configuration/userConfigurationPath(environment:)``); a Parse source's mapping loaded as
+  /// `--mapping` loads one (``loadMapping(_:)``); every edit checked as `news` reads the whole file.
+  var subscriptionFile: SubscriptionFile {
+    let context = self
+    return SubscriptionFile(
+      path: configuration.file ?? Configuration.userConfigurationPath(environment: environment),
+      environment: environment,
+      mappings: { name in
+        do {
+          return try context.loadMapping(name)
+        } catch {
+          let failure = error as? CommandFailure
+          throw SubscriptionFileError(.invalidValue, path: "", failure?.message ?? "\(error)", hint: failure?.hint)
+        }
+      },
+      check: { path in _ = try Configuration.read(path: path) })
+  }
+
+  /// Every configured source as the library's ``NewsSource``, in the file's order: NewsAPI, file and feed sources as
+  /// they are; a Parse source with its mapping loaded and its secrets read from the environment variables it names.
   ///
   /// - Throws: ``CommandFailure`` 78 naming the configuration file and source whose mapping cannot be loaded.
   func newsSources() throws(CommandFailure) -> [NewsSource] {
-    var sources = configuration.sources.map { newsSource($0.key, $0.value) }
-    for sync in configuration.syncSources.values { sources.append(try newsSource(sync)) }
-    return sources.sorted { $0.name < $1.name }
+    var entries = SubscriptionFile.Entries()
+    entries.sources = configuration.sources
+    entries.syncSources = configuration.syncSources
+    entries.order = configuration.sourceOrder
+    do {
+      return try subscriptionFile.newsSources(entries)
+    } catch {
+      throw CommandFailure(error)
+    }
   }
 
   /// A NewsAPI query or file source of the configuration as the library's.
-  func newsSource(_ name: String, _ source: Configuration.Source) -> NewsSource {
-    NewsSource(
-      name: name, url: source.url, title: source.labels.title, folder: source.labels.folder,
-      homePage: source.labels.homePage, policy: source.policy, maxAge: source.maxAge,
-      fullText: source.labels.fullText)
-  }
+  func newsSource(_ source: Configuration.Source) -> NewsSource { SubscriptionFile.newsSource(source) }
 
-  /// A sync source of the configuration (a Parse Server, or a feed) as the library's; a `"policy": "cache-first"`
-  /// is ``CachePolicy/cacheFirst`` (skipped while fresh).
+  /// A sync source of the configuration (a Parse Server, or a feed) as the library's.
   ///
   /// - Throws: ``CommandFailure`` 78 naming the configuration file and source whose mapping cannot be loaded.
   func newsSource(_ sync: Configuration.SyncSource) throws(CommandFailure) -> NewsSource {
-    let labels = sync.labels
-    let policy: CachePolicy? = sync.skipsWhileFresh ? .cacheFirst : nil
-    switch sync.kind {
-    case .feed(let url):
-      return NewsSource(
-        name: sync.name, url: url, title: labels.title, folder: labels.folder, homePage: labels.homePage,
-        policy: policy, maxAge: sync.maxAge, fullText: labels.fullText)
-    case .parse(let settings):
-      let mapping: ImportMapping
-      do {
-        mapping = try loadMapping(sync.mapping)
-      } catch {
-        let file = configuration.file ?? "the configuration"
-        throw CommandFailure(.config, "\(file): sources.\(sync.name).mapping: \(error.message)", hint: error.hint)
-      }
-      let server = ParseServer(
-        serverURL: settings.serverURL, applicationID: settings.applicationID,
-        restAPIKey: environment[settings.restAPIKeyEnvironment],
-        sessionToken: settings.sessionTokenEnvironment.flatMap { environment[$0] })
-      let classes = settings.classes.map {
-        ParseSource.Class(name: $0.name, pageSize: $0.pageSize, files: $0.files, relations: $0.relations)
-      }
-      return NewsSource(
-        name: sync.name,
-        kind: .parse(ParseSource(server: server, classes: classes, mapping: mapping, pageSize: settings.pageSize)),
-        title: labels.title, folder: labels.folder, homePage: labels.homePage, policy: policy, maxAge: sync.maxAge,
-        fullText: labels.fullText)
+    do {
+      return try subscriptionFile.newsSource(sync)
+    } catch {
+      throw CommandFailure(error)
     }
   }
 

@@ -68,6 +68,8 @@ struct CommandFailure: Error {
   ///   file's path, or the URL without its API key) with a hint that fits the cause (``FailureHint``) |
   /// | `NewsRepositoryError.storage`, `StorageError` | 74 `storage`, naming the database file and the cause (a lock
   ///   held by another writer: with a hint saying so) |
+  /// | `SubscriptionFileError` | 78 `config`, naming the file and the key |
+  /// | `SubscriptionChangeError` | 64 a name taken or not a name, 66 no such source, 78 the file's or the kind's |
   /// | any other error (a last resort: storage calls throw `StorageError` only) | 74 `storage` |
   ///
   /// - Parameter currentDirectory: the folder relative paths were resolved against, named in hints about files.
@@ -92,6 +94,10 @@ struct CommandFailure: Error {
       }
     case let error as StorageError:
       self.init(error)
+    case let error as SubscriptionFileError:
+      self.init(error)
+    case let error as SubscriptionChangeError:
+      self.init(error)
     default:
       self.init(.storage, "\(error)")
     }
@@ -108,6 +114,27 @@ extension CommandFailure {
       hint: error.kind == .busy
         ? "another command is writing to this store (a 'news import', 'fetch' or 'sync' still running?): "
           + "try again when it has finished; reading commands work meanwhile" : nil)
+  }
+}
+
+extension CommandFailure {
+  /// The failure for a configuration file that cannot be read, is not valid or cannot be written: 78 `config`, its
+  /// message (the file, the key or position) and hint.
+  init(_ error: SubscriptionFileError) {
+    self.init(.config, error.message, hint: error.hint)
+  }
+
+  /// The failure for a refused change of a subscription list: 64 a name taken or not a name, 66 no such source,
+  /// 78 the file's failure or a kind the list does not keep, 74 the store's.
+  init(_ error: SubscriptionChangeError) {
+    switch error {
+    case .file(let error): self.init(error)
+    case .storage(let error): self.init(error)
+    case .nameTaken: self.init(.usage, error.description, hint: "choose another --name, or news remove it first")
+    case .invalidName: self.init(.usage, error.description)
+    case .notSubscribed: self.init(.noInput, error.description)
+    case .alreadySubscribed, .unsupportedKind: self.init(.config, error.description)
+    }
   }
 }
 

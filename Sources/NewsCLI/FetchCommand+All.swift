@@ -68,36 +68,31 @@ extension FetchCommand {
     let progress = ProgressReporter(
       "refreshing", total: sources.count, unit: "sources", console: context.console,
       quiet: arguments.flag(.quiet) || arguments.flag(.json))
-    let report = await repository.refresh(sources, options: options) { _ in progress.advance() }
+    let report = await repository.refresh(sources, in: context.subscriptionFile, options: options) { _ in
+      progress.advance()
+    }
     progress.finish()
     print(report.sources)
-    try relink(report.sources)
+    noteRelinks(report)
     context.reportFullText(report)
     return Self.exitCode(report)
   }
 
   /// Feeds that moved permanently (`301`, `308`) are configured at their new address from now on (RFC 9110
-  /// §15.4.2): their `"feed"` is rewritten in the configuration file, every other byte kept, and a note says so.
-  private func relink(_ results: [SourceRefresh]) throws(CommandFailure) {
-    let configuration = context.configuration
-    let moved = results.compactMap { result -> (name: String, url: URL)? in
-      guard let url = result.movedPermanently, let sync = configuration.syncSources[result.source],
-        case .feed = sync.kind
-      else { return nil }
-      return (result.source, url)
-    }
-    guard !moved.isEmpty, let file = configuration.file else { return }
-    var edit = try ConfigurationEdit(path: file)
-    var changed: [(name: String, url: URL)] = []
-    for move in moved where try edit.setField("feed", ofSource: move.name, to: move.url.absoluteString) {
-      changed.append(move)
-    }
-    guard !changed.isEmpty else { return }
-    try edit.save()
-    for move in changed {
+  /// §15.4.2): the library rewrote their `"feed"` in the configuration file, every other byte kept
+  /// (``NewsRepository/refresh(_:in:options:progress:)``); a note says so, or why the file could not be changed.
+  private func noteRelinks(_ report: RefreshReport) {
+    let file = context.subscriptionFile.path
+    for result in report.relinked {
+      guard let url = result.movedPermanently else { continue }
       context.console.printNote(
-        "\(OutputFormat.sanitized(move.name)): moved permanently to \(OutputFormat.sanitized(move.url.absoluteString)); "
+        "\(OutputFormat.sanitized(result.source)): moved permanently to \(OutputFormat.sanitized(url.absoluteString)); "
           + "\(file) now says so")
+    }
+    for failure in report.relinkFailures {
+      context.console.printNote(
+        "\(OutputFormat.sanitized(failure.source)): moved permanently, but \(file) could not say so: "
+          + OutputFormat.sanitized(failure.error.description))
     }
   }
 

@@ -150,9 +150,9 @@ struct FetchCommand: NewsCommand {
   /// `--policy NAME`, or `nil`.
   static func policy(_ arguments: ParsedArguments<Option>) throws(CommandFailure) -> CachePolicy? {
     guard let name = arguments.value(.policy) else { return nil }
-    guard let policy = CachePolicy(commandLineName: name) else {
+    guard let policy = CachePolicy(name: name) else {
       throw arguments.badValue(
-        "--policy must be one of \(CachePolicy.commandLineNames.joined(separator: ", ")), got \"\(name)\"")
+        "--policy must be one of \(CachePolicy.names.joined(separator: ", ")), got \"\(name)\"")
     }
     return policy
   }

@@ -147,7 +147,8 @@ struct ImportCommand: NewsCommand {
           : .unreadableFile(path: path, reason: error.reason)
         throw unreadable(file, path: path, cause)
       }
-      return try SubscriptionListImport(context: context, arguments: arguments).run(file: file, path: path, data: list)
+      return try await SubscriptionListImport(context: context, arguments: arguments).run(
+        file: file, path: path, data: list)
     }
     // Only JSON may be a large NewsAPI export, read in batches; a feed or page is read whole, its size checked first.
     if kind == .json || kind == nil,

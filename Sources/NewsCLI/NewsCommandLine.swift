@@ -383,7 +383,7 @@ struct CommandContext: Sendable {
   /// A path the user typed, made absolute: `~` and `~/…` expanded with `$HOME`, relative to the current folder
   /// (``resolvedPath(_:relativeTo:environment:)``).
   func resolvedPath(_ typed: String) -> String {
-    NewsCLI.resolvedPath(typed, relativeTo: currentDirectory, environment: environment)
+    LocalPath.resolved(typed, relativeTo: currentDirectory, environment: environment)
   }
 
   /// The database path: `--db`, else the configuration's, else the XDG default.
@@ -469,7 +469,7 @@ struct CommandContext: Sendable {
     if let file = configuration.file {
       folders.append(URL(fileURLWithPath: file).deletingLastPathComponent().appendingPathComponent("mappings").path)
     }
-    folders.append(absolute("Config/mappings", relativeTo: currentDirectory))
+    folders.append(LocalPath.absolute("Config/mappings", relativeTo: currentDirectory))
     folders.append(
       Configuration.xdgDirectory("XDG_CONFIG_HOME", fallback: ".config", environment: environment) + "/news/mappings")
     var seen = Set<String>()

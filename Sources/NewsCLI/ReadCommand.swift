@@ -121,7 +121,7 @@ struct ReadCommand: NewsCommand {
   static func health(of name: String, _ context: CommandContext, _ repository: NewsRepository) async -> SourceHealth? {
     let configuration = context.configuration
     if let source = configuration.sources[name] {
-      return try? await repository.health(of: context.newsSource(name, source))
+      return try? await repository.health(of: context.newsSource(source))
     }
     guard let sync = configuration.syncSources[name] else { return nil }
     switch sync.kind {
@@ -150,7 +150,7 @@ struct ReadCommand: NewsCommand {
     }
     let names = configuration.allSourceNames.sorted { $0.lowercased() < $1.lowercased() }
     for folder in configuration.folders {
-      let text = Configuration.folderText(folder)
+      let text = SubscriptionFile.folderText(folder)
       let matches = (configuration.sourceNames(inFolder: text) ?? []).map(context.sourceMatch)
       rows.append(
         Reader.SourceRow(

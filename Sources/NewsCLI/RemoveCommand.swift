@@ -33,7 +33,7 @@ struct RemoveCommand: NewsCommand {
   var context: CommandContext
   var arguments: ParsedArguments<Option>
 
-  func run() throws -> ExitCode {
+  func run() async throws -> ExitCode {
     guard let typed = arguments.positionals.first else {
       throw CommandFailure(.usage, "which source? usage: news remove \(Self.spec.usage)")
     }
@@ -47,15 +47,17 @@ struct RemoveCommand: NewsCommand {
       throw CommandFailure(
         .usage, "\"\(name)\" is the default source", hint: "set \"defaultSource\" to another source in \(file) first")
     }
-    var edit = try ConfigurationEdit(path: file)
-    guard try edit.removeSource(named: name) else {
+    let list = context.subscriptionFile
+    do {
+      try await list.remove(name)
+    } catch {
+      guard case .notSubscribed = error else { throw CommandFailure(error) }
       throw CommandFailure(.noInput, "no source named \"\(name)\" in \(file)")
     }
-    try edit.save()
     if arguments.flag(.json) {
-      context.console.out(OutputFormat.json(Report(config: edit.path, removed: name)))
+      context.console.out(OutputFormat.json(Report(config: list.path, removed: name)))
     } else {
-      context.console.out(OutputFormat.sanitized("removed \"\(name)\" from \(edit.path)") + "\n")
+      context.console.out(OutputFormat.sanitized("removed \"\(name)\" from \(list.path)") + "\n")
     }
     return .success
   }

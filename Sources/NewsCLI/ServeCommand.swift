@@ -207,18 +207,18 @@ struct ServeCommand: NewsCommand {
       throw CommandFailure(.config, "cannot hash the password (libsodium could not start or had no memory)")
     }
     let file = context.configuration.file ?? Configuration.userConfigurationPath(environment: context.environment)
-    var edit = try ConfigurationEdit(path: file)
+    var edit = try JSONFileEdit(path: file)
     var object: [(String, String)] = [
-      ("user", ConfigurationEdit.literal(user)), ("passwordHash", ConfigurationEdit.literal(hash)),
-      ("apiToken", ConfigurationEdit.literal(ServerCredentials.randomToken())),
+      ("user", JSONFileEdit.literal(user)), ("passwordHash", JSONFileEdit.literal(hash)),
+      ("apiToken", JSONFileEdit.literal(ServerCredentials.randomToken())),
     ]
     let names = context.configuration.serve.names
     if !names.isEmpty {
-      object.append(("names", "[" + names.map(ConfigurationEdit.literal).joined(separator: ", ") + "]"))
+      object.append(("names", "[" + names.map(JSONFileEdit.literal).joined(separator: ", ") + "]"))
     }
     try edit.setTopLevel(
       "serve", json: "{" + object.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}")
-    try edit.save()
+    try edit.save { path in _ = try Configuration.read(path: path) }
     context.console.printNote(
       "\(file): \"serve\" now has user \(OutputFormat.sanitized(user)), the password's argon2id hash and a new "
         + "apiToken (Miniflux X-Auth-Token)")

@@ -112,7 +112,7 @@ struct SourcesCommand: NewsCommand {
     let configuration = context.configuration
     if arguments.flag(.opml) {
       if arguments.flag(.json) { throw CommandFailure(.usage, "--opml and --json exclude each other") }
-      return try printOPML()
+      return try await printOPML()
     }
     let repository = try context.makeRepository(
       arguments.common, entities: SyncBookkeeping.entities, reading: true, emptyWhenMissing: true)
@@ -126,7 +126,7 @@ struct SourcesCommand: NewsCommand {
         (Configuration.Source(name: name, url: url, maxAge: sync.maxAge, labels: sync.labels), kind: "feed"))
     }
     for (source, kind) in fetched {
-      let health = try await repository.health(of: context.newsSource(source.name, source))
+      let health = try await repository.health(of: context.newsSource(source))
       var entry = Self.entry(name: source.name, source: source, health: health, configuration: configuration, now: now)
       entry.kind = kind
       if health.isFailing(for: Self.failingFlagged, now: context.now()), let since = health.failingSince {
@@ -150,11 +150,11 @@ struct SourcesCommand: NewsCommand {
       entries[index].unread = counts.unread
       entries[index].fullTextFailed = counts.fullTextFailed
       let folder = configuration.folder(ofSource: name)
-      entries[index].folder = folder.isEmpty ? nil : Configuration.folderText(folder)
+      entries[index].folder = folder.isEmpty ? nil : SubscriptionFile.folderText(folder)
     }
     var folders: [FolderEntry] = []
     for folder in configuration.folders {
-      let text = Configuration.folderText(folder)
+      let text = SubscriptionFile.folderText(folder)
       let matches = try context.folderMatches(text)
       let counts = try await repository.counts(matching: ArticleFilter(anyOfSources: matches))
       folders.append(FolderEntry(folder: text, articles: counts.total, unread: counts.unread))
@@ -176,24 +176,10 @@ struct SourcesCommand: NewsCommand {
 
   /// `--opml`: the `feed` sources, in the configuration file's order, as OPML 2.0 (`text`/`title` the source's name,
   /// `xmlUrl`, `htmlUrl` its `homePage`, nested outlines its `folder`). Other kinds are left out, with a note.
-  private func printOPML() throws(CommandFailure) -> ExitCode {
-    let configuration = context.configuration
-    var order = configuration.syncSources.keys.sorted()
-    if let file = configuration.file, FileManager.default.fileExists(atPath: file) {
-      order = try ConfigurationEdit(path: file).sourceNames()
-    }
-    var subscriptions: [OPMLSubscription] = []
-    var others: [String] = []
-    for name in order {
-      if let source = configuration.syncSources[name], case .feed(let url) = source.kind {
-        subscriptions.append(
-          OPMLSubscription(
-            title: name, feedURL: url, homePageURL: source.labels.homePage, folder: source.labels.folder))
-      } else if configuration.sources[name] != nil || configuration.syncSources[name] != nil {
-        others.append(name)
-      }
-    }
-    context.console.out(String(decoding: OPML.write(subscriptions, title: "news subscriptions"), as: UTF8.self))
+  private func printOPML() async throws -> ExitCode {
+    let list = context.subscriptionFile
+    let others = try await list.sources().filter { !$0.isFeed }.map(\.name)
+    context.console.out(String(decoding: try await list.exportOPML(title: "news subscriptions"), as: UTF8.self))
     if !others.isEmpty {
       context.console.printNote(
         "not feeds, so not in the OPML: " + others.map { "\"\($0)\"" }.joined(separator: ", "))
@@ -225,7 +211,7 @@ struct SourcesCommand: NewsCommand {
     return Entry(
       name: name, kind: source.url.isFileURL ? "file" : "newsapi", isDefault: configuration.defaultSource == name,
       url: source.url.isFileURL ? source.url.path : query.cacheKey,
-      policy: (source.policy ?? .networkFirst).commandLineName, maxAgeSeconds: maxAge,
+      policy: (source.policy ?? .networkFirst).name, maxAgeSeconds: maxAge,
       fetchedAt: health.lastFetched.map { Timestamp($0).rfc3339String }, ageSeconds: age, freshness: freshness,
       stale: stale, articles: health.cachedCount, lastError: health.lastError,
       lastErrorAt: health.lastErrorAt.map { Timestamp($0).rfc3339String })

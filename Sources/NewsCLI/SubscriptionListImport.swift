@@ -16,35 +16,31 @@ struct SubscriptionListImport {
   var context: CommandContext
   var arguments: ParsedArguments<ImportCommand.Option>
 
-  func run(file: String, path: String, data: Data) throws(CommandFailure) -> ExitCode {
+  func run(file: String, path: String, data: Data) async throws -> ExitCode {
     let list: OPMLDocument
     do {
       list = try OPML.read(data, url: URL(fileURLWithPath: path))
     } catch {
       throw CommandFailure(.badInput, "\(file): \(error); nothing was added")
     }
-    var plan = SubscriptionPlan(configuration: context.configuration)
-    for subscription in list.subscriptions {
-      try plan.add(
-        NewSource(
-          name: subscription.title, feed: subscription.feedURL.absoluteString, title: nil,
-          homePage: subscription.homePageURL?.absoluteString,
-          folder: subscription.folder.isEmpty ? nil : Configuration.folderText(subscription.folder)))
-    }
-    let config = try plan.write(configuration: context.configuration, environment: context.environment)
+    let subscriptions = context.subscriptionFile
+    let changes = try await subscriptions.importOPML(list)
+    let config = subscriptions.path
+    let added = changes.added.map(NewSource.init)
+    let existing = ExistingSource.all(changes)
     let console = context.console
     if arguments.flag(.json) {
       console.out(
         OutputFormat.json(
           Report(
-            file: path, config: config, added: plan.added, existing: plan.existing,
+            file: path, config: config, added: added, existing: existing,
             issues: list.issues.map(\.description))))
       return .success
     }
-    let count = plan.added.count
+    let count = added.count
     console.out(
       OutputFormat.sanitized(
-        "added \(count) source\(count == 1 ? "" : "s") from \(file) to \(config), \(plan.existing.count) already there")
+        "added \(count) source\(count == 1 ? "" : "s") from \(file) to \(config), \(existing.count) already there")
         + "\n")
     for issue in list.issues { console.printNote("  \(issue)") }
     return .success

@@ -23,3 +23,30 @@ public enum CachePolicy: String, Sendable, Hashable, CaseIterable {
   /// ``networkFirst`` without the deadline.
   case cacheThenNetwork
 }
+
+extension CachePolicy {
+  /// The policies a configuration file's `"policy"` and `news fetch --policy` accept, in the order help lists them.
+  public static let names = ["network-first", "cache-first", "network-only", "cache-only"]
+
+  /// The policy named `name` (`network-first`, `cache-first`, `network-only`, `cache-only`), or `nil`.
+  public init?(name: String) {
+    switch name {
+    case "network-first": self = .networkFirst
+    case "cache-first": self = .cacheFirst
+    case "network-only": self = .networkOnly
+    case "cache-only": self = .cacheOnly
+    default: return nil
+    }
+  }
+
+  /// Its name in configuration files and on the command line, e.g. `network-first`.
+  public var name: String {
+    switch self {
+    case .networkFirst: "network-first"
+    case .cacheFirst: "cache-first"
+    case .networkOnly: "network-only"
+    case .cacheOnly: "cache-only"
+    case .cacheThenNetwork: "cache-then-network"
+    }
+  }
+}

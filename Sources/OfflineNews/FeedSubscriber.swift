@@ -107,7 +107,7 @@ public struct FeedSubscriber: Sendable {
             name: outline.title, url: outline.feedURL, folder: outline.folder, homePage: outline.homePageURL),
           feedTitle: nil, announcement: nil)
       }
-      return .subscriptionList(SubscriptionList(url: document.url, document: list, candidates: candidates))
+      return .subscriptionList(SubscriptionListDocument(url: document.url, document: list, candidates: candidates))
     case .json, .unknown:
       throw .notAFeed(document.url)
     }
@@ -231,7 +231,7 @@ public enum Subscribable: Sendable {
   /// A web page and the feeds it announces (at least one).
   case page(AnnouncingPage)
   /// An OPML subscription list.
-  case subscriptionList(SubscriptionList)
+  case subscriptionList(SubscriptionListDocument)
 }
 
 /// A source one could subscribe to: the ``NewsSource`` to add (named, with its title and home page, at the top
@@ -279,7 +279,7 @@ public struct AnnouncingPage: Sendable {
 }
 
 /// An OPML subscription list read by ``FeedSubscriber/inspect(_:)``.
-public struct SubscriptionList: Sendable {
+public struct SubscriptionListDocument: Sendable {
   /// Where it was read from (after redirects).
   public var url: URL
   /// The list as ``OPML/read(_:url:)`` reads it, with its issues.

@@ -19,16 +19,19 @@ public enum SubscriptionChangeError: Error, Sendable, CustomStringConvertible {
   case invalidName(String)
   /// The store failed.
   case storage(StorageError)
+  /// The subscription file cannot be read or written (``SubscriptionFile``).
+  case file(SubscriptionFileError)
 
   /// What was refused, for a person.
   public var description: String {
     switch self {
-    case .nameTaken(let name): "a subscription named \"\(name)\" exists already"
+    case .nameTaken(let name): "a source named \"\(name)\" exists already"
     case .alreadySubscribed(let url, let name): "\(url.absoluteString) is subscribed already, as \"\(name)\""
     case .notSubscribed(let name): "no subscription is named \"\(name)\""
     case .unsupportedKind(let name): "\"\(name)\" is a Parse source: the store keeps feed, file and NewsAPI sources"
     case .invalidName(let name): "\"\(name)\" is not a name: give one with a letter or digit"
     case .storage(let error): error.description
+    case .file(let error): error.description
     }
   }
 }
@@ -36,156 +39,310 @@ public enum SubscriptionChangeError: Error, Sendable, CustomStringConvertible {
 /// The subscription list kept in the store itself (table `subscription`): what an app that keeps no list of its own
 /// subscribes to, renames, files in folders, refreshes, counts and marks read. Each subscription is a
 /// ``NewsSource`` of kind ``NewsSource/Kind/articles(_:)``; its articles are selected by ``NewsSource/match``.
+/// Renaming moves the articles recorded under the old name in the same transaction.
 ///
 /// For example:
 /// ```swift
-/// try await repository.subscribe(NewsSource(name: "ATP", url: atpFeed, folder: ["Podcasts"]))
-/// let report = await repository.refreshSubscriptions(options: RefreshOptions(transport: transport))
-/// let podcasts = try await repository.counts(inFolder: ["Podcasts"])  // ArticleCounts(total:unread:)
-/// try await repository.markRead(inFolder: ["Podcasts"])
+/// let list = repository.storedSubscriptions
+/// try await list.subscribe([NewsSource(name: "ATP", url: atpFeed, folder: ["Podcasts"])])
+/// let report = try await repository.refreshSubscriptions(of: list, options: RefreshOptions(transport: transport))
+/// let podcasts = try await repository.counts(inFolder: ["Podcasts"], of: list)  // ArticleCounts(total:unread:)
+/// try await repository.markRead(inFolder: ["Podcasts"], of: list)
 /// ```
-extension NewsRepository {
+public struct StoredSubscriptions: SubscriptionList {
+  /// The repository whose store keeps the list.
+  public let repository: NewsRepository
+
+  /// The list kept in `repository`'s store.
+  public init(repository: NewsRepository) { self.repository = repository }
+
   /// The subscriptions, in the order they were made.
+  ///
+  /// - Throws: ``SubscriptionChangeError/storage(_:)``.
+  public func sources() async throws(SubscriptionChangeError) -> [NewsSource] {
+    try await rows().compactMap(Self.source)
+  }
+
+  /// Adds `sources` at the end of the list.
+  ///
+  /// - Throws: ``SubscriptionChangeError``: `unsupportedKind` (a Parse source, whose mapping and secrets the app
+  ///   keeps), `alreadySubscribed` or `nameTaken` (the store's unique constraints), `storage`.
+  public func append(_ sources: [NewsSource]) async throws(SubscriptionChangeError) {
+    for source in sources { guard case .articles = source.kind else { throw .unsupportedKind(source.name) } }
+    do {
+      try await repository.storage.saveSubscriptions(sources.map(Self.stored), at: repository.clock())
+    } catch {
+      throw .storage(error)
+    }
+  }
+
+  /// Removes the subscription `name`; its articles stay cached.
+  ///
+  /// - Throws: ``SubscriptionChangeError``: `notSubscribed`, `storage`.
+  public func remove(_ name: String) async throws(SubscriptionChangeError) {
+    let removed: Bool
+    do {
+      removed = try await repository.storage.deleteSubscription(named: name)
+    } catch {
+      throw .storage(error)
+    }
+    if !removed { throw .notSubscribed(name) }
+  }
+
+  /// Renames the subscription `name`; the articles recorded under it follow, in the same transaction.
+  ///
+  /// - Throws: ``SubscriptionChangeError``: `notSubscribed`, `storage`.
+  public func rename(_ name: String, to newName: String) async throws(SubscriptionChangeError) {
+    try await update(name) { $0.name = newName }
+  }
+
+  /// Files the subscription `name` in `folder`.
+  ///
+  /// - Throws: ``SubscriptionChangeError``: `notSubscribed`, `storage`.
+  public func move(_ name: String, to folder: [String]) async throws(SubscriptionChangeError) {
+    try await update(name) { $0.folder = folder }
+  }
+
+  /// Points the subscription `name` at `url`, unless that address is another subscription's.
+  ///
+  /// - Throws: ``SubscriptionChangeError``: `notSubscribed`, `storage`.
+  public func relink(_ name: String, to url: URL) async throws(SubscriptionChangeError) {
+    let key = NewsSource.subscriptionKey(for: url)
+    let all = try await rows()
+    if all.contains(where: { $0.name != name && URL(string: $0.url).map(NewsSource.subscriptionKey(for:)) == key }) {
+      return
+    }
+    try await update(name) { $0.url = url.absoluteString }
+  }
+
+  private func rows() async throws(SubscriptionChangeError) -> [StoredSubscription] {
+    do {
+      return try await repository.storage.subscriptions()
+    } catch {
+      throw .storage(error)
+    }
+  }
+
+  private func update(_ name: String, _ change: (inout StoredSubscription) -> Void)
+    async throws(SubscriptionChangeError)
+  {
+    guard var row = try await rows().first(where: { $0.name == name }) else { throw .notSubscribed(name) }
+    change(&row)
+    do {
+      try await repository.storage.saveSubscription(row, replacing: name, at: repository.clock())
+    } catch {
+      throw .storage(error)
+    }
+  }
+
+  static func stored(_ source: NewsSource) -> StoredSubscription {
+    StoredSubscription(
+      name: source.name, url: source.url.absoluteString,
+      title: source.title, folder: source.folder, homePage: source.homePage?.absoluteString,
+      policy: source.policy?.rawValue, maxAge: source.maxAge, fullText: source.fullText)
+  }
+
+  static func source(_ row: StoredSubscription) -> NewsSource? {
+    guard let url = URL(string: row.url) else { return nil }
+    return NewsSource(
+      name: row.name, url: url, title: row.title, folder: row.folder, homePage: row.homePage.flatMap(URL.init(string:)),
+      policy: row.policy.flatMap(CachePolicy.init(rawValue:)), maxAge: row.maxAge, fullText: row.fullText)
+  }
+}
+
+extension NewsRepository {
+  /// The subscription list kept in this repository's store (``StoredSubscriptions``).
+  public var storedSubscriptions: StoredSubscriptions { StoredSubscriptions(repository: self) }
+
+  /// The subscriptions of the store, in the order they were made (``StoredSubscriptions/sources()``).
   ///
   /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
   public func subscriptions() async throws(NewsRepositoryError) -> [NewsSource] {
-    try await storing { try await storage.subscriptions() }.compactMap(Self.source)
+    try await storing { try await storage.subscriptions() }.compactMap(StoredSubscriptions.source)
   }
 
-  /// The subscription named `name`, compared without regard to case (an exact match first), or `nil`.
+  /// The store's subscription named `name`, compared without regard to case (an exact match first), or `nil`.
   ///
   /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
   public func subscription(named name: String) async throws(NewsRepositoryError) -> NewsSource? {
-    let all = try await subscriptions()
-    return all.first { $0.name == name } ?? all.first { $0.name.lowercased() == name.lowercased() }
+    StoredSubscriptions.named(name, in: try await subscriptions())
   }
 
-  /// The folders of the subscriptions, each path and every path above it (`["Tech"]` and `["Tech", "Swift"]`),
-  /// sorted.
+  /// The folders of the store's subscriptions (``SubscriptionList/folders()``).
   ///
   /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
   public func subscriptionFolders() async throws(NewsRepositoryError) -> [[String]] {
-    var all = Set<[String]>()
-    for source in try await subscriptions() {
-      for depth in stride(from: 1, through: source.folder.count, by: 1) {
-        all.insert(Array(source.folder.prefix(depth)))
-      }
+    do {
+      return try await storedSubscriptions.folders()
+    } catch {
+      throw repositoryError(error)
     }
-    return all.sorted { $0.joined(separator: "/") < $1.joined(separator: "/") }
   }
 
-  /// Subscribes to `source`: it is added at the end of the list. Nothing is fetched (``refreshSubscriptions(inFolder:options:progress:)``
-  /// does that).
+  /// Subscribes the store to `source`, exactly as named: it is added at the end of the list. Nothing is fetched
+  /// (``refreshSubscriptions(inFolder:options:progress:)`` does that).
   ///
   /// - Throws: ``SubscriptionChangeError``: `nameTaken`, `alreadySubscribed` (an equivalent URL), `invalidName`,
   ///   `unsupportedKind` (a Parse source), `storage`.
   public func subscribe(_ source: NewsSource) async throws(SubscriptionChangeError) {
-    guard case .articles(let url) = source.kind else { throw .unsupportedKind(source.name) }
-    let name = try Self.checkedName(source.name)
-    let existing = try await storedSubscriptions()
-    if existing.contains(where: { $0.name.lowercased() == name.lowercased() }) { throw .nameTaken(name) }
-    let key = CanonicalURL.canonical(url).absoluteString
-    if let other = existing.first(where: {
-      URL(string: $0.url).map { CanonicalURL.canonical($0).absoluteString } == key
-    }) {
-      throw .alreadySubscribed(url, name: other.name)
-    }
-    var stored = Self.stored(source)
-    stored.name = name
-    do {
-      try await storage.saveSubscription(stored, at: clock())
-    } catch {
-      throw .storage(error)
-    }
+    let changes = try await storedSubscriptions.subscribe([source], exactName: true)
+    if let existing = changes.existing.first { throw .alreadySubscribed(existing.url, name: existing.name) }
   }
 
-  /// Renames the subscription `name` (any case) to `newName`; its cached articles follow it.
+  /// Renames the store's subscription `name` (any case) to `newName`; its cached articles follow it.
   ///
   /// - Throws: ``SubscriptionChangeError``: `notSubscribed`, `nameTaken`, `invalidName`, `storage`.
   public func renameSubscription(_ name: String, to newName: String) async throws(SubscriptionChangeError) {
-    let checked = try Self.checkedName(newName)
-    let existing = try await storedSubscriptions()
-    guard var row = Self.row(named: name, in: existing) else { throw .notSubscribed(name) }
-    if existing.contains(where: { $0.name != row.name && $0.name.lowercased() == checked.lowercased() }) {
-      throw .nameTaken(checked)
-    }
-    let old = row.name
-    row.name = checked
-    try await save(row, replacing: old)
+    try await storedSubscriptions.renameSubscription(name, to: newName)
   }
 
-  /// Files the subscription `name` (any case) in `folder` (outermost first; `[]`: the top level).
+  /// Renames the subscription `name` (any case) of `list` to `newName`, and moves the articles recorded under the
+  /// old name to the new one, so that the source keeps its history.
   ///
-  /// - Throws: ``SubscriptionChangeError``: `notSubscribed`, `storage`.
-  public func moveSubscription(_ name: String, to folder: [String]) async throws(SubscriptionChangeError) {
-    guard var row = Self.row(named: name, in: try await storedSubscriptions()) else { throw .notSubscribed(name) }
-    row.folder = folder
-    try await save(row, replacing: row.name)
-  }
-
-  /// Ends the subscription `name` (any case). Its articles stay cached (and readable offline) until deleted or
-  /// evicted.
-  ///
-  /// - Throws: ``SubscriptionChangeError``: `notSubscribed`, `storage`.
-  public func unsubscribe(_ name: String) async throws(SubscriptionChangeError) {
-    guard let row = Self.row(named: name, in: try await storedSubscriptions()) else { throw .notSubscribed(name) }
+  /// - Throws: ``SubscriptionChangeError``: `notSubscribed`, `nameTaken`, `invalidName`, the list's, `storage`.
+  public func renameSubscription(_ name: String, to newName: String, in list: some SubscriptionList)
+    async throws(SubscriptionChangeError)
+  {
+    guard let old = try await list.source(named: name)?.name else { throw .notSubscribed(name) }
+    try await list.renameSubscription(old, to: newName)
+    guard let renamed = try await list.source(named: newName)?.name, renamed != old else { return }
     do {
-      _ = try await storage.deleteSubscription(named: row.name)
+      try await storage.renameArticleSource(from: old, to: renamed)
     } catch {
       throw .storage(error)
     }
   }
 
-  /// Refreshes the subscriptions of `folder` and the folders below it (`nil`: all of them) as
-  /// ``refresh(_:options:progress:)`` refreshes a list.
+  /// Files the store's subscription `name` (any case) in `folder` (outermost first; `[]`: the top level).
   ///
-  /// - Throws: ``NewsRepositoryError/storage(_:network:)`` when the list cannot be read; a source's failure is its
-  ///   result's, never thrown. A subscription whose feed moved permanently (``SourceRefresh/movedPermanently``) is
-  ///   moved to its new address.
+  /// - Throws: ``SubscriptionChangeError``: `notSubscribed`, `storage`.
+  public func moveSubscription(_ name: String, to folder: [String]) async throws(SubscriptionChangeError) {
+    try await storedSubscriptions.moveSubscription(name, to: folder)
+  }
+
+  /// Ends the store's subscription `name` (any case). Its articles stay cached (and readable offline) until deleted
+  /// or evicted.
+  ///
+  /// - Throws: ``SubscriptionChangeError``: `notSubscribed`, `storage`.
+  public func unsubscribe(_ name: String) async throws(SubscriptionChangeError) {
+    try await storedSubscriptions.unsubscribe(name)
+  }
+
+  /// Refreshes the store's subscriptions of `folder` and the folders below it (`nil`: all of them)
+  /// (``refreshSubscriptions(of:inFolder:options:progress:)``).
+  ///
+  /// - Throws: ``NewsRepositoryError/storage(_:network:)`` when the list cannot be read.
   public func refreshSubscriptions(
     inFolder folder: [String]? = nil, options: RefreshOptions = RefreshOptions(),
     progress: @escaping @Sendable (SourceRefresh) -> Void = { _ in }
   ) async throws(NewsRepositoryError) -> RefreshReport {
-    let sources = try await subscriptions().filter { folder.map($0.isFiled(under:)) ?? true }
-    let report = await refresh(sources, options: options, progress: progress)
-    // A feed that moved permanently is subscribed at its new address from now on (RFC 9110 §15.4.2: a client
-    // "ought to" re-link), unless that address is another subscription's.
+    do {
+      return try await refreshSubscriptions(
+        of: storedSubscriptions, inFolder: folder, options: options, progress: progress)
+    } catch {
+      throw repositoryError(error)
+    }
+  }
+
+  /// Refreshes the subscriptions of `list` in `folder` and the folders below it (`nil`: all of them) as
+  /// ``refresh(_:in:options:progress:)`` refreshes them.
+  ///
+  /// - Throws: ``SubscriptionChangeError`` when the list cannot be read; a source's failure is its result's, never
+  ///   thrown.
+  public func refreshSubscriptions(
+    of list: some SubscriptionList, inFolder folder: [String]? = nil, options: RefreshOptions = RefreshOptions(),
+    progress: @escaping @Sendable (SourceRefresh) -> Void = { _ in }
+  ) async throws(SubscriptionChangeError) -> RefreshReport {
+    let sources = try await list.sources().filter { folder.map($0.isFiled(under:)) ?? true }
+    return await refresh(sources, in: list, options: options, progress: progress)
+  }
+
+  /// Refreshes `sources` of `list` as ``refresh(_:options:progress:)`` does, then re-links in `list` each feed that
+  /// moved permanently (``SourceRefresh/movedPermanently``; RFC 9110 §15.4.2: a client "ought to" re-link) to its
+  /// new address; ``RefreshReport/relinked`` says which. A list that cannot be written keeps the old address (the
+  /// next refresh follows the redirect again).
+  public func refresh(
+    _ sources: [NewsSource], in list: some SubscriptionList, options: RefreshOptions = RefreshOptions(),
+    progress: @escaping @Sendable (SourceRefresh) -> Void = { _ in }
+  ) async -> RefreshReport {
+    var report = await refresh(sources, options: options, progress: progress)
     for result in report.sources {
-      guard let moved = result.movedPermanently,
-        let rows = try? await storage.subscriptions(),
-        var row = Self.row(named: result.source, in: rows),
-        !rows.contains(where: { $0.name != row.name && Self.sameSubscription($0.url, moved) })
-      else { continue }
-      row.url = moved.absoluteString
-      try? await storage.saveSubscription(row, replacing: row.name, at: clock())
+      guard let moved = result.movedPermanently else { continue }
+      do {
+        try await list.relink(result.source, to: moved)
+        if let now = try await list.source(named: result.source), now.url == moved {
+          report.relinked.append(result)
+        }
+      } catch {
+        report.relinkFailures.append((result.source, error))
+      }
     }
     return report
   }
 
-  private static func sameSubscription(_ stored: String, _ url: URL) -> Bool {
-    URL(string: stored).map { CanonicalURL.canonical($0).absoluteString } == CanonicalURL.canonical(url).absoluteString
+  /// The articles of `list`'s subscriptions in `folder` and the folders below it (`[]`: every subscription), as
+  /// ``ArticleFilter`` takes them (with ``ArticleFilter/unreadOnly`` and the other conditions of `base`).
+  ///
+  /// - Throws: ``SubscriptionChangeError`` when the list cannot be read.
+  public func filter(inFolder folder: [String], of list: some SubscriptionList, _ base: ArticleFilter = .all)
+    async throws(SubscriptionChangeError) -> ArticleFilter
+  {
+    var filter = base
+    filter.anyOfSources = try await list.sources().filter { $0.isFiled(under: folder) }.map(\.match)
+    return filter
   }
 
-  /// The articles of the subscriptions in `folder` and the folders below it (`[]`: every subscription), as
-  /// ``ArticleFilter`` takes them (with ``ArticleFilter/unreadOnly`` and the other conditions as given).
+  /// The articles of the store's subscriptions in `folder` and below it (``filter(inFolder:of:_:)``).
   ///
   /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
   public func filter(inFolder folder: [String], _ base: ArticleFilter = .all) async throws(NewsRepositoryError)
     -> ArticleFilter
   {
-    var filter = base
-    filter.anyOfSources = try await subscriptions().filter { $0.isFiled(under: folder) }.map(\.match)
-    return filter
+    do {
+      return try await filter(inFolder: folder, of: storedSubscriptions, base)
+    } catch {
+      throw repositoryError(error)
+    }
   }
 
-  /// Cached and unread articles of the subscriptions in `folder` and below it.
+  /// Cached and unread articles of `list`'s subscriptions in `folder` and below it.
+  ///
+  /// - Throws: ``SubscriptionChangeError`` when the list cannot be read; ``SubscriptionChangeError/storage(_:)``.
+  public func counts(inFolder folder: [String], of list: some SubscriptionList) async throws(SubscriptionChangeError)
+    -> ArticleCounts
+  {
+    let filter = try await filter(inFolder: folder, of: list)
+    do {
+      return try await counts(matching: filter)
+    } catch {
+      throw changeError(error)
+    }
+  }
+
+  /// Cached and unread articles of the store's subscriptions in `folder` and below it.
   ///
   /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
   public func counts(inFolder folder: [String]) async throws(NewsRepositoryError) -> ArticleCounts {
     try await counts(matching: try await filter(inFolder: folder))
   }
 
-  /// Marks the articles of the subscriptions in `folder` and below it read (or unread).
+  /// Marks the articles of `list`'s subscriptions in `folder` and below it read (or unread).
+  ///
+  /// - Returns: how many articles changed.
+  /// - Throws: ``SubscriptionChangeError`` when the list cannot be read; ``SubscriptionChangeError/storage(_:)``.
+  @discardableResult
+  public func markRead(_ read: Bool = true, inFolder folder: [String], of list: some SubscriptionList)
+    async throws(SubscriptionChangeError) -> Int
+  {
+    let filter = try await filter(inFolder: folder, of: list)
+    do {
+      return try await markRead(read, matching: filter)
+    } catch {
+      throw changeError(error)
+    }
+  }
+
+  /// Marks the articles of the store's subscriptions in `folder` and below it read (or unread).
   ///
   /// - Returns: how many articles changed.
   /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
@@ -194,89 +351,35 @@ extension NewsRepository {
     try await markRead(read, matching: try await filter(inFolder: folder))
   }
 
-  /// Subscribes to every feed of an OPML subscription list (OPML 2.0, `outline` elements with `xmlUrl`), each in
-  /// its folder below `folder`, named by its title (made unique with ` (2)`, ` (3)`, … when taken). Feeds subscribed
-  /// already (by an equivalent URL) are skipped.
+  /// Subscribes the store to every feed of an OPML subscription list (``SubscriptionList/importOPML(_:url:into:)``).
   ///
   /// - Returns: the sources added, in document order.
-  /// - Throws: ``OPMLError`` as ``OPML/read(_:url:)`` throws it for a document that is not OPML;
-  ///   ``SubscriptionChangeError/storage(_:)``.
+  /// - Throws: ``OPMLError`` for a document that is not OPML; ``SubscriptionChangeError``.
   public func importOPML(_ data: Data, url: URL, into folder: [String] = []) async throws -> [NewsSource] {
-    let document = try OPML.read(data, url: url)
-    var added: [NewsSource] = []
-    for entry in document.subscriptions {
-      let existing = try await storedSubscriptions()
-      let key = CanonicalURL.canonical(entry.feedURL).absoluteString
-      if existing.contains(where: { URL(string: $0.url).map { CanonicalURL.canonical($0).absoluteString } == key }) {
-        continue
-      }
-      let base = (try? Self.checkedName(entry.title)) ?? (entry.feedURL.host ?? "feed")
-      var name = base
-      var counter = 2
-      while existing.contains(where: { $0.name.lowercased() == name.lowercased() }) {
-        name = "\(base) (\(counter))"
-        counter += 1
-      }
-      let source = NewsSource(
-        name: name, url: entry.feedURL, title: entry.title == name ? nil : entry.title, folder: folder + entry.folder,
-        homePage: entry.homePageURL)
-      try await subscribe(source)
-      added.append(source)
-    }
-    return added
+    try await storedSubscriptions.importOPML(data, url: url, into: folder).added
   }
 
-  /// The feed subscriptions as an OPML 2.0 subscription list, with their folders as enclosing outlines (files and
-  /// NewsAPI queries are not feeds a reader could follow, and are left out).
+  /// The store's feed subscriptions as an OPML 2.0 subscription list (``SubscriptionList/exportOPML(title:)``).
   ///
   /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
   public func exportOPML(title: String? = nil) async throws(NewsRepositoryError) -> Data {
-    let feeds = try await subscriptions().filter { $0.kindName == "feed" }.map {
-      OPMLSubscription(title: $0.title ?? $0.name, feedURL: $0.url, homePageURL: $0.homePage, folder: $0.folder)
-    }
-    return OPML.write(feeds, title: title)
-  }
-
-  private func storedSubscriptions() async throws(SubscriptionChangeError) -> [StoredSubscription] {
     do {
-      return try await storage.subscriptions()
+      return try await storedSubscriptions.exportOPML(title: title)
     } catch {
-      throw .storage(error)
+      throw repositoryError(error)
     }
   }
 
-  private func save(_ row: StoredSubscription, replacing old: String) async throws(SubscriptionChangeError) {
-    do {
-      try await storage.saveSubscription(row, replacing: old, at: clock())
-    } catch {
-      throw .storage(error)
-    }
+  /// A failure of the store's list as the repository's: the store's error as it is; any other (which reading the
+  /// store's list does not throw) as an invalid request naming it.
+  func repositoryError(_ error: SubscriptionChangeError) -> NewsRepositoryError {
+    if case .storage(let storageError) = error { return .storage(storageError, network: nil) }
+    return .storage(StorageError(kind: .invalidRequest(error.description), path: storage.path), network: nil)
   }
 
-  private static func row(named name: String, in rows: [StoredSubscription]) -> StoredSubscription? {
-    rows.first { $0.name == name } ?? rows.first { $0.name.lowercased() == name.lowercased() }
-  }
-
-  /// A name on one line: runs of white space (control characters included) become one space, trimmed.
-  private static func checkedName(_ name: String) throws(SubscriptionChangeError) -> String {
-    let words = name.split { character in
-      character.isWhitespace || character.unicodeScalars.contains { CharacterSet.controlCharacters.contains($0) }
-    }
-    guard !words.isEmpty else { throw .invalidName(name) }
-    return words.joined(separator: " ")
-  }
-
-  private static func stored(_ source: NewsSource) -> StoredSubscription {
-    StoredSubscription(
-      name: source.name, url: source.url.absoluteString,
-      title: source.title, folder: source.folder, homePage: source.homePage?.absoluteString,
-      policy: source.policy?.rawValue, maxAge: source.maxAge, fullText: source.fullText)
-  }
-
-  private static func source(_ row: StoredSubscription) -> NewsSource? {
-    guard let url = URL(string: row.url) else { return nil }
-    return NewsSource(
-      name: row.name, url: url, title: row.title, folder: row.folder, homePage: row.homePage.flatMap(URL.init(string:)),
-      policy: row.policy.flatMap(CachePolicy.init(rawValue:)), maxAge: row.maxAge, fullText: row.fullText)
+  /// The repository's failure as a list's.
+  func changeError(_ error: NewsRepositoryError) -> SubscriptionChangeError {
+    if case .storage(let storageError, _) = error { return .storage(storageError) }
+    return .storage(StorageError(kind: .invalidRequest("\(error)"), path: storage.path))
   }
 }

@@ -140,6 +140,11 @@ public struct RefreshReport: Sendable {
   public var fullText: FullTextReport?
   /// Whether some source wanted whole texts and there was no ``RefreshOptions/transport`` to fetch them with.
   public var fullTextNeedsTransport = false
+  /// The sources whose feed moved permanently and that their list now points at the new address
+  /// (``NewsRepository/refresh(_:in:options:progress:)``).
+  public var relinked: [SourceRefresh] = []
+  /// The sources whose feed moved permanently but whose list could not be changed, and why.
+  public var relinkFailures: [(source: String, error: SubscriptionChangeError)] = []
 
   /// The sources with nothing to show (failed, nothing cached).
   public var unavailable: [SourceRefresh] { sources.filter(\.isUnavailable) }

@@ -65,15 +65,9 @@ extension StorageContext {
   package func saveSubscription(_ subscription: StoredSubscription, replacing old: String? = nil, at now: Timestamp)
     async throws(StorageError)
   {
-    let folder = Self.folderText(subscription.folder)
     try await write { db in
       try db.inTransaction {
-        let values: [DatabaseValue] = [
-          .text(subscription.name), .text(subscription.url), subscription.title.map(DatabaseValue.text) ?? .null,
-          .text(folder), subscription.homePage.map(DatabaseValue.text) ?? .null,
-          subscription.policy.map(DatabaseValue.text) ?? .null, subscription.maxAge.map(DatabaseValue.real) ?? .null,
-          .integer(subscription.fullText ? 1 : 0),
-        ]
+        let values = Self.values(of: subscription)
         if let old {
           let previous = try db.cachedStatement("SELECT name FROM subscription WHERE name = ?1").fetchOne(
             [.text(old)]
@@ -94,6 +88,46 @@ extension StorageContext {
         }
       }
     }
+  }
+
+  /// Adds `subscriptions` at the end of the list, in order, in one transaction (names unique without regard to case
+  /// and URLs exactly: the caller checks them first, the constraint is the last guard).
+  ///
+  /// - Throws: ``StorageError`` (`constraint` when a name or URL is taken; nothing is added then).
+  package func saveSubscriptions(_ subscriptions: [StoredSubscription], at now: Timestamp) async throws(StorageError) {
+    guard !subscriptions.isEmpty else { return }
+    try await write { db in
+      try db.inTransaction {
+        for subscription in subscriptions {
+          try db.execute(
+            "INSERT INTO subscription (\(Self.subscriptionColumns), subscribedAt) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            Self.values(of: subscription) + [.integer(now.millisecondsSince1970)])
+        }
+      }
+    }
+  }
+
+  /// Moves the articles recorded under the source `old` (`article.source`) to `new`: what a rename of a source kept
+  /// outside the store (a configuration file) does to the cache, so that the source keeps its history.
+  ///
+  /// - Returns: how many articles moved.
+  /// - Throws: ``StorageError``.
+  @discardableResult
+  package func renameArticleSource(from old: String, to new: String) async throws(StorageError) -> Int {
+    try await write { db in
+      try db.execute("UPDATE article SET source = ?1 WHERE source = ?2", [.text(new), .text(old)])
+      return db.changes
+    }
+  }
+
+  /// The bound values of a row, in ``subscriptionColumns``' order.
+  private static func values(of subscription: StoredSubscription) -> [DatabaseValue] {
+    [
+      .text(subscription.name), .text(subscription.url), subscription.title.map(DatabaseValue.text) ?? .null,
+      .text(folderText(subscription.folder)), subscription.homePage.map(DatabaseValue.text) ?? .null,
+      subscription.policy.map(DatabaseValue.text) ?? .null, subscription.maxAge.map(DatabaseValue.real) ?? .null,
+      .integer(subscription.fullText ? 1 : 0),
+    ]
   }
 
   /// Removes the subscription named `name` (any case); its articles stay cached.

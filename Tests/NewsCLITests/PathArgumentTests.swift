@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNews
 import TestSupport
 import Testing
 
@@ -73,10 +74,10 @@ import Testing
   @Test("only ~ and ~/ are expanded, with $HOME; ~user and a ~ inside a path are left as they are")
   func tildeRule() {
     let environment = ["HOME": "/home/me"]
-    #expect(expandingTilde("~", environment: environment) == "/home/me")
-    #expect(expandingTilde("~/x.sqlite", environment: environment) == "/home/me/x.sqlite")
-    #expect(expandingTilde("~other/x", environment: environment) == "~other/x")
-    #expect(expandingTilde("a/~/x", environment: environment) == "a/~/x")
-    #expect(expandingTilde("~/x", environment: ["HOME": "/"]) == "/x")
+    #expect(LocalPath.expandingTilde("~", environment: environment) == "/home/me")
+    #expect(LocalPath.expandingTilde("~/x.sqlite", environment: environment) == "/home/me/x.sqlite")
+    #expect(LocalPath.expandingTilde("~other/x", environment: environment) == "~other/x")
+    #expect(LocalPath.expandingTilde("a/~/x", environment: environment) == "a/~/x")
+    #expect(LocalPath.expandingTilde("~/x", environment: ["HOME": "/"]) == "/x")
   }
 }

@@ -1,39 +1,39 @@
 import Foundation
 
 /// Where the parts of a JSON text are: for each object, its members' keys and value spans, as byte offsets into the
-/// UTF-8 text. What an order-preserving edit of a hand-written file needs (``ConfigurationEdit``): the text between
+/// UTF-8 text. What an order-preserving edit of a hand-written file needs (``JSONFileEdit``): the text between
 /// the spans — white space, layout, the order of keys — is never touched.
 ///
 /// The scanner follows RFC 8259 (<https://www.rfc-editor.org/rfc/rfc8259>) closely enough to find spans, and leaves
 /// judging the values to `JSONSerialization`, which reads the file anyway.
-struct JSONOutline {
+package struct JSONOutline {
   /// A value's span: `start..<end` in the text; for an object, its members in the order written.
-  struct Value {
-    var start: Int
-    var end: Int
+  package struct Value {
+    package var start: Int
+    package var end: Int
     /// The object's members, or `nil` for any other value.
-    var members: [Member]?
+    package var members: [Member]?
   }
 
-  struct Member {
+  package struct Member {
     /// The key, unescaped.
-    var key: String
+    package var key: String
     /// The offset of the key's opening quote.
-    var keyStart: Int
-    var value: Value
+    package var keyStart: Int
+    package var value: Value
   }
 
   /// Why a text has no outline.
-  struct Failure: Error {
-    var offset: Int
-    var reason: String
+  package struct Failure: Error {
+    package var offset: Int
+    package var reason: String
   }
 
-  let bytes: [UInt8]
+  package let bytes: [UInt8]
   /// The top-level value.
-  let root: Value
+  package let root: Value
 
-  init(_ bytes: [UInt8]) throws(Failure) {
+  package init(_ bytes: [UInt8]) throws(Failure) {
     self.bytes = bytes
     var scanner = Scanner(bytes: bytes)
     scanner.skipSpace()
@@ -43,7 +43,7 @@ struct JSONOutline {
   }
 
   /// The member of an object named `key` (the last one, as `JSONSerialization` keeps the last of repeated keys).
-  static func member(_ key: String, of value: Value) -> Member? {
+  package static func member(_ key: String, of value: Value) -> Member? {
     value.members?.last { $0.key == key }
   }
 

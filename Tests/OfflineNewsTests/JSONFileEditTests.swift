@@ -1,12 +1,11 @@
 import Foundation
+import OfflineNews
 import TestSupport
 import Testing
 
-@testable import NewsCLI
-
-/// The order-preserving edit of the configuration file, on texts laid out in every way a person writes JSON.
-@Suite("ConfigurationEdit: sources added and removed, every other byte kept")
-struct ConfigurationEditTests {
+/// The order-preserving edit of a subscription file (the `news` configuration), on texts laid out in every way a person writes JSON.
+@Suite("JSONFileEdit: sources added, changed and removed, every other byte kept")
+struct JSONFileEditTests {
   /// A temporary folder holding `news.json` with `text`, and the file's path.
   private func file(_ text: String) throws -> (folder: TemporaryDirectory, path: String) {
     let folder = TemporaryDirectory("config-edit")
@@ -15,7 +14,10 @@ struct ConfigurationEditTests {
     return (folder, path)
   }
 
-  private func text(_ edit: ConfigurationEdit) -> String { String(decoding: edit.text, as: UTF8.self) }
+  private func text(_ edit: JSONFileEdit) -> String { String(decoding: edit.text, as: UTF8.self) }
+
+  /// The check of an edited file: its sources read back as the library reads them.
+  private static func readBack(_ path: String) throws { _ = try SubscriptionFile.read(path: path, environment: [:]) }
 
   @Test("strings holding braces, quotes, escapes and non-ASCII keys do not confuse the spans")
   func trickyStrings() throws {
@@ -24,7 +26,7 @@ struct ConfigurationEditTests {
       """#
     let (folder, path) = try file(original)
     defer { _ = folder }
-    var edit = try ConfigurationEdit(path: path)
+    var edit = try JSONFileEdit(path: path)
     #expect(try edit.sourceNames() == ["ü \"q\""])
     try edit.addSource(named: "new \"one\"", fields: [("feed", .string("https://b.example/?a=1&b=\"2\""))])
     let object = try JSONSerialization.jsonObject(with: Data(edit.text)) as? [String: Any]
@@ -42,14 +44,14 @@ struct ConfigurationEditTests {
   func noSources() throws {
     let (folder, path) = try file("{\n\t\"timeoutSeconds\": 3\n}\n")
     defer { _ = folder }
-    var edit = try ConfigurationEdit(path: path)
+    var edit = try JSONFileEdit(path: path)
     try edit.addSource(named: "a", fields: [("feed", .string("https://a.example/"))])
     #expect(
       text(edit)
         == "{\n\t\"timeoutSeconds\": 3,\n\t\"sources\": {\n\t  \"a\": { \"feed\": \"https://a.example/\" }\n\t}\n}\n")
     let (other, otherPath) = try file("{}")
     defer { _ = other }
-    var empty = try ConfigurationEdit(path: otherPath)
+    var empty = try JSONFileEdit(path: otherPath)
     try empty.addSource(named: "a", fields: [("feed", .string("https://a.example/"))])
     #expect(try JSONSerialization.jsonObject(with: Data(empty.text)) is [String: Any])
     #expect(try empty.sourceNames() == ["a"])
@@ -69,7 +71,7 @@ struct ConfigurationEditTests {
       """
     let (folder, path) = try file(original)
     defer { _ = folder }
-    var edit = try ConfigurationEdit(path: path)
+    var edit = try JSONFileEdit(path: path)
     #expect(try edit.removeSource(named: "a"))
     #expect(try edit.sourceNames() == ["b", "c"])
     #expect(try edit.removeSource(named: "c"))
@@ -92,7 +94,7 @@ struct ConfigurationEditTests {
       let folder = TemporaryDirectory("config-edit")
       let path = folder.path("news.json")
       try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-      #expect(throws: CommandFailure.self, "\(text)") { try ConfigurationEdit(path: path) }
+      #expect(throws: SubscriptionFileError.self, "\(text)") { try JSONFileEdit(path: path) }
     }
   }
 
@@ -100,9 +102,9 @@ struct ConfigurationEditTests {
   func saveChecks() throws {
     let original = "{\"sources\": {}, \"timeoutSeconds\": 3}"
     let (folder, path) = try file(original)
-    var edit = try ConfigurationEdit(path: path)
+    var edit = try JSONFileEdit(path: path)
     try edit.addSource(named: "bad", fields: [("feed", .string("not a url"))])
-    #expect(throws: CommandFailure.self) { try edit.save() }
+    #expect(throws: SubscriptionFileError.self) { try edit.save(check: Self.readBack) }
     #expect(try String(contentsOfFile: edit.path, encoding: .utf8) == original)
     let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.url.path)
     #expect(leftovers == ["news.json"], "no temporary file is left behind")
@@ -116,12 +118,12 @@ struct ConfigurationEditTests {
     try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: target)
     let link = folder.path("link.json")
     try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
-    var edit = try ConfigurationEdit(path: link)
+    var edit = try JSONFileEdit(path: link)
     try edit.addSource(named: "a", fields: [("feed", .string("https://a.example/"))])
-    try edit.save()
+    try edit.save(check: Self.readBack)
     #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == target)
     let permissions = try FileManager.default.attributesOfItem(atPath: target)[.posixPermissions] as? NSNumber
     #expect(permissions?.intValue == 0o600)
-    #expect(try ConfigurationEdit(path: target).sourceNames() == ["a"])
+    #expect(try JSONFileEdit(path: target).sourceNames() == ["a"])
   }
 }
