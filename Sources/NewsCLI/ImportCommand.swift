@@ -209,19 +209,15 @@ struct ImportCommand: NewsCommand {
     let result: ArticleSaveResult
     do {
       defer { reporter.finish() }
-      result = try await repository.storage.saveArticles(
-        forQuery: query.cacheKey, source: path, fetchedAt: Timestamp(context.now()),
-        progress: { reporter.update(completed: $0) },
+      result = try await repository.save(
         batches: {
           let batch = try stream.next()
           if batch == nil { reporter.enter(Self.finishingStage) }
           return batch
-        }
-      )
+        }, for: query, progress: { reporter.update(completed: $0) })
     } catch let error as NewsNetworkError {
       throw unreadable(file, path: path, error)
     }
-    if result.evicted > 0 { await repository.removeUnusedImages() }
     await printReport(
       file: file, path: path, saved: result.saved, evicted: result.evicted, repository, issues: stream.issues)
     return .success
@@ -248,7 +244,7 @@ struct ImportCommand: NewsCommand {
   private func printReport(
     file: String, path: String, saved: Int, evicted: Int, _ repository: NewsRepository, issues: [RecordIssue]
   ) async {
-    let cached = evicted > 0 ? try? await repository.storage.articleCount() : nil
+    let cached = evicted > 0 ? try? await repository.counts().total : nil
     let report = Report(
       file: path, saved: saved, evicted: evicted, cached: cached, skipped: issues.filter(\.skipped).count,
       issues: issues.map {

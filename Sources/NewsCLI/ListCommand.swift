@@ -50,7 +50,7 @@ struct ListCommand: NewsCommand {
       limit: limit.map { $0 < Int.max ? $0 + 1 : $0 }, offset: offset, filter: filter)
     articles = limit.map { Array(read.prefix($0)) } ?? read
     let more = read.count > articles.count
-    lastFetch = try await repository.storage.latestFetch()
+    lastFetch = try await repository.latestFetch()
     let console = context.console
     if arguments.flag(.json) {
       let document = OutputFormat.ResultDocument(
@@ -74,7 +74,7 @@ struct ListCommand: NewsCommand {
       if anyAtAll, filtered {
         message = "no cached articles that match the filter past the first \(offset)"
       } else if anyAtAll {
-        let count = try await repository.storage.articleCount()
+        let count = try await repository.counts().total
         message = "no cached articles past the first \(offset): the cache holds \(count)"
       }
       console.err(message + "\n")

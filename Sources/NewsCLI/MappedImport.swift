@@ -56,8 +56,7 @@ struct MappedImport {
     let repository = try context.makeRepository(arguments.common, entities: mapping.entityDescriptions)
     let report: ImportReport
     do throws(ImportFailure) {
-      report = try await Importer(mapping: mapping, hooks: ArticleDecoder.searchTextHooks(for: mapping)).run(
-        data, into: repository.storage, source: path, options: options)
+      report = try await repository.importRecords(data, mapping: mapping, source: path, options: options)
     } catch {
       switch error {
       case .input(let error): throw CommandFailure(.badInput, "\(file): \(error); nothing was saved")
@@ -65,10 +64,8 @@ struct MappedImport {
       case .cancelled: throw CancellationError()
       }
     }
-    // A mirror import (--delete-missing) or an eviction may have removed articles: their image files go with them.
-    await repository.removeUnusedImages()
     // As the NewsAPI import says: how many the cache keeps after an eviction, so "20 inserted" is not read as kept.
-    let cached = report.evicted > 0 ? try? await repository.storage.articleCount() : nil
+    let cached = report.evicted > 0 ? try? await repository.counts().total : nil
     let console = context.console
     if arguments.flag(.json) {
       console.out(OutputFormat.json(Document(report: report, cached: cached)))

@@ -402,23 +402,12 @@ struct CommandContext: Sendable {
       .noInput, OutputFormat.sanitized("no database at \(path) ('news fetch' or 'news import' creates it)"))
   }
 
-  /// The composition: storage context + network → repository.
-  /// The repository the commands read and write through: the configured store, and a network that reads every
-  /// format a source may send (``articleDecoder``).
-  ///
-  /// - Parameters:
-  ///   - timeout: seconds per attempt; the configuration's `timeoutSeconds` by default.
-  ///   - retrying: retry failed attempts (3 attempts within twice the timeout) and serve the cache at the latest
-  ///     0.5 s after that (`news fetch`); `false`: one attempt, no deadline.
-  ///   - reading: a command that only reads the store (`list`, `show`, `stats`, …): a database that does not exist
-  ///     fails with `.noInput` (66) and nothing is created (``requireExistingDatabase(_:)``); `false` (a write
-  ///     command): the store and its folder are created when missing.
-  ///   - emptyWhenMissing: with `reading`, a missing database reads as an empty one (a private in-memory store)
-  ///     instead of failing: `news sources` lists the configured sources before the first fetch. Nothing is created.
-  func makeRepository(
-    _ arguments: CommonArguments, timeout: Double? = nil, entities: [EntityDescription] = [], retrying: Bool = false,
-    typedURL: URL? = nil, reading: Bool = false, emptyWhenMissing: Bool = false
-  ) throws(CommandFailure) -> NewsRepository {
+  /// The storage context of the configured store, as ``makeRepository(_:timeout:entities:retrying:typedURL:reading:emptyWhenMissing:)``
+  /// opens it: what the commands about the generic store itself (`stats`, `entities`, `records`) read.
+  func makeStorage(
+    _ arguments: CommonArguments, entities: [EntityDescription] = [], reading: Bool = false,
+    emptyWhenMissing: Bool = false
+  ) throws(CommandFailure) -> StorageContext {
     var path = databasePath(arguments)
     if reading {
       do {
@@ -441,6 +430,27 @@ struct CommandContext: Sendable {
     } catch {
       throw CommandFailure(.storage, error.description)
     }
+    return storage
+  }
+
+  /// The composition: storage context + network → repository.
+  /// The repository the commands read and write through: the configured store, and a network that reads every
+  /// format a source may send (``articleDecoder``).
+  ///
+  /// - Parameters:
+  ///   - timeout: seconds per attempt; the configuration's `timeoutSeconds` by default.
+  ///   - retrying: retry failed attempts (3 attempts within twice the timeout) and serve the cache at the latest
+  ///     0.5 s after that (`news fetch`); `false`: one attempt, no deadline.
+  ///   - reading: a command that only reads the store (`list`, `show`, `stats`, …): a database that does not exist
+  ///     fails with `.noInput` (66) and nothing is created (``requireExistingDatabase(_:)``); `false` (a write
+  ///     command): the store and its folder are created when missing.
+  ///   - emptyWhenMissing: with `reading`, a missing database reads as an empty one (a private in-memory store)
+  ///     instead of failing: `news sources` lists the configured sources before the first fetch. Nothing is created.
+  func makeRepository(
+    _ arguments: CommonArguments, timeout: Double? = nil, entities: [EntityDescription] = [], retrying: Bool = false,
+    typedURL: URL? = nil, reading: Bool = false, emptyWhenMissing: Bool = false
+  ) throws(CommandFailure) -> NewsRepository {
+    let storage = try makeStorage(arguments, entities: entities, reading: reading, emptyWhenMissing: emptyWhenMissing)
     let apiKey = (environment["NEWSAPI_KEY"].flatMap { $0.isEmpty ? nil : $0 } ?? configuration.apiKey).map {
       NewsAPIKey($0, hosts: newsAPIHosts(typedURL: typedURL))
     }

@@ -84,9 +84,9 @@ struct ReadCommand: NewsCommand {
     var reader = Reader(sources: sourceRows(), startingList: start, unreadOnly: unreadOnly, now: context.now())
     // A reading command opens the writer at its first write, so `readOnlyCause` may not be known yet: the file and
     // its folder are asked too (access(2) says EPERM for an immutable file, root included).
-    let path = repository.storage.path
+    let path = repository.databasePath
     let folder = (path as NSString).deletingLastPathComponent
-    if repository.storage.readOnlyCause != nil || access(path, W_OK) != 0
+    if repository.readOnlyCause != nil || access(path, W_OK) != 0
       || access(folder.isEmpty ? "." : folder, W_OK) != 0
     {
       reader.readOnlyNote = "read-only store: read marks and bookmarks are not saved"
@@ -265,7 +265,7 @@ struct ReadCommand: NewsCommand {
           let report = await refresh.repository.refresh(refresh.sources, options: refresh.options) { _ in
             sink.yield(.reloadProgress(done: done.increment(), total: total))
           }
-          await refresh.repository.storage.close()
+          await refresh.repository.close()
           sink.yield(.reloaded(Self.summary(report)))
         }
       }
@@ -342,7 +342,7 @@ struct ReadCommand: NewsCommand {
           let count = try await repository.markRead(true, matching: filter)
           reader.message = "\(title): \(count) article\(count == 1 ? "" : "s") marked read"
         } catch {
-          let readOnly = repository.storage.readOnlyCause != nil || Self.isReadOnly(error)
+          let readOnly = repository.readOnlyCause != nil || Self.isReadOnly(error)
           reader.message = readOnly ? "not saved: the store is read-only" : Self.describe(error)
         }
       case .observe(let filter):
@@ -397,7 +397,7 @@ struct ReadCommand: NewsCommand {
         if reader.screen != .article || note != "marked read" { reader.message = note }
       } catch {
         reader.update(article.url, apply)  // shown for this session, as `news show` shows a read-only store's article
-        let readOnly = repository.storage.readOnlyCause != nil || Self.isReadOnly(error)
+        let readOnly = repository.readOnlyCause != nil || Self.isReadOnly(error)
         reader.message = readOnly ? "not saved: the store is read-only" : Self.describe(error)
       }
     }

@@ -31,7 +31,7 @@ struct EntitiesCommand: NewsCommand {
   var arguments: ParsedArguments<Option>
 
   func run() async throws -> ExitCode {
-    let storage = try context.makeRepository(arguments.common, reading: true).storage
+    let storage = try context.makeStorage(arguments.common, reading: true)
     let counts: [(entity: String, count: Int)]
     counts = try await storage.entityCounts()
     let entries = counts.compactMap { count -> Entry? in
@@ -87,7 +87,7 @@ struct RecordsCommand: NewsCommand {
     }
     let limit = try arguments.integer(.limit, minimum: 0)
     let offset = try arguments.integer(.offset, minimum: 0) ?? 0
-    let storage = try context.makeRepository(arguments.common, reading: true).storage
+    let storage = try context.makeStorage(arguments.common, reading: true)
     let entity: EntityDescription
     do {
       entity = try storage.entity(name)

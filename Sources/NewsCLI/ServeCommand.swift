@@ -84,7 +84,7 @@ struct ServeCommand: NewsCommand {
     do {
       running = try server.start(on: context.server, port: port)
     } catch {
-      await repository.storage.close()
+      await repository.close()
       if error.unavailable {
         throw CommandFailure(.config, error.description, hint: "run news-online serve, or build it beside news")
       }
@@ -99,7 +99,7 @@ struct ServeCommand: NewsCommand {
     refresher?.cancel()
     await running.stop()
     _ = await refresher?.value
-    await repository.storage.close()
+    await repository.close()
     if !json { context.console.err("news serve: stopped\n") }
     return .success
   }

@@ -140,7 +140,7 @@ struct ShowCommand: NewsCommand {
       try await repository.markRead(true, url: article.url.absoluteString)
       article.isRead = true
     } catch {
-      guard repository.storage.readOnlyCause != nil || Self.isReadOnly(error) else { throw error }
+      guard repository.readOnlyCause != nil || Self.isReadOnly(error) else { throw error }
       context.console.err("news: the read mark was not saved: the store is read-only\n")
     }
     let images = try await repository.images(of: article).map { ShownImage($0, file: repository.imageFile($0)) }

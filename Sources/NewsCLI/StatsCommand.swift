@@ -48,8 +48,7 @@ struct StatsCommand: NewsCommand {
   var arguments: ParsedArguments<Option>
 
   func run() async throws -> ExitCode {
-    let repository = try context.makeRepository(arguments.common, reading: true)
-    let storage = repository.storage
+    let storage = try context.makeStorage(arguments.common, reading: true)
     let report: Report
     let counts = try await storage.entityCounts()
     let fetchRecords = try await storage.fetchRecords()

@@ -5,8 +5,11 @@ import OfflineNewsStorage
 struct OfflineNewsStorageProbe {
   let connection: Connection
 
-  init(path: String) throws {
-    connection = try Connection(path: path, readOnly: true)
+  /// Opens the store at `path` read-only; with `recovering`, read-write, so that SQLite rolls back a hot journal
+  /// left by a process killed mid-write, as the next `news` to open the store does (a read-only connection cannot:
+  /// "attempt to write a readonly database").
+  init(path: String, recovering: Bool = false) throws {
+    connection = try Connection(path: path, readOnly: !recovering)
   }
 
   func integrity() throws -> String { try connection.scalarString("PRAGMA integrity_check") ?? "" }
