@@ -41,51 +41,8 @@ enum FailureHint {
       default:
         return "check the URL: it must answer with a NewsAPI v2 response"
       }
-    case .invalidResponse(let detail) where detail.contains("an HTML page"):
-      // A saved article page that announces no feed (most do not: bbc, cnn, nytimes pages in the real captures):
-      // what it has is its article, which `news extract` reads.
-      if detail.contains(ArticleDecoder.announcingNoFeed) {
-        return query.url.isFileURL
-          ? "this is a web page that announces no feed: 'news extract \(query.url.path)' shows its readable "
-            + "article; to follow the site, give its feed's URL (or 'news add' with the site's address)"
-          : "this is a web page that announces no feed: to follow the site, give its feed's URL (or 'news add' "
-            + "with the site's address); saved to a file, 'news extract FILE' shows its readable article"
-      }
-      // A feed reader's user gave a site's page: `news add` finds the feed it announces.
-      let page =
-        query.url.isFileURL
-        ? "this is a web page, not a feed or a NewsAPI response: 'news add URL' with the page's address "
-          + "subscribes to the feed it announces"
-        : "this is a web page, not a feed or a NewsAPI response: 'news add \(name(query))' subscribes to the feed "
-          + "it announces"
-      return page + "; for NewsAPI, give the API's URL (e.g. https://newsapi.org/v2/top-headlines?country=us)"
-    case .invalidResponse(let detail) where detail.hasPrefix(ArticleDecoder.subscriptionListPrefix):
-      return subscriptionList(name(query), isFile: query.url.isFileURL)
-    case .invalidResponse(let detail) where detail.contains("an XML document"):
-      return "this is XML, but no feed news reads (RSS 0.9x and 2.0, RSS 1.0 (RDF), Atom) nor a NewsAPI response"
-    case .invalidResponse(let detail) where detail.contains("gzip-compressed data"):
-      return query.url.isFileURL
-        ? "unpack it first (gunzip -k FILE), then import the file it gives"
-        : "the server sent a compressed body without saying so: check the URL"
-    case .invalidResponse(let detail) where detail.contains("binary data, not text"):
-      return "this is not a news file: news reads NewsAPI responses, RSS, Atom, RDF and JSON Feed files, and OPML lists"
-    case .invalidResponse(let detail) where detail.hasPrefix("not valid JSON: empty ("):
-      return query.url.isFileURL
-        ? "the file is empty: save or download it again"
-        : "the server sent an empty body: try again later; 'news list' shows everything cached"
-    case .invalidResponse(let detail)
-    where detail.hasPrefix(NewsAPIDecoder.truncatedPrefix) || detail.contains("the document is cut off")
-      || detail.contains("not valid JSON: byte") && detail.contains("the document ends "):
-      return query.url.isFileURL
-        ? "the file is cut off: save or download it again, whole (no mapping reads a part)"
-        : "the response was cut off: try again; 'news list' shows everything cached"
-    case .invalidResponse:
-      if query.url.isFileURL {
-        return "for JSON that is not a NewsAPI response, give a mapping: news import FILE --mapping NAME "
-          + "(docs/MAPPING.md)"
-      }
-      return "the URL does not answer with a NewsAPI v2 response (a JSON Feed is read by 'news sync', "
-        + "docs/CLI.md)"
+    case .invalidResponse(let problem):
+      return hint(for: problem.kind, reading: query)
     case .unreadableFile(let path, let reason):
       switch reason {
       case "no such file":
@@ -107,6 +64,55 @@ enum FailureHint {
         ? "a feed is rarely more than a few MiB: check that this file is one feed (an OPML list, an archive or a "
           + "dump is not); a large NewsAPI-format file is imported in batches by 'news import FILE'"
         : "a feed or NewsAPI response is rarely more than a few MiB: check that the URL is the feed's"
+    }
+  }
+
+  /// The hint for a body that is no response `news` reads, by its typed cause (``BodyProblem/Kind``).
+  private static func hint(for kind: BodyProblem.Kind, reading query: NewsQuery) -> String? {
+    let isFile = query.url.isFileURL
+    switch kind {
+    case .htmlPageAnnouncingNoFeed:
+      // A saved article page that announces no feed (most do not: bbc, cnn, nytimes pages in the real captures):
+      // what it has is its article, which `news extract` reads.
+      return isFile
+        ? "this is a web page that announces no feed: 'news extract \(query.url.path)' shows its readable "
+          + "article; to follow the site, give its feed's URL (or 'news add' with the site's address)"
+        : "this is a web page that announces no feed: to follow the site, give its feed's URL (or 'news add' "
+          + "with the site's address); saved to a file, 'news extract FILE' shows its readable article"
+    case .htmlPage:
+      // A feed reader's user gave a site's page: `news add` finds the feed it announces.
+      let page =
+        isFile
+        ? "this is a web page, not a feed or a NewsAPI response: 'news add URL' with the page's address "
+          + "subscribes to the feed it announces"
+        : "this is a web page, not a feed or a NewsAPI response: 'news add \(name(query))' subscribes to the feed "
+          + "it announces"
+      return page + "; for NewsAPI, give the API's URL (e.g. https://newsapi.org/v2/top-headlines?country=us)"
+    case .subscriptionList:
+      return subscriptionList(name(query), isFile: isFile)
+    case .xmlNotAFeed:
+      return "this is XML, but no feed news reads (RSS 0.9x and 2.0, RSS 1.0 (RDF), Atom) nor a NewsAPI response"
+    case .compressed:
+      return isFile
+        ? "unpack it first (gunzip -k FILE), then import the file it gives"
+        : "the server sent a compressed body without saying so: check the URL"
+    case .binary:
+      return "this is not a news file: news reads NewsAPI responses, RSS, Atom, RDF and JSON Feed files, and OPML lists"
+    case .empty:
+      return isFile
+        ? "the file is empty: save or download it again"
+        : "the server sent an empty body: try again later; 'news list' shows everything cached"
+    case .truncated:
+      return isFile
+        ? "the file is cut off: save or download it again, whole (no mapping reads a part)"
+        : "the response was cut off: try again; 'news list' shows everything cached"
+    case .invalidJSON, .wrongShape, .unreadableFeed, .noArticles, .protocolViolation, .cancelled:
+      if isFile {
+        return "for JSON that is not a NewsAPI response, give a mapping: news import FILE --mapping NAME "
+          + "(docs/MAPPING.md)"
+      }
+      return "the URL does not answer with a NewsAPI v2 response (a JSON Feed is read by 'news sync', "
+        + "docs/CLI.md)"
     }
   }
 

@@ -31,7 +31,7 @@ extension ArticleDecoder {
     do {
       feed = try FeedParser.parse(data, feedURL: origin, charset: FeedParser.charset(fromContentType: contentType))
     } catch {
-      throw .invalidResponse(detail: error.description)
+      throw .invalidResponse(Self.problem(error))
     }
     // Items without a link of their own are scoped to the feed's home page, so that a saved copy and the feed's URL
     // give one key (``ArticleIdentity/feedScope(homePage:origin:)``).
@@ -106,5 +106,22 @@ extension ArticleDecoder {
       return nil
     }
     return link
+  }
+
+  /// A feed document's failure as a typed problem: cut off, empty, a page or list that is no feed, or unreadable.
+  static func problem(_ error: FeedParseError) -> BodyProblem {
+    switch error {
+    case .truncated: BodyProblem(.truncated, error.description)
+    case .empty: BodyProblem(.empty, error.description)
+    case .notAFeed(_, _, _, let kind):
+      switch kind {
+      case .opml: BodyProblem(.subscriptionList, error.description)
+      case .html: BodyProblem(.htmlPage, error.description)
+      default: BodyProblem(.xmlNotAFeed, error.description)
+      }
+    // A JSON Feed whose JSON does not parse is nearly always one cut off.
+    case .json(_, let isJSONFeed): BodyProblem(isJSONFeed ? .truncated : .unreadableFeed, error.description)
+    case .notWellFormed, .tooLarge: BodyProblem(.unreadableFeed, error.description)
+    }
   }
 }

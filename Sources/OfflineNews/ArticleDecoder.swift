@@ -46,7 +46,8 @@ public struct ArticleDecoder: NewsPageDecoder {
       return try decodeFeed(data, origin: origin, contentType: contentType)
     case .opml where httpStatus.map { (200..<300).contains($0) } ?? true:
       // Named as what it is (not "an XML document"): its feeds are added by `news import`, never fetched as one.
-      throw .invalidResponse(detail: "\(Self.subscriptionListPrefix) (\(data.count) bytes), not a feed")
+      throw .invalidResponse(
+        BodyProblem(.subscriptionList, "\(Self.subscriptionListPrefix) (\(data.count) bytes), not a feed"))
     default:
       do {
         return try newsAPI.decode(data, httpStatus: httpStatus, redacting: secrets, contentType: contentType)
@@ -54,11 +55,10 @@ public struct ArticleDecoder: NewsPageDecoder {
         // A web page where a feed or NewsAPI was expected says whether it announces a feed, which is what the
         // person can do next (`news add` finds an announced feed; an article page's text is `news extract`'s): here,
         // where the body is at hand, for a file and a URL alike.
-        if case .invalidResponse(let detail) = error,
-          let markup = ResponseBodySummary.markup(data, contentType: contentType),
-          markup.hasPrefix("an HTML page"), detail == "\(markup), not JSON", !FeedDiscovery.announcesFeeds(data)
+        if case .invalidResponse(let problem) = error, problem.kind == .htmlPage,
+          let markup = ResponseBodySummary.markup(data, contentType: contentType), !FeedDiscovery.announcesFeeds(data)
         {
-          throw .invalidResponse(detail: "\(markup) \(Self.announcingNoFeed), not JSON")
+          throw .invalidResponse(BodyProblem(.htmlPageAnnouncingNoFeed, "\(markup) \(Self.announcingNoFeed), not JSON"))
         }
         throw error
       }

@@ -489,14 +489,15 @@ public final class NewsRepository: Sendable {
         let found = try await storage.refreshFetch(
           forQuery: key, fetchedAt: now, maxAge: maxAge, etag: newer.etag, lastModified: newer.lastModified)
         guard found else {
-          return .failed(.invalidResponse(detail: "304 Not Modified, but the query's cached rows are gone"))
+          return .failed(
+            .invalidResponse(BodyProblem(.protocolViolation, "304 Not Modified, but the query's cached rows are gone")))
         }
         return .saved(fetchedAt: now, issues: [], notModified: true, counts: nil)
       case .page(let page, let newer):
         guard !page.articles.isEmpty else {
           let skipped = page.skippedCount
           let detail = skipped == 0 ? "the response held no articles" : "none of its \(skipped) records was valid"
-          return await failed(.invalidResponse(detail: detail), key)
+          return await failed(.invalidResponse(BodyProblem(.noArticles, detail)), key)
         }
         let counts = try await storage.saveArticles(
           page.articles, forQuery: key, source: query.source ?? key, fetchedAt: now, maxAge: maxAge, etag: newer.etag,

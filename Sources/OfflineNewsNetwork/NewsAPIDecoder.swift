@@ -55,11 +55,13 @@ public struct NewsAPIDecoder: Sendable {
         throw .httpStatus(status, bodyPrefix: Self.prefix(of: data, redacting: secrets, contentType: contentType))
       }
       // Markup is named first: "not valid JSON" would read as a broken JSON file, which a web page is not.
-      if let markup = ResponseBodySummary.markup(data, contentType: contentType) {
-        throw .invalidResponse(detail: "\(markup), not JSON")
+      if let markup = ResponseBodySummary.markupProblem(data, contentType: contentType, suffix: ", not JSON") {
+        throw .invalidResponse(markup)
       }
-      if let other = ResponseBodySummary.nonText(data) { throw .invalidResponse(detail: "not valid JSON: \(other)") }
-      throw .invalidResponse(detail: Self.truncation(of: data) ?? Self.describe(error, size: data.count))
+      if let other = ResponseBodySummary.nonTextProblem(data, prefix: "not valid JSON: ") {
+        throw .invalidResponse(other)
+      }
+      throw .invalidResponse(Self.problem(of: data, error, size: data.count))
     }
     if envelope.status == "error" {
       throw .api(
@@ -71,10 +73,10 @@ public struct NewsAPIDecoder: Sendable {
     }
     guard envelope.status == "ok" else {
       let shown = envelope.status.map { "\"\($0)\"" } ?? "missing"
-      throw .invalidResponse(detail: "\"status\" is \(shown), expected \"ok\" or \"error\"")
+      throw .invalidResponse(BodyProblem(.wrongShape, "\"status\" is \(shown), expected \"ok\" or \"error\""))
     }
     guard let records = envelope.articles else {
-      throw .invalidResponse(detail: "no \"articles\" array in a \"status\":\"ok\" response")
+      throw .invalidResponse(BodyProblem(.wrongShape, "no \"articles\" array in a \"status\":\"ok\" response"))
     }
 
     var articles: [Article] = []
@@ -340,6 +342,26 @@ public struct NewsAPIDecoder: Sendable {
   /// which says the same of a file that ends inside its `"articles"` array).
   package static func truncated(size: Int) -> String {
     truncatedPrefix + "it ends after \(size) bytes with objects or arrays still open: a cut-off download or file"
+  }
+
+  /// The problem of JSON that `error` (a `JSONDecoder` error) refused: ``BodyProblem/Kind/truncated`` when `data` is
+  /// cut off (``truncation(of:size:)``), ``BodyProblem/Kind/invalidJSON`` when it is not JSON at all, else
+  /// ``BodyProblem/Kind/wrongShape`` (``describe(_:size:)``).
+  package static func problem(of data: Data, _ error: any Error, size: Int) -> BodyProblem {
+    if let cut = truncation(of: data, size: size) { return BodyProblem(.truncated, cut) }
+    return describedProblem(error, size: size)
+  }
+
+  /// ``describe(_:size:)`` as a problem: not JSON at all (``BodyProblem/Kind/invalidJSON``) or JSON of the wrong
+  /// shape (``BodyProblem/Kind/wrongShape``).
+  package static func describedProblem(_ error: any Error, size: Int) -> BodyProblem {
+    let notJSON: Bool
+    if case .dataCorrupted(let context) = error as? DecodingError, context.codingPath.isEmpty {
+      notJSON = true
+    } else {
+      notJSON = !(error is DecodingError)
+    }
+    return BodyProblem(notJSON ? .invalidJSON : .wrongShape, describe(error, size: size))
   }
 
   static func describe(_ error: any Error, size: Int) -> String {

@@ -189,7 +189,7 @@ package final class NewsAPIFileStream: @unchecked Sendable {
     }
     if let failure { throw failure }
     // A cancelled stream never ends normally: a save fed by it must not commit what it got so far.
-    if cancelled { throw .invalidResponse(detail: "reading was cancelled before the end of the file") }
+    if cancelled { throw .invalidResponse(BodyProblem(.cancelled, "reading was cancelled before the end of the file")) }
     guard !ready.isEmpty else { return nil }
     let batch = ready.removeFirst()
     condition.broadcast()
@@ -256,7 +256,7 @@ package final class NewsAPIFileStream: @unchecked Sendable {
           do {
             records += try JSONDecoder().decode([RawArticle].self, from: text)
           } catch {
-            return fail(.invalidResponse(detail: NewsAPIDecoder.describe(error, size: size)))
+            return fail(.invalidResponse(NewsAPIDecoder.describedProblem(error, size: size)))
           }
         case .end(let end): arrayEnd = end
         case .invalid:
@@ -269,9 +269,11 @@ package final class NewsAPIFileStream: @unchecked Sendable {
           let early = scanner.position >= filled ? endedEarly() : nil
           if early == nil, scanner.position >= filled, atEnd {
             // The file ends inside the "articles" array: cut off.
-            return fail(.invalidResponse(detail: NewsAPIDecoder.truncated(size: size)))
+            return fail(.invalidResponse(BodyProblem(.truncated, NewsAPIDecoder.truncated(size: size))))
           }
-          return fail(early ?? .invalidResponse(detail: "not valid JSON (\(size) bytes; truncated or not JSON)"))
+          return fail(
+            early
+              ?? .invalidResponse(BodyProblem(.invalidJSON, "not valid JSON (\(size) bytes; truncated or not JSON)")))
         }
         if arrayEnd != nil { break }
       }
@@ -323,7 +325,9 @@ package final class NewsAPIFileStream: @unchecked Sendable {
     let read = windowOffset + filled
     guard read < size else { return nil }
     return .invalidResponse(
-      detail: "the file was cut short while it was read (\(read) of its \(size) bytes; was it changed meanwhile?)")
+      BodyProblem(
+        .truncated, "the file was cut short while it was read (\(read) of its \(size) bytes; was it changed meanwhile?)"
+      ))
   }
 
   private func fail(_ error: NewsNetworkError) {
@@ -347,8 +351,7 @@ package final class NewsAPIFileStream: @unchecked Sendable {
     do {
       envelope = try JSONDecoder().decode(Envelope.self, from: envelopeBytes)
     } catch {
-      return .invalidResponse(
-        detail: NewsAPIDecoder.truncation(of: envelopeBytes, size: size) ?? NewsAPIDecoder.describe(error, size: size))
+      return .invalidResponse(NewsAPIDecoder.problem(of: envelopeBytes, error, size: size))
     }
     if envelope.status == "error" {
       return .api(
@@ -357,7 +360,7 @@ package final class NewsAPIFileStream: @unchecked Sendable {
     }
     guard envelope.status == "ok" else {
       let shown = envelope.status.map { "\"\($0)\"" } ?? "missing"
-      return .invalidResponse(detail: "\"status\" is \(shown), expected \"ok\" or \"error\"")
+      return .invalidResponse(BodyProblem(.wrongShape, "\"status\" is \(shown), expected \"ok\" or \"error\""))
     }
     condition.withLock { total = envelope.totalResults }
     return nil

@@ -12,8 +12,9 @@ public enum NewsNetworkError: Error, Sendable, Hashable, CustomStringConvertible
   case httpStatus(Int, bodyPrefix: String)
   /// NewsAPI answered `{"status":"error","code":…,"message":…}`, whatever the HTTP status.
   case api(NewsAPIError)
-  /// The body is not a valid NewsAPI response: not JSON, truncated, or the wrong shape. `detail` says where.
-  case invalidResponse(detail: String)
+  /// The body is not a response the network reads: a web page, not JSON, truncated, the wrong shape… The problem's
+  /// ``BodyProblem/kind`` says which, its ``BodyProblem/detail`` where.
+  case invalidResponse(BodyProblem)
   /// A `file` source could not be read.
   case unreadableFile(path: String, reason: String)
   /// The query's URL is not one this network can fetch (e.g. a `ftp:` URL).
@@ -32,7 +33,7 @@ public enum NewsNetworkError: Error, Sendable, Hashable, CustomStringConvertible
     switch error {
     case .transport(let failure, let detail): self = .transport(failure, detail: detail)
     case .unsupportedURL(let url): self = .unsupportedURL(url)
-    case .tooManyRedirects: self = .invalidResponse(detail: error.description)
+    case .tooManyRedirects: self = .invalidResponse(BodyProblem(.protocolViolation, error.description))
     }
   }
 
@@ -46,7 +47,7 @@ public enum NewsNetworkError: Error, Sendable, Hashable, CustomStringConvertible
       let shown = body.isEmpty ? "" : ": \(body)"
       return "HTTP \(status) \(reason)\(shown)"
     case .api(let error): return error.description
-    case .invalidResponse(let detail): return "invalid response: \(detail)"
+    case .invalidResponse(let problem): return "invalid response: \(problem.detail)"
     case .unreadableFile(let path, let reason): return "cannot read \(path): \(reason)"
     case .unsupportedURL(let url): return "unsupported URL \(url) (use http, https or file)"
     case .tooLarge(let bytes, let limit):

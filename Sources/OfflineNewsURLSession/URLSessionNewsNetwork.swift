@@ -90,7 +90,8 @@ public final class URLSessionNewsNetwork: NewsNetwork {
   public func fetch(_ query: NewsQuery) async throws(NewsNetworkError) -> NewsPage {
     switch try await fetch(NewsRequest(query: query)) {
     case .page(let page, _): return page
-    case .notModified: throw .invalidResponse(detail: "304 Not Modified to an unconditional request")
+    case .notModified:
+      throw .invalidResponse(BodyProblem(.protocolViolation, "304 Not Modified to an unconditional request"))
     }
   }
 
@@ -140,7 +141,7 @@ public final class URLSessionNewsNetwork: NewsNetwork {
     }
     if status == 304 {
       guard !request.validators.isEmpty else {
-        throw .invalidResponse(detail: "304 Not Modified to an unconditional request")
+        throw .invalidResponse(BodyProblem(.protocolViolation, "304 Not Modified to an unconditional request"))
       }
       return .notModified(validators: response.validators)
     }
@@ -170,7 +171,9 @@ public final class URLSessionNewsNetwork: NewsNetwork {
     case .api(var apiError):
       apiError.message = clean(apiError.message)
       return .api(apiError)
-    case .invalidResponse(let detail): return .invalidResponse(detail: clean(detail))
+    case .invalidResponse(var problem):
+      problem.detail = clean(problem.detail)
+      return .invalidResponse(problem)
     case .unreadableFile(let path, let reason): return .unreadableFile(path: clean(path), reason: clean(reason))
     case .unsupportedURL(let url): return .unsupportedURL(clean(url))
     case .tooLarge: return error

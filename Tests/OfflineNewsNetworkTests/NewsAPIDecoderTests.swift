@@ -310,10 +310,11 @@ extension NewsAPIDecoderTests {
     func truncated(httpStatus: Int?) throws {
       let data = try ownData("newsapi-truncated.json")
       let error = decodeError(data, httpStatus: httpStatus)
-      guard case .invalidResponse(let detail) = error else {
+      guard case .invalidResponse(let problem) = error else {
         Issue.record("expected .invalidResponse, got \(String(describing: error))")
         return
       }
+      let detail = problem.detail
       #expect(!detail.isEmpty)
       #expect(detail.contains("not valid JSON"))
       #expect(detail.contains("\(data.count) bytes"))
@@ -322,10 +323,11 @@ extension NewsAPIDecoderTests {
     @Test("an HTML body is .invalidResponse when the status is 2xx or unknown", arguments: [nil, 200])
     func notJSON(httpStatus: Int?) throws {
       let error = decodeError(try ownData("not-json.html"), httpStatus: httpStatus)
-      guard case .invalidResponse(let detail) = error else {
+      guard case .invalidResponse(let problem) = error else {
         Issue.record("expected .invalidResponse, got \(String(describing: error))")
         return
       }
+      let detail = problem.detail
       #expect(!detail.isEmpty)
       #expect(detail.hasPrefix("an HTML page (") && detail.hasSuffix("bytes), not JSON"), "\(detail)")
     }
@@ -371,10 +373,11 @@ extension NewsAPIDecoderTests {
         ("", "not valid JSON"),
       ])
     func wrongShape(body: String, detailMentions: String) {
-      guard case .invalidResponse(let detail) = decodeError(Data(body.utf8)) else {
+      guard case .invalidResponse(let problem) = decodeError(Data(body.utf8)) else {
         Issue.record("expected .invalidResponse for \(body)")
         return
       }
+      let detail = problem.detail
       #expect(detail.contains(detailMentions), "\(detail)")
     }
 
@@ -415,10 +418,11 @@ extension NewsAPIDecoderTests {
     @Test("a file that is not JSON is decoded like an HTTP body: .invalidResponse")
     func notJSONFile() async {
       let error = await fetchError(Fixtures.own("not-json.html"))
-      guard case .invalidResponse(let detail) = error else {
+      guard case .invalidResponse(let problem) = error else {
         Issue.record("expected .invalidResponse, got \(String(describing: error))")
         return
       }
+      let detail = problem.detail
       #expect(!detail.isEmpty)
     }
 

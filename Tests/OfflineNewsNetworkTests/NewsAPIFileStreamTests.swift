@@ -207,10 +207,12 @@ struct NewsAPIFileStreamTests {
     } catch {
       failure = error
     }
-    guard case .invalidResponse(let detail) = failure else {
+    guard case .invalidResponse(let problem) = failure else {
       Issue.record("expected an invalid response, got \(failure.map { "\($0)" } ?? "the end of the stream")")
       return
     }
+    let detail = problem.detail
+    #expect(problem.kind == .truncated)
     #expect(detail.contains("cut short"), "\(detail)")
     #expect(detail.contains("\(body.count / 2) of its \(body.count) bytes"), "\(detail)")
   }

@@ -131,10 +131,11 @@ struct ParallelDecodeTests {
       _ = try NewsAPIDecoder().decode(Data(text.utf8))
       Issue.record("expected an error")
     } catch {
-      guard case .invalidResponse(let detail) = error else {
+      guard case .invalidResponse(let problem) = error else {
         Issue.record("expected invalidResponse, got \(error)")
         return
       }
+      let detail = problem.detail
       #expect(!detail.isEmpty)
     }
   }

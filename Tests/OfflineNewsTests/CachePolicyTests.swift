@@ -328,7 +328,8 @@ struct CachePolicyTests {
     #expect(results.map { $0.networkError == nil } == [true, false])
     #expect(
       results.last?.networkError
-        == .invalidResponse(detail: "an HTML page (text/html, 3 bytes) that announces no feed, not JSON"))
+        == .invalidResponse(
+          BodyProblem(.htmlPageAnnouncingNoFeed, "an HTML page (text/html, 3 bytes) that announces no feed, not JSON")))
   }
 
   @Test("cache-then-network with nothing cached yields only the network's rows, or throws its cause")
@@ -345,7 +346,7 @@ struct CachePolicyTests {
       for try await result in setup.repository.results(for: other) { results.append(result) }
       Issue.record("expected networkFailedAndCacheEmpty")
     } catch let error as NewsRepositoryError {
-      #expect(error.networkError == .invalidResponse(detail: "the response held no articles"))
+      #expect(error.networkError == .invalidResponse(BodyProblem(.noArticles, "the response held no articles")))
     }
     #expect(results.count == 1)
   }

@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNews
+import OfflineNewsNetwork
 import OfflineNewsStorage
 import Synchronization
 import TestSupport
@@ -138,7 +139,9 @@ struct ConditionalRequestTests {
     let error = await repositoryError { () async throws(NewsRepositoryError) in
       try await setup.repository.articles(for: setup.query)
     }
-    #expect(error?.networkError == .invalidResponse(detail: "304 Not Modified to an unconditional request"))
+    #expect(
+      error?.networkError
+        == .invalidResponse(BodyProblem(.protocolViolation, "304 Not Modified to an unconditional request")))
     #expect(try await setup.storage.articleCount() == 0)
   }
 }

@@ -188,9 +188,12 @@ import Testing
       case .truncatedBody:
         return error == .transport(.connectionLost, detail: "the response was cut short")
       case .invalidJSON:
-        return error == .invalidResponse(detail: "an HTML page (text/html, 6 bytes) that announces no feed, not JSON")
+        return error
+          == .invalidResponse(
+            BodyProblem(.htmlPageAnnouncingNoFeed, "an HTML page (text/html, 6 bytes) that announces no feed, not JSON")
+          )
       case .hangPastTimeout: return error == .transport(.timedOut, detail: "no complete answer within 1 s")
-      case .zeroArticles: return error == .invalidResponse(detail: "the response held no articles")
+      case .zeroArticles: return error == .invalidResponse(BodyProblem(.noArticles, "the response held no articles"))
       }
     }
   }

@@ -92,9 +92,13 @@ struct RetryTests {
           == .api(
             NewsAPIError(code: .rateLimited, message: "You have made too many requests recently.", httpStatus: 200))
       case .htmlInsteadOfJSON:
-        return error == .invalidResponse(detail: "an HTML page (text/html, 24 bytes) that announces no feed, not JSON")
-      case .emptyBody: return error == .invalidResponse(detail: "not valid JSON: empty (0 bytes)")
-      case .truncatedJSON: return error == .invalidResponse(detail: NewsAPIDecoder.truncated(size: 120))
+        return error
+          == .invalidResponse(
+            BodyProblem(
+              .htmlPageAnnouncingNoFeed, "an HTML page (text/html, 24 bytes) that announces no feed, not JSON"))
+      case .emptyBody: return error == .invalidResponse(BodyProblem(.empty, "not valid JSON: empty (0 bytes)"))
+      case .truncatedJSON:
+        return error == .invalidResponse(BodyProblem(.truncated, NewsAPIDecoder.truncated(size: 120)))
       }
     }
   }
@@ -275,7 +279,7 @@ struct RetryTests {
       #expect(!RetryPolicy.isRetryable(.api(NewsAPIError(code: .apiKeyInvalid, message: "", httpStatus: status))))
     }
     #expect(!RetryPolicy.isRetryable(.api(NewsAPIError(code: .rateLimited, message: "", httpStatus: 200))))
-    #expect(!RetryPolicy.isRetryable(.invalidResponse(detail: "x")))
+    #expect(!RetryPolicy.isRetryable(.invalidResponse(BodyProblem(.invalidJSON, "x"))))
     #expect(!RetryPolicy.isRetryable(.unreadableFile(path: "/x", reason: "no such file")))
     #expect(!RetryPolicy.isRetryable(.unsupportedURL("ftp://x")))
   }
