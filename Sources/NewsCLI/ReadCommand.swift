@@ -20,14 +20,10 @@ struct ReadCommand: NewsCommand {
     Opens on the sources (every configured source and folder, with unread and total counts; "All articles" first),
     or on one source's or folder's articles with --source or --folder. The lists are newest first, unread marked N,
     bookmarks !, and update themselves while open (another shell's news fetch or mark-read shows at once).
-    Keys (newsboat's): ↑/↓ or j/k move, PgUp/PgDn or SPACE page, g/G first/last, ENTER (or l, →) opens, q (or ESC,
-    ←) goes back and quits on the first screen, n/p next/previous unread article, J/K next/previous article, N (or m)
-    marks read or unread (opening an article marks it read), A marks every article of the source, folder or list
-    read, s (or b) bookmarks, o opens the link with $NEWS_OPENER or xdg-open (which honours $BROWSER), r reloads the
-    selected source (a folder: its sources; the list's on the other screens) and R every source, in the background
-    through the library as news fetch --all does (a progress line shows it; the lists update as it saves), /
-    searches every article (ENTER runs it, ESC cancels), ? shows the keys. The screen is redrawn when the terminal
-    is resized; the terminal is given back on q, Ctrl-C, SIGTERM and errors. Reading never waits for the network.
+    Keys (newsboat's): j/k move, ENTER opens, q goes back, n next unread, r/R reload in the background, A all
+    read, s bookmark, / search, - and + collapse and expand a folder; every key: news read --keys, or ? in the
+    reader. The screen is redrawn when the terminal is resized; the terminal is given back on q, Ctrl-C, SIGTERM
+    and errors. Reading never waits for the network.
     On a store the user may only read, the reader opens and says that read marks are not saved.
     Exit status: 0 quit, 64 not a terminal (standard input and output must be one) or an unknown folder, 66 no
     database at the path (nothing is created), 74 storage error, 78 the terminal type (TERM) is unknown or
@@ -35,7 +31,7 @@ struct ReadCommand: NewsCommand {
     """
 
   enum Option: CommandOption {
-    case source, folder, unread, db, config
+    case source, folder, unread, keys, db, config
     var spec: OptionSpec {
       switch self {
       case .source:
@@ -46,6 +42,7 @@ struct ReadCommand: NewsCommand {
         OptionSpec(
           name: "folder", valueName: "NAME", help: "Open on the articles of the sources in this folder (\"Tech\").")
       case .unread: OptionSpec(name: "unread", help: "Only articles not marked read in the lists.")
+      case .keys: OptionSpec(name: "keys", help: "Print every key of the reader, screen by screen, and exit.")
       case .db: SharedOption.database
       case .config: SharedOption.configuration
       }
@@ -59,6 +56,10 @@ struct ReadCommand: NewsCommand {
   static let listLimit = 2_000
 
   func run() async throws -> ExitCode {
+    if arguments.flag(.keys) {
+      context.console.out(ReaderKey.text)
+      return .success
+    }
     guard Terminal.isInteractive else {
       throw CommandFailure(
         .usage, "news read needs a terminal (standard input and output are not one)",
@@ -149,7 +150,10 @@ struct ReadCommand: NewsCommand {
       return Reader.SourceRow(title: title, depth: depth, filter: filter, isFolder: false, reloads: [name])
     }
     let names = configuration.allSourceNames.sorted { $0.lowercased() < $1.lowercased() }
-    for folder in configuration.folders {
+    // Each folder right after the folder it is in ("Tech", "Tech/Swift", then "Tech 2"), so that collapsing a
+    // folder hides the rows below it up to the next row as far out.
+    let folders = configuration.folders.sorted { $0.lexicographicallyPrecedes($1) }
+    for folder in folders {
       let text = Configuration.folderText(folder)
       let matches = (configuration.sourceNames(inFolder: text) ?? []).map(context.sourceMatch)
       rows.append(
@@ -295,6 +299,7 @@ struct ReadCommand: NewsCommand {
           reader.setArticles(list)
         case .listFailed(let message, let listGeneration):
           guard listGeneration == generation else { continue }
+          reader.listLoaded = true
           reader.message = message
         case .storeChanged:
           countAll()
@@ -354,6 +359,7 @@ struct ReadCommand: NewsCommand {
           reader.setArticles(hits.map(\.article))
           reader.message = "\(hits.count) found"
         } catch {
+          reader.listLoaded = true
           reader.message = Self.describe(error)
         }
       case .markRead(let article, let read):
