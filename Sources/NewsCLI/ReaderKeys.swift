@@ -69,7 +69,7 @@ struct ReaderKey: Sendable, Equatable {
   /// The keys that do something on `screen`, one line each: the keys in a column, then what they do.
   static func lines(on screen: Reader.Screen) -> [String] {
     table.compactMap { key in
-      key.meaning(on: screen).map { "  " + OutputFormat.padded(key.keys.joined(separator: " "), to: 16) + $0 }
+      key.meaning(on: screen).map { "  " + OutputFormat.padded(key.keys.joined(separator: " "), to: 18) + $0 }
     }
   }
 

@@ -310,7 +310,7 @@ struct ReaderTests {
     #expect(help.first?.hasPrefix("news read — keys on the sources") == true)
     #expect(help.contains { $0.hasPrefix("  - +") && $0.contains("collapse, expand the folder") })
     #expect(!help.contains { $0.hasPrefix("  n p") }, "n/p do nothing on the sources")
-    #expect(ReaderKey.text.contains("On a list of articles:\n  ↑ ↓ j k         move\n"), "\(ReaderKey.text)")
+    #expect(ReaderKey.text.contains("On a list of articles:\n  ↑ ↓ j k           move\n"), "\(ReaderKey.text)")
     // Every key the reader acts on is in the table (its keys, or a caps name for a function key).
     let listed = Set(ReaderKey.table.flatMap(\.keys))
     for name in ["↑", "↓", "←", "→", "PgUp", "PgDn", "Home", "End", "ENTER", "ESC", "SPACE"] {
