@@ -194,10 +194,8 @@ struct ReadCommand: NewsCommand {
 
     mutating func run() async throws -> ExitCode {
       let (events, sink) = AsyncStream<Event>.makeStream(bufferingPolicy: .unbounded)
-      let terminalEvents = terminal.events
-      let forward = Task {
-        for await event in terminalEvents { sink.yield(.terminal(event)) }
-      }
+      // Keys, resizes and signals come straight from the terminal's watcher thread into this loop's stream.
+      terminal.deliver { sink.yield(.terminal($0)) }
       let changes = repository.storeChanges()
       let watchStore = Task {
         for await _ in changes { sink.yield(.storeChanged) }
@@ -207,7 +205,6 @@ struct ReadCommand: NewsCommand {
       var reload: Task<Void, Never>?
       var shownImagesOf: URL?
       defer {
-        forward.cancel()
         watchStore.cancel()
         observation?.cancel()
         reload?.cancel()
