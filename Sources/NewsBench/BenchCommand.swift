@@ -53,6 +53,13 @@ enum BenchCommand {
         } else {
           print(Report.machine(machine, date: results.date) + ServeBench.report(results), terminator: "")
         }
+      } else if options.read {
+        let results = try ReaderBench.make(options, folder: folder, selfPath: selfPath).run()
+        if options.json {
+          print(String(decoding: try encoder.encode(results), as: UTF8.self))
+        } else {
+          print(Report.machine(machine, date: results.date) + ReaderBench.report(results), terminator: "")
+        }
       } else if options.feeds {
         let results = try FeedBench.feeds(options, folder: folder, selfPath: selfPath).run()
         if options.json {

@@ -25,6 +25,8 @@ struct Options: Sendable {
   var serveClients = 100
   /// With `--serve`: requests of each client (half Miniflux, half Reader).
   var serveRequests = 200
+  /// `--read`: `news read`'s first screen and key latencies beside newsboat's (``ReaderBench``).
+  var read = false
 
   static let usage = """
     usage: news-bench [--articles N] [--runs R] [--seed S] [--work DIR] [--quick] [--json]
@@ -33,6 +35,7 @@ struct Options: Sendable {
            news-bench --feeds [--feeds-from DIR] [--work DIR] [--json]
            news-bench --cli DB [--latency-runs N] [--json]
            news-bench --serve [--articles N] [--clients C] [--requests R] [--quick] [--json]
+           news-bench --read [--articles N] [--runs R] [--quick] [--json]
 
     Generates a NewsAPI-shaped payload of N articles and times, side by side on the same file and fresh databases
     (median of R runs; each import in its own process):
@@ -68,6 +71,11 @@ struct Options: Sendable {
                      R requests each (default 200), alternating GET /v1/entries?limit=100 and the Reader reading
                      list (n=50): errors, p50/p99 of each beside the same selection run directly on the store,
                      requests/s and the server's peak RSS; with --quick: N = 2000, C = 10, R = 20
+      --read         instead: `news read` (the `news` built beside news-bench) on N articles (default 100000) in
+                     50 generated RSS feeds fetched from loopback, beside newsboat on the same feeds (its cache filled
+                     by `newsboat -x reload`): each spawned R times (default 5; --quick: N = 2000, R = 2) on a 100×30
+                     pty, spawn to first screen (the sources with their counts), and ↓/↑, ENTER, ↓/↑ in a list: key
+                     written to the update read back
       --clients C    with --serve: concurrent clients
       --requests R   with --serve: requests of each client
     """
@@ -115,6 +123,7 @@ struct Options: Sendable {
       case "--latency-runs": options.latencyRuns = try number(argument)
       case "--cli": options.cliDatabase = try value(argument)
       case "--serve": options.serve = true
+      case "--read": options.read = true
       case "--clients": options.serveClients = try number(argument)
       case "--requests": options.serveRequests = try number(argument)
       case "--help", "-h": throw HelpRequested()
@@ -128,6 +137,9 @@ struct Options: Sendable {
     if options.feeds && options.scaling { throw BenchError("--feeds and --scaling are separate runs") }
     if options.serve && (options.scaling || options.feeds || options.extraction) {
       throw BenchError("--serve is a separate run")
+    }
+    if options.read && (options.serve || options.scaling || options.feeds || options.extraction) {
+      throw BenchError("--read is a separate run")
     }
     if options.serve && options.quick {
       if !arguments.contains("--clients") { options.serveClients = 10 }

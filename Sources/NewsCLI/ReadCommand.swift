@@ -20,14 +20,10 @@ struct ReadCommand: NewsCommand {
     Opens on the sources (every configured source and folder, with unread and total counts; "All articles" first),
     or on one source's or folder's articles with --source or --folder. The lists are newest first, unread marked N,
     bookmarks !, and update themselves while open (another shell's news fetch or mark-read shows at once).
-    Keys (newsboat's): ↑/↓ or j/k move, PgUp/PgDn or SPACE page, g/G first/last, ENTER (or l, →) opens, q (or ESC,
-    ←) goes back and quits on the first screen, n/p next/previous unread article, J/K next/previous article, N (or m)
-    marks read or unread (opening an article marks it read), A marks every article of the source, folder or list
-    read, s (or b) bookmarks, o opens the link with $NEWS_OPENER or xdg-open (which honours $BROWSER), r reloads the
-    selected source (a folder: its sources; the list's on the other screens) and R every source, in the background
-    through the library as news fetch --all does (a progress line shows it; the lists update as it saves), /
-    searches every article (ENTER runs it, ESC cancels), ? shows the keys. The screen is redrawn when the terminal
-    is resized; the terminal is given back on q, Ctrl-C, SIGTERM and errors. Reading never waits for the network.
+    Keys (newsboat's): j/k move, ENTER opens, q goes back, n next unread, r/R reload in the background, A all
+    read, s bookmark, / search, - and + collapse and expand a folder; every key: news read --keys, or ? in the
+    reader. The screen is redrawn when the terminal is resized; the terminal is given back on q, Ctrl-C, SIGTERM
+    and errors. Reading never waits for the network.
     On a store the user may only read, the reader opens and says that read marks are not saved.
     Exit status: 0 quit, 64 not a terminal (standard input and output must be one) or an unknown folder, 66 no
     database at the path (nothing is created), 74 storage error, 78 the terminal type (TERM) is unknown or
@@ -35,7 +31,7 @@ struct ReadCommand: NewsCommand {
     """
 
   enum Option: CommandOption {
-    case source, folder, unread, db, config
+    case source, folder, unread, keys, db, config
     var spec: OptionSpec {
       switch self {
       case .source:
@@ -46,6 +42,7 @@ struct ReadCommand: NewsCommand {
         OptionSpec(
           name: "folder", valueName: "NAME", help: "Open on the articles of the sources in this folder (\"Tech\").")
       case .unread: OptionSpec(name: "unread", help: "Only articles not marked read in the lists.")
+      case .keys: OptionSpec(name: "keys", help: "Print every key of the reader, screen by screen, and exit.")
       case .db: SharedOption.database
       case .config: SharedOption.configuration
       }
@@ -59,6 +56,10 @@ struct ReadCommand: NewsCommand {
   static let listLimit = 2_000
 
   func run() async throws -> ExitCode {
+    if arguments.flag(.keys) {
+      context.console.out(ReaderKey.text)
+      return .success
+    }
     guard Terminal.isInteractive else {
       throw CommandFailure(
         .usage, "news read needs a terminal (standard input and output are not one)",
@@ -149,7 +150,10 @@ struct ReadCommand: NewsCommand {
       return Reader.SourceRow(title: title, depth: depth, filter: filter, isFolder: false, reloads: [name])
     }
     let names = configuration.allSourceNames.sorted { $0.lowercased() < $1.lowercased() }
-    for folder in configuration.folders {
+    // Each folder right after the folder it is in ("Tech", "Tech/Swift", then "Tech 2"), so that collapsing a
+    // folder hides the rows below it up to the next row as far out.
+    let folders = configuration.folders.sorted { $0.lexicographicallyPrecedes($1) }
+    for folder in folders {
       let text = SubscriptionFile.folderText(folder)
       let matches = (configuration.sourceNames(inFolder: text) ?? []).map(context.sourceMatch)
       rows.append(
@@ -190,10 +194,8 @@ struct ReadCommand: NewsCommand {
 
     mutating func run() async throws -> ExitCode {
       let (events, sink) = AsyncStream<Event>.makeStream(bufferingPolicy: .unbounded)
-      let terminalEvents = terminal.events
-      let forward = Task {
-        for await event in terminalEvents { sink.yield(.terminal(event)) }
-      }
+      // Keys, resizes and signals come straight from the terminal's watcher thread into this loop's stream.
+      terminal.deliver { sink.yield(.terminal($0)) }
       let changes = repository.storeChanges()
       let watchStore = Task {
         for await _ in changes { sink.yield(.storeChanged) }
@@ -203,7 +205,6 @@ struct ReadCommand: NewsCommand {
       var reload: Task<Void, Never>?
       var shownImagesOf: URL?
       defer {
-        forward.cancel()
         watchStore.cancel()
         observation?.cancel()
         reload?.cancel()
@@ -215,8 +216,7 @@ struct ReadCommand: NewsCommand {
       let named = reader.sources.map { row -> String? in row.isFolder ? nil : row.reloads?.first }
       func countAll() {
         Task {
-          var counts: [ArticleCounts?] = []
-          for filter in rows { counts.append(try? await repository.counts(matching: filter)) }
+          let counts = await Self.counts(of: rows, repository)
           var health: [SourceHealth?] = []
           for name in named {
             health.append(name == nil ? nil : await ReadCommand.health(of: name ?? "", context, repository))
@@ -295,6 +295,7 @@ struct ReadCommand: NewsCommand {
           reader.setArticles(list)
         case .listFailed(let message, let listGeneration):
           guard listGeneration == generation else { continue }
+          reader.listLoaded = true
           reader.message = message
         case .storeChanged:
           countAll()
@@ -326,6 +327,35 @@ struct ReadCommand: NewsCommand {
       return .success
     }
 
+    /// The counts of each row's filter, in order, as `news serve` counts its feeds and folders: the sources' in one
+    /// statement (``NewsRepository/counts(bySource:)``), a folder's through the indexes of its sources
+    /// (``ArticleSelection``), "All articles" with ``NewsRepository/counts(matching:)``. A source's articles are
+    /// those saved under its name and those of its last fetch (the publisher's name, which `news list --source` also
+    /// matches, is left out: no index has it, and a scan of the store for each row took 8.6 s at 100,000 articles,
+    /// docs/PERFORMANCE.md). `nil` for a row that could not be counted.
+    static func counts(of rows: [ArticleFilter], _ repository: NewsRepository) async -> [ArticleCounts?] {
+      let sources = rows.map { filter -> SourceMatch? in
+        guard filter.anyOfSources == nil, let source = filter.source else { return nil }
+        return SourceMatch(source: source, queries: filter.sourceQueries)
+      }
+      let bySource = (try? await repository.counts(bySource: sources.compactMap { $0 })) ?? []
+      var next = bySource.makeIterator()
+      var counts: [ArticleCounts?] = []
+      for (filter, source) in zip(rows, sources) {
+        if source != nil {
+          counts.append(next.next().map { ArticleCounts(total: $0.total, unread: $0.unread) })
+        } else if let members = filter.anyOfSources {
+          let total = try? await repository.count(selecting: ArticleSelection(sources: members))
+          let unread = try? await repository.count(
+            selecting: ArticleSelection(filter: ArticleFilter(unreadOnly: true), sources: members))
+          counts.append(total.flatMap { total in unread.map { ArticleCounts(total: total, unread: $0) } })
+        } else {
+          counts.append(try? await repository.counts(matching: filter))
+        }
+      }
+      return counts
+    }
+
     mutating func draw() {
       let (lines, columns) = terminal.size
       terminal.draw(reader.lines(height: lines, width: columns))
@@ -354,6 +384,7 @@ struct ReadCommand: NewsCommand {
           reader.setArticles(hits.map(\.article))
           reader.message = "\(hits.count) found"
         } catch {
+          reader.listLoaded = true
           reader.message = Self.describe(error)
         }
       case .markRead(let article, let read):

@@ -47,7 +47,12 @@ struct Reader {
 
   var sources: [SourceRow]
   var screens: [Screen]
+  /// The selected row, an index of ``sources`` (always a shown one: never inside a collapsed folder).
   var sourceSelection = 0
+  /// The folder rows (indices of ``sources``) collapsed on the sources screen: their sources and folders are hidden,
+  /// their own counts (every source inside) stay on their row. Kept while the reader runs.
+  var collapsed: Set<Int> = []
+  /// The first shown row on the screen, a position in ``shownSources``.
   var sourceTop = 0
   var listTitle = ""
   var listFilter: ArticleFilter?
@@ -56,6 +61,9 @@ struct Reader {
   /// The progress of a reload running in the background ("reloading 3 of 12 sources"); `nil` when none runs.
   var reloading: String?
   var articles: [Article] = []
+  /// Whether the open list's articles have been read (observed or searched) at least once: until then its screen
+  /// says "loading…", not "no articles".
+  var listLoaded = false
   var articleSelection = 0
   var listTop = 0
   /// The article open on the article screen.
@@ -107,6 +115,7 @@ struct Reader {
   mutating func setArticles(_ list: [Article]) {
     let selected = articles.indices.contains(articleSelection) ? articles[articleSelection].url : nil
     articles = list
+    listLoaded = true
     listVersion += 1
     if let selected, let index = list.firstIndex(where: { $0.url == selected }) {
       articleSelection = index
@@ -156,6 +165,11 @@ struct Reader {
     }
     let page = max(1, height - 2)
     switch key {
+    case .left
+    where screen == .sources && sources.indices.contains(sourceSelection) && sources[sourceSelection].isFolder
+      && !collapsed.contains(sourceSelection):
+      collapsed.insert(sourceSelection)
+      return []
     case .character("q"), .escape, .left:
       return back()
     case .character("?"):
@@ -206,6 +220,7 @@ struct Reader {
       listFilter = nil
       listReloads = nil
       articles = []
+      listLoaded = false
       articleSelection = 0
       listTop = 0
       return [.search(text)]
@@ -217,10 +232,26 @@ struct Reader {
   }
 
   private mutating func handleSources(_ key: Terminal.Key, page: Int) -> [Action] {
+    guard sources.indices.contains(sourceSelection) else { return [] }
+    let row = sources[sourceSelection]
     switch key {
+    case .right where row.isFolder && collapsed.contains(sourceSelection):
+      collapsed.remove(sourceSelection)
+    case .character("+"):
+      guard row.isFolder else {
+        message = "+ expands a folder"
+        return []
+      }
+      collapsed.remove(sourceSelection)
+    case .character("-"):
+      // On a source inside a folder: its folder collapses, and the selection goes to the folder's row.
+      guard let folder = row.isFolder ? sourceSelection : folderRow(of: sourceSelection) else {
+        message = "- collapses a folder (this source is in none)"
+        return []
+      }
+      collapsed.insert(folder)
+      sourceSelection = folder
     case .enter, .right, .character("l"):
-      guard sources.indices.contains(sourceSelection) else { return [] }
-      let row = sources[sourceSelection]
       screens.append(.articles)
       listTitle = row.title
       var filter = row.filter
@@ -228,20 +259,43 @@ struct Reader {
       listFilter = filter
       listReloads = row.reloads
       articles = []
+      listLoaded = false
       articleSelection = 0
       listTop = 0
       return [.observe(filter)]
     case .character("r"):
-      guard sources.indices.contains(sourceSelection) else { return [] }
-      return [.reload(sources[sourceSelection].reloads)]
+      return [.reload(row.reloads)]
     case .character("A"):
-      guard sources.indices.contains(sourceSelection) else { return [] }
-      let row = sources[sourceSelection]
       return [.markAllRead(row.filter, title: row.title)]
     default:
-      sourceSelection = move(sourceSelection, key, count: sources.count, page: page)
-      return []
+      let shown = shownSources
+      let position = shown.firstIndex(of: sourceSelection) ?? 0
+      let moved = move(position, key, count: shown.count, page: page)
+      if shown.indices.contains(moved) { sourceSelection = shown[moved] }
     }
+    return []
+  }
+
+  /// The rows of ``sources`` shown on the sources screen, in order: every row but those inside a collapsed folder.
+  var shownSources: [Int] {
+    var shown: [Int] = []
+    var hiddenBelow: Int?  // the depth of the collapsed folder whose rows are being skipped
+    for (index, row) in sources.enumerated() {
+      if let depth = hiddenBelow {
+        if row.depth > depth { continue }
+        hiddenBelow = nil
+      }
+      shown.append(index)
+      if row.isFolder && collapsed.contains(index) { hiddenBelow = row.depth }
+    }
+    return shown
+  }
+
+  /// The row of the folder the row `index` is directly in: the nearest folder row above it, one level out.
+  private func folderRow(of index: Int) -> Int? {
+    let depth = sources[index].depth
+    guard depth > 0 else { return nil }
+    return sources.indices.prefix(index).last { sources[$0].isFolder && sources[$0].depth == depth - 1 }
   }
 
   private mutating func handleList(_ key: Terminal.Key, page: Int) -> [Action] {
@@ -375,8 +429,13 @@ struct Reader {
       lines.append(bar("news read — " + listTitle + position))
       lines += articleLines(body, width)
     case .help:
-      lines.append(bar("news read — keys"))
-      lines += Self.helpText.prefix(body).map { Terminal.Line(Self.fit($0, width)) }
+      // The keys of the screen under the help (ReaderKey's table, as `news read --keys` and docs/CLI.md list them).
+      let under = screens.dropLast().last ?? .sources
+      lines.append(
+        bar(
+          "news read — keys "
+            + (under == .sources ? "on the sources" : under == .articles ? "on a list" : "on the article")))
+      lines += ReaderKey.lines(on: under).prefix(body).map { Terminal.Line(Self.fit($0, width)) }
     }
     while lines.count < height - 1 { lines.append(Terminal.Line("")) }
     lines.append(statusLine(width))
@@ -407,7 +466,7 @@ struct Reader {
     if let readOnlyNote, screen != .help { return Terminal.Line(Self.fit(readOnlyNote, width), style: .bold) }
     let keys =
       switch screen {
-      case .sources: "q:Quit  ENTER:Open  r/R:Reload  A:All read  /:Search  ?:Help"
+      case .sources: "q:Quit  ENTER:Open  -/+:Fold  r/R:Reload  A:All read  /:Search  ?:Help"
       case .articles:
         "q:Back  ENTER:Open  n/p:Unread  N:Read  s:Bookmark  A:All read  o:Browser  r/R:Reload  /:Search  ?:Help"
       case .article: "q:Back  n/p:Unread  J/K:Next/Prev  SPACE:Page  N:Read  s:Bookmark  o:Browser  ?:Help"
@@ -417,15 +476,18 @@ struct Reader {
   }
 
   private mutating func sourceLines(_ body: Int, _ width: Int) -> [Terminal.Line] {
-    sourceTop = Self.scrolled(top: sourceTop, selection: sourceSelection, body: body)
+    let shown = shownSources
+    let position = shown.firstIndex(of: sourceSelection) ?? 0
+    sourceTop = Self.scrolled(top: sourceTop, selection: position, body: body)
     let countWidth = 14
     // Each source's age (its last good fetch), `!` before it when its last refresh failed; at 40 columns and more.
     let ageWidth = width >= 40 ? 12 : 0
-    return sources.indices.dropFirst(sourceTop).prefix(body).map { index in
+    return shown.dropFirst(sourceTop).prefix(body).map { index in
       let row = sources[index]
       let counts = row.counts.map { "\($0.unread)/\($0.total)" } ?? "…"
       let marker = (row.counts?.unread ?? 0) > 0 ? "N " : "  "
-      let name = String(repeating: "  ", count: row.depth) + (row.isFolder ? "▸ " : "") + row.title
+      let folderMark = row.isFolder ? (collapsed.contains(index) ? "▸ " : "▾ ") : ""
+      let name = String(repeating: "  ", count: row.depth) + folderMark + row.title
       let nameWidth = max(1, width - countWidth - ageWidth - 3)
       var age = ""
       if ageWidth > 0, let health = row.health {
@@ -443,7 +505,7 @@ struct Reader {
 
   private mutating func listLines(_ body: Int, _ width: Int) -> [Terminal.Line] {
     if articles.isEmpty {
-      return [Terminal.Line(screens.count > 1 || listFilter != nil ? "  no articles" : "", style: .dim)]
+      return [Terminal.Line(listLoaded ? "  no articles" : "  loading…", style: .dim)]
     }
     let rows: [String]
     if let cache = listLinesCache, cache.version == listVersion, cache.width == width {
@@ -501,28 +563,4 @@ struct Reader {
     if selection >= top + body { return selection - body + 1 }
     return max(0, top)
   }
-
-  /// The help screen; docs/CLI.md lists the same keys.
-  static let helpText = [
-    "Sources",
-    "  ↑/↓ j/k      move          ENTER l →   open the source's articles",
-    "  PgUp/PgDn    page          g/G         first/last",
-    "  r            reload the source (a folder: its sources) in the background",
-    "  A            mark every article of the source (folder) read",
-    "Articles",
-    "  ENTER        open the article (marks it read)",
-    "  n/p          next/previous unread article      J/K  next/previous article",
-    "  N (or m)     mark read / unread       s (or b)  bookmark / remove the bookmark",
-    "  A            mark every article of the list read",
-    "  o            open the link in the browser ($NEWS_OPENER, else xdg-open)",
-    "  r            reload the list's sources in the background",
-    "Article",
-    "  ↑/↓ j/k      scroll a line  SPACE/PgDn, PgUp   scroll a page   g/G  top/end",
-    "  n/p J/K N s o r   as in the list",
-    "Everywhere",
-    "  R            reload every source in the background (a progress line shows it)",
-    "  /            search every article (ENTER runs it, ESC cancels)",
-    "  q ESC ←      back; on the first screen, quit",
-    "  ?            this help (any key closes it)",
-  ]
 }

@@ -68,9 +68,7 @@ package final class Terminal {
   /// Colour attributes are not used; `NO_COLOR` changes nothing but is respected by construction.
   private let useStyles: Bool
 
-  /// The events, once ``start()`` ran: input ready, resized, interrupted.
-  package let events: AsyncStream<Event>
-  private let continuation: AsyncStream<Event>.Continuation
+  private let delivery = Delivery()
 
   /// Prepares a terminal; nothing is drawn until ``start()``.
   ///
@@ -81,7 +79,14 @@ package final class Terminal {
     _ = fcntl(fds[1], F_SETFL, O_NONBLOCK)
     signalPipe = (fds[0], fds[1])
     useStyles = styles
-    (events, continuation) = AsyncStream<Event>.makeStream(bufferingPolicy: .unbounded)
+  }
+
+  /// Where the events go once ``start()`` ran (input ready, resized, interrupted): `handler`, called in order on the
+  /// thread that watches the terminal; those that came before it was given are handed to it first. It must not
+  /// block (yield them into the event loop's own stream: no hop between tasks on each key, which under load can
+  /// wait for a core; `news-bench --read`).
+  package func deliver(to handler: @escaping @Sendable (Event) -> Void) {
+    delivery.deliver(to: handler)
   }
 
   deinit {
@@ -94,7 +99,7 @@ package final class Terminal {
   package static var isInteractive: Bool { isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 }
 
   /// Takes the terminal: a UTF-8 locale (the environment's, else `C.UTF-8`), the alternate screen, no echo, keys one
-  /// at a time, no cursor; signals and input become ``events``.
+  /// at a time, no cursor; signals and input become events (``deliver(to:)``).
   package func start() throws(Failure) {
     guard !started else { return }
     var missing: UnsafePointer<CChar>?
@@ -141,7 +146,6 @@ package final class Terminal {
     var byte: UInt8 = 0
     _ = write(signalPipe.write, &byte, 1)  // wakes the watcher, which sees `stopping` and ends
     acknowledged.signal()
-    continuation.finish()
   }
 
   /// Leaves the screen for a moment (an external program that may use the terminal runs in `body`) and takes it
@@ -235,7 +239,7 @@ package final class Terminal {
   /// events; after `.input` it waits until ``readKeys()`` has read the keys, so one burst of typing is one event.
   private func startWatching() {
     let pipeRead = signalPipe.read
-    let continuation = self.continuation
+    let delivery = self.delivery
     let acknowledged = self.acknowledged
     let stopping = self.stopping
     let thread = Thread {
@@ -258,15 +262,15 @@ package final class Terminal {
           if stopping.isSet { break }
           for byte in bytes.prefix(max(0, count)) {
             let number = Int32(byte)
-            continuation.yield(number == SIGWINCH ? .resize : .interrupt(number))
+            delivery.send(number == SIGWINCH ? .resize : .interrupt(number))
           }
         }
         if fds[0].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
-          continuation.yield(.input)
+          delivery.send(.input)
           acknowledged.wait()
           if fds[0].revents & Int16(POLLHUP | POLLERR) != 0 {
             // The terminal went away: the same as a hang-up.
-            continuation.yield(.interrupt(SIGHUP))
+            delivery.send(.interrupt(SIGHUP))
             break
           }
         }
@@ -275,6 +279,29 @@ package final class Terminal {
     thread.name = "news read input"
     thread.start()
     watcher = thread
+  }
+
+  /// Where the watcher thread sends events: the handler given to ``deliver(to:)``, and until then a queue.
+  private final class Delivery: @unchecked Sendable {
+    // @unchecked: `handler` and `pending` are read and written with `lock` held; the handler is called with it held,
+    // so that events reach it in order.
+    private let lock = NSLock()
+    private var handler: (@Sendable (Event) -> Void)?
+    private var pending: [Event] = []
+
+    func deliver(to handler: @escaping @Sendable (Event) -> Void) {
+      lock.withLock {
+        self.handler = handler
+        for event in pending { handler(event) }
+        pending = []
+      }
+    }
+
+    func send(_ event: Event) {
+      lock.withLock {
+        if let handler { handler(event) } else { pending.append(event) }
+      }
+    }
   }
 
   /// A flag the watcher thread reads.

@@ -188,7 +188,7 @@ struct ReadTerminalTests {
     }
     let text = screen.joined(separator: "\n")
     #expect(text.contains("All articles"))
-    #expect(text.contains("▸ Coast"))
+    #expect(text.contains("▾ Coast"))
     #expect(text.contains("(5 unread of 5)"), "\(text)")
     #expect(screen.first { $0.contains("All articles") }?.contains("5/5") == true, "\(text)")
     #expect(screen.first { $0.contains("wide") }?.contains("3/3") == true, "\(text)")
@@ -235,7 +235,7 @@ struct ReadTerminalTests {
 
     // Help over it, any key closes it.
     try await pane.send("?")
-    try await pane.waitFor("mark read / unread")
+    try await pane.waitFor("mark read or unread")
     try await pane.send("x")
     try await pane.waitFor("Search: lighthouse")
 
@@ -393,6 +393,122 @@ struct ReadTerminalTests {
     try await pane.waitFor("status=143")
     try await pane.type("stty -a > after.txt; cmp before.txt after.txt && echo AGAIN-$((40+2))")
     try await pane.waitFor("AGAIN-42")
+  }
+}
+
+/// `news read` on real feeds (../shared/fixtures/real/feeds) served over loopback HTTP: folders collapsed and
+/// expanded, a bookmark, a reload with the feed server stopped, a resize to 30 columns and back.
+@Suite(
+  "news read in a tmux pane, on real feeds", .serialized,
+  .enabled(if: TmuxProgram.path != nil, "SKIPPED: tmux is not installed (apt-get install tmux); news read is untested"),
+  .enabled(if: Fixtures.hasSharedReal, "SKIPPED: needs ../shared/fixtures/real"))
+struct ReadRealFeedsTerminalTests {
+  @Test("folders collapse and expand, s bookmarks, R with the server stopped keeps the cache, 30 columns and back")
+  func realFeeds() async throws {
+    let tmux = try #require(TmuxProgram.path)
+    let store = try await ReadTerminalTests.Store()
+    let daring = try Data(contentsOf: Fixtures.sharedReal("feeds/DaringFireball.atom"))
+    let manton = try Data(contentsOf: Fixtures.sharedReal("feeds/manton.rss"))
+    let aktuality = try Fixtures.sharedReal("feeds/aktuality.rss").path
+    let server = try LoopbackHTTPServer(.closeImmediately)
+    server.router = { request in
+      switch request.target {
+      case "/df.atom": .respond(status: 200, headers: ["Content-Type": "application/atom+xml"], body: daring)
+      case "/manton.rss": .respond(status: 200, headers: ["Content-Type": "application/rss+xml"], body: manton)
+      default: nil
+      }
+    }
+    let configuration = """
+      {"sources": {
+        "Daring Fireball": {"feed": "\(server.url("/df.atom").absoluteString)", "folder": "Apple"},
+        "Manton": {"feed": "\(server.url("/manton.rss").absoluteString)", "folder": "Apple"},
+        "Aktuality": {"file": "\(aktuality)"}
+      }, "timeoutSeconds": 2}
+      """
+    try Data(configuration.utf8).write(to: URL(fileURLWithPath: store.config))
+    let fetched = try await store.run(["fetch", "--all"])
+    #expect(fetched.status == 0, "\(fetched.err)")
+    func count(_ source: String) async throws -> Int {
+      let outcome = try await store.run(["list", "--source", source, "--json"])
+      let object = try JSONSerialization.jsonObject(with: Data(outcome.out.utf8)) as? [String: Any]
+      return try #require(object?["articles"] as? [[String: Any]], "\(outcome.err)").count
+    }
+    let daringCount = try await count("Daring Fireball")
+    let apple = try await daringCount + count("Manton")
+    #expect(daringCount > 40 && apple > daringCount, "\(daringCount) \(apple)")
+    server.stop()
+
+    let pane = try await ReadTerminalTests.Pane(tmux: tmux, directory: store.directory.path(""))
+    defer { Task { await pane.kill() } }
+    try await pane.type("stty -a > before.txt")
+    try await pane.type(store.readCommand())
+    var screen = try await pane.waitFor("the sources with their counts") {
+      $0.joined().contains("unread of") && $0.contains { $0.contains("Aktuality") && $0.contains("just now") }
+    }
+    #expect(screen.contains { $0.contains("▾ Apple") && $0.hasSuffix("\(apple)/\(apple)") }, "\(screen)")
+    #expect(screen.contains { $0.hasPrefix("N   Daring Fireball") }, "a source inside the folder, indented: \(screen)")
+
+    // - collapses Apple: its sources' rows go, its own row keeps the counts of both; + brings them back.
+    try await pane.send("j")
+    try await pane.send("-")
+    screen = try await pane.waitFor("Apple collapsed") { $0.joined().contains("▸ Apple") }
+    #expect(!screen.joined().contains("Daring Fireball") && !screen.joined().contains("Manton"), "\(screen)")
+    #expect(screen.contains { $0.contains("▸ Apple") && $0.hasSuffix("\(apple)/\(apple)") }, "\(screen)")
+    // A collapsed folder still opens (its sources' articles), and stays collapsed after the list is left.
+    try await pane.send("Enter")
+    try await pane.waitFor("news read — Apple (\(apple) articles, \(apple) unread)")
+    try await pane.send("q")
+    screen = try await pane.waitFor("the sources again") { $0.joined().contains("news read — sources") }
+    #expect(screen.joined().contains("▸ Apple") && !screen.joined().contains("Manton"), "kept collapsed: \(screen)")
+    try await pane.send("+")
+    try await pane.waitFor("Apple expanded") { $0.joined().contains("▾ Apple") && $0.joined().contains("Manton") }
+
+    // R with the feed server stopped: the reload says what failed, nothing is lost, the sources show "!".
+    try await pane.send("R")
+    screen = try await pane.waitFor("the reload's line") {
+      $0.joined().contains("reloaded 3 sources: 0 new, 2 failed (")
+    }
+    try await pane.send("j")
+    screen = try await pane.waitFor("Daring Fireball's last error") {
+      $0.last { !$0.isEmpty }?.hasPrefix("last error") == true
+    }
+    #expect(
+      screen.contains {
+        $0.contains("Daring Fireball") && $0.contains("!") && $0.hasSuffix("\(daringCount)/\(daringCount)")
+      })
+
+    // Its articles, read offline; the first opened (read), bookmarked with s, back: marked "!" in the list.
+    try await pane.send("Enter")
+    try await pane.waitFor("news read — Daring Fireball (\(daringCount) articles, \(daringCount) unread)")
+    try await pane.send("Enter")
+    try await pane.waitFor("(1 of \(daringCount))")
+    try await pane.send("s")
+    try await pane.waitFor("bookmarked")
+    try await pane.send("q")
+    screen = try await pane.waitFor("the list with the bookmark") { $0.contains { $0.hasPrefix(" ! ") } }
+    #expect(screen.filter { $0.hasPrefix("N") }.count == min(daringCount, 28) - 1, "\(screen)")
+
+    // 30 columns: every row fits, the title and key lines cut to the width; then back to 100.
+    _ = try await pane.command(["resize-window", "-t", "read", "-x", "30", "-y", "20"])
+    screen = try await pane.waitFor("the redraw at 30×20") { screen in
+      screen.count >= 20 && screen[19].hasPrefix("q:Back") && screen.allSatisfy { ReadTerminalTests.columns($0) <= 30 }
+        && screen[0].hasPrefix("news read — Daring")
+    }
+    #expect(screen.contains { $0.hasPrefix(" ! ") }, "\(screen)")
+    _ = try await pane.command(["resize-window", "-t", "read", "-x", "100", "-y", "30"])
+    try await pane.waitFor("the redraw at 100×30") {
+      $0.count >= 30 && $0[29].contains("q:Back  ENTER:Open") && $0[0].contains("(\(daringCount) articles")
+    }
+    try await pane.send("q")
+    try await pane.send("q")
+    try await pane.waitFor("the prompt after quitting") {
+      $0.contains { $0.hasPrefix("ready$") && !$0.contains("news") }
+    }
+    try await pane.type("stty -a > after.txt; cmp before.txt after.txt && echo SAME-$((40+2))")
+    try await pane.waitFor("SAME-42")
+    let bookmarked = try await store.run(["list", "--bookmarked", "--json"])
+    let object = try JSONSerialization.jsonObject(with: Data(bookmarked.out.utf8)) as? [String: Any]
+    #expect((object?["articles"] as? [[String: Any]])?.count == 1, "\(bookmarked.out)")
   }
 }
 

@@ -204,4 +204,127 @@ struct ReaderTests {
     reader.setImages([], of: Self.articles[1].url)
     #expect(reader.lines(height: 30, width: 100).contains { $0.text == "images 0 of 1 offline" }, "not the open one")
   }
+
+  /// All articles; the folder Tech with Swift inside it (a source in each); the folder Tech 2; a source in no folder.
+  static func folders() -> Reader {
+    func source(_ name: String, depth: Int) -> Reader.SourceRow {
+      Reader.SourceRow(
+        title: name, depth: depth, filter: ArticleFilter(source: name), isFolder: false, reloads: [name])
+    }
+    func folder(_ name: String, depth: Int, _ sources: [String]) -> Reader.SourceRow {
+      Reader.SourceRow(
+        title: name, depth: depth, filter: ArticleFilter(anyOfSources: sources.map { SourceMatch(source: $0) }),
+        isFolder: true, reloads: sources)
+    }
+    return Reader(
+      sources: [
+        Reader.SourceRow(title: "All articles", depth: 0, filter: .all, isFolder: false),
+        folder("Tech", depth: 0, ["lwn", "swiftorg"]), source("lwn", depth: 1),
+        folder("Swift", depth: 1, ["swiftorg"]), source("swiftorg", depth: 2),
+        folder("Tech 2", depth: 0, ["hn"]), source("hn", depth: 1),
+        source("loose", depth: 0),
+      ], unreadOnly: false, now: now)
+  }
+
+  /// The titles of the source rows on the screen, without their marks and counts.
+  static func shownTitles(_ reader: inout Reader) -> [String] {
+    reader.lines(height: 20, width: 80).dropFirst().dropLast().map {
+      $0.text.dropFirst(2).trimmingCharacters(in: .whitespaces).split(separator: "  ").first.map(String.init) ?? ""
+    }.filter { !$0.isEmpty }
+  }
+
+  @Test("- and + collapse and expand a folder, ← and → too; a collapsed folder keeps its counts; j/k skip its rows")
+  func collapsingFolders() {
+    var reader = Self.folders()
+    reader.setCounts([
+      ArticleCounts(total: 60, unread: 9), ArticleCounts(total: 30, unread: 4), ArticleCounts(total: 10, unread: 1),
+      ArticleCounts(total: 20, unread: 3), ArticleCounts(total: 20, unread: 3), ArticleCounts(total: 25, unread: 5),
+      ArticleCounts(total: 25, unread: 5), ArticleCounts(total: 5, unread: 0),
+    ])
+    #expect(
+      Self.shownTitles(&reader) == ["All articles", "▾ Tech", "lwn", "▾ Swift", "swiftorg", "▾ Tech 2", "hn", "loose"])
+    _ = reader.handle(.down, height: 20)
+    #expect(reader.handle(.character("-"), height: 20) == [])
+    let collapsed = Self.shownTitles(&reader)
+    #expect(collapsed == ["All articles", "▸ Tech", "▾ Tech 2", "hn", "loose"], "\(collapsed)")
+    // The collapsed folder's row keeps its own counts: every article of the sources inside it.
+    let techRow = reader.lines(height: 20, width: 80).first { $0.text.contains("▸ Tech") && !$0.text.contains("2") }
+    #expect(techRow?.text.hasSuffix("4/30") == true && techRow?.style.contains(.reverse) == true, "\(techRow as Any)")
+    // j moves past the hidden rows: to Tech 2, then hn.
+    _ = reader.handle(.character("j"), height: 20)
+    #expect(reader.sources[reader.sourceSelection].title == "Tech 2")
+    _ = reader.handle(.character("j"), height: 20)
+    #expect(reader.sources[reader.sourceSelection].title == "hn")
+    // - on a source in a folder: its folder collapses and is selected.
+    _ = reader.handle(.character("-"), height: 20)
+    #expect(reader.sources[reader.sourceSelection].title == "Tech 2")
+    #expect(Self.shownTitles(&reader) == ["All articles", "▸ Tech", "▸ Tech 2", "loose"])
+    #expect(reader.handle(.character("G"), height: 20) == [])
+    #expect(reader.sources[reader.sourceSelection].title == "loose")
+    _ = reader.handle(.character("-"), height: 20)
+    #expect(reader.message == "- collapses a folder (this source is in none)")
+    // k back to Tech 2, + expands it; → expands Tech, whose Swift stays expanded inside it.
+    _ = reader.handle(.character("k"), height: 20)
+    _ = reader.handle(.character("+"), height: 20)
+    _ = reader.handle(.character("k"), height: 20)
+    #expect(reader.sources[reader.sourceSelection].title == "Tech")
+    #expect(reader.handle(.right, height: 20) == [], "→ on a collapsed folder expands it, opens nothing")
+    #expect(reader.screen == .sources)
+    #expect(
+      Self.shownTitles(&reader) == ["All articles", "▾ Tech", "lwn", "▾ Swift", "swiftorg", "▾ Tech 2", "hn", "loose"])
+    // ← on an expanded folder collapses it (and does not quit); ← again on the collapsed one quits.
+    _ = reader.handle(.down, height: 20)
+    _ = reader.handle(.down, height: 20)
+    #expect(reader.sources[reader.sourceSelection].title == "Swift")
+    #expect(reader.handle(.left, height: 20) == [])
+    #expect(Self.shownTitles(&reader) == ["All articles", "▾ Tech", "lwn", "▸ Swift", "▾ Tech 2", "hn", "loose"])
+    // The state is kept while the reader runs: a list opened and left, the folder is still collapsed.
+    #expect(reader.handle(.enter, height: 20) == [.observe(reader.sources[3].filter)])
+    _ = reader.handle(.character("q"), height: 20)
+    #expect(Self.shownTitles(&reader) == ["All articles", "▾ Tech", "lwn", "▸ Swift", "▾ Tech 2", "hn", "loose"])
+    #expect(reader.handle(.right, height: 20) == [], "→ expands Swift")
+    #expect(reader.handle(.right, height: 20) == [.observe(reader.sources[3].filter)], "→ on an expanded one opens it")
+    _ = reader.handle(.character("q"), height: 20)
+    _ = reader.handle(.character("-"), height: 20)
+    #expect(reader.handle(.left, height: 20) == [.quit], "← on a collapsed folder: back, which quits here")
+  }
+
+  @Test("a collapsed folder's hidden rows never scroll the screen, on a screen shorter than the rows")
+  func collapsedScrolling() {
+    var reader = Self.folders()
+    _ = reader.handle(.down, height: 5)
+    _ = reader.handle(.character("-"), height: 5)
+    _ = reader.handle(.character("G"), height: 5)
+    let lines = reader.lines(height: 5, width: 40).map(\.text)
+    #expect(lines.count == 5)
+    #expect(
+      lines[1...3].map { $0.contains("loose") || $0.contains("hn") || $0.contains("Tech 2") } == [true, true, true])
+    #expect(lines[3].contains("loose"), "\(lines)")
+  }
+
+  @Test("the help screen, --keys and docs/CLI.md come from the one key table, and name every key the reader takes")
+  func keyTable() throws {
+    var reader = Self.reader()
+    _ = reader.handle(.character("?"), height: 30)
+    let help = reader.lines(height: 30, width: 200).map(\.text)
+    #expect(help.first?.hasPrefix("news read — keys on the sources") == true)
+    #expect(help.contains { $0.hasPrefix("  - +") && $0.contains("collapse, expand the folder") })
+    #expect(!help.contains { $0.hasPrefix("  n p") }, "n/p do nothing on the sources")
+    #expect(ReaderKey.text.contains("On a list of articles:\n  ↑ ↓ j k           move\n"), "\(ReaderKey.text)")
+    // Every key the reader acts on is in the table (its keys, or a caps name for a function key).
+    let listed = Set(ReaderKey.table.flatMap(\.keys))
+    for name in ["↑", "↓", "←", "→", "PgUp", "PgDn", "Home", "End", "ENTER", "ESC", "SPACE"] {
+      #expect(listed.contains(name), "\(name)")
+    }
+    for character in "jkgGlnpJKNmArRsbo/q?-+" { #expect(listed.contains(String(character)), "\(character)") }
+    // docs/CLI.md's table is the table's markdown, row for row.
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent()
+    let doc = try String(contentsOf: root.appendingPathComponent("docs/CLI.md"), encoding: .utf8)
+      .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    let documented = doc.firstIndex(of: ReaderKey.markdown[0]).map { Array(doc[$0...].prefix { $0.hasPrefix("|") }) }
+    #expect(
+      documented == ReaderKey.markdown,
+      "docs/CLI.md's key table should be:\n\(ReaderKey.markdown.joined(separator: "\n"))")
+  }
 }
