@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNews
+import OfflineNewsStorage
 
 /// Command-line latency (issue 17): a command spawned and waited for, the median of many runs, beside the `sqlite3`
 /// CLI answering the same query on the same database, spawned alike and interleaved run by run.
@@ -36,6 +37,10 @@ struct CommandLatency: Codable, Sendable {
   var ours: Runs
   /// The `sqlite3` CLI on the same query; `nil` when there is none (`--help`) or `sqlite3` is missing.
   var sqlite: Runs?
+  /// A search: the articles its text matches (every match is ranked, 20 shown).
+  var matches: Int? = nil
+  /// The target, seconds of median wall time from spawn to exit; `nil`: issue 17's for the command.
+  var target: Double? = nil
 
   /// Runs `ours` and `sqlite` alternately, `runs` times each after 5 warm-up runs each, in `folder` (as the
   /// current folder) with `environment`; every run must exit 0 and print something.
@@ -72,10 +77,11 @@ struct CommandLatency: Codable, Sendable {
   }
 }
 
-/// The command-line latencies of one database: `news --help`, `news list --limit 20`, `news search` of two common
-/// words, each beside `sqlite3` (but `--help`).
+/// The command-line latencies of one database: `news --help`, `news list --limit 20`, `news search` of a selective
+/// pair of words and of the most common pair (``mostCommonPair(database:)``), each beside `sqlite3` (but `--help`).
 enum CommandLatencyBench {
-  /// Two words of the generator's English pool, each in about 14 % of the articles, both in about 4 %.
+  /// The selective query (issue 17's): two words of the generator's English pool, each in about 14 % of the
+  /// articles, both in about 4 %.
   static let searchText = "storm forecast"
 
   /// The `news` executable beside this one, if built.
@@ -110,10 +116,13 @@ enum CommandLatencyBench {
       environment: environment(folder: folder))
   }
 
-  /// `news search "storm forecast"` (20 results shown, 21 asked for) and what it asks SQLite: the page ranked by
-  /// `bm25()`, then the articles and three snippets of each.
-  static func search(news: String, database: String, rows: Int, runs: Int, folder: String) throws -> CommandLatency {
-    let match = "'" + searchText + "'"
+  /// `news search TEXT` (20 results shown, 21 asked for) and what it asks SQLite: the page ranked by `bm25()`, then
+  /// the articles and three snippets of each. `matches` is how many articles the text matches.
+  static func search(
+    news: String, database: String, text: String, matches: Int?, target: Double?, rows: Int, runs: Int,
+    folder: String
+  ) throws -> CommandLatency {
+    let match = "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
     let snippet = { (column: Int) in "snippet(article_fts, \(column), '⟨', '⟩', '…', 16)" }
     let sql = """
       WITH page AS (
@@ -124,10 +133,43 @@ enum CommandLatencyBench {
       FROM page JOIN article_fts ON article_fts.rowid = page.id JOIN article a ON a.rowid = page.id
       WHERE article_fts MATCH \(match) ORDER BY page.score, a.publishedAt DESC, a.url;
       """
-    return try CommandLatency.measure(
-      name: "news search \"\(searchText)\"", rows: rows, ours: [news, "search", searchText, "--db", database],
+    var latency = try CommandLatency.measure(
+      name: "news search \"\(text)\"", rows: rows, ours: [news, "search", text, "--db", database],
       sqlite: which("sqlite3").map { [$0, "-readonly", database, sql] }, runs: runs, folder: folder,
       environment: environment(folder: folder))
+    latency.matches = matches
+    latency.target = target
+    return latency
+  }
+
+  /// The articles of `database` that `text` matches (an FTS5 expression of plain words).
+  static func matchCount(database: String, text: String) throws -> Int {
+    let db = try Connection(path: database, readOnly: true)
+    return try db.makeStatement("SELECT count(*) FROM article_fts WHERE article_fts MATCH ?1").fetchOne([.text(text)]) {
+      Int($0.int64(0) ?? 0)
+    } ?? 0
+  }
+
+  /// The two words found together in the most articles of `database`, among the 12 words in the most articles
+  /// (words of letters only, as the index folds them: `fts5vocab`), with the articles they match; `nil` when the
+  /// index holds fewer than two such words.
+  static func mostCommonPair(database: String) throws -> (text: String, matches: Int)? {
+    // A connection of its own, read-only: the temporary table is its own.
+    let db = try Connection(path: database, readOnly: true)
+    try db.execute("CREATE VIRTUAL TABLE temp.bench_vocabulary USING fts5vocab(main, article_fts, row)")
+    let words = try db.makeStatement(
+      "SELECT term FROM temp.bench_vocabulary WHERE term NOT GLOB '*[^a-z]*' ORDER BY doc DESC, term LIMIT 12"
+    ).fetchAll { $0.string(0) ?? "" }
+    let count = try db.makeStatement("SELECT count(*) FROM article_fts WHERE article_fts MATCH ?1")
+    var best: (text: String, matches: Int)?
+    for (index, first) in words.enumerated() {
+      for second in words[(index + 1)...] {
+        let text = first + " " + second
+        let matches = try count.fetchOne([.text(text)]) { Int($0.int64(0) ?? 0) } ?? 0
+        if matches > (best?.matches ?? -1) { best = (text, matches) }
+      }
+    }
+    return best
   }
 
   /// The columns `StorageContext` reads for an article.

@@ -23,7 +23,7 @@ enum Importer: String, CaseIterable, Codable, Sendable {
     case .jsonEach: "sqlite3 json_each (the limit)"
     case .jsonEachWithQueryResult: "sqlite3 json_each + query_result"
     case .python: "python3 json + executemany"
-    case .sqliteUtils: "sqlite-utils upsert_all"
+    case .sqliteUtils: "sqlite-utils upsert_all + enable_fts"
     }
   }
 
@@ -72,9 +72,10 @@ struct ImportRunner {
   }
 
   /// Deletes `database` (and its WAL files) and creates it empty with our schema, so every importer writes into the
-  /// very same table definition.
-  func freshDatabase(_ database: String) throws {
+  /// very same table definition; for sqlite-utils, which creates its own table as its users run it, only deletes.
+  func freshDatabase(_ database: String, for importer: Importer) throws {
     for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) }
+    guard importer != .sqliteUtils else { return }
     _ = try StorageContext(path: database)
   }
 
@@ -121,6 +122,7 @@ struct ImportRunner {
         peak = report.peakKiB
       } else if let report = try? JSONDecoder().decode(PeerReport.self, from: Data(line.utf8)) {
         phases = ["load": report.load, "transform": report.transform, "upsert": report.upsert]
+        if let fts = report.fts { phases["fts"] = fts }
         saved = report.rows
         peak = report.peakKiB
       }
@@ -134,6 +136,8 @@ struct ImportRunner {
     var load: Double
     var transform: Double
     var upsert: Double
+    /// sqlite-utils: `enable_fts`, after the upsert.
+    var fts: Double?
     var rows: Int
     var peakKiB: Int
   }
@@ -257,8 +261,10 @@ struct ImportRunner {
         for line in status:
             if line.startswith("VmHWM:"):
                 peak = int(line.split()[1])
-    print(json.dumps({"load": t1 - t0, "transform": t2 - t1, "upsert": t3 - t2, "rows": len(rows),
-                      "peakKiB": peak}))
+    report = {"load": t1 - t0, "transform": t2 - t1, "upsert": t3 - t2, "rows": len(rows), "peakKiB": peak}
+    if "t4" in globals():
+        report["fts"] = t4 - t3
+    print(json.dumps(report))
     """#
 
   /// The peer a user would write instead: `pythonLoadAndTransform`, then one `executemany` upsert in one
@@ -287,15 +293,18 @@ struct ImportRunner {
       t3 = time.monotonic()
       """# + pythonReport
 
-  /// The tool many people pick for JSON → SQLite: `pythonLoadAndTransform` with each row made a dict (its
-  /// `transform` phase includes that), then `sqlite_utils`' `Table.upsert_all(rows, pk="url")` inside one
-  /// `db.atomic()` transaction, on a connection given the same pragmas (sqlite-utils adds its own
-  /// `recursive_triggers=on`), with its default batch size. Its `upsert` phase includes importing the module.
+  /// The tool many people pick for JSON → SQLite, run as its documentation shows: `pythonLoadAndTransform` with
+  /// each row made a dict (its `transform` phase includes that), then `sqlite_utils`' `Table.upsert_all(rows,
+  /// pk="url")` into its own `article` table (created by sqlite-utils from the first rows, in an empty database),
+  /// inside one `db.atomic()` transaction, with its default batch size; then, once, `Table.enable_fts(columns,
+  /// create_triggers=True)` over the five columns ours searches (FTS5, its default tokenizer, its own
+  /// `article_fts` with `content='article'` and `article_ai`/`_ad`/`_au` triggers), when the table has no index yet.
+  /// On a re-import the index exists: the triggers keep it current as the rows are upserted. The connection gets
+  /// the pragmas ours sets (sqlite-utils adds its own `recursive_triggers=on`). Its `upsert` phase includes
+  /// importing the module; `fts` is `enable_fts` (0 on a re-import).
   ///
-  /// It writes into the schema `StorageContext` created, and the schema's triggers keep `article_fts` current:
-  /// `enable_fts` is not called, because it would create a different index (`article_fts` with `content='article'`,
-  /// the default tokenizer, no folding, and `article_ai`/`_ad`/`_au` triggers that reindex on every update), and
-  /// over an existing `article_fts` it fails or, with `replace=True`, drops ours.
+  /// Documentation: <https://sqlite-utils.datasette.io/en/stable/python-api.html#upserting-data>,
+  /// <https://sqlite-utils.datasette.io/en/stable/python-api.html#enabling-full-text-search>
   static let sqliteUtilsPeer =
     pythonLoadAndTransform + #"""
       records = [dict(zip(COLUMNS, row)) for row in rows]
@@ -308,9 +317,13 @@ struct ImportRunner {
       con.execute("PRAGMA temp_store = MEMORY")
       con.execute("PRAGMA cache_size = -49152")
       database = sqlite_utils.Database(con)
+      table = database["article"]
       with database.atomic():
-          database["article"].upsert_all(records, pk="url")
-      con.close()
+          table.upsert_all(records, pk="url")
       t3 = time.monotonic()
+      if table.detect_fts() is None:
+          table.enable_fts(["title", "summary", "content", "author", "sourceName"], create_triggers=True)
+      con.close()
+      t4 = time.monotonic()
       """# + pythonReport
 }

@@ -42,10 +42,12 @@ struct Options: Sendable {
       ours       the `news import` path: read, NewsAPIDecoder.decode, StorageContext.saveArticles (one transaction)
       json_each  the limit: the sqlite3 CLI upserting the file with json_each in one statement
       python     the peer: Python's json + sqlite3 executemany upsert
+      sqlite-utils  upsert_all into its own table, then enable_fts once, as its documentation shows (if installed)
     then re-import into the filled databases, the newest-50 read through NewsRepository, network-first with the
     server refusing connections versus a pure cache read, the peak memory of each import, and the command-line
-    latencies (`news --help`, `news list --limit 20`, `news search`, spawn to exit, each beside `sqlite3` answering
-    the same query; needs `news` built beside news-bench: swift build -c release).
+    latencies (`news --help`, `news list --limit 20`, `news search` of a selective pair of words and of the pair
+    found together in the most articles, spawn to exit, each beside `sqlite3` answering the same query; needs `news`
+    built beside news-bench: swift build -c release).
 
       --articles N   articles in the payload (default 100000)
       --runs R       runs of each import; the median is reported (default 3)

@@ -133,7 +133,7 @@ enum Report {
       out += pad(String(format: "%.2f×", row.peakToPayload), 11, right: true) + "\n"
       let order = [
         "read", "decode", "open", "save", "import", "decode thread", "waiting for batches", "load", "transform",
-        "upsert",
+        "upsert", "fts",
       ]
       let shown = order.compactMap { key in
         row.phases[key].map { wall in

@@ -151,4 +151,70 @@ struct SearchRankingTests {
       #expect(most.map(\.article.url.absoluteString) == Array(expected.map(\.url).dropFirst(3)), "\(text)")
     }
   }
+  /// A store shaped like the benchmark's payload, small: titles, summaries and contents drawn from a vocabulary
+  /// where a few words are very common (as "chars" and "news" are in NewsAPI data) and most are rare, so queries
+  /// match from a handful of rows to most of them; lengths vary widely, and many rows tie.
+  static func zipfCorpus(_ count: Int, seed: UInt64) -> (articles: [Article], vocabulary: [String]) {
+    var state = seed
+    func next(_ bound: Int) -> Int {
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return Int((state >> 33) % UInt64(bound))
+    }
+    let vocabulary = (0..<300).map { "w\($0)" } + ["news", "chars", "market", "election", "storm", "forecast"]
+    // Index i drawn with weight about 1 / (i + 1): the first words are in most rows, the last in a few.
+    func word() -> String {
+      let rank = Int(Double(vocabulary.count) * pow(Double(next(10_000)) / 10_000, 3))
+      return vocabulary[(vocabulary.count - 1 - rank + 6) % vocabulary.count]
+    }
+    func text(_ length: Int) -> String { (0..<length).map { _ in word() }.joined(separator: " ") }
+    let articles = (0..<count).map { index in
+      Article(
+        url: URL(string: "https://example.com/\(next(7))/\(index)") ?? URL(fileURLWithPath: "/\(index)"),
+        title: text(1 + next(8)) + (next(2) == 0 ? " - news" : ""), author: next(5) == 0 ? text(1) : nil,
+        summary: next(4) == 0 ? nil : text(next(30)),
+        publishedAt: Timestamp(millisecondsSince1970: t0 + Int64(next(50)) * 1000).date,
+        content: next(5) == 0 ? nil : text(next(next(2) == 0 ? 20 : 200)) + " [+\(next(3000)) chars]",
+        sourceName: ["BBC News", "Reuters", "CNN", nil][next(4)])
+    }
+    return (articles, vocabulary)
+  }
+
+  @Test("on 240 random queries over a generated store, the page of 20 (and 21) is the full bm25 ranking's")
+  func randomQueries() async throws {
+    let (articles, vocabulary) = Self.zipfCorpus(4000, seed: 20_240_517)
+    let storage = try database.open()
+    try await storage.saveArticles(articles, forQuery: "q", fetchedAt: Timestamp(millisecondsSince1970: t0))
+    var state: UInt64 = 32
+    func next(_ bound: Int) -> Int {
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return Int((state >> 33) % UInt64(bound))
+    }
+    // Common words (the vocabulary's start and its last six) more often than rare ones.
+    func word() -> String {
+      next(2) == 0 ? vocabulary[vocabulary.count - 1 - next(6)] : vocabulary[next(next(3) == 0 ? 300 : 20)]
+    }
+    var compared = 0
+    var matched = 0
+    for _ in 0..<240 {
+      var text = (0..<(1 + next(3))).map { _ in word() }.joined(separator: " ")
+      switch next(8) {
+      case 0: text += " OR " + word()
+      case 1: text += " NOT " + word()
+      case 2: text = "\"" + word() + " " + word() + "\""
+      case 3: text = String(word().prefix(2)) + "*"
+      default: break
+      }
+      for limit in [20, 21] {
+        let hits = try await storage.search(text, limit: limit)
+        let expected = try await reference(storage, text, limit: limit, offset: 0)
+        #expect(hits.map(\.article.url.absoluteString) == expected.map(\.url), "\(text) \(limit)")
+        #expect(hits.map(\.rank) == expected.map(\.rank), "\(text) \(limit)")
+        compared += 1
+        if !expected.isEmpty { matched += 1 }
+      }
+    }
+    #expect(compared == 480)
+    // The comparison means something only if most queries find rows, many of them more than a page.
+    #expect(matched > 400, "\(matched) of \(compared) pages non-empty")
+  }
 }

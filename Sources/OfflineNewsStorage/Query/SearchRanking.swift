@@ -63,9 +63,17 @@ enum SearchRanking {
     @exclusivity(unchecked) var reaches: [Int32] = []
     /// The similarities (−bm25) of the `k` best rows so far, smallest first (a binary min-heap).
     @exclusivity(unchecked) var best: [Double] = []
-    /// The rows counted in ``best``: a row evaluated twice (should SQLite do so) counts once.
+    /// The rows counted in ``best``: a row evaluated twice (the search's outer `WHERE` has SQLite do so for the
+    /// rows it returns) counts once.
     @exclusivity(unchecked) var counted = Set<Int64>()
+    /// The largest row in ``counted``: a row above it is not there, without hashing (rows come in `rowid` order).
+    @exclusivity(unchecked) var largestCounted = Int64.min
+    /// The weight of each column (the function's arguments after `k`; 1 for a column without one).
+    @exclusivity(unchecked) var weights: [Double] = []
     @exclusivity(unchecked) var k = 0
+
+    /// Whether row `rowid` was computed exactly before (and is in ``best`` if among the best).
+    func isCounted(_ rowid: Int64) -> Bool { rowid <= largestCounted && counted.contains(rowid) }
 
     /// Whether a row whose similarity is at most `bound` cannot be among the `k` best.
     func isOutranked(_ bound: Double) -> Bool { k > 0 && best.count == k && bound < best[0] }
@@ -73,6 +81,7 @@ enum SearchRanking {
     /// Keeps the similarity of row `rowid` if it is among the `k` best so far.
     func keep(_ similarity: Double, rowid: Int64) {
       guard k > 0, counted.insert(rowid).inserted else { return }
+      largestCounted = max(largestCounted, rowid)
       if best.count < k {
         best.append(similarity)
         var child = best.count - 1
@@ -129,15 +138,13 @@ enum SearchRanking {
         var column: Int32 = 0
         var offset: Int32 = 0
         try check(functions.xInst?(fts, index, &phrase, &column, &offset))
-        // Weights follow k: argument 1 + column.
-        let weight = count - 1 > column ? sqlite3_value_double(values?[Int(column) + 1]) : 1.0
-        data.frequencies[Int(phrase)] += weight
+        data.frequencies[Int(phrase)] += column >= 0 && Int(column) < data.weights.count ? data.weights[Int(column)] : 1
         if column >= 0 && Int(column) < data.reaches.count {
           data.reaches[Int(column)] = max(data.reaches[Int(column)], offset + data.phraseSizes[Int(phrase)])
         }
       }
       let rowid = functions.xRowid?(fts) ?? 0
-      if !data.counted.contains(rowid), data.isOutranked(similarity(data, length: Double(data.reaches.reduce(0, +)))) {
+      if data.isOutranked(similarity(data, length: Double(data.reaches.reduce(0, +)))), !data.isCounted(rowid) {
         sqlite3_result_double(context, outranked)
         return
       }
@@ -190,6 +197,10 @@ enum SearchRanking {
     }
     data.frequencies = Array(repeating: 0, count: Int(phraseCount))
     data.reaches = Array(repeating: 0, count: Int(columnCount))
+    // Weights follow k: argument 1 + column.
+    data.weights = (0..<Int(columnCount)).map { column in
+      Int32(column) < count - 1 ? sqlite3_value_double(values?[column + 1]) : 1.0
+    }
     let retained = Unmanaged.passRetained(data)
     // On failure FTS5 calls the destructor itself.
     try check(
