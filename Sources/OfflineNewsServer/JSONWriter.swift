@@ -48,18 +48,15 @@ struct JSONWriter {
     needsComma = true
   }
 
-  /// An array of `elements`, each written by `body`.
-  mutating func array<S: Sequence>(_ elements: S, _ body: (inout JSONWriter, S.Element) -> Void) {
+  /// An array of documents.
+  mutating func array(_ elements: [some JSONWritable]) {
     separate()
     bytes.append(UInt8(ascii: "["))
     needsComma = false
-    for element in elements { body(&self, element) }
+    for element in elements { element.write(to: &self) }
     bytes.append(UInt8(ascii: "]"))
     needsComma = true
   }
-
-  /// An array of documents.
-  mutating func array(_ elements: [some JSONWritable]) { array(elements) { json, element in element.write(to: &json) } }
 
   /// A string.
   mutating func string(_ value: String) {
@@ -131,7 +128,11 @@ struct JSONWriter {
   /// An array member of strings.
   mutating func member(_ name: String, _ values: [String]) {
     key(name)
-    array(values) { json, value in json.string(value) }
+    bytes.append(UInt8(ascii: "["))
+    needsComma = false
+    for value in values { string(value) }
+    bytes.append(UInt8(ascii: "]"))
+    needsComma = true
   }
 
   /// An object member of integers by name, its members sorted by name.
