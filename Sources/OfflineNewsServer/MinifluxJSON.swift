@@ -288,7 +288,7 @@ enum MinifluxJSON {
   static let noContent = ServerResponse(status: 204)
 
   /// The feed document of `feed`, with its health.
-  static func feed(_ feed: ServedFeed, health: SourceHealth?, counts: (feeds: Int, unread: Int)? = nil) -> Feed {
+  static func feed(_ feed: ServedFeed, health: SourceHealth?) -> Feed {
     Feed(
       id: feed.id, feedUrl: feed.feedURL, siteUrl: feed.siteURL, title: feed.title,
       checkedAt: date(health?.lastErrorAt ?? health?.lastFetched ?? Date(timeIntervalSince1970: 0)),
