@@ -27,6 +27,11 @@ struct Options: Sendable {
   var serveRequests = 200
   /// `--read`: `news read`'s first screen and key latencies beside newsboat's (``ReaderBench``).
   var read = false
+  /// With `--serve`: the open-loop steps' rates, requests per second of each client; `nil`: 1/s and fractions of
+  /// the closed loop's throughput (``ServeBench/defaultRates(saturation:clients:)``).
+  var serveRates: [Double]?
+  /// With `--serve`: seconds of each open-loop step.
+  var serveStepSeconds = 10.0
 
   static let usage = """
     usage: news-bench [--articles N] [--runs R] [--seed S] [--work DIR] [--quick] [--json]
@@ -34,7 +39,8 @@ struct Options: Sendable {
            news-bench --extraction [--pages DIR] [--runs R] [--json]
            news-bench --feeds [--feeds-from DIR] [--work DIR] [--json]
            news-bench --cli DB [--latency-runs N] [--json]
-           news-bench --serve [--articles N] [--clients C] [--requests R] [--quick] [--json]
+           news-bench --serve [--articles N] [--clients C] [--requests R] [--rates R1,R2…] [--step-seconds S]
+                              [--quick] [--json]
            news-bench --read [--articles N] [--runs R] [--quick] [--json]
 
     Generates a NewsAPI-shaped payload of N articles and times, side by side on the same file and fresh databases
@@ -72,14 +78,20 @@ struct Options: Sendable {
                      libmicrohttpd, in a child process) on loopback to C concurrent keep-alive clients (default 100),
                      R requests each (default 200), alternating GET /v1/entries?limit=100 and the Reader reading
                      list (n=50): errors, p50/p99 of each beside the same selection run directly on the store,
-                     requests/s and the server's peak RSS; with --quick: N = 2000, C = 10, R = 20
+                     requests/s and the server's peak RSS. First closed loop (each client sends its next request
+                     when the last answer arrives: the saturation throughput), then open loop (each client sends
+                     at a fixed rate, latency counted from each request's scheduled time) at each rate of a
+                     sweep; with --quick: N = 2000, C = 10, R = 20, steps of 2 s
       --read         instead: `news read` (the `news` built beside news-bench) on N articles (default 100000) in
                      50 generated RSS feeds fetched from loopback, beside newsboat on the same feeds (its cache filled
                      by `newsboat -x reload`): each spawned R times (default 5; --quick: N = 2000, R = 2) on a 100×30
                      pty, spawn to first screen (the sources with their counts), and ↓/↑, ENTER, ↓/↑ in a list: key
                      written to the update read back
       --clients C    with --serve: concurrent clients
-      --requests R   with --serve: requests of each client
+      --requests R   with --serve: requests of each client in the closed loop
+      --rates R1,…   with --serve: the open-loop steps, requests per second of each client (default: 1, then
+                     0.25, 0.5, 0.75 and 0.9 of the closed loop's throughput shared among the clients)
+      --step-seconds S  with --serve: seconds of each open-loop step (default 10)
     """
 
   static func parse(_ arguments: [String]) throws -> Options {
@@ -128,6 +140,19 @@ struct Options: Sendable {
       case "--read": options.read = true
       case "--clients": options.serveClients = try number(argument)
       case "--requests": options.serveRequests = try number(argument)
+      case "--rates":
+        let text = try value(argument)
+        let rates = text.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard !rates.isEmpty, rates.allSatisfy({ ($0 ?? 0) > 0 }) else {
+          throw BenchError("--rates: expected positive numbers separated by commas, got \"\(text)\"")
+        }
+        options.serveRates = rates.compactMap { $0 }
+      case "--step-seconds":
+        let text = try value(argument)
+        guard let seconds = Double(text), seconds > 0 else {
+          throw BenchError("--step-seconds: expected a positive number, got \"\(text)\"")
+        }
+        options.serveStepSeconds = seconds
       case "--help", "-h": throw HelpRequested()
       default: throw BenchError("unknown argument \"\(argument)\"\n\n\(usage)")
       }
@@ -146,6 +171,7 @@ struct Options: Sendable {
     if options.serve && options.quick {
       if !arguments.contains("--clients") { options.serveClients = 10 }
       if !arguments.contains("--requests") { options.serveRequests = 20 }
+      if !arguments.contains("--step-seconds") { options.serveStepSeconds = 2 }
     }
     return options
   }

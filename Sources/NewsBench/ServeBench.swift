@@ -16,8 +16,11 @@ import OfflineNewsStorage
 /// A store of N articles spread over ``sourceCount`` sources is served by ``NewsServer`` on libmicrohttpd in a
 /// child process (`news-bench --serve-child DB`), so that its peak memory is the server's alone; C client threads
 /// of this process, each on one keep-alive connection (blocking sockets), log in (`/accounts/ClientLogin`) and then
-/// alternate `GET /v1/entries?limit=100` (Miniflux) and the Reader reading list (`n=50`), R requests each. The same
-/// two selections are then run directly on the store through `NewsRepository`, one call at a time.
+/// alternate `GET /v1/entries?limit=100` (Miniflux) and the Reader reading list (`n=50`): first in a closed loop (R
+/// requests each, the next sent when the last answer arrives: the saturation throughput), then in an open loop at
+/// each rate of a sweep (each client sends at a fixed rate, as polling readers do; a request's latency counts from
+/// its scheduled time, so that a late answer delays the next and counts in it). The same two selections are then run
+/// directly on the store through `NewsRepository`, one call at a time.
 enum ServeBench {
   /// Sources the articles are spread over.
   static let sourceCount = 50
@@ -53,6 +56,26 @@ enum ServeBench {
     var loadCPUSeconds: Double
   }
 
+  /// One rate of the open loop.
+  struct OpenLoopStep: Codable, Sendable {
+    /// Requests per second each client sends.
+    var ratePerClient: Double
+    /// All of them: clients × rate.
+    var offered: Double
+    /// Answers per second, over the step (its last answers included).
+    var achieved: Double
+    var seconds: Double
+    var errors: Int
+    var firstError: String?
+    /// From each request's scheduled time to its body's last byte, seconds.
+    var miniflux: Latency
+    var reader: Latency
+    /// Requests sent more than 1 ms after their time, because the client's previous answer was late.
+    var lateSends: Int
+    /// CPU seconds of the server per request, during the step.
+    var serverCPUPerRequest: Double
+  }
+
   struct Results: Codable, Sendable {
     var date: String
     var load: String
@@ -69,8 +92,20 @@ enum ServeBench {
     var server: ChildReport
     /// CPU seconds of this process (the clients) per request, during the load.
     var clientCPUPerRequest: Double
-    /// CPU seconds of the server per request, during the load.
+    /// CPU seconds of the server per request, during the closed loop.
     var serverCPUPerRequest: Double
+    /// The open loop, one step per rate.
+    var openLoop: [OpenLoopStep]
+  }
+
+  /// The open loop's rates per client when none are given: 1 request/s each (a reader polling every second), then
+  /// 0.25, 0.5, 0.75 and 0.9 of the closed loop's throughput (`saturation`, requests/s) shared among the clients;
+  /// rates within 10% of a lower one are left out.
+  static func defaultRates(saturation: Double, clients: Int) -> [Double] {
+    let candidates = ([1.0] + [0.25, 0.5, 0.75, 0.9].map { $0 * saturation / Double(max(1, clients)) }).sorted()
+    var rates: [Double] = []
+    for rate in candidates where rate > 0 && rates.last.map({ rate > $0 * 1.1 }) ?? true { rates.append(rate) }
+    return rates
   }
 
   /// The served sources: `Source 01` … with a folder per ten.
@@ -111,8 +146,9 @@ enum ServeBench {
     }
   }
 
-  /// `news-bench --serve-child DB`: serves `DB` on 127.0.0.1 (a free port), prints `port N` and, once its standard
-  /// input closes, stops and prints a ``ChildReport`` as one JSON line.
+  /// `news-bench --serve-child DB`: serves `DB` on 127.0.0.1 (a free port), prints `port N`, answers each `cpu`
+  /// line of its standard input with `cpu S` (its CPU seconds since it listened) and, once that input closes, stops
+  /// and prints a ``ChildReport`` as one JSON line.
   static func child(database: String) async -> Int32 {
     do {
       let storage = try StorageContext(path: database)
@@ -124,10 +160,14 @@ enum ServeBench {
       let startRSS = residentKiB() ?? 0
       FileHandle.standardOutput.write(Data("port \(running.port)\n".utf8))
       let cpuStart = processCPUSeconds()
-      // Blocks this thread only; libmicrohttpd's thread and the cooperative pool answer.
+      // Blocks this thread only; libmicrohttpd's thread and the cooperative pool answer. A line `cpu` asks for the
+      // CPU seconds spent so far (`cpu S`); the end of the input stops the server.
       await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
         Thread.detachNewThread {
-          _ = FileHandle.standardInput.readDataToEndOfFile()
+          while let line = readLine() {
+            guard line == "cpu" else { continue }
+            FileHandle.standardOutput.write(Data("cpu \(processCPUSeconds() - cpuStart)\n".utf8))
+          }
           done.resume()
         }
       }
@@ -179,17 +219,49 @@ enum ServeBench {
     guard let line = reader.line(), line.hasPrefix("port "), let port = Int(line.dropFirst(5)) else {
       throw BenchError("the server child did not start")
     }
-    progress("serve: \(clients) clients × \(requests) requests on 127.0.0.1:\(port)")
+    func serverCPU() throws -> Double {
+      input.fileHandleForWriting.write(Data("cpu\n".utf8))
+      guard let line = reader.line(), line.hasPrefix("cpu "), let seconds = Double(line.dropFirst(4)) else {
+        throw BenchError("the server child did not report its CPU time")
+      }
+      return seconds
+    }
+    progress("serve: closed loop, \(clients) clients × \(requests) requests on 127.0.0.1:\(port)")
 
     // Warm-up: one client, a few of each.
     let warm = LoadClient.run(port: port, requests: 10)
     if let error = warm.error { throw BenchError("warm-up: \(error)") }
 
     let cpuStart = processCPUSeconds()
+    let serverCPUStart = try serverCPU()
     let start = monotonicSeconds()
     let outcomes = LoadClient.concurrent(port: port, clients: clients, requests: requests)
     let seconds = monotonicSeconds() - start
     let clientCPU = processCPUSeconds() - cpuStart
+    let serverCPUClosed = try serverCPU() - serverCPUStart
+    let total = outcomes.reduce(0) { $0 + $1.miniflux.count + $1.reader.count }
+
+    var steps: [OpenLoopStep] = []
+    let rates = options.serveRates ?? defaultRates(saturation: Double(total) / seconds, clients: clients)
+    for rate in rates {
+      progress(
+        "serve: open loop, \(clients) clients × \(String(format: "%.2f", rate)) requests/s for "
+          + "\(String(format: "%.0f", options.serveStepSeconds)) s")
+      let cpuBefore = try serverCPU()
+      let stepStart = monotonicSeconds()
+      let stepOutcomes = LoadClient.openLoop(
+        port: port, clients: clients, rate: rate, seconds: options.serveStepSeconds)
+      let stepSeconds = monotonicSeconds() - stepStart
+      let answered = stepOutcomes.reduce(0) { $0 + $1.miniflux.count + $1.reader.count }
+      steps.append(
+        OpenLoopStep(
+          ratePerClient: rate, offered: rate * Double(clients), achieved: Double(answered) / stepSeconds,
+          seconds: stepSeconds, errors: stepOutcomes.reduce(0) { $0 + $1.errors },
+          firstError: stepOutcomes.lazy.compactMap(\.error).first,
+          miniflux: Latency(stepOutcomes.flatMap(\.miniflux)), reader: Latency(stepOutcomes.flatMap(\.reader)),
+          lateSends: stepOutcomes.reduce(0) { $0 + $1.late },
+          serverCPUPerRequest: (try serverCPU() - cpuBefore) / Double(max(1, answered))))
+    }
 
     try input.fileHandleForWriting.close()
     guard let reportLine = reader.line() else { throw BenchError("the server child reported nothing") }
@@ -199,7 +271,6 @@ enum ServeBench {
 
     progress("serve: the same selections directly on the store")
     let direct = try await directCalls(database: database, calls: options.quick ? 50 : 300)
-    let total = outcomes.reduce(0) { $0 + $1.miniflux.count + $1.reader.count }
     let errors = outcomes.reduce(0) { $0 + $1.errors }
     let date = ISO8601DateFormatter().string(from: Date())
     return Results(
@@ -213,7 +284,7 @@ enum ServeBench {
         path: readerPath, served: Latency(outcomes.flatMap(\.reader)), direct: direct.reader,
         responseBytes: warm.readerBytes),
       server: report, clientCPUPerRequest: clientCPU / Double(max(1, total)),
-      serverCPUPerRequest: report.loadCPUSeconds / Double(max(1, total)))
+      serverCPUPerRequest: serverCPUClosed / Double(max(1, total)), openLoop: steps)
   }
 
   /// The handlers' repository calls, one at a time: Miniflux's page of 100 with its count (concurrently, as the
@@ -266,10 +337,14 @@ enum ServeBench {
     func met(_ yes: Bool) -> String { yes ? "met" : "NOT met" }
     var text = """
       news serve under load (\(results.date), load average \(results.load))
-        store: \(results.articles) articles over \(results.sources) sources; \(results.clients) clients × \
-      \(results.requestsPerClient) requests, keep-alive, over loopback
+        store: \(results.articles) articles over \(results.sources) sources; \(results.clients) keep-alive clients \
+      over loopback
+        closed loop (each client sends its next request when the last answer arrives), \(results.clients) × \
+      \(results.requestsPerClient) requests:
         errors: \(results.errors)\(results.firstError.map { " (first: \($0))" } ?? "")
-        requests/s: \(String(format: "%.0f", results.requestsPerSecond)) (\(String(format: "%.2f", results.seconds)) s)
+        requests/s: \(String(format: "%.0f", results.requestsPerSecond)) (\(String(format: "%.2f", results.seconds)) s): \
+      the saturation throughput; p50 ≈ clients / throughput = \
+      \(ms(Double(results.clients) / max(results.requestsPerSecond, 1e-9)))
 
       """
     for (name, endpoint) in [("Miniflux", results.miniflux), ("Reader", results.reader)] {
@@ -281,7 +356,7 @@ enum ServeBench {
         \(endpoint.directCount.map { "\n      of which count(selecting:) alone p50 \(ms($0.median))  p99 \(ms($0.p99))" } ?? "")
             served/direct  p50 \(ratio(served.median, endpoint.direct.median))  p99 \
         \(ratio(served.p99, endpoint.direct.p99))
-            target p50 ≤ 5 ms: \(met(served.median <= targetP50)); p99 ≤ 50 ms: \(met(served.p99 <= targetP99))
+            closed loop against the targets p50 ≤ 5 ms: \(met(served.median <= targetP50)); p99 ≤ 50 ms: \(met(served.p99 <= targetP99))
 
         """
     }
@@ -292,7 +367,26 @@ enum ServeBench {
         CPU per request: server \(String(format: "%.0f", results.serverCPUPerRequest * 1e6)) µs, clients \
       \(String(format: "%.0f", results.clientCPUPerRequest * 1e6)) µs
 
+        open loop (each client sends at a fixed rate; latency from each request's scheduled time):
+          rate/client  offered/s  answered/s  errors  late  Miniflux p50 / p99   Reader p50 / p99     server CPU/req  \
+      targets
+
       """
+    for step in results.openLoop {
+      let targets = [step.miniflux, step.reader].allSatisfy { $0.median <= targetP50 && $0.p99 <= targetP99 }
+      func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
+      }
+      text +=
+        "    "
+        + pad(String(format: "%.2f/s", step.ratePerClient), 13) + pad(String(format: "%.0f", step.offered), 11)
+        + pad(String(format: "%.0f", step.achieved), 12) + pad("\(step.errors)", 8) + pad("\(step.lateSends)", 6)
+        + pad("\(ms(step.miniflux.median)) / \(ms(step.miniflux.p99))", 21)
+        + pad("\(ms(step.reader.median)) / \(ms(step.reader.p99))", 21)
+        + pad(String(format: "%.0f µs", step.serverCPUPerRequest * 1e6), 16)
+        + (step.errors == 0 && targets ? "met" : "NOT met")
+        + (step.firstError.map { " (first error: \($0))" } ?? "") + "\n"
+    }
     return text
   }
 }
@@ -331,7 +425,8 @@ private final class LineReader {
 }
 
 /// One client: a keep-alive connection of blocking sockets, logging in through `/accounts/ClientLogin` and then
-/// alternating the Miniflux and the Reader requests.
+/// alternating the Miniflux and the Reader requests, in a closed loop (``concurrent(port:clients:requests:)``) or an
+/// open one (``openLoop(port:clients:rate:seconds:)``).
 private struct LoadClient {
   struct Outcome: Sendable {
     var miniflux: [Double] = []
@@ -340,6 +435,55 @@ private struct LoadClient {
     var error: String?
     var minifluxBytes = 0
     var readerBytes = 0
+    /// Open loop: requests sent more than 1 ms after their scheduled time.
+    var late = 0
+  }
+
+  /// A logged-in connection and its two requests.
+  struct Session {
+    let connection: Connection
+    let minifluxRequest: String
+    let readerRequest: String
+
+    init(port: Int) throws {
+      connection = try Connection(port: port)
+      let login = try connection.exchange(
+        "POST /accounts/ClientLogin HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
+          + "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 25\r\n\r\n"
+          + "Email=bench&Passwd=bench1")
+      let body = String(decoding: login.body, as: UTF8.self)
+      guard login.status == 200,
+        let auth = body.split(separator: "\n").first(where: { $0.hasPrefix("Auth=") })?.dropFirst(5)
+      else {
+        connection.close()
+        throw BenchError("ClientLogin: \(login.status)")
+      }
+      let host = "Host: 127.0.0.1:\(port)\r\n"
+      minifluxRequest = "GET \(ServeBench.minifluxPath) HTTP/1.1\r\n\(host)\r\n"
+      readerRequest =
+        "GET \(ServeBench.readerPath) HTTP/1.1\r\n\(host)Authorization: GoogleLogin auth=\(auth)\r\n\r\n"
+    }
+
+    /// Sends one request and records its latency from `start` (monotonic seconds) in `outcome`, or an error for a
+    /// status other than 200.
+    ///
+    /// - Throws: ``BenchError`` when the connection fails.
+    func send(miniflux isMiniflux: Bool, since start: Double, into outcome: inout Outcome) throws {
+      let response = try connection.exchange(isMiniflux ? minifluxRequest : readerRequest)
+      let seconds = monotonicSeconds() - start
+      guard response.status == 200 else {
+        outcome.errors += 1
+        outcome.error = outcome.error ?? "status \(response.status) for \(isMiniflux ? "Miniflux" : "Reader")"
+        return
+      }
+      if isMiniflux {
+        outcome.miniflux.append(seconds)
+        outcome.minifluxBytes = response.body.count
+      } else {
+        outcome.reader.append(seconds)
+        outcome.readerBytes = response.body.count
+      }
+    }
   }
 
   /// `clients` threads, started together.
@@ -360,50 +504,86 @@ private struct LoadClient {
     return results.all
   }
 
+  /// One closed-loop client: `requests` requests, each sent when the last answer has arrived.
   static func run(port: Int, requests: Int) -> Outcome {
     var outcome = Outcome()
     do {
-      let connection = try Connection(port: port)
-      defer { connection.close() }
-      let login = try connection.exchange(
-        "POST /accounts/ClientLogin HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
-          + "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 25\r\n\r\n"
-          + "Email=bench&Passwd=bench1")
-      let body = String(decoding: login.body, as: UTF8.self)
-      guard login.status == 200,
-        let auth = body.split(separator: "\n").first(where: { $0.hasPrefix("Auth=") })?.dropFirst(5)
-      else {
-        throw BenchError("ClientLogin: \(login.status)")
-      }
-      let host = "Host: 127.0.0.1:\(port)\r\n"
-      let minifluxRequest = "GET \(ServeBench.minifluxPath) HTTP/1.1\r\n\(host)\r\n"
-      let readerRequest =
-        "GET \(ServeBench.readerPath) HTTP/1.1\r\n\(host)Authorization: GoogleLogin auth=\(auth)\r\n\r\n"
+      let session = try Session(port: port)
+      defer { session.connection.close() }
       outcome.miniflux.reserveCapacity(requests / 2 + 1)
       outcome.reader.reserveCapacity(requests / 2 + 1)
       for index in 0..<requests {
-        let isMiniflux = index % 2 == 0
-        let start = monotonicSeconds()
-        let response = try connection.exchange(isMiniflux ? minifluxRequest : readerRequest)
-        let seconds = monotonicSeconds() - start
-        guard response.status == 200 else {
-          outcome.errors += 1
-          outcome.error = outcome.error ?? "status \(response.status) for \(isMiniflux ? "Miniflux" : "Reader")"
-          continue
-        }
-        if isMiniflux {
-          outcome.miniflux.append(seconds)
-          outcome.minifluxBytes = response.body.count
-        } else {
-          outcome.reader.append(seconds)
-          outcome.readerBytes = response.body.count
-        }
+        try session.send(miniflux: index % 2 == 0, since: monotonicSeconds(), into: &outcome)
       }
     } catch {
       outcome.errors += max(1, requests - outcome.miniflux.count - outcome.reader.count)
       outcome.error = "\(error)"
     }
     return outcome
+  }
+
+  /// `clients` threads, each logged in on its connection and then sending `rate` requests a second for `seconds`,
+  /// whatever the answers do: request k of client i is due at `start + (i / clients + k) / rate` (the clients
+  /// spread evenly over one interval) and its latency counts from then, so that an answer that comes late delays the
+  /// next request and counts in its latency too (no coordinated omission). Client i starts with Miniflux when i is
+  /// even, Reader when odd, and alternates.
+  static func openLoop(port: Int, clients: Int, rate: Double, seconds: Double) -> [Outcome] {
+    let results = Outcomes(count: clients)
+    let group = DispatchGroup()
+    let ready = DispatchSemaphore(value: 0)
+    let gate = DispatchSemaphore(value: 0)
+    let start = StartTime()
+    let interval = 1 / rate
+    let count = max(1, Int((seconds * rate).rounded()))
+    for index in 0..<clients {
+      group.enter()
+      Thread.detachNewThread {
+        var outcome = Outcome()
+        var session: Session?
+        do {
+          session = try Session(port: port)
+        } catch {
+          outcome.errors += count
+          outcome.error = "\(error)"
+        }
+        ready.signal()
+        gate.wait()
+        if let session {
+          let first = start.value + interval * Double(index) / Double(clients)
+          var sent = 0
+          do {
+            for k in 0..<count {
+              let due = first + Double(k) * interval
+              let wait = due - monotonicSeconds()
+              if wait > 0 { Thread.sleep(forTimeInterval: wait) } else if wait < -0.001 { outcome.late += 1 }
+              try session.send(miniflux: (index + k) % 2 == 0, since: due, into: &outcome)
+              sent += 1
+            }
+          } catch {
+            outcome.errors += count - sent
+            outcome.error = "\(error)"
+          }
+          session.connection.close()
+        }
+        results.set(index, outcome)
+        group.leave()
+      }
+    }
+    for _ in 0..<clients { ready.wait() }
+    start.value = monotonicSeconds() + 0.05
+    for _ in 0..<clients { gate.signal() }
+    group.wait()
+    return results.all
+  }
+}
+
+/// The open loop's common start, set once every client has logged in.
+private final class StartTime: @unchecked Sendable {
+  private let lock = NSLock()
+  private var seconds = 0.0
+  var value: Double {
+    get { lock.withLock { seconds } }
+    set { lock.withLock { seconds = newValue } }
   }
 }
 

@@ -11,6 +11,9 @@ struct ServedFeed: Sendable {
   var id: Int64
   /// The category (folder) it is filed in.
   var category: ServedCategory
+  /// What selects its articles (``ArticleSelection/sources``): the source's ``NewsSource/match``, computed once
+  /// with the catalog (its query's cache key parses the feed's URL).
+  var match: SourceMatch
 
   /// The title clients show: the feed's own title when known, else the source's name.
   var title: String { source.title ?? source.name }
@@ -20,8 +23,6 @@ struct ServedFeed: Sendable {
   var siteURL: String { (source.homePage ?? source.url).absoluteString }
   /// The Reader API's stream id: `feed/` and the feed's URL, as FreshRSS writes them.
   var streamID: String { "feed/" + feedURL }
-  /// What selects its articles (``ArticleSelection/sources``).
-  var match: SourceMatch { source.match }
 }
 
 /// A folder as the sync APIs serve it: a Miniflux *category*, a Reader *label*.
@@ -58,7 +59,7 @@ struct ServedCatalog: Sendable {
     feeds = sources.map { source in
       ServedFeed(
         source: source, id: ServedIdentifiers.feedID(forSourceNamed: source.name),
-        category: ServedCategory(path: source.folder))
+        category: ServedCategory(path: source.folder), match: source.match)
     }
     var seen = Set<[String]>()
     var categories: [ServedCategory] = [ServedCategory(path: [])]

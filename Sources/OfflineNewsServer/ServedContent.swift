@@ -3,14 +3,16 @@ import OfflineNews
 import OfflineNewsHTTP
 import OfflineNewsModel
 
-/// The HTML the sync APIs serve as an article's content: the stored full text (``Article/fullTextHTML``, fetched
-/// from the article's page) when there is one, else the feed's content, else its summary, else nothing.
+/// The HTML the server serves as an article's content: the stored full text (``Article/fullTextHTML``, fetched
+/// from the article's page) when there is one, else the feed's content, else its summary, else nothing; a text of
+/// white space only counts as none.
 ///
-/// The one place every API takes content from, so that rewriting it (sanitising, pointing image URLs at the
-/// server's own copies) is one change.
+/// The one place every API and the web reader take content from (``ServedLibrary/sanitizedContent(of:imagePrefix:remoteImages:)``
+/// sanitises what it chooses), so that rewriting it (sanitising, pointing image URLs at the server's own copies)
+/// is one change.
 func servedContent(of article: Article) -> String {
   for candidate in [article.fullTextHTML, article.content, article.summary] {
-    if let candidate, !candidate.isEmpty { return candidate }
+    if let candidate, candidate.contains(where: { !$0.isWhitespace }) { return candidate }
   }
   return ""
 }
@@ -48,8 +50,9 @@ func readingMinutes(of article: Article) -> Int {
   let text = article.fullText ?? article.contentText ?? article.summaryText ?? article.summary ?? ""
   var words = 0
   var inWord = false
+  let spaces = CharacterSet.whitespacesAndNewlines
   for scalar in text.unicodeScalars {
-    let letter = !CharacterSet.whitespacesAndNewlines.contains(scalar)
+    let letter = !spaces.contains(scalar)
     if letter && !inWord { words += 1 }
     inWord = letter
   }

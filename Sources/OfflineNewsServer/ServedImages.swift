@@ -96,8 +96,8 @@ public enum ServedImages {
 }
 
 extension ServedLibrary {
-  /// The HTML the server sends for an article's text: its stored full text when there is one, else its content,
-  /// else its summary, sanitised (``ArticleHTMLSanitizer``) with its stored images at the server's own paths.
+  /// The HTML the server sends for an article's text: ``servedContent(of:)`` (its stored full text when there is
+  /// one, else its content, else its summary), sanitised (``ArticleHTMLSanitizer``) with its stored images at the server's own paths.
   ///
   /// For example, the APIs' entry content: `await library.sanitizedContent(of: article, imagePrefix: baseURL,
   /// remoteImages: .keep)`.
@@ -109,9 +109,8 @@ extension ServedLibrary {
   public func sanitizedContent(
     of article: Article, imagePrefix: String = "", remoteImages: ArticleHTMLSanitizer.RemoteImages = .replaceWithText
   ) async -> String {
-    let html = [article.fullTextHTML, article.content, article.summary].lazy.compactMap { $0 }
-      .first { !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
-    guard let html else { return "" }
+    let html = servedContent(of: article)
+    guard !html.isEmpty else { return "" }
     let images = await ServedImages.links(of: article, in: repository, prefix: imagePrefix)
     return ArticleHTMLSanitizer.sanitize(
       html, base: article.link ?? article.url, images: images, remoteImages: remoteImages)

@@ -161,6 +161,12 @@ public struct SourceArticleCounts: Sendable, Hashable {
   }
 }
 
+/// What a remembered count is the count of.
+private struct CountKey: Hashable {
+  var sql: String
+  var arguments: [DatabaseValue]
+}
+
 extension StorageContext {
   /// One page of cached articles, as `selection` says, in one statement.
   ///
@@ -178,7 +184,8 @@ extension StorageContext {
     }
   }
 
-  /// How many articles `selection` selects, ignoring its order, limit and offset (one `count(*)`).
+  /// How many articles `selection` selects, ignoring its order, limit and offset (one `count(*)`, remembered by
+  /// the reading connection until the store changes: ``Connection/rememberedWhileUnchanged(_:_:)``).
   ///
   /// - Throws: ``StorageError``.
   package func articleCount(selecting selection: ArticleSelection) async throws(StorageError) -> Int {
@@ -201,9 +208,12 @@ extension StorageContext {
       sql = "SELECT count(*) FROM article a\(condition.sql)"
       arguments = condition.arguments
     }
+    // Asked again for every page of the same selection: remembered until the store changes.
     return try await read { db in
-      let count: Int64?? = try db.cachedStatement(sql).fetchOne(arguments) { $0.int64(0) }
-      return Int((count ?? nil) ?? 0)
+      try db.rememberedWhileUnchanged(CountKey(sql: sql, arguments: arguments)) {
+        let count: Int64?? = try db.cachedStatement(sql).fetchOne(arguments) { $0.int64(0) }
+        return Int((count ?? nil) ?? 0)
+      }
     }
   }
 

@@ -31,4 +31,28 @@ import Testing
     #expect(text.contains("http://127.0.0.1:8080/images/\(handle)/0"))
     #expect(!text.contains("file:"))
   }
+
+  @Test(
+    "the APIs and the web reader choose one HTML: full text, else content, else summary, white space counting as none")
+  func oneChooserOfTheServedHTML() async throws {
+    let served = try ServedTestLibrary(configured: [])
+    let url = try #require(URL(string: "https://example.org/story"))
+    var article = Article(
+      url: url, title: "Story", summary: "<p>The summary</p>", publishedAt: ServedTestLibrary.start,
+      content: " \n\t ")
+    article.fullTextHTML = ""
+    #expect(servedContent(of: article) == "<p>The summary</p>", "empty full text, white-space content")
+    #expect(await served.library.sanitizedContent(of: article) == "<p>The summary</p>")
+    article.content = "<p>The content</p>"
+    #expect(servedContent(of: article) == "<p>The content</p>")
+    #expect(await served.library.sanitizedContent(of: article) == "<p>The content</p>")
+    article.fullTextHTML = "<p>The full text<script>x()</script></p>"
+    #expect(servedContent(of: article) == article.fullTextHTML, "the APIs' content as stored")
+    #expect(await served.library.sanitizedContent(of: article) == "<p>The full text</p>", "the web reader's, sanitised")
+    article.fullTextHTML = nil
+    article.content = nil
+    article.summary = "\n"
+    #expect(servedContent(of: article).isEmpty)
+    #expect(await served.library.sanitizedContent(of: article).isEmpty)
+  }
 }

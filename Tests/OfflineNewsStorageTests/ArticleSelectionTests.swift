@@ -71,6 +71,55 @@ struct ArticleSelectionTests {
     #expect(try await storage.articleCount(selecting: ArticleSelection(sources: [Self.c])) == 3, "C1, C2 and A1")
   }
 
+  @Test("a count is remembered only while the store is unchanged: a write of this context, of another, or raw SQL")
+  func countsFollowEveryWrite() async throws {
+    let (database, storage) = try await Self.store()
+    for lookup in [ArticleSelection.SourceLookup.scan, .index] {
+      let unread = ArticleSelection(
+        filter: ArticleFilter(unreadOnly: true), sources: [Self.a, Self.b, Self.c], sourceLookup: lookup)
+      try await storage.setRead(false, selecting: ArticleSelection())
+      #expect(try await storage.articleCount(selecting: unread) == 9)
+      #expect(try await storage.articleCount(selecting: unread) == 9)
+      try await storage.setRead(true, urls: [articleURL("a1").absoluteString])
+      #expect(try await storage.articleCount(selecting: unread) == 8, "a write of this context")
+      let other = try database.open()
+      try await other.setRead(true, urls: [articleURL("b1").absoluteString])
+      await other.close()
+      #expect(try await storage.articleCount(selecting: unread) == 7, "a write of another context (another process)")
+      let raw = try Connection(path: database.path)
+      try raw.execute("UPDATE article SET isRead = 1 WHERE url = ?1", [.text(articleURL("c1").absoluteString)])
+      #expect(try await storage.articleCount(selecting: unread) == 6, "a write of another connection")
+      #expect(try await storage.articleCount(selecting: unread) == 6)
+    }
+  }
+
+  @Test("a value remembered while the database is unchanged is computed once, and again after any commit")
+  func rememberedWhileUnchanged() throws {
+    let database = TestDatabase()
+    let db = try Connection(path: database.path)
+    try db.execute(sql: "CREATE TABLE t (x INTEGER)")
+    let other = try Connection(path: database.path)
+    var computed = 0
+    func count() throws -> Int64 {
+      try db.execute(sql: "BEGIN DEFERRED")
+      defer { try? db.execute(sql: "COMMIT") }
+      return try db.rememberedWhileUnchanged("count") {
+        computed += 1
+        return try db.scalarInt("SELECT count(*) FROM t") ?? -1
+      }
+    }
+    #expect(try count() == 0)
+    #expect(try count() == 0)
+    #expect(computed == 1, "remembered")
+    try db.execute(sql: "INSERT INTO t VALUES (1)")
+    #expect(try count() == 1, "this connection's write")
+    try other.execute(sql: "INSERT INTO t VALUES (2)")
+    #expect(try count() == 2, "another connection's commit")
+    #expect(try count() == 2)
+    #expect(computed == 3)
+    #expect(try db.rememberedWhileUnchanged("count") { Int64(-2) } == -2, "outside a transaction: computed each time")
+  }
+
   @Test("dates, read state, handles, order and direction; ascending is the exact reverse of descending")
   func conditionsAndOrder() async throws {
     let (_, storage) = try await Self.store()

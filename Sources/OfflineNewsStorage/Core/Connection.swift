@@ -138,6 +138,33 @@ package final class Connection {
     return statement
   }
 
+  /// Values computed by ``rememberedWhileUnchanged(_:_:)``, with the state of the database they were computed on.
+  private var remembered: (version: [Int64], values: [AnyHashable: Any]) = ([], [:])
+  /// How many values ``rememberedWhileUnchanged(_:_:)`` keeps at most; they are all dropped to make room.
+  static let rememberedLimit = 64
+
+  /// The value `compute` gives for `key`, computed once and then remembered for as long as the database is the same
+  /// committed state: no other connection or process has committed since (`PRAGMA data_version`,
+  /// <https://www.sqlite.org/pragma.html#pragma_data_version>) and this connection has changed no row
+  /// (``totalChanges``). For what costs a scan and is asked again and again between writes (the count of a page's
+  /// selection). Only inside a transaction, whose snapshot both the version and `compute` read; outside one,
+  /// `compute` runs every time.
+  ///
+  /// - Parameters:
+  ///   - key: what identifies the value: the SQL and its arguments.
+  /// - Throws: what `compute` throws, or the version's ``SQLiteError``.
+  package func rememberedWhileUnchanged<T>(_ key: some Hashable, _ compute: () throws -> T) throws -> T {
+    guard isInTransaction else { return try compute() }
+    let dataVersion: Int64?? = try cachedStatement("PRAGMA data_version").fetchOne { $0.int64(0) }
+    let version: [Int64] = [(dataVersion ?? nil) ?? -1, Int64(totalChanges)]
+    if version != remembered.version { remembered = (version, [:]) }
+    if let value = remembered.values[AnyHashable(key)] as? T { return value }
+    let value = try compute()
+    if remembered.values.count >= Self.rememberedLimit { remembered.values.removeAll() }
+    remembered.values[AnyHashable(key)] = value
+    return value
+  }
+
   /// The number of rows changed by the last `INSERT`, `UPDATE` or `DELETE` (`sqlite3_changes64`).
   package var changes: Int { Int(sqlite3_changes64(handle)) }
 

@@ -1,0 +1,162 @@
+import Foundation
+import OfflineNewsModel
+
+/// A document of the sync APIs that writes itself as JSON (``MinifluxJSON``, ``ReaderJSON``).
+protocol JSONWritable {
+  /// Writes this value: an object, an array or a scalar.
+  func write(to json: inout JSONWriter)
+}
+
+/// JSON text (RFC 8259) written straight into one buffer of UTF-8, value by value, in the order given: how the sync APIs
+/// write their answers. A page of 100 Miniflux entries is about 150 KB; `JSONEncoder` would first build it as a tree
+/// of boxed values and dictionaries (and convert every key to snake case), which cost more than the page's query.
+/// Strings are escaped by ``JSONText/appendQuoted(_:to:)``, the package's one escaper; member names are the callers' constants.
+/// A `nil` optional member is left out, as `Encodable`'s `encodeIfPresent` does.
+struct JSONWriter {
+  /// The UTF-8 text written so far.
+  private(set) var bytes: [UInt8] = []
+  /// Whether a value was written in the current object or array, so that the next needs a comma first.
+  private var needsComma = false
+
+  /// A writer with room for `capacity` bytes.
+  init(capacity: Int = 256) { bytes.reserveCapacity(capacity) }
+
+  /// `value`'s JSON text as UTF-8.
+  static func data(_ value: some JSONWritable, capacity: Int = 256) -> Data {
+    var json = JSONWriter(capacity: capacity)
+    value.write(to: &json)
+    return Data(json.bytes)
+  }
+
+  /// Appends `text`'s UTF-8 as it is.
+  private mutating func append(_ text: String) {
+    var text = text
+    text.withUTF8 { bytes.append(contentsOf: $0) }
+  }
+
+  private mutating func separate() {
+    if needsComma { bytes.append(UInt8(ascii: ",")) }
+  }
+
+  /// An object whose members `body` writes.
+  mutating func object(_ body: (inout JSONWriter) -> Void) {
+    separate()
+    bytes.append(UInt8(ascii: "{"))
+    needsComma = false
+    body(&self)
+    bytes.append(UInt8(ascii: "}"))
+    needsComma = true
+  }
+
+  /// An array of documents.
+  mutating func array(_ elements: [some JSONWritable]) {
+    separate()
+    bytes.append(UInt8(ascii: "["))
+    needsComma = false
+    for element in elements { element.write(to: &self) }
+    bytes.append(UInt8(ascii: "]"))
+    needsComma = true
+  }
+
+  /// A string.
+  mutating func string(_ value: String) {
+    separate()
+    JSONText.appendQuoted(value, to: &bytes)
+    needsComma = true
+  }
+
+  /// An integer.
+  mutating func number(_ value: Int64) {
+    separate()
+    append(String(value))
+    needsComma = true
+  }
+
+  /// `true` or `false`.
+  mutating func bool(_ value: Bool) {
+    separate()
+    append(value ? "true" : "false")
+    needsComma = true
+  }
+
+  /// An object member's name (an ASCII constant, written as it is); its value follows.
+  mutating func key(_ name: String) {
+    separate()
+    bytes.append(UInt8(ascii: "\""))
+    append(name)
+    bytes += [UInt8(ascii: "\""), UInt8(ascii: ":")]
+    needsComma = false
+  }
+
+  /// A string member; left out when `nil`.
+  mutating func member(_ name: String, _ value: String?) {
+    guard let value else { return }
+    key(name)
+    string(value)
+  }
+
+  /// An integer member; left out when `nil`.
+  mutating func member(_ name: String, _ value: Int64?) {
+    guard let value else { return }
+    key(name)
+    number(value)
+  }
+
+  /// An integer member; left out when `nil`.
+  mutating func member(_ name: String, _ value: Int?) { member(name, value.map(Int64.init)) }
+
+  /// A Boolean member.
+  mutating func member(_ name: String, _ value: Bool) {
+    key(name)
+    bool(value)
+  }
+
+  /// A document member; left out when `nil`.
+  mutating func member(_ name: String, _ value: (some JSONWritable)?) {
+    guard let value else { return }
+    key(name)
+    value.write(to: &self)
+  }
+
+  /// An array member of documents; left out when `nil`.
+  mutating func member(_ name: String, _ values: [some JSONWritable]?) {
+    guard let values else { return }
+    key(name)
+    array(values)
+  }
+
+  /// An array member of strings.
+  mutating func member(_ name: String, _ values: [String]) {
+    key(name)
+    bytes.append(UInt8(ascii: "["))
+    needsComma = false
+    for value in values { string(value) }
+    bytes.append(UInt8(ascii: "]"))
+    needsComma = true
+  }
+
+  /// An object member of integers by name, its members sorted by name.
+  mutating func member(_ name: String, _ values: [String: Int]) {
+    key(name)
+    object { json in
+      for (key, value) in values.sorted(by: { $0.key < $1.key }) {
+        json.separate()
+        JSONText.appendQuoted(key, to: &json.bytes)
+        json.bytes.append(UInt8(ascii: ":"))
+        json.needsComma = false
+        json.number(Int64(value))
+      }
+    }
+  }
+}
+
+/// An array of documents as one document.
+struct JSONArray<Element: JSONWritable>: JSONWritable {
+  /// The elements.
+  var elements: [Element]
+
+  /// - Parameter elements: the elements.
+  init(_ elements: [Element]) { self.elements = elements }
+
+  func write(to json: inout JSONWriter) { json.array(elements) }
+}
