@@ -9,11 +9,16 @@ extension ArticleDecoder {
   /// - key: the canonical permalink of a linkblog item (``FeedItem/permalink``: its link points to another site; the
   ///   key the link gave before is the article's `formerKey`, which a store keyed so keeps); else the canonical
   ///   link; else the `guid`/`id` scoped to the feed (its home page, else its URL or path:
-  ///   ``ArticleIdentity/feedScope(homePage:origin:)``); else the item's content fingerprint scoped to the feed
-  ///   (``ArticleIdentity``, ``FeedItem/contentFingerprint``), so an item with neither is saved and a
-  ///   re-fetch finds the same article. A link that is not the item's own — an anchor in a page of several posts
-  ///   (`#fragment`), or a link another item of the feed has too — gives way to the item's guid (an anchor link
-  ///   without a guid keys the item as written, fragment included);
+  ///   ``ArticleIdentity/feedScope(homePage:origin:)``); else, for an item with neither (a podcast episode), its
+  ///   first enclosure's URL scoped to the feed (Apple's podcast rules: without a `guid`, the enclosure URL
+  ///   identifies the episode; its key before this rule, the fingerprint's, is its `formerKey`); else the item's
+  ///   content fingerprint scoped to the feed (``ArticleIdentity``, ``FeedItem/contentFingerprint``), so an item
+  ///   with none of these is saved and a re-fetch finds the same article. A link that is not the item's own — an
+  ///   anchor in a page of several posts (`#fragment`), or a link another item of the feed has too — gives way to
+  ///   the item's guid (an anchor link without a guid keys the item as written, fragment included);
+  /// - itemID (``Article/itemID``): the `guid`/`id` scoped to the feed when no other item of the document has the
+  ///   same one (an identifier repeated across items identifies none of them), so that the writer finds the item
+  ///   again after its link was edited (a slug fixed after publication) and re-keys its row;
   /// - title: the item's, or the one derived from its text (``FeedItem/titleIsDerived``);
   /// - summary and content: `description`/Atom `summary` and `content:encoded`/Atom `content`, as the feed gives
   ///   them (HTML stays HTML); a `description` that is the item's only text is its summary. Where one is HTML,
@@ -45,6 +50,10 @@ extension ArticleDecoder {
     let links = feed.items.map { item in Self.webLink(item).map { (link: $0, key: ArticleIdentity.linked($0)) } }
     var linkCounts: [URL: Int] = [:]
     for case let link? in links { linkCounts[link.key, default: 0] += 1 }
+    // An identifier that two items of the document share identifies neither (feeds that give every item the
+    // channel's URL, or one constant, as guid).
+    var guidCounts: [String: Int] = [:]
+    for item in feed.items { if let guid = item.guid, !guid.isEmpty { guidCounts[guid, default: 0] += 1 } }
     var articles: [Article] = []
     articles.reserveCapacity(feed.items.count)
     for (item, web) in zip(feed.items, links) {
@@ -60,6 +69,12 @@ extension ArticleDecoder {
         key = link.fragment == nil ? linked : ArticleIdentity.scoped(scope, id: link.absoluteString)
       } else if let ownID {
         key = ArticleIdentity.scoped(scope, id: ownID)
+      } else if let enclosure = item.enclosures.first?.url, enclosure.isWebURL {
+        // A podcast episode without guid or link: its audio's URL identifies it (Apple's RSS rules for podcasts;
+        // the Podcast Index namespace's `podcast:guid` names the channel, not the episode). The fingerprint was its
+        // key before, and changed with every edit of its text.
+        key = ArticleIdentity.scoped(scope, id: ArticleIdentity.linked(enclosure).absoluteString)
+        formerKey = ArticleIdentity.scoped(scope, id: "#" + item.contentFingerprint)
       } else {
         key = ArticleIdentity.scoped(scope, id: "#" + item.contentFingerprint)
       }
@@ -74,6 +89,7 @@ extension ArticleDecoder {
       // Undated: first seen now; the save keeps the date of a row already stored (``Article/isUndated``).
       article.isUndated = item.published == nil && item.updated == nil
       article.formerKey = formerKey
+      if let ownID, guidCounts[ownID] == 1 { article.itemID = ArticleIdentity.scoped(scope, id: ownID).absoluteString }
       articles.append(article)
     }
     // Issues name the item as the document does: `item[3].pubDate` in XML, `items[3].date_published` in JSON.
