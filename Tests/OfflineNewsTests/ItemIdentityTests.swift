@@ -183,6 +183,31 @@ struct ItemIdentityTests {
     #expect(try await other.articleCount() == 3)
   }
 
+  @Test("two posts sharing one anchor link and one guid (Scripting News) are two articles, not one")
+  func sharedLinkAndGuid() async throws {
+    let anchor = "http://scripting.com/2017/06/25.html#a080631"
+    let feed = Self.rss([
+      (guid: anchor, link: anchor, title: "Good morning", date: "Sun, 25 Jun 2017 12:27:31 GMT"),
+      (guid: anchor, link: anchor, title: "Dropbox", date: "Sun, 25 Jun 2017 12:32:31 GMT"),
+    ])
+    let articles = try Self.decode(feed)
+    #expect(Set(articles.map(\.url)).count == 2)
+    #expect(articles.allSatisfy { $0.itemID == nil })
+    // Before, both were keyed by the guid (the later one won): that row is kept, re-keyed to the first post.
+    let before = ArticleIdentity.scoped("https://blog.example.org/", id: anchor)
+    #expect(articles.map(\.formerKey) == [before, before])
+    let directory = TemporaryDirectory()
+    let storage = try Self.store(directory)
+    var old = articles[1]
+    old.url = before
+    old.formerKey = nil
+    try await storage.saveArticles([old], forQuery: "feed", fetchedAt: .now())
+    #expect(try await storage.setRead(true, url: before.absoluteString))
+    try await storage.saveArticles(articles, forQuery: "feed", fetchedAt: .now())
+    #expect(try await storage.articleCount() == 2)
+    #expect(try await storage.articles(limit: 10).filter(\.isRead).count == 1)
+  }
+
   /// A podcast feed whose episodes have neither guid nor link (Apple: the enclosure URL then identifies the
   /// episode; the Podcast Index namespace's `podcast:guid` is the channel's).
   static func podcast(description: String) -> String {
