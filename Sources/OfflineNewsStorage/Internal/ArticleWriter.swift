@@ -236,7 +236,8 @@ struct ArticleWriter {
     /// entry instead of a second row appearing beside it. A stored row is the article under another key when
     ///
     /// - its key is the article's ``Article/formerKey`` (the key an earlier identity rule gave the item: a linkblog
-    ///   post keyed by the page it links to), or
+    ///   post keyed by the page it links to, two posts that share a link and a guid keyed by that guid, a podcast
+    ///   episode keyed by its content), or
     /// - its ``Article/itemID`` is the article's (the item's feed-scoped `guid`/`id`: a slug fixed after
     ///   publication), and its key is not one this save writes (an item the same document still carries is not
     ///   another item's former self);
