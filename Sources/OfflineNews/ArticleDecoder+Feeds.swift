@@ -6,14 +6,20 @@ import OfflineNewsNetwork
 extension ArticleDecoder {
   /// An RSS, Atom, RDF or JSON Feed body through ``FeedParser``: every item an article.
   ///
-  /// - key: the canonical permalink of a linkblog item (``FeedItem/permalink``: its link points to another site; the
-  ///   key the link gave before is the article's `formerKey`, which a store keyed so keeps); else the canonical
-  ///   link; else the `guid`/`id` scoped to the feed (its home page, else its URL or path:
-  ///   ``ArticleIdentity/feedScope(homePage:origin:)``); else the item's content fingerprint scoped to the feed
-  ///   (``ArticleIdentity``, ``FeedItem/contentFingerprint``), so an item with neither is saved and a
-  ///   re-fetch finds the same article. A link that is not the item's own — an anchor in a page of several posts
-  ///   (`#fragment`), or a link another item of the feed has too — gives way to the item's guid (an anchor link
-  ///   without a guid keys the item as written, fragment included);
+  /// - key (``itemKey(_:web:linkIsShared:guid:guidIsUnique:scope:)``): the canonical permalink of a linkblog item
+  ///   (``FeedItem/permalink``: its link points to another site); else the canonical link; else the `guid`/`id`
+  ///   scoped to the feed (its home page, else its URL or path: ``ArticleIdentity/feedScope(homePage:origin:)``)
+  ///   when no other item of the document has it; else, for an item with no link (a podcast episode), its first
+  ///   enclosure's URL scoped to the feed (Apple's podcast rules: without a `guid`, the enclosure URL identifies the
+  ///   episode); else the item's content fingerprint scoped to the feed (``ArticleIdentity``,
+  ///   ``FeedItem/contentFingerprint``), so an item with none of these is saved and a re-fetch finds the same
+  ///   article. A link that is not the item's own — an anchor in a page of several posts (`#fragment`), or a link
+  ///   another item of the feed has too — gives way to the item's guid (an anchor link without a guid keys the item
+  ///   as written, fragment included). Where an earlier rule keyed the item otherwise, that key is the article's
+  ///   `formerKey`, under which a stored row is re-keyed by the writer;
+  /// - itemID (``Article/itemID``): the `guid`/`id` scoped to the feed when no other item of the document has the
+  ///   same one (an identifier repeated across items identifies none of them), so that the writer finds the item
+  ///   again after its link was edited (a slug fixed after publication) and re-keys its row;
   /// - title: the item's, or the one derived from its text (``FeedItem/titleIsDerived``);
   /// - summary and content: `description`/Atom `summary` and `content:encoded`/Atom `content`, as the feed gives
   ///   them (HTML stays HTML); a `description` that is the item's only text is its summary. Where one is HTML,
@@ -45,24 +51,18 @@ extension ArticleDecoder {
     let links = feed.items.map { item in Self.webLink(item).map { (link: $0, key: ArticleIdentity.linked($0)) } }
     var linkCounts: [URL: Int] = [:]
     for case let link? in links { linkCounts[link.key, default: 0] += 1 }
+    // An identifier that two items of the document share identifies neither (feeds that give every item the
+    // channel's URL, or one constant, as guid).
+    var guidCounts: [String: Int] = [:]
+    for item in feed.items { if let guid = item.guid, !guid.isEmpty { guidCounts[guid, default: 0] += 1 } }
     var articles: [Article] = []
     articles.reserveCapacity(feed.items.count)
     for (item, web) in zip(feed.items, links) {
-      let key: URL
-      var formerKey: URL?
-      let ownID = item.guid.flatMap { $0.isEmpty ? nil : $0 }
-      if let permalink = item.permalink, let (_, linked) = web {
-        // The linkblog rule: the post's own page is its identity; the page it links to was the key before.
-        key = ArticleIdentity.linked(permalink)
-        formerKey = linked == key ? nil : linked
-      } else if let (link, linked) = web, linkCounts[linked] == 1 || ownID == nil, link.fragment == nil || ownID == nil
-      {
-        key = link.fragment == nil ? linked : ArticleIdentity.scoped(scope, id: link.absoluteString)
-      } else if let ownID {
-        key = ArticleIdentity.scoped(scope, id: ownID)
-      } else {
-        key = ArticleIdentity.scoped(scope, id: "#" + item.contentFingerprint)
-      }
+      let guid = item.guid.flatMap { $0.isEmpty ? nil : $0 }
+      let guidIsUnique = guid.map { guidCounts[$0] == 1 } ?? false
+      let (key, formerKey) = Self.itemKey(
+        item, web: web, linkIsShared: web.map { linkCounts[$0.key, default: 0] > 1 } ?? false, guid: guid,
+        guidIsUnique: guidIsUnique, scope: scope)
       var article = Article(
         key: key, link: item.link, title: item.title, author: item.author ?? feed.author,
         summary: item.summary?.value, imageURL: item.imageURL,
@@ -74,6 +74,7 @@ extension ArticleDecoder {
       // Undated: first seen now; the save keeps the date of a row already stored (``Article/isUndated``).
       article.isUndated = item.published == nil && item.updated == nil
       article.formerKey = formerKey
+      if let guid, guidIsUnique { article.itemID = ArticleIdentity.scoped(scope, id: guid).absoluteString }
       articles.append(article)
     }
     // Issues name the item as the document does: `item[3].pubDate` in XML, `items[3].date_published` in JSON.
@@ -98,6 +99,42 @@ extension ArticleDecoder {
     else { return nil }
     let plain = text.plainText
     return plain == text.value ? nil : plain
+  }
+
+  /// An item's key (see ``decodeFeed(_:origin:contentType:)``) and the key the rules before gave it, when that
+  /// differs (``Article/formerKey``: a store keyed so keeps its row, re-keyed):
+  ///
+  /// - a linkblog item: its permalink; before, the page it links to;
+  /// - else its canonical link when no other item of the document has that link (an anchor link, `#fragment`, only
+  ///   when the item has no identifier: then as written, fragment included);
+  /// - else its `guid`/`id` when no other item has it; before, a repeated one counted too (Scripting News gives two
+  ///   different posts one link and one guid: they were one article);
+  /// - else, without a link, its first enclosure (a podcast episode); before, its fingerprint;
+  /// - else its content fingerprint; before, a link shared with another item keyed it (the items were one article).
+  static func itemKey(
+    _ item: FeedItem, web: (link: URL, key: URL)?, linkIsShared: Bool, guid: String?, guidIsUnique: Bool,
+    scope: String
+  ) -> (key: URL, former: URL?) {
+    if let permalink = item.permalink, let web {
+      // The linkblog rule: the post's own page is its identity; the page it links to was the key before.
+      let key = ArticleIdentity.linked(permalink)
+      return (key, web.key == key ? nil : web.key)
+    }
+    func key(ownID: String?, current: Bool) -> URL {
+      if let web, !linkIsShared || (ownID == nil && !current), web.link.fragment == nil || ownID == nil {
+        return web.link.fragment == nil ? web.key : ArticleIdentity.scoped(scope, id: web.link.absoluteString)
+      }
+      if let ownID { return ArticleIdentity.scoped(scope, id: ownID) }
+      if current, web == nil, let enclosure = item.enclosures.first?.url, enclosure.isWebURL {
+        // A podcast episode without guid or link: its audio's URL identifies it (Apple's RSS rules for podcasts;
+        // the Podcast Index namespace's `podcast:guid` names the channel, not the episode).
+        return ArticleIdentity.scoped(scope, id: ArticleIdentity.linked(enclosure).absoluteString)
+      }
+      return ArticleIdentity.scoped(scope, id: "#" + item.contentFingerprint)
+    }
+    let current = key(ownID: guidIsUnique ? guid : nil, current: true)
+    let before = key(ownID: guid, current: false)
+    return (current, before == current ? nil : before)
   }
 
   /// The item's link when it is an absolute `http(s)` URL.

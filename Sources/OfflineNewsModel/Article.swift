@@ -80,6 +80,13 @@ public struct Article: Sendable, Hashable, Codable {
   /// row; a store without one saves under ``url``. Not stored, not encoded.
   package var formerKey: URL?
 
+  /// The item's own identifier scoped to its feed, `news-item:SCOPE/ID` (``ArticleIdentity/scoped(_:id:)`` of an RSS
+  /// `guid`, Atom `id` or JSON Feed `id`), when that identifier is unique within its feed document; `nil` for
+  /// every other source. It identifies the item across edits of its link: a save that finds a stored row with this
+  /// identifier under another key re-keys that row (its read mark, bookmark and whole text kept) instead of adding
+  /// a second article. Set by the feed decoder; stored with the article (migration 15), not encoded.
+  package var itemID: String? = nil
+
   /// The encoded properties: all but ``isUndated``, a fact about one response, and the search texts
   /// (``summaryText``, ``contentText``), which follow from ``summary`` and ``content``.
   private enum CodingKeys: String, CodingKey {

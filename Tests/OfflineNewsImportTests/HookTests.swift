@@ -152,7 +152,7 @@ struct HookTests {
           "link": .null, "source": .text("test.json"), "tags": .null, "enclosures": .null,
           "fullTextHTML": .null, "fullText": .null, "fullTextAt": .null, "fullTextError": .null,
           "handle": .text(ArticleIdentity.handle(forKey: "https://example.com/kept")), "summaryText": .null,
-          "contentText": .null,
+          "contentText": .null, "itemID": .null,
         ]
       ])
   }

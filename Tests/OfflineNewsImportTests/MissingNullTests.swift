@@ -149,7 +149,7 @@ struct MissingNullTests {
       "link": .null, "source": .text("test.json"), "tags": .null, "enclosures": .null,
       "fullTextHTML": .null, "fullText": .null, "fullTextAt": .null, "fullTextError": .null,
       "handle": .text(ArticleIdentity.handle(forKey: "https://example.com/1")), "summaryText": .null,
-      "contentText": .null,
+      "contentText": .null, "itemID": .null,
     ]
   }
 

@@ -63,6 +63,15 @@ struct ArticleKeyIndexMigrationTests {
     }
   }
 
+  /// Every row of `article` in rowid order with the columns a version 11 store has (migration 15's `itemID`, which
+  /// only later migrations add, left out), each as its values' text.
+  private static func articleRows(_ db: Connection) throws -> [String] {
+    let columns = try db.makeStatement(
+      "SELECT name FROM pragma_table_info('article') WHERE name <> 'itemID' ORDER BY cid"
+    ).fetchAll { "\"" + ($0.string(0) ?? "") + "\"" }
+    return try rows(db, "SELECT rowid, \(columns.joined(separator: ", ")) FROM article ORDER BY rowid")
+  }
+
   /// Every row `sql` reads, each as its values' text.
   private static func rows(_ db: Connection, _ sql: String) throws -> [String] {
     try db.makeStatement(sql).fetchAll { row in
@@ -75,9 +84,8 @@ struct ArticleKeyIndexMigrationTests {
     let directory = TemporaryDirectory("offlinenews-v12")
     let path = directory.path("news.sqlite")
     try Self.version11(path)
-    let articles = "SELECT rowid, * FROM article ORDER BY rowid"
     let before = try Connection(path: path)
-    let articleRows = try Self.rows(before, articles)
+    let articleRows = try Self.articleRows(before)
     let results = try Self.rows(before, "SELECT * FROM query_result ORDER BY url")
     let images = try Self.rows(before, "SELECT * FROM article_image")
     let found = try Self.rows(before, "SELECT rowid FROM article_fts WHERE article_fts MATCH 'storm OR cafe'")
@@ -93,7 +101,7 @@ struct ArticleKeyIndexMigrationTests {
     // The settings the rebuild changes for its while are given back.
     #expect(try db.scalarInt("PRAGMA secure_delete") == secureDelete)
     #expect(try db.scalarInt("PRAGMA cache_size") == cacheSize)
-    #expect(try Self.rows(db, articles) == articleRows)
+    #expect(try Self.articleRows(db) == articleRows)
     #expect(try Self.rows(db, "SELECT * FROM query_result ORDER BY url") == results)
     #expect(try Self.rows(db, "SELECT * FROM article_image") == images)
     #expect(try Self.rows(db, "SELECT rowid FROM article_fts WHERE article_fts MATCH 'storm OR cafe'") == found)
@@ -132,7 +140,6 @@ struct ArticleKeyIndexMigrationTests {
     try Self.version11(path)
     // Enough rows that the old table's pages, freed by the rebuild, are most of the file (the connection is
     // closed before the compaction, which needs the store to itself).
-    let articles = "SELECT rowid, * FROM article ORDER BY rowid"
     let (rows, results) = try { () throws -> ([String], [String]) in
       let db = try Connection(path: path)
       try db.execute(
@@ -141,7 +148,7 @@ struct ArticleKeyIndexMigrationTests {
           INSERT INTO article (url, title, summary, publishedAt, fetchedAt, fetchQuery)
           SELECT 'https://example.com/n' || value, 'Title ' || value, printf('%.500c', 'x'), value, value, 'q' FROM n
           """)
-      return (try Self.rows(db, articles), try Self.rows(db, "SELECT * FROM query_result ORDER BY url"))
+      return (try Self.articleRows(db), try Self.rows(db, "SELECT * FROM query_result ORDER BY url"))
     }()
     #expect(rows.count == 2003)
 
@@ -154,7 +161,7 @@ struct ArticleKeyIndexMigrationTests {
         try after.scalarString("SELECT sql FROM sqlite_master WHERE name = 'article_by_url'")
           == Migration.articleKeyIndex
       )
-      #expect(try Self.rows(after, articles) == rows)
+      #expect(try Self.articleRows(after) == rows)
       #expect(try Self.rows(after, "SELECT * FROM query_result ORDER BY url") == results)
       #expect(try after.scalarInt("PRAGMA freelist_count") == 0, "the rebuild's free pages are compacted away")
       #expect(try after.scalarString("PRAGMA integrity_check") == "ok")

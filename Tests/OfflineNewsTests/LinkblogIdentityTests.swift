@@ -7,7 +7,8 @@ import Testing
 @testable import OfflineNews
 
 /// The linkblog rule (issue 30, finding 6): one post of a blog read as RSS, Atom and JSON Feed is one article, keyed
-/// by its permalink, linking to the article it is about; a store that keyed it by the linked page keeps that row.
+/// by its permalink, linking to the article it is about; a store that keyed it by the linked page keeps that row
+/// (re-keyed to the permalink).
 @Suite("linkblog items: one article in every format")
 struct LinkblogIdentityTests {
   static let permalink = "https://blog.example.org/linked/2026/12/01/storm"
@@ -72,7 +73,8 @@ struct LinkblogIdentityTests {
     #expect(articles.allSatisfy { $0.formerKey == nil })
   }
 
-  @Test("a store that keyed the post by the linked page keeps that one row, read and bookmarked, after the change")
+  @Test(
+    "a store that keyed the post by the linked page keeps that one row, read and bookmarked, re-keyed to the permalink")
   func existingStoresKeepTheirRow() async throws {
     let directory = TemporaryDirectory()
     let storage = try StorageContext(path: directory.path("news.sqlite"))
@@ -88,7 +90,10 @@ struct LinkblogIdentityTests {
       try await storage.saveArticles(try Self.decode(data), forQuery: "feed", fetchedAt: .now())
     }
     #expect(try await storage.articleCount() == 1)
-    let kept = try #require(try await storage.article(url: Self.linked))
+    // The one row, re-keyed to the permalink in place (ArticleWriter.Session.rekeyed), its state kept.
+    let kept = try #require(try await storage.articles(limit: 10).first)
+    #expect(kept.url.absoluteString == Self.permalink)
+    #expect(kept.link?.absoluteString == Self.linked)
     #expect(kept.isRead && kept.isBookmarked)
 
     // A fresh store keys it by the permalink, once.

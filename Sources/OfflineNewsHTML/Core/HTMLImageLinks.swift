@@ -19,7 +19,8 @@ package enum HTMLImageLinks {
   package static let remoteSourceAttribute = "data-remote-src"
 
   /// The remote address of every `<img>` in document order, each once: its `data-remote-src` when it was relinked,
-  /// else its `src` resolved against `base` (RFC 3986 §5); only `http` and `https` addresses.
+  /// else its `src`, else the first candidate of its `srcset`, resolved against `base` (RFC 3986 §5); only `http`
+  /// and `https` addresses.
   package static func sources(inHTML html: String, base: URL? = nil) -> [URL] {
     let document = HTMLDocument(html: html, url: base)
     var seen = Set<String>()
@@ -49,8 +50,21 @@ package enum HTMLImageLinks {
     return document.body?.innerHTML ?? html
   }
 
+  /// The image's remote address: its `data-remote-src`, else its `src`, else — when `src` is absent, empty or no
+  /// `http(s)` address (a `data:` placeholder left by a lazy loader) — the first candidate of its `srcset` (an
+  /// image a `<picture>` gives only by `srcset`), each resolved against `base`.
   private static func remote(of image: HTMLNode, base: URL?) -> URL? {
-    let text = (image[remoteSourceAttribute] ?? image["src"])?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+    if let kept = image[remoteSourceAttribute] { return webURL(kept, base: base) }
+    if let src = image["src"].flatMap({ webURL($0, base: base) }) { return src }
+    guard let srcset = image["srcset"],
+      let first = srcset.split(separator: ",").first?.split(whereSeparator: \.isWhitespace).first
+    else { return nil }
+    return webURL(String(first), base: base)
+  }
+
+  /// `text` resolved against `base` when it is an absolute `http(s)` URL with a host, else `nil`.
+  private static func webURL(_ text: String, base: URL?) -> URL? {
+    let text = text.trimmingCharacters(in: .whitespacesAndNewlines)
     guard !text.isEmpty, let url = URL(string: text, relativeTo: base)?.absoluteURL,
       let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil
     else { return nil }

@@ -148,10 +148,14 @@ extension Readability {
   }
 
   /// Lazy-loaded images (`data-src`, `data-srcset`, a placeholder `src`): the real URL is copied to `src` or
-  /// `srcset`, and a `<figure>` without an image gets one.
+  /// `srcset`, and a `<figure>` without an image gets one. First, the attributes lazy loaders name
+  /// (``LazyImage``) fill a placeholder `src` or an empty `srcset` of an `<img>` or `<source>`, whatever the
+  /// address's extension; then Readability.js's rule copies any attribute that looks like an image address.
   func fixLazyImages(_ root: RawNode) {
-    for element in root.descendants(["img", "picture", "figure"]) {
+    for element in root.descendants(["img", "picture", "figure", "source"]) {
       let isImage = element.isElement("img")
+      if isImage || element.isElement("source") { LazyImage.promote(element) }
+      if element.isElement("source") { continue }
       if isImage, let src = element.attribute("src"), let mime = DataURL.base64MediaType(src) {
         // A tiny base64 placeholder (under 100 bytes, 133 encoded) is dropped when another attribute has an image;
         // SVG can be meaningful that small.

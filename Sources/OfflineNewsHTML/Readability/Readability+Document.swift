@@ -5,29 +5,27 @@ import CLibXML2
 extension Readability {
   /// Images a page shows only without scripts (`<noscript><img …></noscript>` after a lazy placeholder, as Medium
   /// does) replace their placeholder, keeping the placeholder's image attributes; placeholders without any image
-  /// attribute are removed first.
+  /// attribute (nor one a lazy loader names: ``LazyImage``) are removed first. A `<noscript>` image with no
+  /// placeholder beside it (the page's placeholder had nothing to keep, or there is none) takes the `<noscript>`'s
+  /// place, unless another image of the page already shows its address or it is a 1 × 1 tracking pixel: without it
+  /// the image would be lost with the `<noscript>` (trafilatura#89, sallysbakingaddiction.com).
   func unwrapNoscriptImages(_ page: HTMLDocument) {
     guard let root = page.rawRoot else { return }
+    let lazyAttributes = Set(["src", "srcset"] + LazyImage.sourceAttributes + LazyImage.srcsetAttributes)
     for image in root.descendants("img") {
       let hasImage = image.attributes.contains { attribute in
-        ["src", "srcset", "data-src", "data-srcset"].contains(attribute.name)
+        lazyAttributes.contains(attribute.name)
           || ImageAttributes.hasImageExtension(attribute.value, caseInsensitive: true)
       }
       if !hasImage { page.remove(image) }
     }
     for noscript in root.descendants("noscript") {
       guard isSingleImage(noscript) else { continue }
-      guard let previous = noscript.previousElementSibling, isSingleImage(previous) else { continue }
-      // Readability.js re-parses the <noscript>'s HTML into a new <div>; libxml2 has parsed it as elements already.
-      let copy = page.makeElement("div")
-      var child = noscript.firstChild
-      while let current = child {
-        if let copied = xmlDocCopyNode(current.pointer, page.pointer, 1) {
-          page.adopt(RawNode(copied))
-          page.append(RawNode(copied), to: copy)
-        }
-        child = current.nextSibling
+      guard let previous = noscript.previousElementSibling, isSingleImage(previous) else {
+        unwrapLoneNoscriptImage(noscript, page, root: root)
+        continue
       }
+      let copy = copyOfChildren(noscript, page)
       guard let replacement = copy.firstElementChild,
         let newImage = replacement.isElement("img") ? replacement : replacement.descendants("img").first,
         let previousImage = previous.isElement("img") ? previous : previous.descendants("img").first
@@ -43,6 +41,52 @@ extension Readability {
       }
       page.replace(previous, with: replacement)
     }
+  }
+
+  /// A new `<div>` (not in the tree) holding copies of `node`'s children. Readability.js re-parses a `<noscript>`'s
+  /// HTML into a new `<div>`; libxml2 has parsed it as elements already.
+  private func copyOfChildren(_ node: RawNode, _ page: HTMLDocument) -> RawNode {
+    let copy = page.makeElement("div")
+    var child = node.firstChild
+    while let current = child {
+      if let copied = xmlDocCopyNode(current.pointer, page.pointer, 1) {
+        page.adopt(RawNode(copied))
+        page.append(RawNode(copied), to: copy)
+      }
+      child = current.nextSibling
+    }
+    return copy
+  }
+
+  /// Replaces a `<noscript>` holding one image, with no placeholder image beside it, by that image (see
+  /// ``unwrapNoscriptImages(_:)``).
+  private func unwrapLoneNoscriptImage(_ noscript: RawNode, _ page: HTMLDocument, root: RawNode) {
+    guard let image = noscript.isElement("img") ? noscript : noscript.descendants("img").first,
+      let src = image.attribute("src").map(JSString.trim), !src.isEmpty,
+      !LazyImage.isPlaceholder(src, of: image)
+    else { return }
+    var ancestor = noscript.parent
+    while let node = ancestor {
+      if node.isElement("head") { return }
+      ancestor = node.parent
+    }
+    let shown = root.descendants("img").contains { other in
+      !isInside(other, noscript) && other.attributes.contains { JSString.trim($0.value) == src }
+    }
+    guard !shown else { return }
+    let copy = copyOfChildren(noscript, page)
+    guard let replacement = copy.firstElementChild else { return }
+    page.replace(noscript, with: replacement)
+  }
+
+  /// Whether `node` is `container` or below it.
+  private func isInside(_ node: RawNode, _ container: RawNode) -> Bool {
+    var current: RawNode? = node
+    while let element = current {
+      if element == container { return true }
+      current = element.parent
+    }
+    return false
   }
 
   /// Whether the node is an `<img>`, or holds exactly one element and no text, down to one.

@@ -1,5 +1,5 @@
 extension EntityDescription {
-  /// The built-in `article` entity (migrations 1, 2, 6, 8, 9 and 11), described as apps describe theirs.
+  /// The built-in `article` entity (migrations 1, 2, 6, 8, 9, 11 and 15), described as apps describe theirs.
   ///
   /// Identity `url`. `isRead` and `bookmarkedAt` are local-only: a refresh never overwrites them.
   package static let article = EntityDescription(
@@ -17,6 +17,9 @@ extension EntityDescription {
       // The search text of an HTML summary and content (migration 11): derived by the feed decoder, written by the
       // article writer with the fields it comes from; never mapped from a source's record.
       Attribute("summaryText", .text, localOnly: true), Attribute("contentText", .text, localOnly: true),
+      // The feed item's own identifier scoped to its feed (migration 15): derived by the feed decoder, written by
+      // the article writer (kept once set), never mapped from a source's record.
+      Attribute("itemID", .text, localOnly: true),
       Attribute("isRead", .bool, optional: false, localOnly: true, default: .integer(0)),
       Attribute("bookmarkedAt", .date, localOnly: true),
     ],
@@ -27,6 +30,8 @@ extension EntityDescription {
       EntityIndex("article_by_bookmarkedAt", on: ["bookmarkedAt"]),
       EntityIndex("article_by_source", on: ["source", "publishedAt"]),
       EntityIndex("article_by_handle", on: ["handle"]),
+      // Partial in the table (`WHERE itemID IS NOT NULL`, migration 15).
+      EntityIndex("article_by_itemID", on: ["itemID"]),
     ])
 }
 

@@ -39,7 +39,7 @@ struct ArticleWriter {
     return try session.finish(eviction: eviction)
   }
 
-  /// Rows per multi-row statement: 500 × 18 parameters stays far below SQLite's 32,766-parameter limit.
+  /// Rows per multi-row statement: 500 × 19 parameters stays far below SQLite's 32,766-parameter limit.
   static let chunk = 500
 
   /// Result-list rows a first import writes per statement (see `Session.writeMemberships`): SQLite then holds about
@@ -54,11 +54,13 @@ struct ArticleWriter {
   /// its end (see `Session.deferSecondaryIndexes(expecting:)`), by their `CREATE INDEX` text as ``Schema/collapsed(_:)``
   /// gives it: every row of one save has the same `fetchedAt` (the save's), so each insert into that index appends
   /// after the last entry (the key's ties are in rowid order), and a new row has no `bookmarkedAt`, so it has no
-  /// entry in that partial index. Building either again would read the whole table once more: at 1M articles the
+  /// entry in that partial index; nor an entry in the partial index of item identifiers (migration 15) unless it
+  /// is a feed item (NewsAPI, mapped and imported rows have none, and a feed holds hundreds of items, not millions). Building either again would read the whole table once more: at 1M articles the
   /// index builds took 2.7–3.0 s instead of 3.6 s (docs/PERFORMANCE.md, "Page size").
   static let indexesKeptByFirstImport: Set<String> = [
     "CREATE INDEX article_by_fetchedAt ON article(fetchedAt)",
     "CREATE INDEX article_by_bookmarkedAt ON article(bookmarkedAt) WHERE bookmarkedAt IS NOT NULL",
+    Migration.articleItemIDIndex,
   ]
 
   /// A save whose first batch holds this many articles is a bulk save: its new rows are indexed for search one
@@ -88,7 +90,8 @@ struct ArticleWriter {
   /// summary and content (``Article/summaryText``, ``Article/contentText``, migration 11), which follow from the
   /// source's fields and are written with them (`NULL` when the article has none: a mapped record's summary is
   /// searched as it is); `source` follows them (it is written on insert and filled where it was unknown, never
-  /// changed: an article keeps the source that brought it first).
+  /// changed: an article keeps the source that brought it first), and so does `itemID` (``Article/itemID``,
+  /// migration 15: kept once set, like `source`).
   static let contentColumns = [
     "url", "title", "author", "summary", "imageURL", "publishedAt", "content", "sourceID", "sourceName", "link",
     "tags", "enclosures", "summaryText", "contentText",
@@ -96,10 +99,10 @@ struct ArticleWriter {
 
   /// Every column one article's row binds, in bind order: the content columns, then what ``appendContent(_:url:source:to:)``
   /// and the save append after them.
-  static let boundColumns = contentColumns + ["source", "handle", "fetchedAt", "fetchQuery"]
+  static let boundColumns = contentColumns + ["source", "itemID", "handle", "fetchedAt", "fetchQuery"]
 
-  /// Appends the content columns of `article` (whose key text is `url`) and its source to `arguments`, in bind
-  /// order.
+  /// Appends the content columns of `article` (whose key text is `url`), its source, item identifier and handle to
+  /// `arguments`, in bind order.
   static func appendContent(_ article: Article, url: String, source: String?, to arguments: inout [DatabaseValue]) {
     arguments.append(.text(url))
     arguments.append(.text(article.title))
@@ -116,6 +119,7 @@ struct ArticleWriter {
     arguments.append(article.summaryText.databaseValue)
     arguments.append(article.contentText.databaseValue)
     arguments.append((article.source ?? source).databaseValue)
+    arguments.append(article.itemID.databaseValue)
     arguments.append(.text(ArticleIdentity.handle(forKey: url)))
   }
 
@@ -226,44 +230,127 @@ struct ArticleWriter {
       return kept
     }
 
-    /// `articles` with the key of each that has a ``Article/formerKey`` under which a row is stored (or a deletion
-    /// remembered) and none under its own key, replaced by that former key: a store written before a change of the
-    /// identity rule (the linkblog rule) keeps its one row — key, read mark, bookmark — instead of gaining a second.
-    /// One look-up per batch that has former keys, none otherwise.
-    func withFormerKeys(_ articles: [Article]) throws -> [Article] {
-      guard articles.contains(where: { $0.formerKey != nil }) else { return articles }
-      var candidates: [String] = []
-      for article in articles {
-        guard let former = article.formerKey else { continue }
-        candidates += [former.absoluteString, article.url.absoluteString]
-      }
-      var stored = Set<String>()
-      let hasTombstoneTable =
-        try db.scalarInt(
-          "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'article_tombstone')")
-        == 1
+    /// Stored rows that are articles of `articles` under another key, re-keyed to the article's key in place (one
+    /// `UPDATE` of the row's `url` and `handle`, and of the rows that reference it in `query_result` and
+    /// `article_image`), so that the one row keeps its rowid, read mark, bookmark, whole text, images and search
+    /// entry instead of a second row appearing beside it. A stored row is the article under another key when
+    ///
+    /// - its key is the article's ``Article/formerKey`` (the key an earlier identity rule gave the item: a linkblog
+    ///   post keyed by the page it links to, two posts that share a link and a guid keyed by that guid, a podcast
+    ///   episode keyed by its content), or
+    /// - its ``Article/itemID`` is the article's (the item's feed-scoped `guid`/`id`: a slug fixed after
+    ///   publication), and its key is not one this save writes (an item the same document still carries is not
+    ///   another item's former self);
+    ///
+    /// and no row is stored, or deletion remembered, under the article's own key (the row there is then the article,
+    /// and the other stays as it is). An article whose former key a deletion remembers takes that key, so that
+    /// ``withoutDeleted(_:)`` leaves it out: a rule change does not bring back what the user deleted. Not in a first
+    /// import (the table was empty: nothing to find). One look-up of keys and one of identifiers per 500 articles
+    /// that have either, none otherwise; the foreign keys of the re-keyed rows are checked at the commit
+    /// (`PRAGMA defer_foreign_keys`, reset by SQLite at the end of the transaction).
+    ///
+    /// Related SQLite documentation: <https://www.sqlite.org/pragma.html#pragma_defer_foreign_keys>
+    mutating func rekeyed(_ articles: [Article]) throws -> [Article] {
+      guard articles.contains(where: { $0.formerKey != nil || $0.itemID != nil }),
+        rowidsBefore == nil || !wasEmpty
+      else { return articles }
+      var result = articles
       var start = 0
-      while start < candidates.count {
-        let chunk = candidates[start..<min(candidates.count, start + ArticleWriter.chunk)]
-        let marks = (1...chunk.count).map { "?\($0)" }.joined(separator: ", ")
-        let sql =
-          "SELECT url FROM article WHERE url IN (\(marks))"
-          + (hasTombstoneTable ? " UNION SELECT url FROM article_tombstone WHERE url IN (\(marks))" : "")
-        for url in try db.makeStatement(sql).fetchAll(chunk.map { .text($0) }, { $0.string(0) }) {
-          if let url { stored.insert(url) }
-        }
-        start += ArticleWriter.chunk
+      while start < result.count {
+        let end = min(start + ArticleWriter.chunk, result.count)
+        try rekey(&result[start..<end])
+        start = end
       }
-      return articles.map { article in
-        guard let former = article.formerKey, stored.contains(former.absoluteString),
-          !stored.contains(article.url.absoluteString)
-        else { return article }
-        var kept = article
-        kept.url = former
-        kept.formerKey = nil
-        return kept
+      return result
+    }
+
+    /// ``rekeyed(_:)`` for at most ``ArticleWriter/chunk`` articles.
+    private mutating func rekey(_ articles: inout ArraySlice<Article>) throws {
+      let candidates = articles.filter { $0.formerKey != nil || $0.itemID != nil }
+      guard !candidates.isEmpty else { return }
+      let keys = candidates.flatMap { [$0.url.absoluteString] + ($0.formerKey.map { [$0.absoluteString] } ?? []) }
+      let itemIDs = candidates.compactMap(\.itemID)
+      if hasTombstoneTable == nil {
+        hasTombstoneTable =
+          try db.scalarInt(
+            "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'article_tombstone')") == 1
+      }
+      let keyMarks = (1...keys.count).map { "?\($0)" }.joined(separator: ", ")
+      let stored = Set(
+        try db.makeStatement("SELECT url FROM article WHERE url IN (\(keyMarks))").fetchAll(keys.map { .text($0) }) {
+          $0.string(0) ?? ""
+        })
+      let deleted =
+        hasTombstoneTable == true
+        ? Set(
+          try db.makeStatement("SELECT url FROM article_tombstone WHERE url IN (\(keyMarks))").fetchAll(
+            keys.map { .text($0) }
+          ) { $0.string(0) ?? "" }) : []
+      var storedByItemID: [String: String] = [:]
+      if !itemIDs.isEmpty {
+        let marks = (1...itemIDs.count).map { "?\($0)" }.joined(separator: ", ")
+        for (itemID, url) in try db.makeStatement("SELECT itemID, url FROM article WHERE itemID IN (\(marks))")
+          .fetchAll(itemIDs.map { .text($0) }, { ($0.string(0), $0.string(1)) })
+        {
+          // Two rows with one identifier (saved before it was known): the re-key would be a guess; none is made.
+          guard let itemID, let url else { continue }
+          storedByItemID[itemID] = storedByItemID[itemID] == nil ? url : ""
+        }
+      }
+      let written = Set(articles.map { $0.url.absoluteString })
+      for index in articles.indices {
+        let key = articles[index].url.absoluteString
+        guard !stored.contains(key), !deleted.contains(key) else { continue }
+        var from: String?
+        if let former = articles[index].formerKey?.absoluteString {
+          if stored.contains(former) {
+            from = former
+          } else if deleted.contains(former) {
+            // Left out by ``withoutDeleted(_:)``, under the key that was deleted.
+            articles[index].url = URL(string: former) ?? articles[index].url
+            articles[index].formerKey = nil
+            continue
+          }
+        }
+        if from == nil, let itemID = articles[index].itemID, let url = storedByItemID[itemID], !url.isEmpty,
+          !written.contains(url), seen[url] == nil, !rekeyedFrom.contains(url)
+        {
+          from = url
+        }
+        guard let from, !rekeyedFrom.contains(from) else { continue }
+        try moveRow(from: from, to: key)
+        rekeyedFrom.insert(from)
+        rekeyedTo.insert(key)
+        articles[index].formerKey = nil
       }
     }
+
+    /// Gives the stored row keyed `old` the key `new` (and the handle that follows from it), and the rows that
+    /// reference it too.
+    private func moveRow(from old: String, to new: String) throws {
+      try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
+      try db.cachedStatement("UPDATE article SET url = ?2, handle = ?3 WHERE url = ?1").execute([
+        .text(old), .text(new), .text(ArticleIdentity.handle(forKey: new)),
+      ])
+      try db.cachedStatement("UPDATE query_result SET url = ?2 WHERE url = ?1").execute([.text(old), .text(new)])
+      if try hasImageTable() {
+        try db.cachedStatement("UPDATE article_image SET article = ?2 WHERE article = ?1").execute([
+          .text(old), .text(new),
+        ])
+      }
+    }
+
+    /// Whether the store has `article_image` (migration 10).
+    private func hasImageTable() throws -> Bool {
+      try db.scalarInt("SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'article_image')")
+        == 1
+    }
+
+    /// Whether `article_tombstone` exists (migration 13), looked up at the first re-key.
+    private var hasTombstoneTable: Bool?
+    /// The keys this save moved rows away from (reported deleted) and to (reported updated): ``rekeyed(_:)``.
+    private var rekeyedFrom: Set<String> = []
+    private var rekeyedTo: Set<String> = []
 
     /// Every URL of this save: its place in the result list and what its upsert did. Not kept by a first import
     /// (``wasEmpty``), whose rows say it all: each URL's place is the order of its row (``firstImportCount()``).
@@ -273,7 +360,7 @@ struct ArticleWriter {
     /// Upserts the next articles of the response, in response order. A URL seen earlier in this save is written
     /// again (the later record wins) but keeps its earlier place.
     mutating func add(_ articles: [Article]) throws {
-      let articles = try withoutDeleted(withFormerKeys(articles))
+      let articles = try withoutDeleted(rekeyed(articles))
       guard !articles.isEmpty else { return }
       if rowidsBefore == nil {
         let before = try db.scalarInt("SELECT max(rowid) FROM article") ?? 0
@@ -617,7 +704,11 @@ struct ArticleWriter {
         unchanged: unchanged, evicted: evicted.count)
       return (
         result,
-        [StorageChange(entity: "article", inserted: insertedIdentities, updated: updated, deleted: evicted)]
+        [
+          StorageChange(
+            entity: "article", inserted: insertedIdentities, updated: updated,
+            deleted: rekeyedFrom.sorted().map { Identity(.text($0)) } + evicted)
+        ]
       )
     }
 
@@ -694,8 +785,8 @@ struct ArticleWriter {
       return rowids
     }
 
-    /// The insert of one row (the values of ``upsertStatement(rowCount:returning:)``'s row, `?1`…`?18`) at rowid
-    /// `?19`.
+    /// The insert of one row (the values of ``upsertStatement(rowCount:returning:)``'s row, `?1`…`?19`) at rowid
+    /// `?20`.
     private func firstImportInsert() throws -> Statement {
       let columns = ArticleWriter.boundColumns
       let marks = (1...columns.count + 1).map { "?\($0)" }.joined(separator: ", ")
@@ -703,14 +794,14 @@ struct ArticleWriter {
         "INSERT INTO article (\(columns.joined(separator: ", ")), rowid) VALUES (\(marks))")
     }
 
-    /// The update of one row by rowid (`?19`) with the values of ``upsertStatement(rowCount:returning:)``'s row
-    /// (`?1`…`?18`), as its `DO UPDATE` writes them.
+    /// The update of one row by rowid (`?20`) with the values of ``upsertStatement(rowCount:returning:)``'s row
+    /// (`?1`…`?19`), as its `DO UPDATE` writes them.
     private func firstImportUpdate() throws -> Statement {
       let columns = ArticleWriter.boundColumns
       let sets = columns.enumerated().compactMap { index, column -> String? in
         switch column {
         case "url", "handle": nil
-        case "source": "source = coalesce(source, ?\(index + 1))"
+        case "source", "itemID": "\(column) = coalesce(\(column), ?\(index + 1))"
         default: "\(column) = ?\(index + 1)"
         }
       }
@@ -756,7 +847,8 @@ struct ArticleWriter {
           seen[url] = (position, .inserted)
           inserted.append(Identity(.text(url)))
         } else {
-          seen[url] = (position, rowid == nil ? .unchanged : .updated)
+          // A re-keyed row is an update of its new key even when its values are the same (``rekeyed(_:)``).
+          seen[url] = (position, rowid == nil && !rekeyedTo.contains(url) ? .unchanged : .updated)
         }
       }
     }
@@ -831,12 +923,16 @@ struct ArticleWriter {
       // The handle follows from the key: written on insert, never changed.
       let updates =
         columns.dropFirst().filter { $0 != "handle" }.map {
-          $0 == "source" ? "source = coalesce(article.source, excluded.source)" : "\($0) = excluded.\($0)"
+          ["source", "itemID"].contains($0)
+            ? "\($0) = coalesce(article.\($0), excluded.\($0))" : "\($0) = excluded.\($0)"
         }
         .joined(separator: ", ")
       let differs =
         (ArticleWriter.contentColumns.dropFirst().map { "article.\($0) IS NOT excluded.\($0)" }
-        + ["(article.source IS NULL AND excluded.source IS NOT NULL)"]).joined(separator: " OR ")
+        + [
+          "(article.source IS NULL AND excluded.source IS NOT NULL)",
+          "(article.itemID IS NULL AND excluded.itemID IS NOT NULL)",
+        ]).joined(separator: " OR ")
       return try statement(
         "INSERT INTO article (\(columns.joined(separator: ", "))) VALUES ", rowCount: rowCount, columns: columns.count,
         tail: " ON CONFLICT(url) DO UPDATE SET \(updates) WHERE \(differs)" + (returning ? " RETURNING url, rowid" : "")

@@ -233,7 +233,7 @@ struct RecordWriter {
       ?? .now()
     var session = ArticleWriter.Session(db: db, query: query, source: fetch?.source, fetchedAt: fetchedAt)
     let core = Set(
-      ArticleWriter.contentColumns + ["source", "handle", "fetchedAt", "fetchQuery", "isRead", "bookmarkedAt"])
+      ArticleWriter.boundColumns + ["isRead", "bookmarkedAt"])
     let extensionColumns = entity.columns.filter { !core.contains($0) }
     var written: [Identity] = []
     var linksOnly: [Identity] = []

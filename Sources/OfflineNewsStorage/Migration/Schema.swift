@@ -16,6 +16,7 @@ enum Schema {
     .v12ArticleKeyIndex,
     .v13ArticleTombstones,
     .v14Subscriptions,
+    .v15ArticleItemIDs,
   ]
 }
 
@@ -23,18 +24,20 @@ extension Schema {
   /// The `CREATE INDEX` statements on `article` that the migrations declare, with `--` comments removed and every
   /// run of whitespace made one space (as ``collapsed(_:)``), unique indexes excepted: the secondary indexes a
   /// first import may drop and build again from the text `sqlite_master` holds for them (``ArticleWriter``), read
-  /// from the one declaration of the schema rather than written out a second time.
+  /// from the one declaration of the schema rather than written out a second time; and migration 15's, which its
+  /// transform creates (only when the store lacks it: ``Migration/articleItemIDIndex``).
   static let articleIndexDefinitions: Set<String> = Set(
-    migrations.flatMap { migration in
-      withoutComments(migration.sql)
-        .split(separator: ";")
-        .map { collapsed(String($0)) }
-        .filter { statement in
-          let words = statement.split(separator: " ", maxSplits: 4)
-          return words.count == 5 && words[0] == "CREATE" && words[1] == "INDEX" && words[3] == "ON"
-            && words[4].hasPrefix("article(")
-        }
-    })
+    [Migration.articleItemIDIndex]
+      + migrations.flatMap { migration in
+        withoutComments(migration.sql)
+          .split(separator: ";")
+          .map { collapsed(String($0)) }
+          .filter { statement in
+            let words = statement.split(separator: " ", maxSplits: 4)
+            return words.count == 5 && words[0] == "CREATE" && words[1] == "INDEX" && words[3] == "ON"
+              && words[4].hasPrefix("article(")
+          }
+      })
 
   /// The `CREATE TRIGGER` statements the migrations declare, by trigger name, each as the latest migration that
   /// creates it wrote it: `--` comments removed, whitespace collapsed (``collapsed(_:)``), without the closing `;`
