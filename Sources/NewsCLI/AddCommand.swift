@@ -97,6 +97,16 @@ struct AddCommand: NewsCommand {
       folder = path
     }
     let location = try location(of: target)
+    let list = context.subscriptionFile
+    let current = try await list.sources()
+    let subscribed = Set(current.map(\.subscriptionKey))
+    // A feed configured already (by any equivalent spelling) is said so at once, with no request.
+    if let existing = current.first(where: { $0.subscriptionKey == NewsSource.subscriptionKey(for: location) }) {
+      report(
+        SubscriptionChanges(existing: [(existing.name, location)]), config: list.path, dryRun: arguments.flag(.dryRun),
+        announced: [])
+      return .success
+    }
     let subscriber = try subscriber(for: location)
     let answer: Subscribable
     do {
@@ -104,8 +114,6 @@ struct AddCommand: NewsCommand {
     } catch {
       throw failure(error, target: target)
     }
-    let list = context.subscriptionFile
-    let subscribed = Set(try await list.sources().map(\.subscriptionKey))
     var announced: [DiscoveredFeed] = []
     let candidates: [SubscriptionCandidate]
     switch answer {

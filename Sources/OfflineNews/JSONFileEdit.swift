@@ -77,7 +77,8 @@ package struct JSONFileEdit {
     } else {
       let indent = indentation(of: outline.root.members ?? [], fallback: "  ", closing: outline.root.end)
       insertMember(
-        Self.literal("sources") + ": {\n" + indent + "  " + Self.literal(name) + ": " + entry + "\n" + indent + "}",
+        Self.literal("sources") + ": {" + lineBreak + indent + "  " + Self.literal(name) + ": " + entry + lineBreak
+          + indent + "}",
         into: outline.root)
     }
   }
@@ -236,6 +237,11 @@ package struct JSONFileEdit {
     return min(index + 1, text.count)
   }
 
+  /// The file's line break: `\r\n` when it has any (a file written on Windows keeps its line endings), else `\n`.
+  private var lineBreak: String {
+    text.indices.dropLast().contains { text[$0] == 0x0D && text[$0 + 1] == 0x0A } ? "\r\n" : "\n"
+  }
+
   /// Inserts `member` (`"key": value`) as the last member of `object`, indented like the members before it.
   private mutating func insertMember(_ member: String, into object: JSONOutline.Value) {
     let members = object.members ?? []
@@ -249,11 +255,12 @@ package struct JSONFileEdit {
       // An object written on one line (`{"url": …, "query": {…}}`) gets the member on that line too.
       text.insert(contentsOf: Array((", " + member).utf8), at: last.value.end)
     } else if let last = members.last {
-      text.insert(contentsOf: Array(("," + "\n" + indent + member).utf8), at: last.value.end)
+      text.insert(contentsOf: Array(("," + lineBreak + indent + member).utf8), at: last.value.end)
     } else {
       // `{}` or `{ … white space … }`: the member on its own line, the brace on the next.
       text.replaceSubrange(
-        (object.start + 1)..<(object.end - 1), with: Array(("\n" + indent + member + "\n" + closingIndent).utf8))
+        (object.start + 1)..<(object.end - 1),
+        with: Array((lineBreak + indent + member + lineBreak + closingIndent).utf8))
     }
   }
 

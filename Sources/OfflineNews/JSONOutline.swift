@@ -36,6 +36,8 @@ package struct JSONOutline {
   package init(_ bytes: [UInt8]) throws(Failure) {
     self.bytes = bytes
     var scanner = Scanner(bytes: bytes)
+    // A UTF-8 byte order mark before the text, which editors write and the JSON reader skips (RFC 8259 §8.1).
+    if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { scanner.index = 3 }
     scanner.skipSpace()
     root = try scanner.value(depth: 0)
     scanner.skipSpace()
@@ -88,6 +90,12 @@ package struct JSONOutline {
           guard index < bytes.count else { throw Failure(offset: index, reason: "the object is not closed") }
           if bytes[index] == UInt8(ascii: ",") {
             index += 1
+            // A comma before the closing brace, which Foundation's JSON reader accepts in a hand-written file.
+            skipSpace()
+            if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+              index += 1
+              return Value(start: start, end: index, members: members)
+            }
             continue
           }
           guard bytes[index] == UInt8(ascii: "}") else { throw Failure(offset: index, reason: "',' or '}' expected") }
@@ -108,6 +116,11 @@ package struct JSONOutline {
           guard index < bytes.count else { throw Failure(offset: index, reason: "the array is not closed") }
           if bytes[index] == UInt8(ascii: ",") {
             index += 1
+            skipSpace()
+            if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+              index += 1
+              return Value(start: start, end: index)
+            }
             continue
           }
           guard bytes[index] == UInt8(ascii: "]") else { throw Failure(offset: index, reason: "',' or ']' expected") }

@@ -48,6 +48,14 @@ extension SubscriptionFile {
     guard let sources = value as? [String: Any] else {
       throw SubscriptionFileError(.invalidValue, path: path, "\(path): \"sources\" must be an object of named sources")
     }
+    // JSON readers keep the last of two members of one name (RFC 8259 §4 leaves it open): a source written twice
+    // would silently be one, and an edit would change both.
+    var seen = Set<String>()
+    if let twice = order.first(where: { !seen.insert($0).inserted }) {
+      throw SubscriptionFileError(
+        .invalidValue, path: path, "\(path): sources.\(twice) is written twice",
+        hint: "give each source its own name (news sources lists them)")
+    }
     let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
     var entries = Entries()
     entries.order = order.filter { sources[$0] != nil }

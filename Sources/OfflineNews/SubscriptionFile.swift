@@ -82,8 +82,24 @@ public struct SubscriptionFile: SubscriptionList {
   ///   written by hand); ``SubscriptionChangeError/file(_:)``.
   public func append(_ sources: [NewsSource]) async throws(SubscriptionChangeError) {
     for source in sources { guard case .articles = source.kind else { throw .unsupportedKind(source.name) } }
+    let path = path
+    let environment = environment
     try edit { edit throws(SubscriptionFileError) in
-      for source in sources { try edit.addSource(named: source.name, fields: Self.fields(of: source)) }
+      // Checked again under the lock: another program may have added a source since the names were planned.
+      let current = try Self.read(path: path, environment: environment)
+      var names = Set(current.order.map { $0.lowercased() })
+      var keys = Set(
+        (current.sources.values.map(\.url) + current.syncSources.values.map(\.url)).map(NewsSource.subscriptionKey))
+      for source in sources where keys.insert(source.subscriptionKey).inserted {
+        var name = source.name
+        var counter = 2
+        while names.contains(name.lowercased()) {
+          name = "\(source.name) (\(counter))"
+          counter += 1
+        }
+        names.insert(name.lowercased())
+        try edit.addSource(named: name, fields: Self.fields(of: source))
+      }
     }
   }
 
@@ -135,6 +151,10 @@ public struct SubscriptionFile: SubscriptionList {
       throw .file(error)
     }
     guard let entry = entries.syncSources[name], case .feed = entry.kind else { return }
+    // Not when the new address is another source's already: that would make two sources of one feed.
+    let key = NewsSource.subscriptionKey(for: url)
+    let others = entries.sources.values.map(\.url) + entries.syncSources.values.filter { $0.name != name }.map(\.url)
+    if others.contains(where: { NewsSource.subscriptionKey(for: $0) == key }) { return }
     try edit { edit throws(SubscriptionFileError) in
       try edit.setField("feed", ofSource: name, to: .string(url.absoluteString))
     }
@@ -183,13 +203,13 @@ public struct SubscriptionFile: SubscriptionList {
     }
   }
 
-  /// The names of a `"sources"` object in the order `data` writes them (`[]` when it has none or is not JSON).
+  /// The names of a `"sources"` object in the order `data` writes them, a name written twice twice (`[]` when it has
+  /// none or is not JSON).
   package static func order(of data: Data) -> [String] {
     guard let outline = try? JSONOutline(Array(data)),
       let members = JSONOutline.member("sources", of: outline.root)?.value.members
     else { return [] }
-    var seen = Set<String>()
-    return members.map(\.key).filter { seen.insert($0).inserted }
+    return members.map(\.key)
   }
 
   /// The entries of the file at `path` (a missing file has none); keys other than `"sources"` are the app's and are
@@ -273,6 +293,10 @@ public struct SubscriptionFile: SubscriptionList {
     throws(SubscriptionChangeError)
   {
     do {
+      // Read, change and replace under the folder's lock: two edits at once take turns instead of one losing the
+      // other's change.
+      let lock = try FolderLock(folderOf: path)
+      defer { lock.release() }
       var edit = try JSONFileEdit(path: path)
       try change(&edit)
       let environment = environment

@@ -41,6 +41,12 @@ public struct SubscriptionChanges: Sendable {
   public var added: [NewsSource] = []
   /// The sources asked for that were subscribed already (by an equivalent URL), with the name they have.
   public var existing: [(name: String, url: URL)] = []
+
+  /// Changes that added `added` and found `existing` there already.
+  public init(added: [NewsSource] = [], existing: [(name: String, url: URL)] = []) {
+    self.added = added
+    self.existing = existing
+  }
 }
 
 extension SubscriptionList {

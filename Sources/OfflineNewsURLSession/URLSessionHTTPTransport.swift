@@ -100,10 +100,21 @@ public final class URLSessionHTTPTransport: HTTPTransport {
     }
   }
 
+  /// `url` with its scheme in lower case: schemes are case-insensitive (RFC 3986 §3.1), and URLSession refuses
+  /// `HTTP://…` as an unsupported URL.
+  static func wireURL(_ url: URL) -> URL {
+    guard let scheme = url.scheme, scheme != scheme.lowercased(),
+      var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+    else { return url }
+    components.scheme = scheme.lowercased()
+    return components.url ?? url
+  }
+
   /// One attempt: the request and the redirects it is allowed, all within one ``timeout``.
   private func exchange(_ request: HTTPRequest, secrets: [String]) async throws(HTTPError) -> HTTPResponse {
     var urlRequest = URLRequest(
-      url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: Self.backstopTimeout(timeout))
+      url: Self.wireURL(request.url), cachePolicy: .reloadIgnoringLocalCacheData,
+      timeoutInterval: Self.backstopTimeout(timeout))
     for (name, value) in request.headersToSend { urlRequest.setValue(value, forHTTPHeaderField: name) }
     let rule = RedirectRule(
       original: request.url, anyOrigin: request.redirects == .anyOrigin, secrets: secrets, limit: Self.maximumRedirects)

@@ -216,4 +216,65 @@ struct SubscriptionFileTests {
     #expect(try await list.sources().map(\.name) == ["Accidental Tech Podcast", "Swift"])
     #expect(try await repository.counts(inFolder: ["Podcasts"], of: list) == ArticleCounts(total: 3, unread: 0))
   }
+
+  @Test("two programs adding at once take turns: every source is kept, none written twice (a folder lock)")
+  func concurrentAdds() async throws {
+    let (folder, list) = try file("{\"sources\": {}}")
+    defer { _ = folder }
+    await withTaskGroup(of: Void.self) { group in
+      for index in 1...12 {
+        // A list value per task, as separate `news add` processes have: each reads the file afresh.
+        let own = SubscriptionFile(path: list.path, environment: list.environment)
+        group.addTask {
+          _ = try? await own.subscribe([
+            NewsSource(
+              name: index % 2 == 0 ? "Same name" : "Feed \(index)", url: URL(string: "https://f\(index).example/feed")!)
+          ])
+        }
+      }
+    }
+    let sources = try await list.sources()
+    #expect(sources.count == 12)
+    #expect(Set(sources.map { $0.name.lowercased() }).count == 12, "\(sources.map(\.name))")
+  }
+
+  @Test("a source written twice is an error naming it; nothing is silently dropped")
+  func writtenTwice() async throws {
+    let (folder, list) = try file(
+      "{\"sources\": {\"a\": {\"feed\": \"https://a.example/\"}, \"a\": {\"feed\": \"https://b.example/\"}}}")
+    defer { _ = folder }
+    do {
+      _ = try await list.sources()
+      Issue.record("a repeated name was accepted")
+    } catch {
+      #expect(error.description == "\(list.path): sources.a is written twice")
+    }
+  }
+
+  @Test("a byte order mark, a trailing comma and CRLF line ends: edited as the reader reads them, each kept")
+  func handWrittenQuirks() async throws {
+    let original = "\u{FEFF}{\r\n  \"sources\": {\r\n    \"a\": { \"feed\": \"https://a.example/\" },\r\n  }\r\n}\r\n"
+    let (folder, list) = try file(original)
+    defer { _ = folder }
+    #expect(try await list.sources().map(\.name) == ["a"])
+    try await list.subscribe([NewsSource(name: "b", url: URL(string: "https://b.example/")!)])
+    let written = try text(list)
+    // (String(contentsOfFile:) drops a byte order mark: the bytes show it is kept.)
+    #expect(try Data(contentsOf: URL(fileURLWithPath: list.path)).starts(with: [0xEF, 0xBB, 0xBF, 0x7B, 0x0D, 0x0A]))
+    #expect(
+      written.contains(
+        "\"a\": { \"feed\": \"https://a.example/\" },\r\n    \"b\": { \"feed\": \"https://b.example/\" },"))
+    #expect(!written.replacingOccurrences(of: "\r\n", with: "").contains("\n"), "every line ends in CRLF")
+    #expect(try await list.sources().map(\.name) == ["a", "b"])
+  }
+
+  @Test("relink leaves a feed alone when its new address is another source's (no two sources of one feed)")
+  func relinkOntoAnother() async throws {
+    let (folder, list) = try file(
+      "{\"sources\": {\"old\": {\"feed\": \"https://a.example/old\"}, \"new\": {\"feed\": \"https://a.example/new\"}}}")
+    defer { _ = folder }
+    let before = try text(list)
+    try await list.relink("old", to: URL(string: "HTTPS://A.example:443/new")!)
+    #expect(try text(list) == before)
+  }
 }
