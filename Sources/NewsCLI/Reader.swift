@@ -165,10 +165,15 @@ struct Reader {
     }
     let page = max(1, height - 2)
     switch key {
-    case .left
-    where screen == .sources && sources.indices.contains(sourceSelection) && sources[sourceSelection].isFolder
-      && !collapsed.contains(sourceSelection):
-      collapsed.insert(sourceSelection)
+    case .left where screen == .sources && sources.indices.contains(sourceSelection):
+      // ← on the sources screen moves out in the tree, never quits: an open folder collapses; a source or a closed
+      // folder inside a folder collapses that folder and selects it; at the top level nothing happens (q quits).
+      if sources[sourceSelection].isFolder, !collapsed.contains(sourceSelection) {
+        collapsed.insert(sourceSelection)
+      } else if let folder = folderRow(of: sourceSelection) {
+        collapsed.insert(folder)
+        sourceSelection = folder
+      }
       return []
     case .character("q"), .escape, .left:
       return back()
@@ -245,7 +250,9 @@ struct Reader {
       collapsed.remove(sourceSelection)
     case .character("-"):
       // On a source inside a folder: its folder collapses, and the selection goes to the folder's row.
-      guard let folder = row.isFolder ? sourceSelection : folderRow(of: sourceSelection) else {
+      // On a folder collapsed already: the folder it is in (as ← does).
+      let own = row.isFolder && !collapsed.contains(sourceSelection) ? sourceSelection : nil
+      guard let folder = own ?? folderRow(of: sourceSelection) else {
         message = "- collapses a folder (this source is in none)"
         return []
       }

@@ -49,8 +49,10 @@ struct ReaderKey: Sendable, Equatable {
       keys: ["/"], sources: "search every article (FTS5): type, ENTER runs it (the hits as a list), ESC cancels",
       list: "search every article (FTS5): type, ENTER runs it (the hits as a list), ESC cancels",
       article: "search every article (FTS5): type, ENTER runs it (the hits as a list), ESC cancels"),
+    ReaderKey(keys: ["q", "ESC"], sources: "quit", list: "back", article: "back"),
     ReaderKey(
-      keys: ["q", "ESC", "←"], sources: "quit (← on an expanded folder collapses it)", list: "back", article: "back"),
+      keys: ["←"], sources: "collapse the folder, or the one the row is in (never quits)", list: "back",
+      article: "back"),
     ReaderKey(
       keys: ["?"], sources: "these keys (any key closes them)", list: "these keys (any key closes them)",
       article: "these keys (any key closes them)"),

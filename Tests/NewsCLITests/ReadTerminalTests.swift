@@ -149,6 +149,20 @@ struct ReadTerminalTests {
     func kill() async {
       _ = try? await command(["kill-server"])
     }
+
+    /// Ends the tmux server now, waiting for it: what a test's `defer` calls, since a task started there may never
+    /// run before the test process exits, which left a tmux server behind per test.
+    func killNow() {
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: tmux)
+      process.arguments = ["-L", socket, "kill-server"]
+      process.standardOutput = FileHandle.nullDevice
+      process.standardError = FileHandle.nullDevice
+      guard (try? process.run()) != nil else { return }
+      process.waitUntilExit()
+    }
+
+    deinit { killNow() }
   }
 
   /// Display columns, as a terminal counts them: CJK, Hangul, fullwidth forms and emoji 2, combining marks 0.
@@ -176,7 +190,7 @@ struct ReadTerminalTests {
     let unreadBefore = try await store.unreadURLs()
     #expect(unreadBefore.count == 5, "\(unreadBefore)")
     let pane = try await Pane(tmux: tmux, directory: store.directory.path(""))
-    defer { Task { await pane.kill() } }
+    defer { pane.killNow() }
     try await pane.type("stty -a > before.txt")
     try await pane.type(store.readCommand())
 
@@ -271,7 +285,7 @@ struct ReadTerminalTests {
     let tmux = try #require(Self.tmux)
     let store = try await Store()
     let pane = try await Pane(tmux: tmux, directory: store.directory.path(""))
-    defer { Task { await pane.kill() } }
+    defer { pane.killNow() }
     try await pane.type(store.readCommand("--source wide --unread"))
     try await pane.waitFor("the source's list") {
       $0.joined().contains("news read — wide") && $0.joined().contains("서울")
@@ -291,7 +305,7 @@ struct ReadTerminalTests {
     let tmux = try #require(Self.tmux)
     let store = try await Store()
     let pane = try await Pane(tmux: tmux, directory: store.directory.path(""))
-    defer { Task { await pane.kill() } }
+    defer { pane.killNow() }
     try await pane.type(store.readCommand("--source wide"))
     try await pane.waitFor("the source's list") {
       $0.joined().contains("news read — wide") && $0.joined().contains("서울")
@@ -321,7 +335,7 @@ struct ReadTerminalTests {
     try Data("#!/bin/sh\necho \"$1\" >> '\(opened)'\n".utf8).write(to: URL(fileURLWithPath: opener))
     #expect(chmod(opener, 0o755) == 0)
     let pane = try await Pane(tmux: tmux, directory: store.directory.path(""))
-    defer { Task { await pane.kill() } }
+    defer { pane.killNow() }
     try await pane.type("NEWS_OPENER='\(opener)' " + store.readCommand("--source wide"))
     try await pane.waitFor("news read — wide")
     try await pane.send("o")
@@ -359,7 +373,7 @@ struct ReadTerminalTests {
       if immutable, let chattr = FaultCapabilities.chattrTool { _ = spawnAndWait(chattr, ["-i", store.database]) }
     }
     let pane = try await Pane(tmux: tmux, directory: store.directory.path(""))
-    defer { Task { await pane.kill() } }
+    defer { pane.killNow() }
     try await pane.type(store.readCommand("--source wide"))
     try await pane.waitFor("read-only store: read marks and bookmarks are not saved")
     try await pane.send("Enter")
@@ -376,7 +390,7 @@ struct ReadTerminalTests {
     let tmux = try #require(Self.tmux)
     let store = try await Store()
     let pane = try await Pane(tmux: tmux, directory: store.directory.path(""))
-    defer { Task { await pane.kill() } }
+    defer { pane.killNow() }
     try await pane.type("stty -a > before.txt")
     try await pane.type(store.readCommand() + "; echo status=$?")
     try await pane.waitFor("news read — sources")
@@ -439,7 +453,7 @@ struct ReadRealFeedsTerminalTests {
     server.stop()
 
     let pane = try await ReadTerminalTests.Pane(tmux: tmux, directory: store.directory.path(""))
-    defer { Task { await pane.kill() } }
+    defer { pane.killNow() }
     try await pane.type("stty -a > before.txt")
     try await pane.type(store.readCommand())
     var screen = try await pane.waitFor("the sources with their counts") {

@@ -272,7 +272,7 @@ struct ReaderTests {
     #expect(reader.screen == .sources)
     #expect(
       Self.shownTitles(&reader) == ["All articles", "▾ Tech", "lwn", "▾ Swift", "swiftorg", "▾ Tech 2", "hn", "loose"])
-    // ← on an expanded folder collapses it (and does not quit); ← again on the collapsed one quits.
+    // ← on an expanded folder collapses it (and does not quit).
     _ = reader.handle(.down, height: 20)
     _ = reader.handle(.down, height: 20)
     #expect(reader.sources[reader.sourceSelection].title == "Swift")
@@ -286,7 +286,14 @@ struct ReaderTests {
     #expect(reader.handle(.right, height: 20) == [.observe(reader.sources[3].filter)], "→ on an expanded one opens it")
     _ = reader.handle(.character("q"), height: 20)
     _ = reader.handle(.character("-"), height: 20)
-    #expect(reader.handle(.left, height: 20) == [.quit], "← on a collapsed folder: back, which quits here")
+    // ← on a collapsed folder moves out: the folder it is in collapses and is selected; at the top level ← does
+    // nothing — it never quits (q does).
+    #expect(reader.handle(.left, height: 20) == [])
+    #expect(reader.sources[reader.sourceSelection].title == "Tech")
+    #expect(Self.shownTitles(&reader) == ["All articles", "▸ Tech", "▾ Tech 2", "hn", "loose"])
+    #expect(reader.handle(.left, height: 20) == [])
+    #expect(reader.screen == .sources)
+    #expect(reader.handle(.character("q"), height: 20) == [.quit])
   }
 
   @Test("a collapsed folder's hidden rows never scroll the screen, on a screen shorter than the rows")
