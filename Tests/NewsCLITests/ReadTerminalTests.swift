@@ -152,15 +152,7 @@ struct ReadTerminalTests {
 
     /// Ends the tmux server now, waiting for it: what a test's `defer` calls, since a task started there may never
     /// run before the test process exits, which left a tmux server behind per test.
-    func killNow() {
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: tmux)
-      process.arguments = ["-L", socket, "kill-server"]
-      process.standardOutput = FileHandle.nullDevice
-      process.standardError = FileHandle.nullDevice
-      guard (try? process.run()) != nil else { return }
-      process.waitUntilExit()
-    }
+    func killNow() { TmuxServer.end(tmux: tmux, socket: socket) }
 
     deinit { killNow() }
   }

@@ -175,14 +175,7 @@ enum Newsboat {
     func kill() async { _ = try? await run(["kill-server"]) }
 
     /// The tmux server ends with the pane, whichever way the test ends (a failed expectation returns early).
-    deinit {
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: tmux)
-      process.arguments = ["-L", socket, "kill-server"]
-      process.standardOutput = FileHandle.nullDevice
-      process.standardError = FileHandle.nullDevice
-      if (try? process.run()) != nil { process.waitUntilExit() }
-    }
+    deinit { TmuxServer.end(tmux: tmux, socket: socket) }
   }
 
   /// Polls `condition` every 50 ms for at most `seconds`; whether it came to hold.
