@@ -20,8 +20,8 @@ public struct ArticleSaveResult: Sendable, Hashable {
 /// exactly), whose publisher (``Article/sourceName``) is it (without regard to ASCII case), or that the last results
 /// of ``queries`` hold.
 public struct SourceMatch: Sendable, Hashable {
-  /// The text compared with ``Article/source`` and ``Article/sourceName``: a configured source's name, or the feed,
-  /// file or URL articles came from.
+  /// The text compared with ``Article/source``: a configured source's name, or the feed, file or URL articles came
+  /// from (the publisher's name, ``Article/sourceName``, is ``ArticleFilter/source``'s alone).
   public var source: String
   /// Cache keys (`NewsQuery.cacheKey`) whose last results also belong to the source; may be empty.
   public var queries: [String]
@@ -81,7 +81,7 @@ public struct ArticleFilter: Sendable, Hashable {
     if unreadOnly { conditions.append("a.isRead = 0") }
     if bookmarkedOnly { conditions.append("a.bookmarkedAt IS NOT NULL") }
     /// One source's condition, its arguments appended.
-    func match(_ source: String, _ queries: [String]) -> String {
+    func match(_ source: String, _ queries: [String], publisher: Bool) -> String {
       let n = firstParameter + arguments.count
       var members = ""
       if !queries.isEmpty {
@@ -90,11 +90,13 @@ public struct ArticleFilter: Sendable, Hashable {
       }
       arguments.append(.text(source))
       arguments += queries.map { .text($0) }
-      return "(a.source = ?\(n) OR a.sourceName = ?\(n) COLLATE NOCASE\(members))"
+      return "(a.source = ?\(n)\(publisher ? " OR a.sourceName = ?\(n) COLLATE NOCASE" : "")\(members))"
     }
-    if let source { conditions.append(match(source, sourceQueries)) }
+    if let source { conditions.append(match(source, sourceQueries, publisher: true)) }
     if let anyOfSources {
-      let matches = anyOfSources.map { match($0.source, $0.queries) }
+      // A subscription's articles: recorded under its name or held by its query, never another feed's whose
+      // publisher happens to bear its name (two sources "Daring Fireball" and "Daring Fireball (2)").
+      let matches = anyOfSources.map { match($0.source, $0.queries, publisher: false) }
       conditions.append(matches.isEmpty ? "0" : "(" + matches.joined(separator: " OR ") + ")")
     }
     if let publishedBefore {

@@ -348,7 +348,7 @@ extension StorageContext {
           ? ""
           : " OR a.url IN (SELECT url FROM query_result WHERE query IN ("
             + match.queries.map { sql.bind(.text($0)) }.joined(separator: ", ") + "))"
-        return "(a.source = \(source) OR a.sourceName = \(source) COLLATE NOCASE\(members))"
+        return "(a.source = \(source)\(members))"
       }
       conditions.append(matches.isEmpty ? "0" : "(" + matches.joined(separator: " OR ") + ")")
     }

@@ -73,4 +73,29 @@ struct BulkReadingStateTests {
     #expect(change.entity == "article")
     #expect(Set(change.updated).count == 4)
   }
+
+  @Test("a source is its name and its query's results, not another feed whose publisher bears that name")
+  func notByPublisherName() async throws {
+    let setup = try NewsRepositoryTests.Setup()
+    defer { setup.server.stop() }
+    let repository = setup.repository
+    // "Daring Fireball" (a source, in a folder) and "Daring Fireball (2)": the same site's other feed, whose articles'
+    // publisher is "Daring Fireball" too (a fresh user's report: marking the folder read marked both).
+    let first = NewsQuery(url: try #require(URL(string: "https://df.example/atom")), source: "Daring Fireball")
+    let second = NewsQuery(url: try #require(URL(string: "https://df.example/rss")), source: "Daring Fireball (2)")
+    let article = { (path: String) in
+      Article(
+        url: URL(string: "https://df.example/\(path)")!, title: path, publishedAt: Self.day(1),
+        sourceName: "Daring Fireball")
+    }
+    try await repository.save([article("a"), article("b")], for: first)
+    try await repository.save([article("c")], for: second)
+    let folder = ArticleFilter(anyOfSources: [SourceMatch(source: "Daring Fireball", queries: [first.cacheKey])])
+    #expect(try await repository.counts(matching: folder) == ArticleCounts(total: 2, unread: 2))
+    #expect(try await repository.markRead(matching: folder) == 2)
+    #expect(
+      try await repository.counts() == ArticleCounts(total: 3, unread: 1), "the (2) source's article stays unread")
+    // `ArticleFilter.source` (news list --source TEXT) still matches a publisher by name, as documented.
+    #expect(try await repository.counts(matching: ArticleFilter(source: "daring fireball")).total == 3)
+  }
 }
