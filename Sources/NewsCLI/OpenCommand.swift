@@ -19,8 +19,8 @@ struct OpenCommand: NewsCommand {
     found on PATH; it gets the link as its one argument. Without one, the link is printed.
     Opening marks nothing: 'news show' reads the article offline.
     Exit status: 0 opened (or printed), 64 a handle several articles share, 66 no cached article has this handle or
-    URL, or it has no link (a Parse object), or no database at the path (nothing is created), 69 the opener failed
-    to start.
+    URL, or it has no link (a Parse object), or no database at the path (nothing is created), 69 the opener could not
+    be started or failed (xdg-open finding no browser exits 3).
     """
 
   enum Option: CommandOption {
@@ -67,11 +67,10 @@ struct OpenCommand: NewsCommand {
     }
     let opener = Self.opener(environment: context.environment)
     if let opener {
-      let status = Self.spawn(opener, link.absoluteString, environment: context.environment)
-      guard status == 0 else {
+      let outcome = Self.spawn(opener, link.absoluteString, environment: context.environment)
+      if let failure = outcome.failure(of: opener) {
         throw CommandFailure(
-          .unavailable, "\(opener) could not be started (\(String(cString: strerror(status))))",
-          hint: "open it yourself: \(OutputFormat.sanitized(link.absoluteString))")
+          .unavailable, failure, hint: "open it yourself: \(OutputFormat.sanitized(link.absoluteString))")
       }
     }
     if arguments.flag(.json) {
@@ -101,8 +100,27 @@ struct OpenCommand: NewsCommand {
   }
 
   /// Runs `program link` with standard input from /dev/null and waits for it; returns 0 or the `errno` of
-  /// `posix_spawn`.
-  static func spawn(_ program: String, _ link: String, environment: [String: String]) -> Int32 {
+  /// How running the opener went.
+  enum Outcome: Equatable {
+    /// It ran and exited 0: the link was handed on.
+    case opened
+    /// It could not be started: `errno` of `posix_spawnp`.
+    case notStarted(Int32)
+    /// It ran and failed: its exit status (`xdg-open` exits 3 when it finds no browser), or 128 + the signal.
+    case failed(Int32)
+
+    /// The failure in words, `nil` when opened.
+    func failure(of opener: String) -> String? {
+      switch self {
+      case .opened: nil
+      case .notStarted(let error): "\(opener) could not be started (\(String(cString: strerror(error))))"
+      case .failed(let status): "\(opener) failed (exit status \(status))"
+      }
+    }
+  }
+
+  /// Runs `program` with `link` (`posix_spawnp`, standard input from `/dev/null`) and waits for it.
+  static func spawn(_ program: String, _ link: String, environment: [String: String]) -> Outcome {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
@@ -116,11 +134,14 @@ struct OpenCommand: NewsCommand {
     }
     var pid: pid_t = 0
     let status = posix_spawnp(&pid, program, &actions, nil, argv, envp)
-    if status == 0 {
-      // Waited for, as `gh browse` does: an opener (xdg-open, open) hands the link to the browser and returns.
-      var code: Int32 = 0
-      _ = waitpid(pid, &code, 0)
-    }
-    return status
+    guard status == 0 else { return .notStarted(status) }
+    // Waited for, as `gh browse` does: an opener (xdg-open, open) hands the link to the browser and returns.
+    var code: Int32 = 0
+    while waitpid(pid, &code, 0) < 0, errno == EINTR {}
+    // The wait status: exited when its low 7 bits are 0 (WIFEXITED), with the status in the next byte; else the
+    // signal that ended it is those bits.
+    let signal = code & 0x7F
+    let exit = signal == 0 ? (code >> 8) & 0xFF : 128 + signal
+    return exit == 0 ? .opened : .failed(exit)
   }
 }

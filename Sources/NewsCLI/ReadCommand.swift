@@ -409,10 +409,8 @@ struct ReadCommand: NewsCommand {
           return
         }
         let environment = context.environment
-        let status = terminal.suspended { OpenCommand.spawn(opener, link.absoluteString, environment: environment) }
-        reader.message =
-          status == 0
-          ? "opened " + link.absoluteString : "\(opener) could not be started (\(String(cString: strerror(status))))"
+        let outcome = terminal.suspended { OpenCommand.spawn(opener, link.absoluteString, environment: environment) }
+        reader.message = outcome.failure(of: opener) ?? "opened " + link.absoluteString
       case .quit:
         break
       }

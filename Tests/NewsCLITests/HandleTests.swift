@@ -80,6 +80,12 @@ struct HandleTests {
     #expect(opened.status == 0, "\(opened.err)")
     #expect(try opened.json()["url"] as? String == a)
     #expect((try? String(contentsOfFile: log, encoding: .utf8)) == a + "\n")  // news open waits for its opener
+    // An opener that runs and fails (xdg-open with no browser exits 3) is a failure, not "opened".
+    cli.environment["NEWS_OPENER"] = "false"
+    let failed = await cli.run("open", handleA, "--db", cli.database)
+    #expect(failed.status == 69, "\(failed.out) \(failed.err)")
+    #expect(failed.err.contains("false failed (exit status 1)"), "\(failed.err)")
+    #expect(!failed.out.contains("opened"))
     // Without an opener the link is printed.
     cli.environment["NEWS_OPENER"] = nil
     cli.environment["PATH"] = cli.directory.path("empty-path")
