@@ -195,11 +195,15 @@ struct AddCommand: NewsCommand {
   ///
   /// - Throws: ``CommandFailure`` 78 when this `news` has no network (``NetworkProgram``); 64 for a bad `--timeout`.
   private func subscriber(for location: URL) throws(CommandFailure) -> FeedSubscriber {
+    let timeout = try arguments.seconds(.timeout) ?? context.configuration.timeoutSeconds
     guard !location.isFileURL else {
-      return FeedSubscriber(transport: nil)
+      // A saved page's announced feeds are on the web: this news reads them for their titles when it has the
+      // network (news-online); without it they keep the names the page gives them.
+      let transport =
+        context.network.reachesHTTP ? context.network.httpTransport(timeout, SyncCommand.retry(timeout), []) : nil
+      return FeedSubscriber(transport: transport)
     }
     try context.requireNetwork(for: [location], command: Self.name)
-    let timeout = try arguments.seconds(.timeout) ?? context.configuration.timeoutSeconds
     return FeedSubscriber(transport: context.network.httpTransport(timeout, SyncCommand.retry(timeout), []))
   }
 

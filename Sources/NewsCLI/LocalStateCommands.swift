@@ -157,8 +157,10 @@ struct MarkReadCommand: NewsCommand {
     }
     var filter = ArticleFilter()
     if let source = arguments.value(.source) {
+      // As `news list --source` selects (a publisher's name included), so that what it lists is what this marks.
       let selection = context.sourceMatch(source)
-      filter.anyOfSources = [selection]
+      filter.source = selection.source
+      filter.sourceQueries = selection.queries
     } else if let folder = arguments.value(.folder) {
       filter.anyOfSources = try context.folderMatches(folder)
     }
