@@ -5,7 +5,8 @@ import OfflineNewsStorage
 
 extension CommandContext {
   /// What `--source TEXT` of `news list`, `search` and `mark-read` selects (``SourceMatch``): a configured source's
-  /// name, of any kind, without regard to case (``NewsSource/match``); a file path (`./feed.xml`, `~/x.json`, `/…`)
+  /// name, of any kind, without regard to case (``NewsSource/match``); a file path (`./feed.xml`, `~/x.json`, `/…`, or
+  /// the name of a file in the current folder)
   /// or a feed or NewsAPI URL (``SourceMatch/init(location:)``); else a publisher's name.
   ///
   /// An article keeps the source that first saved it, so a feed imported from `./natasha.xml` and then fetched as the
@@ -20,7 +21,9 @@ extension CommandContext {
       case .feed(let url): return SourceMatch(source: text, queries: [NewsQuery(url: url).cacheKey])
       case .parse: return SourceMatch(source: text, queries: [NewsSource.query(ofParseSource: text).cacheKey])
       }
-    } else if text.hasPrefix(".") || text.hasPrefix("~") || text.hasPrefix("/") {
+    } else if text.hasPrefix(".") || text.hasPrefix("~") || text.hasPrefix("/")
+      || FileManager.default.fileExists(atPath: resolvedPath(text))
+    {
       return SourceMatch(location: URL(fileURLWithPath: resolvedPath(text)))
     } else if let url = URL(string: text), url.isWebURL {
       return SourceMatch(source: text, queries: [NewsQuery(url: url).cacheKey])

@@ -237,6 +237,9 @@ struct FeedSourceTests {
     #expect(byName.count == links.count, "list --source natasha missed the articles the file import saved first")
     let byFile = try await Self.listed(cli, "--source", "./natasha.xml", "--config", config)
     #expect(byFile.count == links.count)
+    // A file in the current folder named without `./` is the file too (a fresh user's `--source FILE.json`).
+    let byBareName = try await Self.listed(cli, "--source", "natasha.xml", "--config", config)
+    #expect(byBareName.count == links.count)
     let found = await cli.run(
       "search", "protocols", "--source", "natasha", "--config", config, "--db", cli.database, "--json")
     #expect(((try found.json()["results"] as? [Any]) ?? []).count >= 1, "\(found.out)")
