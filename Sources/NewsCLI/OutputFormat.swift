@@ -27,33 +27,29 @@ enum OutputFormat {
     }
   }
 
-  /// One article in `--json` output; absent values are `null`, `publishedAt` is RFC 3339 UTC with milliseconds.
+  /// One article in `--json` output: the fields declared with the article's columns (``ArticleColumn/jsonFields``);
+  /// absent values are `null`, `publishedAt` is RFC 3339 UTC with milliseconds. `url` is the link as the source gave
+  /// it (null for an item without one), `id` the article's key, `handle` the whole handle (16 hex digits: stable,
+  /// and accepted wherever the short one is).
   struct ArticleDocument: Encodable {
     var article: Article
 
-    enum CodingKeys: String, CodingKey {
-      case url, id, handle, title, author, summary, imageURL, publishedAt, sourceID, sourceName, content, source, tags
-      case enclosures
+    private struct FieldName: CodingKey {
+      var stringValue: String
+      var intValue: Int? { nil }
+      init(stringValue: String) { self.stringValue = stringValue }
+      init?(intValue: Int) { nil }
     }
 
     func encode(to encoder: any Encoder) throws {
-      var c = encoder.container(keyedBy: CodingKeys.self)
-      // `url`: the link as the source gave it (null for an item without one); `id`: the article's key.
-      try c.encode(article.displayURL?.absoluteString, forKey: .url)
-      try c.encode(article.url.absoluteString, forKey: .id)
-      // The whole handle (16 hex digits): stable, and accepted wherever the short one is.
-      try c.encode(article.handle, forKey: .handle)
-      try c.encode(article.source, forKey: .source)
-      try c.encode(article.tags, forKey: .tags)
-      try c.encode(article.enclosures, forKey: .enclosures)
-      try c.encode(article.title, forKey: .title)
-      try c.encode(article.author, forKey: .author)
-      try c.encode(article.summary, forKey: .summary)
-      try c.encode(article.imageURL?.absoluteString, forKey: .imageURL)
-      try c.encode(Timestamp(article.publishedAt).rfc3339String, forKey: .publishedAt)
-      try c.encode(article.sourceID, forKey: .sourceID)
-      try c.encode(article.sourceName, forKey: .sourceName)
-      try c.encode(article.content, forKey: .content)
+      var c = encoder.container(keyedBy: FieldName.self)
+      for field in ArticleColumn.jsonFields {
+        if let value = field.value(article) {
+          try c.encode(value, forKey: FieldName(stringValue: field.name))
+        } else {
+          try c.encodeNil(forKey: FieldName(stringValue: field.name))
+        }
+      }
     }
   }
 

@@ -488,27 +488,16 @@ extension StorageContext {
       """, [.integer(Int64(maximumTombstones))])
   }
 
-  static let articleColumns =
-    "a.url, a.title, a.author, a.summary, a.imageURL, a.publishedAt, a.content, a.sourceID, a.sourceName, "
-    + "a.isRead, a.bookmarkedAt, a.link, a.source, a.tags, a.enclosures, a.fullTextHTML, a.fullText, a.fullTextAt, "
-    + "a.summaryText, a.contentText"
+  /// The `SELECT` list of an article read (``ArticleColumn/returned``, from the table aliased `a`).
+  static let articleColumns = ArticleColumn.returned.map { "a.\($0.name)" }.joined(separator: ", ")
 
-  /// An article from a row of ``articleColumns``. A `NULL` link is the key itself (when the key is a link).
+  /// An article from a row of ``articleColumns``: each column's value set by its declared reader
+  /// (``ArticleColumn/all``), by position. A `NULL` link is the key itself (when the key is a link).
   static func article(_ row: Row) -> Article? {
-    guard let urlText = row.string(0), let url = URL(string: urlText), let title = row.string(1) else { return nil }
-    let link = row.string(11).flatMap(URL.init(string:)) ?? (ArticleIdentity.isScoped(url) ? nil : url)
-    var article = Article(
-      key: url, link: link, title: title, author: row.string(2), summary: row.string(3),
-      imageURL: row.string(4).flatMap(URL.init(string:)),
-      publishedAt: Timestamp(millisecondsSince1970: row.int64(5) ?? 0).date,
-      content: row.string(6), sourceID: row.string(7), sourceName: row.string(8), source: row.string(12),
-      tags: ArticleJSON.tags(row.string(13)), enclosures: ArticleJSON.enclosures(row.string(14)),
-      isRead: (row.int64(9) ?? 0) != 0, bookmarkedAt: row.int64(10).map { Timestamp(millisecondsSince1970: $0).date })
-    article.fullTextHTML = row.string(15)
-    article.fullText = row.string(16)
-    article.fullTextAt = row.int64(17).map { Timestamp(millisecondsSince1970: $0).date }
-    article.summaryText = row.string(18)
-    article.contentText = row.string(19)
+    guard let urlText = row.string(0), let url = URL(string: urlText), !row.isNull(ArticleColumn.returnedTitle)
+    else { return nil }
+    var article = Article(key: url, link: nil, title: "", publishedAt: Date(timeIntervalSince1970: 0))
+    for (offset, read) in ArticleColumn.returnedReaders.enumerated() { read(&article, row.value(offset + 1)) }
     return article
   }
 }

@@ -1,28 +1,11 @@
 extension EntityDescription {
   /// The built-in `article` entity (migrations 1, 2, 6, 8, 9, 11 and 15), described as apps describe theirs.
   ///
-  /// Identity `url`. `isRead` and `bookmarkedAt` are local-only: a refresh never overwrites them.
+  /// Identity `url`. Its attributes are the columns declared in ``ArticleColumn/all``. `isRead` and `bookmarkedAt`
+  /// are local-only: a refresh never overwrites them.
   package static let article = EntityDescription(
     name: "article", identity: ["url"],
-    attributes: [
-      Attribute("url", .text), Attribute("title", .text, optional: false), Attribute("author", .text),
-      Attribute("summary", .text), Attribute("imageURL", .url), Attribute("publishedAt", .date, optional: false),
-      Attribute("content", .text), Attribute("sourceID", .text), Attribute("sourceName", .text),
-      Attribute("fetchedAt", .date, optional: false), Attribute("fetchQuery", .text, optional: false),
-      Attribute("link", .url), Attribute("source", .text), Attribute("tags", .json), Attribute("enclosures", .json),
-      // The whole article fetched from its page (migration 9): written by its own save, never by a source's.
-      Attribute("fullTextHTML", .text, localOnly: true), Attribute("fullText", .text, localOnly: true),
-      Attribute("fullTextAt", .date, localOnly: true), Attribute("fullTextError", .text, localOnly: true),
-      Attribute("handle", .text, localOnly: true),  // derived from the key by the writer; never from a source
-      // The search text of an HTML summary and content (migration 11): derived by the feed decoder, written by the
-      // article writer with the fields it comes from; never mapped from a source's record.
-      Attribute("summaryText", .text, localOnly: true), Attribute("contentText", .text, localOnly: true),
-      // The feed item's own identifier scoped to its feed (migration 15): derived by the feed decoder, written by
-      // the article writer (kept once set), never mapped from a source's record.
-      Attribute("itemID", .text, localOnly: true),
-      Attribute("isRead", .bool, optional: false, localOnly: true, default: .integer(0)),
-      Attribute("bookmarkedAt", .date, localOnly: true),
-    ],
+    attributes: ArticleColumn.all.map(\.attribute),
     indexes: [
       EntityIndex("article_by_publishedAt", on: ["publishedAt", "url"]),
       EntityIndex("article_by_fetchedAt", on: ["fetchedAt"]),

@@ -86,41 +86,22 @@ struct ArticleWriter {
     WHERE rowid > ?1 AND rowid <= ?2
     """
 
-  /// The content columns, in bind order. Local-only columns are absent on purpose, but for the search texts of the
-  /// summary and content (``Article/summaryText``, ``Article/contentText``, migration 11), which follow from the
-  /// source's fields and are written with them (`NULL` when the article has none: a mapped record's summary is
-  /// searched as it is); `source` follows them (it is written on insert and filled where it was unknown, never
-  /// changed: an article keeps the source that brought it first), and so does `itemID` (``Article/itemID``,
-  /// migration 15: kept once set, like `source`).
-  static let contentColumns = [
-    "url", "title", "author", "summary", "imageURL", "publishedAt", "content", "sourceID", "sourceName", "link",
-    "tags", "enclosures", "summaryText", "contentText",
-  ]
+  /// The columns a save compares to tell a changed article from an unchanged one, in bind order: the key and the
+  /// source's fields (``ArticleColumn/Write/content``, from ``ArticleColumn/all``). Local-only columns are absent on
+  /// purpose, but for the search texts of the summary and content (``Article/summaryText``, ``Article/contentText``,
+  /// migration 11), which follow from the source's fields and are written with them (`NULL` when the article has
+  /// none: a mapped record's summary is searched as it is).
+  static let contentColumns = ArticleColumn.bound.filter { $0.write == .key || $0.write == .content }.map(\.name)
 
-  /// Every column one article's row binds, in bind order: the content columns, then what ``appendContent(_:url:source:to:)``
-  /// and the save append after them.
-  static let boundColumns = contentColumns + ["source", "itemID", "handle", "fetchedAt", "fetchQuery"]
+  /// Every column one article's row binds, in bind order (``ArticleColumn/bound``): what
+  /// ``appendContent(_:url:source:to:)`` appends, then the save's `fetchedAt` and `fetchQuery`.
+  static let boundColumns = ArticleColumn.bound.map(\.name)
 
-  /// Appends the content columns of `article` (whose key text is `url`), its source, item identifier and handle to
-  /// `arguments`, in bind order.
+  /// Appends the values of `article` (whose key text is `url`) that a save binds per article
+  /// (``ArticleColumn/boundValues``) to `arguments`, in bind order; `source` is the save's, for an article that
+  /// names none.
   static func appendContent(_ article: Article, url: String, source: String?, to arguments: inout [DatabaseValue]) {
-    arguments.append(.text(url))
-    arguments.append(.text(article.title))
-    arguments.append(article.author.databaseValue)
-    arguments.append(article.summary.databaseValue)
-    arguments.append(article.imageURL.databaseValue)
-    arguments.append(.integer(Timestamp(article.publishedAt).millisecondsSince1970))
-    arguments.append(article.content.databaseValue)
-    arguments.append(article.sourceID.databaseValue)
-    arguments.append(article.sourceName.databaseValue)
-    arguments.append(article.link.map { $0.absoluteString == url ? .null : .text($0.absoluteString) } ?? .null)
-    arguments.append(article.tags.isEmpty ? .null : .text(ArticleJSON.encode(article.tags)))
-    arguments.append(article.enclosures.isEmpty ? .null : .text(ArticleJSON.encode(article.enclosures)))
-    arguments.append(article.summaryText.databaseValue)
-    arguments.append(article.contentText.databaseValue)
-    arguments.append((article.source ?? source).databaseValue)
-    arguments.append(article.itemID.databaseValue)
-    arguments.append(.text(ArticleIdentity.handle(forKey: url)))
+    for value in ArticleColumn.boundValues { arguments.append(value(article, url, source)) }
   }
 
   /// Whether a searched value of `article` (title, the summary's search text else the summary, the content's else
@@ -150,16 +131,15 @@ struct ArticleWriter {
         from: text("summaryText") ?? text("summary"))
         ?? ArticleTitle.derived(from: text("contentText") ?? text("content"))
     else { return nil }
-    let published = values["publishedAt"]?.integerValue
-    let link = text("link").flatMap(URL.init(string:)) ?? (ArticleIdentity.isScoped(key) ? nil : key)
-    var article = Article(
-      key: key, link: link, title: title, author: text("author"), summary: text("summary"),
-      imageURL: text("imageURL").flatMap(URL.init(string:)),
-      publishedAt: Timestamp(millisecondsSince1970: published ?? firstSeen.millisecondsSince1970).date,
-      content: text("content"), sourceID: text("sourceID"), sourceName: text("sourceName"), source: text("source"),
-      tags: ArticleJSON.tags(text("tags")), enclosures: ArticleJSON.enclosures(text("enclosures")))
-    article.isUndated = published == nil
-    (article.summaryText, article.contentText) = (text("summaryText"), text("contentText"))
+    var article = Article(key: key, link: nil, title: title, publishedAt: firstSeen.date)
+    // The columns a save writes, read as the store reads them (``ArticleColumn/all``); local state is the store's.
+    for column in ArticleColumn.all where column.write != .none && column.write != .key && column.name != "title" {
+      column.read?(&article, values[column.name] ?? .null)
+    }
+    if values["publishedAt"]?.integerValue == nil {
+      article.publishedAt = firstSeen.date
+      article.isUndated = true
+    }
     return article
   }
 
@@ -797,12 +777,12 @@ struct ArticleWriter {
     /// The update of one row by rowid (`?20`) with the values of ``upsertStatement(rowCount:returning:)``'s row
     /// (`?1`…`?19`), as its `DO UPDATE` writes them.
     private func firstImportUpdate() throws -> Statement {
-      let columns = ArticleWriter.boundColumns
+      let columns = ArticleColumn.bound
       let sets = columns.enumerated().compactMap { index, column -> String? in
-        switch column {
-        case "url", "handle": nil
-        case "source", "itemID": "\(column) = coalesce(\(column), ?\(index + 1))"
-        default: "\(column) = ?\(index + 1)"
+        switch column.write {
+        case .key, .derived, .none: nil
+        case .keptOnceSet: "\(column.name) = coalesce(\(column.name), ?\(index + 1))"
+        case .content, .save: "\(column.name) = ?\(index + 1)"
         }
       }
       return try db.cachedStatement(
@@ -921,18 +901,24 @@ struct ArticleWriter {
     private func upsertStatement(rowCount: Int, returning: Bool = true) throws -> Statement {
       let columns = ArticleWriter.boundColumns
       // The handle follows from the key: written on insert, never changed.
-      let updates =
-        columns.dropFirst().filter { $0 != "handle" }.map {
-          ["source", "itemID"].contains($0)
-            ? "\($0) = coalesce(article.\($0), excluded.\($0))" : "\($0) = excluded.\($0)"
+      let updates = ArticleColumn.bound.compactMap { column -> String? in
+        let name = column.name
+        switch column.write {
+        case .key, .derived, .none: return nil
+        case .keptOnceSet: return "\(name) = coalesce(article.\(name), excluded.\(name))"
+        case .content, .save: return "\(name) = excluded.\(name)"
         }
-        .joined(separator: ", ")
-      let differs =
-        (ArticleWriter.contentColumns.dropFirst().map { "article.\($0) IS NOT excluded.\($0)" }
-        + [
-          "(article.source IS NULL AND excluded.source IS NOT NULL)",
-          "(article.itemID IS NULL AND excluded.itemID IS NOT NULL)",
-        ]).joined(separator: " OR ")
+      }
+      .joined(separator: ", ")
+      let differs = ArticleColumn.bound.compactMap { column -> String? in
+        let name = column.name
+        switch column.write {
+        case .content: return "article.\(name) IS NOT excluded.\(name)"
+        case .keptOnceSet: return "(article.\(name) IS NULL AND excluded.\(name) IS NOT NULL)"
+        case .key, .derived, .save, .none: return nil
+        }
+      }
+      .joined(separator: " OR ")
       return try statement(
         "INSERT INTO article (\(columns.joined(separator: ", "))) VALUES ", rowCount: rowCount, columns: columns.count,
         tail: " ON CONFLICT(url) DO UPDATE SET \(updates) WHERE \(differs)" + (returning ? " RETURNING url, rowid" : "")

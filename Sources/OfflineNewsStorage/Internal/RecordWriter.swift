@@ -232,8 +232,8 @@ struct RecordWriter {
       fetch?.fetchedAt ?? first?.values["fetchedAt"]?.integerValue.map(Timestamp.init(millisecondsSince1970:))
       ?? .now()
     var session = ArticleWriter.Session(db: db, query: query, source: fetch?.source, fetchedAt: fetchedAt)
-    let core = Set(
-      ArticleWriter.boundColumns + ["isRead", "bookmarkedAt"])
+    // The declared article columns are the article writer's; a mapping's extension columns are written here.
+    let core = Set(ArticleColumn.all.map(\.name))
     let extensionColumns = entity.columns.filter { !core.contains($0) }
     var written: [Identity] = []
     var linksOnly: [Identity] = []
