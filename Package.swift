@@ -90,7 +90,7 @@ let package = Package(
       swiftSettings: strict
     ),
     // HTML on libxml2's HTML parser: documents and nodes, text for the terminal, the readable article of a page.
-    .target(name: "OfflineNewsHTML", dependencies: ["CLibXML2"], swiftSettings: strict),
+    .target(name: "OfflineNewsHTML", dependencies: ["CLibXML2", "OfflineNewsModel"], swiftSettings: strict),
     // The offline-first NewsRepository, built from a storage context and a network.
     .target(
       name: "OfflineNews",

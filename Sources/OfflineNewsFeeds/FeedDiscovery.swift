@@ -74,7 +74,7 @@ public enum FeedDiscovery {
     page.title = title.isEmpty ? nil : title
     let base = document.baseURL ?? pageURL
     for link in feedLinks(root) {
-      guard let url = FeedReadingContext.resolve(link.href, against: base),
+      guard let url = URLReference.resolve(link.href, against: base),
         url.isWebURL,
         !page.feeds.contains(where: { $0.url == url })
       else { continue }

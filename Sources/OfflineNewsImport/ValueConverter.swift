@@ -152,7 +152,7 @@ enum ValueConverter {
     // A relative reference (RFC 3986 §4.2) has no spaces, controls or characters URIs never hold unescaped.
     let forbidden = CharacterSet(charactersIn: " \"<>\\^`{|}").union(.controlCharacters)
     let isReference = !trimmed.isEmpty && trimmed.rangeOfCharacter(from: forbidden) == nil
-    if let base = options.base, isReference, let url = absolute(URL(string: trimmed, relativeTo: base)?.absoluteURL) {
+    if let base = options.base, isReference, let url = absolute(URLReference.resolve(trimmed, against: base)) {
       return .success(url)
     }
     if options.mapping.baseURL.isEmpty {

@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNewsModel
 
 /// Reads Atom 1.0 (RFC 4287, <https://www.rfc-editor.org/rfc/rfc4287>) and Atom 0.3 (the 2003 draft: `issued`,
 /// `modified`, `tagline`, content `mode`) from a libxml2 tree.
@@ -41,7 +42,7 @@ struct AtomReader {
     // A linkblog entry (Daring Fireball): the alternate link is the article commented on, `related` the post.
     if let related = links.first(where: { $0.attribute("rel")?.lowercased() == "related" }) {
       draft.permalink = context.linkblogPermalink(
-        related.attribute("href").flatMap { FeedReadingContext.resolve($0, against: context.baseURL(for: related)) },
+        related.attribute("href").flatMap { URLReference.resolve($0, against: context.baseURL(for: related)) },
         link: draft.link)
     }
     if let id = entry.child("id", in: atom) {

@@ -37,33 +37,15 @@ final class FeedReadingContext {
     guard !bases.isEmpty else { return (format.isRSS ? channelLink : nil) ?? feedURL }
     var base = feedURL
     for reference in bases.reversed() {
-      if let resolved = Self.resolve(reference, against: base) { base = resolved }
+      if let resolved = URLReference.resolve(reference, against: base) { base = resolved }
     }
     return base
   }
 
-  /// `reference` resolved against `base` (RFC 3986 §5.2): surrounding white space trimmed, characters URLs cannot hold
-  /// (spaces, non-ASCII) percent-encoded.
-  static func resolve(_ reference: String, against base: URL) -> URL? {
-    let trimmed = reference.trimmedXMLSpace
-    guard !trimmed.isEmpty else { return nil }
-    let url =
-      URL(string: trimmed, relativeTo: base)
-      ?? trimmed.addingPercentEncoding(withAllowedCharacters: Self.referenceCharacters).flatMap {
-        URL(string: $0, relativeTo: base)
-      }
-    return url?.absoluteURL
-  }
-
-  /// Characters left as they are when a reference has to be percent-encoded: RFC 3986's unreserved and reserved
-  /// characters, and `%` (already-encoded octets stay).
-  private static let referenceCharacters = CharacterSet(
-    charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?#[]@!$&'()*+,;=%")
-
   /// An absolute `http(s)` URL for `reference` found in `element` (or its attribute), or `nil` with an issue.
   func httpURL(_ reference: String?, in element: XMLElement, name: String) -> URL? {
     guard let reference, !reference.trimmedXMLSpace.isEmpty else { return nil }
-    guard let url = Self.resolve(reference, against: baseURL(for: element)),
+    guard let url = URLReference.resolve(reference, against: baseURL(for: element)),
       url.isWebURL
     else {
       note(

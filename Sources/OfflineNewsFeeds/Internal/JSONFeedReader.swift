@@ -99,7 +99,7 @@ struct JSONFeedReader {
   /// A URL value resolved against `base`; `nil` (with an issue when there was text) when it cannot be read.
   private func url(_ value: Any?, key: String, base: URL) -> URL? {
     guard let string = text(value) else { return nil }
-    guard let resolved = FeedReadingContext.resolve(string, against: base) else {
+    guard let resolved = URLReference.resolve(string, against: base) else {
       context.note(.unreadableURL, key, text: string, "not a URL; value dropped")
       return nil
     }

@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNewsModel
 
 /// The images of an HTML fragment (an article's stored full text), and the fragment with its images linked to local
 /// copies, on libxml2's HTML parser.
@@ -62,12 +63,10 @@ package enum HTMLImageLinks {
     return webURL(String(first), base: base)
   }
 
-  /// `text` resolved against `base` when it is an absolute `http(s)` URL with a host, else `nil`.
+  /// `text` resolved against `base` (``URLReference``) when that is a web address (``Foundation/URL/isWebURL``),
+  /// else `nil`.
   private static func webURL(_ text: String, base: URL?) -> URL? {
-    let text = text.trimmingCharacters(in: .whitespacesAndNewlines)
-    guard !text.isEmpty, let url = URL(string: text, relativeTo: base)?.absoluteURL,
-      let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil
-    else { return nil }
+    guard let url = URLReference.resolve(text, against: base), url.isWebURL else { return nil }
     return url
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNewsModel
 
 /// Relative references inside an HTML fragment (a feed item's summary or content) made absolute, on libxml2's HTML
 /// parser: what the item's `xml:base` (or the feed's URL) means for the links and images of its text, which is
@@ -31,15 +32,15 @@ package enum HTMLRelativeLinks {
       for (name, value) in element.attributes {
         let lowered = name.lowercased()
         if referenceAttributes.contains(lowered) {
-          let trimmed = trimmingHTMLWhitespace(value)
-          guard !trimmed.isEmpty, !trimmed.hasPrefix("#"), !URLResolution.hasScheme(trimmed),
+          let trimmed = URLReference.trimmingWhitespace(value)
+          guard !trimmed.isEmpty, !trimmed.hasPrefix("#"), !URLReference.hasScheme(trimmed),
             let resolved = URLResolution.resolve(trimmed, against: base), resolved != value
           else { continue }
           element.setAttribute(name, to: resolved)
           changed = true
         } else if lowered == "srcset" {
           let rewritten = Srcset.rewritingURLs(value) { reference in
-            URLResolution.hasScheme(reference)
+            URLReference.hasScheme(reference)
               ? reference : URLResolution.resolve(reference, against: base) ?? reference
           }
           if rewritten != value {

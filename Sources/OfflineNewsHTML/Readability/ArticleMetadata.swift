@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNewsModel
 
 /// The metadata a page declares about its article: JSON-LD (schema.org `Article` and its subtypes), then
 /// Dublin Core, OpenGraph, Twitter, Parse.ly and Weibo `<meta>` tags, by Readability.js's rules
@@ -155,7 +156,7 @@ struct ArticleMetadata: Equatable {
         "twitter:title", "parsely-title")
     if metadata.title == nil { metadata.title = ArticleTitle.from(document) }
     // `article:author` is often the URL of the author's profile, which is no byline.
-    let articleAuthor = first("article:author").flatMap { URLResolution.hasScheme(JSString.trim($0)) ? nil : $0 }
+    let articleAuthor = first("article:author").flatMap { URLReference.hasScheme(JSString.trim($0)) ? nil : $0 }
     metadata.byline =
       nonEmpty(jsonLD.byline) ?? first("dc:creator", "dcterm:creator", "author", "parsely-author") ?? articleAuthor
     metadata.excerpt =

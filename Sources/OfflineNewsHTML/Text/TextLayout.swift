@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNewsModel
 
 /// The work of ``HTMLTextRenderer``: one walk over the tree (iterative, any depth) that gathers inline text into
 /// blocks, lays each block out with its prefixes (list markers, quote indentation) and wraps it.
@@ -374,7 +375,7 @@ struct TextLayout {
     let trimmed = JSString.trim(href)
     guard !trimmed.isEmpty, !trimmed.hasPrefix("#"), !URLResolution.isJavaScript(trimmed) else { return nil }
     // Escaped like a URI (no spaces, no controls, ASCII), so that it reads and copies as one.
-    let url = URLResolution.escapeForURI(sanitize(URLResolution.resolve(trimmed, against: baseURL) ?? trimmed))
+    let url = URLReference.escaped(sanitize(URLResolution.resolve(trimmed, against: baseURL) ?? trimmed))
     if let number = linkNumbers[url] { return String(number) }
     links.append(url)
     linkNumbers[url] = links.count
