@@ -105,7 +105,7 @@ struct NewUserPassTests {
     #expect(!FileManager.default.fileExists(atPath: config))
   }
 
-  @Test("bad files are named for what they are: empty, gzip, binary junk; never a cut-off JSON download")
+  @Test("bad files are named for what they are by import and add alike: empty, gzip, binary junk")
   func badFilesNamed() async throws {
     let cli = CLIHarness()
     let empty = cli.directory.path("empty.rss")
@@ -117,6 +117,7 @@ struct NewUserPassTests {
     let cases: [(file: String, says: String, hint: String)] = [
       (empty, "empty", "again"), (junk, "binary", "not a news file"), (gzip, "gzip", "gunzip"),
     ]
+    let config = cli.directory.path("news.json")
     for (file, says, hint) in cases {
       let outcome = await cli.run("import", file, "--db", cli.database)
       #expect(outcome.status == 65, "\(file): \(outcome.err)")
@@ -124,6 +125,13 @@ struct NewUserPassTests {
       #expect(outcome.err.contains("hint:") && outcome.err.contains(hint), "\(outcome.err)")
       #expect(!outcome.err.contains("--mapping"), "no mapping reads these: \(outcome.err)")
       #expect(!outcome.err.contains("truncated") && !outcome.err.contains("cut off"), "\(outcome.err)")
+      // `news add` said only "not a feed (RSS, Atom, …)" of these (a fresh user's report): the same words now.
+      let added = await cli.run("add", file, "--config", config, "--db", cli.database)
+      #expect(added.status == 65, "\(file): \(added.err)")
+      #expect(added.err.contains("\(file): ") && added.err.contains(says), "\(added.err)")
+      #expect(added.err.contains("hint:") && added.err.contains(hint), "\(added.err)")
+      #expect(!added.err.contains("import the file"), "the hint names the command used: \(added.err)")
+      #expect(!FileManager.default.fileExists(atPath: config), "nothing was subscribed")
     }
   }
 
