@@ -135,6 +135,30 @@ struct NewUserPassTests {
     }
   }
 
+  @Test(
+    "JSON of a shape a shipped mapping reads gets that mapping named; other JSON the general hint",
+    .enabled(if: Fixtures.hasSharedReal, "needs ../shared/fixtures/real"))
+  func shippedMappingNamed() async throws {
+    let cli = CLIHarness()
+    // A fresh user imported the Hacker News capture and was told only "give a mapping" (docs/MAPPING.md).
+    let cases = [("hn-topstories-500-items.json", "hackernews"), ("parse-back4app-Article.json", "parse-server")]
+    for (name, mapping) in cases {
+      let file = try Fixtures.sharedReal(name).path
+      let refused = await cli.run("import", file, "--db", cli.database)
+      #expect(refused.status == 65, "\(refused.err)")
+      #expect(
+        refused.err.contains(
+          "hint: this is what the shipped mapping '\(mapping)' reads: news import \(file) --mapping \(mapping)"),
+        "\(refused.err)")
+      let imported = await cli.run("import", file, "--mapping", mapping, "--db", cli.database)
+      #expect(imported.status == 0, "the hint's command works: \(imported.err)")
+    }
+    let other = cli.directory.path("other.json")
+    try Data(#"{"items": [{"name": "no article here"}]}"#.utf8).write(to: URL(fileURLWithPath: other))
+    let refused = await cli.run("import", other, "--db", cli.database)
+    #expect(refused.err.contains("give a mapping: news import FILE --mapping NAME"), "\(refused.err)")
+  }
+
   @Test("a cut-off RSS file or JSON Feed gets the cut-off hint, not the hint to use a mapping")
   func cutFeedHint() async throws {
     let cli = CLIHarness()
