@@ -159,6 +159,34 @@ struct NewUserPassTests {
     #expect(refused.err.contains("give a mapping: news import FILE --mapping NAME"), "\(refused.err)")
   }
 
+  @Test("`news sources` lists what the cache holds from no configured source: imported files, with their counts")
+  func importedFilesListed() async throws {
+    let cli = CLIHarness()
+    let config = cli.directory.path("news.json")
+    let configured = Fixtures.own("feeds/html-text.rss").path
+    try #"{"sources": {"Mine": {"file": "\#(configured)"}}}"#.write(toFile: config, atomically: true, encoding: .utf8)
+    let imported = Fixtures.own("newsapi-removed-and-empty-author.json").path
+    #expect(await cli.run("fetch", "--all", "--config", config, "--db", cli.database).status == 0)
+    let importedRun = await cli.run("import", imported, "--config", config, "--db", cli.database)
+    #expect(importedRun.status == 0, "\(importedRun.err)")
+    let listed = await cli.run("sources", "--config", config, "--db", cli.database)
+    #expect(listed.out.contains("Mine"), "\(listed.out)")
+    let section = listed.out.components(separatedBy: "also cached, from no configured source").last ?? ""
+    #expect(section.contains(imported), "the imported file is listed: \(listed.out)")
+    #expect(!section.contains(configured), "a configured source is not listed twice: \(listed.out)")
+    let json = await cli.run("sources", "--json", "--config", config, "--db", cli.database)
+    let report = try #require(
+      try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: Any], "\(json.out)")
+    let also = try #require(report["alsoCached"] as? [[String: Any]])
+    #expect(also.map { $0["query"] as? String } == [imported])
+    #expect((also.first?["articles"] as? Int ?? 0) > 0)
+    // Nothing configured: the imported file still shows (a fresh user saw an empty list after importing).
+    let bare = cli.directory.path("bare.json")
+    try #"{"sources": {}}"#.write(toFile: bare, atomically: true, encoding: .utf8)
+    let none = await cli.run("sources", "--config", bare, "--db", cli.database)
+    #expect(none.err.contains("no sources configured") && none.out.contains(imported), "\(none.out) \(none.err)")
+  }
+
   @Test("a cut-off RSS file or JSON Feed gets the cut-off hint, not the hint to use a mapping")
   func cutFeedHint() async throws {
     let cli = CLIHarness()
