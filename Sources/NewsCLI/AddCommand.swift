@@ -67,12 +67,6 @@ struct AddCommand: NewsCommand {
       var type: String
 
       enum CodingKeys: String, CodingKey { case url, title, type }
-      func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(url, forKey: .url)
-        try c.encode(title, forKey: .title)
-        try c.encode(type, forKey: .type)
-      }
     }
   }
 

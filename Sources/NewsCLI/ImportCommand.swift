@@ -80,14 +80,6 @@ struct ImportCommand: NewsCommand {
       var skipped: Bool
 
       enum CodingKeys: String, CodingKey { case index, url, keyPath, reason, skipped }
-      func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(index, forKey: .index)
-        try c.encode(url, forKey: .url)
-        try c.encode(keyPath, forKey: .keyPath)
-        try c.encode(reason, forKey: .reason)
-        try c.encode(skipped, forKey: .skipped)
-      }
     }
     var file: String
     var saved: Int
@@ -99,15 +91,6 @@ struct ImportCommand: NewsCommand {
     var issues: [Issue]
 
     enum CodingKeys: String, CodingKey { case file, saved, evicted, cached, skipped, issues }
-    func encode(to encoder: any Encoder) throws {
-      var c = encoder.container(keyedBy: CodingKeys.self)
-      try c.encode(file, forKey: .file)
-      try c.encode(saved, forKey: .saved)
-      try c.encode(evicted, forKey: .evicted)
-      try c.encode(cached, forKey: .cached)
-      try c.encode(skipped, forKey: .skipped)
-      try c.encode(issues, forKey: .issues)
-    }
   }
 
   var context: CommandContext

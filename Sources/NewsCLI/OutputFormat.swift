@@ -66,7 +66,8 @@ enum OutputFormat {
   static func json(_ value: some Encodable) -> String {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    guard let data = try? encoder.encode(value) else { return "{}\n" }
+    // Every key always present: an absent optional is `null` (``NullKeeping``).
+    guard let data = try? encoder.encode(NullKeeping(value: value)) else { return "{}\n" }
     return String(decoding: data, as: UTF8.self) + "\n"
   }
 

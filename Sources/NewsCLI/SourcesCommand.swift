@@ -70,26 +70,6 @@ struct SourcesCommand: NewsCommand {
       case lastError, lastErrorAt
     }
 
-    func encode(to encoder: any Encoder) throws {
-      var c = encoder.container(keyedBy: CodingKeys.self)
-      try c.encode(name, forKey: .name)
-      try c.encode(kind, forKey: .kind)
-      try c.encode(isDefault, forKey: .isDefault)
-      try c.encode(url, forKey: .url)
-      try c.encode(policy, forKey: .policy)
-      try c.encode(maxAgeSeconds, forKey: .maxAgeSeconds)
-      try c.encode(fetchedAt, forKey: .fetchedAt)
-      try c.encode(ageSeconds, forKey: .ageSeconds)
-      try c.encode(freshness, forKey: .freshness)
-      try c.encode(stale, forKey: .stale)
-      try c.encode(articles, forKey: .articles)
-      try c.encode(unread, forKey: .unread)
-      try c.encode(fullTextFailed, forKey: .fullTextFailed)
-      try c.encode(folder, forKey: .folder)
-      try c.encode(failingSince, forKey: .failingSince)
-      try c.encode(lastError, forKey: .lastError)
-      try c.encode(lastErrorAt, forKey: .lastErrorAt)
-    }
   }
 
   /// One folder in `--json` output: its sources' articles and those not marked read, folders below it included.

@@ -26,15 +26,6 @@ struct NewSource: Encodable, Sendable {
 
   enum CodingKeys: String, CodingKey { case name, feed, file, title, homePage, folder }
 
-  func encode(to encoder: any Encoder) throws {
-    var c = encoder.container(keyedBy: CodingKeys.self)
-    try c.encode(name, forKey: .name)
-    try c.encode(feed, forKey: .feed)
-    try c.encode(file, forKey: .file)
-    try c.encode(title, forKey: .title)
-    try c.encode(homePage, forKey: .homePage)
-    try c.encode(folder, forKey: .folder)
-  }
 }
 
 /// A source that was asked for but is configured already (by an equivalent URL or path), under `name`.

@@ -1,6 +1,7 @@
 import Foundation
 import OfflineNews
 import OfflineNewsHTML
+import OfflineNewsModel
 
 /// Article HTML made safe to show in a page of the server: parsed with libxml2's HTML parser (``HTMLDocument``,
 /// recover mode, as a browser repairs it) and written back from the tree with an allow-list of elements and
@@ -135,12 +136,10 @@ public enum ArticleHTMLSanitizer {
     guard !cleaned.isEmpty else { return nil }
     if let scheme = scheme(of: cleaned) {
       if allowMail, scheme == "mailto" { return cleaned }
-      guard scheme == "http" || scheme == "https", let url = URL(string: cleaned), url.host != nil else { return nil }
+      guard let url = URL(string: cleaned), url.isWebURL else { return nil }
       return url.absoluteString
     }
-    guard let base, let url = URL(string: cleaned, relativeTo: base)?.absoluteURL,
-      let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil
-    else { return nil }
+    guard let url = URLReference.resolve(cleaned, against: base), url.isWebURL else { return nil }
     return url.absoluteString
   }
 

@@ -161,8 +161,9 @@ public struct MinifluxAPI: Sendable {
     guard let body = try? decoder.decode(Body.self, from: request.body) else {
       return MinifluxJSON.error("Invalid JSON payload", status: 400)
     }
-    guard let text = body.feedUrl, let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased())
-    else { return MinifluxJSON.error("Invalid feed_url: an http or https URL is required", status: 400) }
+    guard let text = body.feedUrl, let url = URL(string: text), url.isWebURL else {
+      return MinifluxJSON.error("Invalid feed_url: an http or https URL is required", status: 400)
+    }
     let catalog = try await ServedCatalog.current(library)
     var folder: [String] = []
     if let categoryID = body.categoryId {

@@ -251,7 +251,7 @@ public struct ReaderAPI: Sendable {
   /// A feed URL from a `feed/…` stream id or a bare URL, if it is http or https.
   private static func feedURL(_ text: String) -> URL? {
     let bare = text.hasPrefix("feed/") ? String(text.dropFirst(5)) : text
-    guard let url = URL(string: bare), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else { return nil }
+    guard let url = URL(string: bare), url.isWebURL else { return nil }
     return url
   }
 

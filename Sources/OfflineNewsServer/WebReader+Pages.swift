@@ -229,7 +229,7 @@ extension WebReader {
     var html = "<article class=\"\(classes.joined(separator: " "))\" data-handle=\"\(handle)\">"
     html += "<h1>\(WebPage.text(article.title))</h1>"
     html += "<div class=\"meta\">" + meta(article)
-    if let link = article.displayURL, ["http", "https"].contains(link.scheme?.lowercased() ?? "") {
+    if let link = article.displayURL, link.isWebURL {
       html += " · <a id=\"original\" href=\"\(WebPage.attribute(link.absoluteString))\" rel=\"noopener noreferrer\">"
       html += "Original</a>"
     }
