@@ -53,6 +53,26 @@ enum SharedOption {
   static let everywhere = [color, verbose]
 }
 
+/// A command whose only options are the store's (``StoreOption``): it names the shape of its `--json` document.
+protocol StoreOptionsCommand {
+  /// The shape of the command's `--json` document, as its help shows it, e.g. `"{config, removed}"`.
+  static var jsonShape: String { get }
+}
+
+/// The store-options group, declared once: `--db PATH`, `--config PATH` and `--json` (``SharedOption``), the options
+/// of a command that reads or changes the store and prints a report (`typealias Option = StoreOption<Self>`).
+enum StoreOption<Command: StoreOptionsCommand>: CommandOption {
+  case db, config, json
+
+  var spec: OptionSpec {
+    switch self {
+    case .db: SharedOption.database
+    case .config: SharedOption.configuration
+    case .json: SharedOption.json(Command.jsonShape)
+    }
+  }
+}
+
 /// A positional argument a command declares, e.g. `FILE`.
 struct PositionalSpec: Sendable {
   /// The placeholder shown in the usage line, e.g. `HANDLE|URL`.

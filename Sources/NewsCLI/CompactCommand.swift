@@ -4,7 +4,7 @@ import OfflineNewsStorage
 
 /// `news compact`: gives the space of deleted articles back and moves an old store to 16 KiB pages
 /// (``StorageContext/compact(path:busyTimeout:)``).
-struct CompactCommand: NewsCommand {
+struct CompactCommand: NewsCommand, StoreOptionsCommand {
   static let name = "compact"
   static let summary = "Shrink the database file to what it holds (SQLite VACUUM), with 16 KiB pages."
   static let details = """
@@ -16,16 +16,10 @@ struct CompactCommand: NewsCommand {
     compacted, 66 no database file, 74 storage error (another command has the store open, disk full).
     """
 
-  enum Option: CommandOption {
-    case db, config, json
-    var spec: OptionSpec {
-      switch self {
-      case .db: SharedOption.database
-      case .config: SharedOption.configuration
-      case .json: SharedOption.json("{database, bytesBefore, bytesAfter, pageSizeBefore, pageSizeAfter}")
-      }
-    }
-  }
+  typealias Option = StoreOption<Self>
+  /// The shape of the `--json` document.
+  static let jsonShape =
+    "{database, bytesBefore, bytesAfter, pageSizeBefore, pageSizeAfter}"
 
   struct Report: Encodable {
     var database: String

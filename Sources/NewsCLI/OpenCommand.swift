@@ -8,7 +8,7 @@ import OfflineNews
 #endif
 
 /// `news open HANDLE|URL`: opens a cached article's link with the system's opener, as `gh browse` does.
-struct OpenCommand: NewsCommand {
+struct OpenCommand: NewsCommand, StoreOptionsCommand {
   static let name = "open"
   static let summary = "Open a cached article's link in the browser (the system opener: xdg-open, open)."
   static let positionals = [
@@ -23,16 +23,10 @@ struct OpenCommand: NewsCommand {
     be started or failed (xdg-open finding no browser exits 3).
     """
 
-  enum Option: CommandOption {
-    case db, config, json
-    var spec: OptionSpec {
-      switch self {
-      case .db: SharedOption.database
-      case .config: SharedOption.configuration
-      case .json: SharedOption.json("{handle, url, opener} (the link is still opened)")
-      }
-    }
-  }
+  typealias Option = StoreOption<Self>
+  /// The shape of the `--json` document.
+  static let jsonShape =
+    "{handle, url, opener} (the link is still opened)"
 
   struct Report: Encodable {
     var handle: String
@@ -41,13 +35,6 @@ struct OpenCommand: NewsCommand {
 
     enum CodingKeys: String, CodingKey { case handle, url, opener }
 
-    // Every key always present (docs/CLI.md, JSON): `opener` is `null` when none was found.
-    func encode(to encoder: any Encoder) throws {
-      var container = encoder.container(keyedBy: CodingKeys.self)
-      try container.encode(handle, forKey: .handle)
-      try container.encode(url, forKey: .url)
-      try container.encode(opener, forKey: .opener)
-    }
   }
 
   var context: CommandContext

@@ -4,20 +4,14 @@ import OfflineNewsModel
 import OfflineNewsStorage
 
 /// `news entities` and `news records ENTITY`: any entity's rows, for any mapping's data.
-struct EntitiesCommand: NewsCommand {
+struct EntitiesCommand: NewsCommand, StoreOptionsCommand {
   static let name = "entities"
   static let summary = "List the entities in the database with their row counts."
 
-  enum Option: CommandOption {
-    case db, config, json
-    var spec: OptionSpec {
-      switch self {
-      case .db: SharedOption.database
-      case .config: SharedOption.configuration
-      case .json: SharedOption.json("[{name, rows, identity, attributes, relationships}]")
-      }
-    }
-  }
+  typealias Option = StoreOption<Self>
+  /// The shape of the `--json` document.
+  static let jsonShape =
+    "[{name, rows, identity, attributes, relationships}]"
 
   struct Entry: Encodable {
     var name: String

@@ -2,7 +2,7 @@ import Foundation
 import OfflineNews
 
 /// `news remove NAME`: removes a source from the configuration file, keeping everything else in it.
-struct RemoveCommand: NewsCommand {
+struct RemoveCommand: NewsCommand, StoreOptionsCommand {
   static let name = "remove"
   static let summary = "Remove a source from the configuration (its cached articles stay)."
   static let positionals = [PositionalSpec(name: "NAME", help: "The source's name, as 'news sources' lists it.")]
@@ -13,17 +13,11 @@ struct RemoveCommand: NewsCommand {
     name, 78 the configuration file cannot be written.
     """
 
-  enum Option: CommandOption {
-    case db, config, json
-    var spec: OptionSpec {
-      switch self {
-      // Taken as by every command (a script may pass it to all), though removing a source opens no database.
-      case .db: SharedOption.database
-      case .config: SharedOption.configuration
-      case .json: SharedOption.json("{config, removed}")
-      }
-    }
-  }
+  /// `--db` is taken as by every command (a script may pass it to all), though removing a source opens no database.
+  typealias Option = StoreOption<Self>
+  /// The shape of the `--json` document.
+  static let jsonShape =
+    "{config, removed}"
 
   struct Report: Encodable {
     var config: String

@@ -5,7 +5,7 @@ import OfflineNewsModel
 import OfflineNewsStorage
 
 /// `news show URL`: one cached article in full, marked read. No network.
-struct ShowCommand: NewsCommand {
+struct ShowCommand: NewsCommand, StoreOptionsCommand {
   static let name = "show"
   static let summary = "Show one cached article in full (and mark it read), offline."
   static let positionals = [
@@ -25,20 +25,11 @@ struct ShowCommand: NewsCommand {
     no database at the path (nothing is created), 74 storage error.
     """
 
-  enum Option: CommandOption {
-    case db, config, json
-    var spec: OptionSpec {
-      switch self {
-      case .db: SharedOption.database
-      case .config: SharedOption.configuration
-      case .json:
-        SharedOption.json(
-          "{url, title, author, summary, …, isRead, bookmarked, images: [{url, lead, offline, file, bytes, format, error}], "
-            + "fullTextFailure}"
-        )
-      }
-    }
-  }
+  typealias Option = StoreOption<Self>
+  /// The shape of the `--json` document.
+  static let jsonShape =
+    "{url, title, author, summary, …, isRead, bookmarked, images: [{url, lead, offline, file, bytes, format, error}], "
+    + "fullTextFailure}"
 
   /// The article's fields as `list --json` prints them, plus its local state.
   struct Document: Encodable {
@@ -75,13 +66,6 @@ struct ShowCommand: NewsCommand {
 
     enum CodingKeys: String, CodingKey { case reason, httpStatus, failedAt, retryAfter }
 
-    func encode(to encoder: any Encoder) throws {
-      var c = encoder.container(keyedBy: CodingKeys.self)
-      try c.encode(reason, forKey: .reason)
-      try c.encode(httpStatus, forKey: .httpStatus)
-      try c.encode(failedAt, forKey: .failedAt)
-      try c.encode(retryAfter, forKey: .retryAfter)
-    }
   }
 
   /// An image of the whole article: its remote address, whether it is offline, and where (or why not).
@@ -112,17 +96,6 @@ struct ShowCommand: NewsCommand {
 
     enum CodingKeys: String, CodingKey { case url, lead, offline, file, bytes, format, error }
 
-    // Every key always present (docs/CLI.md, JSON): `null` for what an image not on disk lacks.
-    func encode(to encoder: any Encoder) throws {
-      var c = encoder.container(keyedBy: CodingKeys.self)
-      try c.encode(url, forKey: .url)
-      try c.encode(lead, forKey: .lead)
-      try c.encode(offline, forKey: .offline)
-      try c.encode(file, forKey: .file)
-      try c.encode(bytes, forKey: .bytes)
-      try c.encode(format, forKey: .format)
-      try c.encode(error, forKey: .error)
-    }
   }
 
   var context: CommandContext

@@ -4,20 +4,14 @@ import OfflineNewsModel
 import OfflineNewsStorage
 
 /// `news stats`: what the cache holds.
-struct StatsCommand: NewsCommand {
+struct StatsCommand: NewsCommand, StoreOptionsCommand {
   static let name = "stats"
   static let summary = "Show what the cache holds: rows per entity, size on disk, schema version, last fetch per query."
 
-  enum Option: CommandOption {
-    case db, config, json
-    var spec: OptionSpec {
-      switch self {
-      case .db: SharedOption.database
-      case .config: SharedOption.configuration
-      case .json: SharedOption.json("{database, bytes, pageSize, freeBytes, schemaVersion, entities, fetches}")
-      }
-    }
-  }
+  typealias Option = StoreOption<Self>
+  /// The shape of the `--json` document.
+  static let jsonShape =
+    "{database, bytes, pageSize, freeBytes, schemaVersion, entities, fetches}"
 
   struct Report: Encodable {
     struct Entity: Encodable {
