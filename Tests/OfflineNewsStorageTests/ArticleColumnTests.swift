@@ -84,6 +84,16 @@ struct ArticleColumnTests {
     expected.itemID = nil  // no read returns it
     #expect(read == expected)
     #expect(read.summaryText == "Short" && read.contentText == "Long")
+    // The hot row reader (places computed from the list) gives what each returned column's own `read` gives.
+    let returned = ArticleColumn.returned
+    let values = try await storage.read { db in
+      try db.makeStatement("SELECT \(StorageContext.articleColumns) FROM article a WHERE a.url = ?1")
+        .fetchOne([.text(key)]) { $0.values(count: returned.count) }
+    }
+    var declared = Article(key: article.url, link: nil, title: "", publishedAt: Date(timeIntervalSince1970: 0))
+    for (column, value) in zip(returned, try #require(values)) { column.read?(&declared, value) }
+    #expect(returned.filter { $0.read == nil }.map(\.name) == ["url"])
+    #expect(declared == read)
   }
 
   @Test("a record's values decode by name as the stored row does")

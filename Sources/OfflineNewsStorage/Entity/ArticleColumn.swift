@@ -7,9 +7,11 @@ import OfflineNewsModel
 /// Everything that lists the article's columns derives from ``all``: the schema (``EntityDescription/article``),
 /// the article writer's bound columns, its upsert's `SET` and `WHERE` clauses and its bind order
 /// (`ArticleWriter.appendContent`), the record writer's core set (what is not a mapping's extension column), the
-/// reader's `SELECT` list and its row decoding (`StorageContext.article(_:)`, by positions computed from this list
-/// once), the decoding of a record's values (`ArticleWriter.article(from:firstSeen:)`, by name) and the `--json`
-/// document. Adding a column is a declaration here plus a migration (docs/INTERNALS.md, "Adding an article column").
+/// reader's `SELECT` list and the places its row decoding reads (`StorageContext.article(_:)`, positions computed
+/// from this list once; the hot reader reads each field directly, and `ArticleColumnTests` checks it agrees with
+/// each column's ``read``), the decoding of a record's values (`ArticleWriter.article(from:firstSeen:)`, by name)
+/// and the `--json` document. Adding a column is a declaration here plus a migration (docs/INTERNALS.md, "The
+/// storage context").
 package struct ArticleColumn: Sendable {
   /// How a save of a source's articles writes a column.
   package enum Write: Sendable, Equatable {
@@ -153,12 +155,6 @@ extension ArticleColumn {
 
   /// The columns a read returns, in `SELECT` order (declaration order): the key first.
   static let returned = all.filter { $0.read != nil || $0.write == .key }
-
-  /// The readers of ``returned`` after the key, in `SELECT` order (the key's position is 0).
-  static let returnedReaders = returned.dropFirst().compactMap(\.read)
-
-  /// The position of the title in a row of ``returned``: a row without one is no article.
-  static let returnedTitle = returned.firstIndex { $0.name == "title" } ?? 1
 
   /// The fields of the `--json` document, in declaration order.
   package static let jsonFields = all.compactMap(\.json)
