@@ -54,7 +54,8 @@ enum SearchRanking {
   /// once: `@exclusivity(unchecked)` leaves out the run-time exclusivity checks of class properties, which were a
   /// few per cent of a search's samples (they are done for every access, thousands of rows per query). The
   /// per-phrase and per-column numbers the function reads and writes for every row are fixed-size buffers of the
-  /// query, not arrays: no uniqueness check or copy-on-write test per access (a third of the function's time).
+  /// query, not arrays: no uniqueness check or copy-on-write test per access (with the counting stop of
+  /// ``queryData(_:_:count:values:)``, 21.1 → 19.9 ms of CPU for `news search "chars news"` at 100k articles).
   private final class QueryData {
     /// Per phrase: its IDF, its size in tokens, and this row's instances weighted by column.
     let idf: UnsafeMutableBufferPointer<Double>
