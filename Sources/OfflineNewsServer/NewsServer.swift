@@ -20,8 +20,9 @@ import OfflineNewsHTTP
 ///      SameSite=Strict`, and `Secure` unless on loopback over plain HTTP); without one, `GET` is sent to `/login`.
 ///      A web `POST`, `PUT` or `DELETE` needs the session's CSRF token (`X-CSRF-Token` or a `csrf` form field), 403
 ///      otherwise.
-/// 4. `X-Content-Type-Options: nosniff`, `Referrer-Policy: no-referrer` and `X-Frame-Options: DENY` are added to
-///    every response; the request is logged (``RequestLog``: no query, no secret).
+/// 4. `X-Content-Type-Options: nosniff`, `Referrer-Policy: no-referrer` (the web reader's pages: `same-origin`,
+///    ``WebPage``) and `X-Frame-Options: DENY` are added to every response; the request is logged (``RequestLog``:
+///    no query, no secret).
 ///
 /// Failed logins (any of the three ways) are slowed per peer address (``LoginThrottle``) and logged. Without
 /// credentials (loopback only: `news serve` refuses to listen elsewhere without them) every request is allowed and
