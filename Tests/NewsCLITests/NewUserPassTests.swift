@@ -212,6 +212,23 @@ struct NewUserPassTests {
     #expect(await cli.run("fetch", "--all", "--db", cli.database).status == 0)
   }
 
+  @Test("news add of a page whose announced feed link is broken (404) is refused, as news add of the link is")
+  func brokenAnnouncedFeed() async throws {
+    let page = Data(
+      #"<html><head><title>Daring Fireball</title><link rel="alternate" type="application/rss+xml" href="/feeds/main"></head></html>"#
+        .utf8)
+    let server = try LoopbackHTTPServer(.respond(status: 404, body: Data("not here".utf8)))
+    defer { server.stop() }
+    server.enqueue(.respond(status: 200, headers: ["Content-Type": "text/html"], body: page))
+    let cli = CLIHarness()
+    let config = cli.directory.path("news.json")
+    let added = await cli.run("add", server.url("/").absoluteString, "--config", config, "--db", cli.database)
+    // It was added, exit 0, with a note naming it "Daring Fireball" while the file said "Daring Fireball (2)".
+    #expect(added.status == 69, "\(added.out) \(added.err)")
+    #expect(added.err.contains("HTTP 404") && added.err.contains("/feeds/main"), "\(added.err)")
+    #expect(!FileManager.default.fileExists(atPath: config), "nothing subscribed")
+  }
+
   @Test("a cut-off RSS file or JSON Feed gets the cut-off hint, not the hint to use a mapping")
   func cutFeedHint() async throws {
     let cli = CLIHarness()
