@@ -22,6 +22,11 @@ public struct ServerRequest: Sendable {
   public var body: Data
   /// The peer's address as text (`127.0.0.1`, `::1`), for the request log and login throttling.
   public var remoteAddress: String
+  /// Set by a server transport that answered the request itself, before any handler could: `431` (header fields
+  /// over ``ServerLimits/maxHeaderBytes``) or `413` (a body over ``ServerLimits/maxBodyBytes``). The handler is then
+  /// called only so that the request is logged like any other; its answer is not sent. `nil` for every request a
+  /// handler answers.
+  public var refusedWith: Int?
 
   /// - Parameters: see the properties of the same names. `target` is the request target (`/v1/entries?limit=5`):
   ///   its path is percent-decoded and its query split into ``query`` (RFC 3986 §3.4, `+` as a space as HTML

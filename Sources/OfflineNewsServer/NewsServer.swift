@@ -95,6 +95,14 @@ public struct NewsServer: Sendable {
   /// Answers one request (see the type's documentation for the order of the checks), adds the security header
   /// fields and logs it.
   public func handle(_ request: ServerRequest) async -> ServerResponse {
+    if let status = request.refusedWith {
+      // Answered by the transport already (431, 413): logged like any other request, never routed.
+      settings.log.record(
+        RequestLog.Entry(
+          method: RequestLog.shown(request.method), path: RequestLog.shown(request.path), status: status, ms: 0,
+          peer: request.remoteAddress, note: status == 413 ? "body too large" : "header fields too large"))
+      return .text("", status: status)
+    }
     let started = ContinuousClock.now
     var (response, note) = await route(request)
     for (name, value) in Self.securityHeaders where response.header(name) == nil {
