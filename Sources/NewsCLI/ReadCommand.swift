@@ -142,10 +142,10 @@ struct ReadCommand: NewsCommand {
   func sourceRows() -> [Reader.SourceRow] {
     let configuration = context.configuration
     var rows = [Reader.SourceRow(title: "All articles", depth: 0, filter: .all, isFolder: false)]
+    // A source's articles are those saved under its name and those of its last fetch, as `news serve` and the
+    // counts select them: not another feed's whose publisher bears its name (``ArticleFilter/anyOfSources``).
     func row(_ name: String, depth: Int) -> Reader.SourceRow {
-      let match = context.sourceMatch(name)
-      var filter = ArticleFilter(source: match.source)
-      filter.sourceQueries = match.queries
+      let filter = ArticleFilter(anyOfSources: [context.sourceMatch(name)])
       let title = configuration.sources[name]?.labels.title ?? configuration.syncSources[name]?.labels.title ?? name
       return Reader.SourceRow(title: title, depth: depth, filter: filter, isFolder: false, reloads: [name])
     }
@@ -185,7 +185,8 @@ struct ReadCommand: NewsCommand {
       case listFailed(String, generation: Int)
       /// A write was committed to the store (by this process or another): the counts are read again.
       case storeChanged
-      case counts([ArticleCounts?], [SourceHealth?])
+      case counts([ArticleCounts?])
+      case health([SourceHealth?])
       /// A reload has refreshed `done` of its `total` sources.
       case reloadProgress(done: Int, total: Int)
       /// A reload ended: what it did, for the status line.
@@ -214,14 +215,15 @@ struct ReadCommand: NewsCommand {
       // A source row's source: its health (age, last error) is shown beside its counts.
       let context = self.context
       let named = reader.sources.map { row -> String? in row.isFolder ? nil : row.reloads?.first }
+      // The counts first (the first screen), then each source's health.
       func countAll() {
         Task {
-          let counts = await Self.counts(of: rows, repository)
+          sink.yield(.counts(await Self.counts(of: rows, repository)))
           var health: [SourceHealth?] = []
           for name in named {
             health.append(name == nil ? nil : await ReadCommand.health(of: name ?? "", context, repository))
           }
-          sink.yield(.counts(counts, health))
+          sink.yield(.health(health))
         }
       }
       // A new list to observe, or none (`nil`: a search's hits, which are read once).
@@ -300,8 +302,9 @@ struct ReadCommand: NewsCommand {
         case .storeChanged:
           countAll()
           continue
-        case .counts(let counts, let health):
+        case .counts(let counts):
           reader.setCounts(counts)
+        case .health(let health):
           reader.setHealth(health)
         case .reloadProgress(let done, let total):
           reader.reloading = "reloading: \(done) of \(total) source\(total == 1 ? "" : "s") done…"
@@ -327,33 +330,19 @@ struct ReadCommand: NewsCommand {
       return .success
     }
 
-    /// The counts of each row's filter, in order, as `news serve` counts its feeds and folders: the sources' in one
-    /// statement (``NewsRepository/counts(bySource:)``), a folder's through the indexes of its sources
-    /// (``ArticleSelection``), "All articles" with ``NewsRepository/counts(matching:)``. A source's articles are
-    /// those saved under its name and those of its last fetch (the publisher's name, which `news list --source` also
-    /// matches, is left out: no index has it, and a scan of the store for each row took 8.6 s at 100,000 articles,
-    /// docs/PERFORMANCE.md). `nil` for a row that could not be counted.
+    /// The counts of each row's filter, in order, in one statement (``NewsRepository/counts(ofGroups:)``, as
+    /// `news serve` counts its feeds): a folder's sources (``ArticleFilter/anyOfSources``) or a source's, each
+    /// article once, "All articles" every article. A source's articles are those saved under its name and those of
+    /// its last fetch (the publisher's name, which `news list --source` also matches, is left out: no index has it,
+    /// and a scan of the store for each row took 8.6 s at 100,000 articles, docs/PERFORMANCE.md). `nil` for every
+    /// row when they could not be counted.
     static func counts(of rows: [ArticleFilter], _ repository: NewsRepository) async -> [ArticleCounts?] {
-      let sources = rows.map { filter -> SourceMatch? in
-        guard filter.anyOfSources == nil, let source = filter.source else { return nil }
-        return SourceMatch(source: source, queries: filter.sourceQueries)
+      let groups = rows.map { filter -> [SourceMatch]? in
+        if let members = filter.anyOfSources { return members }
+        return filter.source.map { [SourceMatch(source: $0, queries: filter.sourceQueries)] }
       }
-      let bySource = (try? await repository.counts(bySource: sources.compactMap { $0 })) ?? []
-      var next = bySource.makeIterator()
-      var counts: [ArticleCounts?] = []
-      for (filter, source) in zip(rows, sources) {
-        if source != nil {
-          counts.append(next.next().map { ArticleCounts(total: $0.total, unread: $0.unread) })
-        } else if let members = filter.anyOfSources {
-          let total = try? await repository.count(selecting: ArticleSelection(sources: members))
-          let unread = try? await repository.count(
-            selecting: ArticleSelection(filter: ArticleFilter(unreadOnly: true), sources: members))
-          counts.append(total.flatMap { total in unread.map { ArticleCounts(total: total, unread: $0) } })
-        } else {
-          counts.append(try? await repository.counts(matching: filter))
-        }
-      }
-      return counts
+      guard let counts = try? await repository.counts(ofGroups: groups) else { return rows.map { _ in nil } }
+      return counts.map { ArticleCounts(total: $0.total, unread: $0.unread) }
     }
 
     mutating func draw() {

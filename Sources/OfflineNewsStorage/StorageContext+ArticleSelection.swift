@@ -287,16 +287,28 @@ extension StorageContext {
   }
 
   /// The counts of each of `sources`' articles (as ``ArticleSelection/sources`` matches one), in one statement:
-  /// an article of two sources counts for both.
+  /// an article of two sources counts for both. ``articleCounts(ofGroups:)`` with one source a group.
   ///
   /// - Returns: one ``SourceArticleCounts`` per source, in the order of `sources`.
   /// - Throws: ``StorageError``.
   package func articleCounts(bySource sources: [SourceMatch]) async throws(StorageError) -> [SourceArticleCounts] {
-    guard !sources.isEmpty else { return [] }
+    try await articleCounts(ofGroups: sources.map { [$0] })
+  }
+
+  /// The counts of the articles of each group of sources (a folder's sources, or one source: the articles any of
+  /// them selects, as ``ArticleSelection/sources`` matches them, each article once), or of every article for a `nil`
+  /// group, in one statement, remembered by the reading connection until the store changes
+  /// (``Connection/rememberedWhileUnchanged(_:_:)``): what a reader's list of folders and sources shows. An
+  /// article of two groups counts for both.
+  ///
+  /// - Returns: one ``SourceArticleCounts`` per group, in the order of `groups`.
+  /// - Throws: ``StorageError``.
+  package func articleCounts(ofGroups groups: [[SourceMatch]?]) async throws(StorageError) -> [SourceArticleCounts] {
+    guard !groups.isEmpty else { return [] }
     var parts: [String] = []
     var arguments: [DatabaseValue] = []
-    for (index, source) in sources.enumerated() {
-      let condition = ArticleSelection(sources: [source]).whereClause(firstParameter: arguments.count + 1)
+    for (index, group) in groups.enumerated() {
+      let condition = ArticleSelection(sources: group).whereClause(firstParameter: arguments.count + 1)
       parts.append(
         "SELECT \(index) AS i, count(*), coalesce(sum(a.isRead = 0), 0), max(a.publishedAt) FROM article a\(condition.sql)"
       )
@@ -304,18 +316,21 @@ extension StorageContext {
     }
     let sql = parts.joined(separator: " UNION ALL ")
     let values = arguments
+    let count = groups.count
     return try await read { db in
-      var counts = Array(repeating: SourceArticleCounts(total: 0, unread: 0), count: sources.count)
-      for row in try db.makeStatement(sql).fetchAll(
-        values,
+      try db.rememberedWhileUnchanged(CountKey(sql: sql, arguments: values)) {
+        var counts = Array(repeating: SourceArticleCounts(total: 0, unread: 0), count: count)
+        for row in try db.makeStatement(sql).fetchAll(
+          values,
+          {
+            (Int($0.int64(0) ?? 0), Int($0.int64(1) ?? 0), Int($0.int64(2) ?? 0), $0.int64(3))
+          }) where counts.indices.contains(row.0)
         {
-          (Int($0.int64(0) ?? 0), Int($0.int64(1) ?? 0), Int($0.int64(2) ?? 0), $0.int64(3))
-        }) where counts.indices.contains(row.0)
-      {
-        counts[row.0] = SourceArticleCounts(
-          total: row.1, unread: row.2, newest: row.3.map { Timestamp(millisecondsSince1970: $0).date })
+          counts[row.0] = SourceArticleCounts(
+            total: row.1, unread: row.2, newest: row.3.map { Timestamp(millisecondsSince1970: $0).date })
+        }
+        return counts
       }
-      return counts
     }
   }
 
