@@ -83,6 +83,8 @@ struct ReadCommand: NewsCommand {
     }
     let repository = try context.makeRepository(arguments.common, reading: true)
     var reader = Reader(sources: sourceRows(), startingList: start, unreadOnly: unreadOnly, now: context.now())
+    let statePath = Self.statePath(ofDatabase: repository.databasePath)
+    reader.collapse(folders: Self.savedCollapsedFolders(statePath))
     // A reading command opens the writer at its first write, so `readOnlyCause` may not be known yet: the file and
     // its folder are asked too (access(2) says EPERM for an immutable file, root included).
     let path = repository.databasePath
@@ -115,7 +117,36 @@ struct ReadCommand: NewsCommand {
     }
     var session = Session(
       repository: repository, terminal: terminal, reader: reader, context: context, refresher: refresher)
+    defer { Self.saveCollapsedFolders(session.reader.collapsedFolders, statePath) }
     return try await session.run()
+  }
+
+  /// Where the reader keeps what it remembers between runs (the collapsed folders): beside the store, named after
+  /// it (`news.sqlite-read.json` for `news.sqlite`), so that each store has its own; `nil` for an in-memory store.
+  /// A JSON object, `{"collapsedFolders": ["Tech/Swift"]}` (folders as the configuration writes them).
+  static func statePath(ofDatabase path: String) -> String? {
+    guard !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") else { return nil }
+    return path + "-read.json"
+  }
+
+  /// The collapsed folders the last run saved; none when there is no file or it cannot be read (it is only a
+  /// preference: a damaged file is replaced at the next quit).
+  static func savedCollapsedFolders(_ path: String?) -> [String] {
+    guard let path, let data = FileManager.default.contents(atPath: path),
+      let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+      let folders = object["collapsedFolders"] as? [String]
+    else { return [] }
+    return folders
+  }
+
+  /// Saves the collapsed folders for the next run, when they changed; a store whose folder cannot be written (a
+  /// read-only store) keeps none, silently: the reader said so when it opened.
+  static func saveCollapsedFolders(_ folders: [String], _ path: String?) {
+    guard let path, folders != savedCollapsedFolders(path) else { return }
+    guard !folders.isEmpty || FileManager.default.fileExists(atPath: path),
+      let data = try? JSONSerialization.data(withJSONObject: ["collapsedFolders": folders], options: [.sortedKeys])
+    else { return }
+    try? data.write(to: URL(fileURLWithPath: path), options: .atomic)
   }
 
   /// The health of the configured source `name` (its last fetch and last error), or `nil` when it is not one.
@@ -159,7 +190,7 @@ struct ReadCommand: NewsCommand {
       rows.append(
         Reader.SourceRow(
           title: folder.last ?? text, depth: folder.count - 1, filter: ArticleFilter(anyOfSources: matches),
-          isFolder: true, reloads: configuration.sourceNames(inFolder: text) ?? []))
+          isFolder: true, reloads: configuration.sourceNames(inFolder: text) ?? [], folder: text))
       for name in names where configuration.folder(ofSource: name) == folder {
         rows.append(row(name, depth: folder.count))
       }
