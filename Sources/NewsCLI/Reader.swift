@@ -461,7 +461,9 @@ struct Reader {
             + (under == .sources ? "on the sources" : under == .articles ? "on a list" : "on the article")))
       // Wrapped to the width; on a screen too short for them all, the last row says where the rest are.
       let keys = ReaderKey.lines(on: under, width: width)
-      let shown = keys.count <= body ? keys : keys.prefix(body - 1) + ["  … \(keys.count - body + 1) more lines: news read --keys"]
+      let shown =
+        keys.count <= body
+        ? keys : keys.prefix(body - 1) + ["  … \(keys.count - body + 1) more lines: news read --keys"]
       lines += shown.map { Terminal.Line(Self.fit($0, width)) }
     }
     while lines.count < height - 1 { lines.append(Terminal.Line("")) }
