@@ -190,7 +190,7 @@ let package = Package(
       name: "OfflineNewsServerTests",
       dependencies: [
         "OfflineNewsServer", "OfflineNewsMicroHTTPD", "OfflineNews", "TestSupport", "OfflineNewsHTML",
-        "OfflineNewsHTTP", "OfflineNewsModel", "OfflineNewsNetwork", "OfflineNewsStorage",
+        "OfflineNewsHTTP", "OfflineNewsModel", "OfflineNewsNetwork", "OfflineNewsStorage", "OfflineNewsURLSession",
       ]),
     .testTarget(
       name: "NewsCLITests",

@@ -215,6 +215,10 @@ struct AddCommand: NewsCommand {
     case .notAFeed:
       return CommandFailure(
         .badInput, "\(target) is not a feed (RSS, Atom, RDF, JSON Feed) nor a web page that announces one")
+    case .notText(let url, let problem):
+      return CommandFailure(
+        .badInput, "\(target): \(problem.detail), not a feed",
+        hint: FailureHint.hint(for: problem.kind, reading: NewsQuery(url: url), command: Self.name))
     case .noFeedAnnounced:
       return CommandFailure(
         .badInput, "\(target) is a web page that announces no feed",

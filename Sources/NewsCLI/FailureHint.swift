@@ -68,7 +68,8 @@ enum FailureHint {
   }
 
   /// The hint for a body that is no response `news` reads, by its typed cause (``BodyProblem/Kind``).
-  private static func hint(for kind: BodyProblem.Kind, reading query: NewsQuery) -> String? {
+  /// `command`: the `news` command that read it (`import`, `add`), named where the hint says to try it again.
+  static func hint(for kind: BodyProblem.Kind, reading query: NewsQuery, command: String = "import") -> String? {
     let isFile = query.url.isFileURL
     switch kind {
     case .htmlPageAnnouncingNoFeed:
@@ -94,7 +95,7 @@ enum FailureHint {
       return "this is XML, but no feed news reads (RSS 0.9x and 2.0, RSS 1.0 (RDF), Atom) nor a NewsAPI response"
     case .compressed:
       return isFile
-        ? "unpack it first (gunzip -k FILE), then import the file it gives"
+        ? "unpack it first (gunzip -k FILE), then \(command) the file it gives"
         : "the server sent a compressed body without saying so: check the URL"
     case .binary:
       return "this is not a news file: news reads NewsAPI responses, RSS, Atom, RDF and JSON Feed files, and OPML lists"

@@ -73,16 +73,25 @@ extension FetchCommand {
     }
     progress.finish()
     print(report.sources)
-    noteRelinks(report)
+    noteRelinks(report, after: options.relinkAfter)
     context.reportFullText(report)
     return Self.exitCode(report)
   }
 
-  /// Feeds that moved permanently (`301`, `308`) are configured at their new address from now on (RFC 9110
-  /// §15.4.2): the library rewrote their `"feed"` in the configuration file, every other byte kept
-  /// (``NewsRepository/refresh(_:in:options:progress:)``); a note says so, or why the file could not be changed.
-  private func noteRelinks(_ report: RefreshReport) {
+  /// Feeds that moved permanently (`301`, `308`) on consecutive refreshes are configured at their new address from
+  /// now on (RFC 9110 §15.4.2): the library rewrote their `"feed"` in the configuration file, every other byte kept
+  /// (``NewsRepository/refresh(_:in:options:progress:)``); a note says so, or why the file could not be changed. A
+  /// move seen fewer times is noted as pending.
+  private func noteRelinks(_ report: RefreshReport, after needed: Int) {
     let file = context.subscriptionFile.path
+    let relinked = Set(report.relinked.map(\.source)).union(report.relinkFailures.map(\.source))
+    for result in report.sources where !relinked.contains(result.source) {
+      guard let url = result.movedPermanently else { continue }
+      context.console.printNote(
+        "\(OutputFormat.sanitized(result.source)): moved permanently to \(OutputFormat.sanitized(url.absoluteString)) "
+          + "(\(result.permanentRedirects) of \(needed) refreshes in a row); \(file) will say so once \(needed) "
+          + "refreshes in a row are redirected there")
+    }
     for result in report.relinked {
       guard let url = result.movedPermanently else { continue }
       context.console.printNote(

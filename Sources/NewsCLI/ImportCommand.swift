@@ -1,6 +1,7 @@
 import Foundation
 import OfflineNews
 import OfflineNewsFeeds
+import OfflineNewsImport
 import OfflineNewsModel
 import OfflineNewsNetwork
 import OfflineNewsStorage
@@ -266,10 +267,19 @@ struct ImportCommand: NewsCommand {
 extension CommandContext {
   /// The error (status 65) of an import that could not read `file` (at `path`), with the hint for its cause
   /// (``FailureHint``): a missing file, a folder, a page, a cut-off file…; nothing was saved.
+  /// JSON of another shape that a shipped mapping reads (Hacker News items, a Parse export) gets that mapping named
+  /// (``ImportMapping/shippedNames(reading:)``), not only "give a mapping".
   func importRefusal(_ file: String, path: String, _ error: NewsNetworkError) -> CommandFailure {
-    CommandFailure(
-      .badInput, "\(file): \(error.description); nothing was saved",
-      hint: FailureHint.reading(NewsQuery(url: URL(fileURLWithPath: path)), error, currentDirectory: currentDirectory))
+    var hint = FailureHint.reading(
+      NewsQuery(url: URL(fileURLWithPath: path)), error, currentDirectory: currentDirectory)
+    if case .invalidResponse(let problem) = error, problem.kind == .wrongShape || problem.kind == .noArticles,
+      let data = try? LocalFile.read(path, maxBytes: NewsRequest.maximumBodySize),
+      let name = ImportMapping.shippedNames(reading: data).first
+    {
+      hint =
+        "this is what the shipped mapping '\(name)' reads: news import \(NetworkProgram.shellQuoted(file)) --mapping \(name)"
+    }
+    return CommandFailure(.badInput, "\(file): \(error.description); nothing was saved", hint: hint)
   }
 
   /// What an import's line adds when the configuration's `eviction` removed articles right after the save:

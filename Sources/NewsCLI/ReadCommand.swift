@@ -177,8 +177,8 @@ struct ReadCommand: NewsCommand {
     // counts select them: not another feed's whose publisher bears its name (``ArticleFilter/anyOfSources``).
     func row(_ name: String, depth: Int) -> Reader.SourceRow {
       let filter = ArticleFilter(anyOfSources: [context.sourceMatch(name)])
-      let title = configuration.sources[name]?.labels.title ?? configuration.syncSources[name]?.labels.title ?? name
-      return Reader.SourceRow(title: title, depth: depth, filter: filter, isFolder: false, reloads: [name])
+      // The subscription's name, as `news sources` and `--source` use it (its feed's own title is a label).
+      return Reader.SourceRow(title: name, depth: depth, filter: filter, isFolder: false, reloads: [name])
     }
     let names = configuration.allSourceNames.sorted { $0.lowercased() < $1.lowercased() }
     // Each folder right after the folder it is in ("Tech", "Tech/Swift", then "Tech 2"), so that collapsing a

@@ -74,7 +74,13 @@ struct ServeCommand: NewsCommand {
     let repository = try context.makeRepository(
       arguments.common, entities: CommandContext.entities(of: configured), retrying: true)
     let sources = sourcesProvider(repository: repository, configured: configured)
-    let library = ServedLibrary(repository: repository, sources: sources)
+    // Subscriptions made through the APIs go into the configuration file, the CLI's list, named after the feed's own
+    // title (read while the client waits, as Miniflux reads it).
+    let timeout = context.configuration.timeoutSeconds
+    let library = ServedLibrary(
+      repository: repository, sources: sources, subscriptions: context.subscriptionFile,
+      subscriber: context.network.reachesHTTP
+        ? FeedSubscriber(transport: context.network.httpTransport(timeout, SyncCommand.retry(timeout), [])) : nil)
     let json = arguments.flag(.json)
     let server = NewsServer(
       library: library,

@@ -31,7 +31,7 @@ struct SourcesCommand: NewsCommand {
         SharedOption.json(
           "{sources: [{name, kind, default, url, policy, maxAgeSeconds, fetchedAt, ageSeconds, freshness, stale, "
             + "articles, unread, fullTextFailed, folder, failingSince, lastError, lastErrorAt}], "
-            + "folders: [{folder, articles, unread}]}"
+            + "folders: [{folder, articles, unread}], alsoCached: [{query, fetchedAt, articles}]}"
         )
       }
     }
@@ -100,9 +100,19 @@ struct SourcesCommand: NewsCommand {
     var unread: Int
   }
 
+  /// A query cached from no configured source (`news import FILE`, `news fetch --url`, a source removed since), in
+  /// `--json` output.
+  struct CachedEntry: Encodable {
+    /// The file's path, or the URL fetched.
+    var query: String
+    var fetchedAt: String
+    var articles: Int
+  }
+
   struct Report: Encodable {
     var sources: [Entry]
     var folders: [FolderEntry]
+    var alsoCached: [CachedEntry]
   }
 
   var context: CommandContext
@@ -120,13 +130,16 @@ struct SourcesCommand: NewsCommand {
     var entries: [Entry] = []
     // Every source fetched through the repository (NewsAPI, file, feed): its health, from its fetch record.
     var fetched = configuration.sources.map { (source: $0.value, kind: $0.value.url.isFileURL ? "file" : "newsapi") }
+    var queries: [NewsQuery] = []
     for (name, sync) in configuration.syncSources {
       guard case .feed(let url) = sync.kind else { continue }
       fetched.append(
         (Configuration.Source(name: name, url: url, maxAge: sync.maxAge, labels: sync.labels), kind: "feed"))
     }
     for (source, kind) in fetched {
-      let health = try await repository.health(of: context.newsSource(source))
+      let newsSource = context.newsSource(source)
+      queries.append(newsSource.query)
+      let health = try await repository.health(of: newsSource)
       var entry = Self.entry(name: source.name, source: source, health: health, configuration: configuration, now: now)
       entry.kind = kind
       if health.isFailing(for: Self.failingFlagged, now: context.now()), let since = health.failingSince {
@@ -136,6 +149,7 @@ struct SourcesCommand: NewsCommand {
     }
     for (name, source) in configuration.syncSources {
       guard case .parse = source.kind else { continue }
+      queries.append(NewsSource.query(ofParseSource: name))
       // Its health is its classes' sync bookkeeping's; its mapping is not needed for that (nor loaded).
       var entry = Self.syncEntry(
         name: name, source: source, health: try await repository.health(ofParseSource: name), now: now)
@@ -159,19 +173,40 @@ struct SourcesCommand: NewsCommand {
       let counts = try await repository.counts(matching: ArticleFilter(anyOfSources: matches))
       folders.append(FolderEntry(folder: text, articles: counts.total, unread: counts.unread))
     }
+    // What the cache holds from no configured source: a user who imported files sees them here too.
+    let alsoCached = try await repository.cachedQueries(besides: queries).map { query in
+      CachedEntry(
+        query: URL(string: query.cacheKey).flatMap { $0.isFileURL ? $0.path : nil } ?? query.cacheKey,
+        fetchedAt: Timestamp(query.fetchedAt).rfc3339String, articles: query.cachedCount)
+    }
     let console = context.console
     if arguments.flag(.json) {
-      console.out(OutputFormat.json(Report(sources: entries, folders: folders)))
+      console.out(OutputFormat.json(Report(sources: entries, folders: folders, alsoCached: alsoCached)))
       return .success
     }
-    guard !entries.isEmpty else {
+    if entries.isEmpty {
       let file = configuration.file.map { " in \($0)" } ?? " (no configuration file found)"
       console.err("no sources configured\(file)\n")
-      return .success
+    } else {
+      console.printLines(Self.lines(entries, now: now.date, width: console.width, color: console.color))
     }
-    console.printLines(Self.lines(entries, now: now.date, width: console.width, color: console.color))
     if !folders.isEmpty { console.printLines(Self.folderLines(folders)) }
+    if !alsoCached.isEmpty { console.printLines(Self.alsoCachedLines(alsoCached, now: now.date)) }
     return .success
+  }
+
+  /// After the sources and folders, what the cache holds from no configured source, newest first:
+  /// `also cached (news import, fetch --url; news list --source PATH shows them):` then `  PATH  3 articles, 5 min ago`.
+  static func alsoCachedLines(_ cached: [CachedEntry], now: Date) -> String {
+    let names = cached.map { OutputFormat.sanitized($0.query, collapsingWhitespace: true) }
+    let width = names.map(\.count).max() ?? 0
+    var lines = "also cached, from no configured source (news list --source PATH shows them):\n"
+    for (entry, name) in zip(cached, names) {
+      let articles = entry.articles == 1 ? "1 article" : "\(entry.articles) articles"
+      let when = Timestamp(rfc3339: entry.fetchedAt).map { OutputFormat.relative($0.date, now: now) } ?? ""
+      lines += "  \(name)\(String(repeating: " ", count: width - name.count))  \(articles), \(when)\n"
+    }
+    return lines
   }
 
   /// `--opml`: the `feed` sources, in the configuration file's order, as OPML 2.0 (`text`/`title` the source's name,

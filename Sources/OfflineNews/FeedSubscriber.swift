@@ -2,6 +2,7 @@ import Foundation
 import OfflineNewsFeeds
 import OfflineNewsHTTP
 import OfflineNewsModel
+import OfflineNewsNetwork
 
 /// Subscribing: tells what a URL the user gave is — a feed, a web page announcing feeds, or an OPML subscription
 /// list — and makes the ``NewsSource`` candidates to subscribe to, each named after the feed's own title.
@@ -66,7 +67,7 @@ public struct FeedSubscriber: Sendable {
   /// - An OPML list: ``Subscribable/subscriptionList(_:)``, each outline with an `xmlUrl` a candidate.
   ///
   /// - Throws: ``SubscriptionError``: ``SubscriptionError/notAFeed(_:)`` (JSON that is no JSON Feed, or anything
-  ///   else), ``SubscriptionError/unreadableFeed(_:_:)`` (a feed libxml2 cannot recover, or cut off),
+  ///   else), ``SubscriptionError/notText(_:_:)`` (empty, compressed or binary bytes), ``SubscriptionError/unreadableFeed(_:_:)`` (a feed libxml2 cannot recover, or cut off),
   ///   ``SubscriptionError/noFeedAnnounced(_:)``, ``SubscriptionError/relativeFeedLinks(_:)`` (a saved page whose
   ///   feed links only its web address resolves), ``SubscriptionError/unreadableSubscriptionList(_:_:)``,
   ///   ``SubscriptionError/network(_:_:)`` (the ``HTTPError``), ``SubscriptionError/httpStatus(_:_:)`` (a status
@@ -109,6 +110,9 @@ public struct FeedSubscriber: Sendable {
       }
       return .subscriptionList(SubscriptionListDocument(url: document.url, document: list, candidates: candidates))
     case .json, .unknown:
+      // Bytes that are no text at all are named as `news import` names them: a `.gz` saved without unpacking, an
+      // empty download, a binary file.
+      if let problem = ResponseBodySummary.nonTextProblem(document.body) { throw .notText(document.url, problem) }
       throw .notAFeed(document.url)
     }
   }
@@ -293,6 +297,9 @@ public struct SubscriptionListDocument: Sendable {
 public enum SubscriptionError: Error, Sendable, Hashable, CustomStringConvertible {
   /// The document is none of a feed, a web page or an OPML list (e.g. JSON that is no JSON Feed, plain text).
   case notAFeed(URL)
+  /// The document is no text at all: empty, gzip-compressed (RFC 1952 §2.3.1) or binary (``BodyProblem/Kind/empty``,
+  /// ``BodyProblem/Kind/compressed``, ``BodyProblem/Kind/binary``, with its summary).
+  case notText(URL, BodyProblem)
   /// It starts as an RSS, RDF or Atom feed, but libxml2 cannot recover it, or it is cut off (``FeedParseError``).
   case unreadableFeed(URL, FeedParseError)
   /// A web page that announces no feed.
@@ -320,6 +327,7 @@ public enum SubscriptionError: Error, Sendable, Hashable, CustomStringConvertibl
     switch self {
     case .notAFeed(let url):
       "\(Self.text(url)) is not a feed (RSS, Atom, RDF, JSON Feed) nor a web page that announces one"
+    case .notText(let url, let problem): "\(Self.text(url)): \(problem.detail), not a feed"
     case .unreadableFeed(_, let error): "\(error)"
     case .noFeedAnnounced(let url): "\(Self.text(url)) is a web page that announces no feed"
     case .relativeFeedLinks(let url):

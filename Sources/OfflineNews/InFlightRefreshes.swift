@@ -7,9 +7,11 @@ import Synchronization
 /// What one refresh of a query (network, then store) came to. Shared by every read that joined it.
 enum RefreshOutcome: Sendable {
   /// A good response was saved, or a `304 Not Modified` confirmed the cached rows (`notModified`), at `fetchedAt`.
-  /// `movedTo`: where permanent redirects took the request (``NewsPage/movedPermanently``).
+  /// `movedTo`: where permanent redirects took the request (``NewsResponse/movedPermanently``); `movedSeen`: how many
+  /// answered refreshes in a row, this one included, they took there (the fetch log's pending move).
   case saved(
-    fetchedAt: Timestamp, issues: [RecordIssue], notModified: Bool, counts: ArticleSaveResult?, movedTo: URL? = nil)
+    fetchedAt: Timestamp, issues: [RecordIssue], notModified: Bool, counts: ArticleSaveResult?, movedTo: URL? = nil,
+    movedSeen: Int = 0)
   /// The network failed, or answered nothing usable; the cache was not changed.
   case failed(NewsNetworkError)
   /// The network answered, and the store failed to save it.

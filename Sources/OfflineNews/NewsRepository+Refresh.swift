@@ -105,12 +105,15 @@ extension NewsRepository {
       } else if result.revalidated {
         outcome.status = .notModified
         outcome.cached = result.articles.count
+        outcome.movedPermanently = result.movedPermanently
+        outcome.permanentRedirects = result.permanentRedirects
       } else if let saved = result.saved {
         outcome.issues = result.issues
         outcome.inserted = saved.inserted
         outcome.updated = saved.updated
         outcome.unchanged = saved.unchanged
         outcome.movedPermanently = result.movedPermanently
+        outcome.permanentRedirects = result.permanentRedirects
         if saved.inserted == 0 && saved.updated == 0 { outcome.status = .unchanged }
       }
     } catch {

@@ -71,6 +71,20 @@ extension NewsRepository {
     return health
   }
 
+  /// What the store's fetch log holds besides `queries` (a list's sources: ``NewsSource/query``, and
+  /// ``NewsSource/query(ofParseSource:)`` for a Parse source): the files imported (`news import FILE`), URLs read
+  /// once (`news fetch --url`) and sources no longer in the list whose articles are still cached, each as its
+  /// query's cache key with its last good fetch and cached rows, most recent first. One read of the fetch log; no
+  /// article is counted.
+  ///
+  /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
+  public func cachedQueries(besides queries: [NewsQuery]) async throws(NewsRepositoryError) -> [CachedQuery] {
+    let known = Set(queries.map(\.cacheKey))
+    return try await storing { try await storage.fetchRecords() }
+      .filter { !known.contains($0.query) && $0.cachedCount > 0 }
+      .map { CachedQuery(cacheKey: $0.query, fetchedAt: $0.fetchedAt.date, cachedCount: $0.cachedCount) }
+  }
+
   /// The health of the Parse source named `name`, from its classes' sync bookkeeping: the latest sync of any class,
   /// the latest error of any class, the articles cached under its article query (``NewsSource/query(ofParseSource:)``).
   /// Needs no mapping: for a list of sources that must show even when a mapping cannot be loaded.
@@ -89,4 +103,14 @@ extension NewsRepository {
     health.cachedCount = try await storing { try await storage.fetchRecord(forQuery: key) }?.cachedCount ?? 0
     return health
   }
+}
+
+/// A query in the store's fetch log that no source of a list fetches (``NewsRepository/cachedQueries(besides:)``).
+public struct CachedQuery: Sendable, Hashable {
+  /// The query's cache key: a file's path or `file:` URL, or the URL that was fetched (a NewsAPI key never in it).
+  public var cacheKey: String
+  /// Its last good fetch or import.
+  public var fetchedAt: Date
+  /// Its rows still cached.
+  public var cachedCount: Int
 }

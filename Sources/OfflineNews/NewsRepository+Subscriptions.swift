@@ -259,15 +259,18 @@ extension NewsRepository {
 
   /// Refreshes `sources` of `list` as ``refresh(_:options:progress:)`` does, then re-links in `list` each feed that
   /// moved permanently (``SourceRefresh/movedPermanently``; RFC 9110 §15.4.2: a client "ought to" re-link) to its
-  /// new address; ``RefreshReport/relinked`` says which. A list that cannot be written keeps the old address (the
-  /// next refresh follows the redirect again).
+  /// new address, once ``RefreshOptions/relinkAfter`` answered refreshes in a row were redirected there
+  /// (``SourceRefresh/permanentRedirects``); ``RefreshReport/relinked`` says which. A list that cannot be written
+  /// keeps the old address (the next refresh follows the redirect again).
   public func refresh(
     _ sources: [NewsSource], in list: some SubscriptionList, options: RefreshOptions = RefreshOptions(),
     progress: @escaping @Sendable (SourceRefresh) -> Void = { _ in }
   ) async -> RefreshReport {
     var report = await refresh(sources, options: options, progress: progress)
     for result in report.sources {
-      guard let moved = result.movedPermanently else { continue }
+      guard let moved = result.movedPermanently, result.permanentRedirects >= max(1, options.relinkAfter) else {
+        continue
+      }
       do {
         try await list.relink(result.source, to: moved)
         if let now = try await list.source(named: result.source), now.url == moved {

@@ -124,10 +124,10 @@ public final class NewsRepository: Sendable {
     case .networkOnly:
       let outcome = await refresh(query, maxAge: maxAge, pages: pages).task.value
       switch outcome {
-      case .saved(let fetchedAt, let issues, let notModified, let counts, let movedTo):
+      case .saved(let fetchedAt, let issues, let notModified, let counts, let movedTo, let movedSeen):
         return try await networkResult(
           query, fetchedAt: fetchedAt, issues: issues, revalidated: notModified, maxAge: maxAge, limit: limit,
-          counts: counts, movedTo: movedTo)
+          counts: counts, movedTo: movedTo, movedSeen: movedSeen)
       case .failed(let error):
         throw .networkFailed(query: query, network: error)
       case .storageFailed(let error):
@@ -377,7 +377,7 @@ public final class NewsRepository: Sendable {
 
   private func networkResult(
     _ query: NewsQuery, fetchedAt: Timestamp, issues: [RecordIssue], revalidated: Bool, maxAge: TimeInterval?,
-    limit: Int?, counts: ArticleSaveResult?, movedTo: URL? = nil
+    limit: Int?, counts: ArticleSaveResult?, movedTo: URL? = nil, movedSeen: Int = 0
   ) async throws(NewsRepositoryError) -> NewsResult {
     try await storing {
       let (rows, record) = try await storage.cachedEntry(forQuery: query.cacheKey, limit: limit)
@@ -386,6 +386,7 @@ public final class NewsRepository: Sendable {
         maxAge: maxAge ?? record?.maxAge, now: fetchedAt, revalidated: revalidated)
       result.saved = counts
       result.movedPermanently = movedTo
+      result.permanentRedirects = movedTo == nil ? 0 : max(1, movedSeen)
       return result
     }
   }
@@ -414,10 +415,10 @@ public final class NewsRepository: Sendable {
       outcome = await refresh.task.value
     }
     switch outcome {
-    case .saved(let fetchedAt, let issues, let notModified, let counts, let movedTo):
+    case .saved(let fetchedAt, let issues, let notModified, let counts, let movedTo, let movedSeen):
       return try await networkResult(
         query, fetchedAt: fetchedAt, issues: issues, revalidated: notModified, maxAge: maxAge, limit: limit,
-        counts: counts, movedTo: movedTo)
+        counts: counts, movedTo: movedTo, movedSeen: movedSeen)
     case .failed(let failure):
       var result = try await fallback(cached, query, maxAge: maxAge, limit: limit, after: failure)
       guard !result.articles.isEmpty else { throw .networkFailedAndCacheEmpty(query: query, network: failure) }
@@ -485,14 +486,16 @@ public final class NewsRepository: Sendable {
     let now = clock()
     do throws(StorageError) {
       switch response {
-      case .notModified(let newer):
-        let found = try await storage.refreshFetch(
-          forQuery: key, fetchedAt: now, maxAge: maxAge, etag: newer.etag, lastModified: newer.lastModified)
-        guard found else {
+      case .notModified(let newer, _):
+        let moved = response.movedPermanently
+        let seen = try await storage.refreshFetch(
+          forQuery: key, fetchedAt: now, maxAge: maxAge, etag: newer.etag, lastModified: newer.lastModified,
+          movedTo: moved)
+        guard let seen else {
           return .failed(
             .invalidResponse(BodyProblem(.protocolViolation, "304 Not Modified, but the query's cached rows are gone")))
         }
-        return .saved(fetchedAt: now, issues: [], notModified: true, counts: nil)
+        return .saved(fetchedAt: now, issues: [], notModified: true, counts: nil, movedTo: moved, movedSeen: seen)
       case .page(let page, let newer):
         guard !page.articles.isEmpty else {
           let skipped = page.skippedCount
@@ -501,10 +504,11 @@ public final class NewsRepository: Sendable {
         }
         let counts = try await storage.saveArticles(
           page.articles, forQuery: key, source: query.source ?? key, fetchedAt: now, maxAge: maxAge, etag: newer.etag,
-          lastModified: newer.lastModified)
+          lastModified: newer.lastModified, movedTo: page.movedPermanently)
         if counts.evicted > 0 { await removeUnusedImages() }
         return .saved(
-          fetchedAt: now, issues: page.issues, notModified: false, counts: counts, movedTo: page.movedPermanently)
+          fetchedAt: now, issues: page.issues, notModified: false, counts: counts, movedTo: page.movedPermanently,
+          movedSeen: counts.permanentRedirects)
       }
     } catch {
       return .storageFailed(error)

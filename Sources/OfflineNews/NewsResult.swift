@@ -46,8 +46,11 @@ public struct NewsResult: Sendable {
   /// `nil` for a cache result or a `304`.
   public var saved: ArticleSaveResult?
   /// For a network result: where permanent redirects (`301`, `308`) took the request, the address to use from now
-  /// on (``NewsPage/movedPermanently``); `nil` otherwise.
+  /// on (``NewsPage/movedPermanently``), whether the server answered with a page or a `304`; `nil` otherwise.
   public var movedPermanently: URL?
+  /// With ``movedPermanently``: how many answered refreshes of the query in a row, this one included, permanent
+  /// redirects took to that same address (kept in the store's fetch log); `0` without it.
+  public var permanentRedirects = 0
 
   /// - Parameters:
   ///   - fetchedAt: when the rows' response was received (UTC, milliseconds), or `nil` when unknown.

@@ -17,6 +17,11 @@ public struct RefreshOptions: Sendable {
   public var retryFailed = false
   /// Ask sources whose last answer was `410 Gone` too (they are skipped otherwise: ``SourceRefresh/Status/gone``).
   public var askGone = false
+  /// How many answered refreshes in a row must be permanently redirected (`301`, `308`) to the same address before
+  /// ``NewsRepository/refresh(_:in:options:progress:)`` re-links the subscription there (at least 1). Default 2:
+  /// one misconfigured redirect, or a captive portal's, does not rewrite the list; a move that stays does (a
+  /// refresh that failed, or that was not asked, neither counts nor breaks the run).
+  public var relinkAfter = 2
   /// Requests in flight at once, in all (at least 1). Default 4.
   public var totalLimit = 4
   /// Requests in flight at once to one host (at least 1). Default 2.
@@ -108,9 +113,13 @@ public struct SourceRefresh: Sendable {
   /// Values of the response not read (the records kept, with the value dropped) or records skipped.
   public var issues: [RecordIssue] = []
   /// Where permanent redirects (`301`, `308`, RFC 9110 §15.4) took the source's request, when they did: its new
-  /// address. ``NewsRepository/refreshSubscriptions(inFolder:options:progress:)`` moves a stored subscription there;
-  /// an app keeping its own list does the same.
+  /// address (the answer a page or a `304`). ``NewsRepository/refresh(_:in:options:progress:)`` moves the
+  /// subscription there once ``RefreshOptions/relinkAfter`` refreshes in a row agree (``permanentRedirects``); an
+  /// app keeping its own list may do the same.
   public var movedPermanently: URL?
+  /// With ``movedPermanently``: how many answered refreshes of the source in a row, this one included, permanent
+  /// redirects took to that same address (the store's fetch log keeps the count between runs); `0` without it.
+  public var permanentRedirects = 0
   /// Whether the server answered `410 Gone` now or before (RFC 9110 §15.5.11): the feed was removed on purpose and
   /// will not come back; later refreshes do not ask it (``Status/gone``).
   public var isGone: Bool {

@@ -30,3 +30,23 @@ extension ImportMapping {
     }
   }
 }
+
+extension ImportMapping {
+  /// The shipped mappings (``shippedNames``, `newsapi` excepted: the built-in decoder reads that shape) that read
+  /// `data` into records, most records first: each whose records are where it says and of which more than half
+  /// map to a record with an identity (none skipped by a rule or failed). For the hint of a JSON file that is no
+  /// NewsAPI response (`news import FILE` → `--mapping hackernews`); nothing is stored. Empty when `data` is no
+  /// JSON or no shipped mapping fits it.
+  public static func shippedNames(reading data: Data) -> [String] {
+    guard let json = try? JSONValue.parse(data) else { return [] }
+    var fits: [(name: String, records: Int)] = []
+    for name in shippedNames where name != "newsapi" {
+      guard let mapping = try? shipped(name),
+        let (changes, report) = try? Importer(mapping: mapping).makeChanges(json, source: name)
+      else { continue }
+      let records = changes.upserts.count
+      if records > 0, report.failed + report.skipped < records { fits.append((name, records)) }
+    }
+    return fits.sorted { $0.records > $1.records }.map(\.name)
+  }
+}

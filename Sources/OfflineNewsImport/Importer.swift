@@ -262,8 +262,15 @@ public struct Importer: Sendable {
           guard let description = mapping.entity(entity)?.entity, let key = description.identity.first else { continue }
           let predicate: FetchPredicate
           switch scope {
+          // The built-in article entity is every source's: a payload mirrors its own source's articles, never
+          // another's (a 3-item JSON Feed mirrored with `.entity` deleted every feed's articles). As a Parse sync
+          // prunes them.
+          case .entity where entity == EntityDescription.article.name:
+            predicate = FetchPredicate.attribute("source") == source
           // Every row has its identity: the whole entity, asked for explicitly.
           case .entity: predicate = .isNotNull(key)
+          case .matching(let condition) where entity == EntityDescription.article.name:
+            predicate = .and([condition, FetchPredicate.attribute("source") == source])
           case .matching(let condition): predicate = condition
           }
           changes.deleteMissing.append(
@@ -276,9 +283,14 @@ public struct Importer: Sendable {
 }
 
 /// Which root rows sync deletion may delete: those the payload does not hold, within this scope.
+///
+/// The built-in `article` entity holds every source's articles, so for it either scope is narrowed to the import's
+/// `source` (`article.source`, as a Parse sync prunes): a payload mirrors its own source's articles, never another's.
 public enum MissingRowsScope: Sendable, Hashable {
-  /// Every row of the root entity (of each root entity, with `entityBy`): the store mirrors the payload.
+  /// Every row of the root entity (of each root entity, with `entityBy`): the store mirrors the payload. For the
+  /// article entity, every article of the import's source.
   case entity
-  /// The root rows matching a condition, e.g. `.attribute("feed") == "tech"`: the payload is one feed's list.
+  /// The root rows matching a condition, e.g. `.attribute("feed") == "tech"`: the payload is one feed's list (for
+  /// the article entity, within the import's source).
   case matching(FetchPredicate)
 }

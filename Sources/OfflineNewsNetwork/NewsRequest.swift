@@ -7,7 +7,7 @@ public struct NewsRequest: Sendable, Hashable {
   /// What to fetch.
   public var query: NewsQuery
   /// The validators of the cached copy; when not empty, an HTTP network sends `If-None-Match` /
-  /// `If-Modified-Since` and may answer ``NewsResponse/notModified(validators:)``.
+  /// `If-Modified-Since` and may answer ``NewsResponse/notModified(validators:movedPermanently:)``.
   public var validators: CacheValidators
 
   /// A request for `query`, conditional when `validators` are given (RFC 9110 §13.1).
@@ -29,9 +29,11 @@ public enum NewsResponse: Sendable, Hashable {
   case page(NewsPage, validators: CacheValidators)
   /// `304 Not Modified`: the copy described by the request's validators is still current. `validators` are those
   /// the `304` carried (a server should repeat its `ETag`, RFC 9110 §15.4.5); empty when it sent none.
-  case notModified(validators: CacheValidators)
+  /// `movedPermanently`: where permanent redirects (`301`, `308`) took the request before the `304`, as
+  /// ``NewsPage/movedPermanently`` says it for a page; `nil` when none did.
+  case notModified(validators: CacheValidators, movedPermanently: URL? = nil)
 
-  /// The page, or `nil` for ``notModified(validators:)``.
+  /// The page, or `nil` for ``notModified(validators:movedPermanently:)``.
   package var page: NewsPage? {
     if case .page(let page, _) = self { return page }
     return nil
@@ -40,7 +42,16 @@ public enum NewsResponse: Sendable, Hashable {
   /// The validators the server sent.
   package var validators: CacheValidators {
     switch self {
-    case .page(_, let validators), .notModified(let validators): return validators
+    case .page(_, let validators), .notModified(let validators, _): return validators
+    }
+  }
+
+  /// Where permanent redirects took the request (RFC 9110 §15.4.2, §15.4.9), whether it was answered with a page or
+  /// a `304`; `nil` when none did.
+  package var movedPermanently: URL? {
+    switch self {
+    case .page(let page, _): return page.movedPermanently
+    case .notModified(_, let moved): return moved
     }
   }
 }

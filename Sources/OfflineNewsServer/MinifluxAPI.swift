@@ -184,7 +184,9 @@ public struct MinifluxAPI: Sendable {
 
   private func unsubscribe(_ feed: ServedFeed) async throws -> ServerResponse {
     do {
-      try await library.repository.unsubscribe(feed.source.name)
+      try await ServedSubscriptions.change(feed.source.name, in: library) { list throws(SubscriptionChangeError) in
+        try await list.unsubscribe(feed.source.name)
+      }
       return MinifluxJSON.noContent
     } catch .notSubscribed {
       return MinifluxJSON.error(

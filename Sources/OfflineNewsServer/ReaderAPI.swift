@@ -304,8 +304,9 @@ public struct ReaderAPI: Sendable {
       guard let url = Self.feedURL(streamID) else { return .text("s: \(streamID) is not a feed URL", status: 400) }
       let folder = edit.added.first.map { $0.split(separator: "/").map(String.init) } ?? []
       let result = await ServedSubscriptions.subscribe(url: url, title: edit.title, folder: folder, in: library)
-      if case .failure(let error) = result, !error.isAlreadySubscribed {
-        return .text(error.description, status: 400)
+      switch result {
+      case .success, .failure(.alreadySubscribed): break
+      case .failure(let error): return .text(error.description, status: 400)
       }
       return nil
     }
@@ -317,16 +318,26 @@ public struct ReaderAPI: Sendable {
     let outcome: Result<Void, SubscriptionChangeError>
     do {
       if edit.action == "unsubscribe" {
-        try await repository.unsubscribe(name)
+        try await ServedSubscriptions.change(name, in: library) { list throws(SubscriptionChangeError) in
+          try await list.unsubscribe(name)
+        }
       } else {
         if let title = edit.title, title != name {
-          try await repository.renameSubscription(name, to: title)
+          let old = name
+          try await ServedSubscriptions.change(old, in: library) { list throws(SubscriptionChangeError) in
+            try await repository.renameSubscription(old, to: title, in: list)
+          }
           name = title
         }
+        let moved = name
         if let label = edit.added.first {
-          try await repository.moveSubscription(name, to: label.split(separator: "/").map(String.init))
+          try await ServedSubscriptions.change(moved, in: library) { list throws(SubscriptionChangeError) in
+            try await list.moveSubscription(moved, to: label.split(separator: "/").map(String.init))
+          }
         } else if edit.removed.contains(feed.category.label) {
-          try await repository.moveSubscription(name, to: [])
+          try await ServedSubscriptions.change(moved, in: library) { list throws(SubscriptionChangeError) in
+            try await list.moveSubscription(moved, to: [])
+          }
         }
       }
       outcome = .success(())

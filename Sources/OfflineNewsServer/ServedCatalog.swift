@@ -15,8 +15,10 @@ struct ServedFeed: Sendable {
   /// with the catalog (its query's cache key parses the feed's URL).
   var match: SourceMatch
 
-  /// The title clients show: the feed's own title when known, else the source's name.
-  var title: String { source.title ?? source.name }
+  /// The title clients show: the subscription's name, which the user chose (`news add --name`) or which is the
+  /// feed's own title by default — as NetNewsWire shows a renamed feed by its edited name. The feed's own title
+  /// (``NewsSource/title``) stays in the OPML export.
+  var title: String { source.name }
   /// The feed's URL (a Parse source: its server's).
   var feedURL: String { source.url.absoluteString }
   /// The site's home page, else the feed's URL.

@@ -15,14 +15,26 @@ public struct ServedLibrary: Sendable {
   public var sources: @Sendable () async throws -> [NewsSource]
   /// The clock (tests pin it).
   public var now: @Sendable () -> Date
+  /// Where subscriptions made, renamed, moved or ended through the APIs go: the app's own list (`news serve`: the
+  /// configuration file, so that a feed added from a phone is the CLI's too). Default: the store's list
+  /// (``NewsRepository/storedSubscriptions``). A subscription of the store's list that `subscriptions` does not
+  /// hold is still changed there.
+  public var subscriptions: any SubscriptionList
+  /// Reads a feed subscribed to through the APIs before it is added, as Miniflux does: it is named after the feed's
+  /// own title, follows a permanent redirect, and a URL that is no feed (or a page announcing none) is refused.
+  /// `nil`: nothing is read while the client waits; the subscription is named after the URL's host.
+  public var subscriber: FeedSubscriber?
 
   /// - Parameters: see the properties of the same names.
   public init(
     repository: NewsRepository, sources: @escaping @Sendable () async throws -> [NewsSource],
-    now: @escaping @Sendable () -> Date = { Date() }
+    now: @escaping @Sendable () -> Date = { Date() }, subscriptions: (any SubscriptionList)? = nil,
+    subscriber: FeedSubscriber? = nil
   ) {
     self.repository = repository
     self.sources = sources
     self.now = now
+    self.subscriptions = subscriptions ?? repository.storedSubscriptions
+    self.subscriber = subscriber
   }
 }

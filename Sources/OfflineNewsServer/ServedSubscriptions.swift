@@ -1,35 +1,89 @@
 import Foundation
 import OfflineNews
 
-/// Subscriptions made through a sync API (Miniflux `POST /v1/feeds`, Reader `subscription/quickadd` and
-/// `subscription/edit`): kept in the store's subscription list (``NewsRepository/subscribe(_:)``), refreshed by the
-/// server's next refresh — nothing is fetched while the client waits.
+/// Subscriptions made and changed through a sync API (Miniflux `POST /v1/feeds` and `DELETE /v1/feeds/{id}`, Reader
+/// `subscription/quickadd` and `subscription/edit`): kept in the library's list (``ServedLibrary/subscriptions``,
+/// `news serve`'s configuration file) by its rules — names unique without regard to case, equivalent URLs one
+/// subscription among every served source — and refreshed by the server's next refresh.
 enum ServedSubscriptions {
-  /// Subscribes to `url`, named `title` when given, else after its host (`example.org`), made unique among every
-  /// served source with ` (2)`, ` (3)`, …; filed in `folder`.
+  /// Why a subscription through an API was not made.
+  enum Failure: Error, CustomStringConvertible {
+    /// A served source has an equivalent URL (``NewsSource/subscriptionKey``), whichever list holds it.
+    case alreadySubscribed(URL, name: String)
+    /// The URL could not be read as a feed (``ServedLibrary/subscriber``): the reason.
+    case unreadable(String)
+    /// The list refused (`invalidName`) or could not be read or written.
+    case list(SubscriptionChangeError)
+
+    var description: String {
+      switch self {
+      case .alreadySubscribed(let url, let name): "\(url.absoluteString) is subscribed already, as \"\(name)\""
+      case .unreadable(let reason): reason
+      case .list(let error): error.description
+      }
+    }
+  }
+
+  /// Subscribes to `url`, named `title` when given, else after the feed's own title when the library reads it
+  /// (``ServedLibrary/subscriber``), else after its host; made unique among the list's names with ` (2)`, …; filed
+  /// in `folder`.
+  ///
+  /// - Returns: the source as subscribed, or the ``Failure``.
   static func subscribe(url: URL, title: String?, folder: [String], in library: ServedLibrary) async -> Result<
-    NewsSource, SubscriptionChangeError
+    NewsSource, Failure
   > {
-    let taken: Set<String>
-    do {
-      taken = Set(try await library.sources().map { $0.name.lowercased() })
-    } catch {
-      taken = []
+    let given = title.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }
+    var source = NewsSource(name: given ?? url.host ?? url.absoluteString, url: url, folder: folder)
+    if let subscriber = library.subscriber {
+      do {
+        var candidate: SubscriptionCandidate
+        switch try await subscriber.inspect(url) {
+        case .feed(let feed): candidate = feed
+        case .page(let page):
+          guard let first = page.candidates.first else { return .failure(.unreadable("\(url): announces no feed")) }
+          candidate = await subscriber.resolve(first)
+        case .subscriptionList:
+          return .failure(.unreadable("\(url.absoluteString) is an OPML subscription list, not a feed"))
+        }
+        if let failure = candidate.failure { return .failure(.unreadable(failure.description)) }
+        source = NewsSource(
+          name: given ?? candidate.source.name, url: candidate.source.url, folder: folder,
+          homePage: candidate.source.homePage)
+      } catch {
+        return .failure(.unreadable(error.description))
+      }
     }
-    let base =
-      title.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 } ?? url.host ?? url.absoluteString
-    var name = base
-    var number = 2
-    while taken.contains(name.lowercased()) {
-      name = "\(base) (\(number))"
-      number += 1
+    // Every served source, the configuration's and the store's: a URL subscribed in either is subscribed.
+    if let served = try? await library.sources(),
+      let existing = served.first(where: { $0.subscriptionKey == source.subscriptionKey })
+    {
+      return .failure(.alreadySubscribed(existing.url, name: existing.name))
     }
-    let source = NewsSource(name: name, url: url, folder: folder)
     do {
-      try await library.repository.subscribe(source)
-      return .success(source)
+      let changes = try await library.subscriptions.subscribe([source])
+      if let existing = changes.existing.first {
+        return .failure(.alreadySubscribed(existing.url, name: existing.name))
+      }
+      return .success(changes.added.first ?? source)
     } catch {
-      return .failure(error)
+      return .failure(.list(error))
+    }
+  }
+
+  /// Ends, renames or moves the subscription `name` in the library's list, else in the store's (a subscription made
+  /// by an older `news serve`).
+  ///
+  /// - Throws: ``SubscriptionChangeError/notSubscribed(_:)`` when neither list holds it; the list's failures.
+  static func change(
+    _ name: String, in library: ServedLibrary,
+    _ body: (any SubscriptionList) async throws(SubscriptionChangeError) -> Void
+  ) async throws(SubscriptionChangeError) {
+    if try await library.subscriptions.source(named: name) != nil {
+      try await body(library.subscriptions)
+    } else if try await library.repository.storedSubscriptions.source(named: name) != nil {
+      try await body(library.repository.storedSubscriptions)
+    } else {
+      throw .notSubscribed(name)
     }
   }
 }

@@ -71,7 +71,7 @@ struct WebListQuery: Equatable {
         return nil
       }
       filter.anyOfSources = [match.match]
-      heading = (match.title ?? match.name) + (unreadOnly ? " — unread" : "")
+      heading = match.name + (unreadOnly ? " — unread" : "")
     }
     if let folder {
       guard let path = Self.folders(of: sources).first(where: { ServedIdentifiers.categoryID(forFolder: $0) == folder })

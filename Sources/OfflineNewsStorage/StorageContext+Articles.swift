@@ -14,6 +14,10 @@ public struct ArticleSaveResult: Sendable, Hashable {
   public var unchanged: Int
   /// Articles removed by the eviction policy afterwards.
   public var evicted: Int
+  /// How many answered refreshes of the query in a row, this one included, permanent redirects took to the same new
+  /// address (the fetch log's pending move, migration 16); `0` when this one was not redirected, or the save was
+  /// not a refresh's.
+  public var permanentRedirects = 0
 }
 
 /// One source's articles, as a filter selects them: the articles whose ``Article/source`` is ``source`` (compared

@@ -59,27 +59,41 @@ extension StorageContext {
   ///   - maxAge: seconds the rows stay fresh; `nil` keeps the query's stored max-age.
   ///   - etag: the response's `ETag`, or `nil` (a stored one is then cleared: it described older rows).
   ///   - lastModified: the response's `Last-Modified`, or `nil` (likewise).
+  ///   - movedTo: where permanent redirects took the request (``ArticleSaveResult/permanentRedirects``), or `nil`.
   /// - Throws: ``StorageError``; nothing is saved then.
   @discardableResult
   package func saveArticles(
     _ articles: [Article], forQuery query: String, source: String? = nil, fetchedAt: Timestamp,
-    maxAge: TimeInterval?, etag: String?, lastModified: String?
+    maxAge: TimeInterval?, etag: String?, lastModified: String?, movedTo: URL? = nil
   ) async throws(StorageError) -> ArticleSaveResult {
     let eviction = self.eviction
     return try await writeAndPublish { db in
-      let saved = try ArticleWriter(db: db).save(
+      var saved = try ArticleWriter(db: db).save(
         articles, query: query, source: source, fetchedAt: fetchedAt, eviction: eviction)
-      try db.execute(
-        """
-        UPDATE query_fetch SET maxAge = coalesce(?2, maxAge), etag = ?3, lastModified = ?4, lastError = NULL,
-          lastErrorAt = NULL
-        WHERE query = ?1
-        """,
-        [.text(query), maxAge.map { .real($0) } ?? .null, etag.databaseValue, lastModified.databaseValue])
+      saved.0.permanentRedirects =
+        try db.cachedStatement(
+          """
+          UPDATE query_fetch SET maxAge = coalesce(?2, maxAge), etag = ?3, lastModified = ?4, lastError = NULL,
+            lastErrorAt = NULL, \(Self.pendingMove)
+          WHERE query = ?1 RETURNING movedSeen
+          """
+        ).fetchOne(
+          [
+            .text(query), maxAge.map { .real($0) } ?? .null, etag.databaseValue, lastModified.databaseValue,
+            (movedTo?.absoluteString).databaseValue,
+          ]
+        ) { row in Int(row.int64(0) ?? 0) } ?? 0
       try db.execute("DELETE FROM query_failure WHERE query = ?1", [.text(query)])
       return saved
     }
   }
+
+  /// The assignments that keep a query's pending move (migration 16) from the address bound as `?5` (`NULL`: the
+  /// answer was not redirected): the count goes up when the address is the one already pending, starts again at 1
+  /// when it is another, and the move is forgotten when the answer came from the query's own address.
+  private static let pendingMove = """
+    movedSeen = CASE WHEN ?5 IS NULL THEN 0 WHEN movedTo IS ?5 THEN movedSeen + 1 ELSE 1 END, movedTo = ?5
+    """
 
   /// Records that the server confirmed a query's cached rows (`304 Not Modified`): sets its fetch time to
   /// `fetchedAt`, keeps or updates its max-age and validators, clears its last error. No article row is written.
@@ -90,24 +104,29 @@ extension StorageContext {
   ///   - maxAge: seconds the rows stay fresh; `nil` keeps the stored max-age.
   ///   - etag: an `ETag` the `304` carried, replacing the stored one; `nil` keeps it.
   ///   - lastModified: a `Last-Modified` the `304` carried; `nil` keeps the stored one.
-  /// - Returns: `false` when the query has no fetch record (nothing was changed).
+  ///   - movedTo: where permanent redirects took the request before the `304`, or `nil` (as
+  ///     ``saveArticles(_:forQuery:source:fetchedAt:maxAge:etag:lastModified:movedTo:)`` keeps it).
+  /// - Returns: `nil` when the query has no fetch record (nothing was changed); otherwise how many answered
+  ///   refreshes in a row, this one included, were permanently redirected to `movedTo` (`0` when it is `nil`).
   /// - Throws: ``StorageError``.
   @discardableResult
   package func refreshFetch(
-    forQuery query: String, fetchedAt: Timestamp, maxAge: TimeInterval?, etag: String?, lastModified: String?
-  ) async throws(StorageError) -> Bool {
+    forQuery query: String, fetchedAt: Timestamp, maxAge: TimeInterval?, etag: String?, lastModified: String?,
+    movedTo: URL? = nil
+  ) async throws(StorageError) -> Int? {
     try await write { db in
-      try db.execute(
+      try db.cachedStatement(
         """
         UPDATE query_fetch SET fetchedAt = ?2, maxAge = coalesce(?3, maxAge), etag = coalesce(?4, etag),
-          lastModified = coalesce(?5, lastModified), lastError = NULL, lastErrorAt = NULL
-        WHERE query = ?1
-        """,
+          lastModified = coalesce(?6, lastModified), lastError = NULL, lastErrorAt = NULL, \(Self.pendingMove)
+        WHERE query = ?1 RETURNING movedSeen
+        """
+      ).fetchOne(
         [
           .text(query), .integer(fetchedAt.millisecondsSince1970), maxAge.map { .real($0) } ?? .null,
-          etag.databaseValue, lastModified.databaseValue,
-        ])
-      return db.changes > 0
+          etag.databaseValue, (movedTo?.absoluteString).databaseValue, lastModified.databaseValue,
+        ]
+      ) { row in Int(row.int64(0) ?? 0) }
     }
   }
 

@@ -28,7 +28,7 @@ import OfflineNewsNetwork
 ///   secret (a feed) follows them to any `http(s)` origin, and a run of permanent ones (`301`, `308`) is reported as
 ///   ``NewsPage/movedPermanently``.
 /// - Conditional requests: ``fetch(_:)-(NewsRequest)`` sends `If-None-Match` / `If-Modified-Since` for the
-///   request's validators, reports `304 Not Modified` as ``NewsResponse/notModified(validators:)``, and returns the
+///   request's validators, reports `304 Not Modified` as ``NewsResponse/notModified(validators:movedPermanently:)``, and returns the
 ///   `ETag` / `Last-Modified` the server sent (RFC 9110 §13.1, §15.4.5).
 public final class URLSessionNewsNetwork: NewsNetwork {
   private let apiKey: NewsAPIKey?
@@ -99,7 +99,7 @@ public final class URLSessionNewsNetwork: NewsNetwork {
   /// says.
   ///
   /// - Returns: ``NewsResponse/page(_:validators:)`` with the response's `ETag` / `Last-Modified`, or
-  ///   ``NewsResponse/notModified(validators:)`` for a `304` to a conditional request.
+  ///   ``NewsResponse/notModified(validators:movedPermanently:)`` for a `304` to a conditional request.
   /// - Throws: ``NewsNetworkError``; a `304` to a request without validators is
   ///   ``NewsNetworkError/invalidResponse(detail:)``.
   public func fetch(_ request: NewsRequest) async throws(NewsNetworkError) -> NewsResponse {
@@ -143,7 +143,9 @@ public final class URLSessionNewsNetwork: NewsNetwork {
       guard !request.validators.isEmpty else {
         throw .invalidResponse(BodyProblem(.protocolViolation, "304 Not Modified to an unconditional request"))
       }
-      return .notModified(validators: response.validators)
+      return .notModified(
+        validators: response.validators,
+        movedPermanently: response.permanentURL != query.url ? response.permanentURL : nil)
     }
     do {
       var page = try decoder.decodePage(

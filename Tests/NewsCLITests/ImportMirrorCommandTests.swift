@@ -90,15 +90,29 @@ struct ImportMirrorCommandTests {
     }
     let first = try write(cli, "mirror.json", feed([1, 2, 3]))
     #expect(await importFile(cli, first, mapping: "jsonfeed").status == 0)
+    // Another source's articles: a mirror of mirror.json must not touch them (a fresh user's 3-item JSON Feed
+    // mirrored with --delete-missing deleted all 931 articles of every feed).
+    let other = try write(
+      cli, "other.json", feed([7, 8]).replacingOccurrences(of: "mirror.example", with: "other.example"))
+    #expect(await importFile(cli, other, mapping: "jsonfeed").status == 0)
+    let sample = await cli.run("fetch", "--config", cli.bundledConfig, "--db", cli.database)
+    #expect(sample.status == 0, "\(sample.err)")
+    let before = try (await cli.run("list", "--db", cli.database, "--limit", "1000", "--json")).json()
+    let total = (before["articles"] as? [[String: Any]])?.count ?? 0
     let bookmarked = await cli.run("bookmark", "https://mirror.example/2", "--db", cli.database)
     #expect(bookmarked.status == 0, "\(bookmarked.err)")
     let second = try write(cli, "mirror.json", feed([1]))
     let mirrored = await importFile(cli, second, mapping: "jsonfeed", "--delete-missing", "--json")
     #expect(mirrored.status == 0, "\(mirrored.err)")
     #expect(try mirrored.json()["deleted"] as? Int == 1, "only item 3: item 2 is bookmarked")
-    let listed = try (await cli.run("list", "--db", cli.database, "--json")).json()
-    let urls = (listed["articles"] as? [[String: Any]])?.compactMap { $0["url"] as? String }.sorted()
-    #expect(urls == ["https://mirror.example/1", "https://mirror.example/2"])
+    let listed = try (await cli.run("list", "--db", cli.database, "--limit", "1000", "--json")).json()
+    let urls = (listed["articles"] as? [[String: Any]])?.compactMap { $0["url"] as? String } ?? []
+    #expect(
+      urls.filter { $0.hasPrefix("https://mirror.example/") }.sorted() == [
+        "https://mirror.example/1", "https://mirror.example/2",
+      ])
+    #expect(urls.count == total - 1, "every other source's article is kept")
+    #expect(urls.contains("https://other.example/7") && urls.contains("https://other.example/8"))
   }
 
   @Test(

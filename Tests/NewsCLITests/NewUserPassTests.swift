@@ -105,7 +105,7 @@ struct NewUserPassTests {
     #expect(!FileManager.default.fileExists(atPath: config))
   }
 
-  @Test("bad files are named for what they are: empty, gzip, binary junk; never a cut-off JSON download")
+  @Test("bad files are named for what they are by import and add alike: empty, gzip, binary junk")
   func badFilesNamed() async throws {
     let cli = CLIHarness()
     let empty = cli.directory.path("empty.rss")
@@ -117,6 +117,7 @@ struct NewUserPassTests {
     let cases: [(file: String, says: String, hint: String)] = [
       (empty, "empty", "again"), (junk, "binary", "not a news file"), (gzip, "gzip", "gunzip"),
     ]
+    let config = cli.directory.path("news.json")
     for (file, says, hint) in cases {
       let outcome = await cli.run("import", file, "--db", cli.database)
       #expect(outcome.status == 65, "\(file): \(outcome.err)")
@@ -124,7 +125,66 @@ struct NewUserPassTests {
       #expect(outcome.err.contains("hint:") && outcome.err.contains(hint), "\(outcome.err)")
       #expect(!outcome.err.contains("--mapping"), "no mapping reads these: \(outcome.err)")
       #expect(!outcome.err.contains("truncated") && !outcome.err.contains("cut off"), "\(outcome.err)")
+      // `news add` said only "not a feed (RSS, Atom, …)" of these (a fresh user's report): the same words now.
+      let added = await cli.run("add", file, "--config", config, "--db", cli.database)
+      #expect(added.status == 65, "\(file): \(added.err)")
+      #expect(added.err.contains("\(file): ") && added.err.contains(says), "\(added.err)")
+      #expect(added.err.contains("hint:") && added.err.contains(hint), "\(added.err)")
+      #expect(!added.err.contains("import the file"), "the hint names the command used: \(added.err)")
+      #expect(!FileManager.default.fileExists(atPath: config), "nothing was subscribed")
     }
+  }
+
+  @Test(
+    "JSON of a shape a shipped mapping reads gets that mapping named; other JSON the general hint",
+    .enabled(if: Fixtures.hasSharedReal, "needs ../shared/fixtures/real"))
+  func shippedMappingNamed() async throws {
+    let cli = CLIHarness()
+    // A fresh user imported the Hacker News capture and was told only "give a mapping" (docs/MAPPING.md).
+    let cases = [("hn-topstories-500-items.json", "hackernews"), ("parse-back4app-Article.json", "parse-server")]
+    for (name, mapping) in cases {
+      let file = try Fixtures.sharedReal(name).path
+      let refused = await cli.run("import", file, "--db", cli.database)
+      #expect(refused.status == 65, "\(refused.err)")
+      #expect(
+        refused.err.contains(
+          "hint: this is what the shipped mapping '\(mapping)' reads: news import \(file) --mapping \(mapping)"),
+        "\(refused.err)")
+      let imported = await cli.run("import", file, "--mapping", mapping, "--db", cli.database)
+      #expect(imported.status == 0, "the hint's command works: \(imported.err)")
+    }
+    let other = cli.directory.path("other.json")
+    try Data(#"{"items": [{"name": "no article here"}]}"#.utf8).write(to: URL(fileURLWithPath: other))
+    let refused = await cli.run("import", other, "--db", cli.database)
+    #expect(refused.err.contains("give a mapping: news import FILE --mapping NAME"), "\(refused.err)")
+  }
+
+  @Test("`news sources` lists what the cache holds from no configured source: imported files, with their counts")
+  func importedFilesListed() async throws {
+    let cli = CLIHarness()
+    let config = cli.directory.path("news.json")
+    let configured = Fixtures.own("feeds/html-text.rss").path
+    try #"{"sources": {"Mine": {"file": "\#(configured)"}}}"#.write(toFile: config, atomically: true, encoding: .utf8)
+    let imported = Fixtures.own("newsapi-removed-and-empty-author.json").path
+    #expect(await cli.run("fetch", "--all", "--config", config, "--db", cli.database).status == 0)
+    let importedRun = await cli.run("import", imported, "--config", config, "--db", cli.database)
+    #expect(importedRun.status == 0, "\(importedRun.err)")
+    let listed = await cli.run("sources", "--config", config, "--db", cli.database)
+    #expect(listed.out.contains("Mine"), "\(listed.out)")
+    let section = listed.out.components(separatedBy: "also cached, from no configured source").last ?? ""
+    #expect(section.contains(imported), "the imported file is listed: \(listed.out)")
+    #expect(!section.contains(configured), "a configured source is not listed twice: \(listed.out)")
+    let json = await cli.run("sources", "--json", "--config", config, "--db", cli.database)
+    let report = try #require(
+      try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: Any], "\(json.out)")
+    let also = try #require(report["alsoCached"] as? [[String: Any]])
+    #expect(also.map { $0["query"] as? String } == [imported])
+    #expect((also.first?["articles"] as? Int ?? 0) > 0)
+    // Nothing configured: the imported file still shows (a fresh user saw an empty list after importing).
+    let bare = cli.directory.path("bare.json")
+    try #"{"sources": {}}"#.write(toFile: bare, atomically: true, encoding: .utf8)
+    let none = await cli.run("sources", "--config", bare, "--db", cli.database)
+    #expect(none.err.contains("no sources configured") && none.out.contains(imported), "\(none.out) \(none.err)")
   }
 
   @Test("a cut-off RSS file or JSON Feed gets the cut-off hint, not the hint to use a mapping")

@@ -30,7 +30,7 @@ struct MinifluxAPITests {
     let me = try object(await Self.get(served, "/v1/me"))
     #expect(me["username"] as? String == "reader")
     let feeds = try array(await Self.get(served, "/v1/feeds"))
-    #expect(feeds.map { $0["title"] as? String } == ["Alpha Feed", "Beta", "Gamma"])
+    #expect(feeds.map { $0["title"] as? String } == ["Alpha", "Beta", "Gamma"])
     #expect(
       feeds.map { $0["feed_url"] as? String }
         == ["alpha", "beta", "gamma"].map { ServedTestLibrary.feedURL($0).absoluteString })
@@ -45,7 +45,7 @@ struct MinifluxAPITests {
     #expect(categories.map { $0["total_unread"] as? Int } == [2, 4, 3])
     let tech = ServedIdentifiers.categoryID(forFolder: ["Tech"])
     let inTech = try array(await Self.get(served, "/v1/categories/\(tech)/feeds"))
-    #expect(inTech.map { $0["title"] as? String } == ["Alpha Feed"], "a nested folder is a category of its own")
+    #expect(inTech.map { $0["title"] as? String } == ["Alpha"], "a nested folder is a category of its own")
     let one = try object(await Self.get(served, "/v1/feeds/\(Self.feedID("Gamma"))"))
     #expect(one["site_url"] as? String == ServedTestLibrary.feedURL("gamma").absoluteString)
     let missing = await Self.get(served, "/v1/feeds/12345")
@@ -77,7 +77,7 @@ struct MinifluxAPITests {
     #expect(first["starred"] as? Bool == false)
     #expect(first["enclosures"] as? [Any] != nil)
     let feed = try #require(first["feed"] as? [String: Any])
-    #expect(feed["title"] as? String == "Alpha Feed")
+    #expect(feed["title"] as? String == "Alpha")
     #expect((feed["category"] as? [String: Any])?["title"] as? String == "Tech")
   }
 

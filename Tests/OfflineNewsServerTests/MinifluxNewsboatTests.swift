@@ -65,7 +65,7 @@ struct MinifluxNewsboatTests {
     let client = try Newsboat.Client("miniflux", server: server)
     #expect(try await client.reload().status == 0)
     let pane = try await Newsboat.Pane(client)
-    try await pane.waitFor("Alpha Feed")
+    try await pane.waitFor("Alpha")
     // The first feed is Alpha's; its first article the newest, Alpha 4.
     try await pane.send("Enter")
     try await pane.waitFor("Alpha 4")

@@ -45,7 +45,7 @@ struct ReaderAPITests {
     #expect(
       subscriptions.map { $0["id"] as? String }
         == ["alpha", "beta", "gamma"].map { "feed/" + ServedTestLibrary.feedURL($0).absoluteString })
-    #expect(subscriptions.map { $0["title"] as? String } == ["Alpha Feed", "Beta", "Gamma"])
+    #expect(subscriptions.map { $0["title"] as? String } == ["Alpha", "Beta", "Gamma"])
     let labels = subscriptions.map { ($0["categories"] as? [[String: Any]])?.compactMap { $0["id"] as? String } }
     #expect(labels == [["user/-/label/Tech"], ["user/-/label/Tech/Swift"], []])
     let tags = try #require(try object(await Self.get(served, "tag/list?output=json"))["tags"] as? [[String: Any]])
@@ -85,7 +85,7 @@ struct ReaderAPITests {
     #expect(item["categories"] as? [String] == [ReaderStream.readingListID, "user/-/label/Tech"])
     let origin = try #require(item["origin"] as? [String: Any])
     #expect(origin["streamId"] as? String == Self.alphaStream)
-    #expect(origin["title"] as? String == "Alpha Feed")
+    #expect(origin["title"] as? String == "Alpha")
 
     try await served.repository.markRead(url: key)
     try await served.repository.bookmark(url: ServedTestLibrary.articleURL("Beta", 1).absoluteString)
@@ -193,7 +193,7 @@ struct ReaderAPITests {
     #expect(response.status == 200)
     #expect(response.header("content-type")?.hasPrefix("application/atom+xml") == true)
     let document = try AtomDocument(text(response))
-    #expect(document.title == "Alpha Feed")
+    #expect(document.title == "Alpha")
     #expect(document.entries.map(\.title) == ["Alpha 4", "Alpha 3"])
     #expect(document.entries.map(\.labels) == [["reading-list", "read"], ["reading-list", "fresh"]])
     #expect(document.entries.first?.published == "2024-01-01T04:00:00Z")

@@ -34,7 +34,8 @@ struct ServedTestLibrary {
       }, now: { ServedTestLibrary.start.addingTimeInterval(86_400 * 30) })
   }
 
-  /// The synthetic sources: Alpha in Tech (4 articles), Beta in Tech/Swift (3), Gamma at the top (2); article `n`
+  /// The synthetic sources: Alpha in Tech (4 articles; its feed's own title "Alpha Feed" a label, which clients are
+  /// not shown: they show the subscription's name), Beta in Tech/Swift (3), Gamma at the top (2); article `n`
   /// of a source is published `n` hours after ``start`` plus the source's offset in minutes.
   static func synthetic() async throws -> ServedTestLibrary {
     let sources = [

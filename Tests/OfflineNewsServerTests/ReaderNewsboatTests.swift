@@ -26,7 +26,7 @@ struct ReaderNewsboatTests {
     async throws
   {
     let feeds = try await client.query("SELECT rssurl, title FROM rss_feed ORDER BY title")
-    #expect(feeds.map { $0[1] } == ["Alpha Feed", "Beta", "Gamma"])
+    #expect(feeds.map { $0[1] } == ["Alpha", "Beta", "Gamma"])
     #expect(feeds.map { $0[0] } == ["alpha", "beta", "gamma"].map { Self.feedURL(server, $0) })
     let items = try await client.items()
     let stored = try await served.repository.read()
@@ -70,7 +70,7 @@ struct ReaderNewsboatTests {
     let client = try Newsboat.Client("feedhq", server: server)
     #expect(try await client.reload().status == 0)
     let pane = try await Newsboat.Pane(client)
-    try await pane.waitFor("Alpha Feed")
+    try await pane.waitFor("Alpha")
     try await pane.send("Enter")
     try await pane.waitFor("Alpha 4")
     try await pane.send("N")

@@ -40,7 +40,7 @@ import Testing
     let page = WebFixture.page(await fixture.get("/"))
     let sources = page.elements(classed: "source")
     #expect(sources.count == 2)
-    let harbour = try #require(sources.first { $0.textContent.contains("Harbour Gazette") })
+    let harbour = try #require(sources.first { $0.textContent.contains("harbour") }, "by its name, not its title")
     #expect(harbour.descendants(named: "span").first { $0["class"] == "count" }?.textContent == "3")
     #expect(harbour.textContent.contains("fetched just now"))
     let tech = try #require(sources.first { $0.textContent.contains("Tech <Wire> & Co") })

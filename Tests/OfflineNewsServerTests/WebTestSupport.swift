@@ -39,7 +39,7 @@ struct WebFixture {
       name: "harbour", url: webURL("http://127.0.0.1:9/harbour.xml"), title: "Harbour Gazette",
       folder: ["Local"])
     let tech = NewsSource(
-      name: "tech", url: webURL("http://127.0.0.1:9/tech.xml"), title: "Tech <Wire> & Co",
+      name: "Tech <Wire> & Co", url: webURL("http://127.0.0.1:9/tech.xml"), title: "Tech Wire (the feed's title)",
       folder: ["Tech", "Web"])
     sources = [harbour, tech]
     let sources = sources

@@ -17,6 +17,7 @@ enum Schema {
     .v13ArticleTombstones,
     .v14Subscriptions,
     .v15ArticleItemIDs,
+    .v16FetchMoves,
   ]
 }
 
