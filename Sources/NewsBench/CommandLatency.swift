@@ -17,6 +17,10 @@ struct CommandLatency: Codable, Sendable {
     var cpuMedian: Double
     /// The last run's standard output, its line count (to check that it answered).
     var outputLines: Int
+    /// Every run's wall-clock seconds and user + system CPU seconds, in the order run (for the latency plots,
+    /// `scripts/plot-bench.sh`).
+    var samples: [Double]
+    var cpuSamples: [Double]
 
     init(command: [String], samples: [ChildRun]) {
       self.command = command
@@ -27,6 +31,8 @@ struct CommandLatency: Codable, Sendable {
       min = sorted.first ?? 0
       cpuMedian = news_bench.median(samples.map(\.cpuSeconds))
       outputLines = samples.last.map { $0.standardOutput.split(separator: "\n").count } ?? 0
+      self.samples = samples.map(\.seconds)
+      cpuSamples = samples.map(\.cpuSeconds)
     }
   }
 

@@ -7,6 +7,11 @@ import Foundation
 /// The list: every XML feed of the feeds folder (by default `../shared/fixtures/real/feeds`) served under
 /// ``copies`` paths each (`/1/bio.rdf` … `/6/bio.rdf`), every path with its own `ETag`. Then each method refreshes
 /// again: every feed is answered `304 Not Modified` to a client that asks conditionally.
+///
+/// The copies are not the same work for every method: newsboat keeps one item per guid across all its feeds, so it
+/// stores each feed's items once where ours stores them for every copy. So the items each method stored are counted
+/// per feed, and when newsboat runs, newsboat and ours run again on **equal work**: each feed that newsboat read
+/// served once (the feeds it stored nothing from are listed and left out of that comparison).
 struct FeedBench {
   /// The feeds served, and where each method writes.
   var feedsFolder: String
@@ -17,6 +22,8 @@ struct FeedBench {
   var copies = 6
   /// Whether the peers run (off for `--quick`).
   var peers = true
+  /// Only these files of the feeds folder (`nil`: all), and only ours and newsboat: the equal-work run.
+  var only: [String]? = nil
 
   /// One method's figures.
   struct Run: Codable, Sendable {
@@ -36,6 +43,16 @@ struct FeedBench {
     var timesOurs: Double?
   }
 
+  /// The items each method stored from one feed file.
+  struct FeedItems: Codable, Sendable {
+    var file: String
+    /// Ours: the `query_result` rows of one of the feed's URLs (every copy holds the same).
+    var ours: Int?
+    /// newsboat: the `rss_item` rows of any of the feed's URLs (it keeps one row per guid across all feeds, so the
+    /// copies share them); `nil` when newsboat did not run.
+    var newsboat: Int?
+  }
+
   struct Results: Codable, Sendable {
     var date: String
     var urls: Int
@@ -43,8 +60,22 @@ struct FeedBench {
     var bytes: Int
     var refresh: [Run]
     var again: [Run]
+    /// Items stored per feed file, after the first refresh.
+    var perFeed: [FeedItems] = []
+    /// The equal-work run (each feed newsboat read, served once; ours and newsboat only), when newsboat ran.
+    var equalWork: EqualWork? = nil
     var targets: [Target]
     var notes: [String]
+  }
+
+  /// Ours and newsboat on the same feeds, each served once.
+  struct EqualWork: Codable, Sendable {
+    /// The feed files served; and those left out because newsboat stored nothing from them.
+    var files: [String]
+    var leftOut: [String]
+    var refresh: [Run]
+    var again: [Run]
+    var perFeed: [FeedItems]
   }
 
   /// What a peer needs to run, and whether it is there.
@@ -105,16 +136,19 @@ struct FeedBench {
   }
 
   func run() throws -> Results {
-    let files = try Self.feedFiles(in: feedsFolder)
+    let files = try Self.feedFiles(in: feedsFolder).filter { only?.contains($0) ?? true }
     guard !files.isEmpty else { throw BenchError("no feeds in \(feedsFolder)") }
     var resources: [String: FeedServer.Resource] = [:]
     var paths: [String] = []
+    /// The file each path serves.
+    var fileOfPath: [String: String] = [:]
     var bytes = 0
     for file in files {
       let body = try Data(contentsOf: URL(fileURLWithPath: feedsFolder).appendingPathComponent(file))
       for copy in 1...copies {
         let path = "/\(copy)/\(file)"
         paths.append(path)
+        fileOfPath[path] = file
         bytes += body.count
         resources[path] = .init(body: body, etag: "\"\(file)-\(copy)\"", contentType: "application/xml")
       }
@@ -133,7 +167,9 @@ struct FeedBench {
       } else {
         notes.append("newsboat: skipped, not in PATH (Debian: apt-get install -y newsboat)")
       }
-      if commandOutput(["python3", "-c", "import feedparser"], outputFolder: folder) != nil {
+      if only != nil {
+        // The equal-work run: ours and newsboat only.
+      } else if commandOutput(["python3", "-c", "import feedparser"], outputFolder: folder) != nil {
         methods.append(.feedparser)
       } else {
         notes.append("feedparser: skipped, python3 cannot import it (pip install feedparser)")
@@ -164,11 +200,55 @@ struct FeedBench {
         return run
       }
     }
+    // Items per feed file, as each method's own database holds them after its last run.
+    let ours = itemsByURL(.ours)
+    let newsboat = methods.contains(.newsboat) ? itemsByURL(.newsboat) : nil
+    let perFeed = files.map { file in
+      let urls = paths.filter { fileOfPath[$0] == file }.map(server.url)
+      return FeedItems(
+        file: file, ours: urls.first.map { ours[$0] ?? 0 },
+        newsboat: newsboat.map { counts in urls.reduce(0) { $0 + (counts[$1] ?? 0) } })
+    }
     var results = Results(
       date: ISO8601DateFormatter().string(from: Date()), urls: urls.count, feeds: files.count, bytes: bytes,
-      refresh: withRatios(refresh), again: withRatios(again), targets: [], notes: notes)
+      refresh: withRatios(refresh), again: withRatios(again), perFeed: perFeed, targets: [], notes: notes)
+    if only == nil, newsboat != nil {
+      let read = perFeed.filter { ($0.newsboat ?? 0) > 0 }.map(\.file)
+      let leftOut = perFeed.filter { ($0.newsboat ?? 0) == 0 }.map(\.file)
+      if !read.isEmpty {
+        progress("equal work: the \(read.count) feeds newsboat read, each served once, ours and newsboat")
+        var equal = self
+        equal.folder = "\(folder)/equal-work"
+        equal.copies = 1
+        equal.only = read
+        try FileManager.default.createDirectory(atPath: equal.folder, withIntermediateDirectories: true)
+        let run = try equal.run()
+        results.equalWork = EqualWork(
+          files: read, leftOut: leftOut, refresh: run.refresh, again: run.again, perFeed: run.perFeed)
+      }
+    }
     results.targets = Self.targets(results)
     return results
+  }
+
+  /// The items each URL's feed stored in `method`'s database from its last run (ours: `query_result` rows per
+  /// query, which is the feed's URL; newsboat: `rss_item` rows per `feedurl`); empty when it cannot be read.
+  private func itemsByURL(_ method: Method) -> [String: Int] {
+    let work = "\(folder)/\(method.rawValue)"
+    let query: String
+    switch method {
+    case .ours: query = "SELECT query, count(*) FROM query_result GROUP BY query;"
+    case .newsboat: query = "SELECT feedurl, count(*) FROM rss_item GROUP BY feedurl;"
+    case .feedparser: return [:]
+    }
+    let database = method == .ours ? "\(work)/news.sqlite" : "\(work)/cache.db"
+    guard let output = commandOutput(["sqlite3", "-readonly", database, query], outputFolder: work) else { return [:] }
+    var counts: [String: Int] = [:]
+    for line in output.split(separator: "\n") {
+      guard let bar = line.lastIndex(of: "|"), let count = Int(line[line.index(after: bar)...]) else { continue }
+      counts[String(line[..<bar]), default: 0] += count
+    }
+    return counts
   }
 
   /// One run of a method against the server, into a fresh database (`fresh`) or the one its last run filled.
@@ -273,6 +353,29 @@ struct FeedBench {
             newsboat.seconds),
           met: ours.seconds < newsboat.seconds))
     }
+    if let equal = results.equalWork,
+      let ours = equal.refresh.first(where: { $0.method == Method.ours.rawValue }),
+      let newsboat = equal.refresh.first(where: { $0.method == Method.newsboat.rawValue })
+    {
+      targets.append(
+        Target(
+          goal: "refresh faster than newsboat on equal work (\(equal.files.count) feeds, each once)",
+          measured: String(
+            format: "%.2f× faster (%.3f s vs %.3f s; %d items vs %d)", newsboat.seconds / ours.seconds,
+            ours.seconds, newsboat.seconds, ours.items ?? -1, newsboat.items ?? -1),
+          met: ours.seconds < newsboat.seconds))
+      if let oursAgain = equal.again.first(where: { $0.method == Method.ours.rawValue }),
+        let newsboatAgain = equal.again.first(where: { $0.method == Method.newsboat.rawValue })
+      {
+        targets.append(
+          Target(
+            goal: "conditional refresh faster than newsboat on equal work",
+            measured: String(
+              format: "%.2f× faster (%.3f s vs %.3f s)", newsboatAgain.seconds / oursAgain.seconds,
+              oursAgain.seconds, newsboatAgain.seconds),
+            met: oursAgain.seconds < newsboatAgain.seconds))
+      }
+    }
     if let feedparser = runs.first(where: { $0.method == Method.feedparser.rawValue }) {
       let speedup = feedparser.seconds / ours.seconds
       targets.append(
@@ -308,10 +411,32 @@ struct FeedBench {
         out += run.exitStatus == 0 ? "\n" : "  (exit \(run.exitStatus))\n"
       }
     }
+    func items(_ perFeed: [FeedItems]) {
+      guard perFeed.contains(where: { $0.newsboat != nil }) else { return }
+      out += "items stored per feed (ours: one URL's; newsboat: all its URLs', one row per guid)\n"
+      for feed in perFeed {
+        let differs = feed.ours != feed.newsboat ? "  differs" : ""
+        out += "  " + Report.pad(feed.file, 36) + Report.pad(feed.ours.map(String.init) ?? "?", 8, right: true)
+        out += Report.pad(feed.newsboat.map(String.init) ?? "–", 10, right: true) + differs + "\n"
+      }
+    }
     table("into a fresh database", results.refresh)
     if !results.again.isEmpty {
       out += "\n"
       table("again, into the filled database (conditional GET)", results.again)
+    }
+    out += "\n"
+    items(results.perFeed)
+    if let equal = results.equalWork {
+      out += "\nequal work: \(equal.files.count) feeds newsboat read, each served once"
+      out +=
+        equal.leftOut.isEmpty
+        ? "\n" : "; left out (newsboat stored nothing): \(equal.leftOut.joined(separator: ", "))\n"
+      table("into a fresh database", equal.refresh)
+      out += "\n"
+      table("again, into the filled database (conditional GET)", equal.again)
+      out += "\n"
+      items(equal.perFeed)
     }
     out += "\n"
     for target in results.targets {

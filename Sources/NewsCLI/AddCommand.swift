@@ -126,12 +126,20 @@ struct AddCommand: NewsCommand {
       for (index, candidate) in chosen.enumerated() where !subscribed.contains(candidate.source.subscriptionKey) {
         chosen[index] = await subscriber.resolve(candidate)
       }
-      candidates = chosen
-      for candidate in candidates {
-        guard let failure = candidate.failure else { continue }
+      // An announced link the server answers with an error status, or with no feed, is a broken link: not added
+      // (as `news add` of that URL itself is refused). One that could not be reached is added under its fallback
+      // name (the network may be down), and a note says so below.
+      let broken = chosen.filter { $0.failure.map(Self.isBrokenLink) ?? false }
+      for candidate in broken {
         context.console.printNote(
-          "could not read \(candidate.source.url.absoluteString) for its title (\(failure)); "
-            + "named \"\(candidate.source.name)\"")
+          "not added: \(candidate.source.url.absoluteString), announced by \(target): "
+            + (candidate.failure.map { "\($0)" } ?? ""))
+      }
+      candidates = chosen.filter { !($0.failure.map(Self.isBrokenLink) ?? false) }
+      if candidates.isEmpty, let failure = broken.first?.failure {
+        throw CommandFailure(
+          .unavailable, "\(target) announces \(broken.count == 1 ? "a feed" : "feeds") that cannot be read: \(failure)",
+          hint: "the page's feed link is broken: look on the site for another RSS or Atom link")
       }
     case .subscriptionList:
       throw subscriptionListFailure(target, isFile: location.isFileURL)
@@ -144,7 +152,24 @@ struct AddCommand: NewsCommand {
       ? try await list.planSubscribing(sources, exactName: exactName)
       : try await list.subscribe(sources, exactName: exactName)
     report(changes, config: list.path, dryRun: dryRun, announced: announced)
+    for candidate in candidates {
+      guard let failure = candidate.failure,
+        let added = changes.added.first(where: { $0.url == candidate.source.url })
+      else { continue }
+      context.console.printNote(
+        "could not read \(candidate.source.url.absoluteString) for its title (\(failure)); named \"\(added.name)\"")
+    }
     return .success
+  }
+
+  /// Whether a candidate's failure is the link's own (an error status, no feed there) rather than the network's.
+  static func isBrokenLink(_ failure: SubscriptionError) -> Bool {
+    switch failure {
+    case .httpStatus, .notAFeed, .notText, .unreadableFeed, .noFeedAnnounced, .unreadableSubscriptionList, .tooLarge:
+      return true
+    case .network, .relativeFeedLinks, .unreadableFile, .unsupportedURL, .noTransport:
+      return false
+    }
   }
 
   /// The configuration's source for a candidate: named by `--name`, else as the library named it (the feed's own

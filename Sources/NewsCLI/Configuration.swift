@@ -63,25 +63,51 @@ struct Configuration: Sendable {
     var names: [String] = []
   }
 
-  /// Finds and reads the configuration: `--config PATH`, else `$NEWS_CONFIG`, else `Config/news.json` in the
-  /// current folder (a checkout of this package), else `$XDG_CONFIG_HOME/news/news.json` (default
-  /// `~/.config/news/news.json`), else built-in defaults with no sources.
+  /// Finds and reads the configuration: `--config PATH`, else `$NEWS_CONFIG`, else the user's
+  /// `$XDG_CONFIG_HOME/news/news.json` (default `~/.config/news/news.json`), else the package's sample
+  /// `Config/news.json` in the current folder (a checkout of this package: the quick start), else built-in defaults
+  /// with no sources.
   ///
-  /// With `creatable` (the commands that write sources: `news add`, `news import`), an explicit path that does not
-  /// exist yet gives an empty configuration for that file, which the command then creates.
+  /// With `creatable` (the commands that write the file: `news add`, `news import`, `news serve`), an explicit path
+  /// that does not exist yet gives an empty configuration for that file, which the command then creates; and the
+  /// package's sample is never written: it is copied to the user's file first, which every later `news` reads,
+  /// from any folder (a fresh user's `news add` in the checkout edited the tracked sample, and `news serve
+  /// --set-password` wrote a password hash into it).
   static func load(
-    explicitPath: String?, environment: [String: String], currentDirectory: String, creatable: Bool = false
+    explicitPath: String?, environment: [String: String], currentDirectory: String, creatable: Bool = false,
+    note: (String) -> Void = { _ in }
   ) throws(CommandFailure) -> Configuration {
     if let path = explicitPath ?? environment["NEWS_CONFIG"].flatMap({ $0.isEmpty ? nil : $0 }) {
       let file = LocalPath.resolved(path, relativeTo: currentDirectory, environment: environment)
       if creatable, !FileManager.default.fileExists(atPath: file) { return Configuration(file: file) }
       return try read(path: file, environment: environment)
     }
-    let local = LocalPath.absolute("Config/news.json", relativeTo: currentDirectory)
-    if FileManager.default.fileExists(atPath: local) { return try read(path: local, environment: environment) }
-    let user = xdgDirectory("XDG_CONFIG_HOME", fallback: ".config", environment: environment) + "/news/news.json"
+    let user = userConfigurationPath(environment: environment)
     if FileManager.default.fileExists(atPath: user) { return try read(path: user, environment: environment) }
-    return Configuration()
+    let sample = LocalPath.absolute("Config/news.json", relativeTo: currentDirectory)
+    guard FileManager.default.fileExists(atPath: sample) else {
+      return creatable ? Configuration(file: user) : Configuration()
+    }
+    guard creatable else { return try read(path: sample, environment: environment) }
+    // Checked as it is read before it is copied: a broken sample is reported as the sample.
+    let original = try read(path: sample, environment: environment)
+    do {
+      try FileManager.default.createDirectory(
+        atPath: (user as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+      try FileManager.default.copyItem(atPath: sample, toPath: user)
+      // A file source's relative path is relative to its configuration's folder: the copy names the same files.
+      var edit = try JSONFileEdit(path: user)
+      for (name, source) in original.sources where source.url.isFileURL {
+        _ = try edit.setField("file", ofSource: name, to: .string(source.url.path))
+      }
+      try edit.save { path in _ = try read(path: path, environment: environment) }
+    } catch {
+      throw CommandFailure(
+        .config, "cannot create \(user) from the package's sample \(sample): \(error.localizedDescription)",
+        hint: "give a configuration file with --config PATH or NEWS_CONFIG")
+    }
+    note("\(user) created from the package's sample \(sample): news reads and edits it from now on, in any folder")
+    return try read(path: user, environment: environment)
   }
 
   /// The bytes of the configuration file at `path` (at most ``SubscriptionFile/maximumFileSize``).

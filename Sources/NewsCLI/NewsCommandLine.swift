@@ -216,7 +216,7 @@ public struct NewsCommandLine: Sendable {
       ? Configuration()
       : try Configuration.load(
         explicitPath: arguments.configurationPath, environment: environment, currentDirectory: currentDirectory,
-        creatable: use == .creatable)
+        creatable: use == .creatable, note: { console.printNote($0) })
     return CommandContext(
       configuration: configuration, environment: environment, currentDirectory: currentDirectory, console: console,
       now: now, network: network, server: server, faults: faults, executor: executor)

@@ -209,6 +209,12 @@ struct ServeCommand: NewsCommand {
       throw CommandFailure(
         .usage, "no password on standard input", hint: "type it, or pipe it: … | news serve --set-password \(user)")
     }
+    // NIST SP 800-63B §5.1.1.1: a memorized secret chosen by its user is at least 8 characters.
+    guard password.count >= 8 else {
+      throw CommandFailure(
+        .usage, "the password is \(password.count) characters: news serve needs at least 8",
+        hint: "a passphrase of a few words is easy to type in a feed reader's settings")
+    }
     guard let hash = ServerCredentials.hash(password: password) else {
       throw CommandFailure(.config, "cannot hash the password (libsodium could not start or had no memory)")
     }
@@ -225,6 +231,12 @@ struct ServeCommand: NewsCommand {
     try edit.setTopLevel(
       "serve", json: "{" + object.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}")
     try edit.save { path in _ = try Configuration.read(path: path) }
+    if let previous = context.configuration.serve.user, previous != user {
+      // One user per server: say whose sign-in stopped working.
+      context.console.printNote(
+        "user \(OutputFormat.sanitized(previous)) can no longer sign in: news serve has one user, now "
+          + OutputFormat.sanitized(user))
+    }
     context.console.printNote(
       "\(file): \"serve\" now has user \(OutputFormat.sanitized(user)), the password's argon2id hash and a new "
         + "apiToken (Miniflux X-Auth-Token)")

@@ -9,7 +9,10 @@ import Foundation
 public struct ServerRequest: Sendable {
   /// The method, upper-case as sent: `GET`, `POST`, `PUT`, `DELETE`, `HEAD`.
   public var method: String
-  /// The path, percent-decoded, without the query: `/v1/entries`.
+  /// The path, percent-decoded, without the query: `/v1/entries`. A leading run of slashes is one slash
+  /// (`//v1/feeds` → `/v1/feeds`): a client configured with a trailing slash on the server's address
+  /// (`miniflux-url "http://127.0.0.1:8080/"`, as newsboat's manual writes it) joins it so, and nginx's
+  /// `merge_slashes` serves it; slashes further in are kept (a Reader stream id holds `http://`).
   public var path: String
   /// The query arguments, decoded, in order.
   public var query: [(name: String, value: String)]
@@ -19,6 +22,11 @@ public struct ServerRequest: Sendable {
   public var body: Data
   /// The peer's address as text (`127.0.0.1`, `::1`), for the request log and login throttling.
   public var remoteAddress: String
+  /// Set by a server transport that answered the request itself, before any handler could: `431` (header fields
+  /// over ``ServerLimits/maxHeaderBytes``) or `413` (a body over ``ServerLimits/maxBodyBytes``). The handler is then
+  /// called only so that the request is logged like any other; its answer is not sent. `nil` for every request a
+  /// handler answers.
+  public var refusedWith: Int?
 
   /// - Parameters: see the properties of the same names. `target` is the request target (`/v1/entries?limit=5`):
   ///   its path is percent-decoded and its query split into ``query`` (RFC 3986 §3.4, `+` as a space as HTML
@@ -30,7 +38,7 @@ public struct ServerRequest: Sendable {
     self.method = method
     let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
     let rawPath = parts.first.map(String.init) ?? "/"
-    path = rawPath.removingPercentEncoding ?? rawPath
+    path = Self.oneLeadingSlash(rawPath.removingPercentEncoding ?? rawPath)
     query = parts.count > 1 ? Self.formPairs(String(parts[1])) : []
     self.headers = headers.map { (name: $0.name.lowercased(), value: $0.value) }
     self.body = body
@@ -43,11 +51,17 @@ public struct ServerRequest: Sendable {
     body: Data, remoteAddress: String
   ) {
     self.method = method
-    self.path = path
+    self.path = Self.oneLeadingSlash(path)
     self.query = query
     self.headers = headers.map { (name: $0.name.lowercased(), value: $0.value) }
     self.body = body
     self.remoteAddress = remoteAddress
+  }
+
+  /// `path` with its leading run of slashes made one (``path``).
+  static func oneLeadingSlash(_ path: String) -> String {
+    guard path.hasPrefix("//") else { return path }
+    return "/" + path.drop { $0 == "/" }
   }
 
   /// The first value of header `name` (any case), or `nil`.

@@ -276,7 +276,10 @@ private final class DaemonContext: @unchecked Sendable {
       uploadSize.pointee = 0
       return .YES
     }
-    if state.overflow { return daemon.queue(tooLarge(daemon.limits), on: connection, close: true) }
+    if state.overflow {
+      daemon.noteRefusal(413, state, connection)
+      return daemon.queue(tooLarge(daemon.limits), on: connection, close: true)
+    }
     guard !state.started else { return .YES }
     state.started = true
     let request = ServerRequest(
@@ -312,14 +315,28 @@ private final class DaemonContext: @unchecked Sendable {
       $0 + $1.name.utf8.count + $1.value.utf8.count + 4
     }
     if headerBytes > limits.maxHeaderBytes {
+      noteRefusal(431, state, connection)
       return queue(.text("request header fields too large\n", status: 431), on: connection, close: true)
     }
     if let length = headers.first(where: { $0.name.lowercased() == "content-length" })?.value,
       let bytes = UInt64(length.trimmingCharacters(in: .whitespaces)), bytes > UInt64(limits.maxBodyBytes)
     {
+      noteRefusal(413, state, connection)
       return queue(Self.tooLarge(limits), on: connection, close: true)
     }
     return .YES
+  }
+
+  /// Hands the handler a request this transport refused itself (``ServerRequest/refusedWith``), so that it is
+  /// logged; no header field, query or body is passed on (they are what was too large), the path at most 200
+  /// characters.
+  func noteRefusal(_ status: Int, _ state: RequestState, _ connection: OpaquePointer) {
+    var request = ServerRequest(
+      method: String(state.method.prefix(16)), path: String(state.path.prefix(200)), query: [], headers: [],
+      body: Data(), remoteAddress: Self.peerAddress(connection))
+    request.refusedWith = status
+    let handler = self.handler
+    Task { _ = await handler(request) }
   }
 
   private static func tooLarge(_ limits: ServerLimits) -> ServerResponse {

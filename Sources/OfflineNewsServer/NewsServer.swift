@@ -20,8 +20,9 @@ import OfflineNewsHTTP
 ///      SameSite=Strict`, and `Secure` unless on loopback over plain HTTP); without one, `GET` is sent to `/login`.
 ///      A web `POST`, `PUT` or `DELETE` needs the session's CSRF token (`X-CSRF-Token` or a `csrf` form field), 403
 ///      otherwise.
-/// 4. `X-Content-Type-Options: nosniff`, `Referrer-Policy: no-referrer` and `X-Frame-Options: DENY` are added to
-///    every response; the request is logged (``RequestLog``: no query, no secret).
+/// 4. `X-Content-Type-Options: nosniff`, `Referrer-Policy: no-referrer` (the web reader's pages: `same-origin`,
+///    ``WebPage``) and `X-Frame-Options: DENY` are added to every response; the request is logged (``RequestLog``:
+///    no query, no secret).
 ///
 /// Failed logins (any of the three ways) are slowed per peer address (``LoginThrottle``) and logged. Without
 /// credentials (loopback only: `news serve` refuses to listen elsewhere without them) every request is allowed and
@@ -94,6 +95,14 @@ public struct NewsServer: Sendable {
   /// Answers one request (see the type's documentation for the order of the checks), adds the security header
   /// fields and logs it.
   public func handle(_ request: ServerRequest) async -> ServerResponse {
+    if let status = request.refusedWith {
+      // Answered by the transport already (431, 413): logged like any other request, never routed.
+      settings.log.record(
+        RequestLog.Entry(
+          method: RequestLog.shown(request.method), path: RequestLog.shown(request.path), status: status, ms: 0,
+          peer: request.remoteAddress, note: status == 413 ? "body too large" : "header fields too large"))
+      return .text("", status: status)
+    }
     let started = ContinuousClock.now
     var (response, note) = await route(request)
     for (name, value) in Self.securityHeaders where response.header(name) == nil {

@@ -185,24 +185,29 @@ extension StorageContext {
     }
     guard !page.isEmpty else { return [] }
 
-    // The snippets of the summary, the content, and the best column (FTS5's choice, often the title).
+    // The snippets of the summary and the content; the best column's (FTS5's choice, often the title) only for a
+    // hit whose body has no match: `snippet(…, -1)` tokenizes every column to choose one.
     let snippet = { (column: Int) in "snippet(article_fts, \(column), ?3, ?4, ?5, \(snippetTokens))" }
     let details = try db.makeStatement(
       """
-      SELECT \(articleColumns), \(snippet(1)), \(snippet(2)), \(snippet(-1))
+      SELECT \(articleColumns), \(snippet(1)), \(snippet(2))
       FROM article_fts JOIN article a ON a.rowid = article_fts.rowid
       WHERE article_fts MATCH ?1 AND article_fts.rowid = ?2
       """)
+    let bestColumn = try db.makeStatement(
+      "SELECT \(snippet(-1)) FROM article_fts WHERE article_fts MATCH ?1 AND article_fts.rowid = ?2")
     var hits: [SearchHit] = []
     for (rowid, rank) in page {
       let arguments: [DatabaseValue] = [
         .text(query.matchExpression), .integer(rowid), .text(SearchHit.highlightStart),
         .text(SearchHit.highlightEnd), .text(SearchHit.ellipsis),
       ]
-      let hit = try details.fetchOne(arguments) { row in
-        article(row).map { SearchHit(article: $0, rank: rank, snippet: bestSnippet(row, columns: snippetColumns)) }
+      let found = try details.fetchOne(arguments) { row in
+        article(row).map { (article: $0, body: bodySnippet(row, columns: bodySnippetColumns)) }
       }
-      if let hit = hit ?? nil { hits.append(hit) }
+      guard let found = found ?? nil else { continue }
+      let snippet = try found.body ?? bestColumn.fetchOne(arguments) { $0.string(0) ?? "" } ?? ""
+      hits.append(SearchHit(article: found.article, rank: rank, snippet: snippet))
     }
     return hits
   }
@@ -246,25 +251,25 @@ extension StorageContext {
     return sorted[start..<min(sorted.count, start + limit)].map(\.row)
   }
 
-  /// The three snippets' places in a row of ``articleColumns`` followed by them.
-  private static let snippetColumns: [Int] = {
+  /// The two body snippets' places (summary, content) in a row of ``articleColumns`` followed by them.
+  private static let bodySnippetColumns: [Int] = {
     let first = articleColumns.split(separator: ",").count
-    return [first, first + 1, first + 2]
+    return [first, first + 1]
   }()
 
-  /// The body's snippet with the most matches (the summary on a tie) when the body matches: it says more than the
-  /// title shown beside it; otherwise the snippet of FTS5's best column (the last of `columns`).
-  private static func bestSnippet(_ row: Row, columns: [Int]) -> String {
+  /// The body's snippet with the most matches (the summary on a tie), or `nil` when the body has no match: then
+  /// the snippet of FTS5's best column is shown, as the body's says more than the title shown beside it.
+  private static func bodySnippet(_ row: Row, columns: [Int]) -> String? {
     // Characters compared, as Foundation's `components(separatedBy:)` compares them, without its first-use cost.
     let start = Character(SearchHit.highlightStart)
     let marks = { (text: String) in text.reduce(0) { $1 == start ? $0 + 1 : $0 } }
     var best: (text: String, marks: Int)?
-    for column in columns.dropLast() {
+    for column in columns {
       guard let text = row.string(column) else { continue }
       let count = marks(text)
       if count > 0 && count > (best?.marks ?? 0) { best = (text, count) }
     }
-    return best?.text ?? columns.last.flatMap { row.string($0) } ?? ""
+    return best?.text
   }
 
   // MARK: - Substring search

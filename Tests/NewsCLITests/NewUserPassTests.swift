@@ -187,6 +187,48 @@ struct NewUserPassTests {
     #expect(none.err.contains("no sources configured") && none.out.contains(imported), "\(none.out) \(none.err)")
   }
 
+  @Test("in a checkout, news add copies the package's sample to the user's file and edits that, never the sample")
+  func sampleNeverWritten() async throws {
+    let cli = CLIHarness()
+    // A checkout's Config/news.json with a file source relative to it, as the package ships one.
+    let folder = cli.directory.path("Config")
+    try FileManager.default.createDirectory(atPath: folder + "/sample", withIntermediateDirectories: true)
+    try FileManager.default.copyItem(
+      atPath: Fixtures.own("feeds/html-text.rss").path, toPath: folder + "/sample/feed.rss")
+    let sampleText = #"{"sources": {"sample": {"file": "sample/feed.rss"}}, "defaultSource": "sample"}"# + "\n"
+    try sampleText.write(toFile: folder + "/news.json", atomically: true, encoding: .utf8)
+    #expect(await cli.run("fetch", "--db", cli.database).status == 0, "the quick start reads the sample")
+    let added = await cli.run("add", Fixtures.own("feeds/html-text.rss").path, "--name", "mine", "--db", cli.database)
+    #expect(added.status == 0, "\(added.err)")
+    #expect(try String(contentsOfFile: folder + "/news.json", encoding: .utf8) == sampleText, "the sample is untouched")
+    let home = try #require(cli.environment["HOME"])
+    let user = home + "/.config/news/news.json"
+    #expect(added.err.contains("\(user) created from the package's sample"), "\(added.err)")
+    let copy = try String(contentsOfFile: user, encoding: .utf8)
+    #expect(copy.contains(#""file": "\#(folder)/sample/feed.rss""#), "the relative path names the same file: \(copy)")
+    // From now on the user's file is read, here and in any folder: both sources, the sample's still readable.
+    let listed = await cli.run("sources", "--db", cli.database)
+    #expect(listed.out.contains("mine") && listed.out.contains("sample"), "\(listed.out)")
+    #expect(await cli.run("fetch", "--all", "--db", cli.database).status == 0)
+  }
+
+  @Test("news add of a page whose announced feed link is broken (404) is refused, as news add of the link is")
+  func brokenAnnouncedFeed() async throws {
+    let page = Data(
+      #"<html><head><title>Daring Fireball</title><link rel="alternate" type="application/rss+xml" href="/feeds/main"></head></html>"#
+        .utf8)
+    let server = try LoopbackHTTPServer(.respond(status: 404, body: Data("not here".utf8)))
+    defer { server.stop() }
+    server.enqueue(.respond(status: 200, headers: ["Content-Type": "text/html"], body: page))
+    let cli = CLIHarness()
+    let config = cli.directory.path("news.json")
+    let added = await cli.run("add", server.url("/").absoluteString, "--config", config, "--db", cli.database)
+    // It was added, exit 0, with a note naming it "Daring Fireball" while the file said "Daring Fireball (2)".
+    #expect(added.status == 69, "\(added.out) \(added.err)")
+    #expect(added.err.contains("HTTP 404") && added.err.contains("/feeds/main"), "\(added.err)")
+    #expect(!FileManager.default.fileExists(atPath: config), "nothing subscribed")
+  }
+
   @Test("a cut-off RSS file or JSON Feed gets the cut-off hint, not the hint to use a mapping")
   func cutFeedHint() async throws {
     let cli = CLIHarness()

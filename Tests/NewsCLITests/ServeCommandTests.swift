@@ -178,5 +178,15 @@ struct ServeCommandTests {
     #expect(run.child.terminationStatus == 0)
     #expect(run.errors.contains(#""note":"login failed""#))
     #expect(!run.errors.contains("wrong"))
+    // A short password is refused, the file unchanged; another user replaces alice, and says so.
+    let short = try Run(["serve", "--set-password", "bob", "--config", config], in: directory, input: "12345")
+    await short.child.exited()
+    #expect(short.child.terminationStatus == 64, "\(short.errors)")
+    #expect(short.errors.contains("at least 8"), "\(short.errors)")
+    #expect(try String(contentsOfFile: config, encoding: .utf8).contains(#""user": "alice""#))
+    let bob = try Run(["serve", "--set-password", "bob", "--config", config], in: directory, input: "long enough")
+    await bob.child.exited()
+    #expect(bob.child.terminationStatus == 0, "\(bob.errors)")
+    #expect(bob.errors.contains("user alice can no longer sign in"), "\(bob.errors)")
   }
 }

@@ -103,25 +103,20 @@ struct SubscriptionCommandTests {
     #expect(third.out.hasPrefix("added \"Loopback Feed (2)\""), "\(third.out)")
   }
 
-  @Test("a page announcing one feed: its relative href resolved; a feed that cannot be read is named by the page")
+  @Test("a page announcing one feed: its relative href resolved; a link that answers no feed is not added")
   func pageWithOneFeed() async throws {
     let cli = CLIHarness()
     let config = try Self.writeConfig(cli)
+    let before = try String(contentsOfFile: config, encoding: .utf8)
     let server = try LoopbackHTTPServer(
       Self.html(Self.page(#"<link rel="alternate" type="application/atom+xml" href="feeds/main">"#)))
     let pageURL = server.url("/blog/")
+    // The "feed" is the page again (the server answers every path with it): a broken link, refused as `news add`
+    // of that link itself is (before, it was added named after the page, a subscription that could never work).
     let outcome = await cli.run("add", pageURL.absoluteString, "--config", config, "--json")
-    #expect(outcome.status == 0, "\(outcome.err)")
-    let report = try outcome.json()
-    let added = report["added"] as? [[String: Any]] ?? []
-    #expect(added.count == 1)
-    #expect(added.first?["name"] as? String == "Loop Site")
-    #expect(added.first?["feed"] as? String == server.url("/blog/feeds/main").absoluteString)
-    #expect(added.first?["homePage"] as? String == pageURL.absoluteString)
-    #expect(report["dryRun"] as? Bool == false)
-    #expect(try Self.sources(config)["Loop Site"]?["feed"] as? String == server.url("/blog/feeds/main").absoluteString)
-    // The "feed" is the page again (the server answers every path with it): no title of its own, no link title.
-    #expect(outcome.err.contains("could not read \(server.url("/blog/feeds/main")) for its title"), "\(outcome.err)")
+    #expect(outcome.status == 69, "\(outcome.err)")
+    #expect(outcome.err.contains(server.url("/blog/feeds/main").absoluteString), "resolved: \(outcome.err)")
+    #expect(try String(contentsOfFile: config, encoding: .utf8) == before)
   }
 
   /// A feed of `title` (RSS 2.0, or Atom when `atom`).
@@ -208,13 +203,13 @@ struct SubscriptionCommandTests {
     #expect(named.status == 0, "\(named.err)")
     #expect(try Self.sources(config2)["j"]?["title"] as? String == "Loop Journal")
 
-    // The feed cannot be read: the link's title names it, and a note says why.
+    // The announced feed answers 404: a broken link, not added, and the command fails as for the link itself.
     server.router = { $0.target == "/rss" ? .respond(status: 404, body: Data()) : nil }
     let config3 = cli.directory.path("third.json")
     let unread = await cli.run("add", server.url("/").absoluteString, "--config", config3)
-    #expect(unread.status == 0, "\(unread.err)")
-    #expect(unread.out.hasPrefix("added \"RSS\""), "\(unread.out)")
-    #expect(unread.err.contains("could not read \(server.url("/rss")) for its title (GET"), "\(unread.err)")
+    #expect(unread.status == 69, "\(unread.err)")
+    #expect(unread.err.contains("not added: \(server.url("/rss"))") && unread.err.contains("HTTP 404"), "\(unread.err)")
+    #expect(!FileManager.default.fileExists(atPath: config3))
   }
 
   @Test("equivalent spellings of a configured feed's URL are the same subscription: case, #fragment, empty path")

@@ -35,6 +35,20 @@ struct MinifluxNewsboatTests {
     }
   }
 
+  @Test("newsboat with a trailing slash on the server's address (//v1/feeds, //accounts/ClientLogin) reads it all")
+  func trailingSlash() async throws {
+    let served = try await ServedTestLibrary.synthetic()
+    let server = try Newsboat.Server(served.library)
+    for mode in ["miniflux", "feedhq"] {
+      let client = try Newsboat.Client(mode, server: server, trailingSlash: true)
+      let outcome = try await client.reload()
+      #expect(outcome.status == 0, "\(mode): \(outcome.out) \(outcome.err)")
+      // Every article of the three feeds: a fresh user's newsboat got 404 (Miniflux) and 403 (Reader) instead.
+      #expect(try await client.items().count == 9, "\(mode): \(server.log)")
+    }
+    await server.stop()
+  }
+
   @Test("newsboat -x reload fetches every feed's entries with their titles, links, dates and unread state")
   func reload() async throws {
     let served = try await ServedTestLibrary.synthetic()

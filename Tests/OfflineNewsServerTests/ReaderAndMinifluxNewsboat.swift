@@ -72,16 +72,18 @@ enum Newsboat {
     var cache: String { directory.path("cache.db") }
     var urls: String { directory.path("urls") }
 
-    /// A newsboat with `urls-source "miniflux"` (or `"feedhq"`) at `server`.
-    init(_ mode: String, server: Server) throws {
+    /// A newsboat with `urls-source "miniflux"` (or `"feedhq"`) at `server`, its address written with a trailing
+    /// slash when `trailingSlash` (as newsboat's manual writes `miniflux-url`).
+    init(_ mode: String, server: Server, trailingSlash: Bool = false) throws {
+      let url = server.url + (trailingSlash ? "/" : "")
       let lines =
         mode == "miniflux"
         ? [
-          "urls-source \"miniflux\"", "miniflux-url \"\(server.url)\"", "miniflux-login \"\(Newsboat.user)\"",
+          "urls-source \"miniflux\"", "miniflux-url \"\(url)\"", "miniflux-login \"\(Newsboat.user)\"",
           "miniflux-password \"\(Newsboat.password)\"",
         ]
         : [
-          "urls-source \"feedhq\"", "feedhq-url \"\(server.url)\"", "feedhq-login \"\(Newsboat.user)\"",
+          "urls-source \"feedhq\"", "feedhq-url \"\(url)\"", "feedhq-login \"\(Newsboat.user)\"",
           "feedhq-password \"\(Newsboat.password)\"", "feedhq-min-items 100", "feedhq-show-special-feeds no",
         ]
       try (lines + ["show-read-feeds yes", "show-read-articles yes", "confirm-exit no", "cleanup-on-quit no"])

@@ -66,6 +66,42 @@ struct SearchRankingTests {
     }
   }
 
+  /// The rows holding each phrase are counted only up to half the table, where the IDF reaches FTS5's floor: words
+  /// in a quarter of the rows, in one row fewer than half, in exactly half, in one more, and in most, on an odd and an
+  /// even number of rows, must keep `bm25()`'s values (a count stopped too early, or too late by one, changes them).
+  @Test("words in about half of the rows (where the IDF reaches its floor) keep bm25's values", arguments: [401, 400])
+  func wordsInHalfTheRows(count: Int) async throws {
+    let spans = [
+      "quarter": count / 4, "below": count / 2 - 1, "half": count / 2, "above": count / 2 + 1, "most": count * 3 / 4,
+    ]
+    let articles = (0..<count).map { index in
+      let words = spans.filter { index < $0.value }.map(\.key).sorted()
+      let filler = Array(repeating: "filler", count: index % 7)
+      return Article(
+        url: URL(string: "https://example.com/\(index)") ?? URL(fileURLWithPath: "/\(index)"),
+        title: (words + filler + ["end"]).joined(separator: " "),
+        summary: index % 3 == 0 ? nil : "summary \(index % 5)",
+        publishedAt: Timestamp(millisecondsSince1970: t0 + Int64(index % 9) * 1000).date,
+        content: words.reversed().joined(separator: " "))
+    }
+    let storage = try database.open()
+    try await storage.saveArticles(articles, forQuery: "q", fetchedAt: Timestamp(millisecondsSince1970: t0))
+    for text in ["quarter", "below", "half", "above", "most", "below half", "quarter most", "above OR quarter"] {
+      let expression = try SearchQuery(text).matchExpression
+      let pairs = try await storage.read { db in
+        try StorageContext.installSearchRanking(on: db)
+        return try db.makeStatement(
+          """
+          SELECT bm25(article_fts, \(Self.weights)), offlinenews_rank(article_fts, 0, \(Self.weights))
+          FROM article_fts WHERE article_fts MATCH ?1
+          """
+        ).fetchAll([.text(expression)]) { row in (row.double(0) ?? .nan, row.double(1) ?? .nan) }
+      }
+      #expect(!pairs.isEmpty, "\(text)")
+      for (bm25, ours) in pairs { #expect(bm25.bitPattern == ours.bitPattern, "\(text): \(bm25) vs \(ours)") }
+    }
+  }
+
   @Test("with k > 0, the rows that cannot be among the k best are skipped, and the k best keep bm25's values")
   func skipsRows() async throws {
     let storage = try await open(1500, seed: 3)
