@@ -83,6 +83,8 @@ struct ReadCommand: NewsCommand {
     }
     let repository = try context.makeRepository(arguments.common, reading: true)
     var reader = Reader(sources: sourceRows(), startingList: start, unreadOnly: unreadOnly, now: context.now())
+    let statePath = Self.statePath(ofDatabase: repository.databasePath)
+    reader.collapse(folders: Self.savedCollapsedFolders(statePath))
     // A reading command opens the writer at its first write, so `readOnlyCause` may not be known yet: the file and
     // its folder are asked too (access(2) says EPERM for an immutable file, root included).
     let path = repository.databasePath
@@ -115,7 +117,36 @@ struct ReadCommand: NewsCommand {
     }
     var session = Session(
       repository: repository, terminal: terminal, reader: reader, context: context, refresher: refresher)
+    defer { Self.saveCollapsedFolders(session.reader.collapsedFolders, statePath) }
     return try await session.run()
+  }
+
+  /// Where the reader keeps what it remembers between runs (the collapsed folders): beside the store, named after
+  /// it (`news.sqlite-read.json` for `news.sqlite`), so that each store has its own; `nil` for an in-memory store.
+  /// A JSON object, `{"collapsedFolders": ["Tech/Swift"]}` (folders as the configuration writes them).
+  static func statePath(ofDatabase path: String) -> String? {
+    guard !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") else { return nil }
+    return path + "-read.json"
+  }
+
+  /// The collapsed folders the last run saved; none when there is no file or it cannot be read (it is only a
+  /// preference: a damaged file is replaced at the next quit).
+  static func savedCollapsedFolders(_ path: String?) -> [String] {
+    guard let path, let data = FileManager.default.contents(atPath: path),
+      let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+      let folders = object["collapsedFolders"] as? [String]
+    else { return [] }
+    return folders
+  }
+
+  /// Saves the collapsed folders for the next run, when they changed; a store whose folder cannot be written (a
+  /// read-only store) keeps none, silently: the reader said so when it opened.
+  static func saveCollapsedFolders(_ folders: [String], _ path: String?) {
+    guard let path, folders != savedCollapsedFolders(path) else { return }
+    guard !folders.isEmpty || FileManager.default.fileExists(atPath: path),
+      let data = try? JSONSerialization.data(withJSONObject: ["collapsedFolders": folders], options: [.sortedKeys])
+    else { return }
+    try? data.write(to: URL(fileURLWithPath: path), options: .atomic)
   }
 
   /// The health of the configured source `name` (its last fetch and last error), or `nil` when it is not one.
@@ -142,10 +173,10 @@ struct ReadCommand: NewsCommand {
   func sourceRows() -> [Reader.SourceRow] {
     let configuration = context.configuration
     var rows = [Reader.SourceRow(title: "All articles", depth: 0, filter: .all, isFolder: false)]
+    // A source's articles are those saved under its name and those of its last fetch, as `news serve` and the
+    // counts select them: not another feed's whose publisher bears its name (``ArticleFilter/anyOfSources``).
     func row(_ name: String, depth: Int) -> Reader.SourceRow {
-      let match = context.sourceMatch(name)
-      var filter = ArticleFilter(source: match.source)
-      filter.sourceQueries = match.queries
+      let filter = ArticleFilter(anyOfSources: [context.sourceMatch(name)])
       // The subscription's name, as `news sources` and `--source` use it (its feed's own title is a label).
       return Reader.SourceRow(title: name, depth: depth, filter: filter, isFolder: false, reloads: [name])
     }
@@ -159,7 +190,7 @@ struct ReadCommand: NewsCommand {
       rows.append(
         Reader.SourceRow(
           title: folder.last ?? text, depth: folder.count - 1, filter: ArticleFilter(anyOfSources: matches),
-          isFolder: true, reloads: configuration.sourceNames(inFolder: text) ?? []))
+          isFolder: true, reloads: configuration.sourceNames(inFolder: text) ?? [], folder: text))
       for name in names where configuration.folder(ofSource: name) == folder {
         rows.append(row(name, depth: folder.count))
       }
@@ -185,7 +216,8 @@ struct ReadCommand: NewsCommand {
       case listFailed(String, generation: Int)
       /// A write was committed to the store (by this process or another): the counts are read again.
       case storeChanged
-      case counts([ArticleCounts?], [SourceHealth?])
+      case counts([ArticleCounts?])
+      case health([SourceHealth?])
       /// A reload has refreshed `done` of its `total` sources.
       case reloadProgress(done: Int, total: Int)
       /// A reload ended: what it did, for the status line.
@@ -214,14 +246,15 @@ struct ReadCommand: NewsCommand {
       // A source row's source: its health (age, last error) is shown beside its counts.
       let context = self.context
       let named = reader.sources.map { row -> String? in row.isFolder ? nil : row.reloads?.first }
+      // The counts first (the first screen), then each source's health.
       func countAll() {
         Task {
-          let counts = await Self.counts(of: rows, repository)
+          sink.yield(.counts(await Self.counts(of: rows, repository)))
           var health: [SourceHealth?] = []
           for name in named {
             health.append(name == nil ? nil : await ReadCommand.health(of: name ?? "", context, repository))
           }
-          sink.yield(.counts(counts, health))
+          sink.yield(.health(health))
         }
       }
       // A new list to observe, or none (`nil`: a search's hits, which are read once).
@@ -300,8 +333,9 @@ struct ReadCommand: NewsCommand {
         case .storeChanged:
           countAll()
           continue
-        case .counts(let counts, let health):
+        case .counts(let counts):
           reader.setCounts(counts)
+        case .health(let health):
           reader.setHealth(health)
         case .reloadProgress(let done, let total):
           reader.reloading = "reloading: \(done) of \(total) source\(total == 1 ? "" : "s") done…"
@@ -327,33 +361,19 @@ struct ReadCommand: NewsCommand {
       return .success
     }
 
-    /// The counts of each row's filter, in order, as `news serve` counts its feeds and folders: the sources' in one
-    /// statement (``NewsRepository/counts(bySource:)``), a folder's through the indexes of its sources
-    /// (``ArticleSelection``), "All articles" with ``NewsRepository/counts(matching:)``. A source's articles are
-    /// those saved under its name and those of its last fetch (the publisher's name, which `news list --source` also
-    /// matches, is left out: no index has it, and a scan of the store for each row took 8.6 s at 100,000 articles,
-    /// docs/PERFORMANCE.md). `nil` for a row that could not be counted.
+    /// The counts of each row's filter, in order, in one statement (``NewsRepository/counts(ofGroups:)``, as
+    /// `news serve` counts its feeds): a folder's sources (``ArticleFilter/anyOfSources``) or a source's, each
+    /// article once, "All articles" every article. A source's articles are those saved under its name and those of
+    /// its last fetch (the publisher's name, which `news list --source` also matches, is left out: no index has it,
+    /// and a scan of the store for each row took 8.6 s at 100,000 articles, docs/PERFORMANCE.md). `nil` for every
+    /// row when they could not be counted.
     static func counts(of rows: [ArticleFilter], _ repository: NewsRepository) async -> [ArticleCounts?] {
-      let sources = rows.map { filter -> SourceMatch? in
-        guard filter.anyOfSources == nil, let source = filter.source else { return nil }
-        return SourceMatch(source: source, queries: filter.sourceQueries)
+      let groups = rows.map { filter -> [SourceMatch]? in
+        if let members = filter.anyOfSources { return members }
+        return filter.source.map { [SourceMatch(source: $0, queries: filter.sourceQueries)] }
       }
-      let bySource = (try? await repository.counts(bySource: sources.compactMap { $0 })) ?? []
-      var next = bySource.makeIterator()
-      var counts: [ArticleCounts?] = []
-      for (filter, source) in zip(rows, sources) {
-        if source != nil {
-          counts.append(next.next().map { ArticleCounts(total: $0.total, unread: $0.unread) })
-        } else if let members = filter.anyOfSources {
-          let total = try? await repository.count(selecting: ArticleSelection(sources: members))
-          let unread = try? await repository.count(
-            selecting: ArticleSelection(filter: ArticleFilter(unreadOnly: true), sources: members))
-          counts.append(total.flatMap { total in unread.map { ArticleCounts(total: total, unread: $0) } })
-        } else {
-          counts.append(try? await repository.counts(matching: filter))
-        }
-      }
-      return counts
+      guard let counts = try? await repository.counts(ofGroups: groups) else { return rows.map { _ in nil } }
+      return counts.map { ArticleCounts(total: $0.total, unread: $0.unread) }
     }
 
     mutating func draw() {

@@ -25,6 +25,9 @@ struct Reader {
     var reloads: [String]? = nil
     /// A source's health (its last good fetch and last error since), read with the counts; `nil` for folders.
     var health: SourceHealth? = nil
+    /// A folder row's folder, as the configuration writes it (`Tech/Swift`): what is saved of a collapsed folder
+    /// between runs (``collapsedFolders``); `nil` for other rows.
+    var folder: String? = nil
   }
 
   enum Screen: Equatable { case sources, articles, article, help }
@@ -283,6 +286,20 @@ struct Reader {
     return []
   }
 
+  /// The folders collapsed (``SourceRow/folder`` of the rows in ``collapsed``), sorted: what `news read` saves when
+  /// it ends and collapses again at its next start (``collapse(folders:)``).
+  var collapsedFolders: [String] {
+    collapsed.compactMap { sources.indices.contains($0) ? sources[$0].folder : nil }.sorted()
+  }
+
+  /// Collapses the folder rows whose folder is one of `folders` (those saved by the last run); folders no longer
+  /// configured are ignored. The selection stays where it is when it is still shown, else goes to the first row.
+  mutating func collapse(folders: [String]) {
+    let names = Set(folders)
+    collapsed = Set(sources.indices.filter { sources[$0].isFolder && sources[$0].folder.map(names.contains) == true })
+    if !shownSources.contains(sourceSelection) { sourceSelection = 0 }
+  }
+
   /// The rows of ``sources`` shown on the sources screen, in order: every row but those inside a collapsed folder.
   var shownSources: [Int] {
     var shown: [Int] = []
@@ -442,7 +459,12 @@ struct Reader {
         bar(
           "news read — keys "
             + (under == .sources ? "on the sources" : under == .articles ? "on a list" : "on the article")))
-      lines += ReaderKey.lines(on: under).prefix(body).map { Terminal.Line(Self.fit($0, width)) }
+      // Wrapped to the width; on a screen too short for them all, the last row says where the rest are.
+      let keys = ReaderKey.lines(on: under, width: width)
+      let shown =
+        keys.count <= body
+        ? keys : keys.prefix(body - 1) + ["  … \(keys.count - body + 1) more lines: news read --keys"]
+      lines += shown.map { Terminal.Line(Self.fit($0, width)) }
     }
     while lines.count < height - 1 { lines.append(Terminal.Line("")) }
     lines.append(statusLine(width))

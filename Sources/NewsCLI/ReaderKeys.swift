@@ -1,3 +1,5 @@
+import OfflineNewsHTML
+
 /// The keys of `news read`, in one table: what each does on the sources, on a list and on the article. The help
 /// screen (`?`), `news read --keys` and the key table of docs/CLI.md are made from it (a test compares the doc's).
 struct ReaderKey: Sendable, Equatable {
@@ -68,10 +70,19 @@ struct ReaderKey: Sendable, Equatable {
     }
   }
 
-  /// The keys that do something on `screen`, one line each: the keys in a column, then what they do.
-  static func lines(on screen: Reader.Screen) -> [String] {
-    table.compactMap { key in
-      key.meaning(on: screen).map { "  " + OutputFormat.padded(key.keys.joined(separator: " "), to: 18) + $0 }
+  /// The keys that do something on `screen`: the keys in a column, then what they do, on one line each; with a
+  /// `width` (display columns, the help screen's), what they do is wrapped under itself to fit (a line each when
+  /// under 40 columns leave no room for the two columns: those lines are cut on the screen).
+  static func lines(on screen: Reader.Screen, width: Int? = nil) -> [String] {
+    let keyColumn = 20
+    return table.flatMap { key -> [String] in
+      guard let meaning = key.meaning(on: screen) else { return [] }
+      let keys = "  " + OutputFormat.padded(key.keys.joined(separator: " "), to: keyColumn - 2)
+      guard let width, width >= 2 * keyColumn else { return [keys + meaning] }
+      let indent = String(repeating: " ", count: keyColumn)
+      return LineWrapper(width: width - keyColumn - 1).wrap(meaning).enumerated().map {
+        ($0.offset == 0 ? keys : indent) + $0.element
+      }
     }
   }
 

@@ -51,6 +51,16 @@ extension NewsRepository {
     try await storing { try await storage.articleCounts(bySource: sources) }
   }
 
+  /// The counts of the articles of each group of sources (a folder's, or one source's: each article once), or of
+  /// every article for a `nil` group, in one statement, remembered until the store changes: the counts of a
+  /// reader's folders and sources (`news read`'s rows).
+  ///
+  /// - Returns: one ``SourceArticleCounts`` per group, in the order of `groups`.
+  /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
+  package func counts(ofGroups groups: [[SourceMatch]?]) async throws(NewsRepositoryError) -> [SourceArticleCounts] {
+    try await storing { try await storage.articleCounts(ofGroups: groups) }
+  }
+
   /// Marks the articles with these keys read (or unread), in one transaction.
   ///
   /// - Returns: how many changed state.

@@ -12,21 +12,27 @@ extension WebReader {
     let repository = library.repository
     let now = library.now()
     let sources = (try? await library.sources()) ?? []
-    let all = (try? await repository.counts()) ?? ArticleCounts(total: 0, unread: 0)
+    let folders = WebListQuery.folders(of: sources)
+    // Every count of the page in one call, as `news read` counts its rows: all, each folder, each source.
+    let groups: [[SourceMatch]?] =
+      [nil] + folders.map { folder in sources.filter { $0.isFiled(under: folder) }.map(\.match) }
+      + sources.map { [$0.match] }
+    let counted = (try? await repository.counts(ofGroups: groups)) ?? []
+    func countsOf(_ index: Int) -> ArticleCounts {
+      counted.indices.contains(index)
+        ? ArticleCounts(total: counted[index].total, unread: counted[index].unread) : ArticleCounts(total: 0, unread: 0)
+    }
+    let all = countsOf(0)
     let starred = (try? await repository.counts(matching: ArticleFilter(bookmarkedOnly: true)))?.total ?? 0
     var html = "<h1>Sources</h1>\n<ul class=\"totals\">"
     html += "<li><a href=\"/articles?unread=1\">Unread</a> <span class=\"count\">\(all.unread)</span></li>"
     html += "<li><a href=\"/articles\">All articles</a> <span class=\"count\">\(all.total)</span></li>"
     html += "<li><a href=\"/articles?starred=1\">Starred</a> <span class=\"count\">\(starred)</span></li></ul>\n"
 
-    let folders = WebListQuery.folders(of: sources)
     if !folders.isEmpty {
       html += "<h2>Folders</h2>\n<ul class=\"folders\">"
-      for folder in folders {
-        let members = sources.filter { $0.isFiled(under: folder) }.map(\.match)
-        let counts =
-          (try? await repository.counts(matching: ArticleFilter(anyOfSources: members)))
-          ?? ArticleCounts(total: 0, unread: 0)
+      for (index, folder) in folders.enumerated() {
+        let counts = countsOf(1 + index)
         let id = ServedIdentifiers.categoryID(forFolder: folder)
         html += "<li class=\"depth-\(min(folder.count, 4))\"><a href=\"/articles?unread=1&amp;folder=\(id)\">"
         html += WebPage.text(folder.last ?? "") + "</a> <span class=\"count\">\(counts.unread)</span></li>"
@@ -37,10 +43,8 @@ extension WebReader {
     html += "<h2>Every source</h2>\n"
     if sources.isEmpty { html += "<p class=\"empty\">No sources yet: add one with <code>news add</code>.</p>\n" }
     html += "<ul class=\"sources\">"
-    for source in sources {
-      let counts =
-        (try? await repository.counts(matching: ArticleFilter(anyOfSources: [source.match])))
-        ?? ArticleCounts(total: 0, unread: 0)
+    for (index, source) in sources.enumerated() {
+      let counts = countsOf(1 + folders.count + index)
       let health = try? await repository.health(of: source)
       let id = ServedIdentifiers.feedID(forSourceNamed: source.name)
       html += "<li class=\"source\(health?.lastError != nil ? " failing" : "")\">"

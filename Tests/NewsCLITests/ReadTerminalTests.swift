@@ -318,6 +318,36 @@ struct ReadTerminalTests {
     #expect(!unread.contains { $0.hasPrefix("https://wide.example/") }, "\(unread)")
   }
 
+  @Test("a folder collapsed when the reader quits is collapsed at its next start, kept beside the store")
+  func collapsedFoldersKept() async throws {
+    let tmux = try #require(Self.tmux)
+    let store = try await Store()
+    let pane = try await Pane(tmux: tmux, directory: store.directory.path(""))
+    defer { pane.killNow() }
+    let state = store.database + "-read.json"
+    try await pane.type(store.readCommand())
+    try await pane.waitFor("Coast expanded") { $0.joined().contains("▾ Coast") && $0.joined().contains("harbour") }
+    try await pane.send("j")
+    try await pane.send("-")
+    try await pane.waitFor("Coast collapsed") { $0.joined().contains("▸ Coast") }
+    try await pane.send("q")
+    try await pane.waitFor("the prompt") { $0.contains { $0.hasPrefix("ready$") && !$0.contains("news") } }
+    let saved = try String(contentsOfFile: state, encoding: .utf8)
+    #expect(saved == #"{"collapsedFolders":["Coast"]}"#)
+    try await pane.type("clear; " + store.readCommand())
+    var screen = try await pane.waitFor("Coast collapsed again") {
+      $0.joined().contains("▸ Coast") && $0.joined().contains("unread of")
+    }
+    #expect(!screen.joined().contains("harbour"), "\(screen)")
+    try await pane.send("j")
+    try await pane.send("+")
+    screen = try await pane.waitFor("Coast expanded") { $0.joined().contains("▾ Coast") }
+    #expect(screen.joined().contains("harbour"), "\(screen)")
+    try await pane.send("q")
+    try await pane.waitFor("the prompt") { $0.contains { $0.hasPrefix("ready$") && !$0.contains("news") } }
+    #expect(try String(contentsOfFile: state, encoding: .utf8) == #"{"collapsedFolders":[]}"#)
+  }
+
   @Test("o hands the article's link to $NEWS_OPENER and the reader carries on")
   func opener() async throws {
     let tmux = try #require(Self.tmux)

@@ -309,6 +309,24 @@ struct ReaderTests {
     #expect(lines[3].contains("loose"), "\(lines)")
   }
 
+  @Test("the help screen wraps what a key does under itself at 100 columns and says where the rest is when short")
+  func helpWraps() {
+    var reader = Self.reader()
+    _ = reader.handle(.character("?"), height: 30)
+    let help = reader.lines(height: 30, width: 100).map(\.text)
+    // Every word of every meaning is on the screen, none cut at the edge (the longest meaning is over 80 columns).
+    let words = Set(help.joined(separator: " ").split(separator: " ").map(String.init))
+    for key in ReaderKey.table {
+      for word in (key.sources ?? "").split(separator: " ") { #expect(words.contains(String(word)), "\(word)") }
+    }
+    #expect(help.allSatisfy { OutputFormat.displayWidth($0) <= 100 })
+    let collapse = help.firstIndex { $0.hasPrefix("  - +") }.map { help[$0 + 1] }
+    #expect(collapse?.hasPrefix(String(repeating: " ", count: 20)) == true, "\(help)")
+    let short = reader.lines(height: 8, width: 100).map(\.text)
+    #expect(short.count == 8)
+    #expect(short[6].contains("more lines: news read --keys"), "\(short)")
+  }
+
   @Test("the help screen, --keys and docs/CLI.md come from the one key table, and name every key the reader takes")
   func keyTable() throws {
     var reader = Self.reader()

@@ -175,6 +175,24 @@ struct ArticleSelectionTests {
     #expect(try await storage.setRead(false, urls: [articleURL("a1").absoluteString]) == 1)
   }
 
+  @Test("counts of groups: a folder's sources count each article once, nil counts all, a write is seen at once")
+  func groupCounts() async throws {
+    let (_, storage) = try await Self.store()
+    // a1 is A's and in C's last fetch: the folder {A, C} holds it once (4 + 2, not 4 + 3).
+    let groups: [[SourceMatch]?] = [nil, [Self.a, Self.c], [Self.c], [Self.b], [], [SourceMatch(source: "none")]]
+    var counts = try await storage.articleCounts(ofGroups: groups)
+    #expect(counts.map(\.total) == [9, 6, 3, 3, 0, 0])
+    #expect(counts.map(\.unread) == [9, 6, 3, 3, 0, 0])
+    #expect(counts[2].newest == Date(timeIntervalSince1970: TimeInterval(t0 + 2 * 3_600_000 + 120_000) / 1000))
+    // One source a group is what `articleCounts(bySource:)` counts.
+    let bySource = try await storage.articleCounts(bySource: [Self.a, Self.c])
+    #expect(bySource == (try await storage.articleCounts(ofGroups: [[Self.a], [Self.c]])))
+    #expect(bySource.map(\.total) == [4, 3])
+    _ = try await storage.setRead(true, urls: [articleURL("a1").absoluteString])
+    counts = try await storage.articleCounts(ofGroups: groups)
+    #expect(counts.map(\.unread) == [8, 5, 2, 3, 0, 0])
+  }
+
   @Test("a page of the whole store walks the date index; a few sources use their indexes: no sort of the store")
   func plans() async throws {
     let (_, storage) = try await Self.store()
