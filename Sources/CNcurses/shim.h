@@ -31,6 +31,7 @@ struct cncurses_api {
   int (*f_keypad)(WINDOW *window, bool on);
   int (*f_nodelay)(WINDOW *window, bool on);
   int (*f_curs_set)(int visibility);
+  char * (*f_tigetstr)(const char *capability);
   int (*f_def_prog_mode)(void);
   int (*f_reset_prog_mode)(void);
   int (*f_refresh)(void);
@@ -81,6 +82,7 @@ static inline int cncurses_load(const char **missing) {
   CNCURSES_FIND(keypad)
   CNCURSES_FIND(nodelay)
   CNCURSES_FIND(curs_set)
+  CNCURSES_FIND(tigetstr)
   CNCURSES_FIND(def_prog_mode)
   CNCURSES_FIND(reset_prog_mode)
   CNCURSES_FIND(refresh)
@@ -113,6 +115,11 @@ static inline int cn_nonl(void) { return cncurses_api()->f_nonl(); }
 static inline int cn_keypad(WINDOW *window, bool on) { return cncurses_api()->f_keypad(window, on); }
 static inline int cn_nodelay(WINDOW *window, bool on) { return cncurses_api()->f_nodelay(window, on); }
 static inline int cn_curs_set(int visibility) { return cncurses_api()->f_curs_set(visibility); }
+// Whether the current terminal can move the cursor (terminfo `cup`): TERM=dumb cannot, and draws nothing usable.
+static inline int cn_can_address_cursor(void) {
+  char *cup = cncurses_api()->f_tigetstr("cup");
+  return cup != NULL && cup != (char *)-1;
+}
 static inline int cn_def_prog_mode(void) { return cncurses_api()->f_def_prog_mode(); }
 static inline int cn_reset_prog_mode(void) { return cncurses_api()->f_reset_prog_mode(); }
 static inline int cn_refresh(void) { return cncurses_api()->f_refresh(); }

@@ -430,7 +430,9 @@ struct ReadCommand: NewsCommand {
         }
         let environment = context.environment
         let outcome = terminal.suspended { OpenCommand.spawn(opener, link.absoluteString, environment: environment) }
-        reader.message = outcome.failure(of: opener) ?? "opened " + link.absoluteString
+        // The link with the failure too, as `news open` prints it: it can be copied into a browser by hand.
+        reader.message =
+          outcome.failure(of: opener).map { "\($0): \(link.absoluteString)" } ?? "opened " + link.absoluteString
       case .quit:
         break
       }

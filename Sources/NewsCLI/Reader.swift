@@ -59,6 +59,19 @@ struct Reader {
   var sourceTop = 0
   var listTitle = ""
   var listFilter: ArticleFilter?
+  /// The list a search was started from (`/` on a list or an article): `q` on the results goes back to it, as
+  /// newsboat's search results close onto the list they were searched from. `nil` when the search began on the
+  /// sources screen.
+  var listBeforeSearch: SavedList?
+
+  /// A list's place, kept while a search's results are shown.
+  struct SavedList: Equatable {
+    var title: String
+    var filter: ArticleFilter
+    var reloads: [String]?
+    var selection: Int
+    var top: Int
+  }
   /// The sources a reload of the open list refreshes (``SourceRow/reloads`` of the row it was opened from).
   var listReloads: [String]?
   /// The progress of a reload running in the background ("reloading 3 of 12 sources"); `nil` when none runs.
@@ -200,6 +213,18 @@ struct Reader {
 
   private mutating func back() -> [Action] {
     if screens.count <= 1 { return [.quit] }
+    if screens.last == .articles, listFilter == nil, let saved = listBeforeSearch {
+      // The search's results close onto the list it was started from, where it was.
+      listBeforeSearch = nil
+      listTitle = saved.title
+      listFilter = saved.filter
+      listReloads = saved.reloads
+      articles = []
+      listLoaded = false
+      articleSelection = saved.selection
+      listTop = saved.top
+      return [.observe(saved.filter)]
+    }
     let left = screens.removeLast()
     if left == .article { open = nil }
     if left == .articles { articles = [] }
@@ -222,7 +247,14 @@ struct Reader {
         return []
       }
       if screen == .article { screens.removeLast() }
-      if screen == .articles { screens.removeLast() }
+      if screen == .articles {
+        // A list's place is kept for `q` (a search from the results replaces them, keeping the list before).
+        if let filter = listFilter {
+          listBeforeSearch = SavedList(
+            title: listTitle, filter: filter, reloads: listReloads, selection: articleSelection, top: listTop)
+        }
+        screens.removeLast()
+      }
       screens.append(.articles)
       listTitle = "Search: " + OutputFormat.sanitized(text, collapsingWhitespace: true)
       listFilter = nil

@@ -31,7 +31,9 @@ struct ReaderKey: Sendable, Equatable {
     ReaderKey(
       keys: ["J", "K"], sources: nil, list: "the next, the previous article",
       article: "open the next, the previous article of the list"),
-    ReaderKey(keys: ["N", "m"], sources: nil, list: "mark read or unread", article: "mark read or unread"),
+    ReaderKey(
+      keys: ["N", "m"], sources: nil, list: "toggle read / unread (each key)",
+      article: "toggle read / unread (each key)"),
     ReaderKey(
       keys: ["A"], sources: "mark every article of the source read (a folder: of its sources; All: every article)",
       list: "mark every article of the list read (not a search's hits)", article: nil),
@@ -42,8 +44,8 @@ struct ReaderKey: Sendable, Equatable {
       keys: ["R"], sources: "reload every source in the background", list: "reload every source in the background",
       article: "reload every source in the background"),
     ReaderKey(
-      keys: ["s", "b"], sources: nil, list: "bookmark, or remove the bookmark",
-      article: "bookmark, or remove the bookmark"),
+      keys: ["s", "b"], sources: nil, list: "toggle the bookmark (each key)",
+      article: "toggle the bookmark (each key)"),
     ReaderKey(
       keys: ["o"], sources: nil, list: "open the link with $NEWS_OPENER, else xdg-open (which honours $BROWSER)",
       article: "open the link with $NEWS_OPENER, else xdg-open (which honours $BROWSER)"),

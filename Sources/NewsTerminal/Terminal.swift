@@ -121,6 +121,17 @@ package final class Terminal {
         description: "the terminal type \(term) is not known: set TERM (e.g. xterm-256color), or install ncurses-term")
     }
     screen = made
+    guard cn_can_address_cursor() != 0 else {
+      // A terminal that cannot move the cursor (TERM=dumb, an editor's shell buffer) shows one garbled line.
+      cn_endwin()
+      cn_delscreen(made)
+      screen = nil
+      cncurses_signals_to(-1)
+      cncurses_default_on_crash()
+      throw Failure(
+        description: "the terminal type \(term) cannot move the cursor: news read needs a full-screen terminal "
+          + "(set TERM, e.g. xterm-256color)")
+    }
     started = true
     _ = cn_set_escdelay(25)
     _ = cn_cbreak()

@@ -241,7 +241,7 @@ struct ReadTerminalTests {
 
     // Help over it, any key closes it.
     try await pane.send("?")
-    try await pane.waitFor("mark read or unread")
+    try await pane.waitFor("toggle read / unread")
     try await pane.send("x")
     try await pane.waitFor("Search: lighthouse")
 
@@ -254,7 +254,12 @@ struct ReadTerminalTests {
     _ = try await pane.command(["resize-window", "-t", "read", "-x", "100", "-y", "30"])
     try await pane.waitFor("the redraw at 100×30") { $0.count >= 30 && $0[29].contains("q:Back") }
 
-    // q back to the sources (counts updated: two read… three), q quits; the shell works and stty is as before.
+    // q closes the hits onto the list the search began on (All articles, as newsboat does), q back to the sources
+    // (counts updated: three read), q quits; the shell works and stty is as before.
+    try await pane.send("q")
+    try await pane.waitFor("the list the search began on") {
+      $0.joined().contains("All articles") && $0.joined().contains("東京の桜が満開に")
+    }
     try await pane.send("q")
     try await pane.waitFor("the sources with new counts") { $0.joined().contains("(2 unread of 5)") }
     try await pane.send("q")
@@ -375,6 +380,18 @@ struct ReadTerminalTests {
     let outcome = try await store.run(["read"])
     #expect(outcome.status == 64, "\(outcome.err)")
     #expect(outcome.err.contains("news read needs a terminal"), "\(outcome.err)")
+  }
+
+  @Test("TERM=dumb (no cursor addressing) is refused with 78 and a message, not drawn as one garbled line")
+  func dumbTerminal() async throws {
+    let tmux = try #require(Self.tmux)
+    let store = try await Store()
+    let pane = try await Pane(tmux: tmux, directory: store.directory.path(""))
+    defer { pane.killNow() }
+    try await pane.type("TERM=dumb " + store.readCommand("") + "; echo status=$?")
+    try await pane.waitFor("the refusal") { $0.joined().contains("status=78") }
+    let screen = try await pane.screen().joined(separator: "\n")
+    #expect(screen.contains("cannot move the cursor"), "\(screen)")
   }
 
   @Test(

@@ -96,6 +96,32 @@ struct ReaderTests {
     #expect(reader.prompt == nil && reader.screen == .articles)
   }
 
+  @Test("q on a search's results goes back to the list it was searched from, where it was; then to the sources")
+  func searchFromAList() {
+    var reader = Self.reader()
+    _ = reader.handle(.down, height: 30)
+    #expect(reader.handle(.enter, height: 30) == [.observe(ArticleFilter(source: "wide"))])
+    reader.setArticles(Self.articles)
+    _ = reader.handle(.down, height: 30)
+    _ = reader.handle(.character("/"), height: 30)
+    _ = reader.handle(.character("x"), height: 30)
+    #expect(reader.handle(.enter, height: 30) == [.search("x")])
+    #expect(reader.listTitle == "Search: x")
+    // A fresh user's q here went to the sources screen, losing the list (newsboat closes results onto it).
+    #expect(reader.handle(.character("q"), height: 30) == [.observe(ArticleFilter(source: "wide"))])
+    #expect(reader.screen == .articles && reader.listTitle == "wide")
+    reader.setArticles(Self.articles)
+    #expect(reader.articleSelection == 1, "where it was")
+    #expect(reader.handle(.character("q"), height: 30) == [])
+    #expect(reader.screen == .sources)
+    // From the sources screen, results close onto the sources.
+    _ = reader.handle(.character("/"), height: 30)
+    _ = reader.handle(.character("x"), height: 30)
+    _ = reader.handle(.enter, height: 30)
+    #expect(reader.handle(.character("q"), height: 30) == [])
+    #expect(reader.screen == .sources)
+  }
+
   @Test("every screen fits its size, from 10×3 to 200×60, CJK and emoji measured in columns")
   func fits() {
     for (width, height) in [(10, 3), (24, 8), (40, 12), (60, 20), (100, 30), (200, 60)] {
