@@ -177,16 +177,22 @@ extension StorageContext {
   ///
   /// - Throws: ``StorageError``.
   package func articles(selecting selection: ArticleSelection) async throws(StorageError) -> [Article] {
-    let condition = selection.whereClause(firstParameter: 3)
-    let order = selection.orderClause(firstParameter: 3 + condition.arguments.count)
-    let sql =
-      "SELECT \(Self.articleColumns) FROM article a\(condition.sql)\(order.sql) LIMIT ?1 OFFSET ?2"
-    let arguments: [DatabaseValue] =
-      [.integer(Int64(selection.limit ?? -1)), .integer(Int64(max(0, selection.offset)))] + condition.arguments
-      + order.arguments
+    let (sql, arguments) = Self.pageQuery(selection)
     return try await read { db in
       try db.cachedStatement(sql).fetchAll(arguments, Self.article).compactMap { $0 }
     }
+  }
+
+  /// The statement of ``articles(selecting:)`` and its arguments: one place, so that ``queryPlan(selecting:)``
+  /// explains the very query a page runs.
+  fileprivate static func pageQuery(_ selection: ArticleSelection) -> (sql: String, arguments: [DatabaseValue]) {
+    let condition = selection.whereClause(firstParameter: 3)
+    let order = selection.orderClause(firstParameter: 3 + condition.arguments.count)
+    let sql = "SELECT \(articleColumns) FROM article a\(condition.sql)\(order.sql) LIMIT ?1 OFFSET ?2"
+    let arguments: [DatabaseValue] =
+      [.integer(Int64(selection.limit ?? -1)), .integer(Int64(max(0, selection.offset)))] + condition.arguments
+      + order.arguments
+    return (sql, arguments)
   }
 
   /// How many articles `selection` selects, ignoring its order, limit and offset (one `count(*)`, remembered by
@@ -490,13 +496,9 @@ extension StorageContext {
   ///
   /// - Throws: ``StorageError``.
   package func queryPlan(selecting selection: ArticleSelection) async throws(StorageError) -> [String] {
-    let condition = selection.whereClause(firstParameter: 3)
-    let order = selection.orderClause(firstParameter: 3 + condition.arguments.count)
-    let sql =
-      "EXPLAIN QUERY PLAN SELECT \(Self.articleColumns) FROM article a\(condition.sql)\(order.sql) LIMIT ?1 OFFSET ?2"
-    let arguments: [DatabaseValue] =
-      [.integer(Int64(selection.limit ?? -1)), .integer(Int64(max(0, selection.offset)))] + condition.arguments
-      + order.arguments
-    return try await read { db in try db.makeStatement(sql).fetchAll(arguments) { $0.string(3) ?? "" } }
+    let (sql, arguments) = Self.pageQuery(selection)
+    return try await read { db in
+      try db.makeStatement("EXPLAIN QUERY PLAN " + sql).fetchAll(arguments) { $0.string(3) ?? "" }
+    }
   }
 }
