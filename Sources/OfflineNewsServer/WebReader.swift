@@ -88,7 +88,7 @@ public struct WebReader: Sendable {
   private func markAllRead(_ request: ServerRequest, session: WebSession) async -> ServerResponse {
     var query = WebListQuery(request.formFields)
     query.page = 1
-    let sources = (try? await library.sources()) ?? []
+    let sources = (try? await library.servedSources()) ?? []
     guard let (filter, _) = query.filter(sources: sources) else {
       return notFound(session: session, message: "No such source or folder.")
     }
