@@ -65,6 +65,7 @@ public struct ServedLibrary: Sendable {
 
   /// Whether `source` is one ``servedSources()`` adds for a file imported or URL read once, not a subscription.
   public static func isImported(_ source: NewsSource) -> Bool {
-    source.folder == importedFolder && source.name == (source.url.isFileURL ? source.url.path : source.url.absoluteString)
+    source.folder == importedFolder
+      && source.name == (source.url.isFileURL ? source.url.path : source.url.absoluteString)
   }
 }

@@ -12,7 +12,7 @@ import Testing
 /// 580 of 791 articles, 12 of 27 bookmarks, that no Miniflux or Reader client saw).
 @Suite("news serve serves the articles of imported files")
 struct ImportedArticlesServedTests {
-  @Test("Miniflux feeds and entries, Reader subscriptions and the web home include an imported file; it is no subscription")
+  @Test("Miniflux feeds and entries and Reader subscriptions include an imported file; it is no subscription")
   func importedFileIsServed() async throws {
     let served = try await ServedTestLibrary.synthetic()
     let file = URL(fileURLWithPath: served.directory.path("notes.json"))
