@@ -70,7 +70,9 @@ extension ImportReport: CustomStringConvertible {
     ]
     for (label, errors) in [("failed", failures), ("warning", warnings)] where !errors.isEmpty {
       lines += errors.prefix(5).map { "\(label): \($0)" }
-      if errors.count > 5 { lines.append("… and \(errors.count - 5) more \(label == "failed" ? "failures" : "warnings")") }
+      if errors.count > 5 {
+        lines.append("… and \(errors.count - 5) more \(label == "failed" ? "failures" : "warnings")")
+      }
     }
     return lines.joined(separator: "\n")
   }
