@@ -352,7 +352,8 @@ struct ReadCommand: NewsCommand {
           let images = (try? await repository.images(of: open))?.map {
             ShowCommand.ShownImage($0, file: repository.imageFile($0))
           }
-          reader.setImages(images ?? [], of: open.url)
+          let related = (try? await repository.relatedRecords(ofArticleKey: open.url.absoluteString)) ?? []
+          reader.setImages(images ?? [], related: related, of: open.url)
         } else if reader.open == nil {
           shownImagesOf = nil
         }

@@ -87,6 +87,8 @@ struct Reader {
   /// The images of the open article (its lead image and the whole text's, with their offline files), listed under it
   /// as `news show` lists them; read by the command when an article opens (``setImages(_:of:)``).
   var openImages: [ShowCommand.ShownImage] = []
+  /// What a mapping's relationships link the open article to (``NewsRepository/relatedRecords(ofArticleKey:)``).
+  var openRelated: [RelatedRecords] = []
   var articleTop = 0
   /// The search being typed after `/`; `nil` when none.
   var prompt: String?
@@ -99,7 +101,7 @@ struct Reader {
 
   private var listLinesCache: (version: Int, width: Int, lines: [String])?
   private var listVersion = 0
-  private var articleLinesCache: (article: Article, width: Int, images: Int, lines: [String])?
+  private var articleLinesCache: (article: Article, width: Int, images: Int, related: Int, lines: [String])?
 
   init(
     sources: [SourceRow], startingList: (title: String, filter: ArticleFilter, reloads: [String]?)? = nil,
@@ -146,10 +148,11 @@ struct Reader {
     for (index, value) in counts.enumerated() where sources.indices.contains(index) { sources[index].counts = value }
   }
 
-  /// The images of the article `url`, when it is still the open one.
-  mutating func setImages(_ images: [ShowCommand.ShownImage], of url: URL) {
+  /// The images of the article `url` and the records it links to, when it is still the open one.
+  mutating func setImages(_ images: [ShowCommand.ShownImage], related: [RelatedRecords] = [], of url: URL) {
     guard open?.url == url else { return }
     openImages = images
+    openRelated = related
   }
 
   /// New healths for the source rows, in their order.
@@ -396,7 +399,10 @@ struct Reader {
 
   private mutating func openArticle(_ article: Article) -> [Action] {
     if screen != .article { screens.append(.article) }
-    if open?.url != article.url { openImages = [] }
+    if open?.url != article.url {
+      openImages = []
+      openRelated = []
+    }
     open = article
     articleTop = 0
     if let index = articles.firstIndex(where: { $0.url == article.url }) { articleSelection = index }
@@ -593,12 +599,12 @@ struct Reader {
     guard let article = open else { return [] }
     let rendered: [String]
     if let cache = articleLinesCache, cache.article == article, cache.width == width,
-      cache.images == openImages.count
+      cache.images == openImages.count, cache.related == openRelated.count
     {
       rendered = cache.lines
     } else {
-      rendered = Self.render(article, images: openImages, width: width, now: now)
-      articleLinesCache = (article, width, openImages.count, rendered)
+      rendered = Self.render(article, images: openImages, related: openRelated, width: width, now: now)
+      articleLinesCache = (article, width, openImages.count, openRelated.count, rendered)
     }
     articleTop = min(articleTop, max(0, rendered.count - body))
     return rendered.dropFirst(articleTop).prefix(body).enumerated().map { offset, text in
@@ -606,10 +612,12 @@ struct Reader {
     }
   }
 
-  /// The article's lines as `news show` renders it (``ShowCommand/render(_:images:fullTextNote:now:width:color:)``)
+  /// The article's lines as `news show` renders it (``ShowCommand/render(_:images:related:fullTextNote:now:width:color:)``)
   /// for `width` columns, without colour: the reader's styles are ncurses attributes.
-  static func render(_ article: Article, images: [ShowCommand.ShownImage] = [], width: Int, now: Date) -> [String] {
-    ShowCommand.render(article, images: images, now: now, width: max(20, width - 1), color: false)
+  static func render(
+    _ article: Article, images: [ShowCommand.ShownImage] = [], related: [RelatedRecords] = [], width: Int, now: Date
+  ) -> [String] {
+    ShowCommand.render(article, images: images, related: related, now: now, width: max(20, width - 1), color: false)
       .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
   }
 

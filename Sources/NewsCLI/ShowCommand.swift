@@ -118,6 +118,7 @@ struct ShowCommand: NewsCommand, StoreOptionsCommand {
     }
     let images = try await repository.images(of: article).map { ShownImage($0, file: repository.imageFile($0)) }
     let failure = article.fullTextHTML == nil ? try await repository.fullTextFailure(of: article) : nil
+    let related = try await repository.relatedRecords(ofArticleKey: article.url.absoluteString)
     let console = context.console
     if arguments.flag(.json) {
       console.out(
@@ -131,7 +132,8 @@ struct ShowCommand: NewsCommand, StoreOptionsCommand {
     }
     console.out(
       Self.render(
-        article, images: images, fullTextNote: note, now: now, width: console.width, color: console.color))
+        article, images: images, related: related, fullTextNote: note, now: now, width: console.width,
+        color: console.color))
     return .success
   }
 
@@ -145,8 +147,11 @@ struct ShowCommand: NewsCommand, StoreOptionsCommand {
   /// from their HTML by ``HTMLTextRenderer`` (wrapped to `width`, at most 100 columns, when there is one; one list
   /// of link references for both), then the image URL and the link, then which images are offline, then whether
   /// the whole article is stored, or `fullTextNote` (why not: ``OutputFormat/fullTextFailureNote(_:fetch:now:zone:)``).
+  /// `related`: what a mapping's relationships link it to (``NewsRepository/relatedRecords(ofArticleKey:)``), a line
+  /// each, after its tags.
   static func render(
-    _ article: Article, images: [ShownImage] = [], fullTextNote: String? = nil, now: Date, width: Int?, color: Bool
+    _ article: Article, images: [ShownImage] = [], related: [RelatedRecords] = [], fullTextNote: String? = nil,
+    now: Date, width: Int?, color: Bool
   ) -> String {
     let style = TextStyle(enabled: color)
     func clean(_ text: String?) -> String? {
@@ -179,6 +184,12 @@ struct ShowCommand: NewsCommand, StoreOptionsCommand {
       text += "source " + OutputFormat.sanitized(origin) + "\n"
     }
     if !article.tags.isEmpty { text += "tags   " + OutputFormat.sanitized(article.tags.joined(separator: ", ")) + "\n" }
+    for link in related {
+      let label = OutputFormat.sanitized(link.relationship, collapsingWhitespace: true)
+      text +=
+        label + String(repeating: " ", count: max(1, 7 - label.count))
+        + OutputFormat.sanitized(link.labels.joined(separator: ", "), collapsingWhitespace: true) + "\n"
+    }
     for enclosure in article.enclosures {
       let detail = [enclosure.type, enclosure.length.map { "\($0) bytes" }].compactMap { $0 }.joined(separator: ", ")
       text +=

@@ -129,6 +129,14 @@ struct EverySourceTests {
     let tagged = stored.filter { (($0["parseTags"] as? [Any]) ?? []).isEmpty == false }
     #expect(tagged.count == 2, "\(stored)")
 
+    // news show names what the article links to: its category, author and tags (through the join class).
+    let swimming = try #require(rows.first { $0["title"] as? String == "New world record in swimming!" })
+    let shown = await cli.run("show", try #require(swimming["handle"] as? String), "--db", cli.database)
+    #expect(shown.status == 0, "\(shown.err)")
+    for line in ["category Sports", "parseAuthor editor", "parseTags breakingnews, worldrecord"] {
+      #expect(shown.out.contains("\n" + line + "\n"), "\(line): \(shown.out)")
+    }
+
     let word = try #require(titles.first?.split(separator: " ").first.map(String.init))
     let found = await cli.run("search", word, "--db", cli.database, "--json")
     #expect(((try found.json()["results"] as? [[String: Any]]) ?? []).count >= 1)
