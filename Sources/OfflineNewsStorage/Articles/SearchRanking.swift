@@ -9,7 +9,7 @@ import Foundation
 /// What `bm25()` spends its time on is the length of each matching row (`xColumnSize`, a lookup in
 /// `article_fts_docsize` per row: two thirds of a search for two words in 4 % of a million articles). The score
 /// only falls as the row grows longer, so the score the row would have at its least possible length is an upper
-/// bound: every column is at least as long as its last match reaches (the instances' offsets). A row whose bound is below
+/// bound: every column is at least as long as its last match reaches (its offsets). A row whose bound is below
 /// the `k`-th best exact score seen so far cannot be among the `k` best (its exact score is lower still), and is not
 /// looked up. Rows are visited in `rowid` order; the `k` best so far are kept in a heap. `k` of 0 or less computes
 /// every row exactly.
