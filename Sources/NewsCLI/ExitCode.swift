@@ -124,14 +124,15 @@ extension CommandFailure {
     self.init(.config, error.message, hint: error.hint)
   }
 
-  /// The failure for a refused change of a subscription list: 64 a name taken or not a name, 66 no such source,
+  /// The failure for a refused change of a subscription list: 64 a name taken or not a name or a URL no feed can be
+  /// read from, 66 no such source,
   /// 78 the file's failure or a kind the list does not keep, 74 the store's.
   init(_ error: SubscriptionChangeError) {
     switch error {
     case .file(let error): self.init(error)
     case .storage(let error): self.init(error)
     case .nameTaken: self.init(.usage, error.description, hint: "choose another --name, or news remove it first")
-    case .invalidName: self.init(.usage, error.description)
+    case .invalidName, .unsupportedURL: self.init(.usage, error.description)
     case .notSubscribed: self.init(.noInput, error.description)
     case .alreadySubscribed, .unsupportedKind: self.init(.config, error.description)
     }

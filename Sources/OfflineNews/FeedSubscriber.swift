@@ -90,7 +90,10 @@ public struct FeedSubscriber: Sendable {
       let candidates = page.feeds.map { feed in
         SubscriptionCandidate(
           source: NewsSource(
-            name: Self.name(feed.title, page.title, fallback: feed.url.host ?? "feed"), url: feed.url, homePage: home),
+            name: Self.name(
+              Self.isFormatLabel(feed.title) ? nil : feed.title, page.title, feed.title,
+              fallback: feed.url.host ?? "feed"),
+            url: feed.url, homePage: home),
           feedTitle: nil, announcement: feed)
       }
       return .page(
@@ -118,8 +121,8 @@ public struct FeedSubscriber: Sendable {
   }
 
   /// Reads the feed of a candidate a page announced and names it after the feed's own title (RSS `<channel><title>`,
-  /// Atom `<feed><title>`, JSON Feed `title`), falling back to the link's `title`, then the page's `<title>`, then
-  /// the feed's host. A permanent redirect moves it, as ``inspect(_:)`` does; its home page stays the page's.
+  /// Atom `<feed><title>`, JSON Feed `title`), falling back to the link's `title` (unless it only names the format,
+  /// "RSS": then the page's first), then the page's `<title>`, then the feed's host. A permanent redirect moves it, as ``inspect(_:)`` does; its home page stays the page's.
   ///
   /// Never throws: a feed that cannot be read (the network, not a feed, …) keeps the name of the fallback, and
   /// ``SubscriptionCandidate/failure`` says why. A candidate resolved already is returned as it is.
@@ -188,6 +191,15 @@ public struct FeedSubscriber: Sendable {
     return SubscriptionCandidate(
       source: NewsSource(name: feedTitle ?? fallback, url: document.sourceURL, homePage: home),
       feedTitle: feedTitle, announcement: nil, isResolved: true)
+  }
+
+  /// Whether a link's `title` only names the format (`RSS`, `Atom Feed`, `Subscribe`…), as many sites label their
+  /// `<link rel="alternate">`: the page's `<title>` names the feed better (Six Colors' link says "RSS").
+  package static func isFormatLabel(_ title: String?) -> Bool {
+    guard let title else { return false }
+    let words = title.lowercased().split { !$0.isLetter && !$0.isNumber }.map(String.init)
+    let format: Set<String> = ["rss", "atom", "json", "feed", "xml", "rdf", "subscribe", "syndication", "2", "0", "1"]
+    return !words.isEmpty && words.allSatisfy(format.contains)
   }
 
   /// The first of `titles` that is not empty, else `fallback`.

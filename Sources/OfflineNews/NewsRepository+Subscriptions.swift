@@ -17,6 +17,8 @@ public enum SubscriptionChangeError: Error, Sendable, CustomStringConvertible {
   case unsupportedKind(String)
   /// A name that is empty or only white space.
   case invalidName(String)
+  /// A URL that is neither http(s) nor a file: nothing the library can read a feed from (RFC 3986 §3.1 scheme).
+  case unsupportedURL(URL)
   /// The store failed.
   case storage(StorageError)
   /// The subscription file cannot be read or written (``SubscriptionFile``).
@@ -30,6 +32,7 @@ public enum SubscriptionChangeError: Error, Sendable, CustomStringConvertible {
     case .notSubscribed(let name): "no subscription is named \"\(name)\""
     case .unsupportedKind(let name): "\"\(name)\" is a Parse source: the store keeps feed, file and NewsAPI sources"
     case .invalidName(let name): "\"\(name)\" is not a name: give one with a letter or digit"
+    case .unsupportedURL(let url): "\(url.absoluteString) is not an http(s) or file URL: no feed can be read from it"
     case .storage(let error): error.description
     case .file(let error): error.description
     }
@@ -183,7 +186,7 @@ extension NewsRepository {
   /// (``refreshSubscriptions(inFolder:options:progress:)`` does that).
   ///
   /// - Throws: ``SubscriptionChangeError``: `nameTaken`, `alreadySubscribed` (an equivalent URL), `invalidName`,
-  ///   `unsupportedKind` (a Parse source), `storage`.
+  ///   `unsupportedURL` (neither http(s) nor a file), `unsupportedKind` (a Parse source), `storage`.
   public func subscribe(_ source: NewsSource) async throws(SubscriptionChangeError) {
     let changes = try await storedSubscriptions.subscribe([source], exactName: true)
     if let existing = changes.existing.first { throw .alreadySubscribed(existing.url, name: existing.name) }

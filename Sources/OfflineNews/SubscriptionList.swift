@@ -92,7 +92,8 @@ extension SubscriptionList {
   /// without regard to case), gets ` (2)`, ` (3)`, … — unless `exactName`, when a taken name is refused.
   ///
   /// - Throws: ``SubscriptionChangeError``: `nameTaken` (with `exactName`), `invalidName` (with `exactName`, a name
-  ///   with no letter; otherwise such a name becomes the URL's host), or the list's failure to read or write.
+  ///   with no letter; otherwise such a name becomes the URL's host), `unsupportedURL` (not http(s) nor a file;
+  ///   nothing is subscribed), or the list's failure to read or write.
   @discardableResult
   public func subscribe(_ sources: [NewsSource], exactName: Bool = false) async throws(SubscriptionChangeError)
     -> SubscriptionChanges
@@ -114,6 +115,7 @@ extension SubscriptionList {
     for source in current { keys[NewsSource.subscriptionKey(for: source.url)] = source.name }
     var changes = SubscriptionChanges()
     for var source in sources {
+      guard source.url.isWebURL || source.url.isFileURL else { throw .unsupportedURL(source.url) }
       if let name = keys[source.subscriptionKey] {
         changes.existing.append((name, source.url))
         continue

@@ -58,3 +58,22 @@ public struct ImportReport: Sendable, Hashable, Encodable {
     case inserted, updated, unchanged, skipped, failed, deleted, evicted, duplicates, failures, warnings, entities
   }
 }
+
+extension ImportReport: CustomStringConvertible {
+  /// One line of counts, then the first failures and warnings (at most 5 each, with how many more), e.g.
+  /// `inserted 20, updated 0, unchanged 0, skipped 1, failed 0, deleted 0, duplicates 0` — what `print(report)`
+  /// shows, instead of every field (the places of every record read, kept for messages, ran to tens of KB).
+  public var description: String {
+    var lines = [
+      "inserted \(inserted), updated \(updated), unchanged \(unchanged), skipped \(skipped), failed \(failed), "
+        + "deleted \(deleted), duplicates \(duplicates)" + (evicted > 0 ? ", evicted \(evicted)" : "")
+    ]
+    for (label, errors) in [("failed", failures), ("warning", warnings)] where !errors.isEmpty {
+      lines += errors.prefix(5).map { "\(label): \($0)" }
+      if errors.count > 5 {
+        lines.append("… and \(errors.count - 5) more \(label == "failed" ? "failures" : "warnings")")
+      }
+    }
+    return lines.joined(separator: "\n")
+  }
+}

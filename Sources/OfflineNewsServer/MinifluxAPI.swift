@@ -190,8 +190,7 @@ public struct MinifluxAPI: Sendable {
       }
       return MinifluxJSON.noContent
     } catch .notSubscribed {
-      return MinifluxJSON.error(
-        "\"\(feed.source.name)\" is a source of the configuration file: remove it there", status: 400)
+      return MinifluxJSON.error(ServedSubscriptions.unchangeable(feed.source), status: 400)
     } catch {
       return MinifluxJSON.error(ServedFailure.message(error), status: ServedFailure.status(of: error))
     }

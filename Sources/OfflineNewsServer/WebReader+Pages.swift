@@ -11,7 +11,7 @@ extension WebReader {
   func home(session: WebSession) async -> ServerResponse {
     let repository = library.repository
     let now = library.now()
-    let sources = (try? await library.sources()) ?? []
+    let sources = (try? await library.servedSources()) ?? []
     let folders = WebListQuery.folders(of: sources)
     // Every count of the page in one call, as `news read` counts its rows: all, each folder, each source.
     let groups: [[SourceMatch]?] =
@@ -75,7 +75,7 @@ extension WebReader {
 
   /// `/articles`: one page of a list, newest first.
   func list(_ query: WebListQuery, session: WebSession) async -> ServerResponse {
-    let sources = (try? await library.sources()) ?? []
+    let sources = (try? await library.servedSources()) ?? []
     guard let (filter, heading) = query.filter(sources: sources) else {
       return notFound(session: session, message: "No such source or folder.")
     }
@@ -96,15 +96,22 @@ extension WebReader {
     other.page = 1
     other.unreadOnly.toggle()
     html += "<a href=\"\(WebPage.attribute(other.path()))\">\(query.unreadOnly ? "Show all" : "Only unread")</a></p>\n"
-    // Mark every article of this list read (all its pages): a form, so it works with JavaScript off.
-    html += "<form class=\"mark-all\" method=\"post\" action=\"/articles/read\">"
-    html += "<input type=\"hidden\" name=\"csrf\" value=\"\(WebPage.attribute(session.csrfToken))\">"
-    for part in query.context.split(separator: "&") {
-      let pair = part.split(separator: "=", maxSplits: 1).map(String.init)
-      guard pair.count == 2 else { continue }
-      html += "<input type=\"hidden\" name=\"\(WebPage.attribute(pair[0]))\" value=\"\(WebPage.attribute(pair[1]))\">"
+    // Mark every article of this list read (all its pages) up to the newest the list had when the page was drawn,
+    // as the Reader API's `ts` bounds mark-all-as-read: an article a refresh adds after is not marked unseen. A
+    // form, so it works with JavaScript off; none on a page with no article (it would mark what is not shown).
+    let newest = query.page == 1 ? shown.first : (try? await library.repository.read(limit: 1, filter: filter))?.first
+    if !shown.isEmpty, let newest {
+      html += "<form class=\"mark-all\" method=\"post\" action=\"/articles/read\">"
+      html += "<input type=\"hidden\" name=\"csrf\" value=\"\(WebPage.attribute(session.csrfToken))\">"
+      for part in query.context.split(separator: "&") {
+        let pair = part.split(separator: "=", maxSplits: 1).map(String.init)
+        guard pair.count == 2 else { continue }
+        html += "<input type=\"hidden\" name=\"\(WebPage.attribute(pair[0]))\" value=\"\(WebPage.attribute(pair[1]))\">"
+      }
+      let upTo = Timestamp(newest.publishedAt).millisecondsSince1970
+      html += "<input type=\"hidden\" name=\"upto\" value=\"\(upTo)\">"
+      html += "<button type=\"submit\">Mark all read</button></form>\n"
     }
-    html += "<button type=\"submit\">Mark all read</button></form>\n"
     if shown.isEmpty { html += "<p class=\"empty\">No articles.</p>\n" }
     html += "<ol class=\"entries\">"
     for (index, article) in shown.enumerated() {
@@ -252,7 +259,7 @@ extension WebReader {
       index < 10_000_000
     else { return "<nav class=\"pager\"><a href=\"/articles\">All articles</a></nav>" }
     let query = WebListQuery(ServerRequest.formPairs(context))
-    let sources = (try? await library.sources()) ?? []
+    let sources = (try? await library.servedSources()) ?? []
     guard let (filter, heading) = query.filter(sources: sources),
       let window = try? await library.repository.read(limit: 3, offset: max(0, index - 1), filter: filter)
     else { return "" }

@@ -88,9 +88,13 @@ public struct WebReader: Sendable {
   private func markAllRead(_ request: ServerRequest, session: WebSession) async -> ServerResponse {
     var query = WebListQuery(request.formFields)
     query.page = 1
-    let sources = (try? await library.sources()) ?? []
-    guard let (filter, _) = query.filter(sources: sources) else {
+    let sources = (try? await library.servedSources()) ?? []
+    guard var (filter, _) = query.filter(sources: sources) else {
       return notFound(session: session, message: "No such source or folder.")
+    }
+    // Up to the newest article the page showed (`upto`, ms since 1970), not those a refresh added since.
+    if let upTo = request.formFields.first(where: { $0.name == "upto" }).flatMap({ Int64($0.value) }) {
+      filter.publishedBefore = Timestamp(millisecondsSince1970: upTo + 1).date
     }
     do {
       _ = try await library.repository.markRead(true, matching: filter)

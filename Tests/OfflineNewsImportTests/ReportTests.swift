@@ -55,6 +55,10 @@ struct ReportTests {
     }
     let thing = report.entities["thing"]
     #expect([thing?.inserted, thing?.updated, thing?.unchanged, thing?.deleted] == [2, 1, 1, 0])
+    // print(report): the counts and the errors, not every field (the places of each record read).
+    let printed = report.description.split(separator: "\n").map(String.init)
+    #expect(printed.first == "inserted 2, updated 1, unchanged 1, skipped 1, failed 2, deleted 0, duplicates 0")
+    #expect(printed.count == 5 && printed[1].hasPrefix("failed: ") && printed[3].hasPrefix("warning: "), "\(printed)")
     #expect(
       try await store.rows("thing") == [
         ["id": .integer(1), "title": .text("a"), "score": .null, "owner": .null],

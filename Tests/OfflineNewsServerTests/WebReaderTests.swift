@@ -2,6 +2,7 @@ import Foundation
 import OfflineNews
 import OfflineNewsHTTP
 import OfflineNewsModel
+import OfflineNewsStorage
 import TestSupport
 import Testing
 
@@ -201,12 +202,24 @@ import Testing
     let fields = form.descendants(named: "input").map { ($0["name"] ?? "", $0["value"] ?? "") }
     #expect(fields.contains { $0 == ("csrf", "csrf-test-token") })
     #expect(fields.contains { $0 == ("source", "\(harbour)") })
+    // A refresh adds a newer harbour story after the page was drawn: not marked unseen (the form's `upto`).
+    let harbourSource = try #require(fixture.sources.first { $0.name == "harbour" })
+    let late = Article(
+      url: webURL("https://harbour.example/late"), title: "Harbour late news",
+      publishedAt: WebFixture.now.addingTimeInterval(-10), sourceName: "Harbour Gazette")
+    let stories = try await fixture.repository.read(filter: ArticleFilter(anyOfSources: [harbourSource.match]))
+    #expect(stories.count == 3)
+    try await fixture.repository.save(stories + [late], for: harbourSource.query)
     let response = await fixture.post("/articles/read", fields: fields)
     #expect(response.status == 303)
     #expect(response.header("Location") == "/articles?source=\(harbour)")
     let counts = try await fixture.repository.counts(matching: .all)
-    #expect(counts.unread == 1, "the harbour's three are read, the other source's one is not")
+    #expect(counts.unread == 2, "the harbour's three shown are read; the late one and the other source's are not")
+    #expect(try await fixture.repository.article(url: late.url.absoluteString)?.isRead == false)
     #expect(await fixture.get("/articles/read").status == 405)
+    // A page past the end shows no article, and offers no form that would mark the whole list.
+    let empty = WebFixture.page(await fixture.get("/articles?source=\(harbour)&page=9"))
+    #expect(!empty.elements(named: "form").contains { $0["action"] == "/articles/read" })
   }
 
   @Test func getNeverChangesStateAndWrongMethodsAreRefused() async throws {

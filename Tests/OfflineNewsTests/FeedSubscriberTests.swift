@@ -126,6 +126,16 @@ struct FeedSubscriberTests {
     #expect(server.requests.count == 5)
   }
 
+  @Test("a link titled only by its format (RSS, Atom Feed) is named after the page, as Six Colors' page announces")
+  func formatLabels() {
+    for label in ["RSS", "rss", "Atom Feed", "RSS 2.0", "JSON Feed", "Subscribe", "RSS/XML"] {
+      #expect(FeedSubscriber.isFormatLabel(label), "\(label)")
+    }
+    for title in ["Posts", "Comments Feed", "Six Colors", "Podcast RSS", "", nil] as [String?] {
+      #expect(!FeedSubscriber.isFormatLabel(title), "\(title ?? "nil")")
+    }
+  }
+
   @Test("an OPML list: a candidate per outline, with its folder")
   func subscriptionList() async throws {
     let server = try Self.site()

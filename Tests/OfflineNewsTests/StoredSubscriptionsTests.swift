@@ -114,6 +114,19 @@ struct StoredSubscriptionsTests {
     await #expect(throws: SubscriptionChangeError.self) {
       try await repository.subscribe(NewsSource(name: "atp", url: setup.server.url("/other")))
     }
+    // A URL no feed can be read from is refused before anything is written (it was kept, and failed at refresh).
+    let count = try await repository.subscriptions().count
+    for text in ["ftp://feeds.example.org/rss", "mailto:news@example.org", "gopher://example.org/1"] {
+      let url = try #require(URL(string: text))
+      do {
+        try await repository.subscribe(NewsSource(name: "odd", url: url))
+        Issue.record("\(text) was subscribed")
+      } catch {
+        guard case .unsupportedURL(let refused) = error else { throw error }
+        #expect(refused == url)
+      }
+    }
+    #expect(try await repository.subscriptions().count == count)
     // The same feed with a fragment (`#top`): one subscription (CanonicalURL drops it).
     var spelled = URLComponents(url: setup.server.url("/atp/feed"), resolvingAgainstBaseURL: false)
     spelled?.fragment = "top"
