@@ -9,7 +9,7 @@ import Foundation
 /// What `bm25()` spends its time on is the length of each matching row (`xColumnSize`, a lookup in
 /// `article_fts_docsize` per row: two thirds of a search for two words in 4 % of a million articles). The score
 /// only falls as the row grows longer, so the score the row would have at its least possible length is an upper
-/// bound: every column is at least as long as its last match reaches (`xInst` offsets). A row whose bound is below
+/// bound: every column is at least as long as its last match reaches (its offsets). A row whose bound is below
 /// the `k`-th best exact score seen so far cannot be among the `k` best (its exact score is lower still), and is not
 /// looked up. Rows are visited in `rowid` order; the `k` best so far are kept in a heap. `k` of 0 or less computes
 /// every row exactly.
@@ -73,6 +73,9 @@ enum SearchRanking {
     @exclusivity(unchecked) var counted = Set<Int64>()
     /// The largest row in ``counted``: a row above it is not there, without hashing (rows come in `rowid` order).
     @exclusivity(unchecked) var largestCounted = Int64.min
+    /// The last row given an exact value, and that value: SQLite evaluates the function again, right after, for
+    /// each row the search's outer `WHERE` lets through, and the second time is answered from here.
+    @exclusivity(unchecked) var lastExact: (rowid: Int64, value: Double)?
     let k: Int
 
     init(phrases: Int, columns: Int, k: Int) {
@@ -171,27 +174,43 @@ enum SearchRanking {
   private static func evaluate(
     _ data: QueryData, _ api: UnsafePointer<Fts5ExtensionApi>, _ fts: OpaquePointer, _ context: OpaquePointer?
   ) throws(FTS5Failure) {
+    let rowid = api.pointee.xRowid?(fts) ?? 0
+    if let last = data.lastExact, last.rowid == rowid {
+      sqlite3_result_double(context, last.value)
+      return
+    }
     let frequencies = data.frequencies
     let reaches = data.reaches
     let weights = data.weights
     let phraseSizes = data.phraseSizes
     frequencies.update(repeating: 0)
     reaches.update(repeating: 0)
-    var instances: Int32 = 0
-    try check(api.pointee.xInstCount?(fts, &instances))
-    guard let inst = api.pointee.xInst else { throw FTS5Failure(code: SQLITE_MISUSE) }
-    var phrase: Int32 = 0
+    // Each phrase's instances, in the order `xInst` gives them within the phrase (its position list: column, then
+    // offset), so each frequency is summed in `bm25()`'s order. `xPhraseFirst` reads the position list where
+    // `xInstCount` first merges every phrase's into one sorted array (about 600 instructions a row).
+    guard let first = api.pointee.xPhraseFirst, let next = api.pointee.xPhraseNext else {
+      throw FTS5Failure(code: SQLITE_MISUSE)
+    }
+    var instances = Fts5PhraseIter()
     var column: Int32 = 0
     var offset: Int32 = 0
-    for index in 0..<instances {
-      try check(inst(fts, index, &phrase, &column, &offset))
-      let inColumns = column >= 0 && Int(column) < weights.count
-      frequencies[Int(phrase)] += inColumns ? weights[Int(column)] : 1
-      if inColumns { reaches[Int(column)] = max(reaches[Int(column)], offset + phraseSizes[Int(phrase)]) }
+    for phrase in 0..<frequencies.count {
+      try check(first(fts, Int32(phrase), &instances, &column, &offset))
+      let size = phraseSizes[phrase]
+      var frequency = frequencies[phrase]
+      while column >= 0 {
+        if Int(column) < weights.count {
+          frequency += weights[Int(column)]
+          reaches[Int(column)] = max(reaches[Int(column)], offset + size)
+        } else {
+          frequency += 1
+        }
+        next(fts, &instances, &column, &offset)
+      }
+      frequencies[phrase] = frequency
     }
     var least: Int32 = 0
     for reach in reaches { least += reach }
-    let rowid = api.pointee.xRowid?(fts) ?? 0
     if data.isOutranked(similarity(data, length: Double(least))), !data.isCounted(rowid) {
       sqlite3_result_double(context, outranked)
       return
@@ -200,6 +219,7 @@ enum SearchRanking {
     try check(api.pointee.xColumnSize?(fts, -1, &tokens))
     let exact = similarity(data, length: Double(tokens))
     data.keep(exact, rowid: rowid)
+    data.lastExact = (rowid, -1.0 * exact)
     sqlite3_result_double(context, -1.0 * exact)
   }
 
