@@ -111,7 +111,7 @@ struct FetchCommand: NewsCommand {
         result.articles, repository, timeout: timeout, retryFailed: arguments.flag(.retryFailed))
     }
     if arguments.flag(.json) {
-      console.out(OutputFormat.json(Document(result: result, limit: limit)))
+      console.out(OutputFormat.json(Self.document(result, limit: limit)))
       return .success
     }
     if result.isCacheMiss, result.networkError == nil {
@@ -187,18 +187,16 @@ struct FetchCommand: NewsCommand {
 
   /// The `--json` document: the result document of `news list`/`fetch`, plus `stale` and `ageSeconds` (seconds
   /// since the rows were fetched, millisecond precision; `null` when nothing is cached).
-  struct Document: Encodable {
-    var result: NewsResult
-    var limit: Int?
+  static func document(_ result: NewsResult, limit: Int?) -> some Encodable {
+    Merged(
+      OutputFormat.document(result, limit: limit),
+      Freshness(stale: result.isStale, ageSeconds: result.age.map(OutputFormat.milliseconds)))
+  }
 
-    enum CodingKeys: String, CodingKey { case stale, ageSeconds }
-
-    func encode(to encoder: any Encoder) throws {
-      try OutputFormat.document(result, limit: limit).encode(to: encoder)
-      var c = encoder.container(keyedBy: CodingKeys.self)
-      try c.encode(result.isStale, forKey: .stale)
-      try c.encode(result.age.map { ($0 * 1000).rounded() / 1000 }, forKey: .ageSeconds)
-    }
+  /// `stale` and `ageSeconds` of ``document(_:limit:)``.
+  private struct Freshness: Encodable {
+    var stale: Bool
+    var ageSeconds: Double?
   }
 
   /// The query to fetch, a name for it, and its configured source: `--url`, else `--source`, else the default

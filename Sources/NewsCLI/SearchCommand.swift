@@ -62,17 +62,16 @@ struct SearchCommand: NewsCommand {
   }
 
   /// One hit: the article's fields as `list --json` prints them, plus `rank` (lower is better) and `snippet`.
-  struct Result: Encodable {
-    var hit: SearchHit
+  typealias Result = Merged<OutputFormat.ArticleDocument, Match>
 
-    enum CodingKeys: String, CodingKey { case rank, snippet }
+  /// The members a hit adds to its article's.
+  struct Match: Encodable {
+    var rank: Double
+    var snippet: String
+  }
 
-    func encode(to encoder: any Encoder) throws {
-      try OutputFormat.ArticleDocument(article: hit.article).encode(to: encoder)
-      var c = encoder.container(keyedBy: CodingKeys.self)
-      try c.encode(hit.rank, forKey: .rank)
-      try c.encode(hit.snippet, forKey: .snippet)
-    }
+  static func result(_ hit: SearchHit) -> Result {
+    Merged(OutputFormat.ArticleDocument(article: hit.article), Match(rank: hit.rank, snippet: hit.snippet))
   }
 
   var context: CommandContext
@@ -108,7 +107,7 @@ struct SearchCommand: NewsCommand {
     let shown = Array(hits.prefix(limit))
     let console = context.console
     if arguments.flag(.json) {
-      console.out(OutputFormat.json(Document(query: text, results: shown.map(Result.init))))
+      console.out(OutputFormat.json(Document(query: text, results: shown.map(Self.result))))
       return .success
     }
     // In double quotes, a quote or backslash in the text escaped (`"\"climate"`), as the search error quotes it.

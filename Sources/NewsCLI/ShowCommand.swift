@@ -32,21 +32,19 @@ struct ShowCommand: NewsCommand, StoreOptionsCommand {
     + "fullTextFailure}"
 
   /// The article's fields as `list --json` prints them, plus its local state.
-  struct Document: Encodable {
-    var article: Article
-    var images: [ShownImage] = []
+  static func document(_ article: Article, images: [ShownImage], fullTextFailure: ShownFailure?) -> some Encodable {
+    Merged(
+      OutputFormat.ArticleDocument(article: article),
+      LocalState(
+        isRead: article.isRead, bookmarked: article.isBookmarked, images: images, fullTextFailure: fullTextFailure))
+  }
+
+  /// The members ``document(_:images:fullTextFailure:)`` adds to the article's.
+  private struct LocalState: Encodable {
+    var isRead: Bool
+    var bookmarked: Bool
+    var images: [ShownImage]
     var fullTextFailure: ShownFailure?
-
-    enum CodingKeys: String, CodingKey { case isRead, bookmarked, images, fullTextFailure }
-
-    func encode(to encoder: any Encoder) throws {
-      try OutputFormat.ArticleDocument(article: article).encode(to: encoder)
-      var c = encoder.container(keyedBy: CodingKeys.self)
-      try c.encode(article.isRead, forKey: .isRead)
-      try c.encode(article.isBookmarked, forKey: .bookmarked)
-      try c.encode(images, forKey: .images)
-      try c.encode(fullTextFailure, forKey: .fullTextFailure)
-    }
   }
 
   /// Why the whole article is not stored (``FullTextFailure``): `{reason, httpStatus, failedAt, retryAfter}`, times
@@ -121,7 +119,7 @@ struct ShowCommand: NewsCommand, StoreOptionsCommand {
     let console = context.console
     if arguments.flag(.json) {
       console.out(
-        OutputFormat.json(Document(article: article, images: images, fullTextFailure: failure.map(ShownFailure.init))))
+        OutputFormat.json(Self.document(article, images: images, fullTextFailure: failure.map(ShownFailure.init))))
       return .success
     }
     let now = context.now()
