@@ -34,9 +34,9 @@ extension FetchCommand {
 
   /// `news fetch --all`, and `news fetch --folder NAME` (the sources of a folder and the folders inside it).
   func runAll() async throws -> ExitCode {
-    let policyOption = try Self.policy(arguments)
-    let maxAgeOption = try Self.maxAge(arguments)
-    let timeout = try arguments.seconds(.timeout)
+    let policyOption = Self.policy(arguments)
+    let maxAgeOption = arguments.seconds(.maxAge)
+    let timeout = arguments.seconds(.timeout)
     if arguments.value(.url) != nil || arguments.value(.source) != nil {
       throw CommandFailure(.usage, "--all refreshes every source: give --all, or --url / --source")
     }
@@ -121,7 +121,7 @@ extension FetchCommand {
   func runParse(_ sync: Configuration.SyncSource) async throws -> ExitCode {
     try context.requireNetwork(for: [sync.url], command: Self.name)
     let source = try context.newsSource(sync)
-    let timeout = try arguments.seconds(.timeout)
+    let timeout = arguments.seconds(.timeout)
     let repository = try context.makeRepository(
       arguments.common, timeout: timeout, entities: CommandContext.entities(of: [source]))
     let outcome = await repository.sync(source, options: context.refreshOptions(arguments.common, timeout: timeout))

@@ -54,18 +54,23 @@ struct FetchCommand: NewsCommand {
             + "after they failed.")
       case .policy:
         OptionSpec(
-          name: "policy", valueName: "POLICY", help: "network-first (default), cache-first, network-only or cache-only."
-        )
+          name: "policy", valueName: "POLICY",
+          help: "network-first (default), cache-first, network-only or cache-only.",
+          type: .choice(CachePolicy.names))
       case .maxAge:
         OptionSpec(
           name: "max-age", valueName: "SECONDS",
-          help: "Rows younger than this are fresh (default: the source's maxAge, else the stored one).")
+          help: "Rows younger than this are fresh (default: the source's maxAge, else the stored one).", type: .duration
+        )
       case .db: SharedOption.database
       case .config: SharedOption.configuration
-      case .limit: OptionSpec(name: "limit", valueName: "N", help: "Show at most N articles (all are saved).")
+      case .limit:
+        OptionSpec(
+          name: "limit", valueName: "N", help: "Show at most N articles (all are saved).", type: .integer(minimum: 0))
       case .timeout:
         OptionSpec(
-          name: "timeout", valueName: "SECONDS", help: "Time allowed per attempt (default: the configuration's, 5).")
+          name: "timeout", valueName: "SECONDS", help: "Time allowed per attempt (default: the configuration's, 5).",
+          type: .timeLimit)
       case .json: SharedOption.json("{origin, fetchedAt, ageSeconds, stale, networkError, articles}")
       case .quiet: OptionSpec(name: "quiet", help: "With --all: no progress line on a terminal.")
       }
@@ -92,10 +97,10 @@ struct FetchCommand: NewsCommand {
       try checkRetryFailed(wantsFullText: false)
       return try await runParse(sync)
     }
-    let limit = try arguments.integer(.limit, minimum: 0)
-    let timeout = try arguments.seconds(.timeout)
-    let maxAgeOption = try Self.maxAge(arguments)
-    let policyOption = try Self.policy(arguments)
+    let limit = arguments.integer(.limit)
+    let timeout = arguments.seconds(.timeout)
+    let maxAgeOption = arguments.seconds(.maxAge)
+    let policyOption = Self.policy(arguments)
     let (query, sourceName, source) = try resolveQuery()
     try checkRetryFailed(wantsFullText: source?.labels.fullText == true)
     let policy = policyOption ?? source?.policy ?? .networkFirst
@@ -138,23 +143,9 @@ struct FetchCommand: NewsCommand {
       hint: "news fetch --full-text --retry-failed (with --source NAME or --all)")
   }
 
-  /// `--max-age SECONDS` (≥ 0), or `nil`.
-  static func maxAge(_ arguments: ParsedArguments<Option>) throws(CommandFailure) -> TimeInterval? {
-    guard let text = arguments.value(.maxAge) else { return nil }
-    guard let seconds = Double(text), seconds >= 0, seconds.isFinite else {
-      throw arguments.badValue("--max-age needs a number of seconds ≥ 0, got \"\(text)\"")
-    }
-    return seconds
-  }
-
-  /// `--policy NAME`, or `nil`.
-  static func policy(_ arguments: ParsedArguments<Option>) throws(CommandFailure) -> CachePolicy? {
-    guard let name = arguments.value(.policy) else { return nil }
-    guard let policy = CachePolicy(name: name) else {
-      throw arguments.badValue(
-        "--policy must be one of \(CachePolicy.names.joined(separator: ", ")), got \"\(name)\"")
-    }
-    return policy
+  /// `--policy NAME` (one of ``CachePolicy/names``, as the parser checked), or `nil`.
+  static func policy(_ arguments: ParsedArguments<Option>) -> CachePolicy? {
+    arguments.value(.policy).flatMap(CachePolicy.init(name:))
   }
 
   /// The first line of the human output: `online — …`, `offline — …` (the network failed), or `cached — …` (the

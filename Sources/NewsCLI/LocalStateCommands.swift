@@ -121,7 +121,7 @@ struct MarkReadCommand: NewsCommand {
       case .before:
         OptionSpec(
           name: "before", valueName: "DATE",
-          help: "Only articles published before DATE (RFC 3339: 2024-05-01 or 2024-05-01T12:00:00Z).")
+          help: "Only articles published before DATE (RFC 3339: 2024-05-01 or 2024-05-01T12:00:00Z).", type: .date)
       case .db: SharedOption.database
       case .config: SharedOption.configuration
       case .json: SharedOption.json("{url, isRead, bookmarked}; in bulk {changed, isRead}")
@@ -164,13 +164,7 @@ struct MarkReadCommand: NewsCommand {
     } else if let folder = arguments.value(.folder) {
       filter.anyOfSources = try context.folderMatches(folder)
     }
-    if let before = arguments.value(.before) {
-      guard let timestamp = commandLineTimestamp(before) else {
-        throw arguments.badValue(
-          "--before \"\(before)\" is not an RFC 3339 date", hint: "e.g. 2024-05-01 or 2024-05-01T12:00:00Z")
-      }
-      filter.publishedBefore = timestamp.date
-    }
+    if let before = arguments.date(.before) { filter.publishedBefore = before.date }
     let read = !arguments.flag(.undo)
     let repository = try context.makeRepository(arguments.common)
     let changed = try await repository.markRead(read, matching: filter)

@@ -183,7 +183,7 @@ public struct NewsCommandLine: Sendable {
         self.console.out(Command.spec.helpText)
         return .finished(ExitCode.success.rawValue)
       }
-      console = self.console.coloring(try parsed.colorChoice())
+      console = self.console.coloring(parsed.common.color)
     } catch {
       return .finished(fail(error, on: self.console))
     }
