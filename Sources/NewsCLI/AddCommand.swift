@@ -42,10 +42,7 @@ struct AddCommand: NewsCommand {
           type: .integer(minimum: 1))
       case .all: OptionSpec(name: "all", help: "Add every feed a page announces.")
       case .dryRun: OptionSpec(name: "dry-run", help: "Print what would be added; change nothing.")
-      case .timeout:
-        OptionSpec(
-          name: "timeout", valueName: "SECONDS", help: "Time allowed per request (default: the configuration's, 5).",
-          type: .timeLimit)
+      case .timeout: SharedOption.timeout(per: "request")
       // Taken as by every command (a script may pass it to all), though subscribing opens no database.
       case .db: SharedOption.database
       case .config: SharedOption.configuration

@@ -152,6 +152,12 @@ enum SharedOption {
   /// `--verbose`, which every command takes: messages in full (every skipped record, not only their count by reason).
   static let verbose = OptionSpec(
     name: "verbose", help: "List every skipped record and dropped value (fetch, import, sync), not only the counts.")
+  /// `--timeout SECONDS`: the time limit of each request (`per`: `request`, or `attempt` where a request is retried).
+  static func timeout(per unit: String) -> OptionSpec {
+    OptionSpec(
+      name: "timeout", valueName: "SECONDS", help: "Time allowed per \(unit) (default: the configuration's, 5).",
+      type: .timeLimit)
+  }
   /// `--help` (and `-h`), which every command takes.
   static let help = OptionSpec(name: "help", help: "Show this help.")
 

@@ -67,10 +67,7 @@ struct FetchCommand: NewsCommand {
       case .limit:
         OptionSpec(
           name: "limit", valueName: "N", help: "Show at most N articles (all are saved).", type: .integer(minimum: 0))
-      case .timeout:
-        OptionSpec(
-          name: "timeout", valueName: "SECONDS", help: "Time allowed per attempt (default: the configuration's, 5).",
-          type: .timeLimit)
+      case .timeout: SharedOption.timeout(per: "attempt")
       case .json: SharedOption.json("{origin, fetchedAt, ageSeconds, stale, networkError, articles}")
       case .quiet: OptionSpec(name: "quiet", help: "With --all: no progress line on a terminal.")
       }

@@ -61,11 +61,7 @@ struct LocalStateCommand {
   func run() async throws -> ExitCode {
     let name = kind == .read ? "mark-read" : "bookmark"
     let also = kind == .read ? " (or --source NAME, --folder NAME, --all, --before DATE)" : ""
-    guard let typed, !typed.isEmpty else {
-      throw CommandFailure(
-        .usage, "which article? usage: news \(name) HANDLE|URL\(also)",
-        hint: "'news list' shows each article's handle")
-    }
+    let typed = try context.typedArticle(self.typed, command: name, alternatives: also)
     let repository = try context.makeRepository(common)
     let url = try await context.resolveArticle(typed, in: repository, command: name).url.absoluteString
     let found =

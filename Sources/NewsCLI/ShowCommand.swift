@@ -100,10 +100,7 @@ struct ShowCommand: NewsCommand, StoreOptionsCommand {
   var arguments: ParsedArguments<Option>
 
   func run() async throws -> ExitCode {
-    guard let typed = arguments.positionals.first, !typed.isEmpty else {
-      throw CommandFailure(
-        .usage, "which article? usage: news show HANDLE|URL", hint: "'news list' shows each article's handle")
-    }
+    let typed = try context.typedArticle(arguments.positionals.first, command: "show")
     let repository = try context.makeRepository(arguments.common, reading: true)
     var article = try await context.resolveArticle(typed, in: repository, command: "show")
     // A store the user may only read still shows the article: the read mark is what cannot be saved.

@@ -44,10 +44,7 @@ struct SyncCommand: NewsCommand {
         OptionSpec(
           name: "delete-missing",
           help: "With --full: delete the rows of each class that the server no longer lists (deleted there).")
-      case .timeout:
-        OptionSpec(
-          name: "timeout", valueName: "SECONDS", help: "Time allowed per request (default: the configuration's, 5).",
-          type: .timeLimit)
+      case .timeout: SharedOption.timeout(per: "request")
       case .db: SharedOption.database
       case .config: SharedOption.configuration
       case .json:
