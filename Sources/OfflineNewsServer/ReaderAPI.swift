@@ -43,7 +43,7 @@ public struct ReaderAPI: Sendable {
     } catch let invalid as ReaderStreamQuery.Invalid {
       return .text(invalid.message, status: 400)
     } catch {
-      return .text("\(error)", status: 500)
+      return .text(ServedFailure.message(error), status: ServedFailure.status(of: error))
     }
   }
 

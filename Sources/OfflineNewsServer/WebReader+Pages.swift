@@ -85,9 +85,9 @@ extension WebReader {
       articles = try await library.repository.read(limit: WebListQuery.pageSize + 1, offset: offset, filter: filter)
     } catch {
       return WebPage(
-        title: "Error", main: "<h1>Error</h1><p>\(WebPage.text(String(describing: error)))</p>", kind: "error",
+        title: "Error", main: "<h1>Error</h1><p>\(WebPage.text(ServedFailure.message(error)))</p>", kind: "error",
         csrfToken: session.csrfToken
-      ).response(status: 500)
+      ).response(status: ServedFailure.status(of: error))
     }
     let shown = articles.prefix(WebListQuery.pageSize)
     let back = query.path()

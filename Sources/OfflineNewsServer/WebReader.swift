@@ -71,7 +71,7 @@ public struct WebReader: Sendable {
         try await repository.bookmark(on, url: key)
       }
     } catch {
-      return .text("could not save: \(error)", status: 500)
+      return .text("could not save: \(ServedFailure.message(error))", status: ServedFailure.status(of: error))
     }
     let current = (try? await repository.article(url: key)) ?? article
     if request.header("accept")?.contains("application/json") == true {
@@ -95,7 +95,7 @@ public struct WebReader: Sendable {
     do {
       _ = try await library.repository.markRead(true, matching: filter)
     } catch {
-      return .text("could not save: \(error)", status: 500)
+      return .text("could not save: \(ServedFailure.message(error))", status: ServedFailure.status(of: error))
     }
     return ServerResponse(status: 303, headers: [(name: "Location", value: query.path())])
   }
