@@ -9,33 +9,62 @@ import OfflineNewsModel
 /// numbers of seconds (`published`, `updated`); each written by ``JSONWriter`` in its fields' order.
 enum ReaderJSON {
   /// `user-info`.
-  struct UserInfo: Encodable {
+  struct UserInfo: JSONWritable {
     var userId = "1"
     var userName: String
     var userProfileId = "1"
     var userEmail = ""
+
+    func write(to json: inout JSONWriter) {
+      json.object { json in
+        json.member("userId", userId)
+        json.member("userName", userName)
+        json.member("userProfileId", userProfileId)
+        json.member("userEmail", userEmail)
+      }
+    }
   }
 
   /// A label or state of `tag/list`.
-  struct Tag: Encodable {
+  struct Tag: JSONWritable {
     var id: String
     /// `folder` for a label (FreshRSS), absent for a state.
     var type: String?
+
+    func write(to json: inout JSONWriter) {
+      json.object { json in
+        json.member("id", id)
+        json.member("type", type)
+      }
+    }
   }
 
   /// `tag/list`.
-  struct Tags: Encodable {
+  struct Tags: JSONWritable {
     var tags: [Tag]
+
+    func write(to json: inout JSONWriter) {
+      json.object { json in
+        json.member("tags", tags)
+      }
+    }
   }
 
   /// A category of a subscription.
-  struct Category: Encodable {
+  struct Category: JSONWritable {
     var id: String
     var label: String
+
+    func write(to json: inout JSONWriter) {
+      json.object { json in
+        json.member("id", id)
+        json.member("label", label)
+      }
+    }
   }
 
   /// One subscription of `subscription/list`.
-  struct Subscription: Encodable {
+  struct Subscription: JSONWritable {
     var id: String
     var title: String
     var categories: [Category]
@@ -44,54 +73,118 @@ enum ReaderJSON {
     var url: String
     var htmlUrl: String
     var iconUrl = ""
+
+    func write(to json: inout JSONWriter) {
+      json.object { json in
+        json.member("id", id)
+        json.member("title", title)
+        json.member("categories", categories)
+        json.member("sortid", sortid)
+        json.member("firstitemmsec", firstitemmsec)
+        json.member("url", url)
+        json.member("htmlUrl", htmlUrl)
+        json.member("iconUrl", iconUrl)
+      }
+    }
   }
 
   /// `subscription/list`.
-  struct Subscriptions: Encodable {
+  struct Subscriptions: JSONWritable {
     var subscriptions: [Subscription]
+
+    func write(to json: inout JSONWriter) {
+      json.object { json in
+        json.member("subscriptions", subscriptions)
+      }
+    }
   }
 
   /// One count of `unread-count`.
-  struct UnreadCount: Encodable {
+  struct UnreadCount: JSONWritable {
     var id: String
     var count: Int
     var newestItemTimestampUsec: String
+
+    func write(to json: inout JSONWriter) {
+      json.object { json in
+        json.member("id", id)
+        json.member("count", count)
+        json.member("newestItemTimestampUsec", newestItemTimestampUsec)
+      }
+    }
   }
 
   /// `unread-count`.
-  struct UnreadCounts: Encodable {
+  struct UnreadCounts: JSONWritable {
     var max: Int
     var unreadcounts: [UnreadCount]
+
+    func write(to json: inout JSONWriter) {
+      json.object { json in
+        json.member("max", max)
+        json.member("unreadcounts", unreadcounts)
+      }
+    }
   }
 
   /// A link of an item.
-  struct Link: Encodable {
+  struct Link: JSONWritable {
     var href: String
     var type: String?
+
+    func write(to json: inout JSONWriter) {
+      json.object { json in
+        json.member("href", href)
+        json.member("type", type)
+      }
+    }
   }
 
   /// An item's content.
-  struct Content: Encodable {
+  struct Content: JSONWritable {
     var direction = "ltr"
     var content: String
+
+    func write(to json: inout JSONWriter) {
+      json.object { json in
+        json.member("direction", direction)
+        json.member("content", content)
+      }
+    }
   }
 
   /// An item's feed.
-  struct Origin: Encodable {
+  struct Origin: JSONWritable {
     var streamId: String
     var title: String
     var htmlUrl: String
+
+    func write(to json: inout JSONWriter) {
+      json.object { json in
+        json.member("streamId", streamId)
+        json.member("title", title)
+        json.member("htmlUrl", htmlUrl)
+      }
+    }
   }
 
   /// An enclosure of an item.
-  struct Enclosure: Encodable {
+  struct Enclosure: JSONWritable {
     var href: String
     var type: String?
     var length: String?
+
+    func write(to json: inout JSONWriter) {
+      json.object { json in
+        json.member("href", href)
+        json.member("type", type)
+        json.member("length", length)
+      }
+    }
   }
 
   /// An item (an article).
-  struct Item: Encodable {
+  struct Item: JSONWritable {
     var id: String
     var crawlTimeMsec: String
     var timestampUsec: String
@@ -105,41 +198,94 @@ enum ReaderJSON {
     var categories: [String]
     var origin: Origin
     var enclosure: [Enclosure]?
+
+    func write(to json: inout JSONWriter) {
+      json.object { json in
+        json.member("id", id)
+        json.member("crawlTimeMsec", crawlTimeMsec)
+        json.member("timestampUsec", timestampUsec)
+        json.member("published", published)
+        json.member("updated", updated)
+        json.member("title", title)
+        json.member("canonical", canonical)
+        json.member("alternate", alternate)
+        json.member("summary", summary)
+        json.member("author", author)
+        json.member("categories", categories)
+        json.member("origin", origin)
+        json.member("enclosure", enclosure)
+      }
+    }
   }
 
   /// `stream/contents` and `stream/items/contents`.
-  struct Stream: Encodable {
+  struct Stream: JSONWritable {
     var id: String
     var title: String?
     var direction = "ltr"
     var updated: Int64
     var items: [Item]
     var continuation: String?
+
+    func write(to json: inout JSONWriter) {
+      json.object { json in
+        json.member("id", id)
+        json.member("title", title)
+        json.member("direction", direction)
+        json.member("updated", updated)
+        json.member("items", items)
+        json.member("continuation", continuation)
+      }
+    }
   }
 
   /// One reference of `stream/items/ids`: the short (signed decimal) id.
-  struct ItemRef: Encodable {
+  struct ItemRef: JSONWritable {
     var id: String
     var directStreamIds: [String] = []
     var timestampUsec: String
+
+    func write(to json: inout JSONWriter) {
+      json.object { json in
+        json.member("id", id)
+        json.member("directStreamIds", directStreamIds)
+        json.member("timestampUsec", timestampUsec)
+      }
+    }
   }
 
   /// `stream/items/ids`.
-  struct ItemRefs: Encodable {
+  struct ItemRefs: JSONWritable {
     var itemRefs: [ItemRef]
     var continuation: String?
+
+    func write(to json: inout JSONWriter) {
+      json.object { json in
+        json.member("itemRefs", itemRefs)
+        json.member("continuation", continuation)
+      }
+    }
   }
 
   /// `subscription/quickadd`.
-  struct QuickAdd: Encodable {
+  struct QuickAdd: JSONWritable {
     var numResults: Int
     var query: String
     var streamId: String?
     var streamName: String?
+
+    func write(to json: inout JSONWriter) {
+      json.object { json in
+        json.member("numResults", numResults)
+        json.member("query", query)
+        json.member("streamId", streamId)
+        json.member("streamName", streamName)
+      }
+    }
   }
 
   /// `value` as a JSON answer.
-  static func response(_ value: some Encodable, status: Int = 200) -> ServerResponse {
+  static func response(_ value: some JSONWritable, status: Int = 200) -> ServerResponse {
     ServerResponse(status: status, type: "application/json; charset=utf-8", data: JSONWriter.data(value))
   }
 
