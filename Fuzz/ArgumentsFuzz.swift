@@ -3,7 +3,8 @@
 // Built by scripts/fuzz.sh against the NewsCLI module compiled with `-enable-testing`. The input is split on NUL
 // bytes into arguments (argv cannot hold a NUL, so this is every command line there is). Properties checked, each a
 // crash when broken:
-// - parsing never traps, and neither do the typed accessors (`integer`, `seconds`) or the help text;
+// - parsing never traps, and neither do the typed accessors or the help text;
+// - every value of a typed option (``ValueType``) was read to its type, within its range;
 // - a parse that succeeds returns only the command's own options (its `Option` cases): values for options with a
 //   value, flags for the others, and no more positionals than the spec has (unless help was asked for);
 // - a parse that fails is a usage error (exit status 64) with a message.
@@ -40,22 +41,27 @@ private func check<Option>(_ parsed: ParsedArguments<Option>, _ spec: CommandSpe
   if !parsed.wantsHelp, parsed.positionals.count > spec.positionals.count {
     fatalError("'news \(spec.name)': \(parsed.positionals.count) positionals accepted")
   }
-  for option in Option.allCases where ["limit", "offset"].contains(option.spec.name) {
-    do {
-      if let number = try parsed.integer(option, minimum: 0), number < 0 {
-        fatalError("--\(option.spec.name) \(number) accepted")
+  // Every value of a typed option was read to its type, within its range.
+  for (option, text) in parsed.values {
+    let name = "'news \(spec.name)' --\(option.spec.name) \(text)"
+    switch option.spec.type {
+    case .text: break
+    case .integer(let minimum):
+      guard let number = parsed.integer(option), number >= minimum else { fatalError("\(name): no whole number") }
+    case .timeLimit:
+      guard let seconds = parsed.seconds(option), seconds > 0, seconds <= 86_400 else { fatalError("\(name) accepted") }
+    case .duration:
+      guard let seconds = parsed.seconds(option), seconds >= 0, seconds.isFinite else { fatalError("\(name) accepted") }
+    case .date:
+      guard parsed.date(option) != nil else { fatalError("\(name): no date") }
+    case .choice(let words):
+      guard words.contains(text) else { fatalError("\(name) accepted") }
+    case .interval:
+      guard let interval = parsed.interval(option), (interval ?? 1) >= 1 else { fatalError("\(name) accepted") }
+    case .listenAddress:
+      guard let address = parsed.address(option), (0...65_535).contains(address.port) else {
+        fatalError("\(name) accepted")
       }
-    } catch {
-      guard error.code == .usage else { fatalError("--\(option.spec.name): \(error.code)") }
-    }
-  }
-  for option in Option.allCases where option.spec.name == "timeout" {
-    do {
-      if let seconds = try parsed.seconds(option), !(seconds > 0 && seconds.isFinite) {
-        fatalError("--timeout \(seconds) accepted")
-      }
-    } catch {
-      guard error.code == .usage else { fatalError("--timeout: \(error.code)") }
     }
   }
   if parsed.wantsHelp, spec.helpText.isEmpty { fatalError("empty help for \(spec.name)") }

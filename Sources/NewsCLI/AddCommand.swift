@@ -36,12 +36,13 @@ struct AddCommand: NewsCommand {
           name: "name", valueName: "NAME", help: "The source's name (default: the feed's own title).")
       case .folder:
         OptionSpec(name: "folder", valueName: "FOLDER", help: "File the source in a folder (nested: \"Tech/Swift\").")
-      case .pick: OptionSpec(name: "pick", valueName: "N", help: "Of the feeds a page announces, add the Nth (from 1).")
+      case .pick:
+        OptionSpec(
+          name: "pick", valueName: "N", help: "Of the feeds a page announces, add the Nth (from 1).",
+          type: .integer(minimum: 1))
       case .all: OptionSpec(name: "all", help: "Add every feed a page announces.")
       case .dryRun: OptionSpec(name: "dry-run", help: "Print what would be added; change nothing.")
-      case .timeout:
-        OptionSpec(
-          name: "timeout", valueName: "SECONDS", help: "Time allowed per request (default: the configuration's, 5).")
+      case .timeout: SharedOption.timeout(per: "request")
       // Taken as by every command (a script may pass it to all), though subscribing opens no database.
       case .db: SharedOption.database
       case .config: SharedOption.configuration
@@ -77,7 +78,7 @@ struct AddCommand: NewsCommand {
     guard let target = arguments.positionals.first else {
       throw CommandFailure(.usage, "what to add? usage: news add \(Self.spec.usage)")
     }
-    let pick = try arguments.integer(.pick, minimum: 1)
+    let pick = arguments.integer(.pick)
     let all = arguments.flag(.all)
     if pick != nil, all { throw CommandFailure(.usage, "--pick and --all exclude each other") }
     if all, arguments.value(.name) != nil {
@@ -215,7 +216,7 @@ struct AddCommand: NewsCommand {
   ///
   /// - Throws: ``CommandFailure`` 78 when this `news` has no network (``NetworkProgram``); 64 for a bad `--timeout`.
   private func subscriber(for location: URL) throws(CommandFailure) -> FeedSubscriber {
-    let timeout = try arguments.seconds(.timeout) ?? context.configuration.timeoutSeconds
+    let timeout = arguments.seconds(.timeout) ?? context.configuration.timeoutSeconds
     guard !location.isFileURL else {
       // A saved page's announced feeds are on the web: this news reads them for their titles when it has the
       // network (news-online); without it they keep the names the page gives them.

@@ -9,6 +9,8 @@ struct OptionSpec: Sendable, Hashable {
   var valueName: String?
   /// One line of help.
   var help: String
+  /// What the value must be: the parser reads it to this type once, or refuses it (``ValueType``).
+  var type: ValueType = .text
 
   /// `--db`, `--db PATH` or `--json` as a usage line and the help show it.
   var synopsis: String { "--\(name)" + (valueName.map { " \($0)" } ?? "") }
@@ -16,6 +18,112 @@ struct OptionSpec: Sendable, Hashable {
   /// Whether the value may be a path (`PATH`, `NAME|PATH`, `FILE`): an empty one is a usage error, never the
   /// current folder.
   var takesPath: Bool { valueName.map(isPathPlaceholder) ?? false }
+}
+
+/// What an option's value must be. The parser reads each value to its type as it reads the command line, and a value
+/// that is not of it is a usage error of one form, `--NAME "VALUE" is not …`, naming the option and the value as
+/// typed, with a hint of a good one; the command reads the typed value (``ParsedArguments/integer(_:)``,
+/// ``ParsedArguments/seconds(_:)``, ``ParsedArguments/date(_:)``).
+enum ValueType: Sendable, Hashable {
+  /// Any text (a name, a path, a URL the command checks against its own rules).
+  case text
+  /// A whole number ≥ the minimum (`--limit N`, `--pick N`).
+  case integer(minimum: Int)
+  /// A time limit in seconds, 0 < s ≤ 86400 (`--timeout`). 0 is refused rather than read as "no limit": a request
+  /// without a time limit could hang for ever, and the cache is served when the limit passes. A day is more than
+  /// any request deserves; beyond it, timers overflow.
+  case timeLimit
+  /// A finite number of seconds ≥ 0 (`--max-age`).
+  case duration
+  /// An RFC 3339 date or date-time (``commandLineTimestamp(_:)``): `2024-05-01`, `2024-05-01T12:00:00Z`.
+  case date
+  /// One of these words (`--policy`, `--color`).
+  case choice([String])
+  /// How often, up to a week: `15m`, `90s`, `2h`, `30` (seconds), or `0`/`off` for never (`--refresh`).
+  case interval
+  /// Where to listen: `HOST:PORT`, `[V6]:PORT`, or a bare `PORT` on 127.0.0.1 (`--listen`); `localhost` is
+  /// 127.0.0.1.
+  case listenAddress
+
+  /// Why `text` is not of this type, or `nil` when it is: the words after `--NAME "VALUE"`, and a hint.
+  func problem(with text: String, option name: String) -> (message: String, hint: String?)? {
+    switch self {
+    case .text: return nil
+    case .integer(let minimum):
+      if let number = Int(text) {
+        return number >= minimum ? nil : ("is not a whole number ≥ \(minimum)", nil)
+      }
+      // Digits beyond Int's range are a whole number too: say that it is too large, not that it is no number.
+      let digits = text.hasPrefix("+") ? text.dropFirst() : text[...]
+      if !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) {
+        return ("is too large: at most \(Int.max)", nil)
+      }
+      return ("is not a whole number ≥ \(minimum)", nil)
+    case .timeLimit:
+      guard let number = Double(text), number.isFinite else {
+        return ("is not a number of seconds", "e.g. --\(name) 10 or --\(name) 2.5")
+      }
+      guard number > 0 else {
+        return (
+          "is not a time limit: it must be more than 0 seconds (at most 86400, a day)",
+          "there is no 'no limit': a request without one could hang for ever; give e.g. --\(name) 30"
+        )
+      }
+      return number <= 86_400 ? nil : ("is not a time limit: it is at most 86400 seconds (a day)", "e.g. --\(name) 60")
+    case .duration:
+      guard let number = Double(text), number >= 0, number.isFinite else {
+        return ("is not a number of seconds ≥ 0", "e.g. --\(name) 3600")
+      }
+      return nil
+    case .date:
+      return commandLineTimestamp(text) == nil
+        ? ("is not an RFC 3339 date", "e.g. 2024-05-01 or 2024-05-01T12:00:00Z") : nil
+    case .choice(let words):
+      return words.contains(text) ? nil : ("is not one of \(words.joined(separator: ", "))", nil)
+    case .interval:
+      return Self.interval(text) == nil
+        ? ("is not an interval such as 15m, 90s or 2h (or off), at most 7 days", nil) : nil
+    case .listenAddress:
+      return Self.listenAddress(text) == nil
+        ? (
+          "is not HOST:PORT",
+          "e.g. --\(name) 127.0.0.1:8080, --\(name) [::1]:8080 or --\(name) 0.0.0.0:8080"
+        ) : nil
+    }
+  }
+
+  /// An ``interval`` in seconds (at least 1), `.some(nil)` for never, `nil` when `text` is none.
+  static func interval(_ text: String) -> Double?? {
+    let lower = text.lowercased()
+    if lower == "off" || lower == "0" { return .some(nil) }
+    let units: [Character: Double] = ["s": 1, "m": 60, "h": 3_600]
+    var number = Substring(lower)
+    var factor = 1.0
+    if let last = lower.last, let unit = units[last] {
+      factor = unit
+      number = number.dropLast()
+    }
+    guard let value = Double(number), value.isFinite, value >= 0, value * factor <= 7 * 86_400 else { return nil }
+    return value == 0 ? .some(nil) : max(1, value * factor)
+  }
+
+  /// A ``listenAddress``: the host (without brackets) and port, or `nil` when `text` is none.
+  static func listenAddress(_ text: String) -> (host: String, port: Int)? {
+    if let port = Int(text), (0...65_535).contains(port) { return ("127.0.0.1", port) }
+    var host: Substring
+    var portText: Substring
+    if text.hasPrefix("[") {
+      guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else { return nil }
+      host = text[text.index(after: text.startIndex)..<close]
+      portText = text[text.index(close, offsetBy: 2)...]
+    } else {
+      guard let colon = text.lastIndex(of: ":"), !text[..<colon].contains(":") else { return nil }
+      host = text[..<colon]
+      portText = text[text.index(after: colon)...]
+    }
+    guard !host.isEmpty, let port = Int(portText), (0...65_535).contains(port) else { return nil }
+    return (host == "localhost" ? "127.0.0.1" : String(host), port)
+  }
 }
 
 /// Whether a placeholder (`PATH`, `NAME|PATH`, `URL|FILE`, `FILE.html`) names a path.
@@ -40,10 +148,17 @@ enum SharedOption {
   /// `--color WHEN`, which every command takes (see ``Console/ColorChoice``).
   static let color = OptionSpec(
     name: "color", valueName: "WHEN",
-    help: "auto (default: on a terminal, unless NO_COLOR is set), always or never.")
+    help: "auto (default: on a terminal, unless NO_COLOR is set), always or never.",
+    type: .choice(Console.ColorChoice.allCases.map(\.rawValue)))
   /// `--verbose`, which every command takes: messages in full (every skipped record, not only their count by reason).
   static let verbose = OptionSpec(
     name: "verbose", help: "List every skipped record and dropped value (fetch, import, sync), not only the counts.")
+  /// `--timeout SECONDS`: the time limit of each request (`per`: `request`, or `attempt` where a request is retried).
+  static func timeout(per unit: String) -> OptionSpec {
+    OptionSpec(
+      name: "timeout", valueName: "SECONDS", help: "Time allowed per \(unit) (default: the configuration's, 5).",
+      type: .timeLimit)
+  }
   /// `--help` (and `-h`), which every command takes.
   static let help = OptionSpec(name: "help", help: "Show this help.")
 
@@ -164,26 +279,20 @@ struct CommonArguments: Sendable {
   var databasePath: String?
   /// `--config PATH` as typed.
   var configurationPath: String?
-  /// `--color WHEN` as typed.
-  var color: String?
+  /// `--color WHEN` (`auto` when absent; the parser refuses any other word).
+  var color: Console.ColorChoice = .auto
   /// `--verbose`.
   var verbose = false
-
-  /// `--color WHEN` (`auto` when absent).
-  func colorChoice() throws(CommandFailure) -> Console.ColorChoice {
-    guard let text = color else { return .auto }
-    guard let choice = Console.ColorChoice(rawValue: text) else {
-      throw CommandFailure(.usage, "--color must be auto, always or never, got \"\(text)\"")
-    }
-    return choice
-  }
 }
 
 /// The parsed command line of one command, read through the command's own ``CommandOption`` cases: a command can
 /// read only the options it declares (the compiler checks it), and the help lists every one it declares.
 struct ParsedArguments<Option: CommandOption>: Sendable {
   var common = CommonArguments()
+  /// The values as typed.
   var values: [Option: String] = [:]
+  /// The values of the options of a ``ValueType`` other than text, read to it by the parser.
+  private(set) var typed: [Option: TypedValue] = [:]
   var flags: Set<Option> = []
   var positionals: [String] = []
   var wantsHelp = false
@@ -203,13 +312,14 @@ struct ParsedArguments<Option: CommandOption>: Sendable {
     return failure
   }
 
-  /// `--color WHEN` (`auto` when absent).
-  func colorChoice() throws(CommandFailure) -> Console.ColorChoice {
-    do {
-      return try common.colorChoice()
-    } catch {
-      throw badValue(error.message, hint: error.hint)
-    }
+  /// A value read to its ``ValueType``.
+  enum TypedValue: Sendable, Hashable {
+    case integer(Int)
+    case seconds(Double)
+    case date(Timestamp)
+    /// An ``ValueType/interval``: `nil` for never.
+    case interval(Double?)
+    case address(host: String, port: Int)
   }
 
   func value(_ option: Option) -> String? { values[option] }
@@ -217,39 +327,35 @@ struct ParsedArguments<Option: CommandOption>: Sendable {
   /// `--verbose`.
   var verbose: Bool { common.verbose }
 
-  /// The value of an option that must be a whole number ≥ `minimum`, or `nil` when absent.
-  func integer(_ option: Option, minimum: Int) throws(CommandFailure) -> Int? {
-    guard let text = values[option] else { return nil }
-    // Digits beyond Int's range are a whole number too: say that it is too large, not that it is no number.
-    let digits = text.hasPrefix("+") ? text.dropFirst() : text[...]
-    if Int(text) == nil, !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) {
-      throw badValue("--\(option.spec.name) \(text) is too large: at most \(Int.max)")
-    }
-    guard let number = Int(text), number >= minimum else {
-      throw badValue("--\(option.spec.name) needs a whole number ≥ \(minimum), got \"\(text)\"")
-    }
+  /// The value of an option of type ``ValueType/integer(minimum:)``, or `nil` when absent.
+  func integer(_ option: Option) -> Int? {
+    guard case .integer(let number)? = typed[option] else { return nil }
     return number
   }
 
-  /// The value of an option that must be a number of seconds in 0 < s ≤ 86400, or `nil` when absent.
-  ///
-  /// 0 is refused rather than read as "no limit": a request without a time limit could hang for ever, and the
-  /// cache is served when the limit passes. A day is more than any request deserves; beyond it, timers overflow.
-  func seconds(_ option: Option) throws(CommandFailure) -> Double? {
-    let name = option.spec.name
-    guard let text = values[option] else { return nil }
-    guard let number = Double(text), number.isFinite else {
-      throw badValue("--\(name) needs a number of seconds, got \"\(text)\"", hint: "e.g. --\(name) 10 or --\(name) 2.5")
-    }
-    guard number > 0 else {
-      throw badValue(
-        "--\(name) \(text): the time limit must be more than 0 seconds (at most 86400, a day)",
-        hint: "there is no 'no limit': a request without one could hang for ever; give e.g. --\(name) 30")
-    }
-    guard number <= 86_400 else {
-      throw badValue("--\(name) \(text): the time limit is at most 86400 seconds (a day)", hint: "e.g. --\(name) 60")
-    }
-    return number
+  /// The value of an option of type ``ValueType/timeLimit`` or ``ValueType/duration``, in seconds, or `nil` when
+  /// absent.
+  func seconds(_ option: Option) -> Double? {
+    guard case .seconds(let seconds)? = typed[option] else { return nil }
+    return seconds
+  }
+
+  /// The value of an option of type ``ValueType/interval`` in seconds (`.some(nil)`: never), or `nil` when absent.
+  func interval(_ option: Option) -> Double?? {
+    guard case .interval(let seconds)? = typed[option] else { return nil }
+    return .some(seconds)
+  }
+
+  /// The value of an option of type ``ValueType/listenAddress``, or `nil` when absent.
+  func address(_ option: Option) -> (host: String, port: Int)? {
+    guard case .address(let host, let port)? = typed[option] else { return nil }
+    return (host, port)
+  }
+
+  /// The value of an option of type ``ValueType/date``, or `nil` when absent.
+  func date(_ option: Option) -> Timestamp? {
+    guard case .date(let timestamp)? = typed[option] else { return nil }
+    return timestamp
   }
 }
 
@@ -304,6 +410,9 @@ enum ArgumentParser {
             "--\(name) needs a path (\(valueName)) for 'news \(spec.name)', got an empty value",
             hint: "an empty path is not read as the current folder; \(SharedOption.tildeRule)")
         }
+        if let problem = option.type.problem(with: value, option: name) {
+          throw spec.usageError("--\(name) \"\(value)\" \(problem.message)", hint: problem.hint)
+        }
         parsed.set(option, value)
       } else {
         guard inlineValue == nil else { throw spec.usageError("--\(name) takes no value in 'news \(spec.name)'") }
@@ -331,13 +440,25 @@ extension ParsedArguments {
     switch option.name {
     case SharedOption.database.name: common.databasePath = value
     case SharedOption.configuration.name: common.configurationPath = value
-    case SharedOption.color.name: common.color = value
+    case SharedOption.color.name: common.color = value.flatMap(Console.ColorChoice.init(rawValue:)) ?? .auto
     case SharedOption.verbose.name: common.verbose = true
     default: break
     }
     // The shared options a command declares are also its own cases (`--json` above all).
     guard let own = Option.allCases.first(where: { $0.spec.name == option.name }) else { return }
-    if let value { values[own] = value } else { flags.insert(own) }
+    guard let value else {
+      flags.insert(own)
+      return
+    }
+    values[own] = value
+    switch option.type {
+    case .integer: typed[own] = Int(value).map(TypedValue.integer)
+    case .timeLimit, .duration: typed[own] = Double(value).map(TypedValue.seconds)
+    case .date: typed[own] = commandLineTimestamp(value).map(TypedValue.date)
+    case .interval: typed[own] = ValueType.interval(value).map(TypedValue.interval)
+    case .listenAddress: typed[own] = ValueType.listenAddress(value).map { .address(host: $0.host, port: $0.port) }
+    case .text, .choice: break
+    }
   }
 }
 

@@ -29,7 +29,7 @@ struct DeleteCommand: NewsCommand {
       case .before:
         OptionSpec(
           name: "before", valueName: "DATE",
-          help: "Delete articles published before DATE (RFC 3339: 2024-05-01 or 2024-05-01T12:00:00Z).")
+          help: "Delete articles published before DATE (RFC 3339: 2024-05-01 or 2024-05-01T12:00:00Z).", type: .date)
       case .forgetDeleted:
         OptionSpec(
           name: "forget-deleted",
@@ -63,14 +63,7 @@ struct DeleteCommand: NewsCommand {
           ? "give one of --all, --before DATE and --forget-deleted"
           : "what to delete? give --all or --before DATE (or --forget-deleted)")
     }
-    var cutoff: Timestamp?
-    if let before {
-      guard let timestamp = commandLineTimestamp(before) else {
-        throw arguments.badValue(
-          "--before \"\(before)\" is not an RFC 3339 date", hint: "e.g. 2024-05-01 or 2024-05-01T12:00:00Z")
-      }
-      cutoff = timestamp
-    }
+    let cutoff = arguments.date(.before)
     let repository = try context.makeRepository(arguments.common)
     if arguments.flag(.forgetDeleted) {
       let forgotten = try await repository.forgetDeletedArticles()

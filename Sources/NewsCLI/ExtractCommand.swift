@@ -36,28 +36,6 @@ struct ExtractCommand: NewsCommand {
     }
   }
 
-  /// The `--json` document: every key present, absent values `null`.
-  struct Document: Encodable {
-    var article: ReadableArticle
-
-    enum CodingKeys: String, CodingKey {
-      case title, byline, publishedTime, siteName, excerpt, lang, dir, content, text
-    }
-
-    func encode(to encoder: any Encoder) throws {
-      var c = encoder.container(keyedBy: CodingKeys.self)
-      try c.encode(article.title, forKey: .title)
-      try c.encode(article.byline, forKey: .byline)
-      try c.encode(article.publishedTime, forKey: .publishedTime)
-      try c.encode(article.siteName, forKey: .siteName)
-      try c.encode(article.excerpt, forKey: .excerpt)
-      try c.encode(article.lang, forKey: .lang)
-      try c.encode(article.dir, forKey: .dir)
-      try c.encode(article.content, forKey: .content)
-      try c.encode(article.text, forKey: .text)
-    }
-  }
-
   var context: CommandContext
   var arguments: ParsedArguments<Option>
 
@@ -110,7 +88,7 @@ struct ExtractCommand: NewsCommand {
         hint: "is it an HTML page? 'file \(typed)' tells what it is")
     }
     if arguments.flag(.json) {
-      console.out(OutputFormat.json(Document(article: article)))
+      console.out(OutputFormat.json(article))  // ``ReadableArticle``'s own fields, absent ones `null`)
     } else {
       console.out(Self.render(article, width: OutputFormat.readingWidth(console.width), color: console.color))
     }

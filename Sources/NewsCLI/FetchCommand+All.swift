@@ -9,31 +9,34 @@ extension FetchCommand {
   /// One source's line of `fetch --all --json`: every key always present, `null` for an absent value, as in every
   /// `--json` document (`ageSeconds`: seconds since the served rows were fetched, millisecond precision).
   struct SourceLine: Encodable {
-    var refresh: SourceRefresh
+    var source: String
+    var kind: String
+    var status: String
+    var inserted: Int
+    var updated: Int
+    var unchanged: Int
+    var cached: Int
+    var ageSeconds: Double?
+    var error: String?
 
-    enum CodingKeys: String, CodingKey {
-      case source, kind, status, inserted, updated, unchanged, cached, ageSeconds, error
-    }
-
-    func encode(to encoder: any Encoder) throws {
-      var c = encoder.container(keyedBy: CodingKeys.self)
-      try c.encode(refresh.source, forKey: .source)
-      try c.encode(refresh.kind, forKey: .kind)
-      try c.encode(refresh.status.rawValue, forKey: .status)
-      try c.encode(refresh.inserted, forKey: .inserted)
-      try c.encode(refresh.updated, forKey: .updated)
-      try c.encode(refresh.unchanged, forKey: .unchanged)
-      try c.encode(refresh.cached, forKey: .cached)
-      try c.encode(refresh.age.map { ($0 * 1000).rounded() / 1000 }, forKey: .ageSeconds)
-      try c.encode(refresh.failure?.description, forKey: .error)
+    init(_ refresh: SourceRefresh) {
+      source = refresh.source
+      kind = refresh.kind
+      status = refresh.status.rawValue
+      inserted = refresh.inserted
+      updated = refresh.updated
+      unchanged = refresh.unchanged
+      cached = refresh.cached
+      ageSeconds = refresh.age.map(OutputFormat.milliseconds)
+      error = refresh.failure?.description
     }
   }
 
   /// `news fetch --all`, and `news fetch --folder NAME` (the sources of a folder and the folders inside it).
   func runAll() async throws -> ExitCode {
-    let policyOption = try Self.policy(arguments)
-    let maxAgeOption = try Self.maxAge(arguments)
-    let timeout = try arguments.seconds(.timeout)
+    let policyOption = Self.policy(arguments)
+    let maxAgeOption = arguments.seconds(.maxAge)
+    let timeout = arguments.seconds(.timeout)
     if arguments.value(.url) != nil || arguments.value(.source) != nil {
       throw CommandFailure(.usage, "--all refreshes every source: give --all, or --url / --source")
     }
@@ -118,7 +121,7 @@ extension FetchCommand {
   func runParse(_ sync: Configuration.SyncSource) async throws -> ExitCode {
     try context.requireNetwork(for: [sync.url], command: Self.name)
     let source = try context.newsSource(sync)
-    let timeout = try arguments.seconds(.timeout)
+    let timeout = arguments.seconds(.timeout)
     let repository = try context.makeRepository(
       arguments.common, timeout: timeout, entities: CommandContext.entities(of: [source]))
     let outcome = await repository.sync(source, options: context.refreshOptions(arguments.common, timeout: timeout))
@@ -131,7 +134,7 @@ extension FetchCommand {
     }
     let console = context.console
     if arguments.flag(.json) {
-      console.out(OutputFormat.json(Document(result: result, limit: nil)))
+      console.out(OutputFormat.json(Self.document(result, limit: nil)))
     } else {
       let now = context.now()
       console.out(Self.header(result, source: source.name, now: now, color: console.color) + "\n")
@@ -144,7 +147,7 @@ extension FetchCommand {
   private func print(_ results: [SourceRefresh]) {
     let console = context.console
     if arguments.flag(.json) {
-      console.out(OutputFormat.json(["sources": results.map(SourceLine.init)]))
+      console.out(OutputFormat.json(["sources": results.map { SourceLine($0) }]))
       return
     }
     for result in results {

@@ -54,18 +54,20 @@ struct FetchCommand: NewsCommand {
             + "after they failed.")
       case .policy:
         OptionSpec(
-          name: "policy", valueName: "POLICY", help: "network-first (default), cache-first, network-only or cache-only."
-        )
+          name: "policy", valueName: "POLICY",
+          help: "network-first (default), cache-first, network-only or cache-only.",
+          type: .choice(CachePolicy.names))
       case .maxAge:
         OptionSpec(
           name: "max-age", valueName: "SECONDS",
-          help: "Rows younger than this are fresh (default: the source's maxAge, else the stored one).")
+          help: "Rows younger than this are fresh (default: the source's maxAge, else the stored one).", type: .duration
+        )
       case .db: SharedOption.database
       case .config: SharedOption.configuration
-      case .limit: OptionSpec(name: "limit", valueName: "N", help: "Show at most N articles (all are saved).")
-      case .timeout:
+      case .limit:
         OptionSpec(
-          name: "timeout", valueName: "SECONDS", help: "Time allowed per attempt (default: the configuration's, 5).")
+          name: "limit", valueName: "N", help: "Show at most N articles (all are saved).", type: .integer(minimum: 0))
+      case .timeout: SharedOption.timeout(per: "attempt")
       case .json: SharedOption.json("{origin, fetchedAt, ageSeconds, stale, networkError, articles}")
       case .quiet: OptionSpec(name: "quiet", help: "With --all: no progress line on a terminal.")
       }
@@ -92,10 +94,10 @@ struct FetchCommand: NewsCommand {
       try checkRetryFailed(wantsFullText: false)
       return try await runParse(sync)
     }
-    let limit = try arguments.integer(.limit, minimum: 0)
-    let timeout = try arguments.seconds(.timeout)
-    let maxAgeOption = try Self.maxAge(arguments)
-    let policyOption = try Self.policy(arguments)
+    let limit = arguments.integer(.limit)
+    let timeout = arguments.seconds(.timeout)
+    let maxAgeOption = arguments.seconds(.maxAge)
+    let policyOption = Self.policy(arguments)
     let (query, sourceName, source) = try resolveQuery()
     try checkRetryFailed(wantsFullText: source?.labels.fullText == true)
     let policy = policyOption ?? source?.policy ?? .networkFirst
@@ -111,7 +113,7 @@ struct FetchCommand: NewsCommand {
         result.articles, repository, timeout: timeout, retryFailed: arguments.flag(.retryFailed))
     }
     if arguments.flag(.json) {
-      console.out(OutputFormat.json(Document(result: result, limit: limit)))
+      console.out(OutputFormat.json(Self.document(result, limit: limit)))
       return .success
     }
     if result.isCacheMiss, result.networkError == nil {
@@ -138,23 +140,9 @@ struct FetchCommand: NewsCommand {
       hint: "news fetch --full-text --retry-failed (with --source NAME or --all)")
   }
 
-  /// `--max-age SECONDS` (≥ 0), or `nil`.
-  static func maxAge(_ arguments: ParsedArguments<Option>) throws(CommandFailure) -> TimeInterval? {
-    guard let text = arguments.value(.maxAge) else { return nil }
-    guard let seconds = Double(text), seconds >= 0, seconds.isFinite else {
-      throw arguments.badValue("--max-age needs a number of seconds ≥ 0, got \"\(text)\"")
-    }
-    return seconds
-  }
-
-  /// `--policy NAME`, or `nil`.
-  static func policy(_ arguments: ParsedArguments<Option>) throws(CommandFailure) -> CachePolicy? {
-    guard let name = arguments.value(.policy) else { return nil }
-    guard let policy = CachePolicy(name: name) else {
-      throw arguments.badValue(
-        "--policy must be one of \(CachePolicy.names.joined(separator: ", ")), got \"\(name)\"")
-    }
-    return policy
+  /// `--policy NAME` (one of ``CachePolicy/names``, as the parser checked), or `nil`.
+  static func policy(_ arguments: ParsedArguments<Option>) -> CachePolicy? {
+    arguments.value(.policy).flatMap(CachePolicy.init(name:))
   }
 
   /// The first line of the human output: `online — …`, `offline — …` (the network failed), or `cached — …` (the
@@ -187,18 +175,16 @@ struct FetchCommand: NewsCommand {
 
   /// The `--json` document: the result document of `news list`/`fetch`, plus `stale` and `ageSeconds` (seconds
   /// since the rows were fetched, millisecond precision; `null` when nothing is cached).
-  struct Document: Encodable {
-    var result: NewsResult
-    var limit: Int?
+  static func document(_ result: NewsResult, limit: Int?) -> some Encodable {
+    Merged(
+      OutputFormat.document(result, limit: limit),
+      Freshness(stale: result.isStale, ageSeconds: result.age.map(OutputFormat.milliseconds)))
+  }
 
-    enum CodingKeys: String, CodingKey { case stale, ageSeconds }
-
-    func encode(to encoder: any Encoder) throws {
-      try OutputFormat.document(result, limit: limit).encode(to: encoder)
-      var c = encoder.container(keyedBy: CodingKeys.self)
-      try c.encode(result.isStale, forKey: .stale)
-      try c.encode(result.age.map { ($0 * 1000).rounded() / 1000 }, forKey: .ageSeconds)
-    }
+  /// `stale` and `ageSeconds` of ``document(_:limit:)``.
+  private struct Freshness: Encodable {
+    var stale: Bool
+    var ageSeconds: Double?
   }
 
   /// The query to fetch, a name for it, and its configured source: `--url`, else `--source`, else the default

@@ -12,8 +12,11 @@ struct ListCommand: NewsCommand {
     case unread, bookmarked, source, folder, db, config, limit, offset, json
     var spec: OptionSpec {
       switch self {
-      case .limit: OptionSpec(name: "limit", valueName: "N", help: "Show at most N articles (default: all).")
-      case .offset: OptionSpec(name: "offset", valueName: "N", help: "Skip the N newest first.")
+      case .limit:
+        OptionSpec(
+          name: "limit", valueName: "N", help: "Show at most N articles (default: all).", type: .integer(minimum: 0))
+      case .offset:
+        OptionSpec(name: "offset", valueName: "N", help: "Skip the N newest first.", type: .integer(minimum: 0))
       case .unread: OptionSpec(name: "unread", help: "Only articles not marked read.")
       case .bookmarked: OptionSpec(name: "bookmarked", help: "Only bookmarked articles.")
       case .source:
@@ -35,8 +38,8 @@ struct ListCommand: NewsCommand {
   var arguments: ParsedArguments<Option>
 
   func run() async throws -> ExitCode {
-    let limit = try arguments.integer(.limit, minimum: 0)
-    let offset = try arguments.integer(.offset, minimum: 0) ?? 0
+    let limit = arguments.integer(.limit)
+    let offset = arguments.integer(.offset) ?? 0
     let repository = try context.makeRepository(arguments.common, reading: true)
     let articles: [Article]
     let lastFetch: Timestamp?

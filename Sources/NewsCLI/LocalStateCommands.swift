@@ -61,11 +61,7 @@ struct LocalStateCommand {
   func run() async throws -> ExitCode {
     let name = kind == .read ? "mark-read" : "bookmark"
     let also = kind == .read ? " (or --source NAME, --folder NAME, --all, --before DATE)" : ""
-    guard let typed, !typed.isEmpty else {
-      throw CommandFailure(
-        .usage, "which article? usage: news \(name) HANDLE|URL\(also)",
-        hint: "'news list' shows each article's handle")
-    }
+    let typed = try context.typedArticle(self.typed, command: name, alternatives: also)
     let repository = try context.makeRepository(common)
     let url = try await context.resolveArticle(typed, in: repository, command: name).url.absoluteString
     let found =
@@ -121,7 +117,7 @@ struct MarkReadCommand: NewsCommand {
       case .before:
         OptionSpec(
           name: "before", valueName: "DATE",
-          help: "Only articles published before DATE (RFC 3339: 2024-05-01 or 2024-05-01T12:00:00Z).")
+          help: "Only articles published before DATE (RFC 3339: 2024-05-01 or 2024-05-01T12:00:00Z).", type: .date)
       case .db: SharedOption.database
       case .config: SharedOption.configuration
       case .json: SharedOption.json("{url, isRead, bookmarked}; in bulk {changed, isRead}")
@@ -156,13 +152,7 @@ struct MarkReadCommand: NewsCommand {
       throw arguments.badValue("give one of --source, --folder and --all (--before narrows any of them)")
     }
     var filter = ArticleFilter()
-    if let before = arguments.value(.before) {
-      guard let timestamp = commandLineTimestamp(before) else {
-        throw arguments.badValue(
-          "--before \"\(before)\" is not an RFC 3339 date", hint: "e.g. 2024-05-01 or 2024-05-01T12:00:00Z")
-      }
-      filter.publishedBefore = timestamp.date
-    }
+    if let before = arguments.date(.before) { filter.publishedBefore = before.date }
     let repository = try context.makeRepository(arguments.common)
     if let source = arguments.value(.source) {
       // As `news list --source` selects (a publisher's name included), so that what it lists is what this marks.

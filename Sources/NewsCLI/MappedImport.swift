@@ -10,17 +10,8 @@ struct MappedImport {
 
   /// `--json`: the ``ImportReport`` and `cached`, the articles in the cache after an eviction (`null` when nothing
   /// was evicted), as the NewsAPI import's report has it.
-  struct Document: Encodable {
-    var report: ImportReport
+  private struct Cached: Encodable {
     var cached: Int?
-
-    enum CodingKeys: String, CodingKey { case cached }
-
-    func encode(to encoder: any Encoder) throws {
-      try report.encode(to: encoder)
-      var c = encoder.container(keyedBy: CodingKeys.self)
-      try c.encode(cached, forKey: .cached)
-    }
   }
 
   func run(file: String, path: String, mapping name: String) async throws -> ExitCode {
@@ -68,7 +59,7 @@ struct MappedImport {
     let cached = report.evicted > 0 ? try? await repository.counts().total : nil
     let console = context.console
     if arguments.flag(.json) {
-      console.out(OutputFormat.json(Document(report: report, cached: cached)))
+      console.out(OutputFormat.json(Merged(report, Cached(cached: cached))))
     } else {
       var counts =
         "\(report.inserted) inserted, \(report.updated) updated, \(report.unchanged) unchanged, "

@@ -183,7 +183,7 @@ public struct NewsCommandLine: Sendable {
         self.console.out(Command.spec.helpText)
         return .finished(ExitCode.success.rawValue)
       }
-      console = self.console.coloring(try parsed.colorChoice())
+      console = self.console.coloring(parsed.common.color)
     } catch {
       return .finished(fail(error, on: self.console))
     }
@@ -253,6 +253,17 @@ struct CommandContext: Sendable {
   /// The URL under which a cached article is stored for a URL typed by the user: as typed, else as the importer
   /// stores URLs (`URL(string:)`, which percent-encodes non-ASCII characters: `?q=ü` is kept as `?q=%C3%BC`).
   /// The text as typed when neither is cached.
+  /// The handle or URL typed for `command`, or the usage error that asks for one (`alternatives`: the rest of the
+  /// usage line after `HANDLE|URL`, e.g. ` (or --all)`).
+  func typedArticle(_ typed: String?, command: String, alternatives: String = "") throws(CommandFailure) -> String {
+    guard let typed, !typed.isEmpty else {
+      throw CommandFailure(
+        .usage, "which article? usage: news \(command) HANDLE|URL\(alternatives)",
+        hint: "'news list' shows each article's handle")
+    }
+    return typed
+  }
+
   /// The cached article `text` names — a handle (or a prefix of one) as `news list` prints it, or a URL in any
   /// equivalent form — for the commands that act on one article.
   ///

@@ -41,10 +41,7 @@ struct OpenCommand: NewsCommand, StoreOptionsCommand {
   var arguments: ParsedArguments<Option>
 
   func run() async throws -> ExitCode {
-    guard let typed = arguments.positionals.first, !typed.isEmpty else {
-      throw CommandFailure(
-        .usage, "which article? usage: news open HANDLE|URL", hint: "'news list' shows each article's handle")
-    }
+    let typed = try context.typedArticle(arguments.positionals.first, command: "open")
     let repository = try context.makeRepository(arguments.common, reading: true)
     let article = try await context.resolveArticle(typed, in: repository, command: "open")
     guard let link = article.displayURL else {

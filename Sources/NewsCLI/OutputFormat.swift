@@ -12,20 +12,21 @@ enum OutputFormat {
   /// `{"origin":"network"|"cache","fetchedAt":ISO-8601|null,"networkError":string|null,"articles":[…]}`.
   struct ResultDocument: Encodable {
     var origin: Origin
-    var fetchedAt: Timestamp?
+    /// RFC 3339 UTC with milliseconds.
+    var fetchedAt: String?
     var networkError: String?
     var articles: [ArticleDocument]
 
-    enum CodingKeys: String, CodingKey { case origin, fetchedAt, networkError, articles }
-
-    func encode(to encoder: any Encoder) throws {
-      var c = encoder.container(keyedBy: CodingKeys.self)
-      try c.encode(origin.rawValue, forKey: .origin)
-      try c.encode(fetchedAt?.rfc3339String, forKey: .fetchedAt)
-      try c.encode(networkError, forKey: .networkError)
-      try c.encode(articles, forKey: .articles)
+    init(origin: Origin, fetchedAt: Timestamp?, networkError: String?, articles: [ArticleDocument]) {
+      self.origin = origin
+      self.fetchedAt = fetchedAt?.rfc3339String
+      self.networkError = networkError
+      self.articles = articles
     }
   }
+
+  /// `seconds` rounded to the millisecond, as the `--json` documents give durations (`ageSeconds`).
+  static func milliseconds(_ seconds: Double) -> Double { (seconds * 1000).rounded() / 1000 }
 
   /// One article in `--json` output: the fields declared with the article's columns (``ArticleColumn/jsonFields``);
   /// absent values are `null`, `publishedAt` is RFC 3339 UTC with milliseconds. `url` is the link as the source gave

@@ -62,8 +62,10 @@ struct RecordsCommand: NewsCommand {
     case limit, offset, db, config, json
     var spec: OptionSpec {
       switch self {
-      case .limit: OptionSpec(name: "limit", valueName: "N", help: "At most N rows (default: all).")
-      case .offset: OptionSpec(name: "offset", valueName: "N", help: "Skip the first N rows.")
+      case .limit:
+        OptionSpec(name: "limit", valueName: "N", help: "At most N rows (default: all).", type: .integer(minimum: 0))
+      case .offset:
+        OptionSpec(name: "offset", valueName: "N", help: "Skip the first N rows.", type: .integer(minimum: 0))
       case .db: SharedOption.database
       case .config: SharedOption.configuration
       case .json:
@@ -79,8 +81,8 @@ struct RecordsCommand: NewsCommand {
     guard let name = arguments.positionals.first else {
       throw CommandFailure(.usage, "which entity? usage: news records ENTITY", hint: "'news entities' lists them")
     }
-    let limit = try arguments.integer(.limit, minimum: 0)
-    let offset = try arguments.integer(.offset, minimum: 0) ?? 0
+    let limit = arguments.integer(.limit)
+    let offset = arguments.integer(.offset) ?? 0
     let storage = try context.makeStorage(arguments.common, reading: true)
     let entity: EntityDescription
     do {

@@ -33,15 +33,18 @@ struct SearchCommand: NewsCommand {
           name: "source", valueName: "NAME",
           help: "Only articles from this source: a configured source, the feed, file or URL, or a publisher (any case)."
         )
-      case .since: OptionSpec(name: "since", valueName: "DATE", help: "Only articles published at or after DATE.")
+      case .since:
+        OptionSpec(name: "since", valueName: "DATE", help: "Only articles published at or after DATE.", type: .date)
       case .until:
         OptionSpec(
-          name: "until", valueName: "DATE", help: "Only articles published before DATE (a date alone: to its end).")
+          name: "until", valueName: "DATE", help: "Only articles published before DATE (a date alone: to its end).",
+          type: .date)
       case .unread: OptionSpec(name: "unread", help: "Only articles not marked read.")
       case .bookmarked: OptionSpec(name: "bookmarked", help: "Only bookmarked articles.")
       case .limit:
         OptionSpec(
-          name: "limit", valueName: "N", help: "Show at most N results (default: \(SearchCommand.defaultLimit)).")
+          name: "limit", valueName: "N", help: "Show at most N results (default: \(SearchCommand.defaultLimit)).",
+          type: .integer(minimum: 1))
       case .folder:
         OptionSpec(
           name: "folder", valueName: "NAME",
@@ -62,17 +65,16 @@ struct SearchCommand: NewsCommand {
   }
 
   /// One hit: the article's fields as `list --json` prints them, plus `rank` (lower is better) and `snippet`.
-  struct Result: Encodable {
-    var hit: SearchHit
+  typealias Result = Merged<OutputFormat.ArticleDocument, Match>
 
-    enum CodingKeys: String, CodingKey { case rank, snippet }
+  /// The members a hit adds to its article's.
+  struct Match: Encodable {
+    var rank: Double
+    var snippet: String
+  }
 
-    func encode(to encoder: any Encoder) throws {
-      try OutputFormat.ArticleDocument(article: hit.article).encode(to: encoder)
-      var c = encoder.container(keyedBy: CodingKeys.self)
-      try c.encode(hit.rank, forKey: .rank)
-      try c.encode(hit.snippet, forKey: .snippet)
-    }
+  static func result(_ hit: SearchHit) -> Result {
+    Merged(OutputFormat.ArticleDocument(article: hit.article), Match(rank: hit.rank, snippet: hit.snippet))
   }
 
   var context: CommandContext
@@ -88,9 +90,9 @@ struct SearchCommand: NewsCommand {
     } catch {
       throw CommandFailure(.usage, error.description, hint: "search for words, \"a phrase\" or a prefix*")
     }
-    let limit = try arguments.integer(.limit, minimum: 1) ?? Self.defaultLimit
-    let since = try date(.since, throughDay: false)
-    let until = try date(.until, throughDay: true)
+    let limit = arguments.integer(.limit) ?? Self.defaultLimit
+    let since = date(.since, throughDay: false)
+    let until = date(.until, throughDay: true)
     if let since, let until, since >= until {
       // The dates as typed: `--until 2019-01-01` means up to that day's end, which is not what the user wrote.
       let typed = { (option: Option) in arguments.value(option) ?? "" }
@@ -109,7 +111,7 @@ struct SearchCommand: NewsCommand {
     let shown = Array(hits.prefix(limit))
     let console = context.console
     if arguments.flag(.json) {
-      console.out(OutputFormat.json(Document(query: text, results: shown.map(Result.init))))
+      console.out(OutputFormat.json(Document(query: text, results: shown.map(Self.result))))
       return .success
     }
     // In double quotes, a quote or backslash in the text escaped (`"\"climate"`), as the search error quotes it.
@@ -137,13 +139,8 @@ struct SearchCommand: NewsCommand {
 
   /// The value of a date option, parsed by `Timestamp(rfc3339:)`; with `throughDay`, a date alone means the end of
   /// that day (the next midnight UTC), so that `--until 2024-05-01` includes May 1.
-  private func date(_ option: Option, throughDay: Bool) throws(CommandFailure) -> Timestamp? {
-    let name = option.spec.name
-    guard let text = arguments.value(option) else { return nil }
-    guard let timestamp = commandLineTimestamp(text) else {
-      throw arguments.badValue(
-        "--\(name) \"\(text)\" is not an RFC 3339 date", hint: "e.g. 2024-05-01 or 2024-05-01T12:00:00Z")
-    }
+  private func date(_ option: Option, throughDay: Bool) -> Timestamp? {
+    guard let text = arguments.value(option), let timestamp = arguments.date(option) else { return nil }
     let dateOnly = text.count == 10 && !text.contains(where: { $0 == "T" || $0 == "t" || $0 == " " })
     return throughDay && dateOnly
       ? Timestamp(millisecondsSince1970: timestamp.millisecondsSince1970 + 86_400_000) : timestamp

@@ -36,11 +36,12 @@ struct ServeCommand: NewsCommand {
       case .listen:
         OptionSpec(
           name: "listen", valueName: "HOST:PORT",
-          help: "Where to listen (default 127.0.0.1:8080; [::1]:8080; 0.0.0.0:8080 needs credentials).")
+          help: "Where to listen (default 127.0.0.1:8080; [::1]:8080; 0.0.0.0:8080 needs credentials).",
+          type: .listenAddress)
       case .refresh:
         OptionSpec(
           name: "refresh", valueName: "INTERVAL",
-          help: "Refresh every source this often: 15m (default), 90s, 2h, or 0/off for never.")
+          help: "Refresh every source this often: 15m (default), 90s, 2h, or 0/off for never.", type: .interval)
       case .setPassword:
         OptionSpec(
           name: "set-password", valueName: "USER",
@@ -57,8 +58,9 @@ struct ServeCommand: NewsCommand {
 
   func run() async throws -> ExitCode {
     if let user = arguments.value(.setPassword) { return try setPassword(user) }
-    let (host, port) = try Self.listenAddress(arguments.value(.listen) ?? "127.0.0.1:8080")
-    let interval = try Self.refreshInterval(arguments.value(.refresh) ?? "15m")
+    let (host, port) = arguments.address(.listen) ?? ("127.0.0.1", 8080)
+    // Seconds between refreshes (15 minutes by default), `nil` for never.
+    let interval: Double? = arguments.interval(.refresh) ?? 15 * 60
     let serve = context.configuration.serve
     var credentials: ServerCredentials?
     if let user = serve.user, let hash = serve.passwordHash {
@@ -259,47 +261,6 @@ struct ServeCommand: NewsCommand {
       }
     }
     return readLine(strippingNewline: true)
-  }
-
-  // MARK: - Arguments
-
-  /// `HOST:PORT`, `[V6]:PORT`, or a bare `PORT` (127.0.0.1) → the host (without brackets) and port.
-  static func listenAddress(_ text: String) throws(CommandFailure) -> (host: String, port: Int) {
-    let usage = CommandFailure(
-      .usage, "--listen needs HOST:PORT, got \"\(OutputFormat.sanitized(text))\"",
-      hint: "e.g. --listen 127.0.0.1:8080, --listen [::1]:8080 or --listen 0.0.0.0:8080")
-    if let port = Int(text), (0...65_535).contains(port) { return ("127.0.0.1", port) }
-    var host: Substring
-    var portText: Substring
-    if text.hasPrefix("[") {
-      guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else { throw usage }
-      host = text[text.index(after: text.startIndex)..<close]
-      portText = text[text.index(close, offsetBy: 2)...]
-    } else {
-      guard let colon = text.lastIndex(of: ":"), !text[..<colon].contains(":") else { throw usage }
-      host = text[..<colon]
-      portText = text[text.index(after: colon)...]
-    }
-    guard !host.isEmpty, let port = Int(portText), (0...65_535).contains(port) else { throw usage }
-    return (host == "localhost" ? "127.0.0.1" : String(host), port)
-  }
-
-  /// `15m`, `90s`, `2h`, `30` (seconds), `0` or `off` (`nil`: never).
-  static func refreshInterval(_ text: String) throws(CommandFailure) -> Double? {
-    let lower = text.lowercased()
-    if lower == "off" || lower == "0" { return nil }
-    let units: [Character: Double] = ["s": 1, "m": 60, "h": 3_600]
-    var number = Substring(lower)
-    var factor = 1.0
-    if let last = lower.last, let unit = units[last] {
-      factor = unit
-      number = number.dropLast()
-    }
-    guard let value = Double(number), value.isFinite, value >= 0, value * factor <= 7 * 86_400 else {
-      throw CommandFailure(
-        .usage, "--refresh needs an interval such as 15m, 90s or 2h (or off), got \"\(OutputFormat.sanitized(text))\"")
-    }
-    return value == 0 ? nil : max(1, value * factor)
   }
 
   /// Waits for SIGINT or SIGTERM (their default action, ending the process, is turned off for this) and returns

@@ -32,21 +32,19 @@ struct ShowCommand: NewsCommand, StoreOptionsCommand {
     + "fullTextFailure}"
 
   /// The article's fields as `list --json` prints them, plus its local state.
-  struct Document: Encodable {
-    var article: Article
-    var images: [ShownImage] = []
+  static func document(_ article: Article, images: [ShownImage], fullTextFailure: ShownFailure?) -> some Encodable {
+    Merged(
+      OutputFormat.ArticleDocument(article: article),
+      LocalState(
+        isRead: article.isRead, bookmarked: article.isBookmarked, images: images, fullTextFailure: fullTextFailure))
+  }
+
+  /// The members ``document(_:images:fullTextFailure:)`` adds to the article's.
+  private struct LocalState: Encodable {
+    var isRead: Bool
+    var bookmarked: Bool
+    var images: [ShownImage]
     var fullTextFailure: ShownFailure?
-
-    enum CodingKeys: String, CodingKey { case isRead, bookmarked, images, fullTextFailure }
-
-    func encode(to encoder: any Encoder) throws {
-      try OutputFormat.ArticleDocument(article: article).encode(to: encoder)
-      var c = encoder.container(keyedBy: CodingKeys.self)
-      try c.encode(article.isRead, forKey: .isRead)
-      try c.encode(article.isBookmarked, forKey: .bookmarked)
-      try c.encode(images, forKey: .images)
-      try c.encode(fullTextFailure, forKey: .fullTextFailure)
-    }
   }
 
   /// Why the whole article is not stored (``FullTextFailure``): `{reason, httpStatus, failedAt, retryAfter}`, times
@@ -102,10 +100,7 @@ struct ShowCommand: NewsCommand, StoreOptionsCommand {
   var arguments: ParsedArguments<Option>
 
   func run() async throws -> ExitCode {
-    guard let typed = arguments.positionals.first, !typed.isEmpty else {
-      throw CommandFailure(
-        .usage, "which article? usage: news show HANDLE|URL", hint: "'news list' shows each article's handle")
-    }
+    let typed = try context.typedArticle(arguments.positionals.first, command: "show")
     let repository = try context.makeRepository(arguments.common, reading: true)
     var article = try await context.resolveArticle(typed, in: repository, command: "show")
     // A store the user may only read still shows the article: the read mark is what cannot be saved.
@@ -122,7 +117,7 @@ struct ShowCommand: NewsCommand, StoreOptionsCommand {
     let console = context.console
     if arguments.flag(.json) {
       console.out(
-        OutputFormat.json(Document(article: article, images: images, fullTextFailure: failure.map(ShownFailure.init))))
+        OutputFormat.json(Self.document(article, images: images, fullTextFailure: failure.map(ShownFailure.init))))
       return .success
     }
     let now = context.now()

@@ -44,9 +44,7 @@ struct SyncCommand: NewsCommand {
         OptionSpec(
           name: "delete-missing",
           help: "With --full: delete the rows of each class that the server no longer lists (deleted there).")
-      case .timeout:
-        OptionSpec(
-          name: "timeout", valueName: "SECONDS", help: "Time allowed per request (default: the configuration's, 5).")
+      case .timeout: SharedOption.timeout(per: "request")
       case .db: SharedOption.database
       case .config: SharedOption.configuration
       case .json:
@@ -76,7 +74,6 @@ struct SyncCommand: NewsCommand {
       throw CommandFailure(.usage, "--delete-missing needs --full", hint: "news sync --full --delete-missing")
     }
     let json = arguments.flag(.json)
-    _ = try arguments.seconds(.timeout)  // a bad --timeout is a usage error before anything else
     let reports = try await sync(try selectedSources(), quiet: json)
     let console = context.console
     if json { console.out(OutputFormat.json(Report(sources: reports))) }
@@ -98,7 +95,7 @@ struct SyncCommand: NewsCommand {
   /// a summary line per source unless `quiet`.
   func sync(_ sources: [Configuration.SyncSource], quiet json: Bool) async throws -> [SourceReport] {
     let configuration = context.configuration
-    let timeout = try arguments.seconds(.timeout) ?? configuration.timeoutSeconds
+    let timeout = arguments.seconds(.timeout) ?? configuration.timeoutSeconds
     try context.requireNetwork(for: sources.map(\.url), command: Self.name)
     var newsSources: [NewsSource] = []
     for source in sources { newsSources.append(try context.newsSource(source)) }

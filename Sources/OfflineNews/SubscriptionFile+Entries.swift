@@ -81,17 +81,34 @@ extension SubscriptionFile {
     SubscriptionFileError(.invalidValue, path: "", message, hint: hint)
   }
 
+  /// `value` as an object whose keys are all `known`; throws naming `place` when it is not an object, or names the
+  /// first unknown key with `hint` (by default the known keys).
+  private static func object(_ value: Any, place: String, known: [String], hint: String? = nil)
+    throws(SubscriptionFileError) -> [String: Any]
+  {
+    guard let fields = value as? [String: Any] else { throw Self.invalid("\(place) must be an object") }
+    try checkKeys(of: fields, place: place, known: known, hint: hint)
+    return fields
+  }
+
+  /// Throws naming the first of `fields`' keys that is not `known`, with `hint` (by default the known keys).
+  private static func checkKeys(
+    of fields: [String: Any], place: String, known: [String], hint: String? = nil
+  ) throws(SubscriptionFileError) {
+    for key in fields.keys where !known.contains(key) {
+      throw Self.invalid(
+        "\(place): unknown key \"\(key)\"", hint: hint ?? "known keys: \(known.joined(separator: ", "))")
+    }
+  }
+
   private static func source(
     name: String, entry: Any, folder: String, path: String, environment: [String: String]
   ) throws(SubscriptionFileError) -> Entry {
     let place = "\(path): sources.\(name)"
-    guard let fields = entry as? [String: Any] else { throw Self.invalid("\(place) must be an object") }
-    for key in fields.keys where !(["file", "url", "query", "maxAge", "policy"] + labelKeys).contains(key) {
-      throw Self.invalid(
-        "\(place): unknown key \"\(key)\"",
-        hint: "a source has \"file\", or \"url\" and \"query\"; and optionally \"maxAge\", \"policy\", \"folder\", "
-          + "\"title\" and \"homePage\"")
-    }
+    let fields = try object(
+      entry, place: place, known: ["file", "url", "query", "maxAge", "policy"] + labelKeys,
+      hint: "a source has \"file\", or \"url\" and \"query\"; and optionally \"maxAge\", \"policy\", \"folder\", "
+        + "\"title\" and \"homePage\"")
     let labels = try labels(fields, place: place)
     let maxAge = try Self.maxAge(fields["maxAge"], place: place)
     var policy: CachePolicy?
@@ -234,13 +251,10 @@ extension SubscriptionFile {
 
   static func syncSource(name: String, entry: Any, path: String) throws(SubscriptionFileError) -> SyncEntry {
     let place = "\(path): sources.\(name)"
-    guard let fields = entry as? [String: Any] else { throw Self.invalid("\(place) must be an object") }
-    for key in fields.keys where !(["parse", "feed", "mapping", "maxAge", "policy"] + labelKeys).contains(key) {
-      throw Self.invalid(
-        "\(place): unknown key \"\(key)\"",
-        hint: "a sync source has \"parse\" (an object) or \"feed\" (a URL), \"mapping\", \"maxAge\", \"policy\", "
-          + "\"folder\", \"title\" and \"homePage\"")
-    }
+    let fields = try object(
+      entry, place: place, known: ["parse", "feed", "mapping", "maxAge", "policy"] + labelKeys,
+      hint: "a sync source has \"parse\" (an object) or \"feed\" (a URL), \"mapping\", \"maxAge\", \"policy\", "
+        + "\"folder\", \"title\" and \"homePage\"")
     let labels = try labels(fields, place: place)
     let maxAge = try Self.maxAge(fields["maxAge"], place: place)
     var skipsWhileFresh = false
@@ -284,13 +298,11 @@ extension SubscriptionFile {
   private static func parseSettings(_ fields: [String: Any], place: String) throws(SubscriptionFileError)
     -> ParseSettings
   {
-    let known = [
-      "serverURL", "applicationId", "restAPIKeyEnvironment", "sessionTokenEnvironment", "pageSize", "classes",
-    ]
-    for key in fields.keys where !known.contains(key) {
-      throw Self.invalid(
-        "\(place): unknown key \"\(key)\"", hint: "known keys: \(known.joined(separator: ", "))")
-    }
+    try checkKeys(
+      of: fields, place: place,
+      known: [
+        "serverURL", "applicationId", "restAPIKeyEnvironment", "sessionTokenEnvironment", "pageSize", "classes",
+      ])
     guard let text = fields["serverURL"] as? String, let serverURL = httpURL(text) else {
       throw Self.invalid("\(place).serverURL must be an http(s) URL")
     }
@@ -330,10 +342,9 @@ extension SubscriptionFile {
     guard let fields = item as? [String: Any] else {
       throw Self.invalid("\(place) must be a class name or an object with \"name\"")
     }
-    for key in fields.keys where !["name", "pageSize", "files", "relations"].contains(key) {
-      throw Self.invalid(
-        "\(place): unknown key \"\(key)\"", hint: "a class has name, pageSize, files, relations")
-    }
+    try checkKeys(
+      of: fields, place: place, known: ["name", "pageSize", "files", "relations"],
+      hint: "a class has name, pageSize, files, relations")
     guard let name = fields["name"] as? String, !name.isEmpty else {
       throw Self.invalid("\(place).name must be a class name")
     }
@@ -365,12 +376,8 @@ extension SubscriptionFile {
   }
 
   private static func files(_ value: Any, place: String) throws(SubscriptionFileError) -> FileDownloads {
-    guard let fields = value as? [String: Any] else { throw Self.invalid("\(place) must be an object") }
-    let known = ["attributes", "download", "maxBytes", "concurrency", "contentTypes"]
-    for key in fields.keys where !known.contains(key) {
-      throw Self.invalid(
-        "\(place): unknown key \"\(key)\"", hint: "known keys: \(known.joined(separator: ", "))")
-    }
+    let fields = try object(
+      value, place: place, known: ["attributes", "download", "maxBytes", "concurrency", "contentTypes"])
     guard let attributes = fields["attributes"] as? [String], !attributes.isEmpty else {
       throw Self.invalid("\(place).attributes must be a non-empty array of keys")
     }

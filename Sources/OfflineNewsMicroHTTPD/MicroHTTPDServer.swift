@@ -66,36 +66,31 @@ package final class MicroHTTPDServer: RunningServer, @unchecked Sendable {
     // libmicrohttpd's pool holds the request line and header fields as read, then the response's header fields:
     // room for maxHeaderBytes and a response's header (the check of maxHeaderBytes itself is ours).
     let memory = max(32 * 1024, limits.maxHeaderBytes + 16 * 1024)
+    // The daemon started on `socketAddress` (a `sockaddr_in` or `sockaddr_in6`, seen as the `sockaddr` it begins with).
+    func listen<Address>(on socketAddress: inout Address) -> OpaquePointer? {
+      withUnsafePointer(to: &socketAddress) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+          news_mhd_start(
+            flags, address,
+            { cls, connection, url, method, _, upload, size, requestContext in
+              DaemonContext.access(cls, connection, url, method, upload, size, requestContext)
+            }, cls, { cls, _, requestContext, _ in DaemonContext.completed(cls, requestContext) }, cls,
+            UInt32(clamping: limits.maxConnections), UInt32(clamping: limits.idleTimeout), memory)
+        }
+      }
+    }
     var started: OpaquePointer?
     var v4 = sockaddr_in()
     var v6 = sockaddr_in6()
     if inet_pton(AF_INET, literal, &v4.sin_addr) == 1 {
       v4.sin_family = sa_family_t(AF_INET)
       v4.sin_port = in_port_t(UInt16(port).bigEndian)
-      started = withUnsafePointer(to: &v4) { pointer in
-        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-          news_mhd_start(
-            flags, address,
-            { cls, connection, url, method, _, upload, size, requestContext in
-              DaemonContext.access(cls, connection, url, method, upload, size, requestContext)
-            }, cls, { cls, _, requestContext, _ in DaemonContext.completed(cls, requestContext) }, cls,
-            UInt32(clamping: limits.maxConnections), UInt32(clamping: limits.idleTimeout), memory)
-        }
-      }
+      started = listen(on: &v4)
     } else if inet_pton(AF_INET6, literal, &v6.sin6_addr) == 1 {
       v6.sin6_family = sa_family_t(AF_INET6)
       v6.sin6_port = in_port_t(UInt16(port).bigEndian)
       flags |= literal == "::" ? MHD_USE_DUAL_STACK.rawValue : MHD_USE_IPv6.rawValue
-      started = withUnsafePointer(to: &v6) { pointer in
-        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-          news_mhd_start(
-            flags, address,
-            { cls, connection, url, method, _, upload, size, requestContext in
-              DaemonContext.access(cls, connection, url, method, upload, size, requestContext)
-            }, cls, { cls, _, requestContext, _ in DaemonContext.completed(cls, requestContext) }, cls,
-            UInt32(clamping: limits.maxConnections), UInt32(clamping: limits.idleTimeout), memory)
-        }
-      }
+      started = listen(on: &v6)
     } else {
       retained.release()
       throw ServerStartError("\(host) is not an IP address (give one such as 127.0.0.1 or [::1])")

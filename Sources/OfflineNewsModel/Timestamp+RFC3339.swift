@@ -114,14 +114,8 @@ extension Timestamp {
     var milli: Int64 = 0
     if i < n, s[i] == 0x2E || s[i] == 0x2C {  // '.' (or ',' which ISO 8601 allows)
       i += 1
-      var count = 0
-      while i < n, s[i] &- 0x30 < 10 {
-        if count < 3 { milli = milli * 10 + Int64(s[i] &- 0x30) }
-        count += 1
-        i += 1
-      }
-      guard (1...9).contains(count) else { return nil }
-      if count < 3 { for _ in count..<3 { milli *= 10 } }
+      guard let fraction = fractionMilliseconds(s, at: &i) else { return nil }
+      milli = fraction
     }
 
     var offsetSeconds: Int64
@@ -143,11 +137,32 @@ extension Timestamp {
       return nil
     }
     guard i == n else { return nil }
+    return milliseconds(days: days, hour: hour, minute: minute, second: second, milli: milli, offset: offsetSeconds)
+  }
 
-    let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
-    let milliseconds = seconds * 1000 + milli
-    // Keep to the instants that print back as four-digit years (0000-01-01T00:00:00Z … 9999-12-31T23:59:59.999Z),
-    // so that every parsed value round-trips through `rfc3339String`.
+  /// The fraction of a second whose digits start at `i` in `bytes`, in whole milliseconds (digits past the third
+  /// are read and dropped), `i` moved past them; `nil` without a digit or with more than 9 (nanoseconds).
+  static func fractionMilliseconds(_ bytes: UnsafeBufferPointer<UInt8>, at i: inout Int) -> Int64? {
+    var milli: Int64 = 0
+    var count = 0
+    while i < bytes.count, bytes[i] &- 0x30 < 10 {
+      if count < 3 { milli = milli * 10 + Int64(bytes[i] &- 0x30) }
+      count += 1
+      i += 1
+    }
+    guard (1...9).contains(count) else { return nil }
+    if count < 3 { for _ in count..<3 { milli *= 10 } }
+    return milli
+  }
+
+  /// Milliseconds since 1970 of the civil time `hour:minute:second.milli` of day `days` (``daysFromCivil(year:month:day:)``)
+  /// at `offset` seconds east of UTC; `nil` outside the instants that print back as four-digit years
+  /// (0000-01-01T00:00:00Z … 9999-12-31T23:59:59.999Z), so that every parsed value round-trips through
+  /// `rfc3339String`. The one computation of RFC 3339, RFC 822 and the numeric feed dates.
+  static func milliseconds(days: Int64, hour: Int64, minute: Int64, second: Int64, milli: Int64, offset: Int64)
+    -> Int64?
+  {
+    let milliseconds = (days * 86_400 + hour * 3600 + minute * 60 + second - offset) * 1000 + milli
     guard milliseconds >= -62_167_219_200_000, milliseconds <= 253_402_300_799_999 else { return nil }
     return milliseconds
   }

@@ -220,14 +220,8 @@ private struct RFC822Parser {
       guard let seconds = number(maximum: 2), seconds.count == 2 else { return nil }
       second = seconds.value
       if expect(0x2E) || expect(0x2C) {
-        var count = 0
-        while i < bytes.count, Self.isDigit(bytes[i]) {
-          if count < 3 { milli = milli * 10 + Int64(bytes[i] &- 0x30) }
-          count += 1
-          i += 1
-        }
-        guard (1...9).contains(count) else { return nil }
-        if count < 3 { for _ in count..<3 { milli *= 10 } }
+        guard let fraction = Timestamp.fractionMilliseconds(bytes, at: &i) else { return nil }
+        milli = fraction
       }
     }
     if asctimeYear {
@@ -249,12 +243,9 @@ private struct RFC822Parser {
       skipSpaces()
     }
     guard i == bytes.count else { return nil }
-
-    let days = Timestamp.daysFromCivil(year: year, month: month, day: day)
-    let milliseconds = (days * 86_400 + hour * 3600 + minute * 60 + second - offset) * 1000 + milli
-    // The instants that print back as four-digit years, as for RFC 3339.
-    guard milliseconds >= -62_167_219_200_000, milliseconds <= 253_402_300_799_999 else { return nil }
-    return milliseconds
+    return Timestamp.milliseconds(
+      days: Timestamp.daysFromCivil(year: year, month: month, day: day), hour: hour, minute: minute, second: second,
+      milli: milli, offset: offset)
   }
 
   /// `yyyy/M/d`, `yyyy-M-d`, `yyyy.M.d` or `d.M.yyyy`, then an optional time and zone (``Timestamp/init(feedDate:)``).
@@ -294,14 +285,8 @@ private struct RFC822Parser {
           guard let seconds = number(maximum: 2), seconds.count == 2 else { return nil }
           second = seconds.value
           if expect(0x2E) {
-            var count = 0
-            while i < bytes.count, Self.isDigit(bytes[i]) {
-              if count < 3 { milli = milli * 10 + Int64(bytes[i] &- 0x30) }
-              count += 1
-              i += 1
-            }
-            guard (1...9).contains(count) else { return nil }
-            if count < 3 { for _ in count..<3 { milli *= 10 } }
+            guard let fraction = Timestamp.fractionMilliseconds(bytes, at: &i) else { return nil }
+            milli = fraction
           }
         }
       }
@@ -311,10 +296,9 @@ private struct RFC822Parser {
     guard let offset = zone() else { return nil }
     skipSpaces()
     guard i == bytes.count else { return nil }
-    let days = Timestamp.daysFromCivil(year: year, month: month, day: day)
-    let milliseconds = (days * 86_400 + hour * 3600 + minute * 60 + second - offset) * 1000 + milli
-    guard milliseconds >= -62_167_219_200_000, milliseconds <= 253_402_300_799_999 else { return nil }
-    return milliseconds
+    return Timestamp.milliseconds(
+      days: Timestamp.daysFromCivil(year: year, month: month, day: day), hour: hour, minute: minute, second: second,
+      milli: milli, offset: offset)
   }
 
   /// A year of four digits, or two (`00`–`49` → 2000–2049, `50`–`99` → 1950–1999) or three (+ 1900), RFC 5322 §4.3.

@@ -153,22 +153,13 @@ public enum ArticleHTMLSanitizer {
   }
 
   /// `text` escaped for an HTML text node: `&`, `<`, `>`.
-  public static func escapeText(_ text: String) -> String {
-    var out = ""
-    out.reserveCapacity(text.utf8.count)
-    for character in text {
-      switch character {
-      case "&": out += "&amp;"
-      case "<": out += "&lt;"
-      case ">": out += "&gt;"
-      default: out.append(character)
-      }
-    }
-    return out
-  }
+  public static func escapeText(_ text: String) -> String { escape(text, quotes: false) }
 
   /// `text` escaped for a double-quoted attribute value: `&`, `<`, `>`, `"`, `'`.
-  public static func escapeAttribute(_ text: String) -> String {
+  public static func escapeAttribute(_ text: String) -> String { escape(text, quotes: true) }
+
+  /// `text` with `&`, `<`, `>` as character references, and with `quotes`, `"` and `'` too.
+  private static func escape(_ text: String, quotes: Bool) -> String {
     var out = ""
     out.reserveCapacity(text.utf8.count)
     for character in text {
@@ -176,8 +167,8 @@ public enum ArticleHTMLSanitizer {
       case "&": out += "&amp;"
       case "<": out += "&lt;"
       case ">": out += "&gt;"
-      case "\"": out += "&quot;"
-      case "'": out += "&#39;"
+      case "\"" where quotes: out += "&quot;"
+      case "'" where quotes: out += "&#39;"
       default: out.append(character)
       }
     }

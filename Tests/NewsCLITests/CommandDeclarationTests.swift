@@ -149,12 +149,16 @@ struct CommandDeclarationTests {
   func badValues() async {
     let cli = CLIHarness()
     let cases: [([String], String)] = [
-      (["list", "--limit", "ten"], "--limit needs a whole number ≥ 0, got \"ten\""),
-      (["fetch", "--timeout", "soon"], "--timeout needs a number of seconds, got \"soon\""),
-      (["fetch", "--policy", "sometimes"], "--policy must be one of"),
+      (["list", "--limit", "ten"], "--limit \"ten\" is not a whole number ≥ 0"),
+      (["fetch", "--timeout", "soon"], "--timeout \"soon\" is not a number of seconds"),
+      (["fetch", "--policy", "sometimes"], "--policy \"sometimes\" is not one of network-first, cache-first"),
       (["delete", "--before", "yesterday"], "--before \"yesterday\" is not an RFC 3339 date"),
       (["search", "x", "--since", "May"], "--since \"May\" is not an RFC 3339 date"),
-      (["stats", "--color", "purple"], "--color must be auto, always or never, got \"purple\""),
+      (["stats", "--color", "purple"], "--color \"purple\" is not one of auto, always, never"),
+      (["serve", "--refresh", "soon"], "--refresh \"soon\" is not an interval such as 15m, 90s or 2h"),
+      (["serve", "--listen", "8080:x"], "--listen \"8080:x\" is not HOST:PORT"),
+      (["add", "https://example.com/", "--pick", "0"], "--pick \"0\" is not a whole number ≥ 1"),
+      (["fetch", "--max-age", "inf"], "--max-age \"inf\" is not a number of seconds ≥ 0"),
     ]
     for (arguments, message) in cases {
       let outcome = await cli.run(arguments + ["--db", cli.database])
@@ -162,6 +166,86 @@ struct CommandDeclarationTests {
       #expect(outcome.status == 64, "\(arguments)")
       #expect(outcome.err.hasPrefix("news: " + message), "\(arguments): \(outcome.err)")
       #expect(outcome.err.hasSuffix("\n\(spec?.usageLine ?? "?")\n"), "\(arguments): \(outcome.err)")
+    }
+  }
+
+  @Test("each option is read to the type its placeholder names, once, by the parser")
+  func valueTypesMatchPlaceholders() {
+    for spec in Self.specs {
+      for option in spec.allOptions {
+        switch option.valueName {
+        case "N":
+          guard case .integer = option.type else {
+            Issue.record("\(spec.name) --\(option.name) is not read as a whole number")
+            continue
+          }
+        case "DATE": #expect(option.type == .date, "\(spec.name) --\(option.name)")
+        case "SECONDS": #expect([.timeLimit, .duration].contains(option.type), "\(spec.name) --\(option.name)")
+        case "POLICY", "WHEN":
+          guard case .choice(let words) = option.type, !words.isEmpty else {
+            Issue.record("\(spec.name) --\(option.name) has no choices")
+            continue
+          }
+        case "INTERVAL": #expect(option.type == .interval, "\(spec.name) --\(option.name)")
+        case "HOST:PORT": #expect(option.type == .listenAddress, "\(spec.name) --\(option.name)")
+        default: #expect(option.type == .text, "\(spec.name) --\(option.name) \(option.valueName ?? "flag")")
+        }
+      }
+    }
+  }
+
+  @Test("the parser gives the typed values: whole numbers, seconds, dates, intervals, addresses, choices")
+  func typedValues() throws {
+    let list: ParsedArguments<ListCommand.Option> = try ListCommand.parse(["--limit", "+5", "--offset=0"])
+    #expect(list.integer(.limit) == 5 && list.integer(.offset) == 0)
+    let fetch: ParsedArguments<FetchCommand.Option> = try FetchCommand.parse(
+      ["--timeout", "2.5", "--max-age", "0", "--policy", "cache-only", "--color", "never"])
+    #expect(fetch.seconds(.timeout) == 2.5 && fetch.seconds(.maxAge) == 0)
+    #expect(FetchCommand.policy(fetch) == .cacheOnly && fetch.common.color == .never)
+    let search: ParsedArguments<SearchCommand.Option> = try SearchCommand.parse(
+      ["x", "--since", "2024-05-01 12:00:00Z", "--until", "2024-05-02"])
+    #expect(search.date(.since) == Timestamp(rfc3339: "2024-05-01T12:00:00Z"))
+    #expect(search.date(.until) == Timestamp(rfc3339: "2024-05-02T00:00:00Z"))
+    let serve: ParsedArguments<ServeCommand.Option> = try ServeCommand.parse([
+      "--refresh", "2h", "--listen", "[::1]:80",
+    ])
+    #expect(serve.interval(.refresh) == .some(7_200))
+    #expect(serve.address(.listen).map { "\($0.host) \($0.port)" } == "::1 80")
+    let never: ParsedArguments<ServeCommand.Option> = try ServeCommand.parse(["--refresh", "off", "--listen", "81"])
+    #expect(never.interval(.refresh) == .some(nil))
+    #expect(never.address(.listen).map { "\($0.host) \($0.port)" } == "127.0.0.1 81")
+    let absent: ParsedArguments<ServeCommand.Option> = try ServeCommand.parse([])
+    #expect(absent.interval(.refresh) == nil && absent.address(.listen) == nil)
+  }
+
+  @Test("a value not of its option's type fails the parse in one form: --NAME \"VALUE\" is …, with the usage line")
+  func typedErrors() {
+    let cases: [([String], String, String?)] = [
+      (["--timeout", "0"], "--timeout \"0\" is not a time limit: it must be more than 0 seconds", "no 'no limit'"),
+      (["--timeout", "86401"], "--timeout \"86401\" is not a time limit: it is at most 86400 seconds", "e.g."),
+      (["--timeout", "nan"], "--timeout \"nan\" is not a number of seconds", "e.g. --timeout 10"),
+      (["--max-age", "-0.5"], "--max-age \"-0.5\" is not a number of seconds ≥ 0", "e.g. --max-age 3600"),
+      (["--limit", "-1"], "--limit \"-1\" is not a whole number ≥ 0", nil),
+      (["--limit", "1e3"], "--limit \"1e3\" is not a whole number ≥ 0", nil),
+      (["--limit", "99999999999999999999"], "--limit \"99999999999999999999\" is too large: at most", nil),
+      (["--policy", "Cache-Only"], "--policy \"Cache-Only\" is not one of network-first", nil),
+      (["--color=yes"], "--color \"yes\" is not one of auto, always, never", nil),
+    ]
+    for (words, message, hint) in cases {
+      do {
+        let _: ParsedArguments<FetchCommand.Option> = try FetchCommand.parse(words)
+        Issue.record("\(words) parsed")
+      } catch {
+        #expect(error.code == .usage, "\(words)")
+        #expect(error.message.hasPrefix(message), "\(words): \(error.message)")
+        #expect(error.hint?.contains(hint ?? "see 'news fetch --help'") == true, "\(words): \(error.hint ?? "")")
+        #expect(error.usage == FetchCommand.spec.usageLine, "\(words)")
+      }
+    }
+    for words in [["--refresh", "8d"], ["--refresh", "-1m"], ["--listen", "[::1]"], ["--listen", "host:70000"]] {
+      #expect(throws: CommandFailure.self, "\(words)") {
+        let _: ParsedArguments<ServeCommand.Option> = try ServeCommand.parse(words)
+      }
     }
   }
 

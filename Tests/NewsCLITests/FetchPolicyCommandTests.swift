@@ -163,10 +163,12 @@ struct FetchPolicyCommandTests {
 
     let policy = await cli.run("fetch", "--config", config, "--db", cli.database, "--policy", "cache-then-network")
     #expect(policy.status == 64)
-    #expect(policy.err.contains("--policy must be one of network-first, cache-first, network-only, cache-only"))
+    #expect(
+      policy.err.contains(
+        "--policy \"cache-then-network\" is not one of network-first, cache-first, network-only, cache-only"))
     let maxAge = await cli.run("fetch", "--config", config, "--db", cli.database, "--max-age", "-1")
     #expect(maxAge.status == 64)
-    #expect(maxAge.err.contains("--max-age needs a number of seconds ≥ 0"))
+    #expect(maxAge.err.contains("--max-age \"-1\" is not a number of seconds ≥ 0"))
 
     let url = server.url("/v2/top-headlines").absoluteString
     for (entry, message) in [

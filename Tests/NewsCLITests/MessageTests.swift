@@ -30,7 +30,8 @@ struct MessageTests {
       let outcome = await cli.run(command, "--timeout", "0", "--db", cli.database)
       #expect(outcome.status == 64)
       #expect(
-        outcome.err.hasPrefix("news: --timeout 0: the time limit must be more than 0 seconds (at most 86400, a day)\n"),
+        outcome.err.hasPrefix(
+          "news: --timeout \"0\" is not a time limit: it must be more than 0 seconds (at most 86400, a day)\n"),
         "\(outcome.err)")
       #expect(outcome.err.contains("hint: there is no 'no limit'"), "\(outcome.err)")
       #expect(!outcome.err.contains("between 0 and"), "\(outcome.err)")
@@ -38,7 +39,7 @@ struct MessageTests {
     let large = await cli.run("fetch", "--timeout", "90000", "--db", cli.database)
     #expect(large.err.contains("at most 86400 seconds (a day)"), "\(large.err)")
     let words = await cli.run("fetch", "--timeout", "soon", "--db", cli.database)
-    #expect(words.err.contains("--timeout needs a number of seconds, got \"soon\""), "\(words.err)")
+    #expect(words.err.contains("--timeout \"soon\" is not a number of seconds"), "\(words.err)")
   }
 
   @Test("a missing file is a path to check, not a mapping problem")

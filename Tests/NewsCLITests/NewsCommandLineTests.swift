@@ -200,7 +200,7 @@ struct NewsCommandLineTests {
       (["frobnicate"], "unknown command 'frobnicate'"),
       (["fetch", "--nope"], "unknown option --nope"),
       (["fetch", "--limit"], "--limit needs a value"),
-      (["fetch", "--limit", "ten"], "--limit needs a whole number"),
+      (["fetch", "--limit", "ten"], "--limit \"ten\" is not a whole number"),
       (["list", "extra"], "unexpected argument \"extra\""),
       (["delete", "--db", cli.database], "give --all or --before DATE"),
       (["delete", "--all", "--before", "2024-01-01", "--db", cli.database], "give one of --all, --before DATE"),

@@ -219,7 +219,7 @@ struct TerminalTests {
     }
     let bad = try await Self.run(["list", "--db", db, "--color", "sometimes"], in: directory)
     #expect(bad.status == 64)
-    #expect(Self.plain(bad.err).hasPrefix("news: --color must be auto, always or never, got \"sometimes\"\n"))
+    #expect(Self.plain(bad.err).hasPrefix("news: --color \"sometimes\" is not one of auto, always, never\n"))
   }
 
   @Test("--color always colours a pipe too; auto does not")

@@ -53,29 +53,17 @@ struct RawNode: Hashable {
   var nextSibling: RawNode? { RawNode(pointer.pointee.next) }
   var previousSibling: RawNode? { RawNode(pointer.pointee.prev) }
 
-  var firstElementChild: RawNode? {
-    var child = pointer.pointee.children
-    while let node = child {
-      if node.pointee.type == XML_ELEMENT_NODE { return RawNode(node) }
-      child = node.pointee.next
-    }
-    return nil
-  }
+  var firstElementChild: RawNode? { Self.firstElement(from: pointer.pointee.children) { $0.pointee.next } }
+  var nextElementSibling: RawNode? { Self.firstElement(from: pointer.pointee.next) { $0.pointee.next } }
+  var previousElementSibling: RawNode? { Self.firstElement(from: pointer.pointee.prev) { $0.pointee.prev } }
 
-  var nextElementSibling: RawNode? {
-    var sibling = pointer.pointee.next
-    while let node = sibling {
+  /// The first element among `start` and the nodes `step` leads to from it.
+  @inline(__always)
+  private static func firstElement(from start: xmlNodePtr?, step: (xmlNodePtr) -> xmlNodePtr?) -> RawNode? {
+    var candidate = start
+    while let node = candidate {
       if node.pointee.type == XML_ELEMENT_NODE { return RawNode(node) }
-      sibling = node.pointee.next
-    }
-    return nil
-  }
-
-  var previousElementSibling: RawNode? {
-    var sibling = pointer.pointee.prev
-    while let node = sibling {
-      if node.pointee.type == XML_ELEMENT_NODE { return RawNode(node) }
-      sibling = node.pointee.prev
+      candidate = step(node)
     }
     return nil
   }
