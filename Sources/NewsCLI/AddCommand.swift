@@ -92,10 +92,11 @@ struct AddCommand: NewsCommand {
     }
     let location = try location(of: target)
     let list = context.subscriptionFile
-    let current = try await list.sources()
-    let subscribed = Set(current.map(\.subscriptionKey))
+    let current = try await list.subscribed()
+    let subscribed = Set(current.map { NewsSource.subscriptionKey(for: $0.url) })
     // A feed configured already (by any equivalent spelling) is said so at once, with no request.
-    if let existing = current.first(where: { $0.subscriptionKey == NewsSource.subscriptionKey(for: location) }) {
+    let key = NewsSource.subscriptionKey(for: location)
+    if let existing = current.first(where: { NewsSource.subscriptionKey(for: $0.url) == key }) {
       report(
         SubscriptionChanges(existing: [(existing.name, location)]), config: list.path, dryRun: arguments.flag(.dryRun),
         announced: [])

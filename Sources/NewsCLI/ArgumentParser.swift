@@ -31,7 +31,8 @@ enum SharedOption {
     name: "db", valueName: "PATH", help: "The database (default: $XDG_DATA_HOME/news/news.sqlite); ~/ is $HOME.")
   /// `--config PATH`: the configuration file.
   static let configuration = OptionSpec(
-    name: "config", valueName: "PATH", help: "The configuration file (default: Config/news.json); ~/ is $HOME.")
+    name: "config", valueName: "PATH",
+    help: "The configuration file (default: $NEWS_CONFIG, else ~/.config/news/news.json, else ./Config/news.json).")
   /// `--json`, whose help names the shape of the document the command prints, e.g. `"{deleted}"`.
   static func json(_ shape: String) -> OptionSpec {
     OptionSpec(name: "json", help: "Print JSON: \(shape).")

@@ -31,6 +31,36 @@ extension CommandContext {
     return SourceMatch(source: text)
   }
 
+  /// ``sourceMatch(_:)``, completed by what `repository` holds: a text that names no configured source, file in reach
+  /// or URL is also taken as the file name of a file imported before (`news import ~/feeds/x.rss`, then
+  /// `--source x.rss`, without regard to case); else as a publisher's name, when one is cached.
+  ///
+  /// - Throws: ``CommandFailure`` (usage, 64) when the text names nothing at all — no source, imported file or cached
+  ///   publisher (as `--folder` with a folder no source is in), or several imported files of that name (listing
+  ///   their paths); the repository's ``NewsRepositoryError`` when the store fails.
+  func sourceMatch(_ typed: String, in repository: NewsRepository) async throws -> SourceMatch {
+    let match = sourceMatch(typed)
+    guard match.queries.isEmpty else { return match }
+    if !(try await repository.read(limit: 1, offset: 0, filter: ArticleFilter(source: match.source))).isEmpty {
+      return match
+    }
+    // A file's query is keyed by its `file:` URL (``NewsQuery/cacheKey``).
+    let files = try await repository.cachedQueries(besides: []).compactMap { URL(string: $0.cacheKey) }.filter {
+      $0.isFileURL && $0.lastPathComponent.lowercased() == typed.lowercased()
+    }.map(\.path)
+    if files.count == 1, let path = files.first { return SourceMatch(location: URL(fileURLWithPath: path)) }
+    if files.count > 1 {
+      throw CommandFailure(
+        .usage, "several imported files are named \"\(typed)\"", hint: "give the path: " + files.joined(separator: ", ")
+      )
+    }
+    let names = configuration.allSourceNames.sorted()
+    throw CommandFailure(
+      .usage, "no source, imported file or publisher is named \"\(typed)\"",
+      hint: (names.isEmpty ? "" : "sources: " + names.joined(separator: ", ") + "; ")
+        + "'news sources' lists them and the files imported")
+  }
+
   /// What `--folder NAME` selects: the sources of that folder and of the folders below it, each as `--source`
   /// selects it.
   ///

@@ -1,6 +1,7 @@
 import Foundation
 import OfflineNews
 import OfflineNewsModel
+import OfflineNewsStorage
 
 /// `news delete`: batch delete of cached articles.
 struct DeleteCommand: NewsCommand {
@@ -9,7 +10,8 @@ struct DeleteCommand: NewsCommand {
   static let groups: [(options: [Option], required: Bool)] = [([.all, .before, .forgetDeleted], true)]
   static let details = """
     A date without a time means midnight UTC; a time needs an offset (Z or ±HH:MM). --before keeps bookmarked
-    articles, as eviction does, unless --include-bookmarked; --all deletes everything.
+    articles, as eviction does, unless --include-bookmarked; --all deletes everything, bookmarks too (it says how
+    many were bookmarked).
     Articles deleted with --before stay deleted: their keys are remembered (for a year, at most 100,000), so a
     refresh of a feed that still lists them does not bring them back; --forget-deleted lets them return at the next
     refresh. --all empties the store and forgets them too (a reset: the next refresh saves everything again).
@@ -82,6 +84,9 @@ struct DeleteCommand: NewsCommand {
       return .success
     }
     let deleted: Int
+    // --all takes the bookmarks with the rest: counted first, so that the report says so.
+    let bookmarked =
+      cutoff == nil ? try await repository.counts(matching: ArticleFilter(bookmarkedOnly: true)).total : 0
     if let cutoff {
       deleted = try await repository.delete(
         publishedBefore: cutoff.date, keepingBookmarks: !arguments.flag(.includeBookmarked))
@@ -93,6 +98,7 @@ struct DeleteCommand: NewsCommand {
     } else {
       var scope = cutoff.map { " published before \($0.rfc3339String)" } ?? ""
       if cutoff != nil, !arguments.flag(.includeBookmarked) { scope += " (bookmarked ones kept)" }
+      if bookmarked > 0 { scope += ", \(bookmarked) of them bookmarked" }
       var text = "deleted \(deleted) article\(deleted == 1 ? "" : "s")\(scope)\n"
       // SQLite keeps the freed pages in the file for later rows: after a large delete, say how to give them back.
       if deleted >= Self.compactHintThreshold {

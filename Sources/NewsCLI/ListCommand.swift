@@ -40,7 +40,8 @@ struct ListCommand: NewsCommand {
     let repository = try context.makeRepository(arguments.common, reading: true)
     let articles: [Article]
     let lastFetch: Timestamp?
-    let selection = arguments.value(.source).map { context.sourceMatch($0) }
+    var selection: SourceMatch?
+    if let typed = arguments.value(.source) { selection = try await context.sourceMatch(typed, in: repository) }
     var filter = ArticleFilter(
       unreadOnly: arguments.flag(.unread), bookmarkedOnly: arguments.flag(.bookmarked), source: selection?.source)
     filter.sourceQueries = selection?.queries ?? []

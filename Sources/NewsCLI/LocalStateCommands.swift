@@ -156,14 +156,6 @@ struct MarkReadCommand: NewsCommand {
       throw arguments.badValue("give one of --source, --folder and --all (--before narrows any of them)")
     }
     var filter = ArticleFilter()
-    if let source = arguments.value(.source) {
-      // As `news list --source` selects (a publisher's name included), so that what it lists is what this marks.
-      let selection = context.sourceMatch(source)
-      filter.source = selection.source
-      filter.sourceQueries = selection.queries
-    } else if let folder = arguments.value(.folder) {
-      filter.anyOfSources = try context.folderMatches(folder)
-    }
     if let before = arguments.value(.before) {
       guard let timestamp = commandLineTimestamp(before) else {
         throw arguments.badValue(
@@ -171,8 +163,16 @@ struct MarkReadCommand: NewsCommand {
       }
       filter.publishedBefore = timestamp.date
     }
-    let read = !arguments.flag(.undo)
     let repository = try context.makeRepository(arguments.common)
+    if let source = arguments.value(.source) {
+      // As `news list --source` selects (a publisher's name included), so that what it lists is what this marks.
+      let selection = try await context.sourceMatch(source, in: repository)
+      filter.source = selection.source
+      filter.sourceQueries = selection.queries
+    } else if let folder = arguments.value(.folder) {
+      filter.anyOfSources = try context.folderMatches(folder)
+    }
+    let read = !arguments.flag(.undo)
     let changed = try await repository.markRead(read, matching: filter)
     if arguments.flag(.json) {
       context.console.out(OutputFormat.json(BulkReport(changed: changed, isRead: read)))

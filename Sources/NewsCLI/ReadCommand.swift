@@ -66,10 +66,11 @@ struct ReadCommand: NewsCommand {
         hint: "news list and news show print the same articles")
     }
     let unreadOnly = arguments.flag(.unread)
+    let repository = try context.makeRepository(arguments.common, reading: true)
     var start: (title: String, filter: ArticleFilter, reloads: [String]?)?
     let configuration = context.configuration
     if let typed = arguments.value(.source) {
-      let match = context.sourceMatch(typed)
+      let match = try await context.sourceMatch(typed, in: repository)
       var filter = ArticleFilter(unreadOnly: unreadOnly, source: match.source)
       filter.sourceQueries = match.queries
       let name = configuration.allSourceNames.first { $0.lowercased() == typed.lowercased() }
@@ -81,7 +82,6 @@ struct ReadCommand: NewsCommand {
         configuration.sourceNames(inFolder: folder) ?? []
       )
     }
-    let repository = try context.makeRepository(arguments.common, reading: true)
     var reader = Reader(sources: sourceRows(), startingList: start, unreadOnly: unreadOnly, now: context.now())
     let statePath = Self.statePath(ofDatabase: repository.databasePath)
     reader.collapse(folders: Self.savedCollapsedFolders(statePath))

@@ -96,13 +96,14 @@ struct SearchCommand: NewsCommand {
       let typed = { (option: Option) in arguments.value(option) ?? "" }
       throw CommandFailure(.usage, "--since \(typed(.since)) is not before --until \(typed(.until))")
     }
-    let selection = arguments.value(.source).map { context.sourceMatch($0) }
+    let repository = try context.makeRepository(arguments.common, reading: true)
+    var selection: SourceMatch?
+    if let typed = arguments.value(.source) { selection = try await context.sourceMatch(typed, in: repository) }
     var filter = SearchFilter(
       since: since?.date, until: until?.date,
       unreadOnly: arguments.flag(.unread), bookmarkedOnly: arguments.flag(.bookmarked), source: selection?.source)
     filter.sourceQueries = selection?.queries ?? []
     filter.anyOfSources = try arguments.value(.folder).map { try context.folderMatches($0) }
-    let repository = try context.makeRepository(arguments.common, reading: true)
     // One more than shown, to tell whether there are more.
     let hits = try await repository.search(text, filter: filter, limit: limit < Int.max ? limit + 1 : limit)
     let shown = Array(hits.prefix(limit))

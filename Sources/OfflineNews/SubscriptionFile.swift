@@ -75,6 +75,17 @@ public struct SubscriptionFile: SubscriptionList {
     }
   }
 
+  /// Every source's name and URL, in the file's order, without loading a Parse source's mapping.
+  ///
+  /// - Throws: ``SubscriptionChangeError/file(_:)`` when the file cannot be read or a value is wrong.
+  public func subscribed() async throws(SubscriptionChangeError) -> [(name: String, url: URL)] {
+    let entries: Entries
+    do { entries = try Self.read(path: path, environment: environment) } catch { throw .file(error) }
+    return entries.order.compactMap { name in
+      (entries.sources[name]?.url ?? entries.syncSources[name]?.url).map { (name, $0) }
+    }
+  }
+
   /// Adds `sources` at the end of `"sources"`: a feed as `{"feed": URL}`, a file as `{"file": PATH}`, with the
   /// labels it has (`title`, `homePage`, `folder`, `fullText`, `maxAge`, and `policy` when cache-first).
   ///

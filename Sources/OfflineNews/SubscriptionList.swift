@@ -21,6 +21,13 @@ public protocol SubscriptionList: Sendable {
   ///
   /// - Throws: ``SubscriptionChangeError`` when the list cannot be read.
   func sources() async throws(SubscriptionChangeError) -> [NewsSource]
+  /// Every subscription's name and URL, in the list's order: what subscribing checks new sources against
+  /// (``planSubscribing(_:exactName:)``). By default from ``sources()``; a list that must load more to make a source
+  /// (``SubscriptionFile``: a Parse source's mapping) answers without it, so that one source it cannot load does not
+  /// stop others from being added.
+  ///
+  /// - Throws: ``SubscriptionChangeError`` when the list cannot be read.
+  func subscribed() async throws(SubscriptionChangeError) -> [(name: String, url: URL)]
   /// Adds `sources` at the end of the list, in one write. Their names and URLs are new (``subscribe(_:exactName:)``
   /// checks).
   func append(_ sources: [NewsSource]) async throws(SubscriptionChangeError)
@@ -50,6 +57,13 @@ public struct SubscriptionChanges: Sendable {
 }
 
 extension SubscriptionList {
+  /// Every subscription's name and URL, from ``sources()``.
+  ///
+  /// - Throws: ``SubscriptionChangeError`` when the list cannot be read.
+  public func subscribed() async throws(SubscriptionChangeError) -> [(name: String, url: URL)] {
+    try await sources().map { ($0.name, $0.url) }
+  }
+
   /// The subscription named `name`: exactly, else the one name equal to it without regard to case; `nil` when there
   /// is none (or several differ from it only by case and none is exact).
   ///
@@ -94,10 +108,10 @@ extension SubscriptionList {
   public func planSubscribing(_ sources: [NewsSource], exactName: Bool = false) async throws(SubscriptionChangeError)
     -> SubscriptionChanges
   {
-    let current = try await self.sources()
+    let current = try await subscribed()
     var names = Set(current.map { $0.name.lowercased() })
     var keys: [String: String] = [:]
-    for source in current { keys[source.subscriptionKey] = source.name }
+    for source in current { keys[NewsSource.subscriptionKey(for: source.url)] = source.name }
     var changes = SubscriptionChanges()
     for var source in sources {
       if let name = keys[source.subscriptionKey] {

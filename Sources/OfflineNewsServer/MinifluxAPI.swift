@@ -42,7 +42,7 @@ public struct MinifluxAPI: Sendable {
     } catch let failure as MinifluxEntryQuery.Invalid {
       return MinifluxJSON.error(failure.message, status: 400)
     } catch {
-      return MinifluxJSON.error("\(error)", status: 500)
+      return MinifluxJSON.error(ServedFailure.message(error), status: ServedFailure.status(of: error))
     }
   }
 
@@ -190,10 +190,9 @@ public struct MinifluxAPI: Sendable {
       }
       return MinifluxJSON.noContent
     } catch .notSubscribed {
-      return MinifluxJSON.error(
-        "\"\(feed.source.name)\" is a source of the configuration file: remove it there", status: 400)
+      return MinifluxJSON.error(ServedSubscriptions.unchangeable(feed.source), status: 400)
     } catch {
-      return MinifluxJSON.error(error.description, status: 500)
+      return MinifluxJSON.error(ServedFailure.message(error), status: ServedFailure.status(of: error))
     }
   }
 

@@ -43,7 +43,7 @@ public struct ReaderAPI: Sendable {
     } catch let invalid as ReaderStreamQuery.Invalid {
       return .text(invalid.message, status: 400)
     } catch {
-      return .text("\(error)", status: 500)
+      return .text(ServedFailure.message(error), status: ServedFailure.status(of: error))
     }
   }
 
@@ -347,7 +347,7 @@ public struct ReaderAPI: Sendable {
     switch outcome {
     case .success: return nil
     case .failure(.notSubscribed):
-      return .text("\(feed.source.name) is a source of the configuration file: change it there", status: 400)
+      return .text(ServedSubscriptions.unchangeable(feed.source), status: 400)
     case .failure(let error): return .text(error.description, status: 400)
     }
   }

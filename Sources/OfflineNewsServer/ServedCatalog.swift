@@ -77,7 +77,7 @@ struct ServedCatalog: Sendable {
   ///
   /// - Throws: what ``ServedLibrary/sources`` throws.
   static func current(_ library: ServedLibrary) async throws -> ServedCatalog {
-    ServedCatalog(sources: try await library.sources())
+    ServedCatalog(sources: try await library.servedSources())
   }
 
   /// Whether `id` is `full` or `full`'s low 32 bits read as a signed integer: how a client that keeps ids in C

@@ -37,4 +37,35 @@ public struct ServedLibrary: Sendable {
     self.subscriptions = subscriptions ?? repository.storedSubscriptions
     self.subscriber = subscriber
   }
+
+  /// The folder the articles of no source are served in: those of each file imported (`news import FILE`) or URL
+  /// read once (`news fetch --url`) that ``sources`` does not fetch (``NewsRepository/cachedQueries(besides:)``).
+  public static let importedFolder = ["Imported"]
+
+  /// What every door serves: ``sources``, then one source per file imported or URL read once whose articles are
+  /// still cached, named by its path (a file) or URL and filed in ``importedFolder``, so that Miniflux and Reader
+  /// clients and the web reader see every cached article, as `news list` does, not only those of subscriptions.
+  /// Such a source is no subscription: the APIs refuse to rename, move or end it (its articles go with
+  /// `news delete`).
+  ///
+  /// - Throws: what ``sources`` throws; the repository's error reading its fetch log.
+  public func servedSources() async throws -> [NewsSource] {
+    let subscribed = try await sources()
+    var names = Set(subscribed.map(\.name))
+    var imported: [NewsSource] = []
+    for cached in try await repository.cachedQueries(besides: subscribed.map(\.query)) {
+      guard let url = URL(string: cached.cacheKey) else { continue }
+      // A file's name is its path (what its articles are recorded under: ``SourceMatch/init(location:)``).
+      let name = url.isFileURL ? url.path : cached.cacheKey
+      guard names.insert(name).inserted else { continue }
+      imported.append(NewsSource(name: name, url: url, folder: Self.importedFolder))
+    }
+    return subscribed + imported.sorted { $0.name < $1.name }
+  }
+
+  /// Whether `source` is one ``servedSources()`` adds for a file imported or URL read once, not a subscription.
+  public static func isImported(_ source: NewsSource) -> Bool {
+    source.folder == importedFolder
+      && source.name == (source.url.isFileURL ? source.url.path : source.url.absoluteString)
+  }
 }

@@ -70,6 +70,15 @@ enum ServedSubscriptions {
     }
   }
 
+  /// Why a served source that no list holds cannot be ended, renamed or moved through an API: the articles of a file
+  /// imported or a URL read once (``ServedLibrary/servedSources()``), or a source of a list the server does not edit.
+  static func unchangeable(_ source: NewsSource) -> String {
+    ServedLibrary.isImported(source)
+      ? "\"\(source.name)\" holds the articles of a file imported (news import) or a URL read once (news fetch --url):"
+        + " it is no subscription; news delete removes articles"
+      : "\"\(source.name)\" is a source of the configuration file: change it there"
+  }
+
   /// Ends, renames or moves the subscription `name` in the library's list, else in the store's (a subscription made
   /// by an older `news serve`).
   ///

@@ -47,6 +47,17 @@ extension WebAssets {
           star.querySelector("button").textContent = state.starred ? "Unstar" : "Star";
         }
       }
+      function notice(text) {
+        var shown = document.getElementById("notice");
+        if (!shown) {
+          shown = document.createElement("p");
+          shown.id = "notice";
+          shown.setAttribute("role", "status");
+          var main = document.querySelector("main") || document.body;
+          main.insertBefore(shown, main.firstChild);
+        }
+        shown.textContent = text;
+      }
       function send(form) {
         var entry = form.closest(".entry");
         var body = new URLSearchParams(new FormData(form));
@@ -56,6 +67,11 @@ extension WebAssets {
             "Content-Type": "application/x-www-form-urlencoded" },
           body: body.toString()
         }).then(function (response) {
+          if (response.status === 503) {
+            // The store is busy (another program writes to it): the form would meet the same lock; nothing changed.
+            notice("Not saved: the store is busy (another program is writing to it). Try again in a few seconds.");
+            throw new Error("busy");
+          }
           if (!response.ok) { throw new Error("HTTP " + response.status); }
           return response.json();
         }).then(function (state) {
@@ -63,7 +79,7 @@ extension WebAssets {
           document.body.setAttribute("data-last-change", form.classList.contains("read") ? "read" : "star");
         }).catch(function (error) {
           console.error("could not send the change: " + error);
-          form.submit();
+          if (error.message !== "busy") { form.submit(); }
           throw error;
         });
       }

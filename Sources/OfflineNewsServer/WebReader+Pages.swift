@@ -11,7 +11,7 @@ extension WebReader {
   func home(session: WebSession) async -> ServerResponse {
     let repository = library.repository
     let now = library.now()
-    let sources = (try? await library.sources()) ?? []
+    let sources = (try? await library.servedSources()) ?? []
     let folders = WebListQuery.folders(of: sources)
     // Every count of the page in one call, as `news read` counts its rows: all, each folder, each source.
     let groups: [[SourceMatch]?] =
@@ -75,7 +75,7 @@ extension WebReader {
 
   /// `/articles`: one page of a list, newest first.
   func list(_ query: WebListQuery, session: WebSession) async -> ServerResponse {
-    let sources = (try? await library.sources()) ?? []
+    let sources = (try? await library.servedSources()) ?? []
     guard let (filter, heading) = query.filter(sources: sources) else {
       return notFound(session: session, message: "No such source or folder.")
     }
@@ -85,9 +85,9 @@ extension WebReader {
       articles = try await library.repository.read(limit: WebListQuery.pageSize + 1, offset: offset, filter: filter)
     } catch {
       return WebPage(
-        title: "Error", main: "<h1>Error</h1><p>\(WebPage.text(String(describing: error)))</p>", kind: "error",
+        title: "Error", main: "<h1>Error</h1><p>\(WebPage.text(ServedFailure.message(error)))</p>", kind: "error",
         csrfToken: session.csrfToken
-      ).response(status: 500)
+      ).response(status: ServedFailure.status(of: error))
     }
     let shown = articles.prefix(WebListQuery.pageSize)
     let back = query.path()
@@ -252,7 +252,7 @@ extension WebReader {
       index < 10_000_000
     else { return "<nav class=\"pager\"><a href=\"/articles\">All articles</a></nav>" }
     let query = WebListQuery(ServerRequest.formPairs(context))
-    let sources = (try? await library.sources()) ?? []
+    let sources = (try? await library.servedSources()) ?? []
     guard let (filter, heading) = query.filter(sources: sources),
       let window = try? await library.repository.read(limit: 3, offset: max(0, index - 1), filter: filter)
     else { return "" }

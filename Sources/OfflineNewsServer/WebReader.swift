@@ -71,7 +71,7 @@ public struct WebReader: Sendable {
         try await repository.bookmark(on, url: key)
       }
     } catch {
-      return .text("could not save: \(error)", status: 500)
+      return .text("could not save: \(ServedFailure.message(error))", status: ServedFailure.status(of: error))
     }
     let current = (try? await repository.article(url: key)) ?? article
     if request.header("accept")?.contains("application/json") == true {
@@ -88,14 +88,14 @@ public struct WebReader: Sendable {
   private func markAllRead(_ request: ServerRequest, session: WebSession) async -> ServerResponse {
     var query = WebListQuery(request.formFields)
     query.page = 1
-    let sources = (try? await library.sources()) ?? []
+    let sources = (try? await library.servedSources()) ?? []
     guard let (filter, _) = query.filter(sources: sources) else {
       return notFound(session: session, message: "No such source or folder.")
     }
     do {
       _ = try await library.repository.markRead(true, matching: filter)
     } catch {
-      return .text("could not save: \(error)", status: 500)
+      return .text("could not save: \(ServedFailure.message(error))", status: ServedFailure.status(of: error))
     }
     return ServerResponse(status: 303, headers: [(name: "Location", value: query.path())])
   }

@@ -73,6 +73,22 @@ public final class StorageContext: Sendable {
       faults: StorageFaults())
   }
 
+  /// Refuses a file that is there, not empty, and does not begin with SQLite's header (`"SQLite format 3\0"`,
+  /// sqlite.org/fileformat.html §1.3.1). SQLite itself refuses such a file at its first read only when it holds a
+  /// whole header's worth of bytes: a shorter one (a 1-byte text file given as `--db`) it takes for an empty
+  /// database and overwrites. An empty file is a new database (and, in WAL mode, may have its pages in `-wal`).
+  ///
+  /// - Throws: ``StorageError`` `.notADatabase` naming `path`.
+  static func refuseNonDatabase(_ path: String) throws(StorageError) {
+    guard path != ":memory:", let file = FileHandle(forReadingAtPath: path) else { return }
+    defer { try? file.close() }
+    let header = (try? file.read(upToCount: 16)) ?? Data()
+    guard !header.isEmpty, header != Data("SQLite format 3\u{0}".utf8) else { return }
+    throw StorageError(
+      kind: .notADatabase, path: path,
+      underlying: SQLiteError(extendedCode: SQLITE_NOTADB, message: "file is not a database", path: path))
+  }
+
   /// Opens the database like ``init(path:entities:eviction:readers:busyTimeout:)``, with `faults` injected into its
   /// transactions (for tests and test helpers), and every connection running on `executor` when one is given.
   ///
@@ -106,6 +122,7 @@ public final class StorageContext: Sendable {
         throw StorageError(kind: .incompatibleSchema(problem), path: path)
       }
     }
+    try Self.refuseNonDatabase(path)
     let openReader: @Sendable () throws(StorageError) -> Connection = { () throws(StorageError) -> Connection in
       do throws(SQLiteError) {
         // Read-write but query_only: a read-only connection cannot checkpoint, and when it is the last to close it

@@ -180,6 +180,40 @@ struct BulkReadingStateTests {
     #expect(removed.out.contains("removed \"Cooking\""), "\(removed.out)")
   }
 
+  @Test("--source that names nothing is 64 for list, search and mark-read (as --folder); an imported file's name works")
+  func unknownSourceAndImportedFileName() async throws {
+    let cli = CLIHarness()
+    let (server, config) = try await Self.fetched(cli)
+    defer { server.stop() }
+    let common = ["--config", config, "--db", cli.database]
+    for command in [["list"], ["search", "marmalade"], ["mark-read"]] {
+      let typo = await cli.run(command + ["--source", "Cookng"] + common)
+      #expect(typo.status == 64, "\(command): \(typo.out) \(typo.err)")
+      #expect(typo.err.contains("no source, imported file or publisher is named \"Cookng\""), "\(typo.err)")
+      #expect(typo.err.contains("sources: ATP, Cooking, Swift"), "\(typo.err)")
+    }
+    #expect(try await Self.titles(cli, config, "--unread").count == 7, "a typo marked nothing")
+    // A publisher's name (the feed's title) still selects.
+    #expect(try await Self.titles(cli, config, "--source", "COOKING") == ["cooking story 1", "cooking story 2"])
+
+    // An imported file, named by its file name from another folder, in any case.
+    let folder = cli.directory.path("feeds")
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let file = folder + "/Bakery.rss"
+    try Self.feed("bakery", count: 2, server: server).write(to: URL(fileURLWithPath: file))
+    let imported = await cli.run(["import", file] + common)
+    #expect(imported.status == 0, "\(imported.err)")
+    #expect(try await Self.titles(cli, config, "--source", "bakery.RSS") == ["bakery story 1", "bakery story 2"])
+    let marked = await cli.run(["mark-read", "--source", "Bakery.rss"] + common)
+    #expect(marked.out == "marked 2 articles read\n", "\(marked.out) \(marked.err)")
+    // Two imported files of one name: the paths are asked for.
+    try FileManager.default.createDirectory(atPath: folder + "/old", withIntermediateDirectories: true)
+    try Self.feed("stale", count: 1, server: server).write(to: URL(fileURLWithPath: folder + "/old/Bakery.rss"))
+    #expect(await cli.run(["import", folder + "/old/Bakery.rss"] + common).status == 0)
+    let ambiguous = await cli.run(["list", "--source", "Bakery.rss"] + common)
+    #expect(ambiguous.status == 64 && ambiguous.err.contains("old/Bakery.rss"), "\(ambiguous.err)")
+  }
+
   @Test("fetch --all: 0 when a dead source has a cache to serve, 75 when one has none, 69 when none served")
   func fetchAllExitStatus() async throws {
     let cli = CLIHarness()

@@ -92,9 +92,12 @@ struct EverySourceTests {
     let marks = articles(try await cli.run("list", "--bookmarked", "--db", cli.database, "--json").json())
     #expect(marks.map { $0["id"] as? String } == [id])
 
-    // Another source filters them out.
-    let other = await cli.run("list", "--db", cli.database, "--json", "--source", "no-such-source")
+    // Another source filters them out; a source that names nothing is a usage error.
+    let other = await cli.run(
+      "list", "--db", cli.database, "--json", "--source", "sample", "--config", cli.bundledConfig)
+    #expect(other.status == 0, "\(other.err)")
     #expect(articles(try other.json()).isEmpty)
+    #expect(await cli.run("list", "--db", cli.database, "--source", "no-such-source").status == 64)
   }
 
   @Test(

@@ -124,6 +124,13 @@ struct LocalStateCommandTests {
     #expect(try all.json()["deleted"] as? Int == 1)
     let misuse = await cli.run("delete", "--all", "--include-bookmarked", "--db", cli.database)
     #expect(misuse.status == 64)
+    // --all takes bookmarks too, and says how many.
+    // (A fresh store: the articles deleted above are remembered, so a refresh would not bring them back.)
+    let fresh = cli.directory.path("fresh.sqlite")
+    #expect(await cli.run("fetch", "--config", cli.bundledConfig, "--db", fresh).status == 0)
+    #expect(await cli.run("bookmark", url, "--db", fresh).status == 0)
+    let everything = await cli.run("delete", "--all", "--db", fresh)
+    #expect(everything.out == "deleted 20 articles, 1 of them bookmarked\n", "\(everything.out)")
   }
 
   @Test("dates on the command line may have a space instead of the T (RFC 3339 §5.6); an offset is still needed")

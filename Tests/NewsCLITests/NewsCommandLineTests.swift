@@ -70,8 +70,11 @@ struct NewsCommandLineTests {
       beyond.err == "no cached articles past the first \(cached + 10): the cache holds \(cached)\n", "\(beyond.err)")
     let atEnd = await cli.run("list", "--db", cli.database, "--offset", "\(cached)")
     #expect(atEnd.err == "no cached articles past the first \(cached): the cache holds \(cached)\n", "\(atEnd.err)")
-    let unmatched = await cli.run("list", "--db", cli.database, "--source", "no-such-source", "--offset", "2")
+    let unmatched = await cli.run("list", "--db", cli.database, "--bookmarked", "--offset", "2")
     #expect(unmatched.status == 0 && unmatched.err == "no cached article matches the filter\n", "\(unmatched.err)")
+    // A source that names nothing is a mistake (as --folder), not an empty selection.
+    let unknown = await cli.run("list", "--db", cli.database, "--source", "no-such-source", "--offset", "2")
+    #expect(unknown.status == 64 && unknown.err.contains("\"no-such-source\""), "\(unknown.err)")
     let filteredBeyond = await cli.run("list", "--db", cli.database, "--unread", "--offset", "\(cached)")
     #expect(
       filteredBeyond.err == "no cached articles that match the filter past the first \(cached)\n",

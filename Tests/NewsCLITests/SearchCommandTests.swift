@@ -97,6 +97,11 @@ struct SearchCommandTests {
     #expect(try await found(all).count == 6)
     #expect(Set(try await found(all, "--source", "reuters")) == ["election", "electric"])
     #expect(try await found(all, "--source", "SÜDDEUTSCHE ZEITUNG") == ["koeln"])
+    // list selects a publisher as search does: without regard to case beyond ASCII.
+    let listed = await cli.run("list", "--source", "SÜDDEUTSCHE ZEITUNG", "--db", cli.database, "--json")
+    #expect(listed.status == 0, "\(listed.err)")
+    let listedURLs = (try listed.json()["articles"] as? [[String: Any]] ?? []).compactMap { $0["url"] as? String }
+    #expect(listedURLs == ["https://example.com/koeln"], "\(listed.out)")
     #expect(Set(try await found(all, "--since", "2024-03-10")) == ["storm", "climate", "election"])
     #expect(try await found(all, "--since", "2024-03-10", "--until", "2024-03-10") == ["election"])  // that day
     #expect(try await found(all, "--until", "2024-03-10T00:00:00Z").count == 3)

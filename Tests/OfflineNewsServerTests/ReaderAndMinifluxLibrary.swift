@@ -22,8 +22,9 @@ struct ServedTestLibrary {
   /// 2024-01-01T00:00:00Z.
   static let start = Date(timeIntervalSince1970: 1_704_067_200)
 
-  init(configured: [NewsSource]) throws {
-    storage = try StorageContext(path: directory.path("news.sqlite"))
+  /// - Parameter busyTimeout: seconds the store waits for another process's lock (``StorageContext``'s).
+  init(configured: [NewsSource], busyTimeout: Double = 5) throws {
+    storage = try StorageContext(path: directory.path("news.sqlite"), busyTimeout: busyTimeout)
     repository = NewsRepository(storage: storage, network: FileNewsNetwork(decoder: ArticleDecoder()))
     self.configured = configured
     let repository = self.repository
@@ -37,13 +38,13 @@ struct ServedTestLibrary {
   /// The synthetic sources: Alpha in Tech (4 articles; its feed's own title "Alpha Feed" a label, which clients are
   /// not shown: they show the subscription's name), Beta in Tech/Swift (3), Gamma at the top (2); article `n`
   /// of a source is published `n` hours after ``start`` plus the source's offset in minutes.
-  static func synthetic() async throws -> ServedTestLibrary {
+  static func synthetic(busyTimeout: Double = 5) async throws -> ServedTestLibrary {
     let sources = [
       NewsSource(name: "Alpha", url: feedURL("alpha"), title: "Alpha Feed", folder: ["Tech"]),
       NewsSource(name: "Beta", url: feedURL("beta"), folder: ["Tech", "Swift"]),
       NewsSource(name: "Gamma", url: feedURL("gamma")),
     ]
-    let served = try ServedTestLibrary(configured: sources)
+    let served = try ServedTestLibrary(configured: sources, busyTimeout: busyTimeout)
     for (index, (source, count)) in zip(sources, [4, 3, 2]).enumerated() {
       let articles = (1...count).map { n in
         Article(

@@ -72,6 +72,30 @@ struct ItemIDMigrationTests {
     #expect(Set(try await storage.articles(limit: 10).map(\.url.absoluteString)) == [Self.typo, Self.fixed])
   }
 
+  @Test("a row an older rule keyed by the item's scoped guid is re-keyed to the article, keeping read and bookmark")
+  func rowKeyedByItsIdentifier() async throws {
+    let directory = TemporaryDirectory()
+    let path = directory.path("news.sqlite")
+    do {
+      let db = try Connection(path: path)
+      try db.execute(sql: "PRAGMA foreign_keys = ON")
+      try Migrator(migrations: Array(Schema.migrations.prefix { $0.version <= 14 })).migrate(db)
+      try db.execute(
+        """
+        INSERT INTO article (url, title, publishedAt, fetchedAt, fetchQuery, isRead, bookmarkedAt, handle)
+        VALUES (?1, 'Shop', 1764583200000, 1764583200000, 'feed', 1, 1764583300000, ?2)
+        """, [.text(Self.itemID), .text(ArticleIdentity.handle(forKey: Self.itemID))])
+      try db.execute("INSERT INTO query_result (query, url, position) VALUES ('feed', ?1, 0)", [.text(Self.itemID)])
+    }
+    let storage = try StorageContext(path: path)
+    let saved = try await storage.saveArticles([try Self.article(Self.fixed)], forQuery: "feed", fetchedAt: .now())
+    #expect(saved.inserted == 0 && saved.updated == 1)
+    let all = try await storage.articles(limit: 10)
+    #expect(all.map(\.url.absoluteString) == [Self.fixed])
+    #expect(all.first?.isRead == true && all.first?.bookmarkedAt != nil)
+    #expect(try await storage.int("SELECT count(*) FROM pragma_foreign_key_check") == 0)
+  }
+
   @Test("a first import writes item identifiers with its rows")
   func firstImport() async throws {
     let directory = TemporaryDirectory()

@@ -143,6 +143,17 @@ struct SubscriptionFileTests {
       guard case .file(let fileError) = error else { throw error }
       #expect(fileError.message.hasPrefix("\(list.path): sources.p.mapping: no shipped mapping \"no-such-mapping\""))
     }
+    // A mapping that cannot be loaded costs that source, not the list: a feed is still subscribed beside it, and an
+    // equivalent of the Parse server's URL is still found subscribed.
+    let changes = try await list.subscribe([
+      NewsSource(name: "ATP", url: URL(string: "https://atp.fm/rss")!),
+      NewsSource(name: "P again", url: URL(string: "http://127.0.0.1:1/parse")!),
+    ])
+    #expect(changes.added.map(\.name) == ["ATP"])
+    #expect(changes.existing.map(\.name) == ["p"])
+    #expect(try await list.subscribed().map(\.name) == ["p", "ATP"])
+    let written = try text(list)
+    #expect(written.contains("\"ATP\": { \"feed\": \"https://atp.fm/rss\" }"), "\(written)")
     let (other, wrong) = try file("{\"sources\": {\"x\": {\"feed\": \"https://a.example/\", \"folder\": 3}}}")
     defer { _ = other }
     do {

@@ -224,8 +224,9 @@ struct ArticleWriter {
     ///   post keyed by the page it links to, two posts that share a link and a guid keyed by that guid, a podcast
     ///   episode keyed by its content), or
     /// - its ``Article/itemID`` is the article's (the item's feed-scoped `guid`/`id`: a slug fixed after
-    ///   publication), and its key is not one this save writes (an item the same document still carries is not
-    ///   another item's former self);
+    ///   publication), or its key is the article's `itemID` itself (an item an earlier rule keyed by its scoped
+    ///   guid, stored before migration 15 gave rows an `itemID` column), and its key is not one this save writes
+    ///   (an item the same document still carries is not another item's former self);
     ///
     /// and no row is stored, or deletion remembered, under the article's own key (the row there is then the article,
     /// and the other stays as it is). An article whose former key a deletion remembers takes that key, so that
@@ -253,7 +254,9 @@ struct ArticleWriter {
     private mutating func rekey(_ articles: inout ArraySlice<Article>) throws {
       let candidates = articles.filter { $0.formerKey != nil || $0.itemID != nil }
       guard !candidates.isEmpty else { return }
-      let keys = candidates.flatMap { [$0.url.absoluteString] + ($0.formerKey.map { [$0.absoluteString] } ?? []) }
+      let keys = candidates.flatMap {
+        [$0.url.absoluteString] + ($0.formerKey.map { [$0.absoluteString] } ?? []) + ($0.itemID.map { [$0] } ?? [])
+      }
       let itemIDs = candidates.compactMap(\.itemID)
       if hasTombstoneTable == nil {
         hasTombstoneTable =
@@ -297,10 +300,11 @@ struct ArticleWriter {
             continue
           }
         }
-        if from == nil, let itemID = articles[index].itemID, let url = storedByItemID[itemID], !url.isEmpty,
-          !written.contains(url), seen[url] == nil, !rekeyedFrom.contains(url)
-        {
-          from = url
+        if from == nil, let itemID = articles[index].itemID {
+          let url = storedByItemID[itemID] ?? (stored.contains(itemID) ? itemID : "")
+          if !url.isEmpty, url != key, !written.contains(url), seen[url] == nil, !rekeyedFrom.contains(url) {
+            from = url
+          }
         }
         guard let from, !rekeyedFrom.contains(from) else { continue }
         try moveRow(from: from, to: key)

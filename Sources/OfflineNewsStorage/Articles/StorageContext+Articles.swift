@@ -21,7 +21,7 @@ public struct ArticleSaveResult: Sendable, Hashable {
 }
 
 /// One source's articles, as a filter selects them: the articles whose ``Article/source`` is ``source`` (compared
-/// exactly), whose publisher (``Article/sourceName``) is it (without regard to ASCII case), or that the last results
+/// exactly), whose publisher (``Article/sourceName``) is it (without regard to case), or that the last results
 /// of ``queries`` hold.
 public struct SourceMatch: Sendable, Hashable {
   /// The text compared with ``Article/source``: a configured source's name, or the feed, file or URL articles came
@@ -45,7 +45,7 @@ public struct ArticleFilter: Sendable, Hashable {
   public var bookmarkedOnly: Bool
   /// Only articles from this source: the configured source's name or the feed, file or URL they came from
   /// (``Article/source``, compared exactly), or the publisher's name (``Article/sourceName``, without regard to
-  /// ASCII case); `nil` for every source.
+  /// case, beyond ASCII too); `nil` for every source.
   public var source: String?
   /// With ``source``: also the articles of these queries' last results (cache keys, `NewsQuery.cacheKey`), so that a
   /// source matches the articles its last fetch held even where another source brought them first (an article
@@ -94,7 +94,9 @@ public struct ArticleFilter: Sendable, Hashable {
       }
       arguments.append(.text(source))
       arguments += queries.map { .text($0) }
-      return "(a.source = ?\(n)\(publisher ? " OR a.sourceName = ?\(n) COLLATE NOCASE" : "")\(members))"
+      // Publishers' names compare without regard to case, beyond ASCII too (as search's filter compares them).
+      let collation = source.utf8.allSatisfy { $0 < 0x80 } ? "NOCASE" : Connection.unicodeNoCase
+      return "(a.source = ?\(n)\(publisher ? " OR a.sourceName = ?\(n) COLLATE \(collation)" : "")\(members))"
     }
     if let source { conditions.append(match(source, sourceQueries, publisher: true)) }
     if let anyOfSources {
