@@ -19,7 +19,7 @@ struct ArticleIdentityMigrationTests {
       try db.execute(sql: SearchFoldingTests.laterColumns)
       try db.execute(
         sql: """
-          DROP INDEX article_by_source;
+          DROP INDEX article_by_source; DROP INDEX article_by_source_read;
           ALTER TABLE article DROP COLUMN link; ALTER TABLE article DROP COLUMN source;
           ALTER TABLE article DROP COLUMN tags; ALTER TABLE article DROP COLUMN enclosures;
           DELETE FROM schema_entity WHERE name = 'article';

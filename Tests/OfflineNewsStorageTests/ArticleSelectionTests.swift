@@ -193,6 +193,63 @@ struct ArticleSelectionTests {
     #expect(counts.map(\.unread) == [8, 5, 2, 3, 0, 0])
   }
 
+  @Test("the fetch log records each save's name and how many of its list are another name's; renames move both")
+  func fetchLogOthers() async throws {
+    let (_, storage) = try await Self.store()
+    func others(_ query: String) async throws -> String? {
+      try await storage.text("SELECT source || ':' || othersCount FROM query_fetch WHERE query = '\(query)'")
+    }
+    // A first import (A's), later saves (B's, C's twice), and C's list holding a1, recorded under A.
+    #expect(try await others("query-A") == "A:0")
+    #expect(try await others("query-B") == "B:0")
+    #expect(try await others("query-C") == "C:1")
+    // C's next fetch no longer lists a1: counted again at the save.
+    try await storage.saveArticles(
+      (1...2).map { makeArticle("c\($0)", title: "C\($0)", publishedAt: t0 + Int64($0 * 3_600_000 + 120_000)) },
+      forQuery: "query-C", source: "C", fetchedAt: Timestamp(millisecondsSince1970: t0 + 1))
+    #expect(try await others("query-C") == "C:0")
+    // A rename moves the articles and the name their queries saved under: A's list is all Z's now.
+    #expect(try await storage.renameArticleSource(from: "A", to: "Z") == 4)
+    #expect(try await others("query-A") == "Z:0")
+    let z = SourceMatch(source: "Z", queries: ["query-A"])
+    #expect(try await storage.articleCounts(ofGroups: [[z], [SourceMatch(source: "A")]]).map(\.total) == [4, 0])
+    // The name A with Z's query: Z's list, looked up (its count is of Z's name, not A's).
+    #expect(try await storage.articleCounts(ofGroups: [[Self.a]]).map(\.total) == [4])
+  }
+
+  @Test("counts of groups are the same whether the fetch log knows the lists' other names or not (a store of 16)")
+  func groupCountsWithoutFetchLogCounts() async throws {
+    let (_, storage) = try await Self.store()
+    _ = try await storage.setRead(true, urls: [articleURL("a1").absoluteString, articleURL("b2").absoluteString])
+    let groups: [[SourceMatch]?] = [
+      nil, [Self.a, Self.c], [Self.c], [Self.b], [Self.a], [SourceMatch(source: "none")],
+    ]
+    let known = try await storage.articleCounts(ofGroups: groups)
+    #expect(known.map(\.total) == [9, 6, 3, 3, 4, 0])
+    #expect(known.map(\.unread) == [7, 5, 2, 2, 3, 0])
+    try await storage.write { db in try db.execute(sql: "UPDATE query_fetch SET othersCount = NULL") }
+    #expect(try await storage.articleCounts(ofGroups: groups) == known)
+    // A count above 0 (high after an eviction, say) only says to look the list up: the counts are the same.
+    try await storage.write { db in try db.execute(sql: "UPDATE query_fetch SET othersCount = 5") }
+    #expect(try await storage.articleCounts(ofGroups: groups) == known)
+  }
+
+  @Test("a source's counts read no row of the table: one walk of an index, its newest date one entry of another")
+  func countPlans() async throws {
+    let (_, storage) = try await Self.store()
+    let plan = { (sql: String, names: [String]) in
+      try await storage.read { db in
+        try db.makeStatement("EXPLAIN QUERY PLAN " + sql).fetchAll(names.map { .text($0) }) { $0.string(3) ?? "" }
+      }
+    }
+    let statements = StorageContext.nameCountStatements(2)
+    let counts = try await plan(statements.counts, ["A", "B"])
+    #expect(counts.contains { $0.contains("COVERING INDEX article_by_source_read") }, "\(counts)")
+    #expect(!counts.contains { $0.contains("TEMP B-TREE") }, "\(counts)")
+    let newest = try await plan(statements.newest, ["A"])
+    #expect(newest.contains { $0.contains("COVERING INDEX article_by_source (") }, "\(newest)")
+  }
+
   @Test("a page of the whole store walks the date index; a few sources use their indexes: no sort of the store")
   func plans() async throws {
     let (_, storage) = try await Self.store()

@@ -484,7 +484,7 @@ struct SearchTests {
             DROP INDEX article_by_handle; ALTER TABLE article DROP COLUMN handle;
             ALTER TABLE article DROP COLUMN fullTextHTML; ALTER TABLE article DROP COLUMN fullText;
             ALTER TABLE article DROP COLUMN fullTextAt; ALTER TABLE article DROP COLUMN fullTextError;
-            DROP INDEX article_by_source; ALTER TABLE article DROP COLUMN link;
+            DROP INDEX article_by_source; DROP INDEX article_by_source_read; ALTER TABLE article DROP COLUMN link;
             ALTER TABLE article DROP COLUMN source; ALTER TABLE article DROP COLUMN tags;
             ALTER TABLE article DROP COLUMN enclosures; DELETE FROM schema_entity WHERE name = 'article';
             DROP TABLE article_image;

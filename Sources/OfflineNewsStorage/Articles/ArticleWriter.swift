@@ -63,6 +63,11 @@ struct ArticleWriter {
     Migration.articleItemIDIndex,
   ]
 
+  /// The longest result list whose articles under another name than the save's a save counts (a join of the list
+  /// with the articles: 130 ms of CPU at 100,000, 4 % of a re-import's; docs/PERFORMANCE.md, "news read"); a longer
+  /// one's count is left unknown.
+  static let othersCountLimit: Int64 = 10_000
+
   /// A save whose first batch holds this many articles is a bulk save: its new rows are indexed for search one
   /// batch at a time (see `Session.deferSearchIndex()`); a smaller one keeps the row-by-row trigger, whose cost is
   /// then lower than setting it aside.
@@ -634,6 +639,27 @@ struct ArticleWriter {
       setAsideTemporaryTriggers = []
     }
 
+    /// What the fetch record of this save stores as the number of articles of the query's result list recorded under
+    /// another name than the save's (migration 17's `query_fetch.othersCount`, the save's name being `?4`), as an
+    /// SQL expression over the list just written, so that ``StorageContext/articleCounts(ofGroups:)`` need not look
+    /// each of its keys up. On a first import every row of `article` is in the list: the rows under another name are
+    /// counted through the index on `source` (two ranges and `NULL`); else the list is joined with the articles,
+    /// when it holds at most ``ArticleWriter/othersCountLimit`` (a feed's few thousand keys: 2.6 ms of CPU for
+    /// 2,000). A save without a source name, or of a longer list, stores it as unknown (`NULL`): a reader then looks
+    /// that list up.
+    private func othersCount(firstImport: Bool, members: Int64) -> String {
+      guard source != nil else { return "NULL" }
+      if firstImport {
+        return """
+          (SELECT count(*) FROM article WHERE source < ?4) + (SELECT count(*) FROM article WHERE source > ?4)
+            + (SELECT count(*) FROM article WHERE source IS NULL)
+          """
+      }
+      guard members <= ArticleWriter.othersCountLimit else { return "NULL" }
+      return
+        "(SELECT count(*) FROM query_result r JOIN article a ON a.url = r.url WHERE r.query = ?1 AND a.source IS NOT ?4)"
+    }
+
     /// Writes the result list's departures, the query's fetch record and runs eviction; returns what the save did.
     ///
     /// - Parameter skipIfEmpty: when no article was added, write nothing at all (the query's cache is left as it was).
@@ -661,9 +687,15 @@ struct ArticleWriter {
         } ?? nil : Int64(saved)
       try db.execute(
         """
-        INSERT INTO query_fetch (query, fetchedAt, articleCount) VALUES (?1, ?2, ?3)
-        ON CONFLICT(query) DO UPDATE SET fetchedAt = excluded.fetchedAt, articleCount = excluded.articleCount
-        """, [.text(query), .integer(fetchedAt.millisecondsSince1970), .integer(count ?? Int64(saved))])
+        INSERT INTO query_fetch (query, fetchedAt, articleCount, source, othersCount)
+        VALUES (?1, ?2, ?3, ?4, \(othersCount(firstImport: firstImport != nil, members: count ?? Int64(saved))))
+        ON CONFLICT(query) DO UPDATE SET fetchedAt = excluded.fetchedAt, articleCount = excluded.articleCount,
+          source = excluded.source, othersCount = excluded.othersCount
+        """,
+        [
+          .text(query), .integer(fetchedAt.millisecondsSince1970), .integer(count ?? Int64(saved)),
+          source.map { .text($0) } ?? .null,
+        ])
 
       // A first import's inserted rows, in the order they came, read before eviction may delete some of them.
       let insertedIdentities =

@@ -312,11 +312,11 @@ extension StorageContext {
   /// (``Connection/rememberedWhileUnchanged(_:_:)``): what a reader's list of folders and sources shows. An
   /// article of two groups counts for both.
   ///
-  /// Each article is looked at once, however many groups hold it: a group's articles are those recorded under its
-  /// sources' names (disjoint between names: counted by name, in one statement) and those of its sources' last
-  /// fetches recorded under another name (few: each source's are found once, through the key index, and kept when
-  /// no name of the group has them). A folder's counts are so read with its sources', not again (at 100,000
-  /// articles in 50 sources and 5 folders: 135 ms of CPU instead of 270, docs/PERFORMANCE.md, "news read").
+  /// Each article is counted once, however many groups hold it: a group's articles are those recorded under its
+  /// sources' names (disjoint between names: counted by name from an index of `source` and `isRead`, no row read) and those of
+  /// its sources' last fetches recorded under another name (few: each source's are found once, through the key
+  /// index, and kept when no name of the group has them; a query whose fetch log records none is skipped, migration
+  /// 17). A folder's counts are so read with its sources', not again (docs/PERFORMANCE.md, "news read").
   ///
   /// - Returns: one ``SourceArticleCounts`` per group, in the order of `groups`.
   /// - Throws: ``StorageError``.
@@ -352,33 +352,65 @@ extension StorageContext {
     var publishedAt: Int64
   }
 
+  /// The statements that count the articles of `count` names (`?1`…`?count`): by name, the total and the unread
+  /// (`counts`), and one name's newest publication date in milliseconds (`newest`, `?1`); what
+  /// ``articleCounts(ofGroups:)`` runs and the plan tests explain.
+  package static func nameCountStatements(_ count: Int) -> (counts: String, newest: String) {
+    let marks = (1...max(1, count)).map { "?\($0)" }.joined(separator: ", ")
+    return (
+      """
+      SELECT source, count(*), coalesce(sum(isRead = 0), 0) FROM article WHERE source IN (\(marks)) GROUP BY source
+      """,
+      "SELECT max(publishedAt) FROM article WHERE source = ?1"
+    )
+  }
+
+  /// The queries whose last result holds no article recorded under another name than the one the query saved under
+  /// (migration 17's fetch log: `othersCount = 0`), with that name; none on a store not yet migrated to 17.
+  private static func settledQueries(_ db: Connection) throws -> [String: String] {
+    let migrated =
+      try db.cachedStatement("SELECT count(*) FROM pragma_table_info('query_fetch') WHERE name = 'othersCount'")
+      .fetchOne { $0.int64(0) } ?? nil
+    guard migrated == 1 else { return [:] }
+    var settled: [String: String] = [:]
+    for (query, source) in try db.cachedStatement(
+      "SELECT query, source FROM query_fetch WHERE othersCount = 0 AND source IS NOT NULL"
+    ).fetchAll([], { ($0.string(0) ?? "", $0.string(1) ?? "") }) {
+      settled[query] = source
+    }
+    return settled
+  }
+
   private static func groupCounts(
     _ db: Connection, _ groups: [[SourceMatch]?], names: [String], members: [SourceMatch], countsAll: Bool
   ) throws -> [SourceArticleCounts] {
-    // Every name's counts, in one statement through the index on `source`.
+    // Every name's counts in one walk of migration 17's `article_by_source_read` (no row of the table read), and
+    // its newest publication date from the first entry of its range in `article_by_source`.
     var byName: [String: NameCounts] = [:]
     if !names.isEmpty {
-      let marks = names.indices.map { "?\($0 + 1)" }.joined(separator: ", ")
-      let rows = try db.makeStatement(
-        """
-        SELECT a.source, count(*), coalesce(sum(a.isRead = 0), 0), max(a.publishedAt) FROM article a
-        WHERE a.source IN (\(marks)) GROUP BY a.source
-        """
-      ).fetchAll(names.map { .text($0) }) {
-        (
-          $0.string(0) ?? "",
-          NameCounts(total: Int($0.int64(1) ?? 0), unread: Int($0.int64(2) ?? 0), newest: $0.int64(3))
-        )
+      let statements = nameCountStatements(names.count)
+      for (name, total, unread) in try db.makeStatement(statements.counts).fetchAll(
+        names.map { .text($0) }, { ($0.string(0) ?? "", Int($0.int64(1) ?? 0), Int($0.int64(2) ?? 0)) })
+      {
+        byName[name] = NameCounts(total: total, unread: unread, newest: nil)
       }
-      for (name, counts) in rows { byName[name] = counts }
+      let newest = try db.cachedStatement(statements.newest)
+      for name in byName.keys {
+        byName[name]?.newest = try newest.fetchOne([.text(name)]) { $0.int64(0) } ?? nil
+      }
     }
     // Each source's last fetch, less the articles recorded under the source's own name (a set of rowids from the
-    // same index): only the rest is read from the table.
+    // same index): only the rest is read from the table. A query whose fetch log says its last result holds no
+    // article under another name than the source's (migration 17) has nothing to add and is not looked at.
     var strays: [SourceMatch: [Stray]] = [:]
-    if !members.isEmpty {
+    let settled = try settledQueries(db)
+    let unsettled = members.map { member in
+      SourceMatch(source: member.source, queries: member.queries.filter { settled[$0] != member.source })
+    }
+    if unsettled.contains(where: { !$0.queries.isEmpty }) {
       var parts: [String] = []
       var arguments: [DatabaseValue] = []
-      for (index, member) in members.enumerated() {
+      for (index, member) in unsettled.enumerated() where !member.queries.isEmpty {
         let queryMarks = member.queries.indices.map { "?\(arguments.count + 2 + $0)" }.joined(separator: ", ")
         let nameMark = "?\(arguments.count + 1)"
         parts.append(

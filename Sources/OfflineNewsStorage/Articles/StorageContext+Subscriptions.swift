@@ -78,8 +78,7 @@ extension StorageContext {
               maxAge = ?7, fullText = ?8 WHERE name = ?9
             """, values + [.text(old)])
           if let previous = previous ?? nil, previous != subscription.name {
-            try db.execute(
-              "UPDATE article SET source = ?1 WHERE source = ?2", [.text(subscription.name), .text(previous)])
+            try Self.moveArticles(db, from: previous, to: subscription.name)
           }
         } else {
           try db.execute(
@@ -115,9 +114,22 @@ extension StorageContext {
   @discardableResult
   package func renameArticleSource(from old: String, to new: String) async throws(StorageError) -> Int {
     try await write { db in
-      try db.execute("UPDATE article SET source = ?1 WHERE source = ?2", [.text(new), .text(old)])
-      return db.changes
+      try db.inTransaction { try Self.moveArticles(db, from: old, to: new) }
     }
+  }
+
+  /// Moves the articles recorded under `old` to `new`, and the fetch log's record of the name its queries saved under
+  /// (migration 17's `query_fetch.source`), so that their counts of articles under another name stay true: the
+  /// rows that were under `old` are under `new` now, as the queries' next saves will be. A count can only have
+  /// fallen (rows of `new` in a list of `old`'s), and `0` stays exact.
+  ///
+  /// - Returns: how many articles moved.
+  @discardableResult
+  private static func moveArticles(_ db: Connection, from old: String, to new: String) throws -> Int {
+    try db.execute("UPDATE article SET source = ?1 WHERE source = ?2", [.text(new), .text(old)])
+    let moved = db.changes
+    try db.execute("UPDATE query_fetch SET source = ?1 WHERE source = ?2", [.text(new), .text(old)])
+    return moved
   }
 
   /// The bound values of a row, in ``subscriptionColumns``' order.

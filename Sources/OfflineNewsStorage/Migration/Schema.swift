@@ -18,6 +18,7 @@ enum Schema {
     .v14Subscriptions,
     .v15ArticleItemIDs,
     .v16FetchMoves,
+    .v17SourceCounts,
   ]
 }
 
@@ -26,9 +27,10 @@ extension Schema {
   /// run of whitespace made one space (as ``collapsed(_:)``), unique indexes excepted: the secondary indexes a
   /// first import may drop and build again from the text `sqlite_master` holds for them (``ArticleWriter``), read
   /// from the one declaration of the schema rather than written out a second time; and migration 15's, which its
-  /// transform creates (only when the store lacks it: ``Migration/articleItemIDIndex``).
+  /// and 17's, which their transforms create (only when the store lacks them: ``Migration/articleItemIDIndex``,
+  /// ``Migration/articleSourceReadIndex``).
   static let articleIndexDefinitions: Set<String> = Set(
-    [Migration.articleItemIDIndex]
+    [Migration.articleItemIDIndex, Migration.articleSourceReadIndex]
       + migrations.flatMap { migration in
         withoutComments(migration.sql)
           .split(separator: ";")
