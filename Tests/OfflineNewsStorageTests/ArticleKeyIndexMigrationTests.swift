@@ -252,6 +252,9 @@ struct ArticleKeyIndexMigrationTests {
     #expect(
       try await storage.articles(limit: nil).map(\.title) == ["Café reopens", "Storm over the bay", "Harbour closed"])
     #expect(try await storage.search("harbour", limit: 5).count == 1)
+    // The reader's and the server's counts (migration 17's index and fetch-log columns not there yet): all, one group.
+    let counts = try await storage.articleCounts(ofGroups: [nil, [SourceMatch(source: "nobody", queries: ["q"])]])
+    #expect(counts.first?.total == 3, "\(counts)")
     #expect(try await storage.text("PRAGMA user_version") == "11")
     try holder.execute(sql: "COMMIT")
     #expect(try await storage.saveArticles([makeArticle("new")], forQuery: "q2", fetchedAt: .now()).saved == 1)
