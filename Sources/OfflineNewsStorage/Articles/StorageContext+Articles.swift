@@ -78,6 +78,14 @@ public struct ArticleFilter: Sendable, Hashable {
     return (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "), arguments)
   }
 
+  /// The condition that `article a`'s publisher (``Article/sourceName``) is `name`, bound as `parameter`: without
+  /// regard to case, beyond ASCII too — SQLite's `NOCASE` when `name` is ASCII (the same, and faster), else
+  /// ``Connection/unicodeNoCase``. The one rule of `list`, `mark-read` and `search`.
+  static func publisherCondition(_ parameter: String, name: String) -> String {
+    let collation = name.utf8.allSatisfy { $0 < 0x80 } ? "NOCASE" : Connection.unicodeNoCase
+    return "a.sourceName = \(parameter) COLLATE \(collation)"
+  }
+
   /// The conditions over `article a` (all must hold) and their arguments, numbered from `firstParameter`.
   func conditions(firstParameter: Int) -> (conditions: [String], arguments: [DatabaseValue]) {
     var conditions: [String] = []
@@ -94,9 +102,8 @@ public struct ArticleFilter: Sendable, Hashable {
       }
       arguments.append(.text(source))
       arguments += queries.map { .text($0) }
-      // Publishers' names compare without regard to case, beyond ASCII too (as search's filter compares them).
-      let collation = source.utf8.allSatisfy { $0 < 0x80 } ? "NOCASE" : Connection.unicodeNoCase
-      return "(a.source = ?\(n)\(publisher ? " OR a.sourceName = ?\(n) COLLATE \(collation)" : "")\(members))"
+      let byPublisher = publisher ? " OR " + Self.publisherCondition("?\(n)", name: source) : ""
+      return "(a.source = ?\(n)\(byPublisher)\(members))"
     }
     if let source { conditions.append(match(source, sourceQueries, publisher: true)) }
     if let anyOfSources {

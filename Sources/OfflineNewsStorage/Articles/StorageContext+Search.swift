@@ -129,7 +129,7 @@ extension StorageContext {
   {
     try await read { db in
       var sql = SearchArguments()
-      guard let conditions = try Self.searchConditions(filter, db, &sql) else { return [] }
+      let conditions = Self.searchConditions(filter, &sql)
       if query.needsSubstringSearch {
         return try Self.substringSearch(query, conditions, &sql, db, limit: limit, offset: offset)
       }
@@ -327,23 +327,18 @@ extension StorageContext {
 
   // MARK: - Filter
 
-  /// The filter as SQL conditions over `article a`, or `nil` when it can match nothing (an unknown source).
-  private static func searchConditions(_ filter: SearchFilter, _ db: Connection, _ sql: inout SearchArguments) throws
-    -> [String]?
-  {
+  /// The filter as SQL conditions over `article a` (all must hold).
+  private static func searchConditions(_ filter: SearchFilter, _ sql: inout SearchArguments) -> [String] {
     var conditions: [String] = []
     if let source = filter.source {
-      let names = try db.cachedStatement("SELECT DISTINCT sourceName FROM article WHERE sourceName IS NOT NULL")
-        .fetchAll { $0.string(0) ?? "" }
-        .filter { $0.compare(source, options: [.caseInsensitive]) == .orderedSame }
-      let publisher =
-        names.isEmpty ? "" : " OR a.sourceName IN (" + names.map { sql.bind(.text($0)) }.joined(separator: ", ") + ")"
+      let bound = sql.bind(.text(source))
+      let publisher = " OR " + ArticleFilter.publisherCondition(bound, name: source)
       let members =
         filter.sourceQueries.isEmpty
         ? ""
         : " OR a.url IN (SELECT url FROM query_result WHERE query IN ("
           + filter.sourceQueries.map { sql.bind(.text($0)) }.joined(separator: ", ") + "))"
-      conditions.append("(a.source = \(sql.bind(.text(source)))\(publisher)\(members))")
+      conditions.append("(a.source = \(bound)\(publisher)\(members))")
     }
     if let anyOf = filter.anyOfSources {
       let matches = anyOf.map { match in
@@ -358,12 +353,7 @@ extension StorageContext {
       conditions.append(matches.isEmpty ? "0" : "(" + matches.joined(separator: " OR ") + ")")
     }
     if let name = filter.sourceName {
-      // Case-insensitive beyond ASCII (which is all `COLLATE NOCASE` folds): match the stored names here.
-      let names = try db.cachedStatement("SELECT DISTINCT sourceName FROM article WHERE sourceName IS NOT NULL")
-        .fetchAll { $0.string(0) ?? "" }
-        .filter { $0.compare(name, options: [.caseInsensitive]) == .orderedSame }
-      guard !names.isEmpty else { return nil }
-      conditions.append("a.sourceName IN (" + names.map { sql.bind(.text($0)) }.joined(separator: ", ") + ")")
+      conditions.append(ArticleFilter.publisherCondition(sql.bind(.text(name)), name: name))
     }
     if let since = filter.since {
       conditions.append("a.publishedAt >= \(sql.bind(.integer(Timestamp(since).millisecondsSince1970)))")
