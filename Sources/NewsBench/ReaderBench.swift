@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNewsModel
 
 #if canImport(Glibc)
   import Glibc
@@ -215,7 +216,7 @@ struct ReaderBench {
     let ours = results.ours
     var targets = [
       Target(
-        goal: "first screen within 50 ms of start (\(Report.grouped(results.articles)) articles)",
+        goal: "first screen within 50 ms of start (\(results.articles.groupedDigits) articles)",
         measured: String(
           format: "median %.1f ms, worst %.1f ms", ours.firstScreen.median * 1000, ours.firstScreen.max * 1000),
         met: ours.firstScreen.median <= 0.050),
@@ -241,7 +242,7 @@ struct ReaderBench {
 
   static func report(_ results: Results) -> String {
     var out = """
-      news read (issue 31): \(Report.grouped(results.articles)) articles in \(results.feeds) generated RSS feeds, \
+      news read (issue 31): \(results.articles.groupedDigits) articles in \(results.feeds) generated RSS feeds, \
       a 100×30 pty per spawn, load \(results.load)
       store \(Report.megabytes(results.storeBytes))\(results.newsboatCacheBytes.map { ", newsboat's cache " + Report.megabytes($0) } ?? "")
 
