@@ -102,12 +102,7 @@ public struct SubscriptionFile: SubscriptionList {
       var keys = Set(
         (current.sources.values.map(\.url) + current.syncSources.values.map(\.url)).map(NewsSource.subscriptionKey))
       for source in sources where keys.insert(source.subscriptionKey).inserted {
-        var name = source.name
-        var counter = 2
-        while names.contains(name.lowercased()) {
-          name = "\(source.name) (\(counter))"
-          counter += 1
-        }
+        let name = NewsSource.unusedName(source.name, among: names)
         names.insert(name.lowercased())
         try edit.addSource(named: name, fields: Self.fields(of: source))
       }
