@@ -201,21 +201,15 @@ public final class HTMLDocument {
 
   var rawRoot: RawNode? { RawNode(xmlDocGetRootElement(pointer)) }
 
-  var rawBody: RawNode? {
-    guard let root = rawRoot else { return nil }
-    var child = root.firstElementChild
-    while let node = child {
-      if node.isElement("body") { return node }
-      child = node.nextElementSibling
-    }
-    return nil
-  }
+  var rawBody: RawNode? { rawRootChild("body") }
 
-  var rawHead: RawNode? {
-    guard let root = rawRoot else { return nil }
-    var child = root.firstElementChild
+  var rawHead: RawNode? { rawRootChild("head") }
+
+  /// The first child element of the root named `name`.
+  private func rawRootChild(_ name: StaticString) -> RawNode? {
+    var child = rawRoot?.firstElementChild
     while let node = child {
-      if node.isElement("head") { return node }
+      if node.isElement(name) { return node }
       child = node.nextElementSibling
     }
     return nil
