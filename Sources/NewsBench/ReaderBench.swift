@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNewsModel
+import PTYSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -323,17 +324,16 @@ final class TerminalSession {
   private var lastRead = 0.0
 
   init(_ arguments: [String], environment: [String: String], columns: Int = 100, rows: Int = 30) throws {
-    guard let openpty = Self.openpty else {
-      throw BenchError("openpty is not available (glibc 2.34+ has it in libc, older ones in libutil)")
-    }
-    var (master, slave): (Int32, Int32) = (-1, -1)
-    var size = winsize(ws_row: UInt16(rows), ws_col: UInt16(columns), ws_xpixel: 0, ws_ypixel: 0)
-    guard openpty(&master, &slave, nil, nil, &size) == 0, let name = ttyname(slave) else {
-      throw BenchError("cannot open a pseudo-terminal: \(String(cString: strerror(errno)))")
+    let pty: (master: Int32, slave: Int32)
+    do { pty = try PTY.open(columns: columns, rows: rows) } catch { throw BenchError(error.description) }
+    let (master, slave) = pty
+    guard let name = ttyname(slave) else {
+      close(master)
+      close(slave)
+      throw BenchError("cannot name the pseudo-terminal: \(String(cString: strerror(errno)))")
     }
     let slavePath = String(cString: name)
     close(slave)  // the child opens it by name, which makes it its controlling terminal
-    _ = fcntl(master, F_SETFD, FD_CLOEXEC)
     self.master = master
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
@@ -358,21 +358,6 @@ final class TerminalSession {
     }
     self.pid = pid
   }
-
-  /// `openpty(3)`, looked up at run time: `<pty.h>` is not part of Swift's Glibc module.
-  private typealias OpenPTY =
-    @convention(c) (
-      UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<CChar>?,
-      UnsafePointer<termios>?, UnsafePointer<winsize>?
-    ) -> Int32
-
-  private static let openpty: OpenPTY? = {
-    for library in [nil, "libutil.so.1"] as [String?] {
-      guard let handle = dlopen(library, RTLD_NOW), let symbol = dlsym(handle, "openpty") else { continue }
-      return unsafeBitCast(symbol, to: OpenPTY.self)
-    }
-    return nil
-  }()
 
   /// What was written so far with escape sequences, control characters and blanks taken out.
   var plainText: String { Self.plain(output) }
