@@ -103,12 +103,7 @@ public struct SubscriptionFile: SubscriptionList {
         (current.sources.values.map(\.url) + current.syncSources.values.map(\.url)).map(NewsSource.subscriptionKey))
       var added: [(name: String, fields: [(String, JSONFileEdit.FieldValue)])] = []
       for source in sources where keys.insert(source.subscriptionKey).inserted {
-        var name = source.name
-        var counter = 2
-        while names.contains(name.lowercased()) {
-          name = "\(source.name) (\(counter))"
-          counter += 1
-        }
+        let name = NewsSource.unusedName(source.name, among: names)
         names.insert(name.lowercased())
         added.append((name, Self.fields(of: source)))
       }
