@@ -205,7 +205,7 @@ struct AddCommand: NewsCommand {
 
   /// What `target` names: an http(s) URL as it is, else a file (its path resolved) as a `file:` URL.
   private func location(of target: String) throws(CommandFailure) -> URL {
-    if let url = URL(string: target), url.isWebURL {
+    if let url = URL(string: URLReference.unwrappingFeedScheme(target)), url.isWebURL {
       return url
     }
     return URL(fileURLWithPath: context.resolvedPath(target))

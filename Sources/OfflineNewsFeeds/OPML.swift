@@ -111,7 +111,17 @@ public enum OPML {
       let name = [outline.attribute(caseInsensitive: "title"), outline.attribute(caseInsensitive: "text")]
         .compactMap { $0?.collapsingWhiteSpace }.first { !$0.isEmpty }
       if let reference = outline.attribute(caseInsensitive: "xmlUrl") {
-        if let feedURL = context.httpURL(reference, in: outline, name: "outline@xmlUrl") {
+        let type = outline.attribute(caseInsensitive: "type") ?? ""
+        if type.contains("XPath") || type.contains("DotNotation") {
+          // FreshRSS's scraped sources (`HTML+XPath`, `JSON+DotNotation`, …): `xmlUrl` is a page, not a feed.
+          context.note(
+            .unreadableURL, "outline@type", text: type, "a source FreshRSS scrapes from a page, not a feed; not added",
+            line: outline.line)
+        } else if reference.trimmingCharacters(in: .whitespaces).isEmpty {
+          context.note(
+            .unreadableURL, "outline@xmlUrl", text: name, "empty: no feed to subscribe to; outline skipped",
+            line: outline.line)
+        } else if let feedURL = context.httpURL(reference, in: outline, name: "outline@xmlUrl") {
           let home = outline.attribute(caseInsensitive: "htmlUrl").flatMap { reference -> URL? in
             guard !reference.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }
             return context.httpURL(reference, in: outline, name: "outline@htmlUrl")

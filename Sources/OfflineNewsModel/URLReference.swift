@@ -10,7 +10,9 @@ import Foundation
 /// - Characters RFC 3986 never allows in a reference (space, controls, `"<>\^`{|}`, non-ASCII) are percent-encoded
 ///   as UTF-8, unless the caller refuses such references (`escaping: false`, an imported value that must be a
 ///   reference as written); `%` and every reserved character stay as they are.
-/// - A reference with a scheme is absolute and resolves to itself; one without resolves against `base`.
+/// - A reference with a scheme is absolute and resolves to itself; one without resolves against `base`. The `feed`
+///   scheme that browsers and OPML files of some readers write for a feed (`feed://host/path`, `feed:https://…`,
+///   draft-obasanjo-feed-URI) names the http(s) URL inside it (``unwrappingFeedScheme(_:)``).
 ///
 /// What a caller accepts of the result (only `http(s)` with a host, ``Foundation/URL/isWebURL``; or also `file:`)
 /// is the caller's rule, checked on the URL this returns.
@@ -31,9 +33,18 @@ package enum URLReference {
     } else {
       text = trimmed
     }
-    if hasScheme(text) { return URL(string: text) }
+    if hasScheme(text) { return URL(string: unwrappingFeedScheme(text)) }
     guard let base, let url = URL(string: text, relativeTo: base) else { return nil }
     return url.absoluteURL
+  }
+
+  /// The http(s) URL a `feed` URI names: `feed://host/path` is `http://host/path`, `feed:https://host/path` is
+  /// `https://host/path` (draft-obasanjo-feed-URI, as browsers and NetNewsWire read it); any other text as it is.
+  package static func unwrappingFeedScheme(_ text: String) -> String {
+    let lowered = text.prefix(13).lowercased()
+    if lowered.hasPrefix("feed://") { return "http://" + text.dropFirst(7) }
+    if lowered.hasPrefix("feed:http://") || lowered.hasPrefix("feed:https://") { return String(text.dropFirst(5)) }
+    return text
   }
 
   /// Whether `text` starts with an RFC 3986 scheme (§3.1): a letter, then letters, digits, `+`, `-`, `.`, then `:`.

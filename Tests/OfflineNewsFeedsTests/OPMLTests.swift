@@ -7,6 +7,26 @@ import Testing
 struct OPMLTests {
   private static let fileURL = URL(fileURLWithPath: "/tmp/subs.opml")
 
+  @Test("feed: URIs name their http(s) feed; FreshRSS's scraped sources and empty xmlUrls are reported, not added")
+  func otherReadersOutlines() throws {
+    let document = try OPML.read(
+      Data(
+        """
+        <opml version="2.0"><body>
+          <outline text="Old Safari" xmlUrl="feed://old.example/rss.xml"/>
+          <outline text="Wrapped" xmlUrl="FEED:https://wrapped.example/atom"/>
+          <outline text="Scraped" type="HTML+XPath" xmlUrl="https://page.example/news"/>
+          <outline text="Nothing" xmlUrl=""/>
+        </body></opml>
+        """.utf8), url: Self.fileURL)
+    #expect(
+      document.subscriptions.map(\.feedURL.absoluteString) == [
+        "http://old.example/rss.xml", "https://wrapped.example/atom",
+      ])
+    #expect(document.issues.map(\.element) == ["outline@type", "outline@xmlUrl"], "\(document.issues)")
+    #expect(document.issues.allSatisfy { $0.line != nil })
+  }
+
   @Test("nested folders, title or text, xmlUrl and htmlUrl in any letter case; bad outlines reported")
   func nested() throws {
     let document = try OPML.read(
