@@ -20,9 +20,8 @@ struct Reader {
     var filter: ArticleFilter
     var isFolder: Bool
     var counts: ArticleCounts?
-    /// The configured sources a reload of this row refreshes: the source's own name, a folder's sources; `nil` for
-    /// "All articles" (every source).
-    var reloads: [String]? = nil
+    /// What a reload of this row refreshes: the source, a folder's sources, every source for "All articles".
+    var reloads: ReaderReload.Selection = .all
     /// A source's health (its last good fetch and last error since), read with the counts; `nil` for folders.
     var health: SourceHealth? = nil
     /// A folder row's folder, as the configuration writes it (`Tech/Swift`): what is saved of a collapsed folder
@@ -42,8 +41,8 @@ struct Reader {
     case bookmark(Article, Bool)
     /// Mark every article of this list read (`A`), its title for the status line.
     case markAllRead(ArticleFilter, title: String)
-    /// Refresh these configured sources in the background (`r`: the row's or list's; `R`, `nil`: every source).
-    case reload([String]?)
+    /// Refresh these configured sources in the background (`r`: the row's or list's; `R`: every source).
+    case reload(ReaderReload.Selection)
     case openLink(Article)
     case quit
   }
@@ -68,12 +67,12 @@ struct Reader {
   struct SavedList: Equatable {
     var title: String
     var filter: ArticleFilter
-    var reloads: [String]?
+    var reloads: ReaderReload.Selection
     var selection: Int
     var top: Int
   }
   /// The sources a reload of the open list refreshes (``SourceRow/reloads`` of the row it was opened from).
-  var listReloads: [String]?
+  var listReloads: ReaderReload.Selection = .all
   /// The progress of a reload running in the background ("reloading 3 of 12 sources"); `nil` when none runs.
   var reloading: String?
   var articles: [Article] = []
@@ -104,7 +103,8 @@ struct Reader {
   private var articleLinesCache: (article: Article, width: Int, images: Int, related: Int, lines: [String])?
 
   init(
-    sources: [SourceRow], startingList: (title: String, filter: ArticleFilter, reloads: [String]?)? = nil,
+    sources: [SourceRow],
+    startingList: (title: String, filter: ArticleFilter, reloads: ReaderReload.Selection)? = nil,
     unreadOnly: Bool, now: Date
   ) {
     self.sources = sources
@@ -203,7 +203,7 @@ struct Reader {
       prompt = ""
       return []
     case .character("R"):
-      return [.reload(nil)]
+      return [.reload(.all)]
     default: break
     }
     switch screen {
@@ -261,7 +261,7 @@ struct Reader {
       screens.append(.articles)
       listTitle = "Search: " + OutputFormat.sanitized(text, collapsingWhitespace: true)
       listFilter = nil
-      listReloads = nil
+      listReloads = .all
       articles = []
       listLoaded = false
       articleSelection = 0
