@@ -216,7 +216,8 @@ struct ReadCommand: NewsCommand {
       var observation: Task<Void, Never>?
       var generation = 0
       var reload: ReaderReload?
-      var shownImagesOf: URL?
+      // The open article's key once it has been read whole, with its images.
+      var wholeOf: URL?
       defer {
         watchStore.cancel()
         observation?.cancel()
@@ -248,7 +249,8 @@ struct ReadCommand: NewsCommand {
         guard let filter else { return }
         observation = Task {
           do {
-            for try await list in repository.observe(filter, limit: ReadCommand.listLimit) {
+            // What the list shows, not the articles' bodies: the open one is read whole (below).
+            for try await list in repository.observe(filter, limit: ReadCommand.listLimit, fields: .listing) {
               sink.yield(.list(list, generation: current))
             }
           } catch {
@@ -304,6 +306,7 @@ struct ReadCommand: NewsCommand {
         case .list(let list, let listGeneration):
           guard listGeneration == generation else { continue }
           reader.setArticles(list)
+          wholeOf = nil  // the open article may have changed too: read again
         case .listFailed(let message, let listGeneration):
           guard listGeneration == generation else { continue }
           reader.listLoaded = true
@@ -324,16 +327,19 @@ struct ReadCommand: NewsCommand {
           countAll()
         }
         reader.now = context.now()
-        // An article just opened: its images (and their offline files) are listed under it, as `news show` does.
-        if let open = reader.open, open.url != shownImagesOf {
-          shownImagesOf = open.url
+        // An article just opened: read whole (the list holds only what it shows), with its images (and their offline
+        // files) listed under it, as `news show` does.
+        if let open = reader.open, open.url != wholeOf {
+          wholeOf = open.url
+          let key = open.url.absoluteString
+          if let whole = (try? await repository.article(url: key)) ?? nil { reader.setWhole(whole) }
           let images = (try? await repository.images(of: open))?.map {
             ShowCommand.ShownImage($0, file: repository.imageFile($0))
           }
-          let related = (try? await repository.relatedRecords(ofArticleKey: open.url.absoluteString)) ?? []
+          let related = (try? await repository.relatedRecords(ofArticleKey: key)) ?? []
           reader.setImages(images ?? [], related: related, of: open.url)
         } else if reader.open == nil {
-          shownImagesOf = nil
+          wholeOf = nil
         }
         draw()
       }

@@ -98,7 +98,8 @@ struct Reader {
   var readOnlyNote: String?
   var now: Date
 
-  private var listLinesCache: (version: Int, width: Int, lines: [String])?
+  /// The laid-out rows of the list's screen: for this version of the list, width and first row (``listTop``).
+  private var listLinesCache: (version: Int, width: Int, rows: Range<Int>, lines: [String])?
   private var listVersion = 0
   private var articleLinesCache: (article: Article, width: Int, images: Int, related: Int, lines: [String])?
 
@@ -140,7 +141,19 @@ struct Reader {
     } else {
       articleSelection = min(articleSelection, max(0, list.count - 1))
     }
-    if let current = open, let fresh = list.first(where: { $0.url == current.url }) { open = fresh }
+    // The open article keeps its whole text (a list holds only what it shows: ``ArticleFields/listing``); its read
+    // mark and bookmark follow the list's. The command reads it whole again (``setWhole(_:)``).
+    if var current = open, let fresh = list.first(where: { $0.url == current.url }) {
+      current.isRead = fresh.isRead
+      current.bookmarkedAt = fresh.bookmarkedAt
+      open = current
+    }
+  }
+
+  /// The open article read whole (its summary, content and whole text), when it is still the open one.
+  mutating func setWhole(_ article: Article) {
+    guard open?.url == article.url else { return }
+    open = article
   }
 
   /// New counts for the source rows, in their order.
@@ -574,24 +587,27 @@ struct Reader {
     if articles.isEmpty {
       return [Terminal.Line(listLoaded ? "  no articles" : "  loading…", style: .dim)]
     }
+    listTop = Self.scrolled(top: listTop, selection: articleSelection, body: body)
+    // Only the rows on the screen are laid out (`news list`'s columns, fitted to them, as `news list` fits a page):
+    // laying out the whole list (2,000 rows) was most of the time to open one (docs/PERFORMANCE.md, "news read").
+    let shown = articles.indices.dropFirst(listTop).prefix(body)
     let rows: [String]
-    if let cache = listLinesCache, cache.version == listVersion, cache.width == width {
+    if let cache = listLinesCache, cache.version == listVersion, cache.width == width, cache.rows == shown {
       rows = cache.lines
     } else {
-      let text = OutputFormat.lines(articles, now: now, width: max(20, width - 1), color: false)
+      let text = OutputFormat.lines(articles[shown], now: now, width: max(20, width - 1), color: false)
       // `news list`'s two leading spaces are where the marks go.
       rows = text.split(separator: "\n", omittingEmptySubsequences: false).map {
         String($0.hasPrefix("  ") ? $0.dropFirst(2) : $0)
       }
-      listLinesCache = (listVersion, width, rows)
+      listLinesCache = (listVersion, width, shown, rows)
     }
-    listTop = Self.scrolled(top: listTop, selection: articleSelection, body: body)
-    return articles.indices.dropFirst(listTop).prefix(body).map { index in
+    return shown.enumerated().map { offset, index in
       let article = articles[index]
       let marks = (article.isRead ? " " : "N") + (article.isBookmarked ? "!" : " ") + " "
       var style: Terminal.Style = article.isRead ? [] : .bold
       if index == articleSelection { style.insert(.reverse) }
-      return Terminal.Line(Self.fit(marks + (rows.indices.contains(index) ? rows[index] : ""), width), style: style)
+      return Terminal.Line(Self.fit(marks + (rows.indices.contains(offset) ? rows[offset] : ""), width), style: style)
     }
   }
 

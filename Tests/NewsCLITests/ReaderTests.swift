@@ -156,6 +156,32 @@ struct ReaderTests {
     #expect(reader.articles[2].isRead)
   }
 
+  @Test("the open article keeps its whole text when the list (its listing fields only) changes; its marks follow")
+  func openArticleStaysWhole() {
+    var reader = Self.reader()
+    _ = reader.handle(.enter, height: 30)
+    // The list as the command observes it: no bodies (ArticleFields.listing).
+    let listing = Self.articles.map { article -> Article in
+      var listed = article
+      listed.summary = nil
+      return listed
+    }
+    reader.setArticles(listing)
+    #expect(reader.handle(.enter, height: 30) == [.markRead(listing[0], true)])
+    #expect(reader.open?.summary == nil)
+    reader.setWhole(Self.articles[0])
+    reader.setWhole(Self.articles[1])  // not the open one: ignored
+    #expect(reader.open == Self.articles[0])
+    let shown = reader.lines(height: 30, width: 100).map(\.text)
+    #expect(shown.contains { $0.contains("Paragraph of 東京の桜が満開に") }, "\(shown)")
+    var marked = listing
+    marked[0].isRead = true
+    marked[0].bookmarkedAt = Self.now
+    reader.setArticles(marked)
+    #expect(reader.open?.summary == Self.articles[0].summary)
+    #expect(reader.open?.isRead == true && reader.open?.isBookmarked == true)
+  }
+
   @Test("newsboat's keys: n/p the next and previous unread, A marks the source or list read, r/R reload")
   func newsboatKeys() {
     var reader = Self.reader()
