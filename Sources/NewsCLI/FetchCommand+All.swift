@@ -1,14 +1,16 @@
 import Foundation
 import OfflineNews
+import Synchronization
 
 /// `news fetch --all`, and `news fetch --source NAME` of a Parse source: the configured sources refreshed by the
 /// library (``NewsRepository/refresh(_:options:progress:)``), and one line per source printed — new, updated,
 /// unchanged, not modified, or failed and why (with what the cache still serves). On a terminal, a progress line on
 /// standard error counts the sources done meanwhile (not with `--quiet` or `--json`).
 extension FetchCommand {
-  /// One source's line of `fetch --all --json`: every key always present, `null` for an absent value, as in every
-  /// `--json` document (`ageSeconds`: seconds since the served rows were fetched, millisecond precision).
-  struct SourceLine: Encodable {
+  /// One source's line of `fetch --all --json` (and a line of `--json-lines`): every key always present, `null` for
+  /// an absent value, as in every `--json` document (`ageSeconds`: seconds since the served rows were fetched,
+  /// millisecond precision). Decodable: `news read` reads a reload's lines back (``ReaderReload``).
+  struct SourceLine: Codable, Equatable {
     var source: String
     var kind: String
     var status: String
@@ -32,18 +34,39 @@ extension FetchCommand {
     }
   }
 
-  /// `news fetch --all`, and `news fetch --folder NAME` (the sources of a folder and the folders inside it).
+  /// `news fetch --all`, `news fetch --folder NAME` (the sources of a folder and the folders inside it), and
+  /// `news fetch --source NAME --json-lines` (that one source, refreshed as `--all` refreshes it).
   func runAll() async throws -> ExitCode {
     let policyOption = Self.policy(arguments)
     let maxAgeOption = arguments.seconds(.maxAge)
     let timeout = arguments.seconds(.timeout)
-    if arguments.value(.url) != nil || arguments.value(.source) != nil {
+    let jsonLines = arguments.flag(.jsonLines)
+    if arguments.value(.url) != nil {
+      throw CommandFailure(
+        .usage,
+        jsonLines
+          ? "--json-lines reports configured sources: give --all, --folder or --source with it, not --url"
+          : "--all refreshes every source: give --all, or --url / --source")
+    }
+    if arguments.value(.source) != nil, !jsonLines {
       throw CommandFailure(.usage, "--all refreshes every source: give --all, or --url / --source")
     }
     if arguments.flag(.all), arguments.value(.folder) != nil {
       throw CommandFailure(.usage, "--all refreshes every source, --folder those of one folder: give one of them")
     }
+    if jsonLines, !arguments.flag(.all), arguments.value(.folder) == nil, arguments.value(.source) == nil {
+      throw CommandFailure(
+        .usage, "--json-lines reports a refresh of configured sources: give --all, --folder or --source with it")
+    }
     var sources = try context.newsSources()
+    if let typed = arguments.value(.source) {
+      // The source as `--source` names it (any case), refreshed as `--all` refreshes each of its sources.
+      let name = context.configuration.sourceName(matching: typed) ?? typed
+      sources = sources.filter { $0.name == name }
+      guard !sources.isEmpty else {
+        throw CommandFailure(.usage, "no source named \"\(name)\"", hint: context.configuration.knownSourcesHint)
+      }
+    }
     if let folder = arguments.value(.folder) {
       // The folder's sources, as `news list --folder` selects them (a usage error naming the folders there are).
       _ = try context.folderMatches(folder)
@@ -70,12 +93,15 @@ extension FetchCommand {
     options.retryFailed = arguments.flag(.retryFailed)
     let progress = ProgressReporter(
       "refreshing", total: sources.count, unit: "sources", console: context.console,
-      quiet: arguments.flag(.quiet) || arguments.flag(.json))
-    let report = await repository.refresh(sources, in: context.subscriptionFile, options: options) { _ in
+      quiet: arguments.flag(.quiet) || arguments.flag(.json) || jsonLines)
+    // `--json-lines`: each source's line as it finishes (from the refresh's tasks: one line written at a time).
+    let lines = jsonLines ? LineWriter(context.console) : nil
+    let report = await repository.refresh(sources, in: context.subscriptionFile, options: options) { refreshed in
       progress.advance()
+      lines?.write(OutputFormat.json(SourceLine(refreshed)))
     }
     progress.finish()
-    print(report.sources)
+    if !jsonLines { print(report.sources) }
     noteRelinks(report, after: options.relinkAfter)
     context.reportFullText(report)
     return Self.exitCode(report)
@@ -106,6 +132,15 @@ extension FetchCommand {
         "\(OutputFormat.sanitized(failure.source)): moved permanently, but \(file) could not say so: "
           + OutputFormat.sanitized(failure.error.description))
     }
+  }
+
+  /// Writes whole lines to standard output from any thread, one at a time (a line longer than a pipe's atomic
+  /// write could otherwise interleave with another).
+  final class LineWriter: Sendable {
+    private let console: Console
+    private let lock = Mutex(())
+    init(_ console: Console) { self.console = console }
+    func write(_ line: String) { lock.withLock { _ in console.out(line) } }
   }
 
   /// The run's exit status: 0 when every source refreshed or had a cache to serve; 75 (``ExitCode/someUnavailable``)

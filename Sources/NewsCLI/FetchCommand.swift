@@ -7,7 +7,9 @@ import OfflineNewsModel
 struct FetchCommand: NewsCommand {
   static let name = "fetch"
   static let summary = "Fetch articles (network first; the cache when the network fails) and save them."
-  static let groups: [(options: [Option], required: Bool)] = [([.url, .source, .all, .folder], false)]
+  static let groups: [(options: [Option], required: Bool)] = [
+    ([.url, .source, .all, .folder], false), ([.json, .jsonLines], false),
+  ]
   static let details = """
     Without --url or --source, fetches the configuration's default source; a source's "policy" and "maxAge"
     apply unless --policy or --max-age is given. The NewsAPI key is read from NEWSAPI_KEY (or the
@@ -21,11 +23,13 @@ struct FetchCommand: NewsCommand {
     Exit status: 0 articles served (from the network or the cache; cache-only also when nothing is cached),
     69 network failed and nothing cached (or network-only failed), 74 storage error. With --all: 0 when every
     source refreshed or served its cache, 75 when some source has neither, 69 when none served anything;
-    --folder as --all, for the sources of that folder.
+    --folder as --all, for the sources of that folder. --json-lines reports each source as it finishes (news read
+    reloads through it); with --source, that source is refreshed as --all refreshes it.
     """
 
   enum Option: CommandOption {
-    case url, source, all, folder, fullText, retryFailed, policy, maxAge, db, config, limit, timeout, json, quiet
+    case url, source, all, folder, fullText, retryFailed, policy, maxAge, db, config, limit, timeout, json, jsonLines
+    case quiet
     var spec: OptionSpec {
       switch self {
       case .url:
@@ -69,6 +73,12 @@ struct FetchCommand: NewsCommand {
           name: "limit", valueName: "N", help: "Show at most N articles (all are saved).", type: .integer(minimum: 0))
       case .timeout: SharedOption.timeout(per: "attempt")
       case .json: SharedOption.json("{origin, fetchedAt, ageSeconds, stale, networkError, articles}")
+      case .jsonLines:
+        OptionSpec(
+          name: "json-lines",
+          help:
+            "With --all, --folder or --source: one line of JSON per source as it finishes ({source, kind, status, "
+            + "inserted, updated, unchanged, cached, ageSeconds, error}), no document at the end.")
       case .quiet: OptionSpec(name: "quiet", help: "With --all: no progress line on a terminal.")
       }
     }
@@ -78,7 +88,11 @@ struct FetchCommand: NewsCommand {
   var arguments: ParsedArguments<Option>
 
   func run() async throws -> ExitCode {
-    if arguments.flag(.all) || arguments.value(.folder) != nil {
+    if arguments.flag(.json), arguments.flag(.jsonLines) {
+      throw CommandFailure(
+        .usage, "give --json (one document at the end) or --json-lines (a line per source), not both")
+    }
+    if arguments.flag(.all) || arguments.value(.folder) != nil || arguments.flag(.jsonLines) {
       let configuration = context.configuration
       try checkRetryFailed(
         wantsFullText: configuration.sources.values.contains { $0.labels.fullText }

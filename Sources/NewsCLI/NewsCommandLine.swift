@@ -57,7 +57,8 @@ public struct NewsCommandLine: Sendable {
   /// The commands that use the network: `news` runs them in `news-online`. Names, not the specs (``FetchCommand``,
   /// ``SyncCommand``, ``AddCommand``), so that `news list` does not build every command's help text to ask;
   /// `NewsCommandLineTests` checks them against the specs.
-  static let networkCommands = ["fetch", "sync", "add", "read", "serve"]
+  /// `read` is not one: it reads the cache in `news` and runs each reload as a child `news fetch` (``ReaderReload``).
+  static let networkCommands = ["fetch", "sync", "add", "serve"]
 
   /// Whether a command line (without the program name) runs a command that uses the network, and so needs a
   /// program built with one (`news-online`); `news --help` and every other command read only files and the cache.

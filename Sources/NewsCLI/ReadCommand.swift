@@ -67,20 +67,17 @@ struct ReadCommand: NewsCommand {
     }
     let unreadOnly = arguments.flag(.unread)
     let repository = try context.makeRepository(arguments.common, reading: true)
-    var start: (title: String, filter: ArticleFilter, reloads: [String]?)?
+    var start: (title: String, filter: ArticleFilter, reloads: ReaderReload.Selection)?
     let configuration = context.configuration
     if let typed = arguments.value(.source) {
       let match = try await context.sourceMatch(typed, in: repository)
       var filter = ArticleFilter(unreadOnly: unreadOnly, source: match.source)
       filter.sourceQueries = match.queries
       let name = configuration.allSourceNames.first { $0.lowercased() == typed.lowercased() }
-      start = (OutputFormat.sanitized(typed, collapsingWhitespace: true), filter, name.map { [$0] } ?? [])
+      start = (OutputFormat.sanitized(typed, collapsingWhitespace: true), filter, name.map { .source($0) } ?? .none)
     } else if let folder = arguments.value(.folder) {
       let filter = ArticleFilter(unreadOnly: unreadOnly, anyOfSources: try context.folderMatches(folder))
-      start = (
-        OutputFormat.sanitized(folder, collapsingWhitespace: true), filter,
-        configuration.sourceNames(inFolder: folder) ?? []
-      )
+      start = (OutputFormat.sanitized(folder, collapsingWhitespace: true), filter, .folder(folder))
     }
     var reader = Reader(sources: sourceRows(), startingList: start, unreadOnly: unreadOnly, now: context.now())
     let statePath = Self.statePath(ofDatabase: repository.databasePath)
@@ -103,20 +100,11 @@ struct ReadCommand: NewsCommand {
         .config, error.description, hint: "news list and news show print the same articles without ncurses")
     }
     defer { terminal.stop() }
-    let context = self.context
-    let common = arguments.common
-    // The repository a reload refreshes through: made at the first reload (the sources' mappings are loaded then,
-    // not at start), with the network and retries `news fetch --all` has.
-    let refresher: @Sendable ([String]?) throws(CommandFailure) -> Refresher = { names in
-      var sources = try context.newsSources()
-      if let names { sources = sources.filter { names.contains($0.name) } }
-      try context.requireNetwork(for: sources.map(\.url), command: ReadCommand.name)
-      let repository = try context.makeRepository(
-        common, entities: CommandContext.entities(of: sources), retrying: true)
-      return Refresher(repository: repository, sources: sources, options: context.refreshOptions(common, timeout: nil))
-    }
+    // A reload is `news fetch … --json-lines` on this store and configuration (``ReaderReload``).
+    var reloadArguments = ["--db", repository.databasePath]
+    if let file = configuration.file { reloadArguments += ["--config", file] }
     var session = Session(
-      repository: repository, terminal: terminal, reader: reader, context: context, refresher: refresher)
+      repository: repository, terminal: terminal, reader: reader, context: context, reloadArguments: reloadArguments)
     defer { Self.saveCollapsedFolders(session.reader.collapsedFolders, statePath) }
     return try await session.run()
   }
@@ -162,13 +150,6 @@ struct ReadCommand: NewsCommand {
     }
   }
 
-  /// What a reload runs: the sources, through a repository with the network, with `news fetch --all`'s options.
-  struct Refresher: Sendable {
-    var repository: NewsRepository
-    var sources: [NewsSource]
-    var options: RefreshOptions
-  }
-
   /// "All articles", then each folder with its sources below it, then the sources in no folder.
   func sourceRows() -> [Reader.SourceRow] {
     let configuration = context.configuration
@@ -178,7 +159,7 @@ struct ReadCommand: NewsCommand {
     func row(_ name: String, depth: Int) -> Reader.SourceRow {
       let filter = ArticleFilter(anyOfSources: [context.sourceMatch(name)])
       // The subscription's name, as `news sources` and `--source` use it (its feed's own title is a label).
-      return Reader.SourceRow(title: name, depth: depth, filter: filter, isFolder: false, reloads: [name])
+      return Reader.SourceRow(title: name, depth: depth, filter: filter, isFolder: false, reloads: .source(name))
     }
     let names = configuration.allSourceNames.sorted { $0.lowercased() < $1.lowercased() }
     // Each folder right after the folder it is in ("Tech", "Tech/Swift", then "Tech 2"), so that collapsing a
@@ -190,7 +171,7 @@ struct ReadCommand: NewsCommand {
       rows.append(
         Reader.SourceRow(
           title: folder.last ?? text, depth: folder.count - 1, filter: ArticleFilter(anyOfSources: matches),
-          isFolder: true, reloads: configuration.sourceNames(inFolder: text) ?? [], folder: text))
+          isFolder: true, reloads: .folder(text), folder: text))
       for name in names where configuration.folder(ofSource: name) == folder {
         rows.append(row(name, depth: folder.count))
       }
@@ -205,8 +186,8 @@ struct ReadCommand: NewsCommand {
     var terminal: Terminal
     var reader: Reader
     var context: CommandContext
-    /// Makes what a reload of these sources (`nil`: every source) runs.
-    var refresher: @Sendable ([String]?) throws(CommandFailure) -> Refresher
+    /// `--db` and `--config` of a reload's `news fetch`: this store and configuration.
+    var reloadArguments: [String]
 
     /// What the loop waits for, from the terminal and from the repository.
     enum Event: Sendable {
@@ -234,18 +215,21 @@ struct ReadCommand: NewsCommand {
       }
       var observation: Task<Void, Never>?
       var generation = 0
-      var reload: Task<Void, Never>?
-      var shownImagesOf: URL?
+      var reload: ReaderReload?
+      // The open article's key once it has been read whole, with its images.
+      var wholeOf: URL?
       defer {
         watchStore.cancel()
         observation?.cancel()
-        reload?.cancel()
+        reload?.terminate()
       }
       let repository = self.repository
       let rows = reader.sources.map(\.filter)
       // A source row's source: its health (age, last error) is shown beside its counts.
       let context = self.context
-      let named = reader.sources.map { row -> String? in row.isFolder ? nil : row.reloads?.first }
+      let named = reader.sources.map { row -> String? in
+        if case .source(let name) = row.reloads { name } else { nil }
+      }
       // The counts first (the first screen), then each source's health.
       func countAll() {
         Task {
@@ -265,7 +249,8 @@ struct ReadCommand: NewsCommand {
         guard let filter else { return }
         observation = Task {
           do {
-            for try await list in repository.observe(filter, limit: ReadCommand.listLimit) {
+            // What the list shows, not the articles' bodies: the open one is read whole (below).
+            for try await list in repository.observe(filter, limit: ReadCommand.listLimit, fields: .listing) {
               sink.yield(.list(list, generation: current))
             }
           } catch {
@@ -273,34 +258,29 @@ struct ReadCommand: NewsCommand {
           }
         }
       }
-      // Refreshes sources in the background: the lists and counts update as its saves commit (observed), the status
-      // line shows its progress; one at a time.
-      func startReload(_ names: [String]?) {
+      // Refreshes sources in a child `news fetch` (``ReaderReload``): the lists and counts update as its saves commit
+      // (observed), the status line shows its progress; one at a time.
+      let reloadArguments = self.reloadArguments
+      func startReload(_ selection: ReaderReload.Selection) {
         guard reload == nil else {
           reader.message = "a reload is running"
           return
         }
-        let refresh: Refresher
-        do {
-          refresh = try refresher(names)
-        } catch {
-          reader.message = Self.describe(error)
-          return
-        }
-        guard !refresh.sources.isEmpty else {
+        let total = Self.sourceCount(of: selection, context.configuration)
+        guard total > 0 else {
           reader.message = "nothing to reload: no configured source here"
           return
         }
-        let total = refresh.sources.count
-        reader.reloading = "reloading \(total) source\(total == 1 ? "" : "s")…"
-        reload = Task {
-          let done = Counter()
-          let report = await refresh.repository.refresh(refresh.sources, options: refresh.options) { _ in
-            sink.yield(.reloadProgress(done: done.increment(), total: total))
-          }
-          await refresh.repository.close()
-          sink.yield(.reloaded(Self.summary(report)))
+        do {
+          reload = try ReaderReload(
+            selection, arguments: reloadArguments, environment: context.environment,
+            progress: { done, _ in sink.yield(.reloadProgress(done: done, total: total)) },
+            finished: { sink.yield(.reloaded(Self.summary($0))) })
+        } catch {
+          reader.message = error.description
+          return
         }
+        reader.reloading = "reloading \(total) source\(total == 1 ? "" : "s")…"
       }
       countAll()
       for action in reader.initialActions { try await perform(action, observe: observe) }
@@ -312,8 +292,8 @@ struct ReadCommand: NewsCommand {
           for key in terminal.readKeys() {
             for action in reader.handle(key, height: lines) {
               if action == .quit { return .success }
-              if case .reload(let names) = action {
-                startReload(names)
+              if case .reload(let selection) = action {
+                startReload(selection)
                 continue
               }
               try await perform(action, observe: observe)
@@ -326,6 +306,7 @@ struct ReadCommand: NewsCommand {
         case .list(let list, let listGeneration):
           guard listGeneration == generation else { continue }
           reader.setArticles(list)
+          wholeOf = nil  // the open article may have changed too: read again
         case .listFailed(let message, let listGeneration):
           guard listGeneration == generation else { continue }
           reader.listLoaded = true
@@ -346,16 +327,19 @@ struct ReadCommand: NewsCommand {
           countAll()
         }
         reader.now = context.now()
-        // An article just opened: its images (and their offline files) are listed under it, as `news show` does.
-        if let open = reader.open, open.url != shownImagesOf {
-          shownImagesOf = open.url
+        // An article just opened: read whole (the list holds only what it shows), with its images (and their offline
+        // files) listed under it, as `news show` does.
+        if let open = reader.open, open.url != wholeOf {
+          wholeOf = open.url
+          let key = open.url.absoluteString
+          if let whole = (try? await repository.article(url: key)) ?? nil { reader.setWhole(whole) }
           let images = (try? await repository.images(of: open))?.map {
             ShowCommand.ShownImage($0, file: repository.imageFile($0))
           }
-          let related = (try? await repository.relatedRecords(ofArticleKey: open.url.absoluteString)) ?? []
+          let related = (try? await repository.relatedRecords(ofArticleKey: key)) ?? []
           reader.setImages(images ?? [], related: related, of: open.url)
         } else if reader.open == nil {
-          shownImagesOf = nil
+          wholeOf = nil
         }
         draw()
       }
@@ -454,30 +438,33 @@ struct ReadCommand: NewsCommand {
       }
     }
 
-    /// A reload's line: "reloaded 12 sources: 30 new, 4 updated, 1 failed (Blog: …)".
-    static func summary(_ report: RefreshReport) -> String {
-      let inserted = report.sources.reduce(0) { $0 + $1.inserted }
-      let updated = report.sources.reduce(0) { $0 + $1.updated }
-      let failed = report.sources.filter { $0.status == .failed || $0.status == .gone }
-      var text = "reloaded \(report.sources.count) source\(report.sources.count == 1 ? "" : "s"): \(inserted) new"
+    /// A reload's line: "reloaded 12 sources: 30 new, 4 updated, 1 failed (Blog: …)" (the sources in the order
+    /// they finished, the first failure named), or why it refreshed nothing ("reload failed: …").
+    static func summary(_ outcome: ReaderReload.Outcome) -> String {
+      if let failure = outcome.failure {
+        return OutputFormat.sanitized("reload failed: " + failure, collapsingWhitespace: true)
+      }
+      let sources = outcome.sources
+      let inserted = sources.reduce(0) { $0 + $1.inserted }
+      let updated = sources.reduce(0) { $0 + $1.updated }
+      let failed = sources.filter {
+        $0.status == SourceRefresh.Status.failed.rawValue || $0.status == SourceRefresh.Status.gone.rawValue
+      }
+      var text = "reloaded \(sources.count) source\(sources.count == 1 ? "" : "s"): \(inserted) new"
       if updated > 0 { text += ", \(updated) updated" }
       if let first = failed.first {
-        let reason = first.failure.map { String(describing: $0) } ?? "failed"
-        text += ", \(failed.count) failed (\(first.source): \(reason))"
+        text += ", \(failed.count) failed (\(first.source): \(first.error ?? "failed"))"
       }
       return OutputFormat.sanitized(text, collapsingWhitespace: true)
     }
 
-    /// Counts a reload's finished sources (the refresh reports them from its tasks).
-    final class Counter: @unchecked Sendable {
-      private let lock = NSLock()
-      private var value = 0
-      /// One more finished; the count so far.
-      func increment() -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        value += 1
-        return value
+    /// How many configured sources a reload of `selection` refreshes (its progress counts to it).
+    static func sourceCount(of selection: ReaderReload.Selection, _ configuration: Configuration) -> Int {
+      switch selection {
+      case .none: 0
+      case .all: configuration.allSourceNames.count
+      case .folder(let folder): configuration.sourceNames(inFolder: folder)?.count ?? 0
+      case .source(let name): configuration.allSourceNames.contains(name) ? 1 : 0
       }
     }
 

@@ -20,9 +20,8 @@ struct Reader {
     var filter: ArticleFilter
     var isFolder: Bool
     var counts: ArticleCounts?
-    /// The configured sources a reload of this row refreshes: the source's own name, a folder's sources; `nil` for
-    /// "All articles" (every source).
-    var reloads: [String]? = nil
+    /// What a reload of this row refreshes: the source, a folder's sources, every source for "All articles".
+    var reloads: ReaderReload.Selection = .all
     /// A source's health (its last good fetch and last error since), read with the counts; `nil` for folders.
     var health: SourceHealth? = nil
     /// A folder row's folder, as the configuration writes it (`Tech/Swift`): what is saved of a collapsed folder
@@ -42,8 +41,8 @@ struct Reader {
     case bookmark(Article, Bool)
     /// Mark every article of this list read (`A`), its title for the status line.
     case markAllRead(ArticleFilter, title: String)
-    /// Refresh these configured sources in the background (`r`: the row's or list's; `R`, `nil`: every source).
-    case reload([String]?)
+    /// Refresh these configured sources in the background (`r`: the row's or list's; `R`: every source).
+    case reload(ReaderReload.Selection)
     case openLink(Article)
     case quit
   }
@@ -68,12 +67,12 @@ struct Reader {
   struct SavedList: Equatable {
     var title: String
     var filter: ArticleFilter
-    var reloads: [String]?
+    var reloads: ReaderReload.Selection
     var selection: Int
     var top: Int
   }
   /// The sources a reload of the open list refreshes (``SourceRow/reloads`` of the row it was opened from).
-  var listReloads: [String]?
+  var listReloads: ReaderReload.Selection = .all
   /// The progress of a reload running in the background ("reloading 3 of 12 sources"); `nil` when none runs.
   var reloading: String?
   var articles: [Article] = []
@@ -99,12 +98,14 @@ struct Reader {
   var readOnlyNote: String?
   var now: Date
 
-  private var listLinesCache: (version: Int, width: Int, lines: [String])?
+  /// The laid-out rows of the list's screen: for this version of the list, width and first row (``listTop``).
+  private var listLinesCache: (version: Int, width: Int, rows: Range<Int>, lines: [String])?
   private var listVersion = 0
   private var articleLinesCache: (article: Article, width: Int, images: Int, related: Int, lines: [String])?
 
   init(
-    sources: [SourceRow], startingList: (title: String, filter: ArticleFilter, reloads: [String]?)? = nil,
+    sources: [SourceRow],
+    startingList: (title: String, filter: ArticleFilter, reloads: ReaderReload.Selection)? = nil,
     unreadOnly: Bool, now: Date
   ) {
     self.sources = sources
@@ -140,7 +141,19 @@ struct Reader {
     } else {
       articleSelection = min(articleSelection, max(0, list.count - 1))
     }
-    if let current = open, let fresh = list.first(where: { $0.url == current.url }) { open = fresh }
+    // The open article keeps its whole text (a list holds only what it shows: ``ArticleFields/listing``); its read
+    // mark and bookmark follow the list's. The command reads it whole again (``setWhole(_:)``).
+    if var current = open, let fresh = list.first(where: { $0.url == current.url }) {
+      current.isRead = fresh.isRead
+      current.bookmarkedAt = fresh.bookmarkedAt
+      open = current
+    }
+  }
+
+  /// The open article read whole (its summary, content and whole text), when it is still the open one.
+  mutating func setWhole(_ article: Article) {
+    guard open?.url == article.url else { return }
+    open = article
   }
 
   /// New counts for the source rows, in their order.
@@ -203,7 +216,7 @@ struct Reader {
       prompt = ""
       return []
     case .character("R"):
-      return [.reload(nil)]
+      return [.reload(.all)]
     default: break
     }
     switch screen {
@@ -261,7 +274,7 @@ struct Reader {
       screens.append(.articles)
       listTitle = "Search: " + OutputFormat.sanitized(text, collapsingWhitespace: true)
       listFilter = nil
-      listReloads = nil
+      listReloads = .all
       articles = []
       listLoaded = false
       articleSelection = 0
@@ -574,24 +587,27 @@ struct Reader {
     if articles.isEmpty {
       return [Terminal.Line(listLoaded ? "  no articles" : "  loading…", style: .dim)]
     }
+    listTop = Self.scrolled(top: listTop, selection: articleSelection, body: body)
+    // Only the rows on the screen are laid out (`news list`'s columns, fitted to them, as `news list` fits a page):
+    // laying out the whole list (2,000 rows) was most of the time to open one (docs/PERFORMANCE.md, "news read").
+    let shown = articles.indices.dropFirst(listTop).prefix(body)
     let rows: [String]
-    if let cache = listLinesCache, cache.version == listVersion, cache.width == width {
+    if let cache = listLinesCache, cache.version == listVersion, cache.width == width, cache.rows == shown {
       rows = cache.lines
     } else {
-      let text = OutputFormat.lines(articles, now: now, width: max(20, width - 1), color: false)
+      let text = OutputFormat.lines(articles[shown], now: now, width: max(20, width - 1), color: false)
       // `news list`'s two leading spaces are where the marks go.
       rows = text.split(separator: "\n", omittingEmptySubsequences: false).map {
         String($0.hasPrefix("  ") ? $0.dropFirst(2) : $0)
       }
-      listLinesCache = (listVersion, width, rows)
+      listLinesCache = (listVersion, width, shown, rows)
     }
-    listTop = Self.scrolled(top: listTop, selection: articleSelection, body: body)
-    return articles.indices.dropFirst(listTop).prefix(body).map { index in
+    return shown.enumerated().map { offset, index in
       let article = articles[index]
       let marks = (article.isRead ? " " : "N") + (article.isBookmarked ? "!" : " ") + " "
       var style: Terminal.Style = article.isRead ? [] : .bold
       if index == articleSelection { style.insert(.reverse) }
-      return Terminal.Line(Self.fit(marks + (rows.indices.contains(index) ? rows[index] : ""), width), style: style)
+      return Terminal.Line(Self.fit(marks + (rows.indices.contains(offset) ? rows[offset] : ""), width), style: style)
     }
   }
 

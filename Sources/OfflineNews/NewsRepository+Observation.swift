@@ -23,19 +23,23 @@ extension NewsRepository {
   /// - Parameters:
   ///   - filter: which articles (``ArticleFilter``: unread, bookmarked, sources, folders by their sources, dates).
   ///   - limit: at most this many, newest first; `nil` for all.
+  ///   - fields: every field (the default), or only what a list shows (``ArticleFields/listing``): a list of 2,000
+  ///     is read again after every change, so a list UI reads the article it opens whole (``article(url:)``).
   /// - Returns: a stream of lists; it throws ``NewsRepositoryError/storage(_:network:)`` when a read fails.
-  public func observe(_ filter: ArticleFilter = .all, limit: Int? = nil) -> AsyncThrowingStream<[Article], any Error> {
+  public func observe(_ filter: ArticleFilter = .all, limit: Int? = nil, fields: ArticleFields = .all)
+    -> AsyncThrowingStream<[Article], any Error>
+  {
     // Subscribed before the first read, so that a change committed meanwhile is not missed.
     let changes = storeChanges()
     return AsyncThrowingStream { continuation in
       let task = Task {
         var last: [Article]?
         do {
-          let first = try await read(limit: limit, filter: filter)
+          let first = try await read(limit: limit, filter: filter, fields: fields)
           continuation.yield(first)
           last = first
           for await _ in changes {
-            let list = try await read(limit: limit, filter: filter)
+            let list = try await read(limit: limit, filter: filter, fields: fields)
             if list != last {
               continuation.yield(list)
               last = list

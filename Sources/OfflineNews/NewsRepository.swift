@@ -212,11 +212,13 @@ public final class NewsRepository: Sendable {
 
   /// Cached articles, newest first, with paging and a filter (unread, bookmarked). Never touches the network.
   ///
+  /// - Parameter fields: every field (the default), or only what a list shows (``ArticleFields/listing``: no
+  ///   summary, content, tags, enclosures or whole text; ``article(url:)`` reads one article whole).
   /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
-  public func read(limit: Int? = nil, offset: Int = 0, filter: ArticleFilter = .all)
+  public func read(limit: Int? = nil, offset: Int = 0, filter: ArticleFilter = .all, fields: ArticleFields = .all)
     async throws(NewsRepositoryError) -> [Article]
   {
-    try await storing { try await storage.articles(limit: limit, offset: offset, filter: filter) }
+    try await storing { try await storage.articles(limit: limit, offset: offset, filter: filter, fields: fields) }
   }
 
   /// The cached article with this URL, or `nil`.

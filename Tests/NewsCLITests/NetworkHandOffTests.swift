@@ -8,11 +8,11 @@ import Testing
 /// `news` runs without the network (``NetworkStack/filesOnly``) and hands the commands that use it to
 /// `news-online`: which commands those are, and what the files-only network still does.
 @Suite struct NetworkHandOffTests {
-  @Test("the commands handed to news-online are exactly fetch, sync and add, by their specs' names")
+  @Test("the commands handed to news-online are exactly fetch, sync, add and serve (not read), by their specs' names")
   func networkCommands() {
     #expect(
       NewsCommandLine.networkCommands == [
-        FetchCommand.name, SyncCommand.name, AddCommand.name, ReadCommand.name, ServeCommand.name,
+        FetchCommand.name, SyncCommand.name, AddCommand.name, ServeCommand.name,
       ])
     for command in CommandRegistry.commands.map({ $0.name }) {
       #expect(NewsCommandLine.usesNetwork([command, "--db", "x"]) == NewsCommandLine.networkCommands.contains(command))

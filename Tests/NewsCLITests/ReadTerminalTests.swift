@@ -303,10 +303,18 @@ struct ReadTerminalTests {
     let store = try await Store()
     let pane = try await Pane(tmux: tmux, directory: store.directory.path(""))
     defer { pane.killNow() }
-    try await pane.type(store.readCommand("--source wide"))
+    try await pane.type("sh -c 'echo $$ > reader.pid; exec \(store.readCommand("--source wide"))'")
     try await pane.waitFor("the source's list") {
       $0.joined().contains("news read — wide") && $0.joined().contains("서울")
     }
+    // The reader is `news` itself, without the network: no FoundationNetworking, no libcurl mapped (a reload runs
+    // in a child `news fetch`).
+    let pidText = try String(contentsOfFile: store.directory.path("reader.pid"), encoding: .utf8)
+    let pid = pidText.trimmingCharacters(in: .whitespacesAndNewlines)
+    let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")
+    #expect(executable == store.news.resolvingSymlinksInPath().path, "\(executable)")
+    let maps = try String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8)
+    #expect(!maps.contains("libcurl") && !maps.contains("FoundationNetworking"), "\(maps)")
     try Store.writeWideFeed(to: store.wideFeed, extra: true)
     try await pane.send("r")
     let screen = try await pane.waitFor("the reload's article and its line") {

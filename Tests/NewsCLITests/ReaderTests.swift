@@ -32,7 +32,7 @@ struct ReaderTests {
       sources: [
         Reader.SourceRow(title: "All articles", depth: 0, filter: .all, isFolder: false),
         Reader.SourceRow(
-          title: "wide", depth: 0, filter: ArticleFilter(source: "wide"), isFolder: false, reloads: ["wide"]),
+          title: "wide", depth: 0, filter: ArticleFilter(source: "wide"), isFolder: false, reloads: .source("wide")),
       ], unreadOnly: false, now: now)
   }
 
@@ -66,7 +66,7 @@ struct ReaderTests {
   @Test("--source starts on the list; --unread filters the lists it opens")
   func starting() {
     let start = Reader(
-      sources: [], startingList: (title: "wide", filter: ArticleFilter(source: "wide"), reloads: ["wide"]),
+      sources: [], startingList: (title: "wide", filter: ArticleFilter(source: "wide"), reloads: .source("wide")),
       unreadOnly: false,
       now: Self.now
     )
@@ -156,13 +156,39 @@ struct ReaderTests {
     #expect(reader.articles[2].isRead)
   }
 
+  @Test("the open article keeps its whole text when the list (its listing fields only) changes; its marks follow")
+  func openArticleStaysWhole() {
+    var reader = Self.reader()
+    _ = reader.handle(.enter, height: 30)
+    // The list as the command observes it: no bodies (ArticleFields.listing).
+    let listing = Self.articles.map { article -> Article in
+      var listed = article
+      listed.summary = nil
+      return listed
+    }
+    reader.setArticles(listing)
+    #expect(reader.handle(.enter, height: 30) == [.markRead(listing[0], true)])
+    #expect(reader.open?.summary == nil)
+    reader.setWhole(Self.articles[0])
+    reader.setWhole(Self.articles[1])  // not the open one: ignored
+    #expect(reader.open == Self.articles[0])
+    let shown = reader.lines(height: 30, width: 100).map(\.text)
+    #expect(shown.contains { $0.contains("Paragraph of 東京の桜が満開に") }, "\(shown)")
+    var marked = listing
+    marked[0].isRead = true
+    marked[0].bookmarkedAt = Self.now
+    reader.setArticles(marked)
+    #expect(reader.open?.summary == Self.articles[0].summary)
+    #expect(reader.open?.isRead == true && reader.open?.isBookmarked == true)
+  }
+
   @Test("newsboat's keys: n/p the next and previous unread, A marks the source or list read, r/R reload")
   func newsboatKeys() {
     var reader = Self.reader()
-    #expect(reader.handle(.character("R"), height: 30) == [.reload(nil)], "R: every source")
-    #expect(reader.handle(.character("r"), height: 30) == [.reload(nil)], "r on All articles: every source")
+    #expect(reader.handle(.character("R"), height: 30) == [.reload(.all)], "R: every source")
+    #expect(reader.handle(.character("r"), height: 30) == [.reload(.all)], "r on All articles: every source")
     _ = reader.handle(.down, height: 30)
-    #expect(reader.handle(.character("r"), height: 30) == [.reload(["wide"])])
+    #expect(reader.handle(.character("r"), height: 30) == [.reload(.source("wide"))])
     #expect(reader.handle(.character("A"), height: 30) == [.markAllRead(ArticleFilter(source: "wide"), title: "wide")])
     _ = reader.handle(.enter, height: 30)
     let list = [
@@ -180,7 +206,7 @@ struct ReaderTests {
     #expect(reader.articleSelection == 1)
     #expect(reader.handle(.character("K"), height: 30) == [])
     #expect(reader.articleSelection == 0, "K: the previous article, read or not")
-    #expect(reader.handle(.character("r"), height: 30) == [.reload(["wide"])], "r on a list: its sources")
+    #expect(reader.handle(.character("r"), height: 30) == [.reload(.source("wide"))], "r on a list: its sources")
     #expect(reader.handle(.character("A"), height: 30) == [.markAllRead(ArticleFilter(source: "wide"), title: "wide")])
     reader.reloading = "reloading: 1 of 3 sources done…"
     #expect(reader.lines(height: 10, width: 60).last?.text == "reloading: 1 of 3 sources done…")
@@ -235,12 +261,12 @@ struct ReaderTests {
   static func folders() -> Reader {
     func source(_ name: String, depth: Int) -> Reader.SourceRow {
       Reader.SourceRow(
-        title: name, depth: depth, filter: ArticleFilter(source: name), isFolder: false, reloads: [name])
+        title: name, depth: depth, filter: ArticleFilter(source: name), isFolder: false, reloads: .source(name))
     }
     func folder(_ name: String, depth: Int, _ sources: [String]) -> Reader.SourceRow {
       Reader.SourceRow(
         title: name, depth: depth, filter: ArticleFilter(anyOfSources: sources.map { SourceMatch(source: $0) }),
-        isFolder: true, reloads: sources)
+        isFolder: true, reloads: .folder(name))
     }
     return Reader(
       sources: [

@@ -62,4 +62,42 @@ struct ObservedListTests {
     await other.close()
     #expect(try await lists.next()?.map(\.title) == ["atp 2", "atp 1"])
   }
+
+  @Test("a list of .listing fields holds what a list shows, not the bodies; article(url:) reads one whole")
+  func listingFields() async throws {
+    let setup = try NewsRepositoryTests.Setup()
+    defer { setup.server.stop() }
+    let repository = setup.repository
+    let query = NewsQuery(url: try #require(URL(string: "https://body.example/feed.xml")), source: "Body")
+    let link = try #require(URL(string: "https://body.example/1"))
+    let image = try #require(URL(string: "https://body.example/1.jpg"))
+    let audio = try #require(URL(string: "https://body.example/1.mp3"))
+    let saved = Article(
+      url: link, title: "With a body", author: "Ann", summary: "<p>The summary</p>", imageURL: image,
+      publishedAt: BulkReadingStateTests.day(1), content: "<p>The content</p>", sourceName: "Body Times",
+      tags: ["one", "two"], enclosures: [Enclosure(url: audio, type: "audio/mpeg", length: 10)])
+    try await repository.save([saved], for: query)
+    try await repository.bookmark(true, url: link.absoluteString)
+
+    let whole = try #require(try await repository.read(limit: 1).first)
+    #expect(whole.summary == "<p>The summary</p>" && whole.content == "<p>The content</p>")
+    #expect(whole.tags == ["one", "two"] && whole.enclosures.count == 1)
+    let listed = try #require(try await repository.read(limit: 1, fields: .listing).first)
+    #expect(listed.summary == nil && listed.content == nil && listed.fullTextHTML == nil && listed.fullText == nil)
+    #expect(listed.tags.isEmpty && listed.enclosures.isEmpty)
+    // Everything else as the whole article has it: what a list shows, its state, and where it links.
+    var expected = whole
+    expected.summary = nil
+    expected.content = nil
+    expected.summaryText = nil
+    expected.contentText = nil
+    expected.tags = []
+    expected.enclosures = []
+    #expect(listed == expected)
+    #expect(listed.isBookmarked && listed.author == "Ann" && listed.imageURL == image && listed.link == link)
+    #expect(try await repository.article(url: link.absoluteString) == whole)
+
+    var lists = repository.observe(.all, limit: 10, fields: .listing).makeAsyncIterator()
+    #expect(try await lists.next() == [expected])
+  }
 }

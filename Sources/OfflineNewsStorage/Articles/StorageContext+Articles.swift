@@ -37,6 +37,18 @@ public struct SourceMatch: Sendable, Hashable {
   }
 }
 
+/// Which fields of each article a read of a list fills.
+public enum ArticleFields: Sendable, Hashable {
+  /// Every stored field: each ``Article`` as saved, its whole text included.
+  case all
+  /// What a list of articles shows: the key, link, title, author, image URL, date, publisher, source, whole-text
+  /// date, read mark and bookmark. The body is not read: ``Article/summary``, ``Article/content``,
+  /// ``Article/fullTextHTML`` and ``Article/fullText`` are `nil`, ``Article/tags`` and ``Article/enclosures``
+  /// empty (most of a row's bytes; `news read` lists 2,000 articles at a time). Read the article itself
+  /// (`NewsRepository.article(url:)`) to show it.
+  case listing
+}
+
 /// Which cached articles to read.
 public struct ArticleFilter: Sendable, Hashable {
   /// Only articles not marked read.
@@ -267,14 +279,16 @@ extension StorageContext {
   ///   - limit: at most this many rows; `nil` for all.
   ///   - offset: rows to skip first.
   ///   - filter: only unread, only bookmarked, or all.
+  ///   - fields: every field, or what a list shows (``ArticleFields/listing``).
   /// - Throws: ``StorageError``.
-  package func articles(limit: Int? = nil, offset: Int = 0, filter: ArticleFilter = .all) async throws(StorageError)
-    -> [Article]
-  {
+  package func articles(
+    limit: Int? = nil, offset: Int = 0, filter: ArticleFilter = .all, fields: ArticleFields = .all
+  ) async throws(StorageError) -> [Article] {
     let condition = filter.sql(firstParameter: 3)
+    let columns = fields == .all ? Self.articleColumns : Self.listingColumns
     return try await read { db in
       try db.cachedStatement(
-        "SELECT \(Self.articleColumns) FROM article a\(condition.sql) ORDER BY a.publishedAt DESC, a.url LIMIT ?1 OFFSET ?2"
+        "SELECT \(columns) FROM article a\(condition.sql) ORDER BY a.publishedAt DESC, a.url LIMIT ?1 OFFSET ?2"
       ).fetchAll([.integer(Int64(limit ?? -1)), .integer(Int64(max(0, offset)))] + condition.arguments, Self.article)
         .compactMap { $0 }
     }
@@ -503,6 +517,16 @@ extension StorageContext {
 
   /// The `SELECT` list of an article read (``ArticleColumn/returned``, from the table aliased `a`).
   static let articleColumns = ArticleColumn.returned.map { "a.\($0.name)" }.joined(separator: ", ")
+
+  /// The columns ``ArticleFields/listing`` does not read: the article's body.
+  static let bodyColumns: Set<String> = [
+    "summary", "content", "tags", "enclosures", "fullTextHTML", "fullText", "summaryText", "contentText",
+  ]
+
+  /// The `SELECT` list of a read of ``ArticleFields/listing``: ``articleColumns`` with `NULL` in place of each of
+  /// ``bodyColumns``, so that the same row decoding (``article(_:)``) reads it.
+  static let listingColumns = ArticleColumn.returned.map { bodyColumns.contains($0.name) ? "NULL" : "a.\($0.name)" }
+    .joined(separator: ", ")
 
   /// The place of each column in a row of ``articleColumns``, computed once from the declared list.
   private struct Positions {
