@@ -32,6 +32,19 @@ public struct ReaderAPI: Sendable {
   /// The path prefix of the Atom streams.
   static let atomPrefix = "/reader/atom/"
 
+  /// The calls that change state (FreshRSS's `greader.php` checks the action token `T` on these only): a `POST` of
+  /// one of them must carry `T`; reads (`stream/contents`, `stream/items/contents`, …) may be `POST`s without it.
+  static let stateChangingCalls: Set<String> = [
+    "edit-tag", "rename-tag", "disable-tag", "mark-all-as-read", "subscription/edit", "subscription/quickadd",
+  ]
+
+  /// Whether `request` (its `/api/greader.php` prefix dropped) is a `POST` of a state-changing call
+  /// (``stateChangingCalls``): one that must carry the action token `T`.
+  static func needsActionToken(_ request: ServerRequest) -> Bool {
+    guard request.method == "POST", request.path.hasPrefix(apiPrefix) else { return false }
+    return stateChangingCalls.contains(String(request.path.dropFirst(apiPrefix.count)))
+  }
+
   /// Answers an authenticated `/reader/api/0/…` or `/reader/atom/…` request.
   public func handle(_ request: ServerRequest) async -> ServerResponse {
     do {
