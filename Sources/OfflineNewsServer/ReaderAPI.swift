@@ -13,7 +13,8 @@ import OfflineNewsModel
 ///   and starred are the repository's read and bookmark state (`user/-/state/com.google/read`, `…/starred`).
 /// - Items are ``ServedIdentifiers``' (`tag:google.com,2005:reader/item/` + 16 hex digits); every id form is read
 ///   back (long, 16 hex digits, signed decimal). Content is ``servedContent(of:)``.
-/// - A continuation (`c`) is the number of items before the next page. Changes answer `OK`; an invalid argument
+/// - A continuation (`c`) is the place of a page's last item (``ReaderContinuation``): the next page starts after
+///   it, whatever was marked read or arrived meanwhile; one this server did not give is 400. Changes answer `OK`; an invalid argument
 ///   answers 400 naming it, an unknown stream 404.
 public struct ReaderAPI: Sendable {
   /// The library served.
@@ -153,7 +154,8 @@ public struct ReaderAPI: Sendable {
     let page = await library.servingImages(Array(articles.prefix(query.count)), origin: requestOrigin(request))
     let feeds = try await catalog.feeds(of: page, in: library.repository)
     let items = page.compactMap { article in feeds[article.url.absoluteString].map { (article, $0) } }
-    return (stream, items, articles.count > query.count ? String(query.offset + query.count) : nil)
+    let continuation = articles.count > query.count ? ReaderContinuation.after(articles[query.count - 1]) : nil
+    return (stream, items, continuation)
   }
 
   private func contents(_ request: ServerRequest, streamID: String) async throws -> ServerResponse {
