@@ -44,17 +44,24 @@ public struct NewsServer: Sendable {
     public var log: RequestLog
     /// The slowing down of failed logins.
     public var throttle: LoginThrottle
+    /// The program's version (`news --version`'s), as the Miniflux API's `GET /v1/version` reports it.
+    public var version: String
+    /// The commit the program was built from, `nil` when unknown.
+    public var commit: String?
 
     /// - Parameters: see the properties of the same names.
     public init(
       listenHost: String = "127.0.0.1", credentials: ServerCredentials? = nil, names: [String] = [],
-      log: RequestLog = .none, throttle: LoginThrottle = LoginThrottle()
+      log: RequestLog = .none, throttle: LoginThrottle = LoginThrottle(), version: String = "unknown",
+      commit: String? = nil
     ) {
       self.listenHost = listenHost
       self.credentials = credentials
       self.names = names
       self.log = log
       self.throttle = throttle
+      self.version = version
+      self.commit = commit
     }
   }
 
@@ -237,7 +244,8 @@ public struct NewsServer: Sendable {
       }
     }
     let user = settings.credentials?.user ?? "news"
-    return (await MinifluxAPI(library: library, user: user).handle(request), nil)
+    let api = MinifluxAPI(library: library, user: user, version: settings.version, commit: settings.commit)
+    return (await api.handle(request), nil)
   }
 
   private static func minifluxUnauthorized() -> ServerResponse {
