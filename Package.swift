@@ -154,10 +154,13 @@ let package = Package(
       dependencies: [
         "CSQLite", "OfflineNews", "OfflineNewsHTML", "OfflineNewsURLSession", "OfflineNewsImport", "OfflineNewsModel",
         "OfflineNewsNetwork", "OfflineNewsStorage", "OfflineNewsServer", "OfflineNewsMicroHTTPD", "OfflineNewsHTTP",
+        "PTYSupport",
       ],
       path: "Sources/NewsBench", swiftSettings: strict),
 
-    .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
+    // Pseudo-terminals (openpty), for the terminal tests and `news-bench --read`: no part of the library or of `news`.
+    .target(name: "PTYSupport", swiftSettings: strict),
+    .target(name: "TestSupport", dependencies: ["PTYSupport"], path: "Tests/TestSupport", swiftSettings: strict),
     // Prints what FeedParser reads of feed files as JSON, for scripts/feedparser-conformance.sh.
     .executableTarget(
       name: "feed-dump", dependencies: ["OfflineNewsFeeds"], path: "Tests/FeedDump", swiftSettings: strict),

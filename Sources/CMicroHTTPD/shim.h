@@ -15,12 +15,14 @@
 
 /// Starts a daemon bound to `address` (a `struct sockaddr_in` or `sockaddr_in6`; add MHD_USE_IPv6 to `flags` for
 /// the latter; a port of 0 binds any free port), calling `handler` for each request and `completed` when one ends.
-/// `connection_limit` connections at once, `timeout` seconds idle, `memory_limit` bytes of each connection's pool
+/// `connection_limit` connections at once (`per_ip_limit` from one client address; 0: no such limit), `timeout`
+/// seconds idle, `memory_limit` bytes of each connection's pool
 /// (request line, header fields and the response's header fields; libmicrohttpd answers a larger request itself).
 static inline struct MHD_Daemon *news_mhd_start(unsigned int flags, const struct sockaddr *address,
                                                 MHD_AccessHandlerCallback handler, void *handler_cls,
                                                 MHD_RequestCompletedCallback completed, void *completed_cls,
-                                                unsigned int connection_limit, unsigned int timeout,
+                                                unsigned int connection_limit, unsigned int per_ip_limit,
+                                                unsigned int timeout,
                                                 size_t memory_limit) {
   uint16_t port = 0;
   if (address->sa_family == AF_INET6) {
@@ -32,6 +34,7 @@ static inline struct MHD_Daemon *news_mhd_start(unsigned int flags, const struct
                           MHD_OPTION_SOCK_ADDR, address,
                           MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
                           MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+                          MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_limit,
                           MHD_OPTION_CONNECTION_TIMEOUT, timeout,
                           MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
                           MHD_OPTION_END);

@@ -29,58 +29,38 @@ enum BenchCommand {
       let selfPath = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
       let benchmark = Benchmark(options: options, folder: folder, selfPath: selfPath)
       let machine = Machine.describe(outputFolder: folder)
-      let encoder = JSONEncoder()
-      encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+      // Prints `results` as JSON with `--json`, else as `report` writes them.
+      func emit<Results: Encodable>(_ results: Results, _ report: (Results) -> String) throws {
+        if options.json {
+          let encoder = JSONEncoder()
+          encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+          print(String(decoding: try encoder.encode(results), as: UTF8.self))
+        } else {
+          print(report(results), terminator: "")
+        }
+      }
       if let database = options.cliDatabase {
-        let results = try await benchmark.runCommandLine(
-          machine: machine, database: URL(fileURLWithPath: database).standardizedFileURL.path)
-        if options.json {
-          print(String(decoding: try encoder.encode(results), as: UTF8.self))
-        } else {
-          print(Report.commandLine(results), terminator: "")
-        }
+        try emit(
+          try await benchmark.runCommandLine(
+            machine: machine, database: URL(fileURLWithPath: database).standardizedFileURL.path), Report.commandLine)
       } else if options.extraction {
-        let results = try ExtractionBench(options: options, folder: folder).run(machine: machine)
-        if options.json {
-          print(String(decoding: try encoder.encode(results), as: UTF8.self))
-        } else {
-          print(ExtractionBench.report(results), terminator: "")
-        }
+        try emit(try ExtractionBench(options: options, folder: folder).run(machine: machine), ExtractionBench.report)
       } else if options.serve {
-        let results = try await ServeBench.run(options: options, folder: folder, selfPath: selfPath)
-        if options.json {
-          print(String(decoding: try encoder.encode(results), as: UTF8.self))
-        } else {
-          print(Report.machine(machine, date: results.date) + ServeBench.report(results), terminator: "")
+        try emit(try await ServeBench.run(options: options, folder: folder, selfPath: selfPath)) {
+          Report.machine(machine, date: $0.date) + ServeBench.report($0)
         }
       } else if options.read {
-        let results = try ReaderBench.make(options, folder: folder, selfPath: selfPath).run()
-        if options.json {
-          print(String(decoding: try encoder.encode(results), as: UTF8.self))
-        } else {
-          print(Report.machine(machine, date: results.date) + ReaderBench.report(results), terminator: "")
+        try emit(try ReaderBench.make(options, folder: folder, selfPath: selfPath).run()) {
+          Report.machine(machine, date: $0.date) + ReaderBench.report($0)
         }
       } else if options.feeds {
-        let results = try FeedBench.feeds(options, folder: folder, selfPath: selfPath).run()
-        if options.json {
-          print(String(decoding: try encoder.encode(results), as: UTF8.self))
-        } else {
-          print(Report.machine(machine, date: results.date) + FeedBench.report(results), terminator: "")
+        try emit(try FeedBench.feeds(options, folder: folder, selfPath: selfPath).run()) {
+          Report.machine(machine, date: $0.date) + FeedBench.report($0)
         }
       } else if options.scaling {
-        let results = try benchmark.runScaling(machine: machine)
-        if options.json {
-          print(String(decoding: try encoder.encode(results), as: UTF8.self))
-        } else {
-          print(Report.scaling(results), terminator: "")
-        }
+        try emit(try benchmark.runScaling(machine: machine), Report.scaling)
       } else {
-        let results = try await benchmark.run(machine: machine)
-        if options.json {
-          print(String(decoding: try encoder.encode(results), as: UTF8.self))
-        } else {
-          print(Report.text(results), terminator: "")
-        }
+        try emit(try await benchmark.run(machine: machine), Report.text)
       }
       return 0
     } catch {

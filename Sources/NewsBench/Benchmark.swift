@@ -1,6 +1,7 @@
 import Foundation
 import OfflineNews
 import OfflineNewsImport
+import OfflineNewsModel
 import OfflineNewsStorage
 
 /// The figures of one import method, summarized over the runs.
@@ -316,7 +317,7 @@ struct Benchmark {
           met = met && latency.ours.median < sqlite.median
         }
       }
-      var rows = latency.rows > 0 ? " on \(Report.grouped(latency.rows)) rows" : ""
+      var rows = latency.rows > 0 ? " on \(latency.rows.groupedDigits) rows" : ""
       if let matches = latency.matches, latency.rows > 0 {
         rows += String(format: " (%d matches, %.1f %%)", matches, 100 * Double(matches) / Double(latency.rows))
       }

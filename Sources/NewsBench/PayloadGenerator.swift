@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNewsModel
 
 /// Writes a NewsAPI v2-shaped response (`{"status":"ok","totalResults":N,"articles":[…]}`) of `count` articles to a
 /// file, streaming (the payload is never held in memory whole, so a 1M-article file costs the generator nothing).
@@ -234,12 +235,12 @@ private struct RecordWriter {
     let local = ms + Int64(offsetMinutes) * 60_000
     let days = local >= 0 ? local / 86_400_000 : (local - 86_399_999) / 86_400_000
     let msOfDay = Int(local - days * 86_400_000)
-    let (year, month, day) = civil(fromDays: Int(days))
-    appendPadded(year, 4, to: &out)
+    let (year, month, day) = Timestamp.civil(fromDays: days)
+    appendPadded(Int(year), 4, to: &out)
     out.append(UInt8(ascii: "-"))
-    appendPadded(month, 2, to: &out)
+    appendPadded(Int(month), 2, to: &out)
     out.append(UInt8(ascii: "-"))
-    appendPadded(day, 2, to: &out)
+    appendPadded(Int(day), 2, to: &out)
     out.append(UInt8(ascii: "T"))
     appendPadded(msOfDay / 3_600_000, 2, to: &out)
     out.append(UInt8(ascii: ":"))
@@ -265,19 +266,6 @@ private struct RecordWriter {
       out.append(UInt8(ascii: ":"))
       appendPadded(abs(offsetMinutes) % 60, 2, to: &out)
     }
-  }
-
-  /// Year, month, day of a count of days since 1970-01-01 (Howard Hinnant's `civil_from_days`).
-  private func civil(fromDays days: Int) -> (Int, Int, Int) {
-    let z = days + 719_468
-    let era = (z >= 0 ? z : z - 146_096) / 146_097
-    let dayOfEra = z - era * 146_097
-    let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-    let mp = (5 * dayOfYear + 2) / 153
-    let day = dayOfYear - (153 * mp + 2) / 5 + 1
-    let month = mp < 10 ? mp + 3 : mp - 9
-    return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
   }
 
   private func appendPadded(_ value: Int, _ width: Int, to out: inout [UInt8]) {

@@ -1,4 +1,6 @@
 import Foundation
+import OfflineNewsModel
+import PTYSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -215,7 +217,7 @@ struct ReaderBench {
     let ours = results.ours
     var targets = [
       Target(
-        goal: "first screen within 50 ms of start (\(Report.grouped(results.articles)) articles)",
+        goal: "first screen within 50 ms of start (\(results.articles.groupedDigits) articles)",
         measured: String(
           format: "median %.1f ms, worst %.1f ms", ours.firstScreen.median * 1000, ours.firstScreen.max * 1000),
         met: ours.firstScreen.median <= 0.050),
@@ -241,7 +243,7 @@ struct ReaderBench {
 
   static func report(_ results: Results) -> String {
     var out = """
-      news read (issue 31): \(Report.grouped(results.articles)) articles in \(results.feeds) generated RSS feeds, \
+      news read (issue 31): \(results.articles.groupedDigits) articles in \(results.feeds) generated RSS feeds, \
       a 100×30 pty per spawn, load \(results.load)
       store \(Report.megabytes(results.storeBytes))\(results.newsboatCacheBytes.map { ", newsboat's cache " + Report.megabytes($0) } ?? "")
 
@@ -322,17 +324,16 @@ final class TerminalSession {
   private var lastRead = 0.0
 
   init(_ arguments: [String], environment: [String: String], columns: Int = 100, rows: Int = 30) throws {
-    guard let openpty = Self.openpty else {
-      throw BenchError("openpty is not available (glibc 2.34+ has it in libc, older ones in libutil)")
-    }
-    var (master, slave): (Int32, Int32) = (-1, -1)
-    var size = winsize(ws_row: UInt16(rows), ws_col: UInt16(columns), ws_xpixel: 0, ws_ypixel: 0)
-    guard openpty(&master, &slave, nil, nil, &size) == 0, let name = ttyname(slave) else {
-      throw BenchError("cannot open a pseudo-terminal: \(String(cString: strerror(errno)))")
+    let pty: (master: Int32, slave: Int32)
+    do { pty = try PTY.open(columns: columns, rows: rows) } catch { throw BenchError(error.description) }
+    let (master, slave) = pty
+    guard let name = ttyname(slave) else {
+      close(master)
+      close(slave)
+      throw BenchError("cannot name the pseudo-terminal: \(String(cString: strerror(errno)))")
     }
     let slavePath = String(cString: name)
     close(slave)  // the child opens it by name, which makes it its controlling terminal
-    _ = fcntl(master, F_SETFD, FD_CLOEXEC)
     self.master = master
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
@@ -357,21 +358,6 @@ final class TerminalSession {
     }
     self.pid = pid
   }
-
-  /// `openpty(3)`, looked up at run time: `<pty.h>` is not part of Swift's Glibc module.
-  private typealias OpenPTY =
-    @convention(c) (
-      UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<CChar>?,
-      UnsafePointer<termios>?, UnsafePointer<winsize>?
-    ) -> Int32
-
-  private static let openpty: OpenPTY? = {
-    for library in [nil, "libutil.so.1"] as [String?] {
-      guard let handle = dlopen(library, RTLD_NOW), let symbol = dlsym(handle, "openpty") else { continue }
-      return unsafeBitCast(symbol, to: OpenPTY.self)
-    }
-    return nil
-  }()
 
   /// What was written so far with escape sequences, control characters and blanks taken out.
   var plainText: String { Self.plain(output) }

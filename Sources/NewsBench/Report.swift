@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNewsModel
 
 /// The human-readable report.
 enum Report {
@@ -18,9 +19,9 @@ enum Report {
     var out = machine(results.machine, date: results.date)
     let payload = results.payload
     out += """
-      payload:  \(grouped(payload.articles)) articles, \(megabytes(payload.bytes)) \
+      payload:  \(payload.articles.groupedDigits) articles, \(megabytes(payload.bytes)) \
       (\(payload.bytes / max(1, payload.articles)) bytes/article), seed \(payload.seed); \
-      \(grouped(payload.duplicateURLs)) repeated urls, \(grouped(payload.removedPlaceholders)) [Removed]
+      \(payload.duplicateURLs.groupedDigits) repeated urls, \(payload.removedPlaceholders.groupedDigits) [Removed]
       runs:     \(results.runs), median shown; each import is its own process on a fresh database (wall clock)
       load:     \(results.loadAverage.joined(separator: " before the imports, ")) after (1/5/15-minute averages)
 
@@ -33,29 +34,29 @@ enum Report {
       "re-import of the same file into the filled database (rows unchanged)", results.reimports, phases: true)
     out += "\n"
     if let validation = results.validation {
-      out += "rows:     ours \(grouped(validation.oursRows))"
-      if let rows = validation.jsonEachRows { out += ", json_each \(grouped(rows))" }
-      if let rows = validation.pythonRows { out += ", python \(grouped(rows))" }
-      if let rows = validation.sqliteUtilsRows { out += ", sqlite-utils \(grouped(rows))" }
+      out += "rows:     ours \(validation.oursRows.groupedDigits)"
+      if let rows = validation.jsonEachRows { out += ", json_each \(rows.groupedDigits)" }
+      if let rows = validation.pythonRows { out += ", python \(rows.groupedDigits)" }
+      if let rows = validation.sqliteUtilsRows { out += ", sqlite-utils \(rows.groupedDigits)" }
       out += "\n"
       if let dates = validation.publishedAtDiffersFromJSONEach, let text = validation.textDiffersFromJSONEach {
         out +=
-          "          vs json_each: publishedAt differs in \(grouped(dates)) rows (SQLite rounds to the nearest ms, "
-        out += "we truncate), text columns in \(grouped(text))\n"
+          "          vs json_each: publishedAt differs in \(dates.groupedDigits) rows (SQLite rounds to the nearest ms, "
+        out += "we truncate), text columns in \(text.groupedDigits)\n"
       }
       if let dates = validation.publishedAtDiffersFromPython, let text = validation.textDiffersFromPython {
         out +=
-          "          vs python:    publishedAt differs in \(grouped(dates)) rows, text columns in \(grouped(text))\n"
+          "          vs python:    publishedAt differs in \(dates.groupedDigits) rows, text columns in \(text.groupedDigits)\n"
       }
       if let dates = validation.publishedAtDiffersFromSQLiteUtils, let text = validation.textDiffersFromSQLiteUtils {
         out +=
-          "          vs sqlite-utils: publishedAt differs in \(grouped(dates)) rows, text columns in \(grouped(text))\n"
+          "          vs sqlite-utils: publishedAt differs in \(dates.groupedDigits) rows, text columns in \(text.groupedDigits)\n"
       }
       out += "\n"
     }
     let read = results.newest50
     out += """
-      newest-50 read, NewsRepository.read(limit: 50) on \(grouped(read.rows)) rows, \(read.latency.calls) calls:
+      newest-50 read, NewsRepository.read(limit: 50) on \(read.rows.groupedDigits) rows, \(read.latency.calls) calls:
                 median \(micro(read.latency.median)), p99 \(micro(read.latency.p99)), \
       min \(micro(read.latency.min)), max \(micro(read.latency.max))
       network-first with the server refusing connections vs cachedArticles(for:), \(results.refused.cachedRows) \
@@ -70,7 +71,7 @@ enum Report {
     out += commandLineTable(results.commandLine)
     out += """
 
-      targets (issues 6 and 17, set at N = 100,000; this run: N = \(grouped(results.payload.articles))):
+      targets (issues 6 and 17, set at N = 100,000; this run: N = \(results.payload.articles.groupedDigits)):
 
       """
     for target in results.targets {
@@ -89,7 +90,7 @@ enum Report {
     out += pad("p90", 10, right: true) + pad("min", 10, right: true) + pad("cpu", 10, right: true)
     out += pad("sqlite3", 10, right: true) + pad("cpu", 10, right: true) + pad("ratio", 8, right: true) + "\n"
     for latency in list {
-      out += "  " + pad(latency.name, 36) + pad(latency.rows > 0 ? grouped(latency.rows) : "–", 11, right: true)
+      out += "  " + pad(latency.name, 36) + pad(latency.rows > 0 ? latency.rows.groupedDigits : "–", 11, right: true)
       out += pad(milli(latency.ours.median), 10, right: true) + pad(milli(latency.ours.p90), 10, right: true)
       out += pad(milli(latency.ours.min), 10, right: true) + pad(milli(latency.ours.cpuMedian), 10, right: true)
       if let sqlite = latency.sqlite {
@@ -161,7 +162,7 @@ enum Report {
     out += pad("peak", 10, right: true)
     out += pad("ratio", 8, right: true) + "\n"
     for step in results.steps {
-      out += "  " + pad(grouped(step.payload.articles), 10, right: true)
+      out += "  " + pad(step.payload.articles.groupedDigits, 10, right: true)
       out += pad(String(format: "%.1f", Double(step.payload.bytes) / 1e6), 8, right: true)
       out += pad("\(step.runs)", 6, right: true)
       out += pad(String(format: "%.3f s", step.ours.seconds), 11, right: true)
@@ -211,16 +212,6 @@ enum Report {
     guard count < width else { return text + (right ? "" : " ") }
     let fill = String(repeating: " ", count: width - count)
     return right ? fill + text : text + fill
-  }
-
-  static func grouped(_ value: Int) -> String {
-    let digits = String(value)
-    var out = ""
-    for (index, character) in digits.enumerated() {
-      if index > 0, (digits.count - index) % 3 == 0 { out.append(",") }
-      out.append(character)
-    }
-    return out
   }
 
   static func megabytes(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1e6) }

@@ -159,6 +159,14 @@ enum SharedOption {
       name: "timeout", valueName: "SECONDS", help: "Time allowed per \(unit) (default: the configuration's, 5).",
       type: .timeLimit)
   }
+  /// `--unread`, `--bookmarked` and `--folder NAME`: the article filters `list` and `search` share.
+  static let unread = OptionSpec(name: "unread", help: "Only articles not marked read.")
+  /// See ``unread``.
+  static let bookmarked = OptionSpec(name: "bookmarked", help: "Only bookmarked articles.")
+  /// See ``unread``.
+  static let folder = OptionSpec(
+    name: "folder", valueName: "NAME",
+    help: "Only articles from the sources in this folder (\"Tech\", \"Tech/Swift\") or a folder below it.")
   /// `--help` (and `-h`), which every command takes.
   static let help = OptionSpec(name: "help", help: "Show this help.")
 

@@ -18,7 +18,9 @@ extension Configuration {
   /// the one name equal to it without regard to case (`atp` finds `ATP`); `nil` when none does, or when several
   /// names differ from it only by case and none is exact.
   func sourceName(matching text: String) -> String? {
-    Self.name(matching: text, among: allSourceNames)
+    // An exact name is looked up, not searched for: every source of a 5,000-source list is matched by its name.
+    if sources[text] != nil || syncSources[text] != nil { return text }
+    return Self.name(matching: text, among: allSourceNames)
   }
 
   /// The name of `names` that `text` names: exact first, then the only one equal without regard to case (the rule of

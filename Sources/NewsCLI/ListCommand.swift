@@ -17,16 +17,13 @@ struct ListCommand: NewsCommand {
           name: "limit", valueName: "N", help: "Show at most N articles (default: all).", type: .integer(minimum: 0))
       case .offset:
         OptionSpec(name: "offset", valueName: "N", help: "Skip the N newest first.", type: .integer(minimum: 0))
-      case .unread: OptionSpec(name: "unread", help: "Only articles not marked read.")
-      case .bookmarked: OptionSpec(name: "bookmarked", help: "Only bookmarked articles.")
+      case .unread: SharedOption.unread
+      case .bookmarked: SharedOption.bookmarked
       case .source:
         OptionSpec(
           name: "source", valueName: "NAME",
           help: "Only articles from this source: a configured source's name, the feed, file or URL, or a publisher.")
-      case .folder:
-        OptionSpec(
-          name: "folder", valueName: "NAME",
-          help: "Only articles from the sources in this folder (\"Tech\", \"Tech/Swift\") or a folder below it.")
+      case .folder: SharedOption.folder
       case .db: SharedOption.database
       case .config: SharedOption.configuration
       case .json: SharedOption.json("{origin, fetchedAt, networkError, articles}")

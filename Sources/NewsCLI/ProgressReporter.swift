@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNewsModel
 import Synchronization
 
 /// A progress line for long work (large imports, syncs), drawn on standard error and rewritten in place:
@@ -122,28 +123,17 @@ final class ProgressReporter: Sendable {
   static func line(_ label: String, completed: Int, total: Int?, unit: String, elapsed: Double) -> String {
     var parts = [label]
     if let total {
-      parts.append("\(grouped(completed))/\(grouped(total)) \(unit)")
+      parts.append("\(completed.groupedDigits)/\(total.groupedDigits) \(unit)")
       if total > 0 { parts.append("\(Int(min(100, Double(completed) * 100 / Double(total))))%") }
     } else {
-      parts.append("\(grouped(completed)) \(unit)")
+      parts.append("\(completed.groupedDigits) \(unit)")
     }
     if elapsed > 0, completed > 0 {
       let rate = min(Double(completed) / elapsed, 1e15)
-      parts.append("\(grouped(Int(rate.rounded()))) \(unit)/s")
+      parts.append("\(Int(rate.rounded()).groupedDigits) \(unit)/s")
       if let total, total > completed { parts.append("ETA " + duration(Double(total - completed) / rate)) }
     }
     return parts.joined(separator: "  ")
-  }
-
-  /// `12,400`: thousands grouped with commas, whatever the locale.
-  static func grouped(_ number: Int) -> String {
-    let digits = String(number.magnitude)
-    var text = ""
-    for (index, digit) in digits.enumerated() {
-      if index > 0, (digits.count - index) % 3 == 0 { text.append(",") }
-      text.append(digit)
-    }
-    return (number < 0 ? "-" : "") + text
   }
 
   /// `5 s`, `2 min 5 s`, `1 h 3 min`: a remaining time, rounded up to the second.

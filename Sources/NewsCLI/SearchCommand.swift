@@ -39,16 +39,13 @@ struct SearchCommand: NewsCommand {
         OptionSpec(
           name: "until", valueName: "DATE", help: "Only articles published before DATE (a date alone: to its end).",
           type: .date)
-      case .unread: OptionSpec(name: "unread", help: "Only articles not marked read.")
-      case .bookmarked: OptionSpec(name: "bookmarked", help: "Only bookmarked articles.")
+      case .unread: SharedOption.unread
+      case .bookmarked: SharedOption.bookmarked
       case .limit:
         OptionSpec(
           name: "limit", valueName: "N", help: "Show at most N results (default: \(SearchCommand.defaultLimit)).",
           type: .integer(minimum: 1))
-      case .folder:
-        OptionSpec(
-          name: "folder", valueName: "NAME",
-          help: "Only articles from the sources in this folder (\"Tech\", \"Tech/Swift\") or a folder below it.")
+      case .folder: SharedOption.folder
       case .db: SharedOption.database
       case .config: SharedOption.configuration
       case .json: SharedOption.json("{query, results: [{url, title, …, rank, snippet}]}")

@@ -59,6 +59,25 @@ package struct JSONOutline {
       while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
     }
 
+    /// Reads what follows a member of an object or an element of an array (`container`, closed by `close`): a comma,
+    /// or the close. A comma right before the close is taken too, as Foundation's JSON reader accepts it in a
+    /// hand-written file. Whether the container ended (the index is then past its close).
+    mutating func endsAfterItem(closedBy close: Unicode.Scalar, _ container: String) throws(Failure) -> Bool {
+      skipSpace()
+      guard index < bytes.count else { throw Failure(offset: index, reason: "the \(container) is not closed") }
+      if bytes[index] == UInt8(ascii: ",") {
+        index += 1
+        skipSpace()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: close) else { return false }
+      } else {
+        guard bytes[index] == UInt8(ascii: close) else {
+          throw Failure(offset: index, reason: "',' or '\(close)' expected")
+        }
+      }
+      index += 1
+      return true
+    }
+
     mutating func value(depth: Int) throws(Failure) -> Value {
       guard depth < 512 else { throw Failure(offset: index, reason: "nested too deeply") }
       guard index < bytes.count else { throw Failure(offset: index, reason: "a value was expected") }
@@ -86,21 +105,7 @@ package struct JSONOutline {
           index += 1
           skipSpace()
           members.append(Member(key: key, keyStart: keyStart, value: try value(depth: depth + 1)))
-          skipSpace()
-          guard index < bytes.count else { throw Failure(offset: index, reason: "the object is not closed") }
-          if bytes[index] == UInt8(ascii: ",") {
-            index += 1
-            // A comma before the closing brace, which Foundation's JSON reader accepts in a hand-written file.
-            skipSpace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-              index += 1
-              return Value(start: start, end: index, members: members)
-            }
-            continue
-          }
-          guard bytes[index] == UInt8(ascii: "}") else { throw Failure(offset: index, reason: "',' or '}' expected") }
-          index += 1
-          return Value(start: start, end: index, members: members)
+          if try endsAfterItem(closedBy: "}", "object") { return Value(start: start, end: index, members: members) }
         }
       case UInt8(ascii: "["):
         index += 1
@@ -112,20 +117,7 @@ package struct JSONOutline {
         while true {
           skipSpace()
           _ = try value(depth: depth + 1)
-          skipSpace()
-          guard index < bytes.count else { throw Failure(offset: index, reason: "the array is not closed") }
-          if bytes[index] == UInt8(ascii: ",") {
-            index += 1
-            skipSpace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-              index += 1
-              return Value(start: start, end: index)
-            }
-            continue
-          }
-          guard bytes[index] == UInt8(ascii: "]") else { throw Failure(offset: index, reason: "',' or ']' expected") }
-          index += 1
-          return Value(start: start, end: index)
+          if try endsAfterItem(closedBy: "]", "array") { return Value(start: start, end: index) }
         }
       case UInt8(ascii: "\""):
         _ = try string()

@@ -117,6 +117,19 @@ public struct NewsSource: Sendable {
     guard folder.count <= self.folder.count else { return false }
     return zip(folder, self.folder).allSatisfy { $0.0.lowercased() == $0.1.lowercased() }
   }
+
+  /// `base`, else `base (2)`, `base (3)`…: the first that is not in `names` (lowercased), as a new subscription is
+  /// named beside the list's (``SubscriptionList/planSubscribing(_:exactName:)``, and ``SubscriptionFile`` again under
+  /// its lock).
+  static func unusedName(_ base: String, among names: Set<String>) -> String {
+    var name = base
+    var counter = 2
+    while names.contains(name.lowercased()) {
+      name = "\(base) (\(counter))"
+      counter += 1
+    }
+    return name
+  }
 }
 
 extension SourceMatch {

@@ -101,16 +101,23 @@ extension SubscriptionFile {
     }
   }
 
+  /// What every `sources` entry begins with: its place in messages (`PATH: sources.NAME`), its fields (an object
+  /// whose keys are `known`, `maxAge`, `policy` and the labels), its labels and its `maxAge`.
+  private static func commonFields(
+    of name: String, _ entry: Any, path: String, known: [String], hint: String
+  ) throws(SubscriptionFileError) -> (place: String, fields: [String: Any], labels: Labels, maxAge: TimeInterval?) {
+    let place = "\(path): sources.\(name)"
+    let fields = try object(entry, place: place, known: known + ["maxAge", "policy"] + labelKeys, hint: hint)
+    return try (place, fields, labels(fields, place: place), maxAge(fields["maxAge"], place: place))
+  }
+
   private static func source(
     name: String, entry: Any, folder: String, path: String, environment: [String: String]
   ) throws(SubscriptionFileError) -> Entry {
-    let place = "\(path): sources.\(name)"
-    let fields = try object(
-      entry, place: place, known: ["file", "url", "query", "maxAge", "policy"] + labelKeys,
+    let (place, fields, labels, maxAge) = try commonFields(
+      of: name, entry, path: path, known: ["file", "url", "query"],
       hint: "a source has \"file\", or \"url\" and \"query\"; and optionally \"maxAge\", \"policy\", \"folder\", "
         + "\"title\" and \"homePage\"")
-    let labels = try labels(fields, place: place)
-    let maxAge = try Self.maxAge(fields["maxAge"], place: place)
     var policy: CachePolicy?
     if let value = fields["policy"], !(value is NSNull) {
       guard let name = value as? String, let named = CachePolicy(name: name) else {
@@ -250,13 +257,10 @@ extension SubscriptionFile {
   }
 
   static func syncSource(name: String, entry: Any, path: String) throws(SubscriptionFileError) -> SyncEntry {
-    let place = "\(path): sources.\(name)"
-    let fields = try object(
-      entry, place: place, known: ["parse", "feed", "mapping", "maxAge", "policy"] + labelKeys,
+    let (place, fields, labels, maxAge) = try commonFields(
+      of: name, entry, path: path, known: ["parse", "feed", "mapping"],
       hint: "a sync source has \"parse\" (an object) or \"feed\" (a URL), \"mapping\", \"maxAge\", \"policy\", "
         + "\"folder\", \"title\" and \"homePage\"")
-    let labels = try labels(fields, place: place)
-    let maxAge = try Self.maxAge(fields["maxAge"], place: place)
     var skipsWhileFresh = false
     if let value = fields["policy"], !(value is NSNull) {
       guard let name = value as? String, ["network-first", "cache-first"].contains(name) else {

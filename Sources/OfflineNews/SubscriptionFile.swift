@@ -101,16 +101,13 @@ public struct SubscriptionFile: SubscriptionList {
       var names = Set(current.order.map { $0.lowercased() })
       var keys = Set(
         (current.sources.values.map(\.url) + current.syncSources.values.map(\.url)).map(NewsSource.subscriptionKey))
+      var added: [(name: String, fields: [(String, JSONFileEdit.FieldValue)])] = []
       for source in sources where keys.insert(source.subscriptionKey).inserted {
-        var name = source.name
-        var counter = 2
-        while names.contains(name.lowercased()) {
-          name = "\(source.name) (\(counter))"
-          counter += 1
-        }
+        let name = NewsSource.unusedName(source.name, among: names)
         names.insert(name.lowercased())
-        try edit.addSource(named: name, fields: Self.fields(of: source))
+        added.append((name, Self.fields(of: source)))
       }
+      try edit.addSources(added)
     }
   }
 

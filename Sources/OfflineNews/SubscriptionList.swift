@@ -127,12 +127,7 @@ extension SubscriptionList {
       } else {
         base = (try? Self.checkedName(source.name)) ?? source.url.host ?? "feed"
       }
-      var name = base
-      var counter = 2
-      while names.contains(name.lowercased()) {
-        name = "\(base) (\(counter))"
-        counter += 1
-      }
+      let name = NewsSource.unusedName(base, among: names)
       source.name = name
       names.insert(name.lowercased())
       keys[source.subscriptionKey] = name

@@ -54,8 +54,13 @@ public typealias ServerHandler = @Sendable (ServerRequest) async -> ServerRespon
 
 /// The bounds a server transport keeps every connection and request within (a server is a door).
 public struct ServerLimits: Sendable, Equatable {
-  /// Connections open at once; one more is refused by the transport. 128 by default.
+  /// Connections open at once; one more is refused by the transport. 512 by default.
   public var maxConnections: Int
+  /// Connections open at once from one client address when the server listens beyond loopback; one more from that
+  /// address is refused by the transport (libmicrohttpd's `MHD_OPTION_PER_IP_CONNECTION_LIMIT`), so one host
+  /// holding connections open with slow requests ("slowloris") cannot take every connection. On loopback every
+  /// client is the same address and only ``maxConnections`` applies. 16 by default; 0: no limit.
+  public var maxConnectionsPerClient: Int
   /// Bytes of request line plus header fields; a larger request is answered 431 (or 413) and closed. 16 KiB.
   public var maxHeaderBytes: Int
   /// Bytes of request body; a larger one is answered 413 and closed. 1 MiB.
@@ -65,9 +70,11 @@ public struct ServerLimits: Sendable, Equatable {
 
   /// - Parameters: see the properties of the same names.
   public init(
-    maxConnections: Int = 128, maxHeaderBytes: Int = 16 * 1024, maxBodyBytes: Int = 1 << 20, idleTimeout: Int = 30
+    maxConnections: Int = 512, maxConnectionsPerClient: Int = 16, maxHeaderBytes: Int = 16 * 1024,
+    maxBodyBytes: Int = 1 << 20, idleTimeout: Int = 30
   ) {
     self.maxConnections = maxConnections
+    self.maxConnectionsPerClient = maxConnectionsPerClient
     self.maxHeaderBytes = maxHeaderBytes
     self.maxBodyBytes = maxBodyBytes
     self.idleTimeout = idleTimeout

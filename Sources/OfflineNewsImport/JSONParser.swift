@@ -184,16 +184,7 @@ struct JSONParser {
       path.append(.key(key))
       fields[key] = try parseValue()
       path.removeLast()
-      skipWhitespace()
-      guard position < bytes.count else { throw failure("the document ends inside an object") }
-      switch bytes[position] {
-      case UInt8(ascii: ","): position += 1
-      case UInt8(ascii: "}"):
-        position += 1
-        depth -= 1
-        return .object(fields)
-      default: throw failure("expected \",\" or \"}\" after a member of an object, found \(found())")
-      }
+      if try closes("}", "an object", after: "a member of an object") { return .object(fields) }
     }
   }
 
@@ -212,16 +203,24 @@ struct JSONParser {
       path.append(.index(items.count))
       items.append(try parseValue())
       path.removeLast()
-      skipWhitespace()
-      guard position < bytes.count else { throw failure("the document ends inside an array") }
-      switch bytes[position] {
-      case UInt8(ascii: ","): position += 1
-      case UInt8(ascii: "]"):
-        position += 1
-        depth -= 1
-        return .array(items)
-      default: throw failure("expected \",\" or \"]\" after an element of an array, found \(found())")
-      }
+      if try closes("]", "an array", after: "an element of an array") { return .array(items) }
+    }
+  }
+
+  /// Reads what follows `item` in `container` (closed by `close`): `false` past a comma (another item follows), `true`
+  /// past the close (the container is left).
+  mutating func closes(_ close: Unicode.Scalar, _ container: String, after item: String) throws(Failure) -> Bool {
+    skipWhitespace()
+    guard position < bytes.count else { throw failure("the document ends inside \(container)") }
+    switch bytes[position] {
+    case UInt8(ascii: ","):
+      position += 1
+      return false
+    case UInt8(ascii: close):
+      position += 1
+      depth -= 1
+      return true
+    default: throw failure("expected \",\" or \"\(close)\" after \(item), found \(found())")
     }
   }
 

@@ -14,7 +14,8 @@ import OfflineNewsHTTP
 /// arrived is suspended (`MHD_suspend_connection`) while its handler runs on Swift's global executor, and resumed
 /// with the response, so that a slow handler holds no thread and the server answers requests concurrently.
 ///
-/// Limits (``ServerLimits``): `MHD_OPTION_CONNECTION_LIMIT` connections at once (one more is closed at accept);
+/// Limits (``ServerLimits``): `MHD_OPTION_CONNECTION_LIMIT` connections at once (one more is closed at accept), and
+/// beyond loopback `MHD_OPTION_PER_IP_CONNECTION_LIMIT` from one client address;
 /// `MHD_OPTION_CONNECTION_TIMEOUT` seconds idle; request line and header fields at most `maxHeaderBytes` (431,
 /// counted here; libmicrohttpd's own pool, `MHD_OPTION_CONNECTION_MEMORY_LIMIT`, answers a request that does not
 /// fit in it 431 or 414 itself); a body over `maxBodyBytes` is answered 413 and the connection closed (before it is
@@ -66,6 +67,9 @@ package final class MicroHTTPDServer: RunningServer, @unchecked Sendable {
     // libmicrohttpd's pool holds the request line and header fields as read, then the response's header fields:
     // room for maxHeaderBytes and a response's header (the check of maxHeaderBytes itself is ours).
     let memory = max(32 * 1024, limits.maxHeaderBytes + 16 * 1024)
+    // On loopback every client is one address: only the whole limit applies there.
+    let loopback = literal.hasPrefix("127.") || literal == "::1"
+    let perClient = loopback ? 0 : UInt32(clamping: max(0, limits.maxConnectionsPerClient))
     // The daemon started on `socketAddress` (a `sockaddr_in` or `sockaddr_in6`, seen as the `sockaddr` it begins with).
     func listen<Address>(on socketAddress: inout Address) -> OpaquePointer? {
       withUnsafePointer(to: &socketAddress) { pointer in
@@ -75,7 +79,7 @@ package final class MicroHTTPDServer: RunningServer, @unchecked Sendable {
             { cls, connection, url, method, _, upload, size, requestContext in
               DaemonContext.access(cls, connection, url, method, upload, size, requestContext)
             }, cls, { cls, _, requestContext, _ in DaemonContext.completed(cls, requestContext) }, cls,
-            UInt32(clamping: limits.maxConnections), UInt32(clamping: limits.idleTimeout), memory)
+            UInt32(clamping: limits.maxConnections), perClient, UInt32(clamping: limits.idleTimeout), memory)
         }
       }
     }

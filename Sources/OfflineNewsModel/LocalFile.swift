@@ -59,13 +59,19 @@ package enum LocalFile {
   /// - Throws: ``ReadError`` with the reason when it cannot be examined, or is a directory.
   package static func size(_ path: String) throws(ReadError) -> Int64 {
     var status = stat()
-    guard stat(path, &status) == 0 else {
-      let code = errno
-      throw ReadError(path: path, reason: reason(errno: code), code: code)
-    }
-    guard (status.st_mode & S_IFMT) != S_IFDIR else {
-      throw ReadError(path: path, reason: reason(errno: EISDIR), code: EISDIR)
-    }
+    guard stat(path, &status) == 0 else { throw failure(path, errno: errno) }
+    return try size(of: status, path)
+  }
+
+  /// The error of a call on `path` that failed with `code`.
+  private static func failure(_ path: String, errno code: Int32) -> ReadError {
+    ReadError(path: path, reason: reason(errno: code), code: code)
+  }
+
+  /// The size in `status`, of `path`; a directory is refused (`open(2)` opens one for reading, and `read(2)` would
+  /// then fail with `EISDIR`).
+  private static func size(of status: stat, _ path: String) throws(ReadError) -> Int64 {
+    guard (status.st_mode & S_IFMT) != S_IFDIR else { throw failure(path, errno: EISDIR) }
     return Int64(status.st_size)
   }
 
@@ -76,21 +82,11 @@ package enum LocalFile {
   ///   file's size and the limit (``ReadError/isTooLarge``).
   package static func read(_ path: String, maxBytes: Int? = nil) throws(ReadError) -> Data {
     let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else {
-      let code = errno
-      throw ReadError(path: path, reason: reason(errno: code), code: code)
-    }
+    guard descriptor >= 0 else { throw failure(path, errno: errno) }
     defer { close(descriptor) }
     var status = stat()
-    guard fstat(descriptor, &status) == 0 else {
-      let code = errno
-      throw ReadError(path: path, reason: reason(errno: code), code: code)
-    }
-    // open(2) opens a directory for reading; read(2) would fail with EISDIR.
-    guard (status.st_mode & S_IFMT) != S_IFDIR else {
-      throw ReadError(path: path, reason: reason(errno: EISDIR), code: EISDIR)
-    }
-    let size = Int64(status.st_size)
+    guard fstat(descriptor, &status) == 0 else { throw failure(path, errno: errno) }
+    let size = try Self.size(of: status, path)
     if let maxBytes, size > Int64(maxBytes) {
       throw tooLarge(path, size: size, limit: maxBytes)
     }
@@ -103,7 +99,7 @@ package enum LocalFile {
       if count < 0 {
         let code = errno
         if code == EINTR { continue }
-        throw ReadError(path: path, reason: reason(errno: code), code: code)
+        throw failure(path, errno: code)
       }
       data.append(contentsOf: buffer[0..<count])
       // A file that grows while it is read (or a pipe, whose size fstat gives as 0) is held to the limit too.

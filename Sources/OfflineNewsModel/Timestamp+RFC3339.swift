@@ -188,7 +188,9 @@ extension Timestamp {
     return era * 146_097 + doe - 719_468
   }
 
-  static func civil(fromDays z0: Int64) -> (year: Int64, month: Int64, day: Int64) {
+  /// Year, month (1–12) and day (1–31) of day `z0` counted from 1970-01-01 (proleptic Gregorian; Howard Hinnant's
+  /// `civil_from_days`, <https://howardhinnant.github.io/date_algorithms.html>).
+  package static func civil(fromDays z0: Int64) -> (year: Int64, month: Int64, day: Int64) {
     let z = z0 + 719_468
     let era = (z >= 0 ? z : z - 146_096) / 146_097
     let doe = z - era * 146_097

@@ -47,11 +47,16 @@ extension Timestamp {
   /// counted as the next second). Anything else returns `nil`; this initializer never traps. The arithmetic is exact
   /// integer milliseconds, as in ``init(rfc3339:assumingOffset:)``.
   package init?(rfc822 text: some StringProtocol) {
-    var text = String(text)
+    self.init(String(text), parsedBy: { $0.parse() })
+  }
+
+  /// The instant `rule` reads from `text`'s UTF-8 with an ``RFC822Parser``, or `nil` when it reads none.
+  private init?(_ text: String, parsedBy rule: (inout RFC822Parser) -> Int64?) {
+    var text = text
     guard
       let ms = text.withUTF8({ bytes in
         var parser = RFC822Parser(bytes: bytes)
-        return parser.parse()
+        return rule(&parser)
       })
     else { return nil }
     self.init(millisecondsSince1970: ms)
@@ -88,14 +93,8 @@ extension Timestamp {
       self = timestamp
       return
     }
-    var copy = trimmed
-    guard
-      let ms = copy.withUTF8({ bytes in
-        var parser = RFC822Parser(bytes: bytes)
-        return parser.parseNumeric()
-      })
-    else { return nil }
-    self.init(millisecondsSince1970: ms)
+    guard let timestamp = Timestamp(trimmed, parsedBy: { $0.parseNumeric() }) else { return nil }
+    self = timestamp
   }
 }
 

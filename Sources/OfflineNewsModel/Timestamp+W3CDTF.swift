@@ -15,23 +15,17 @@ extension Timestamp {
   /// A time without a zone designator is read with `assumingOffset` (seconds east of UTC), and rejected when it is
   /// `nil`. Anything else returns `nil`; this initializer never traps.
   package init?(w3cdtf text: some StringProtocol, assumingOffset: Int? = nil) {
-    if let timestamp = Timestamp(rfc3339: text, assumingOffset: assumingOffset) {
+    // A date-time, or "YYYY-MM-DDThh:mm" followed by a zone designator (or nothing): the JSON readers' rule.
+    guard text.utf8.count == 4 || text.utf8.count == 7 else {
+      guard let timestamp = Timestamp(iso8601: text, assumingOffset: assumingOffset) else { return nil }
       self = timestamp
       return
     }
     let utf8 = Array(text.utf8)
-    func isDigit(_ index: Int) -> Bool { index < utf8.count && utf8[index] &- 0x30 < 10 }
-    switch utf8.count {
-    case 4 where (0..<4).allSatisfy(isDigit):
-      guard let timestamp = Timestamp(rfc3339: text + "-01-01") else { return nil }
-      self = timestamp
-    case 7 where (0..<4).allSatisfy(isDigit) && utf8[4] == 0x2D && isDigit(5) && isDigit(6):
-      guard let timestamp = Timestamp(rfc3339: text + "-01") else { return nil }
-      self = timestamp
-    default:
-      // "YYYY-MM-DDThh:mm" followed by a zone designator (or nothing): the JSON readers' rule.
-      guard let timestamp = Timestamp(iso8601: text, assumingOffset: assumingOffset) else { return nil }
-      self = timestamp
-    }
+    func isDigit(_ index: Int) -> Bool { utf8[index] &- 0x30 < 10 }
+    guard (0..<4).allSatisfy(isDigit), utf8.count == 4 || (utf8[4] == 0x2D && isDigit(5) && isDigit(6)),
+      let timestamp = Timestamp(rfc3339: text + (utf8.count == 4 ? "-01-01" : "-01"))
+    else { return nil }
+    self = timestamp
   }
 }

@@ -157,18 +157,7 @@ public struct NewsAPIDecoder: Sendable {
         var records: [RawArticle] = []
         records.reserveCapacity(last - first)
         do {
-          for index in first..<last {
-            let range = layout.elements[index]
-            if let record = RawArticleScanner.parse(shared, range) {
-              records.append(record)
-              continue
-            }
-            var text = Data(capacity: range.count + 2)
-            text.append(0x5B)
-            text.append(contentsOf: shared[range])
-            text.append(0x5D)
-            records += try JSONDecoder().decode([RawArticle].self, from: text)
-          }
+          for index in first..<last { try RawArticleScanner.append(shared, layout.elements[index], to: &records) }
         } catch {
           return results.set(chunk, .failure(error))
         }

@@ -245,16 +245,8 @@ package final class NewsAPIFileStream: @unchecked Sendable {
           delimited += 1
           // The usual record is parsed from its bytes; any other is left to JSONDecoder (see RawArticleScanner).
           let bytes = UnsafeBufferPointer(start: window.baseAddress, count: filled)
-          if let record = RawArticleScanner.parse(bytes, range) {
-            records.append(record)
-            continue
-          }
-          var text = Data(capacity: range.count + 2)
-          text.append(0x5B)
-          text.append(contentsOf: bytes[range])
-          text.append(0x5D)
           do {
-            records += try JSONDecoder().decode([RawArticle].self, from: text)
+            try RawArticleScanner.append(bytes, range, to: &records)
           } catch {
             return fail(.invalidResponse(NewsAPIDecoder.describedProblem(error, size: size)))
           }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A byte-level parser for the usual shape of one NewsAPI record, three times cheaper than `JSONDecoder`'s
 /// `Decodable` machinery for the same ``RawArticle``.
 ///
@@ -14,6 +16,20 @@ enum RawArticleScanner {
   static func parse(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> RawArticle? {
     var parser = Parser(bytes: bytes, i: range.lowerBound, end: range.upperBound)
     return parser.record()
+  }
+
+  /// Appends the record in `bytes[range]` (one element of an `articles` array) to `records`: parsed here when it
+  /// is of the usual shape, else decoded by `JSONDecoder`, whose `DecodingError` is thrown when it is no record.
+  static func append(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, to records: inout [RawArticle]) throws {
+    if let record = parse(bytes, range) {
+      records.append(record)
+      return
+    }
+    var text = Data(capacity: range.count + 2)
+    text.append(0x5B)
+    text.append(contentsOf: bytes[range])
+    text.append(0x5D)
+    records += try JSONDecoder().decode([RawArticle].self, from: text)
   }
 
   private enum Key: Int {

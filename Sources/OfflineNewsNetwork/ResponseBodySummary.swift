@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNewsModel
 
 /// What an unexpected response body is, in a few words, for an error message: a web page is summarised
 /// ("an HTML page (text/html; charset=utf-8, 1,234 bytes)") rather than quoted, since its first 200 characters
@@ -31,7 +32,7 @@ package enum ResponseBodySummary {
       || (!media.contains("html") && ["<?xml", "<rss", "<feed", "<rdf"].contains(where: head.hasPrefix))
     let kind = isXML ? "an XML document" : "an HTML page"
     let shownType = type.map { $0.count > 60 ? String($0.prefix(60)) + "…" : $0 }
-    let size = "\(grouped(data.count)) byte\(data.count == 1 ? "" : "s")"
+    let size = "\(data.count.groupedDigits) byte\(data.count == 1 ? "" : "s")"
     return BodyProblem(
       isXML ? .xmlNotAFeed : .htmlPage, "\(kind) (\(shownType.map { "\($0), " } ?? "")\(size))" + suffix)
   }
@@ -47,7 +48,7 @@ package enum ResponseBodySummary {
   /// ``nonText(_:)`` as a problem (``BodyProblem/Kind/compressed``, ``BodyProblem/Kind/empty`` or
   /// ``BodyProblem/Kind/binary``), its detail `prefix` and the summary.
   package static func nonTextProblem(_ data: Data, prefix: String = "") -> BodyProblem? {
-    let size = "\(grouped(data.count)) byte\(data.count == 1 ? "" : "s")"
+    let size = "\(data.count.groupedDigits) byte\(data.count == 1 ? "" : "s")"
     let head = data.prefix(1024)
     if head.starts(with: [0x1F, 0x8B]) { return BodyProblem(.compressed, prefix + "gzip-compressed data (\(size))") }
     if head.starts(with: [0xFF, 0xFE]) || head.starts(with: [0xFE, 0xFF]) || head.starts(with: [0, 0, 0xFE, 0xFF]) {
@@ -59,14 +60,4 @@ package enum ResponseBodySummary {
     return binary ? BodyProblem(.binary, prefix + "binary data, not text (\(size))") : nil
   }
 
-  /// `12,400`: thousands grouped with commas, whatever the locale.
-  private static func grouped(_ number: Int) -> String {
-    let digits = String(number)
-    var text = ""
-    for (index, digit) in digits.enumerated() {
-      if index > 0, (digits.count - index) % 3 == 0 { text.append(",") }
-      text.append(digit)
-    }
-    return text
-  }
 }

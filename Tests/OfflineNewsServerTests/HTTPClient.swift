@@ -89,6 +89,27 @@ func rawExchange(port: Int, _ bytes: Data) throws -> String {
   return String(decoding: received, as: UTF8.self)
 }
 
+/// A TCP connection to 127.0.0.1:`port` that has sent the start of a request and no more (a "slowloris" client);
+/// the caller closes the returned descriptor.
+func openSlowConnection(port: Int) throws -> Int32 {
+  let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+  guard fd >= 0 else { throw POSIXError(.EIO) }
+  var address = sockaddr_in()
+  address.sin_family = sa_family_t(AF_INET)
+  address.sin_port = in_port_t(UInt16(port).bigEndian)
+  address.sin_addr.s_addr = inet_addr("127.0.0.1")
+  let connected = withUnsafePointer(to: &address) {
+    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+  }
+  guard connected == 0 else {
+    close(fd)
+    throw POSIXError(.ECONNREFUSED)
+  }
+  let start = Data("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n".utf8)
+  _ = start.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+  return fd
+}
+
 /// Runs `curl` (when installed) with `arguments`: its response header and body, read back from files (a child's
 /// output is discarded); `nil` with a printed notice when curl is not installed.
 func runCurl(_ arguments: [String]) async throws -> String? {

@@ -102,6 +102,30 @@ import Testing
     await server.stop()
   }
 
+  @Test("beyond loopback, one client address holding slow requests open gets at most its share of the connections")
+  func oneClientCannotTakeEveryConnection() async throws {
+    let limits = ServerLimits(maxConnections: 64, maxConnectionsPerClient: 4)
+    // Bound to every address (the door's credentials are NewsServer's, above this transport); reached on loopback.
+    let server = try MicroHTTPDServer.start(host: "0.0.0.0", port: 0, limits: limits, handler: Self.echo)
+    // Four connections that started a request and never finish it (slowloris).
+    let slow = try (0..<4).map { _ in try openSlowConnection(port: server.port) }
+    // The fifth from the same address is closed without an answer; the first four still hold theirs.
+    let refused = try rawExchange(port: server.port, Data("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
+    #expect(refused.isEmpty, "\(refused)")
+    for fd in slow { close(fd) }
+    try await Task.sleep(for: .milliseconds(200))
+    let fine = try await TestClient(port: server.port).request("GET", "/")
+    #expect(fine.status == 200)
+    await server.stop()
+    // On loopback every client is 127.0.0.1: only the whole limit applies.
+    let local = try MicroHTTPDServer.start(host: "127.0.0.1", port: 0, limits: limits, handler: Self.echo)
+    let held = try (0..<6).map { _ in try openSlowConnection(port: local.port) }
+    let answered = try await TestClient(port: local.port).request("GET", "/")
+    #expect(answered.status == 200)
+    for fd in held { close(fd) }
+    await local.stop()
+  }
+
   @Test func manyConcurrentRequestsAreAnsweredConcurrently() async throws {
     let server = try MicroHTTPDServer.start(host: "127.0.0.1", port: 0) { request in
       try? await Task.sleep(for: .milliseconds(100))

@@ -79,6 +79,25 @@ struct SubscriptionFileTests {
     }
   }
 
+  @Test("an OPML-sized list of 3,000 feeds in 30 folders is subscribed in one write, each on its own line, in order")
+  func subscribesMany() async throws {
+    let (folder, list) = try file()
+    defer { _ = folder }
+    let many = (1...3_000).map { index in
+      NewsSource(
+        name: "Feed \(index)", url: URL(string: "https://host\(index % 97).example/feed/\(index).xml")!,
+        folder: ["Folder \(index % 30)"])
+    }
+    let changes = try await list.subscribe(many)
+    #expect(changes.added.count == 3_000)
+    let sources = try await list.sources()
+    #expect(sources.map(\.name) == ["Daring", "top"] + many.map(\.name))
+    #expect(sources.last?.folder == ["Folder 0"])
+    let lines = try text(list).split(separator: "\n")
+    #expect(lines.filter { $0.hasPrefix("\t\t\"Feed ") }.count == 3_000, "each entry on its own line, indented alike")
+    #expect(try text(list).hasSuffix("\t},\n\t\"custom\": [1, 2, 3]\n}\n"), "the rest of the file as it was")
+  }
+
   @Test("rename follows in defaultSource; move sets and removes the folder; remove cuts the entry; each edit alone")
   func edits() async throws {
     let (folder, list) = try file()

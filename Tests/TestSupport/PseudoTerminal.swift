@@ -1,4 +1,5 @@
 import Foundation
+import PTYSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -65,39 +66,15 @@ public enum PseudoTerminal {
     }
   }
 
-  /// `openpty(3)`, looked up at run time: `<pty.h>` is not part of Swift's Glibc module.
-  private typealias OpenPTY =
-    @convention(c) (
-      UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<CChar>?,
-      UnsafePointer<termios>?, UnsafePointer<winsize>?
-    ) -> Int32
-
-  private static let openpty: OpenPTY? = {
-    for library in [nil, "libutil.so.1"] as [String?] {
-      guard let handle = dlopen(library, RTLD_NOW), let symbol = dlsym(handle, "openpty") else { continue }
-      return unsafeBitCast(symbol, to: OpenPTY.self)
-    }
-    return nil
-  }()
-
   /// A pty: the master the test reads, the slave the child writes.
   private final class Pair: @unchecked Sendable {
     var master: Int32
     var slave: Int32
 
     init(columns: Int) throws {
-      guard let openpty = PseudoTerminal.openpty else {
-        throw Failure(description: "openpty is not available (glibc 2.34+ has it in libc, older ones in libutil)")
-      }
-      var (master, slave): (Int32, Int32) = (-1, -1)
-      var size = winsize(ws_row: 24, ws_col: UInt16(clamping: columns), ws_xpixel: 0, ws_ypixel: 0)
-      guard openpty(&master, &slave, nil, nil, &size) == 0 else {
-        throw Failure(description: "openpty: \(String(cString: strerror(errno)))")
-      }
-      self.master = master
-      self.slave = slave
-      _ = fcntl(master, F_SETFD, FD_CLOEXEC)
-      _ = fcntl(slave, F_SETFD, FD_CLOEXEC)
+      let pty = try PTY.open(columns: columns, rows: 24)
+      master = pty.master
+      slave = pty.slave
       var settings = termios()
       guard tcgetattr(slave, &settings) == 0 else {
         close()

@@ -201,21 +201,15 @@ public final class HTMLDocument {
 
   var rawRoot: RawNode? { RawNode(xmlDocGetRootElement(pointer)) }
 
-  var rawBody: RawNode? {
-    guard let root = rawRoot else { return nil }
-    var child = root.firstElementChild
-    while let node = child {
-      if node.isElement("body") { return node }
-      child = node.nextElementSibling
-    }
-    return nil
-  }
+  var rawBody: RawNode? { rawRootChild("body") }
 
-  var rawHead: RawNode? {
-    guard let root = rawRoot else { return nil }
-    var child = root.firstElementChild
+  var rawHead: RawNode? { rawRootChild("head") }
+
+  /// The first child element of the root named `name`.
+  private func rawRootChild(_ name: StaticString) -> RawNode? {
+    var child = rawRoot?.firstElementChild
     while let node = child {
-      if node.isElement("head") { return node }
+      if node.isElement(name) { return node }
       child = node.nextElementSibling
     }
     return nil
@@ -289,20 +283,11 @@ public final class HTMLDocument {
     detached.insert(node.pointer)
   }
 
-  /// Whether `candidate` is `node` or one of its ancestors (moving it under `node` would make a cycle).
-  private func isSelfOrAncestor(_ candidate: RawNode, of node: RawNode) -> Bool {
-    var current: RawNode? = node
-    while let step = current {
-      if step == candidate { return true }
-      current = step.parent
-    }
-    return false
-  }
-
   /// Moves `child` (from wherever it is) to the end of `parent`'s children. Adjacent text nodes are not merged, so
   /// every node value stays valid. Nothing happens when `child` is `parent` or one of its ancestors.
   func append(_ child: RawNode, to parent: RawNode) {
-    guard !isSelfOrAncestor(child, of: parent) else { return }
+    // `child` at or above `parent` would make a cycle.
+    guard !parent.isInside(child) else { return }
     xmlUnlinkNode(child.pointer)
     detached.remove(child.pointer)
     let c = child.pointer
@@ -316,7 +301,7 @@ public final class HTMLDocument {
 
   /// Moves `node` (from wherever it is) just before `reference`, under `reference`'s parent.
   func insert(_ node: RawNode, before reference: RawNode) {
-    guard let parent = reference.parent, node != reference, !isSelfOrAncestor(node, of: parent) else { return }
+    guard let parent = reference.parent, node != reference, !parent.isInside(node) else { return }
     xmlUnlinkNode(node.pointer)
     detached.remove(node.pointer)
     let n = node.pointer

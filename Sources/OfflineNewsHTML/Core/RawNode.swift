@@ -43,6 +43,15 @@ struct RawNode: Hashable {
   // MARK: Tree
 
   var parent: RawNode? { RawNode(pointer.pointee.parent) }
+  /// Whether this node is `container` or below it.
+  func isInside(_ container: RawNode) -> Bool {
+    var current: RawNode? = self
+    while let node = current {
+      if node == container { return true }
+      current = node.parent
+    }
+    return false
+  }
   /// The parent when it is an element (not the document node).
   var parentElement: RawNode? {
     guard let parent = pointer.pointee.parent, parent.pointee.type == XML_ELEMENT_NODE else { return nil }

@@ -71,22 +71,12 @@ extension Readability {
       ancestor = node.parent
     }
     let shown = root.descendants("img").contains { other in
-      !isInside(other, noscript) && other.attributes.contains { JSString.trim($0.value) == src }
+      !other.isInside(noscript) && other.attributes.contains { JSString.trim($0.value) == src }
     }
     guard !shown else { return }
     let copy = copyOfChildren(noscript, page)
     guard let replacement = copy.firstElementChild else { return }
     page.replace(noscript, with: replacement)
-  }
-
-  /// Whether `node` is `container` or below it.
-  private func isInside(_ node: RawNode, _ container: RawNode) -> Bool {
-    var current: RawNode? = node
-    while let element = current {
-      if element == container { return true }
-      current = element.parent
-    }
-    return false
   }
 
   /// Whether the node is an `<img>`, or holds exactly one element and no text, down to one.

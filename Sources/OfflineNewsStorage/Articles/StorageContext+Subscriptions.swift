@@ -35,6 +35,9 @@ package struct StoredSubscription: Sendable, Hashable {
 
 extension StorageContext {
   private static let subscriptionColumns = "name, url, title, folder, homePage, policy, maxAge, fullText"
+  /// Adds a subscription: the values of ``values(of:)``, then `subscribedAt`.
+  private static let insertSubscription =
+    "INSERT INTO subscription (\(subscriptionColumns), subscribedAt) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
 
   /// The subscriptions, in the order they were made.
   ///
@@ -82,7 +85,7 @@ extension StorageContext {
           }
         } else {
           try db.execute(
-            "INSERT INTO subscription (\(Self.subscriptionColumns), subscribedAt) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            Self.insertSubscription,
             values + [.integer(now.millisecondsSince1970)])
         }
       }
@@ -99,7 +102,7 @@ extension StorageContext {
       try db.inTransaction {
         for subscription in subscriptions {
           try db.execute(
-            "INSERT INTO subscription (\(Self.subscriptionColumns), subscribedAt) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            Self.insertSubscription,
             Self.values(of: subscription) + [.integer(now.millisecondsSince1970)])
         }
       }

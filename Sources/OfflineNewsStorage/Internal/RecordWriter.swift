@@ -129,27 +129,34 @@ struct RecordWriter {
     }
   }
 
-  private func upsert(
-    _ entity: EntityDescription, _ records: [Record], _ operation: WriteOperation, _ summary: inout SaveSummary,
-    _ change: inout StorageChange
-  ) throws {
+  /// `records` validated and keyed by identity, in the order each identity first appears. The same object twice in
+  /// one save is one row: later keys win, earlier keys not repeated are kept, to-many additions add up.
+  private func mergedByIdentity(
+    _ records: [Record], _ entity: EntityDescription
+  ) throws -> (order: [Identity], merged: [Identity: Record]) {
     var order: [Identity] = []
     var merged: [Identity: Record] = [:]
     for record in records {
       let identity = try identity(of: record, entity)
       try validate(record, entity, identity)
-      if let earlier = merged[identity] {
-        // The same object twice in one save: one row; later keys win, earlier keys not repeated are kept.
-        var combined = earlier
-        combined.values.merge(record.values) { $1 }
-        combined.toMany.merge(record.toMany) { $1 }
-        combined.toManyAdditions.merge(record.toManyAdditions) { $0 + $1 }
-        merged[identity] = combined
+      if var earlier = merged[identity] {
+        earlier.values.merge(record.values) { $1 }
+        earlier.toMany.merge(record.toMany) { $1 }
+        earlier.toManyAdditions.merge(record.toManyAdditions) { $0 + $1 }
+        merged[identity] = earlier
       } else {
         order.append(identity)
         merged[identity] = record
       }
     }
+    return (order, merged)
+  }
+
+  private func upsert(
+    _ entity: EntityDescription, _ records: [Record], _ operation: WriteOperation, _ summary: inout SaveSummary,
+    _ change: inout StorageChange
+  ) throws {
+    let (order, merged) = try mergedByIdentity(records, entity)
     var start = 0
     while start < order.count {
       let identities = Array(order[start..<min(start + Self.chunk, order.count)])
@@ -161,7 +168,7 @@ struct RecordWriter {
         guard var record = merged[identity] else { continue }
         record.values = normalized(record.values, entity)
         let keys = record.values.keys.sorted()
-        if operation == .insertOnly && stored[identity] != nil || operation == .updateOnly && stored[identity] == nil {
+        if operation.skips(rowExists: stored[identity] != nil) {
           summary.skipped += 1
           continue
         }
@@ -211,21 +218,7 @@ struct RecordWriter {
     _ entity: EntityDescription, _ records: [Record], _ fetch: ArticleFetch?, _ operation: WriteOperation,
     _ summary: inout SaveSummary, _ change: inout StorageChange
   ) throws {
-    var order: [Identity] = []
-    var merged: [Identity: Record] = [:]
-    for record in records {
-      let identity = try identity(of: record, entity)
-      try validate(record, entity, identity)
-      if var earlier = merged[identity] {
-        earlier.values.merge(record.values) { $1 }
-        earlier.toMany.merge(record.toMany) { $1 }
-        earlier.toManyAdditions.merge(record.toManyAdditions) { $0 + $1 }
-        merged[identity] = earlier
-      } else {
-        order.append(identity)
-        merged[identity] = record
-      }
-    }
+    let (order, merged) = try mergedByIdentity(records, entity)
     let first = order.first.flatMap { merged[$0] }
     let query = fetch?.query ?? first?.values["fetchQuery"]?.textValue ?? "import"
     let fetchedAt =
@@ -252,9 +245,7 @@ struct RecordWriter {
           linksOnly.append(identity)
           continue
         }
-        if (operation == .insertOnly && stored[identity] != nil)
-          || (operation == .updateOnly && stored[identity] == nil)
-        {
+        if operation.skips(rowExists: stored[identity] != nil) {
           summary.skipped += 1
           continue
         }

@@ -3,21 +3,8 @@ extension Migration {
   /// search text where there is one (`coalesce(summaryText, summary)`), the content the whole text, else the
   /// content's search text, else the content (`coalesce(fullText, contentText, content)`). Also what
   /// ``ArticleWriter`` checks before it indexes unfolded text from `article` itself.
-  static let searchTextView = """
-    CREATE VIEW article_search_text (docid, title, summary, content, author, sourceName) AS
-    SELECT rowid,
-      replace(replace(replace(replace(replace(replace(title,
-        char(173), ''), char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279), ''),
-      replace(replace(replace(replace(replace(replace(coalesce(summaryText, summary),
-        char(173), ''), char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279), ''),
-      replace(replace(replace(replace(replace(replace(coalesce(fullText, contentText, content),
-        char(173), ''), char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279), ''),
-      replace(replace(replace(replace(replace(replace(author,
-        char(173), ''), char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279), ''),
-      replace(replace(replace(replace(replace(replace(sourceName,
-        char(173), ''), char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279), '')
-    FROM article
-    """
+  static let searchTextView = searchTextViewDefinition(
+    summary: "coalesce(summaryText, summary)", content: "coalesce(fullText, contentText, content)")
 
   /// Version 11: search reads the text a reader sees, not the markup (RELIABILITY.md, bug 31). A feed's summary and
   /// content stay as the feed gives them (HTML stays HTML, for `news show`); their text, rendered by the HTML layer
@@ -42,26 +29,8 @@ extension Migration {
       DROP VIEW article_search_text;
       \(searchTextView);
 
-      CREATE TRIGGER article_fts_before_update
-      BEFORE UPDATE OF title, summary, content, author, sourceName, fullText, summaryText, contentText ON article
-      WHEN old.title IS NOT new.title OR old.summary IS NOT new.summary OR old.content IS NOT new.content
-        OR old.author IS NOT new.author OR old.sourceName IS NOT new.sourceName OR old.fullText IS NOT new.fullText
-        OR old.summaryText IS NOT new.summaryText OR old.contentText IS NOT new.contentText
-      BEGIN
-        INSERT INTO article_fts (article_fts, rowid, title, summary, content, author, sourceName)
-        SELECT 'delete', docid, title, summary, content, author, sourceName
-        FROM article_search_text WHERE docid = old.rowid;
-      END;
-
-      CREATE TRIGGER article_fts_after_update
-      AFTER UPDATE OF title, summary, content, author, sourceName, fullText, summaryText, contentText ON article
-      WHEN old.title IS NOT new.title OR old.summary IS NOT new.summary OR old.content IS NOT new.content
-        OR old.author IS NOT new.author OR old.sourceName IS NOT new.sourceName OR old.fullText IS NOT new.fullText
-        OR old.summaryText IS NOT new.summaryText OR old.contentText IS NOT new.contentText
-      BEGIN
-        INSERT INTO article_fts (rowid, title, summary, content, author, sourceName)
-        SELECT docid, title, summary, content, author, sourceName FROM article_search_text WHERE docid = new.rowid;
-      END;
+      \(searchUpdateTriggers(
+        watching: ["title", "summary", "content", "author", "sourceName", "fullText", "summaryText", "contentText"]))
       """
   )
 }

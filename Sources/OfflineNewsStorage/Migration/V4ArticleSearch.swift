@@ -28,11 +28,7 @@ extension Migration {
     version: 4,
     name: "full-text search over articles",
     sql: """
-      CREATE VIRTUAL TABLE article_fts USING fts5(
-        title, summary, content, author, sourceName,
-        content = 'article', content_rowid = 'rowid',
-        tokenize = "unicode61 remove_diacritics 2 categories 'L* N* Co M*'"
-      );
+      \(searchIndexTable(content: "article", rowid: "rowid"))
 
       CREATE TRIGGER article_fts_after_insert AFTER INSERT ON article BEGIN
         INSERT INTO article_fts (rowid, title, summary, content, author, sourceName)

@@ -43,25 +43,9 @@ extension Migration {
 
       -- The text the search index sees: article's searched columns without U+00AD, U+200B, U+200C, U+200D, U+2060,
       -- U+FEFF.
-      CREATE VIEW article_search_text (docid, title, summary, content, author, sourceName) AS
-      SELECT rowid,
-        replace(replace(replace(replace(replace(replace(title,
-          char(173), ''), char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279), ''),
-        replace(replace(replace(replace(replace(replace(summary,
-          char(173), ''), char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279), ''),
-        replace(replace(replace(replace(replace(replace(content,
-          char(173), ''), char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279), ''),
-        replace(replace(replace(replace(replace(replace(author,
-          char(173), ''), char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279), ''),
-        replace(replace(replace(replace(replace(replace(sourceName,
-          char(173), ''), char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279), '')
-      FROM article;
+      \(searchTextViewDefinition(summary: "summary", content: "content"));
 
-      CREATE VIRTUAL TABLE article_fts USING fts5(
-        title, summary, content, author, sourceName,
-        content = 'article_search_text', content_rowid = 'docid',
-        tokenize = "unicode61 remove_diacritics 2 categories 'L* N* Co M*'"
-      );
+      \(searchIndexTable(content: "article_search_text", rowid: "docid"))
 
       CREATE TRIGGER article_fts_after_insert AFTER INSERT ON article BEGIN
         INSERT INTO article_fts (rowid, title, summary, content, author, sourceName)
@@ -74,22 +58,7 @@ extension Migration {
         FROM article_search_text WHERE docid = old.rowid;
       END;
 
-      CREATE TRIGGER article_fts_before_update BEFORE UPDATE OF title, summary, content, author, sourceName ON article
-      WHEN old.title IS NOT new.title OR old.summary IS NOT new.summary OR old.content IS NOT new.content
-        OR old.author IS NOT new.author OR old.sourceName IS NOT new.sourceName
-      BEGIN
-        INSERT INTO article_fts (article_fts, rowid, title, summary, content, author, sourceName)
-        SELECT 'delete', docid, title, summary, content, author, sourceName
-        FROM article_search_text WHERE docid = old.rowid;
-      END;
-
-      CREATE TRIGGER article_fts_after_update AFTER UPDATE OF title, summary, content, author, sourceName ON article
-      WHEN old.title IS NOT new.title OR old.summary IS NOT new.summary OR old.content IS NOT new.content
-        OR old.author IS NOT new.author OR old.sourceName IS NOT new.sourceName
-      BEGIN
-        INSERT INTO article_fts (rowid, title, summary, content, author, sourceName)
-        SELECT docid, title, summary, content, author, sourceName FROM article_search_text WHERE docid = new.rowid;
-      END;
+      \(searchUpdateTriggers(watching: ["title", "summary", "content", "author", "sourceName"]))
 
       -- Index the rows already cached, folded.
       INSERT INTO article_fts (article_fts) VALUES ('rebuild');

@@ -105,6 +105,15 @@ package enum WriteOperation: String, Sendable, Hashable {
   case insertOnly
   /// Update existing rows; records without a row are not inserted, counted ``SaveSummary/skipped``.
   case updateOnly
+
+  /// Whether a record whose row exists (`rowExists`), or does not, is left out by this operation.
+  func skips(rowExists: Bool) -> Bool {
+    switch self {
+    case .upsert: false
+    case .insertOnly: rowExists
+    case .updateOnly: !rowExists
+    }
+  }
 }
 
 /// A relationship of an entity, named by both: `feed_item.attachments`.
