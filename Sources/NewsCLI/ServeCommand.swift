@@ -87,7 +87,8 @@ struct ServeCommand: NewsCommand {
     let server = NewsServer(
       library: library,
       settings: NewsServer.Settings(
-        listenHost: host, credentials: credentials, names: serve.names, log: requestLog(json: json)))
+        listenHost: host, credentials: credentials, names: serve.names, log: requestLog(json: json),
+        version: NewsCommandLine.version, commit: NewsCommandLine.commit))
     let running: any RunningServer
     do {
       running = try server.start(on: context.server, port: port)

@@ -20,17 +20,22 @@ public struct MinifluxAPI: Sendable {
   public var library: ServedLibrary
   /// The user name `GET /v1/me` reports.
   public var user: String
+  /// The program's version `GET /v1/version` reports (`news --version`'s: `0.1.0`).
+  public var version: String
+  /// The commit it was built from, `nil` when unknown (`GET /v1/version`'s `commit`).
+  public var commit: String?
 
-  /// - Parameter library: the library served; the user reported is `news`.
+  /// - Parameter library: the library served; the user reported is `news`, the version `unknown`.
   public init(library: ServedLibrary) {
-    self.library = library
-    user = "news"
+    self.init(library: library, user: "news")
   }
 
   /// - Parameters: see the properties of the same names.
-  public init(library: ServedLibrary, user: String) {
+  public init(library: ServedLibrary, user: String, version: String = "unknown", commit: String? = nil) {
     self.library = library
     self.user = user
+    self.version = version
+    self.commit = commit
   }
 
   /// Answers an authenticated `/v1/…` request: JSON, `204 No Content` for a change, or a Miniflux error.
@@ -53,10 +58,17 @@ public struct MinifluxAPI: Sendable {
     case ("GET", "me", 1):
       return MinifluxJSON.response(
         MinifluxJSON.User(username: user, lastLoginAt: MinifluxJSON.date(library.now())))
+    case ("GET", "version", 1):
+      return MinifluxJSON.response(MinifluxJSON.Version(version: version, commit: commit ?? "unknown"))
+    case ("GET", "export", 1):
+      let opml = try await library.subscriptions.exportOPML(title: "news subscriptions")
+      return ServerResponse(status: 200, type: "text/xml; charset=utf-8", data: opml)
+    case ("POST", "import", 1): return try await importOPML(request)
     case ("GET", "feeds", 1): return try await feeds()
     case ("POST", "feeds", 1): return try await subscribe(request)
     case ("GET", "feeds", 2) where parts[1] == "counters": return try await counters()
     case ("GET", "categories", 1): return try await categories(counts: request.queryValue("counts") == "true")
+    case ("POST", "categories", 1): return try await createCategory(request)
     case ("GET", "entries", 1): return try await entries(request, feeds: nil)
     case ("PUT", "entries", 1): return try await setStatus(request)
     default: break
@@ -181,6 +193,44 @@ public struct MinifluxAPI: Sendable {
     case .failure(let error):
       return MinifluxJSON.error(error.description, status: 400)
     }
+  }
+
+  /// `POST /v1/categories` `{"title"}`: a folder, its path the title split at `/` (`Tech / Swift` is `Tech`'s
+  /// `Swift`, as ``ServedCategory/title`` writes it). 201 with the category; 409 when a category has that path
+  /// (without regard to case); 400 for a title that names no folder. The folder is served while the server runs and
+  /// kept in the subscription list once a feed is filed in it (``ServedLibrary/createdFolders``).
+  private func createCategory(_ request: ServerRequest) async throws -> ServerResponse {
+    struct Body: Decodable { var title: String? }
+    guard let body = try? JSONDecoder().decode(Body.self, from: request.body) else {
+      return MinifluxJSON.error("Invalid JSON payload", status: 400)
+    }
+    let path = (body.title ?? "").split(separator: "/").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+      .filter { !$0.isEmpty }
+    guard !path.isEmpty else { return MinifluxJSON.error("The category title is mandatory", status: 400) }
+    let catalog = try await ServedCatalog.current(library)
+    let lowered = path.map { $0.lowercased() }
+    if lowered == ["all"] || catalog.categories.contains(where: { $0.path.map { $0.lowercased() } == lowered }) {
+      return MinifluxJSON.error("This category already exists", status: 409)
+    }
+    library.createdFolders.add(path)
+    return MinifluxJSON.response(MinifluxJSON.category(ServedCategory(path: path)), status: 201)
+  }
+
+  /// `POST /v1/import`: the body is an OPML subscription list, subscribed as `news import FILE.opml` does
+  /// (``SubscriptionList/importOPML(_:url:into:)`` on the served list, each feed in its folder, a feed whose URL the
+  /// list has already skipped); no feed is read while the client waits. 201 `{"message"}` as Miniflux answers; 400
+  /// naming the problem for a body that is not OPML, and nothing is subscribed then.
+  private func importOPML(_ request: ServerRequest) async throws -> ServerResponse {
+    let url = URL(string: "urn:miniflux:import") ?? URL(fileURLWithPath: "/v1/import")
+    do {
+      try await library.subscriptions.importOPML(request.body, url: url)
+    } catch let failure as SubscriptionChangeError {
+      if ServedFailure.isBusy(failure) { throw failure }
+      return MinifluxJSON.error("Invalid OPML: \(failure.description)", status: 400)
+    } catch {
+      return MinifluxJSON.error("Invalid OPML: \(error)", status: 400)
+    }
+    return MinifluxJSON.response(MinifluxJSON.Message(message: "Feeds imported successfully"), status: 201)
   }
 
   private func unsubscribe(_ feed: ServedFeed) async throws -> ServerResponse {
@@ -327,5 +377,50 @@ enum MinifluxEntries {
       found += try await repository.articles(withHandleDigits6to13: digits).filter { !keys.contains($0.url) }
     }
     return found
+  }
+}
+
+extension MinifluxJSON {
+  /// `GET /v1/version`, in Miniflux's shape: this program's version and commit; `build_date` and `go_version` are not
+  /// known (`unknown`, empty: no Go here), `compiler` is `swiftc`, `arch` and `os` are Go's names for the platform.
+  struct Version: JSONWritable {
+    var version: String
+    var commit: String
+
+    func write(to json: inout JSONWriter) {
+      json.object { json in
+        json.member("version", version)
+        json.member("commit", commit)
+        json.member("build_date", "unknown")
+        json.member("go_version", "")
+        json.member("compiler", "swiftc")
+        json.member("arch", Self.arch)
+        json.member("os", Self.os)
+      }
+    }
+
+    #if arch(x86_64)
+      static let arch = "amd64"
+    #elseif arch(arm64)
+      static let arch = "arm64"
+    #else
+      static let arch = "unknown"
+    #endif
+    #if os(Linux)
+      static let os = "linux"
+    #elseif os(macOS)
+      static let os = "darwin"
+    #else
+      static let os = "unknown"
+    #endif
+  }
+
+  /// A `{"message": …}` answer (`POST /v1/import`'s).
+  struct Message: JSONWritable {
+    var message: String
+
+    func write(to json: inout JSONWriter) {
+      json.object { json in json.member("message", message) }
+    }
   }
 }

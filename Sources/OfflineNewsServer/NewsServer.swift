@@ -12,8 +12,9 @@ import OfflineNewsHTTP
 ///      `WWW-Authenticate: Basic` otherwise);
 ///    - `/accounts/ClientLogin` (here: `Email`, `Passwd` → `SID=…\nLSID=null\nAuth=…\n`, as FreshRSS answers; 401
 ///      `Error=BadAuthentication`) and `/reader/api/0/token` (here: the action token `T`);
-///    - `/reader/api/0/…` and `/reader/atom/…` (Google Reader's Atom streams, newsboat's) → ``ReaderAPI`` once authenticated by `Authorization: GoogleLogin auth=…`; a `POST` must
-///      also carry the `T` its login was given (401 with `Google-Bad-Token: true` otherwise, as Google Reader);
+///    - `/reader/api/0/…` and `/reader/atom/…` (Google Reader's Atom streams, newsboat's) → ``ReaderAPI`` once authenticated by `Authorization: GoogleLogin auth=…`; a `POST` of a
+///      state-changing call (``ReaderAPI/stateChangingCalls``) must also carry the `T` its login was given (401 with
+///      `Google-Bad-Token: true` otherwise, as Google Reader and FreshRSS);
 ///    - `/login` (a form of its own, no external assets) and `/logout`; `/session` (the signed-in session's user and
 ///      CSRF token as JSON, for the web reader's scripts: same-origin only, since it sends no CORS header);
 ///    - anything else → ``WebReader`` with the ``WebSession`` of the `news_session` cookie (`HttpOnly;
@@ -43,17 +44,24 @@ public struct NewsServer: Sendable {
     public var log: RequestLog
     /// The slowing down of failed logins.
     public var throttle: LoginThrottle
+    /// The program's version (`news --version`'s), as the Miniflux API's `GET /v1/version` reports it.
+    public var version: String
+    /// The commit the program was built from, `nil` when unknown.
+    public var commit: String?
 
     /// - Parameters: see the properties of the same names.
     public init(
       listenHost: String = "127.0.0.1", credentials: ServerCredentials? = nil, names: [String] = [],
-      log: RequestLog = .none, throttle: LoginThrottle = LoginThrottle()
+      log: RequestLog = .none, throttle: LoginThrottle = LoginThrottle(), version: String = "unknown",
+      commit: String? = nil
     ) {
       self.listenHost = listenHost
       self.credentials = credentials
       self.names = names
       self.log = log
       self.throttle = throttle
+      self.version = version
+      self.commit = commit
     }
   }
 
@@ -236,7 +244,8 @@ public struct NewsServer: Sendable {
       }
     }
     let user = settings.credentials?.user ?? "news"
-    return (await MinifluxAPI(library: library, user: user).handle(request), nil)
+    let api = MinifluxAPI(library: library, user: user, version: settings.version, commit: settings.commit)
+    return (await api.handle(request), nil)
   }
 
   private static func minifluxUnauthorized() -> ServerResponse {
@@ -297,7 +306,7 @@ public struct NewsServer: Sendable {
     // newsboat sends the token as `token` answered it, its line break included: white space around it is not part
     // of it.
     let sent = (request.parameter("T") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-    if request.method == "POST", !Sodium.equal(sent, actionToken) {
+    if ReaderAPI.needsActionToken(request), !Sodium.equal(sent, actionToken) {
       var response = ServerResponse.text("Unauthorized\n", status: 401)
       response.headers.append((name: "Google-Bad-Token", value: "true"))
       return (response, "action token T missing or wrong")

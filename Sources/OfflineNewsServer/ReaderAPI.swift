@@ -13,7 +13,8 @@ import OfflineNewsModel
 ///   and starred are the repository's read and bookmark state (`user/-/state/com.google/read`, `…/starred`).
 /// - Items are ``ServedIdentifiers``' (`tag:google.com,2005:reader/item/` + 16 hex digits); every id form is read
 ///   back (long, 16 hex digits, signed decimal). Content is ``servedContent(of:)``.
-/// - A continuation (`c`) is the number of items before the next page. Changes answer `OK`; an invalid argument
+/// - A continuation (`c`) is the place of a page's last item (``ReaderContinuation``): the next page starts after
+///   it, whatever was marked read or arrived meanwhile; one this server did not give is 400. Changes answer `OK`; an invalid argument
 ///   answers 400 naming it, an unknown stream 404.
 public struct ReaderAPI: Sendable {
   /// The library served.
@@ -31,6 +32,19 @@ public struct ReaderAPI: Sendable {
   static let apiPrefix = "/reader/api/0/"
   /// The path prefix of the Atom streams.
   static let atomPrefix = "/reader/atom/"
+
+  /// The calls that change state (FreshRSS's `greader.php` checks the action token `T` on these only): a `POST` of
+  /// one of them must carry `T`; reads (`stream/contents`, `stream/items/contents`, …) may be `POST`s without it.
+  static let stateChangingCalls: Set<String> = [
+    "edit-tag", "rename-tag", "disable-tag", "mark-all-as-read", "subscription/edit", "subscription/quickadd",
+  ]
+
+  /// Whether `request` (its `/api/greader.php` prefix dropped) is a `POST` of a state-changing call
+  /// (``stateChangingCalls``): one that must carry the action token `T`.
+  static func needsActionToken(_ request: ServerRequest) -> Bool {
+    guard request.method == "POST", request.path.hasPrefix(apiPrefix) else { return false }
+    return stateChangingCalls.contains(String(request.path.dropFirst(apiPrefix.count)))
+  }
 
   /// Answers an authenticated `/reader/api/0/…` or `/reader/atom/…` request.
   public func handle(_ request: ServerRequest) async -> ServerResponse {
@@ -140,7 +154,8 @@ public struct ReaderAPI: Sendable {
     let page = await library.servingImages(Array(articles.prefix(query.count)), origin: requestOrigin(request))
     let feeds = try await catalog.feeds(of: page, in: library.repository)
     let items = page.compactMap { article in feeds[article.url.absoluteString].map { (article, $0) } }
-    return (stream, items, articles.count > query.count ? String(query.offset + query.count) : nil)
+    let continuation = articles.count > query.count ? ReaderContinuation.after(articles[query.count - 1]) : nil
+    return (stream, items, continuation)
   }
 
   private func contents(_ request: ServerRequest, streamID: String) async throws -> ServerResponse {

@@ -1,6 +1,7 @@
 import Foundation
 import OfflineNews
 import OfflineNewsHTTP
+import OfflineNewsModel
 import OfflineNewsStorage
 
 /// A stream of the Google Reader API, as FreshRSS names them
@@ -82,14 +83,14 @@ enum ReaderStream: Sendable, Equatable {
 }
 
 /// The paging and filter arguments of a stream request (`stream/contents`, `stream/items/ids`, the Atom feeds):
-/// `n` (count, 1…1000, default 20), `c` (continuation, as a previous page gave it), `xt` (exclude the read state:
+/// `n` (count, 1…1000, default 20), `c` (continuation, as a previous page gave it: ``ReaderContinuation``), `xt` (exclude the read state:
 /// unread only), `it` (include only a state: read or starred), `ot` (Unix seconds: only items published at or
 /// after), `nt` (Unix seconds: only items published before), `r=o` (oldest first).
 struct ReaderStreamQuery: Sendable, Equatable {
   /// Items per page.
   var count = 20
-  /// Items skipped (the continuation token is this number).
-  var offset = 0
+  /// The last item of the previous page (`c`): this page starts after it in the stream's order.
+  var after: ArticlePlace?
   /// Only unread items (`xt=user/-/state/com.google/read`).
   var unreadOnly = false
   /// Only read items (`it=user/-/state/com.google/read`).
@@ -122,10 +123,10 @@ struct ReaderStreamQuery: Sendable, Equatable {
       count = min(value, Self.maximumCount)
     }
     if let text = request.parameter("c"), !text.isEmpty {
-      guard let value = Int(text), value >= 0 else {
+      guard let place = ReaderContinuation.place(text) else {
         throw Invalid(message: "c: \"\(text)\" is not a continuation this server gave")
       }
-      offset = value
+      after = place
     }
     for excluded in request.parameters("xt") where ReaderStream.state(of: excluded) == "read" { unreadOnly = true }
     for included in request.parameters("it") {
@@ -159,7 +160,36 @@ struct ReaderStreamQuery: Sendable, Equatable {
     selection.ascending = oldestFirst
     selection.order = .published
     selection.limit = count + 1
-    selection.offset = offset
+    selection.after = after
     return selection
+  }
+}
+
+/// The continuation `c` of a Reader stream: the place of a page's last item (its publication date in milliseconds
+/// and its key), so that the next page continues after it in the stream's order, as FreshRSS's `greader.php` does
+/// (its continuation is the last item's id) — not a count of items to skip, which skips unread items once a page is
+/// marked read and repeats items when new ones arrive between pages. Opaque to clients: base64url (RFC 4648 §5, no
+/// padding) of `<milliseconds> <key>`.
+enum ReaderContinuation {
+  /// The continuation after `article`.
+  static func after(_ article: Article) -> String {
+    let text = "\(Timestamp(article.publishedAt).millisecondsSince1970) \(article.url.absoluteString)"
+    return Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+      .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+  }
+
+  /// The place a continuation this server gave names, or `nil` for any other text.
+  static func place(_ continuation: String) -> ArticlePlace? {
+    guard continuation.count < 16_384, continuation.allSatisfy({ $0.isLetter || $0.isNumber || "-_".contains($0) })
+    else { return nil }
+    var base64 = continuation.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+    base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+    guard let data = Data(base64Encoded: base64), let text = String(data: data, encoding: .utf8),
+      let space = text.firstIndex(of: " "), let milliseconds = Int64(text[..<space]),
+      abs(milliseconds) < 1 << 50
+    else { return nil }
+    let key = String(text[text.index(after: space)...])
+    guard !key.isEmpty else { return nil }
+    return ArticlePlace(publishedAt: Timestamp(millisecondsSince1970: milliseconds).date, key: key)
   }
 }

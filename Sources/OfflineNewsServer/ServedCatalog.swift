@@ -53,11 +53,12 @@ struct ServedCategory: Sendable, Hashable {
 struct ServedCatalog: Sendable {
   /// Every source, sorted by name.
   var feeds: [ServedFeed]
-  /// Every folder that holds a source directly, "All" first, then by title.
+  /// Every folder that holds a source directly or was made through an API (``ServedLibrary/createdFolders``), "All"
+  /// first, then by title.
   var categories: [ServedCategory]
 
-  /// The catalog of `sources`.
-  init(sources: [NewsSource]) {
+  /// The catalog of `sources`, with the empty folders `folders` too.
+  init(sources: [NewsSource], folders: [[String]] = []) {
     feeds = sources.map { source in
       ServedFeed(
         source: source, id: ServedIdentifiers.feedID(forSourceNamed: source.name),
@@ -66,9 +67,10 @@ struct ServedCatalog: Sendable {
     var seen = Set<[String]>()
     var categories: [ServedCategory] = [ServedCategory(path: [])]
     seen.insert([])
-    for feed in feeds.sorted(by: { $0.category.title < $1.category.title })
-    where seen.insert(feed.source.folder).inserted {
-      categories.append(feed.category)
+    let made = folders.filter { !$0.isEmpty }.map(ServedCategory.init(path:))
+    for category in (feeds.map(\.category) + made).sorted(by: { $0.title < $1.title })
+    where seen.insert(category.path).inserted {
+      categories.append(category)
     }
     self.categories = categories
   }
@@ -77,7 +79,7 @@ struct ServedCatalog: Sendable {
   ///
   /// - Throws: what ``ServedLibrary/sources`` throws.
   static func current(_ library: ServedLibrary) async throws -> ServedCatalog {
-    ServedCatalog(sources: try await library.servedSources())
+    ServedCatalog(sources: try await library.servedSources(), folders: library.createdFolders.all)
   }
 
   /// Whether `id` is `full` or `full`'s low 32 bits read as a signed integer: how a client that keeps ids in C

@@ -7,6 +7,10 @@ import Testing
 
 @testable import OfflineNewsServer
 
+#if canImport(FoundationXML)
+  import FoundationXML
+#endif
+
 /// The Miniflux API v1 in process: request → handler → JSON, as the Miniflux API documents its answers
 /// (<https://miniflux.app/docs/api.html>) and as newsboat's `urls-source "miniflux"` reads them.
 @Suite("Miniflux API v1")
@@ -224,6 +228,107 @@ struct MinifluxAPITests {
     #expect(configured.status == 400, "a source of the configuration is not the store's to remove")
   }
 
+  @Test("GET /v1/version answers this program's version in Miniflux's shape")
+  func version() async throws {
+    let served = try await ServedTestLibrary.synthetic()
+    let api = MinifluxAPI(library: served.library, user: "reader", version: "0.1.0", commit: "abc1234")
+    let answer = await api.handle(ServedTestLibrary.request("GET", "/v1/version"))
+    #expect(answer.status == 200)
+    let document = try object(answer)
+    #expect(Set(document.keys) == ["version", "commit", "build_date", "go_version", "compiler", "arch", "os"])
+    #expect(document["version"] as? String == "0.1.0")
+    #expect(document["commit"] as? String == "abc1234")
+    #if os(Linux)
+      #expect(document["os"] as? String == "linux")
+    #endif
+  }
+
+  @Test("POST /v1/import subscribes an OPML list's feeds in their folders; GET /v1/export writes them back")
+  func importAndExport() async throws {
+    let served = try await ServedTestLibrary.synthetic()
+    let api = Self.api(served)
+    let opml = """
+      <?xml version="1.0" encoding="UTF-8"?>
+      <opml version="2.0"><head><title>Mine</title></head><body>
+        <outline text="Owls" title="Owls" type="rss" xmlUrl="https://owls.example.net/feed" htmlUrl="https://owls.example.net/"/>
+        <outline text="Work"><outline text="Swift Blog" type="rss" xmlUrl="https://swift.example.net/atom.xml"/></outline>
+      </body></opml>
+      """
+    var request = ServedTestLibrary.request("POST", "/v1/import")
+    request.body = Data(opml.utf8)
+    let imported = await api.handle(request)
+    #expect(imported.status == 201)
+    #expect(try object(imported)["message"] as? String == "Feeds imported successfully")
+    let subscribed = try await served.repository.subscriptions()
+    #expect(subscribed.map(\.name).sorted() == ["Owls", "Swift Blog"])
+    #expect(subscribed.first { $0.name == "Swift Blog" }?.folder == ["Work"])
+    let feeds = try array(await Self.get(served, "/v1/feeds"))
+    #expect(feeds.contains { $0["feed_url"] as? String == "https://owls.example.net/feed" })
+    // The same list again adds nothing.
+    #expect(await api.handle(request).status == 201)
+    #expect(try await served.repository.subscriptions().count == 2)
+
+    let exported = await Self.get(served, "/v1/export")
+    #expect(exported.status == 200)
+    #expect(exported.header("Content-Type")?.hasPrefix("text/xml") == true)
+    let outlines = try OutlineURLs(exported.data ?? Data())
+    #expect(outlines.feeds == ["https://owls.example.net/feed", "https://swift.example.net/atom.xml"])
+    #expect(outlines.folders == ["Work"])
+
+    var notOPML = ServedTestLibrary.request("POST", "/v1/import")
+    notOPML.body = Data("<rss version=\"2.0\"><channel/></rss>".utf8)
+    let refused = await api.handle(notOPML)
+    #expect(refused.status == 400)
+    #expect((try object(refused)["error_message"] as? String)?.hasPrefix("Invalid OPML: ") == true)
+    notOPML.body = Data("not xml at all".utf8)
+    #expect(await api.handle(notOPML).status == 400)
+    #expect(try await served.repository.subscriptions().count == 2, "a refused list subscribes nothing")
+  }
+
+  @Test(
+    "POST /v1/import of a real NetNewsWire export: every feed subscribed", .enabled(if: Fixtures.hasSharedReal))
+  func importRealOPML() async throws {
+    let served = try await ServedTestLibrary.synthetic()
+    let data = try Data(contentsOf: try Fixtures.sharedReal("feeds/Subs.opml"))
+    var request = ServedTestLibrary.request("POST", "/v1/import")
+    request.body = data
+    #expect(await Self.api(served).handle(request).status == 201)
+    let expected = try OutlineURLs(data).feeds
+    #expect(!expected.isEmpty)
+    let exported = try OutlineURLs(await Self.get(served, "/v1/export").data ?? Data())
+    // Equivalent URLs (`http://feed.katiefloyd.com` and `…com/`, both in the list) are one subscription.
+    let key = { (text: String) in URL(string: text).map(NewsSource.subscriptionKey(for:)) ?? text }
+    #expect(Set(exported.feeds.map(key)) == Set(expected.map(key)))
+    #expect(exported.feeds.count == Set(expected.map(key)).count)
+  }
+
+  @Test("POST /v1/categories makes a folder (409 when it exists) that a feed can then be filed in")
+  func createCategory() async throws {
+    let served = try await ServedTestLibrary.synthetic()
+    let api = Self.api(served)
+    let made = await api.handle(ServedTestLibrary.request("POST", "/v1/categories", json: #"{"title":"Later"}"#))
+    #expect(made.status == 201)
+    let category = try object(made)
+    #expect(category["title"] as? String == "Later")
+    let id = try #require((category["id"] as? NSNumber)?.int64Value)
+    #expect(id == ServedIdentifiers.categoryID(forFolder: ["Later"]))
+    let listed = try array(await Self.get(served, "/v1/categories"))
+    #expect(listed.map { $0["title"] as? String } == ["All", "Later", "Tech", "Tech / Swift"])
+    for title in ["Later", "later", "Tech / Swift", "All"] {
+      let again = await api.handle(
+        ServedTestLibrary.request("POST", "/v1/categories", json: #"{"title":"\#(title)"}"#))
+      #expect(again.status == 409, "\(title)")
+    }
+    #expect(
+      await api.handle(ServedTestLibrary.request("POST", "/v1/categories", json: #"{"title":" / "}"#)).status == 400)
+    #expect(await api.handle(ServedTestLibrary.request("POST", "/v1/categories", json: "[]")).status == 400)
+    let filed = await api.handle(
+      ServedTestLibrary.request(
+        "POST", "/v1/feeds", json: #"{"feed_url":"https://new.example.net/rss","category_id":\#(id)}"#))
+    #expect(filed.status == 201)
+    #expect(try await served.repository.subscriptions().first?.folder == ["Later"])
+  }
+
   @Test("an entry's content is the stored full text when there is one")
   func fullText() async throws {
     let served = try await ServedTestLibrary.synthetic()
@@ -252,5 +357,39 @@ struct MinifluxAPITests {
       #expect(entries.map { $0["published_at"] as? String } == stored.map { ServedDates.rfc3339($0.publishedAt) })
       #expect(entries.allSatisfy { ($0["feed_id"] as? NSNumber)?.int64Value == id })
     }
+  }
+}
+
+/// The `xmlUrl`s of an OPML document's outlines, in order, and the titles of the outlines that hold others: read
+/// back with Foundation's XMLParser.
+final class OutlineURLs: NSObject, XMLParserDelegate {
+  var feeds: [String] = []
+  var folders: [String] = []
+  private var open: [(text: String, isFolder: Bool)] = []
+
+  struct Malformed: Error {}
+
+  init(_ data: Data) throws {
+    super.init()
+    let parser = XMLParser(data: data)
+    parser.delegate = self
+    guard parser.parse() else { throw Malformed() }
+  }
+
+  func parser(
+    _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+    attributes: [String: String] = [:]
+  ) {
+    guard name == "outline" else { return }
+    if let url = attributes["xmlUrl"] { feeds.append(url) }
+    if !open.isEmpty, !open[open.count - 1].isFolder {
+      open[open.count - 1].isFolder = true
+      folders.append(open[open.count - 1].text)
+    }
+    open.append((attributes["text"] ?? attributes["title"] ?? "", false))
+  }
+
+  func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+    if name == "outline" { open.removeLast() }
   }
 }

@@ -126,6 +126,20 @@ import Testing
     let withT = try await client.request(
       "POST", "/reader/api/0/edit-tag", headers: header.merging(form) { $1 }, body: Data("i=1&a=x&T=\(t)".utf8))
     #expect(withT.status != 401 && withT.status != 403, "the door let it through: \(withT.status)")
+    // Reads may be POSTs without T (FreshRSS checks T only on state changes); every state change needs it.
+    for read in ["/reader/api/0/stream/items/contents", "/api/greader.php/reader/api/0/stream/contents"] {
+      let post = try await client.request(
+        "POST", read, headers: header.merging(form) { $1 }, body: Data("i=1&n=5".utf8))
+      #expect(post.status == 200, "\(read): \(post.status)")
+      #expect(post.header("Google-Bad-Token") == nil)
+    }
+    for change in ReaderAPI.stateChangingCalls.sorted() {
+      let post = try await client.request(
+        "POST", "/reader/api/0/" + change, headers: header.merging(form) { $1 },
+        body: Data("s=user/-/state/com.google/reading-list".utf8))
+      #expect(post.status == 401, "\(change): \(post.status)")
+      #expect(post.header("Google-Bad-Token") == "true", "\(change)")
+    }
     let log = lines.all.joined()
     #expect(!log.contains(auth) && !log.contains(t) && !log.contains("correct"))
     // JSON lines: each a complete object.

@@ -1,6 +1,7 @@
 import Foundation
 import OfflineNews
 import OfflineNewsHTTP
+import OfflineNewsModel
 import OfflineNewsStorage
 import TestSupport
 import Testing
@@ -69,7 +70,9 @@ struct ReaderAPITests {
     let continuation = try #require(try object(first)["continuation"] as? String)
     let second = await Self.get(served, "stream/contents/user/-/state/com.google/reading-list?n=4&c=\(continuation)")
     #expect(try Self.titles(second) == ["Beta 2", "Alpha 2", "Gamma 1", "Beta 1"])
-    let last = try object(await Self.get(served, "stream/contents/user/-/state/com.google/reading-list?n=4&c=8"))
+    let next = try #require(try object(second)["continuation"] as? String)
+    let last = try object(
+      await Self.get(served, "stream/contents/user/-/state/com.google/reading-list?n=4&c=\(next)"))
     #expect(last["continuation"] == nil)
     #expect((last["items"] as? [Any])?.count == 1)
 
@@ -110,6 +113,51 @@ struct ReaderAPITests {
         == ["Gamma 2", "Beta 2", "Alpha 2"])
     #expect(await Self.get(served, "stream/contents/feed/https://unknown.example/").status == 404)
     #expect(await Self.get(served, "stream/contents/user/-/state/com.google/reading-list?n=zero").status == 400)
+  }
+
+  @Test("a continuation is the last item's place: marking a page read or new articles do not shift the next page")
+  func keysetContinuation() async throws {
+    let served = try await ServedTestLibrary.synthetic()
+    let unread = "stream/contents/user/-/state/com.google/reading-list?xt=user/-/state/com.google/read&n=3"
+    let first = await Self.get(served, unread)
+    #expect(try Self.titles(first) == ["Alpha 4", "Beta 3", "Alpha 3"])
+    let c = try #require(try object(first)["continuation"] as? String)
+    // The client marks page 1 read, then asks for page 2: an offset would skip the 3 items after it.
+    let ids = try Self.items(first).compactMap { $0["id"] as? String }.map { "i=\($0)" }.joined(separator: "&")
+    #expect(text(await Self.post(served, "edit-tag", "\(ids)&a=user/-/state/com.google/read")) == "OK")
+    #expect(try Self.titles(await Self.get(served, "\(unread)&c=\(c)")) == ["Gamma 2", "Beta 2", "Alpha 2"])
+
+    // Articles arriving between pages (newer than page 1): page 2 does not repeat page 1's.
+    let alpha = try #require(served.configured.first { $0.name == "Alpha" })
+    let arrived = (5...7).map { n in
+      Article(
+        key: ServedTestLibrary.articleURL("Alpha", n), link: nil, title: "Alpha \(n)",
+        publishedAt: ServedTestLibrary.start.addingTimeInterval(TimeInterval(n * 3600)))
+    }
+    let all = "stream/contents/user/-/state/com.google/reading-list?n=3"
+    let page1 = await Self.get(served, all)
+    try await served.repository.save(arrived, for: alpha.query)
+    let after = try #require(try object(page1)["continuation"] as? String)
+    #expect(try Self.titles(await Self.get(served, "\(all)&c=\(after)")) == ["Gamma 2", "Beta 2", "Alpha 2"])
+
+    // stream/items/ids continues the same way, oldest first too.
+    let idsCall = "stream/items/ids?s=\(Self.alphaStream)&n=2&r=o"
+    let refs = try object(await Self.get(served, idsCall))
+    let idsNext = try #require(refs["continuation"] as? String)
+    let page2 = try #require(
+      try object(await Self.get(served, "\(idsCall)&c=\(idsNext)"))["itemRefs"] as? [[String: Any]])
+    #expect(
+      page2.compactMap { $0["id"] as? String }
+        == [3, 4].map {
+          String(ServedIdentifiers.readerShortItemID(forKey: ServedTestLibrary.articleURL("Alpha", $0).absoluteString))
+        })
+
+    // A continuation this server did not give (an offset, garbled text) is refused, naming it.
+    for garbled in ["10", "bm90IGEgcGxhY2U", "%25%25"] {
+      let refused = await Self.get(served, "\(all)&c=\(garbled)")
+      #expect(refused.status == 400, "c=\(garbled)")
+      #expect(text(refused).hasPrefix("c: "), "c=\(garbled)")
+    }
   }
 
   @Test("stream/items/ids gives short ids that stream/items/contents reads back, in every id form")

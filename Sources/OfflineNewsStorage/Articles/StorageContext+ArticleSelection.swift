@@ -15,6 +15,26 @@ public enum ArticleOrder: Sendable, Hashable {
   case sourceRank([String: Int])
 }
 
+/// An article's place in the ``ArticleOrder/published`` order: its publication date (to the millisecond, as stored)
+/// and its key (``Article/url``, the tie-break). What a keyset continuation holds (``ArticleSelection/after``).
+public struct ArticlePlace: Sendable, Hashable {
+  /// The article's `publishedAt`.
+  public var publishedAt: Date
+  /// The article's key text (`url`).
+  public var key: String
+
+  /// The place of an article published at `publishedAt` whose key text is `key`.
+  public init(publishedAt: Date, key: String) {
+    self.publishedAt = publishedAt
+    self.key = key
+  }
+
+  /// The place of `article`.
+  public init(of article: Article) {
+    self.init(publishedAt: article.publishedAt, key: article.url.absoluteString)
+  }
+}
+
 /// One page of cached articles: which (``ArticleFilter`` and the bounds below), in which order, how many. What a
 /// sync API's stream of entries reads in one SQL statement, so that a page of a 100,000-article store costs what
 /// its rows cost, not what the store holds.
@@ -47,6 +67,10 @@ public struct ArticleSelection: Sendable, Hashable {
   public var handleAbove: String?
   /// Only articles whose handle is strictly less than this text; `nil` for no bound.
   public var handleBelow: String?
+  /// Only articles that come after this place in the ``ArticleOrder/published`` order, in the selection's direction
+  /// (a keyset continuation: unlike ``offset``, the next page neither skips nor repeats articles when some arrive or
+  /// leave the selection between pages); `nil` for no bound. Meant for ``ArticleOrder/published`` only.
+  public var after: ArticlePlace?
   /// The order of the page.
   public var order: ArticleOrder
   /// `true` for ascending (oldest, or smallest, first).
@@ -60,7 +84,7 @@ public struct ArticleSelection: Sendable, Hashable {
   public init(
     filter: ArticleFilter = .all, readOnly: Bool = false, sources: [SourceMatch]? = nil,
     sourceLookup: SourceLookup = .index, publishedAfter: Date? = nil, handleAbove: String? = nil,
-    handleBelow: String? = nil,
+    handleBelow: String? = nil, after: ArticlePlace? = nil,
     order: ArticleOrder = .published, ascending: Bool = false, limit: Int? = nil, offset: Int = 0
   ) {
     self.filter = filter
@@ -70,6 +94,7 @@ public struct ArticleSelection: Sendable, Hashable {
     self.publishedAfter = publishedAfter
     self.handleAbove = handleAbove
     self.handleBelow = handleBelow
+    self.after = after
     self.order = order
     self.ascending = ascending
     self.limit = limit
@@ -111,6 +136,18 @@ public struct ArticleSelection: Sendable, Hashable {
     if let handleBelow {
       conditions.append("a.handle < ?\(firstParameter + arguments.count)")
       arguments.append(.text(handleBelow))
+    }
+    if let after {
+      // The order is `publishedAt DESC, url` (ascending: its exact reverse): after a place is an earlier date, or the
+      // same date and a greater key (ascending: a later date, or the same and a smaller key). The first term bounds
+      // the walk of `article_by_publishedAt`.
+      let date = "?\(firstParameter + arguments.count)"
+      let key = "?\(firstParameter + arguments.count + 1)"
+      conditions.append(
+        ascending
+          ? "a.publishedAt >= \(date) AND (a.publishedAt > \(date) OR a.url < \(key))"
+          : "a.publishedAt <= \(date) AND (a.publishedAt < \(date) OR a.url > \(key))")
+      arguments += [.integer(Timestamp(after.publishedAt).millisecondsSince1970), .text(after.key)]
     }
     return (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "), arguments)
   }
