@@ -174,6 +174,36 @@ package final class Statement {
     return rows
   }
 
+  /// Runs this statement once per row of `source` (a statement of another connection, or of this one), its
+  /// parameters `?1…?n` bound to the row's `n` columns as stored (`sqlite3_bind_value`: SQLite copies each value,
+  /// a blob included, without a Swift copy in between). Returns the number of rows.
+  ///
+  /// - Throws: ``SQLiteError``: `SQLITE_MISUSE` when `source` has not as many columns as this statement has
+  ///   parameters, or the error of a step of either statement.
+  ///
+  /// Related SQLite documentation: <https://www.sqlite.org/c3ref/bind_blob.html> (`sqlite3_bind_value` takes the
+  /// unprotected values of `sqlite3_column_value`)
+  @discardableResult
+  func insertRows(from source: Statement) throws(SQLiteError) -> Int {
+    let columns = Int(sqlite3_column_count(source.handle))
+    try checkArgumentCount(columns)
+    sqlite3_reset(source.handle)
+    defer { sqlite3_reset(source.handle) }
+    var rows = 0
+    while try source.step() {
+      sqlite3_reset(handle)
+      for column in 0..<columns {
+        let rc = sqlite3_bind_value(handle, Int32(column + 1), sqlite3_column_value(source.handle, Int32(column)))
+        guard rc == SQLITE_OK else { throw connection.error(rc, sql: sql) }
+      }
+      while try step() {}
+      rows += 1
+    }
+    sqlite3_reset(handle)
+    sqlite3_clear_bindings(handle)
+    return rows
+  }
+
   /// Runs the statement and returns the first row, read by `read`, or `nil` when there is none.
   package func fetchOne<T>(_ arguments: [DatabaseValue] = [], _ read: (Row) throws -> T) throws -> T? {
     try bind(arguments)
