@@ -252,27 +252,37 @@ final class SideSearchIndex {
         throw SQLiteError(extendedCode: 1, message: "a searched column is not bound", path: side.path)
       }
       let width = ArticleWriter.boundColumns.count
-      func folded(_ value: DatabaseValue) -> DatabaseValue {
-        if case .text(let text) = value { return .text(SearchQuery.folded(text)) }
-        return value
+      // One buffer of the row's folded UTF-8, bound in place: no `String` per value.
+      var bytes: [UInt8] = []
+      var ranges: [Range<Int>?] = Array(repeating: nil, count: 5)
+      func set(_ column: Int, _ value: DatabaseValue, else fallback: DatabaseValue = .null) {
+        var chosen = value
+        if case .null = value { chosen = fallback }
+        guard case .text(let text) = chosen else {
+          ranges[column] = nil
+          return
+        }
+        let start = bytes.count
+        SearchQuery.appendFoldedUTF8(text, to: &bytes)
+        ranges[column] = start..<bytes.count
       }
-      func coalesce(_ first: DatabaseValue, _ second: DatabaseValue) -> DatabaseValue {
-        if case .null = first { return folded(second) }
-        return folded(first)
+      func write(_ statement: Statement, _ rowid: Int64, _ values: [DatabaseValue]) throws {
+        bytes.removeAll(keepingCapacity: true)
+        for column in ranges.indices { set(column, column < values.count ? values[column] : .null) }
+        try statement.execute(rowid, texts: ranges, of: bytes)
       }
       var updates: [Int64: (old: [DatabaseValue], new: [DatabaseValue])] = [:]
-      var values: [DatabaseValue] = Array(repeating: .null, count: 6)
       while let rows = take() {
         let arguments = rows.arguments
         for (row, rowid) in rows.inserted {
           let base = row * width
-          values[0] = .integer(rowid)
-          values[1] = folded(arguments[base + columns[0]])
-          values[2] = coalesce(arguments[base + columns[2]], arguments[base + columns[1]])
-          values[3] = coalesce(arguments[base + columns[4]], arguments[base + columns[3]])
-          values[4] = folded(arguments[base + columns[5]])
-          values[5] = folded(arguments[base + columns[6]])
-          try insert.executeBorrowingTexts(values)
+          bytes.removeAll(keepingCapacity: true)
+          set(0, arguments[base + columns[0]])
+          set(1, arguments[base + columns[2]], else: arguments[base + columns[1]])
+          set(2, arguments[base + columns[4]], else: arguments[base + columns[3]])
+          set(3, arguments[base + columns[5]])
+          set(4, arguments[base + columns[6]])
+          try insert.execute(rowid, texts: ranges, of: bytes)
         }
         for update in rows.updated {
           updates[update.rowid] = (updates[update.rowid]?.old ?? update.old, update.new)
@@ -283,8 +293,8 @@ final class SideSearchIndex {
       condition.unlock()
       guard !stop else { return }
       for (rowid, change) in updates.sorted(by: { $0.key < $1.key }) where change.old != change.new {
-        try delete.executeBorrowingTexts([.integer(rowid)] + change.old)
-        try insert.executeBorrowingTexts([.integer(rowid)] + change.new)
+        try write(delete, rowid, change.old)
+        try write(insert, rowid, change.new)
       }
       try side.execute(sql: "INSERT INTO article_fts (article_fts) VALUES ('optimize'); COMMIT")
     }
