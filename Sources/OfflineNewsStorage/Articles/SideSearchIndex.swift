@@ -82,7 +82,7 @@ final class SideSearchIndex {
       return nil
     }
     var settings: [(String, Int64)] = [
-      ("hashsize", FirstImportSearchIndex.hashSize), ("automerge", 0), ("crisismerge", 1999),
+      ("hashsize", Self.hashSize), ("automerge", 0), ("crisismerge", 1999),
     ]
     if let pageSize { settings.append(("pgsz", pageSize)) }
     for (key, value) in settings {
@@ -98,10 +98,16 @@ final class SideSearchIndex {
   deinit { worker.cancel() }
 
   /// The side database's page cache, in KiB: the index is written in order and merged once, so a small cache does.
-  static let cacheKiB = 4096
+  static let cacheKiB = 2048
+
+  /// FTS5's `hashsize` on the side: the bytes of pending terms after which it writes a segment. Smaller than the
+  /// at-end build's (``FirstImportSearchIndex/hashSize``, 8 MB): here it is held while the writer holds its own
+  /// page cache and the decoder its batches, and with 8 MB a 100k import peaked at 140 MB (2.1× its payload); the
+  /// extra segments are merged by the one `optimize` at the end either way.
+  static let hashSize: Int64 = 2 << 20
 
   /// Statements' rows the thread may hold before ``send(_:)`` waits for it: the writer gets at most this far ahead.
-  static let capacity = 8
+  static let capacity = 4
 
   /// The main table's `CREATE VIRTUAL TABLE` text with its external content replaced by none (`content = ''`), or
   /// `nil` when it is not `article_fts` over `article_search_text`.
