@@ -135,11 +135,19 @@ let package = Package(
       linkerSettings: [
         .unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xclang-linker", "-no-pie"], .when(platforms: [.linux]))
       ]),
-    // The same command line with the URLSession network: runs the commands that use the network.
+    // The same command line with the URLSession network: runs the commands that use the network. A release build
+    // links it statically like `news` (10 ms to start instead of 20: docs/PERFORMANCE.md); FoundationNetworking's
+    // static library then links the system libcurl by name, which needs `libcurl4-openssl-dev`. (A debug build
+    // stays dynamic: its static link misses the toolchain's CFURLSessionInterface.)
     .executableTarget(
       name: "news-online",
       dependencies: ["NewsCLI", "OfflineNewsURLSession", "OfflineNewsMicroHTTPD", "OfflineNewsHTTP"],
-      swiftSettings: strict),
+      swiftSettings: strict + [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release))],
+      linkerSettings: [
+        .unsafeFlags(
+          ["-static-stdlib", "-use-ld=lld", "-Xclang-linker", "-no-pie"],
+          .when(platforms: [.linux], configuration: .release))
+      ]),
     // The benchmark (docs/PERFORMANCE.md): `swift run -c release news-bench`.
     .executableTarget(
       name: "news-bench",

@@ -73,13 +73,17 @@ struct Configuration: Sendable {
   /// package's sample is never written: it is copied to the user's file first, which every later `news` reads,
   /// from any folder (a fresh user's `news add` in the checkout edited the tracked sample, and `news serve
   /// --set-password` wrote a password hash into it).
+  /// With `newFileAllowed` only the first: an explicit path not there yet is an empty configuration, and the sample
+  /// is read in place.
   static func load(
     explicitPath: String?, environment: [String: String], currentDirectory: String, creatable: Bool = false,
-    note: (String) -> Void = { _ in }
+    newFileAllowed: Bool = false, note: (String) -> Void = { _ in }
   ) throws(CommandFailure) -> Configuration {
     if let path = explicitPath ?? environment["NEWS_CONFIG"].flatMap({ $0.isEmpty ? nil : $0 }) {
       let file = LocalPath.resolved(path, relativeTo: currentDirectory, environment: environment)
-      if creatable, !FileManager.default.fileExists(atPath: file) { return Configuration(file: file) }
+      if creatable || newFileAllowed, !FileManager.default.fileExists(atPath: file) {
+        return Configuration(file: file)
+      }
       return try read(path: file, environment: environment)
     }
     let user = userConfigurationPath(environment: environment)

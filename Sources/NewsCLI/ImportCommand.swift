@@ -20,8 +20,16 @@ struct ImportCommand: NewsCommand {
   static let groups: [(options: [Option], required: Bool)] = [
     ([.deleteMissing, .deleteMissingWhere], false), ([.insertOnly, .updateOnly], false),
   ]
-  /// An OPML list adds its feeds to the configuration file, which may not exist yet.
-  static let configurationUse = ConfigurationUse.creatable
+  /// An OPML list adds its feeds to the configuration file, which may not exist yet; any other file leaves the
+  /// configuration as it is (the package's sample is not copied for it).
+  static func configurationUse(for arguments: ParsedArguments<Option>, resolve: (String) -> String)
+    -> ConfigurationUse
+  {
+    guard let file = arguments.positionals.first, arguments.value(.mapping) == nil,
+      documentKind(at: resolve(file)) == .opml
+    else { return .newFileAllowed }
+    return .creatable
+  }
   static let details = """
     Records that cannot be saved (no url, no title, a bad date, NewsAPI's [Removed] placeholders) are skipped and
     reported; the rest are saved in one transaction. A file that is not valid JSON, is truncated, or is a NewsAPI

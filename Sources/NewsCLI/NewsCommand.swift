@@ -29,6 +29,9 @@ enum ConfigurationUse: Sendable {
   /// As `existing`, and a `--config PATH` that does not exist yet is a new, empty configuration the command creates
   /// (the commands that write sources: `news add`, `news import`).
   case creatable
+  /// As `existing`, but a `--config PATH` that does not exist yet is an empty configuration, as for `creatable`;
+  /// the package's sample is not copied (`news import` of articles, which writes no configuration).
+  case newFileAllowed
 }
 
 /// A `news` subcommand, declared once: its name, summary, positionals, typed options and details. Its usage line,
@@ -49,6 +52,10 @@ protocol NewsCommand: Sendable {
   /// Paragraphs printed after the options (details, exit statuses).
   static var details: String { get }
   static var configurationUse: ConfigurationUse { get }
+  /// The configuration use of one invocation: ``configurationUse`` unless the arguments decide (`news import` edits
+  /// the configuration only for an OPML file). `resolve` makes a typed path absolute as ``CommandContext`` does.
+  static func configurationUse(for arguments: ParsedArguments<Option>, resolve: (String) -> String)
+    -> ConfigurationUse
 
   init(context: CommandContext, arguments: ParsedArguments<Option>)
   func run() async throws -> ExitCode
@@ -59,6 +66,9 @@ extension NewsCommand {
   static var groups: [(options: [Option], required: Bool)] { [] }
   static var details: String { "" }
   static var configurationUse: ConfigurationUse { .existing }
+  static func configurationUse(for arguments: ParsedArguments<Option>, resolve: (String) -> String)
+    -> ConfigurationUse
+  { configurationUse }
 
   /// The declaration in the form the parser and the help read.
   static var spec: CommandSpec {

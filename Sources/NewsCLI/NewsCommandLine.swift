@@ -195,7 +195,10 @@ public struct NewsCommandLine: Sendable {
     _ command: Command.Type, _ arguments: ParsedArguments<Command.Option>, console: Console
   ) async -> Int32 {
     do {
-      let context = try makeContext(arguments.common, console: console, use: Command.configurationUse)
+      let use = Command.configurationUse(for: arguments) {
+        LocalPath.resolved($0, relativeTo: currentDirectory, environment: environment)
+      }
+      let context = try makeContext(arguments.common, console: console, use: use)
       return try await Command(context: context, arguments: arguments).run().rawValue
     } catch {
       return fail(CommandFailure(error, currentDirectory: currentDirectory), on: console)
@@ -216,7 +219,7 @@ public struct NewsCommandLine: Sendable {
       ? Configuration()
       : try Configuration.load(
         explicitPath: arguments.configurationPath, environment: environment, currentDirectory: currentDirectory,
-        creatable: use == .creatable, note: { console.printNote($0) })
+        creatable: use == .creatable, newFileAllowed: use == .newFileAllowed, note: { console.printNote($0) })
     return CommandContext(
       configuration: configuration, environment: environment, currentDirectory: currentDirectory, console: console,
       now: now, network: network, server: server, faults: faults, executor: executor)

@@ -22,10 +22,12 @@ public struct RefreshOptions: Sendable {
   /// one misconfigured redirect, or a captive portal's, does not rewrite the list; a move that stays does (a
   /// refresh that failed, or that was not asked, neither counts nor breaks the run).
   public var relinkAfter = 2
-  /// Requests in flight at once, in all (at least 1). Default 4.
-  public var totalLimit = 4
-  /// Requests in flight at once to one host (at least 1). Default 2.
-  public var perHostLimit = 2
+  /// Requests in flight at once, in all (at least 1). Default 8.
+  public var totalLimit = 8
+  /// Requests in flight at once to one host (at least 1). Default 4: RFC 9112 §9.4 sets no number and asks clients
+  /// to be conservative; browsers open up to 6 connections per host, and feed hosts (Substack, Medium, YouTube,
+  /// FeedBurner) often serve many of one person's subscriptions.
+  public var perHostLimit = 4
   /// The HTTP transport for the pages of whole texts and their images, and for Parse Servers; `nil`: no whole
   /// texts are fetched (``RefreshReport/fullText`` is `nil`) and a Parse source fails with
   /// ``RefreshFailure/configuration(_:)``.

@@ -198,11 +198,18 @@ struct NewUserPassTests {
     let sampleText = #"{"sources": {"sample": {"file": "sample/feed.rss"}}, "defaultSource": "sample"}"# + "\n"
     try sampleText.write(toFile: folder + "/news.json", atomically: true, encoding: .utf8)
     #expect(await cli.run("fetch", "--db", cli.database).status == 0, "the quick start reads the sample")
+    let home = try #require(cli.environment["HOME"])
+    let user = home + "/.config/news/news.json"
+    // Importing articles edits no configuration: the sample is not copied for it (it was, for every import).
+    for file in ["newsapi-duplicate-url.json", "feeds/html-text.rss"] {
+      let imported = await cli.run("import", Fixtures.own(file).path, "--db", cli.database)
+      #expect(imported.status == 0, "\(file): \(imported.err)")
+      #expect(!imported.err.contains("created from the package's sample"), "\(file): \(imported.err)")
+      #expect(!FileManager.default.fileExists(atPath: user), "\(file): no user configuration made")
+    }
     let added = await cli.run("add", Fixtures.own("feeds/html-text.rss").path, "--name", "mine", "--db", cli.database)
     #expect(added.status == 0, "\(added.err)")
     #expect(try String(contentsOfFile: folder + "/news.json", encoding: .utf8) == sampleText, "the sample is untouched")
-    let home = try #require(cli.environment["HOME"])
-    let user = home + "/.config/news/news.json"
     #expect(added.err.contains("\(user) created from the package's sample"), "\(added.err)")
     let copy = try String(contentsOfFile: user, encoding: .utf8)
     #expect(copy.contains(#""file": "\#(folder)/sample/feed.rss""#), "the relative path names the same file: \(copy)")

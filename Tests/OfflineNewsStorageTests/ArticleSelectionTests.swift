@@ -193,6 +193,18 @@ struct ArticleSelectionTests {
     #expect(counts.map(\.unread) == [8, 5, 2, 3, 0, 0])
   }
 
+  @Test("counts of a library of 1,000 sources never fetched and C: more than the 500 terms of one compound SELECT")
+  func countsOfManySources() async throws {
+    let (_, storage) = try await Self.store()
+    // A library imported from OPML: 1,000 feeds with no fetch yet; each is looked up (a1, in C's list, is A's).
+    let many = (1...1_000).map { SourceMatch(source: "feed-\($0)", queries: ["https://feeds.example/\($0).xml"]) }
+    let library = Array(many.prefix(700)) + [Self.c] + Array(many.dropFirst(700))
+    let groups: [[SourceMatch]?] = [nil, library, [many[0]], [many[999]], [Self.c], [Self.a, Self.c]]
+    let counts = try await storage.articleCounts(ofGroups: groups)
+    #expect(counts.map(\.total) == [9, 3, 0, 0, 3, 6])
+    #expect(counts.map(\.unread) == [9, 3, 0, 0, 3, 6])
+  }
+
   @Test("the fetch log records each save's name and how many of its list are another name's; renames move both")
   func fetchLogOthers() async throws {
     let (_, storage) = try await Self.store()

@@ -381,6 +381,12 @@ extension StorageContext {
     return settled
   }
 
+  /// At most this many SELECTs in one compound statement: SQLite refuses more than 500 ("too many terms in compound
+  /// SELECT", SQLITE_MAX_COMPOUND_SELECT, sqlite.org/limits.html); a library of 1,000 feeds failed every count.
+  static let maximumCompoundTerms = 400
+  /// At most this many bound arguments in one statement (SQLITE_MAX_VARIABLE_NUMBER is 32,766 since 3.32).
+  static let maximumArguments = 30_000
+
   private static func groupCounts(
     _ db: Connection, _ groups: [[SourceMatch]?], names: [String], members: [SourceMatch], countsAll: Bool
   ) throws -> [SourceArticleCounts] {
@@ -407,20 +413,12 @@ extension StorageContext {
     let unsettled = members.map { member in
       SourceMatch(source: member.source, queries: member.queries.filter { settled[$0] != member.source })
     }
-    if unsettled.contains(where: { !$0.queries.isEmpty }) {
-      var parts: [String] = []
-      var arguments: [DatabaseValue] = []
-      for (index, member) in unsettled.enumerated() where !member.queries.isEmpty {
-        let queryMarks = member.queries.indices.map { "?\(arguments.count + 2 + $0)" }.joined(separator: ", ")
-        let nameMark = "?\(arguments.count + 1)"
-        parts.append(
-          """
-          SELECT \(index), a.rowid, a.source, a.isRead, a.publishedAt FROM query_result r JOIN article a ON a.url = r.url
-          WHERE r.query IN (\(queryMarks)) AND a.rowid NOT IN (SELECT rowid FROM article WHERE source = \(nameMark))
-          """)
-        arguments.append(.text(member.source))
-        arguments += member.queries.map { .text($0) }
-      }
+    // One SELECT per source, joined by UNION ALL in statements of at most `maximumCompoundTerms` terms (SQLite's
+    // limit is 500 terms, SQLITE_MAX_COMPOUND_SELECT: sqlite.org/limits.html) and `maximumArguments` arguments.
+    var parts: [String] = []
+    var arguments: [DatabaseValue] = []
+    func flush() throws {
+      guard !parts.isEmpty else { return }
       for (index, stray) in try db.makeStatement(parts.joined(separator: " UNION ALL ")).fetchAll(
         arguments,
         {
@@ -434,7 +432,26 @@ extension StorageContext {
       {
         strays[members[index], default: []].append(stray)
       }
+      parts = []
+      arguments = []
     }
+    for (index, member) in unsettled.enumerated() where !member.queries.isEmpty {
+      if parts.count == Self.maximumCompoundTerms
+        || arguments.count + 1 + member.queries.count > Self.maximumArguments
+      {
+        try flush()
+      }
+      let queryMarks = member.queries.indices.map { "?\(arguments.count + 2 + $0)" }.joined(separator: ", ")
+      let nameMark = "?\(arguments.count + 1)"
+      parts.append(
+        """
+        SELECT \(index), a.rowid, a.source, a.isRead, a.publishedAt FROM query_result r JOIN article a ON a.url = r.url
+        WHERE r.query IN (\(queryMarks)) AND a.rowid NOT IN (SELECT rowid FROM article WHERE source = \(nameMark))
+        """)
+      arguments.append(.text(member.source))
+      arguments += member.queries.map { .text($0) }
+    }
+    try flush()
     // Every article: when the names hold them all (the store's count, from its smallest index, is theirs), their
     // sums; else one pass over the table.
     var all = SourceArticleCounts(total: 0, unread: 0)
