@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNewsStorage
 import TestSupport
 import Testing
 
@@ -85,6 +86,46 @@ struct CrashSafetyTests {
     await again.exited()
     #expect(again.terminationStatus == 0)
     #expect(try Self.snapshot(binary, db: db).urls.count == 20_020)
+  }
+
+  @Test(
+    "SIGKILL right before COMMIT of a first import, its search index built beside: no rows, no side file left; the next run completes"
+  )
+  func killFirstImportBeforeCommit() async throws {
+    let binary = try #require(Self.newsBinary, "the news executable is built beside the tests")
+    let faulty = try #require(Self.faultyNewsBinary, "the news-with-fault executable is built beside the tests")
+    let directory = TemporaryDirectory("news-kill-first")
+    let db = directory.path("news.sqlite")
+    // SQLite's temporary files (the side index's database among them) go here, to be looked for after the kill.
+    let temporary = directory.path("tmp")
+    try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
+    let environment = ["SQLITE_TMPDIR": temporary, "TMPDIR": temporary]
+    // The schema first (its migrations are a write transaction of their own), with no article.
+    let store = try StorageContext(path: db)
+    await store.close()
+
+    let big = directory.path("big.json")
+    try Self.writeLargeResponse(20_000, to: big, prefix: "first")
+    let killed = try Self.run(faulty, ["kill-before-commit", "import", big, "--db", db], environment: environment)
+    await killed.exited()
+    #expect(killed.terminationReason == .uncaughtSignal)
+    #expect(killed.terminationStatus == SIGKILL)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: temporary) == [], "no temporary file left")
+
+    let after = try OfflineNewsStorageProbe(path: db, recovering: true)
+    #expect(try after.integrity() == "ok")
+    #expect(try after.urls().isEmpty)
+    #expect(try after.searchIndexIntegrity() == "ok")
+    #expect(try after.count("article_fts_docsize") == 0)
+
+    let again = try Self.run(binary, ["import", big, "--db", db], environment: environment)
+    await again.exited()
+    #expect(again.terminationStatus == 0)
+    let imported = try OfflineNewsStorageProbe(path: db, recovering: true)
+    #expect(try imported.urls().count == 20_000)
+    #expect(try imported.count("article_fts_docsize") == 20_000)
+    #expect(try imported.searchIndexIntegrity() == "ok")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: temporary) == [])
   }
 
   @Test("SIGKILL at random moments of a large import: always the old or the new rows, never a mix")

@@ -20,6 +20,17 @@ struct OfflineNewsStorageProbe {
     }
   }
 
+  /// FTS5's `integrity-check` of the search index against `article_search_text`: "ok", or the error it raised (a
+  /// connection opened `recovering`: the check is written as an `INSERT`).
+  func searchIndexIntegrity() throws -> String {
+    do {
+      try connection.execute(sql: "INSERT INTO article_fts (article_fts, rank) VALUES ('integrity-check', 1)")
+      return "ok"
+    } catch {
+      return "\(error)"
+    }
+  }
+
   /// The values of `column` in `table`, sorted (any table, e.g. an imported entity's).
   func values(_ table: String, _ column: String) throws -> [String] {
     try connection.makeStatement("SELECT \"\(column)\" FROM \"\(table)\" ORDER BY 1").fetchAll { $0.string(0) ?? "" }

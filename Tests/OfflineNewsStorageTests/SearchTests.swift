@@ -334,9 +334,16 @@ struct SearchTests {
       makeArticle("row\($0)", title: "Stored story \($0)", publishedAt: t0 + Int64($0), summary: "plain words")
     }
     try await storage.saveArticles(articles, forQuery: "q", fetchedAt: Self.fetched)
+    // The settings in effect: FTS5's default where none is stored (the first save, built beside the writer, stores
+    // none; the pause gives back the defaults it applied, stored).
     func settings() async throws -> [String] {
       try await storage.read { db in
-        try db.makeStatement("SELECT k || '=' || v FROM article_fts_config ORDER BY k").fetchAll { $0.string(0) ?? "" }
+        let defaults: [(String, Int64)] = [
+          ("automerge", 4), ("crisismerge", 16), ("hashsize", 1_048_576), ("usermerge", 4),
+        ]
+        return try defaults.map { key, fallback in
+          "\(key)=\(try db.scalarInt("SELECT v FROM article_fts_config WHERE k = '\(key)'") ?? fallback)"
+        }
       }
     }
     let before = try await settings()
@@ -407,7 +414,11 @@ struct SearchTests {
     first.append(makeArticle("first7", title: "Renamed platypus", publishedAt: t0, summary: "other words"))
     first += (1500..<2600).map { makeArticle("first\($0)", title: "Opening story \($0)", publishedAt: t0) }
     let batches = Batches([Array(first[..<1000]), Array(first[1000..<2000]), Array(first[2000...])])
-    let saved = try await storage.saveArticles(forQuery: "q", fetchedAt: Self.fetched, batches: { batches.next() })
+    // The index built at the end (the default builds it beside the writer: SideSearchIndexRealTests,
+    // BulkIndexEquivalenceTests).
+    let saved = try await storage.saveArticles(
+      forQuery: "q", fetchedAt: Self.fetched, searchIndexBuild: SearchIndexBuild(beside: false),
+      batches: { batches.next() })
     #expect(saved.inserted == 2600 && saved.saved == 2600)
     let statements = traced.withLock { $0 }
     // Indexed once, after the last upsert: one statement for the 2,600 rows (10,000 per statement).

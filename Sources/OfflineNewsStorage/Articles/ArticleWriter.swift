@@ -12,7 +12,8 @@ import OfflineNewsModel
 ///   table's largest before the save is an insert, any other returned row an update, a row not returned unchanged.
 /// - a first import (the table empty, a bulk first batch) writes its rows one `INSERT` each at given rowids while the
 ///   key index is set aside (see `Session.deferSecondaryIndexes(expecting:)`), a URL of an earlier batch by one
-///   `UPDATE` of its row; the indexes are built at its end.
+///   `UPDATE` of its row; the indexes are built at its end, and the search index beside it, on a second thread,
+///   when `article_fts` is empty (``SideSearchIndex``; else at its end, ``FirstImportSearchIndex``).
 /// - the query's result list, once every article is written: upserted in `url` order (`ON CONFLICT(query, url) DO
 ///   UPDATE SET position … WHERE` it moved), then only the members that left are deleted — an unchanged response
 ///   writes one `query_fetch` row.
@@ -358,6 +359,8 @@ struct ArticleWriter {
         indexedUpTo = before
         if before < Self.randomRowidsAbove, articles.count >= ArticleWriter.bulk { try deferSearchIndex() }
         if wasEmpty, articles.count >= ArticleWriter.bulk { try deferSecondaryIndexes(expecting: articles.count) }
+        // Built beside the writer when the writer knows which rows it inserts (``insertFirstImport(_:_:)``).
+        if firstImportKeys != nil { try firstImportIndex?.startBeside() }
       }
       // Distinct URLs of the batch: the later record replaces the earlier one in place.
       var urls: [String] = []
@@ -389,8 +392,8 @@ struct ArticleWriter {
         for row in start..<end {
           var article = articles[chosen[row]]
           if article.isUndated { article.publishedAt = firstSeen[urls[row]] ?? fetchedAt.date }
-          if firstImportIndex != nil {
-            if ArticleWriter.needsFolding(article) { folded.append(row) }
+          if let index = firstImportIndex {
+            if index.beside == nil, ArticleWriter.needsFolding(article) { folded.append(row) }
           } else if insertTrigger != nil, !pendingNeedFolding, ArticleWriter.needsFolding(article) {
             pendingNeedFolding = true
           }
@@ -668,8 +671,11 @@ struct ArticleWriter {
     mutating func finish(eviction: EvictionPolicy, skipIfEmpty: Bool = false, accumulate: Bool = false) throws -> (
       ArticleSaveResult, [StorageChange]
     ) {
-      try restoreSearchIndex()
+      // An index built beside the writer is merged on its thread while the writer builds the table's indexes.
+      let beside = firstImportIndex?.beside
+      if let beside { beside.endInput() } else { try restoreSearchIndex() }
       try buildSecondaryIndexes()
+      if beside != nil { try restoreSearchIndex() }
       firstImportKeys = nil
       let firstImport = wasEmpty ? try firstImportCount() : nil
       let saved = firstImport.map { Int($0) } ?? seen.count
@@ -783,22 +789,41 @@ struct ArticleWriter {
       values.reserveCapacity(width + 1)
       var rowids: [Int64] = []
       rowids.reserveCapacity(urls.count)
+      let beside = firstImportIndex?.beside
+      var sent = SideSearchIndex.Rows(arguments: arguments, inserted: [], updated: [])
+      if beside != nil { sent.inserted.reserveCapacity(urls.count) }
       for (offset, url) in urls.enumerated() {
         values.removeAll(keepingCapacity: true)
         values.append(contentsOf: arguments[offset * width..<(offset + 1) * width])
         if let rowid = try firstImportRowid(of: url) {
           values.append(.integer(rowid))
+          var old: [DatabaseValue] = []
+          if beside != nil { old = try indexedText(of: rowid) }
           try firstImportUpdate().executeBorrowingTexts(values)
+          if beside != nil {
+            let new = try indexedText(of: rowid)
+            sent.updated.append((rowid, old, new))
+          }
           rowids.append(rowid)
         } else {
           values.append(.integer(next))
           try insert.executeBorrowingTexts(values)
           firstImportKeys?.record(url, rowid: next)
+          if beside != nil { sent.inserted.append((offset, next)) }
           rowids.append(next)
           next += 1
         }
       }
+      try beside?.send(sent)
       return rowids
+    }
+
+    /// The five values the search index holds for the row `rowid` (`article_search_text`'s), for an index built
+    /// beside the writer (``SideSearchIndex``): read before and after the row is updated.
+    private func indexedText(of rowid: Int64) throws -> [DatabaseValue] {
+      try db.cachedStatement(
+        "SELECT title, summary, content, author, sourceName FROM article_search_text WHERE docid = ?1"
+      ).fetchOne([.integer(rowid)]) { $0.values(count: 5) } ?? []
     }
 
     /// The insert of one row (the values of ``upsertStatement(rowCount:returning:)``'s row, `?1`…`?19`) at rowid

@@ -11,13 +11,18 @@ package struct SearchIndexBuild: Sendable {
   /// index, `SQLITE_FULL` past it): 250 is reached at about 2.5 million NewsAPI articles, so a smaller import
   /// merges once, at its end.
   package var segmentLimit = 250
+  /// Whether a first import whose key index is set aside builds its index on a second thread while it writes the
+  /// rows (``SideSearchIndex``), when `article_fts` is empty; `false` builds it at the end whatever the index holds
+  /// (tests compare the two).
+  package var beside = true
 
   /// The defaults.
   package static let standard = SearchIndexBuild()
 
-  package init(rowsPerStatement: Int = 10_000, segmentLimit: Int = 250) {
+  package init(rowsPerStatement: Int = 10_000, segmentLimit: Int = 250, beside: Bool = true) {
     self.rowsPerStatement = max(1, rowsPerStatement)
     self.segmentLimit = max(2, segmentLimit)
+    self.beside = beside
   }
 }
 
@@ -37,6 +42,10 @@ package struct SearchIndexBuild: Sendable {
 /// the page cache holds the key index alone while the rows are written, and no statement holds more than a few
 /// megabytes of statement journal. The triggers are created again from their own text and FTS5's settings given
 /// back, in the save's transaction: a failed save rolls all of it back.
+///
+/// When the writer sets the key index aside (it then knows which rows it inserts and which it updates) and
+/// `article_fts` holds nothing, the index is built beside the writer instead, on a second thread, and copied in at
+/// the end (``SideSearchIndex``, ``startBeside()``); the triggers are set aside and created again the same way.
 ///
 /// Rows whose text `article_search_text` folds (``SearchQuery/foldedScalars``) are read through the view, others
 /// from `article` itself (the view's `coalesce`s without its 30 `replace()` calls: see
@@ -64,16 +73,15 @@ struct FirstImportSearchIndex {
   private let foldingIsKnown: Bool
   /// The `CREATE TRIGGER` texts of the update triggers, as `sqlite_master` held them.
   private let triggers: [String]
-  /// FTS5's merging, paused for the build.
-  private let merging: SearchIndexMergePause
+  /// The index being built on a second thread (``startBeside()``), `nil` when it is built at the end.
+  private(set) var beside: SideSearchIndex?
   /// Statements (numbered from 0 by rowid) whose rows hold text the view folds.
   private var foldedStatements: Set<Int64> = []
 
-  /// Sets the update triggers aside and pauses FTS5's merging, when both triggers are exactly the migrations'
-  /// (``Schema/triggerDefinitions``); `nil` otherwise, and nothing is changed (the save then indexes batch by
-  /// batch through the update triggers it keeps).
+  /// Sets the update triggers aside, when both are exactly the migrations' (``Schema/triggerDefinitions``); `nil`
+  /// otherwise, and nothing is changed (the save then indexes batch by batch through the update triggers it keeps).
   ///
-  /// - Throws: ``SQLiteError`` from reading the schema or writing FTS5's settings.
+  /// - Throws: ``SQLiteError`` from reading or changing the schema.
   init?(db: Connection, rowidsBefore: Int64, foldingIsKnown: Bool, build: SearchIndexBuild) throws {
     var triggers: [String] = []
     for name in Self.updateTriggers {
@@ -84,7 +92,6 @@ struct FirstImportSearchIndex {
       triggers.append(sql)
     }
     for name in Self.updateTriggers { try db.execute(sql: "DROP TRIGGER \(name)") }
-    merging = try SearchIndexMergePause(db: db, segmentLimit: build.segmentLimit, hashSize: Self.hashSize)
     self.db = db
     self.build = build
     self.rowidsBefore = rowidsBefore
@@ -92,9 +99,18 @@ struct FirstImportSearchIndex {
     self.triggers = triggers
   }
 
+  /// Builds the index beside the writer (``SideSearchIndex``) when the build allows it and `article_fts` is empty;
+  /// the writer then sends every statement's rows (``SideSearchIndex/send(_:)``) and notes no folded rows.
+  ///
+  /// - Throws: ``SQLiteError`` from reading the index or creating the side database.
+  mutating func startBeside() throws {
+    guard build.beside, beside == nil else { return }
+    beside = try SideSearchIndex(db: db)
+  }
+
   /// Notes the rows of articles just written whose text the view folds: their statements read through the view.
   mutating func noteFolded(rowids: [Int64]) {
-    guard foldingIsKnown else { return }
+    guard foldingIsKnown, beside == nil else { return }
     let rows = Int64(build.rowsPerStatement)
     for rowid in rowids where rowid > rowidsBefore {
       foldedStatements.insert((rowid - rowidsBefore - 1) / rows)
@@ -102,10 +118,22 @@ struct FirstImportSearchIndex {
   }
 
   /// Indexes every row the save wrote, merges the index into one segment, gives FTS5's settings back and creates
-  /// the update triggers again.
+  /// the update triggers again; or, built beside the writer, copies that index in (``SideSearchIndex/copy(into:)``)
+  /// and creates the triggers again.
   ///
   /// - Throws: ``SQLiteError``.
   func finish() throws {
+    if let beside {
+      try beside.copy(into: db)
+    } else {
+      try indexAtEnd()
+    }
+    for sql in triggers { try db.execute(sql: sql) }
+  }
+
+  /// Indexes every row the save wrote, FTS5's merging paused, and merges the index into one segment.
+  private func indexAtEnd() throws {
+    let merging = try SearchIndexMergePause(db: db, segmentLimit: build.segmentLimit, hashSize: Self.hashSize)
     let last = try db.scalarInt("SELECT max(rowid) FROM article") ?? rowidsBefore
     let rows = Int64(build.rowsPerStatement)
     var from = rowidsBefore
@@ -121,6 +149,5 @@ struct FirstImportSearchIndex {
       if from < last { try merging.mergeIfOverLimit() }
     }
     try merging.finish(intoOne: true)
-    for sql in triggers { try db.execute(sql: sql) }
   }
 }

@@ -199,6 +199,34 @@ public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// The UTF-8 encodings of the ``foldedScalars``.
+  /// Appends the UTF-8 bytes of ``folded(_:)`` of `text` to `buffer`, without making a `String`: the bytes between
+  /// the folded scalars' sequences (``foldedUTF8``), copied as runs. For writers that bind the bytes themselves
+  /// (``SideSearchIndex``).
+  package static func appendFoldedUTF8(_ text: String, to buffer: inout [UInt8]) {
+    var text = text
+    text.withUTF8 { bytes in
+      let count = bytes.count
+      var start = 0
+      var index = 0
+      while index < count {
+        let byte = bytes[index]
+        if byte >= 0xC2,
+          let sequence = foldedUTF8.first(where: { sequence in
+            sequence[0] == byte && index + sequence.count <= count
+              && (1..<sequence.count).allSatisfy { bytes[index + $0] == sequence[$0] }
+          })
+        {
+          buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+          index += sequence.count
+          start = index
+        } else {
+          index += 1
+        }
+      }
+      buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<count]))
+    }
+  }
+
   static let foldedUTF8: [[UInt8]] = foldedScalars.map { Array(String($0).utf8) }
 
   /// Every term, in the order typed.

@@ -174,6 +174,71 @@ package final class Statement {
     return rows
   }
 
+  /// Runs the statement once, `?1` bound to `integer` and `?2…` to the texts at `ranges` of `bytes` (UTF-8; `nil`
+  /// binds `NULL`), in place (`SQLITE_STATIC`) while it runs; the bindings are cleared after it, so that SQLite
+  /// keeps no pointer into `bytes`. For a writer that builds the texts' bytes itself, without a `String` per value.
+  ///
+  /// - Throws: ``SQLiteError``: `SQLITE_MISUSE` when `ranges.count + 1` is not the statement's ``parameterCount``,
+  ///   or the error of a bind or of the step.
+  func execute(_ integer: Int64, texts ranges: [Range<Int>?], of bytes: [UInt8]) throws {
+    try checkArgumentCount(ranges.count + 1)
+    try bytes.withUnsafeBufferPointer { buffer in
+      sqlite3_reset(handle)
+      sqlite3_clear_bindings(handle)
+      defer {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+      }
+      var rc = sqlite3_bind_int64(handle, 1, integer)
+      guard rc == SQLITE_OK else { throw connection.error(rc, sql: sql) }
+      for (index, range) in ranges.enumerated() {
+        let position = Int32(index + 2)
+        if let range {
+          if let base = buffer.baseAddress, !range.isEmpty {
+            let start = UnsafeRawPointer(base + range.lowerBound).assumingMemoryBound(to: CChar.self)
+            rc = sqlite3_bind_text(handle, position, start, Int32(range.count), nil)
+          } else {
+            rc = sqlite3_bind_text(handle, position, "", 0, csqlite_transient)
+          }
+        } else {
+          rc = sqlite3_bind_null(handle, position)
+        }
+        guard rc == SQLITE_OK else { throw connection.error(rc, sql: sql) }
+      }
+      while try step() {}
+    }
+  }
+
+  /// Runs this statement once per row of `source` (a statement of another connection, or of this one), its
+  /// parameters `?1…?n` bound to the row's `n` columns as stored (`sqlite3_bind_value`: SQLite copies each value,
+  /// a blob included, without a Swift copy in between). Returns the number of rows.
+  ///
+  /// - Throws: ``SQLiteError``: `SQLITE_MISUSE` when `source` has not as many columns as this statement has
+  ///   parameters, or the error of a step of either statement.
+  ///
+  /// Related SQLite documentation: <https://www.sqlite.org/c3ref/bind_blob.html> (`sqlite3_bind_value` takes the
+  /// unprotected values of `sqlite3_column_value`)
+  @discardableResult
+  func insertRows(from source: Statement) throws(SQLiteError) -> Int {
+    let columns = Int(sqlite3_column_count(source.handle))
+    try checkArgumentCount(columns)
+    sqlite3_reset(source.handle)
+    defer { sqlite3_reset(source.handle) }
+    var rows = 0
+    while try source.step() {
+      sqlite3_reset(handle)
+      for column in 0..<columns {
+        let rc = sqlite3_bind_value(handle, Int32(column + 1), sqlite3_column_value(source.handle, Int32(column)))
+        guard rc == SQLITE_OK else { throw connection.error(rc, sql: sql) }
+      }
+      while try step() {}
+      rows += 1
+    }
+    sqlite3_reset(handle)
+    sqlite3_clear_bindings(handle)
+    return rows
+  }
+
   /// Runs the statement and returns the first row, read by `read`, or `nil` when there is none.
   package func fetchOne<T>(_ arguments: [DatabaseValue] = [], _ read: (Row) throws -> T) throws -> T? {
     try bind(arguments)
