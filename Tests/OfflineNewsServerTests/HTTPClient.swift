@@ -65,17 +65,8 @@ private final class NoRedirects: NSObject, URLSessionTaskDelegate, Sendable {
 /// Sends `bytes` on a new TCP connection to 127.0.0.1:`port` and returns everything read until the server closes
 /// it (or 5 s pass): for requests no client library sends (oversized header fields).
 func rawExchange(port: Int, _ bytes: Data) throws -> String {
-  let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-  guard fd >= 0 else { throw POSIXError(.EIO) }
+  let fd = try connectLoopback(port: port)
   defer { close(fd) }
-  var address = sockaddr_in()
-  address.sin_family = sa_family_t(AF_INET)
-  address.sin_port = in_port_t(UInt16(port).bigEndian)
-  address.sin_addr.s_addr = inet_addr("127.0.0.1")
-  let connected = withUnsafePointer(to: &address) {
-    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-  }
-  guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
   var timeout = timeval(tv_sec: 5, tv_usec: 0)
   setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
   _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -89,9 +80,8 @@ func rawExchange(port: Int, _ bytes: Data) throws -> String {
   return String(decoding: received, as: UTF8.self)
 }
 
-/// A TCP connection to 127.0.0.1:`port` that has sent the start of a request and no more (a "slowloris" client);
-/// the caller closes the returned descriptor.
-func openSlowConnection(port: Int) throws -> Int32 {
+/// A new TCP connection to 127.0.0.1:`port`; the caller closes the returned descriptor.
+func connectLoopback(port: Int) throws -> Int32 {
   let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
   guard fd >= 0 else { throw POSIXError(.EIO) }
   var address = sockaddr_in()
@@ -105,6 +95,13 @@ func openSlowConnection(port: Int) throws -> Int32 {
     close(fd)
     throw POSIXError(.ECONNREFUSED)
   }
+  return fd
+}
+
+/// A TCP connection to 127.0.0.1:`port` that has sent the start of a request and no more (a "slowloris" client);
+/// the caller closes the returned descriptor.
+func openSlowConnection(port: Int) throws -> Int32 {
+  let fd = try connectLoopback(port: port)
   let start = Data("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n".utf8)
   _ = start.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
   return fd
