@@ -409,7 +409,13 @@ struct Reader {
         message = "A marks a source's or folder's articles read, not a search's"
         return []
       }
-      return [.markAllRead(listFilter, title: listTitle)]
+      // Up to the newest article the list shows, not those a refresh added since (as the web reader's `upto`).
+      var shown = listFilter
+      if let newest = articles.map(\.publishedAt).max() {
+        let bound = Timestamp(millisecondsSince1970: Timestamp(newest).millisecondsSince1970 + 1).date
+        shown.publishedBefore = min(shown.publishedBefore ?? bound, bound)
+      }
+      return [.markAllRead(shown, title: listTitle)]
     default:
       articleSelection = move(articleSelection, key, count: articles.count, page: page)
     }

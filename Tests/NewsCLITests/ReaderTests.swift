@@ -230,7 +230,11 @@ struct ReaderTests {
     #expect(reader.handle(.character("K"), height: 30) == [])
     #expect(reader.articleSelection == 0, "K: the previous article, read or not")
     #expect(reader.handle(.character("r"), height: 30) == [.reload(.source("wide"))], "r on a list: its sources")
-    #expect(reader.handle(.character("A"), height: 30) == [.markAllRead(ArticleFilter(source: "wide"), title: "wide")])
+    // On a list: up to the newest article it shows, not one a refresh added since.
+    var shown = ArticleFilter(source: "wide")
+    let newest = Timestamp(list.map(\.publishedAt).max() ?? Self.now).millisecondsSince1970
+    shown.publishedBefore = Timestamp(millisecondsSince1970: newest + 1).date
+    #expect(reader.handle(.character("A"), height: 30) == [.markAllRead(shown, title: "wide")])
     reader.reloading = "reloading: 1 of 3 sources done…"
     #expect(reader.lines(height: 10, width: 60).last?.text == "reloading: 1 of 3 sources done…")
     _ = reader.handle(.character("/"), height: 30)
