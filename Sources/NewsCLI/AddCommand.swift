@@ -27,8 +27,12 @@ struct AddCommand: NewsCommand {
     configuration file cannot be written.
     """
 
+  static let storeOptions = StoreOptions<Option>(
+    json: "{config, dryRun, added: [{name, feed, file, title, homePage, folder}], existing: [{name, url}], "
+      + "announced: [{url, title, type}]}")
+
   enum Option: CommandOption {
-    case name, folder, pick, all, dryRun, timeout, db, config, json
+    case name, folder, pick, all, dryRun, timeout
     var spec: OptionSpec {
       switch self {
       case .name:
@@ -44,12 +48,6 @@ struct AddCommand: NewsCommand {
       case .dryRun: OptionSpec(name: "dry-run", help: "Print what would be added; change nothing.")
       case .timeout: SharedOption.timeout(per: "request")
       // Taken as by every command (a script may pass it to all), though subscribing opens no database.
-      case .db: SharedOption.database
-      case .config: SharedOption.configuration
-      case .json:
-        SharedOption.json(
-          "{config, dryRun, added: [{name, feed, file, title, homePage, folder}], existing: [{name, url}], "
-            + "announced: [{url, title, type}]}")
       }
     }
   }
@@ -192,7 +190,7 @@ struct AddCommand: NewsCommand {
       return [page.candidates[pick - 1]]
     }
     if all || feeds.count == 1 { return page.candidates }
-    if !arguments.flag(.json) {
+    if !arguments.json {
       var list = "\(target) announces \(feeds.count) feeds:\n"
       for (index, feed) in feeds.enumerated() {
         list += "  \(index + 1)  \(OutputFormat.sanitized(feed.title ?? "(untitled)"))  \(feed.type)  \(feed.url)\n"
@@ -284,7 +282,7 @@ struct AddCommand: NewsCommand {
     let console = context.console
     let added = changes.added.map(NewSource.init)
     let existing = ExistingSource.all(changes)
-    if arguments.flag(.json) {
+    if arguments.json {
       let document = Report(
         config: config, dryRun: dryRun, added: added, existing: existing,
         announced: announced.map { .init(url: $0.url.absoluteString, title: $0.title, type: $0.type) })

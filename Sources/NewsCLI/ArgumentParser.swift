@@ -143,8 +143,10 @@ enum SharedOption {
     help: "The configuration file (default: $NEWS_CONFIG, else ~/.config/news/news.json, else ./Config/news.json).")
   /// `--json`, whose help names the shape of the document the command prints, e.g. `"{deleted}"`.
   static func json(_ shape: String) -> OptionSpec {
-    OptionSpec(name: "json", help: "Print JSON: \(shape).")
+    OptionSpec(name: jsonName, help: "Print JSON: \(shape).")
   }
+  /// `--json`'s name.
+  static let jsonName = "json"
   /// `--color WHEN`, which every command takes (see ``Console/ColorChoice``).
   static let color = OptionSpec(
     name: "color", valueName: "WHEN",
@@ -177,24 +179,33 @@ enum SharedOption {
   static let everywhere = [color, verbose]
 }
 
-/// A command whose only options are the store's (``StoreOption``): it names the shape of its `--json` document.
-protocol StoreOptionsCommand {
-  /// The shape of the command's `--json` document, as its help shows it, e.g. `"{config, removed}"`.
-  static var jsonShape: String { get }
+/// The store-options group, declared once: which of `--db PATH`, `--config PATH` and `--json` (``SharedOption``) a
+/// command takes, for a command that reads or changes the store and prints a report. The parser reads them into
+/// ``CommonArguments`` (``ParsedArguments/json``), so a command's own ``CommandOption`` cases are its own options only;
+/// the help lists the group after them.
+struct StoreOptions<Option: CommandOption>: Sendable {
+  /// Whether it takes `--db PATH`.
+  var database = true
+  /// Whether it takes `--config PATH`.
+  var configuration = true
+  /// The shape of its `--json` document, as its help shows it (e.g. `"{config, removed}"`); `nil`: no `--json`.
+  var json: String?
+  /// Its own options that `--json` excludes: one group with `--json` (`[--json | --opml]`).
+  var jsonExcludes: [Option] = []
+
+  /// None of the group (`news help`).
+  static var none: Self { Self(database: false, configuration: false) }
+
+  /// The options of the group the command takes, in the order the help lists them.
+  var specs: [OptionSpec] {
+    (database ? [SharedOption.database] : []) + (configuration ? [SharedOption.configuration] : [])
+      + (json.map { [SharedOption.json($0)] } ?? [])
+  }
 }
 
-/// The store-options group, declared once: `--db PATH`, `--config PATH` and `--json` (``SharedOption``), the options
-/// of a command that reads or changes the store and prints a report (`typealias Option = StoreOption<Self>`).
-enum StoreOption<Command: StoreOptionsCommand>: CommandOption {
-  case db, config, json
-
-  var spec: OptionSpec {
-    switch self {
-    case .db: SharedOption.database
-    case .config: SharedOption.configuration
-    case .json: SharedOption.json(Command.jsonShape)
-    }
-  }
+/// The own options of a command that takes only the store options (``StoreOptions``): none.
+enum NoOption: CommandOption {
+  var spec: OptionSpec { switch self {} }
 }
 
 /// A positional argument a command declares, e.g. `FILE`.
@@ -291,6 +302,8 @@ struct CommonArguments: Sendable {
   var color: Console.ColorChoice = .auto
   /// `--verbose`.
   var verbose = false
+  /// `--json` (of the store options, ``StoreOptions``).
+  var json = false
 }
 
 /// The parsed command line of one command, read through the command's own ``CommandOption`` cases: a command can
@@ -334,6 +347,8 @@ struct ParsedArguments<Option: CommandOption>: Sendable {
   func flag(_ option: Option) -> Bool { flags.contains(option) }
   /// `--verbose`.
   var verbose: Bool { common.verbose }
+  /// `--json`.
+  var json: Bool { common.json }
 
   /// The value of an option of type ``ValueType/integer(minimum:)``, or `nil` when absent.
   func integer(_ option: Option) -> Int? {
@@ -450,9 +465,9 @@ extension ParsedArguments {
     case SharedOption.configuration.name: common.configurationPath = value
     case SharedOption.color.name: common.color = value.flatMap(Console.ColorChoice.init(rawValue:)) ?? .auto
     case SharedOption.verbose.name: common.verbose = true
+    case SharedOption.jsonName: common.json = true
     default: break
     }
-    // The shared options a command declares are also its own cases (`--json` above all).
     guard let own = Option.allCases.first(where: { $0.spec.name == option.name }) else { return }
     guard let value else {
       flags.insert(own)

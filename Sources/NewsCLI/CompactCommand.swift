@@ -4,7 +4,7 @@ import OfflineNewsStorage
 
 /// `news compact`: gives the space of deleted articles back and moves an old store to 16 KiB pages
 /// (``StorageContext/compact(path:busyTimeout:)``).
-struct CompactCommand: NewsCommand, StoreOptionsCommand {
+struct CompactCommand: NewsCommand {
   static let name = "compact"
   static let summary = "Shrink the database file to what it holds (SQLite VACUUM), with 16 KiB pages."
   static let details = """
@@ -16,10 +16,9 @@ struct CompactCommand: NewsCommand, StoreOptionsCommand {
     compacted, 66 no database file, 74 storage error (another command has the store open, disk full).
     """
 
-  typealias Option = StoreOption<Self>
-  /// The shape of the `--json` document.
-  static let jsonShape =
-    "{database, bytesBefore, bytesAfter, pageSizeBefore, pageSizeAfter}"
+  typealias Option = NoOption
+  static let storeOptions = StoreOptions<Option>(
+    json: "{database, bytesBefore, bytesAfter, pageSizeBefore, pageSizeAfter}")
 
   struct Report: Encodable {
     var database: String
@@ -54,7 +53,7 @@ struct CompactCommand: NewsCommand, StoreOptionsCommand {
     let report = Report(
       database: path, bytesBefore: compaction.bytesBefore, bytesAfter: compaction.bytesAfter,
       pageSizeBefore: compaction.pageSizeBefore, pageSizeAfter: compaction.pageSizeAfter)
-    if arguments.flag(.json) {
+    if arguments.json {
       context.console.out(OutputFormat.json(report))
       return .success
     }

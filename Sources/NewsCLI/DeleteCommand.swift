@@ -21,8 +21,10 @@ struct DeleteCommand: NewsCommand {
   /// NewsAPI articles (docs/PERFORMANCE.md: 131 MB for 98,640).
   static let compactHintThreshold = 1000
 
+  static let storeOptions = StoreOptions<Option>(json: "{deleted}")
+
   enum Option: CommandOption {
-    case all, before, forgetDeleted, includeBookmarked, db, config, json
+    case all, before, forgetDeleted, includeBookmarked
     var spec: OptionSpec {
       switch self {
       case .all: OptionSpec(name: "all", help: "Delete every cached article.")
@@ -37,9 +39,6 @@ struct DeleteCommand: NewsCommand {
         )
       case .includeBookmarked:
         OptionSpec(name: "include-bookmarked", help: "With --before: delete bookmarked articles too (kept by default).")
-      case .db: SharedOption.database
-      case .config: SharedOption.configuration
-      case .json: SharedOption.json("{deleted}")
       }
     }
   }
@@ -67,7 +66,7 @@ struct DeleteCommand: NewsCommand {
     let repository = try context.makeRepository(arguments.common)
     if arguments.flag(.forgetDeleted) {
       let forgotten = try await repository.forgetDeletedArticles()
-      if arguments.flag(.json) {
+      if arguments.json {
         context.console.out(OutputFormat.json(["forgotten": forgotten]))
       } else {
         context.console.printLines(
@@ -86,7 +85,7 @@ struct DeleteCommand: NewsCommand {
     } else {
       deleted = try await repository.deleteAll()
     }
-    if arguments.flag(.json) {
+    if arguments.json {
       context.console.out(OutputFormat.json(Report(deleted: deleted)))
     } else {
       var scope = cutoff.map { " published before \($0.rfc3339String)" } ?? ""

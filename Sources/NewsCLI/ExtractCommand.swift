@@ -23,15 +23,18 @@ struct ExtractCommand: NewsCommand {
   /// Reads only its file: no configuration to load.
   static let configurationUse = ConfigurationUse.none
 
+  static let storeOptions = StoreOptions<Option>(
+    database: false, configuration: false,
+    json: "{title, byline, publishedTime, siteName, excerpt, lang, dir, content, text}")
+
   enum Option: CommandOption {
-    case url, json
+    case url
     var spec: OptionSpec {
       switch self {
       case .url:
         OptionSpec(
           name: "url", valueName: "URL",
           help: "The page's address: relative links and images become absolute against it (after <base>).")
-      case .json: SharedOption.json("{title, byline, publishedTime, siteName, excerpt, lang, dir, content, text}")
       }
     }
   }
@@ -87,7 +90,7 @@ struct ExtractCommand: NewsCommand {
         .badInput, "\(path): no readable article (the page has no <body>, or no text in it)",
         hint: "is it an HTML page? 'file \(typed)' tells what it is")
     }
-    if arguments.flag(.json) {
+    if arguments.json {
       console.out(OutputFormat.json(article))  // ``ReadableArticle``'s own fields, absent ones `null`)
     } else {
       console.out(Self.render(article, width: OutputFormat.readingWidth(console.width), color: console.color))

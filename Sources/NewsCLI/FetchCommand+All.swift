@@ -94,7 +94,7 @@ extension FetchCommand {
     options.retryFailed = arguments.flag(.retryFailed)
     let progress = ProgressReporter(
       "refreshing", total: sources.count, unit: "sources", console: context.console,
-      quiet: arguments.flag(.quiet) || arguments.flag(.json) || jsonLines)
+      quiet: arguments.flag(.quiet) || arguments.json || jsonLines)
     // `--json-lines`: each source's line as it finishes (from the refresh's tasks: one line written at a time).
     let lines = jsonLines ? LineWriter(context.console) : nil
     let report = await repository.refresh(sources, in: context.subscriptionFile, options: options) { refreshed in
@@ -170,7 +170,7 @@ extension FetchCommand {
       result.origin = .network
     }
     let console = context.console
-    if arguments.flag(.json) {
+    if arguments.json {
       console.out(OutputFormat.json(Self.document(result, limit: nil)))
     } else {
       let now = context.now()
@@ -183,7 +183,7 @@ extension FetchCommand {
 
   private func print(_ results: [SourceRefresh]) {
     let console = context.console
-    if arguments.flag(.json) {
+    if arguments.json {
       console.out(OutputFormat.json(["sources": results.map { SourceLine($0) }]))
       return
     }

@@ -8,7 +8,7 @@ struct FetchCommand: NewsCommand {
   static let name = "fetch"
   static let summary = "Fetch articles (network first; the cache when the network fails) and save them."
   static let groups: [(options: [Option], required: Bool)] = [
-    ([.url, .source, .all, .folder], false), ([.json, .jsonLines], false),
+    ([.url, .source, .all, .folder], false)
   ]
   static let details = """
     Without --url or --source, fetches the configuration's default source; a source's "policy" and "maxAge"
@@ -27,8 +27,11 @@ struct FetchCommand: NewsCommand {
     reloads through it); with --source, that source is refreshed as --all refreshes it.
     """
 
+  static let storeOptions = StoreOptions<Option>(
+    json: "{origin, fetchedAt, ageSeconds, stale, networkError, articles}", jsonExcludes: [.jsonLines])
+
   enum Option: CommandOption {
-    case url, source, all, folder, fullText, retryFailed, policy, maxAge, db, config, limit, timeout, json, jsonLines
+    case url, source, all, folder, fullText, retryFailed, policy, maxAge, limit, timeout, jsonLines
     case quiet
     var spec: OptionSpec {
       switch self {
@@ -66,13 +69,10 @@ struct FetchCommand: NewsCommand {
           name: "max-age", valueName: "SECONDS",
           help: "Rows younger than this are fresh (default: the source's maxAge, else the stored one).", type: .duration
         )
-      case .db: SharedOption.database
-      case .config: SharedOption.configuration
       case .limit:
         OptionSpec(
           name: "limit", valueName: "N", help: "Show at most N articles (all are saved).", type: .integer(minimum: 0))
       case .timeout: SharedOption.timeout(per: "attempt")
-      case .json: SharedOption.json("{origin, fetchedAt, ageSeconds, stale, networkError, articles}")
       case .jsonLines:
         OptionSpec(
           name: "json-lines",
@@ -88,7 +88,7 @@ struct FetchCommand: NewsCommand {
   var arguments: ParsedArguments<Option>
 
   func run() async throws -> ExitCode {
-    if arguments.flag(.json), arguments.flag(.jsonLines) {
+    if arguments.json, arguments.flag(.jsonLines) {
       throw CommandFailure(
         .usage, "give --json (one document at the end) or --json-lines (a line per source), not both")
     }
@@ -129,7 +129,7 @@ struct FetchCommand: NewsCommand {
       await context.fetchFullText(
         result.articles, repository, timeout: timeout, retryFailed: arguments.flag(.retryFailed))
     }
-    if arguments.flag(.json) {
+    if arguments.json {
       console.out(OutputFormat.json(Self.document(result, limit: limit)))
       return .success
     }

@@ -45,8 +45,12 @@ struct ImportCommand: NewsCommand {
     not added again. Nothing is fetched: 'news fetch' does that.
     """
 
+  static let storeOptions = StoreOptions<Option>(
+    json: "{saved, skipped, issues}; with --mapping {inserted, updated, unchanged, skipped, failed, deleted, "
+      + "duplicates, failures, warnings, entities}; for OPML {file, config, added, existing, issues}")
+
   enum Option: CommandOption {
-    case mapping, root, deleteMissing, deleteMissingWhere, insertOnly, updateOnly, quiet, db, config, json
+    case mapping, root, deleteMissing, deleteMissingWhere, insertOnly, updateOnly, quiet
     var spec: OptionSpec {
       switch self {
       case .mapping:
@@ -69,12 +73,6 @@ struct ImportCommand: NewsCommand {
       case .updateOnly:
         OptionSpec(name: "update-only", help: "With --mapping: update existing rows only; new records are not added.")
       case .quiet: OptionSpec(name: "quiet", help: "No progress line on a terminal.")
-      case .db: SharedOption.database
-      case .config: SharedOption.configuration
-      case .json:
-        SharedOption.json(
-          "{saved, skipped, issues}; with --mapping {inserted, updated, unchanged, skipped, failed, deleted, "
-            + "duplicates, failures, warnings, entities}; for OPML {file, config, added, existing, issues}")
       }
     }
   }
@@ -164,7 +162,7 @@ struct ImportCommand: NewsCommand {
       do {
         let reporter = ProgressReporter(
           "saving", total: page.articles.count, unit: "articles", console: context.console,
-          quiet: arguments.flag(.quiet) || arguments.flag(.json))
+          quiet: arguments.flag(.quiet) || arguments.json)
         defer { reporter.finish() }
         let total = page.articles.count
         let result = try await repository.save(page.articles, for: query) {
@@ -201,7 +199,7 @@ struct ImportCommand: NewsCommand {
     let repository = try context.makeRepository(arguments.common)
     let reporter = ProgressReporter(
       "saving", unit: "articles", console: context.console,
-      quiet: arguments.flag(.quiet) || arguments.flag(.json))
+      quiet: arguments.flag(.quiet) || arguments.json)
     let result: ArticleSaveResult
     do {
       defer { reporter.finish() }
@@ -250,7 +248,7 @@ struct ImportCommand: NewsCommand {
         .init(index: $0.index, url: $0.url, keyPath: $0.keyPath, reason: $0.reason, skipped: $0.skipped)
       })
     let console = context.console
-    if arguments.flag(.json) {
+    if arguments.json {
       console.out(OutputFormat.json(report))
     } else {
       let shown = OutputFormat.sanitized(file)

@@ -8,8 +8,10 @@ struct ListCommand: NewsCommand {
   static let name = "list"
   static let summary = "List cached articles, newest first, without touching the network."
 
+  static let storeOptions = StoreOptions<Option>(json: "{origin, fetchedAt, networkError, articles}")
+
   enum Option: CommandOption {
-    case unread, bookmarked, source, folder, db, config, limit, offset, json
+    case unread, bookmarked, source, folder, limit, offset
     var spec: OptionSpec {
       switch self {
       case .limit:
@@ -24,9 +26,6 @@ struct ListCommand: NewsCommand {
           name: "source", valueName: "NAME",
           help: "Only articles from this source: a configured source's name, the feed, file or URL, or a publisher.")
       case .folder: SharedOption.folder
-      case .db: SharedOption.database
-      case .config: SharedOption.configuration
-      case .json: SharedOption.json("{origin, fetchedAt, networkError, articles}")
       }
     }
   }
@@ -53,7 +52,7 @@ struct ListCommand: NewsCommand {
     let more = read.count > articles.count
     lastFetch = try await repository.latestFetch()
     let console = context.console
-    if arguments.flag(.json) {
+    if arguments.json {
       let document = OutputFormat.ResultDocument(
         origin: .cache, fetchedAt: lastFetch, networkError: nil,
         articles: articles.map(OutputFormat.ArticleDocument.init))

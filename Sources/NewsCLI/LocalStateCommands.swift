@@ -8,14 +8,13 @@ struct LocalStateCommand {
     case read, bookmark
   }
 
+  static let storeOptions = StoreOptions<Option>(json: "{url, isRead, bookmarked}")
+
   enum Option: CommandOption {
-    case undo, db, config, json
+    case undo
     var spec: OptionSpec {
       switch self {
       case .undo: OptionSpec(name: "undo", help: "Undo: mark it unread, or remove the bookmark.")
-      case .db: SharedOption.database
-      case .config: SharedOption.configuration
-      case .json: SharedOption.json("{url, isRead, bookmarked}")
       }
     }
   }
@@ -45,7 +44,7 @@ struct LocalStateCommand {
     self.context = context
     self.typed = arguments.positionals.first
     self.undo = arguments.flag(.undo)
-    self.json = arguments.flag(.json)
+    self.json = arguments.json
     self.common = arguments.common
   }
 
@@ -104,8 +103,10 @@ struct MarkReadCommand: NewsCommand {
     source is in, 66 no cached article has this handle or URL.
     """
 
+  static let storeOptions = StoreOptions<Option>(json: "{url, isRead, bookmarked}; in bulk {changed, isRead}")
+
   enum Option: CommandOption {
-    case undo, source, folder, all, before, db, config, json
+    case undo, source, folder, all, before
     var spec: OptionSpec {
       switch self {
       case .undo: OptionSpec(name: "undo", help: "Undo: mark them unread.")
@@ -118,9 +119,6 @@ struct MarkReadCommand: NewsCommand {
         OptionSpec(
           name: "before", valueName: "DATE",
           help: "Only articles published before DATE (RFC 3339: 2024-05-01 or 2024-05-01T12:00:00Z).", type: .date)
-      case .db: SharedOption.database
-      case .config: SharedOption.configuration
-      case .json: SharedOption.json("{url, isRead, bookmarked}; in bulk {changed, isRead}")
       }
     }
   }
@@ -141,7 +139,7 @@ struct MarkReadCommand: NewsCommand {
     guard bulk else {
       return try await LocalStateCommand(
         kind: .read, context: context, typed: arguments.positionals.first, undo: arguments.flag(.undo),
-        json: arguments.flag(.json), common: arguments.common
+        json: arguments.json, common: arguments.common
       ).run()
     }
     if let typed = arguments.positionals.first {
@@ -164,7 +162,7 @@ struct MarkReadCommand: NewsCommand {
     }
     let read = !arguments.flag(.undo)
     let changed = try await repository.markRead(read, matching: filter)
-    if arguments.flag(.json) {
+    if arguments.json {
       context.console.out(OutputFormat.json(BulkReport(changed: changed, isRead: read)))
     } else {
       let state = read ? "read" : "unread"
@@ -177,6 +175,7 @@ struct MarkReadCommand: NewsCommand {
 /// `news bookmark HANDLE|URL [--undo]`.
 struct BookmarkCommand: NewsCommand {
   typealias Option = LocalStateCommand.Option
+  static let storeOptions = LocalStateCommand.storeOptions
   static let name = "bookmark"
   static let summary = "Bookmark a cached article (--undo: remove the bookmark). Bookmarks are never evicted."
   static let positionals = LocalStateCommand.positionals

@@ -58,7 +58,7 @@ struct MappedImport {
     // As the NewsAPI import says: how many the cache keeps after an eviction, so "20 inserted" is not read as kept.
     let cached = report.evicted > 0 ? try? await repository.counts().total : nil
     let console = context.console
-    if arguments.flag(.json) {
+    if arguments.json {
       console.out(OutputFormat.json(Merged(report, Cached(cached: cached))))
     } else {
       var counts =
@@ -85,7 +85,7 @@ struct MappedImport {
     // Any record not imported — a root record, a nested object, a new row the store refused — is a failure.
     let failures = report.failures.count
     if failures > 0 {
-      if !arguments.flag(.json) {
+      if !arguments.json {
         console.printNote(
           "\(failures) record\(failures == 1 ? "" : "s") failed and \(failures == 1 ? "was" : "were") not saved; "
             + "the others were")

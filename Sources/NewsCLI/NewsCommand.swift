@@ -5,18 +5,17 @@
 /// For example:
 /// ```swift
 /// enum Option: CommandOption {
-///   case limit, db, json
+///   case limit
 ///   var spec: OptionSpec {
 ///     switch self {
 ///     case .limit: OptionSpec(name: "limit", valueName: "N", help: "Show at most N articles.")
-///     case .db: SharedOption.database
-///     case .json: SharedOption.json("{deleted}")
 ///     }
 ///   }
 /// }
 /// ```
+/// `--db`, `--config` and `--json` are not cases: a command declares them as a group (``NewsCommand/storeOptions``).
 protocol CommandOption: CaseIterable, Hashable, Sendable {
-  /// The option's name, value placeholder and help; a ``SharedOption`` for `--db`, `--config` and `--json`.
+  /// The option's name, value placeholder and help (a ``SharedOption`` for an option several commands take).
   var spec: OptionSpec { get }
 }
 
@@ -49,6 +48,8 @@ protocol NewsCommand: Sendable {
   static var positionals: [PositionalSpec] { get }
   /// Options of which at most one may be given (exactly one when `required`).
   static var groups: [(options: [Option], required: Bool)] { get }
+  /// Which of `--db`, `--config` and `--json` it takes (``StoreOptions``); none by default.
+  static var storeOptions: StoreOptions<Option> { get }
   /// Paragraphs printed after the options (details, exit statuses).
   static var details: String { get }
   static var configurationUse: ConfigurationUse { get }
@@ -64,6 +65,7 @@ protocol NewsCommand: Sendable {
 extension NewsCommand {
   static var positionals: [PositionalSpec] { [] }
   static var groups: [(options: [Option], required: Bool)] { [] }
+  static var storeOptions: StoreOptions<Option> { .none }
   static var details: String { "" }
   static var configurationUse: ConfigurationUse { .existing }
   static func configurationUse(for arguments: ParsedArguments<Option>, resolve: (String) -> String)
@@ -72,9 +74,14 @@ extension NewsCommand {
 
   /// The declaration in the form the parser and the help read.
   static var spec: CommandSpec {
-    CommandSpec(
-      name: name, summary: summary, positionals: positionals, options: Option.allCases.map(\.spec),
-      groups: groups.map { (options: $0.options.map(\.spec), required: $0.required) }, details: details)
+    let store = storeOptions
+    var specGroups = groups.map { (options: $0.options.map(\.spec), required: $0.required) }
+    if let json = store.json, !store.jsonExcludes.isEmpty {
+      specGroups.append((options: [SharedOption.json(json)] + store.jsonExcludes.map(\.spec), required: false))
+    }
+    return CommandSpec(
+      name: name, summary: summary, positionals: positionals, options: Option.allCases.map(\.spec) + store.specs,
+      groups: specGroups, details: details)
   }
 
   /// Parses `words` (the arguments after the command's name) for this command. Synchronous: no storage, no network.

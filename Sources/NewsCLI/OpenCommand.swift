@@ -8,7 +8,7 @@ import OfflineNews
 #endif
 
 /// `news open HANDLE|URL`: opens a cached article's link with the system's opener, as `gh browse` does.
-struct OpenCommand: NewsCommand, StoreOptionsCommand {
+struct OpenCommand: NewsCommand {
   static let name = "open"
   static let summary = "Open a cached article's link in the browser (the system opener: xdg-open, open)."
   static let positionals = [
@@ -23,10 +23,8 @@ struct OpenCommand: NewsCommand, StoreOptionsCommand {
     be started or failed (xdg-open finding no browser exits 3).
     """
 
-  typealias Option = StoreOption<Self>
-  /// The shape of the `--json` document.
-  static let jsonShape =
-    "{handle, url, opener} (the link is still opened)"
+  typealias Option = NoOption
+  static let storeOptions = StoreOptions<Option>(json: "{handle, url, opener} (the link is still opened)")
 
   struct Report: Encodable {
     var handle: String
@@ -57,7 +55,7 @@ struct OpenCommand: NewsCommand, StoreOptionsCommand {
           .unavailable, failure, hint: "open it yourself: \(OutputFormat.sanitized(link.absoluteString))")
       }
     }
-    if arguments.flag(.json) {
+    if arguments.json {
       context.console.out(
         OutputFormat.json(Report(handle: article.handle, url: link.absoluteString, opener: opener)))
     } else if opener == nil {

@@ -30,8 +30,10 @@ struct ReadCommand: NewsCommand {
     ncurses cannot be loaded, 130 Ctrl-C, 143 SIGTERM or SIGHUP.
     """
 
+  static let storeOptions = StoreOptions<Option>()
+
   enum Option: CommandOption {
-    case source, folder, unread, keys, db, config
+    case source, folder, unread, keys
     var spec: OptionSpec {
       switch self {
       case .source:
@@ -43,8 +45,6 @@ struct ReadCommand: NewsCommand {
           name: "folder", valueName: "NAME", help: "Open on the articles of the sources in this folder (\"Tech\").")
       case .unread: OptionSpec(name: "unread", help: "Only articles not marked read in the lists.")
       case .keys: OptionSpec(name: "keys", help: "Print every key of the reader, screen by screen, and exit.")
-      case .db: SharedOption.database
-      case .config: SharedOption.configuration
       }
     }
   }

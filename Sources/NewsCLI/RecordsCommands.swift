@@ -4,14 +4,12 @@ import OfflineNewsModel
 import OfflineNewsStorage
 
 /// `news entities` and `news records ENTITY`: any entity's rows, for any mapping's data.
-struct EntitiesCommand: NewsCommand, StoreOptionsCommand {
+struct EntitiesCommand: NewsCommand {
   static let name = "entities"
   static let summary = "List the entities in the database with their row counts."
 
-  typealias Option = StoreOption<Self>
-  /// The shape of the `--json` document.
-  static let jsonShape =
-    "[{name, rows, identity, attributes, relationships}]"
+  typealias Option = NoOption
+  static let storeOptions = StoreOptions<Option>(json: "[{name, rows, identity, attributes, relationships}]")
 
   struct Entry: Encodable {
     var name: String
@@ -36,7 +34,7 @@ struct EntitiesCommand: NewsCommand, StoreOptionsCommand {
         relationships: Dictionary(
           uniqueKeysWithValues: entity.relationships.map { ($0.name, "\($0.kind.rawValue) \($0.destination)") }))
     }
-    if arguments.flag(.json) {
+    if arguments.json {
       context.console.out(OutputFormat.json(entries))
     } else {
       let width = max(20, (entries.map(\.name.count).max() ?? 0) + 1)
@@ -58,18 +56,17 @@ struct RecordsCommand: NewsCommand {
     attributes as JSON, data as base64, to-one relationships as the related identity, to-many as an array of them.
     """
 
+  static let storeOptions = StoreOptions<Option>(
+    json: "an array of objects keyed by attribute name; to-many as arrays")
+
   enum Option: CommandOption {
-    case limit, offset, db, config, json
+    case limit, offset
     var spec: OptionSpec {
       switch self {
       case .limit:
         OptionSpec(name: "limit", valueName: "N", help: "At most N rows (default: all).", type: .integer(minimum: 0))
       case .offset:
         OptionSpec(name: "offset", valueName: "N", help: "Skip the first N rows.", type: .integer(minimum: 0))
-      case .db: SharedOption.database
-      case .config: SharedOption.configuration
-      case .json:
-        OptionSpec(name: "json", help: "Print a JSON array of objects keyed by attribute name; to-many as arrays.")
       }
     }
   }
@@ -95,7 +92,7 @@ struct RecordsCommand: NewsCommand {
       FetchRequest(
         entity: name, sortDescriptors: entity.identity.map { SortDescriptor($0) }, limit: limit, offset: offset))
     let objects = records.map { Self.object($0, entity) }
-    if arguments.flag(.json) {
+    if arguments.json {
       let data =
         (try? JSONSerialization.data(withJSONObject: objects, options: [.sortedKeys, .withoutEscapingSlashes]))
         ?? Data("[]".utf8)

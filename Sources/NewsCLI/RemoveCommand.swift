@@ -2,7 +2,7 @@ import Foundation
 import OfflineNews
 
 /// `news remove NAME`: removes a source from the configuration file, keeping everything else in it.
-struct RemoveCommand: NewsCommand, StoreOptionsCommand {
+struct RemoveCommand: NewsCommand {
   static let name = "remove"
   static let summary = "Remove a source from the configuration (its cached articles stay)."
   static let positionals = [PositionalSpec(name: "NAME", help: "The source's name, as 'news sources' lists it.")]
@@ -14,10 +14,8 @@ struct RemoveCommand: NewsCommand, StoreOptionsCommand {
     """
 
   /// `--db` is taken as by every command (a script may pass it to all), though removing a source opens no database.
-  typealias Option = StoreOption<Self>
-  /// The shape of the `--json` document.
-  static let jsonShape =
-    "{config, removed}"
+  typealias Option = NoOption
+  static let storeOptions = StoreOptions<Option>(json: "{config, removed}")
 
   struct Report: Encodable {
     var config: String
@@ -48,7 +46,7 @@ struct RemoveCommand: NewsCommand, StoreOptionsCommand {
       guard case .notSubscribed = error else { throw CommandFailure(error) }
       throw CommandFailure(.noInput, "no source named \"\(name)\" in \(file)")
     }
-    if arguments.flag(.json) {
+    if arguments.json {
       context.console.out(OutputFormat.json(Report(config: list.path, removed: name)))
     } else {
       context.console.out(OutputFormat.sanitized("removed \"\(name)\" from \(list.path)") + "\n")

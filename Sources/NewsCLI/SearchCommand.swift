@@ -24,8 +24,10 @@ struct SearchCommand: NewsCommand {
     date or number), 66 no database at the path (nothing is created), 74 storage error.
     """
 
+  static let storeOptions = StoreOptions<Option>(json: "{query, results: [{url, title, …, rank, snippet}]}")
+
   enum Option: CommandOption {
-    case source, folder, since, until, unread, bookmarked, limit, db, config, json
+    case source, folder, since, until, unread, bookmarked, limit
     var spec: OptionSpec {
       switch self {
       case .source:
@@ -46,9 +48,6 @@ struct SearchCommand: NewsCommand {
           name: "limit", valueName: "N", help: "Show at most N results (default: \(SearchCommand.defaultLimit)).",
           type: .integer(minimum: 1))
       case .folder: SharedOption.folder
-      case .db: SharedOption.database
-      case .config: SharedOption.configuration
-      case .json: SharedOption.json("{query, results: [{url, title, …, rank, snippet}]}")
       }
     }
   }
@@ -98,16 +97,16 @@ struct SearchCommand: NewsCommand {
     let repository = try context.makeRepository(arguments.common, reading: true)
     var selection: SourceMatch?
     if let typed = arguments.value(.source) { selection = try await context.sourceMatch(typed, in: repository) }
-    var filter = SearchFilter(
-      since: since?.date, until: until?.date,
-      unreadOnly: arguments.flag(.unread), bookmarkedOnly: arguments.flag(.bookmarked), source: selection?.source)
+    var filter = ArticleFilter(
+      unreadOnly: arguments.flag(.unread), bookmarkedOnly: arguments.flag(.bookmarked), source: selection?.source,
+      publishedSince: since?.date, publishedBefore: until?.date)
     filter.sourceQueries = selection?.queries ?? []
     filter.anyOfSources = try arguments.value(.folder).map { try context.folderMatches($0) }
     // One more than shown, to tell whether there are more.
     let hits = try await repository.search(text, filter: filter, limit: limit < Int.max ? limit + 1 : limit)
     let shown = Array(hits.prefix(limit))
     let console = context.console
-    if arguments.flag(.json) {
+    if arguments.json {
       console.out(OutputFormat.json(Document(query: text, results: shown.map(Self.result))))
       return .success
     }

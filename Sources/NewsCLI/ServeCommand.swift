@@ -29,8 +29,11 @@ struct ServeCommand: NewsCommand {
     74 storage error, 78 no credentials for a non-loopback address, or no HTTP server in this program.
     """
 
+  static let storeOptions = StoreOptions<Option>(
+    json: "one JSON object a line: {listening, port, credentials}, then the request log")
+
   enum Option: CommandOption {
-    case listen, refresh, setPassword, db, config, json
+    case listen, refresh, setPassword
     var spec: OptionSpec {
       switch self {
       case .listen:
@@ -46,9 +49,6 @@ struct ServeCommand: NewsCommand {
         OptionSpec(
           name: "set-password", valueName: "USER",
           help: "Store USER and a password read from standard input (argon2id hash) in the configuration, and exit.")
-      case .db: SharedOption.database
-      case .config: SharedOption.configuration
-      case .json: SharedOption.json("one JSON object a line: {listening, port, credentials}, then the request log")
       }
     }
   }
@@ -83,7 +83,7 @@ struct ServeCommand: NewsCommand {
       repository: repository, sources: sources, subscriptions: context.subscriptionFile,
       subscriber: context.network.reachesHTTP
         ? FeedSubscriber(transport: context.network.httpTransport(timeout, SyncCommand.retry(timeout), [])) : nil)
-    let json = arguments.flag(.json)
+    let json = arguments.json
     let server = NewsServer(
       library: library,
       settings: NewsServer.Settings(
@@ -114,7 +114,7 @@ struct ServeCommand: NewsCommand {
   }
 
   private var configHint: String {
-    arguments.value(.config).map { " --config \(OutputFormat.sanitized($0))" } ?? ""
+    arguments.common.configurationPath.map { " --config \(OutputFormat.sanitized($0))" } ?? ""
   }
 
   /// Prints where the server listens (standard output, so that a script can read the port) and how it is guarded.

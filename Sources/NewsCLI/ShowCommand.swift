@@ -5,7 +5,7 @@ import OfflineNewsModel
 import OfflineNewsStorage
 
 /// `news show URL`: one cached article in full, marked read. No network.
-struct ShowCommand: NewsCommand, StoreOptionsCommand {
+struct ShowCommand: NewsCommand {
   static let name = "show"
   static let summary = "Show one cached article in full (and mark it read), offline."
   static let positionals = [
@@ -25,11 +25,11 @@ struct ShowCommand: NewsCommand, StoreOptionsCommand {
     no database at the path (nothing is created), 74 storage error.
     """
 
-  typealias Option = StoreOption<Self>
-  /// The shape of the `--json` document.
-  static let jsonShape =
-    "{url, title, author, summary, …, isRead, bookmarked, images: [{url, lead, offline, file, bytes, format, error}], "
-    + "fullTextFailure}"
+  typealias Option = NoOption
+  static let storeOptions = StoreOptions<Option>(
+    json:
+      "{url, title, author, summary, …, isRead, bookmarked, images: [{url, lead, offline, file, bytes, format, error}], "
+      + "fullTextFailure}")
 
   /// The article's fields as `list --json` prints them, plus its local state.
   static func document(_ article: Article, images: [ShownImage], fullTextFailure: ShownFailure?) -> some Encodable {
@@ -115,7 +115,7 @@ struct ShowCommand: NewsCommand, StoreOptionsCommand {
     let failure = article.fullTextHTML == nil ? try await repository.fullTextFailure(of: article) : nil
     let related = try await repository.relatedRecords(ofArticleKey: article.url.absoluteString)
     let console = context.console
-    if arguments.flag(.json) {
+    if arguments.json {
       console.out(
         OutputFormat.json(Self.document(article, images: images, fullTextFailure: failure.map(ShownFailure.init))))
       return .success

@@ -9,7 +9,6 @@ import OfflineNewsSync
 struct SourcesCommand: NewsCommand {
   static let name = "sources"
   static let summary = "List the configured sources: last fetch, age, freshness and last error of each."
-  static let groups: [(options: [Option], required: Bool)] = [([.json, .opml], false)]
   static let details = """
     Freshness is judged against the source's maxAge, else the max-age stored with its last fetch: fresh, stale,
     no-max-age, or never-fetched. The last error is that of the last failed refresh since the last good fetch,
@@ -19,20 +18,18 @@ struct SourcesCommand: NewsCommand {
     Nothing is fetched.
     """
 
+  static let storeOptions = StoreOptions<Option>(
+    json:
+      "{sources: [{name, kind, default, url, policy, maxAgeSeconds, fetchedAt, ageSeconds, freshness, stale, "
+      + "articles, unread, fullTextFailed, folder, failingSince, lastError, lastErrorAt}], "
+      + "folders: [{folder, articles, unread}], alsoCached: [{query, fetchedAt, articles}]}", jsonExcludes: [.opml])
+
   enum Option: CommandOption {
-    case db, config, json, opml
+    case opml
     var spec: OptionSpec {
       switch self {
-      case .db: SharedOption.database
-      case .config: SharedOption.configuration
       case .opml:
         OptionSpec(name: "opml", help: "Print the feed sources as an OPML 2.0 subscription list, with their folders.")
-      case .json:
-        SharedOption.json(
-          "{sources: [{name, kind, default, url, policy, maxAgeSeconds, fetchedAt, ageSeconds, freshness, stale, "
-            + "articles, unread, fullTextFailed, folder, failingSince, lastError, lastErrorAt}], "
-            + "folders: [{folder, articles, unread}], alsoCached: [{query, fetchedAt, articles}]}"
-        )
       }
     }
   }
@@ -101,7 +98,7 @@ struct SourcesCommand: NewsCommand {
   func run() async throws -> ExitCode {
     let configuration = context.configuration
     if arguments.flag(.opml) {
-      if arguments.flag(.json) { throw CommandFailure(.usage, "--opml and --json exclude each other") }
+      if arguments.json { throw CommandFailure(.usage, "--opml and --json exclude each other") }
       return try await printOPML()
     }
     let repository = try context.makeRepository(
@@ -160,7 +157,7 @@ struct SourcesCommand: NewsCommand {
         fetchedAt: Timestamp(query.fetchedAt).rfc3339String, articles: query.cachedCount)
     }
     let console = context.console
-    if arguments.flag(.json) {
+    if arguments.json {
       console.out(OutputFormat.json(Report(sources: entries, folders: folders, alsoCached: alsoCached)))
       return .success
     }

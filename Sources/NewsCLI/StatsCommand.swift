@@ -4,14 +4,13 @@ import OfflineNewsModel
 import OfflineNewsStorage
 
 /// `news stats`: what the cache holds.
-struct StatsCommand: NewsCommand, StoreOptionsCommand {
+struct StatsCommand: NewsCommand {
   static let name = "stats"
   static let summary = "Show what the cache holds: rows per entity, size on disk, schema version, last fetch per query."
 
-  typealias Option = StoreOption<Self>
-  /// The shape of the `--json` document.
-  static let jsonShape =
-    "{database, bytes, pageSize, freeBytes, schemaVersion, entities, fetches}"
+  typealias Option = NoOption
+  static let storeOptions = StoreOptions<Option>(
+    json: "{database, bytes, pageSize, freeBytes, schemaVersion, entities, fetches}")
 
   struct Report: Encodable {
     struct Entity: Encodable {
@@ -60,7 +59,7 @@ struct StatsCommand: NewsCommand, StoreOptionsCommand {
       },
       unread: unread, bookmarked: bookmarked)
     let console = context.console
-    if arguments.flag(.json) {
+    if arguments.json {
       console.out(OutputFormat.json(report))
       return .success
     }

@@ -29,7 +29,7 @@ struct SubscriptionListImport {
     let added = changes.added.map(NewSource.init)
     let existing = ExistingSource.all(changes)
     let console = context.console
-    if arguments.flag(.json) {
+    if arguments.json {
       console.out(
         OutputFormat.json(
           Report(

@@ -29,8 +29,13 @@ struct SyncCommand: NewsCommand {
     mapping, 74 a storage error. What was imported before a failure stays imported.
     """
 
+  static let storeOptions = StoreOptions<Option>(
+    json: "{sources: [{name, kind, classes: [{className, entity, pages, resumedPages, objects, inserted, updated, "
+      + "unchanged, deleted, failed, errors, warnings, filesDownloaded, filesPresent, fileErrors, cursor, error, "
+      + "errorKind}]}]}")
+
   enum Option: CommandOption {
-    case source, full, deleteMissing, force, timeout, db, config, json
+    case source, full, deleteMissing, force, timeout
     var spec: OptionSpec {
       switch self {
       case .source:
@@ -45,13 +50,6 @@ struct SyncCommand: NewsCommand {
           name: "delete-missing",
           help: "With --full: delete the rows of each class that the server no longer lists (deleted there).")
       case .timeout: SharedOption.timeout(per: "request")
-      case .db: SharedOption.database
-      case .config: SharedOption.configuration
-      case .json:
-        SharedOption.json(
-          "{sources: [{name, kind, classes: [{className, entity, pages, resumedPages, objects, inserted, updated, "
-            + "unchanged, deleted, failed, errors, warnings, filesDownloaded, filesPresent, fileErrors, cursor, error, "
-            + "errorKind}]}]}")
       }
     }
   }
@@ -73,7 +71,7 @@ struct SyncCommand: NewsCommand {
     if arguments.flag(.deleteMissing), !arguments.flag(.full) {
       throw CommandFailure(.usage, "--delete-missing needs --full", hint: "news sync --full --delete-missing")
     }
-    let json = arguments.flag(.json)
+    let json = arguments.json
     let reports = try await sync(try selectedSources(), quiet: json)
     let console = context.console
     if json { console.out(OutputFormat.json(Report(sources: reports))) }

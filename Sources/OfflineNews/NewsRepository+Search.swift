@@ -11,7 +11,7 @@ extension NewsRepository {
   ///
   /// For example:
   /// ```swift
-  /// let hits = try await repository.search("storm ferr*", filter: SearchFilter(sourceName: "BBC News"), limit: 5)
+  /// let hits = try await repository.search("storm ferr*", filter: ArticleFilter(sourceName: "BBC News"), limit: 5)
   /// for hit in hits { print(hit.article.title, "—", hit.snippet) }
   /// ```
   ///
@@ -24,7 +24,7 @@ extension NewsRepository {
   ///   with ``SearchHit/highlightStart`` and ``SearchHit/highlightEnd``.
   /// - Throws: ``NewsRepositoryError/storage(_:network:)``: with `.invalidRequest` when the text has no word to
   ///   look for (check it first with `SearchQuery(text)` to tell a user), otherwise when the store fails.
-  public func search(_ text: String, filter: SearchFilter = .all, limit: Int? = nil, offset: Int = 0)
+  public func search(_ text: String, filter: ArticleFilter = .all, limit: Int? = nil, offset: Int = 0)
     async throws(NewsRepositoryError) -> [SearchHit]
   {
     do {

@@ -58,6 +58,13 @@ struct JSONWriter {
     needsComma = true
   }
 
+  /// A document written before, copied as it is.
+  mutating func value(_ document: JSONDocument) {
+    separate()
+    bytes += document.bytes
+    needsComma = true
+  }
+
   /// A string.
   mutating func string(_ value: String) {
     separate()
@@ -86,6 +93,34 @@ struct JSONWriter {
     append(name)
     bytes += [UInt8(ascii: "\""), UInt8(ascii: ":")]
     needsComma = false
+  }
+
+  /// Members that are the same in every document of a kind (the settings of Miniflux's that this server has none
+  /// of, as Miniflux writes their defaults), as their JSON text `"name":value,…`, written as it is: once, at the
+  /// declaration, instead of a stored property and a member line each. The text must be valid JSON members
+  /// (`JSONWriterTests` reads every document back with `JSONSerialization`).
+  mutating func constantMembers(_ text: String) {
+    separate()
+    append(text)
+    needsComma = true
+  }
+
+  /// An object member whose members `body` writes.
+  mutating func member(_ name: String, object body: (inout JSONWriter) -> Void) {
+    key(name)
+    object(body)
+  }
+
+  /// An array member of `elements`, each written by `write`.
+  mutating func member<Elements: Sequence>(
+    _ name: String, each elements: Elements, _ write: (inout JSONWriter, Elements.Element) -> Void
+  ) {
+    key(name)
+    bytes.append(UInt8(ascii: "["))
+    needsComma = false
+    for element in elements { write(&self, element) }
+    bytes.append(UInt8(ascii: "]"))
+    needsComma = true
   }
 
   /// A string member; left out when `nil`.
@@ -159,4 +194,19 @@ struct JSONArray<Element: JSONWritable>: JSONWritable {
   init(_ elements: [Element]) { self.elements = elements }
 
   func write(to json: inout JSONWriter) { json.array(elements) }
+}
+
+/// A document written once and copied into every document that holds it (a Miniflux feed into each of its entries).
+struct JSONDocument: JSONWritable, Sendable {
+  /// Its JSON text as UTF-8.
+  var bytes: [UInt8]
+
+  /// The document `value` writes.
+  init(_ value: some JSONWritable, capacity: Int = 1024) {
+    var json = JSONWriter(capacity: capacity)
+    value.write(to: &json)
+    bytes = json.bytes
+  }
+
+  func write(to json: inout JSONWriter) { json.value(self) }
 }

@@ -285,9 +285,10 @@ public struct MinifluxAPI: Sendable {
   private func searched(_ text: String, selection: ArticleSelection, within feeds: [ServedFeed]) async throws
     -> ([Article], Int)
   {
-    var filter = SearchFilter(
-      since: selection.publishedAfter?.addingTimeInterval(0.001), until: selection.filter.publishedBefore,
-      unreadOnly: selection.filter.unreadOnly, bookmarkedOnly: selection.filter.bookmarkedOnly)
+    var filter = ArticleFilter(
+      unreadOnly: selection.filter.unreadOnly, bookmarkedOnly: selection.filter.bookmarkedOnly,
+      publishedSince: selection.publishedAfter?.addingTimeInterval(0.001),
+      publishedBefore: selection.filter.publishedBefore)
     filter.anyOfSources = feeds.map(\.match)
     let limit = selection.limit ?? MinifluxEntryQuery.maximumLimit
     guard (try? SearchQuery(text)) != nil else {

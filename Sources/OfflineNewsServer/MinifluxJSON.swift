@@ -6,53 +6,31 @@ import OfflineNewsModel
 /// The JSON documents of the Miniflux API v1 (<https://miniflux.app/docs/api.html>), as Miniflux writes them:
 /// snake_case keys, dates in RFC 3339, ids as JSON numbers; each written by ``JSONWriter`` in its fields' order.
 enum MinifluxJSON {
-  /// The user of `GET /v1/me`.
+  /// The user of `GET /v1/me`: the one user, with Miniflux's default settings.
   struct User: JSONWritable {
-    var id = 1
     var username: String
-    var isAdmin = false
-    var theme = "system_serif"
-    var language = "en_US"
-    var timezone = "UTC"
-    var entrySortingDirection = "desc"
-    var entrySortingOrder = "published_at"
-    var stylesheet = ""
-    var googleId = ""
-    var openidConnectId = ""
-    var entriesPerPage = 100
-    var keyboardShortcuts = true
-    var showReadingTime = true
-    var entrySwipe = true
     var lastLoginAt: String
 
     func write(to json: inout JSONWriter) {
       json.object { json in
-        json.member("id", id)
+        json.constantMembers(#""id":1"#)
         json.member("username", username)
-        json.member("is_admin", isAdmin)
-        json.member("theme", theme)
-        json.member("language", language)
-        json.member("timezone", timezone)
-        json.member("entry_sorting_direction", entrySortingDirection)
-        json.member("entry_sorting_order", entrySortingOrder)
-        json.member("stylesheet", stylesheet)
-        json.member("google_id", googleId)
-        json.member("openid_connect_id", openidConnectId)
-        json.member("entries_per_page", entriesPerPage)
-        json.member("keyboard_shortcuts", keyboardShortcuts)
-        json.member("show_reading_time", showReadingTime)
-        json.member("entry_swipe", entrySwipe)
+        json.constantMembers(Self.settings)
         json.member("last_login_at", lastLoginAt)
       }
     }
+
+    /// The members between `username` and `last_login_at`.
+    static let settings =
+      #""is_admin":false,"theme":"system_serif","language":"en_US","timezone":"UTC","entry_sorting_direction":"desc","#
+      + #""entry_sorting_order":"published_at","stylesheet":"","google_id":"","openid_connect_id":"","#
+      + #""entries_per_page":100,"keyboard_shortcuts":true,"show_reading_time":true,"entry_swipe":true"#
   }
 
   /// A category (a folder).
   struct Category: JSONWritable {
     var id: Int64
     var title: String
-    var userId = 1
-    var hideGlobally = false
     /// With `?counts=true`: the feeds filed in it.
     var feedCount: Int?
     /// With `?counts=true`: their unread entries.
@@ -62,161 +40,95 @@ enum MinifluxJSON {
       json.object { json in
         json.member("id", id)
         json.member("title", title)
-        json.member("user_id", userId)
-        json.member("hide_globally", hideGlobally)
+        json.constantMembers(#""user_id":1,"hide_globally":false"#)
         json.member("feed_count", feedCount)
         json.member("total_unread", totalUnread)
       }
     }
   }
 
-  /// The icon reference of a feed (always absent here: icons answer 404).
-  struct Icon: JSONWritable {
-    var feedId: Int64
-    var iconId: Int64
-
-    func write(to json: inout JSONWriter) {
-      json.object { json in
-        json.member("feed_id", feedId)
-        json.member("icon_id", iconId)
-      }
-    }
-  }
-
-  /// A feed (a source).
+  /// A feed (a source), written once (``JSONDocument``) and copied into each of its entries.
   struct Feed: JSONWritable {
+    /// The feed id.
     var id: Int64
-    var userId = 1
-    var feedUrl: String
-    var siteUrl: String
-    var title: String
-    var checkedAt: String
-    var nextCheckAt = "0001-01-01T00:00:00Z"
-    var etagHeader = ""
-    var lastModifiedHeader = ""
-    var parsingErrorMessage: String
-    var parsingErrorCount: Int
-    var scraperRules = ""
-    var rewriteRules = ""
-    var crawler: Bool
-    var blocklistRules = ""
-    var keeplistRules = ""
-    var urlrewriteRules = ""
-    var userAgent = ""
-    var cookie = ""
-    var username = ""
-    var password = ""
-    var disabled = false
-    var noMediaPlayer = false
-    var ignoreHttpCache = false
-    var allowSelfSignedCertificates = false
-    var fetchViaProxy = false
-    var hideGlobally = false
-    var disableHttp2 = false
-    var category: Category
-    var icon: Icon?
+    /// The document.
+    var document: JSONDocument
+
+    func write(to json: inout JSONWriter) { json.value(document) }
+  }
+
+  /// The document of a feed: `served` with its health (`nil`: never refreshed, or not asked for). Its icon is left
+  /// out (icons answer 404).
+  private struct FeedDocument: JSONWritable {
+    var served: ServedFeed
+    var health: SourceHealth?
 
     func write(to json: inout JSONWriter) {
       json.object { json in
-        json.member("id", id)
-        json.member("user_id", userId)
-        json.member("feed_url", feedUrl)
-        json.member("site_url", siteUrl)
-        json.member("title", title)
-        json.member("checked_at", checkedAt)
-        json.member("next_check_at", nextCheckAt)
-        json.member("etag_header", etagHeader)
-        json.member("last_modified_header", lastModifiedHeader)
-        json.member("parsing_error_message", parsingErrorMessage)
-        json.member("parsing_error_count", parsingErrorCount)
-        json.member("scraper_rules", scraperRules)
-        json.member("rewrite_rules", rewriteRules)
-        json.member("crawler", crawler)
-        json.member("blocklist_rules", blocklistRules)
-        json.member("keeplist_rules", keeplistRules)
-        json.member("urlrewrite_rules", urlrewriteRules)
-        json.member("user_agent", userAgent)
-        json.member("cookie", cookie)
-        json.member("username", username)
-        json.member("password", password)
-        json.member("disabled", disabled)
-        json.member("no_media_player", noMediaPlayer)
-        json.member("ignore_http_cache", ignoreHttpCache)
-        json.member("allow_self_signed_certificates", allowSelfSignedCertificates)
-        json.member("fetch_via_proxy", fetchViaProxy)
-        json.member("hide_globally", hideGlobally)
-        json.member("disable_http2", disableHttp2)
-        json.member("category", category)
-        json.member("icon", icon)
+        json.member("id", served.id)
+        json.constantMembers(#""user_id":1"#)
+        json.member("feed_url", served.feedURL)
+        json.member("site_url", served.siteURL)
+        json.member("title", served.title)
+        json.member("checked_at", date(health?.lastErrorAt ?? health?.lastFetched ?? Date(timeIntervalSince1970: 0)))
+        json.constantMembers(#""next_check_at":"0001-01-01T00:00:00Z","etag_header":"","last_modified_header":"""#)
+        json.member("parsing_error_message", health?.lastError ?? "")
+        json.member("parsing_error_count", health?.lastError == nil ? 0 : 1)
+        json.constantMembers(#""scraper_rules":"","rewrite_rules":"""#)
+        json.member("crawler", served.source.fullText)
+        json.constantMembers(Self.settings)
+        json.member("category", category(served.category))
       }
     }
+
+    /// The members between `crawler` and `category`.
+    static let settings =
+      #""blocklist_rules":"","keeplist_rules":"","urlrewrite_rules":"","user_agent":"","cookie":"","username":"","#
+      + #""password":"","disabled":false,"no_media_player":false,"ignore_http_cache":false,"#
+      + #""allow_self_signed_certificates":false,"fetch_via_proxy":false,"hide_globally":false,"disable_http2":false"#
   }
 
-  /// An enclosure of an entry.
-  struct Enclosure: JSONWritable {
-    var id: Int64
-    var userId = 1
-    var entryId: Int64
-    var url: String
-    var mimeType: String
-    var size: Int64
-    var mediaProgression = 0
-
-    func write(to json: inout JSONWriter) {
-      json.object { json in
-        json.member("id", id)
-        json.member("user_id", userId)
-        json.member("entry_id", entryId)
-        json.member("url", url)
-        json.member("mime_type", mimeType)
-        json.member("size", size)
-        json.member("media_progression", mediaProgression)
-      }
-    }
-  }
-
-  /// An entry (an article).
+  /// An entry (an article) under its feed.
   struct Entry: JSONWritable {
-    var id: Int64
-    var userId = 1
-    var feedId: Int64
-    var status: String
-    var hash: String
-    var title: String
-    var url: String
-    var commentsUrl = ""
-    var publishedAt: String
-    var createdAt: String
-    var changedAt: String
-    var content: String
-    var author: String
-    var shareCode = ""
-    var starred: Bool
-    var readingTime: Int
-    var enclosures: [Enclosure]
-    var tags: [String]
+    var article: Article
     var feed: Feed
 
+    /// The feed's id.
+    var feedId: Int64 { feed.id }
+
     func write(to json: inout JSONWriter) {
+      let key = article.url.absoluteString
+      let id = ServedIdentifiers.entryID(forKey: key)
+      let published = date(article.publishedAt)
       json.object { json in
         json.member("id", id)
-        json.member("user_id", userId)
-        json.member("feed_id", feedId)
-        json.member("status", status)
-        json.member("hash", hash)
-        json.member("title", title)
-        json.member("url", url)
-        json.member("comments_url", commentsUrl)
-        json.member("published_at", publishedAt)
-        json.member("created_at", createdAt)
-        json.member("changed_at", changedAt)
-        json.member("content", content)
-        json.member("author", author)
-        json.member("share_code", shareCode)
-        json.member("starred", starred)
-        json.member("reading_time", readingTime)
-        json.member("enclosures", enclosures)
-        json.member("tags", tags)
+        json.constantMembers(#""user_id":1"#)
+        json.member("feed_id", feed.id)
+        json.member("status", article.isRead ? "read" : "unread")
+        json.member("hash", ArticleIdentity.handle(forKey: key))
+        json.member("title", article.title)
+        json.member("url", (article.displayURL ?? article.url).absoluteString)
+        json.constantMembers(#""comments_url":"""#)
+        json.member("published_at", published)
+        json.member("created_at", published)
+        json.member("changed_at", date(article.bookmarkedAt ?? article.publishedAt))
+        json.member("content", servedContent(of: article))
+        json.member("author", article.author ?? "")
+        json.constantMembers(#""share_code":"""#)
+        json.member("starred", article.isBookmarked)
+        json.member("reading_time", readingMinutes(of: article))
+        json.member("enclosures", each: article.enclosures.enumerated()) { json, numbered in
+          json.object { json in
+            json.member("id", Int64(numbered.offset + 1))
+            json.constantMembers(#""user_id":1"#)
+            json.member("entry_id", id)
+            json.member("url", numbered.element.url.absoluteString)
+            json.member("mime_type", numbered.element.type ?? "")
+            json.member("size", numbered.element.length ?? 0)
+            json.constantMembers(#""media_progression":0"#)
+          }
+        }
+        json.member("tags", article.tags)
         json.member("feed", feed)
       }
     }
@@ -289,11 +201,7 @@ enum MinifluxJSON {
 
   /// The feed document of `feed`, with its health.
   static func feed(_ feed: ServedFeed, health: SourceHealth?) -> Feed {
-    Feed(
-      id: feed.id, feedUrl: feed.feedURL, siteUrl: feed.siteURL, title: feed.title,
-      checkedAt: date(health?.lastErrorAt ?? health?.lastFetched ?? Date(timeIntervalSince1970: 0)),
-      parsingErrorMessage: health?.lastError ?? "", parsingErrorCount: health?.lastError == nil ? 0 : 1,
-      crawler: feed.source.fullText, category: category(feed.category))
+    Feed(id: feed.id, document: JSONDocument(FeedDocument(served: feed, health: health)))
   }
 
   /// The category document of `category`.
@@ -302,20 +210,5 @@ enum MinifluxJSON {
   }
 
   /// The entry document of `article`, served under `feed`.
-  static func entry(_ article: Article, feed: Feed) -> Entry {
-    let key = article.url.absoluteString
-    let id = ServedIdentifiers.entryID(forKey: key)
-    let published = date(article.publishedAt)
-    return Entry(
-      id: id, feedId: feed.id, status: article.isRead ? "read" : "unread", hash: ArticleIdentity.handle(forKey: key),
-      title: article.title, url: (article.displayURL ?? article.url).absoluteString, publishedAt: published,
-      createdAt: published, changedAt: date(article.bookmarkedAt ?? article.publishedAt),
-      content: servedContent(of: article), author: article.author ?? "", starred: article.isBookmarked,
-      readingTime: readingMinutes(of: article),
-      enclosures: article.enclosures.enumerated().map { index, enclosure in
-        Enclosure(
-          id: Int64(index + 1), entryId: id, url: enclosure.url.absoluteString,
-          mimeType: enclosure.type ?? "", size: enclosure.length ?? 0)
-      }, tags: article.tags, feed: feed)
-  }
+  static func entry(_ article: Article, feed: Feed) -> Entry { Entry(article: article, feed: feed) }
 }

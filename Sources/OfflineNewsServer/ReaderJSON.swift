@@ -10,17 +10,13 @@ import OfflineNewsModel
 enum ReaderJSON {
   /// `user-info`.
   struct UserInfo: JSONWritable {
-    var userId = "1"
     var userName: String
-    var userProfileId = "1"
-    var userEmail = ""
 
     func write(to json: inout JSONWriter) {
       json.object { json in
-        json.member("userId", userId)
+        json.constantMembers(#""userId":"1""#)
         json.member("userName", userName)
-        json.member("userProfileId", userProfileId)
-        json.member("userEmail", userEmail)
+        json.constantMembers(#""userProfileId":"1","userEmail":"""#)
       }
     }
   }
@@ -69,10 +65,8 @@ enum ReaderJSON {
     var title: String
     var categories: [Category]
     var sortid: String
-    var firstitemmsec = "0"
     var url: String
     var htmlUrl: String
-    var iconUrl = ""
 
     func write(to json: inout JSONWriter) {
       json.object { json in
@@ -80,10 +74,10 @@ enum ReaderJSON {
         json.member("title", title)
         json.member("categories", categories)
         json.member("sortid", sortid)
-        json.member("firstitemmsec", firstitemmsec)
+        json.constantMembers(#""firstitemmsec":"0""#)
         json.member("url", url)
         json.member("htmlUrl", htmlUrl)
-        json.member("iconUrl", iconUrl)
+        json.constantMembers(#""iconUrl":"""#)
       }
     }
   }
@@ -127,94 +121,61 @@ enum ReaderJSON {
     }
   }
 
-  /// A link of an item.
-  struct Link: JSONWritable {
-    var href: String
-    var type: String?
-
-    func write(to json: inout JSONWriter) {
-      json.object { json in
-        json.member("href", href)
-        json.member("type", type)
-      }
-    }
-  }
-
-  /// An item's content.
-  struct Content: JSONWritable {
-    var direction = "ltr"
-    var content: String
-
-    func write(to json: inout JSONWriter) {
-      json.object { json in
-        json.member("direction", direction)
-        json.member("content", content)
-      }
-    }
-  }
-
-  /// An item's feed.
-  struct Origin: JSONWritable {
-    var streamId: String
-    var title: String
-    var htmlUrl: String
-
-    func write(to json: inout JSONWriter) {
-      json.object { json in
-        json.member("streamId", streamId)
-        json.member("title", title)
-        json.member("htmlUrl", htmlUrl)
-      }
-    }
-  }
-
-  /// An enclosure of an item.
-  struct Enclosure: JSONWritable {
-    var href: String
-    var type: String?
-    var length: String?
-
-    func write(to json: inout JSONWriter) {
-      json.object { json in
-        json.member("href", href)
-        json.member("type", type)
-        json.member("length", length)
-      }
-    }
-  }
-
-  /// An item (an article).
+  /// An item (an article) of its feed.
   struct Item: JSONWritable {
-    var id: String
-    var crawlTimeMsec: String
-    var timestampUsec: String
-    var published: Int64
-    var updated: Int64
-    var title: String
-    var canonical: [Link]
-    var alternate: [Link]
-    var summary: Content
-    var author: String
-    var categories: [String]
-    var origin: Origin
-    var enclosure: [Enclosure]?
+    var article: Article
+    var feed: ServedFeed
 
     func write(to json: inout JSONWriter) {
+      let key = article.url.absoluteString
+      let link = (article.displayURL ?? article.url).absoluteString
+      let milliseconds = Timestamp(article.publishedAt).millisecondsSince1970
       json.object { json in
-        json.member("id", id)
-        json.member("crawlTimeMsec", crawlTimeMsec)
-        json.member("timestampUsec", timestampUsec)
-        json.member("published", published)
-        json.member("updated", updated)
-        json.member("title", title)
-        json.member("canonical", canonical)
-        json.member("alternate", alternate)
-        json.member("summary", summary)
-        json.member("author", author)
+        json.member("id", ServedIdentifiers.readerItemID(forKey: key))
+        json.member("crawlTimeMsec", String(milliseconds))
+        json.member("timestampUsec", String(milliseconds * 1000))
+        json.member("published", milliseconds / 1000)
+        json.member("updated", milliseconds / 1000)
+        json.member("title", article.title)
+        json.member("canonical", each: CollectionOfOne(link)) { json, link in
+          json.object { json in json.member("href", link) }
+        }
+        json.member("alternate", each: CollectionOfOne(link)) { json, link in
+          json.object { json in
+            json.member("href", link)
+            json.constantMembers(#""type":"text/html""#)
+          }
+        }
+        json.member("summary") { json in
+          json.constantMembers(#""direction":"ltr""#)
+          json.member("content", servedContent(of: article))
+        }
+        json.member("author", article.author ?? "")
         json.member("categories", categories)
-        json.member("origin", origin)
-        json.member("enclosure", enclosure)
+        json.member("origin") { json in
+          json.member("streamId", feed.streamID)
+          json.member("title", feed.title)
+          json.member("htmlUrl", feed.siteURL)
+        }
+        if !article.enclosures.isEmpty {
+          json.member("enclosure", each: article.enclosures) { json, enclosure in
+            json.object { json in
+              json.member("href", enclosure.url.absoluteString)
+              json.member("type", enclosure.type)
+              json.member("length", enclosure.length.map(String.init))
+            }
+          }
+        }
       }
+    }
+
+    /// Its streams: the reading list, its label, and the read and starred states it is in.
+    var categories: [String] {
+      var categories = [ReaderStream.readingListID]
+      if !feed.category.path.isEmpty { categories.append(feed.category.streamID) }
+      if article.isRead { categories.append(ReaderStream.readID) }
+      if article.isBookmarked { categories.append(ReaderStream.starredID) }
+      return categories
     }
   }
 
@@ -222,7 +183,6 @@ enum ReaderJSON {
   struct Stream: JSONWritable {
     var id: String
     var title: String?
-    var direction = "ltr"
     var updated: Int64
     var items: [Item]
     var continuation: String?
@@ -231,7 +191,7 @@ enum ReaderJSON {
       json.object { json in
         json.member("id", id)
         json.member("title", title)
-        json.member("direction", direction)
+        json.constantMembers(#""direction":"ltr""#)
         json.member("updated", updated)
         json.member("items", items)
         json.member("continuation", continuation)
@@ -296,24 +256,5 @@ enum ReaderJSON {
   static func microseconds(_ date: Date) -> String { String(Timestamp(date).millisecondsSince1970 * 1000) }
 
   /// The item document of `article` in `feed`.
-  static func item(_ article: Article, feed: ServedFeed) -> Item {
-    let key = article.url.absoluteString
-    let link = (article.displayURL ?? article.url).absoluteString
-    let milliseconds = Timestamp(article.publishedAt).millisecondsSince1970
-    var categories = [ReaderStream.readingListID]
-    if !feed.category.path.isEmpty { categories.append(feed.category.streamID) }
-    if article.isRead { categories.append(ReaderStream.readID) }
-    if article.isBookmarked { categories.append(ReaderStream.starredID) }
-    return Item(
-      id: ServedIdentifiers.readerItemID(forKey: key), crawlTimeMsec: String(milliseconds),
-      timestampUsec: String(milliseconds * 1000), published: milliseconds / 1000, updated: milliseconds / 1000,
-      title: article.title, canonical: [Link(href: link)], alternate: [Link(href: link, type: "text/html")],
-      summary: Content(content: servedContent(of: article)), author: article.author ?? "", categories: categories,
-      origin: Origin(streamId: feed.streamID, title: feed.title, htmlUrl: feed.siteURL),
-      enclosure: article.enclosures.isEmpty
-        ? nil
-        : article.enclosures.map {
-          Enclosure(href: $0.url.absoluteString, type: $0.type, length: $0.length.map(String.init))
-        })
-  }
+  static func item(_ article: Article, feed: ServedFeed) -> Item { Item(article: article, feed: feed) }
 }

@@ -142,7 +142,7 @@ extension WebReader {
     let hits: [SearchHit]
     do {
       hits = try await library.repository.search(
-        text, filter: SearchFilter(unreadOnly: unreadOnly), limit: WebListQuery.pageSize + 1,
+        text, filter: ArticleFilter(unreadOnly: unreadOnly), limit: WebListQuery.pageSize + 1,
         offset: (page - 1) * WebListQuery.pageSize)
     } catch {
       html += "<p class=\"empty\">Nothing to search for in “\(WebPage.text(text))”.</p>"

@@ -267,7 +267,7 @@ struct CommandDeclarationTests {
     #expect(
       usage["delete"]
         == "--all | --before DATE | --forget-deleted [--include-bookmarked] [--db PATH] [--config PATH] [--json]")
-    #expect(usage["sources"] == "[--db PATH] [--config PATH] [--json | --opml]")
+    #expect(usage["sources"] == "[--json | --opml] [--db PATH] [--config PATH]")
     #expect(usage["extract"] == "FILE.html [--url URL] [--json]")
     #expect(usage["fetch"]?.hasPrefix("[--url URL | --source NAME | --all | --folder FOLDER] ") == true)
   }

@@ -162,12 +162,12 @@ struct SearchRankingTests {
     let since = Timestamp(millisecondsSince1970: t0 + 2000)
     for text in Self.queries {
       for limit in [1, 5, 21] {
-        let hits = try await storage.search(text, filter: SearchFilter(since: since.date), limit: limit)
+        let hits = try await storage.search(text, filter: ArticleFilter(publishedSince: since.date), limit: limit)
         let expected = try await reference(
           storage, text, limit: limit, offset: 0, condition: " AND a.publishedAt >= \(since.millisecondsSince1970)")
         #expect(hits.map(\.article.url.absoluteString) == expected.map(\.url), "\(text) \(limit)")
         #expect(hits.map(\.rank) == expected.map(\.rank), "\(text) \(limit)")
-        let named = try await storage.search(text, filter: SearchFilter(sourceName: "reuters"), limit: limit)
+        let named = try await storage.search(text, filter: ArticleFilter(sourceName: "reuters"), limit: limit)
         let expectedNamed = try await reference(
           storage, text, limit: limit, offset: 0, condition: " AND a.sourceName = 'Reuters'")
         #expect(named.map(\.article.url.absoluteString) == expectedNamed.map(\.url), "\(text) \(limit)")

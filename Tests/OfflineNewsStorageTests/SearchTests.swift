@@ -16,7 +16,7 @@ struct SearchTests {
   }
 
   /// The slugs found for `text`, best first.
-  private func found(_ storage: StorageContext, _ text: String, _ filter: SearchFilter = .all) async throws
+  private func found(_ storage: StorageContext, _ text: String, _ filter: ArticleFilter = .all) async throws
     -> [String]
   {
     slugs(try await storage.search(text, filter: filter).map(\.article))
@@ -207,30 +207,37 @@ struct SearchTests {
     #expect(
       Set(try await found(storage, query)) == ["storm", "climate", "change-climate", "election", "electric", "sz"])
 
-    #expect(Set(try await found(storage, query, SearchFilter(sourceName: "bbc NEWS"))) == ["storm", "change-climate"])
-    #expect(try await found(storage, query, SearchFilter(sourceName: "SÜDDEUTSCHE ZEITUNG")) == ["sz"])
-    #expect(try await found(storage, query, SearchFilter(sourceName: "BBC")) == [])
-    #expect(try await found(storage, query, SearchFilter(sourceName: "Nowhere")) == [])
+    #expect(Set(try await found(storage, query, ArticleFilter(sourceName: "bbc NEWS"))) == ["storm", "change-climate"])
+    #expect(try await found(storage, query, ArticleFilter(sourceName: "SÜDDEUTSCHE ZEITUNG")) == ["sz"])
+    #expect(try await found(storage, query, ArticleFilter(sourceName: "BBC")) == [])
+    #expect(try await found(storage, query, ArticleFilter(sourceName: "Nowhere")) == [])
 
     let at = { (ms: Int64) in Timestamp(millisecondsSince1970: ms).date }
-    #expect(Set(try await found(storage, query, SearchFilter(since: at(t0 + 3000)))) == ["election", "electric", "sz"])
-    #expect(Set(try await found(storage, query, SearchFilter(until: at(t0 + 2000)))) == ["storm", "climate"])
-    #expect(try await found(storage, query, SearchFilter(since: at(t0 + 1000), until: at(t0 + 2000))) == ["climate"])
+    #expect(
+      Set(try await found(storage, query, ArticleFilter(publishedSince: at(t0 + 3000)))) == [
+        "election", "electric", "sz",
+      ])
+    #expect(
+      Set(try await found(storage, query, ArticleFilter(publishedBefore: at(t0 + 2000)))) == ["storm", "climate"])
+    #expect(
+      try await found(storage, query, ArticleFilter(publishedSince: at(t0 + 1000), publishedBefore: at(t0 + 2000))) == [
+        "climate"
+      ])
 
     try await storage.setRead(true, url: articleURL("storm").absoluteString)
     try await storage.setRead(true, url: articleURL("sz").absoluteString)
     try await storage.setBookmarked(true, url: articleURL("election").absoluteString)
     #expect(
-      Set(try await found(storage, query, SearchFilter(unreadOnly: true)))
+      Set(try await found(storage, query, ArticleFilter(unreadOnly: true)))
         == ["climate", "change-climate", "election", "electric"])
-    #expect(try await found(storage, query, SearchFilter(bookmarkedOnly: true)) == ["election"])
+    #expect(try await found(storage, query, ArticleFilter(bookmarkedOnly: true)) == ["election"])
     #expect(
-      try await found(storage, query, SearchFilter(sourceName: "reuters", unreadOnly: true, bookmarkedOnly: true)) == [
+      try await found(storage, query, ArticleFilter(unreadOnly: true, bookmarkedOnly: true, sourceName: "reuters")) == [
         "election"
       ])
     // The same filters apply to a substring (CJK) search.
-    #expect(try await found(storage, "storm OR 東京", SearchFilter(unreadOnly: true)) == [])
-    #expect(try await found(storage, "storm OR 東京", SearchFilter(sourceName: "bbc news")) == ["storm"])
+    #expect(try await found(storage, "storm OR 東京", ArticleFilter(unreadOnly: true)) == [])
+    #expect(try await found(storage, "storm OR 東京", ArticleFilter(sourceName: "bbc news")) == ["storm"])
     try await checkIndex(storage)
   }
 

@@ -69,18 +69,25 @@ public struct ArticleFilter: Sendable, Hashable {
   /// Only articles of any of these sources (a folder's sources, for instance); `nil` for every source, and `[]`
   /// for none at all. Combined with ``source`` (when both are given, an article must match both).
   public var anyOfSources: [SourceMatch]?
+  /// Only articles of the publisher with this display name (``Article/sourceName``), compared whole and without
+  /// regard to case (`bbc news` is `BBC News`; `Süddeutsche` is `SÜDDEUTSCHE`); `nil` for every publisher.
+  public var sourceName: String?
+  /// Only articles published at or after this instant (`publishedAt >= date`); `nil` for no bound.
+  public var publishedSince: Date?
   /// Only articles published strictly before this instant (`publishedAt < date`); `nil` for no bound.
   public var publishedBefore: Date?
 
-  /// A filter; by default none (every cached article).
+  /// A filter; by default none (every cached article). The listing calls and the search take it alike.
   public init(
-    unreadOnly: Bool = false, bookmarkedOnly: Bool = false, source: String? = nil,
-    anyOfSources: [SourceMatch]? = nil, publishedBefore: Date? = nil
+    unreadOnly: Bool = false, bookmarkedOnly: Bool = false, source: String? = nil, sourceName: String? = nil,
+    anyOfSources: [SourceMatch]? = nil, publishedSince: Date? = nil, publishedBefore: Date? = nil
   ) {
     self.unreadOnly = unreadOnly
     self.bookmarkedOnly = bookmarkedOnly
     self.source = source
+    self.sourceName = sourceName
     self.anyOfSources = anyOfSources
+    self.publishedSince = publishedSince
     self.publishedBefore = publishedBefore
   }
 
@@ -126,6 +133,14 @@ public struct ArticleFilter: Sendable, Hashable {
       // publisher happens to bear its name (two sources "Daring Fireball" and "Daring Fireball (2)").
       let matches = anyOfSources.map { match($0.source, $0.queries, publisher: false) }
       conditions.append(matches.isEmpty ? "0" : "(" + matches.joined(separator: " OR ") + ")")
+    }
+    if let sourceName {
+      conditions.append(Self.publisherCondition("?\(firstParameter + arguments.count)", name: sourceName))
+      arguments.append(.text(sourceName))
+    }
+    if let publishedSince {
+      conditions.append("a.publishedAt >= ?\(firstParameter + arguments.count)")
+      arguments.append(.integer(Timestamp(publishedSince).millisecondsSince1970))
     }
     if let publishedBefore {
       conditions.append("a.publishedAt < ?\(firstParameter + arguments.count)")

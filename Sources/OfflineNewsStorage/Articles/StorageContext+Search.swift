@@ -1,46 +1,6 @@
 import Foundation
 import OfflineNewsModel
 
-/// Which articles a search may return, besides matching the text. Every condition given must hold.
-public struct SearchFilter: Sendable, Hashable {
-  /// Only articles from the source with this display name (``Article/sourceName``), compared whole and without
-  /// regard to case (`bbc news` is `BBC News`; `Süddeutsche` is `SÜDDEUTSCHE`); `nil` for every source.
-  public var sourceName: String?
-  /// Only articles published at or after this instant; `nil` for no lower bound.
-  public var since: Date?
-  /// Only articles published strictly before this instant; `nil` for no upper bound.
-  public var until: Date?
-  /// Only articles not marked read.
-  public var unreadOnly: Bool
-  /// Only bookmarked articles.
-  public var bookmarkedOnly: Bool
-  /// Only articles from this source: the configured source's name or the feed, file or URL they came from
-  /// (``Article/source``, exactly), or else the publisher's display name as ``sourceName`` matches it; `nil` for
-  /// every source.
-  public var source: String?
-  /// With ``source``: also the articles of these queries' last results (``ArticleFilter/sourceQueries``).
-  package var sourceQueries: [String] = []
-  /// Only articles of any of these sources (a folder's sources, for instance; each as ``ArticleFilter`` matches
-  /// it); `nil` for every source, and `[]` for none at all.
-  public var anyOfSources: [SourceMatch]?
-
-  /// A filter; by default, none (every matching article).
-  public init(
-    sourceName: String? = nil, since: Date? = nil, until: Date? = nil, unreadOnly: Bool = false,
-    bookmarkedOnly: Bool = false, source: String? = nil
-  ) {
-    self.source = source
-    self.sourceName = sourceName
-    self.since = since
-    self.until = until
-    self.unreadOnly = unreadOnly
-    self.bookmarkedOnly = bookmarkedOnly
-  }
-
-  /// No condition: every matching article.
-  public static let all = SearchFilter()
-}
-
 /// One article found by a search, with its rank and a highlighted excerpt.
 public struct SearchHit: Sendable, Hashable {
   /// The article, every field included.
@@ -93,7 +53,7 @@ extension StorageContext {
   ///
   /// For example:
   /// ```swift
-  /// let hits = try await storage.search("storm NOT \"ferry\"", filter: SearchFilter(unreadOnly: true), limit: 10)
+  /// let hits = try await storage.search("storm NOT \"ferry\"", filter: ArticleFilter(unreadOnly: true), limit: 10)
   /// for hit in hits { print(hit.article.title, hit.snippet) }  // "… an amber ⟨storm⟩ warning …"
   /// ```
   ///
@@ -108,7 +68,7 @@ extension StorageContext {
   ///
   /// Related SQLite documentation: <https://www.sqlite.org/fts5.html> (query syntax, `bm25()`, `snippet()`,
   /// external content tables).
-  package func search(_ text: String, filter: SearchFilter = .all, limit: Int? = nil, offset: Int = 0)
+  package func search(_ text: String, filter: ArticleFilter = .all, limit: Int? = nil, offset: Int = 0)
     async throws(StorageError)
     -> [SearchHit]
   {
@@ -124,12 +84,12 @@ extension StorageContext {
   /// Searches with an already parsed query, as the text-taking `search` does.
   ///
   /// - Throws: ``StorageError``.
-  package func search(_ query: SearchQuery, filter: SearchFilter = .all, limit: Int? = nil, offset: Int = 0)
+  package func search(_ query: SearchQuery, filter: ArticleFilter = .all, limit: Int? = nil, offset: Int = 0)
     async throws(StorageError) -> [SearchHit]
   {
     try await read { db in
-      var sql = SearchArguments()
-      let conditions = Self.searchConditions(filter, &sql)
+      let (conditions, arguments) = filter.conditions(firstParameter: 1)
+      var sql = SearchArguments(arguments: arguments)
       if query.needsSubstringSearch {
         return try Self.substringSearch(query, conditions, &sql, db, limit: limit, offset: offset)
       }
@@ -324,52 +284,12 @@ extension StorageContext {
     let count = min(hits.count - start, max(0, limit ?? .max))
     return Array(hits[start..<(start + count)])
   }
-
-  // MARK: - Filter
-
-  /// The filter as SQL conditions over `article a` (all must hold).
-  private static func searchConditions(_ filter: SearchFilter, _ sql: inout SearchArguments) -> [String] {
-    var conditions: [String] = []
-    if let source = filter.source {
-      let bound = sql.bind(.text(source))
-      let publisher = " OR " + ArticleFilter.publisherCondition(bound, name: source)
-      let members =
-        filter.sourceQueries.isEmpty
-        ? ""
-        : " OR a.url IN (SELECT url FROM query_result WHERE query IN ("
-          + filter.sourceQueries.map { sql.bind(.text($0)) }.joined(separator: ", ") + "))"
-      conditions.append("(a.source = \(bound)\(publisher)\(members))")
-    }
-    if let anyOf = filter.anyOfSources {
-      let matches = anyOf.map { match in
-        let source = sql.bind(.text(match.source))
-        let members =
-          match.queries.isEmpty
-          ? ""
-          : " OR a.url IN (SELECT url FROM query_result WHERE query IN ("
-            + match.queries.map { sql.bind(.text($0)) }.joined(separator: ", ") + "))"
-        return "(a.source = \(source)\(members))"
-      }
-      conditions.append(matches.isEmpty ? "0" : "(" + matches.joined(separator: " OR ") + ")")
-    }
-    if let name = filter.sourceName {
-      conditions.append(ArticleFilter.publisherCondition(sql.bind(.text(name)), name: name))
-    }
-    if let since = filter.since {
-      conditions.append("a.publishedAt >= \(sql.bind(.integer(Timestamp(since).millisecondsSince1970)))")
-    }
-    if let until = filter.until {
-      conditions.append("a.publishedAt < \(sql.bind(.integer(Timestamp(until).millisecondsSince1970)))")
-    }
-    if filter.unreadOnly { conditions.append("a.isRead = 0") }
-    if filter.bookmarkedOnly { conditions.append("a.bookmarkedAt IS NOT NULL") }
-    return conditions
-  }
 }
 
 /// Statement arguments collected while the SQL is written: each ``bind(_:)`` returns its numbered parameter.
 private struct SearchArguments {
-  private(set) var arguments: [DatabaseValue] = []
+  /// The arguments so far: the filter's (``ArticleFilter/conditions(firstParameter:)``), then the search's.
+  private(set) var arguments: [DatabaseValue]
 
   mutating func bind(_ value: DatabaseValue) -> String {
     arguments.append(value)
