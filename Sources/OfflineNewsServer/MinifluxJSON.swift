@@ -301,15 +301,16 @@ enum MinifluxJSON {
     Category(id: category.id, title: category.title, feedCount: counts?.feeds, totalUnread: counts?.unread)
   }
 
-  /// The entry document of `article`, served under `feed`.
-  static func entry(_ article: Article, feed: Feed) -> Entry {
+  /// The entry document of `article`, served under `feed`; `created_at` is when the store first saved it,
+  /// `firstSeen` (Miniflux: when the entry was created; else its publication date).
+  static func entry(_ article: Article, feed: Feed, firstSeen: Date?) -> Entry {
     let key = article.url.absoluteString
     let id = ServedIdentifiers.entryID(forKey: key)
     let published = date(article.publishedAt)
     return Entry(
       id: id, feedId: feed.id, status: article.isRead ? "read" : "unread", hash: ArticleIdentity.handle(forKey: key),
       title: article.title, url: (article.displayURL ?? article.url).absoluteString, publishedAt: published,
-      createdAt: published, changedAt: date(article.bookmarkedAt ?? article.publishedAt),
+      createdAt: date(firstSeen ?? article.publishedAt), changedAt: date(article.bookmarkedAt ?? article.publishedAt),
       content: servedContent(of: article), author: article.author ?? "", starred: article.isBookmarked,
       readingTime: readingMinutes(of: article),
       enclosures: article.enclosures.enumerated().map { index, enclosure in

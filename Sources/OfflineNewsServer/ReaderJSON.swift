@@ -295,18 +295,21 @@ enum ReaderJSON {
   /// Microseconds since 1970 as a string.
   static func microseconds(_ date: Date) -> String { String(Timestamp(date).millisecondsSince1970 * 1000) }
 
-  /// The item document of `article` in `feed`.
-  static func item(_ article: Article, feed: ServedFeed) -> Item {
+  /// The item document of `article` in `feed`. `crawlTimeMsec` and `timestampUsec` are when it arrived, `firstSeen`
+  /// (FreshRSS: the time the entry was added; else its publication date), `published` and `updated` its
+  /// publication date.
+  static func item(_ article: Article, feed: ServedFeed, firstSeen: Date?) -> Item {
     let key = article.url.absoluteString
     let link = (article.displayURL ?? article.url).absoluteString
     let milliseconds = Timestamp(article.publishedAt).millisecondsSince1970
+    let crawled = Timestamp(firstSeen ?? article.publishedAt).millisecondsSince1970
     var categories = [ReaderStream.readingListID]
     if !feed.category.path.isEmpty { categories.append(feed.category.streamID) }
     if article.isRead { categories.append(ReaderStream.readID) }
     if article.isBookmarked { categories.append(ReaderStream.starredID) }
     return Item(
-      id: ServedIdentifiers.readerItemID(forKey: key), crawlTimeMsec: String(milliseconds),
-      timestampUsec: String(milliseconds * 1000), published: milliseconds / 1000, updated: milliseconds / 1000,
+      id: ServedIdentifiers.readerItemID(forKey: key), crawlTimeMsec: String(crawled),
+      timestampUsec: String(crawled * 1000), published: milliseconds / 1000, updated: milliseconds / 1000,
       title: article.title, canonical: [Link(href: link)], alternate: [Link(href: link, type: "text/html")],
       summary: Content(content: servedContent(of: article)), author: article.author ?? "", categories: categories,
       origin: Origin(streamId: feed.streamID, title: feed.title, htmlUrl: feed.siteURL),
