@@ -227,7 +227,7 @@ struct FetchCommand: NewsCommand {
       let hint =
         count > 0
         ? "'news fetch --all' fetches the \(count) configured sources, 'news fetch --source NAME' one of them "
-          + "(\(configuration.knownSourcesHint)); \"defaultSource\" in the configuration names the one to fetch by default"
+          + "(\(configuration.knownSourcesHint())); \"defaultSource\" in the configuration names the one to fetch by default"
         : "'news add URL' subscribes to a feed; or pass --url FILE|URL, or --config PATH"
       throw CommandFailure(
         .usage, "nothing to fetch: no --url, no --source, and no defaultSource in the configuration", hint: hint)
@@ -242,7 +242,7 @@ struct FetchCommand: NewsCommand {
       )
     }
     guard let source = configuration.sources[name] else {
-      throw CommandFailure(.usage, "no source named \"\(name)\"", hint: configuration.knownSourcesHint)
+      throw CommandFailure(.usage, "no source named \"\(name)\"", hint: configuration.knownSourcesHint(typed: name))
     }
     let query = NewsQuery(url: source.url, source: name)
     let shown = source.url.isFileURL ? "\(name) (\(source.url.path))" : "\(name) (\(query.cacheKey))"
