@@ -179,7 +179,7 @@ public struct SubscriptionFile: SubscriptionList {
       let data = try Self.contents(path: path)
       // Asked at every request `news serve` answers: a file without the key is not parsed.
       guard data.range(of: Data(#""folders""#.utf8)) != nil,
-        let root = try Self.jsonObject(data, path: path) as? [String: Any], let value = root["folders"]
+        let root = try Self.jsonValue(data, path: path).object, let value = root["folders"]
       else {
         return []
       }
@@ -198,7 +198,7 @@ public struct SubscriptionFile: SubscriptionList {
     try edit { edit throws(SubscriptionFileError) in
       var folders: [[String]] = []
       if FileManager.default.fileExists(atPath: path),
-        let root = try Self.jsonObject(Self.contents(path: path), path: path) as? [String: Any],
+        let root = try Self.jsonValue(Self.contents(path: path), path: path).object,
         let value = root["folders"]
       {
         folders = try Self.keptFolders(value, path: path)
@@ -218,8 +218,8 @@ public struct SubscriptionFile: SubscriptionList {
   /// The folders of a `"folders"` value: an array of folder texts.
   ///
   /// - Throws: ``SubscriptionFileError`` (``SubscriptionFileError/Kind/invalidValue``) naming the file and the value.
-  package static func keptFolders(_ value: Any, path: String) throws(SubscriptionFileError) -> [[String]] {
-    guard let texts = value as? [String] else {
+  package static func keptFolders(_ value: JSONValue, path: String) throws(SubscriptionFileError) -> [[String]] {
+    guard let texts = value.stringArray else {
       throw SubscriptionFileError(
         .invalidValue, path: path, "\(path): \"folders\" must be an array of folder names such as \"Tech/Swift\"")
     }

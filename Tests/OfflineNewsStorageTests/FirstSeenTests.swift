@@ -128,6 +128,8 @@ struct FirstSeenTests {
       }
     }
     let storage = try database.open()
+    let dates = try await storage.firstSeenDates(ofKeys: [articleURL("old").absoluteString])
+    #expect(dates == [articleURL("old").absoluteString: Timestamp(millisecondsSince1970: t0).date])
     #expect(try await storage.int("PRAGMA user_version") == Int64(StorageContext.schemaVersion))
     #expect(try await Self.firstSeen(storage, "old") == t0)
     #expect(try await Self.firstSeen(storage, "future") == t0 + 1_000)
@@ -138,5 +140,31 @@ struct FirstSeenTests {
       [makeArticle("old", title: "Edited", publishedAt: t0 - 86_400_000)], forQuery: "feed",
       fetchedAt: Timestamp(millisecondsSince1970: t0 + 5_000))
     #expect(try await Self.firstSeen(storage, "old") == t0)
+  }
+
+  @Test("a store at 17 opened for reading is read as it is; a read of arrivals runs the migration first")
+  func readAsItIsUntilArrivalsAreRead() async throws {
+    let database = TestDatabase()
+    do {
+      let storage = try database.open()
+      try await storage.saveArticles(
+        [makeArticle("a")], forQuery: "feed", fetchedAt: Timestamp(millisecondsSince1970: t0))
+    }
+    do {
+      // Back to version 17, as an older build left it (its entities recorded: the readers open at once).
+      let db = try Connection(path: database.path)
+      try db.execute(
+        sql: """
+          DROP INDEX article_by_firstSeenAt; ALTER TABLE article DROP COLUMN firstSeenAt;
+          DROP TABLE subscription_folder; PRAGMA user_version = 17;
+          """)
+    }
+    let storage = try database.open()
+    #expect(try await storage.int("PRAGMA user_version") == 17)
+    #expect(slugs(try await storage.articles(limit: 10)) == ["a"])
+    let dates = try await storage.firstSeenDates(ofKeys: [articleURL("a").absoluteString])
+    #expect(dates == [articleURL("a").absoluteString: Timestamp(millisecondsSince1970: t0).date])
+    #expect(try await storage.int("PRAGMA user_version") == Int64(StorageContext.schemaVersion))
+    #expect(slugs(try await storage.articles(selecting: ArticleSelection(order: .firstSeen))) == ["a"])
   }
 }

@@ -127,6 +127,9 @@ public struct ArticleSelection: Sendable, Hashable {
   /// Which of the source terms a `WHERE` clause holds: both (`OR`), or one of them, for a count by `UNION`.
   enum SourceTerms { case both, namesOnly, queriesOnly }
 
+  /// Whether it reads `firstSeenAt` (migration 18): its order, bounds or place.
+  var readsArrival: Bool { order == .firstSeen || firstSeenFrom != nil || firstSeenBefore != nil }
+
   /// The `WHERE` clause and its arguments, numbered from `firstParameter`.
   func whereClause(firstParameter: Int, sourceTerms: SourceTerms = .both) -> (sql: String, arguments: [DatabaseValue]) {
     var (conditions, arguments) = filter.conditions(firstParameter: firstParameter)
@@ -260,6 +263,7 @@ extension StorageContext {
   ///
   /// - Throws: ``StorageError``.
   package func articles(selecting selection: ArticleSelection) async throws(StorageError) -> [Article] {
+    if selection.readsArrival { try await migrateBeforeArrivalReads() }
     let (sql, arguments) = Self.pageQuery(selection)
     return try await read { db in
       try db.cachedStatement(sql).fetchAll(arguments, Self.article).compactMap { $0 }
@@ -358,6 +362,18 @@ extension StorageContext {
     }
   }
 
+  /// Runs the migrations a store read as it is still lacks (they run at the first write: ``Migration/keepsReads``)
+  /// before a read of `article.firstSeenAt` (migration 18), which a store at 17 has not: one `PRAGMA user_version`
+  /// read when the store is current. A store that cannot be written then fails the read (its cause named).
+  ///
+  /// - Throws: ``StorageError``.
+  package func migrateBeforeArrivalReads() async throws(StorageError) {
+    let version = try await read { db in Int(try db.scalarInt("PRAGMA user_version") ?? 0) }
+    guard version < 18 else { return }
+    // Opening the writer runs the pending migrations; the body writes nothing.
+    try await write { _ in }
+  }
+
   /// When the store first saved each of the articles with these keys (`firstSeenAt`, migration 18: their arrival),
   /// by key; keys not stored (and rows without one) are absent. One statement per 500 keys, in one read
   /// transaction: what a sync API's page of articles needs beside them (the Reader API's `crawlTimeMsec` and
@@ -366,6 +382,7 @@ extension StorageContext {
   /// - Throws: ``StorageError``.
   package func firstSeenDates(ofKeys keys: [String]) async throws(StorageError) -> [String: Date] {
     guard !keys.isEmpty else { return [:] }
+    try await migrateBeforeArrivalReads()
     return try await read { db in
       var dates: [String: Date] = [:]
       var start = 0
@@ -610,6 +627,7 @@ extension StorageContext {
   /// - Throws: ``StorageError``.
   @discardableResult
   package func setRead(_ read: Bool, selecting selection: ArticleSelection) async throws(StorageError) -> Int {
+    if selection.readsArrival { try await migrateBeforeArrivalReads() }
     var unordered = selection
     unordered.limit = nil
     let condition = unordered.whereClause(firstParameter: 2)

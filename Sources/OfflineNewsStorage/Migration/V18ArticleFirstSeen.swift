@@ -16,12 +16,15 @@ extension Migration {
   /// it was denied by the old rule reaches it; at worst one it has is sent again under its unchanged id), while a
   /// publication date may be long before the arrival (the bug this fixes) or in the future.
   ///
-  /// Reads of the sync APIs use the column, so a store at 17 is migrated before it is read (not ``keepsReads``).
-  /// The column and the index are each added only when missing.
+  /// Every other read answers as before, so a store at 17 is read as it is (``keepsReads``: a read-only medium, a
+  /// full disk, another process's write lock) and migrated at its first write; the reads that need the column (the
+  /// sync APIs' arrival order and bounds, ``StorageContext/firstSeenDates(ofKeys:)``) run the migrations first
+  /// (``StorageContext/migrateBeforeArrivalReads()``). The column and the index are each added only when missing.
   static let v18ArticleFirstSeen = Migration(
     version: 18,
     name: "when each article was first saved",
     sql: "",
+    keepsReads: true,
     transform: { db in
       if try db.scalarInt("SELECT count(*) FROM pragma_table_info('article') WHERE name = 'firstSeenAt'") == 0 {
         try db.execute(sql: "ALTER TABLE article ADD COLUMN firstSeenAt INTEGER")
