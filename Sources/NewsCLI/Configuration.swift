@@ -36,6 +36,8 @@ struct Configuration: Sendable {
   /// Every source's name, in the order the file lists them.
   var sourceOrder: [String] = []
   var defaultSource: String?
+  /// The top-level `"folders"`: folders kept while no source is filed in them (``SubscriptionFile/keptFolders()``).
+  var keptFolders: [[String]] = []
   /// The database path, or `nil` for the default under the XDG data directory.
   var databasePath: String?
   /// Seconds allowed for a network request.
@@ -191,10 +193,17 @@ struct Configuration: Sendable {
         }
       case "serve":
         configuration.serve = try serve(value, path: path)
+      case "folders":
+        // The folders kept with no source filed in them (`news serve`'s Miniflux `POST /v1/categories`).
+        do {
+          configuration.keptFolders = try SubscriptionFile.keptFolders(value, path: path)
+        } catch {
+          throw CommandFailure(error)
+        }
       default:
         throw CommandFailure(
           .config, "\(path): unknown key \"\(key)\"",
-          hint: "known keys: defaultSource, sources, database, timeoutSeconds, apiKey, eviction, serve")
+          hint: "known keys: defaultSource, sources, folders, database, timeoutSeconds, apiKey, eviction, serve")
       }
     }
     // Any source `news fetch --source` reads can be the default: NewsAPI, file, feed or Parse.

@@ -162,11 +162,9 @@ struct ServeCommand: NewsCommand {
           sources = list
         }
       }
-      let names = Set(sources.map { $0.name.lowercased() })
-      for subscription in try await repository.subscriptions() where !names.contains(subscription.name.lowercased()) {
-        sources.append(subscription)
+      return try await repository.everySubscription(besides: sources).sorted {
+        $0.name.lowercased() < $1.name.lowercased()
       }
-      return sources.sorted { $0.name.lowercased() < $1.name.lowercased() }
     }
   }
 

@@ -186,12 +186,18 @@ struct SourcesCommand: NewsCommand {
     return lines
   }
 
-  /// `--opml`: the `feed` sources, in the configuration file's order, as OPML 2.0 (`text`/`title` the source's name,
-  /// `xmlUrl`, `htmlUrl` its `homePage`, nested outlines its `folder`). Other kinds are left out, with a note.
+  /// `--opml`: every feed subscription the library knows — the configuration file's, in its order, then those an
+  /// older `news serve` kept in the store (``NewsRepository/exportOPML(besides:title:)``) — as OPML 2.0
+  /// (`text`/`title` the source's name, `xmlUrl`, `htmlUrl` its `homePage`, nested outlines its `folder`). Other
+  /// kinds are left out, with a note.
   private func printOPML() async throws -> ExitCode {
-    let list = context.subscriptionFile
-    let others = try await list.sources().filter { !$0.isFeed }.map(\.name)
-    context.console.out(String(decoding: try await list.exportOPML(title: "news subscriptions"), as: UTF8.self))
+    let listed = try await context.subscriptionFile.sources()
+    let repository = try context.makeRepository(
+      arguments.common, entities: SyncBookkeeping.entities, reading: true, emptyWhenMissing: true)
+    let every = try await repository.everySubscription(besides: listed)
+    let others = every.filter { !$0.isFeed }.map(\.name)
+    context.console.out(
+      String(decoding: NewsSource.opmlDocument(of: every, title: "news subscriptions"), as: UTF8.self))
     if !others.isEmpty {
       context.console.printNote(
         "not feeds, so not in the OPML: " + others.map { "\"\($0)\"" }.joined(separator: ", "))

@@ -37,6 +37,14 @@ extension NewsRepository {
     try await storing { try await storage.articles(withHandleDigits6to13: lowDigits) }
   }
 
+  /// When the store first saved each of `articles` (its arrival: `StorageContext.firstSeenDates(ofKeys:)`), by key
+  /// text; an article not stored is absent.
+  ///
+  /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
+  package func firstSeenDates(of articles: [Article]) async throws(NewsRepositoryError) -> [String: Date] {
+    try await storing { try await storage.firstSeenDates(ofKeys: articles.map(\.url.absoluteString)) }
+  }
+
   /// For each article key of `urls`, the cache keys of the queries whose last results hold it.
   ///
   /// - Throws: ``NewsRepositoryError/storage(_:network:)``.

@@ -118,6 +118,28 @@ public struct StoredSubscriptions: SubscriptionList {
     try await update(name) { $0.url = url.absoluteString }
   }
 
+  /// The folders kept in the store (table `subscription_folder`, schema 19) while no subscription is filed in them.
+  ///
+  /// - Throws: ``SubscriptionChangeError/storage(_:)``.
+  public func keptFolders() async throws(SubscriptionChangeError) -> [[String]] {
+    do {
+      return try await repository.storage.keptSubscriptionFolders()
+    } catch {
+      throw .storage(error)
+    }
+  }
+
+  /// Keeps `folder` in the store, or stops keeping it.
+  ///
+  /// - Throws: ``SubscriptionChangeError/storage(_:)``.
+  public func setFolderKept(_ folder: [String], kept: Bool) async throws(SubscriptionChangeError) {
+    do {
+      try await repository.storage.setSubscriptionFolder(folder, kept: kept, at: repository.clock())
+    } catch {
+      throw .storage(error)
+    }
+  }
+
   private func rows() async throws(SubscriptionChangeError) -> [StoredSubscription] {
     do {
       return try await repository.storage.subscriptions()
@@ -383,15 +405,25 @@ extension NewsRepository {
     try await storedSubscriptions.importOPML(data, url: url, into: folder).added
   }
 
-  /// The store's feed subscriptions as an OPML 2.0 subscription list (``SubscriptionList/exportOPML(title:)``).
+  /// Every subscription the library knows, as one list: `listed` (an app's own list: the `news` configuration's
+  /// sources), then the store's subscriptions whose names `listed` lacks (names compared without regard to case):
+  /// those an older `news serve` kept in the store, or an app made through ``storedSubscriptions``. What
+  /// `news serve` serves and refreshes, and what ``exportOPML(besides:title:)`` writes.
   ///
   /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
-  public func exportOPML(title: String? = nil) async throws(NewsRepositoryError) -> Data {
-    do {
-      return try await storedSubscriptions.exportOPML(title: title)
-    } catch {
-      throw repositoryError(error)
-    }
+  public func everySubscription(besides listed: [NewsSource]) async throws(NewsRepositoryError) -> [NewsSource] {
+    let names = Set(listed.map { $0.name.lowercased() })
+    return listed + (try await subscriptions()).filter { !names.contains($0.name.lowercased()) }
+  }
+
+  /// The feed subscriptions the library knows — `listed`, then the store's (``everySubscription(besides:)``) — as
+  /// an OPML 2.0 subscription list (``NewsSource/opmlDocument(of:title:)``); with no `listed`, the store's.
+  ///
+  /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
+  public func exportOPML(besides listed: [NewsSource] = [], title: String? = nil) async throws(NewsRepositoryError)
+    -> Data
+  {
+    NewsSource.opmlDocument(of: try await everySubscription(besides: listed), title: title)
   }
 
   /// A failure of the store's list as the repository's: the store's error as it is; any other (which reading the

@@ -168,6 +168,72 @@ public struct SubscriptionFile: SubscriptionList {
     }
   }
 
+  /// The folders the file keeps whether or not a source is filed in them: its top-level `"folders"`, an array of
+  /// folder texts (`"Tech/Swift"`, as a source's `"folder"`); none when the file or the key is missing.
+  ///
+  /// - Throws: ``SubscriptionChangeError/file(_:)`` when the file cannot be read or `"folders"` is not an array of
+  ///   folder texts (naming the file and the value).
+  public func keptFolders() async throws(SubscriptionChangeError) -> [[String]] {
+    do {
+      guard FileManager.default.fileExists(atPath: path) else { return [] }
+      let data = try Self.contents(path: path)
+      // Asked at every request `news serve` answers: a file without the key is not parsed.
+      guard data.range(of: Data(#""folders""#.utf8)) != nil,
+        let root = try Self.jsonValue(data, path: path).object, let value = root["folders"]
+      else {
+        return []
+      }
+      return try Self.keptFolders(value, path: path)
+    } catch {
+      throw .file(error)
+    }
+  }
+
+  /// Adds `folder` to the file's top-level `"folders"` (made when missing), or removes it; every other byte stays.
+  ///
+  /// - Throws: ``SubscriptionChangeError/file(_:)``.
+  public func setFolderKept(_ folder: [String], kept: Bool) async throws(SubscriptionChangeError) {
+    guard !folder.isEmpty else { return }
+    let path = path
+    try edit { edit throws(SubscriptionFileError) in
+      var folders: [[String]] = []
+      if FileManager.default.fileExists(atPath: path),
+        let root = try Self.jsonValue(Self.contents(path: path), path: path).object,
+        let value = root["folders"]
+      {
+        folders = try Self.keptFolders(value, path: path)
+      }
+      if kept {
+        guard !folders.contains(folder) else { return }
+        folders.append(folder)
+      } else {
+        guard folders.contains(folder) else { return }
+        folders.removeAll { $0 == folder }
+      }
+      let texts = folders.map { JSONFileEdit.literal(Self.folderText($0)) }
+      try edit.setTopLevel("folders", json: "[" + texts.joined(separator: ", ") + "]")
+    }
+  }
+
+  /// The folders of a `"folders"` value: an array of folder texts.
+  ///
+  /// - Throws: ``SubscriptionFileError`` (``SubscriptionFileError/Kind/invalidValue``) naming the file and the value.
+  package static func keptFolders(_ value: JSONValue, path: String) throws(SubscriptionFileError) -> [[String]] {
+    guard let texts = value.stringArray else {
+      throw SubscriptionFileError(
+        .invalidValue, path: path, "\(path): \"folders\" must be an array of folder names such as \"Tech/Swift\"")
+    }
+    var folders: [[String]] = []
+    for text in texts {
+      guard let folder = folderPath(text) else {
+        throw SubscriptionFileError(
+          .invalidValue, path: path, "\(path): \"folders\" holds \"\(text)\", which names an empty folder")
+      }
+      folders.append(folder)
+    }
+    return folders
+  }
+
   // MARK: Reading
 
   /// The bytes of the file at `path`.

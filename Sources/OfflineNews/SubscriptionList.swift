@@ -3,7 +3,7 @@ import OfflineNewsFeeds
 
 /// Where an app keeps the sources it follows. The library keeps two: the store itself (``StoredSubscriptions``,
 /// table `subscription`) and a hand-edited JSON file such as the `news` configuration (``SubscriptionFile``, edited
-/// keeping its layout). An app may keep its own by implementing the six primitives below; the rules of
+/// keeping its layout). An app may keep its own by implementing the primitives below; the rules of
 /// subscribing — names unique without regard to case, equivalent URLs one subscription, OPML in and out, folders —
 /// are written once, in this protocol's extension, for every list.
 ///
@@ -40,6 +40,13 @@ public protocol SubscriptionList: Sendable {
   /// Points the subscription `name` at `url` from now on: its feed moved permanently (HTTP 301 or 308; RFC 9110
   /// §15.4.2 says a client "ought to" re-link). A list may ignore it for kinds it cannot re-link.
   func relink(_ name: String, to url: URL) async throws(SubscriptionChangeError)
+  /// The folders the list keeps whether or not a subscription is filed in them — made by a person before filing
+  /// anything (Miniflux's `POST /v1/categories`) — each outermost first, in the order kept; kept until
+  /// ``setFolderKept(_:kept:)`` stops it. (The folders of subscriptions need no keeping: ``folders()``.)
+  func keptFolders() async throws(SubscriptionChangeError) -> [[String]]
+  /// Keeps `folder` (outermost first; `[]`, the top level, is always there) among the list's folders, or stops
+  /// keeping it (the subscriptions filed in it stay where they are).
+  func setFolderKept(_ folder: [String], kept: Bool) async throws(SubscriptionChangeError)
 }
 
 /// What ``SubscriptionList/subscribe(_:exactName:)`` did.
@@ -72,15 +79,15 @@ extension SubscriptionList {
     Self.named(name, in: try await sources())
   }
 
-  /// The folders of the subscriptions, each path and every path above it (`["Tech"]` and `["Tech", "Swift"]`),
-  /// sorted.
+  /// The folders of the subscriptions and those the list keeps (``keptFolders()``), each path and every path above
+  /// it (`["Tech"]` and `["Tech", "Swift"]`), sorted.
   ///
   /// - Throws: ``SubscriptionChangeError`` when the list cannot be read.
   public func folders() async throws(SubscriptionChangeError) -> [[String]] {
     var all = Set<[String]>()
-    for source in try await sources() {
-      for depth in stride(from: 1, through: source.folder.count, by: 1) {
-        all.insert(Array(source.folder.prefix(depth)))
+    for folder in try await sources().map(\.folder) + keptFolders() {
+      for depth in stride(from: 1, through: folder.count, by: 1) {
+        all.insert(Array(folder.prefix(depth)))
       }
     }
     return all.sorted { $0.joined(separator: "/") < $1.joined(separator: "/") }
@@ -169,6 +176,25 @@ extension SubscriptionList {
     try await move(source.name, to: folder)
   }
 
+  /// Points the subscription `name` (any case) at `url` from now on, as a person edits a feed's address (Miniflux's
+  /// `PUT /v1/feeds/{id}` with `feed_url`), by the rules of subscribing: `url` must be http(s) or a file, and no
+  /// other subscription of the list may have it, by any equivalent spelling (``NewsSource/subscriptionKey``). A
+  /// list that cannot re-link the source's kind leaves it (``relink(_:to:)``).
+  ///
+  /// - Throws: ``SubscriptionChangeError``: `notSubscribed`, `unsupportedURL`, `alreadySubscribed` (naming the
+  ///   other subscription), or the list's failure.
+  public func relinkSubscription(_ name: String, to url: URL) async throws(SubscriptionChangeError) {
+    guard url.isWebURL || url.isFileURL else { throw .unsupportedURL(url) }
+    guard let source = try await source(named: name) else { throw .notSubscribed(name) }
+    let key = NewsSource.subscriptionKey(for: url)
+    if let other = try await subscribed().first(where: {
+      $0.name != source.name && NewsSource.subscriptionKey(for: $0.url) == key
+    }) {
+      throw .alreadySubscribed(other.url, name: other.name)
+    }
+    try await relink(source.name, to: url)
+  }
+
   /// Subscribes to every feed of an OPML subscription list (OPML 2.0, `outline` elements with `xmlUrl`), each in its
   /// folder below `folder`, named by its title (made unique as ``subscribe(_:exactName:)`` does), in one write.
   ///
@@ -198,7 +224,7 @@ extension SubscriptionList {
   ///
   /// - Throws: ``SubscriptionChangeError`` when the list cannot be read.
   public func exportOPML(title: String? = nil) async throws(SubscriptionChangeError) -> Data {
-    OPML.write(try await sources().filter(\.isFeed).map(\.opmlSubscription), title: title)
+    NewsSource.opmlDocument(of: try await sources(), title: title)
   }
 
   /// The source of `sources` named `name`: exact first, then the only one equal without regard to case.
@@ -231,6 +257,14 @@ extension NewsSource {
   static func isNewsAPI(_ url: URL) -> Bool {
     guard let host = url.host?.lowercased() else { return false }
     return host == "newsapi.org" || host.hasSuffix(".newsapi.org")
+  }
+
+  /// The feeds among `sources` (``isFeed``), in their order, as an OPML 2.0 subscription list with their folders as
+  /// enclosing outlines (`text`/`title` the source's name, `xmlUrl`, `htmlUrl` its home page): the one OPML writer of
+  /// subscriptions, whichever lists they come from (``SubscriptionList/exportOPML(title:)``,
+  /// ``NewsRepository/exportOPML(besides:title:)``).
+  public static func opmlDocument(of sources: [NewsSource], title: String? = nil) -> Data {
+    OPML.write(sources.filter(\.isFeed).map(\.opmlSubscription), title: title)
   }
 
   /// Its entry in an OPML list: its name, feed URL, home page and folder.

@@ -61,7 +61,8 @@ public struct MinifluxAPI: Sendable {
     case ("GET", "version", 1):
       return MinifluxJSON.response(MinifluxJSON.Version(version: version, commit: commit ?? "unknown"))
     case ("GET", "export", 1):
-      let opml = try await library.subscriptions.exportOPML(title: "news subscriptions")
+      // Every subscription served, the configuration's and the store's (not the files imported: no feeds).
+      let opml = NewsSource.opmlDocument(of: try await library.sources(), title: "news subscriptions")
       return ServerResponse(status: 200, type: "text/xml; charset=utf-8", data: opml)
     case ("POST", "import", 1): return try await importOPML(request)
     case ("GET", "feeds", 1): return try await feeds()
@@ -83,6 +84,9 @@ public struct MinifluxAPI: Sendable {
     case ("DELETE", "feeds", nil, 2):
       guard let feed = catalog.feed(id: id) else { return Self.notFound("Feed") }
       return try await unsubscribe(feed)
+    case ("PUT", "feeds", nil, 2):
+      guard let feed = catalog.feed(id: id) else { return Self.notFound("Feed") }
+      return try await updateFeed(feed, request, catalog: catalog)
     case ("GET", "feeds", "entries", 3):
       guard let feed = catalog.feed(id: id) else { return Self.notFound("Feed") }
       return try await entries(request, feeds: [feed], catalog: catalog)
@@ -97,6 +101,9 @@ public struct MinifluxAPI: Sendable {
     case ("PUT", "feeds", "refresh", 3):
       guard catalog.feed(id: id) != nil else { return Self.notFound("Feed") }
       return MinifluxJSON.noContent
+    case ("DELETE", "categories", nil, 2):
+      guard let category = catalog.category(id: id) else { return Self.notFound("Category") }
+      return try await deleteCategory(category, catalog: catalog)
     case ("GET", "categories", "feeds", 3):
       guard let category = catalog.category(id: id) else { return Self.notFound("Category") }
       return try await feeds(catalog.feeds(in: category))
@@ -197,8 +204,9 @@ public struct MinifluxAPI: Sendable {
 
   /// `POST /v1/categories` `{"title"}`: a folder, its path the title split at `/` (`Tech / Swift` is `Tech`'s
   /// `Swift`, as ``ServedCategory/title`` writes it). 201 with the category; 409 when a category has that path
-  /// (without regard to case); 400 for a title that names no folder. The folder is served while the server runs and
-  /// kept in the subscription list once a feed is filed in it (``ServedLibrary/createdFolders``).
+  /// (without regard to case); 400 for a title that names no folder. The folder is kept by the library's list
+  /// (``SubscriptionList/setFolderKept(_:kept:)``: `news serve`'s configuration file, its `"folders"`), so that it
+  /// lives on, empty, after a restart, until `DELETE /v1/categories/{id}`.
   private func createCategory(_ request: ServerRequest) async throws -> ServerResponse {
     struct Body: Decodable { var title: String? }
     guard let body = try? JSONDecoder().decode(Body.self, from: request.body) else {
@@ -212,8 +220,30 @@ public struct MinifluxAPI: Sendable {
     if lowered == ["all"] || catalog.categories.contains(where: { $0.path.map { $0.lowercased() } == lowered }) {
       return MinifluxJSON.error("This category already exists", status: 409)
     }
-    library.createdFolders.add(path)
+    try await library.subscriptions.setFolderKept(path, kept: true)
     return MinifluxJSON.response(MinifluxJSON.category(ServedCategory(path: path)), status: 201)
+  }
+
+  /// `DELETE /v1/categories/{id}`: the folder is no longer kept (``SubscriptionList/setFolderKept(_:kept:)``), and
+  /// the feeds filed directly in it move to the top level ("All"), as FreshRSS's `disable-tag` moves them (Miniflux
+  /// deletes them with their category; here ending a subscription is never a side effect). 204; 400 for "All" and
+  /// for a category holding the articles of a file imported (no subscriptions to move); 404 for no such category.
+  private func deleteCategory(_ category: ServedCategory, catalog: ServedCatalog) async throws -> ServerResponse {
+    guard !category.path.isEmpty else { return MinifluxJSON.error("The category All cannot be removed", status: 400) }
+    for feed in catalog.feeds(in: category) {
+      let name = feed.source.name
+      do {
+        try await ServedSubscriptions.change(name, in: library) { list throws(SubscriptionChangeError) in
+          try await list.moveSubscription(name, to: [])
+        }
+      } catch .notSubscribed {
+        return MinifluxJSON.error(ServedSubscriptions.unchangeable(feed.source), status: 400)
+      } catch {
+        return MinifluxJSON.error(ServedFailure.message(error), status: ServedFailure.status(of: error))
+      }
+    }
+    try await library.subscriptions.setFolderKept(category.path, kept: false)
+    return MinifluxJSON.noContent
   }
 
   /// `POST /v1/import`: the body is an OPML subscription list, subscribed as `news import FILE.opml` does
@@ -244,6 +274,86 @@ public struct MinifluxAPI: Sendable {
     } catch {
       return MinifluxJSON.error(ServedFailure.message(error), status: ServedFailure.status(of: error))
     }
+  }
+
+  /// `PUT /v1/feeds/{id}`, Miniflux's feed modification: `title` renames the subscription (its cached articles
+  /// follow it: ``NewsRepository/renameSubscription(_:to:in:)``), `category_id` files it in that category's folder,
+  /// `feed_url` points it at another feed (``SubscriptionList/relinkSubscription(_:to:)``), each through the
+  /// library's subscription API in the list that holds it (``ServedSubscriptions/change(_:in:_:)``); Miniflux's other
+  /// fields (scraper and rewrite rules, credentials, …) have no counterpart here and are ignored. Every field is
+  /// checked before anything changes. 201 with the feed as it is now, as Miniflux answers (a feed's id follows its
+  /// name: ``ServedIdentifiers``, so a renamed feed has a new id); 400 naming the field for an empty title, a title
+  /// another subscription has, an unknown category, a URL that is not http(s) or that another served feed has; 400
+  /// for a source that is no subscription (a file imported).
+  private func updateFeed(_ feed: ServedFeed, _ request: ServerRequest, catalog: ServedCatalog) async throws
+    -> ServerResponse
+  {
+    struct Body: Decodable {
+      var title: String?
+      var categoryId: Int64?
+      var feedUrl: String?
+    }
+    let decoder = JSONDecoder()
+    decoder.keyDecodingStrategy = .convertFromSnakeCase
+    guard let body = try? decoder.decode(Body.self, from: request.body) else {
+      return MinifluxJSON.error("Invalid JSON payload", status: 400)
+    }
+    let name = feed.source.name
+    var title: String?
+    if let given = body.title {
+      let trimmed = given.trimmingCharacters(in: .whitespacesAndNewlines)
+      guard !trimmed.isEmpty else { return MinifluxJSON.error("Invalid title: the title cannot be empty", status: 400) }
+      if trimmed != name { title = trimmed }
+    }
+    var folder: [String]?
+    // Miniflux leaves the category as it is for a missing or 0 `category_id`.
+    if let categoryID = body.categoryId, categoryID != 0 {
+      guard let category = catalog.category(id: categoryID) else {
+        return MinifluxJSON.error("Invalid category_id: no category \(categoryID)", status: 400)
+      }
+      if category.path != feed.source.folder { folder = category.path }
+    }
+    var url: URL?
+    if let text = body.feedUrl, !text.isEmpty {
+      guard let given = URL(string: text), given.isWebURL else {
+        return MinifluxJSON.error("Invalid feed_url: an http or https URL is required", status: 400)
+      }
+      // Every served source, the configuration's and the store's: a URL another one has is taken.
+      if let other = try await library.sources().first(where: {
+        $0.name != name && $0.subscriptionKey == NewsSource.subscriptionKey(for: given)
+      }) {
+        return MinifluxJSON.error("Invalid feed_url: this feed already exists (\(other.name))", status: 400)
+      }
+      if given != feed.source.url { url = given }
+    }
+    let repository = library.repository
+    var current = name
+    do {
+      try await ServedSubscriptions.change(name, in: library) { list throws(SubscriptionChangeError) in
+        if let title {
+          try await repository.renameSubscription(name, to: title, in: list)
+          current = try await list.source(named: title)?.name ?? title
+        }
+        if let folder { try await list.moveSubscription(current, to: folder) }
+        if let url { try await list.relinkSubscription(current, to: url) }
+      }
+    } catch .notSubscribed {
+      return MinifluxJSON.error(ServedSubscriptions.unchangeable(feed.source), status: 400)
+    } catch .nameTaken(let taken) {
+      return MinifluxJSON.error("Invalid title: a feed named \"\(taken)\" exists already", status: 400)
+    } catch .invalidName(let given) {
+      return MinifluxJSON.error("Invalid title: \"\(given)\" has no letter or digit", status: 400)
+    } catch .alreadySubscribed(_, let other) {
+      return MinifluxJSON.error("Invalid feed_url: this feed already exists (\(other))", status: 400)
+    } catch {
+      return MinifluxJSON.error(ServedFailure.message(error), status: ServedFailure.status(of: error))
+    }
+    let updated = try await ServedCatalog.current(library)
+    guard let changed = updated.feed(id: ServedIdentifiers.feedID(forSourceNamed: current)) else {
+      return Self.notFound("Feed")
+    }
+    return MinifluxJSON.response(
+      MinifluxJSON.feed(changed, health: try? await library.repository.health(of: changed.source)), status: 201)
   }
 
   // MARK: Entries
@@ -295,7 +405,9 @@ public struct MinifluxAPI: Sendable {
       throw MinifluxEntryQuery.Invalid(message: "Invalid search: \"\(text)\" has no word to look for")
     }
     let hits = try await library.repository.search(text, filter: filter, limit: limit + 1, offset: selection.offset)
-    let articles = hits.map(\.article).filter { !selection.readOnly || $0.isRead }
+    let articles = hits.map(\.article).filter {
+      (!selection.readOnly || $0.isRead) && (!selection.unbookmarkedOnly || !$0.isBookmarked)
+    }
     return (Array(articles.prefix(limit)), selection.offset + min(articles.count, limit) + (hits.count > limit ? 1 : 0))
   }
 
@@ -305,12 +417,14 @@ public struct MinifluxAPI: Sendable {
   {
     let articles = await library.servingImages(articles, origin: origin)
     let placed = try await catalog.feeds(of: articles, in: library.repository)
+    let firstSeen = try await library.repository.firstSeenDates(of: articles)
     var feedDocuments: [Int64: MinifluxJSON.Feed] = [:]
     return articles.compactMap { article in
-      guard let feed = placed[article.url.absoluteString] else { return nil }
+      let key = article.url.absoluteString
+      guard let feed = placed[key] else { return nil }
       let document = feedDocuments[feed.id] ?? MinifluxJSON.feed(feed, health: nil)
       feedDocuments[feed.id] = document
-      return MinifluxJSON.entry(article, feed: document)
+      return MinifluxJSON.entry(article, feed: document, firstSeen: firstSeen[key])
     }
   }
 

@@ -9,16 +9,18 @@ import OfflineNewsStorage
 struct MinifluxEntryQuery: Sendable, Equatable {
   /// `status` (repeatable): `unread`, `read`, `removed`; empty for any.
   var statuses: Set<String> = []
-  /// `starred=true` (or `1`): only bookmarked entries; anything else: no condition (as Miniflux reads it).
-  var starredOnly = false
+  /// `starred`: `true` only bookmarked entries, `false` only the others; `nil` (absent, or no bool) no condition. Read
+  /// as Miniflux reads it, with Go's `strconv.ParseBool`: `1`, `t`, `T`, `true`, `TRUE`, `True` and `0`, `f`, `F`,
+  /// `false`, `FALSE`, `False`; any other value is ignored.
+  var starred: Bool?
   /// `limit`: 1…1000, default 100 (`0` is the default).
   var limit = 100
   /// `offset`: ≥ 0.
   var offset = 0
   /// `order`: `id`, `status`, `published_at` (default), `category_title`, `category_id`.
   var order = "published_at"
-  /// `direction`: `asc` or `desc` (default).
-  var ascending = false
+  /// `direction`: `asc` (the default, Miniflux's `DefaultSortingDirection`) or `desc`.
+  var ascending = true
   /// `after` / `published_after`: Unix seconds; only entries published strictly after.
   var after: Date?
   /// `before` / `published_before`: Unix seconds; only entries published strictly before.
@@ -55,7 +57,11 @@ struct MinifluxEntryQuery: Sendable, Equatable {
       }
       statuses.insert(status)
     }
-    if let starred = request.queryValue("starred") { starredOnly = starred == "true" || starred == "1" }
+    switch request.queryValue("starred") {
+    case "1", "t", "T", "true", "TRUE", "True": starred = true
+    case "0", "f", "F", "false", "FALSE", "False": starred = false
+    default: starred = nil
+    }
     if let text = request.queryValue("limit") {
       guard let value = Int(text), (0...Self.maximumLimit).contains(value) else {
         throw Invalid(message: "Invalid limit: \"\(text)\" (an integer from 1 to \(Self.maximumLimit))")
@@ -113,7 +119,8 @@ struct MinifluxEntryQuery: Sendable, Equatable {
     var selection = feeds.map(catalog.selection(of:)) ?? catalog.everything
     selection.filter.unreadOnly = statuses.contains("unread") && !statuses.contains("read")
     selection.readOnly = statuses.contains("read") && !statuses.contains("unread")
-    selection.filter.bookmarkedOnly = starredOnly
+    selection.filter.bookmarkedOnly = starred == true
+    selection.unbookmarkedOnly = starred == false
     selection.filter.publishedBefore = before
     selection.publishedAfter = after
     if let afterEntryID {

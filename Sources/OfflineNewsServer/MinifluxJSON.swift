@@ -92,6 +92,8 @@ enum MinifluxJSON {
   struct Entry: JSONWritable {
     var article: Article
     var feed: Feed
+    /// When the store first saved the article (`created_at`); `nil`: its publication date.
+    var firstSeen: Date?
 
     /// The feed's id.
     var feedId: Int64 { feed.id }
@@ -110,7 +112,7 @@ enum MinifluxJSON {
         json.member("url", (article.displayURL ?? article.url).absoluteString)
         json.constantMembers(#""comments_url":"""#)
         json.member("published_at", published)
-        json.member("created_at", published)
+        json.member("created_at", date(firstSeen ?? article.publishedAt))
         json.member("changed_at", date(article.bookmarkedAt ?? article.publishedAt))
         json.member("content", servedContent(of: article))
         json.member("author", article.author ?? "")
@@ -209,6 +211,9 @@ enum MinifluxJSON {
     Category(id: category.id, title: category.title, feedCount: counts?.feeds, totalUnread: counts?.unread)
   }
 
-  /// The entry document of `article`, served under `feed`.
-  static func entry(_ article: Article, feed: Feed) -> Entry { Entry(article: article, feed: feed) }
+  /// The entry document of `article`, served under `feed`; `created_at` is when the store first saved it,
+  /// `firstSeen` (Miniflux: when the entry was created; else its publication date).
+  static func entry(_ article: Article, feed: Feed, firstSeen: Date?) -> Entry {
+    Entry(article: article, feed: feed, firstSeen: firstSeen)
+  }
 }

@@ -327,7 +327,7 @@ public struct NewsServer: Sendable {
   // MARK: - Web sessions
 
   private func login(_ request: ServerRequest) async -> Answer {
-    let next = Self.localPath(request.parameter("next"))
+    let next = Self.localPath(request.parameter("next")) ?? "/"
     guard request.method == "POST" else {
       guard request.method == "GET" || request.method == "HEAD" else {
         return (.text("method not allowed\n", status: 405), nil)
@@ -415,12 +415,14 @@ public struct NewsServer: Sendable {
     return nil
   }
 
-  /// `text` if it is a path of this server (`/…`, not `//…` nor `/\…`, which browsers read as another host), else
-  /// `/`.
-  static func localPath(_ text: String?) -> String {
-    guard let text, text.hasPrefix("/"), !text.hasPrefix("//"), !text.hasPrefix("/\\"),
-      !text.unicodeScalars.contains(where: { $0.value < 0x20 })
-    else { return "/" }
+  /// `text` when it is a path of this server, else `nil`: the one rule of every redirect target a request names
+  /// (the login's `next`, the web reader's `back`), so that a redirect never leaves the server. A path starts with
+  /// one `/`; `//…` and any backslash (`/\…`, which browsers read as another host) are refused, and so are white
+  /// space, control characters and DEL, which a browser may drop or a header cannot carry.
+  static func localPath(_ text: String?) -> String? {
+    guard let text, text.hasPrefix("/"), !text.hasPrefix("//"), !text.contains("\\"),
+      !text.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F })
+    else { return nil }
     return text
   }
 

@@ -144,18 +144,25 @@ public struct ReaderAPI: Sendable {
 
   // MARK: Streams
 
-  /// One page of a stream's articles, each with its feed, and the continuation of the next page.
+  /// One page of a stream's articles, each with its feed, when each arrived (by key), and the continuation of the
+  /// next page.
   private func page(_ request: ServerRequest, streamID: String, catalog: ServedCatalog, defaultCount: Int = 20)
-    async throws -> (stream: ReaderStream, items: [(Article, ServedFeed)], continuation: String?)?
+    async throws
+    -> (stream: ReaderStream, items: [(Article, ServedFeed)], firstSeen: [String: Date], continuation: String?)?
   {
     guard let stream = ReaderStream(streamID, catalog: catalog) else { return nil }
     let query = try ReaderStreamQuery(request, defaultCount: defaultCount)
     let articles = try await library.repository.articles(selecting: query.applied(to: stream.selection(in: catalog)))
     let page = await library.servingImages(Array(articles.prefix(query.count)), origin: requestOrigin(request))
     let feeds = try await catalog.feeds(of: page, in: library.repository)
+    let firstSeen = try await library.repository.firstSeenDates(of: page)
     let items = page.compactMap { article in feeds[article.url.absoluteString].map { (article, $0) } }
-    let continuation = articles.count > query.count ? ReaderContinuation.after(articles[query.count - 1]) : nil
-    return (stream, items, continuation)
+    var continuation: String?
+    if articles.count > query.count {
+      let last = articles[query.count - 1]
+      continuation = ReaderContinuation.after(last, firstSeen: firstSeen[last.url.absoluteString] ?? last.publishedAt)
+    }
+    return (stream, items, firstSeen, continuation)
   }
 
   private func contents(_ request: ServerRequest, streamID: String) async throws -> ServerResponse {
@@ -167,7 +174,8 @@ public struct ReaderAPI: Sendable {
       ReaderJSON.Stream(
         id: streamID, title: title(of: page.stream, catalog: catalog),
         updated: Int64(library.now().timeIntervalSince1970),
-        items: page.items.map { ReaderJSON.item($0.0, feed: $0.1) }, continuation: page.continuation))
+        items: page.items.map { ReaderJSON.item($0.0, feed: $0.1, firstSeen: page.firstSeen[$0.0.url.absoluteString]) },
+        continuation: page.continuation))
   }
 
   private func atom(_ request: ServerRequest, streamID: String) async throws -> ServerResponse {
@@ -179,7 +187,7 @@ public struct ReaderAPI: Sendable {
     if case .feed(let id) = page.stream { siteURL = catalog.feed(id: id)?.siteURL }
     let xml = ReaderAtom.document(
       streamID: streamID, title: title(of: page.stream, catalog: catalog), siteURL: siteURL, items: page.items,
-      continuation: page.continuation, updated: library.now())
+      firstSeen: page.firstSeen, continuation: page.continuation, updated: library.now())
     return ServerResponse(status: 200, type: "application/atom+xml; charset=utf-8", data: Data(xml.utf8))
   }
 
@@ -204,7 +212,7 @@ public struct ReaderAPI: Sendable {
         itemRefs: page.items.map { article, _ in
           ReaderJSON.ItemRef(
             id: String(ServedIdentifiers.readerShortItemID(forKey: article.url.absoluteString)),
-            timestampUsec: ReaderJSON.microseconds(article.publishedAt))
+            timestampUsec: ReaderJSON.microseconds(page.firstSeen[article.url.absoluteString] ?? article.publishedAt))
         }, continuation: page.continuation))
   }
 
@@ -212,11 +220,13 @@ public struct ReaderAPI: Sendable {
     let catalog = try await ServedCatalog.current(library)
     let articles = await library.servingImages(try await items(request), origin: requestOrigin(request))
     let feeds = try await catalog.feeds(of: articles, in: library.repository)
+    let firstSeen = try await library.repository.firstSeenDates(of: articles)
     return ReaderJSON.response(
       ReaderJSON.Stream(
         id: ReaderStream.readingListID, updated: Int64(library.now().timeIntervalSince1970),
         items: articles.compactMap { article in
-          feeds[article.url.absoluteString].map { ReaderJSON.item(article, feed: $0) }
+          let key = article.url.absoluteString
+          return feeds[key].map { ReaderJSON.item(article, feed: $0, firstSeen: firstSeen[key]) }
         }))
   }
 
@@ -256,8 +266,9 @@ public struct ReaderAPI: Sendable {
       guard let microseconds = Int64(text), microseconds >= 0 else {
         return .text("ts: \"\(text)\" is not microseconds since 1970", status: 400)
       }
-      // Items published at or before `ts`.
-      selection.filter.publishedBefore = Date(timeIntervalSince1970: TimeInterval(microseconds) / 1_000_000 + 0.001)
+      // Items that arrived at or before `ts` (FreshRSS: entry ids, the time each was added, up to `ts`), so that
+      // what arrived after the client's newest item (`timestampUsec`, its arrival) stays unread.
+      selection.firstSeenBefore = Timestamp(millisecondsSince1970: microseconds / 1000 + 1).date
     }
     try await library.repository.markRead(true, selecting: selection)
     return ReaderJSON.ok

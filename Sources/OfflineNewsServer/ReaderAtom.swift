@@ -12,10 +12,11 @@ enum ReaderAtom {
   /// The scheme of Google Reader's state categories.
   static let scheme = "http://www.google.com/reader/"
 
-  /// The Atom document of `items` (each with its feed) of the stream `streamID` titled `title`.
+  /// The Atom document of `items` (each with its feed; `firstSeen` the arrival of each, by key) of the stream
+  /// `streamID` titled `title`.
   static func document(
-    streamID: String, title: String, siteURL: String?, items: [(Article, ServedFeed)], continuation: String?,
-    updated: Date
+    streamID: String, title: String, siteURL: String?, items: [(Article, ServedFeed)], firstSeen: [String: Date],
+    continuation: String?, updated: Date
   ) -> String {
     var xml = """
       <?xml version="1.0" encoding="UTF-8"?>
@@ -28,18 +29,20 @@ enum ReaderAtom {
     if let siteURL { xml += "<link rel=\"alternate\" href=\"\(escaped(siteURL))\" type=\"text/html\"/>\n" }
     if let continuation { xml += "<gr:continuation>\(escaped(continuation))</gr:continuation>\n" }
     xml += "<updated>\(ServedDates.rfc3339(updated))</updated>\n"
-    for (article, feed) in items { xml += entry(article, feed: feed) }
+    for (article, feed) in items {
+      xml += entry(article, feed: feed, firstSeen: firstSeen[article.url.absoluteString])
+    }
     xml += "</feed>\n"
     return xml
   }
 
-  /// One `entry`.
-  static func entry(_ article: Article, feed: ServedFeed) -> String {
+  /// One `entry`; its `gr:crawl-timestamp-msec` is its arrival, `firstSeen` (else its publication date).
+  static func entry(_ article: Article, feed: ServedFeed, firstSeen: Date?) -> String {
     let key = article.url.absoluteString
     let link = (article.displayURL ?? article.url).absoluteString
-    let published = Timestamp(article.publishedAt)
+    let crawled = Timestamp(firstSeen ?? article.publishedAt)
     let date = ServedDates.rfc3339(article.publishedAt)
-    var xml = "<entry gr:crawl-timestamp-msec=\"\(published.millisecondsSince1970)\">\n"
+    var xml = "<entry gr:crawl-timestamp-msec=\"\(crawled.millisecondsSince1970)\">\n"
     xml += "<id gr:original-id=\"\(escaped(link))\">\(ServedIdentifiers.readerItemID(forKey: key))</id>\n"
     var states = [("reading-list", ReaderStream.readingListID)]
     states.append(article.isRead ? ("read", ReaderStream.readID) : ("fresh", "user/-/state/com.google/fresh"))

@@ -125,15 +125,18 @@ enum ReaderJSON {
   struct Item: JSONWritable {
     var article: Article
     var feed: ServedFeed
+    /// When the store first saved the article (`crawlTimeMsec`, `timestampUsec`); `nil`: its publication date.
+    var firstSeen: Date?
 
     func write(to json: inout JSONWriter) {
       let key = article.url.absoluteString
       let link = (article.displayURL ?? article.url).absoluteString
       let milliseconds = Timestamp(article.publishedAt).millisecondsSince1970
+      let crawled = Timestamp(firstSeen ?? article.publishedAt).millisecondsSince1970
       json.object { json in
         json.member("id", ServedIdentifiers.readerItemID(forKey: key))
-        json.member("crawlTimeMsec", String(milliseconds))
-        json.member("timestampUsec", String(milliseconds * 1000))
+        json.member("crawlTimeMsec", String(crawled))
+        json.member("timestampUsec", String(crawled * 1000))
         json.member("published", milliseconds / 1000)
         json.member("updated", milliseconds / 1000)
         json.member("title", article.title)
@@ -255,6 +258,10 @@ enum ReaderJSON {
   /// Microseconds since 1970 as a string.
   static func microseconds(_ date: Date) -> String { String(Timestamp(date).millisecondsSince1970 * 1000) }
 
-  /// The item document of `article` in `feed`.
-  static func item(_ article: Article, feed: ServedFeed) -> Item { Item(article: article, feed: feed) }
+  /// The item document of `article` in `feed`. `crawlTimeMsec` and `timestampUsec` are when it arrived, `firstSeen`
+  /// (FreshRSS: the time the entry was added; else its publication date), `published` and `updated` its
+  /// publication date.
+  static func item(_ article: Article, feed: ServedFeed, firstSeen: Date?) -> Item {
+    Item(article: article, feed: feed, firstSeen: firstSeen)
+  }
 }

@@ -84,8 +84,10 @@ enum ReaderStream: Sendable, Equatable {
 
 /// The paging and filter arguments of a stream request (`stream/contents`, `stream/items/ids`, the Atom feeds):
 /// `n` (count, 1…1000, default 20), `c` (continuation, as a previous page gave it: ``ReaderContinuation``), `xt` (exclude the read state:
-/// unread only), `it` (include only a state: read or starred), `ot` (Unix seconds: only items published at or
-/// after), `nt` (Unix seconds: only items published before), `r=o` (oldest first).
+/// unread only), `it` (include only a state: read or starred), `ot` (Unix seconds: only items that arrived at or
+/// after), `nt` (Unix seconds: only items that arrived before), `r=o` (oldest first). An item's arrival is when the
+/// store first saved it (`firstSeenAt`), as FreshRSS's `ot`/`nt` are about its crawl time (its entry id), not its
+/// publication date: an item dated in the past that arrives after a client's last sync still reaches it.
 struct ReaderStreamQuery: Sendable, Equatable {
   /// Items per page.
   var count = 20
@@ -149,31 +151,35 @@ struct ReaderStreamQuery: Sendable, Equatable {
     return Date(timeIntervalSince1970: TimeInterval(value))
   }
 
-  /// `base` with these conditions and one item more than a page (to tell whether another follows).
+  /// `base` with these conditions, in arrival order (``ArticleOrder/firstSeen``, as FreshRSS orders by entry id),
+  /// and one item more than a page (to tell whether another follows).
   func applied(to base: ArticleSelection) -> ArticleSelection {
     var selection = base
     if unreadOnly { selection.filter.unreadOnly = true }
     if readOnly { selection.readOnly = true }
     if starredOnly { selection.filter.bookmarkedOnly = true }
-    if let oldest { selection.publishedAfter = oldest.addingTimeInterval(-0.001) }
-    if let newest { selection.filter.publishedBefore = newest }
+    if let oldest { selection.firstSeenFrom = oldest }
+    if let newest { selection.firstSeenBefore = newest }
     selection.ascending = oldestFirst
-    selection.order = .published
+    selection.order = .firstSeen
     selection.limit = count + 1
     selection.after = after
     return selection
   }
 }
 
-/// The continuation `c` of a Reader stream: the place of a page's last item (its publication date in milliseconds
-/// and its key), so that the next page continues after it in the stream's order, as FreshRSS's `greader.php` does
-/// (its continuation is the last item's id) — not a count of items to skip, which skips unread items once a page is
-/// marked read and repeats items when new ones arrive between pages. Opaque to clients: base64url (RFC 4648 §5, no
-/// padding) of `<milliseconds> <key>`.
+/// The continuation `c` of a Reader stream: the place of a page's last item in the stream's order
+/// (``ArticleOrder/firstSeen``: when it arrived, its publication date, both in milliseconds, and its key), so that
+/// the next page continues after it, as FreshRSS's `greader.php` does (its continuation is the last item's id, the
+/// time it was added) — not a count of items to skip, which skips unread items once a page is marked read and
+/// repeats items when new ones arrive between pages. Opaque to clients: base64url (RFC 4648 §5, no padding) of
+/// `<arrival ms> <published ms> <key>`.
 enum ReaderContinuation {
-  /// The continuation after `article`.
-  static func after(_ article: Article) -> String {
-    let text = "\(Timestamp(article.publishedAt).millisecondsSince1970) \(article.url.absoluteString)"
+  /// The continuation after `article`, which arrived at `firstSeen`.
+  static func after(_ article: Article, firstSeen: Date) -> String {
+    let text =
+      "\(Timestamp(firstSeen).millisecondsSince1970) \(Timestamp(article.publishedAt).millisecondsSince1970) "
+      + article.url.absoluteString
     return Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
       .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
   }
@@ -184,12 +190,13 @@ enum ReaderContinuation {
     else { return nil }
     var base64 = continuation.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
     base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-    guard let data = Data(base64Encoded: base64), let text = String(data: data, encoding: .utf8),
-      let space = text.firstIndex(of: " "), let milliseconds = Int64(text[..<space]),
-      abs(milliseconds) < 1 << 50
+    guard let data = Data(base64Encoded: base64), let text = String(data: data, encoding: .utf8) else { return nil }
+    let parts = text.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+    guard parts.count == 3, let arrived = Int64(parts[0]), abs(arrived) < 1 << 50, let published = Int64(parts[1]),
+      abs(published) < 1 << 50, !parts[2].isEmpty
     else { return nil }
-    let key = String(text[text.index(after: space)...])
-    guard !key.isEmpty else { return nil }
-    return ArticlePlace(publishedAt: Timestamp(millisecondsSince1970: milliseconds).date, key: key)
+    return ArticlePlace(
+      firstSeenAt: Timestamp(millisecondsSince1970: arrived).date,
+      publishedAt: Timestamp(millisecondsSince1970: published).date, key: String(parts[2]))
   }
 }

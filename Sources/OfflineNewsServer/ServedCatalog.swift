@@ -53,8 +53,8 @@ struct ServedCategory: Sendable, Hashable {
 struct ServedCatalog: Sendable {
   /// Every source, sorted by name.
   var feeds: [ServedFeed]
-  /// Every folder that holds a source directly or was made through an API (``ServedLibrary/createdFolders``), "All"
-  /// first, then by title.
+  /// Every folder that holds a source directly or that the list keeps (``SubscriptionList/keptFolders()``: made
+  /// through an API), "All" first, then by title.
   var categories: [ServedCategory]
 
   /// The catalog of `sources`, with the empty folders `folders` too.
@@ -62,7 +62,7 @@ struct ServedCatalog: Sendable {
     feeds = sources.map { source in
       ServedFeed(
         source: source, id: ServedIdentifiers.feedID(forSourceNamed: source.name),
-        category: ServedCategory(path: source.folder), match: source.match)
+        category: ServedCategory(path: Self.servedFolder(source.folder)), match: source.match)
     }
     var seen = Set<[String]>()
     var categories: [ServedCategory] = [ServedCategory(path: [])]
@@ -75,11 +75,19 @@ struct ServedCatalog: Sendable {
     self.categories = categories
   }
 
-  /// The catalog of the library's sources now.
+  /// The category a source filed in `folder` is served in: the folder, but for a folder named `All` (any case) at the
+  /// top, which is the top level itself. Miniflux's own export files the feeds of its default category, "All", in
+  /// an outline titled `All`, and Miniflux's "All" is the top level here: importing that list (`POST /v1/import`,
+  /// `news import`) must not make a second "All".
+  static func servedFolder(_ folder: [String]) -> [String] {
+    folder.count == 1 && folder[0].lowercased() == "all" ? [] : folder
+  }
+
+  /// The catalog of the library's sources now, with the folders its list keeps.
   ///
-  /// - Throws: what ``ServedLibrary/sources`` throws.
+  /// - Throws: what ``ServedLibrary/sources`` throws; the list's failure to read its folders.
   static func current(_ library: ServedLibrary) async throws -> ServedCatalog {
-    ServedCatalog(sources: try await library.servedSources(), folders: library.createdFolders.all)
+    ServedCatalog(sources: try await library.servedSources(), folders: try await library.subscriptions.keptFolders())
   }
 
   /// Whether `id` is `full` or `full`'s low 32 bits read as a signed integer: how a client that keeps ids in C

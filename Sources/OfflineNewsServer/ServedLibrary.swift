@@ -1,6 +1,5 @@
 import Foundation
 import OfflineNews
-import Synchronization
 
 /// What `news serve`'s handlers serve: the repository (articles, reading state, subscriptions, images) and the
 /// sources of the composition root (the configuration's and the store's subscriptions), read again on each use so
@@ -25,10 +24,6 @@ public struct ServedLibrary: Sendable {
   /// own title, follows a permanent redirect, and a URL that is no feed (or a page announcing none) is refused.
   /// `nil`: nothing is read while the client waits; the subscription is named after the URL's host.
   public var subscriber: FeedSubscriber?
-  /// Folders made through an API before any feed is filed in them (Miniflux `POST /v1/categories`): served while the
-  /// server runs; a folder lives on in the list once a subscription is filed in it.
-  let createdFolders = CreatedFolders()
-
   /// - Parameters: see the properties of the same names.
   public init(
     repository: NewsRepository, sources: @escaping @Sendable () async throws -> [NewsSource],
@@ -71,19 +66,5 @@ public struct ServedLibrary: Sendable {
   public static func isImported(_ source: NewsSource) -> Bool {
     source.folder == importedFolder
       && source.name == (source.url.isFileURL ? source.url.path : source.url.absoluteString)
-  }
-}
-
-/// The folders made through an API that no source is filed in yet (``ServedLibrary/createdFolders``): shared by
-/// every copy of the library, kept in memory for the life of the server.
-final class CreatedFolders: Sendable {
-  private let folders = Mutex<[[String]]>([])
-
-  /// Every folder made, in the order made.
-  var all: [[String]] { folders.withLock { $0 } }
-
-  /// Adds `path`, unless it is there already.
-  func add(_ path: [String]) {
-    folders.withLock { if !$0.contains(path) { $0.append(path) } }
   }
 }

@@ -80,7 +80,7 @@ public struct WebReader: Sendable {
         status: 200, type: "application/json", data: Data(json.utf8),
         headers: [(name: "Cache-Control", value: "no-store")])
     }
-    let back = request.parameter("back").flatMap(Self.localPath) ?? "/article/\(handle)"
+    let back = NewsServer.localPath(request.parameter("back")) ?? "/article/\(handle)"
     return ServerResponse(status: 303, headers: [(name: "Location", value: back)])
   }
 
@@ -111,15 +111,6 @@ public struct WebReader: Sendable {
       ArticleIdentity.handle(forKey: article.url.absoluteString) == handle.lowercased()
     else { return nil }
     return article
-  }
-
-  /// `text` when it is a path of this server (`/…`, not `//…`, no backslash or control character), else `nil`: a
-  /// redirect never leaves the server.
-  static func localPath(_ text: String) -> String? {
-    guard text.hasPrefix("/"), !text.hasPrefix("//"), !text.contains("\\"),
-      !text.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F })
-    else { return nil }
-    return text
   }
 
   func notAllowed(_ allow: String) -> ServerResponse {

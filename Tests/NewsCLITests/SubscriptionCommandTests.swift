@@ -1,4 +1,7 @@
 import Foundation
+import OfflineNews
+import OfflineNewsNetwork
+import OfflineNewsStorage
 import TestSupport
 import Testing
 
@@ -392,6 +395,47 @@ struct SubscriptionCommandTests {
     let report = try again.json()
     #expect((report["added"] as? [Any])?.isEmpty == true)
     #expect((report["existing"] as? [Any])?.count == 4)
+  }
+
+  @Test("a configuration's \"folders\" (kept by news serve for an empty category) is read; a wrong value is named")
+  func keptFoldersKey() async throws {
+    let cli = CLIHarness()
+    let config = cli.directory.path("news.json")
+    try #"{"sources": {"A": {"feed": "https://a.example.org/rss"}}, "folders": ["Later/Podcasts"]}"#.write(
+      toFile: config, atomically: true, encoding: .utf8)
+    let listed = await cli.run("sources", "--config", config)
+    #expect(listed.status == 0, "\(listed.err)")
+    try #"{"sources": {}, "folders": "Later"}"#.write(toFile: config, atomically: true, encoding: .utf8)
+    let refused = await cli.run("sources", "--config", config)
+    #expect(refused.status == 78)
+    #expect(refused.err.contains("\"folders\""), "\(refused.err)")
+  }
+
+  @Test(
+    "sources --opml writes every subscription: the configuration file's and those an older news serve kept in the store"
+  )
+  func opmlOfEverySubscription() async throws {
+    let cli = CLIHarness()
+    let config = cli.directory.path("news.json")
+    let database = cli.directory.path("news.sqlite")
+    try #"{"sources": {"Listed": {"feed": "https://listed.example.org/feed.xml", "folder": "Blogs"}}}"#.write(
+      toFile: config, atomically: true, encoding: .utf8)
+    do {
+      // What an older `news serve` did with a feed subscribed through an API: kept it in the store's list.
+      let repository = NewsRepository(
+        storage: try StorageContext(path: database), network: FileNewsNetwork(decoder: ArticleDecoder()))
+      try await repository.subscribe(
+        NewsSource(name: "Kept", url: try #require(URL(string: "https://kept.example.org/rss")), folder: ["Old"]))
+      // A store subscription named as a listed one (any case) is the listed one: written once.
+      try await repository.subscribe(
+        NewsSource(name: "listed", url: try #require(URL(string: "https://other.example.org/rss"))))
+    }
+    let exported = await cli.run("sources", "--opml", "--config", config, "--db", database)
+    #expect(exported.status == 0, "\(exported.err)")
+    #expect(exported.out.contains(#"xmlUrl="https://listed.example.org/feed.xml""#), "\(exported.out)")
+    #expect(exported.out.contains(#"xmlUrl="https://kept.example.org/rss""#), "\(exported.out)")
+    #expect(!exported.out.contains("other.example.org"), "\(exported.out)")
+    #expect(exported.out.contains(#"text="Old""#) && exported.out.contains(#"text="Blogs""#), "\(exported.out)")
   }
 
   @Test(

@@ -1,6 +1,7 @@
 import Foundation
 import OfflineNews
 import OfflineNewsHTTP
+import OfflineNewsModel
 import OfflineNewsStorage
 import TestSupport
 import Testing
@@ -27,6 +28,23 @@ struct MinifluxAPITests {
   }
 
   static func feedID(_ name: String) -> Int64 { ServedIdentifiers.feedID(forSourceNamed: name) }
+
+  @Test("an entry's created_at is when the store first saved it, published_at its date")
+  func createdAtIsArrival() async throws {
+    let served = try await ServedTestLibrary.synthetic()
+    let gamma = try #require(served.configured.first { $0.name == "Gamma" })
+    let published = ServedTestLibrary.start.addingTimeInterval(-30 * 86_400)
+    let arrival = Timestamp(ServedTestLibrary.start.addingTimeInterval(2 * 86_400))
+    let late = Article(
+      key: ServedTestLibrary.articleURL("Gamma", 9), link: ServedTestLibrary.articleURL("Gamma", 9),
+      title: "Gamma late", publishedAt: published)
+    try await served.storage.saveArticles(
+      [late], forQuery: gamma.query.cacheKey, source: gamma.query.source ?? gamma.query.cacheKey, fetchedAt: arrival)
+    let id = ServedIdentifiers.entryID(forKey: late.url.absoluteString)
+    let entry = try object(await Self.get(served, "/v1/entries/\(id)"))
+    #expect(entry["created_at"] as? String == MinifluxJSON.date(arrival.date))
+    #expect(entry["published_at"] as? String == MinifluxJSON.date(published))
+  }
 
   @Test("/v1/me, /v1/feeds and /v1/categories: sources with their folders as categories, “All” at the top")
   func feedsAndCategories() async throws {
@@ -91,26 +109,43 @@ struct MinifluxAPITests {
     let repository = served.repository
     try await repository.markRead(url: ServedTestLibrary.articleURL("Alpha", 4).absoluteString)
     try await repository.bookmark(url: ServedTestLibrary.articleURL("Beta", 1).absoluteString)
-    #expect(try Self.titles(await Self.get(served, "/v1/entries?limit=3")) == ["Alpha 4", "Beta 3", "Alpha 3"])
-    #expect(try object(await Self.get(served, "/v1/entries?limit=3"))["total"] as? Int == 9)
-    #expect(try Self.titles(await Self.get(served, "/v1/entries?limit=2&offset=3")) == ["Gamma 2", "Beta 2"])
-    #expect(try Self.titles(await Self.get(served, "/v1/entries?status=read")) == ["Alpha 4"])
+    #expect(
+      try Self.titles(await Self.get(served, "/v1/entries?limit=3&direction=desc")) == ["Alpha 4", "Beta 3", "Alpha 3"])
+    #expect(try object(await Self.get(served, "/v1/entries?limit=3&direction=desc"))["total"] as? Int == 9)
+    #expect(
+      try Self.titles(await Self.get(served, "/v1/entries?limit=2&offset=3&direction=desc")) == ["Gamma 2", "Beta 2"])
+    #expect(try Self.titles(await Self.get(served, "/v1/entries?status=read&direction=desc")) == ["Alpha 4"])
     let unread = try object(await Self.get(served, "/v1/entries?status=unread&limit=1"))
     #expect(unread["total"] as? Int == 8)
-    #expect(try Self.titles(await Self.get(served, "/v1/entries?status=read&status=unread&limit=1")) == ["Alpha 4"])
+    #expect(
+      try Self.titles(await Self.get(served, "/v1/entries?status=read&status=unread&limit=1&direction=desc")) == [
+        "Alpha 4"
+      ])
     #expect(try Self.titles(await Self.get(served, "/v1/entries?starred=true")) == ["Beta 1"])
+    // starred=false (any of Go's spellings of a bool, as Miniflux parses it): the entries not starred; a value that
+    // is no bool sets no condition.
+    #expect(try object(await Self.get(served, "/v1/entries?starred=false"))["total"] as? Int == 8)
+    #expect(!(try Self.titles(await Self.get(served, "/v1/entries?starred=0&limit=100")).contains("Beta 1")))
+    #expect(try object(await Self.get(served, "/v1/entries?starred=maybe"))["total"] as? Int == 9)
+    #expect(try Self.titles(await Self.get(served, "/v1/entries?starred=T")) == ["Beta 1"])
+    // No direction: ascending, as Miniflux's default (`DefaultSortingDirection`), oldest first.
+    #expect(try Self.titles(await Self.get(served, "/v1/entries?limit=3")) == ["Alpha 1", "Beta 1", "Gamma 1"])
     #expect(
       try Self.titles(await Self.get(served, "/v1/entries?direction=asc&limit=3")) == ["Alpha 1", "Beta 1", "Gamma 1"])
     // after/before are Unix seconds, exclusive: 02:00 is "Alpha 2" exactly.
     let twoHours = Int(ServedTestLibrary.start.timeIntervalSince1970) + 7200
     #expect(
-      try Self.titles(await Self.get(served, "/v1/entries?after=\(twoHours)&before=\(twoHours + 3600)"))
+      try Self.titles(await Self.get(served, "/v1/entries?after=\(twoHours)&before=\(twoHours + 3600)&direction=desc"))
         == ["Gamma 2", "Beta 2"])
     #expect(
-      try Self.titles(await Self.get(served, "/v1/entries?feed_id=\(Self.feedID("Gamma"))")) == ["Gamma 2", "Gamma 1"])
+      try Self.titles(await Self.get(served, "/v1/entries?feed_id=\(Self.feedID("Gamma"))&direction=desc")) == [
+        "Gamma 2", "Gamma 1",
+      ])
     let swift = ServedIdentifiers.categoryID(forFolder: ["Tech", "Swift"])
     #expect(
-      try Self.titles(await Self.get(served, "/v1/entries?category_id=\(swift)")) == ["Beta 3", "Beta 2", "Beta 1"])
+      try Self.titles(await Self.get(served, "/v1/entries?category_id=\(swift)&direction=desc")) == [
+        "Beta 3", "Beta 2", "Beta 1",
+      ])
     #expect(
       try Self.titles(await Self.get(served, "/v1/categories/\(swift)/entries?direction=asc"))
         == ["Beta 1", "Beta 2", "Beta 3"])
@@ -129,7 +164,7 @@ struct MinifluxAPITests {
         as? [[String: Any]])
     #expect(above.compactMap { ($0["id"] as? NSNumber)?.int64Value } == Array(ids[5...]))
     let below = try #require(
-      try object(await Self.get(served, "/v1/entries?before_entry_id=\(middle)&order=id"))["entries"]
+      try object(await Self.get(served, "/v1/entries?before_entry_id=\(middle)&order=id&direction=desc"))["entries"]
         as? [[String: Any]])
     #expect(below.compactMap { ($0["id"] as? NSNumber)?.int64Value } == Array(ids[..<4].reversed()))
     // order=status: unread first when ascending.
@@ -271,9 +306,15 @@ struct MinifluxAPITests {
     let exported = await Self.get(served, "/v1/export")
     #expect(exported.status == 200)
     #expect(exported.header("Content-Type")?.hasPrefix("text/xml") == true)
+    // Every subscription served: the configuration's (here the test's three) and the store's, with their folders.
     let outlines = try OutlineURLs(exported.data ?? Data())
-    #expect(outlines.feeds == ["https://owls.example.net/feed", "https://swift.example.net/atom.xml"])
-    #expect(outlines.folders == ["Work"])
+    #expect(
+      Set(outlines.feeds)
+        == Set(
+          ["https://owls.example.net/feed", "https://swift.example.net/atom.xml"]
+            + ["alpha", "beta", "gamma"].map { ServedTestLibrary.feedURL($0).absoluteString }))
+    #expect(outlines.feeds.count == 5)
+    #expect(Set(outlines.folders) == ["Work", "Tech", "Swift"])
 
     var notOPML = ServedTestLibrary.request("POST", "/v1/import")
     notOPML.body = Data("<rss version=\"2.0\"><channel/></rss>".utf8)
@@ -283,6 +324,28 @@ struct MinifluxAPITests {
     notOPML.body = Data("not xml at all".utf8)
     #expect(await api.handle(notOPML).status == 400)
     #expect(try await served.repository.subscriptions().count == 2, "a refused list subscribes nothing")
+  }
+
+  @Test("a Miniflux export imported (its feeds of no category in an outline \"All\") makes no second \"All\"")
+  func importMinifluxExport() async throws {
+    let served = try await ServedTestLibrary.synthetic()
+    // As Miniflux 2 writes `GET /v1/export`: one outline per category, "All" included.
+    let opml = """
+      <?xml version="1.0" encoding="UTF-8"?>
+      <opml version="2.0"><head><title>Miniflux</title></head><body>
+        <outline text="All"><outline title="Owls" text="Owls" xmlUrl="https://owls.example.net/feed" type="rss"/></outline>
+        <outline text="Work"><outline title="Swift" text="Swift" xmlUrl="https://swift.example.net/atom.xml" type="rss"/></outline>
+      </body></opml>
+      """
+    var request = ServedTestLibrary.request("POST", "/v1/import")
+    request.body = Data(opml.utf8)
+    #expect(await Self.api(served).handle(request).status == 201)
+    let categories = try array(await Self.get(served, "/v1/categories"))
+    #expect(categories.map { $0["title"] as? String } == ["All", "Tech", "Tech / Swift", "Work"])
+    let owls = try #require(try array(await Self.get(served, "/v1/feeds")).first { $0["title"] as? String == "Owls" })
+    #expect(
+      ((owls["category"] as? [String: Any])?["id"] as? NSNumber)?.int64Value
+        == ServedIdentifiers.categoryID(forFolder: []))
   }
 
   @Test(
@@ -296,13 +359,15 @@ struct MinifluxAPITests {
     let expected = try OutlineURLs(data).feeds
     #expect(!expected.isEmpty)
     let exported = try OutlineURLs(await Self.get(served, "/v1/export").data ?? Data())
-    // Equivalent URLs (`http://feed.katiefloyd.com` and `…com/`, both in the list) are one subscription.
+    // Equivalent URLs (`http://feed.katiefloyd.com` and `…com/`, both in the list) are one subscription; the
+    // configuration's three are exported beside them.
     let key = { (text: String) in URL(string: text).map(NewsSource.subscriptionKey(for:)) ?? text }
-    #expect(Set(exported.feeds.map(key)) == Set(expected.map(key)))
-    #expect(exported.feeds.count == Set(expected.map(key)).count)
+    let configured = served.configured.map { NewsSource.subscriptionKey(for: $0.url) }
+    #expect(Set(exported.feeds.map(key)) == Set(expected.map(key) + configured))
+    #expect(exported.feeds.count == Set(expected.map(key)).count + configured.count)
   }
 
-  @Test("POST /v1/categories makes a folder (409 when it exists) that a feed can then be filed in")
+  @Test("POST /v1/categories makes a folder (409 when it exists) the list keeps, empty, until DELETE")
   func createCategory() async throws {
     let served = try await ServedTestLibrary.synthetic()
     let api = Self.api(served)
@@ -327,6 +392,25 @@ struct MinifluxAPITests {
         "POST", "/v1/feeds", json: #"{"feed_url":"https://new.example.net/rss","category_id":\#(id)}"#))
     #expect(filed.status == 201)
     #expect(try await served.repository.subscriptions().first?.folder == ["Later"])
+
+    // Kept by the list (here the store's), not by the server: a new server over the same store has it, empty.
+    let empty = await api.handle(ServedTestLibrary.request("POST", "/v1/categories", json: #"{"title":"Empty"}"#))
+    #expect(empty.status == 201)
+    let restarted = MinifluxAPI(
+      library: ServedLibrary(repository: served.repository, sources: served.library.sources), user: "reader")
+    let afterRestart = try array(await restarted.handle(ServedTestLibrary.request("GET", "/v1/categories")))
+    #expect(afterRestart.map { $0["title"] as? String } == ["All", "Empty", "Later", "Tech", "Tech / Swift"])
+    #expect(try await served.repository.storedSubscriptions.keptFolders() == [["Later"], ["Empty"]])
+    // DELETE: the folder is no longer kept; the feed filed in "Later" moves to the top level, still subscribed.
+    let emptyID = ServedIdentifiers.categoryID(forFolder: ["Empty"])
+    #expect(await restarted.handle(ServedTestLibrary.request("DELETE", "/v1/categories/\(emptyID)")).status == 204)
+    #expect(await restarted.handle(ServedTestLibrary.request("DELETE", "/v1/categories/\(id)")).status == 204)
+    #expect(try await served.repository.subscriptions().map(\.folder) == [[]])
+    let remaining = try array(await restarted.handle(ServedTestLibrary.request("GET", "/v1/categories")))
+    #expect(remaining.map { $0["title"] as? String } == ["All", "Tech", "Tech / Swift"])
+    let all = ServedIdentifiers.categoryID(forFolder: [])
+    #expect(await restarted.handle(ServedTestLibrary.request("DELETE", "/v1/categories/\(all)")).status == 400)
+    #expect(await restarted.handle(ServedTestLibrary.request("DELETE", "/v1/categories/12345")).status == 404)
   }
 
   @Test("an entry's content is the stored full text when there is one")
@@ -349,7 +433,7 @@ struct MinifluxAPITests {
     for source in served.configured {
       let id = Self.feedID(source.name)
       let stored = try await served.repository.read(filter: ArticleFilter(source: source.name))
-      let document = try object(await Self.get(served, "/v1/feeds/\(id)/entries?limit=1000"))
+      let document = try object(await Self.get(served, "/v1/feeds/\(id)/entries?limit=1000&direction=desc"))
       let entries = try #require(document["entries"] as? [[String: Any]])
       #expect(document["total"] as? Int == stored.count, "\(source.name)")
       #expect(entries.map { $0["title"] as? String } == stored.map(\.title), "\(source.name)")

@@ -312,8 +312,13 @@ import Testing
     #expect(NewsServer.basicCredentials("Bearer x") == nil)
     #expect(NewsServer.googleLoginToken("GoogleLogin auth=alice/abc") == "alice/abc")
     #expect(NewsServer.googleLoginToken("GoogleLogin auth=") == nil)
-    #expect(NewsServer.localPath("//evil.example") == "/")
-    #expect(NewsServer.localPath("/\\evil.example") == "/")
+    // One rule for every redirect target (the login's `next`, the web reader's `back`).
+    for foreign in [
+      "//evil.example", "/\\evil.example", "/a\\b", "https://evil.example/", "/a b", "/a\u{7F}", "/\t/x", "",
+    ] {
+      #expect(NewsServer.localPath(foreign) == nil, "\(foreign)")
+    }
+    #expect(NewsServer.localPath(nil) == nil)
     #expect(NewsServer.localPath("/a?b") == "/a?b")
   }
 

@@ -115,6 +115,64 @@ struct ReaderAPITests {
     #expect(await Self.get(served, "stream/contents/user/-/state/com.google/reading-list?n=zero").status == 400)
   }
 
+  @Test("ot, nt, crawlTimeMsec and mark-all-as-read's ts are about arrival: an old-dated article arriving late is seen")
+  func arrivalNotPublication() async throws {
+    let served = try await ServedTestLibrary.synthetic()
+    let gamma = try #require(served.configured.first { $0.name == "Gamma" })
+    // The client's last sync, a day after every synthetic article arrived; then Gamma's feed gains an item dated a
+    // month before (a backdated post, a feed added late to a planet), which the store first saves an hour later.
+    let lastSync = ServedTestLibrary.start.addingTimeInterval(86_400)
+    let published = ServedTestLibrary.start.addingTimeInterval(-30 * 86_400)
+    let arrival = Timestamp(lastSync.addingTimeInterval(3600))
+    let late = Article(
+      key: ServedTestLibrary.articleURL("Gamma", 9), link: ServedTestLibrary.articleURL("Gamma", 9),
+      title: "Gamma late", publishedAt: published)
+    let listed = try await served.repository.read().filter { $0.url.host == "gamma.example.org" } + [late]
+    try await served.storage.saveArticles(
+      listed, forQuery: gamma.query.cacheKey, source: gamma.query.source ?? gamma.query.cacheKey, fetchedAt: arrival)
+
+    let since = Int(lastSync.timeIntervalSince1970)
+    let incremental = await Self.get(served, "stream/contents/user/-/state/com.google/reading-list?ot=\(since)")
+    #expect(try Self.titles(incremental) == ["Gamma late"])
+    let item = try #require(try Self.items(incremental).first)
+    #expect(item["crawlTimeMsec"] as? String == String(arrival.millisecondsSince1970))
+    #expect(item["timestampUsec"] as? String == String(arrival.millisecondsSince1970 * 1000))
+    #expect(item["published"] as? Int == Int(published.timeIntervalSince1970))
+    let refs = try #require(
+      try object(await Self.get(served, "stream/items/ids?s=\(ReaderStream.readingListID)&ot=\(since)"))["itemRefs"]
+        as? [[String: Any]])
+    #expect(refs.map { $0["timestampUsec"] as? String } == [String(arrival.millisecondsSince1970 * 1000)])
+    // The newest arrival comes first in the reading list, though it is the oldest by date.
+    #expect(
+      try Self.titles(await Self.get(served, "stream/contents/user/-/state/com.google/reading-list?n=2")) == [
+        "Gamma late", "Alpha 4",
+      ])
+    // nt: what arrived before the last sync, which it is not.
+    let earlier = try Self.titles(
+      await Self.get(served, "stream/contents/user/-/state/com.google/reading-list?n=100&nt=\(since)"))
+    #expect(earlier.count == 9 && !earlier.contains("Gamma late"))
+
+    // The feed edits the item the next day: it is rewritten, and its arrival stays (a client synced since does not
+    // see it again as new).
+    var edited = late
+    edited.title = "Gamma late, edited"
+    let nextDay = arrival.date.addingTimeInterval(86_400)
+    try await served.storage.saveArticles(
+      listed.dropLast() + [edited], forQuery: gamma.query.cacheKey, source: gamma.query.source ?? gamma.query.cacheKey,
+      fetchedAt: Timestamp(nextDay))
+    let afterArrival = Int(arrival.date.timeIntervalSince1970) + 1
+    #expect(
+      try Self.titles(
+        await Self.get(served, "stream/contents/user/-/state/com.google/reading-list?ot=\(afterArrival)")) == [])
+
+    // mark-all-as-read up to the client's newest item before the late one: the late one stays unread.
+    let ts = Int64(lastSync.timeIntervalSince1970) * 1_000_000
+    #expect(
+      text(await Self.post(served, "mark-all-as-read", "s=\(ReaderStream.readingListID)&ts=\(ts)")) == "OK")
+    #expect(try await served.article(titled: "Gamma late, edited").isRead == false)
+    #expect(try await served.article(titled: "Alpha 4").isRead)
+  }
+
   @Test("a continuation is the last item's place: marking a page read or new articles do not shift the next page")
   func keysetContinuation() async throws {
     let served = try await ServedTestLibrary.synthetic()
@@ -194,7 +252,7 @@ struct ReaderAPITests {
     #expect(try await served.article(titled: "Gamma 1").isBookmarked == false)
     #expect(await Self.get(served, "edit-tag?i=\(id)&a=user/-/state/com.google/read").status == 405)
 
-    // ts: microseconds; items published at or before it.
+    // ts: microseconds; items that arrived at or before it (here each arrived when it was published).
     let ts = (Int64(ServedTestLibrary.start.timeIntervalSince1970) + 2 * 3600) * 1_000_000
     #expect(text(await Self.post(served, "mark-all-as-read", "s=\(Self.alphaStream)&ts=\(ts)")) == "OK")
     #expect(try await served.article(titled: "Alpha 2").isRead)
@@ -266,10 +324,22 @@ struct ReaderAPITests {
       items += try #require(page["items"] as? [[String: Any]])
       continuation = page["continuation"] as? String
     }
-    #expect(items.map { $0["title"] as? String } == stored.map(\.title))
+    // In arrival order (each feed's refresh saved its articles at once), then newest first.
+    let firstSeen = try await served.repository.firstSeenDates(of: stored)
+    func arrival(_ article: Article) -> Int64 {
+      Timestamp(firstSeen[article.url.absoluteString] ?? .distantPast).millisecondsSince1970
+    }
+    let arrived = stored.sorted { a, b in
+      if arrival(a) != arrival(b) { return arrival(a) > arrival(b) }
+      let (pa, pb) = (Timestamp(a.publishedAt).millisecondsSince1970, Timestamp(b.publishedAt).millisecondsSince1970)
+      if pa != pb { return pa > pb }
+      return a.url.absoluteString < b.url.absoluteString
+    }
+    #expect(firstSeen.count == stored.count)
+    #expect(items.map { $0["title"] as? String } == arrived.map(\.title))
     #expect(
       items.map { ($0["alternate"] as? [[String: Any]])?.first?["href"] as? String }
-        == stored.map { ($0.displayURL ?? $0.url).absoluteString })
+        == arrived.map { ($0.displayURL ?? $0.url).absoluteString })
     let origins = Set(items.compactMap { ($0["origin"] as? [String: Any])?["title"] as? String })
     #expect(origins.count == ServedTestLibrary.realFeedNames.count)
     for source in served.configured {

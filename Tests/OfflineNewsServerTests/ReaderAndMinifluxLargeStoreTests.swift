@@ -112,6 +112,12 @@ struct ReaderAndMinifluxLargeStoreTests {
     let everything = try await served.storage.queryPlan(selecting: page)
     #expect(everything.contains { $0.contains("article_by_publishedAt") }, "\(everything)")
     #expect(!everything.contains { $0.contains("TEMP B-TREE") }, "\(everything)")
+    // The Reader API's reading list, in arrival order: a walk of the arrival index too.
+    var arrivals = page
+    arrivals.order = .firstSeen
+    let arrivalPlan = try await served.storage.queryPlan(selecting: arrivals)
+    #expect(arrivalPlan.contains { $0.contains("article_by_firstSeenAt") }, "\(arrivalPlan)")
+    #expect(!arrivalPlan.contains { $0.contains("TEMP B-TREE") }, "\(arrivalPlan)")
     var one = catalog.selection(of: catalog.feeds.filter { $0.title == "Feed 7" })
     one.limit = 100
     let feedPlan = try await served.storage.queryPlan(selecting: one)

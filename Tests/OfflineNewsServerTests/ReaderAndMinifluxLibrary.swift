@@ -37,7 +37,7 @@ struct ServedTestLibrary {
 
   /// The synthetic sources: Alpha in Tech (4 articles; its feed's own title "Alpha Feed" a label, which clients are
   /// not shown: they show the subscription's name), Beta in Tech/Swift (3), Gamma at the top (2); article `n`
-  /// of a source is published `n` hours after ``start`` plus the source's offset in minutes.
+  /// of a source is published `n` hours after ``start`` plus the source's offset in minutes, and arrives then.
   static func synthetic(busyTimeout: Double = 5) async throws -> ServedTestLibrary {
     let sources = [
       NewsSource(name: "Alpha", url: feedURL("alpha"), title: "Alpha Feed", folder: ["Tech"]),
@@ -53,7 +53,13 @@ struct ServedTestLibrary {
           publishedAt: start.addingTimeInterval(TimeInterval(n * 3600 + index * 60)),
           content: "<p>Content of \(source.name) \(n)</p>")
       }
-      try await served.repository.save(articles, for: source.query)
+      // Each article arrives when it is published (its `firstSeenAt`, the Reader API's order and `ot`): the
+      // source's list as it was then, saved at that time (the earlier articles unchanged, their arrival kept).
+      for n in 1...count {
+        try await served.storage.saveArticles(
+          Array(articles.prefix(n)), forQuery: source.query.cacheKey,
+          source: source.query.source ?? source.query.cacheKey, fetchedAt: Timestamp(articles[n - 1].publishedAt))
+      }
     }
     return served
   }

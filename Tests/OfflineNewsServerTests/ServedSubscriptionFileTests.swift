@@ -1,6 +1,7 @@
 import Foundation
 import OfflineNews
 import OfflineNewsHTTP
+import OfflineNewsModel
 import OfflineNewsStorage
 import OfflineNewsURLSession
 import TestSupport
@@ -113,5 +114,86 @@ struct ServedSubscriptionFileTests {
     #expect(edited.folder == ["Podcasts"])
     #expect(text(await post("subscription/edit", "ac=unsubscribe&s=feed/\(url)")) == "OK")
     #expect(try await fixture.file.sources().map(\.name) == ["Alpha"])
+  }
+
+  @Test(
+    "Miniflux PUT /v1/feeds/{id}: renames (articles follow), files and re-links the file's entry; 400 naming the field")
+  func minifluxUpdateFeed() async throws {
+    let alphaURL = try #require(URL(string: "https://alpha.example.org/feed.xml"))
+    let fixture = try Fixture(configured: alphaURL)
+    let bravo = NewsSource(name: "Bravo", url: try #require(URL(string: "https://bravo.example.org/rss")))
+    try await fixture.file.subscribe([bravo])
+    // An article of Alpha's, recorded under its name.
+    let alpha = try #require(try await fixture.file.source(named: "Alpha"))
+    let post = Article(
+      url: try #require(URL(string: "https://alpha.example.org/1")), title: "Alpha post", publishedAt: Date())
+    try await fixture.library.repository.save([post], for: alpha.query)
+    let api = MinifluxAPI(library: fixture.library, user: "reader")
+    func put(_ id: Int64, _ json: String) async -> ServerResponse {
+      await api.handle(ServedTestLibrary.request("PUT", "/v1/feeds/\(id)", json: json))
+    }
+    let category = try object(
+      await api.handle(ServedTestLibrary.request("POST", "/v1/categories", json: #"{"title":"Tech / Swift"}"#)))
+    let categoryID = try #require((category["id"] as? NSNumber)?.int64Value)
+    let alphaID = ServedIdentifiers.feedID(forSourceNamed: "Alpha")
+
+    // Every field is checked before anything changes: nothing is written for a refused request.
+    let before = try fixture.fileText()
+    for (json, field) in [
+      (#"{"title":"  "}"#, "Invalid title"), (#"{"title":"bravo"}"#, "Invalid title"),
+      (#"{"category_id":12345}"#, "Invalid category_id"),
+      (#"{"feed_url":"ftp://alpha.example.org/"}"#, "Invalid feed_url"),
+      (#"{"feed_url":"HTTPS://BRAVO.example.org:443/rss","title":"Alpha 2"}"#, "Invalid feed_url"),
+    ] {
+      let refused = await put(alphaID, json)
+      #expect(refused.status == 400, "\(json): \(text(refused))")
+      let message = try object(refused)["error_message"] as? String ?? ""
+      #expect(message.hasPrefix(field), "\(json): \(message)")
+    }
+    #expect(try fixture.fileText() == before)
+    #expect(await put(12345, #"{"title":"X"}"#).status == 404)
+
+    let newURL = "https://alpha.example.org/atom.xml"
+    let updated = await put(
+      alphaID, #"{"title":"Alpha Renamed","category_id":\#(categoryID),"feed_url":"\#(newURL)","crawler":true}"#)
+    #expect(updated.status == 201, "\(text(updated))")
+    let document = try object(updated)
+    #expect(document["title"] as? String == "Alpha Renamed")
+    #expect(document["feed_url"] as? String == newURL)
+    #expect((document["category"] as? [String: Any])?["title"] as? String == "Tech / Swift")
+    let renamedID = ServedIdentifiers.feedID(forSourceNamed: "Alpha Renamed")
+    #expect((document["id"] as? NSNumber)?.int64Value == renamedID)
+    // The configuration file's entry changed in place; the CLI reads the same.
+    let entry = try #require(try await fixture.file.source(named: "Alpha Renamed"))
+    #expect(entry.url.absoluteString == newURL && entry.folder == ["Tech", "Swift"])
+    #expect(try await fixture.file.source(named: "Alpha") == nil)
+    // The renamed feed keeps its articles.
+    let entries = try object(await api.handle(ServedTestLibrary.request("GET", "/v1/feeds/\(renamedID)/entries")))
+    #expect((entries["entries"] as? [[String: Any]])?.compactMap { $0["title"] as? String } == ["Alpha post"])
+  }
+
+  @Test("Miniflux POST /v1/categories: an empty folder is kept in news.json (\"folders\"), read after a restart")
+  func minifluxEmptyCategoryInTheFile() async throws {
+    let fixture = try Fixture(configured: try #require(URL(string: "https://alpha.example.org/feed.xml")))
+    let api = MinifluxAPI(library: fixture.library, user: "reader")
+    let made = await api.handle(
+      ServedTestLibrary.request("POST", "/v1/categories", json: #"{"title":"Later / Podcasts"}"#))
+    #expect(made.status == 201, "\(text(made))")
+    let written = try fixture.fileText()
+    #expect(written.contains(#""folders": ["Later/Podcasts"]"#), "\(written)")
+    // The rest of the file is as it was, and the CLI's reader accepts it.
+    #expect(try fixture.fileText().hasPrefix(#"{"sources": {"Alpha": {"feed": "https://alpha.example.org/feed.xml"}}"#))
+    // A new server over the same file (a restart) serves it.
+    let file = fixture.file
+    let restarted = MinifluxAPI(
+      library: ServedLibrary(
+        repository: fixture.library.repository, sources: { try await file.sources() }, subscriptions: file),
+      user: "reader")
+    let categories = try array(await restarted.handle(ServedTestLibrary.request("GET", "/v1/categories")))
+    #expect(categories.map { $0["title"] as? String } == ["All", "Later / Podcasts"])
+    let id = ServedIdentifiers.categoryID(forFolder: ["Later", "Podcasts"])
+    #expect(await restarted.handle(ServedTestLibrary.request("DELETE", "/v1/categories/\(id)")).status == 204)
+    #expect(try await file.keptFolders().isEmpty)
+    #expect(try await file.sources().map(\.name) == ["Alpha"])
   }
 }

@@ -31,11 +31,12 @@ struct ArticleColumnTests {
     #expect(Set(names).count == names.count)
     #expect(EntityDescription.article.columns == names)
     #expect(ArticleColumn.all.first?.write == .key)
-    // Every column but those nobody writes is bound, each once; the save's own come last.
+    // Every column but those nobody writes is bound, each once; the save's own come last (its time once more as the
+    // first-seen time, written by the insert only).
     #expect(Set(ArticleWriter.boundColumns) == Set(ArticleColumn.all.filter { $0.write != .none }.map(\.name)))
     #expect(ArticleWriter.boundColumns.count == Set(ArticleWriter.boundColumns).count)
-    #expect(ArticleWriter.boundColumns.suffix(2) == ["fetchedAt", "fetchQuery"])
-    #expect(ArticleColumn.boundValues.count == ArticleWriter.boundColumns.count - 2)
+    #expect(ArticleWriter.boundColumns.suffix(3) == ["fetchedAt", "fetchQuery", "firstSeenAt"])
+    #expect(ArticleColumn.boundValues.count == ArticleWriter.boundColumns.count - 3)
     var arguments: [DatabaseValue] = []
     ArticleWriter.appendContent(makeArticle("x"), url: "https://example.com/news/x", source: nil, to: &arguments)
     #expect(arguments.count == ArticleColumn.boundValues.count)
@@ -74,6 +75,7 @@ struct ArticleColumnTests {
     }
     #expect(try await storage.int("SELECT fetchedAt FROM article") == fetchedAt.millisecondsSince1970)
     #expect(try await storage.text("SELECT fetchQuery FROM article") == "q")
+    #expect(try await storage.int("SELECT firstSeenAt FROM article") == fetchedAt.millisecondsSince1970)
 
     try await storage.setBookmarked(true, url: key, at: Timestamp(millisecondsSince1970: 1_700_000_300_000).date)
     #expect(try await storage.setRead(true, url: key))

@@ -17,7 +17,7 @@ import Testing
 @Suite("the newsapi mapping gives the built-in decoder's rows")
 struct NewsAPIMappingParityTests {
   /// The columns that say when and as what fetch a row was saved, not what the response held.
-  static let bookkeeping: Set<String> = ["fetchedAt", "fetchQuery", "source"]
+  static let bookkeeping: Set<String> = ["fetchedAt", "fetchQuery", "firstSeenAt", "source"]
 
   /// The article rows of a store, by key, without the bookkeeping columns.
   static func rows(_ storage: StorageContext) async throws -> [String: [String: DatabaseValue]] {

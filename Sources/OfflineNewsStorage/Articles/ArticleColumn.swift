@@ -27,6 +27,9 @@ package struct ArticleColumn: Sendable {
     case derived
     /// Bound by the save itself after each article's own values: when, and by which query, the row was written.
     case save
+    /// Bound by the save itself after ``save``'s columns, its `fetchedAt`: written when the row is inserted (and where
+    /// it is unknown), never changed by an update: when the store first saved the article.
+    case firstSave
     /// Never written by a save: the reader's own state (read mark, bookmark) or a later step's (the whole text).
     case none
   }
@@ -50,7 +53,7 @@ package struct ArticleColumn: Sendable {
 }
 
 extension ArticleColumn {
-  /// Every column of the built-in `article` table, in declaration order (migrations 1, 2, 6, 8, 9, 11 and 15): the
+  /// Every column of the built-in `article` table, in declaration order (migrations 1, 2, 6, 8, 9, 11, 15 and 18): the
   /// key first. Identity `url`. Local-only columns (``Attribute/isLocalOnly``) are never mapped from a source's
   /// record; the search texts are the record writer's exception (`RecordWriter.searchTexts`).
   package static let all: [ArticleColumn] = [
@@ -144,11 +147,18 @@ extension ArticleColumn {
     local(Attribute("bookmarkedAt", .date, localOnly: true)) {
       $0.bookmarkedAt = $1.integerValue.map { Timestamp(millisecondsSince1970: $0).date }
     },
+    // When the store first saved the article (migration 18): the arrival the sync APIs page and filter by (Reader
+    // `ot`/`nt`, `crawlTimeMsec`; Miniflux `created_at`). `fetchedAt` is rewritten by every save that changes the
+    // row; this is not. No read returns it on an ``Article`` (whose equality it would change); the sync APIs read it
+    // by key (`StorageContext.firstSeenDates(ofKeys:)`).
+    ArticleColumn(Attribute("firstSeenAt", .date, localOnly: true), .firstSave, value: nil, read: nil, json: nil),
   ]
 
   /// The columns a save binds per article, in bind order (``Write/key``, ``Write/content``,
-  /// ``Write/keptOnceSet``, ``Write/derived``; declaration order), then the save's own (``Write/save``).
-  static let bound = all.filter { $0.value != nil } + all.filter { $0.write == .save }
+  /// ``Write/keptOnceSet``, ``Write/derived``; declaration order), then the save's own (``Write/save``, then
+  /// ``Write/firstSave``).
+  static let bound =
+    all.filter { $0.value != nil } + all.filter { $0.write == .save } + all.filter { $0.write == .firstSave }
 
   /// The values of ``bound``'s per-article columns, computed once: what the writer calls per row.
   static let boundValues = all.compactMap(\.value)

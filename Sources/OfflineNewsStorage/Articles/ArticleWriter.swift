@@ -18,6 +18,7 @@ import OfflineNewsModel
 ///   UPDATE SET position … WHERE` it moved), then only the members that left are deleted — an unchanged response
 ///   writes one `query_fetch` row.
 ///
+/// `article.firstSeenAt` says when the store first saved a row (bound with every row, written only by its insert).
 /// `article.fetchedAt`/`fetchQuery` say when and by which query a row was last *written*. An unchanged article is
 /// not touched; what eviction by age needs, "when was it last seen", stays exact: while it is in a query's result
 /// list, that query's last fetch counts, and when it leaves one, that query's previous fetch time is folded into
@@ -40,7 +41,7 @@ struct ArticleWriter {
     return try session.finish(eviction: eviction)
   }
 
-  /// Rows per multi-row statement: 500 × 19 parameters stays far below SQLite's 32,766-parameter limit.
+  /// Rows per multi-row statement: 500 × 20 parameters stays far below SQLite's 32,766-parameter limit.
   static let chunk = 500
 
   /// Result-list rows a first import writes per statement (see `Session.writeMemberships`): SQLite then holds about
@@ -100,7 +101,8 @@ struct ArticleWriter {
   static let contentColumns = ArticleColumn.bound.filter { $0.write == .key || $0.write == .content }.map(\.name)
 
   /// Every column one article's row binds, in bind order (``ArticleColumn/bound``): what
-  /// ``appendContent(_:url:source:to:)`` appends, then the save's `fetchedAt` and `fetchQuery`.
+  /// ``appendContent(_:url:source:to:)`` appends, then the save's `fetchedAt` and `fetchQuery`, then its `fetchedAt`
+  /// again as `firstSeenAt` (``ArticleColumn/Write/firstSave``).
   static let boundColumns = ArticleColumn.bound.map(\.name)
 
   /// Appends the values of `article` (whose key text is `url`) that a save binds per article
@@ -400,6 +402,7 @@ struct ArticleWriter {
           ArticleWriter.appendContent(article, url: urls[row], source: source, to: &arguments)
           arguments.append(fetched)
           arguments.append(queryText)
+          arguments.append(fetched)
         }
         if firstImportKeys != nil {
           let rowids = try insertFirstImport(urls[start..<end], arguments)
@@ -826,8 +829,8 @@ struct ArticleWriter {
       ).fetchOne([.integer(rowid)]) { $0.values(count: 5) } ?? []
     }
 
-    /// The insert of one row (the values of ``upsertStatement(rowCount:returning:)``'s row, `?1`…`?19`) at rowid
-    /// `?20`.
+    /// The insert of one row (the values of ``upsertStatement(rowCount:returning:)``'s row, `?1`…`?20`) at rowid
+    /// `?21`.
     private func firstImportInsert() throws -> Statement {
       let columns = ArticleWriter.boundColumns
       let marks = (1...columns.count + 1).map { "?\($0)" }.joined(separator: ", ")
@@ -835,13 +838,13 @@ struct ArticleWriter {
         "INSERT INTO article (\(columns.joined(separator: ", ")), rowid) VALUES (\(marks))")
     }
 
-    /// The update of one row by rowid (`?20`) with the values of ``upsertStatement(rowCount:returning:)``'s row
-    /// (`?1`…`?19`), as its `DO UPDATE` writes them.
+    /// The update of one row by rowid (`?21`) with the values of ``upsertStatement(rowCount:returning:)``'s row
+    /// (`?1`…`?20`), as its `DO UPDATE` writes them (`firstSeenAt` kept).
     private func firstImportUpdate() throws -> Statement {
       let columns = ArticleColumn.bound
       let sets = columns.enumerated().compactMap { index, column -> String? in
         switch column.write {
-        case .key, .derived, .none: nil
+        case .key, .derived, .none, .firstSave: nil
         case .keptOnceSet: "\(column.name) = coalesce(\(column.name), ?\(index + 1))"
         case .content, .save: "\(column.name) = ?\(index + 1)"
         }
@@ -966,7 +969,8 @@ struct ArticleWriter {
         let name = column.name
         switch column.write {
         case .key, .derived, .none: return nil
-        case .keptOnceSet: return "\(name) = coalesce(article.\(name), excluded.\(name))"
+        // A row stored before migration 18 gave it one has its backfill; a row written otherwise gets one here.
+        case .keptOnceSet, .firstSave: return "\(name) = coalesce(article.\(name), excluded.\(name))"
         case .content, .save: return "\(name) = excluded.\(name)"
         }
       }
@@ -976,7 +980,7 @@ struct ArticleWriter {
         switch column.write {
         case .content: return "article.\(name) IS NOT excluded.\(name)"
         case .keptOnceSet: return "(article.\(name) IS NULL AND excluded.\(name) IS NOT NULL)"
-        case .key, .derived, .save, .none: return nil
+        case .key, .derived, .save, .firstSave, .none: return nil
         }
       }
       .joined(separator: " OR ")

@@ -5,6 +5,11 @@ import OfflineNewsModel
 public enum ArticleOrder: Sendable, Hashable {
   /// By publication date (`publishedAt`), newest first when descending (the index `article_by_publishedAt`).
   case published
+  /// By when the store first saved each article (`firstSeenAt`, migration 18: its arrival), latest first when
+  /// descending, then by publication date in the same direction (the articles of one save: a feed's newest item
+  /// first): the index `article_by_firstSeenAt`. The order of the Google Reader API's streams, as FreshRSS orders
+  /// them by entry id (the time an entry was added, a feed's items added oldest first).
+  case firstSeen
   /// By handle (``ArticleIdentity/handle(forKey:)``, 16 hex digits): the order of the ids `news serve` derives from
   /// handles (the Miniflux API's `order=id`); not chronological.
   case handle
@@ -15,23 +20,29 @@ public enum ArticleOrder: Sendable, Hashable {
   case sourceRank([String: Int])
 }
 
-/// An article's place in the ``ArticleOrder/published`` order: its publication date (to the millisecond, as stored)
-/// and its key (``Article/url``, the tie-break). What a keyset continuation holds (``ArticleSelection/after``).
+/// An article's place in the ``ArticleOrder/published`` order — its publication date (to the millisecond, as stored)
+/// and its key (``Article/url``, the tie-break) — or, with ``firstSeenAt``, in the ``ArticleOrder/firstSeen`` order.
+/// What a keyset continuation holds (``ArticleSelection/after``).
 public struct ArticlePlace: Sendable, Hashable {
+  /// When the store first saved the article (`firstSeenAt`): its place in the ``ArticleOrder/firstSeen`` order;
+  /// `nil` for a place in the ``ArticleOrder/published`` order.
+  public var firstSeenAt: Date?
   /// The article's `publishedAt`.
   public var publishedAt: Date
   /// The article's key text (`url`).
   public var key: String
 
-  /// The place of an article published at `publishedAt` whose key text is `key`.
-  public init(publishedAt: Date, key: String) {
+  /// The place of an article published at `publishedAt` whose key text is `key` (first saved at `firstSeenAt`,
+  /// for the ``ArticleOrder/firstSeen`` order).
+  public init(firstSeenAt: Date? = nil, publishedAt: Date, key: String) {
+    self.firstSeenAt = firstSeenAt
     self.publishedAt = publishedAt
     self.key = key
   }
 
-  /// The place of `article`.
-  public init(of article: Article) {
-    self.init(publishedAt: article.publishedAt, key: article.url.absoluteString)
+  /// The place of `article` (first saved at `firstSeenAt`, for the ``ArticleOrder/firstSeen`` order).
+  public init(of article: Article, firstSeenAt: Date? = nil) {
+    self.init(firstSeenAt: firstSeenAt, publishedAt: article.publishedAt, key: article.url.absoluteString)
   }
 }
 
@@ -43,6 +54,8 @@ public struct ArticleSelection: Sendable, Hashable {
   public var filter: ArticleFilter
   /// Only articles read (``ArticleFilter/unreadOnly``'s converse).
   public var readOnly: Bool
+  /// Only articles not bookmarked (``ArticleFilter/bookmarkedOnly``'s converse).
+  public var unbookmarkedOnly: Bool
   /// Only articles of these sources, each source's being those recorded under its name (``Article/source``,
   /// exactly) and those its queries' last results hold (``SourceMatch/queries``) — ``ArticleFilter/anyOfSources``
   /// without its match of the publisher's name, so that both terms use an index; `nil` for every source, `[]` for
@@ -62,14 +75,20 @@ public struct ArticleSelection: Sendable, Hashable {
   }
   /// Only articles published strictly after this instant (`publishedAt > date`); `nil` for no bound.
   public var publishedAfter: Date?
+  /// Only articles the store first saved at or after this instant (`firstSeenAt >= date`, to the millisecond);
+  /// `nil` for no bound.
+  public var firstSeenFrom: Date?
+  /// Only articles the store first saved strictly before this instant (`firstSeenAt < date`); `nil` for no bound.
+  public var firstSeenBefore: Date?
   /// Only articles whose handle is strictly greater than this text (compared as text: a prefix `p` of 13 digits
   /// followed by `"fff"` selects the handles whose first 13 digits are above `p`); `nil` for no bound.
   public var handleAbove: String?
   /// Only articles whose handle is strictly less than this text; `nil` for no bound.
   public var handleBelow: String?
-  /// Only articles that come after this place in the ``ArticleOrder/published`` order, in the selection's direction
-  /// (a keyset continuation: unlike ``offset``, the next page neither skips nor repeats articles when some arrive or
-  /// leave the selection between pages); `nil` for no bound. Meant for ``ArticleOrder/published`` only.
+  /// Only articles that come after this place in the ``order``, in the selection's direction (a keyset
+  /// continuation: unlike ``offset``, the next page neither skips nor repeats articles when some arrive or leave the
+  /// selection between pages); `nil` for no bound. Meant for ``ArticleOrder/published`` and
+  /// ``ArticleOrder/firstSeen`` (a place with its ``ArticlePlace/firstSeenAt``) only.
   public var after: ArticlePlace?
   /// The order of the page.
   public var order: ArticleOrder
@@ -82,16 +101,20 @@ public struct ArticleSelection: Sendable, Hashable {
 
   /// A selection; by default every article, newest first.
   public init(
-    filter: ArticleFilter = .all, readOnly: Bool = false, sources: [SourceMatch]? = nil,
-    sourceLookup: SourceLookup = .index, publishedAfter: Date? = nil, handleAbove: String? = nil,
-    handleBelow: String? = nil, after: ArticlePlace? = nil,
+    filter: ArticleFilter = .all, readOnly: Bool = false, unbookmarkedOnly: Bool = false,
+    sources: [SourceMatch]? = nil,
+    sourceLookup: SourceLookup = .index, publishedAfter: Date? = nil, firstSeenFrom: Date? = nil,
+    firstSeenBefore: Date? = nil, handleAbove: String? = nil, handleBelow: String? = nil, after: ArticlePlace? = nil,
     order: ArticleOrder = .published, ascending: Bool = false, limit: Int? = nil, offset: Int = 0
   ) {
     self.filter = filter
     self.readOnly = readOnly
+    self.unbookmarkedOnly = unbookmarkedOnly
     self.sources = sources
     self.sourceLookup = sourceLookup
     self.publishedAfter = publishedAfter
+    self.firstSeenFrom = firstSeenFrom
+    self.firstSeenBefore = firstSeenBefore
     self.handleAbove = handleAbove
     self.handleBelow = handleBelow
     self.after = after
@@ -104,10 +127,14 @@ public struct ArticleSelection: Sendable, Hashable {
   /// Which of the source terms a `WHERE` clause holds: both (`OR`), or one of them, for a count by `UNION`.
   enum SourceTerms { case both, namesOnly, queriesOnly }
 
+  /// Whether it reads `firstSeenAt` (migration 18): its order, bounds or place.
+  var readsArrival: Bool { order == .firstSeen || firstSeenFrom != nil || firstSeenBefore != nil }
+
   /// The `WHERE` clause and its arguments, numbered from `firstParameter`.
   func whereClause(firstParameter: Int, sourceTerms: SourceTerms = .both) -> (sql: String, arguments: [DatabaseValue]) {
     var (conditions, arguments) = filter.conditions(firstParameter: firstParameter)
     if readOnly { conditions.append("a.isRead = 1") }
+    if unbookmarkedOnly { conditions.append("a.bookmarkedAt IS NULL") }
     if let sources {
       let names = Array(Set(sources.map(\.source))).sorted()
       let queries = Array(Set(sources.flatMap(\.queries))).sorted()
@@ -129,6 +156,14 @@ public struct ArticleSelection: Sendable, Hashable {
       conditions.append("a.publishedAt > ?\(firstParameter + arguments.count)")
       arguments.append(.integer(Timestamp(publishedAfter).millisecondsSince1970))
     }
+    if let firstSeenFrom {
+      conditions.append("a.firstSeenAt >= ?\(firstParameter + arguments.count)")
+      arguments.append(.integer(Timestamp(firstSeenFrom).millisecondsSince1970))
+    }
+    if let firstSeenBefore {
+      conditions.append("a.firstSeenAt < ?\(firstParameter + arguments.count)")
+      arguments.append(.integer(Timestamp(firstSeenBefore).millisecondsSince1970))
+    }
     if let handleAbove {
       conditions.append("a.handle > ?\(firstParameter + arguments.count)")
       arguments.append(.text(handleAbove))
@@ -143,11 +178,24 @@ public struct ArticleSelection: Sendable, Hashable {
       // the walk of `article_by_publishedAt`.
       let date = "?\(firstParameter + arguments.count)"
       let key = "?\(firstParameter + arguments.count + 1)"
-      conditions.append(
+      var place =
         ascending
-          ? "a.publishedAt >= \(date) AND (a.publishedAt > \(date) OR a.url < \(key))"
-          : "a.publishedAt <= \(date) AND (a.publishedAt < \(date) OR a.url > \(key))")
+        ? "(a.publishedAt > \(date) OR (a.publishedAt = \(date) AND a.url < \(key)))"
+        : "(a.publishedAt < \(date) OR (a.publishedAt = \(date) AND a.url > \(key)))"
       arguments += [.integer(Timestamp(after.publishedAt).millisecondsSince1970), .text(after.key)]
+      if order == .firstSeen, let firstSeenAt = after.firstSeenAt {
+        // `firstSeenAt DESC, publishedAt DESC, url`: an earlier arrival, or the same and after the place above; the
+        // first term bounds the walk of `article_by_firstSeenAt`.
+        let seen = "?\(firstParameter + arguments.count)"
+        place =
+          ascending
+          ? "a.firstSeenAt >= \(seen) AND (a.firstSeenAt > \(seen) OR \(place))"
+          : "a.firstSeenAt <= \(seen) AND (a.firstSeenAt < \(seen) OR \(place))"
+        arguments.append(.integer(Timestamp(firstSeenAt).millisecondsSince1970))
+      } else {
+        place = (ascending ? "a.publishedAt >= \(date) AND " : "a.publishedAt <= \(date) AND ") + place
+      }
+      conditions.append(place)
     }
     return (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "), arguments)
   }
@@ -160,6 +208,7 @@ public struct ArticleSelection: Sendable, Hashable {
     let tie = ascending ? "a.url DESC" : "a.url"
     switch order {
     case .published: return (" ORDER BY a.publishedAt \(direction), \(tie)", [])
+    case .firstSeen: return (" ORDER BY a.firstSeenAt \(direction), a.publishedAt \(direction), \(tie)", [])
     case .handle: return (" ORDER BY a.handle \(direction), a.url \(direction)", [])
     case .readState:
       return (" ORDER BY a.isRead \(direction), a.publishedAt \(direction), a.url \(direction)", [])
@@ -214,6 +263,7 @@ extension StorageContext {
   ///
   /// - Throws: ``StorageError``.
   package func articles(selecting selection: ArticleSelection) async throws(StorageError) -> [Article] {
+    if selection.readsArrival { try await migrateBeforeArrivalReads() }
     let (sql, arguments) = Self.pageQuery(selection)
     return try await read { db in
       try db.cachedStatement(sql).fetchAll(arguments, Self.article).compactMap { $0 }
@@ -309,6 +359,45 @@ extension StorageContext {
       ).fetchAll(valid.map { .text($0) }) { $0.string(0) }
       let one = try db.cachedStatement("SELECT \(Self.articleColumns) FROM article a WHERE a.url = ?1")
       return try urls.compactMap { url in try url.flatMap { try one.fetchOne([.text($0)], Self.article) ?? nil } }
+    }
+  }
+
+  /// Runs the migrations a store read as it is still lacks (they run at the first write: ``Migration/keepsReads``)
+  /// before a read of `article.firstSeenAt` (migration 18), which a store at 17 has not: one `PRAGMA user_version`
+  /// read when the store is current. A store that cannot be written then fails the read (its cause named).
+  ///
+  /// - Throws: ``StorageError``.
+  package func migrateBeforeArrivalReads() async throws(StorageError) {
+    let version = try await read { db in Int(try db.scalarInt("PRAGMA user_version") ?? 0) }
+    guard version < 18 else { return }
+    // Opening the writer runs the pending migrations; the body writes nothing.
+    try await write { _ in }
+  }
+
+  /// When the store first saved each of the articles with these keys (`firstSeenAt`, migration 18: their arrival),
+  /// by key; keys not stored (and rows without one) are absent. One statement per 500 keys, in one read
+  /// transaction: what a sync API's page of articles needs beside them (the Reader API's `crawlTimeMsec` and
+  /// continuation, Miniflux's `created_at`).
+  ///
+  /// - Throws: ``StorageError``.
+  package func firstSeenDates(ofKeys keys: [String]) async throws(StorageError) -> [String: Date] {
+    guard !keys.isEmpty else { return [:] }
+    try await migrateBeforeArrivalReads()
+    return try await read { db in
+      var dates: [String: Date] = [:]
+      var start = 0
+      while start < keys.count {
+        let part = keys[start..<min(start + 500, keys.count)].map { DatabaseValue.text($0) }
+        start += part.count
+        let marks = part.indices.map { "?\($0 + 1)" }.joined(separator: ", ")
+        let sql = "SELECT url, firstSeenAt FROM article WHERE url IN (\(marks)) AND firstSeenAt IS NOT NULL"
+        let statement = part.count == 500 ? try db.cachedStatement(sql) : try db.makeStatement(sql)
+        for (url, milliseconds) in try statement.fetchAll(part, { ($0.string(0), $0.int64(1)) }) {
+          guard let url, let milliseconds else { continue }
+          dates[url] = Timestamp(millisecondsSince1970: milliseconds).date
+        }
+      }
+      return dates
     }
   }
 
@@ -539,6 +628,7 @@ extension StorageContext {
   /// - Throws: ``StorageError``.
   @discardableResult
   package func setRead(_ read: Bool, selecting selection: ArticleSelection) async throws(StorageError) -> Int {
+    if selection.readsArrival { try await migrateBeforeArrivalReads() }
     var unordered = selection
     unordered.limit = nil
     let condition = unordered.whereClause(firstParameter: 2)

@@ -185,6 +185,38 @@ extension StorageContext {
     }
   }
 
+  /// The folders kept while no subscription is filed in them (`subscription_folder`, schema 19), in the order kept.
+  ///
+  /// - Throws: ``StorageError``.
+  package func keptSubscriptionFolders() async throws(StorageError) -> [[String]] {
+    try await read { db in
+      // A store older than version 19 that was only read has no table yet: no kept folder.
+      guard try db.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = 'subscription_folder'") == 1 else {
+        return []
+      }
+      return try db.cachedStatement("SELECT path FROM subscription_folder ORDER BY keptAt, rowid").fetchAll {
+        Self.folder($0.string(0))
+      }
+    }
+  }
+
+  /// Keeps `folder` (outermost first; not `[]`) in the list's folders, or stops keeping it; keeping it twice keeps
+  /// it once.
+  ///
+  /// - Throws: ``StorageError``.
+  package func setSubscriptionFolder(_ folder: [String], kept: Bool, at now: Timestamp) async throws(StorageError) {
+    guard !folder.isEmpty else { return }
+    try await write { db in
+      if kept {
+        try db.execute(
+          "INSERT INTO subscription_folder (path, keptAt) VALUES (?1, ?2) ON CONFLICT(path) DO NOTHING",
+          [.text(Self.folderText(folder)), .integer(now.millisecondsSince1970)])
+      } else {
+        try db.execute("DELETE FROM subscription_folder WHERE path = ?1", [.text(Self.folderText(folder))])
+      }
+    }
+  }
+
   private static func folderText(_ folder: [String]) -> String {
     guard let data = try? JSONSerialization.data(withJSONObject: folder), let text = String(data: data, encoding: .utf8)
     else { return "[]" }

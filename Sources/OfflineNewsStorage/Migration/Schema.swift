@@ -19,6 +19,8 @@ enum Schema {
     .v15ArticleItemIDs,
     .v16FetchMoves,
     .v17SourceCounts,
+    .v18ArticleFirstSeen,
+    .v19SubscriptionFolders,
   ]
 }
 
@@ -26,11 +28,11 @@ extension Schema {
   /// The `CREATE INDEX` statements on `article` that the migrations declare, with `--` comments removed and every
   /// run of whitespace made one space (as ``collapsed(_:)``), unique indexes excepted: the secondary indexes a
   /// first import may drop and build again from the text `sqlite_master` holds for them (``ArticleWriter``), read
-  /// from the one declaration of the schema rather than written out a second time; and migration 15's, which its
-  /// and 17's, which their transforms create (only when the store lacks them: ``Migration/articleItemIDIndex``,
-  /// ``Migration/articleSourceReadIndex``).
+  /// from the one declaration of the schema rather than written out a second time; and migrations 15's,
+  /// 17's and 18's, which their transforms create (only when the store lacks them: ``Migration/articleItemIDIndex``,
+  /// ``Migration/articleSourceReadIndex``, ``Migration/articleFirstSeenIndex``).
   static let articleIndexDefinitions: Set<String> = Set(
-    [Migration.articleItemIDIndex, Migration.articleSourceReadIndex]
+    [Migration.articleItemIDIndex, Migration.articleSourceReadIndex, Migration.articleFirstSeenIndex]
       + migrations.flatMap { migration in
         withoutComments(migration.sql)
           .split(separator: ";")
