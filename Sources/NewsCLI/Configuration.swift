@@ -129,13 +129,13 @@ struct Configuration: Sendable {
   /// has none: a check of an edit's validity).
   static func read(path: String, environment: [String: String] = [:]) throws(CommandFailure) -> Configuration {
     let data = try contents(path: path)
-    let object: Any
+    let value: JSONValue
     do {
-      object = try SubscriptionFile.jsonObject(data, path: path)
+      value = try SubscriptionFile.jsonValue(data, path: path)
     } catch {
       throw CommandFailure(error)
     }
-    guard let root = object as? [String: Any] else {
+    guard let root = value.object else {
       throw CommandFailure(.config, "\(path): the top level must be a JSON object")
     }
     let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
@@ -146,39 +146,37 @@ struct Configuration: Sendable {
     for (key, value) in root {
       switch key {
       case "defaultSource":
-        guard let name = value as? String else { throw wrong(key, "a string") }
+        guard let name = value.stringValue else { throw wrong(key, "a string") }
         configuration.defaultSource = name
       case "database":
-        if value is NSNull { continue }
-        guard let database = value as? String, !database.isEmpty else { throw wrong(key, "a path or null") }
+        if value == .null { continue }
+        guard let database = value.stringValue, !database.isEmpty else { throw wrong(key, "a path or null") }
         configuration.databasePath = LocalPath.resolved(database, relativeTo: folder, environment: environment)
       case "timeoutSeconds":
-        guard let number = value as? NSNumber, !isJSONBoolean(value), number.doubleValue > 0,
-          number.doubleValue <= 86_400
-        else {
+        guard let number = value.numberValue, number > 0, number <= 86_400 else {
           throw wrong(key, "a number of seconds more than 0 and at most 86400 (a day)")
         }
-        configuration.timeoutSeconds = number.doubleValue
+        configuration.timeoutSeconds = number
       case "apiKey":
-        if value is NSNull { continue }
-        guard let key = value as? String else { throw wrong("apiKey", "a string or null") }
+        if value == .null { continue }
+        guard let key = value.stringValue else { throw wrong("apiKey", "a string or null") }
         configuration.apiKey = key.isEmpty ? nil : key
       case "eviction":
-        if value is NSNull { continue }
-        guard let fields = value as? [String: Any] else { throw wrong(key, "an object or null") }
+        if value == .null { continue }
+        guard let fields = value.object else { throw wrong(key, "an object or null") }
         for (field, number) in fields {
           guard ["maxArticles", "maxAgeDays"].contains(field) else {
             throw CommandFailure(
               .config, "\(path): unknown key \"eviction.\(field)\"", hint: "eviction has maxArticles and maxAgeDays")
           }
-          if number is NSNull { continue }
-          guard let count = number as? NSNumber, !isJSONBoolean(number), count.doubleValue > 0 else {
+          if number == .null { continue }
+          guard let count = number.numberValue, count > 0, count < 1e15 else {
             throw wrong("eviction.\(field)", "a number > 0 or null")
           }
           if field == "maxArticles" {
-            configuration.eviction.maxArticles = count.intValue
+            configuration.eviction.maxArticles = Int(count)
           } else {
-            configuration.eviction.maxAge = count.doubleValue * 86_400
+            configuration.eviction.maxAge = count * 86_400
           }
         }
       case "sources":
@@ -209,17 +207,17 @@ struct Configuration: Sendable {
   }
 
   /// The `"serve"` object (see ``Serve``).
-  private static func serve(_ value: Any, path: String) throws(CommandFailure) -> Serve {
-    if value is NSNull { return Serve() }
-    guard let fields = value as? [String: Any] else {
+  private static func serve(_ value: JSONValue, path: String) throws(CommandFailure) -> Serve {
+    if value == .null { return Serve() }
+    guard let fields = value.object else {
       throw CommandFailure(.config, "\(path): \"serve\" must be an object or null")
     }
     var serve = Serve()
     for (field, entry) in fields {
-      if entry is NSNull { continue }
+      if entry == .null { continue }
       switch field {
       case "user", "passwordHash", "apiToken":
-        guard let text = entry as? String, !text.isEmpty else {
+        guard let text = entry.stringValue, !text.isEmpty else {
           throw CommandFailure(.config, "\(path): \"serve.\(field)\" must be a non-empty string or null")
         }
         if field == "user" {
@@ -235,7 +233,7 @@ struct Configuration: Sendable {
           serve.passwordHash = text
         }
       case "names":
-        guard let names = entry as? [String], !names.contains(where: \.isEmpty) else {
+        guard let names = entry.stringArray, !names.contains(where: \.isEmpty) else {
           throw CommandFailure(.config, "\(path): \"serve.names\" must be an array of host names")
         }
         serve.names = names
@@ -252,14 +250,12 @@ struct Configuration: Sendable {
     return serve
   }
 
-  /// The hint of an error naming no configured source: every source of every kind (NewsAPI, file, feed, Parse), at
-  /// most 8 by name, e.g. `configured: a, b, … (207 in all; 'news sources' lists them)`.
-  var knownSourcesHint: String {
-    let sorted = Set(sources.keys).union(syncSources.keys).sorted()
-    guard !sorted.isEmpty else { return "no sources are configured" }
-    var known = sorted.prefix(8).joined(separator: ", ")
-    if sorted.count > 8 { known += ", … (\(sorted.count) in all; 'news sources' lists them)" }
-    return "configured: \(known)"
+  /// The hint of an error naming no configured source: the sources of every kind (NewsAPI, file, feed, Parse) by
+  /// ``NameHint``, the nearest to `typed` first, e.g. `configured: a, b, … (207 in all; 'news sources' lists them)`.
+  func knownSourcesHint(typed: String? = nil) -> String {
+    let names = Set(sources.keys).union(syncSources.keys)
+    guard !names.isEmpty else { return "no sources are configured" }
+    return NameHint.text("configured", names, typed: typed, more: "'news sources' lists them")
   }
 
   /// The default database: `$XDG_DATA_HOME/news/news.sqlite`, else `~/.local/share/news/news.sqlite`.

@@ -204,7 +204,7 @@ package struct JSONFileEdit {
       outline = try JSONOutline(text)
     } catch {
       // The message every reader of the file gives: where the text stops being JSON, by line and column.
-      _ = try SubscriptionFile.jsonObject(Data(text), path: path)
+      _ = try SubscriptionFile.jsonValue(Data(text), path: path)
       throw SubscriptionFileError(
         .invalidJSON, path: path, "\(path): not valid JSON (at byte \(error.offset): \(error.reason))")
     }

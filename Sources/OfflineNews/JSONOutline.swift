@@ -5,7 +5,7 @@ import Foundation
 /// the spans — white space, layout, the order of keys — is never touched.
 ///
 /// The scanner follows RFC 8259 (<https://www.rfc-editor.org/rfc/rfc8259>) closely enough to find spans, and leaves
-/// judging the values to `JSONSerialization`, which reads the file anyway.
+/// judging the values to ``JSONValue/parse(_:)`` (`SubscriptionFile.jsonValue`), which reads the file anyway.
 package struct JSONOutline {
   /// A value's span: `start..<end` in the text; for an object, its members in the order written.
   package struct Value {
@@ -44,7 +44,7 @@ package struct JSONOutline {
     guard scanner.index == bytes.count else { throw Failure(offset: scanner.index, reason: "text after the value") }
   }
 
-  /// The member of an object named `key` (the last one, as `JSONSerialization` keeps the last of repeated keys).
+  /// The member of an object named `key` (the last one, as ``JSONValue/parse(_:)`` keeps the last of repeated keys).
   package static func member(_ key: String, of value: Value) -> Member? {
     value.members?.last { $0.key == key }
   }

@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNewsImport
 import OfflineNewsModel
 import OfflineNewsSync
 
@@ -43,9 +44,9 @@ extension SubscriptionFile {
   ///
   /// - Throws: ``SubscriptionFileError`` (``SubscriptionFileError/Kind/invalidValue``) naming the file and the key.
   package static func entries(
-    _ value: Any, order: [String], path: String, environment: [String: String]
+    _ value: JSONValue, order: [String], path: String, environment: [String: String]
   ) throws(SubscriptionFileError) -> Entries {
-    guard let sources = value as? [String: Any] else {
+    guard let sources = value.object else {
       throw SubscriptionFileError(.invalidValue, path: path, "\(path): \"sources\" must be an object of named sources")
     }
     // JSON readers keep the last of two members of one name (RFC 8259 §4 leaves it open): a source written twice
@@ -83,17 +84,17 @@ extension SubscriptionFile {
 
   /// `value` as an object whose keys are all `known`; throws naming `place` when it is not an object, or names the
   /// first unknown key with `hint` (by default the known keys).
-  private static func object(_ value: Any, place: String, known: [String], hint: String? = nil)
-    throws(SubscriptionFileError) -> [String: Any]
+  private static func object(_ value: JSONValue, place: String, known: [String], hint: String? = nil)
+    throws(SubscriptionFileError) -> [String: JSONValue]
   {
-    guard let fields = value as? [String: Any] else { throw Self.invalid("\(place) must be an object") }
+    guard let fields = value.object else { throw Self.invalid("\(place) must be an object") }
     try checkKeys(of: fields, place: place, known: known, hint: hint)
     return fields
   }
 
   /// Throws naming the first of `fields`' keys that is not `known`, with `hint` (by default the known keys).
   private static func checkKeys(
-    of fields: [String: Any], place: String, known: [String], hint: String? = nil
+    of fields: [String: JSONValue], place: String, known: [String], hint: String? = nil
   ) throws(SubscriptionFileError) {
     for key in fields.keys where !known.contains(key) {
       throw Self.invalid(
@@ -104,30 +105,31 @@ extension SubscriptionFile {
   /// What every `sources` entry begins with: its place in messages (`PATH: sources.NAME`), its fields (an object
   /// whose keys are `known`, `maxAge`, `policy` and the labels), its labels and its `maxAge`.
   private static func commonFields(
-    of name: String, _ entry: Any, path: String, known: [String], hint: String
-  ) throws(SubscriptionFileError) -> (place: String, fields: [String: Any], labels: Labels, maxAge: TimeInterval?) {
+    of name: String, _ entry: JSONValue, path: String, known: [String], hint: String
+  ) throws(SubscriptionFileError) -> (place: String, fields: [String: JSONValue], labels: Labels, maxAge: TimeInterval?)
+  {
     let place = "\(path): sources.\(name)"
     let fields = try object(entry, place: place, known: known + ["maxAge", "policy"] + labelKeys, hint: hint)
     return try (place, fields, labels(fields, place: place), maxAge(fields["maxAge"], place: place))
   }
 
   private static func source(
-    name: String, entry: Any, folder: String, path: String, environment: [String: String]
+    name: String, entry: JSONValue, folder: String, path: String, environment: [String: String]
   ) throws(SubscriptionFileError) -> Entry {
     let (place, fields, labels, maxAge) = try commonFields(
       of: name, entry, path: path, known: ["file", "url", "query"],
       hint: "a source has \"file\", or \"url\" and \"query\"; and optionally \"maxAge\", \"policy\", \"folder\", "
         + "\"title\" and \"homePage\"")
     var policy: CachePolicy?
-    if let value = fields["policy"], !(value is NSNull) {
-      guard let name = value as? String, let named = CachePolicy(name: name) else {
+    if let value = fields["policy"], value != .null {
+      guard let name = value.stringValue, let named = CachePolicy(name: name) else {
         throw Self.invalid(
           "\(place).policy must be one of \(CachePolicy.names.joined(separator: ", ")), or null")
       }
       policy = named
     }
     if let file = fields["file"] {
-      guard let file = file as? String, !file.isEmpty, fields["url"] == nil, fields["query"] == nil else {
+      guard let file = file.stringValue, !file.isEmpty, fields["url"] == nil, fields["query"] == nil else {
         throw Self.invalid("\(place).file must be a path, alone (no url or query)")
       }
       return Entry(
@@ -135,22 +137,25 @@ extension SubscriptionFile {
         maxAge: maxAge,
         policy: policy, labels: labels)
     }
-    guard let text = fields["url"] as? String, var components = URLComponents(string: text),
+    guard let text = fields["url"]?.stringValue, var components = URLComponents(string: text),
       components.url?.isWebURL == true
     else {
       throw Self.invalid("\(place) needs \"file\" (a path) or \"url\" (an http(s) URL)")
     }
     if let query = fields["query"] {
-      guard let items = query as? [String: Any] else {
+      guard let items = query.object else {
         throw Self.invalid("\(place).query must be an object of strings")
       }
       var queryItems = components.queryItems ?? []
       for (key, value) in items.sorted(by: { $0.key < $1.key }) {
         let text: String
-        if let string = value as? String {
+        if let string = value.stringValue {
           text = string
-        } else if let number = value as? NSNumber, !isJSONBoolean(value) {
-          text = number.stringValue
+        } else if case .integer(let number) = value {
+          text = String(number)
+        } else if case .number(let number) = value, number.isFinite {
+          // As JSON wrote it when whole (`1e2` is 100), else the shortest text that reads back the same.
+          text = number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number)
         } else {
           throw Self.invalid("\(place).query.\(key) must be a string or a number")
         }
@@ -163,11 +168,11 @@ extension SubscriptionFile {
   }
 
   /// A source's `"maxAge"`: seconds ≥ 0, or `nil` when absent or `null`.
-  package static func maxAge(_ value: Any?, place: String) throws(SubscriptionFileError) -> TimeInterval? {
-    guard let value, !(value is NSNull) else { return nil }
-    guard let number = value as? NSNumber, !isJSONBoolean(value), number.doubleValue >= 0, number.doubleValue.isFinite
+  package static func maxAge(_ value: JSONValue?, place: String) throws(SubscriptionFileError) -> TimeInterval? {
+    guard let value, value != .null else { return nil }
+    guard let number = value.numberValue, number >= 0, number.isFinite
     else { throw Self.invalid("\(place).maxAge must be a number of seconds ≥ 0, or null") }
-    return number.doubleValue
+    return number
   }
 
   /// A source `news sync` reads: a Parse Server's classes, or a JSON Feed, imported with a mapping.
@@ -251,19 +256,19 @@ extension SubscriptionFile {
   }
 
   /// Whether a `sources` entry is a sync source (it has `parse` or `feed`).
-  static func isSyncEntry(_ entry: Any) -> Bool {
-    guard let fields = entry as? [String: Any] else { return false }
+  static func isSyncEntry(_ entry: JSONValue) -> Bool {
+    guard let fields = entry.object else { return false }
     return fields["parse"] != nil || fields["feed"] != nil
   }
 
-  static func syncSource(name: String, entry: Any, path: String) throws(SubscriptionFileError) -> SyncEntry {
+  static func syncSource(name: String, entry: JSONValue, path: String) throws(SubscriptionFileError) -> SyncEntry {
     let (place, fields, labels, maxAge) = try commonFields(
       of: name, entry, path: path, known: ["parse", "feed", "mapping"],
       hint: "a sync source has \"parse\" (an object) or \"feed\" (a URL), \"mapping\", \"maxAge\", \"policy\", "
         + "\"folder\", \"title\" and \"homePage\"")
     var skipsWhileFresh = false
-    if let value = fields["policy"], !(value is NSNull) {
-      guard let name = value as? String, ["network-first", "cache-first"].contains(name) else {
+    if let value = fields["policy"], value != .null {
+      guard let name = value.stringValue, ["network-first", "cache-first"].contains(name) else {
         throw Self.invalid("\(place).policy must be network-first or cache-first for a sync source")
       }
       skipsWhileFresh = name == "cache-first"
@@ -276,7 +281,7 @@ extension SubscriptionFile {
     }
     let mapping: String
     if let value = fields["mapping"] {
-      guard let text = value as? String, !text.isEmpty else {
+      guard let text = value.stringValue, !text.isEmpty else {
         throw Self.invalid("\(place).mapping must be a mapping name or path")
       }
       mapping = text
@@ -284,14 +289,14 @@ extension SubscriptionFile {
       mapping = fields["parse"] != nil ? "parse-server" : "jsonfeed"
     }
     if let feed = fields["feed"] {
-      guard let text = feed as? String, let url = httpURL(text) else {
+      guard let text = feed.stringValue, let url = httpURL(text) else {
         throw Self.invalid("\(place).feed must be an http(s) URL")
       }
       return SyncEntry(
         name: name, kind: .feed(url), mapping: mapping, maxAge: maxAge, skipsWhileFresh: skipsWhileFresh,
         labels: labels)
     }
-    guard let parse = fields["parse"] as? [String: Any] else {
+    guard let parse = fields["parse"]?.object else {
       throw Self.invalid("\(place).parse must be an object")
     }
     return SyncEntry(
@@ -299,7 +304,7 @@ extension SubscriptionFile {
       skipsWhileFresh: skipsWhileFresh, labels: labels)
   }
 
-  private static func parseSettings(_ fields: [String: Any], place: String) throws(SubscriptionFileError)
+  private static func parseSettings(_ fields: [String: JSONValue], place: String) throws(SubscriptionFileError)
     -> ParseSettings
   {
     try checkKeys(
@@ -307,19 +312,19 @@ extension SubscriptionFile {
       known: [
         "serverURL", "applicationId", "restAPIKeyEnvironment", "sessionTokenEnvironment", "pageSize", "classes",
       ])
-    guard let text = fields["serverURL"] as? String, let serverURL = httpURL(text) else {
+    guard let text = fields["serverURL"]?.stringValue, let serverURL = httpURL(text) else {
       throw Self.invalid("\(place).serverURL must be an http(s) URL")
     }
-    guard let applicationID = fields["applicationId"] as? String, !applicationID.isEmpty else {
+    guard let applicationID = fields["applicationId"]?.stringValue, !applicationID.isEmpty else {
       throw Self.invalid("\(place).applicationId must be a non-empty string")
     }
-    guard let list = fields["classes"] as? [Any], !list.isEmpty else {
+    guard let list = fields["classes"]?.arrayValue, !list.isEmpty else {
       throw Self.invalid("\(place).classes must be a non-empty array of class names or objects")
     }
     var settings = ParseSettings(serverURL: serverURL, applicationID: applicationID, classes: [])
     for key in ["restAPIKeyEnvironment", "sessionTokenEnvironment"] {
       guard let value = fields[key] else { continue }
-      guard let variable = value as? String, !variable.isEmpty else {
+      guard let variable = value.stringValue, !variable.isEmpty else {
         throw Self.invalid("\(place).\(key) must name an environment variable")
       }
       if key == "restAPIKeyEnvironment" {
@@ -341,22 +346,22 @@ extension SubscriptionFile {
     return settings
   }
 
-  private static func parseClass(_ item: Any, place: String) throws(SubscriptionFileError) -> ParseClass {
-    if let name = item as? String, !name.isEmpty { return try checkedClass(ParseClass(name: name), place: place) }
-    guard let fields = item as? [String: Any] else {
+  private static func parseClass(_ item: JSONValue, place: String) throws(SubscriptionFileError) -> ParseClass {
+    if let name = item.stringValue, !name.isEmpty { return try checkedClass(ParseClass(name: name), place: place) }
+    guard let fields = item.object else {
       throw Self.invalid("\(place) must be a class name or an object with \"name\"")
     }
     try checkKeys(
       of: fields, place: place, known: ["name", "pageSize", "files", "relations"],
       hint: "a class has name, pageSize, files, relations")
-    guard let name = fields["name"] as? String, !name.isEmpty else {
+    guard let name = fields["name"]?.stringValue, !name.isEmpty else {
       throw Self.invalid("\(place).name must be a class name")
     }
     var parseClass = ParseClass(name: name)
     if let value = fields["pageSize"] { parseClass.pageSize = try pageSize(value, place: place + ".pageSize") }
     if let value = fields["files"] { parseClass.files = try files(value, place: place + ".files") }
     if let value = fields["relations"] {
-      guard let keys = value as? [String], keys.allSatisfy({ !$0.isEmpty }) else {
+      guard let keys = value.stringArray, keys.allSatisfy({ !$0.isEmpty }) else {
         throw Self.invalid("\(place).relations must be an array of Relation field names")
       }
       parseClass.relations = keys
@@ -379,33 +384,32 @@ extension SubscriptionFile {
     return parseClass
   }
 
-  private static func files(_ value: Any, place: String) throws(SubscriptionFileError) -> FileDownloads {
+  private static func files(_ value: JSONValue, place: String) throws(SubscriptionFileError) -> FileDownloads {
     let fields = try object(
       value, place: place, known: ["attributes", "download", "maxBytes", "concurrency", "contentTypes"])
-    guard let attributes = fields["attributes"] as? [String], !attributes.isEmpty else {
+    guard let attributes = fields["attributes"]?.stringArray, !attributes.isEmpty else {
       throw Self.invalid("\(place).attributes must be a non-empty array of keys")
     }
     var policy = FileDownloads(attributes: attributes)
     if let value = fields["download"] {
-      guard let text = value as? String, let mode = FileDownloads.Mode(rawValue: text) else {
+      guard let text = value.stringValue, let mode = FileDownloads.Mode(rawValue: text) else {
         throw Self.invalid("\(place).download must be \"eager\" or \"lazy\"")
       }
       policy.mode = mode
     }
     for key in ["maxBytes", "concurrency"] {
       guard let value = fields[key] else { continue }
-      guard let number = value as? NSNumber, !isJSONBoolean(value), number.doubleValue >= 1,
-        number.doubleValue <= 1e12, number.doubleValue == number.doubleValue.rounded()
+      guard let number = value.numberValue, number >= 1, number <= 1e12, number == number.rounded()
       else { throw Self.invalid("\(place).\(key) must be a whole number ≥ 1") }
       if key == "maxBytes" {
-        policy.maxBytes = number.intValue
+        policy.maxBytes = Int(number)
       } else {
-        guard number.intValue <= 64 else { throw Self.invalid("\(place).concurrency must be from 1 to 64") }
-        policy.concurrency = number.intValue
+        guard number <= 64 else { throw Self.invalid("\(place).concurrency must be from 1 to 64") }
+        policy.concurrency = Int(number)
       }
     }
     if let value = fields["contentTypes"] {
-      guard let types = value as? [String] else {
+      guard let types = value.stringArray else {
         throw Self.invalid("\(place).contentTypes must be an array of content type prefixes")
       }
       policy.allowedContentTypes = types.map { $0.lowercased() }
@@ -413,11 +417,10 @@ extension SubscriptionFile {
     return policy
   }
 
-  private static func pageSize(_ value: Any, place: String) throws(SubscriptionFileError) -> Int {
-    guard let number = value as? NSNumber, !isJSONBoolean(value), number.doubleValue >= 1,
-      number.doubleValue <= 1000, number.doubleValue == number.doubleValue.rounded()
+  private static func pageSize(_ value: JSONValue, place: String) throws(SubscriptionFileError) -> Int {
+    guard let number = value.numberValue, number >= 1, number <= 1000, number == number.rounded()
     else { throw Self.invalid("\(place) must be a whole number from 1 to 1000") }
-    return number.intValue
+    return Int(number)
   }
 
   private static func httpURL(_ text: String) -> URL? {
@@ -455,26 +458,26 @@ extension SubscriptionFile {
   package static let labelKeys = ["folder", "title", "homePage", "fullText"]
 
   /// Reads the label keys of a source's fields.
-  static func labels(_ fields: [String: Any], place: String) throws(SubscriptionFileError) -> Labels {
+  static func labels(_ fields: [String: JSONValue], place: String) throws(SubscriptionFileError) -> Labels {
     var labels = Labels()
-    if let value = fields["folder"], !(value is NSNull) {
-      guard let text = value as? String, let path = folderPath(text) else {
+    if let value = fields["folder"], value != .null {
+      guard let text = value.stringValue, let path = folderPath(text) else {
         throw Self.invalid(
           "\(place).folder must be a folder name, or folders separated by \"/\" (e.g. \"Tech/Swift\")")
       }
       labels.folder = path
     }
-    if let value = fields["title"], !(value is NSNull) {
-      guard let text = value as? String else { throw Self.invalid("\(place).title must be a string") }
+    if let value = fields["title"], value != .null {
+      guard let text = value.stringValue else { throw Self.invalid("\(place).title must be a string") }
       labels.title = text.isEmpty ? nil : text
     }
-    if let value = fields["homePage"], !(value is NSNull) {
-      guard let text = value as? String, let url = URL(string: text), url.isWebURL
+    if let value = fields["homePage"], value != .null {
+      guard let text = value.stringValue, let url = URL(string: text), url.isWebURL
       else { throw Self.invalid("\(place).homePage must be an http(s) URL") }
       labels.homePage = url
     }
-    if let value = fields["fullText"], !(value is NSNull) {
-      guard isJSONBoolean(value), let flag = value as? Bool else {
+    if let value = fields["fullText"], value != .null {
+      guard case .bool(let flag) = value else {
         throw Self.invalid("\(place).fullText must be true or false")
       }
       labels.fullText = flag
@@ -497,12 +500,4 @@ extension SubscriptionFile {
     path.map { $0.replacingOccurrences(of: "/", with: "\u{2215}") }.joined(separator: "/")
   }
 
-}
-
-/// Whether a value from `JSONSerialization` is a JSON `true`/`false`. `value is Bool` cannot tell: with
-/// swift-corelibs-foundation the numbers `1`, `0` and `1.0` are `Bool` too, which made `"timeoutSeconds": 1` an
-/// error; a boolean is the only `NSNumber` JSONSerialization makes with the `char` type.
-package func isJSONBoolean(_ value: Any) -> Bool {
-  guard let number = value as? NSNumber else { return false }
-  return String(cString: number.objCType) == "c"
 }

@@ -190,23 +190,18 @@ public struct SubscriptionFile: SubscriptionList {
     }
   }
 
-  /// The JSON value of a file's text (RFC 8259).
+  /// The JSON value of a file's text (RFC 8259), read by ``JSONValue/parseHandWritten(_:)``, the one JSON reader
+  /// of mapping and configuration files: integers exact, booleans apart from numbers, a trailing comma skipped.
   ///
   /// - Throws: ``SubscriptionFileError`` (``SubscriptionFileError/Kind/invalidJSON``) naming the file and where the
-  ///   text stops being JSON: the byte, line and column, and what was expected there (``JSONValue/parse(_:)``,
-  ///   the reader of mapping files), e.g. `news.json: not valid JSON: byte 41 (line 3, column 7): expected "," or
-  ///   "}" after a member of an object, found "]"`.
-  package static func jsonObject(_ data: Data, path: String) throws(SubscriptionFileError) -> Any {
+  ///   text stops being JSON: the byte, line and column, and what was expected there, e.g. `news.json: not valid
+  ///   JSON: byte 41 (line 3, column 7): expected "," or "}" after a member of an object, found "]"`.
+  package static func jsonValue(_ data: Data, path: String) throws(SubscriptionFileError) -> JSONValue {
     do {
-      return try JSONSerialization.jsonObject(with: data)
+      return try JSONValue.parseHandWritten(data)
     } catch {
       let detail: String
-      do {
-        _ = try JSONValue.parse(data)
-        detail = "\(error.localizedDescription)"
-      } catch {
-        if case .invalidJSON(let position) = error { detail = position } else { detail = error.description }
-      }
+      if case .invalidJSON(let position) = error { detail = position } else { detail = error.description }
       throw SubscriptionFileError(.invalidJSON, path: path, "\(path): not valid JSON: \(detail)")
     }
   }
@@ -227,7 +222,7 @@ public struct SubscriptionFile: SubscriptionList {
   package static func read(path: String, environment: [String: String]) throws(SubscriptionFileError) -> Entries {
     guard FileManager.default.fileExists(atPath: path) else { return Entries() }
     let data = try contents(path: path)
-    guard let root = try jsonObject(data, path: path) as? [String: Any] else {
+    guard let root = try jsonValue(data, path: path).object else {
       throw SubscriptionFileError(.invalidJSON, path: path, "\(path): the top level must be a JSON object")
     }
     guard let sources = root["sources"] else { return Entries() }

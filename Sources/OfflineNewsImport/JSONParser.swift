@@ -48,6 +48,15 @@ extension JSONValue {
     try parseDocument(data).value
   }
 
+  /// Parses a hand-written JSON file: as ``parse(_:)``, and a comma before a closing `}` or `]` (`{"a": 1,}`),
+  /// which people leave when they edit a list by hand and which RFC 8259 does not allow, is skipped. Data from
+  /// servers and files to import stay strict (``parse(_:)``).
+  ///
+  /// - Throws: ``ImportError/invalidJSON(_:)`` as ``parse(_:)``.
+  package static func parseHandWritten(_ data: Data) throws(ImportError) -> JSONValue {
+    try parseDocument(data, trailingCommas: true).value
+  }
+
   /// Parses JSON text (RFC 8259), tolerant of what real documents hold and strict about their structure.
   ///
   /// For example:
@@ -70,8 +79,13 @@ extension JSONValue {
   ///   JSON (a truncated document, a missing comma, a UTF-16 document, trailing text), e.g.
   ///   `byte 41 (line 3, column 7): expected "," or "}" after a member of an object, found "]"`.
   package static func parseDocument(_ data: Data) throws(ImportError) -> JSONDocument {
+    try parseDocument(data, trailingCommas: false)
+  }
+
+  private static func parseDocument(_ data: Data, trailingCommas: Bool) throws(ImportError) -> JSONDocument {
     let result: Result<JSONDocument, ImportError> = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
       var parser = JSONParser(bytes: raw)
+      parser.trailingCommas = trailingCommas
       do throws(JSONParser.Failure) {
         return .success(try parser.document())
       } catch {
@@ -100,6 +114,8 @@ struct JSONParser {
   var depth = 0
   var path: [PathComponent] = []
   var repairs: [JSONRepair] = []
+  /// Whether a comma before a container's close is skipped (``JSONValue/parseHandWritten(_:)``).
+  var trailingCommas = false
 
   init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
@@ -215,7 +231,12 @@ struct JSONParser {
     switch bytes[position] {
     case UInt8(ascii: ","):
       position += 1
-      return false
+      guard trailingCommas else { return false }
+      skipWhitespace()
+      guard position < bytes.count, bytes[position] == UInt8(ascii: close) else { return false }
+      position += 1
+      depth -= 1
+      return true
     case UInt8(ascii: close):
       position += 1
       depth -= 1

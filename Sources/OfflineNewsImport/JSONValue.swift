@@ -44,6 +44,40 @@ package enum JSONValue: Sendable, Hashable, CustomStringConvertible {
     return nil
   }
 
+  /// The string, when it is one.
+  package var stringValue: String? {
+    if case .string(let text) = self { return text }
+    return nil
+  }
+
+  /// The number as a `Double` whether written as an integer or not; `nil` for anything else (a boolean is not a
+  /// number, RFC 8259 §3).
+  package var numberValue: Double? {
+    switch self {
+    case .integer(let value): return Double(value)
+    case .number(let value): return value
+    default: return nil
+    }
+  }
+
+  /// The array's elements, when it is one.
+  package var arrayValue: [JSONValue]? {
+    if case .array(let items) = self { return items }
+    return nil
+  }
+
+  /// The array's elements when it is an array of strings only; `nil` for anything else.
+  package var stringArray: [String]? {
+    guard case .array(let items) = self else { return nil }
+    var strings: [String] = []
+    strings.reserveCapacity(items.count)
+    for item in items {
+      guard case .string(let text) = item else { return nil }
+      strings.append(text)
+    }
+    return strings
+  }
+
   /// A short description for reports: `"text"`, `42`, `true`, `an object`, `an array of 3`.
   package var description: String {
     switch self {

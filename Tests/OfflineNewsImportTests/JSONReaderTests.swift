@@ -109,6 +109,19 @@ struct JSONReaderTests {
     #expect(Self.syntaxError([0xFF, 0xFE, 0x7B, 0x00])?.contains("UTF-16") == true)
   }
 
+  @Test("a hand-written file's trailing comma is skipped; data stays strict, and a comma with nothing before it fails")
+  func trailingCommas() throws {
+    let text = "{\"sources\": {\"a\": [1, 2, ],\r\n \"b\": {\"c\": true,},\n},\n}"
+    let value = try JSONValue.parseHandWritten(Data(text.utf8))
+    #expect(
+      value
+        == .object(["sources": .object(["a": .array([.integer(1), .integer(2)]), "b": .object(["c": .bool(true)])])]))
+    #expect(throws: ImportError.self) { try JSONValue.parse(Data(text.utf8)) }
+    for broken in ["[,]", "{,}", "[1,,]", "{\"a\": 1,,}", "[1,"] {
+      #expect(throws: ImportError.self, "\(broken)") { try JSONValue.parseHandWritten(Data(broken.utf8)) }
+    }
+  }
+
   static let syntaxCases: [(String, String)] = [
     ("", "the document is empty"),
     ("   \n ", "only whitespace"),
