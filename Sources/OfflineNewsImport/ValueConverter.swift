@@ -66,7 +66,7 @@ enum ValueConverter {
       case .lowercase: text = text.lowercased()
       case .decodeHTMLEntities: text = HTMLEntities.decode(text)
       case .emptyIsNull: if text.isEmpty { return .null }
-      case .blankIsNull: if text.unicodeScalars.allSatisfy(\.properties.isWhitespace) { return .null }
+      case .blankIsNull: if text.unicodeScalars.allSatisfy(\.isWhiteSpace) { return .null }
       }
     }
     return .string(text)

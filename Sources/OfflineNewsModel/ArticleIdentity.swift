@@ -50,25 +50,50 @@ package enum ArticleIdentity {
   /// A stable fingerprint of an item's own content: 16 hex digits of the 64-bit FNV-1a hash of its parts joined
   /// by U+001F (independent of the process and platform, unlike `Hasher`).
   package static func fingerprint(_ parts: [String?]) -> String {
-    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    var hash = fnvOffsetBasis
     for (index, part) in parts.enumerated() {
       if index > 0 {
         hash ^= 0x1F
-        hash &*= 0x0000_0100_0000_01B3
+        hash &*= fnvPrime
       }
-      for byte in (part ?? "").utf8 {
-        hash ^= UInt64(byte)
-        hash &*= 0x0000_0100_0000_01B3
-      }
+      if let part { hash = fnv1a(part, from: hash) }
     }
-    let digits = String(hash, radix: 16)
-    return String(repeating: "0", count: 16 - digits.count) + digits
+    return hexDigits(hash)
   }
 
   /// An article's handle: 16 lower-case hex digits of the 64-bit FNV-1a hash of its key. Printed shortened to the
   /// fewest digits (6 at least) that no other stored article's handle starts with, as git shortens commit hashes;
-  /// stable for as long as the key is.
-  package static func handle(forKey key: String) -> String { fingerprint([key]) }
+  /// stable for as long as the key is. (``fingerprint(_:)`` of the key alone, without an array for its one part: a
+  /// first import computes one per article.)
+  package static func handle(forKey key: String) -> String { hexDigits(fnv1a(key, from: fnvOffsetBasis)) }
+
+  /// FNV-1a 64's offset basis and prime (<http://www.isthe.com/chongo/tech/comp/fnv/>).
+  private static let fnvOffsetBasis: UInt64 = 0xcbf2_9ce4_8422_2325
+  private static let fnvPrime: UInt64 = 0x0000_0100_0000_01B3
+
+  /// `hash` continued over the UTF-8 bytes of `text`.
+  private static func fnv1a(_ text: String, from hash: UInt64) -> UInt64 {
+    var text = text
+    return text.withUTF8 { bytes in
+      var hash = hash
+      for byte in bytes {
+        hash ^= UInt64(byte)
+        hash &*= fnvPrime
+      }
+      return hash
+    }
+  }
+
+  /// `value` as 16 lower-case hex digits, leading zeros included.
+  private static func hexDigits(_ value: UInt64) -> String {
+    String(unsafeUninitializedCapacity: 16) { buffer in
+      for index in 0..<16 {
+        let nibble = UInt8(truncatingIfNeeded: value >> UInt64(60 - 4 * index)) & 0x0F
+        buffer[index] = nibble < 10 ? 0x30 + nibble : 0x61 + nibble - 10
+      }
+      return 16
+    }
+  }
 
   /// Whether `text` can be (a prefix of) a handle: 4 to 16 hex digits.
   package static func looksLikeHandle(_ text: String) -> Bool {

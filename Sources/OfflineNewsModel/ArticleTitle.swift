@@ -25,9 +25,9 @@ package enum ArticleTitle {
     let scalars = text.unicodeScalars
     // Almost every title has no white space at either end: returned as it is, uncopied.
     guard let first = scalars.first, let last = scalars.last else { return nil }
-    guard first.properties.isWhitespace || last.properties.isWhitespace else { return text }
-    guard let start = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
-      let end = scalars.lastIndex(where: { !$0.properties.isWhitespace })
+    guard first.isWhiteSpace || last.isWhiteSpace else { return text }
+    guard let start = scalars.firstIndex(where: { !$0.isWhiteSpace }),
+      let end = scalars.lastIndex(where: { !$0.isWhiteSpace })
     else { return nil }
     return String(scalars[start...end])
   }

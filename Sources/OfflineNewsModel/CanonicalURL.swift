@@ -36,6 +36,11 @@ package enum CanonicalURL {
 
   /// The canonical text of an absolute `http`/`https` URL, or `nil` when `text` is not one.
   package static func canonical(_ text: String) -> String? {
+    isCanonicalAsGiven(text) ? text : canonicalByRules(text)
+  }
+
+  /// ``canonical(_:)-(String)`` by applying each rule: the text built again from its parts.
+  static func canonicalByRules(_ text: String) -> String? {
     let find = Finder(ascii: text.utf8.allSatisfy { $0 < 0x80 })
     var rest = Substring(text)
     guard let colon = find.first(":", in: rest) else { return nil }
@@ -87,6 +92,55 @@ package enum CanonicalURL {
       if !joined.isEmpty { result += "?" + joined }
     }
     return result
+  }
+
+  /// Whether `text` is of the shape most links have, which every rule of ``canonical(_:)-(String)`` leaves as it
+  /// is: `http://` or `https://` in lower case, a host of lower-case letters, digits, `.` and `-` (no user, no port),
+  /// then a path of printable ASCII without `%` and without a `.` or `..` segment, and no query or fragment. Such a
+  /// text is its own canonical form, found in one pass over its bytes without building another string (a first
+  /// import canonicalises every link); any other text takes the rules one by one.
+  static func isCanonicalAsGiven(_ text: String) -> Bool {
+    text.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+      let count = bytes.count
+      var index: Int
+      if count > 8, bytes[0] == 0x68, bytes[1] == 0x74, bytes[2] == 0x74, bytes[3] == 0x70 {
+        // "http" then "://" or "s://"
+        index = bytes[4] == 0x73 ? 5 : 4
+        guard bytes[index] == 0x3A, bytes[index + 1] == 0x2F, bytes[index + 2] == 0x2F else { return false }
+        index += 3
+      } else {
+        return false
+      }
+      let hostStart = index
+      while index < count, bytes[index] != 0x2F {
+        switch bytes[index] {
+        case 0x61...0x7A, 0x30...0x39, 0x2E, 0x2D: index += 1
+        default: return false
+        }
+      }
+      // A host, then the path's `/` (a URL without a path is canonical with `/` added).
+      guard index > hostStart, index < count else { return false }
+      index += 1
+      var segmentStart = index
+      while true {
+        if index == count || bytes[index] == 0x2F {
+          let length = index - segmentStart
+          // A `.` or `..` segment (RFC 3986 §5.2.4 removes it).
+          if length == 1 || length == 2, bytes[segmentStart] == 0x2E, length == 1 || bytes[segmentStart + 1] == 0x2E {
+            return false
+          }
+          if index == count { return true }
+          segmentStart = index + 1
+        } else {
+          // Printable ASCII but `%` (an escape to normalise), `?` (a query) and `#` (a fragment).
+          switch bytes[index] {
+          case 0x21...0x7E where bytes[index] != 0x25 && bytes[index] != 0x3F && bytes[index] != 0x23: break
+          default: return false
+          }
+        }
+        index += 1
+      }
+    } ?? false
   }
 
   /// `%xx` escapes with upper-case hex digits, those of unreserved characters decoded (RFC 3986 §6.2.2.1–2).

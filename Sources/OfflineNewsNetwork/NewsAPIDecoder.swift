@@ -192,11 +192,12 @@ public struct NewsAPIDecoder: Sendable {
   static let newsAPIOffset = 0
 
   static func article(from record: RawArticle, index: Int, issues: inout [RecordIssue]) -> Article? {
-    let path = "articles[\(index)]"
+    // Written only for a record with an issue: the key path is not built for every record (the usual one has none).
+    func path() -> String { "articles[\(index)]" }
     func skip(_ key: String, _ reason: String, url: String? = nil) -> Article? {
       issues.append(
         RecordIssue(
-          index: index, url: url, keyPath: key.isEmpty ? path : "\(path).\(key)", reason: reason, skipped: true))
+          index: index, url: url, keyPath: key.isEmpty ? path() : "\(path()).\(key)", reason: reason, skipped: true))
       return nil
     }
     guard record.isObject else { return skip("", "not a JSON object") }
@@ -223,7 +224,7 @@ public struct NewsAPIDecoder: Sendable {
       if imageURL == nil {
         issues.append(
           RecordIssue(
-            index: index, url: urlText, keyPath: "\(path).urlToImage",
+            index: index, url: urlText, keyPath: "\(path()).urlToImage",
             reason: "not an http(s) URL: \(quoted(imageText))", skipped: false))
       }
     }
@@ -236,8 +237,8 @@ public struct NewsAPIDecoder: Sendable {
   /// `text` if it has any non-whitespace character, else `nil`. Text is kept as sent (not trimmed).
   static func nonBlank(_ text: String) -> String? {
     // Fast path: a first scalar that is not whitespace (almost every value) decides at once.
-    if let first = text.unicodeScalars.first, !first.properties.isWhitespace { return text }
-    return text.unicodeScalars.contains(where: { !$0.properties.isWhitespace }) ? text : nil
+    if let first = text.unicodeScalars.first, !first.isWhiteSpace { return text }
+    return text.unicodeScalars.contains(where: { !$0.isWhiteSpace }) ? text : nil
   }
 
   /// `text` without leading and trailing whitespace; the same string, uncopied, when there is none (the usual case).
@@ -245,10 +246,10 @@ public struct NewsAPIDecoder: Sendable {
   static func trimmed(_ text: String) -> String {
     let scalars = text.unicodeScalars
     guard let first = scalars.first, let last = scalars.last,
-      first.properties.isWhitespace || last.properties.isWhitespace
+      first.isWhiteSpace || last.isWhiteSpace
     else { return text }
-    guard let start = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
-      let end = scalars.lastIndex(where: { !$0.properties.isWhitespace })
+    guard let start = scalars.firstIndex(where: { !$0.isWhiteSpace }),
+      let end = scalars.lastIndex(where: { !$0.isWhiteSpace })
     else { return "" }
     return String(scalars[start...end])
   }

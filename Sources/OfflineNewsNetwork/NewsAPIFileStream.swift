@@ -272,8 +272,9 @@ package final class NewsAPIFileStream: @unchecked Sendable {
       var articles: [Article] = []
       var issues: [RecordIssue] = []
       articles.reserveCapacity(records.count)
-      for record in records {
-        if let article = NewsAPIDecoder.article(from: record, index: index, issues: &issues) {
+      // By index: iterating the records would copy each (a retain of every text it holds).
+      for position in records.indices {
+        if let article = NewsAPIDecoder.article(from: records[position], index: index, issues: &issues) {
           let key = article.url.absoluteString
           if !seenURLs.insert(key) {
             issues.append(

@@ -21,9 +21,48 @@ struct CanonicalURLTests {
       ("https://example.com/a?b=2&a=1", "https://example.com/a?b=2&a=1"),
       ("https://user@Example.com:8443/A?Q=1", "https://user@example.com:8443/A?Q=1"),
       ("https://[2001:DB8::1]:443/x", "https://[2001:db8::1]/x"),
+      // Near the shape taken as canonical in one pass (`isCanonicalAsGiven`), each with one thing to change.
+      ("https://example.com/a/..", "https://example.com/"),
+      ("https://example.com/./a", "https://example.com/a"),
+      ("https://example.com/a/.", "https://example.com/a/"),
+      ("https://example.com/a%2db", "https://example.com/a-b"),
+      ("https://example.com/a#", "https://example.com/a"),
+      ("https://exAmple.com/a", "https://example.com/a"),
+      ("Https://example.com/a", "https://example.com/a"),
+      ("https://example.com:443/", "https://example.com/"),
+      ("https://u@example.com/a", "https://u@example.com/a"),
+      // Already canonical: given back as it is.
+      (
+        "https://www.example-news.co.uk/world/2024/storm-isolde-7f3",
+        "https://www.example-news.co.uk/world/2024/storm-isolde-7f3"
+      ),
+      ("http://example.com/a/.b/..c/...", "http://example.com/a/.b/..c/..."),
+      ("https://example.com/", "https://example.com/"),
     ] as [(String, String)])
   func canonical(input: String, expected: String) {
     #expect(CanonicalURL.canonical(input) == expected)
+  }
+
+  @Test("the one-pass check takes only texts that the rules give back unchanged")
+  func canonicalAsGiven() {
+    let texts = [
+      "https://example.com/a", "http://example.com/a/b-c_d~e.html", "https://example.com/", "https://example.com",
+      "https://example.com/a/..", "https://example.com/a?b=1", "https://example.com/a#b", "https://Example.com/a",
+      "https://example.com:8080/a", "https://u@example.com/a", "https://example.com/%41", "https://exa%6Dple.com/a",
+      "https://example.com/a b", "https://example.com/\u{E9}", "ftp://example.com/a", "https:/example.com/a",
+      "https://example.com/...", "https://example.com/a/.", "https://example.com//a", "https://[::1]/a",
+    ]
+    var taken = 0
+    for text in texts where CanonicalURL.isCanonicalAsGiven(text) {
+      // The rules, applied one by one, give the same text back.
+      #expect(CanonicalURL.canonicalByRules(text) == text, "\(text)")
+      taken += 1
+    }
+    #expect(taken == 5)
+    #expect(CanonicalURL.isCanonicalAsGiven("https://example.com/a"))
+    #expect(!CanonicalURL.isCanonicalAsGiven("https://example.com"))
+    #expect(!CanonicalURL.isCanonicalAsGiven("https://example.com/a/.."))
+    #expect(!CanonicalURL.isCanonicalAsGiven("https://Example.com/a"))
   }
 
   @Test("http and https stay apart, other parameters and path case stay, non-http URLs are kept as they are")

@@ -1,3 +1,5 @@
+import OfflineNewsModel
+
 extension String {
   /// The text with every run of white space (new lines included; Unicode `White_Space`) made one space, and trimmed:
   /// how a feed's titles, names and categories are read.
@@ -5,11 +7,7 @@ extension String {
     var result = String.UnicodeScalarView()
     var pendingSpace = false
     for scalar in unicodeScalars {
-      // ASCII first: most text is, and a property lookup per scalar is what made this slow.
-      let isSpace =
-        scalar.value < 0x80
-        ? scalar.value == 0x20 || (scalar.value >= 0x09 && scalar.value <= 0x0D) : scalar.properties.isWhitespace
-      if isSpace {
+      if scalar.isWhiteSpace {
         pendingSpace = !result.isEmpty
       } else {
         if pendingSpace { result.append(" ") }

@@ -371,8 +371,9 @@ struct ArticleWriter {
       urls.reserveCapacity(articles.count)
       chosen.reserveCapacity(articles.count)
       indexInRows.reserveCapacity(articles.count)
-      for (offset, article) in articles.enumerated() {
-        let url = article.url.absoluteString
+      // By index: iterating the articles would copy each (a retain of every text and URL it holds).
+      for offset in articles.indices {
+        let url = articles[offset].url.absoluteString
         if let index = indexInRows[url] {
           chosen[index] = offset
         } else {
@@ -391,15 +392,23 @@ struct ArticleWriter {
         let end = min(start + ArticleWriter.chunk, chosen.count)
         var arguments: [DatabaseValue] = []
         arguments.reserveCapacity((end - start) * ArticleWriter.boundColumns.count)
+        let checksFolding = firstImportIndex.map { $0.beside == nil } ?? (insertTrigger != nil)
         for row in start..<end {
-          var article = articles[chosen[row]]
-          if article.isUndated { article.publishedAt = firstSeen[urls[row]] ?? fetchedAt.date }
-          if let index = firstImportIndex {
-            if index.beside == nil, ArticleWriter.needsFolding(article) { folded.append(row) }
-          } else if insertTrigger != nil, !pendingNeedFolding, ArticleWriter.needsFolding(article) {
-            pendingNeedFolding = true
+          // Read in place: a copy of the article would retain each of its texts and URLs (it is copied only when
+          // its date is to be set).
+          let position = chosen[row]
+          if checksFolding, firstImportIndex != nil || !pendingNeedFolding,
+            ArticleWriter.needsFolding(articles[position])
+          {
+            if firstImportIndex != nil { folded.append(row) } else { pendingNeedFolding = true }
           }
-          ArticleWriter.appendContent(article, url: urls[row], source: source, to: &arguments)
+          if articles[position].isUndated {
+            var article = articles[position]
+            article.publishedAt = firstSeen[urls[row]] ?? fetchedAt.date
+            ArticleWriter.appendContent(article, url: urls[row], source: source, to: &arguments)
+          } else {
+            ArticleWriter.appendContent(articles[position], url: urls[row], source: source, to: &arguments)
+          }
           arguments.append(fetched)
           arguments.append(queryText)
           arguments.append(fetched)
@@ -768,10 +777,11 @@ struct ArticleWriter {
     private var firstImportKeys: FirstImportKeys?
 
     /// The rowid of `url` in a first import without its key index, if an earlier statement of the save wrote it.
-    private func firstImportRowid(of url: String) throws -> Int64? {
-      let statement = try db.cachedStatement("SELECT url FROM article WHERE rowid = ?1")
-      return try firstImportKeys?.rowid(of: url) { rowid in
-        try statement.fetchOne([.integer(rowid)], { $0.string(0) }) ?? nil
+    private func firstImportRowid(of url: String, hash: Int? = nil) throws -> Int64? {
+      // The statement is looked up only when a recorded key has the URL's hash (rarely): not once per row.
+      try firstImportKeys?.rowid(of: url, hash: hash) { rowid in
+        try db.cachedStatement("SELECT url FROM article WHERE rowid = ?1").fetchOne([.integer(rowid)], { $0.string(0) })
+          ?? nil
       }
     }
 
@@ -788,30 +798,27 @@ struct ArticleWriter {
       let width = ArticleWriter.boundColumns.count
       var next = (rowidsBefore ?? 0) + (try firstImportCount()) + 1
       let insert = try firstImportInsert()
-      var values: [DatabaseValue] = []
-      values.reserveCapacity(width + 1)
       var rowids: [Int64] = []
       rowids.reserveCapacity(urls.count)
       let beside = firstImportIndex?.beside
       var sent = SideSearchIndex.Rows(arguments: arguments, inserted: [], updated: [])
       if beside != nil { sent.inserted.reserveCapacity(urls.count) }
       for (offset, url) in urls.enumerated() {
-        values.removeAll(keepingCapacity: true)
-        values.append(contentsOf: arguments[offset * width..<(offset + 1) * width])
-        if let rowid = try firstImportRowid(of: url) {
-          values.append(.integer(rowid))
+        // The row's values are bound from `arguments` itself, its rowid after them.
+        let values = arguments[offset * width..<(offset + 1) * width]
+        let hash = firstImportKeys?.hashValue(of: url)
+        if let rowid = try firstImportRowid(of: url, hash: hash) {
           var old: [DatabaseValue] = []
           if beside != nil { old = try indexedText(of: rowid) }
-          try firstImportUpdate().executeBorrowingTexts(values)
+          try firstImportUpdate().executeBorrowingTexts(values, trailing: .integer(rowid))
           if beside != nil {
             let new = try indexedText(of: rowid)
             sent.updated.append((rowid, old, new))
           }
           rowids.append(rowid)
         } else {
-          values.append(.integer(next))
-          try insert.executeBorrowingTexts(values)
-          firstImportKeys?.record(url, rowid: next)
+          try insert.executeBorrowingTexts(values, trailing: .integer(next))
+          firstImportKeys?.record(url, hash: hash, rowid: next)
           if beside != nil { sent.inserted.append((offset, next)) }
           rowids.append(next)
           next += 1
@@ -859,14 +866,14 @@ struct ArticleWriter {
       let before = rowidsBefore ?? 0
       if wasEmpty {
         // Nothing recorded per URL: a first import's rows are all its own (``firstImportCount()``).
-        try upsertStatement(rowCount: urls.count, returning: false).executeBorrowingTexts(arguments)
+        try upsertStatement(rowCount: urls.count, returning: false).executeBorrowingTexts(arguments[...])
         return
       }
       let stored = before >= Self.randomRowidsAbove ? try existing(urls.map { DatabaseValue.text($0) }) : nil
       var written: [String: Int64] = [:]
       written.reserveCapacity(urls.count)
       for (url, rowid) in try upsertStatement(rowCount: urls.count).fetchAllBorrowingTexts(
-        arguments, { ($0.string(0) ?? "", $0.int64(1) ?? 0) })
+        arguments[...], { ($0.string(0) ?? "", $0.int64(1) ?? 0) })
       {
         written[url] = rowid
       }
@@ -947,7 +954,7 @@ struct ArticleWriter {
           "INSERT INTO query_result (query, url, position) VALUES ", rowCount: end - start, columns: 3,
           tail:
             " ON CONFLICT(query, url) DO UPDATE SET position = excluded.position WHERE position <> excluded.position"
-        ).executeBorrowingTexts(arguments)
+        ).executeBorrowingTexts(arguments[...])
         start = end
       }
     }

@@ -20,17 +20,21 @@ struct FirstImportKeys {
   /// Room for `count` keys.
   mutating func reserve(_ count: Int) { rowids.reserveCapacity(count) }
 
+  /// The hash `key` is recorded by: computed once by a caller that looks a key up and then records it.
+  func hashValue(of key: String) -> Int { hash(key) }
+
   /// The rowid of `key` if it was recorded; `storedKey` reads the key of a rowid (called only when a recorded key
-  /// has `key`'s hash).
-  func rowid(of key: String, storedKey: (Int64) throws -> String?) rethrows -> Int64? {
-    guard let rowid = rowids[hash(key)] else { return nil }
+  /// has `key`'s hash). `hashed` is ``hashValue(of:)`` of `key` when the caller has it.
+  func rowid(of key: String, hash hashed: Int? = nil, storedKey: (Int64) throws -> String?) rethrows -> Int64? {
+    guard let rowid = rowids[hashed ?? hash(key)] else { return nil }
     if let stored = try storedKey(rowid), stored.utf8.elementsEqual(key.utf8) { return rowid }
     return collided[Array(key.utf8)]
   }
 
-  /// Records a key not recorded before (``rowid(of:storedKey:)`` said `nil`) at `rowid`.
-  mutating func record(_ key: String, rowid: Int64) {
-    let hashed = hash(key)
+  /// Records a key not recorded before (``rowid(of:hash:storedKey:)`` said `nil`) at `rowid`; `hashed` is
+  /// ``hashValue(of:)`` of `key` when the caller has it.
+  mutating func record(_ key: String, hash hashed: Int? = nil, rowid: Int64) {
+    let hashed = hashed ?? hash(key)
     if rowids[hashed] == nil {
       rowids[hashed] = rowid
     } else {

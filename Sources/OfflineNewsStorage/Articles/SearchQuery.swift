@@ -182,23 +182,14 @@ public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
     var text = text
     return text.withUTF8 { bytes in
       var index = 0
-      let count = bytes.count
-      while index < count {
-        let byte = bytes[index]
-        if byte >= 0xC2 {
-          for sequence in foldedUTF8 where sequence[0] == byte && index + sequence.count <= count {
-            var offset = 1
-            while offset < sequence.count, bytes[index + offset] == sequence[offset] { offset += 1 }
-            if offset == sequence.count { return true }
-          }
-        }
+      while index < bytes.count {
+        if foldedLength(bytes, at: index) > 0 { return true }
         index += 1
       }
       return false
     }
   }
 
-  /// The UTF-8 encodings of the ``foldedScalars``.
   /// Appends the UTF-8 bytes of ``folded(_:)`` of `text` to `buffer`, without making a `String`: the bytes between
   /// the folded scalars' sequences (``foldedUTF8``), copied as runs. For writers that bind the bytes themselves
   /// (``SideSearchIndex``).
@@ -209,15 +200,10 @@ public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
       var start = 0
       var index = 0
       while index < count {
-        let byte = bytes[index]
-        if byte >= 0xC2,
-          let sequence = foldedUTF8.first(where: { sequence in
-            sequence[0] == byte && index + sequence.count <= count
-              && (1..<sequence.count).allSatisfy { bytes[index + $0] == sequence[$0] }
-          })
-        {
+        let length = foldedLength(bytes, at: index)
+        if length > 0 {
           buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
-          index += sequence.count
+          index += length
           start = index
         } else {
           index += 1
@@ -227,6 +213,25 @@ public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
     }
   }
 
+  /// The length of the folded scalar's UTF-8 sequence that starts at `bytes[index]`, or 0 when none does. A byte
+  /// that starts no sequence of ``foldedUTF8`` (ASCII, and the lead bytes of most scripts: Arabic, CJK) is
+  /// answered by one comparison or one table look-up; only the three lead bytes of the folded scalars compare their sequences.
+  @inline(__always)
+  private static func foldedLength(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Int {
+    let byte = bytes[index]
+    guard byte >= 0xC2, foldedLeadBytes[Int(byte)] else { return 0 }
+    for sequence in foldedUTF8 where sequence[0] == byte && index + sequence.count <= bytes.count {
+      var offset = 1
+      while offset < sequence.count, bytes[index + offset] == sequence[offset] { offset += 1 }
+      if offset == sequence.count { return sequence.count }
+    }
+    return 0
+  }
+
+  /// Whether a byte starts one of ``foldedUTF8``'s sequences, by byte value.
+  private static let foldedLeadBytes: [Bool] = (0...255).map { byte in foldedUTF8.contains { $0[0] == byte } }
+
+  /// The UTF-8 encodings of the ``foldedScalars``.
   static let foldedUTF8: [[UInt8]] = foldedScalars.map { Array(String($0).utf8) }
 
   /// Every term, in the order typed.

@@ -82,16 +82,18 @@ package final class Statement {
 
   /// Binds `arguments` like ``bind(_:)``, except that the texts are not copied one by one: their UTF-8 goes into one
   /// buffer, bound in place (`SQLITE_STATIC`) while `body` runs; the statement is then reset and its bindings cleared,
-  /// so that SQLite keeps no pointer into the buffer. For statements with many text parameters run once (the bulk
-  /// upserts), where SQLite's copy of each text (an allocation, a copy and a free per value) is a visible cost.
-  func withBorrowedTexts<T>(_ arguments: [DatabaseValue], _ body: () throws -> T) throws -> T {
-    try checkArgumentCount(arguments.count)
+  /// so that SQLite keeps no pointer into the buffer. For statements with many text parameters (the bulk upserts,
+  /// a first import's row inserts), where SQLite's copy of each text (an allocation, a copy and a free per value) is
+  /// a visible cost. `trailing`, when given, is bound after `arguments` (a row's rowid after its values), so that a
+  /// caller binds part of a larger array without copying it into another.
+  func withBorrowedTexts<T>(
+    _ arguments: ArraySlice<DatabaseValue>, trailing: DatabaseValue? = nil, _ body: () throws -> T
+  ) throws -> T {
+    try checkArgumentCount(arguments.count + (trailing == nil ? 0 : 1))
     var length = 0
-    for case .text(let text) in arguments { length += text.utf8.count }
-    var buffer: [UInt8] = []
-    buffer.reserveCapacity(max(1, length))
-    for case .text(var text) in arguments { text.withUTF8 { buffer.append(contentsOf: $0) } }
-    return try buffer.withUnsafeBufferPointer { (bytes) throws -> T in
+    for value in arguments { if case .text(let text) = value { length += text.utf8.count } }
+    // On the stack when it is small (a row's texts), else on the heap; one buffer for every text either way.
+    return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(1, length)) { buffer throws -> T in
       sqlite3_reset(handle)
       sqlite3_clear_bindings(handle)
       defer {
@@ -99,19 +101,21 @@ package final class Statement {
         sqlite3_clear_bindings(handle)
       }
       var offset = 0
-      for (index, value) in arguments.enumerated() {
-        let position = Int32(index + 1)
+      var position: Int32 = 1
+      func bindValue(_ value: DatabaseValue) throws {
         let rc: Int32
         switch value {
-        case .text(let text):
-          let count = text.utf8.count
-          if count > 0, let base = bytes.baseAddress {
+        case .text(var text):
+          rc = text.withUTF8 { utf8 in
+            guard let source = utf8.baseAddress, let base = buffer.baseAddress, !utf8.isEmpty else {
+              return sqlite3_bind_text(handle, position, "", 0, csqlite_transient)
+            }
+            let start = base + offset
+            start.initialize(from: source, count: utf8.count)
+            offset += utf8.count
             // SQLITE_STATIC (a null destructor): SQLite reads the bytes in place until the bindings are cleared.
-            let start = UnsafeRawPointer(base + offset).assumingMemoryBound(to: CChar.self)
-            rc = sqlite3_bind_text(handle, position, start, Int32(count), nil)
-            offset += count
-          } else {
-            rc = sqlite3_bind_text(handle, position, "", 0, csqlite_transient)
+            let chars = UnsafeRawPointer(start).assumingMemoryBound(to: CChar.self)
+            return sqlite3_bind_text(handle, position, chars, Int32(utf8.count), nil)
           }
         case .null: rc = sqlite3_bind_null(handle, position)
         case .integer(let v): rc = sqlite3_bind_int64(handle, position, v)
@@ -122,18 +126,21 @@ package final class Statement {
           }
         }
         guard rc == SQLITE_OK else { throw connection.error(rc, sql: sql) }
+        position += 1
       }
+      for value in arguments { try bindValue(value) }
+      if let trailing { try bindValue(trailing) }
       return try body()
     }
   }
 
-  /// ``execute(_:)`` with the texts bound in place (see ``withBorrowedTexts(_:_:)``).
-  func executeBorrowingTexts(_ arguments: [DatabaseValue]) throws {
-    try withBorrowedTexts(arguments) { while try step() {} }
+  /// ``execute(_:)`` with the texts bound in place (see ``withBorrowedTexts(_:trailing:_:)``).
+  func executeBorrowingTexts(_ arguments: ArraySlice<DatabaseValue>, trailing: DatabaseValue? = nil) throws {
+    try withBorrowedTexts(arguments, trailing: trailing) { while try step() {} }
   }
 
-  /// ``fetchAll(_:_:)`` with the texts bound in place (see ``withBorrowedTexts(_:_:)``).
-  func fetchAllBorrowingTexts<T>(_ arguments: [DatabaseValue], _ read: (Row) throws -> T) throws -> [T] {
+  /// ``fetchAll(_:_:)`` with the texts bound in place (see ``withBorrowedTexts(_:trailing:_:)``).
+  func fetchAllBorrowingTexts<T>(_ arguments: ArraySlice<DatabaseValue>, _ read: (Row) throws -> T) throws -> [T] {
     try withBorrowedTexts(arguments) {
       var rows: [T] = []
       let row = Row(statement: self)
