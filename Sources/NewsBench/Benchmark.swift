@@ -248,7 +248,7 @@ struct Benchmark {
   func commandLineLatencies(database: String, rows: Int, search: Bool, help: Bool, _ notes: inout [String]) throws
     -> [CommandLatency]
   {
-    guard let news = CommandLatencyBench.newsExecutable(besides: selfPath) else {
+    guard let news = try? InstalledNews.path(besides: selfPath, folder: folder) else {
       notes.append("command-line latencies: skipped, no `news` beside news-bench (swift build -c release)")
       return []
     }

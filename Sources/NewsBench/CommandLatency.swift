@@ -90,12 +90,6 @@ enum CommandLatencyBench {
   /// articles, both in about 4 %.
   static let searchText = "storm forecast"
 
-  /// The `news` executable beside this one, if built.
-  static func newsExecutable(besides selfPath: String) -> String? {
-    let path = URL(fileURLWithPath: selfPath).deletingLastPathComponent().appendingPathComponent("news").path
-    return FileManager.default.isExecutableFile(atPath: path) ? path : nil
-  }
-
   /// `news` runs in `folder` with no configuration file (an empty `XDG_CONFIG_HOME`, no `NEWS_CONFIG`), so that it
   /// reads only the database named by `--db`.
   static func environment(folder: String) throws -> [String: String] {

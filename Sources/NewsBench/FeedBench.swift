@@ -20,7 +20,7 @@ struct FeedBench {
   /// The feeds served, and where each method writes.
   var feedsFolder: String
   var folder: String
-  /// The `news` executable measured (beside `news-bench` in the build folder).
+  /// The `news` executable measured: the installed copy of the one beside `news-bench` (``InstalledNews``).
   var news: String
   /// Each feed is served under this many paths.
   var copies = 6
@@ -122,15 +122,6 @@ struct FeedBench {
     return candidates.first { FileManager.default.fileExists(atPath: $0) }
   }
 
-  /// The `news` executable built beside `news-bench`.
-  static func locateNews(selfPath: String) throws -> String {
-    let news = URL(fileURLWithPath: selfPath).deletingLastPathComponent().appendingPathComponent("news").path
-    guard access(news, X_OK) == 0 else {
-      throw BenchError("no `news` beside news-bench (\(news)): build both, swift build -c release")
-    }
-    return news
-  }
-
   /// The benchmark the options ask for, in `folder`.
   ///
   /// - Throws: ``BenchError`` when there is no feeds folder or no `news` beside `news-bench`.
@@ -141,8 +132,8 @@ struct FeedBench {
     let work = "\(folder)/feeds"
     try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
     return FeedBench(
-      feedsFolder: feeds, folder: work, news: try locateNews(selfPath: selfPath), peers: !options.quick,
-      runs: max(1, options.runs))
+      feedsFolder: feeds, folder: work, news: try InstalledNews.path(besides: selfPath, folder: folder),
+      peers: !options.quick, runs: max(1, options.runs))
   }
 
   /// The XML feeds of a folder: every file that is not JSON, HTML or OPML, by name.

@@ -23,7 +23,7 @@ import PTYSupport
 ///   when no byte comes for 50 ms; that wait is not counted).
 struct ReaderBench {
   var folder: String
-  /// The `news` executable measured (beside `news-bench`).
+  /// The `news` executable measured: the installed copy of the one beside `news-bench` (``InstalledNews``).
   var news: String
   var articles: Int
   var runs: Int
@@ -69,7 +69,7 @@ struct ReaderBench {
     let work = "\(folder)/read"
     try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
     return ReaderBench(
-      folder: work, news: try FeedBench.locateNews(selfPath: selfPath), articles: options.articles,
+      folder: work, news: try InstalledNews.path(besides: selfPath, folder: folder), articles: options.articles,
       runs: options.runsGiven ? options.runs : (options.quick ? 2 : 5))
   }
 

@@ -54,10 +54,10 @@ extension CommandContext {
         .usage, "several imported files are named \"\(typed)\"", hint: "give the path: " + files.joined(separator: ", ")
       )
     }
-    let names = configuration.allSourceNames.sorted()
+    let names = configuration.allSourceNames
     throw CommandFailure(
       .usage, "no source, imported file or publisher is named \"\(typed)\"",
-      hint: (names.isEmpty ? "" : "sources: " + names.joined(separator: ", ") + "; ")
+      hint: (names.isEmpty ? "" : NameHint.text("sources", names, typed: typed, more: "all") + "; ")
         + "'news sources' lists them and the files imported")
   }
 
@@ -72,7 +72,7 @@ extension CommandContext {
         .usage, "no source is in a folder \"\(text)\"",
         hint: folders.isEmpty
           ? "no source has a \"folder\"; 'news sources' lists them"
-          : "folders: " + folders.joined(separator: ", "))
+          : NameHint.text("folders", folders, typed: text, more: "'news sources' lists them"))
     }
     return names.map(sourceMatch)
   }

@@ -250,14 +250,12 @@ struct Configuration: Sendable {
     return serve
   }
 
-  /// The hint of an error naming no configured source: every source of every kind (NewsAPI, file, feed, Parse), at
-  /// most 8 by name, e.g. `configured: a, b, … (207 in all; 'news sources' lists them)`.
-  var knownSourcesHint: String {
-    let sorted = Set(sources.keys).union(syncSources.keys).sorted()
-    guard !sorted.isEmpty else { return "no sources are configured" }
-    var known = sorted.prefix(8).joined(separator: ", ")
-    if sorted.count > 8 { known += ", … (\(sorted.count) in all; 'news sources' lists them)" }
-    return "configured: \(known)"
+  /// The hint of an error naming no configured source: the sources of every kind (NewsAPI, file, feed, Parse) by
+  /// ``NameHint``, the nearest to `typed` first, e.g. `configured: a, b, … (207 in all; 'news sources' lists them)`.
+  func knownSourcesHint(typed: String? = nil) -> String {
+    let names = Set(sources.keys).union(syncSources.keys)
+    guard !names.isEmpty else { return "no sources are configured" }
+    return NameHint.text("configured", names, typed: typed, more: "'news sources' lists them")
   }
 
   /// The default database: `$XDG_DATA_HOME/news/news.sqlite`, else `~/.local/share/news/news.sqlite`.

@@ -64,7 +64,8 @@ extension FetchCommand {
       let name = context.configuration.sourceName(matching: typed) ?? typed
       sources = sources.filter { $0.name == name }
       guard !sources.isEmpty else {
-        throw CommandFailure(.usage, "no source named \"\(name)\"", hint: context.configuration.knownSourcesHint)
+        throw CommandFailure(
+          .usage, "no source named \"\(name)\"", hint: context.configuration.knownSourcesHint(typed: name))
       }
     }
     if let folder = arguments.value(.folder) {
@@ -103,6 +104,7 @@ extension FetchCommand {
     progress.finish()
     if !jsonLines { print(report.sources) }
     noteRelinks(report, after: options.relinkAfter)
+    context.noteAdoptions(report.adopted)
     context.reportFullText(report)
     return Self.exitCode(report)
   }

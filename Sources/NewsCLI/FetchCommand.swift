@@ -119,6 +119,9 @@ struct FetchCommand: NewsCommand {
     if policy != .cacheOnly { try context.requireNetwork(for: [query.url], command: Self.name) }
     let typed = arguments.value(.url) == nil ? nil : query.url
     let repository = try context.makeRepository(arguments.common, timeout: timeout, retrying: true, typedURL: typed)
+    if let subscription = try? await context.subscriptionFile.source(named: sourceName) {
+      context.noteAdoptions(await repository.adoptArticles(of: [subscription], in: context.subscriptionFile))
+    }
     let result: NewsResult
     result = try await repository.articles(for: query, policy: policy, maxAge: maxAge)
     let console = context.console
@@ -227,7 +230,7 @@ struct FetchCommand: NewsCommand {
       let hint =
         count > 0
         ? "'news fetch --all' fetches the \(count) configured sources, 'news fetch --source NAME' one of them "
-          + "(\(configuration.knownSourcesHint)); \"defaultSource\" in the configuration names the one to fetch by default"
+          + "(\(configuration.knownSourcesHint())); \"defaultSource\" in the configuration names the one to fetch by default"
         : "'news add URL' subscribes to a feed; or pass --url FILE|URL, or --config PATH"
       throw CommandFailure(
         .usage, "nothing to fetch: no --url, no --source, and no defaultSource in the configuration", hint: hint)
@@ -242,7 +245,7 @@ struct FetchCommand: NewsCommand {
       )
     }
     guard let source = configuration.sources[name] else {
-      throw CommandFailure(.usage, "no source named \"\(name)\"", hint: configuration.knownSourcesHint)
+      throw CommandFailure(.usage, "no source named \"\(name)\"", hint: configuration.knownSourcesHint(typed: name))
     }
     let query = NewsQuery(url: source.url, source: name)
     let shown = source.url.isFileURL ? "\(name) (\(source.url.path))" : "\(name) (\(query.cacheKey))"

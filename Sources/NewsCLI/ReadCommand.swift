@@ -165,18 +165,17 @@ struct ReadCommand: NewsCommand {
     // Each folder right after the folder it is in ("Tech", "Tech/Swift", then "Tech 2"), so that collapsing a
     // folder hides the rows below it up to the next row as far out.
     let folders = configuration.folders.sorted { $0.lexicographicallyPrecedes($1) }
+    let index = FolderIndex(names.map { (configuration.folder(ofSource: $0), $0) })
     for folder in folders {
       let text = SubscriptionFile.folderText(folder)
-      let matches = (configuration.sourceNames(inFolder: text) ?? []).map(context.sourceMatch)
+      let matches = index.members(under: folder).sorted().map(context.sourceMatch)
       rows.append(
         Reader.SourceRow(
           title: folder.last ?? text, depth: folder.count - 1, filter: ArticleFilter(anyOfSources: matches),
           isFolder: true, reloads: .folder(text), folder: text))
-      for name in names where configuration.folder(ofSource: name) == folder {
-        rows.append(row(name, depth: folder.count))
-      }
+      for name in index.members(directlyIn: folder) { rows.append(row(name, depth: folder.count)) }
     }
-    for name in names where configuration.folder(ofSource: name).isEmpty { rows.append(row(name, depth: 0)) }
+    for name in index.members(directlyIn: []) { rows.append(row(name, depth: 0)) }
     return rows
   }
 

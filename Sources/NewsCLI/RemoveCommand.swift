@@ -35,7 +35,7 @@ struct RemoveCommand: NewsCommand, StoreOptionsCommand {
     // Source names match without regard to case (an exact match first).
     let name = configuration.sourceName(matching: typed) ?? typed
     guard let file = configuration.file, configuration.allSourceNames.contains(name) else {
-      throw CommandFailure(.noInput, "no source named \"\(name)\"", hint: configuration.knownSourcesHint)
+      throw CommandFailure(.noInput, "no source named \"\(name)\"", hint: configuration.knownSourcesHint(typed: name))
     }
     if configuration.defaultSource == name {
       throw CommandFailure(

@@ -164,9 +164,9 @@ struct SyncCommand: NewsCommand {
         if configuration.sources[name] != nil {
           throw CommandFailure(.usage, "\"\(name)\" is a NewsAPI source", hint: "run: news fetch --source \(name)")
         }
-        let known = configuration.syncSources.keys.sorted().joined(separator: ", ")
-        throw CommandFailure(
-          .usage, "no sync source named \"\(name)\"", hint: known.isEmpty ? nil : "sync sources: \(known)")
+        let known = NameHint.text(
+          "sync sources", configuration.syncSources.keys, typed: name, more: "'news sources' lists them")
+        throw CommandFailure(.usage, "no sync source named \"\(name)\"", hint: known.isEmpty ? nil : known)
       }
       return [source]
     }

@@ -73,9 +73,14 @@ public enum OPML {
   ///   - url: where the document is (for messages, and the base of relative `xmlUrl`s).
   /// - Throws: ``OPMLError``.
   public static func read(_ data: Data, url: URL) throws(OPMLError) -> OPMLDocument {
-    let encoding = CharacterEncoding.choose(
-      for: data, charset: nil, declared: XMLPrologue.read(data).declaredEncoding)
-    let result = XMLReader.read(data, url: url.absoluteString, encoding: encoding.name)
+    let prologue = XMLPrologue.read(data)
+    let encoding = CharacterEncoding.choose(for: data, charset: nil, declared: prologue.declaredEncoding)
+    // As a feed (``FeedParser``): libxml2's limits (256 levels of nesting, 10 MB of text) lifted for a document that
+    // declares no entity (one that does keeps them, and with them libxml2's entity amplification check). Deeper than
+    // libxml2 goes even so, the list is refused (``XMLReadResult/cutOff(_:encoding:)``), never read in part.
+    let result = XMLReader.read(
+      data, url: url.absoluteString, encoding: encoding.name,
+      huge: !prologue.declaresEntities && prologue.rootName != nil)
     guard let document = result.document, let root = document.root else {
       let first = result.diagnostics.first(where: \.isError) ?? result.diagnostics.first
       throw .notWellFormed(

@@ -15,7 +15,7 @@ extension WebReader {
     let folders = WebListQuery.folders(of: sources)
     // Every count of the page in one call, as `news read` counts its rows: all, each folder, each source.
     let groups: [[SourceMatch]?] =
-      [nil] + folders.map { folder in sources.filter { $0.isFiled(under: folder) }.map(\.match) }
+      [nil] + folders.map(FolderIndex(sources.map { ($0.folder, $0.match) }).members(under:))
       + sources.map { [$0.match] }
     let counted = (try? await repository.counts(ofGroups: groups)) ?? []
     func countsOf(_ index: Int) -> ArticleCounts {

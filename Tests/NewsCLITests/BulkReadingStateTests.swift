@@ -180,6 +180,26 @@ struct BulkReadingStateTests {
     #expect(removed.out.contains("removed \"Cooking\""), "\(removed.out)")
   }
 
+  @Test("a name that is nothing: the hint shows 8 names, the nearest first, and how many in all (300 sources)")
+  func unknownNameAmongMany() async throws {
+    let cli = CLIHarness()
+    let config = cli.directory.path("many.json")
+    let entries = (1...300).map { "\"Feed \($0)\": {\"feed\": \"https://h\($0).example/feed\"}" }
+    try Data("{\"sources\": {\(entries.joined(separator: ",\n"))}}".utf8).write(to: URL(fileURLWithPath: config))
+    let sample = URL(fileURLWithPath: cli.bundledConfig).deletingLastPathComponent().appendingPathComponent(
+      "sample/top-headlines.json")
+    let imported = await cli.run("import", sample.path, "--config", config, "--db", cli.database)
+    #expect(imported.status == 0, "\(imported.err)")
+    for command in [["list", "--source", "Fede 17"], ["fetch", "--source", "Fede 17"], ["remove", "Fede 17"]] {
+      let outcome = await cli.run(command + ["--config", config, "--db", cli.database])
+      #expect(outcome.status != 0, "\(command)")
+      let hint = try #require(outcome.err.split(separator: "\n").first { $0.contains("300 in all") }, "\(outcome.err)")
+      #expect(hint.contains(": Feed 17, "), "\(command): the nearest first: \(hint)")
+      #expect(hint.components(separatedBy: "Feed ").count - 1 == 8, "\(command): \(hint)")
+      #expect(hint.count < 300, "\(command): one short line: \(hint)")
+    }
+  }
+
   @Test("--source that names nothing is 64 for list, search and mark-read (as --folder); an imported file's name works")
   func unknownSourceAndImportedFileName() async throws {
     let cli = CLIHarness()
@@ -190,7 +210,7 @@ struct BulkReadingStateTests {
       let typo = await cli.run(command + ["--source", "Cookng"] + common)
       #expect(typo.status == 64, "\(command): \(typo.out) \(typo.err)")
       #expect(typo.err.contains("no source, imported file or publisher is named \"Cookng\""), "\(typo.err)")
-      #expect(typo.err.contains("sources: ATP, Cooking, Swift"), "\(typo.err)")
+      #expect(typo.err.contains("sources: Cooking, ATP, Swift"), "\(typo.err)")
     }
     #expect(try await Self.titles(cli, config, "--unread").count == 7, "a typo marked nothing")
     // A publisher's name (the feed's title) still selects.

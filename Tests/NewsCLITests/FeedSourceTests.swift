@@ -191,7 +191,7 @@ struct FeedSourceTests {
 
     let unknown = await cli.run("fetch", "--source", "nope", "--config", config, "--db", cli.database)
     #expect(unknown.status == 64)
-    #expect(unknown.err.contains("configured: api, notes"), "\(unknown.err)")
+    #expect(unknown.err.contains("configured: notes, api"), "\(unknown.err)")
   }
 
   // MARK: 4. One feed, one identity and one source, from a file or from its URL

@@ -113,7 +113,7 @@ struct FetchFolderTests {
     #expect(tech.out.split(separator: "\n").map { $0.split(separator: ":")[0] } == ["Ruby", "Swift"])
     let unknown = await cli.run("fetch", "--folder", "Music", "--config", config, "--db", cli.database)
     #expect(unknown.status == 64)
-    #expect(unknown.err.contains("folders: Podcasts, Tech, Tech/Swift"), "\(unknown.err)")
+    #expect(unknown.err.contains("folders: Tech, Podcasts, Tech/Swift"), "\(unknown.err)")
     let both = await cli.run("fetch", "--all", "--folder", "Tech", "--config", config, "--db", cli.database)
     #expect(both.status == 64)
   }

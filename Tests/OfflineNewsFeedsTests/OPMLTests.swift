@@ -63,6 +63,31 @@ struct OPMLTests {
     #expect(document.issues.contains { $0.kind == .unreadableURL && $0.text == "mailto:someone@example.org" })
   }
 
+  /// An OPML body whose feed `deep` sits inside `depth` folders, and a feed `after` after them.
+  static func nested(_ depth: Int, entity: Bool = false) -> Data {
+    let doctype = entity ? "<!DOCTYPE opml [<!ENTITY site \"example\">]>" : ""
+    return Data(
+      ("<?xml version=\"1.0\"?>\(doctype)<opml version=\"2.0\"><body>"
+        + (0..<depth).map { "<outline text=\"f\($0)\">" }.joined()
+        + "<outline text=\"deep\" type=\"rss\" xmlUrl=\"https://deep.example/feed\"/>"
+        + String(repeating: "</outline>", count: depth)
+        + "<outline text=\"after\" type=\"rss\" xmlUrl=\"https://after.example/feed\"/></body></opml>").utf8)
+  }
+
+  @Test("a feed 300 folders deep is read with the feed after it; deeper than libxml2 reads is refused, not cut")
+  func deepNesting() throws {
+    let deep = try OPML.read(Self.nested(300), url: Self.fileURL)
+    #expect(deep.subscriptions.map(\.title) == ["deep", "after"])
+    #expect(deep.subscriptions.first?.folder.count == 300)
+    // With an entity declared, libxml2 keeps its limit of 256 levels and halts there: refused, not read in part.
+    let refused = Result { try OPML.read(Self.nested(300, entity: true), url: Self.fileURL) }
+    guard case .failure(let error) = refused, case .truncated(_, _, _, let message) = error as? OPMLError else {
+      Issue.record("a document libxml2 stopped reading was read in part")
+      return
+    }
+    #expect(message.hasPrefix("libxml2 stopped reading here: ") && message.contains("depth"), "\(message)")
+  }
+
   @Test("what is not OPML is refused")
   func refused() {
     #expect(throws: OPMLError.self) { try OPML.read(Data("<rss version=\"2.0\"/>".utf8), url: Self.fileURL) }

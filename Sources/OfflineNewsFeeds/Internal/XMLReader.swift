@@ -29,12 +29,20 @@ struct XMLReadResult {
   /// "Premature end of data in tag NAME line N"), at most 64: the root among them means a truncated document,
   /// whatever recover mode made of it (an inner element left open in a complete document is one too).
   var unfinishedElements: [XMLDiagnostic] = []
+  /// The error after which libxml2 stopped reading before the end of the bytes (its parser halted: elements nested
+  /// deeper than its limit, 256 levels without `XML_PARSE_HUGE`; an entity amplification; no memory), with its
+  /// message prefixed by `libxml2 stopped reading here: `; `nil` when it read to the end. Recover mode does not
+  /// help there: the tree holds what came before, and everything after is lost.
+  var halted: XMLDiagnostic?
 
-  /// Where `data`, read into this result, is cut off: libxml2 met the end of the bytes inside an element ("Premature
-  /// end of data in tag …", reported for the innermost one) and the root's end tag is nowhere in the bytes; `nil`
-  /// for a complete document (an inner element left open in it is reported too, but its root's end tag is there).
-  /// What ``FeedParser`` and ``OPML`` refuse a document for (`FeedParseError.truncated`, `OPMLError.truncated`).
+  /// Where `data`, read into this result, is cut off: libxml2 stopped reading before its end (``halted``), or met
+  /// the end of the bytes inside an element ("Premature end of data in tag …", reported for the innermost one) and
+  /// the root's end tag is nowhere in the bytes; `nil` for a complete document (an inner element left open in it is
+  /// reported too, but its root's end tag is there). What ``FeedParser`` and ``OPML`` refuse a document for
+  /// (`FeedParseError.truncated`, `OPMLError.truncated`): reading the part before the cut would pass it for the
+  /// whole.
   func cutOff(_ data: Data, encoding: String?) -> XMLDiagnostic? {
+    if let halted { return halted }
     guard let cut = unfinishedElements.first, let document, let root = document.root else { return nil }
     let rootName = withExtendedLifetime(document) { () -> String in
       guard let prefix = root.node.pointee.ns?.pointee.prefix else { return root.name }
@@ -111,6 +119,14 @@ enum XMLReader {
     result.diagnosticCount = state.diagnosticCount
     result.htmlEntities = state.htmlEntities
     result.unfinishedElements = state.unfinishedElements
+    // `disableSAX` is set only when the parser halts (`xmlHaltParser`); in recover mode an error alone leaves it 0.
+    if context.pointee.disableSAX != 0 {
+      var last =
+        state.lastError
+        ?? XMLDiagnostic(code: 0, line: 0, column: 0, message: "stopped before the end", isError: true)
+      last.message = "libxml2 stopped reading here: " + last.message
+      result.halted = last
+    }
     return result
   }
 
@@ -123,6 +139,8 @@ enum XMLReader {
     var entityExpansionFailed = false
     /// The "Premature end of data in tag" problems (kept whatever the diagnostics limit, up to 64).
     var unfinishedElements: [XMLDiagnostic] = []
+    /// The last error reported (kept whatever the diagnostics limit): the one that halted the parser, if it did.
+    var lastError: XMLDiagnostic?
   }
 
   fileprivate static func state(_ context: UnsafeMutableRawPointer?) -> ReadState? {
@@ -152,12 +170,13 @@ private let recordError: xmlStructuredErrorFunc = { context, error in
   state.diagnosticCount += 1
   let truncation =
     Int32(value.code) == Int32(XML_ERR_TAG_NOT_FINISHED.rawValue) && state.unfinishedElements.count < 64
-  guard state.diagnostics.count < XMLReader.maximumDiagnostics || truncation else { return }
+  let isError = value.level.rawValue >= XML_ERR_ERROR.rawValue
+  guard state.diagnostics.count < XMLReader.maximumDiagnostics || truncation || isError else { return }
   var message = value.message.map { String(cString: $0) } ?? "error \(value.code)"
   while message.last?.isWhitespace == true { message.removeLast() }
   let diagnostic = XMLDiagnostic(
-    code: Int32(value.code), line: Int(value.line), column: Int(value.int2), message: message,
-    isError: value.level.rawValue >= XML_ERR_ERROR.rawValue)
+    code: Int32(value.code), line: Int(value.line), column: Int(value.int2), message: message, isError: isError)
+  if isError { state.lastError = diagnostic }
   if truncation { state.unfinishedElements.append(diagnostic) }
   if state.diagnostics.count < XMLReader.maximumDiagnostics { state.diagnostics.append(diagnostic) }
 }

@@ -361,7 +361,8 @@ extension StorageContext {
     guard !groups.isEmpty else { return [] }
     let names = Array(Set(groups.flatMap { $0?.map(\.source) ?? [] })).sorted()
     var members: [SourceMatch] = []
-    for match in groups.flatMap({ $0 ?? [] }) where !match.queries.isEmpty && !members.contains(match) {
+    var seen = Set<SourceMatch>()
+    for match in groups.lazy.compactMap({ $0 }).joined() where !match.queries.isEmpty && seen.insert(match).inserted {
       members.append(match)
     }
     let countsAll = groups.contains { $0 == nil }
