@@ -12,6 +12,10 @@ import Foundation
 /// stores each feed's items once where ours stores them for every copy. So the items each method stored are counted
 /// per feed, and when newsboat runs, newsboat and ours run again on **equal work**: each feed that newsboat read
 /// served once (the feeds it stored nothing from are listed and left out of that comparison).
+///
+/// Each method runs ``runs`` times (`--runs R`), the methods taking turns (ours, newsboat, ours, …) so that a change
+/// of the machine's load meets them alike; the run of median wall time is reported, with every run's wall and CPU
+/// time beside it.
 struct FeedBench {
   /// The feeds served, and where each method writes.
   var feedsFolder: String
@@ -24,6 +28,8 @@ struct FeedBench {
   var peers = true
   /// Only these files of the feeds folder (`nil`: all), and only ours and newsboat: the equal-work run.
   var only: [String]? = nil
+  /// Runs of each method, first refresh and conditional one each time (`--runs R`).
+  var runs = 1
 
   /// One method's figures.
   struct Run: Codable, Sendable {
@@ -41,6 +47,17 @@ struct FeedBench {
     var notModified: Int
     /// This run's seconds over ours' (the same phase).
     var timesOurs: Double?
+    /// Every run's wall-clock and CPU seconds, in the order they ran (this run is their median by wall time).
+    var allSeconds: [Double] = []
+    var allCPUSeconds: [Double] = []
+
+    /// The run of median wall time among `runs` (the lower middle one of an even count), with every run's times.
+    static func median(_ runs: [Run]) -> Run {
+      var median = runs.sorted { $0.seconds < $1.seconds }[(runs.count - 1) / 2]
+      median.allSeconds = runs.map(\.seconds)
+      median.allCPUSeconds = runs.map(\.cpuSeconds)
+      return median
+    }
   }
 
   /// The items each method stored from one feed file.
@@ -58,6 +75,8 @@ struct FeedBench {
     var urls: Int
     var feeds: Int
     var bytes: Int
+    /// Runs of each method.
+    var runs = 1
     var refresh: [Run]
     var again: [Run]
     /// Items stored per feed file, after the first refresh.
@@ -114,7 +133,7 @@ struct FeedBench {
     try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
     return FeedBench(
       feedsFolder: feeds, folder: work, news: try InstalledNews.path(besides: selfPath, folder: folder),
-      peers: !options.quick)
+      peers: !options.quick, runs: max(1, options.runs))
   }
 
   /// The XML feeds of a folder: every file that is not JSON, HTML or OPML, by name.
@@ -169,21 +188,28 @@ struct FeedBench {
     } else {
       notes.append("--quick: the peers (newsboat, feedparser) are not run")
     }
-    var refresh: [Run] = []
-    var again: [Run] = []
-    for method in methods {
-      let first = try measure(method, server: server, fresh: true)
-      refresh.append(first)
-      progress(String(format: "%@: %.3f s, %d items", method.label, first.seconds, first.items ?? -1))
-      // feedparser's script asks unconditionally, as such scripts do: no second run.
-      guard method != .feedparser else { continue }
-      let second = try measure(method, server: server, fresh: false)
-      again.append(second)
-      progress(
-        String(
-          format: "%@ again: %.3f s, %d of %d answered 304", method.label, second.seconds, second.notModified,
-          second.requests))
+    var firstRuns: [Method: [Run]] = [:]
+    var againRuns: [Method: [Run]] = [:]
+    for _ in 0..<runs {
+      for method in methods {
+        let first = try measure(method, server: server, fresh: true)
+        firstRuns[method, default: []].append(first)
+        progress(
+          String(
+            format: "%@: %.3f s (CPU %.3f s), %d items", method.label, first.seconds, first.cpuSeconds,
+            first.items ?? -1))
+        // feedparser's script asks unconditionally, as such scripts do: no second run.
+        guard method != .feedparser else { continue }
+        let second = try measure(method, server: server, fresh: false)
+        againRuns[method, default: []].append(second)
+        progress(
+          String(
+            format: "%@ again: %.3f s (CPU %.3f s), %d of %d answered 304", method.label, second.seconds,
+            second.cpuSeconds, second.notModified, second.requests))
+      }
     }
+    let refresh = methods.compactMap { firstRuns[$0].map(Run.median) }
+    let again = methods.compactMap { againRuns[$0].map(Run.median) }
     func withRatios(_ runs: [Run]) -> [Run] {
       guard let ours = runs.first(where: { $0.method == Method.ours.rawValue })?.seconds, ours > 0 else { return runs }
       return runs.map { run in
@@ -203,7 +229,7 @@ struct FeedBench {
     }
     var results = Results(
       date: ISO8601DateFormatter().string(from: Date()), urls: urls.count, feeds: files.count, bytes: bytes,
-      refresh: withRatios(refresh), again: withRatios(again), perFeed: perFeed, targets: [], notes: notes)
+      runs: runs, refresh: withRatios(refresh), again: withRatios(again), perFeed: perFeed, targets: [], notes: notes)
     if only == nil, newsboat != nil {
       let read = perFeed.filter { ($0.newsboat ?? 0) > 0 }.map(\.file)
       let leftOut = perFeed.filter { ($0.newsboat ?? 0) == 0 }.map(\.file)
@@ -377,7 +403,8 @@ struct FeedBench {
   static func report(_ results: Results) -> String {
     var out = """
       feed refresh: \(results.urls) URLs (\(results.feeds) real feeds × \(results.urls / max(1, results.feeds)) \
-      paths, \(Report.megabytes(results.bytes))) from a loopback HTTP server with ETags, one run each
+      paths, \(Report.megabytes(results.bytes))) from a loopback HTTP server with ETags; each method's run of \
+      median wall time (of \(results.runs)), every run's below it
       items: those stored (ours: each feed's, query_result rows; newsboat: rss_item rows, one per guid
       across all feeds; python: one row per feed and entry id)
 
@@ -396,6 +423,10 @@ struct FeedBench {
         out += Report.pad(run.items.map(String.init) ?? "?", 8, right: true)
         out += Report.pad("\(run.requests)", 10, right: true) + Report.pad("\(run.notModified)", 6, right: true)
         out += run.exitStatus == 0 ? "\n" : "  (exit \(run.exitStatus))\n"
+        if run.allSeconds.count > 1 {
+          let each = zip(run.allSeconds, run.allCPUSeconds).map { String(format: "%.3f (%.3f)", $0, $1) }
+          out += "     runs, wall (CPU) s: " + each.joined(separator: ", ") + "\n"
+        }
       }
     }
     func items(_ perFeed: [FeedItems]) {

@@ -37,7 +37,7 @@ struct Options: Sendable {
     usage: news-bench [--articles N] [--runs R] [--seed S] [--work DIR] [--quick] [--json]
            news-bench --scaling [--million] [--runs R] [--seed S] [--work DIR] [--json]
            news-bench --extraction [--pages DIR] [--runs R] [--json]
-           news-bench --feeds [--feeds-from DIR] [--work DIR] [--json]
+           news-bench --feeds [--feeds-from DIR] [--runs R] [--work DIR] [--json]
            news-bench --cli DB [--latency-runs N] [--json]
            news-bench --serve [--articles N] [--clients C] [--requests R] [--rates R1,R2…] [--step-seconds S]
                               [--quick] [--json]
@@ -67,7 +67,8 @@ struct Options: Sendable {
       --pages DIR    with --extraction: the folder of pages (default ../shared/fixtures/real/pages)
       --feeds        instead: a subscription list refreshed from a loopback HTTP server into a fresh database,
                      then again (304s): `news fetch --all` (the `news` built beside news-bench) against
-                     `newsboat -x reload` and a Python feedparser + sqlite3 script, one run each
+                     `newsboat -x reload` and a Python feedparser + sqlite3 script; R runs of each, taking turns,
+                     the median reported (default 3)
       --feeds-from DIR  the feeds to serve, each under 6 paths (default ../shared/fixtures/real/feeds)
       --latency-runs N  spawns of each command for the command-line latencies (default 50)
       --scaling      instead: ours and json_each at N = 1k, 10k, 100k, time per article, and the command-line

@@ -103,14 +103,36 @@ package enum ArticleIdentity {
   /// Whether `url` is a key of kind 2 or 3 (not a link).
   package static func isScoped(_ url: URL) -> Bool { url.scheme == scheme }
 
-  private static let allowed: CharacterSet = {
-    var set = CharacterSet.alphanumerics.intersection(
-      CharacterSet(charactersIn: Unicode.Scalar(0)..<Unicode.Scalar(128)))
-    set.insert(charactersIn: "-._~:@!$'()*+,;=")
-    return set
+  /// The bytes ``escape(_:)`` keeps as they are: ASCII letters and digits, and `-._~:@!$'()*+,;=`, by byte value.
+  private static let kept: [Bool] = {
+    var kept = [Bool](repeating: false, count: 256)
+    for byte in UInt8(ascii: "0")...UInt8(ascii: "9") { kept[Int(byte)] = true }
+    for byte in UInt8(ascii: "A")...UInt8(ascii: "Z") { kept[Int(byte)] = true }
+    for byte in UInt8(ascii: "a")...UInt8(ascii: "z") { kept[Int(byte)] = true }
+    for byte in "-._~:@!$'()*+,;=".utf8 { kept[Int(byte)] = true }
+    return kept
   }()
 
-  private static func escape(_ text: String) -> String {
-    text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+  /// `text` with every UTF-8 byte but those ``kept`` written `%XX` (upper-case hex digits, RFC 3986 §2.1): what
+  /// Foundation's `addingPercentEncoding(withAllowedCharacters:)` gives for that set, byte for byte, computed on the
+  /// bytes (the Foundation call and its `CharacterSet` were most of the cost of a feed item's scoped key).
+  package static func escape(_ text: String) -> String {
+    var text = text
+    return text.withUTF8 { bytes in
+      if bytes.allSatisfy({ kept[Int($0)] }) { return String(decoding: bytes, as: UTF8.self) }
+      let digits: [UInt8] = Array("0123456789ABCDEF".utf8)
+      var escaped: [UInt8] = []
+      escaped.reserveCapacity(bytes.count * 3)
+      for byte in bytes {
+        if kept[Int(byte)] {
+          escaped.append(byte)
+        } else {
+          escaped.append(UInt8(ascii: "%"))
+          escaped.append(digits[Int(byte >> 4)])
+          escaped.append(digits[Int(byte & 0x0F)])
+        }
+      }
+      return String(decoding: escaped, as: UTF8.self)
+    }
   }
 }

@@ -48,15 +48,11 @@ struct ItemDraft {
     let image =
       thumbnail ?? mediaImage ?? enclosures.first { $0.type?.lowercased().hasPrefix("image/") == true }?.url
       ?? itunesImage
-    let date = (published ?? updated).map { Timestamp($0).rfc3339String } ?? ""
-    let text = (content ?? summary)?.value ?? ""
-    let fingerprintFields = [derived ? "" : title, date, text] + enclosures.map(\.url.absoluteString)
     return FeedItem(
       index: index, link: link, permalink: permalink, guid: guid, guidIsPermaLink: guidIsPermaLink, title: title,
       titleIsDerived: derived,
       summary: summary, content: content, author: authors.isEmpty ? feedAuthor : authors.joined(separator: ", "),
-      published: published, updated: updated, imageURL: image, enclosures: enclosures, categories: categories,
-      contentFingerprint: SHA256.hex(Array(fingerprintFields.joined(separator: "\u{1F}").utf8), bytes: 16))
+      published: published, updated: updated, imageURL: image, enclosures: enclosures, categories: categories)
   }
 }
 

@@ -43,10 +43,14 @@ package struct Migration: Sendable {
 /// Brings a database's schema up to date.
 ///
 /// The schema version lives in the database header (`PRAGMA user_version`,
-/// <https://www.sqlite.org/pragma.html#pragma_user_version>). Migrations newer than the stored version run in order,
-/// each with its version bump, inside a `BEGIN IMMEDIATE` transaction: one for all of them, or one for each run of
-/// them that needs foreign keys off (``Migration/needsForeignKeysOff``) and one for each run between. A failure
-/// leaves the schema and data of the last committed version. An existing cache is migrated, never dropped.
+/// <https://www.sqlite.org/pragma.html#pragma_user_version>). Migrations newer than the stored version run in order
+/// inside a `BEGIN IMMEDIATE` transaction, which sets the version it reached once, before its commit: one for all of
+/// them, or one for each run of them that needs foreign keys off (``Migration/needsForeignKeysOff``) and one for
+/// each run between. A new store (version 0, no table, index, view or trigger) runs every migration in one
+/// transaction with foreign keys off: it has no row a rebuilt table's `DROP TABLE` could cascade to, and the
+/// run is checked by `PRAGMA foreign_key_check` as any run with keys off is (three transactions before: a first
+/// `news fetch` paid for each commit). A failure leaves the schema and data of the last committed version. An
+/// existing cache is migrated, never dropped.
 struct Migrator {
   var migrations: [Migration]
 
@@ -54,6 +58,11 @@ struct Migrator {
 
   func currentVersion(_ db: Connection) throws -> Int {
     Int(try db.scalarInt("PRAGMA user_version") ?? 0)
+  }
+
+  /// Whether the database holds no schema object at all (a new file: no table, index, view or trigger).
+  func isEmpty(_ db: Connection) throws -> Bool {
+    try db.scalarInt("SELECT count(*) FROM sqlite_master") == 0
   }
 
   /// Whether a store at schema `version` can be read by this build without being migrated: it is the latest, or
@@ -68,20 +77,23 @@ struct Migrator {
     let ordered = migrations.sorted(by: { $0.version < $1.version })
     var current = try currentVersion(db)
     while let next = ordered.first(where: { $0.version > current }) {
-      let keysOff = next.needsForeignKeysOff
+      let new = try current == 0 && isEmpty(db)
+      let keysOff = new || next.needsForeignKeysOff
       let keysWereOn = try keysOff && db.scalarInt("PRAGMA foreign_keys") == 1
       if keysWereOn { try db.execute(sql: "PRAGMA foreign_keys = OFF") }
       defer { if keysWereOn { try? db.execute(sql: "PRAGMA foreign_keys = ON") } }
       current = try db.inTransaction {
         // Read again inside the lock: another process may have migrated meanwhile.
-        var version = try currentVersion(db)
+        let found = try currentVersion(db)
+        let allAtOnce = new && found == 0
+        var version = found
         for migration in ordered where migration.version > version {
-          guard migration.needsForeignKeysOff == keysOff else { break }
+          guard allAtOnce || migration.needsForeignKeysOff == keysOff else { break }
           try db.execute(sql: migration.sql)
           try migration.transform?(db)
-          try db.execute(sql: "PRAGMA user_version = \(migration.version)")
           version = migration.version
         }
+        if version != found { try db.execute(sql: "PRAGMA user_version = \(version)") }
         if keysOff, let table = try db.scalarString("SELECT \"table\" FROM pragma_foreign_key_check LIMIT 1") {
           throw StorageError(
             kind: .incompatibleSchema("migration to version \(version): a row of \(table) would reference no row"),
