@@ -104,6 +104,7 @@ extension FetchCommand {
     progress.finish()
     if !jsonLines { print(report.sources) }
     noteRelinks(report, after: options.relinkAfter)
+    context.noteAdoptions(report.adopted)
     context.reportFullText(report)
     return Self.exitCode(report)
   }

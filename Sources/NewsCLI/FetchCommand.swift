@@ -119,6 +119,9 @@ struct FetchCommand: NewsCommand {
     if policy != .cacheOnly { try context.requireNetwork(for: [query.url], command: Self.name) }
     let typed = arguments.value(.url) == nil ? nil : query.url
     let repository = try context.makeRepository(arguments.common, timeout: timeout, retrying: true, typedURL: typed)
+    if let subscription = try? await context.subscriptionFile.source(named: sourceName) {
+      context.noteAdoptions(await repository.adoptArticles(of: [subscription], in: context.subscriptionFile))
+    }
     let result: NewsResult
     result = try await repository.articles(for: query, policy: policy, maxAge: maxAge)
     let console = context.console

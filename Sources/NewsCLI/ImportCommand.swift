@@ -100,9 +100,11 @@ struct ImportCommand: NewsCommand {
     /// Articles in the cache after the eviction; `nil` when nothing was evicted.
     var cached: Int?
     var skipped: Int
+    /// Articles left out because `news delete` or the eviction removed them before (``ArticleSaveResult/remembered``).
+    var remembered: Int
     var issues: [Issue]
 
-    enum CodingKeys: String, CodingKey { case file, saved, evicted, cached, skipped, issues }
+    enum CodingKeys: String, CodingKey { case file, saved, evicted, cached, skipped, remembered, issues }
   }
 
   var context: CommandContext
@@ -175,6 +177,7 @@ struct ImportCommand: NewsCommand {
     let repository = try context.makeRepository(arguments.common)
     var saved = 0
     var evicted = 0
+    var remembered = 0
     if !page.articles.isEmpty {
       do {
         let reporter = ProgressReporter(
@@ -186,10 +189,11 @@ struct ImportCommand: NewsCommand {
           reporter.update(completed: $0)
           if $0 >= total { reporter.enter(Self.finishingStage) }
         }
-        (saved, evicted) = (result.saved, result.evicted)
+        (saved, evicted, remembered) = (result.saved, result.evicted, result.remembered)
       }
     }
-    await printReport(file: file, path: path, saved: saved, evicted: evicted, repository, issues: page.issues)
+    await printReport(
+      file: file, path: path, saved: saved, evicted: evicted, remembered: remembered, repository, issues: page.issues)
     return .success
   }
 
@@ -229,7 +233,8 @@ struct ImportCommand: NewsCommand {
       throw unreadable(file, path: path, error)
     }
     await printReport(
-      file: file, path: path, saved: result.saved, evicted: result.evicted, repository, issues: stream.issues)
+      file: file, path: path, saved: result.saved, evicted: result.evicted, remembered: result.remembered, repository,
+      issues: stream.issues)
     return .success
   }
 
@@ -277,11 +282,13 @@ struct ImportCommand: NewsCommand {
   /// `evicted`: the articles the configuration's eviction removed after the save (the report then says how many the
   /// cache holds, so that "saved 30" is not read as 30 kept).
   private func printReport(
-    file: String, path: String, saved: Int, evicted: Int, _ repository: NewsRepository, issues: [RecordIssue]
+    file: String, path: String, saved: Int, evicted: Int, remembered: Int, _ repository: NewsRepository,
+    issues: [RecordIssue]
   ) async {
     let cached = evicted > 0 ? try? await repository.counts().total : nil
     let report = Report(
       file: path, saved: saved, evicted: evicted, cached: cached, skipped: issues.filter(\.skipped).count,
+      remembered: remembered,
       issues: issues.map {
         .init(index: $0.index, url: $0.url, keyPath: $0.keyPath, reason: $0.reason, skipped: $0.skipped)
       })
@@ -291,6 +298,9 @@ struct ImportCommand: NewsCommand {
     } else {
       let shown = OutputFormat.sanitized(file)
       var line = "saved \(saved) article\(saved == 1 ? "" : "s") from \(shown), skipped \(report.skipped)"
+      if remembered > 0 {
+        line += "; \(remembered) left out: deleted or evicted before ('news delete --forget-deleted' lets them back)"
+      }
       line += context.evictionNote(evicted: evicted, cached: cached)
       console.printLines(line + "\n")
       context.reportIssues(issues, arguments.common)

@@ -325,6 +325,17 @@ struct CommandContext: Sendable {
     printFullText(await repository.fetchFullText(for: articles, using: transport, retryFailed: retryFailed))
   }
 
+  /// A note for each subscription that took back its feed's articles from a name no source has now
+  /// (``NewsRepository/adoptArticles(of:in:)``).
+  func noteAdoptions(_ adoptions: [RefreshReport.Adoption]) {
+    for adoption in adoptions where adoption.articles > 0 {
+      console.printNote(
+        "\(OutputFormat.sanitized(adoption.to)): \(adoption.articles) cached articles of its feed, saved under "
+          + "\"\(OutputFormat.sanitized(adoption.from))\" (no source has that name now), are its own again, read and "
+          + "bookmarked as they were")
+    }
+  }
+
   /// Says on standard error what a refresh's whole-text fetches did (``RefreshReport/fullText``), or that this
   /// `news` has no network to fetch them with.
   func reportFullText(_ report: RefreshReport) {

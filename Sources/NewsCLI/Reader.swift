@@ -57,6 +57,9 @@ struct Reader {
   /// The first shown row on the screen, a position in ``shownSources``.
   var sourceTop = 0
   var listTitle = ""
+  /// The counts of the row the list was opened from (all its articles, not only those the list holds: it holds the
+  /// newest ``ReadCommand/listLimit``); `nil` for a search or a list opened otherwise.
+  var listCounts: ArticleCounts?
   var listFilter: ArticleFilter?
   /// The list a search was started from (`/` on a list or an article): `q` on the results goes back to it, as
   /// newsboat's search results close onto the list they were searched from. `nil` when the search began on the
@@ -233,6 +236,7 @@ struct Reader {
       // The search's results close onto the list it was started from, where it was.
       listBeforeSearch = nil
       listTitle = saved.title
+      listCounts = nil
       listFilter = saved.filter
       listReloads = saved.reloads
       articles = []
@@ -273,6 +277,7 @@ struct Reader {
       }
       screens.append(.articles)
       listTitle = "Search: " + OutputFormat.sanitized(text, collapsingWhitespace: true)
+      listCounts = nil
       listFilter = nil
       listReloads = .all
       articles = []
@@ -312,6 +317,7 @@ struct Reader {
     case .enter, .right, .character("l"):
       screens.append(.articles)
       listTitle = row.title
+      listCounts = row.counts
       var filter = row.filter
       if unreadOnly { filter.unreadOnly = true }
       listFilter = filter
@@ -403,7 +409,13 @@ struct Reader {
         message = "A marks a source's or folder's articles read, not a search's"
         return []
       }
-      return [.markAllRead(listFilter, title: listTitle)]
+      // Up to the newest article the list shows, not those a refresh added since (as the web reader's `upto`).
+      var shown = listFilter
+      if let newest = articles.map(\.publishedAt).max() {
+        let bound = Timestamp(millisecondsSince1970: Timestamp(newest).millisecondsSince1970 + 1).date
+        shown.publishedBefore = min(shown.publishedBefore ?? bound, bound)
+      }
+      return [.markAllRead(shown, title: listTitle)]
     default:
       articleSelection = move(articleSelection, key, count: articles.count, page: page)
     }
@@ -493,7 +505,7 @@ struct Reader {
       lines.append(bar("news read — sources" + totalNote))
       lines += sourceLines(body, width)
     case .articles:
-      lines.append(bar("news read — " + listTitle + " (\(articles.count) articles, \(unreadCount) unread)"))
+      lines.append(bar("news read — " + listTitle + listHeadingCounts))
       lines += listLines(body, width)
     case .article:
       let position =
@@ -527,6 +539,19 @@ struct Reader {
   }
 
   private var unreadCount: Int { articles.reduce(0) { $0 + ($1.isRead ? 0 : 1) } }
+
+  /// ` (120 articles, 7 unread)`; when the row has more than the list holds, how many of them it shows:
+  /// ` (newest 2000 of 17713 articles, 1991 unread; / searches them all)`.
+  private var listHeadingCounts: String {
+    let unreadList = listFilter?.unreadOnly == true
+    if listLoaded, let counts = listCounts, case let all = unreadList ? counts.unread : counts.total,
+      all > articles.count
+    {
+      return " (newest \(articles.count) of \(all)\(unreadList ? " unread" : "") articles, \(counts.unread) unread; "
+        + "/ searches them all)"
+    }
+    return " (\(articles.count) articles, \(unreadCount) unread)"
+  }
 
   private var totalNote: String {
     guard let all = sources.first?.counts else { return "" }

@@ -183,7 +183,7 @@ struct ServeCommand: NewsCommand {
     while !Task.isCancelled {
       if let list = try? await sources(), !list.isEmpty {
         let options = context.refreshOptions(arguments.common, timeout: nil)
-        let report = await repository.refresh(list, options: options)
+        let report = await repository.refresh(list, in: context.subscriptionFile, options: options)
         if Task.isCancelled { return }
         let failed = report.sources.filter { $0.failure != nil }.count
         if json {

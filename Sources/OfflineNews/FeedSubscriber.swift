@@ -29,8 +29,10 @@ import OfflineNewsNetwork
 /// RSS 2.0 (<https://www.rssboard.org/rss-specification>), RSS 1.0 (RDF), Atom (RFC 4287), JSON Feed 1.1
 /// (<https://www.jsonfeed.org/version/1.1/>), HTML pages and OPML 2.0 (<http://opml.org/spec2.opml>).
 public struct FeedSubscriber: Sendable {
-  /// The most a document may have by default: 16 MiB.
-  public static let defaultMaximumDocumentSize = 16 << 20
+  /// The most a document may have by default: 64 MiB, what a refresh reads (`NewsRequest.maximumBodySize`, the
+  /// feed parser's own limit), so that a feed that can be refreshed can be subscribed to (it was 16 MiB: a 19 MiB
+  /// feed could not be added, yet refreshed fine once written in the list by hand).
+  public static let defaultMaximumDocumentSize = NewsRequest.maximumBodySize
 
   /// The `Accept` header of every request: feeds first, then XML, then HTML (a page announcing feeds), then anything.
   public static let acceptHeader =

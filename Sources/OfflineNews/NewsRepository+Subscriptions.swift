@@ -269,7 +269,9 @@ extension NewsRepository {
     _ sources: [NewsSource], in list: some SubscriptionList, options: RefreshOptions = RefreshOptions(),
     progress: @escaping @Sendable (SourceRefresh) -> Void = { _ in }
   ) async -> RefreshReport {
+    let adopted = await adoptArticles(of: sources, in: list)
     var report = await refresh(sources, options: options, progress: progress)
+    report.adopted = adopted
     for result in report.sources {
       guard let moved = result.movedPermanently, result.permanentRedirects >= max(1, options.relinkAfter) else {
         continue
@@ -284,6 +286,22 @@ extension NewsRepository {
       }
     }
     return report
+  }
+
+  /// Gives each of `sources` the cached articles its feed saved under a name no subscription of `list` has any more
+  /// — a subscription renamed outside the library (its file edited by hand), or removed and added again under
+  /// another name — with their reading state and bookmarks, so that every front end finds them under it again. Call
+  /// it before reading a source's feed: the read records the new name in the fetch log. A name another subscription
+  /// of `list` still has is left alone. ``refresh(_:in:options:progress:)`` does it for every source it reads.
+  ///
+  /// - Returns: each move (``RefreshReport/Adoption``); none when the list or the store cannot be read (nothing
+  ///   moved: a later call tries again).
+  public func adoptArticles(of sources: [NewsSource], in list: some SubscriptionList) async -> [RefreshReport.Adoption]
+  {
+    guard !sources.isEmpty, let live = try? await list.sources() else { return [] }
+    let owners = Dictionary(sources.map { ($0.query.cacheKey, $0.name) }, uniquingKeysWith: { first, _ in first })
+    let moves = (try? await storage.adoptArticles(of: owners, live: Set(live.map(\.name)))) ?? []
+    return moves.map { RefreshReport.Adoption(from: $0.from, to: $0.to, articles: $0.articles) }
   }
 
   /// The articles of `list`'s subscriptions in `folder` and the folders below it (`[]`: every subscription), as

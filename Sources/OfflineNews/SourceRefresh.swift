@@ -156,6 +156,27 @@ public struct RefreshReport: Sendable {
   public var relinked: [SourceRefresh] = []
   /// The sources whose feed moved permanently but whose list could not be changed, and why.
   public var relinkFailures: [(source: String, error: SubscriptionChangeError)] = []
+  /// The articles a subscription took over from the name its feed's articles were saved under before, when no
+  /// subscription has that name any more (renamed outside the library, or removed and added again under another
+  /// name; ``NewsRepository/refresh(_:in:options:progress:)``): their reading state and bookmarks go with them.
+  public var adopted: [Adoption] = []
+
+  /// Articles that moved from a name no subscription has to the subscription reading their feed now.
+  public struct Adoption: Sendable, Hashable {
+    /// The name the articles were saved under.
+    public var from: String
+    /// The subscription they belong to now.
+    public var to: String
+    /// How many moved.
+    public var articles: Int
+
+    /// An adoption of `articles` articles from the name `from` by the subscription `to`.
+    public init(from: String, to: String, articles: Int) {
+      self.from = from
+      self.to = to
+      self.articles = articles
+    }
+  }
 
   /// The sources with nothing to show (failed, nothing cached).
   public var unavailable: [SourceRefresh] { sources.filter(\.isUnavailable) }

@@ -63,6 +63,29 @@ struct ReaderTests {
     #expect(reader.handle(.character("q"), height: 30) == [.quit])
   }
 
+  @Test("a list that holds only the newest of its row's articles says so in its title bar; a whole one does not")
+  func partialList() {
+    var reader = Reader(
+      sources: [
+        Reader.SourceRow(
+          title: "Big", depth: 0, filter: ArticleFilter(source: "Big"), isFolder: false,
+          counts: ArticleCounts(total: 17_713, unread: 9_000)),
+        Reader.SourceRow(
+          title: "Small", depth: 0, filter: ArticleFilter(source: "Small"), isFolder: false,
+          counts: ArticleCounts(total: 3, unread: 2)),
+      ], unreadOnly: false, now: Self.now)
+    _ = reader.handle(.enter, height: 30)
+    reader.setArticles(Self.articles)
+    let title = reader.lines(height: 10, width: 200).first.map { String(describing: $0) } ?? ""
+    #expect(title.contains("Big (newest 3 of 17713 articles, 9000 unread; / searches them all)"), "\(title)")
+    _ = reader.handle(.character("q"), height: 30)
+    _ = reader.handle(.down, height: 30)
+    _ = reader.handle(.enter, height: 30)
+    reader.setArticles(Self.articles)
+    let whole = reader.lines(height: 10, width: 200).first.map { String(describing: $0) } ?? ""
+    #expect(whole.contains("Small (3 articles, 2 unread)"), "\(whole)")
+  }
+
   @Test("--source starts on the list; --unread filters the lists it opens")
   func starting() {
     let start = Reader(
@@ -207,7 +230,11 @@ struct ReaderTests {
     #expect(reader.handle(.character("K"), height: 30) == [])
     #expect(reader.articleSelection == 0, "K: the previous article, read or not")
     #expect(reader.handle(.character("r"), height: 30) == [.reload(.source("wide"))], "r on a list: its sources")
-    #expect(reader.handle(.character("A"), height: 30) == [.markAllRead(ArticleFilter(source: "wide"), title: "wide")])
+    // On a list: up to the newest article it shows, not one a refresh added since.
+    var shown = ArticleFilter(source: "wide")
+    let newest = Timestamp(list.map(\.publishedAt).max() ?? Self.now).millisecondsSince1970
+    shown.publishedBefore = Timestamp(millisecondsSince1970: newest + 1).date
+    #expect(reader.handle(.character("A"), height: 30) == [.markAllRead(shown, title: "wide")])
     reader.reloading = "reloading: 1 of 3 sources done…"
     #expect(reader.lines(height: 10, width: 60).last?.text == "reloading: 1 of 3 sources done…")
     _ = reader.handle(.character("/"), height: 30)

@@ -62,6 +62,20 @@ struct EvictionTests {
     #expect(try await stored(storage) == ["a2", "a4", "a5", "a6", "a7"])
   }
 
+  @Test("an evicted article does not come back when its feed still lists it: eviction remembers its key")
+  func evictedStayGone() async throws {
+    let database = TestDatabase()
+    let storage = try database.open(entities: [], eviction: EvictionPolicy(maxArticles: 3))
+    let feed = (0..<5).map { makeArticle("a\($0)", publishedAt: t0 + Int64($0) * 1000) }
+    #expect(try await storage.saveArticles(feed, forQuery: "q", fetchedAt: at(now)).evicted == 2)
+    #expect(try await storage.setRead(true, url: url("a4")))
+    // The feed lists the same five again: the two evicted are not saved as new, and nothing is evicted again.
+    let again = try await storage.saveArticles(feed, forQuery: "q", fetchedAt: at(now + hour))
+    #expect(again.inserted == 0 && again.evicted == 0, "\(again)")
+    #expect(try await stored(storage) == ["a2", "a3", "a4"])
+    #expect(try await storage.articles().first { $0.url.absoluteString == url("a4") }?.isRead == true)
+  }
+
   @Test("maxAge evicts by last fetch, not by publication: stale results and orphans go, bookmarks stay")
   func maxAge() async throws {
     let database = TestDatabase()

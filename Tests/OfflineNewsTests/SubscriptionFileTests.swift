@@ -3,6 +3,7 @@ import OfflineNews
 import OfflineNewsFeeds
 import OfflineNewsStorage
 import OfflineNewsURLSession
+import Synchronization
 import TestSupport
 import Testing
 
@@ -245,6 +246,40 @@ struct SubscriptionFileTests {
     try await repository.renameSubscription("atp", to: "Accidental Tech Podcast", in: list)
     #expect(try await list.sources().map(\.name) == ["Accidental Tech Podcast", "Swift"])
     #expect(try await repository.counts(inFolder: ["Podcasts"], of: list) == ArticleCounts(total: 3, unread: 0))
+  }
+
+  @Test("a subscription renamed by hand, or removed and added under another name, takes its feed's articles back")
+  func adoptsArticlesOfAnOldName() async throws {
+    let server = try LoopbackHTTPServer(.respond(status: 404, body: Data()))
+    let feed = Mutex(StoredSubscriptionsTests.rss("changing", count: 3, server: server))
+    server.router = { request in request.target == "/feed" ? .respond(status: 200, body: feed.withLock { $0 }) : nil }
+    defer { server.stop() }
+    let (folder, list) = try file("{\"sources\": {}}")
+    defer { _ = folder }
+    try await list.subscribe([NewsSource(name: "Changing", url: server.url("/feed"))])
+    let repository = NewsRepository(
+      storage: try StorageContext(path: folder.path("news.sqlite")),
+      network: URLSessionNewsNetwork(apiKey: nil, timeout: 5, decoder: ArticleDecoder()))
+    _ = try await repository.refreshSubscriptions(of: list)
+    let first = try await repository.read(limit: 10, offset: 0, filter: .all)
+    let kept = try #require(first.first)
+    #expect(try await repository.bookmark(true, url: kept.url.absoluteString))
+    // The feed drops that item: only the old name holds it now.
+    feed.withLock { $0 = StoredSubscriptionsTests.rss("changing", count: 1, server: server) }
+    let url = server.url("/feed").absoluteString
+    // The feed under another name while a source keeps the old one (on another feed): that name is left alone.
+    try Data(
+      "{\"sources\": {\"My feed\": {\"feed\": \"\(url)\"}, \"Changing\": {\"feed\": \"\(url)?other\"}}}".utf8
+    ).write(to: URL(fileURLWithPath: list.path))
+    let mine = try #require(try await list.source(named: "My feed"))
+    #expect(await repository.adoptArticles(of: [mine], in: list).isEmpty)
+    // The file edited by hand: only the new name (what `news remove` then `news add --name` leaves too).
+    try Data("{\"sources\": {\"My feed\": {\"feed\": \"\(url)\"}}}".utf8).write(to: URL(fileURLWithPath: list.path))
+    let report = try await repository.refreshSubscriptions(of: list)
+    #expect(report.adopted == [RefreshReport.Adoption(from: "Changing", to: "My feed", articles: 3)])
+    let bookmarked = try await repository.filter(inFolder: [], of: list, ArticleFilter(bookmarkedOnly: true))
+    #expect(try await repository.read(limit: 10, offset: 0, filter: bookmarked).map(\.url) == [kept.url])
+    #expect(try await repository.refreshSubscriptions(of: list).adopted.isEmpty, "once")
   }
 
   @Test("two programs adding at once take turns: every source is kept, none written twice (a folder lock)")

@@ -723,7 +723,7 @@ struct ArticleWriter {
       }
       let result = ArticleSaveResult(
         saved: saved, inserted: firstImport.map { Int($0) } ?? inserted.count, updated: updated.count,
-        unchanged: unchanged, evicted: evicted.count)
+        unchanged: unchanged, evicted: evicted.count, remembered: deletedSkipped)
       return (
         result,
         [
@@ -1019,8 +1019,24 @@ struct ArticleWriter {
       return rowCount == ArticleWriter.chunk ? try db.cachedStatement(sql) : try db.makeStatement(sql)
     }
 
-    /// Applies the eviction policy; returns the URLs removed. Bookmarked articles are never evicted.
+    /// Applies the eviction policy; returns the URLs removed. Bookmarked articles are never evicted. Their keys are
+    /// remembered as a deletion's are (`article_tombstone`, migration 13), so that a feed still listing them does not
+    /// bring them back at the next refresh as new and unread (a limit of 60 articles re-saved the same 68 "new" items
+    /// at every refresh, and items the user had read came back unread).
     private func evict(_ policy: EvictionPolicy, now: Timestamp) throws -> [Identity] {
+      let urls = try evictedKeys(policy, now: now)
+      if !urls.isEmpty,
+        try db.scalarInt(
+          "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'article_tombstone')")
+          == 1
+      {
+        try StorageContext.remember(deleted: urls, at: now, in: db)
+      }
+      return urls.map { Identity(.text($0)) }
+    }
+
+    /// Deletes the rows the eviction policy drops; returns their keys.
+    private func evictedKeys(_ policy: EvictionPolicy, now: Timestamp) throws -> [String] {
       guard !policy.isNone else { return [] }
       var urls: [String] = []
       if let maxAge = policy.maxAge, maxAge > 0 {
@@ -1047,7 +1063,7 @@ struct ArticleWriter {
           """
         ).fetchAll([.integer(Int64(max(0, maxArticles)))]) { $0.string(0) ?? "" }
       }
-      return urls.map { Identity(.text($0)) }
+      return urls
     }
   }
 }

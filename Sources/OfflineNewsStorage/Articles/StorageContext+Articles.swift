@@ -14,6 +14,9 @@ public struct ArticleSaveResult: Sendable, Hashable {
   public var unchanged: Int
   /// Articles removed by the eviction policy afterwards.
   public var evicted: Int
+  /// Articles left out because a deletion or an eviction remembers their keys (`article_tombstone`, migration 13):
+  /// not saved again, not counted in ``saved``.
+  public var remembered = 0
   /// How many answered refreshes of the query in a row, this one included, permanent redirects took to the same new
   /// address (the fetch log's pending move, migration 16); `0` when this one was not redirected, or the save was
   /// not a refresh's.

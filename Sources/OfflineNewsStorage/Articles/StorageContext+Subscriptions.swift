@@ -121,6 +121,35 @@ extension StorageContext {
     }
   }
 
+  /// Gives each subscription the articles its feed saved under a name no subscription has any more: for each query
+  /// of `owners` (a query's cache key → the name of the subscription reading it now) whose fetch log says its last
+  /// save was under another name (`query_fetch.source`, migration 17) that is not in `live` (every subscription's
+  /// name), that name's articles move to the owner, as a rename does (``renameArticleSource(from:to:)``). What a
+  /// subscription renamed outside the library (its configuration file edited by hand), or removed and added again
+  /// under another name, needs to keep its history, reading state and bookmarks where every front end looks for them.
+  /// A name still in `live` is another subscription's and is left alone.
+  ///
+  /// - Returns: each move, in the fetch log's order of queries: the old name, the new one, how many articles moved.
+  /// - Throws: ``StorageError``.
+  package func adoptArticles(of owners: [String: String], live: Set<String>) async throws(StorageError)
+    -> [(from: String, to: String, articles: Int)]
+  {
+    guard !owners.isEmpty else { return [] }
+    return try await write { db in
+      try db.inTransaction {
+        let logged = try db.makeStatement(
+          "SELECT query, source FROM query_fetch WHERE source IS NOT NULL ORDER BY query"
+        ).fetchAll([], { ($0.string(0) ?? "", $0.string(1) ?? "") })
+        var moves: [(from: String, to: String, articles: Int)] = []
+        for (query, previous) in logged {
+          guard let owner = owners[query], owner != previous, !live.contains(previous) else { continue }
+          moves.append((previous, owner, try Self.moveArticles(db, from: previous, to: owner)))
+        }
+        return moves
+      }
+    }
+  }
+
   /// Moves the articles recorded under `old` to `new`, and the fetch log's record of the name its queries saved under
   /// (migration 17's `query_fetch.source`), so that their counts of articles under another name stay true: the
   /// rows that were under `old` are under `new` now, as the queries' next saves will be. A count can only have
