@@ -179,6 +179,13 @@ struct NewsboatMigrationTests {
     #expect(try await titles() == ["A1", "A2", "A3", "A4", "B1", "B2"])
     #expect(try await titles("--unread") == ["A4", "B1", "B2"])
     #expect(try await titles("--bookmarked") == ["A3", "B1"])
+
+    // Another SQLite file (our own store) is refused, naming it; nothing changes.
+    let own = await cli.run("import", cli.database, "--config", config, "--db", cli.database)
+    #expect(own.status == 65)
+    #expect(
+      own.err.contains("not newsboat's cache.db (rss_item has no column") || own.err.contains("no rss_item table"))
+    #expect(try await titles("--unread") == ["A4", "B1", "B2"])
   }
 }
 
