@@ -323,6 +323,27 @@ struct FeedRecoveryTests {
     #expect(recovered.first?.description.hasPrefix("https://example.org/feeds/main.xml:2:") == true)
   }
 
+  @Test("bare ampersands are kept as text and reported once with their place; references, CDATA, comments untouched")
+  func bareAmpersands() throws {
+    let document = """
+      <rss version="2.0"><channel><title>Q&A</title>
+      <item><title>AT&T and Barnes & Noble merge</title><description>Q&A: R&D at P&G</description></item>
+      <item><title>&amp; &#38; &#x26; &lt; &nbsp;kept</title><description><![CDATA[a &amp; b & c]]></description></item>
+      <!-- R&D --><item><title><![CDATA[Tom & Jerry]]></title><link>https://example.org/a?x=1&y=2</link></item>
+      </channel></rss>
+      """
+    let feed = try parseFeed(document)
+    #expect(feed.title == "Q&A")
+    #expect(feed.items.map(\.title) == ["AT&T and Barnes & Noble merge", "& & & < kept", "Tom & Jerry"])
+    #expect(feed.items[0].summary?.value == "Q&A: R&D at P&G")
+    #expect(feed.items[1].summary?.value == "a &amp; b & c", "CDATA is literal: nothing added")
+    #expect(feed.items[2].link?.absoluteString == "https://example.org/a?x=1&y=2")
+    let recovered = feed.issues.filter { $0.kind == .recoveredXML }
+    #expect(recovered.count == 1, "\(recovered)")
+    #expect(recovered.first?.message.contains("7 bare \"&\" kept as text") == true, "\(recovered)")
+    #expect(recovered.first?.line == 1 && recovered.first?.column == 37, "\(recovered)")
+  }
+
   @Test("a truncated end (elements open at the end, no end tag of the root) is refused, not read in part")
   func truncatedEnd() throws {
     let document = Data(

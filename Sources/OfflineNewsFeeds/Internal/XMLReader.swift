@@ -91,6 +91,30 @@ enum XMLReader {
   ///     libxml2 decide (byte order mark, XML declaration, else UTF-8).
   ///   - huge: whether to add ``huge`` (`XML_PARSE_HUGE`): only for a document that declares no entities.
   static func read(_ data: Data, url: String, encoding: String?, huge: Bool = false) -> XMLReadResult {
+    let first = readOnce(data, url: url, encoding: encoding, huge: huge)
+    // A bare `&` (`AT&T`, `Q&A`, `Barnes & Noble`), which XML forbids and feeds often hold: recover mode drops it
+    // and the name after it ("AT and Barnes Noble"). Read again with each bare one written `&amp;`, and say so.
+    guard first.diagnostics.contains(where: { Self.bareAmpersandErrors.contains($0.code) }),
+      let (repaired, count, line, column) = BareAmpersands.escaped(data)
+    else { return first }
+    var second = readOnce(repaired, url: url, encoding: encoding, huge: huge)
+    second.diagnostics.insert(
+      XMLDiagnostic(
+        code: 0, line: line, column: column,
+        message: "\(count) bare \"&\" kept as text (XML writes it &amp;), the first at line \(line), column \(column)",
+        isError: true),
+      at: 0)
+    second.diagnosticCount += 1
+    return second
+  }
+
+  /// libxml2's errors for a `&` that starts no reference: no name after it, or no `;` after the name.
+  static let bareAmpersandErrors: Set<Int32> = [
+    Int32(XML_ERR_ENTITYREF_SEMICOL_MISSING.rawValue), Int32(XML_ERR_NAME_REQUIRED.rawValue),
+    Int32(XML_ERR_ENTITYREF_NO_NAME.rawValue),
+  ]
+
+  private static func readOnce(_ data: Data, url: String, encoding: String?, huge: Bool) -> XMLReadResult {
     LibXML2.initialize()
     var result = XMLReadResult(document: nil, diagnostics: [], diagnosticCount: 0, htmlEntities: [:])
     guard !data.isEmpty, data.count < Int32.max, let context = xmlNewParserCtxt() else { return result }
@@ -271,5 +295,108 @@ enum HTMLEntityTable {
       return nil
     }
     return scalar
+  }
+}
+
+/// The one repair made to a document's bytes before libxml2 reads it again: each `&` that starts no reference
+/// (XML 1.0 §4.1: `&name;`, `&#digits;`, `&#xhex;`) written `&amp;`. Text inside `<![CDATA[…]]>`, comments and
+/// processing instructions is left as it is (a `&` is literal there). Works on bytes, for any ASCII-compatible
+/// encoding; a UTF-16 document (no `&` byte alone) is left alone.
+enum BareAmpersands {
+  /// `data` with its bare ampersands escaped, how many there were, and the line and column (bytes, 1-based) of the
+  /// first; `nil` when it has none.
+  static func escaped(_ data: Data) -> (Data, count: Int, line: Int, column: Int)? {
+    let bytes = [UInt8](data)
+    var output: [UInt8] = []
+    var count = 0
+    var firstLine = 0
+    var firstColumn = 0
+    var line = 1
+    var lineStart = 0
+    var index = 0
+    var copied = 0
+    func starts(_ text: StaticString, at position: Int) -> Bool {
+      let length = text.utf8CodeUnitCount
+      guard position + length <= bytes.count else { return false }
+      return text.withUTF8Buffer { pattern in (0..<length).allSatisfy { bytes[position + $0] == pattern[$0] } }
+    }
+    func skip(past end: StaticString, from position: Int) -> Int {
+      var position = position
+      while position < bytes.count, !starts(end, at: position) {
+        if bytes[position] == 0x0A {
+          line += 1
+          lineStart = position + 1
+        }
+        position += 1
+      }
+      return min(bytes.count, position + end.utf8CodeUnitCount)
+    }
+    while index < bytes.count {
+      let byte = bytes[index]
+      if byte == 0x0A {
+        line += 1
+        lineStart = index + 1
+      } else if byte == UInt8(ascii: "<") {
+        if starts("<![CDATA[", at: index) {
+          index = skip(past: "]]>", from: index)
+          continue
+        } else if starts("<!--", at: index) {
+          index = skip(past: "-->", from: index)
+          continue
+        } else if starts("<?", at: index) {
+          index = skip(past: "?>", from: index)
+          continue
+        }
+      } else if byte == UInt8(ascii: "&"), !startsReference(bytes, at: index + 1) {
+        if count == 0 { (firstLine, firstColumn) = (line, index - lineStart + 1) }
+        count += 1
+        output.append(contentsOf: bytes[copied...index])
+        output.append(contentsOf: Array("amp;".utf8))
+        copied = index + 1
+      }
+      index += 1
+    }
+    guard count > 0 else { return nil }
+    output.append(contentsOf: bytes[copied...])
+    return (Data(output), count, firstLine, firstColumn)
+  }
+
+  /// Whether the bytes at `position` (just after a `&`) are a reference's rest: a name then `;`, `#` digits then `;`,
+  /// or `#x` hex digits then `;`.
+  private static func startsReference(_ bytes: [UInt8], at position: Int) -> Bool {
+    var index = position
+    guard index < bytes.count else { return false }
+    func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
+    func isHex(_ byte: UInt8) -> Bool { isDigit(byte) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x66) }
+    func isNameStart(_ byte: UInt8) -> Bool {
+      (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ":")
+        || byte >= 0x80
+    }
+    if bytes[index] == UInt8(ascii: "#") {
+      index += 1
+      var digits = 0
+      if index < bytes.count, bytes[index] == UInt8(ascii: "x") {
+        index += 1
+        while index < bytes.count, isHex(bytes[index]) {
+          index += 1
+          digits += 1
+        }
+      } else {
+        while index < bytes.count, isDigit(bytes[index]) {
+          index += 1
+          digits += 1
+        }
+      }
+      return digits > 0 && index < bytes.count && bytes[index] == UInt8(ascii: ";")
+    }
+    guard isNameStart(bytes[index]) else { return false }
+    index += 1
+    while index < bytes.count,
+      isNameStart(bytes[index]) || isDigit(bytes[index]) || bytes[index] == UInt8(ascii: "-")
+        || bytes[index] == UInt8(ascii: ".")
+    {
+      index += 1
+    }
+    return index < bytes.count && bytes[index] == UInt8(ascii: ";")
   }
 }
