@@ -98,7 +98,8 @@ enum FailureHint {
         ? "unpack it first (gunzip -k FILE), then \(command) the file it gives"
         : "the server sent a compressed body without saying so: check the URL"
     case .binary:
-      return "this is not a news file: news reads NewsAPI responses, RSS, Atom, RDF and JSON Feed files, and OPML lists"
+      return "this is not a news file: news reads NewsAPI responses, RSS, Atom, RDF and JSON Feed files, OPML lists "
+        + "and newsboat's urls file and cache.db (docs/CLI.md, \"Moving from newsboat\")"
     case .empty:
       return isFile
         ? "the file is empty: save or download it again"
@@ -107,6 +108,11 @@ enum FailureHint {
       return isFile
         ? "the file is cut off: save or download it again, whole (no mapping reads a part)"
         : "the response was cut off: try again; 'news list' shows everything cached"
+    case .invalidJSON where isFile:
+      // Text that is not JSON: a subscription list of another reader is the likely guess after a feed.
+      return "for JSON that is not a NewsAPI response, give a mapping: news import FILE --mapping NAME "
+        + "(docs/MAPPING.md); a newsboat urls file is read when its first entry is a feed URL, query:, exec: or "
+        + "filter: line (docs/CLI.md, \"Moving from newsboat\")"
     case .invalidJSON, .wrongShape, .unreadableFeed, .noArticles, .protocolViolation, .cancelled:
       if isFile {
         return "for JSON that is not a NewsAPI response, give a mapping: news import FILE --mapping NAME "

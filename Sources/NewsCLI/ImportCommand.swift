@@ -15,7 +15,7 @@ struct ImportCommand: NewsCommand {
     PositionalSpec(
       name: "FILE",
       help: "A saved NewsAPI v2 response, an RSS, Atom, RDF or JSON Feed file, any JSON export with --mapping, or an "
-        + "OPML subscription list.")
+        + "OPML subscription list, a newsboat urls file or newsboat's cache.db.")
   ]
   static let groups: [(options: [Option], required: Bool)] = [
     ([.deleteMissing, .deleteMissingWhere], false), ([.insertOnly, .updateOnly], false),
@@ -26,7 +26,7 @@ struct ImportCommand: NewsCommand {
     -> ConfigurationUse
   {
     guard let file = arguments.positionals.first, arguments.value(.mapping) == nil,
-      documentKind(at: resolve(file)) == .opml
+      isSubscriptionList(at: resolve(file))
     else { return .newFileAllowed }
     return .creatable
   }
@@ -40,9 +40,13 @@ struct ImportCommand: NewsCommand {
     that cannot be read, nor when a record's identity cannot be read. Exit status: 0 every record was processed
     (warnings and skips included), 1 some records failed (the rest saved), 65 not valid JSON or not the
     mapping's shape (nothing written), 78 the mapping is invalid.
-    An OPML subscription list (told apart by its content, not its name) adds its feeds as sources to the
-    configuration file, with their folders, keeping everything else in the file; feeds configured already are
-    not added again. Nothing is fetched: 'news fetch' does that.
+    An OPML subscription list or a newsboat urls file (told apart by their content, not their names) adds its
+    feeds as sources to the configuration file, with their folders, keeping everything else in the file; feeds
+    configured already are not added again. Nothing is fetched: 'news fetch' does that. Of a newsboat urls file,
+    '~TITLE' names a feed and its first tag is its folder; query:, exec: and filter: lines, hidden feeds ('!')
+    and tags after the first are reported by line. newsboat's cache.db (a SQLite file) marks read the articles
+    newsboat read and bookmarks those it flagged (any flag), matched by link or guid; articles not fetched here
+    yet are counted: 'news fetch --all', then import cache.db again.
     """
 
   static let storeOptions = StoreOptions<Option>(
@@ -126,9 +130,12 @@ struct ImportCommand: NewsCommand {
     for flag in [Option.deleteMissing, .insertOnly, .updateOnly] where arguments.flag(flag) {
       throw CommandFailure(.usage, "--\(flag.spec.name) needs --mapping")
     }
+    if Self.isSQLite(at: path) {
+      return try await NewsboatCacheImport(context: context, arguments: arguments).run(file: file, path: path)
+    }
     let query = NewsQuery(url: URL(fileURLWithPath: path), source: path)
     let kind = Self.documentKind(at: path)
-    if kind == .opml {
+    if kind == .opml || (kind == .unknown && Self.isNewsboatURLs(at: path)) {
       let list: Data
       do {
         list = try LocalFile.read(path, maxBytes: NewsRequest.maximumBodySize)
@@ -139,8 +146,19 @@ struct ImportCommand: NewsCommand {
           : .unreadableFile(path: path, reason: error.reason)
         throw unreadable(file, path: path, cause)
       }
+      let fileURL = URL(fileURLWithPath: path)
+      let document: OPMLDocument
+      if kind == .opml {
+        do {
+          document = try OPML.read(list, url: fileURL)
+        } catch {
+          throw CommandFailure(.badInput, "\(file): \(error); nothing was added")
+        }
+      } else {
+        document = NewsboatURLs.read(list, url: fileURL)
+      }
       return try await SubscriptionListImport(context: context, arguments: arguments).run(
-        file: file, path: path, data: list)
+        file: file, path: path, list: document)
     }
     // Only JSON may be a large NewsAPI export, read in batches; a feed or page is read whole, its size checked first.
     if kind == .json || kind == nil,
@@ -225,6 +243,31 @@ struct ImportCommand: NewsCommand {
     defer { try? handle.close() }
     guard let prefix = try? handle.read(upToCount: FeedFormatSniffer.prefixLength) else { return nil }
     return FeedFormatSniffer.kind(of: prefix)
+  }
+
+  /// Whether the file is a SQLite database (``NewsboatCache/isSQLite(_:)``): newsboat's `cache.db`, read for its
+  /// reading state.
+  static func isSQLite(at path: String) -> Bool {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+    defer { try? handle.close() }
+    return (try? handle.read(upToCount: NewsboatCache.sqliteHeader.count)).map { NewsboatCache.isSQLite($0) } ?? false
+  }
+
+  /// Whether the file is a subscription list: OPML, or a newsboat `urls` file (``NewsboatURLs/recognizes(_:)``),
+  /// told by its content.
+  static func isSubscriptionList(at path: String) -> Bool {
+    switch documentKind(at: path) {
+    case .opml: true
+    case .unknown: isNewsboatURLs(at: path)
+    default: false
+    }
+  }
+
+  /// Whether the file is a newsboat `urls` file (``NewsboatURLs/recognizes(_:)``); `false` when it cannot be read
+  /// (the read that follows says why).
+  static func isNewsboatURLs(at path: String) -> Bool {
+    guard let data = try? LocalFile.read(path, maxBytes: NewsRequest.maximumBodySize) else { return false }
+    return NewsboatURLs.recognizes(data)
   }
 
   /// A file that cannot be read or is not a complete NewsAPI response: exit 65, with a hint that fits the cause

@@ -2,8 +2,9 @@ import Foundation
 import OfflineNews
 import OfflineNewsFeeds
 
-/// `news import FILE` for an OPML subscription list (told apart by its content): its feeds become `feed` sources in
-/// the configuration file, with their folders, as `news add` makes them.
+/// `news import FILE` for a subscription list (told apart by its content: OPML, or a newsboat `urls` file read by
+/// ``NewsboatURLs``): its feeds become `feed` sources in the configuration file, with their folders, as `news add`
+/// makes them.
 struct SubscriptionListImport {
   struct Report: Encodable {
     var file: String
@@ -16,13 +17,7 @@ struct SubscriptionListImport {
   var context: CommandContext
   var arguments: ParsedArguments<ImportCommand.Option>
 
-  func run(file: String, path: String, data: Data) async throws -> ExitCode {
-    let list: OPMLDocument
-    do {
-      list = try OPML.read(data, url: URL(fileURLWithPath: path))
-    } catch {
-      throw CommandFailure(.badInput, "\(file): \(error); nothing was added")
-    }
+  func run(file: String, path: String, list: OPMLDocument) async throws -> ExitCode {
     let subscriptions = context.subscriptionFile
     let changes = try await subscriptions.importOPML(list)
     let config = subscriptions.path

@@ -92,6 +92,9 @@ public struct FeedIssue: Sendable, Hashable, CustomStringConvertible {
     case unreadableDate
     /// A link, image or enclosure URL that is not an absolute `http(s)` URL after resolution; the value is `nil`.
     case unreadableURL
+    /// An entry of a subscription list that is not subscribed to (a newsboat query feed, an `exec:` or `filter:`
+    /// line), or a part of one that is not kept (newsboat's hidden mark, its tags after the first): ``NewsboatURLs``.
+    case notSubscribed
   }
 
   /// What kind of problem it is.
