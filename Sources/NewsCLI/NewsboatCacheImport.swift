@@ -37,7 +37,7 @@ struct NewsboatCacheImport {
       file: path, read: result.read, markedRead: result.markedRead, flagged: result.flagged,
       bookmarked: result.bookmarked, notFound: result.notFound, deleted: cache.deleted)
     let console = context.console
-    if arguments.flag(.json) {
+    if arguments.json {
       console.out(OutputFormat.json(report))
       return .success
     }
