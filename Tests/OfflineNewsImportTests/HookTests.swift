@@ -153,6 +153,8 @@ struct HookTests {
           "fullTextHTML": .null, "fullText": .null, "fullTextAt": .null, "fullTextError": .null,
           "handle": .text(ArticleIdentity.handle(forKey: "https://example.com/kept")), "summaryText": .null,
           "contentText": .null, "itemID": .null,
+          // Set once, at the first save (migration 18).
+          "firstSeenAt": .integer(importTime.millisecondsSince1970),
         ]
       ])
   }

@@ -150,6 +150,8 @@ struct MissingNullTests {
       "fullTextHTML": .null, "fullText": .null, "fullTextAt": .null, "fullTextError": .null,
       "handle": .text(ArticleIdentity.handle(forKey: "https://example.com/1")), "summaryText": .null,
       "contentText": .null, "itemID": .null,
+      // Set once, at the first save (migration 18).
+      "firstSeenAt": .integer(importTime.millisecondsSince1970),
     ]
   }
 
