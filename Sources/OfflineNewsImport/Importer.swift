@@ -109,16 +109,52 @@ public struct Importer: Sendable {
   ///   the mapping (nothing written); `.storage` (a ``StorageError``, naming the database) when the save fails
   ///   (rolled back), or the store cannot learn the mapping's entities (a read-only store, an incompatible schema);
   ///   `.cancelled` when the task was cancelled (nothing written).
+  ///
+  /// An array of records is read one record at a time (``streamsRecords``): the whole payload is checked first (a
+  /// payload that is not JSON throws before any record is mapped), then each record is read from `data`, mapped,
+  /// and its JSON dropped before the next, so the payload is never held whole as JSON values.
   public func run(_ data: Data, into storage: StorageContext, source: String, options: Options = Options())
     async throws(ImportFailure) -> ImportReport
   {
-    let document: JSONDocument
-    do {
-      document = try JSONValue.parseDocument(data)
-    } catch {
-      throw .input(error)
+    guard streamsRecords else {
+      let document: JSONDocument
+      do {
+        document = try JSONValue.parseDocument(data)
+      } catch {
+        throw .input(error)
+      }
+      return try await run(document, into: storage, source: source, options: options)
     }
-    return try await run(document, into: storage, source: source, options: options)
+    if Task.isCancelled { throw .cancelled }
+    var changes = ChangeSet()
+    var report = ImportReport()
+    var failure: ImportError?
+    data.withUnsafeBytes { raw in
+      do throws(ImportError) {
+        let reader = try JSONRecordsReader(bytes: raw, records: mapping.records)
+        (changes, report) = try makeChanges(reader.document, records: reader, source: source, options: options)
+      } catch {
+        failure = error
+      }
+    }
+    if let failure { throw .input(failure) }
+    return try await save(changes, report, into: storage, options: options)
+  }
+
+  /// Whether ``run(_:into:source:options:)-(Data,_,_,_)`` reads the records one at a time: they are an array (not
+  /// one record), and no `$document` value the mapping reads (a constant, a base URL, an article key's scope) lies
+  /// inside it, since the document is then kept without them.
+  package var streamsRecords: Bool {
+    guard mapping.recordShape != .single else { return false }
+    var paths: [JSONPath] = []
+    for entity in mapping.entities {
+      for case .document(let path) in entity.constants.values { paths.append(path) }
+      for attribute in entity.attributes.values {
+        for case .document(let path) in attribute.baseURL { paths.append(path) }
+      }
+      for case .document(let path) in entity.articleKey?.scopeFrom ?? [] { paths.append(path) }
+    }
+    return !paths.contains { $0.components.starts(with: mapping.records.components) }
   }
 
   /// Maps an already parsed payload and saves it in one transaction, as ``run(_:into:source:options:)-(Data,_,_,_)``.
@@ -137,13 +173,23 @@ public struct Importer: Sendable {
     _ document: JSONDocument, into storage: StorageContext, source: String, options: Options = Options()
   ) async throws(ImportFailure) -> ImportReport {
     if Task.isCancelled { throw .cancelled }
-    var changes: ChangeSet
-    var report: ImportReport
+    let changes: ChangeSet
+    let report: ImportReport
     do {
       (changes, report) = try makeChanges(document, source: source, options: options)
     } catch {
       throw .input(error)
     }
+    return try await save(changes, report, into: storage, options: options)
+  }
+
+  /// Saves a mapped payload's changes (and the options' additional changes) in one transaction and completes its
+  /// report with what the store did.
+  ///
+  /// - Throws: `.storage` or `.cancelled`, as ``run(_:into:source:options:)-(Data,_,_,_)``.
+  private func save(
+    _ changes: consuming ChangeSet, _ report: consuming ImportReport, into storage: StorageContext, options: Options
+  ) async throws(ImportFailure) -> ImportReport {
     changes.upserts += options.additionalChanges.upserts
     changes.deletes += options.additionalChanges.deletes
     changes.deleteMissing += options.additionalChanges.deleteMissing
@@ -208,6 +254,16 @@ public struct Importer: Sendable {
   package func makeChanges(_ document: JSONDocument, source: String, options: Options = Options()) throws(ImportError)
     -> (ChangeSet, ImportReport)
   {
+    try makeChanges(document, records: nil, source: source, options: options)
+  }
+
+  /// Maps a parsed document to a change set, reading its array of records from `records` when given (the
+  /// document then holds it empty), else from the document.
+  ///
+  /// - Throws: as ``makeChanges(_:source:options:)-(JSONValue,_,_)``.
+  func makeChanges(_ document: JSONDocument, records: JSONRecordsReader?, source: String, options: Options)
+    throws(ImportError) -> (ChangeSet, ImportReport)
+  {
     let json = document.value
     guard let container = json[path: mapping.records] else {
       let what = mapping.recordShape == .single ? "record" : "records"
@@ -229,7 +285,9 @@ public struct Importer: Sendable {
         let expected = mapping.recordShape == .identifiers ? "an array of identifiers" : "an array of records"
         throw .doesNotMatchMapping("\(place) is \(ValueConverter.kind(container)), not \(expected)")
       }
-      for (index, item) in items.enumerated() {
+      for index in 0..<(records?.count ?? items.count) {
+        // Each record read from the payload's bytes is dropped before the next is read.
+        let item = try records?.element(index) ?? items[index]
         let place = "\(base)[\(index)]"
         if let join = mapping.join {
           state.importJoin(item, join, place: place)

@@ -96,6 +96,56 @@ extension JSONValue {
   }
 }
 
+/// A JSON document whose array of records is read one element at a time, so that a large payload is never held
+/// whole as ``JSONValue``s: the document is read (and checked) once as ``JSONValue/parseDocument(_:)`` reads it, the
+/// records array empty in ``document``, and each record is read again from its bytes when asked for.
+///
+/// The document's errors (with their byte, line and column) and repairs (with their key paths, records' included,
+/// in document order) are those of ``JSONValue/parseDocument(_:)``: each element is checked in the first reading.
+struct JSONRecordsReader {
+  /// The document's bytes; valid while the reader is used.
+  let bytes: UnsafeRawBufferPointer
+  /// The document, the records array (when there is an array at the records path) read as empty.
+  let document: JSONDocument
+  /// The byte offset of each record.
+  let elementStarts: [Int]
+  let depth: Int
+  let path: [JSONParser.PathComponent]
+
+  /// Reads the document in `bytes` with the array at `records` left unread.
+  ///
+  /// - Throws: ``ImportError/invalidJSON(_:)`` as ``JSONValue/parseDocument(_:)``.
+  init(bytes: UnsafeRawBufferPointer, records: JSONPath) throws(ImportError) {
+    var parser = JSONParser(bytes: bytes)
+    parser.skimmedArray = records.components
+    do throws(JSONParser.Failure) {
+      document = try parser.document()
+    } catch {
+      throw .invalidJSON(error.message)
+    }
+    self.bytes = bytes
+    elementStarts = parser.elementStarts
+    depth = parser.skimmedDepth
+    path = parser.skimmedPath
+  }
+
+  /// The number of records.
+  var count: Int { elementStarts.count }
+
+  /// The record at `index` (`0..<count`), read from its bytes (already checked: its repairs are in ``document``).
+  func element(_ index: Int) throws(ImportError) -> JSONValue {
+    var parser = JSONParser(bytes: bytes)
+    parser.position = elementStarts[index]
+    parser.depth = depth
+    parser.path = path + [.index(index)]
+    do throws(JSONParser.Failure) {
+      return try parser.parseValue()
+    } catch {
+      throw .invalidJSON(error.message)
+    }
+  }
+}
+
 /// A byte-level RFC 8259 parser producing ``JSONValue``s.
 struct JSONParser {
   struct Failure: Error {
@@ -116,6 +166,17 @@ struct JSONParser {
   var repairs: [JSONRepair] = []
   /// Whether a comma before a container's close is skipped (``JSONValue/parseHandWritten(_:)``).
   var trailingCommas = false
+  /// The key path of the array whose elements are only checked, not kept (``JSONRecordsReader``): each element's
+  /// start goes to ``elementStarts`` and the array reads as empty; `nil` to keep every value.
+  var skimmedArray: [String]?
+  /// The byte offset of each element of the skimmed array (of the last one, when a repeated key holds it twice).
+  var elementStarts: [Int] = []
+  /// The depth and key path of the skimmed array (its elements are read there).
+  var skimmedDepth = 0
+  var skimmedPath: [PathComponent] = []
+  /// Whether the value being read is checked (syntax, depth, repairs and their places, exactly as when kept) but not
+  /// kept: its strings, arrays and objects are not built.
+  var skimming = false
 
   init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
@@ -143,7 +204,7 @@ struct JSONParser {
     switch bytes[position] {
     case UInt8(ascii: "{"): return try parseObject()
     case UInt8(ascii: "["): return try parseArray()
-    case UInt8(ascii: "\""): return .string(try parseString())
+    case UInt8(ascii: "\""): return .string(try parseString(keep: !skimming))
     case UInt8(ascii: "t"):
       try literal("true")
       return .bool(true)
@@ -198,7 +259,8 @@ struct JSONParser {
       position += 1
       skipWhitespace()
       path.append(.key(key))
-      fields[key] = try parseValue()
+      let value = try parseValue()
+      if !skimming { fields[key] = value }
       path.removeLast()
       if try closes("}", "an object", after: "a member of an object") { return .object(fields) }
     }
@@ -208,6 +270,16 @@ struct JSONParser {
     try enter()
     position += 1  // [
     var items: [JSONValue] = []
+    // The skimmed array's elements are checked and their starts kept; it reads as empty.
+    let skims = !skimming && skimmedArray.map(isCurrentPath) == true
+    if skims {
+      elementStarts = []
+      skimmedDepth = depth
+      skimmedPath = path
+      skimming = true
+    }
+    defer { if skims { skimming = false } }
+    var count = 0
     skipWhitespace()
     if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
       position += 1
@@ -216,11 +288,27 @@ struct JSONParser {
     }
     while true {
       skipWhitespace()
-      path.append(.index(items.count))
-      items.append(try parseValue())
+      path.append(.index(count))
+      if skims { elementStarts.append(position) }
+      let value = try parseValue()
+      if !skimming { items.append(value) }
+      count += 1
       path.removeLast()
       if try closes("]", "an array", after: "an element of an array") { return .array(items) }
     }
+  }
+
+  /// Whether the value being read is at `keyPath`, as ``JSONValue/subscript(path:)`` reads it (an array element by
+  /// its index).
+  func isCurrentPath(_ keyPath: [String]) -> Bool {
+    guard keyPath.count == path.count else { return false }
+    for (component, name) in zip(path, keyPath) {
+      switch component {
+      case .key(let key): if key != name { return false }
+      case .index(let index): if Int(name) != index { return false }
+      }
+    }
+    return true
   }
 
   /// Reads what follows `item` in `container` (closed by `close`): `false` past a comma (another item follows), `true`
@@ -291,7 +379,9 @@ struct JSONParser {
 
   // MARK: - Strings
 
-  mutating func parseString() throws(Failure) -> String {
+  /// Reads a string; with `keep: false` (a skimmed value) it is checked and repaired as usual but an ASCII one is not
+  /// built (read as empty).
+  mutating func parseString(keep: Bool = true) throws(Failure) -> String {
     position += 1  // opening quote
     let start = position
     // Fast path: no escapes and no control characters up to the closing quote.
@@ -301,7 +391,7 @@ struct JSONParser {
       if byte == UInt8(ascii: "\"") {
         let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<position])
         position += 1
-        if ascii { return String(decoding: slice, as: UTF8.self) }
+        if ascii { return keep ? String(decoding: slice, as: UTF8.self) : "" }
         if let valid = String(validating: slice, as: UTF8.self) { return valid }
         repair(at: start, "invalid UTF-8 in a string, replaced by U+FFFD")
         return String(decoding: slice, as: UTF8.self)
