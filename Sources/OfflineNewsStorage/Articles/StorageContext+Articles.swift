@@ -265,7 +265,7 @@ extension StorageContext {
   /// checkpoint at its commit; with a rollback journal, pages past the file's old end are written once, into the
   /// database file, and the journal keeps only the few pages that existed (a crash or a failed save still rolls back
   /// to the empty store, from that journal, at the next open). 100,000 articles: the work after the last batch
-  /// takes 0.2 s less CPU (1.04–1.07 s against 1.24–1.32 s in four A/B pairs, docs/PERFORMANCE.md).
+  /// takes about 0.2 s less CPU and the import 0.35–0.5 s less time (A/B pairs in docs/PERFORMANCE.md).
   ///
   /// This context's idle readers close their connections first (``SerialConnection/releaseIdle()``). SQLite refuses
   /// the change while another connection has the database open in WAL mode (a read of this context in progress,
