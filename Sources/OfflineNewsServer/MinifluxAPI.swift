@@ -485,7 +485,8 @@ enum MinifluxEntries {
     let prefixes = ids.compactMap(ServedIdentifiers.servedIDPrefix(ofEntryID:))
     var found = try await repository.articles(withServedIDPrefixes: prefixes)
     let facts = try await repository.syncFacts(of: found)
-    let foundIDs = Set(found.map { ServedIdentifiers.entryID(ofServedID: ServedIdentifiers.servedID(of: $0, in: facts)) })
+    let foundIDs = Set(
+      found.map { ServedIdentifiers.entryID(ofServedID: ServedIdentifiers.servedID(of: $0, in: facts)) })
     let truncated = ids.filter { !foundIDs.contains($0) && Int64(Int32.min) <= $0 && $0 <= Int64(Int32.max) }
     if !truncated.isEmpty {
       let digits = truncated.map { id -> String in

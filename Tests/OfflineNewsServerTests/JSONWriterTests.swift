@@ -88,7 +88,8 @@ import Testing
         + #""origin":{"streamId":"feed/https://example.com/feed","title":"Example","htmlUrl":"https://example.com/"},"#
         + #""enclosure":[{"href":"https://example.com/a.mp3","length":"3"}]}"#)
     article.enclosures = []
-    #expect(!Self.text(ReaderJSON.item(article, feed: feed, firstSeen: nil, servedID: article.handle)).contains("enclosure"))
+    #expect(
+      !Self.text(ReaderJSON.item(article, feed: feed, firstSeen: nil, servedID: article.handle)).contains("enclosure"))
   }
 
   @Test("an array of documents, counters sorted by name, and Reader's camelCase as declared")

@@ -31,7 +31,9 @@ struct StableServedIDNewsboatTests {
       fetchedAt: Timestamp(ServedTestLibrary.start.addingTimeInterval(hours * 3600)))
   }
 
-  @Test("the fixed post is the same newsboat item (guid, read state), not a second unread one", arguments: ["miniflux", "feedhq"])
+  @Test(
+    "the fixed post is the same newsboat item (guid, read state), not a second unread one",
+    arguments: ["miniflux", "feedhq"])
   func rekeyedPost(mode: String) async throws {
     let served = try await ServedTestLibrary.synthetic()
     try await Self.saveAlpha(served, link: Self.typo, at: 6)

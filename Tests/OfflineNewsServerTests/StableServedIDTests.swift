@@ -98,7 +98,9 @@ struct StableServedIDTests {
     #expect(text(star) == "OK")
 
     // The publisher fixes the slug: the same guid under a new link. The store re-keys the row.
-    server.behaviour = Self.serve([(guid: "https://blog.example.org/?p=1", link: Self.fixed, title: "Shop"), Self.other])
+    server.behaviour = Self.serve([
+      (guid: "https://blog.example.org/?p=1", link: Self.fixed, title: "Shop"), Self.other,
+    ])
     let second = await repository.refresh([source])
     #expect(second.sources.first?.inserted == 0, "\(second.sources.map(\.status))")
     let keys = try await repository.read().map(\.url.absoluteString).sorted()

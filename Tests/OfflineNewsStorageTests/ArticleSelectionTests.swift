@@ -161,7 +161,8 @@ struct ArticleSelectionTests {
     let (_, storage) = try await Self.store()
     let keys = ["a2", "c1", "b3"].map { articleURL($0).absoluteString }
     let handles = keys.map(ArticleIdentity.handle(forKey:))
-    let found = try await storage.articles(withServedIDPrefixes: handles.map { String($0.prefix(13)) } + ["zz", "0000"])
+    let found = try await storage.articles(
+      withServedIDPrefixes: handles.map { String($0.prefix(13)) } + ["zz", "0000"])
     #expect(found.map(\.title) == ["A2", "C1", "B3"])
     let low = handles.map { String($0.dropFirst(5).prefix(8)) }
     #expect(try await storage.articles(withServedIDDigits6to13: low).map(\.title).sorted() == ["A2", "B3", "C1"])

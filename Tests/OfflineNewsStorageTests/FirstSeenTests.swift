@@ -129,7 +129,8 @@ struct FirstSeenTests {
     }
     let storage = try database.open()
     let facts = try await storage.syncFacts(ofKeys: [articleURL("old").absoluteString])
-    #expect(facts.mapValues(\.firstSeen) == [articleURL("old").absoluteString: Timestamp(millisecondsSince1970: t0).date])
+    #expect(
+      facts.mapValues(\.firstSeen) == [articleURL("old").absoluteString: Timestamp(millisecondsSince1970: t0).date])
     #expect(try await storage.int("PRAGMA user_version") == Int64(StorageContext.schemaVersion))
     #expect(try await Self.firstSeen(storage, "old") == t0)
     #expect(try await Self.firstSeen(storage, "future") == t0 + 1_000)

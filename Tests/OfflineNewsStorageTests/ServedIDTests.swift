@@ -39,8 +39,11 @@ struct ServedIDTests {
       [moved], forQuery: "feed", fetchedAt: Timestamp(millisecondsSince1970: t0 + 1000))
     #expect(rekey.inserted == 0)
     #expect(try await Self.servedID(storage, fixed) == id)
-    #expect(try await storage.text("SELECT handle FROM article WHERE url = '\(fixed)'") == ArticleIdentity.handle(forKey: fixed))
-    #expect(try await storage.articles(withServedIDPrefixes: [String(id.prefix(13))]).map(\.url.absoluteString) == [fixed])
+    #expect(
+      try await storage.text("SELECT handle FROM article WHERE url = '\(fixed)'")
+        == ArticleIdentity.handle(forKey: fixed))
+    #expect(
+      try await storage.articles(withServedIDPrefixes: [String(id.prefix(13))]).map(\.url.absoluteString) == [fixed])
 
     // An edit of the row (a new title) keeps it too.
     var edited = moved
@@ -73,10 +76,13 @@ struct ServedIDTests {
     let last = handle.suffix(3) == "000" ? "001" : "000"
     let taken = [String(handle.prefix(13)) + last, String(try Self.next(handle).prefix(13)) + last]
     try await storage.write { db in
-      try db.execute("UPDATE article SET servedID = ?1 WHERE url = ?2", [.text(taken[0]), .text(articleURL("a").absoluteString)])
-      try db.execute("UPDATE article SET servedID = ?1 WHERE url = ?2", [.text(taken[1]), .text(articleURL("c").absoluteString)])
+      try db.execute(
+        "UPDATE article SET servedID = ?1 WHERE url = ?2", [.text(taken[0]), .text(articleURL("a").absoluteString)])
+      try db.execute(
+        "UPDATE article SET servedID = ?1 WHERE url = ?2", [.text(taken[1]), .text(articleURL("c").absoluteString)])
     }
-    try await storage.saveArticles([makeArticle("b")], forQuery: "feed", fetchedAt: Timestamp(millisecondsSince1970: t0 + 1))
+    try await storage.saveArticles(
+      [makeArticle("b")], forQuery: "feed", fetchedAt: Timestamp(millisecondsSince1970: t0 + 1))
     #expect(try await Self.servedID(storage, key) == Self.next(Self.next(handle)))
   }
 
@@ -85,7 +91,8 @@ struct ServedIDTests {
     let database = TestDatabase()
     let storage = try database.open()
     let articles = (0..<1500).map { makeArticle("bulk-\($0)", publishedAt: t0 + Int64($0)) }
-    let result = try await storage.saveArticles(articles, forQuery: "bulk", fetchedAt: Timestamp(millisecondsSince1970: t0))
+    let result = try await storage.saveArticles(
+      articles, forQuery: "bulk", fetchedAt: Timestamp(millisecondsSince1970: t0))
     #expect(result.inserted == 1500)
     #expect(try await storage.int("SELECT count(*) FROM article WHERE servedID IS NOT handle") == 0)
     #expect(try await storage.int("SELECT count(*) FROM sqlite_master WHERE name = 'article_by_servedID'") == 1)
@@ -105,15 +112,17 @@ struct ServedIDTests {
       for key in keys {
         try db.execute(
           """
-            INSERT INTO article (url, title, publishedAt, fetchedAt, fetchQuery, handle, firstSeenAt)
-            VALUES (?1, 'T', ?2, ?2, 'feed', ?3, ?2)
-            """, [.text(key), .integer(t0), .text(ArticleIdentity.handle(forKey: key))])
+          INSERT INTO article (url, title, publishedAt, fetchedAt, fetchQuery, handle, firstSeenAt)
+          VALUES (?1, 'T', ?2, ?2, 'feed', ?3, ?2)
+          """, [.text(key), .integer(t0), .text(ArticleIdentity.handle(forKey: key))])
       }
     }
     let storage = try database.open()
     // Read as it is until a read of the column, which migrates it first.
     let facts = try await storage.syncFacts(ofKeys: keys)
-    #expect(facts.mapValues(\.servedID) == Dictionary(uniqueKeysWithValues: keys.map { ($0, ArticleIdentity.handle(forKey: $0)) }))
+    #expect(
+      facts.mapValues(\.servedID)
+        == Dictionary(uniqueKeysWithValues: keys.map { ($0, ArticleIdentity.handle(forKey: $0)) }))
     #expect(try await storage.int("PRAGMA user_version") == Int64(StorageContext.schemaVersion))
     #expect(try await storage.int("SELECT count(*) FROM sqlite_master WHERE name = 'article_by_servedID'") == 1)
     let plan = try await storage.read { db in
