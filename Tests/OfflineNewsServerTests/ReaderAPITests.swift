@@ -335,7 +335,7 @@ struct ReaderAPITests {
       if pa != pb { return pa > pb }
       return a.url.absoluteString < b.url.absoluteString
     }
-    #expect(firstSeen.count == stored.count)
+    #expect(facts.compactMapValues(\.firstSeen).count == stored.count)
     #expect(items.map { $0["title"] as? String } == arrived.map(\.title))
     #expect(
       items.map { ($0["alternate"] as? [[String: Any]])?.first?["href"] as? String }
