@@ -104,7 +104,7 @@ struct StableServedIDTests {
     let second = await repository.refresh([source])
     #expect(second.sources.first?.inserted == 0, "\(second.sources.map(\.status))")
     let keys = try await repository.read().map(\.url.absoluteString).sorted()
-    #expect(keys == [Self.other.link, Self.fixed])
+    #expect(keys == [Self.fixed, Self.other.link])
 
     let after = try #require(try await Self.entries(miniflux)["Shop"])
     #expect((after["id"] as? NSNumber)?.int64Value == entryID)
