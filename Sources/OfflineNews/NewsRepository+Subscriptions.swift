@@ -23,6 +23,8 @@ public enum SubscriptionChangeError: Error, Sendable, CustomStringConvertible {
   case storage(StorageError)
   /// The subscription file cannot be read or written (``SubscriptionFile``).
   case file(SubscriptionFileError)
+  /// A subscription list to import is not OPML, or is cut off (``OPML/read(_:url:)``): nothing of it was subscribed.
+  case invalidList(OPMLError)
 
   /// What was refused, for a person.
   public var description: String {
@@ -35,6 +37,7 @@ public enum SubscriptionChangeError: Error, Sendable, CustomStringConvertible {
     case .unsupportedURL(let url): "\(url.absoluteString) is not an http(s) or file URL: no feed can be read from it"
     case .storage(let error): error.description
     case .file(let error): error.description
+    case .invalidList(let error): error.description
     }
   }
 }
@@ -400,8 +403,11 @@ extension NewsRepository {
   /// Subscribes the store to every feed of an OPML subscription list (``SubscriptionList/importOPML(_:url:into:)``).
   ///
   /// - Returns: the sources added, in document order.
-  /// - Throws: ``OPMLError`` for a document that is not OPML; ``SubscriptionChangeError``.
-  public func importOPML(_ data: Data, url: URL, into folder: [String] = []) async throws -> [NewsSource] {
+  /// - Throws: ``SubscriptionChangeError``: `invalidList` for a document that is not OPML (or is cut off), else the
+  ///   list's failure.
+  public func importOPML(_ data: Data, url: URL, into folder: [String] = []) async throws(SubscriptionChangeError)
+    -> [NewsSource]
+  {
     try await storedSubscriptions.importOPML(data, url: url, into: folder).added
   }
 
