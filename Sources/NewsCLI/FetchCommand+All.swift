@@ -116,6 +116,7 @@ extension FetchCommand {
   private func noteRelinks(_ report: RefreshReport, after needed: Int) {
     let file = context.subscriptionFile.path
     let relinked = Set(report.relinked.map(\.source)).union(report.relinkFailures.map(\.source))
+      .union(report.sameFeeds.map(\.source))
     for result in report.sources where !relinked.contains(result.source) {
       guard let url = result.movedPermanently else { continue }
       context.console.printNote(
@@ -128,6 +129,14 @@ extension FetchCommand {
       context.console.printNote(
         "\(OutputFormat.sanitized(result.source)): moved permanently to \(OutputFormat.sanitized(url.absoluteString)); "
           + "\(file) now says so")
+    }
+    for same in report.sameFeeds {
+      // Never re-linked (two sources of one address): said with what to do, in place of a move that never ends.
+      context.console.printNote(
+        "\(OutputFormat.sanitized(same.source)): moved permanently to \(OutputFormat.sanitized(same.url.absoluteString)), "
+          + "the feed of \(OutputFormat.sanitized(same.sameAs)): the two sources are one feed, read twice by every "
+          + "refresh; 'news remove \(Self.quotedName(same.source))' keeps \(OutputFormat.sanitized(same.sameAs)) "
+          + "(the cached articles stay)")
     }
     for failure in report.relinkFailures {
       context.console.printNote(

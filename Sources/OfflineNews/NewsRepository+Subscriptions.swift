@@ -289,7 +289,8 @@ extension NewsRepository {
   /// moved permanently (``SourceRefresh/movedPermanently``; RFC 9110 §15.4.2: a client "ought to" re-link) to its
   /// new address, once ``RefreshOptions/relinkAfter`` answered refreshes in a row were redirected there
   /// (``SourceRefresh/permanentRedirects``); ``RefreshReport/relinked`` says which. A list that cannot be written
-  /// keeps the old address (the next refresh follows the redirect again).
+  /// keeps the old address (the next refresh follows the redirect again). A feed that moved onto the address of
+  /// another subscription of `list` is not re-linked, at any count: ``RefreshReport/sameFeeds`` names the two.
   public func refresh(
     _ sources: [NewsSource], in list: some SubscriptionList, options: RefreshOptions = RefreshOptions(),
     progress: @escaping @Sendable (SourceRefresh) -> Void = { _ in }
@@ -297,10 +298,20 @@ extension NewsRepository {
     let adopted = await adoptArticles(of: sources, in: list)
     var report = await refresh(sources, options: options, progress: progress)
     report.adopted = adopted
+    var subscribed: [(name: String, url: URL)] = []
+    if report.sources.contains(where: { $0.movedPermanently != nil }) {
+      subscribed = (try? await list.subscribed()) ?? []
+    }
     for result in report.sources {
-      guard let moved = result.movedPermanently, result.permanentRedirects >= max(1, options.relinkAfter) else {
+      guard let moved = result.movedPermanently else { continue }
+      let key = NewsSource.subscriptionKey(for: moved)
+      if let other = subscribed.first(where: {
+        $0.name != result.source && NewsSource.subscriptionKey(for: $0.url) == key
+      }) {
+        report.sameFeeds.append(.init(source: result.source, sameAs: other.name, url: moved))
         continue
       }
+      guard result.permanentRedirects >= max(1, options.relinkAfter) else { continue }
       do {
         try await list.relink(result.source, to: moved)
         if let now = try await list.source(named: result.source), now.url == moved {
