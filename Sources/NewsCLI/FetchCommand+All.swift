@@ -190,8 +190,10 @@ extension FetchCommand {
     return result.articles.isEmpty && outcome.status == .failed ? .unavailable : .success
   }
 
+  /// One line per source (failures on standard error); with `--quiet`, only the failures and ``summary(_:)``.
   private func print(_ results: [SourceRefresh]) {
     let console = context.console
+    let quiet = arguments.flag(.quiet)
     if arguments.json {
       console.out(OutputFormat.json(["sources": results.map { SourceLine($0) }]))
       return
@@ -218,10 +220,26 @@ extension FetchCommand {
       let text = "\(name): \(line)"
       if result.status == .failed || result.status == .gone {
         console.err(text + "\n")
-      } else {
+      } else if !quiet {
         console.out(text + "\n")
       }
     }
+    if quiet { console.out(Self.summary(results) + "\n") }
+  }
+
+  /// `--quiet`'s one line after the failures: `72 sources: 68 refreshed, 1 fresh in the cache, 2 failed, 1 gone;
+  /// 15 new articles` (a count of 0 is left out, but for `refreshed`).
+  static func summary(_ results: [SourceRefresh]) -> String {
+    func count(_ statuses: Set<SourceRefresh.Status>) -> Int { results.filter { statuses.contains($0.status) }.count }
+    var parts = ["\(count([.new, .unchanged, .notModified])) refreshed"]
+    for (number, words) in [
+      (count([.cache]), "fresh in the cache"), (count([.failed]), "failed"), (count([.gone]), "gone"),
+    ] where number > 0 {
+      parts.append("\(number) \(words)")
+    }
+    let new = results.reduce(0) { $0 + $1.inserted }
+    let noun = results.count == 1 ? "source" : "sources"
+    return "\(results.count) \(noun): " + parts.joined(separator: ", ") + "; \(new) new article\(new == 1 ? "" : "s")"
   }
 
   /// A source's name as typed in a command: bare when it is letters, digits, `-`, `_` and `.`; else in single quotes.
