@@ -329,7 +329,7 @@ struct CachePolicyTests {
     #expect(
       results.last?.networkError
         == .invalidResponse(
-          BodyProblem(.htmlPageAnnouncingNoFeed, "an HTML page (text/html, 3 bytes) that announces no feed, not JSON")))
+          BodyProblem(.htmlPageAnnouncingNoFeed, "an HTML page (text/html, 3 bytes) that announces no feed")))
   }
 
   @Test("cache-then-network with nothing cached yields only the network's rows, or throws its cause")
