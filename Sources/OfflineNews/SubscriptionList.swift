@@ -199,10 +199,19 @@ extension SubscriptionList {
   /// folder below `folder`, named by its title (made unique as ``subscribe(_:exactName:)`` does), in one write.
   ///
   /// - Returns: what was added and what was subscribed already.
-  /// - Throws: ``OPMLError`` for a document that is not OPML (``OPML/read(_:url:)``); ``SubscriptionChangeError``.
+  /// - Throws: ``SubscriptionChangeError``: `invalidList` for a document that is not OPML or is cut off
+  ///   (``OPML/read(_:url:)``; nothing is subscribed then), else the list's failure.
   @discardableResult
-  public func importOPML(_ data: Data, url: URL, into folder: [String] = []) async throws -> SubscriptionChanges {
-    try await importOPML(try OPML.read(data, url: url), into: folder)
+  public func importOPML(_ data: Data, url: URL, into folder: [String] = []) async throws(SubscriptionChangeError)
+    -> SubscriptionChanges
+  {
+    let document: OPMLDocument
+    do {
+      document = try OPML.read(data, url: url)
+    } catch {
+      throw .invalidList(error)
+    }
+    return try await importOPML(document, into: folder)
   }
 
   /// Subscribes to every feed of a read OPML document, as ``importOPML(_:url:into:)`` does.

@@ -254,11 +254,9 @@ public struct MinifluxAPI: Sendable {
     let url = URL(string: "urn:miniflux:import") ?? URL(fileURLWithPath: "/v1/import")
     do {
       try await library.subscriptions.importOPML(request.body, url: url)
-    } catch let failure as SubscriptionChangeError {
-      if ServedFailure.isBusy(failure) { throw failure }
-      return MinifluxJSON.error("Invalid OPML: \(failure.description)", status: 400)
     } catch {
-      return MinifluxJSON.error("Invalid OPML: \(error)", status: 400)
+      if ServedFailure.isBusy(error) { throw error }
+      return MinifluxJSON.error("Invalid OPML: \(error.description)", status: 400)
     }
     return MinifluxJSON.response(MinifluxJSON.Message(message: "Feeds imported successfully"), status: 201)
   }
