@@ -80,17 +80,11 @@ extension SubscriptionList {
   }
 
   /// The folders of the subscriptions and those the list keeps (``keptFolders()``), each path and every path above
-  /// it (`["Tech"]` and `["Tech", "Swift"]`), sorted.
+  /// it (`["Tech"]` and `["Tech", "Swift"]`), sorted by their text (`SubscriptionFile.folderTree(_:)`).
   ///
   /// - Throws: ``SubscriptionChangeError`` when the list cannot be read.
   public func folders() async throws(SubscriptionChangeError) -> [[String]] {
-    var all = Set<[String]>()
-    for folder in try await sources().map(\.folder) + keptFolders() {
-      for depth in stride(from: 1, through: folder.count, by: 1) {
-        all.insert(Array(folder.prefix(depth)))
-      }
-    }
-    return all.sorted { $0.joined(separator: "/") < $1.joined(separator: "/") }
+    SubscriptionFile.folderTree(try await sources().map(\.folder) + keptFolders())
   }
 
   /// Subscribes to `sources`, in one write. A source whose URL is subscribed already, by any equivalent spelling

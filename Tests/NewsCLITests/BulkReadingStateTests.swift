@@ -228,6 +228,12 @@ struct BulkReadingStateTests {
       #expect(hint.contains(": Feed 17, "), "\(command): the nearest first: \(hint)")
       #expect(hint.components(separatedBy: "Feed ").count - 1 == 8, "\(command): \(hint)")
       #expect(hint.count < 300, "\(command): one short line: \(hint)")
+      // The count, then where to see them all, said once.
+      let ending =
+        command[0] == "list"
+        ? ", … (300 in all); 'news sources' lists them and the files imported"
+        : ", … (300 in all; 'news sources' lists them)"
+      #expect(hint.hasSuffix(ending), "\(command): \(hint)")
     }
   }
 

@@ -138,72 +138,53 @@ public struct ArticleSelection: Sendable, Hashable {
 
   /// The `WHERE` clause and its arguments, numbered from `firstParameter`.
   func whereClause(firstParameter: Int, sourceTerms: SourceTerms = .both) -> (sql: String, arguments: [DatabaseValue]) {
-    var (conditions, arguments) = filter.conditions(firstParameter: firstParameter)
-    if readOnly { conditions.append("a.isRead = 1") }
-    if unbookmarkedOnly { conditions.append("a.bookmarkedAt IS NULL") }
+    var all = filter.conditions(firstParameter: firstParameter)
+    if readOnly { all.conditions.append("a.isRead = 1") }
+    if unbookmarkedOnly { all.conditions.append("a.bookmarkedAt IS NULL") }
     if let sources {
       let names = Array(Set(sources.map(\.source))).sorted()
       let queries = Array(Set(sources.flatMap(\.queries))).sorted()
       var terms: [String] = []
       let plus = sourceLookup == .scan ? "+" : ""
       if !names.isEmpty, sourceTerms != .queriesOnly {
-        let marks = names.indices.map { "?\(firstParameter + arguments.count + $0)" }.joined(separator: ", ")
+        let marks = names.map { all.bind(.text($0)) }.joined(separator: ", ")
         terms.append("\(plus)a.source IN (\(marks))")
-        arguments += names.map { .text($0) }
       }
       if !queries.isEmpty, sourceTerms != .namesOnly {
-        let marks = queries.indices.map { "?\(firstParameter + arguments.count + $0)" }.joined(separator: ", ")
+        let marks = queries.map { all.bind(.text($0)) }.joined(separator: ", ")
         terms.append("\(plus)a.url IN (SELECT url FROM query_result WHERE query IN (\(marks)))")
-        arguments += queries.map { .text($0) }
       }
-      conditions.append(terms.isEmpty ? "0" : "(" + terms.joined(separator: " OR ") + ")")
+      all.conditions.append(terms.isEmpty ? "0" : "(" + terms.joined(separator: " OR ") + ")")
     }
-    if let publishedAfter {
-      conditions.append("a.publishedAt > ?\(firstParameter + arguments.count)")
-      arguments.append(.integer(Timestamp(publishedAfter).millisecondsSince1970))
-    }
-    if let firstSeenFrom {
-      conditions.append("a.firstSeenAt >= ?\(firstParameter + arguments.count)")
-      arguments.append(.integer(Timestamp(firstSeenFrom).millisecondsSince1970))
-    }
-    if let firstSeenBefore {
-      conditions.append("a.firstSeenAt < ?\(firstParameter + arguments.count)")
-      arguments.append(.integer(Timestamp(firstSeenBefore).millisecondsSince1970))
-    }
-    if let servedIDAbove {
-      conditions.append("a.servedID > ?\(firstParameter + arguments.count)")
-      arguments.append(.text(servedIDAbove))
-    }
-    if let servedIDBelow {
-      conditions.append("a.servedID < ?\(firstParameter + arguments.count)")
-      arguments.append(.text(servedIDBelow))
-    }
+    all.bound("a.publishedAt", ">", publishedAfter)
+    all.bound("a.firstSeenAt", ">=", firstSeenFrom)
+    all.bound("a.firstSeenAt", "<", firstSeenBefore)
+    all.bound("a.servedID", ">", servedIDAbove)
+    all.bound("a.servedID", "<", servedIDBelow)
     if let after {
       // The order is `publishedAt DESC, url` (ascending: its exact reverse): after a place is an earlier date, or the
       // same date and a greater key (ascending: a later date, or the same and a smaller key). The first term bounds
       // the walk of `article_by_publishedAt`.
-      let date = "?\(firstParameter + arguments.count)"
-      let key = "?\(firstParameter + arguments.count + 1)"
+      let date = all.bind(.integer(Timestamp(after.publishedAt).millisecondsSince1970))
+      let key = all.bind(.text(after.key))
       var place =
         ascending
         ? "(a.publishedAt > \(date) OR (a.publishedAt = \(date) AND a.url < \(key)))"
         : "(a.publishedAt < \(date) OR (a.publishedAt = \(date) AND a.url > \(key)))"
-      arguments += [.integer(Timestamp(after.publishedAt).millisecondsSince1970), .text(after.key)]
       if order == .firstSeen, let firstSeenAt = after.firstSeenAt {
         // `firstSeenAt DESC, publishedAt DESC, url`: an earlier arrival, or the same and after the place above; the
         // first term bounds the walk of `article_by_firstSeenAt`.
-        let seen = "?\(firstParameter + arguments.count)"
+        let seen = all.bind(.integer(Timestamp(firstSeenAt).millisecondsSince1970))
         place =
           ascending
           ? "a.firstSeenAt >= \(seen) AND (a.firstSeenAt > \(seen) OR \(place))"
           : "a.firstSeenAt <= \(seen) AND (a.firstSeenAt < \(seen) OR \(place))"
-        arguments.append(.integer(Timestamp(firstSeenAt).millisecondsSince1970))
       } else {
         place = (ascending ? "a.publishedAt >= \(date) AND " : "a.publishedAt <= \(date) AND ") + place
       }
-      conditions.append(place)
+      all.conditions.append(place)
     }
-    return (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "), arguments)
+    return (all.whereClause, all.arguments)
   }
 
   /// The `ORDER BY` clause and its arguments, numbered from `firstParameter`.
