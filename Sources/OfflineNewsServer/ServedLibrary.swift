@@ -24,6 +24,10 @@ public struct ServedLibrary: Sendable {
   /// own title, follows a permanent redirect, and a URL that is no feed (or a page announcing none) is refused.
   /// `nil`: nothing is read while the client waits; the subscription is named after the URL's host.
   public var subscriber: FeedSubscriber?
+  /// Whether a subscription through the APIs may not read an address on the server's machine or network
+  /// (``SubscribeTarget``): `true` when the server listens beyond loopback (``NewsServer`` sets it from its
+  /// ``NewsServer/Settings/listenHost``).
+  public var refusesPrivateTargets = false
   /// - Parameters: see the properties of the same names.
   public init(
     repository: NewsRepository, sources: @escaping @Sendable () async throws -> [NewsSource],
