@@ -44,7 +44,7 @@ public final class StorageContext: Sendable {
 
   let writer: SerialConnection
   /// The read-only connections; empty for `:memory:` and a database opened read-only, whose reads use the writer.
-  private let readers: ReaderPool
+  let readers: ReaderPool
   let broadcaster = ChangeBroadcaster()
   /// What tests inject (``StorageFaults``); empty in the product.
   private let faults: StorageFaults

@@ -240,8 +240,9 @@ extension StorageContext {
     // The write's errors are storage errors only; the batches' own error is kept aside and rethrown as it is.
     let batchFailure = BatchFailure()
     let broadcaster = self.broadcaster
+    let rollbackJournal = try await enterRollbackJournalForFirstImport()
     do {
-      return try await writeAndPublish { db in
+      let result = try await writeAndPublish { db in
         var writer = ArticleWriter.Session(
           db: db, query: query, source: source, fetchedAt: fetchedAt, progress: progress)
         writer.searchIndexBuild = searchIndexBuild
@@ -249,9 +250,62 @@ extension StorageContext {
         writer.listsInserted = broadcaster.hasObservers
         return try writer.finish(eviction: eviction, skipIfEmpty: true)
       }
+      if rollbackJournal { await leaveRollbackJournal() }
+      return result
     } catch {
+      if rollbackJournal { await leaveRollbackJournal() }
       if let failure = batchFailure.error.withLock({ $0 }) { throw failure }
       throw error
+    }
+  }
+
+  /// Before a streamed save into a store that holds nothing yet (no article, no fetch record): the writer leaves WAL
+  /// for a rollback journal (`PRAGMA journal_mode = DELETE`) for the length of that one transaction, and says whether
+  /// it did. In WAL mode every page of a first import is written twice, to the `-wal` file and again by the
+  /// checkpoint at its commit; with a rollback journal, pages past the file's old end are written once, into the
+  /// database file, and the journal keeps only the few pages that existed (a crash or a failed save still rolls back
+  /// to the empty store, from that journal, at the next open). 100,000 articles: the work after the last batch
+  /// takes about 0.2 s less CPU and the import 0.35–0.5 s less time (A/B pairs in docs/PERFORMANCE.md).
+  ///
+  /// This context's idle readers close their connections first (``SerialConnection/releaseIdle()``). SQLite refuses
+  /// the change while another connection has the database open in WAL mode (a read of this context in progress,
+  /// another process): the save then runs in WAL mode as every other. While it runs, a
+  /// process opening the store waits for its commit instead of reading the empty store (there is nothing to read).
+  ///
+  /// Related SQLite documentation: <https://www.sqlite.org/pragma.html#pragma_journal_mode>,
+  /// <https://www.sqlite.org/wal.html> (checkpoints), <https://www.sqlite.org/atomiccommit.html>
+  private func enterRollbackJournalForFirstImport() async throws(StorageError) -> Bool {
+    guard path != ":memory:", readOnlyCause == nil else { return false }
+    let empty = try await storageErrors {
+      try await writer.run { db in
+        try db.scalarInt("SELECT NOT EXISTS (SELECT 1 FROM article) AND NOT EXISTS (SELECT 1 FROM query_fetch)") == 1
+      }
+    }
+    guard empty else { return false }
+    // This context's idle readers let go of the WAL index (each opens again at its next read).
+    for reader in readers.readers { await reader.releaseIdle() }
+    return try await storageErrors {
+      try await writer.run { db in
+        // Asked once, without waiting: a refusal costs nothing.
+        let milliseconds = Int(max(0, min(db.busyTimeout * 1000, Double(Int32.max))))
+        try db.execute(sql: "PRAGMA busy_timeout = 0")
+        defer { try? db.execute(sql: "PRAGMA busy_timeout = \(milliseconds)") }
+        do {
+          return try db.scalarString("PRAGMA journal_mode = DELETE")?.lowercased() == "delete"
+        } catch let error as SQLiteError where error.code == SQLiteError.busy {
+          return false  // another connection has the database open in WAL mode
+        }
+      }
+    }
+  }
+
+  /// Gives the writer its WAL journal back after ``enterRollbackJournalForFirstImport()``, whether the save committed
+  /// or rolled back (waiting the busy timeout for readers of the new rows). Should that fail, the save's outcome stands
+  /// and the store is in WAL mode again at its next open (every writer's open sets it).
+  private func leaveRollbackJournal() async {
+    let path = self.path
+    _ = try? await storageErrors {
+      try await writer.run { db in try Self.switchJournalMode(db, to: "WAL", path: path, refused: .busy) }
     }
   }
 

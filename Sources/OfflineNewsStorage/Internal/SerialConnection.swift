@@ -89,6 +89,14 @@ actor SerialConnection {
     if (!rolledBack || db.isInTransaction) && discardable { connection = nil }
   }
 
+  /// Closes a reader's connection while it is in no transaction (the next use opens a new one with `reopen`), so
+  /// that it holds nothing of the database: a connection that has read in WAL mode keeps a shared lock on the WAL
+  /// index until it closes. The writer's, and one without `reopen`, stays open.
+  func releaseIdle() {
+    guard discardable, let connection, !connection.isInTransaction else { return }
+    self.connection = nil
+  }
+
   /// Closes the connection (SQLite checkpoints the WAL when the last connection to a database closes). Idempotent;
   /// runs after every job already queued on this actor.
   func close() {
