@@ -57,7 +57,7 @@ extension CommandContext {
     let names = configuration.allSourceNames
     throw CommandFailure(
       .usage, "no source, imported file or publisher is named \"\(typed)\"",
-      hint: (names.isEmpty ? "" : NameHint.text("sources", names, typed: typed, more: "all") + "; ")
+      hint: (names.isEmpty ? "" : NameHint.text("sources", names, typed: typed) + "; ")
         + "'news sources' lists them and the files imported")
   }
 

@@ -37,15 +37,10 @@ extension Configuration {
   }
 
   /// Every folder that holds a source, directly or through a folder inside it, sorted (`["Tech"]` and
-  /// `["Tech", "Swift"]` for a source in `Tech/Swift`).
-  var folders: [[String]] {
-    var all = Set<[String]>()
-    for name in allSourceNames {
-      let path = folder(ofSource: name)
-      for depth in stride(from: 1, through: path.count, by: 1) { all.insert(Array(path.prefix(depth))) }
-    }
-    return all.sorted { SubscriptionFile.folderText($0) < SubscriptionFile.folderText($1) }
-  }
+  /// `["Tech", "Swift"]` for a source in `Tech/Swift`): the library's tree (`SubscriptionFile.folderTree(_:)`) of
+  /// the sources' folders. The folders the file keeps empty (`"folders"`) are not among them: `--folder` selects
+  /// sources, and `news serve` shows those (``SubscriptionList/folders()``).
+  var folders: [[String]] { SubscriptionFile.folderTree(allSourceNames.map(folder(ofSource:))) }
 
   /// The configured sources in the folder `text` names (`"Tech"`, `"Tech/Swift"`) or in a folder below it, sorted;
   /// folders are compared without regard to case, like source names. `nil` when no source is in that folder.

@@ -36,8 +36,6 @@ struct Configuration: Sendable {
   /// Every source's name, in the order the file lists them.
   var sourceOrder: [String] = []
   var defaultSource: String?
-  /// The top-level `"folders"`: folders kept while no source is filed in them (``SubscriptionFile/keptFolders()``).
-  var keptFolders: [[String]] = []
   /// The database path, or `nil` for the default under the XDG data directory.
   var databasePath: String?
   /// Seconds allowed for a network request.
@@ -194,9 +192,10 @@ struct Configuration: Sendable {
       case "serve":
         configuration.serve = try serve(value, path: path)
       case "folders":
-        // The folders kept with no source filed in them (`news serve`'s Miniflux `POST /v1/categories`).
+        // The folders kept with no source filed in them (`news serve`'s Miniflux `POST /v1/categories`): the
+        // library reads them (``SubscriptionFile/keptFolders()``); a bad value is refused here, as any key's.
         do {
-          configuration.keptFolders = try SubscriptionFile.keptFolders(value, path: path)
+          _ = try SubscriptionFile.keptFolders(value, path: path)
         } catch {
           throw CommandFailure(error)
         }

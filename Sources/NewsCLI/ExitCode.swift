@@ -135,6 +135,7 @@ extension CommandFailure {
     case .invalidName, .unsupportedURL: self.init(.usage, error.description)
     case .notSubscribed: self.init(.noInput, error.description)
     case .alreadySubscribed, .unsupportedKind: self.init(.config, error.description)
+    case .invalidList: self.init(.badInput, error.description)
     }
   }
 }

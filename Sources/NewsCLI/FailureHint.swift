@@ -113,13 +113,19 @@ enum FailureHint {
       return "for JSON that is not a NewsAPI response, give a mapping: news import FILE --mapping NAME "
         + "(docs/MAPPING.md); a newsboat urls file is read when its first entry is a feed URL, query:, exec: or "
         + "filter: line (docs/CLI.md, \"Moving from newsboat\")"
-    case .invalidJSON, .wrongShape, .unreadableFeed, .noArticles, .protocolViolation, .cancelled:
+    case .unreadableFeed where isFile:
+      return "news reads RSS, Atom, RDF and JSON Feed files, NewsAPI responses (other JSON with --mapping NAME, "
+        + "docs/MAPPING.md), OPML lists and newsboat's urls file (docs/CLI.md, \"Moving from newsboat\")"
+    case .unreadableFeed:
+      // A feed (or text served where one was expected) that libxml2 cannot read: the message says where.
+      return "the feed is broken where the message says: only its publisher can fix it "
+        + "(https://validator.w3.org/feed/ shows the same problem); 'news list' shows everything cached"
+    case .invalidJSON, .wrongShape, .noArticles, .protocolViolation, .cancelled:
       if isFile {
         return "for JSON that is not a NewsAPI response, give a mapping: news import FILE --mapping NAME "
           + "(docs/MAPPING.md)"
       }
-      return "the URL does not answer with a NewsAPI v2 response (a JSON Feed is read by 'news sync', "
-        + "docs/CLI.md)"
+      return "the URL answers with neither a feed (RSS, Atom, RDF, JSON Feed) nor a NewsAPI v2 response"
     }
   }
 

@@ -116,6 +116,7 @@ extension FetchCommand {
   private func noteRelinks(_ report: RefreshReport, after needed: Int) {
     let file = context.subscriptionFile.path
     let relinked = Set(report.relinked.map(\.source)).union(report.relinkFailures.map(\.source))
+      .union(report.sameFeeds.map(\.source))
     for result in report.sources where !relinked.contains(result.source) {
       guard let url = result.movedPermanently else { continue }
       context.console.printNote(
@@ -128,6 +129,14 @@ extension FetchCommand {
       context.console.printNote(
         "\(OutputFormat.sanitized(result.source)): moved permanently to \(OutputFormat.sanitized(url.absoluteString)); "
           + "\(file) now says so")
+    }
+    for same in report.sameFeeds {
+      // Never re-linked (two sources of one address): said with what to do, in place of a move that never ends.
+      context.console.printNote(
+        "\(OutputFormat.sanitized(same.source)): moved permanently to \(OutputFormat.sanitized(same.url.absoluteString)), "
+          + "the feed of \(OutputFormat.sanitized(same.sameAs)): the two sources are one feed, read twice by every "
+          + "refresh; 'news remove \(Self.quotedName(same.source))' keeps \(OutputFormat.sanitized(same.sameAs)) "
+          + "(the cached articles stay)")
     }
     for failure in report.relinkFailures {
       context.console.printNote(
@@ -181,8 +190,10 @@ extension FetchCommand {
     return result.articles.isEmpty && outcome.status == .failed ? .unavailable : .success
   }
 
+  /// One line per source (failures on standard error); with `--quiet`, only the failures and ``summary(_:)``.
   private func print(_ results: [SourceRefresh]) {
     let console = context.console
+    let quiet = arguments.flag(.quiet)
     if arguments.json {
       console.out(OutputFormat.json(["sources": results.map { SourceLine($0) }]))
       return
@@ -209,10 +220,26 @@ extension FetchCommand {
       let text = "\(name): \(line)"
       if result.status == .failed || result.status == .gone {
         console.err(text + "\n")
-      } else {
+      } else if !quiet {
         console.out(text + "\n")
       }
     }
+    if quiet { console.out(Self.summary(results) + "\n") }
+  }
+
+  /// `--quiet`'s one line after the failures: `72 sources: 68 refreshed, 1 fresh in the cache, 2 failed, 1 gone;
+  /// 15 new articles` (a count of 0 is left out, but for `refreshed`).
+  static func summary(_ results: [SourceRefresh]) -> String {
+    func count(_ statuses: Set<SourceRefresh.Status>) -> Int { results.filter { statuses.contains($0.status) }.count }
+    var parts = ["\(count([.new, .unchanged, .notModified])) refreshed"]
+    for (number, words) in [
+      (count([.cache]), "fresh in the cache"), (count([.failed]), "failed"), (count([.gone]), "gone"),
+    ] where number > 0 {
+      parts.append("\(number) \(words)")
+    }
+    let new = results.reduce(0) { $0 + $1.inserted }
+    let noun = results.count == 1 ? "source" : "sources"
+    return "\(results.count) \(noun): " + parts.joined(separator: ", ") + "; \(new) new article\(new == 1 ? "" : "s")"
   }
 
   /// A source's name as typed in a command: bare when it is letters, digits, `-`, `_` and `.`; else in single quotes.

@@ -79,7 +79,10 @@ struct FetchCommand: NewsCommand {
           help:
             "With --all, --folder or --source: one line of JSON per source as it finishes ({source, kind, status, "
             + "inserted, updated, unchanged, cached, ageSeconds, error}), no document at the end.")
-      case .quiet: OptionSpec(name: "quiet", help: "With --all: no progress line on a terminal.")
+      case .quiet:
+        OptionSpec(
+          name: "quiet",
+          help: "With --all or --folder: print only the sources that failed and one summary line; no progress line.")
       }
     }
   }

@@ -6,9 +6,12 @@ enum NameHint {
   /// How many names a hint shows.
   static let shown = 8
 
-  /// `label: a, b, … (N in all; more)`; `names` in their sorted order when nothing was typed, else the nearest to
-  /// `typed` first (``distance(_:_:)`` without regard to case, ties in sorted order). Empty `names` give `""`.
-  static func text(_ label: String, _ names: some Collection<String>, typed: String? = nil, more: String) -> String {
+  /// `label: a, b, … (N in all; more)` (`(N in all)` without `more`, for a hint that goes on to say where to see
+  /// them); `names` in their sorted order when nothing was typed, else the nearest to `typed` first
+  /// (``distance(_:_:)`` without regard to case, ties in sorted order). Empty `names` give `""`.
+  static func text(_ label: String, _ names: some Collection<String>, typed: String? = nil, more: String? = nil)
+    -> String
+  {
     guard !names.isEmpty else { return "" }
     var ordered = names.sorted()
     if let typed {
@@ -18,7 +21,7 @@ enum NameHint {
       ordered.sort { (distances[$0] ?? 0, $0) < (distances[$1] ?? 0, $1) }
     }
     var text = label + ": " + ordered.prefix(shown).joined(separator: ", ")
-    if ordered.count > shown { text += ", … (\(ordered.count) in all; \(more))" }
+    if ordered.count > shown { text += ", … (\(ordered.count) in all" + (more.map { "; " + $0 } ?? "") + ")" }
     return text
   }
 

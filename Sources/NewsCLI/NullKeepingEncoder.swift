@@ -103,26 +103,13 @@ private struct NullKeepingKeyedContainer<Key: CodingKey>: KeyedEncodingContainer
   }
 }
 
-private struct NullKeepingUnkeyedContainer: UnkeyedEncodingContainer {
+private struct NullKeepingUnkeyedContainer: UnkeyedEncodingContainer, PrimitiveForwarding {
   var base: any UnkeyedEncodingContainer
   var codingPath: [any CodingKey] { base.codingPath }
   var count: Int { base.count }
 
   mutating func encodeNil() throws { try base.encodeNil() }
-  mutating func encode(_ value: Bool) throws { try base.encode(value) }
-  mutating func encode(_ value: String) throws { try base.encode(value) }
-  mutating func encode(_ value: Double) throws { try base.encode(value) }
-  mutating func encode(_ value: Float) throws { try base.encode(value) }
-  mutating func encode(_ value: Int) throws { try base.encode(value) }
-  mutating func encode(_ value: Int8) throws { try base.encode(value) }
-  mutating func encode(_ value: Int16) throws { try base.encode(value) }
-  mutating func encode(_ value: Int32) throws { try base.encode(value) }
-  mutating func encode(_ value: Int64) throws { try base.encode(value) }
-  mutating func encode(_ value: UInt) throws { try base.encode(value) }
-  mutating func encode(_ value: UInt8) throws { try base.encode(value) }
-  mutating func encode(_ value: UInt16) throws { try base.encode(value) }
-  mutating func encode(_ value: UInt32) throws { try base.encode(value) }
-  mutating func encode(_ value: UInt64) throws { try base.encode(value) }
+  mutating func encodePrimitive<T: Encodable>(_ value: T) throws { try base.encode(value) }
   mutating func encode<T: Encodable>(_ value: T) throws { try base.encode(nullKeeping(value)) }
   mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type)
     -> KeyedEncodingContainer<NestedKey>
@@ -135,26 +122,37 @@ private struct NullKeepingUnkeyedContainer: UnkeyedEncodingContainer {
   mutating func superEncoder() -> any Encoder { NullKeepingEncoder(base: base.superEncoder()) }
 }
 
-private struct NullKeepingSingleValueContainer: SingleValueEncodingContainer {
+private struct NullKeepingSingleValueContainer: SingleValueEncodingContainer, PrimitiveForwarding {
   var base: any SingleValueEncodingContainer
   var codingPath: [any CodingKey] { base.codingPath }
 
   mutating func encodeNil() throws { try base.encodeNil() }
-  mutating func encode(_ value: Bool) throws { try base.encode(value) }
-  mutating func encode(_ value: String) throws { try base.encode(value) }
-  mutating func encode(_ value: Double) throws { try base.encode(value) }
-  mutating func encode(_ value: Float) throws { try base.encode(value) }
-  mutating func encode(_ value: Int) throws { try base.encode(value) }
-  mutating func encode(_ value: Int8) throws { try base.encode(value) }
-  mutating func encode(_ value: Int16) throws { try base.encode(value) }
-  mutating func encode(_ value: Int32) throws { try base.encode(value) }
-  mutating func encode(_ value: Int64) throws { try base.encode(value) }
-  mutating func encode(_ value: UInt) throws { try base.encode(value) }
-  mutating func encode(_ value: UInt8) throws { try base.encode(value) }
-  mutating func encode(_ value: UInt16) throws { try base.encode(value) }
-  mutating func encode(_ value: UInt32) throws { try base.encode(value) }
-  mutating func encode(_ value: UInt64) throws { try base.encode(value) }
+  mutating func encodePrimitive<T: Encodable>(_ value: T) throws { try base.encode(value) }
   mutating func encode<T: Encodable>(_ value: T) throws { try base.encode(nullKeeping(value)) }
+}
+
+/// The unkeyed and single-value containers hand a string, number or Boolean to their base as it is (it holds no
+/// optional): the 14 `encode` overloads both protocols require, written once over ``encodePrimitive(_:)``.
+private protocol PrimitiveForwarding {
+  /// Encodes `value` (a string, number or Boolean) with the base container, unwrapped.
+  mutating func encodePrimitive<T: Encodable>(_ value: T) throws
+}
+
+extension PrimitiveForwarding {
+  mutating func encode(_ value: Bool) throws { try encodePrimitive(value) }
+  mutating func encode(_ value: String) throws { try encodePrimitive(value) }
+  mutating func encode(_ value: Double) throws { try encodePrimitive(value) }
+  mutating func encode(_ value: Float) throws { try encodePrimitive(value) }
+  mutating func encode(_ value: Int) throws { try encodePrimitive(value) }
+  mutating func encode(_ value: Int8) throws { try encodePrimitive(value) }
+  mutating func encode(_ value: Int16) throws { try encodePrimitive(value) }
+  mutating func encode(_ value: Int32) throws { try encodePrimitive(value) }
+  mutating func encode(_ value: Int64) throws { try encodePrimitive(value) }
+  mutating func encode(_ value: UInt) throws { try encodePrimitive(value) }
+  mutating func encode(_ value: UInt8) throws { try encodePrimitive(value) }
+  mutating func encode(_ value: UInt16) throws { try encodePrimitive(value) }
+  mutating func encode(_ value: UInt32) throws { try encodePrimitive(value) }
+  mutating func encode(_ value: UInt64) throws { try encodePrimitive(value) }
 }
 
 /// One JSON object holding `base`'s members and then `extra`'s: how a `--json` document adds members to another's

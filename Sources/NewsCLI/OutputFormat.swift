@@ -97,7 +97,11 @@ enum OutputFormat {
     case .cache:
       let age = result.fetchedTimestamp.map { relative($0.date, now: now) } ?? "an unknown time"
       var line = " — \(count) cached \(noun) from \(age)"
-      if let error = result.networkError { line += " (network: \(sanitized(error.description)))" }
+      if let error = result.networkError {
+        // The request served past its deadline ends with this process: the next fetch asks again.
+        let next = result.refreshContinues ? "; not waited for: the next 'news fetch' asks again" : ""
+        line += " (network: \(sanitized(error.description))\(next))"
+      }
       return style.apply(.boldYellow, "offline") + line
     }
   }

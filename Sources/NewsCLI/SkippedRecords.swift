@@ -6,26 +6,32 @@ import OfflineNewsNetwork
 // with `--verbose` (every command that reads records tells them this one way).
 
 extension OutputFormat {
-  /// Problems with records, counted by reason, for one message on standard error:
-  /// `1 skipped: NewsAPI [Removed] placeholder (--verbose lists it)`, or
+  /// Problems with records, counted by reason and by what became of them (``RecordIssue/Outcome``), for one message
+  /// on standard error: `1 skipped: NewsAPI [Removed] placeholder (--verbose lists it)`, or
   /// `3 skipped: 2 missing url, 1 not an RFC 3339 date-time; 1 value dropped: not an http(s) URL; 1 repeated url:
-  /// the later record kept (--verbose lists them)`. `nil` when there is none.
+  /// the later record kept; 1 note: no encoding declared and the bytes are not UTF-8 (--verbose lists
+  /// them)`. `nil` when there is none.
   ///
   /// A reason is counted by its words before the first `: ` (what was wrong, without the value: `not an RFC 3339
   /// date-time: "yesterday"` counts as `not an RFC 3339 date-time`); reasons come most frequent first, then in the
   /// order met.
   static func issueSummary(_ issues: [RecordIssue], verbose: Bool) -> String? {
-    let repeated = issues.filter { !$0.skipped && $0.reason.hasPrefix("same url as an earlier record") }
-    let dropped = issues.filter { !$0.skipped && !$0.reason.hasPrefix("same url as an earlier record") }
+    func reasons(_ outcome: RecordIssue.Outcome) -> [String] { issues.filter { $0.outcome == outcome }.map(\.reason) }
     var parts: [String] = []
-    let skipped = issues.filter(\.skipped)
-    if !skipped.isEmpty { parts.append("\(skipped.count) skipped: " + reasonCounts(skipped.map(\.reason))) }
+    let skipped = reasons(.recordSkipped)
+    if !skipped.isEmpty { parts.append("\(skipped.count) skipped: " + reasonCounts(skipped)) }
+    let dropped = reasons(.valueDropped)
     if !dropped.isEmpty {
       let noun = dropped.count == 1 ? "value" : "values"
-      parts.append("\(dropped.count) \(noun) dropped: " + reasonCounts(dropped.map(\.reason)))
+      parts.append("\(dropped.count) \(noun) dropped: " + reasonCounts(dropped))
     }
+    let repeated = reasons(.replacedEarlier)
     if !repeated.isEmpty {
       parts.append("\(repeated.count) repeated url\(repeated.count == 1 ? "" : "s"): the later record kept")
+    }
+    let noted = reasons(.noted)
+    if !noted.isEmpty {
+      parts.append("\(noted.count) note\(noted.count == 1 ? "" : "s"): " + reasonCounts(noted))
     }
     guard !parts.isEmpty else { return nil }
     let listed = verbose ? "" : " (--verbose lists \(issues.count == 1 ? "it" : "them"))"

@@ -134,10 +134,13 @@ struct SourcesCommand: NewsCommand {
       entries.append(entry)
     }
     entries.sort { $0.name < $1.name }
-    // Unread counts, per source and per folder (a folder's include those of the folders below it).
+    // Article and unread counts of one set, per source and per folder (a folder's include those of the folders
+    // below it): the articles `news list --source NAME` lists — those the source saved and those of its last fetch —
+    // not only its last fetch's (the cache entry), so that UNREAD never exceeds CACHED.
     for index in entries.indices {
       let name = entries[index].name
       let counts = try await repository.counts(matching: ArticleFilter(anyOfSources: [context.sourceMatch(name)]))
+      entries[index].articles = counts.total
       entries[index].unread = counts.unread
       entries[index].fullTextFailed = counts.fullTextFailed
       let folder = configuration.folder(ofSource: name)

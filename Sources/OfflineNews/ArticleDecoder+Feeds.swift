@@ -26,7 +26,13 @@ extension ArticleDecoder {
   ///   its text (``FeedText/plainText``) is the article's search text (``Article/summaryText``,
   ///   ``Article/contentText``), which search indexes in its place;
   /// - publishedAt: `pubDate`/`published`/`dc:date`, else `updated`, else the time the item was first saved (kept by
-  ///   later fetches: ``Article/isUndated``);
+  ///   later fetches: ``Article/isUndated``). A date more than ``futureTolerance`` (a day) after the decoding is
+  ///   dated as an undated item is, and is an issue of the page naming the date (its value is dropped, as an
+  ///   unreadable date's is): else one item dated 2099 would top every newest-first list for ever. A day, because
+  ///   time zones reach UTC+14 (a local time written as UTC is up to 14 h ahead) and clocks drift; a date a
+  ///   day ahead is no time zone's. NetNewsWire orders by `datePublished ?? dateModified ?? dateArrived` with no
+  ///   bound (`Article.logicalDatePublished`), and newsboat by the date as given (newsboat#762, "Feed-Entries with
+  ///   dates in the future", open): in both such an item stays on top;
   /// - the publisher's name (``Article/sourceName``): the feed's title.
   ///
   /// Problems the parser reports (a date or URL it could not read, recovered XML) become issues of the page; the
@@ -57,22 +63,29 @@ extension ArticleDecoder {
     for item in feed.items { if let guid = item.guid, !guid.isEmpty { guidCounts[guid, default: 0] += 1 } }
     var articles: [Article] = []
     articles.reserveCapacity(feed.items.count)
-    for (item, web) in zip(feed.items, links) {
+    let now = Date()
+    var futureDates: [RecordIssue] = []
+    for (index, (item, web)) in zip(feed.items, links).enumerated() {
       let guid = item.guid.flatMap { $0.isEmpty ? nil : $0 }
       let guidIsUnique = guid.map { guidCounts[$0] == 1 } ?? false
       let (key, formerKey) = Self.itemKey(
         item, web: web, linkIsShared: web.map { linkCounts[$0.key, default: 0] > 1 } ?? false, guid: guid,
         guidIsUnique: guidIsUnique, scope: scope)
+      var date = item.published ?? item.updated
+      if let given = date, given.timeIntervalSince(now) > Self.futureTolerance {
+        futureDates.append(Self.futureDateIssue(given, index: index, item: item, format: feed.format))
+        date = nil
+      }
       var article = Article(
         key: key, link: item.link, title: item.title, author: item.author ?? feed.author,
         summary: item.summary?.value, imageURL: item.imageURL,
-        publishedAt: item.published ?? item.updated ?? Date(), content: item.content?.value,
+        publishedAt: date ?? now, content: item.content?.value,
         sourceName: feed.title, tags: item.categories,
         enclosures: item.enclosures.map { Enclosure(url: $0.url, type: $0.type, length: $0.length) })
       article.summaryText = item.summary.flatMap(Self.searchText)
       article.contentText = item.content.flatMap(Self.searchText)
       // Undated: first seen now; the save keeps the date of a row already stored (``Article/isUndated``).
-      article.isUndated = item.published == nil && item.updated == nil
+      article.isUndated = date == nil
       article.formerKey = formerKey
       if let guid, guidIsUnique { article.itemID = ArticleIdentity.scoped(scope, id: guid).absoluteString }
       articles.append(article)
@@ -84,9 +97,40 @@ extension ArticleDecoder {
         index: issue.itemIndex ?? -1, url: nil,
         keyPath: issue.itemIndex.map { "\(itemPath)[\($0)]" + (issue.element.map { ".\($0)" } ?? "") }
           ?? (issue.element ?? ""),
-        reason: issue.message, skipped: false)
+        reason: issue.message, outcome: Self.outcome(of: issue.kind))
     }
-    return NewsPage(articles: articles, issues: issues)
+    return NewsPage(articles: articles, issues: issues + futureDates)
+  }
+
+  /// How far after the decoding an item's date may lie and still order it: a day (see
+  /// ``decodeFeed(_:origin:contentType:)``).
+  static let futureTolerance: TimeInterval = 86_400
+
+  /// The issue of an item dated more than ``futureTolerance`` ahead: `item[3].pubDate: more than a day after the
+  /// fetch: 2099-01-01T00:00:00Z; value dropped`.
+  static func futureDateIssue(_ date: Date, index: Int, item: FeedItem, format: FeedFormat) -> RecordIssue {
+    let isPublished = item.published != nil
+    let path: String
+    switch format {
+    case .jsonFeed10, .jsonFeed11: path = "items[\(index)]." + (isPublished ? "date_published" : "date_modified")
+    case .atom03, .atom10: path = "item[\(index)]." + (isPublished ? "published" : "updated")
+    default: path = "item[\(index)]." + (isPublished ? "pubDate" : "dc:date")
+    }
+    return RecordIssue(
+      index: index, url: item.link?.absoluteString, keyPath: path,
+      reason: "more than a day after the fetch: \(Timestamp(date).rfc3339String); dated when first seen",
+      outcome: .valueDropped)
+  }
+
+  /// What became of the value a feed issue is about: an unreadable date or URL is dropped (the parser says so); the
+  /// others — a charset decided against a label, XML libxml2 recovered, HTML entities read as HTML's — lose nothing
+  /// the message does not name, and are notes.
+  static func outcome(of kind: FeedIssue.Kind) -> RecordIssue.Outcome {
+    switch kind {
+    case .unreadableDate, .unreadableURL: .valueDropped
+    case .notSubscribed: .recordSkipped
+    case .recoveredXML, .htmlEntity, .encoding: .noted
+    }
   }
 
   /// What search indexes for a summary or content that is HTML: its text as a reader sees it

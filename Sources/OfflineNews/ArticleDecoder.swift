@@ -48,25 +48,62 @@ public struct ArticleDecoder: NewsPageDecoder {
       // Named as what it is (not "an XML document"): its feeds are added by `news import`, never fetched as one.
       throw .invalidResponse(
         BodyProblem(.subscriptionList, "\(Self.subscriptionListPrefix) (\(data.count) bytes), not a feed"))
-    default:
-      do {
-        return try newsAPI.decode(data, httpStatus: httpStatus, redacting: secrets, contentType: contentType)
-      } catch {
-        // A web page where a feed or NewsAPI was expected says whether it announces a feed, which is what the
-        // person can do next (`news add` finds an announced feed; an article page's text is `news extract`'s): here,
-        // where the body is at hand, for a file and a URL alike.
-        if case .invalidResponse(let problem) = error, problem.kind == .htmlPage,
-          let markup = ResponseBodySummary.markup(data, contentType: contentType), !FeedDiscovery.announcesFeeds(data)
-        {
-          throw .invalidResponse(BodyProblem(.htmlPageAnnouncingNoFeed, "\(markup) \(Self.announcingNoFeed), not JSON"))
-        }
-        throw error
+    case .html where httpStatus.map { (200..<300).contains($0) } ?? true:
+      // A web page where a feed was expected: named as one, with whether it announces a feed (what the person can
+      // do next: `news add` finds an announced feed; an article page's text is `news extract`'s), never as "not
+      // JSON". Here, where the body is at hand, for a file and a URL alike.
+      throw .invalidResponse(Self.webPageProblem(data, contentType: contentType))
+    case .unknown
+    where (httpStatus.map { (200..<300).contains($0) } ?? true) && !Self.startsAsJSON(data)
+      && ResponseBodySummary.nonText(data) == nil:
+      // Text that is no JSON and was not told apart as a feed: markup whose XML breaks before its first element, or
+      // text before a feed's `<?xml` (a PHP warning). Read as a feed, so that the error says what is wrong with it as
+      // one — libxml2's error with its line and column, or the root element that is no feed's.
+      if ResponseBodySummary.markupProblem(data, contentType: contentType)?.kind == .htmlPage {
+        throw .invalidResponse(Self.webPageProblem(data, contentType: contentType))
       }
+      do {
+        return try decodeFeed(data, origin: origin, contentType: contentType)
+      } catch {
+        // Text before any markup: what it starts with says more than libxml2's "Start tag expected".
+        guard case .invalidResponse(var problem) = error, let start = Self.textStart(data) else { throw error }
+        problem.detail += "; it starts with \"\(start)\": neither a feed's XML nor JSON"
+        throw .invalidResponse(problem)
+      }
+    default:
+      return try newsAPI.decode(data, httpStatus: httpStatus, redacting: secrets, contentType: contentType)
     }
   }
 
+  /// A web page's problem: ``BodyProblem/Kind/htmlPageAnnouncingNoFeed`` "an HTML page (text/html, 1,234 bytes)
+  /// that announces no feed" when it has no feed link (``FeedDiscovery/announcesFeeds(_:)``), else
+  /// ``BodyProblem/Kind/htmlPage`` "an HTML page (text/html, 1,234 bytes) that announces a feed, not the feed".
+  static func webPageProblem(_ data: Data, contentType: String?) -> BodyProblem {
+    let summary = ResponseBodySummary.markup(data, contentType: contentType) ?? "an HTML page (\(data.count) bytes)"
+    return FeedDiscovery.announcesFeeds(data)
+      ? BodyProblem(.htmlPage, "\(summary) that announces a feed, not the feed")
+      : BodyProblem(.htmlPageAnnouncingNoFeed, "\(summary) \(Self.announcingNoFeed)")
+  }
+
+  /// The first line of a body that does not start with `<` (after white space), cut to 60 characters and made
+  /// printable; `nil` for markup.
+  static func textStart(_ data: Data) -> String? {
+    let text = String(decoding: data.prefix(512), as: UTF8.self).drop { $0.isWhitespace || $0 == "\u{FEFF}" }
+    guard let first = text.first, first != "<" else { return nil }
+    let line = text.prefix { !$0.isNewline }.map { character in
+      character.asciiValue.map { $0 < 0x20 || $0 == 0x7F } == true ? "?" : character
+    }
+    return line.count > 60 ? String(line.prefix(60)) + "…" : String(line)
+  }
+
+  /// Whether the first character after a byte order mark and white space is `{` or `[` (RFC 8259: JSON text).
+  static func startsAsJSON(_ data: Data) -> Bool {
+    let text = data.prefix(1024).drop { [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
+    return text.first == UInt8(ascii: "{") || text.first == UInt8(ascii: "[")
+  }
+
   /// What an error about a web page says of one that has no feed link (``FeedDiscovery/announcesFeeds(_:)``):
-  /// "an HTML page (text/html, 1,234 bytes) that announces no feed, not JSON".
+  /// "an HTML page (text/html, 1,234 bytes) that announces no feed".
   package static let announcingNoFeed = "that announces no feed"
 
   /// The search text of a JSON Feed item's content, as the `jsonfeed` mapping read it into `record`: `content` is the

@@ -19,30 +19,30 @@ extension NewsRepository {
     try await storing { try await storage.articleCount(selecting: selection) }
   }
 
-  /// The articles whose handles start with any of `prefixes` (4 to 16 hex digits), the first `perPrefix` of each by
-  /// handle, each once.
+  /// The articles whose served ids (`article.servedID`, migration 20: the sync APIs' ids, kept across re-keys)
+  /// start with any of `prefixes` (4 to 16 hex digits), the first `perPrefix` of each by served id, each once.
   ///
   /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
-  package func articles(withHandlePrefixes prefixes: [String], perPrefix: Int = 1) async throws(NewsRepositoryError)
+  package func articles(withServedIDPrefixes prefixes: [String], perPrefix: Int = 1) async throws(NewsRepositoryError)
     -> [Article]
   {
-    try await storing { try await storage.articles(withHandlePrefixes: prefixes, perPrefix: perPrefix) }
+    try await storing { try await storage.articles(withServedIDPrefixes: prefixes, perPrefix: perPrefix) }
   }
 
-  /// The articles whose handle's digits 6 to 13 are any of `lowDigits` (8 hex digits each: the low 32 bits of a
-  /// 52-bit id; `StorageContext.articles(withHandleDigits6to13:)`).
+  /// The articles whose served id's digits 6 to 13 are any of `lowDigits` (8 hex digits each: the low 32 bits of a
+  /// 52-bit id; `StorageContext.articles(withServedIDDigits6to13:)`).
   ///
   /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
-  package func articles(withHandleDigits6to13 lowDigits: [String]) async throws(NewsRepositoryError) -> [Article] {
-    try await storing { try await storage.articles(withHandleDigits6to13: lowDigits) }
+  package func articles(withServedIDDigits6to13 lowDigits: [String]) async throws(NewsRepositoryError) -> [Article] {
+    try await storing { try await storage.articles(withServedIDDigits6to13: lowDigits) }
   }
 
-  /// When the store first saved each of `articles` (its arrival: `StorageContext.firstSeenDates(ofKeys:)`), by key
-  /// text; an article not stored is absent.
+  /// What the sync APIs serve of each of `articles` beside it (its arrival and served id:
+  /// `StorageContext.syncFacts(ofKeys:)`), by key text; an article not stored is absent.
   ///
   /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
-  package func firstSeenDates(of articles: [Article]) async throws(NewsRepositoryError) -> [String: Date] {
-    try await storing { try await storage.firstSeenDates(ofKeys: articles.map(\.url.absoluteString)) }
+  package func syncFacts(of articles: [Article]) async throws(NewsRepositoryError) -> [String: SyncFacts] {
+    try await storing { try await storage.syncFacts(ofKeys: articles.map(\.url.absoluteString)) }
   }
 
   /// For each article key of `urls`, the cache keys of the queries whose last results hold it.

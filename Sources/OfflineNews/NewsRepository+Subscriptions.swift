@@ -23,6 +23,8 @@ public enum SubscriptionChangeError: Error, Sendable, CustomStringConvertible {
   case storage(StorageError)
   /// The subscription file cannot be read or written (``SubscriptionFile``).
   case file(SubscriptionFileError)
+  /// A subscription list to import is not OPML, or is cut off (``OPML/read(_:url:)``): nothing of it was subscribed.
+  case invalidList(OPMLError)
 
   /// What was refused, for a person.
   public var description: String {
@@ -35,6 +37,7 @@ public enum SubscriptionChangeError: Error, Sendable, CustomStringConvertible {
     case .unsupportedURL(let url): "\(url.absoluteString) is not an http(s) or file URL: no feed can be read from it"
     case .storage(let error): error.description
     case .file(let error): error.description
+    case .invalidList(let error): error.description
     }
   }
 }
@@ -286,7 +289,8 @@ extension NewsRepository {
   /// moved permanently (``SourceRefresh/movedPermanently``; RFC 9110 §15.4.2: a client "ought to" re-link) to its
   /// new address, once ``RefreshOptions/relinkAfter`` answered refreshes in a row were redirected there
   /// (``SourceRefresh/permanentRedirects``); ``RefreshReport/relinked`` says which. A list that cannot be written
-  /// keeps the old address (the next refresh follows the redirect again).
+  /// keeps the old address (the next refresh follows the redirect again). A feed that moved onto the address of
+  /// another subscription of `list` is not re-linked, at any count: ``RefreshReport/sameFeeds`` names the two.
   public func refresh(
     _ sources: [NewsSource], in list: some SubscriptionList, options: RefreshOptions = RefreshOptions(),
     progress: @escaping @Sendable (SourceRefresh) -> Void = { _ in }
@@ -294,10 +298,20 @@ extension NewsRepository {
     let adopted = await adoptArticles(of: sources, in: list)
     var report = await refresh(sources, options: options, progress: progress)
     report.adopted = adopted
+    var subscribed: [(name: String, url: URL)] = []
+    if report.sources.contains(where: { $0.movedPermanently != nil }) {
+      subscribed = (try? await list.subscribed()) ?? []
+    }
     for result in report.sources {
-      guard let moved = result.movedPermanently, result.permanentRedirects >= max(1, options.relinkAfter) else {
+      guard let moved = result.movedPermanently else { continue }
+      let key = NewsSource.subscriptionKey(for: moved)
+      if let other = subscribed.first(where: {
+        $0.name != result.source && NewsSource.subscriptionKey(for: $0.url) == key
+      }) {
+        report.sameFeeds.append(.init(source: result.source, sameAs: other.name, url: moved))
         continue
       }
+      guard result.permanentRedirects >= max(1, options.relinkAfter) else { continue }
       do {
         try await list.relink(result.source, to: moved)
         if let now = try await list.source(named: result.source), now.url == moved {
@@ -400,8 +414,11 @@ extension NewsRepository {
   /// Subscribes the store to every feed of an OPML subscription list (``SubscriptionList/importOPML(_:url:into:)``).
   ///
   /// - Returns: the sources added, in document order.
-  /// - Throws: ``OPMLError`` for a document that is not OPML; ``SubscriptionChangeError``.
-  public func importOPML(_ data: Data, url: URL, into folder: [String] = []) async throws -> [NewsSource] {
+  /// - Throws: ``SubscriptionChangeError``: `invalidList` for a document that is not OPML (or is cut off), else the
+  ///   list's failure.
+  public func importOPML(_ data: Data, url: URL, into folder: [String] = []) async throws(SubscriptionChangeError)
+    -> [NewsSource]
+  {
     try await storedSubscriptions.importOPML(data, url: url, into: folder).added
   }
 

@@ -26,7 +26,8 @@ import OfflineNewsStorage
 /// - Conditional requests: the `ETag` / `Last-Modified` of a query's last good response are stored; the next
 ///   refresh sends them, and a `304 Not Modified` refreshes the fetch time without rewriting a row.
 /// - Deadline: with `deadline`, a network-first read that has cached rows serves them once the deadline passes,
-///   while the request goes on in the background and saves its answer when it comes.
+///   while the request goes on in the background and saves its answer when it comes, as long as the process lives
+///   (``NewsResult/refreshContinues``).
 /// - Pagination: `pages:` fetches NewsAPI pages 1…n (`page` query item) and saves them as one result.
 ///
 /// Whether the network is usable is decided by how the request actually failed, never by a reachability check.
@@ -403,12 +404,13 @@ public final class NewsRepository: Sendable {
       outcome = settled
     } else if let deadline {
       let late = NewsNetworkError.transport(
-        .timedOut, detail: "no answer within the \(formatted(deadline)) s deadline; still trying in the background")
+        .timedOut, detail: "no answer within the \(formatted(deadline)) s deadline")
       var result = try await fallback(cached, query, maxAge: maxAge, limit: limit, after: late)
       if let settled = refresh.settled {
         outcome = settled  // it finished while the cache was read: its answer, not the cache
       } else if !result.articles.isEmpty {
         result.networkError = late
+        result.refreshContinues = true
         return result
       } else {
         outcome = await refresh.task.value  // nothing to serve: wait for the network after all

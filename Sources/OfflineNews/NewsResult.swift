@@ -51,6 +51,10 @@ public struct NewsResult: Sendable {
   /// With ``movedPermanently``: how many answered refreshes of the query in a row, this one included, permanent
   /// redirects took to that same address (kept in the store's fetch log); `0` without it.
   public var permanentRedirects = 0
+  /// For a cache result served at the repository's deadline: `true` while the request it gave up waiting for goes
+  /// on; its answer is saved when it comes, as long as the process lives (an app, `news serve`). A process that
+  /// exits first (the `news` command) drops it: the next read asks again.
+  public var refreshContinues = false
 
   /// - Parameters:
   ///   - fetchedAt: when the rows' response was received (UTC, milliseconds), or `nil` when unknown.

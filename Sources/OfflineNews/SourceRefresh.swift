@@ -156,6 +156,20 @@ public struct RefreshReport: Sendable {
   public var relinked: [SourceRefresh] = []
   /// The sources whose feed moved permanently but whose list could not be changed, and why.
   public var relinkFailures: [(source: String, error: SubscriptionChangeError)] = []
+  /// The sources whose feed moved permanently onto the address another subscription of the list has: one feed
+  /// subscribed twice, which is never re-linked (that would make two subscriptions of one address) and so is
+  /// fetched twice by every refresh until one of them is removed.
+  public var sameFeeds: [SameFeed] = []
+
+  /// A subscription whose feed redirects permanently to another subscription's address.
+  public struct SameFeed: Sendable, Hashable {
+    /// The subscription whose address redirects.
+    public var source: String
+    /// The subscription that has the address it redirects to.
+    public var sameAs: String
+    /// The address the redirect leads to.
+    public var url: URL
+  }
   /// The articles a subscription took over from the name its feed's articles were saved under before, when no
   /// subscription has that name any more (renamed outside the library, or removed and added again under another
   /// name; ``NewsRepository/refresh(_:in:options:progress:)``): their reading state and bookmarks go with them.

@@ -500,4 +500,15 @@ extension SubscriptionFile {
     path.map { $0.replacingOccurrences(of: "/", with: "\u{2215}") }.joined(separator: "/")
   }
 
+  /// Each of `paths` and every folder above it (`["Tech"]` and `["Tech", "Swift"]` for `["Tech", "Swift"]`), once
+  /// each, sorted by their text (``folderText(_:)``); `[]` (the top level) is none. The one folder tree of a list
+  /// (``SubscriptionList/folders()``) and of the `news` configuration's sources.
+  package static func folderTree(_ paths: some Sequence<[String]>) -> [[String]] {
+    var all = Set<[String]>()
+    for path in paths {
+      for depth in stride(from: 1, through: path.count, by: 1) { all.insert(Array(path.prefix(depth))) }
+    }
+    return all.map { (folderText($0), $0) }.sorted { $0.0 < $1.0 }.map(\.1)
+  }
+
 }

@@ -80,17 +80,11 @@ extension SubscriptionList {
   }
 
   /// The folders of the subscriptions and those the list keeps (``keptFolders()``), each path and every path above
-  /// it (`["Tech"]` and `["Tech", "Swift"]`), sorted.
+  /// it (`["Tech"]` and `["Tech", "Swift"]`), sorted by their text (`SubscriptionFile.folderTree(_:)`).
   ///
   /// - Throws: ``SubscriptionChangeError`` when the list cannot be read.
   public func folders() async throws(SubscriptionChangeError) -> [[String]] {
-    var all = Set<[String]>()
-    for folder in try await sources().map(\.folder) + keptFolders() {
-      for depth in stride(from: 1, through: folder.count, by: 1) {
-        all.insert(Array(folder.prefix(depth)))
-      }
-    }
-    return all.sorted { $0.joined(separator: "/") < $1.joined(separator: "/") }
+    SubscriptionFile.folderTree(try await sources().map(\.folder) + keptFolders())
   }
 
   /// Subscribes to `sources`, in one write. A source whose URL is subscribed already, by any equivalent spelling
@@ -199,10 +193,19 @@ extension SubscriptionList {
   /// folder below `folder`, named by its title (made unique as ``subscribe(_:exactName:)`` does), in one write.
   ///
   /// - Returns: what was added and what was subscribed already.
-  /// - Throws: ``OPMLError`` for a document that is not OPML (``OPML/read(_:url:)``); ``SubscriptionChangeError``.
+  /// - Throws: ``SubscriptionChangeError``: `invalidList` for a document that is not OPML or is cut off
+  ///   (``OPML/read(_:url:)``; nothing is subscribed then), else the list's failure.
   @discardableResult
-  public func importOPML(_ data: Data, url: URL, into folder: [String] = []) async throws -> SubscriptionChanges {
-    try await importOPML(try OPML.read(data, url: url), into: folder)
+  public func importOPML(_ data: Data, url: URL, into folder: [String] = []) async throws(SubscriptionChangeError)
+    -> SubscriptionChanges
+  {
+    let document: OPMLDocument
+    do {
+      document = try OPML.read(data, url: url)
+    } catch {
+      throw .invalidList(error)
+    }
+    return try await importOPML(document, into: folder)
   }
 
   /// Subscribes to every feed of a read OPML document, as ``importOPML(_:url:into:)`` does.

@@ -93,7 +93,8 @@ public struct NewsAPIDecoder: Sendable {
           issues.append(
             RecordIssue(
               index: index, url: key, keyPath: "articles[\(index)].url",
-              reason: "same url as an earlier record in this response, which this later one replaces", skipped: false))
+              reason: "same url as an earlier record in this response, which this later one replaces",
+              outcome: .replacedEarlier))
         } else {
           positionByURL[key] = articles.count
           articles.append(article)
@@ -197,7 +198,8 @@ public struct NewsAPIDecoder: Sendable {
     func skip(_ key: String, _ reason: String, url: String? = nil) -> Article? {
       issues.append(
         RecordIssue(
-          index: index, url: url, keyPath: key.isEmpty ? path() : "\(path()).\(key)", reason: reason, skipped: true))
+          index: index, url: url, keyPath: key.isEmpty ? path() : "\(path()).\(key)", reason: reason,
+          outcome: .recordSkipped))
       return nil
     }
     guard record.isObject else { return skip("", "not a JSON object") }
@@ -225,7 +227,7 @@ public struct NewsAPIDecoder: Sendable {
         issues.append(
           RecordIssue(
             index: index, url: urlText, keyPath: "\(path()).urlToImage",
-            reason: "not an http(s) URL: \(quoted(imageText))", skipped: false))
+            reason: "not an http(s) URL: \(quoted(imageText))", outcome: .valueDropped))
       }
     }
     return Article(

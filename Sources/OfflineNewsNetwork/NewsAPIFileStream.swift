@@ -281,7 +281,7 @@ package final class NewsAPIFileStream: @unchecked Sendable {
               RecordIssue(
                 index: index, url: key, keyPath: "articles[\(index)].url",
                 reason: "same url as an earlier record in this response, which this later one replaces",
-                skipped: false))
+                outcome: .replacedEarlier))
           }
           articles.append(article)
         }

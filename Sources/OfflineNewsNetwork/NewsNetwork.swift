@@ -56,8 +56,22 @@ public struct NewsPage: Sendable, Hashable {
   package var skippedCount: Int { issues.filter(\.skipped).count }
 }
 
-/// A problem with one record of a response: a record skipped, or a value set aside.
+/// A problem with one record of a response, and what became of it (``outcome``): the record skipped, a value set
+/// aside, an earlier record replaced, or nothing lost (a note of how a value was read).
 public struct RecordIssue: Sendable, Hashable, CustomStringConvertible {
+  /// What became of the record or value, so that a message says what really happened.
+  public enum Outcome: Sendable, Hashable {
+    /// The whole record was left out.
+    case recordSkipped
+    /// This value was set aside; the record was kept without it (a bad image URL, an unreadable date).
+    case valueDropped
+    /// The record has the URL of an earlier one of the same response, which it replaces.
+    case replacedEarlier
+    /// Nothing was set aside: the value was read another way (a charset fallback, XML libxml2 recovered, HTML
+    /// entities read as HTML's), and ``reason`` says how.
+    case noted
+  }
+
   /// The record's position in the response's `articles` array (0-based).
   public var index: Int
   /// The record's `url`, when it has a readable one.
@@ -66,25 +80,31 @@ public struct RecordIssue: Sendable, Hashable, CustomStringConvertible {
   public var keyPath: String
   /// What was wrong, e.g. `not an RFC 3339 date: "yesterday"`.
   public var reason: String
-  /// `true` when the whole record was skipped; `false` when only this value was dropped (e.g. a bad image URL).
-  public var skipped: Bool
+  /// What became of the record or value.
+  public var outcome: Outcome
 
-  /// An issue of the record at `index` (0-based) in the response, at `keyPath`; `skipped` when the record was left out.
-  public init(index: Int, url: String?, keyPath: String, reason: String, skipped: Bool) {
+  /// `true` when the whole record was skipped (``Outcome/recordSkipped``).
+  public var skipped: Bool { outcome == .recordSkipped }
+
+  /// An issue of the record at `index` (0-based) in the response, at `keyPath`, and what became of it.
+  public init(index: Int, url: String?, keyPath: String, reason: String, outcome: Outcome) {
     self.index = index
     self.url = url
     self.keyPath = keyPath
     self.reason = reason
-    self.skipped = skipped
+    self.outcome = outcome
   }
 
+  /// `keyPath (url): reason`, then `; record skipped` or `; value dropped` when the reason does not say it already;
+  /// a replaced record and a note say no more than their reason.
   public var description: String {
-    // A repeated URL is neither: the later record is kept whole, in place of the earlier one.
-    // A reason that already says what became of the value (a feed's "…; value dropped") says it once.
     let said = reason.hasSuffix("value dropped") || reason.hasSuffix("record skipped")
     let outcome =
-      said || reason.hasPrefix("same url as an earlier record")
-      ? "" : skipped ? "; record skipped" : "; value dropped"
+      switch self.outcome {
+      case .recordSkipped where !said: "; record skipped"
+      case .valueDropped where !said: "; value dropped"
+      default: ""
+      }
     return "\(keyPath)\(url.map { " (\($0))" } ?? ""): \(reason)\(outcome)"
   }
 }

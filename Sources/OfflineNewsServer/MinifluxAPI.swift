@@ -254,11 +254,9 @@ public struct MinifluxAPI: Sendable {
     let url = URL(string: "urn:miniflux:import") ?? URL(fileURLWithPath: "/v1/import")
     do {
       try await library.subscriptions.importOPML(request.body, url: url)
-    } catch let failure as SubscriptionChangeError {
-      if ServedFailure.isBusy(failure) { throw failure }
-      return MinifluxJSON.error("Invalid OPML: \(failure.description)", status: 400)
     } catch {
-      return MinifluxJSON.error("Invalid OPML: \(error)", status: 400)
+      if ServedFailure.isBusy(error) { throw error }
+      return MinifluxJSON.error("Invalid OPML: \(error.description)", status: 400)
     }
     return MinifluxJSON.response(MinifluxJSON.Message(message: "Feeds imported successfully"), status: 201)
   }
@@ -417,11 +415,13 @@ public struct MinifluxAPI: Sendable {
   {
     let articles = await library.servingImages(articles, origin: origin)
     let placed = try await catalog.feeds(of: articles, in: library.repository)
-    let firstSeen = try await library.repository.firstSeenDates(of: articles)
+    let facts = try await library.repository.syncFacts(of: articles)
     return articles.compactMap { article in
       let key = article.url.absoluteString
       guard let feed = placed[key] else { return nil }
-      return MinifluxJSON.entry(article, feed: feed.minifluxFeed, firstSeen: firstSeen[key])
+      return MinifluxJSON.entry(
+        article, feed: feed.minifluxFeed, firstSeen: facts[key]?.firstSeen,
+        servedID: ServedIdentifiers.servedID(of: article, in: facts))
     }
   }
 
@@ -471,14 +471,17 @@ public struct MinifluxAPI: Sendable {
 
 /// How Miniflux entry ids find articles.
 enum MinifluxEntries {
-  /// The articles of these entry ids, each once: by handle prefix (``ServedIdentifiers/handlePrefix(ofEntryID:)``),
-  /// and an id a 32-bit client truncated (within `Int32`'s range, not found so) by the handle's digits 6 to 13.
+  /// The articles of these entry ids, each once: by served-id prefix
+  /// (``ServedIdentifiers/servedIDPrefix(ofEntryID:)``), and an id a 32-bit client truncated (within `Int32`'s
+  /// range, not found so) by the served id's digits 6 to 13.
   ///
   /// - Throws: ``NewsRepositoryError``.
   static func articles(ofEntryIDs ids: [Int64], in repository: NewsRepository) async throws -> [Article] {
-    let prefixes = ids.compactMap(ServedIdentifiers.handlePrefix(ofEntryID:))
-    var found = try await repository.articles(withHandlePrefixes: prefixes)
-    let foundIDs = Set(found.map { ServedIdentifiers.entryID(forKey: $0.url.absoluteString) })
+    let prefixes = ids.compactMap(ServedIdentifiers.servedIDPrefix(ofEntryID:))
+    var found = try await repository.articles(withServedIDPrefixes: prefixes)
+    let facts = try await repository.syncFacts(of: found)
+    let foundIDs = Set(
+      found.map { ServedIdentifiers.entryID(ofServedID: ServedIdentifiers.servedID(of: $0, in: facts)) })
     let truncated = ids.filter { !foundIDs.contains($0) && Int64(Int32.min) <= $0 && $0 <= Int64(Int32.max) }
     if !truncated.isEmpty {
       let digits = truncated.map { id -> String in
@@ -486,7 +489,7 @@ enum MinifluxEntries {
         return String(repeating: "0", count: 8 - hex.count) + hex
       }
       let keys = Set(found.map(\.url))
-      found += try await repository.articles(withHandleDigits6to13: digits).filter { !keys.contains($0.url) }
+      found += try await repository.articles(withServedIDDigits6to13: digits).filter { !keys.contains($0.url) }
     }
     return found
   }

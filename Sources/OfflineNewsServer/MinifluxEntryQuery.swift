@@ -124,17 +124,17 @@ struct MinifluxEntryQuery: Sendable, Equatable {
     selection.filter.publishedBefore = before
     selection.publishedAfter = after
     if let afterEntryID {
-      // Ids are the handles' first 13 digits: a greater id is a greater prefix.
-      selection.handleAbove =
-        afterEntryID < 1 ? nil : ServedIdentifiers.handlePrefix(ofEntryID: afterEntryID).map { $0 + "fff" } ?? "g"
+      // Ids are the served ids' first 13 digits: a greater id is a greater prefix.
+      selection.servedIDAbove =
+        afterEntryID < 1 ? nil : ServedIdentifiers.servedIDPrefix(ofEntryID: afterEntryID).map { $0 + "fff" } ?? "g"
     }
     if let beforeEntryID {
-      selection.handleBelow =
-        beforeEntryID >= 1 << 52 ? nil : ServedIdentifiers.handlePrefix(ofEntryID: beforeEntryID) ?? ""
+      selection.servedIDBelow =
+        beforeEntryID >= 1 << 52 ? nil : ServedIdentifiers.servedIDPrefix(ofEntryID: beforeEntryID) ?? ""
     }
     selection.ascending = ascending
     switch order {
-    case "id": selection.order = .handle
+    case "id": selection.order = .servedID
     case "status": selection.order = .readState
     case "category_title", "category_id":
       let key: (ServedCategory) -> String = order == "category_title" ? { $0.title } : { String($0.id) }

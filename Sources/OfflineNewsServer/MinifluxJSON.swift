@@ -101,13 +101,15 @@ enum MinifluxJSON {
     var feed: Feed
     /// When the store first saved the article (`created_at`); `nil`: its publication date.
     var firstSeen: Date?
+    /// The article's served id (16 hex digits: ``ServedIdentifiers``), whose first 13 digits are the entry's id.
+    var servedID: String
 
     /// The feed's id.
     var feedId: Int64 { feed.id }
 
     func write(to json: inout JSONWriter) {
       let key = article.url.absoluteString
-      let id = ServedIdentifiers.entryID(forKey: key)
+      let id = ServedIdentifiers.entryID(ofServedID: servedID)
       json.object { json in
         json.member("id", id)
         json.constantMembers(#""user_id":1"#)
@@ -236,7 +238,7 @@ enum MinifluxJSON {
 
   /// The entry document of `article`, served under `feed`; `created_at` is when the store first saved it,
   /// `firstSeen` (Miniflux: when the entry was created; else its publication date).
-  static func entry(_ article: Article, feed: Feed, firstSeen: Date?) -> Entry {
-    Entry(article: article, feed: feed, firstSeen: firstSeen)
+  static func entry(_ article: Article, feed: Feed, firstSeen: Date?, servedID: String) -> Entry {
+    Entry(article: article, feed: feed, firstSeen: firstSeen, servedID: servedID)
   }
 }

@@ -82,6 +82,9 @@ public struct NewsServer: Sendable {
 
   /// - Parameters: see the properties of the same names.
   public init(library: ServedLibrary, settings: Settings = Settings()) {
+    var library = library
+    // Beyond loopback, a client may not make the server read its own machine or network (``SubscribeTarget``).
+    library.refusesPrivateTargets = library.refusesPrivateTargets || !HostCheck.isLoopback(settings.listenHost)
     self.library = library
     self.settings = settings
     hostCheck = HostCheck(listenHost: settings.listenHost, names: settings.names)

@@ -2,6 +2,7 @@ import Foundation
 import OfflineNews
 import OfflineNewsHTTP
 import OfflineNewsModel
+import OfflineNewsStorage
 
 /// The Google Reader API as FreshRSS serves it (<https://freshrss.github.io/FreshRSS/en/developers/06_GoogleReader_API.html>,
 /// FreshRSS's `greader.php`) over a ``ServedLibrary``. Called by the server's front door for every
@@ -148,21 +149,22 @@ public struct ReaderAPI: Sendable {
   /// next page.
   private func page(_ request: ServerRequest, streamID: String, catalog: ServedCatalog, defaultCount: Int = 20)
     async throws
-    -> (stream: ReaderStream, items: [(Article, ServedFeed)], firstSeen: [String: Date], continuation: String?)?
+    -> (stream: ReaderStream, items: [(Article, ServedFeed)], facts: [String: SyncFacts], continuation: String?)?
   {
     guard let stream = ReaderStream(streamID, catalog: catalog) else { return nil }
     let query = try ReaderStreamQuery(request, defaultCount: defaultCount)
     let articles = try await library.repository.articles(selecting: query.applied(to: stream.selection(in: catalog)))
     let page = await library.servingImages(Array(articles.prefix(query.count)), origin: requestOrigin(request))
     let feeds = try await catalog.feeds(of: page, in: library.repository)
-    let firstSeen = try await library.repository.firstSeenDates(of: page)
+    let facts = try await library.repository.syncFacts(of: page)
     let items = page.compactMap { article in feeds[article.url.absoluteString].map { (article, $0) } }
     var continuation: String?
     if articles.count > query.count {
       let last = articles[query.count - 1]
-      continuation = ReaderContinuation.after(last, firstSeen: firstSeen[last.url.absoluteString] ?? last.publishedAt)
+      continuation = ReaderContinuation.after(
+        last, firstSeen: facts[last.url.absoluteString]?.firstSeen ?? last.publishedAt)
     }
-    return (stream, items, firstSeen, continuation)
+    return (stream, items, facts, continuation)
   }
 
   private func contents(_ request: ServerRequest, streamID: String) async throws -> ServerResponse {
@@ -174,7 +176,11 @@ public struct ReaderAPI: Sendable {
       ReaderJSON.Stream(
         id: streamID, title: title(of: page.stream, catalog: catalog),
         updated: Int64(library.now().timeIntervalSince1970),
-        items: page.items.map { ReaderJSON.item($0.0, feed: $0.1, firstSeen: page.firstSeen[$0.0.url.absoluteString]) },
+        items: page.items.map { article, feed in
+          ReaderJSON.item(
+            article, feed: feed, firstSeen: page.facts[article.url.absoluteString]?.firstSeen,
+            servedID: ServedIdentifiers.servedID(of: article, in: page.facts))
+        },
         continuation: page.continuation))
   }
 
@@ -187,7 +193,7 @@ public struct ReaderAPI: Sendable {
     if case .feed(let id) = page.stream { siteURL = catalog.feed(id: id)?.siteURL }
     let xml = ReaderAtom.document(
       streamID: streamID, title: title(of: page.stream, catalog: catalog), siteURL: siteURL, items: page.items,
-      firstSeen: page.firstSeen, continuation: page.continuation, updated: library.now())
+      facts: page.facts, continuation: page.continuation, updated: library.now())
     return ServerResponse(status: 200, type: "application/atom+xml; charset=utf-8", data: Data(xml.utf8))
   }
 
@@ -211,8 +217,10 @@ public struct ReaderAPI: Sendable {
       ReaderJSON.ItemRefs(
         itemRefs: page.items.map { article, _ in
           ReaderJSON.ItemRef(
-            id: String(ServedIdentifiers.readerShortItemID(forKey: article.url.absoluteString)),
-            timestampUsec: ReaderJSON.microseconds(page.firstSeen[article.url.absoluteString] ?? article.publishedAt))
+            id: String(
+              ServedIdentifiers.readerShortItemID(ofServedID: ServedIdentifiers.servedID(of: article, in: page.facts))),
+            timestampUsec: ReaderJSON.microseconds(
+              page.facts[article.url.absoluteString]?.firstSeen ?? article.publishedAt))
         }, continuation: page.continuation))
   }
 
@@ -220,21 +228,25 @@ public struct ReaderAPI: Sendable {
     let catalog = try await ServedCatalog.current(library)
     let articles = await library.servingImages(try await items(request), origin: requestOrigin(request))
     let feeds = try await catalog.feeds(of: articles, in: library.repository)
-    let firstSeen = try await library.repository.firstSeenDates(of: articles)
+    let facts = try await library.repository.syncFacts(of: articles)
     return ReaderJSON.response(
       ReaderJSON.Stream(
         id: ReaderStream.readingListID, updated: Int64(library.now().timeIntervalSince1970),
         items: articles.compactMap { article in
           let key = article.url.absoluteString
-          return feeds[key].map { ReaderJSON.item(article, feed: $0, firstSeen: firstSeen[key]) }
+          return feeds[key].map {
+            ReaderJSON.item(
+              article, feed: $0, firstSeen: facts[key]?.firstSeen,
+              servedID: ServedIdentifiers.servedID(of: article, in: facts))
+          }
         }))
   }
 
   /// The articles of the request's `i` arguments (any id form; at most 10,000), in their order; unknown ids are
   /// skipped.
   private func items(_ request: ServerRequest) async throws -> [Article] {
-    let handles = request.parameters("i").prefix(10_000).compactMap(ServedIdentifiers.handle(ofReaderItemID:))
-    return try await library.repository.articles(withHandlePrefixes: handles)
+    let ids = request.parameters("i").prefix(10_000).compactMap(ServedIdentifiers.servedID(ofReaderItemID:))
+    return try await library.repository.articles(withServedIDPrefixes: ids)
   }
 
   // MARK: Changes

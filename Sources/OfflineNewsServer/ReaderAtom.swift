@@ -2,6 +2,7 @@ import Foundation
 import OfflineNews
 import OfflineNewsHTTP
 import OfflineNewsModel
+import OfflineNewsStorage
 
 /// A stream as Google Reader's Atom output (`/reader/atom/<stream id>?n=…`), the form FeedHQ served and newsboat's
 /// `urls-source "feedhq"` reads (each subscription is fetched as `/reader/atom/feed%2F…`): Atom 1.0 (RFC 4287) with
@@ -12,10 +13,10 @@ enum ReaderAtom {
   /// The scheme of Google Reader's state categories.
   static let scheme = "http://www.google.com/reader/"
 
-  /// The Atom document of `items` (each with its feed; `firstSeen` the arrival of each, by key) of the stream
-  /// `streamID` titled `title`.
+  /// The Atom document of `items` (each with its feed; `facts` the arrival and served id of each, by key) of the
+  /// stream `streamID` titled `title`.
   static func document(
-    streamID: String, title: String, siteURL: String?, items: [(Article, ServedFeed)], firstSeen: [String: Date],
+    streamID: String, title: String, siteURL: String?, items: [(Article, ServedFeed)], facts: [String: SyncFacts],
     continuation: String?, updated: Date
   ) -> String {
     var xml = """
@@ -30,20 +31,22 @@ enum ReaderAtom {
     if let continuation { xml += "<gr:continuation>\(escaped(continuation))</gr:continuation>\n" }
     xml += "<updated>\(ServedDates.rfc3339(updated))</updated>\n"
     for (article, feed) in items {
-      xml += entry(article, feed: feed, firstSeen: firstSeen[article.url.absoluteString])
+      xml += entry(
+        article, feed: feed, firstSeen: facts[article.url.absoluteString]?.firstSeen,
+        servedID: ServedIdentifiers.servedID(of: article, in: facts))
     }
     xml += "</feed>\n"
     return xml
   }
 
-  /// One `entry`; its `gr:crawl-timestamp-msec` is its arrival, `firstSeen` (else its publication date).
-  static func entry(_ article: Article, feed: ServedFeed, firstSeen: Date?) -> String {
-    let key = article.url.absoluteString
+  /// One `entry`; its `gr:crawl-timestamp-msec` is its arrival, `firstSeen` (else its publication date), its id
+  /// the Reader item id of `servedID`.
+  static func entry(_ article: Article, feed: ServedFeed, firstSeen: Date?, servedID: String) -> String {
     let link = (article.displayURL ?? article.url).absoluteString
     let crawled = Timestamp(firstSeen ?? article.publishedAt)
     let date = ServedDates.rfc3339(article.publishedAt)
     var xml = "<entry gr:crawl-timestamp-msec=\"\(crawled.millisecondsSince1970)\">\n"
-    xml += "<id gr:original-id=\"\(escaped(link))\">\(ServedIdentifiers.readerItemID(forKey: key))</id>\n"
+    xml += "<id gr:original-id=\"\(escaped(link))\">\(ServedIdentifiers.readerItemID(ofServedID: servedID))</id>\n"
     var states = [("reading-list", ReaderStream.readingListID)]
     states.append(article.isRead ? ("read", ReaderStream.readID) : ("fresh", "user/-/state/com.google/fresh"))
     if article.isBookmarked { states.append(("starred", ReaderStream.starredID)) }

@@ -127,14 +127,15 @@ enum ReaderJSON {
     var feed: ServedFeed
     /// When the store first saved the article (`crawlTimeMsec`, `timestampUsec`); `nil`: its publication date.
     var firstSeen: Date?
+    /// The article's served id (16 hex digits: ``ServedIdentifiers``): its item id's.
+    var servedID: String
 
     func write(to json: inout JSONWriter) {
-      let key = article.url.absoluteString
       let link = (article.displayURL ?? article.url).absoluteString
       let milliseconds = Timestamp(article.publishedAt).millisecondsSince1970
       let crawled = Timestamp(firstSeen ?? article.publishedAt).millisecondsSince1970
       json.object { json in
-        json.member("id", ServedIdentifiers.readerItemID(forKey: key))
+        json.member("id", ServedIdentifiers.readerItemID(ofServedID: servedID))
         json.member("crawlTimeMsec", String(crawled))
         json.member("timestampUsec", String(crawled * 1000))
         json.member("published", milliseconds / 1000)
@@ -261,7 +262,7 @@ enum ReaderJSON {
   /// The item document of `article` in `feed`. `crawlTimeMsec` and `timestampUsec` are when it arrived, `firstSeen`
   /// (FreshRSS: the time the entry was added; else its publication date), `published` and `updated` its
   /// publication date.
-  static func item(_ article: Article, feed: ServedFeed, firstSeen: Date?) -> Item {
-    Item(article: article, feed: feed, firstSeen: firstSeen)
+  static func item(_ article: Article, feed: ServedFeed, firstSeen: Date?, servedID: String) -> Item {
+    Item(article: article, feed: feed, firstSeen: firstSeen, servedID: servedID)
   }
 }

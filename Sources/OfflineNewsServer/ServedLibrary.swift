@@ -25,6 +25,10 @@ public struct ServedLibrary: Sendable {
   /// own title, follows a permanent redirect, and a URL that is no feed (or a page announcing none) is refused.
   /// `nil`: nothing is read while the client waits; the subscription is named after the URL's host.
   public var subscriber: FeedSubscriber?
+  /// Whether a subscription through the APIs may not read an address on the server's machine or network
+  /// (``SubscribeTarget``): `true` when the server listens beyond loopback (``NewsServer`` sets it from its
+  /// ``NewsServer/Settings/listenHost``).
+  public var refusesPrivateTargets = false
   /// What the last request derived from the sources, for the next while they are alike; shared by the copies.
   let memo = ServedMemo()
   /// - Parameters: see the properties of the same names.

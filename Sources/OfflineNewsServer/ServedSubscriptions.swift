@@ -14,11 +14,14 @@ enum ServedSubscriptions {
     case unreadable(String)
     /// The list refused (`invalidName`) or could not be read or written.
     case list(SubscriptionChangeError)
+    /// The address is on the server's machine or network, and the server listens beyond loopback
+    /// (``SubscribeTarget``): the reason.
+    case refusedTarget(String)
 
     var description: String {
       switch self {
       case .alreadySubscribed(let url, let name): "\(url.absoluteString) is subscribed already, as \"\(name)\""
-      case .unreadable(let reason): reason
+      case .unreadable(let reason), .refusedTarget(let reason): reason
       case .list(let error): error.description
       }
     }
@@ -32,6 +35,9 @@ enum ServedSubscriptions {
   static func subscribe(url: URL, title: String?, folder: [String], in library: ServedLibrary) async -> Result<
     NewsSource, Failure
   > {
+    if library.refusesPrivateTargets, let refusal = SubscribeTarget.refusal(url) {
+      return .failure(.refusedTarget(refusal))
+    }
     let given = title.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }
     var source = NewsSource(name: given ?? url.host ?? url.absoluteString, url: url, folder: folder)
     if let subscriber = library.subscriber {
@@ -46,6 +52,10 @@ enum ServedSubscriptions {
           return .failure(.unreadable("\(url.absoluteString) is an OPML subscription list, not a feed"))
         }
         if let failure = candidate.failure { return .failure(.unreadable(failure.description)) }
+        // Where redirects took the read: a public address may redirect to a private one.
+        if library.refusesPrivateTargets, let refusal = SubscribeTarget.refusal(candidate.source.url) {
+          return .failure(.refusedTarget(refusal))
+        }
         source = NewsSource(
           name: given ?? candidate.source.name, url: candidate.source.url, folder: folder,
           homePage: candidate.source.homePage)

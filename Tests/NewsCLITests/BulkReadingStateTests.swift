@@ -100,6 +100,37 @@ struct BulkReadingStateTests {
     #expect(await run(["--before", "yesterday"]).status == 64)
   }
 
+  @Test("sources counts one set in CACHED and UNREAD: what list --source lists, past the feed's window too")
+  func sourceColumnsCountOneSet() async throws {
+    func rss(_ numbers: [Int]) -> Data {
+      let items = numbers.map {
+        "<item><title>story \($0)</title><link>https://w.example/\($0)</link>"
+          + "<pubDate>Mon, 0\($0) Jan 2024 00:00:00 GMT</pubDate></item>"
+      }
+      return Data(
+        (#"<?xml version="1.0"?><rss version="2.0"><channel><title>W</title><link>https://w.example/</link>"#
+          + items.joined() + "</channel></rss>").utf8)
+    }
+    let server = try LoopbackHTTPServer(.respond(status: 200, body: rss([1, 2])))
+    defer { server.stop() }
+    let cli = CLIHarness()
+    let config = cli.directory.path("news.json")
+    try Data(#"{"sources": {"window": {"feed": "\#(server.url("/feed").absoluteString)"}}}"#.utf8)
+      .write(to: URL(fileURLWithPath: config))
+    #expect(await cli.run("fetch", "--all", "--config", config, "--db", cli.database).status == 0)
+    // The feed's window moves on: its last fetch holds one article, the source has three.
+    server.behaviour = .respond(status: 200, body: rss([3]))
+    #expect(await cli.run("fetch", "--all", "--config", config, "--db", cli.database).status == 0)
+    let listed = try await cli.run("list", "--source", "window", "--config", config, "--db", cli.database, "--json")
+      .json()
+    #expect((listed["articles"] as? [Any])?.count == 3)
+    let sources = try await cli.run("sources", "--config", config, "--db", cli.database, "--json").json()
+    let entry = try #require((sources["sources"] as? [[String: Any]])?.first)
+    #expect(entry["articles"] as? Int == 3 && entry["unread"] as? Int == 3, "\(entry)")
+    let human = await cli.run("sources", "--config", config, "--db", cli.database)
+    #expect(human.out.contains("3 articles"), "\(human.out)")
+  }
+
   @Test("sources shows each source's unread count and folder, and the folders' counts; list/search --folder")
   func countsAndFolderFilters() async throws {
     let cli = CLIHarness()
@@ -197,6 +228,12 @@ struct BulkReadingStateTests {
       #expect(hint.contains(": Feed 17, "), "\(command): the nearest first: \(hint)")
       #expect(hint.components(separatedBy: "Feed ").count - 1 == 8, "\(command): \(hint)")
       #expect(hint.count < 300, "\(command): one short line: \(hint)")
+      // The count, then where to see them all, said once.
+      let ending =
+        command[0] == "list"
+        ? ", … (300 in all); 'news sources' lists them and the files imported"
+        : ", … (300 in all; 'news sources' lists them)"
+      #expect(hint.hasSuffix(ending), "\(command): \(hint)")
     }
   }
 

@@ -240,6 +240,28 @@ struct EverySourceTests {
     #expect(single["ageSeconds"] is NSNumber && single["networkError"] is NSNull, "\(single)")
   }
 
+  @Test("fetch --all --quiet prints only the failures and one summary line")
+  func fetchAllQuiet() async throws {
+    let server = try LoopbackHTTPServer(.conditional(etag: "\"v1\"", lastModified: nil, body: Data(Self.feedBody.utf8)))
+    let cli = CLIHarness()
+    let config = cli.directory.path("news.json")
+    let good = server.url("/feed.json").absoluteString
+    let gone = "http://127.0.0.1:\(try LoopbackHTTPServer.refusedPort())/feed.json"
+    try Data(
+      #"{"sources": {"good": {"feed": "\#(good)"}, "other": {"feed": "\#(good)?b"}, "gone": {"feed": "\#(gone)"}}, "timeoutSeconds": 2}"#
+        .utf8
+    ).write(to: URL(fileURLWithPath: config))
+    let outcome = await cli.run("fetch", "--all", "--quiet", "--config", config, "--db", cli.database)
+    #expect(outcome.status == 75, "\(outcome.err)")
+    #expect(outcome.out == "3 sources: 2 refreshed, 1 failed; 2 new articles\n", "\(outcome.out)")
+    #expect(outcome.err.contains("gone: failed:"), "\(outcome.err)")
+    #expect(!outcome.err.contains("good") && !outcome.err.contains("other"), "\(outcome.err)")
+    // Without --quiet: a line per source, and no summary.
+    let loud = await cli.run("fetch", "--all", "--config", config, "--db", cli.database)
+    #expect(loud.out.contains("good: not modified"), "\(loud.out)")
+    #expect(!loud.out.contains("3 sources:"), "\(loud.out)")
+  }
+
   @Test("equivalent URL spellings are one article; ?id=2 and http:// stay apart; show finds any spelling")
   func equivalentURLs() async throws {
     let cli = CLIHarness()

@@ -73,7 +73,7 @@ struct MessageTests {
         command == "import" ? [command, path] : [command, "--url", path] + ["--db", cli.database])
       #expect(outcome.status == (command == "import" ? 65 : 69), "\(command)")
       #expect(
-        outcome.err.contains("invalid response: an HTML page (\(page.count) bytes) that announces no feed, not JSON"),
+        outcome.err.contains("invalid response: an HTML page (\(page.count) bytes) that announces no feed"),
         "\(outcome.err)")
       #expect(
         outcome.err.contains("hint: this is a web page that announces no feed: 'news extract \(path)'"),
@@ -143,6 +143,39 @@ struct MessageTests {
     #expect(server.requests.count == 1, "a 404 is not retried")
   }
 
+  @Test("fetch --url of a broken feed says what is wrong with it as a feed (XML error and place), never 'not JSON'")
+  func brokenFeed() async throws {
+    // Text before the feed (a PHP warning): XML allows none, and libxml2 recovers nothing.
+    let phpWarning = Data(
+      """
+      Warning: mysql_connect() in /var/www/feed.php on line 3
+      <?xml version="1.0"?><rss version="2.0"><channel><title>T</title>
+      <item><title>One</title><link>https://t.example/1</link></item></channel></rss>
+      """.utf8)
+    let otherXML = Data(#"<?xml version="1.0"?><channel><title>T</title></channel>"#.utf8)
+    for (body, says, hint) in [
+      (
+        phpWarning,
+        ":1:1: not an XML document libxml2 can recover (Start tag expected, '<' not found); it starts with "
+          + #""Warning: mysql_connect() in /var/www/feed.php on line 3": neither a feed's XML nor JSON"#,
+        "hint: the feed is broken where the message says"
+      ),
+      (otherXML, ": the root element is <channel>: not RSS, RDF or Atom, not a feed", "hint: this is XML, but no feed"),
+    ] {
+      let server = try LoopbackHTTPServer(
+        .respond(status: 200, headers: ["Content-Type": "application/rss+xml"], body: body))
+      defer { server.stop() }
+      let cli = CLIHarness()
+      let url = server.url("/feed.php").absoluteString
+      let outcome = await cli.run("fetch", "--url", url, "--db", cli.database)
+      #expect(outcome.status == 69, "\(outcome.err)")
+      #expect(
+        outcome.err.hasPrefix("news: \(url): invalid response: \(url)\(says); nothing is cached"), "\(outcome.err)")
+      #expect(outcome.err.contains(hint), "\(outcome.err)")
+      #expect(!outcome.err.contains("not JSON") && !outcome.err.contains("not valid JSON"), "\(outcome.err)")
+    }
+  }
+
   @Test(
     "fetch --url of a web page (200, text/html) says it is one, and whether it announces a feed; the network is not blamed"
   )
@@ -155,10 +188,13 @@ struct MessageTests {
       """.utf8)
     for (page, says, hint) in [
       (
-        Self.page, " that announces no feed, not JSON",
+        Self.page, " that announces no feed",
         "hint: this is a web page that announces no feed: to follow the site, give its feed's URL"
       ),
-      (announcing, ", not JSON", "hint: this is a web page, not a feed or a NewsAPI response: 'news add http"),
+      (
+        announcing, " that announces a feed, not the feed",
+        "hint: this is a web page, not a feed or a NewsAPI response: 'news add http"
+      ),
     ] {
       let server = try LoopbackHTTPServer(.respond(status: 200, headers: ["Content-Type": "text/html"], body: page))
       defer { server.stop() }
@@ -293,5 +329,70 @@ struct NewcomerMessageTests {
     }
     #expect(
       outcome.err.contains("1 value dropped: not an RFC 822 date (nor any other form feeds write)\n"), "\(outcome.err)")
+  }
+
+  @Test("an item dated more than a day ahead is dated when first seen, and says so; an hour ahead is kept")
+  func farFutureDate() async throws {
+    let cli = CLIHarness()
+    let feed = cli.directory.path("future.rss")
+    let soon = Date().addingTimeInterval(3_600)
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = TimeZone(identifier: "UTC")
+    formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+    let rss = """
+      <?xml version="1.0"?><rss version="2.0"><channel><title>T</title><link>https://t.example/</link>
+      <item><title>Far</title><link>https://t.example/far</link><pubDate>Thu, 01 Jan 2099 00:00:00 GMT</pubDate></item>
+      <item><title>Soon</title><link>https://t.example/soon</link><pubDate>\(formatter.string(from: soon))</pubDate></item>
+      <item><title>Old</title><link>https://t.example/old</link><pubDate>Mon, 01 Jan 2024 00:00:00 GMT</pubDate></item>
+      </channel></rss>
+      """
+    try Data(rss.utf8).write(to: URL(fileURLWithPath: feed))
+    let outcome = await cli.run("import", feed, "--db", cli.database)
+    #expect(outcome.status == 0, "\(outcome.err)")
+    #expect(outcome.err.contains("1 value dropped: more than a day after the fetch"), "\(outcome.err)")
+    let verbose = await cli.run("import", feed, "--db", cli.database, "--verbose")
+    #expect(
+      verbose.err.contains(
+        "item[0].pubDate (https://t.example/far): more than a day after the fetch: "
+          + "2099-01-01T00:00:00.000Z; dated when first seen; value dropped"), "\(verbose.err)")
+    let listed = try await cli.run("list", "--db", cli.database, "--json").json()
+    let articles = try #require(listed["articles"] as? [[String: Any]])
+    #expect(articles.compactMap { $0["title"] as? String } == ["Soon", "Far", "Old"], "\(articles)")
+    let far = try #require(articles.first { $0["title"] as? String == "Far" }?["publishedAt"] as? String)
+    let parser = ISO8601DateFormatter()
+    parser.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+    let dated = try #require(parser.date(from: far))
+    // Dated when first seen (by the command's clock), never 2099, and below the item an hour ahead.
+    #expect(dated < soon && !far.hasPrefix("2099"), "\(far)")
+  }
+
+  @Test("a charset fallback that kept every value is a note, never 'value dropped'")
+  func encodingFallbackIsNoted() async throws {
+    let cli = CLIHarness()
+    let feed = cli.directory.path("latin1.rss")
+    // No encoding declared and a windows-1252 byte (0xE9, "é"): read as windows-1252, nothing set aside.
+    var rss = Data(
+      """
+      <rss version="2.0"><channel><title>T</title><link>https://t.example/</link>
+      <item><title>Caf
+      """.utf8)
+    rss.append(0xE9)
+    rss.append(
+      contentsOf: Data(
+        """
+        </title><link>https://t.example/1</link><pubDate>Mon, 01 Jan 2024 00:00:00 GMT</pubDate></item>
+        </channel></rss>
+        """.utf8))
+    try rss.write(to: URL(fileURLWithPath: feed))
+    let outcome = await cli.run("import", feed, "--db", cli.database, "--verbose")
+    #expect(outcome.status == 0, "\(outcome.err)")
+    #expect(!outcome.err.contains("dropped"), "\(outcome.err)")
+    #expect(
+      outcome.err.contains("1 note: no encoding declared and the bytes are not UTF-8\n"),
+      "\(outcome.err)")
+    #expect(outcome.err.contains("not UTF-8: read as windows-1252\n"), "\(outcome.err)")
+    let listed = await cli.run("list", "--db", cli.database, "--json")
+    #expect(listed.out.contains("Café"), "\(listed.out)")
   }
 }

@@ -82,6 +82,37 @@ struct MovedFeedTests {
     }
   }
 
+  @Test("a feed that moves onto another source's address is named as the same feed, with what to do; never re-linked")
+  func movedOntoAnotherSource() async throws {
+    let (old, new) = try Self.servers(status: 301)
+    defer {
+      old.stop()
+      new.stop()
+    }
+    let cli = CLIHarness()
+    let config = cli.directory.path("news.json")
+    let target = new.url("/feed.xml").absoluteString
+    let text = """
+      {"sources": {"Moved": {"feed": "\(old.url("/feed.xml").absoluteString)"}, "Other": {"feed": "\(target)"}}}
+
+      """
+    try text.write(toFile: config, atomically: true, encoding: .utf8)
+    for run in 1...3 {
+      let outcome = await cli.run("fetch", "--all", "--config", config, "--db", cli.database)
+      #expect(outcome.status == 0, "\(run): \(outcome.err)")
+      #expect(
+        outcome.err.contains(
+          "Moved: moved permanently to \(target), the feed of Other: the two sources are one feed, read twice by "
+            + "every refresh; 'news remove Moved' keeps Other (the cached articles stay)"), "\(run): \(outcome.err)")
+      #expect(!outcome.err.contains("refreshes in a row"), "\(run): \(outcome.err)")
+      #expect(try String(contentsOfFile: config, encoding: .utf8) == text, "\(run): the file is left as it was")
+    }
+    // Once removed, the one left is read once and nothing more is said.
+    #expect(await cli.run("remove", "Moved", "--config", config, "--db", cli.database).status == 0)
+    let after = await cli.run("fetch", "--all", "--config", config, "--db", cli.database)
+    #expect(!after.err.contains("moved permanently"), "\(after.err)")
+  }
+
   /// A repository on a store in `directory`, over the real HTTP stack.
   static func repository(_ directory: TemporaryDirectory) throws -> NewsRepository {
     NewsRepository(

@@ -260,18 +260,11 @@ struct NewUserPassTests {
     let link = String(repeating: "x", count: 5_000_000)
     try Data("<html><body><article><p>\(words)</p><p><a href=\"\(link)\">more</a></p></article></body></html>".utf8)
       .write(to: URL(fileURLWithPath: page))
-    let process = Process()
-    process.executableURL = binary
-    process.arguments = ["extract", page, "--url", "https://long.example/a/b"]
-    process.environment = ["HOME": directory.path("home"), "PATH": "/usr/bin:/bin"]
-    process.currentDirectoryURL = directory.url
-    let errors = Pipe()
-    process.standardError = errors
-    process.standardOutput = FileHandle.nullDevice
-    try process.run()
-    let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0, "\(text)")
+    let run = try await ProgramRun.run(
+      binary.path, ["extract", page, "--url", "https://long.example/a/b"],
+      environment: ["HOME": directory.path("home"), "PATH": "/usr/bin:/bin"], in: directory.url.path)
+    let text = run.err
+    #expect(run.status == 0, "\(text)")
     #expect(!text.contains("URI error") && !text.contains("MAX_URI_LENGTH"), "\(text)")
   }
 

@@ -181,7 +181,7 @@ struct NewsCommandLineTests {
 
     for (file, says) in [
       (truncated, "not valid JSON"), (errorBody, "apiKeyInvalid"),
-      (html, "an HTML page (41 bytes) that announces no feed, not JSON"),
+      (html, "an HTML page (41 bytes) that announces no feed"),
       (cli.directory.path("missing.json"), "no such file"),
     ] {
       let outcome = await cli.run("import", file, "--db", cli.database)

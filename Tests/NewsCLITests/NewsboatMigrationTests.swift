@@ -192,67 +192,27 @@ struct NewsboatMigrationTests {
 /// The installed newsboat, run with a configuration, cache and urls file of its own in a temporary folder.
 enum NewsboatProgram {
   /// `newsboat` on `PATH`, or `nil`.
-  static let path: String? = {
-    for folder in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
-    where FileManager.default.isExecutableFile(atPath: "\(folder)/newsboat") {
-      return "\(folder)/newsboat"
-    }
-    return nil
-  }()
+  static let path = ProgramRun.program("newsboat")
 
   /// `sqlite3` on `PATH`, or `nil` (the tests change newsboat's cache with it, as a person's newsboat would have).
-  static let sqlite3: String? = {
-    for folder in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
-    where FileManager.default.isExecutableFile(atPath: "\(folder)/sqlite3") {
-      return "\(folder)/sqlite3"
-    }
-    return nil
-  }()
+  static let sqlite3 = ProgramRun.program("sqlite3")
 
   /// Runs `sql` on the database at `path` with the sqlite3 program.
-  static func sqlite(_ path: String, _ sql: String) async throws -> (status: Int32, out: String, err: String) {
-    try await launch(try #require(sqlite3), [path, sql], environment: ["PATH": "/usr/bin:/bin"])
+  static func sqlite(_ path: String, _ sql: String) async throws -> ProgramRun {
+    try await ProgramRun.run(try #require(sqlite3), [path, sql], environment: ["PATH": "/usr/bin:/bin"])
   }
 
   /// Runs newsboat with `directory`'s `config` (written when missing), `cache.db` and `urls`, standard input from
   /// `/dev/null`, at most 60 s.
-  static func run(_ directory: TemporaryDirectory, _ arguments: [String]) async throws -> (
-    status: Int32, out: String, err: String
-  ) {
+  static func run(_ directory: TemporaryDirectory, _ arguments: [String]) async throws -> ProgramRun {
     let config = directory.path("config")
     if !FileManager.default.fileExists(atPath: config) {
       try "confirm-exit no\ncleanup-on-quit no\nshow-read-articles yes\n".write(
         toFile: config, atomically: true, encoding: .utf8)
     }
-    return try await launch(
+    return try await ProgramRun.run(
       try #require(path),
       ["-C", config, "-c", directory.path("cache.db"), "-u", directory.path("urls")] + arguments,
       environment: ["HOME": directory.path(""), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "TERM": "dumb"])
-  }
-
-  /// Runs `program` to its end (at most 60 s), standard input from `/dev/null`, and collects its output.
-  static func launch(_ program: String, _ arguments: [String], environment: [String: String]) async throws -> (
-    status: Int32, out: String, err: String
-  ) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: program)
-    process.arguments = arguments
-    process.environment = environment
-    process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    let reading = Task.detached {
-      (out.fileHandleForReading.readDataToEndOfFile(), err.fileHandleForReading.readDataToEndOfFile())
-    }
-    for _ in 0..<1200 where process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
-    if process.isRunning { process.terminate() }
-    let (outData, errData) = await reading.value
-    process.waitUntilExit()
-    return (
-      process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self)
-    )
   }
 }

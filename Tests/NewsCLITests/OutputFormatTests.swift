@@ -208,6 +208,21 @@ struct OutputFormatTests {
     #expect(OutputFormat.header(online, source: "top", now: Self.now) == "online — 0 articles from top")
   }
 
+  @Test("the cache served at the deadline says the request ends with news, and the next fetch asks again")
+  func deadlineHeader() throws {
+    let url = try #require(URL(string: "https://example.org/feed.xml"))
+    var result = NewsResult(
+      query: NewsQuery(url: url), articles: Array(Self.articles.prefix(2)), origin: .cache,
+      fetchedAt: Timestamp(Self.now.addingTimeInterval(-3 * 3600)),
+      networkError: .transport(.timedOut, detail: "no answer within the 10.5 s deadline"))
+    result.refreshContinues = true
+    let header = OutputFormat.header(result, source: "feed", now: Self.now)
+    #expect(
+      header == "offline — 2 cached articles from 3 h ago (network: timed out (no answer within the 10.5 s deadline); "
+        + "not waited for: the next 'news fetch' asks again)", "\(header)")
+    #expect(!header.contains("background"))
+  }
+
   @Test("`news fetch` and `news list` on a console that is not a terminal print no escape code")
   func commandsWithoutTerminal() async {
     let directory = TemporaryDirectory("news-output")

@@ -579,11 +579,5 @@ struct ReadRealFeedsTerminalTests {
 
 /// Where tmux is on `PATH`, if it is.
 enum TmuxProgram {
-  static var path: String? {
-    for folder in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
-    where FileManager.default.isExecutableFile(atPath: "\(folder)/tmux") {
-      return "\(folder)/tmux"
-    }
-    return nil
-  }
+  static var path: String? { ProgramRun.program("tmux") }
 }

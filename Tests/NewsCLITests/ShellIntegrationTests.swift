@@ -16,19 +16,14 @@ struct ShellIntegrationTests {
     let script = folder.path("news.bash")
     try ShellIntegration.bashScript.write(toFile: script, atomically: true, encoding: .utf8)
     let quoted = words.map { "'\($0)'" }.joined(separator: " ")
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: bash)
-    process.arguments = [
-      "-c",
-      "source '\(script)'; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _news; printf '%s\\n' \"${COMPREPLY[@]}\"",
-    ]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0)
-    return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+    let run = try ProgramRun.runBlocking(
+      bash,
+      [
+        "-c",
+        "source '\(script)'; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _news; printf '%s\\n' \"${COMPREPLY[@]}\"",
+      ])
+    #expect(run.status == 0, "\(run.err)")
+    return run.out.split(separator: "\n").map(String.init)
   }
 
   @Test(

@@ -19,19 +19,8 @@ struct VersionTests {
   static func run(
     _ program: String, _ arguments: [String], environment: [String: String] = ["PATH": "/usr/bin:/bin"],
     in folder: String? = nil
-  ) throws -> (status: Int32, out: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: program)
-    process.arguments = arguments
-    process.environment = environment
-    if let folder { process.currentDirectoryURL = URL(fileURLWithPath: folder) }
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+  ) throws -> ProgramRun {
+    try ProgramRun.runBlocking(program, arguments, environment: environment, in: folder)
   }
 
   /// The commit the script bakes in for `package` (`nil`: unknown), read back from the file it writes.

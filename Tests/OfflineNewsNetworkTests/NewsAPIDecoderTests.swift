@@ -105,7 +105,7 @@ extension NewsAPIDecoderTests {
         page.issues == [
           RecordIssue(
             index: 2, url: "https://removed.com", keyPath: "articles[2]", reason: "NewsAPI [Removed] placeholder",
-            skipped: true)
+            outcome: .recordSkipped)
         ])
       #expect(page.skippedCount == 1)
       #expect(page.articles.map(\.author) == [nil, nil, nil, "https://www.facebook.com/example.reporter"])
@@ -216,7 +216,7 @@ extension NewsAPIDecoderTests {
         page.issues == [
           RecordIssue(
             index: 8, url: "https://removed.com", keyPath: "articles[8]", reason: "NewsAPI [Removed] placeholder",
-            skipped: true)
+            outcome: .recordSkipped)
         ])
       let expected: [Int64] = [
         1_710_283_267_000, 1_710_281_131_417, 1_710_280_724_000, 1_710_278_400_000, 1_710_278_400_000,

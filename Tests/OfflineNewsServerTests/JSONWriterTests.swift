@@ -31,7 +31,7 @@ import Testing
   func minifluxEntry() throws {
     let (served, article) = try Self.servedFeedAndArticle()
     let feed = MinifluxJSON.feed(served, health: SourceHealth(lastFetched: Date(timeIntervalSince1970: 1_714_521_600)))
-    let text = Self.text(MinifluxJSON.entry(article, feed: feed, firstSeen: nil))
+    let text = Self.text(MinifluxJSON.entry(article, feed: feed, firstSeen: nil, servedID: article.handle))
     let id = ServedIdentifiers.entryID(forKey: "https://example.com/a")
     let hash = ArticleIdentity.handle(forKey: "https://example.com/a")
     #expect(
@@ -74,7 +74,7 @@ import Testing
     let (feed, read) = try Self.servedFeedAndArticle()
     var article = read
     article.isRead = true
-    let text = Self.text(ReaderJSON.item(article, feed: feed, firstSeen: nil))
+    let text = Self.text(ReaderJSON.item(article, feed: feed, firstSeen: nil, servedID: article.handle))
     let id = ServedIdentifiers.readerItemID(forKey: "https://example.com/a")
     #expect(
       text
@@ -88,7 +88,8 @@ import Testing
         + #""origin":{"streamId":"feed/https://example.com/feed","title":"Example","htmlUrl":"https://example.com/"},"#
         + #""enclosure":[{"href":"https://example.com/a.mp3","length":"3"}]}"#)
     article.enclosures = []
-    #expect(!Self.text(ReaderJSON.item(article, feed: feed, firstSeen: nil)).contains("enclosure"))
+    #expect(
+      !Self.text(ReaderJSON.item(article, feed: feed, firstSeen: nil, servedID: article.handle)).contains("enclosure"))
   }
 
   @Test("an array of documents, counters sorted by name, and Reader's camelCase as declared")

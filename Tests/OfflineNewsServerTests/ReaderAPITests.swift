@@ -325,9 +325,9 @@ struct ReaderAPITests {
       continuation = page["continuation"] as? String
     }
     // In arrival order (each feed's refresh saved its articles at once), then newest first.
-    let firstSeen = try await served.repository.firstSeenDates(of: stored)
+    let facts = try await served.repository.syncFacts(of: stored)
     func arrival(_ article: Article) -> Int64 {
-      Timestamp(firstSeen[article.url.absoluteString] ?? .distantPast).millisecondsSince1970
+      Timestamp(facts[article.url.absoluteString]?.firstSeen ?? .distantPast).millisecondsSince1970
     }
     let arrived = stored.sorted { a, b in
       if arrival(a) != arrival(b) { return arrival(a) > arrival(b) }
@@ -335,7 +335,7 @@ struct ReaderAPITests {
       if pa != pb { return pa > pb }
       return a.url.absoluteString < b.url.absoluteString
     }
-    #expect(firstSeen.count == stored.count)
+    #expect(facts.compactMapValues(\.firstSeen).count == stored.count)
     #expect(items.map { $0["title"] as? String } == arrived.map(\.title))
     #expect(
       items.map { ($0["alternate"] as? [[String: Any]])?.first?["href"] as? String }

@@ -13,17 +13,8 @@ import Testing
 /// (`cache.db`, SQLite: `rss_feed`, `rss_item`) read back with the `sqlite3` program, and its interface driven in a
 /// tmux pane to mark an article read through its sync.
 enum Newsboat {
-  /// A program found on `PATH`, or `nil`.
-  static func program(_ name: String) -> String? {
-    for folder in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
-    where FileManager.default.isExecutableFile(atPath: "\(folder)/\(name)") {
-      return "\(folder)/\(name)"
-    }
-    return nil
-  }
-
   /// Whether newsboat and sqlite3 are installed (the tests are skipped with a notice otherwise).
-  static var available: Bool { program("newsboat") != nil && program("sqlite3") != nil }
+  static var available: Bool { ProgramRun.program("newsboat") != nil && ProgramRun.program("sqlite3") != nil }
 
   /// The account newsboat signs in with.
   static let user = "reader"
@@ -95,13 +86,13 @@ enum Newsboat {
     var arguments: [String] { ["-C", config, "-c", cache, "-u", urls] }
 
     /// `newsboat -x reload`: fetches every subscription and syncs the read state down.
-    func reload() async throws -> ChildOutcome {
-      try await run(try #require(Newsboat.program("newsboat")), arguments + ["-x", "reload"])
+    func reload() async throws -> ProgramRun {
+      try await run(try #require(ProgramRun.program("newsboat")), arguments + ["-x", "reload"])
     }
 
     /// The rows of `sql` over the cache, fields split on tabs.
     func query(_ sql: String) async throws -> [[String]] {
-      let outcome = try await run(try #require(Newsboat.program("sqlite3")), ["-separator", "\t", cache, sql])
+      let outcome = try await run(try #require(ProgramRun.program("sqlite3")), ["-separator", "\t", cache, sql])
       #expect(outcome.status == 0, "sqlite3: \(outcome.err)")
       return outcome.out.split(separator: "\n").map {
         $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
@@ -118,15 +109,15 @@ enum Newsboat {
       return result
     }
 
-    func run(_ program: String, _ arguments: [String]) async throws -> ChildOutcome {
-      try await ChildOutcome.run(
+    func run(_ program: String, _ arguments: [String]) async throws -> ProgramRun {
+      try await ProgramRun.run(
         program, arguments,
         environment: ["HOME": directory.path(""), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "TERM": "dumb"])
     }
   }
 
   /// Whether tmux is installed too (for the tests that drive newsboat's interface).
-  static var interactive: Bool { available && program("tmux") != nil }
+  static var interactive: Bool { available && ProgramRun.program("tmux") != nil }
 
   /// newsboat's interface in a tmux pane of a tmux server of its own (`-L`), 100 × 30.
   final class Pane: Sendable {
@@ -136,9 +127,9 @@ enum Newsboat {
 
     /// Starts `newsboat` with `client`'s files in a new pane.
     init(_ client: Client) async throws {
-      tmux = try #require(Newsboat.program("tmux"))
+      tmux = try #require(ProgramRun.program("tmux"))
       home = client.directory.path("")
-      let newsboat = try #require(Newsboat.program("newsboat"))
+      let newsboat = try #require(ProgramRun.program("newsboat"))
       let command =
         "env -i HOME='\(home)' PATH=/usr/bin:/bin LANG=C.UTF-8 TERM=screen '\(newsboat)' "
         + client.arguments.map { "'\($0)'" }.joined(separator: " ")
@@ -187,38 +178,5 @@ enum Newsboat {
       try await Task.sleep(for: .milliseconds(50))
     }
     return false
-  }
-
-  /// What a program run to its end wrote and how it ended.
-  struct ChildOutcome: Sendable {
-    var status: Int32
-    var out: String
-    var err: String
-
-    /// Runs `program` with standard input from `/dev/null`, waits for it (at most 60 s) and collects its output.
-    static func run(_ program: String, _ arguments: [String], environment: [String: String]) async throws
-      -> ChildOutcome
-    {
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: program)
-      process.arguments = arguments
-      process.environment = environment
-      process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-      let out = Pipe()
-      let err = Pipe()
-      process.standardOutput = out
-      process.standardError = err
-      try process.run()
-      let reading = Task.detached {
-        (out.fileHandleForReading.readDataToEndOfFile(), err.fileHandleForReading.readDataToEndOfFile())
-      }
-      for _ in 0..<1200 where process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
-      if process.isRunning { process.terminate() }
-      let (outData, errData) = await reading.value
-      process.waitUntilExit()
-      return ChildOutcome(
-        status: process.terminationStatus, out: String(decoding: outData, as: UTF8.self),
-        err: String(decoding: errData, as: UTF8.self))
-    }
   }
 }

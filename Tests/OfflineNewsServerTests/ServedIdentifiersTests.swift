@@ -7,7 +7,7 @@ import Testing
     let key = "https://example.com/a"
     let id = ServedIdentifiers.entryID(forKey: key)
     #expect(id > 0 && id < 1 << 52)
-    let prefix = try #require(ServedIdentifiers.handlePrefix(ofEntryID: id))
+    let prefix = try #require(ServedIdentifiers.servedIDPrefix(ofEntryID: id))
     let item = ServedIdentifiers.readerItemID(forKey: key)
     #expect(item.hasSuffix(prefix) == false)
     #expect(item.dropFirst(ServedIdentifiers.readerItemPrefix.count).hasPrefix(prefix))
@@ -18,10 +18,10 @@ import Testing
     let long = ServedIdentifiers.readerItemID(forKey: key)
     let handle = String(long.dropFirst(ServedIdentifiers.readerItemPrefix.count))
     let short = ServedIdentifiers.readerShortItemID(forKey: key)
-    #expect(ServedIdentifiers.handle(ofReaderItemID: long) == handle)
-    #expect(ServedIdentifiers.handle(ofReaderItemID: handle) == handle)
-    #expect(ServedIdentifiers.handle(ofReaderItemID: String(short)) == handle)
-    #expect(ServedIdentifiers.handle(ofReaderItemID: "feed/x") == nil)
+    #expect(ServedIdentifiers.servedID(ofReaderItemID: long) == handle)
+    #expect(ServedIdentifiers.servedID(ofReaderItemID: handle) == handle)
+    #expect(ServedIdentifiers.servedID(ofReaderItemID: String(short)) == handle)
+    #expect(ServedIdentifiers.servedID(ofReaderItemID: "feed/x") == nil)
   }
 
   @Test func sourceIDsIgnoreCaseAndFoldersDiffer() {

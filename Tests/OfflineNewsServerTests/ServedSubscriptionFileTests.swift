@@ -88,6 +88,41 @@ struct ServedSubscriptionFileTests {
     #expect(try await fixture.file.sources().isEmpty)
   }
 
+  @Test("beyond loopback, API subscribe refuses loopback and private addresses before reading them; on loopback, reads")
+  func privateTargetsRefusedBeyondLoopback() async throws {
+    let local = try LoopbackHTTPServer(.respond(status: 200, body: Self.rss("Local Feed")))
+    defer { local.stop() }
+    let fixture = try Fixture(configured: try #require(URL(string: "https://alpha.example/feed.xml")))
+    let served = NewsServer(library: fixture.library, settings: NewsServer.Settings(listenHost: "0.0.0.0")).library
+    #expect(served.refusesPrivateTargets)
+    #expect(!NewsServer(library: fixture.library).library.refusesPrivateTargets, "127.0.0.1 by default")
+    #expect(!NewsServer(library: fixture.library, settings: .init(listenHost: "::1")).library.refusesPrivateTargets)
+    let before = try fixture.fileText()
+    let miniflux = MinifluxAPI(library: served, user: "reader")
+    let reader = ReaderAPI(library: served, user: "reader")
+    let targets = [
+      local.url("/feed.xml").absoluteString, "http://localhost:\(local.port)/feed.xml",
+      "http://[::ffff:127.0.0.1]:\(local.port)/feed.xml", "http://169.254.169.254/latest/meta-data/",
+      "http://10.1.2.3/feed", "http://192.168.0.1/rss", "http://[fe80::1]/feed",
+    ]
+    for target in targets {
+      let refused = await miniflux.handle(
+        ServedTestLibrary.request("POST", "/v1/feeds", json: #"{"feed_url":"\#(target)"}"#))
+      #expect(refused.status == 400, "\(target): \(text(refused))")
+      #expect(text(refused).contains("news serve reads no address on its own machine or network"), "\(text(refused))")
+      let quick = await reader.handle(
+        ServedTestLibrary.request("POST", "/reader/api/0/subscription/quickadd", form: "quickadd=\(target)"))
+      #expect(quick.status == 400, "\(target): \(text(quick))")
+    }
+    #expect(local.requests.isEmpty, "nothing was read")
+    #expect(try fixture.fileText() == before)
+    // On loopback (the fixture's library as it is), the same loopback feed is read and subscribed.
+    let allowed = await MinifluxAPI(library: fixture.library, user: "reader").handle(
+      ServedTestLibrary.request("POST", "/v1/feeds", json: #"{"feed_url":"\#(local.url("/feed.xml").absoluteString)"}"#)
+    )
+    #expect(allowed.status == 201, "\(text(allowed))")
+  }
+
   @Test("Reader quickadd and edit: into news.json; a rename and a label change the file's entry")
   func reader() async throws {
     let alpha = try LoopbackHTTPServer(.respond(status: 200, body: Self.rss("Alpha Feed")))

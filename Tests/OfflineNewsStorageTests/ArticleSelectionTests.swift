@@ -137,14 +137,14 @@ struct ArticleSelectionTests {
         storage, ArticleSelection(filter: ArticleFilter(publishedBefore: three), publishedAfter: two)) == ["C2", "B2"])
     let descending = try await Self.titles(storage, ArticleSelection())
     #expect(try await Self.titles(storage, ArticleSelection(ascending: true)) == descending.reversed())
-    let byHandle = try await storage.articles(selecting: ArticleSelection(order: .handle, ascending: true))
+    let byHandle = try await storage.articles(selecting: ArticleSelection(order: .servedID, ascending: true))
     let handles = byHandle.map { ArticleIdentity.handle(forKey: $0.url.absoluteString) }
     #expect(handles == handles.sorted() && handles.count == 9)
     let above = try await storage.articles(
-      selecting: ArticleSelection(handleAbove: handles[4], order: .handle, ascending: true))
+      selecting: ArticleSelection(servedIDAbove: handles[4], order: .servedID, ascending: true))
     #expect(above.map(\.title) == Array(byHandle[5...]).map(\.title))
     let below = try await storage.articles(
-      selecting: ArticleSelection(handleBelow: handles[4], order: .handle, ascending: true))
+      selecting: ArticleSelection(servedIDBelow: handles[4], order: .servedID, ascending: true))
     #expect(below.map(\.title) == Array(byHandle[..<4]).map(\.title))
     #expect(
       try await Self.titles(storage, ArticleSelection(order: .readState, ascending: false, limit: 2)) == ["A4", "B2"])
@@ -161,10 +161,11 @@ struct ArticleSelectionTests {
     let (_, storage) = try await Self.store()
     let keys = ["a2", "c1", "b3"].map { articleURL($0).absoluteString }
     let handles = keys.map(ArticleIdentity.handle(forKey:))
-    let found = try await storage.articles(withHandlePrefixes: handles.map { String($0.prefix(13)) } + ["zz", "0000"])
+    let found = try await storage.articles(
+      withServedIDPrefixes: handles.map { String($0.prefix(13)) } + ["zz", "0000"])
     #expect(found.map(\.title) == ["A2", "C1", "B3"])
     let low = handles.map { String($0.dropFirst(5).prefix(8)) }
-    #expect(try await storage.articles(withHandleDigits6to13: low).map(\.title).sorted() == ["A2", "B3", "C1"])
+    #expect(try await storage.articles(withServedIDDigits6to13: low).map(\.title).sorted() == ["A2", "B3", "C1"])
     let counts = try await storage.articleCounts(bySource: [Self.a, Self.b, Self.c, SourceMatch(source: "none")])
     #expect(counts.map(\.total) == [4, 3, 3, 0])
     #expect(counts.map(\.unread) == [4, 3, 3, 0])

@@ -44,8 +44,8 @@ struct FirstSeenTests {
       fetchedAt: Timestamp(millisecondsSince1970: t0 + 10_800_000))
     #expect(try await Self.firstSeen(storage, "old") == first.millisecondsSince1970)
     #expect(try await Self.firstSeen(storage, "new") == later.millisecondsSince1970)
-    let dates = try await storage.firstSeenDates(ofKeys: [articleURL("old").absoluteString, "https://absent/"])
-    #expect(dates == [articleURL("old").absoluteString: first.date])
+    let facts = try await storage.syncFacts(ofKeys: [articleURL("old").absoluteString, "https://absent/"])
+    #expect(facts.mapValues(\.firstSeen) == [articleURL("old").absoluteString: first.date])
   }
 
   @Test("a first import (its rows inserted at given rowids) and a bulk save set it too; a re-import keeps it")
@@ -128,8 +128,9 @@ struct FirstSeenTests {
       }
     }
     let storage = try database.open()
-    let dates = try await storage.firstSeenDates(ofKeys: [articleURL("old").absoluteString])
-    #expect(dates == [articleURL("old").absoluteString: Timestamp(millisecondsSince1970: t0).date])
+    let facts = try await storage.syncFacts(ofKeys: [articleURL("old").absoluteString])
+    #expect(
+      facts.mapValues(\.firstSeen) == [articleURL("old").absoluteString: Timestamp(millisecondsSince1970: t0).date])
     #expect(try await storage.int("PRAGMA user_version") == Int64(StorageContext.schemaVersion))
     #expect(try await Self.firstSeen(storage, "old") == t0)
     #expect(try await Self.firstSeen(storage, "future") == t0 + 1_000)
@@ -162,8 +163,8 @@ struct FirstSeenTests {
     let storage = try database.open()
     #expect(try await storage.int("PRAGMA user_version") == 17)
     #expect(slugs(try await storage.articles(limit: 10)) == ["a"])
-    let dates = try await storage.firstSeenDates(ofKeys: [articleURL("a").absoluteString])
-    #expect(dates == [articleURL("a").absoluteString: Timestamp(millisecondsSince1970: t0).date])
+    let facts = try await storage.syncFacts(ofKeys: [articleURL("a").absoluteString])
+    #expect(facts.mapValues(\.firstSeen) == [articleURL("a").absoluteString: Timestamp(millisecondsSince1970: t0).date])
     #expect(try await storage.int("PRAGMA user_version") == Int64(StorageContext.schemaVersion))
     #expect(slugs(try await storage.articles(selecting: ArticleSelection(order: .firstSeen))) == ["a"])
   }

@@ -190,7 +190,7 @@ import Testing
       case .invalidJSON:
         return error
           == .invalidResponse(
-            BodyProblem(.htmlPageAnnouncingNoFeed, "an HTML page (text/html, 6 bytes) that announces no feed, not JSON")
+            BodyProblem(.htmlPageAnnouncingNoFeed, "an HTML page (text/html, 6 bytes) that announces no feed")
           )
       case .hangPastTimeout: return error == .transport(.timedOut, detail: "no complete answer within 1 s")
       case .zeroArticles: return error == .invalidResponse(BodyProblem(.noArticles, "the response held no articles"))

@@ -95,7 +95,7 @@ struct RetryTests {
         return error
           == .invalidResponse(
             BodyProblem(
-              .htmlPageAnnouncingNoFeed, "an HTML page (text/html, 24 bytes) that announces no feed, not JSON"))
+              .htmlPageAnnouncingNoFeed, "an HTML page (text/html, 24 bytes) that announces no feed"))
       case .emptyBody: return error == .invalidResponse(BodyProblem(.empty, "not valid JSON: empty (0 bytes)"))
       case .truncatedJSON:
         return error == .invalidResponse(BodyProblem(.truncated, NewsAPIDecoder.truncated(size: 120)))

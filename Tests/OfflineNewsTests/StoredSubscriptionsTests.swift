@@ -176,6 +176,22 @@ struct StoredSubscriptionsTests {
     #expect(document.subscriptions.map(\.title) == ["ATP", "Swift", "Ruby"])
     #expect(document.subscriptions.map(\.folder) == [["Podcasts"], ["Tech"], ["Tech"]])
     #expect(document.subscriptions.last?.homePageURL == setup.server.url("/ruby/"))
+
+    // A list that is no OPML is the one typed error, naming the document; nothing is subscribed.
+    let before = try await repository.subscriptions().count
+    let file = setup.directory.url.appendingPathComponent("feed.xml")
+    do {
+      _ = try await repository.importOPML(Data(#"<rss version="2.0"/>"#.utf8), url: file)
+      Issue.record("an RSS document was imported as a subscription list")
+    } catch {
+      guard case .invalidList(.notOPML(let named, let root)) = error else {
+        Issue.record("\(error)")
+        return
+      }
+      #expect(named == file && root == "rss")
+      #expect(error.description.contains("not <opml>"), "\(error.description)")
+    }
+    #expect(try await repository.subscriptions().count == before)
   }
 
   @Test("the list survives reopening the store; a store only read before version 14 has none")

@@ -121,6 +121,17 @@ struct SubscriptionFileTests {
     #expect(try text(list).hasSuffix("\t},\n\t\"custom\": [1, 2, 3]\n}\n"))
   }
 
+  @Test("folders: every folder above each one once, sorted by its text; kept folders join the subscriptions'")
+  func folderTree() async throws {
+    #expect(
+      SubscriptionFile.folderTree([["Tech", "Swift"], ["Tech"], [], ["A/B"], ["Tech 2"], ["Tech", "Swift"]])
+        == [["A/B"], ["Tech"], ["Tech 2"], ["Tech", "Swift"]])
+    let (folder, list) = try file()
+    defer { _ = folder }
+    try await list.setFolderKept(["Later", "Podcasts"], kept: true)
+    #expect(try await list.folders() == [["Later"], ["Later", "Podcasts"], ["Weblogs"]])
+  }
+
   @Test("relink rewrites a feed's URL only; a NewsAPI query is left as written")
   func relinks() async throws {
     let (folder, list) = try file()

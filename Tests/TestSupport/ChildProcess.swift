@@ -6,7 +6,8 @@ import Synchronization
 #endif
 
 /// A child process started with `posix_spawn` (not Foundation's `Process`, whose `run()` over-reads `/proc/self/fd`
-/// entries and crashed a whole test run once, see docs/RELIABILITY.md), with its output discarded, waited for
+/// entries and crashed a whole test run once, see docs/RELIABILITY.md), standard input from `/dev/null`, its output
+/// discarded or written where the test reads it (``ProgramRun``: pipes; ``PseudoTerminal``: ptys), waited for
 /// without blocking a thread of the cooperative pool.
 public final class ChildProcess: Sendable {
   public enum TerminationReason: Sendable { case exit, uncaughtSignal }
@@ -20,18 +21,30 @@ public final class ChildProcess: Sendable {
     public var description: String { "posix_spawn failed: \(String(cString: strerror(code)))" }
   }
 
-  /// Starts `executable` with `arguments`, the test process's environment plus `extra`, in `currentDirectory`.
+  /// Starts `executable` with `arguments` in `currentDirectory`, with the test process's environment plus `extra`
+  /// (`extra` alone when not `inheritingEnvironment`), standard input from `/dev/null`, and its standard output and
+  /// error written to `outputs` (descriptors the child gets copies of: pipes' write ends, ptys' slaves; the caller
+  /// closes its own), or discarded.
+  ///
+  /// - Throws: ``SpawnError`` when `posix_spawn` fails.
   public init(
     _ executable: URL, _ arguments: [String], environment extra: [String: String] = [:],
-    currentDirectory: String = FileManager.default.temporaryDirectory.path
+    inheritingEnvironment: Bool = true, currentDirectory: String = FileManager.default.temporaryDirectory.path,
+    outputs: (output: Int32, errors: Int32)? = nil
   ) throws {
-    var environment = ProcessInfo.processInfo.environment
+    var environment = inheritingEnvironment ? ProcessInfo.processInfo.environment : [:]
     environment.merge(extra) { $1 }
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    if let outputs {
+      posix_spawn_file_actions_adddup2(&actions, outputs.output, 1)
+      posix_spawn_file_actions_adddup2(&actions, outputs.errors, 2)
+    } else {
+      posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+      posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    }
     // `env -C DIR` changes the folder and then execs the program in the same process (the pid stays the child's):
     // posix_spawn_file_actions_addchdir_np is not imported into Swift.
     let launcher = "/usr/bin/env"

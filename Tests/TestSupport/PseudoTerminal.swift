@@ -41,9 +41,11 @@ public enum PseudoTerminal {
     }
     var environment = environment
     if environment["TERM"] == nil { environment["TERM"] = "xterm-256color" }
-    let pid: pid_t
+    let child: ChildProcess
     do {
-      pid = try spawn(executable, arguments, environment, currentDirectory, out: out.slave, err: err.slave)
+      child = try ChildProcess(
+        executable, arguments, environment: environment, inheritingEnvironment: false,
+        currentDirectory: currentDirectory, outputs: (out.slave, err.slave))
     } catch {
       out.close()
       err.close()
@@ -52,18 +54,18 @@ public enum PseudoTerminal {
     // Only the child holds the slaves now: reading a master ends (EIO) once the child and its children are gone.
     out.closeSlave()
     err.closeSlave()
-    return await withCheckedContinuation { continuation in
+    let (outText, errText) = await withCheckedContinuation { continuation in
       let thread = Thread {
-        let (outText, errText) = drain(out.master, err.master)
+        let texts = drain(out.master, err.master)
         out.close()
         err.close()
-        var raw: Int32 = 0
-        while waitpid(pid, &raw, 0) == -1 && errno == EINTR {}
-        let status = raw & 0x7F == 0 ? (raw >> 8) & 0xFF : 128 + (raw & 0x7F)
-        continuation.resume(returning: Outcome(status: status, out: outText, err: errText))
+        continuation.resume(returning: texts)
       }
       thread.start()
     }
+    await child.exited()
+    let status = child.terminationStatus + (child.terminationReason == .exit ? 0 : 128)
+    return Outcome(status: status, out: outText, err: errText)
   }
 
   /// A pty: the master the test reads, the slave the child writes.
@@ -97,28 +99,6 @@ public enum PseudoTerminal {
       if master >= 0 { Glibc.close(master) }
       master = -1
     }
-  }
-
-  private static func spawn(
-    _ executable: URL, _ arguments: [String], _ environment: [String: String], _ currentDirectory: String,
-    out: Int32, err: Int32
-  ) throws -> pid_t {
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_adddup2(&actions, out, 1)
-    posix_spawn_file_actions_adddup2(&actions, err, 2)
-    // `env -C DIR` changes the folder and then execs the program (see ChildProcess).
-    let launcher = "/usr/bin/env"
-    let argv: [UnsafeMutablePointer<CChar>?] =
-      ([launcher, "-C", currentDirectory, executable.path] + arguments).map { strdup($0) } + [nil]
-    let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-    defer { for pointer in argv + envp { free(pointer) } }
-    var pid: pid_t = 0
-    let status = posix_spawn(&pid, launcher, &actions, nil, argv, envp)
-    guard status == 0 else { throw Failure(description: "posix_spawn: \(String(cString: strerror(status)))") }
-    return pid
   }
 
   /// Reads both masters until each reports the end (EIO on Linux once no process holds the slave).

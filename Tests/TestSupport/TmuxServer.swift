@@ -19,17 +19,8 @@ public enum TmuxServer {
     for pid in Set(pids) { kill(pid, SIGKILL) }
   }
 
-  /// Runs `path` with `arguments` and returns its standard output.
+  /// Runs `path` with `arguments` and returns its standard output (`""` when it cannot be started).
   private static func run(_ path: String, _ arguments: [String]) -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
-    guard (try? process.run()) != nil else { return "" }
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return String(decoding: data, as: UTF8.self)
+    (try? ProgramRun.runBlocking(path, arguments))?.out ?? ""
   }
 }

@@ -53,7 +53,7 @@ package struct ArticleColumn: Sendable {
 }
 
 extension ArticleColumn {
-  /// Every column of the built-in `article` table, in declaration order (migrations 1, 2, 6, 8, 9, 11, 15 and 18): the
+  /// Every column of the built-in `article` table, in declaration order (migrations 1, 2, 6, 8, 9, 11, 15, 18 and 20): the
   /// key first. Identity `url`. Local-only columns (``Attribute/isLocalOnly``) are never mapped from a source's
   /// record; the search texts are the record writer's exception (`RecordWriter.searchTexts`).
   package static let all: [ArticleColumn] = [
@@ -150,8 +150,14 @@ extension ArticleColumn {
     // When the store first saved the article (migration 18): the arrival the sync APIs page and filter by (Reader
     // `ot`/`nt`, `crawlTimeMsec`; Miniflux `created_at`). `fetchedAt` is rewritten by every save that changes the
     // row; this is not. No read returns it on an ``Article`` (whose equality it would change); the sync APIs read it
-    // by key (`StorageContext.firstSeenDates(ofKeys:)`).
+    // by key (`StorageContext.syncFacts(ofKeys:)`).
     ArticleColumn(Attribute("firstSeenAt", .date, localOnly: true), .firstSave, value: nil, read: nil, json: nil),
+    // The id `news serve` gives the article (migration 20): the key's handle when the row is inserted, never changed
+    // after (a re-key keeps it), unless the writer finds it taken (`ArticleWriter`'s served-id probe). No read returns
+    // it on an ``Article``; the sync APIs read it by key (`StorageContext.servedIDs(ofKeys:)`).
+    ArticleColumn(
+      Attribute("servedID", .text, localOnly: true), .derived,
+      value: { _, key, _ in .text(ArticleIdentity.handle(forKey: key)) }, read: nil, json: nil),
   ]
 
   /// The columns a save binds per article, in bind order (``Write/key``, ``Write/content``,

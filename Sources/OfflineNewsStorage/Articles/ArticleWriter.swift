@@ -41,7 +41,7 @@ struct ArticleWriter {
     return try session.finish(eviction: eviction)
   }
 
-  /// Rows per multi-row statement: 500 × 20 parameters stays far below SQLite's 32,766-parameter limit.
+  /// Rows per multi-row statement: 500 × 21 parameters stays far below SQLite's 32,766-parameter limit.
   static let chunk = 500
 
   /// Result-list rows a first import writes per statement (see `Session.writeMemberships`): SQLite then holds about
@@ -318,7 +318,7 @@ struct ArticleWriter {
     }
 
     /// Gives the stored row keyed `old` the key `new` (and the handle that follows from it), and the rows that
-    /// reference it too.
+    /// reference it too. The row keeps its served id (`servedID`, migration 20): the sync APIs' clients know it by it.
     private func moveRow(from old: String, to new: String) throws {
       try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
       try db.cachedStatement("UPDATE article SET url = ?2, handle = ?3 WHERE url = ?1").execute([
@@ -329,6 +329,51 @@ struct ArticleWriter {
         try db.cachedStatement("UPDATE article_image SET article = ?2 WHERE article = ?1").execute([
           .text(old), .text(new),
         ])
+      }
+    }
+
+    /// Gives each row this save inserted whose served id (`article.servedID`, migration 20: its handle) shares its
+    /// first 13 hex digits, its Miniflux entry id, with another row's the next free 13-digit prefix (its last 3
+    /// digits kept): a row re-keyed away from this key keeps the id clients know it by (``moveRow(from:to:)``), so the
+    /// key's new article must not take it. The prefix is counted up by one (52 bits, wrapping past 0 to 1) until no
+    /// row's id starts with it. One index-only query per 500 inserted rows, and a look-up per step of a probe (a
+    /// conflict comes only from a re-key or a 52-bit collision of two keys' hashes). Not in a first import: the
+    /// table was empty, and its ids are the keys' handles as they come (two keys whose handles share 13 digits
+    /// then share a Miniflux id, which finds both, as before migration 20).
+    private func giveFreeServedIDs() throws {
+      guard !inserted.isEmpty else { return }
+      let urls = inserted.compactMap { $0.values.first?.textValue }
+      var conflicting: [String] = []
+      var start = 0
+      while start < urls.count {
+        let part = urls[start..<min(start + ArticleWriter.chunk, urls.count)]
+        start += part.count
+        let marks = part.indices.map { "?\($0 - part.startIndex + 1)" }.joined(separator: ", ")
+        conflicting += try db.makeStatement(
+          """
+          SELECT a.url FROM article a WHERE a.url IN (\(marks)) AND EXISTS (
+            SELECT 1 FROM article b WHERE b.servedID >= substr(a.servedID, 1, 13)
+              AND b.servedID < substr(a.servedID, 1, 13) || 'g' AND b.rowid <> a.rowid)
+          """
+        ).fetchAll(part.map { .text($0) }) { $0.string(0) }.compactMap { $0 }
+      }
+      guard !conflicting.isEmpty else { return }
+      let current = try db.cachedStatement("SELECT servedID FROM article WHERE url = ?1")
+      let taken = try db.cachedStatement(
+        "SELECT EXISTS (SELECT 1 FROM article WHERE servedID >= ?1 AND servedID < ?1 || 'g' AND url <> ?2)")
+      let update = try db.cachedStatement("UPDATE article SET servedID = ?2 WHERE url = ?1")
+      for url in conflicting {
+        guard let id = try current.fetchOne([.text(url)], { $0.string(0) }) ?? nil, id.count == 16,
+          var prefix = UInt64(id.prefix(13), radix: 16)
+        else { continue }
+        // Another conflicting row of this save may have moved away meanwhile.
+        var candidate = String(id.prefix(13))
+        while try taken.fetchOne([.text(candidate), .text(url)], { $0.int64(0) }) == 1 {
+          prefix = prefix >= (1 << 52) - 1 ? 1 : prefix + 1
+          let hex = String(prefix, radix: 16)
+          candidate = String(repeating: "0", count: 13 - hex.count) + hex
+        }
+        if candidate != id.prefix(13) { try update.execute([.text(url), .text(candidate + id.suffix(3))]) }
       }
     }
 
@@ -694,6 +739,7 @@ struct ArticleWriter {
       if skipIfEmpty, saved == 0 {
         return (ArticleSaveResult(saved: 0, inserted: 0, updated: 0, unchanged: 0, evicted: 0), [])
       }
+      if firstImport == nil { try giveFreeServedIDs() }
       // Departures first: then the query's result list holds only its previous members (none on a first import),
       // not also the rows just written.
       if !accumulate, firstImport == nil { try removeDepartures() }
@@ -836,8 +882,8 @@ struct ArticleWriter {
       ).fetchOne([.integer(rowid)]) { $0.values(count: 5) } ?? []
     }
 
-    /// The insert of one row (the values of ``upsertStatement(rowCount:returning:)``'s row, `?1`…`?20`) at rowid
-    /// `?21`.
+    /// The insert of one row (the values of ``upsertStatement(rowCount:returning:)``'s row, `?1`…`?21`) at rowid
+    /// `?22`.
     private func firstImportInsert() throws -> Statement {
       let columns = ArticleWriter.boundColumns
       let marks = (1...columns.count + 1).map { "?\($0)" }.joined(separator: ", ")
@@ -845,8 +891,8 @@ struct ArticleWriter {
         "INSERT INTO article (\(columns.joined(separator: ", ")), rowid) VALUES (\(marks))")
     }
 
-    /// The update of one row by rowid (`?21`) with the values of ``upsertStatement(rowCount:returning:)``'s row
-    /// (`?1`…`?20`), as its `DO UPDATE` writes them (`firstSeenAt` kept).
+    /// The update of one row by rowid (`?22`) with the values of ``upsertStatement(rowCount:returning:)``'s row
+    /// (`?1`…`?21`), as its `DO UPDATE` writes them (`firstSeenAt` kept).
     private func firstImportUpdate() throws -> Statement {
       let columns = ArticleColumn.bound
       let sets = columns.enumerated().compactMap { index, column -> String? in

@@ -1,5 +1,5 @@
 extension EntityDescription {
-  /// The built-in `article` entity (migrations 1, 2, 6, 8, 9, 11, 15, 17 and 18), described as apps describe theirs.
+  /// The built-in `article` entity (migrations 1, 2, 6, 8, 9, 11, 15, 17, 18 and 20), described as apps describe theirs.
   ///
   /// Identity `url`. Its attributes are the columns declared in ``ArticleColumn/all``. `isRead` and `bookmarkedAt`
   /// are local-only: a refresh never overwrites them.
@@ -19,6 +19,8 @@ extension EntityDescription {
       EntityIndex("article_by_source_read", on: ["source", "isRead"]),
       // Migration 18: the arrival order of the Reader API's streams (`firstSeenAt DESC, publishedAt DESC, url`).
       EntityIndex("article_by_firstSeenAt", on: ["firstSeenAt", "publishedAt", "url"]),
+      // Migration 20: the sync APIs' ids a client sends back.
+      EntityIndex("article_by_servedID", on: ["servedID"]),
     ])
 }
 

@@ -10,9 +10,9 @@ public enum ArticleOrder: Sendable, Hashable {
   /// first): the index `article_by_firstSeenAt`. The order of the Google Reader API's streams, as FreshRSS orders
   /// them by entry id (the time an entry was added, a feed's items added oldest first).
   case firstSeen
-  /// By handle (``ArticleIdentity/handle(forKey:)``, 16 hex digits): the order of the ids `news serve` derives from
-  /// handles (the Miniflux API's `order=id`); not chronological.
-  case handle
+  /// By served id (`article.servedID`, migration 20: 16 hex digits, the key's handle when the row was inserted):
+  /// the order of the ids `news serve` gives articles (the Miniflux API's `order=id`); not chronological.
+  case servedID
   /// Unread before read when ascending (`isRead`), then by publication date in the same direction.
   case readState
   /// By the rank given to each article's ``Article/source`` (sources not listed last), then by publication date in
@@ -80,11 +80,12 @@ public struct ArticleSelection: Sendable, Hashable {
   public var firstSeenFrom: Date?
   /// Only articles the store first saved strictly before this instant (`firstSeenAt < date`); `nil` for no bound.
   public var firstSeenBefore: Date?
-  /// Only articles whose handle is strictly greater than this text (compared as text: a prefix `p` of 13 digits
-  /// followed by `"fff"` selects the handles whose first 13 digits are above `p`); `nil` for no bound.
-  public var handleAbove: String?
-  /// Only articles whose handle is strictly less than this text; `nil` for no bound.
-  public var handleBelow: String?
+  /// Only articles whose served id (`article.servedID`, 16 hex digits) is strictly greater than this text (compared
+  /// as text: a prefix `p` of 13 digits followed by `"fff"` selects the ids whose first 13 digits are above `p`);
+  /// `nil` for no bound.
+  public var servedIDAbove: String?
+  /// Only articles whose served id is strictly less than this text; `nil` for no bound.
+  public var servedIDBelow: String?
   /// Only articles that come after this place in the ``order``, in the selection's direction (a keyset
   /// continuation: unlike ``offset``, the next page neither skips nor repeats articles when some arrive or leave the
   /// selection between pages); `nil` for no bound. Meant for ``ArticleOrder/published`` and
@@ -104,7 +105,8 @@ public struct ArticleSelection: Sendable, Hashable {
     filter: ArticleFilter = .all, readOnly: Bool = false, unbookmarkedOnly: Bool = false,
     sources: [SourceMatch]? = nil,
     sourceLookup: SourceLookup = .index, publishedAfter: Date? = nil, firstSeenFrom: Date? = nil,
-    firstSeenBefore: Date? = nil, handleAbove: String? = nil, handleBelow: String? = nil, after: ArticlePlace? = nil,
+    firstSeenBefore: Date? = nil, servedIDAbove: String? = nil, servedIDBelow: String? = nil,
+    after: ArticlePlace? = nil,
     order: ArticleOrder = .published, ascending: Bool = false, limit: Int? = nil, offset: Int = 0
   ) {
     self.filter = filter
@@ -115,8 +117,8 @@ public struct ArticleSelection: Sendable, Hashable {
     self.publishedAfter = publishedAfter
     self.firstSeenFrom = firstSeenFrom
     self.firstSeenBefore = firstSeenBefore
-    self.handleAbove = handleAbove
-    self.handleBelow = handleBelow
+    self.servedIDAbove = servedIDAbove
+    self.servedIDBelow = servedIDBelow
     self.after = after
     self.order = order
     self.ascending = ascending
@@ -127,77 +129,62 @@ public struct ArticleSelection: Sendable, Hashable {
   /// Which of the source terms a `WHERE` clause holds: both (`OR`), or one of them, for a count by `UNION`.
   enum SourceTerms { case both, namesOnly, queriesOnly }
 
-  /// Whether it reads `firstSeenAt` (migration 18): its order, bounds or place.
-  var readsArrival: Bool { order == .firstSeen || firstSeenFrom != nil || firstSeenBefore != nil }
+  /// Whether it reads `firstSeenAt` (migration 18: its order, bounds or place) or `servedID` (migration 20: its order
+  /// or bounds).
+  var readsSyncColumns: Bool {
+    order == .firstSeen || firstSeenFrom != nil || firstSeenBefore != nil || order == .servedID
+      || servedIDAbove != nil || servedIDBelow != nil
+  }
 
   /// The `WHERE` clause and its arguments, numbered from `firstParameter`.
   func whereClause(firstParameter: Int, sourceTerms: SourceTerms = .both) -> (sql: String, arguments: [DatabaseValue]) {
-    var (conditions, arguments) = filter.conditions(firstParameter: firstParameter)
-    if readOnly { conditions.append("a.isRead = 1") }
-    if unbookmarkedOnly { conditions.append("a.bookmarkedAt IS NULL") }
+    var all = filter.conditions(firstParameter: firstParameter)
+    if readOnly { all.conditions.append("a.isRead = 1") }
+    if unbookmarkedOnly { all.conditions.append("a.bookmarkedAt IS NULL") }
     if let sources {
       let names = Array(Set(sources.map(\.source))).sorted()
       let queries = Array(Set(sources.flatMap(\.queries))).sorted()
       var terms: [String] = []
       let plus = sourceLookup == .scan ? "+" : ""
       if !names.isEmpty, sourceTerms != .queriesOnly {
-        let marks = names.indices.map { "?\(firstParameter + arguments.count + $0)" }.joined(separator: ", ")
+        let marks = names.map { all.bind(.text($0)) }.joined(separator: ", ")
         terms.append("\(plus)a.source IN (\(marks))")
-        arguments += names.map { .text($0) }
       }
       if !queries.isEmpty, sourceTerms != .namesOnly {
-        let marks = queries.indices.map { "?\(firstParameter + arguments.count + $0)" }.joined(separator: ", ")
+        let marks = queries.map { all.bind(.text($0)) }.joined(separator: ", ")
         terms.append("\(plus)a.url IN (SELECT url FROM query_result WHERE query IN (\(marks)))")
-        arguments += queries.map { .text($0) }
       }
-      conditions.append(terms.isEmpty ? "0" : "(" + terms.joined(separator: " OR ") + ")")
+      all.conditions.append(terms.isEmpty ? "0" : "(" + terms.joined(separator: " OR ") + ")")
     }
-    if let publishedAfter {
-      conditions.append("a.publishedAt > ?\(firstParameter + arguments.count)")
-      arguments.append(.integer(Timestamp(publishedAfter).millisecondsSince1970))
-    }
-    if let firstSeenFrom {
-      conditions.append("a.firstSeenAt >= ?\(firstParameter + arguments.count)")
-      arguments.append(.integer(Timestamp(firstSeenFrom).millisecondsSince1970))
-    }
-    if let firstSeenBefore {
-      conditions.append("a.firstSeenAt < ?\(firstParameter + arguments.count)")
-      arguments.append(.integer(Timestamp(firstSeenBefore).millisecondsSince1970))
-    }
-    if let handleAbove {
-      conditions.append("a.handle > ?\(firstParameter + arguments.count)")
-      arguments.append(.text(handleAbove))
-    }
-    if let handleBelow {
-      conditions.append("a.handle < ?\(firstParameter + arguments.count)")
-      arguments.append(.text(handleBelow))
-    }
+    all.bound("a.publishedAt", ">", publishedAfter)
+    all.bound("a.firstSeenAt", ">=", firstSeenFrom)
+    all.bound("a.firstSeenAt", "<", firstSeenBefore)
+    all.bound("a.servedID", ">", servedIDAbove)
+    all.bound("a.servedID", "<", servedIDBelow)
     if let after {
       // The order is `publishedAt DESC, url` (ascending: its exact reverse): after a place is an earlier date, or the
       // same date and a greater key (ascending: a later date, or the same and a smaller key). The first term bounds
       // the walk of `article_by_publishedAt`.
-      let date = "?\(firstParameter + arguments.count)"
-      let key = "?\(firstParameter + arguments.count + 1)"
+      let date = all.bind(.integer(Timestamp(after.publishedAt).millisecondsSince1970))
+      let key = all.bind(.text(after.key))
       var place =
         ascending
         ? "(a.publishedAt > \(date) OR (a.publishedAt = \(date) AND a.url < \(key)))"
         : "(a.publishedAt < \(date) OR (a.publishedAt = \(date) AND a.url > \(key)))"
-      arguments += [.integer(Timestamp(after.publishedAt).millisecondsSince1970), .text(after.key)]
       if order == .firstSeen, let firstSeenAt = after.firstSeenAt {
         // `firstSeenAt DESC, publishedAt DESC, url`: an earlier arrival, or the same and after the place above; the
         // first term bounds the walk of `article_by_firstSeenAt`.
-        let seen = "?\(firstParameter + arguments.count)"
+        let seen = all.bind(.integer(Timestamp(firstSeenAt).millisecondsSince1970))
         place =
           ascending
           ? "a.firstSeenAt >= \(seen) AND (a.firstSeenAt > \(seen) OR \(place))"
           : "a.firstSeenAt <= \(seen) AND (a.firstSeenAt < \(seen) OR \(place))"
-        arguments.append(.integer(Timestamp(firstSeenAt).millisecondsSince1970))
       } else {
         place = (ascending ? "a.publishedAt >= \(date) AND " : "a.publishedAt <= \(date) AND ") + place
       }
-      conditions.append(place)
+      all.conditions.append(place)
     }
-    return (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "), arguments)
+    return (all.whereClause, all.arguments)
   }
 
   /// The `ORDER BY` clause and its arguments, numbered from `firstParameter`.
@@ -209,7 +196,7 @@ public struct ArticleSelection: Sendable, Hashable {
     switch order {
     case .published: return (" ORDER BY a.publishedAt \(direction), \(tie)", [])
     case .firstSeen: return (" ORDER BY a.firstSeenAt \(direction), a.publishedAt \(direction), \(tie)", [])
-    case .handle: return (" ORDER BY a.handle \(direction), a.url \(direction)", [])
+    case .servedID: return (" ORDER BY a.servedID \(direction), a.url \(direction)", [])
     case .readState:
       return (" ORDER BY a.isRead \(direction), a.publishedAt \(direction), a.url \(direction)", [])
     case .sourceRank(let ranks):
@@ -263,7 +250,7 @@ extension StorageContext {
   ///
   /// - Throws: ``StorageError``.
   package func articles(selecting selection: ArticleSelection) async throws(StorageError) -> [Article] {
-    if selection.readsArrival { try await migrateBeforeArrivalReads() }
+    if selection.readsSyncColumns { try await migrateBeforeSyncReads() }
     let (sql, arguments) = Self.pageQuery(selection)
     return try await read { db in
       try db.cachedStatement(sql).fetchAll(arguments, Self.article).compactMap { $0 }
@@ -315,20 +302,24 @@ extension StorageContext {
     }
   }
 
-  /// The articles whose handles start with any of `prefixes` (4 to 16 lower-case hex digits; others are ignored),
-  /// at most `perPrefix` for each, in one read transaction of one index range each: what a sync API needs to find the
-  /// articles of a list of ids at once.
+  /// The articles whose served ids (`article.servedID`, migration 20) start with any of `prefixes` (4 to 16
+  /// lower-case hex digits; others are ignored), at most `perPrefix` for each, in one read transaction of one range
+  /// of the index `article_by_servedID` each: what a sync API needs to find the articles of a list of ids at once.
   ///
   /// - Returns: the articles found, each once, in the order of the prefixes.
   /// - Throws: ``StorageError``.
-  package func articles(withHandlePrefixes prefixes: [String], perPrefix: Int = 1) async throws(StorageError)
+  package func articles(withServedIDPrefixes prefixes: [String], perPrefix: Int = 1) async throws(StorageError)
     -> [Article]
   {
     let valid = prefixes.map { $0.lowercased() }.filter(ArticleIdentity.looksLikeHandle)
     guard !valid.isEmpty else { return [] }
+    try await migrateBeforeSyncReads()
     return try await read { db in
       let statement = try db.cachedStatement(
-        "SELECT \(Self.articleColumns) FROM article a WHERE a.handle >= ?1 AND a.handle < ?2 ORDER BY a.handle LIMIT ?3"
+        """
+        SELECT \(Self.articleColumns) FROM article a WHERE a.servedID >= ?1 AND a.servedID < ?2
+        ORDER BY a.servedID LIMIT ?3
+        """
       )
       var seen = Set<String>()
       var found: [Article] = []
@@ -344,18 +335,19 @@ extension StorageContext {
     }
   }
 
-  /// The articles whose handle's digits 6 to 13 (1-based, the low 32 bits of a 52-bit id made of the first 13
+  /// The articles whose served id's digits 6 to 13 (1-based, the low 32 bits of a 52-bit id made of the first 13
   /// digits) are any of `lowDigits` (8 lower-case hex digits each): how a client that keeps ids in 32-bit integers
-  /// is understood. One scan of the handle index, not a lookup: for the few ids such a client sends back.
+  /// is understood. One scan of the served-id index, not a lookup: for the few ids such a client sends back.
   ///
   /// - Throws: ``StorageError``.
-  package func articles(withHandleDigits6to13 lowDigits: [String]) async throws(StorageError) -> [Article] {
+  package func articles(withServedIDDigits6to13 lowDigits: [String]) async throws(StorageError) -> [Article] {
     let valid = Array(Set(lowDigits.map { $0.lowercased() }.filter { $0.count == 8 && $0.allSatisfy(\.isHexDigit) }))
     guard !valid.isEmpty else { return [] }
+    try await migrateBeforeSyncReads()
     let marks = valid.indices.map { "?\($0 + 1)" }.joined(separator: ", ")
     return try await read { db in
       let urls = try db.makeStatement(
-        "SELECT url FROM article INDEXED BY article_by_handle WHERE substr(handle, 6, 8) IN (\(marks))"
+        "SELECT url FROM article INDEXED BY article_by_servedID WHERE substr(servedID, 6, 8) IN (\(marks))"
       ).fetchAll(valid.map { .text($0) }) { $0.string(0) }
       let one = try db.cachedStatement("SELECT \(Self.articleColumns) FROM article a WHERE a.url = ?1")
       return try urls.compactMap { url in try url.flatMap { try one.fetchOne([.text($0)], Self.article) ?? nil } }
@@ -363,41 +355,44 @@ extension StorageContext {
   }
 
   /// Runs the migrations a store read as it is still lacks (they run at the first write: ``Migration/keepsReads``)
-  /// before a read of `article.firstSeenAt` (migration 18), which a store at 17 has not: one `PRAGMA user_version`
-  /// read when the store is current. A store that cannot be written then fails the read (its cause named).
+  /// before a read of the columns only the sync APIs read, `article.firstSeenAt` (migration 18) and
+  /// `article.servedID` (migration 20), which a store at 17 or 19 has not: one `PRAGMA user_version` read when the
+  /// store is current. A store that cannot be written then fails the read (its cause named).
   ///
   /// - Throws: ``StorageError``.
-  package func migrateBeforeArrivalReads() async throws(StorageError) {
+  package func migrateBeforeSyncReads() async throws(StorageError) {
     let version = try await read { db in Int(try db.scalarInt("PRAGMA user_version") ?? 0) }
-    guard version < 18 else { return }
+    guard version < 20 else { return }
     // Opening the writer runs the pending migrations; the body writes nothing.
     try await write { _ in }
   }
 
-  /// When the store first saved each of the articles with these keys (`firstSeenAt`, migration 18: their arrival),
-  /// by key; keys not stored (and rows without one) are absent. One statement per 500 keys, in one read
-  /// transaction: what a sync API's page of articles needs beside them (the Reader API's `crawlTimeMsec` and
-  /// continuation, Miniflux's `created_at`).
+  /// What the sync APIs serve of each of the articles with these keys beside the article itself, by key; keys not
+  /// stored are absent. One statement per 500 keys, in one read transaction: what a sync API's page of articles
+  /// needs beside them.
   ///
   /// - Throws: ``StorageError``.
-  package func firstSeenDates(ofKeys keys: [String]) async throws(StorageError) -> [String: Date] {
+  package func syncFacts(ofKeys keys: [String]) async throws(StorageError) -> [String: SyncFacts] {
     guard !keys.isEmpty else { return [:] }
-    try await migrateBeforeArrivalReads()
+    try await migrateBeforeSyncReads()
     return try await read { db in
-      var dates: [String: Date] = [:]
+      var facts: [String: SyncFacts] = [:]
       var start = 0
       while start < keys.count {
         let part = keys[start..<min(start + 500, keys.count)].map { DatabaseValue.text($0) }
         start += part.count
         let marks = part.indices.map { "?\($0 + 1)" }.joined(separator: ", ")
-        let sql = "SELECT url, firstSeenAt FROM article WHERE url IN (\(marks)) AND firstSeenAt IS NOT NULL"
+        let sql = "SELECT url, firstSeenAt, servedID FROM article WHERE url IN (\(marks))"
         let statement = part.count == 500 ? try db.cachedStatement(sql) : try db.makeStatement(sql)
-        for (url, milliseconds) in try statement.fetchAll(part, { ($0.string(0), $0.int64(1)) }) {
-          guard let url, let milliseconds else { continue }
-          dates[url] = Timestamp(millisecondsSince1970: milliseconds).date
+        for (url, milliseconds, servedID) in try statement.fetchAll(
+          part, { ($0.string(0), $0.int64(1), $0.string(2)) })
+        {
+          guard let url else { continue }
+          facts[url] = SyncFacts(
+            firstSeen: milliseconds.map { Timestamp(millisecondsSince1970: $0).date }, servedID: servedID)
         }
       }
-      return dates
+      return facts
     }
   }
 
@@ -628,7 +623,7 @@ extension StorageContext {
   /// - Throws: ``StorageError``.
   @discardableResult
   package func setRead(_ read: Bool, selecting selection: ArticleSelection) async throws(StorageError) -> Int {
-    if selection.readsArrival { try await migrateBeforeArrivalReads() }
+    if selection.readsSyncColumns { try await migrateBeforeSyncReads() }
     var unordered = selection
     unordered.limit = nil
     let condition = unordered.whereClause(firstParameter: 2)
@@ -677,5 +672,22 @@ extension StorageContext {
     return try await read { db in
       try db.makeStatement("EXPLAIN QUERY PLAN " + sql).fetchAll(arguments) { $0.string(3) ?? "" }
     }
+  }
+}
+
+/// What the sync APIs serve of a stored article beside the ``Article`` itself: columns no read returns on an
+/// ``Article`` (whose equality every test of a read compares).
+package struct SyncFacts: Sendable, Hashable {
+  /// When the store first saved the article (`firstSeenAt`, migration 18: its arrival): the Reader API's
+  /// `crawlTimeMsec` and continuation, Miniflux's `created_at`; `nil` for a row without one.
+  package var firstSeen: Date?
+  /// The article's served id (`servedID`, migration 20: 16 lower-case hex digits, kept across re-keys), from which
+  /// the APIs' ids are made (`ServedIdentifiers`); `nil` for a row without one.
+  package var servedID: String?
+
+  /// Facts as stored.
+  package init(firstSeen: Date?, servedID: String?) {
+    self.firstSeen = firstSeen
+    self.servedID = servedID
   }
 }

@@ -96,8 +96,8 @@ public struct ArticleFilter: Sendable, Hashable {
 
   /// The `WHERE` clause over `article a` and its arguments, numbered from `firstParameter`.
   func sql(firstParameter: Int) -> (sql: String, arguments: [DatabaseValue]) {
-    let (conditions, arguments) = self.conditions(firstParameter: firstParameter)
-    return (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "), arguments)
+    let conditions = self.conditions(firstParameter: firstParameter)
+    return (conditions.whereClause, conditions.arguments)
   }
 
   /// The condition that `article a`'s publisher (``Article/sourceName``) is `name`, bound as `parameter`: without
@@ -109,44 +109,76 @@ public struct ArticleFilter: Sendable, Hashable {
   }
 
   /// The conditions over `article a` (all must hold) and their arguments, numbered from `firstParameter`.
-  func conditions(firstParameter: Int) -> (conditions: [String], arguments: [DatabaseValue]) {
-    var conditions: [String] = []
-    var arguments: [DatabaseValue] = []
-    if unreadOnly { conditions.append("a.isRead = 0") }
-    if bookmarkedOnly { conditions.append("a.bookmarkedAt IS NOT NULL") }
-    /// One source's condition, its arguments appended.
+  func conditions(firstParameter: Int) -> ArticleConditions {
+    var all = ArticleConditions(firstParameter: firstParameter)
+    if unreadOnly { all.conditions.append("a.isRead = 0") }
+    if bookmarkedOnly { all.conditions.append("a.bookmarkedAt IS NOT NULL") }
+    /// One source's condition, its arguments bound.
     func match(_ source: String, _ queries: [String], publisher: Bool) -> String {
-      let n = firstParameter + arguments.count
+      let name = all.bind(.text(source))
       var members = ""
       if !queries.isEmpty {
-        let marks = queries.indices.map { "?\(n + 1 + $0)" }.joined(separator: ", ")
+        let marks = queries.map { all.bind(.text($0)) }.joined(separator: ", ")
         members = " OR a.url IN (SELECT url FROM query_result WHERE query IN (\(marks)))"
       }
-      arguments.append(.text(source))
-      arguments += queries.map { .text($0) }
-      let byPublisher = publisher ? " OR " + Self.publisherCondition("?\(n)", name: source) : ""
-      return "(a.source = ?\(n)\(byPublisher)\(members))"
+      let byPublisher = publisher ? " OR " + Self.publisherCondition(name, name: source) : ""
+      return "(a.source = \(name)\(byPublisher)\(members))"
     }
-    if let source { conditions.append(match(source, sourceQueries, publisher: true)) }
+    if let source {
+      let condition = match(source, sourceQueries, publisher: true)
+      all.conditions.append(condition)
+    }
     if let anyOfSources {
       // A subscription's articles: recorded under its name or held by its query, never another feed's whose
       // publisher happens to bear its name (two sources "Daring Fireball" and "Daring Fireball (2)").
-      let matches = anyOfSources.map { match($0.source, $0.queries, publisher: false) }
-      conditions.append(matches.isEmpty ? "0" : "(" + matches.joined(separator: " OR ") + ")")
+      var matches: [String] = []
+      for source in anyOfSources { matches.append(match(source.source, source.queries, publisher: false)) }
+      all.conditions.append(matches.isEmpty ? "0" : "(" + matches.joined(separator: " OR ") + ")")
     }
     if let sourceName {
-      conditions.append(Self.publisherCondition("?\(firstParameter + arguments.count)", name: sourceName))
-      arguments.append(.text(sourceName))
+      let parameter = all.bind(.text(sourceName))
+      all.conditions.append(Self.publisherCondition(parameter, name: sourceName))
     }
-    if let publishedSince {
-      conditions.append("a.publishedAt >= ?\(firstParameter + arguments.count)")
-      arguments.append(.integer(Timestamp(publishedSince).millisecondsSince1970))
-    }
-    if let publishedBefore {
-      conditions.append("a.publishedAt < ?\(firstParameter + arguments.count)")
-      arguments.append(.integer(Timestamp(publishedBefore).millisecondsSince1970))
-    }
-    return (conditions, arguments)
+    all.bound("a.publishedAt", ">=", publishedSince)
+    all.bound("a.publishedAt", "<", publishedBefore)
+    return all
+  }
+}
+
+/// Conditions over `article a` that must all hold, with their arguments numbered from a first parameter: the one
+/// builder of the `WHERE` clauses of ``ArticleFilter``, ``ArticleSelection`` and the search.
+struct ArticleConditions {
+  /// The number of the first argument (`?1` for 1).
+  let firstParameter: Int
+  /// The conditions, each SQL over `article a`.
+  var conditions: [String] = []
+  /// Their arguments, in parameter order.
+  private(set) var arguments: [DatabaseValue] = []
+
+  init(firstParameter: Int) { self.firstParameter = firstParameter }
+
+  /// ` WHERE c1 AND c2…`, or `""` when there is no condition.
+  var whereClause: String { conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ") }
+
+  /// Binds `value` as the next argument; its parameter (`?n`).
+  mutating func bind(_ value: DatabaseValue) -> String {
+    arguments.append(value)
+    return "?\(firstParameter + arguments.count - 1)"
+  }
+
+  /// Adds `column op date` when there is a date, the date bound as the store keeps dates (UTC milliseconds):
+  /// `op` is one of `<`, `<=`, `>`, `>=`.
+  mutating func bound(_ column: String, _ op: String, _ date: Date?) {
+    guard let date else { return }
+    let parameter = bind(.integer(Timestamp(date).millisecondsSince1970))
+    conditions.append("\(column) \(op) \(parameter)")
+  }
+
+  /// Adds `column op text` when there is a text (compared as SQLite compares text: `BINARY`).
+  mutating func bound(_ column: String, _ op: String, _ text: String?) {
+    guard let text else { return }
+    let parameter = bind(.text(text))
+    conditions.append("\(column) \(op) \(parameter)")
   }
 }
 
@@ -421,18 +453,7 @@ extension StorageContext {
   /// - Throws: ``StorageError``.
   @discardableResult
   package func setRead(_ read: Bool, matching filter: ArticleFilter) async throws(StorageError) -> Int {
-    let condition = filter.conditions(firstParameter: 2)
-    let sql =
-      "UPDATE article AS a SET isRead = ?1 WHERE a.isRead <> ?1"
-      + condition.conditions.map { " AND " + $0 }.joined() + " RETURNING url"
-    return try await writeAndPublish { db in
-      let urls = try db.makeStatement(sql).fetchAll([.integer(read ? 1 : 0)] + condition.arguments) {
-        $0.string(0) ?? ""
-      }
-      return (
-        urls.count, urls.isEmpty ? [] : [StorageChange(entity: "article", updated: urls.map { Identity(.text($0)) })]
-      )
-    }
+    try await setRead(read, selecting: ArticleSelection(filter: filter))
   }
 
   /// How many cached articles `filter` selects, and how many of them are unread.

@@ -88,8 +88,9 @@ extension StorageContext {
     async throws(StorageError) -> [SearchHit]
   {
     try await read { db in
-      let (conditions, arguments) = filter.conditions(firstParameter: 1)
-      var sql = SearchArguments(arguments: arguments)
+      // The filter's arguments, then the search's (``ArticleConditions/bind(_:)``).
+      var sql = filter.conditions(firstParameter: 1)
+      let conditions = sql.conditions
       if query.needsSubstringSearch {
         return try Self.substringSearch(query, conditions, &sql, db, limit: limit, offset: offset)
       }
@@ -117,7 +118,7 @@ extension StorageContext {
   /// the order is `bm25()`'s, ties included); without a filter it reads only the index, and the articles of the
   /// page and of the matches tied with its last one are looked up for the order of ties (newest first, then `url`).
   private static func indexSearch(
-    _ query: SearchQuery, _ conditions: [String], _ sql: inout SearchArguments, _ db: Connection, limit: Int?,
+    _ query: SearchQuery, _ conditions: [String], _ sql: inout ArticleConditions, _ db: Connection, limit: Int?,
     offset: Int
   ) throws -> [SearchHit] {
     try SearchRanking.install(on: db)
@@ -239,7 +240,7 @@ extension StorageContext {
   private static let searchColumns = ["s.title", "s.summary", "s.content", "s.author", "s.sourceName"]
 
   private static func substringSearch(
-    _ query: SearchQuery, _ conditions: [String], _ sql: inout SearchArguments, _ db: Connection, limit: Int?,
+    _ query: SearchQuery, _ conditions: [String], _ sql: inout ArticleConditions, _ db: Connection, limit: Int?,
     offset: Int
   ) throws -> [SearchHit] {
     // A word beside CJK text is not a token of its own ("新型iPhoneを発売" is one token), so in such a query the
@@ -283,17 +284,6 @@ extension StorageContext {
     let start = min(hits.count, max(0, offset))
     let count = min(hits.count - start, max(0, limit ?? .max))
     return Array(hits[start..<(start + count)])
-  }
-}
-
-/// Statement arguments collected while the SQL is written: each ``bind(_:)`` returns its numbered parameter.
-private struct SearchArguments {
-  /// The arguments so far: the filter's (``ArticleFilter/conditions(firstParameter:)``), then the search's.
-  private(set) var arguments: [DatabaseValue]
-
-  mutating func bind(_ value: DatabaseValue) -> String {
-    arguments.append(value)
-    return "?\(arguments.count)"
   }
 }
 

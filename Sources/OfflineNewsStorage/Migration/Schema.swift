@@ -21,6 +21,7 @@ enum Schema {
     .v17SourceCounts,
     .v18ArticleFirstSeen,
     .v19SubscriptionFolders,
+    .v20ArticleServedIDs,
   ]
 }
 
@@ -29,10 +30,14 @@ extension Schema {
   /// run of whitespace made one space (as ``collapsed(_:)``), unique indexes excepted: the secondary indexes a
   /// first import may drop and build again from the text `sqlite_master` holds for them (``ArticleWriter``), read
   /// from the one declaration of the schema rather than written out a second time; and migrations 15's,
-  /// 17's and 18's, which their transforms create (only when the store lacks them: ``Migration/articleItemIDIndex``,
-  /// ``Migration/articleSourceReadIndex``, ``Migration/articleFirstSeenIndex``).
+  /// 17's, 18's and 20's, which their transforms create (only when the store lacks them:
+  /// ``Migration/articleItemIDIndex``, ``Migration/articleSourceReadIndex``, ``Migration/articleFirstSeenIndex``,
+  /// ``Migration/articleServedIDIndex``).
   static let articleIndexDefinitions: Set<String> = Set(
-    [Migration.articleItemIDIndex, Migration.articleSourceReadIndex, Migration.articleFirstSeenIndex]
+    [
+      Migration.articleItemIDIndex, Migration.articleSourceReadIndex, Migration.articleFirstSeenIndex,
+      Migration.articleServedIDIndex,
+    ]
       + migrations.flatMap { migration in
         withoutComments(migration.sql)
           .split(separator: ";")

@@ -18,8 +18,8 @@ extension Migration {
   ///
   /// Every other read answers as before, so a store at 17 is read as it is (``keepsReads``: a read-only medium, a
   /// full disk, another process's write lock) and migrated at its first write; the reads that need the column (the
-  /// sync APIs' arrival order and bounds, ``StorageContext/firstSeenDates(ofKeys:)``) run the migrations first
-  /// (``StorageContext/migrateBeforeArrivalReads()``). The column and the index are each added only when missing.
+  /// sync APIs' arrival order and bounds, ``StorageContext/syncFacts(ofKeys:)``) run the migrations first
+  /// (``StorageContext/migrateBeforeSyncReads()``). The column and the index are each added only when missing.
   static let v18ArticleFirstSeen = Migration(
     version: 18,
     name: "when each article was first saved",
