@@ -75,12 +75,13 @@ struct ServeCommand: NewsCommand {
     let configured = try context.newsSources()
     let repository = try context.makeRepository(
       arguments.common, entities: CommandContext.entities(of: configured), retrying: true)
-    let sources = sourcesProvider(repository: repository, configured: configured)
     // Subscriptions made through the APIs go into the configuration file, the CLI's list, named after the feed's own
-    // title (read while the client waits, as Miniflux reads it).
+    // title (read while the client waits, as Miniflux reads it). One list, so that the file is read once per change.
+    let file = context.subscriptionFile
+    let sources = sourcesProvider(repository: repository, file: file, configured: configured)
     let timeout = context.configuration.timeoutSeconds
     let library = ServedLibrary(
-      repository: repository, sources: sources, subscriptions: context.subscriptionFile,
+      repository: repository, sources: sources, subscriptions: file,
       subscriber: context.network.reachesHTTP
         ? FeedSubscriber(transport: context.network.httpTransport(timeout, SyncCommand.retry(timeout), [])) : nil)
     let json = arguments.json
@@ -141,36 +142,24 @@ struct ServeCommand: NewsCommand {
     return RequestLog(json: json) { line in console.err(line) }
   }
 
-  /// Every source served, read again on each call (a `news add` in another shell shows up): the configuration's —
-  /// the file read again only when its modification time changed — then the store's subscriptions of other names,
-  /// sorted by name.
-  private func sourcesProvider(repository: NewsRepository, configured: [NewsSource])
+  /// Every source served, read again on each call (a `news add` in another shell shows up): the configuration
+  /// file's (``SubscriptionFile/sources()``: read and parsed again only when the file changed; while it cannot be
+  /// read, being edited by hand, the list last read) — then the store's subscriptions of other names, sorted by name.
+  private func sourcesProvider(repository: NewsRepository, file: SubscriptionFile, configured: [NewsSource])
     -> @Sendable () async throws
     -> [NewsSource]
   {
-    let context = self.context
-    let cache = ConfiguredSources(configured, modified: context.configuration.file.flatMap(Self.modificationDate))
+    let lastRead = LastReadSources(configured)
     return {
-      var sources = cache.sources
-      if let file = context.configuration.file, let modified = Self.modificationDate(file), modified != cache.modified,
-        let reread = try? Configuration.read(path: file, environment: context.environment)
-      {
-        var fresh = context
-        fresh.configuration = reread
-        if let list = try? fresh.newsSources() {
-          cache.update(list, modified: modified)
-          sources = list
-        }
+      var listed = lastRead.sources
+      if let read = try? await file.sources() {
+        lastRead.sources = read
+        listed = read
       }
-      return try await repository.everySubscription(besides: sources).sorted {
-        $0.name.lowercased() < $1.name.lowercased()
-      }
+      // Each name lowered once, not at each comparison.
+      return try await repository.everySubscription(besides: listed).map { ($0.name.lowercased(), $0) }
+        .sorted { $0.0 < $1.0 }.map(\.1)
     }
-  }
-
-  /// The modification time of the file at `path`, or `nil`.
-  static func modificationDate(_ path: String) -> Date? {
-    (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
   }
 
   /// Refreshes every source at once, then every `seconds`, until cancelled; one line on standard error each time.
@@ -279,16 +268,17 @@ struct ServeCommand: NewsCommand {
   }
 }
 
-/// The configuration's sources as last read, with the file's modification time then.
-private final class ConfiguredSources: @unchecked Sendable {
+/// The configuration's sources as last read.
+private final class LastReadSources: @unchecked Sendable {
   private let lock = NSLock()
-  private var state: (sources: [NewsSource], modified: Date?)
+  private var list: [NewsSource]
 
-  init(_ sources: [NewsSource], modified: Date?) { state = (sources, modified) }
+  init(_ sources: [NewsSource]) { list = sources }
 
-  var sources: [NewsSource] { lock.withLock { state.sources } }
-  var modified: Date? { lock.withLock { state.modified } }
-  func update(_ sources: [NewsSource], modified: Date) { lock.withLock { state = (sources, modified) } }
+  var sources: [NewsSource] {
+    get { lock.withLock { list } }
+    set { lock.withLock { list = newValue } }
+  }
 }
 
 /// Resumes the continuation of ``ServeCommand/waitForSignal()`` once, and keeps its signal sources alive.

@@ -26,16 +26,20 @@ public struct SubscriptionFile: SubscriptionList {
   public let path: String
   /// Where `HOME` (for `~/` in paths) and a Parse source's secrets (the variables its `restAPIKeyEnvironment` and
   /// `sessionTokenEnvironment` name) are read from.
-  public var environment: [String: String]
+  public var environment: [String: String] { didSet { cache = SubscriptionFileCache() } }
   /// How a Parse source's `"mapping"` (a name or a path) becomes a mapping; by default the shipped mappings by name
   /// (``ImportMapping/shipped(_:)``) — an app with its own mapping files passes its loader.
-  public var mappings: @Sendable (String) throws -> ImportMapping
+  public var mappings: @Sendable (String) throws -> ImportMapping { didSet { cache = SubscriptionFileCache() } }
   /// A further check of an edited file before it replaces the old one (an app whose file holds more than sources
   /// checks the rest here); it throws to refuse. By default none: the sources are always checked.
   public var check: @Sendable (String) throws -> Void
 
   /// The largest file read (1 MiB): a hand-written list of a thousand feeds is about 150 KiB.
   public static let maximumFileSize = 1 << 20
+
+  /// The file's last text and what was made of it (``sources()``, ``subscribed()``, ``keptFolders()``), shared by
+  /// the copies of this list: the file is read and parsed again only when it changed (``SubscriptionFileCache``).
+  private var cache = SubscriptionFileCache()
 
   /// The list in the file at `path`; nothing is read until it is used.
   public init(
@@ -69,10 +73,29 @@ public struct SubscriptionFile: SubscriptionList {
   ///   source's mapping cannot be loaded.
   public func sources() async throws(SubscriptionChangeError) -> [NewsSource] {
     do {
-      return try newsSources(Self.read(path: path, environment: environment))
+      guard let snapshot = try cache.snapshot(path: path) else { return [] }
+      if let sources = snapshot.products.withLock({ $0.sources }) { return sources }
+      let sources = try newsSources(entries(of: snapshot))
+      snapshot.products.withLock { $0.sources = sources }
+      return sources
     } catch {
       throw .file(error)
     }
+  }
+
+  /// The entries of the file's text `snapshot`, read once per text.
+  private func entries(of snapshot: SubscriptionFileCache.Snapshot) throws(SubscriptionFileError) -> Entries {
+    let path = path
+    let environment = environment
+    return try snapshot.product(
+      { $0.entries },
+      make: {
+        Result { () throws(SubscriptionFileError) in
+          try Self.entries(ofText: snapshot.bytes, path: path, environment: environment)
+        }
+      },
+      keep: { $0.entries = $1 }
+    ).get()
   }
 
   /// Every source's name and URL, in the file's order, without loading a Parse source's mapping.
@@ -80,7 +103,11 @@ public struct SubscriptionFile: SubscriptionList {
   /// - Throws: ``SubscriptionChangeError/file(_:)`` when the file cannot be read or a value is wrong.
   public func subscribed() async throws(SubscriptionChangeError) -> [(name: String, url: URL)] {
     let entries: Entries
-    do { entries = try Self.read(path: path, environment: environment) } catch { throw .file(error) }
+    do {
+      entries = try cache.snapshot(path: path).map(entries(of:)) ?? Entries()
+    } catch {
+      throw .file(error)
+    }
     return entries.order.compactMap { name in
       (entries.sources[name]?.url ?? entries.syncSources[name]?.url).map { (name, $0) }
     }
@@ -175,18 +202,30 @@ public struct SubscriptionFile: SubscriptionList {
   ///   folder texts (naming the file and the value).
   public func keptFolders() async throws(SubscriptionChangeError) -> [[String]] {
     do {
-      guard FileManager.default.fileExists(atPath: path) else { return [] }
-      let data = try Self.contents(path: path)
-      // Asked at every request `news serve` answers: a file without the key is not parsed.
-      guard data.range(of: Data(#""folders""#.utf8)) != nil,
-        let root = try Self.jsonValue(data, path: path).object, let value = root["folders"]
-      else {
-        return []
-      }
-      return try Self.keptFolders(value, path: path)
+      guard let snapshot = try cache.snapshot(path: path) else { return [] }
+      let path = path
+      return try snapshot.product(
+        { $0.keptFolders },
+        make: {
+          Result { () throws(SubscriptionFileError) in try Self.keptFolders(ofText: snapshot.bytes, path: path) }
+        },
+        keep: { $0.keptFolders = $1 }
+      ).get()
     } catch {
       throw .file(error)
     }
+  }
+
+  /// The kept folders of the file's text `data` (``keptFolders()``): a text without the key is not parsed.
+  ///
+  /// - Throws: ``SubscriptionFileError`` naming the file and the value.
+  private static func keptFolders(ofText data: Data, path: String) throws(SubscriptionFileError) -> [[String]] {
+    guard data.range(of: Data(#""folders""#.utf8)) != nil,
+      let root = try jsonValue(data, path: path).object, let value = root["folders"]
+    else {
+      return []
+    }
+    return try keptFolders(value, path: path)
   }
 
   /// Adds `folder` to the file's top-level `"folders"` (made when missing), or removes it; every other byte stays.
@@ -287,7 +326,15 @@ public struct SubscriptionFile: SubscriptionList {
   /// - Throws: ``SubscriptionFileError``.
   package static func read(path: String, environment: [String: String]) throws(SubscriptionFileError) -> Entries {
     guard FileManager.default.fileExists(atPath: path) else { return Entries() }
-    let data = try contents(path: path)
+    return try entries(ofText: contents(path: path), path: path, environment: environment)
+  }
+
+  /// The entries of the file text `data` (``read(path:environment:)``).
+  ///
+  /// - Throws: ``SubscriptionFileError``.
+  private static func entries(ofText data: Data, path: String, environment: [String: String])
+    throws(SubscriptionFileError) -> Entries
+  {
     guard let root = try jsonValue(data, path: path).object else {
       throw SubscriptionFileError(.invalidJSON, path: path, "\(path): the top level must be a JSON object")
     }

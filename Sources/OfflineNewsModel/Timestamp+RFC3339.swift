@@ -59,19 +59,49 @@ extension Timestamp {
 
   /// The instant as RFC 3339 text in UTC with exactly three fraction digits, e.g. `2021-08-29T06:52:24.291Z`.
   package var rfc3339String: String {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(24)
+    appendRFC3339(to: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  /// Appends the instant as RFC 3339 text in UTC to `bytes` (UTF-8): ``rfc3339String``'s text, or with `fraction`
+  /// `false` the same without its fraction, rounded down to the second (`2021-08-29T06:52:24Z`, what the sync APIs
+  /// of `news serve` write). The year has four digits at least, and a `-` before it when negative.
+  package func appendRFC3339(to bytes: inout [UInt8], fraction: Bool = true) {
     let (days, msOfDay) = millisecondsSince1970.floorDivided(by: 86_400_000)
     let (year, month, day) = Timestamp.civil(fromDays: days)
-    let hour = msOfDay / 3_600_000
-    let minute = msOfDay / 60_000 % 60
-    let second = msOfDay / 1000 % 60
-    let milli = msOfDay % 1000
-    func pad(_ value: Int64, _ width: Int) -> String {
-      let digits = String(value)
-      return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+    /// `value` (≥ 0) in decimal, zero-padded to `width` digits.
+    func digits(_ value: Int64, _ width: Int) {
+      var divisor: Int64 = 1
+      var count = 1
+      while value / divisor >= 10 {
+        divisor *= 10
+        count += 1
+      }
+      if count < width { bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: width - count)) }
+      while divisor > 0 {
+        bytes.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+        divisor /= 10
+      }
     }
-    let yearText = year < 0 ? "-" + pad(-year, 4) : pad(year, 4)
-    return
-      "\(yearText)-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2)).\(pad(milli, 3))Z"
+    if year < 0 { bytes.append(UInt8(ascii: "-")) }
+    digits(abs(year), 4)
+    bytes.append(UInt8(ascii: "-"))
+    digits(month, 2)
+    bytes.append(UInt8(ascii: "-"))
+    digits(day, 2)
+    bytes.append(UInt8(ascii: "T"))
+    digits(msOfDay / 3_600_000, 2)
+    bytes.append(UInt8(ascii: ":"))
+    digits(msOfDay / 60_000 % 60, 2)
+    bytes.append(UInt8(ascii: ":"))
+    digits(msOfDay / 1000 % 60, 2)
+    if fraction {
+      bytes.append(UInt8(ascii: "."))
+      digits(msOfDay % 1000, 3)
+    }
+    bytes.append(UInt8(ascii: "Z"))
   }
 
   // MARK: - Parsing

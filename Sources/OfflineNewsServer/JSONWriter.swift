@@ -72,10 +72,18 @@ struct JSONWriter {
     needsComma = true
   }
 
-  /// An integer.
+  /// An integer, in decimal.
   mutating func number(_ value: Int64) {
     separate()
-    append(String(value))
+    if value < 0 { bytes.append(UInt8(ascii: "-")) }
+    var magnitude = value.magnitude
+    var divisor: UInt64 = 1
+    while magnitude / divisor >= 10 { divisor *= 10 }
+    while divisor > 0 {
+      bytes.append(UInt8(ascii: "0") + UInt8(magnitude / divisor))
+      magnitude %= divisor
+      divisor /= 10
+    }
     needsComma = true
   }
 
@@ -87,11 +95,12 @@ struct JSONWriter {
   }
 
   /// An object member's name (an ASCII constant, written as it is); its value follows.
-  mutating func key(_ name: String) {
+  mutating func key(_ name: StaticString) {
     separate()
     bytes.append(UInt8(ascii: "\""))
-    append(name)
-    bytes += [UInt8(ascii: "\""), UInt8(ascii: ":")]
+    name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    bytes.append(UInt8(ascii: "\""))
+    bytes.append(UInt8(ascii: ":"))
     needsComma = false
   }
 
@@ -106,14 +115,14 @@ struct JSONWriter {
   }
 
   /// An object member whose members `body` writes.
-  mutating func member(_ name: String, object body: (inout JSONWriter) -> Void) {
+  mutating func member(_ name: StaticString, object body: (inout JSONWriter) -> Void) {
     key(name)
     object(body)
   }
 
   /// An array member of `elements`, each written by `write`.
   mutating func member<Elements: Sequence>(
-    _ name: String, each elements: Elements, _ write: (inout JSONWriter, Elements.Element) -> Void
+    _ name: StaticString, each elements: Elements, _ write: (inout JSONWriter, Elements.Element) -> Void
   ) {
     key(name)
     bytes.append(UInt8(ascii: "["))
@@ -124,44 +133,54 @@ struct JSONWriter {
   }
 
   /// A string member; left out when `nil`.
-  mutating func member(_ name: String, _ value: String?) {
+  mutating func member(_ name: StaticString, _ value: String?) {
     guard let value else { return }
     key(name)
     string(value)
   }
 
+  /// A date member as the sync APIs write dates (``ServedDates/rfc3339(_:)``: RFC 3339, UTC, to the second),
+  /// written straight into the text.
+  mutating func member(_ name: StaticString, date: Date) {
+    key(name)
+    bytes.append(UInt8(ascii: "\""))
+    Timestamp(date).appendRFC3339(to: &bytes, fraction: false)
+    bytes.append(UInt8(ascii: "\""))
+    needsComma = true
+  }
+
   /// An integer member; left out when `nil`.
-  mutating func member(_ name: String, _ value: Int64?) {
+  mutating func member(_ name: StaticString, _ value: Int64?) {
     guard let value else { return }
     key(name)
     number(value)
   }
 
   /// An integer member; left out when `nil`.
-  mutating func member(_ name: String, _ value: Int?) { member(name, value.map(Int64.init)) }
+  mutating func member(_ name: StaticString, _ value: Int?) { member(name, value.map(Int64.init)) }
 
   /// A Boolean member.
-  mutating func member(_ name: String, _ value: Bool) {
+  mutating func member(_ name: StaticString, _ value: Bool) {
     key(name)
     bool(value)
   }
 
   /// A document member; left out when `nil`.
-  mutating func member(_ name: String, _ value: (some JSONWritable)?) {
+  mutating func member(_ name: StaticString, _ value: (some JSONWritable)?) {
     guard let value else { return }
     key(name)
     value.write(to: &self)
   }
 
   /// An array member of documents; left out when `nil`.
-  mutating func member(_ name: String, _ values: [some JSONWritable]?) {
+  mutating func member(_ name: StaticString, _ values: [some JSONWritable]?) {
     guard let values else { return }
     key(name)
     array(values)
   }
 
   /// An array member of strings.
-  mutating func member(_ name: String, _ values: [String]) {
+  mutating func member(_ name: StaticString, _ values: [String]) {
     key(name)
     bytes.append(UInt8(ascii: "["))
     needsComma = false
@@ -171,7 +190,7 @@ struct JSONWriter {
   }
 
   /// An object member of integers by name, its members sorted by name.
-  mutating func member(_ name: String, _ values: [String: Int]) {
+  mutating func member(_ name: StaticString, _ values: [String: Int]) {
     key(name)
     object { json in
       for (key, value) in values.sorted(by: { $0.key < $1.key }) {

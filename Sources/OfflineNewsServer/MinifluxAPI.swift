@@ -416,14 +416,11 @@ public struct MinifluxAPI: Sendable {
     let articles = await library.servingImages(articles, origin: origin)
     let placed = try await catalog.feeds(of: articles, in: library.repository)
     let facts = try await library.repository.syncFacts(of: articles)
-    var feedDocuments: [Int64: MinifluxJSON.Feed] = [:]
     return articles.compactMap { article in
       let key = article.url.absoluteString
       guard let feed = placed[key] else { return nil }
-      let document = feedDocuments[feed.id] ?? MinifluxJSON.feed(feed, health: nil)
-      feedDocuments[feed.id] = document
       return MinifluxJSON.entry(
-        article, feed: document, firstSeen: facts[key]?.firstSeen,
+        article, feed: feed.minifluxFeed, firstSeen: facts[key]?.firstSeen,
         servedID: ServedIdentifiers.servedID(of: article, in: facts))
     }
   }

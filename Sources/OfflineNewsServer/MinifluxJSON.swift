@@ -60,24 +60,31 @@ enum MinifluxJSON {
   /// The document of a feed: `served` with its health (`nil`: never refreshed, or not asked for). Its icon is left
   /// out (icons answer 404).
   private struct FeedDocument: JSONWritable {
-    var served: ServedFeed
+    /// The feed's ``ServedFeed/id``, ``ServedFeed/feedURL``, ``ServedFeed/siteURL``, ``ServedFeed/title``, its
+    /// source's ``NewsSource/fullText`` and ``ServedFeed/category``.
+    var id: Int64
+    var feedURL: String
+    var siteURL: String
+    var title: String
+    var crawler: Bool
+    var category: ServedCategory
     var health: SourceHealth?
 
     func write(to json: inout JSONWriter) {
       json.object { json in
-        json.member("id", served.id)
+        json.member("id", id)
         json.constantMembers(#""user_id":1"#)
-        json.member("feed_url", served.feedURL)
-        json.member("site_url", served.siteURL)
-        json.member("title", served.title)
-        json.member("checked_at", date(health?.lastErrorAt ?? health?.lastFetched ?? Date(timeIntervalSince1970: 0)))
+        json.member("feed_url", feedURL)
+        json.member("site_url", siteURL)
+        json.member("title", title)
+        json.member("checked_at", date: health?.lastErrorAt ?? health?.lastFetched ?? Date(timeIntervalSince1970: 0))
         json.constantMembers(#""next_check_at":"0001-01-01T00:00:00Z","etag_header":"","last_modified_header":"""#)
         json.member("parsing_error_message", health?.lastError ?? "")
         json.member("parsing_error_count", health?.lastError == nil ? 0 : 1)
         json.constantMembers(#""scraper_rules":"","rewrite_rules":"""#)
-        json.member("crawler", served.source.fullText)
+        json.member("crawler", crawler)
         json.constantMembers(Self.settings)
-        json.member("category", category(served.category))
+        json.member("category", MinifluxJSON.category(category))
       }
     }
 
@@ -103,7 +110,6 @@ enum MinifluxJSON {
     func write(to json: inout JSONWriter) {
       let key = article.url.absoluteString
       let id = ServedIdentifiers.entryID(ofServedID: servedID)
-      let published = date(article.publishedAt)
       json.object { json in
         json.member("id", id)
         json.constantMembers(#""user_id":1"#)
@@ -113,9 +119,9 @@ enum MinifluxJSON {
         json.member("title", article.title)
         json.member("url", (article.displayURL ?? article.url).absoluteString)
         json.constantMembers(#""comments_url":"""#)
-        json.member("published_at", published)
-        json.member("created_at", date(firstSeen ?? article.publishedAt))
-        json.member("changed_at", date(article.bookmarkedAt ?? article.publishedAt))
+        json.member("published_at", date: article.publishedAt)
+        json.member("created_at", date: firstSeen ?? article.publishedAt)
+        json.member("changed_at", date: article.bookmarkedAt ?? article.publishedAt)
         json.member("content", servedContent(of: article))
         json.member("author", article.author ?? "")
         json.constantMembers(#""share_code":"""#)
@@ -203,9 +209,26 @@ enum MinifluxJSON {
   /// A `204 No Content`.
   static let noContent = ServerResponse(status: 204)
 
-  /// The feed document of `feed`, with its health.
+  /// The feed document of `feed`, with its health; without (`nil`), the one the catalog wrote
+  /// (``ServedFeed/minifluxFeed``).
   static func feed(_ feed: ServedFeed, health: SourceHealth?) -> Feed {
-    Feed(id: feed.id, document: JSONDocument(FeedDocument(served: feed, health: health)))
+    guard let health else { return feed.minifluxFeed }
+    return self.feed(
+      id: feed.id, feedURL: feed.feedURL, siteURL: feed.siteURL, title: feed.title, crawler: feed.source.fullText,
+      category: feed.category, health: health)
+  }
+
+  /// The feed document of these fields of a ``ServedFeed``, with its health.
+  static func feed(
+    id: Int64, feedURL: String, siteURL: String, title: String, crawler: Bool, category: ServedCategory,
+    health: SourceHealth?
+  ) -> Feed {
+    Feed(
+      id: id,
+      document: JSONDocument(
+        FeedDocument(
+          id: id, feedURL: feedURL, siteURL: siteURL, title: title, crawler: crawler, category: category,
+          health: health)))
   }
 
   /// The category document of `category`.

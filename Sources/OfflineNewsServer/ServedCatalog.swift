@@ -8,23 +8,54 @@ struct ServedFeed: Sendable {
   /// The source.
   var source: NewsSource
   /// Its Miniflux feed id (``ServedIdentifiers/feedID(forSourceNamed:)``).
-  var id: Int64
+  let id: Int64
   /// The category (folder) it is filed in.
-  var category: ServedCategory
+  let category: ServedCategory
   /// What selects its articles (``ArticleSelection/sources``): the source's ``NewsSource/match``, computed once
   /// with the catalog (its query's cache key parses the feed's URL).
-  var match: SourceMatch
+  let match: SourceMatch
+  /// The feed's URL (a Parse source: its server's).
+  let feedURL: String
+  /// The site's home page, else the feed's URL.
+  let siteURL: String
+  /// The Reader API's stream id: `feed/` and the feed's URL, as FreshRSS writes them.
+  let streamID: String
+  /// Its Miniflux document without its health (``MinifluxJSON/feed(_:health:)``), as each of its entries holds it:
+  /// written once with the catalog.
+  let minifluxFeed: MinifluxJSON.Feed
+
+  /// The feed of `source`, filed in `category`.
+  init(source: NewsSource, category: ServedCategory) {
+    self.source = source
+    let id = ServedIdentifiers.feedID(forSourceNamed: source.name)
+    self.id = id
+    self.category = category
+    match = source.match
+    let feedURL = source.url.absoluteString
+    let siteURL = source.homePage?.absoluteString ?? feedURL
+    self.feedURL = feedURL
+    self.siteURL = siteURL
+    streamID = "feed/" + feedURL
+    minifluxFeed = MinifluxJSON.feed(
+      id: id, feedURL: feedURL, siteURL: siteURL, title: source.name, crawler: source.fullText, category: category,
+      health: nil)
+  }
 
   /// The title clients show: the subscription's name, which the user chose (`news add --name`) or which is the
   /// feed's own title by default — as NetNewsWire shows a renamed feed by its edited name. The feed's own title
   /// (``NewsSource/title``) stays in the OPML export.
   var title: String { source.name }
-  /// The feed's URL (a Parse source: its server's).
-  var feedURL: String { source.url.absoluteString }
-  /// The site's home page, else the feed's URL.
-  var siteURL: String { (source.homePage ?? source.url).absoluteString }
-  /// The Reader API's stream id: `feed/` and the feed's URL, as FreshRSS writes them.
-  var streamID: String { "feed/" + feedURL }
+
+  /// Whether `a` and `b` are served alike: what the catalog derives from a source (id, category, match, URLs, the
+  /// Miniflux document) is the same for both.
+  static func servedAlike(_ a: NewsSource, _ b: NewsSource) -> Bool {
+    guard a.name == b.name, a.folder == b.folder, a.fullText == b.fullText, a.url == b.url, a.homePage == b.homePage
+    else { return false }
+    switch (a.kind, b.kind) {
+    case (.articles, .articles), (.parse, .parse): return true
+    default: return false
+    }
+  }
 }
 
 /// A folder as the sync APIs serve it: a Miniflux *category*, a Reader *label*.
@@ -48,22 +79,25 @@ struct ServedCategory: Sendable, Hashable {
   var streamID: String { "user/-/label/" + label }
 }
 
-/// The sources served at one moment, with the ids of the sync APIs: read once per request from
-/// ``ServedLibrary/sources``.
+/// The sources served at one moment, with the ids of the sync APIs: made for each request from
+/// ``ServedLibrary/servedSources()`` and the list's kept folders, by ``current(_:)``, which reuses the last request's
+/// while they are alike.
 struct ServedCatalog: Sendable {
   /// Every source, sorted by name.
-  var feeds: [ServedFeed]
+  private(set) var feeds: [ServedFeed]
   /// Every folder that holds a source directly or that the list keeps (``SubscriptionList/keptFolders()``: made
   /// through an API), "All" first, then by title.
-  var categories: [ServedCategory]
+  let categories: [ServedCategory]
+  /// The folders kept without a source it was made with.
+  let keptFolders: [[String]]
+  /// The position in ``feeds`` of the first feed of each source name, and of the first whose match holds each cache
+  /// key (``feeds(of:in:)``).
+  private let feedByName: [String: Int]
+  private let feedByQuery: [String: Int]
 
   /// The catalog of `sources`, with the empty folders `folders` too.
   init(sources: [NewsSource], folders: [[String]] = []) {
-    feeds = sources.map { source in
-      ServedFeed(
-        source: source, id: ServedIdentifiers.feedID(forSourceNamed: source.name),
-        category: ServedCategory(path: Self.servedFolder(source.folder)), match: source.match)
-    }
+    feeds = sources.map { ServedFeed(source: $0, category: ServedCategory(path: Self.servedFolder($0.folder))) }
     var seen = Set<[String]>()
     var categories: [ServedCategory] = [ServedCategory(path: [])]
     seen.insert([])
@@ -73,6 +107,26 @@ struct ServedCatalog: Sendable {
       categories.append(category)
     }
     self.categories = categories
+    keptFolders = folders
+    var byName: [String: Int] = [:]
+    var byQuery: [String: Int] = [:]
+    for (index, feed) in feeds.enumerated() {
+      if byName[feed.source.name] == nil { byName[feed.source.name] = index }
+      for query in feed.match.queries where byQuery[query] == nil { byQuery[query] = index }
+    }
+    feedByName = byName
+    feedByQuery = byQuery
+  }
+
+  /// This catalog for `sources` and `folders` when they are served alike (``ServedFeed/servedAlike(_:_:)``, in the
+  /// same order): its feeds holding `sources`' values; else `nil`.
+  func reused(for sources: [NewsSource], folders: [[String]]) -> ServedCatalog? {
+    guard sources.count == feeds.count, folders == keptFolders,
+      zip(feeds, sources).allSatisfy({ ServedFeed.servedAlike($0.source, $1) })
+    else { return nil }
+    var catalog = self
+    for index in catalog.feeds.indices { catalog.feeds[index].source = sources[index] }
+    return catalog
   }
 
   /// The category a source filed in `folder` is served in: the folder, but for a folder named `All` (any case) at the
@@ -83,11 +137,17 @@ struct ServedCatalog: Sendable {
     folder.count == 1 && folder[0].lowercased() == "all" ? [] : folder
   }
 
-  /// The catalog of the library's sources now, with the folders its list keeps.
+  /// The catalog of the library's sources now, with the folders its list keeps: the last one made for the library
+  /// when they are served alike (``reused(for:folders:)``), so that a request does not parse every feed's URL again.
   ///
   /// - Throws: what ``ServedLibrary/sources`` throws; the list's failure to read its folders.
   static func current(_ library: ServedLibrary) async throws -> ServedCatalog {
-    ServedCatalog(sources: try await library.servedSources(), folders: try await library.subscriptions.keptFolders())
+    let sources = try await library.servedSources()
+    let folders = try await library.subscriptions.keptFolders()
+    if let reused = library.memo.catalog?.reused(for: sources, folders: folders) { return reused }
+    let catalog = ServedCatalog(sources: sources, folders: folders)
+    library.memo.catalog = catalog
+    return catalog
   }
 
   /// Whether `id` is `full` or `full`'s low 32 bits read as a signed integer: how a client that keeps ids in C
@@ -130,25 +190,19 @@ struct ServedCatalog: Sendable {
   ///
   /// - Throws: ``NewsRepositoryError``.
   func feeds(of articles: [Article], in repository: NewsRepository) async throws -> [String: ServedFeed] {
-    var byName: [String: ServedFeed] = [:]
-    var byQuery: [String: ServedFeed] = [:]
-    for feed in feeds {
-      if byName[feed.source.name] == nil { byName[feed.source.name] = feed }
-      for query in feed.match.queries where byQuery[query] == nil { byQuery[query] = feed }
-    }
     var result: [String: ServedFeed] = [:]
     var unplaced: [String] = []
     for article in articles {
       let key = article.url.absoluteString
-      if let source = article.source, let feed = byName[source] {
-        result[key] = feed
+      if let source = article.source, let index = feedByName[source] {
+        result[key] = feeds[index]
       } else {
         unplaced.append(key)
       }
     }
     guard !unplaced.isEmpty else { return result }
     for (key, queries) in try await repository.resultQueries(ofArticleKeys: unplaced) {
-      if let feed = queries.sorted().lazy.compactMap({ byQuery[$0] }).first { result[key] = feed }
+      if let index = queries.sorted().lazy.compactMap({ feedByQuery[$0] }).first { result[key] = feeds[index] }
     }
     return result
   }

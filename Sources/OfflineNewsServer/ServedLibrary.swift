@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNews
+import Synchronization
 
 /// What `news serve`'s handlers serve: the repository (articles, reading state, subscriptions, images) and the
 /// sources of the composition root (the configuration's and the store's subscriptions), read again on each use so
@@ -28,6 +29,8 @@ public struct ServedLibrary: Sendable {
   /// (``SubscribeTarget``): `true` when the server listens beyond loopback (``NewsServer`` sets it from its
   /// ``NewsServer/Settings/listenHost``).
   public var refusesPrivateTargets = false
+  /// What the last request derived from the sources, for the next while they are alike; shared by the copies.
+  let memo = ServedMemo()
   /// - Parameters: see the properties of the same names.
   public init(
     repository: NewsRepository, sources: @escaping @Sendable () async throws -> [NewsSource],
@@ -54,9 +57,11 @@ public struct ServedLibrary: Sendable {
   /// - Throws: what ``sources`` throws; the repository's error reading its fetch log.
   public func servedSources() async throws -> [NewsSource] {
     let subscribed = try await sources()
+    let keys = memo.cacheKeys(of: subscribed)
     var names = Set(subscribed.map(\.name))
     var imported: [NewsSource] = []
-    for cached in try await repository.cachedQueries(besides: subscribed.map(\.query)) {
+    // `cachedQueries(besides: subscribed.map(\.query))`, without parsing every source's URL again for its cache key.
+    for cached in try await repository.cachedQueries(besides: []) where !keys.contains(cached.cacheKey) {
       guard let url = URL(string: cached.cacheKey) else { continue }
       // A file's name is its path (what its articles are recorded under: ``SourceMatch/init(location:)``).
       let name = url.isFileURL ? url.path : cached.cacheKey
@@ -70,5 +75,38 @@ public struct ServedLibrary: Sendable {
   public static func isImported(_ source: NewsSource) -> Bool {
     source.folder == importedFolder
       && source.name == (source.url.isFileURL ? source.url.path : source.url.absoluteString)
+  }
+}
+
+/// What ``ServedLibrary`` derived from its sources for the last request, reused by the next while they are served
+/// alike (``ServedFeed/servedAlike(_:_:)``): the subscriptions' cache keys, and the catalog
+/// (``ServedCatalog/current(_:)``). Whatever a request finds is compared with what it reads itself, so a change
+/// anywhere (a `news add` in another shell, a subscription through an API) is served at once.
+final class ServedMemo: Sendable {
+  private struct Keys {
+    var sources: [NewsSource]
+    var keys: Set<String>
+  }
+
+  private let keys = Mutex<Keys?>(nil)
+  private let lastCatalog = Mutex<ServedCatalog?>(nil)
+
+  /// The cache keys of `sources`' queries (``NewsSource/query``): the last ones when the sources are alike.
+  func cacheKeys(of sources: [NewsSource]) -> Set<String> {
+    let last = keys.withLock { $0 }
+    if let last, last.sources.count == sources.count,
+      zip(last.sources, sources).allSatisfy({ ServedFeed.servedAlike($0, $1) })
+    {
+      return last.keys
+    }
+    let made = Set(sources.map(\.query.cacheKey))
+    keys.withLock { $0 = Keys(sources: sources, keys: made) }
+    return made
+  }
+
+  /// The catalog made last.
+  var catalog: ServedCatalog? {
+    get { lastCatalog.withLock { $0 } }
+    set { lastCatalog.withLock { $0 = newValue } }
   }
 }

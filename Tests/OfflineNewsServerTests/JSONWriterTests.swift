@@ -107,4 +107,33 @@ import Testing
     let tag = ReaderJSON.Tag(id: "user/-/state/com.google/starred", type: nil)
     #expect(Self.text(ReaderJSON.Tags(tags: [tag])) == #"{"tags":[{"id":"user/-/state/com.google/starred"}]}"#)
   }
+
+  @Test("integers and dates written straight into the text: as String(_:) and ServedDates.rfc3339 write them")
+  func numbersAndDates() {
+    struct Numbers: JSONWritable {
+      var values: [Int64]
+      func write(to json: inout JSONWriter) { json.member("n", each: values) { json, value in json.number(value) } }
+    }
+    let values: [Int64] = [0, 7, -7, 9, 10, 99, 100, 1_000_000, -1_000_000_007, .max, .min, .max - 1, .min + 1]
+    var json = JSONWriter()
+    json.object { json in Numbers(values: values).write(to: &json) }
+    #expect(
+      String(decoding: json.bytes, as: UTF8.self) == #"{"n":["# + values.map(String.init).joined(separator: ",") + "]}")
+
+    struct Dated: JSONWritable {
+      var date: Date
+      func write(to json: inout JSONWriter) { json.object { json in json.member("at", date: date) } }
+    }
+    for (seconds, text) in [
+      (0.0, "1970-01-01T00:00:00Z"), (1_714_521_600.999, "2024-05-01T00:00:00Z"), (-0.5, "1969-12-31T23:59:59Z"),
+      (-62_167_219_200, "0000-01-01T00:00:00Z"), (253_402_300_799.999, "9999-12-31T23:59:59Z"),
+      (-62_198_755_200, "-0001-01-01T00:00:00Z"), (253_402_300_800, "10000-01-01T00:00:00Z"),
+    ] {
+      let date = Date(timeIntervalSince1970: seconds)
+      #expect(Self.text(Dated(date: date)) == #"{"at":"\#(text)"}"#, "\(seconds)")
+      #expect(ServedDates.rfc3339(date) == text)
+      // The same instant with its milliseconds, as the model prints it.
+      #expect(Timestamp(date).rfc3339String.hasPrefix(String(text.dropLast())))
+    }
+  }
 }

@@ -55,4 +55,22 @@ import Testing
     #expect(servedContent(of: article).isEmpty)
     #expect(await served.library.sanitizedContent(of: article).isEmpty)
   }
+
+  @Test("reading time: words split where CharacterSet.whitespacesAndNewlines splits them, for every scalar")
+  func readingMinutesSplitAsCharacterSet() throws {
+    let spaces = CharacterSet.whitespacesAndNewlines
+    var differing: [String] = []
+    for value in UInt32(0)...0x10FFFF {
+      guard let scalar = Unicode.Scalar(value) else { continue }
+      if isWhitespaceOrNewline(scalar) != spaces.contains(scalar) { differing.append(String(value, radix: 16)) }
+    }
+    #expect(differing.isEmpty, "U+\(differing.prefix(20))")
+    var article = Article(url: try #require(URL(string: "https://example.org/a")), title: "T", publishedAt: Date())
+    article.summary = String(repeating: "word\u{3000}", count: 265) + "one\u{2028}more"
+    #expect(readingMinutes(of: article) == 2)
+    article.summary = " \t\u{A0}\n"
+    #expect(readingMinutes(of: article) == 0)
+    article.summary = "\u{200B}"
+    #expect(readingMinutes(of: article) == 0, "a zero-width space is white space for CharacterSet")
+  }
 }
