@@ -115,7 +115,8 @@ enum FailureHint {
         + "filter: line (docs/CLI.md, \"Moving from newsboat\")"
     case .unreadableFeed where isFile:
       return "news reads RSS, Atom, RDF and JSON Feed files, NewsAPI responses (other JSON with --mapping NAME, "
-        + "docs/MAPPING.md), OPML lists and newsboat's urls file (docs/CLI.md, \"Moving from newsboat\")"
+        + "docs/MAPPING.md), OPML lists and newsboat urls files (read when the first entry is a feed URL, query:, "
+        + "exec: or filter: line: docs/CLI.md, \"Moving from newsboat\")"
     case .unreadableFeed:
       // A feed (or text served where one was expected) that libxml2 cannot read: the message says where.
       return "the feed is broken where the message says: only its publisher can fix it "

@@ -155,6 +155,8 @@ struct HookTests {
           "contentText": .null, "itemID": .null,
           // Set once, at the first save (migration 18).
           "firstSeenAt": .integer(importTime.millisecondsSince1970),
+          // The sync APIs' id, the first key's handle (migration 20).
+          "servedID": .text(ArticleIdentity.handle(forKey: "https://example.com/kept")),
         ]
       ])
   }
