@@ -19,7 +19,9 @@ import OfflineNewsHTTP
 /// `MHD_OPTION_CONNECTION_TIMEOUT` seconds idle; request line and header fields at most `maxHeaderBytes` (431,
 /// counted here; libmicrohttpd's own pool, `MHD_OPTION_CONNECTION_MEMORY_LIMIT`, answers a request that does not
 /// fit in it 431 or 414 itself); a body over `maxBodyBytes` is answered 413 and the connection closed (before it is
-/// read when `Content-Length` says so, else once the excess has been read and dropped).
+/// read when `Content-Length` says so, else once the excess has been read and dropped). A request whose framing or
+/// `Host` RFC 9112 makes an error, which libmicrohttpd reads by its first line, is refused before its body
+/// (``MessageCheck``: 400 or 501, the connection closed).
 ///
 /// For example:
 /// ```swift
