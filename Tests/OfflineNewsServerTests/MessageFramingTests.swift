@@ -91,6 +91,13 @@ struct MessageFramingTests {
     #expect(answer.hasPrefix("HTTP/1.1 \(status)"), "\(coding): \(answer)")
   }
 
+  @Test func transferEncodingInHTTP10IsRefused400() async throws {
+    let (answer, log) = try await exchange(
+      "POST /v1/entries HTTP/1.0\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n")
+    #expect(answer.hasPrefix("HTTP/1.1 400"), "\(answer)")
+    #expect(log.contains { $0.contains("Transfer-Encoding in an HTTP/1.0 request") }, "\(log)")
+  }
+
   @Test func aChunkedBodyIsStillRead() async throws {
     let (answer, _) = try await exchange(
       "POST /v1/nothing HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
