@@ -411,14 +411,11 @@ struct ReadTerminalTests {
     let before = try Data(contentsOf: URL(fileURLWithPath: store.database))
     let immutable = FaultCapabilities.isRoot
     if immutable {
-      let chattr = try #require(FaultCapabilities.chattrTool)
-      try #require(spawnAndWait(chattr, ["+i", store.database]), "chattr +i failed")
+      try #require(FaultCapabilities.setImmutable(store.database, true), "chattr +i failed")
     } else {
       try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: store.database)
     }
-    defer {
-      if immutable, let chattr = FaultCapabilities.chattrTool { _ = spawnAndWait(chattr, ["-i", store.database]) }
-    }
+    defer { if immutable { FaultCapabilities.setImmutable(store.database, false) } }
     let pane = try await Pane(tmux: tmux, directory: store.directory.path(""))
     defer { pane.killNow() }
     try await pane.type(store.readCommand("--source wide"))

@@ -271,14 +271,14 @@ struct StoreCompactionTests {
     let isRoot = getuid() == 0
     let protected: Bool
     if isRoot {
-      protected = runTool("/usr/bin/chattr", ["+i", db.path])
+      protected = FaultCapabilities.setImmutable(db.path, true)
     } else {
       try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: db.path)
       protected = true
     }
     defer {
       if isRoot {
-        runTool("/usr/bin/chattr", ["-i", db.path])
+        FaultCapabilities.setImmutable(db.path, false)
       } else {
         try? FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: db.path)
       }
