@@ -129,6 +129,12 @@ struct CommandLineResults: Codable, Sendable {
   var notes: [String]
 }
 
+/// Writes `message` as a line of standard error, `news-bench: MESSAGE`: every benchmark's progress, and the errors
+/// `news-bench` ends with (the report itself goes to standard output).
+func progress(_ message: String) {
+  FileHandle.standardError.write(Data("news-bench: \(message)\n".utf8))
+}
+
 /// Runs the whole comparison.
 struct Benchmark {
   var options: Options
@@ -136,10 +142,6 @@ struct Benchmark {
   var selfPath: String
 
   private var runner: ImportRunner { ImportRunner(selfPath: selfPath, workFolder: folder) }
-
-  func progress(_ message: String) {
-    FileHandle.standardError.write(Data("news-bench: \(message)\n".utf8))
-  }
 
   func available(_ importers: [Importer]) -> (present: [Importer], notes: [String]) {
     var present: [Importer] = []
