@@ -380,18 +380,12 @@ struct Benchmark {
       targets.append(
         Target(goal: "import ≤ 0.7× json_each", measured: String(format: "%.2f×", ratio), met: ratio <= 0.7))
     }
-    if let ours, let python = summary(results.imports, .python) {
-      let speedup = python.seconds / ours.seconds
+    for (peer, name) in [(Importer.python, "the Python peer"), (.sqliteUtils, "sqlite-utils")] {
+      guard let ours, let theirs = summary(results.imports, peer) else { continue }
+      let speedup = theirs.seconds / ours.seconds
       targets.append(
         Target(
-          goal: "import ≥ 2× faster than the Python peer", measured: String(format: "%.2f× faster", speedup),
-          met: speedup >= 2))
-    }
-    if let ours, let sqliteUtils = summary(results.imports, .sqliteUtils) {
-      let speedup = sqliteUtils.seconds / ours.seconds
-      targets.append(
-        Target(
-          goal: "import ≥ 2× faster than sqlite-utils", measured: String(format: "%.2f× faster", speedup),
+          goal: "import ≥ 2× faster than \(name)", measured: String(format: "%.2f× faster", speedup),
           met: speedup >= 2))
     }
     if let again = summary(results.reimports, .ours), let ratio = again.ratioToJSONEach {
