@@ -561,14 +561,8 @@ extension HostileCLITests {
       let sample = Fixtures.configDirectory.appendingPathComponent("sample/top-headlines.json").path
       #expect(await cli.run("import", sample, "--db", cli.database).status == 0)
       let before = try Data(contentsOf: URL(fileURLWithPath: cli.database))
-      // Root ignores permission bits: make the file immutable instead (ext4, xfs, btrfs, tmpfs ≥ 6.0).
-      let immutable = geteuid() == 0
-      if immutable {
-        try #require(FaultCapabilities.setImmutable(cli.database, true), "chattr +i \(cli.database) failed")
-      } else {
-        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: cli.database)
-      }
-      defer { if immutable { FaultCapabilities.setImmutable(cli.database, false) } }
+      try #require(FaultCapabilities.makeReadOnly(cli.database), "could not make \(cli.database) read-only")
+      defer { FaultCapabilities.undoReadOnly(cli.database) }
 
       for command in [["import", sample], ["delete", "--all"], ["fetch", "--url", sample]] {
         let outcome = await cli.run(command + ["--db", cli.database])
@@ -593,13 +587,8 @@ extension HostileCLITests {
       let url = try #require(rows.first?["url"] as? String)
       let title = try #require(rows.first?["title"] as? String)
       let before = try Data(contentsOf: URL(fileURLWithPath: cli.database))
-      let immutable = geteuid() == 0
-      if immutable {
-        try #require(FaultCapabilities.setImmutable(cli.database, true), "chattr +i \(cli.database) failed")
-      } else {
-        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: cli.database)
-      }
-      defer { if immutable { FaultCapabilities.setImmutable(cli.database, false) } }
+      try #require(FaultCapabilities.makeReadOnly(cli.database), "could not make \(cli.database) read-only")
+      defer { FaultCapabilities.undoReadOnly(cli.database) }
 
       let shown = await cli.run("show", url, "--db", cli.database)
       #expect(shown.status == 0, "\(shown.err)")

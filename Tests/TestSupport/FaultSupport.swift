@@ -41,6 +41,18 @@ public enum FaultCapabilities {
   /// for root.
   public static var canMakeFileReadOnly: Bool { !isRoot || canMakeImmutable }
 
+  /// Makes the file at `path` read-only for the tests themselves, in a test enabled by ``canMakeFileReadOnly``:
+  /// `chattr +i` as root (who ignores permission bits; ext4, xfs, btrfs, tmpfs ≥ 6.0), else mode 0444. Whether it
+  /// worked; ``undoReadOnly(_:)`` makes it writable again.
+  public static func makeReadOnly(_ path: String) -> Bool {
+    isRoot ? setImmutable(path, true) : chmod(path, 0o444) == 0
+  }
+
+  /// Undoes ``makeReadOnly(_:)``: `chattr -i` as root, else mode 0644.
+  public static func undoReadOnly(_ path: String) {
+    if isRoot { setImmutable(path, false) } else { chmod(path, 0o644) }
+  }
+
   /// Whether the `sqlite3` command line tool is installed (``SQLiteLockHolder``).
   public static var hasSQLiteTool: Bool { SQLiteLockHolder.tool != nil }
 
