@@ -44,10 +44,15 @@ extension CommandContext {
     if !(try await repository.read(limit: 1, offset: 0, filter: ArticleFilter(source: match.source))).isEmpty {
       return match
     }
-    // A file's query is keyed by its `file:` URL (``NewsQuery/cacheKey``).
-    let files = try await repository.cachedQueries(besides: []).compactMap { URL(string: $0.cacheKey) }.filter {
-      $0.isFileURL && $0.lastPathComponent.lowercased() == typed.lowercased()
-    }.map(\.path)
+    // A file's query is keyed by its `file:` URL (``NewsQuery/cacheKey``); a mapped import's by its absolute path
+    // (the import's source). A file imported both ways is one file.
+    let files = Set(
+      try await repository.cachedQueries(besides: []).compactMap { query -> String? in
+        if query.cacheKey.hasPrefix("/") { return query.cacheKey }
+        guard let url = URL(string: query.cacheKey), url.isFileURL else { return nil }
+        return url.path
+      }.filter { ($0 as NSString).lastPathComponent.lowercased() == typed.lowercased() }
+    ).sorted()
     if files.count == 1, let path = files.first { return SourceMatch(location: URL(fileURLWithPath: path)) }
     if files.count > 1 {
       throw CommandFailure(

@@ -96,6 +96,9 @@ struct Reader {
   var prompt: String?
   /// A note on the status line until the next key.
   var message: String?
+  /// A question on the status line (`A`'s: mark so many articles read?) and what `y` does; any other key cancels.
+  /// newsboat asks the same by default (`confirm-mark-feed-read`, `confirm-mark-all-feeds-read`).
+  var confirming: (question: String, actions: [Action])?
   /// Only unread articles in the lists (`--unread`).
   var unreadOnly: Bool
   var readOnlyNote: String?
@@ -193,6 +196,12 @@ struct Reader {
   /// What `key` does on the current screen, `height` lines tall; the actions for the command to take.
   mutating func handle(_ key: Terminal.Key, height: Int) -> [Action] {
     message = nil
+    if let pending = confirming {
+      confirming = nil
+      if key == .character("y") || key == .character("Y") { return pending.actions }
+      message = "nothing marked"
+      return []
+    }
     if prompt != nil { return handlePrompt(key) }
     if screen == .help {
       screens.removeLast()
@@ -330,7 +339,7 @@ struct Reader {
     case .character("r"):
       return [.reload(row.reloads)]
     case .character("A"):
-      return [.markAllRead(row.filter, title: row.title)]
+      confirm(markingRead: row.filter, title: row.title, unread: row.counts?.unread)
     default:
       let shown = shownSources
       let position = shown.firstIndex(of: sourceSelection) ?? 0
@@ -338,6 +347,12 @@ struct Reader {
       if shown.indices.contains(moved) { sourceSelection = shown[moved] }
     }
     return []
+  }
+
+  /// Asks, on the status line, before `A` marks `filter`'s articles read (`unread` of them, when known).
+  private mutating func confirm(markingRead filter: ArticleFilter, title: String, unread: Int?) {
+    let count = unread.map { " (\($0) unread)" } ?? ""
+    confirming = ("mark every article of \(title)\(count) read? y/n", [.markAllRead(filter, title: title)])
   }
 
   /// The folders collapsed (``SourceRow/folder`` of the rows in ``collapsed``), sorted: what `news read` saves when
@@ -415,7 +430,7 @@ struct Reader {
         let bound = Timestamp(millisecondsSince1970: Timestamp(newest).millisecondsSince1970 + 1).date
         shown.publishedBefore = min(shown.publishedBefore ?? bound, bound)
       }
-      return [.markAllRead(shown, title: listTitle)]
+      confirm(markingRead: shown, title: listTitle, unread: articles.filter { !$0.isRead }.count)
     default:
       articleSelection = move(articleSelection, key, count: articles.count, page: page)
     }
@@ -560,6 +575,7 @@ struct Reader {
 
   private func statusLine(_ width: Int) -> Terminal.Line {
     if let prompt { return Terminal.Line(Self.fit("/" + prompt + "▏", width)) }
+    if let confirming { return Terminal.Line(Self.fit(confirming.question, width), style: .bold) }
     if let message { return Terminal.Line(Self.fit(message, width), style: .bold) }
     if let reloading { return Terminal.Line(Self.fit(reloading, width), style: .bold) }
     if screen == .sources, sources.indices.contains(sourceSelection), let health = sources[sourceSelection].health,

@@ -35,8 +35,11 @@ struct ReaderKey: Sendable, Equatable {
       keys: ["N", "m"], sources: nil, list: "toggle read / unread (each key)",
       article: "toggle read / unread (each key)"),
     ReaderKey(
-      keys: ["A"], sources: "mark every article of the source read (a folder: of its sources; All: every article)",
-      list: "mark every article of the list read (not a search's hits)", article: nil),
+      keys: ["A"],
+      sources:
+        "mark every article of the source read, once y answers its question (a folder: of its sources; All: every "
+        + "article)",
+      list: "mark every article of the list read, once y answers its question (not a search's hits)", article: nil),
     ReaderKey(
       keys: ["r"], sources: "reload the source in the background (a folder: its sources; All: every source)",
       list: "reload the list's sources in the background", article: "reload the list's sources in the background"),

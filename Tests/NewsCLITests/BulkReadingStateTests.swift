@@ -319,6 +319,23 @@ struct BulkReadingStateTests {
     #expect(try await Self.titles(cli, config, "--source", "bakery.RSS") == ["bakery story 1", "bakery story 2"])
     let marked = await cli.run(["mark-read", "--source", "Bakery.rss"] + common)
     #expect(marked.out == "marked 2 articles read\n", "\(marked.out) \(marked.err)")
+    // A file imported through a mapping (its articles saved under its path, not its `file:` URL), by its name too.
+    let digest = folder + "/Digest.json"
+    try Data(
+      """
+      {"status": "ok", "articles": [
+        {"source": {"id": null, "name": "Digest"}, "title": "digest one", "url": "https://digest.example/1",
+         "publishedAt": "2024-01-01T08:00:00Z"},
+        {"source": {"id": null, "name": "Digest"}, "title": "digest two", "url": "https://digest.example/2",
+         "publishedAt": "2024-01-02T08:00:00Z"}]}
+      """.utf8
+    ).write(to: URL(fileURLWithPath: digest))
+    let mapped = await cli.run(["import", digest, "--mapping", "newsapi"] + common)
+    #expect(mapped.status == 0, "\(mapped.err)")
+    #expect(try await Self.titles(cli, config, "--source", "digest.json") == ["digest one", "digest two"])
+    // Imported again without the mapping: still one file of that name.
+    #expect(await cli.run(["import", digest] + common).status == 0)
+    #expect(try await Self.titles(cli, config, "--source", "Digest.json") == ["digest one", "digest two"])
     // Two imported files of one name: the paths are asked for.
     try FileManager.default.createDirectory(atPath: folder + "/old", withIntermediateDirectories: true)
     try Self.feed("stale", count: 1, server: server).write(to: URL(fileURLWithPath: folder + "/old/Bakery.rss"))

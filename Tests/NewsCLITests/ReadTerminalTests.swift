@@ -322,6 +322,8 @@ struct ReadTerminalTests {
     }
     #expect(screen.filter { $0.hasPrefix("N") }.first?.contains("Late edition") == true, "\(screen)")
     try await pane.send("A")
+    _ = try await pane.waitFor("the question") { $0.joined().contains("read? y/n") }
+    try await pane.send("y")
     try await pane.waitFor("every article of the source read") {
       $0.joined().contains("marked read") && $0.filter { $0.hasPrefix("N") }.isEmpty
     }

@@ -212,7 +212,13 @@ struct ReaderTests {
     #expect(reader.handle(.character("r"), height: 30) == [.reload(.all)], "r on All articles: every source")
     _ = reader.handle(.down, height: 30)
     #expect(reader.handle(.character("r"), height: 30) == [.reload(.source("wide"))])
-    #expect(reader.handle(.character("A"), height: 30) == [.markAllRead(ArticleFilter(source: "wide"), title: "wide")])
+    // A asks first, as newsboat does; y marks, any other key cancels.
+    #expect(reader.handle(.character("A"), height: 30) == [])
+    #expect(reader.lines(height: 10, width: 80).last?.text.hasPrefix("mark every article of wide") == true)
+    #expect(reader.handle(.character("n"), height: 30) == [])
+    #expect(reader.message == "nothing marked")
+    #expect(reader.handle(.character("A"), height: 30) == [])
+    #expect(reader.handle(.character("y"), height: 30) == [.markAllRead(ArticleFilter(source: "wide"), title: "wide")])
     _ = reader.handle(.enter, height: 30)
     let list = [
       Self.article(1, "One", read: true), Self.article(2, "Two"), Self.article(3, "Three", read: true),
@@ -234,7 +240,9 @@ struct ReaderTests {
     var shown = ArticleFilter(source: "wide")
     let newest = Timestamp(list.map(\.publishedAt).max() ?? Self.now).millisecondsSince1970
     shown.publishedBefore = Timestamp(millisecondsSince1970: newest + 1).date
-    #expect(reader.handle(.character("A"), height: 30) == [.markAllRead(shown, title: "wide")])
+    #expect(reader.handle(.character("A"), height: 30) == [])
+    #expect(reader.lines(height: 10, width: 80).last?.text == "mark every article of wide (2 unread) read? y/n")
+    #expect(reader.handle(.character("y"), height: 30) == [.markAllRead(shown, title: "wide")])
     reader.reloading = "reloading: 1 of 3 sources done…"
     #expect(reader.lines(height: 10, width: 60).last?.text == "reloading: 1 of 3 sources done…")
     _ = reader.handle(.character("/"), height: 30)
