@@ -416,7 +416,9 @@ enum ArgumentParser {
         name = String(name[..<equals])
       }
       guard let option = spec.allOptions.first(where: { $0.name == name }) else {
-        throw spec.usageError("unknown option --\(name) for 'news \(spec.name)'")
+        throw spec.usageError(
+          "unknown option --\(name) for 'news \(spec.name)'",
+          hint: NameHint.closest(to: name, among: spec.allOptions.map(\.name)).map { "did you mean --\($0)?" })
       }
       if let valueName = option.valueName {
         let value: String

@@ -25,19 +25,34 @@ enum NameHint {
     return text
   }
 
-  /// The Levenshtein distance of two texts: the fewest insertions, deletions and substitutions of one character
-  /// (Unicode scalar) that make one the other.
+  /// The one of `names` nearest to `typed` (``distance(_:_:)`` without regard to case), when it is near enough to be
+  /// what was meant: at most one edit in four characters of the name, at least one (`lsit` is `list`, `--unred`
+  /// `unread`); ties in sorted order. `nil` when none is.
+  static func closest(to typed: String, among names: some Collection<String>) -> String? {
+    let key = Array(typed.lowercased().unicodeScalars)
+    let near = names.sorted().map { ($0, distance(key, Array($0.lowercased().unicodeScalars))) }
+      .filter { $0.1 <= max(1, $0.0.unicodeScalars.count / 4) }
+    return near.min { ($0.1, $0.0) < ($1.1, $1.0) }?.0
+  }
+
+  /// The edit distance of two texts: the fewest insertions, deletions, substitutions of one character (Unicode
+  /// scalar) and swaps of two neighbours (the commonest typo: `lsit`) that make one the other (the optimal string
+  /// alignment distance, Damerau's variant of Levenshtein's).
   static func distance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Int {
     guard !a.isEmpty else { return b.count }
     guard !b.isEmpty else { return a.count }
+    var beforePrevious = [Int](repeating: 0, count: b.count + 1)
     var previous = Array(0...b.count)
     var current = [Int](repeating: 0, count: b.count + 1)
     for i in 1...a.count {
       current[0] = i
       for j in 1...b.count {
         current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+        if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+          current[j] = min(current[j], beforePrevious[j - 2] + 1)
+        }
       }
-      swap(&previous, &current)
+      (beforePrevious, previous, current) = (previous, current, beforePrevious)
     }
     return previous[b.count]
   }

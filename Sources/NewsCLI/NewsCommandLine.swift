@@ -168,10 +168,30 @@ public struct NewsCommandLine: Sendable {
     guard let command = CommandRegistry.command(named: first) else {
       return .finished(
         fail(
-          CommandFailure(.usage, "unknown command '\(first)'", hint: "run 'news --help' for the commands"),
+          CommandFailure(
+            .usage, "unknown command '\(first)'",
+            hint: (Self.meant(first).map { "did you mean 'news \($0)'? " } ?? "") + "run 'news --help' for the commands"
+          ),
           on: console))
     }
     return prepare(command, rest)
+  }
+
+  /// The command a mistyped name likely meant: the nearest name (``NameHint/closest(to:among:)``), else the command
+  /// that does what other readers call that (newsboat's `reload`, Miniflux's `refresh`, `subscribe`).
+  static func meant(_ typed: String) -> String? {
+    let names = CommandRegistry.commands.map { $0.name }
+    if let near = NameHint.closest(to: typed, among: names) { return near }
+    switch typed.lowercased() {
+    case "subscribe", "follow": return "add"
+    case "unsubscribe", "unfollow": return "remove"
+    case "refresh", "reload", "update", "pull": return "fetch"
+    case "feeds", "subscriptions": return "sources"
+    case "ls": return "list"
+    case "find", "grep": return "search"
+    case "server": return "serve"
+    default: return nil
+    }
   }
 
   /// Parses the words after a command's name; help and usage errors are answered here.

@@ -207,6 +207,11 @@ struct NewsCommandLineTests {
       (["delete", "--before", "last tuesday", "--db", cli.database], "not an RFC 3339 date"),
       (["import", "--db", cli.database], "which file?"),
       (["fetch", "--url", "ftp://example.com/x.json", "--db", cli.database], "use an http(s) URL or a file"),
+      // What was likely meant: the nearest name, or what other readers call the command.
+      (["lsit"], "did you mean 'news list'?"),
+      (["subscribe", "https://example.com/feed"], "did you mean 'news add'?"),
+      (["refresh"], "did you mean 'news fetch'?"),
+      (["list", "--unred"], "did you mean --unread?"),
     ]
     for (arguments, message) in cases {
       let outcome = await cli.run(arguments)
@@ -221,6 +226,9 @@ struct NewsCommandLineTests {
       #expect(help.out.contains("--db PATH"))
     }
     #expect(await cli.run("--help").out.contains("Commands:"))
+    // Nothing near: no guess.
+    #expect(!(await cli.run("frobnicate").err.contains("did you mean")))
+    #expect(!(await cli.run("list", "--zzzzzz").err.contains("did you mean")))
   }
 
   @Test("a configuration with an unknown key or a wrong type exits 78 naming the key")
