@@ -415,7 +415,8 @@ struct NewcomerMessageTests {
     // The one formatting every printer uses (`IssuePlace`); a mapping's `RecordError` is its ImportTests'.
     let issue = RecordIssue(index: -1, url: nil, keyPath: "", reason: "libxml2 recovered", outcome: .noted)
     #expect(issue.description == "libxml2 recovered")
-    let placed = RecordIssue(index: 2, url: "https://t.example/2", keyPath: "item[2].link", reason: "x", outcome: .noted)
+    let placed = RecordIssue(
+      index: 2, url: "https://t.example/2", keyPath: "item[2].link", reason: "x", outcome: .noted)
     #expect(placed.description == "item[2].link (https://t.example/2): x")
   }
 }
