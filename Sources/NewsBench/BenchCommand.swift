@@ -10,7 +10,7 @@ enum BenchCommand {
       print(Options.usage)
       return 0
     } catch {
-      FileHandle.standardError.write(Data("news-bench: \(error)\n".utf8))
+      progress("\(error)")
       return 64
     }
     let folder: String
@@ -64,7 +64,7 @@ enum BenchCommand {
       }
       return 0
     } catch {
-      FileHandle.standardError.write(Data("news-bench: \(error)\n".utf8))
+      progress("\(error)")
       return 1
     }
   }

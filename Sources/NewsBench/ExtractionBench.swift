@@ -64,10 +64,6 @@ struct ExtractionBench {
       bytes: bytes, runs: options.runs, loadAverage: [loadBefore, loadAverage()], methods: methods)
   }
 
-  private func progress(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
-  }
-
   private func ours(_ pages: [Data]) -> Method {
     let extractor = ReadabilityExtractor()
     var found = 0

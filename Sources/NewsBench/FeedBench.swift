@@ -142,10 +142,6 @@ struct FeedBench {
     return names.filter { name in ![".json", ".html", ".opml", ".md"].contains { name.hasSuffix($0) } }.sorted()
   }
 
-  func progress(_ message: String) {
-    FileHandle.standardError.write(Data("news-bench: \(message)\n".utf8))
-  }
-
   func run() throws -> Results {
     let files = try Self.feedFiles(in: feedsFolder).filter { only?.contains($0) ?? true }
     guard !files.isEmpty else { throw BenchError("no feeds in \(feedsFolder)") }

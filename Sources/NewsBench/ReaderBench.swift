@@ -60,10 +60,6 @@ struct ReaderBench {
     var notes: [String]
   }
 
-  func progress(_ message: String) {
-    FileHandle.standardError.write(Data("news-bench: \(message)\n".utf8))
-  }
-
   /// The benchmark the options ask for, in `folder`.
   static func make(_ options: Options, folder: String, selfPath: String) throws -> ReaderBench {
     let work = "\(folder)/read"

@@ -324,10 +324,6 @@ enum ServeBench {
     return (Latency(minifluxSamples), Latency(readerSamples), Latency(countSamples))
   }
 
-  static func progress(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
-  }
-
   /// The text report.
   static func report(_ results: Results) -> String {
     func ms(_ seconds: Double) -> String { String(format: "%.2f ms", seconds * 1000) }

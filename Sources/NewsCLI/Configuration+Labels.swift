@@ -42,15 +42,19 @@ extension Configuration {
   /// sources, and `news serve` shows those (``SubscriptionList/folders()``).
   var folders: [[String]] { SubscriptionFile.folderTree(allSourceNames.map(folder(ofSource:))) }
 
-  /// The configured sources in the folder `text` names (`"Tech"`, `"Tech/Swift"`) or in a folder below it, sorted;
-  /// folders are compared without regard to case, like source names. `nil` when no source is in that folder.
+  /// The configured sources in the folder `text` names (`"Tech"`, `"Tech/Swift"`) or in a folder below it, sorted.
+  /// The folder as written, else in any case when that names one folder (`tech` for `Tech`, but neither of `Apple`
+  /// and `apple` for `APPLE`: two folders, as the lists show them). `nil` when no source is in that folder.
   func sourceNames(inFolder text: String) -> [String]? {
     guard let path = SubscriptionFile.folderPath(text) else { return nil }
-    let names = allSourceNames.filter { name in
+    let exact = allSourceNames.filter { NewsSource.isFolder(folder(ofSource: $0), under: path) }
+    if !exact.isEmpty { return exact.sorted() }
+    let folded = allSourceNames.filter { name in
       let folder = folder(ofSource: name)
       return folder.count >= path.count
         && zip(folder, path).allSatisfy { $0.compare($1, options: [.caseInsensitive]) == .orderedSame }
     }
-    return names.isEmpty ? nil : names.sorted()
+    let folders = Set(folded.map { Array(folder(ofSource: $0).prefix(path.count)) })
+    return folders.count == 1 ? folded.sorted() : nil
   }
 }

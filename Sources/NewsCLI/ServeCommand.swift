@@ -72,6 +72,20 @@ struct ServeCommand: NewsCommand {
         "listening on \(host) needs credentials: without them every request is allowed, so only loopback is served",
         hint: "set them: news serve --set-password USER\(configHint) (reads the password from standard input)")
     }
+    var command = self
+    if !HostCheck.isLoopback(host) {
+      // Beyond loopback the reads the server starts itself (refreshes, whole texts, images, subscriptions) follow no
+      // redirect to another host on its own machine or network (``NewsServer/redirectRule``).
+      command.context.network = context.network.refusingRedirects(NewsServer.redirectRule)
+    }
+    return try await command.serve(host: host, port: port, interval: interval, credentials: credentials)
+  }
+
+  /// Serves on `host`:`port` until a signal, refreshing every `interval` seconds (`nil`: never).
+  private func serve(host: String, port: Int, interval: Double?, credentials: ServerCredentials?) async throws
+    -> ExitCode
+  {
+    let serve = context.configuration.serve
     let configured = try context.newsSources()
     let repository = try context.makeRepository(
       arguments.common, entities: CommandContext.entities(of: configured), retrying: true)

@@ -1,6 +1,6 @@
 /// The members of a folder tree, grouped in one pass: what each folder holds, the folders below it included, and
-/// what is filed in it directly. Folder paths are outermost first (`["Tech", "Swift"]`); "under" compares them without
-/// regard to case, as ``NewsSource/isFiled(under:)`` does, "directly in" compares them exactly.
+/// what is filed in it directly. Folder paths are outermost first (`["Tech", "Swift"]`), compared exactly, as
+/// ``NewsSource/isFiled(under:)`` compares them.
 ///
 /// Built in O(members × depth); a front end showing every folder's count asks it once per folder instead of
 /// filtering every member for every folder (with 5,000 subscriptions in 400 folders, two million comparisons).
@@ -17,16 +17,15 @@ public struct FolderIndex<Member> {
   public init(_ members: some Sequence<([String], Member)>) {
     for (folder, member) in members {
       directly[folder, default: []].append(member)
-      let key = folder.map { $0.lowercased() }
-      for depth in stride(from: 0, through: key.count, by: 1) {
-        under[Array(key.prefix(depth)), default: []].append(member)
+      for depth in stride(from: 0, through: folder.count, by: 1) {
+        under[Array(folder.prefix(depth)), default: []].append(member)
       }
     }
   }
 
-  /// The members filed in `folder` or in a folder below it, compared without regard to case (`[]`: every member).
+  /// The members filed in `folder` or in a folder below it (`[]`: every member).
   public func members(under folder: [String]) -> [Member] {
-    under[folder.map { $0.lowercased() }] ?? []
+    under[folder] ?? []
   }
 
   /// The members whose folder is exactly `folder` (`[]`: those in no folder).

@@ -93,18 +93,20 @@ extension NewsRepository {
   func refreshArticles(_ source: NewsSource, policy: CachePolicy, maxAge: TimeInterval?) async -> SourceRefresh {
     var outcome = SourceRefresh(source: source.name, kind: source.kindName, status: .new)
     do {
-      let result = try await articles(for: source.query, policy: policy, maxAge: maxAge)
+      // Counts are reported, not rows: a network answer's rows are not read back (``NewsResult/storedCount``).
+      let result = try await articles(
+        for: source.query, policy: policy, maxAge: maxAge, limit: nil, pages: 1, readsBack: false)
       outcome.age = result.age
       if let error = result.networkError {
         outcome.status = .failed
         outcome.failure = .network(error)
-        outcome.cached = result.articles.count
+        outcome.cached = result.rowCount
       } else if result.origin == .cache {
         outcome.status = .cache
-        outcome.cached = result.articles.count
+        outcome.cached = result.rowCount
       } else if result.revalidated {
         outcome.status = .notModified
-        outcome.cached = result.articles.count
+        outcome.cached = result.rowCount
         outcome.movedPermanently = result.movedPermanently
         outcome.permanentRedirects = result.permanentRedirects
       } else if let saved = result.saved {

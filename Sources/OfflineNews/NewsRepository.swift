@@ -110,6 +110,16 @@ public final class NewsRepository: Sendable {
   public func articles(
     for query: NewsQuery, policy: CachePolicy, maxAge: TimeInterval? = nil, limit: Int? = nil, pages: Int = 1
   ) async throws(NewsRepositoryError) -> NewsResult {
+    try await articles(for: query, policy: policy, maxAge: maxAge, limit: limit, pages: pages, readsBack: true)
+  }
+
+  /// ``articles(for:policy:maxAge:limit:pages:)``; with `readsBack` `false`, a result the network answered (a
+  /// saved response or a `304`) holds no rows but their number (``NewsResult/storedCount``), read from the query's
+  /// fetch record instead of reading every stored row back: what a refresh of every source reports
+  /// (``refresh(_:options:progress:)``). A result served from the cache holds its rows either way.
+  func articles(
+    for query: NewsQuery, policy: CachePolicy, maxAge: TimeInterval?, limit: Int?, pages: Int, readsBack: Bool
+  ) async throws(NewsRepositoryError) -> NewsResult {
     switch policy {
     case .cacheOnly:
       return try await cachedResult(for: query, maxAge: maxAge, limit: limit)
@@ -117,18 +127,20 @@ public final class NewsRepository: Sendable {
       let cached = try await cachedResult(for: query, maxAge: maxAge, limit: limit)
       if !cached.articles.isEmpty, !cached.isStale { return cached }
       return try await networkFirst(
-        query, maxAge: maxAge, limit: limit, pages: pages, deadline: deadline, cached: cached)
+        query, maxAge: maxAge, limit: limit, pages: pages, deadline: deadline, cached: cached, readsBack: readsBack)
     case .networkFirst:
-      return try await networkFirst(query, maxAge: maxAge, limit: limit, pages: pages, deadline: deadline, cached: nil)
+      return try await networkFirst(
+        query, maxAge: maxAge, limit: limit, pages: pages, deadline: deadline, cached: nil, readsBack: readsBack)
     case .cacheThenNetwork:
-      return try await networkFirst(query, maxAge: maxAge, limit: limit, pages: pages, deadline: nil, cached: nil)
+      return try await networkFirst(
+        query, maxAge: maxAge, limit: limit, pages: pages, deadline: nil, cached: nil, readsBack: readsBack)
     case .networkOnly:
       let outcome = await refresh(query, maxAge: maxAge, pages: pages).task.value
       switch outcome {
       case .saved(let fetchedAt, let issues, let notModified, let counts, let movedTo, let movedSeen):
         return try await networkResult(
           query, fetchedAt: fetchedAt, issues: issues, revalidated: notModified, maxAge: maxAge, limit: limit,
-          counts: counts, movedTo: movedTo, movedSeen: movedSeen)
+          counts: counts, movedTo: movedTo, movedSeen: movedSeen, readsBack: readsBack)
       case .failed(let error):
         throw .networkFailed(query: query, network: error)
       case .storageFailed(let error):
@@ -378,15 +390,27 @@ public final class NewsRepository: Sendable {
     }
   }
 
+  /// The result of a network answer: the query's stored rows read back, or, without `readsBack`, only their number
+  /// (the fetch record's count of the query's result list: every member has its row, `query_result.url` references
+  /// `article`).
   private func networkResult(
     _ query: NewsQuery, fetchedAt: Timestamp, issues: [RecordIssue], revalidated: Bool, maxAge: TimeInterval?,
-    limit: Int?, counts: ArticleSaveResult?, movedTo: URL? = nil, movedSeen: Int = 0
+    limit: Int?, counts: ArticleSaveResult?, movedTo: URL? = nil, movedSeen: Int = 0, readsBack: Bool = true
   ) async throws(NewsRepositoryError) -> NewsResult {
     try await storing {
-      let (rows, record) = try await storage.cachedEntry(forQuery: query.cacheKey, limit: limit)
+      var rows: [Article] = []
+      let record: FetchRecord?
+      if readsBack {
+        let entry = try await storage.cachedEntry(forQuery: query.cacheKey, limit: limit)
+        rows = entry.0
+        record = entry.1
+      } else {
+        record = try await storage.fetchRecord(forQuery: query.cacheKey)
+      }
       var result = NewsResult(
         query: query, articles: rows, origin: .network, fetchedAt: fetchedAt, issues: issues,
         maxAge: maxAge ?? record?.maxAge, now: fetchedAt, revalidated: revalidated)
+      if !readsBack { result.storedCount = min(limit ?? Int.max, record?.cachedCount ?? 0) }
       result.saved = counts
       result.movedPermanently = movedTo
       result.permanentRedirects = movedTo == nil ? 0 : max(1, movedSeen)
@@ -396,7 +420,8 @@ public final class NewsRepository: Sendable {
 
   /// Network first, the cache on failure (or at the deadline, when there are cached rows).
   private func networkFirst(
-    _ query: NewsQuery, maxAge: TimeInterval?, limit: Int?, pages: Int, deadline: TimeInterval?, cached: NewsResult?
+    _ query: NewsQuery, maxAge: TimeInterval?, limit: Int?, pages: Int, deadline: TimeInterval?, cached: NewsResult?,
+    readsBack: Bool = true
   ) async throws(NewsRepositoryError) -> NewsResult {
     let refresh = await refresh(query, maxAge: maxAge, pages: pages)
     let outcome: RefreshOutcome
@@ -422,7 +447,7 @@ public final class NewsRepository: Sendable {
     case .saved(let fetchedAt, let issues, let notModified, let counts, let movedTo, let movedSeen):
       return try await networkResult(
         query, fetchedAt: fetchedAt, issues: issues, revalidated: notModified, maxAge: maxAge, limit: limit,
-        counts: counts, movedTo: movedTo, movedSeen: movedSeen)
+        counts: counts, movedTo: movedTo, movedSeen: movedSeen, readsBack: readsBack)
     case .failed(let failure):
       var result = try await fallback(cached, query, maxAge: maxAge, limit: limit, after: failure)
       guard !result.articles.isEmpty else { throw .networkFailedAndCacheEmpty(query: query, network: failure) }

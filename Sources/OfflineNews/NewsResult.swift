@@ -55,6 +55,11 @@ public struct NewsResult: Sendable {
   /// on; its answer is saved when it comes, as long as the process lives (an app, `news serve`). A process that
   /// exits first (the `news` command) drops it: the next read asks again.
   public var refreshContinues = false
+  /// For a network result read without its rows (a refresh of every source reports how many are cached, not
+  /// which): how many rows the query's result holds; `nil` when ``articles`` holds them.
+  package var storedCount: Int?
+  /// How many rows the query's result holds: ``storedCount``, else the number of ``articles``.
+  package var rowCount: Int { storedCount ?? articles.count }
 
   /// - Parameters:
   ///   - fetchedAt: when the rows' response was received (UTC, milliseconds), or `nil` when unknown.

@@ -112,10 +112,15 @@ public struct NewsSource: Sendable {
   }
 
   /// Whether `folder` is its folder or one of its folders' ancestors (`["Tech"]` contains `["Tech", "Swift"]`),
-  /// compared without regard to case; `[]` contains every source.
-  public func isFiled(under folder: [String]) -> Bool {
-    guard folder.count <= self.folder.count else { return false }
-    return zip(folder, self.folder).allSatisfy { $0.0.lowercased() == $0.1.lowercased() }
+  /// compared exactly: `Apple` and `apple` are two folders, as the folder lists show them (a newsboat tag and an
+  /// OPML folder may differ only in case) and as the Miniflux and Reader APIs serve them; `[]` contains every source.
+  /// A front end that takes a typed folder name resolves it to a folder first (`news`'s `--folder`: any case, when
+  /// that names one folder).
+  public func isFiled(under folder: [String]) -> Bool { Self.isFolder(self.folder, under: folder) }
+
+  /// Whether `folder` is `ancestor` or below it, compared exactly (``isFiled(under:)``'s rule).
+  package static func isFolder(_ folder: [String], under ancestor: [String]) -> Bool {
+    ancestor.count <= folder.count && zip(ancestor, folder).allSatisfy { $0.0 == $0.1 }
   }
 
   /// `base`, else `base (2)`, `base (3)`…: the first that is not in `names` (lowercased), as a new subscription is

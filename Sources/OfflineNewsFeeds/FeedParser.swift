@@ -85,16 +85,11 @@ public enum FeedParser {
     }
     let prologue = sniffed ?? XMLPrologue.read(data)
     let encoding = CharacterEncoding.choose(for: data, charset: charset, declared: prologue.declaredEncoding)
-    // XML_PARSE_HUGE only when the prologue was read to the root element and declares no entity (a DTD too long to
-    // be seen whole keeps libxml2's limits).
     let result = XMLReader.read(
-      data, url: feedURL.absoluteString, encoding: encoding.name,
-      huge: !prologue.declaresEntities && prologue.rootName != nil)
+      data, url: feedURL.absoluteString, encoding: encoding.name, huge: prologue.allowsHugeRead)
     guard let document = result.document, let root = document.root else {
-      let first = result.diagnostics.first(where: \.isError) ?? result.diagnostics.first
-      throw .notWellFormed(
-        feed: feedURL, line: first?.line ?? 0, column: first?.column ?? 0,
-        message: first?.message ?? "no root element")
+      let why = result.whyNoDocument
+      throw .notWellFormed(feed: feedURL, line: why.line, column: why.column, message: why.message)
     }
     // Cut off: libxml2 met the end of the bytes inside an element ("Premature end of data in tag …", reported for the
     // innermost one) and the root's end tag is nowhere in the bytes. (An inner element left open in a complete

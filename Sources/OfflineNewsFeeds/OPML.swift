@@ -75,16 +75,12 @@ public enum OPML {
   public static func read(_ data: Data, url: URL) throws(OPMLError) -> OPMLDocument {
     let prologue = XMLPrologue.read(data)
     let encoding = CharacterEncoding.choose(for: data, charset: nil, declared: prologue.declaredEncoding)
-    // As a feed (``FeedParser``): libxml2's limits (256 levels of nesting, 10 MB of text) lifted for a document that
-    // declares no entity (one that does keeps them, and with them libxml2's entity amplification check). Deeper than
+    // As a feed (``FeedParser``): libxml2's limits lifted as ``XMLPrologue/allowsHugeRead`` says. Deeper than
     // libxml2 goes even so, the list is refused (``XMLReadResult/cutOff(_:encoding:)``), never read in part.
-    let result = XMLReader.read(
-      data, url: url.absoluteString, encoding: encoding.name,
-      huge: !prologue.declaresEntities && prologue.rootName != nil)
+    let result = XMLReader.read(data, url: url.absoluteString, encoding: encoding.name, huge: prologue.allowsHugeRead)
     guard let document = result.document, let root = document.root else {
-      let first = result.diagnostics.first(where: \.isError) ?? result.diagnostics.first
-      throw .notWellFormed(
-        file: url, line: first?.line ?? 0, column: first?.column ?? 0, message: first?.message ?? "no root element")
+      let why = result.whyNoDocument
+      throw .notWellFormed(file: url, line: why.line, column: why.column, message: why.message)
     }
     if let cut = result.cutOff(data, encoding: encoding.name) {
       throw .truncated(file: url, line: cut.line, column: cut.column, message: cut.message)

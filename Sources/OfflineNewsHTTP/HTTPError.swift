@@ -9,6 +9,9 @@ public enum HTTPError: Error, Sendable, Hashable, CustomStringConvertible {
   case unsupportedURL(String)
   /// More than `limit` redirects in a row (a loop, or a chain too long).
   case tooManyRedirects(limit: Int)
+  /// A redirect the transport's ``RedirectTargetRule`` refused to follow: the reason it gave (`news serve`, beyond
+  /// loopback: the target is on its own machine or network).
+  case redirectRefused(String)
 
   /// The kind of transport failure, as far as it can be told.
   public enum TransportFailure: String, Sendable, Hashable {
@@ -34,15 +37,16 @@ public enum HTTPError: Error, Sendable, Hashable, CustomStringConvertible {
     case .transport(let failure, let detail): detail.isEmpty ? failure.rawValue : "\(failure.rawValue) (\(detail))"
     case .unsupportedURL(let url): "unsupported URL \(url) (use http or https)"
     case .tooManyRedirects(let limit): "more than \(limit) redirects"
+    case .redirectRefused(let reason): "redirect not followed: \(reason)"
     }
   }
 
   /// Whether another attempt may succeed: every transport failure except a TLS failure (a bad certificate stays
-  /// bad) and a cancellation; never an unsupported URL or a redirect loop (``RetryPolicy``).
+  /// bad) and a cancellation; never an unsupported URL, a redirect loop or a refused redirect (``RetryPolicy``).
   package var isRetryable: Bool {
     switch self {
     case .transport(let failure, let detail): failure != .secureConnectionFailed && detail != "cancelled"
-    case .unsupportedURL, .tooManyRedirects: false
+    case .unsupportedURL, .tooManyRedirects, .redirectRefused: false
     }
   }
 
@@ -52,6 +56,7 @@ public enum HTTPError: Error, Sendable, Hashable, CustomStringConvertible {
     case .transport(let failure, let detail): .transport(failure, detail: Redaction.redacted(detail, secrets: secrets))
     case .unsupportedURL(let url): .unsupportedURL(Redaction.redacted(url, secrets: secrets))
     case .tooManyRedirects: self
+    case .redirectRefused(let reason): .redirectRefused(Redaction.redacted(reason, secrets: secrets))
     }
   }
 }

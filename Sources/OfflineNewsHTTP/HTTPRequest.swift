@@ -67,3 +67,10 @@ public struct HTTPRequest: Sendable, Hashable {
     return fields
   }
 }
+
+/// Which redirects a transport refuses to follow, whatever ``HTTPRequest/Redirects`` allows: called with the URL the
+/// request first asked for and a redirect's target before it is followed; the reason it is refused (a text for
+/// people, naming the target), or `nil` to follow it. A refused redirect fails the request with
+/// ``HTTPError/redirectRefused(_:)``. `news serve` listening beyond loopback gives one to the reads it starts itself
+/// (`OfflineNewsServer`'s `NewsServer.redirectRule`), so that a feed cannot send it to its own machine or network.
+public typealias RedirectTargetRule = @Sendable (_ original: URL, _ target: URL) -> String?

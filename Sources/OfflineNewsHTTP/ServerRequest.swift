@@ -23,10 +23,14 @@ public struct ServerRequest: Sendable {
   /// The peer's address as text (`127.0.0.1`, `::1`), for the request log and login throttling.
   public var remoteAddress: String
   /// Set by a server transport that answered the request itself, before any handler could: `431` (header fields
-  /// over ``ServerLimits/maxHeaderBytes``) or `413` (a body over ``ServerLimits/maxBodyBytes``). The handler is then
+  /// over ``ServerLimits/maxHeaderBytes``), `413` (a body over ``ServerLimits/maxBodyBytes``), `400` or `501` (a
+  /// message RFC 9112 makes an error: two `Host` lines, `Content-Length` values that differ, …). The handler is then
   /// called only so that the request is logged like any other; its answer is not sent. `nil` for every request a
   /// handler answers.
   public var refusedWith: Int?
+  /// With ``refusedWith``: why, for the log (`more than one Host header field`); `nil` when the status says it (431,
+  /// 413) or the request was not refused.
+  public var refusalReason: String?
 
   /// - Parameters: see the properties of the same names. `target` is the request target (`/v1/entries?limit=5`):
   ///   its path is percent-decoded and its query split into ``query`` (RFC 3986 §3.4, `+` as a space as HTML

@@ -19,7 +19,9 @@ import OfflineNewsHTTP
 /// `MHD_OPTION_CONNECTION_TIMEOUT` seconds idle; request line and header fields at most `maxHeaderBytes` (431,
 /// counted here; libmicrohttpd's own pool, `MHD_OPTION_CONNECTION_MEMORY_LIMIT`, answers a request that does not
 /// fit in it 431 or 414 itself); a body over `maxBodyBytes` is answered 413 and the connection closed (before it is
-/// read when `Content-Length` says so, else once the excess has been read and dropped).
+/// read when `Content-Length` says so, else once the excess has been read and dropped). A request whose framing or
+/// `Host` RFC 9112 makes an error, which libmicrohttpd reads by its first line, is refused before its body
+/// (``MessageCheck``: 400 or 501, the connection closed).
 ///
 /// For example:
 /// ```swift
@@ -76,8 +78,8 @@ package final class MicroHTTPDServer: RunningServer, @unchecked Sendable {
         pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
           news_mhd_start(
             flags, address,
-            { cls, connection, url, method, _, upload, size, requestContext in
-              DaemonContext.access(cls, connection, url, method, upload, size, requestContext)
+            { cls, connection, url, method, version, upload, size, requestContext in
+              DaemonContext.access(cls, connection, url, method, version, upload, size, requestContext)
             }, cls, { cls, _, requestContext, _ in DaemonContext.completed(cls, requestContext) }, cls,
             UInt32(clamping: limits.maxConnections), perClient, UInt32(clamping: limits.idleTimeout), memory)
         }
@@ -248,8 +250,8 @@ private final class DaemonContext: @unchecked Sendable {
   /// response is queued).
   static func access(
     _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ url: UnsafePointer<CChar>?,
-    _ method: UnsafePointer<CChar>?, _ upload: UnsafePointer<CChar>?, _ uploadSize: UnsafeMutablePointer<Int>?,
-    _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+    _ method: UnsafePointer<CChar>?, _ version: UnsafePointer<CChar>?, _ upload: UnsafePointer<CChar>?,
+    _ uploadSize: UnsafeMutablePointer<Int>?, _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
   ) -> MHD_Result {
     guard let cls, let connection, let uploadSize, let requestContext else { return .NO }
     let daemon = Unmanaged<DaemonContext>.fromOpaque(cls).takeUnretainedValue()
@@ -258,7 +260,7 @@ private final class DaemonContext: @unchecked Sendable {
         method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/")
       requestContext.pointee = Unmanaged.passRetained(state).toOpaque()
       daemon.began()
-      return daemon.headersReceived(connection, state)
+      return daemon.headersReceived(connection, state, version: version.map { String(cString: $0) } ?? "HTTP/1.1")
     }
     let state = Unmanaged<RequestState>.fromOpaque(pointer).takeUnretainedValue()
     if let response = state.takeResponse() { return daemon.queue(response, on: connection) }
@@ -306,9 +308,10 @@ private final class DaemonContext: @unchecked Sendable {
     Unmanaged<DaemonContext>.fromOpaque(cls).takeUnretainedValue().ended()
   }
 
-  /// The first call: the request line and header fields are parsed. Refuses header fields over the limit (431)
-  /// and a declared body over it (413, before the body is read).
-  private func headersReceived(_ connection: OpaquePointer, _ state: RequestState) -> MHD_Result {
+  /// The first call: the request line and header fields are parsed. Refuses header fields over the limit (431),
+  /// a message whose framing or `Host` RFC 9112 makes an error (``MessageCheck``: 400 or 501, the connection
+  /// closed) and a declared body over the limit (413, before the body is read).
+  private func headersReceived(_ connection: OpaquePointer, _ state: RequestState, version: String) -> MHD_Result {
     let headers = Self.values(connection, .HEADER_KIND)
     let headerBytes = headers.reduce(state.method.utf8.count + state.path.utf8.count + 12) {
       $0 + $1.name.utf8.count + $1.value.utf8.count + 4
@@ -316,6 +319,10 @@ private final class DaemonContext: @unchecked Sendable {
     if headerBytes > limits.maxHeaderBytes {
       noteRefusal(431, state, connection)
       return queue(.text("request header fields too large\n", status: 431), on: connection, close: true)
+    }
+    if let refusal = MessageCheck.refusal(version: version, headers: headers) {
+      noteRefusal(refusal.status, state, connection, reason: refusal.reason)
+      return queue(.text(refusal.reason + "\n", status: refusal.status), on: connection, close: true)
     }
     if let length = headers.first(where: { $0.name.lowercased() == "content-length" })?.value,
       let bytes = UInt64(length.trimmingCharacters(in: .whitespaces)), bytes > UInt64(limits.maxBodyBytes)
@@ -327,13 +334,14 @@ private final class DaemonContext: @unchecked Sendable {
   }
 
   /// Hands the handler a request this transport refused itself (``ServerRequest/refusedWith``), so that it is
-  /// logged; no header field, query or body is passed on (they are what was too large), the path at most 200
-  /// characters.
-  func noteRefusal(_ status: Int, _ state: RequestState, _ connection: OpaquePointer) {
+  /// logged; no header field, query or body is passed on (they are what was too large or malformed), the path at
+  /// most 200 characters.
+  func noteRefusal(_ status: Int, _ state: RequestState, _ connection: OpaquePointer, reason: String? = nil) {
     var request = ServerRequest(
       method: String(state.method.prefix(16)), path: String(state.path.prefix(200)), query: [], headers: [],
       body: Data(), remoteAddress: Self.peerAddress(connection))
     request.refusedWith = status
+    request.refusalReason = reason
     let handler = self.handler
     Task { _ = await handler(request) }
   }

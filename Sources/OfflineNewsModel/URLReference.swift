@@ -26,13 +26,17 @@ package enum URLReference {
   package static func resolve(_ reference: String, against base: URL?, escaping: Bool = true) -> URL? {
     let trimmed = trimmingWhitespace(reference)
     guard !trimmed.isEmpty else { return nil }
-    let text: String
-    if needsEscape(trimmed) {
-      guard escaping else { return nil }
-      text = escaped(trimmed)
-    } else {
-      text = trimmed
-    }
+    guard needsEscape(trimmed) else { return parse(trimmed, against: base) }
+    guard escaping else { return nil }
+    // A host written in Unicode (an IDN, `http://bücher.example/`) is kept for Foundation to encode as IDNA
+    // (`xn--bcher-kva.example`, RFC 5891), which DNS resolves; percent-encoded, it names no host. Should Foundation
+    // refuse that host, the reference is read with every byte escaped, as any other.
+    if let url = parse(escaped(trimmed, keepingUnicodeHost: true), against: base) { return url }
+    return parse(escaped(trimmed), against: base)
+  }
+
+  /// `text` (no character URIs never hold, but for a Unicode host) parsed, resolved against `base` when relative.
+  private static func parse(_ text: String, against base: URL?) -> URL? {
     if hasScheme(text) { return URL(string: unwrappingFeedScheme(text)) }
     guard let base, let url = URL(string: text, relativeTo: base) else { return nil }
     return url.absoluteURL
@@ -75,17 +79,51 @@ package enum URLReference {
 
   /// `text` with the bytes RFC 3986 never allows in a URI reference (space, controls, `"<>\^`{|}`, non-ASCII)
   /// percent-encoded, leaving `%` and every reserved character as it is.
-  package static func escaped(_ text: String) -> String {
+  /// `text` in ASCII, as it reads and copies as one link: escaped (``escaped(_:keepingUnicodeHost:)``), but for a
+  /// Unicode host, which is encoded as IDNA (RFC 5891, by Foundation: `http://bücher.example/ü` is
+  /// `http://xn--bcher-kva.example/%C3%BC`), or percent-encoded as the rest when Foundation refuses it.
+  package static func asciiForm(_ text: String) -> String {
+    let kept = escaped(text, keepingUnicodeHost: true)
+    guard kept.utf8.contains(where: { $0 >= 0x80 }) else { return kept }
+    return URL(string: kept)?.absoluteString ?? escaped(text)
+  }
+
+  /// With `keepingUnicodeHost`, the non-ASCII bytes of the host of an absolute or network-path reference
+  /// (`scheme://host…`, `//host…`: after the authority's last `@`, before its port, RFC 3986 §3.2) are kept as they
+  /// are, for Foundation to encode as IDNA.
+  package static func escaped(_ text: String, keepingUnicodeHost: Bool = false) -> String {
     guard needsEscape(text) else { return text }
-    var out = ""
-    for byte in text.utf8 {
-      if isDisallowed(byte) {
-        out += "%" + String(hexDigits[Int(byte >> 4)]) + String(hexDigits[Int(byte & 0xF)])
+    let host = keepingUnicodeHost ? hostRange(text) : nil
+    var out: [UInt8] = []
+    out.reserveCapacity(text.utf8.count * 3)
+    for (offset, byte) in text.utf8.enumerated() {
+      if isDisallowed(byte), !(byte >= 0x80 && host?.contains(offset) == true) {
+        out += [UInt8(ascii: "%"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0xF)]]
       } else {
-        out.unicodeScalars.append(Unicode.Scalar(byte))
+        out.append(byte)  // ASCII, or a byte of a kept host's UTF-8 (whole: a host ends at an ASCII byte)
       }
     }
-    return out
+    return String(decoding: out, as: UTF8.self)
+  }
+
+  /// The UTF-8 offsets of the host of an absolute or network-path reference (RFC 3986 §3.2: the authority after
+  /// `//`, up to the first `/`, `?` or `#`; its host after the last `@`, up to a `:` port), or `nil` when it has
+  /// no authority.
+  private static func hostRange(_ text: String) -> Range<Int>? {
+    let bytes = Array(text.utf8)
+    var start = 0
+    if hasScheme(text), let colon = bytes.firstIndex(of: UInt8(ascii: ":")) { start = colon + 1 }
+    guard bytes.count >= start + 2, bytes[start] == UInt8(ascii: "/"), bytes[start + 1] == UInt8(ascii: "/")
+    else { return nil }
+    start += 2
+    var end = start
+    while end < bytes.count, !"/?#".utf8.contains(bytes[end]) { end += 1 }
+    if let at = bytes[start..<end].lastIndex(of: UInt8(ascii: "@")) { start = at + 1 }
+    if let colon = bytes[start..<end].lastIndex(of: UInt8(ascii: ":")), !bytes[start..<end].contains(UInt8(ascii: "]"))
+    {
+      end = colon
+    }
+    return start..<end
   }
 
   private static func needsEscape(_ text: String) -> Bool { text.utf8.contains(where: isDisallowed) }
@@ -99,5 +137,5 @@ package enum URLReference {
   }
 
   private static let disallowed: Set<UInt8> = Set("\"<>\\^`{|}".utf8)
-  private static let hexDigits = Array("0123456789ABCDEF")
+  private static let hexDigits = Array("0123456789ABCDEF".utf8)
 }

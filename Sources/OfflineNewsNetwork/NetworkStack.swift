@@ -29,20 +29,30 @@ package struct NetworkStack: Sendable {
   /// Whether its networks and transports make HTTP requests at all: `false` for ``filesOnly``, so that a command
   /// can refuse an http(s) source up front and say how to get a program that has the network.
   package var reachesHTTP: Bool
+  /// Makes this stack again with redirects refused by a rule; `nil` for a stack that makes no HTTP request.
+  private var refusing: (@Sendable (@escaping RedirectTargetRule) -> NetworkStack)?
 
   /// - Parameters:
   ///   - newsNetwork: makes the network of news sources (see ``newsNetwork``).
   ///   - httpTransport: makes the transport of other requests (see ``httpTransport``).
   ///   - reachesHTTP: whether they make HTTP requests (see ``reachesHTTP``); `true` by default.
+  ///   - refusing: makes the same stack whose networks and transports refuse the redirects a rule refuses
+  ///     (``refusingRedirects(_:)``); `nil` (by default) only for a stack that makes no HTTP request.
   package init(
     newsNetwork: @escaping @Sendable (NewsAPIKey?, TimeInterval, RetryPolicy, any NewsPageDecoder) -> any NewsNetwork,
     httpTransport: @escaping @Sendable (TimeInterval, RetryPolicy, [String]) -> any HTTPTransport,
-    reachesHTTP: Bool = true
+    reachesHTTP: Bool = true, refusing: (@Sendable (@escaping RedirectTargetRule) -> NetworkStack)? = nil
   ) {
     self.newsNetwork = newsNetwork
     self.httpTransport = httpTransport
     self.reachesHTTP = reachesHTTP
+    self.refusing = refusing
   }
+
+  /// This stack with every network and transport it makes refusing the redirects `rule` refuses
+  /// (``RedirectTargetRule``: `news serve` beyond loopback, for the reads it starts itself); itself for a stack that
+  /// makes no HTTP request.
+  package func refusingRedirects(_ rule: @escaping RedirectTargetRule) -> NetworkStack { refusing?(rule) ?? self }
 
   /// No HTTP at all: a `file:` URL is read by ``FileNewsNetwork`` (as the URLSession network reads it too); any
   /// other request fails with a transport error saying that this program has no network. For a program that only

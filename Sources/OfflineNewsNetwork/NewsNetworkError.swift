@@ -28,12 +28,13 @@ public enum NewsNetworkError: Error, Sendable, Hashable, CustomStringConvertible
   public typealias TransportFailure = HTTPError.TransportFailure
 
   /// The news network's reading of an HTTP transport's error: a transport failure stays one, an unsupported URL
-  /// stays one, a redirect loop is an invalid response.
+  /// stays one, a redirect loop or a refused redirect is an invalid response.
   package init(_ error: HTTPError) {
     switch error {
     case .transport(let failure, let detail): self = .transport(failure, detail: detail)
     case .unsupportedURL(let url): self = .unsupportedURL(url)
-    case .tooManyRedirects: self = .invalidResponse(BodyProblem(.protocolViolation, error.description))
+    case .tooManyRedirects, .redirectRefused:
+      self = .invalidResponse(BodyProblem(.protocolViolation, error.description))
     }
   }
 

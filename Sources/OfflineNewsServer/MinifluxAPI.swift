@@ -281,8 +281,9 @@ public struct MinifluxAPI: Sendable {
   /// fields (scraper and rewrite rules, credentials, …) have no counterpart here and are ignored. Every field is
   /// checked before anything changes. 201 with the feed as it is now, as Miniflux answers (a feed's id follows its
   /// name: ``ServedIdentifiers``, so a renamed feed has a new id); 400 naming the field for an empty title, a title
-  /// another subscription has, an unknown category, a URL that is not http(s) or that another served feed has; 400
-  /// for a source that is no subscription (a file imported).
+  /// another subscription has, an unknown category, a URL that is not http(s) or that another served feed has, or
+  /// (listening beyond loopback) on the server's own machine or network (``SubscribeTarget``); 400 for a source that
+  /// is no subscription (a file imported).
   private func updateFeed(_ feed: ServedFeed, _ request: ServerRequest, catalog: ServedCatalog) async throws
     -> ServerResponse
   {
@@ -322,7 +323,13 @@ public struct MinifluxAPI: Sendable {
       }) {
         return MinifluxJSON.error("Invalid feed_url: this feed already exists (\(other.name))", status: 400)
       }
-      if given != feed.source.url { url = given }
+      if given != feed.source.url {
+        // Pointed at the server's own machine or network, the next refresh would read it for the client.
+        if library.refusesPrivateTargets, let refusal = SubscribeTarget.refusal(given) {
+          return MinifluxJSON.error("Invalid feed_url: \(refusal)", status: 400)
+        }
+        url = given
+      }
     }
     let repository = library.repository
     var current = name

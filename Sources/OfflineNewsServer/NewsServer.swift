@@ -91,6 +91,12 @@ public struct NewsServer: Sendable {
     secureCookies = !HostCheck.isLoopback(settings.listenHost)
   }
 
+  /// The redirects the reads `news serve` starts itself (its refreshes, whole texts and images) do not follow when it
+  /// listens beyond loopback: those to another host on its own machine or network, by the rule a subscription
+  /// through an API is held to (``SubscribeTarget``). The composition root gives it to the network stack of the
+  /// server's repository (`NetworkStack.refusingRedirects`); `news fetch`, run by the owner, follows every redirect.
+  public static let redirectRule: RedirectTargetRule = { SubscribeTarget.redirectRefusal(from: $0, to: $1) }
+
   /// ``handle(_:)`` as a ``ServerHandler``.
   public var handler: ServerHandler { { request in await self.handle(request) } }
 
@@ -107,11 +113,12 @@ public struct NewsServer: Sendable {
   /// fields and logs it.
   public func handle(_ request: ServerRequest) async -> ServerResponse {
     if let status = request.refusedWith {
-      // Answered by the transport already (431, 413): logged like any other request, never routed.
+      // Answered by the transport already (431, 413, 400, 501): logged like any other request, never routed.
       settings.log.record(
         RequestLog.Entry(
           method: RequestLog.shown(request.method), path: RequestLog.shown(request.path), status: status, ms: 0,
-          peer: request.remoteAddress, note: status == 413 ? "body too large" : "header fields too large"))
+          peer: request.remoteAddress,
+          note: request.refusalReason ?? (status == 413 ? "body too large" : "header fields too large")))
       return .text("", status: status)
     }
     let started = ContinuousClock.now

@@ -16,8 +16,12 @@ import Foundation
 /// `fe80::/10`), private (RFC 1918 `10/8`, `172.16/12`, `192.168/16`; RFC 4193 `fc00::/7`), shared address space
 /// (RFC 6598 `100.64/10`), and IPv4-mapped IPv6 forms of these — whether the URL names the address or a name that
 /// resolves to one. Checked on the URL given, before anything is read, and on the address the feed was finally read
-/// from (after redirects: that read has happened, but nothing of it is subscribed or shown). Not covered: a redirect
-/// or DNS answer that changes to such an address after the subscription, which later refreshes follow.
+/// from (after redirects: that read has happened, but nothing of it is subscribed or shown).
+///
+/// The reads the server starts itself — its refreshes, with their whole texts and images — are held to the same rule
+/// for their redirects (``redirectRefusal(from:to:)``, `NewsServer.redirectRule`): a feed subscribed at a public
+/// address that later redirects to `127.0.0.1` or `10.x` is not followed there. Not covered: a DNS answer that
+/// changes to such an address after the subscription (the host is the same, so the read goes there).
 enum SubscribeTarget {
   /// Why `url` may not be read for a client, or `nil` when every address its host resolves to is public. A host that
   /// does not resolve is left to the read, which fails and says so.
@@ -29,6 +33,15 @@ enum SubscribeTarget {
       if let kind = kind(of: address) { return refused(url, "\(address.text) is \(kind)") }
     }
     return nil
+  }
+
+  /// Why a redirect from a read of `original` to `target` may not be followed, or `nil`: a redirect within the
+  /// original's host is followed (a feed the owner added on the own network, `news add http://10.0.0.5/feed`, moving
+  /// to https or another path), one to another host only when ``refusal(_:)`` passes it.
+  static func redirectRefusal(from original: URL, to target: URL) -> String? {
+    let host = { (url: URL) in url.host?.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased() }
+    if let from = host(original), !from.isEmpty, from == host(target) { return nil }
+    return refusal(target)
   }
 
   private static func refused(_ url: URL, _ why: String) -> String {

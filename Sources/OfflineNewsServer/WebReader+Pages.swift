@@ -114,9 +114,12 @@ extension WebReader {
     }
     if shown.isEmpty { html += "<p class=\"empty\">No articles.</p>\n" }
     html += "<ol class=\"entries\">"
+    let ids = await servedIDs(of: Array(shown))
     for (index, article) in shown.enumerated() {
       let context = "ctx=\(WebPage.query(query.context))&i=\(offset + index)"
-      html += entry(article, link: "?" + context, snippet: nil, back: back, session: session)
+      html += entry(
+        article, id: ids[article.url.absoluteString], link: "?" + context, snippet: nil, back: back,
+        session: session)
     }
     html += "</ol>\n<nav class=\"pager\">"
     if query.page > 1 {
@@ -153,8 +156,11 @@ extension WebReader {
     html = "<h1>Search: \(WebPage.text(text))</h1>\n"
     if hits.isEmpty { html += "<p class=\"empty\">No article matches.</p>\n" }
     html += "<ol class=\"entries results\">"
+    let ids = await servedIDs(of: hits.prefix(WebListQuery.pageSize).map(\.article))
     for hit in hits.prefix(WebListQuery.pageSize) {
-      html += entry(hit.article, link: "", snippet: hit.snippet, back: back, session: session)
+      html += entry(
+        hit.article, id: ids[hit.article.url.absoluteString], link: "", snippet: hit.snippet, back: back,
+        session: session)
     }
     html += "</ol>\n<nav class=\"pager\">"
     let base = "/search?q=\(WebPage.query(text))" + (unreadOnly ? "&unread=1" : "")
@@ -167,9 +173,12 @@ extension WebReader {
       .response()
   }
 
-  /// One article of a list: its title (a link to the reader), source and age, a snippet, and its two buttons.
-  func entry(_ article: Article, link: String, snippet: String?, back: String, session: WebSession) -> String {
-    let handle = ArticleIdentity.handle(forKey: article.url.absoluteString)
+  /// One article of a list: its title (a link to the reader, by served id `id`; `nil`: the handle of its key, which
+  /// ``find(_:)`` resolves too), source and age, a snippet, and its two buttons.
+  func entry(_ article: Article, id: String?, link: String, snippet: String?, back: String, session: WebSession)
+    -> String
+  {
+    let handle = id ?? ArticleIdentity.handle(forKey: article.url.absoluteString)
     let href = "/article/\(handle)" + link
     var classes = ["entry"]
     if !article.isRead { classes.append("unread") }
@@ -227,10 +236,11 @@ extension WebReader {
 
   // MARK: The article
 
-  /// `/article/{handle}`: the readable article.
-  func article(_ handle: String, request: ServerRequest, session: WebSession) async -> ServerResponse {
-    guard let article = await find(handle) else { return notFound(session: session, message: "No such article.") }
-    let handle = handle.lowercased()
+  /// `/article/{id}`: the readable article (`id`: its served id, or the handle of its key, ``find(_:)``).
+  func article(_ id: String, request: ServerRequest, session: WebSession) async -> ServerResponse {
+    guard let (article, handle) = await find(id) else {
+      return notFound(session: session, message: "No such article.")
+    }
     let content = await library.sanitizedContent(of: article)
     let lead = await ServedImages.leadImage(of: article, in: library.repository)
     let back = request.path + (request.query.isEmpty ? "" : "?" + Self.queryString(request.query))
@@ -264,6 +274,7 @@ extension WebReader {
       let window = try? await library.repository.read(limit: 3, offset: max(0, index - 1), filter: filter)
     else { return "" }
     let key = article.url.absoluteString
+    let ids = await servedIDs(of: window)
     var previous: (Article, Int)?
     var next: (Article, Int)?
     let first = max(0, index - 1)
@@ -276,9 +287,8 @@ extension WebReader {
       if let after = window.dropFirst(index > 0 ? 1 : 0).first { next = (after, index) }
     }
     func link(_ target: (Article, Int), rel: String, label: String) -> String {
-      let href =
-        "/article/\(ArticleIdentity.handle(forKey: target.0.url.absoluteString))?ctx=\(WebPage.query(context))"
-        + "&i=\(target.1)"
+      let id = ids[target.0.url.absoluteString] ?? ArticleIdentity.handle(forKey: target.0.url.absoluteString)
+      let href = "/article/\(id)?ctx=\(WebPage.query(context))&i=\(target.1)"
       return "<a rel=\"\(rel)\" href=\"\(WebPage.attribute(href))\" title=\"\(WebPage.attribute(target.0.title))\">"
         + label + "</a> "
     }

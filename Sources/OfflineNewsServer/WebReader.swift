@@ -12,9 +12,13 @@ import OfflineNewsModel
 /// - `GET /articles`: the article list, newest first (``WebListQuery``: `unread=1`, `starred=1`, `source=`,
 ///   `folder=`, `page=`).
 /// - `GET /search?q=…`: the store's full-text search, best first, with snippets (`unread=1` too).
-/// - `GET /article/{handle}`: the readable article (stored full text, else content or summary, sanitised) with its
-///   offline images; `ctx` and `i` (the list it was opened from, and its place there) give previous and next.
-/// - `POST /article/{handle}/read` (`read=1|0`) and `POST /article/{handle}/star` (`star=1|0`): the form's CSRF
+/// - `GET /article/{id}`: the readable article (stored full text, else content or summary, sanitised) with its
+///   offline images; `ctx` and `i` (the list it was opened from, and its place there) give previous and next. `{id}`
+///   is the article's served id (`article.servedID`, 16 hex digits, ``ServedIdentifiers``): kept when the store
+///   re-keys the row (a publisher fixes the link under the same guid), so that a bookmarked URL keeps opening it. A
+///   URL written before, with the handle of the row's key (``ArticleIdentity``), still opens the article (the served
+///   id is looked up first: an article inserted under a key and never moved has that key's handle as its served id).
+/// - `POST /article/{id}/read` (`read=1|0`) and `POST /article/{id}/star` (`star=1|0`): the form's CSRF
 ///   token is the front door's to check; answered with JSON (`{"read":true,"starred":false}`) when the request
 ///   accepts it (the script's `fetch`), else `303 See Other` back to the page (`back=`, a path of this server).
 /// - `POST /articles/read` (the list's arguments, as ``WebListQuery`` reads them, in the form): marks every article of
@@ -59,8 +63,8 @@ public struct WebReader: Sendable {
   }
 
   /// Sets an article's read or starred state.
-  private func change(_ action: String, of handle: String, request: ServerRequest) async -> ServerResponse {
-    guard let article = await find(handle) else { return .text("no such article", status: 404) }
+  private func change(_ action: String, of id: String, request: ServerRequest) async -> ServerResponse {
+    guard let (article, id) = await find(id) else { return .text("no such article", status: 404) }
     let key = article.url.absoluteString
     let repository = library.repository
     let on = (request.parameter(action) ?? "1") != "0"
@@ -80,7 +84,7 @@ public struct WebReader: Sendable {
         status: 200, type: "application/json", data: Data(json.utf8),
         headers: [(name: "Cache-Control", value: "no-store")])
     }
-    let back = NewsServer.localPath(request.parameter("back")) ?? "/article/\(handle)"
+    let back = NewsServer.localPath(request.parameter("back")) ?? "/article/\(id)"
     return ServerResponse(status: 303, headers: [(name: "Location", value: back)])
   }
 
@@ -104,13 +108,29 @@ public struct WebReader: Sendable {
     return ServerResponse(status: 303, headers: [(name: "Location", value: query.path())])
   }
 
-  /// The article with this full handle (16 hex digits), or `nil`.
-  func find(_ handle: String) async -> Article? {
-    guard handle.count == 16, handle.allSatisfy(\.isHexDigit),
-      case .found(let article) = try? await library.repository.article(handleOrURL: handle),
-      ArticleIdentity.handle(forKey: article.url.absoluteString) == handle.lowercased()
+  /// The article of `/article/{id}` and its served id: the article whose served id is `id` (16 hex digits, any
+  /// case), else the one whose key's handle it is (a URL written before served ids, or of a row re-keyed since);
+  /// `nil` for neither.
+  func find(_ id: String) async -> (article: Article, servedID: String)? {
+    guard id.count == 16, id.allSatisfy(\.isHexDigit) else { return nil }
+    let id = id.lowercased()
+    if let article = try? await library.repository.articles(withServedIDPrefixes: [id]).first {
+      return (article, id)
+    }
+    guard case .found(let article) = try? await library.repository.article(handleOrURL: id),
+      ArticleIdentity.handle(forKey: article.url.absoluteString) == id
     else { return nil }
-    return article
+    return (article, await servedIDs(of: [article])[article.url.absoluteString] ?? id)
+  }
+
+  /// The served id of each of `articles` (``ServedIdentifiers``), by key text.
+  func servedIDs(of articles: [Article]) async -> [String: String] {
+    let facts = (try? await library.repository.syncFacts(of: articles)) ?? [:]
+    var ids: [String: String] = [:]
+    for article in articles {
+      ids[article.url.absoluteString] = ServedIdentifiers.servedID(of: article, in: facts)
+    }
+    return ids
   }
 
   func notAllowed(_ allow: String) -> ServerResponse {

@@ -10,11 +10,17 @@ extension NetworkStack {
   /// ```swift
   /// let commandLine = NewsCommandLine(environment: ProcessInfo.processInfo.environment, network: .urlSession)
   /// ```
-  package static let urlSession = NetworkStack(
-    newsNetwork: { apiKey, timeout, retry, decoder in
-      URLSessionNewsNetwork(key: apiKey, timeout: timeout, retry: retry, decoder: decoder)
-    },
-    httpTransport: { timeout, retry, secrets in
-      URLSessionHTTPTransport(timeout: timeout, retry: retry, secrets: secrets)
-    })
+  package static let urlSession = urlSession(refusedRedirects: nil)
+
+  /// ``urlSession`` with the redirects `rule` refuses not followed (`nil`: none refused).
+  private static func urlSession(refusedRedirects rule: RedirectTargetRule?) -> NetworkStack {
+    NetworkStack(
+      newsNetwork: { apiKey, timeout, retry, decoder in
+        URLSessionNewsNetwork(key: apiKey, timeout: timeout, retry: retry, decoder: decoder, refusedRedirects: rule)
+      },
+      httpTransport: { timeout, retry, secrets in
+        URLSessionHTTPTransport(timeout: timeout, retry: retry, secrets: secrets, refusedRedirects: rule)
+      },
+      refusing: { urlSession(refusedRedirects: $0) })
+  }
 }

@@ -30,6 +30,8 @@ public final class URLSessionHTTPTransport: HTTPTransport {
   /// Which failures are retried and how.
   package let retry: RetryPolicy
   private let secrets: [String]
+  /// The redirects refused whatever a request allows; `nil`: none.
+  private let refusedRedirects: RedirectTargetRule?
   private let session: URLSession
   private let tasks = SessionTasks()
 
@@ -60,7 +62,13 @@ public final class URLSessionHTTPTransport: HTTPTransport {
   ///   - retry: ``RetryPolicy/none`` (a single attempt) by default.
   ///   - secrets: texts never to show in an error of any request (keys this transport sends), besides each
   ///     request's own ``HTTPRequest/secrets``.
-  public init(timeout: TimeInterval = 5, retry: RetryPolicy = .none, secrets: [String] = []) {
+  ///   - refusedRedirects: redirects not followed whatever a request allows (``RedirectTargetRule``); none by
+  ///     default. A refused one fails the request with ``HTTPError/redirectRefused(_:)``.
+  public init(
+    timeout: TimeInterval = 5, retry: RetryPolicy = .none, secrets: [String] = [],
+    refusedRedirects: RedirectTargetRule? = nil
+  ) {
+    self.refusedRedirects = refusedRedirects
     self.timeout = Self.effectiveTimeout(timeout)
     self.retry = retry
     self.secrets = secrets.filter { !$0.isEmpty }
@@ -117,7 +125,8 @@ public final class URLSessionHTTPTransport: HTTPTransport {
       timeoutInterval: Self.backstopTimeout(timeout))
     for (name, value) in request.headersToSend { urlRequest.setValue(value, forHTTPHeaderField: name) }
     let rule = RedirectRule(
-      original: request.url, anyOrigin: request.redirects == .anyOrigin, secrets: secrets, limit: Self.maximumRedirects)
+      original: request.url, anyOrigin: request.redirects == .anyOrigin, secrets: secrets, limit: Self.maximumRedirects,
+      refuses: refusedRedirects)
     let outcome: DataTaskOutcome
     do {
       outcome = try await tasks.run(
@@ -126,6 +135,7 @@ public final class URLSessionHTTPTransport: HTTPTransport {
       throw HTTPError.from(error, timeout: timeout)
     }
     if outcome.redirects.overLimit { throw .tooManyRedirects(limit: Self.maximumRedirects) }
+    if let reason = outcome.redirects.refused { throw .redirectRefused(reason) }
     guard let http = outcome.response as? HTTPURLResponse else {
       throw HTTPError.transport(.other, detail: "not an HTTP response")
     }

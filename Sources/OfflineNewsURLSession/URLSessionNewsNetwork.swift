@@ -63,14 +63,17 @@ public final class URLSessionNewsNetwork: NewsNetwork {
       decoder: decoder)
   }
 
-  /// As ``init(apiKey:apiKeyHosts:timeout:retry:decoder:)``, with the key and its hosts as one value.
+  /// As ``init(apiKey:apiKeyHosts:timeout:retry:decoder:)``, with the key and its hosts as one value; redirects
+  /// `refusedRedirects` refuses are not followed (``URLSessionHTTPTransport/init(timeout:retry:secrets:refusedRedirects:)``).
   package init(
     key apiKey: NewsAPIKey?, timeout: TimeInterval = 5, retry: RetryPolicy = .none,
-    decoder: any NewsPageDecoder = ArticleDecoder()
+    decoder: any NewsPageDecoder = ArticleDecoder(), refusedRedirects: RedirectTargetRule? = nil
   ) {
     self.decoder = decoder
     self.apiKey = apiKey.flatMap { $0.value.isEmpty ? nil : $0 }
-    transport = URLSessionHTTPTransport(timeout: timeout, retry: retry, secrets: [self.apiKey?.value].compactMap { $0 })
+    transport = URLSessionHTTPTransport(
+      timeout: timeout, retry: retry, secrets: [self.apiKey?.value].compactMap { $0 },
+      refusedRedirects: refusedRedirects)
     self.retry = retry
     self.timeout = transport.timeout
   }

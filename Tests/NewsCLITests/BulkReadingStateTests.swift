@@ -56,6 +56,62 @@ struct BulkReadingStateTests {
     return Set(articles(try listed.json()).compactMap { $0["title"] as? String })
   }
 
+  @Test("folders that differ only in case are two; a subscription is not another feed of its publisher's name")
+  func caseFoldersAndPublishers() async throws {
+    let cli = CLIHarness()
+    let server = try LoopbackHTTPServer(.closeImmediately)
+    defer { server.stop() }
+    // Two feeds titled "Daring Fireball" (its RSS and its Atom, as a tester subscribed them): one the subscription
+    // "Daring Fireball" in the OPML folder "Apple", one "df2" in the newsboat tag "apple".
+    func titled(_ title: String, _ name: String, count: Int) -> Data {
+      let feed = String(decoding: Self.feed(name, count: count, server: server), as: UTF8.self)
+      let channel = feed.replacingOccurrences(of: "<title>\(name)</title><link>", with: "<title>\(title)</title><link>")
+      return Data(channel.utf8)
+    }
+    let feeds = [
+      "/df.rss": titled("Daring Fireball", "df", count: 3), "/this.rss": titled("All This", "this", count: 2),
+      "/df2.rss": titled("Daring Fireball", "dfatom", count: 2),
+    ]
+    server.router = { request in
+      guard let body = feeds[request.target] else { return .respond(status: 404, body: Data()) }
+      return .respond(status: 200, headers: ["Content-Type": "application/rss+xml"], body: body)
+    }
+    let config = cli.directory.path("news.json")
+    let url = { (path: String) in server.url(path).absoluteString }
+    try Data(
+      """
+      {"sources": {
+        "Daring Fireball": {"feed": "\(url("/df.rss"))", "folder": "Apple"},
+        "allthis": {"feed": "\(url("/this.rss"))", "folder": "Apple"},
+        "df2": {"feed": "\(url("/df2.rss"))", "folder": "apple"}
+      }, "timeoutSeconds": 5}
+      """.utf8
+    ).write(to: URL(fileURLWithPath: config))
+    #expect(await cli.run("fetch", "--all", "--config", config, "--db", cli.database).status == 0)
+    let run = { (arguments: [String]) in
+      await cli.run(arguments + ["--config", config, "--db", cli.database])
+    }
+    let df: Set = ["df story 1", "df story 2", "df story 3"]
+    let dfAtom: Set = ["dfatom story 1", "dfatom story 2"]
+    #expect(try await Self.titles(cli, config, "--source", "Daring Fireball") == df)
+    #expect(try await Self.titles(cli, config, "--source", "daring fireball") == df)
+    #expect(try await Self.titles(cli, config, "--folder", "apple") == dfAtom)
+    #expect(try await Self.titles(cli, config, "--folder", "Apple") == df.union(["this story 1", "this story 2"]))
+    // A publisher's name that no subscription bears still selects by publisher.
+    #expect(try await Self.titles(cli, config, "--source", "all this") == ["this story 1", "this story 2"])
+
+    #expect(await run(["mark-read", "--folder", "apple"]).out == "marked 2 articles read\n")
+    #expect(try await Self.titles(cli, config, "--unread") == df.union(["this story 1", "this story 2"]))
+    // In a case that names neither folder alone: a usage error naming both.
+    let ambiguous = await run(["mark-read", "--folder", "APPLE"])
+    #expect(ambiguous.status == 64)
+    #expect(ambiguous.err.contains("Apple") && ambiguous.err.contains("apple"), "\(ambiguous.err)")
+    #expect(await run(["mark-read", "--source", "Daring Fireball"]).out == "marked 3 articles read\n")
+    #expect(try await Self.titles(cli, config, "--unread") == ["this story 1", "this story 2"])
+    let sources = await run(["sources", "--json"])
+    #expect(sources.status == 0, "\(sources.err)")
+  }
+
   @Test("mark-read --source (any case), --folder (with the folders below), --before, --all, --undo: counts printed")
   func bulkMarkRead() async throws {
     let cli = CLIHarness()

@@ -209,17 +209,28 @@ struct EverySourceTests {
     #expect(listed.count == 3)
   }
 
-  @Test("fetch --all: one line per source; a failing source never stops the others")
-  func fetchAll() async throws {
+  /// For `fetch --all`: a loopback server of ``feedBody`` (with an `ETag`), a harness, and the path of its
+  /// `news.json`, whose `sources` are the members `sources` writes from the feed's URL and a URL at a refused port,
+  /// with a 2-second timeout.
+  static func goodAndGone(
+    _ sources: (_ good: String, _ gone: String) -> String
+  ) throws -> (server: LoopbackHTTPServer, cli: CLIHarness, config: String) {
     let server = try LoopbackHTTPServer(.conditional(etag: "\"v1\"", lastModified: nil, body: Data(Self.feedBody.utf8)))
     let cli = CLIHarness()
     let config = cli.directory.path("news.json")
     let good = server.url("/feed.json").absoluteString
     let gone = "http://127.0.0.1:\(try LoopbackHTTPServer.refusedPort())/feed.json"
-    try Data(
-      #"{"sources": {"good": {"feed": "\#(good)", "mapping": "jsonfeed"}, "gone": {"feed": "\#(gone)", "mapping": "jsonfeed"}}, "timeoutSeconds": 2}"#
-        .utf8
-    ).write(to: URL(fileURLWithPath: config))
+    let document = #"{"sources": {\#(sources(good, gone))}, "timeoutSeconds": 2}"#
+    try Data(document.utf8).write(to: URL(fileURLWithPath: config))
+    return (server, cli, config)
+  }
+
+  @Test("fetch --all: one line per source; a failing source never stops the others")
+  func fetchAll() async throws {
+    let (server, cli, config) = try Self.goodAndGone { good, gone in
+      #""good": {"feed": "\#(good)", "mapping": "jsonfeed"}, "gone": {"feed": "\#(gone)", "mapping": "jsonfeed"}"#
+    }
+    defer { server.stop() }
     let outcome = await cli.run("fetch", "--all", "--config", config, "--db", cli.database)
     #expect(outcome.out.contains("good: 2 new, 0 updated, 0 unchanged"), "\(outcome.out)")
     #expect(outcome.err.contains("gone: failed:"), "\(outcome.err)")
@@ -242,15 +253,10 @@ struct EverySourceTests {
 
   @Test("fetch --all --quiet prints only the failures and one summary line")
   func fetchAllQuiet() async throws {
-    let server = try LoopbackHTTPServer(.conditional(etag: "\"v1\"", lastModified: nil, body: Data(Self.feedBody.utf8)))
-    let cli = CLIHarness()
-    let config = cli.directory.path("news.json")
-    let good = server.url("/feed.json").absoluteString
-    let gone = "http://127.0.0.1:\(try LoopbackHTTPServer.refusedPort())/feed.json"
-    try Data(
-      #"{"sources": {"good": {"feed": "\#(good)"}, "other": {"feed": "\#(good)?b"}, "gone": {"feed": "\#(gone)"}}, "timeoutSeconds": 2}"#
-        .utf8
-    ).write(to: URL(fileURLWithPath: config))
+    let (server, cli, config) = try Self.goodAndGone { good, gone in
+      #""good": {"feed": "\#(good)"}, "other": {"feed": "\#(good)?b"}, "gone": {"feed": "\#(gone)"}"#
+    }
+    defer { server.stop() }
     let outcome = await cli.run("fetch", "--all", "--quiet", "--config", config, "--db", cli.database)
     #expect(outcome.status == 75, "\(outcome.err)")
     #expect(outcome.out == "3 sources: 2 refreshed, 1 failed; 2 new articles\n", "\(outcome.out)")

@@ -59,14 +59,6 @@ private func terminalControls(in text: String) -> [String] {
   }.map { String(format: "U+%04X", $0.value) }
 }
 
-/// Runs the first of `candidates` that exists (chattr) with `spawnAndWait`; whether it exited 0.
-private func runTool(_ candidates: [String], _ arguments: [String]) -> Bool {
-  guard let tool = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { return false }
-  return spawnAndWait(tool, arguments)
-}
-
-private let chattr = ["/usr/bin/chattr", "/bin/chattr"]
-
 /// The namespace of this file's suites (`--filter HostileCLITests` selects them all).
 @Suite("Hostile input through the news command line")
 enum HostileCLITests {}
@@ -569,14 +561,8 @@ extension HostileCLITests {
       let sample = Fixtures.configDirectory.appendingPathComponent("sample/top-headlines.json").path
       #expect(await cli.run("import", sample, "--db", cli.database).status == 0)
       let before = try Data(contentsOf: URL(fileURLWithPath: cli.database))
-      // Root ignores permission bits: make the file immutable instead (ext4, xfs, btrfs, tmpfs ≥ 6.0).
-      let immutable = geteuid() == 0
-      if immutable {
-        try #require(runTool(chattr, ["+i", cli.database]), "chattr +i \(cli.database) failed")
-      } else {
-        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: cli.database)
-      }
-      defer { if immutable { _ = runTool(chattr, ["-i", cli.database]) } }
+      try #require(FaultCapabilities.makeReadOnly(cli.database), "could not make \(cli.database) read-only")
+      defer { FaultCapabilities.undoReadOnly(cli.database) }
 
       for command in [["import", sample], ["delete", "--all"], ["fetch", "--url", sample]] {
         let outcome = await cli.run(command + ["--db", cli.database])
@@ -601,13 +587,8 @@ extension HostileCLITests {
       let url = try #require(rows.first?["url"] as? String)
       let title = try #require(rows.first?["title"] as? String)
       let before = try Data(contentsOf: URL(fileURLWithPath: cli.database))
-      let immutable = geteuid() == 0
-      if immutable {
-        try #require(runTool(chattr, ["+i", cli.database]), "chattr +i \(cli.database) failed")
-      } else {
-        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: cli.database)
-      }
-      defer { if immutable { _ = runTool(chattr, ["-i", cli.database]) } }
+      try #require(FaultCapabilities.makeReadOnly(cli.database), "could not make \(cli.database) read-only")
+      defer { FaultCapabilities.undoReadOnly(cli.database) }
 
       let shown = await cli.run("show", url, "--db", cli.database)
       #expect(shown.status == 0, "\(shown.err)")

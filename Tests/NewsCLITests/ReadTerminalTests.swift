@@ -409,16 +409,8 @@ struct ReadTerminalTests {
     let tmux = try #require(Self.tmux)
     let store = try await Store()
     let before = try Data(contentsOf: URL(fileURLWithPath: store.database))
-    let immutable = FaultCapabilities.isRoot
-    if immutable {
-      let chattr = try #require(FaultCapabilities.chattrTool)
-      try #require(spawnAndWait(chattr, ["+i", store.database]), "chattr +i failed")
-    } else {
-      try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: store.database)
-    }
-    defer {
-      if immutable, let chattr = FaultCapabilities.chattrTool { _ = spawnAndWait(chattr, ["-i", store.database]) }
-    }
+    try #require(FaultCapabilities.makeReadOnly(store.database), "could not make \(store.database) read-only")
+    defer { FaultCapabilities.undoReadOnly(store.database) }
     let pane = try await Pane(tmux: tmux, directory: store.directory.path(""))
     defer { pane.killNow() }
     try await pane.type(store.readCommand("--source wide"))

@@ -27,6 +27,25 @@ struct OPMLTests {
     #expect(document.issues.allSatisfy { $0.line != nil })
   }
 
+  @Test("an xmlUrl on a Unicode host (IDN) names its IDNA host, which DNS resolves, not a percent-encoded one")
+  func internationalizedHost() throws {
+    let document = try OPML.read(
+      Data(
+        """
+        <opml version="2.0"><body>
+          <outline text="Bücher" xmlUrl="http://bücher.example/feed" htmlUrl="http://bücher.example/"/>
+          <outline text="RF" xmlUrl="https://пример.рф/rss?тема=новости"/>
+        </body></opml>
+        """.utf8), url: Self.fileURL)
+    #expect(
+      document.subscriptions.map(\.feedURL.absoluteString) == [
+        "http://xn--bcher-kva.example/feed",
+        "https://xn--e1afmkfd.xn--p1ai/rss?%D1%82%D0%B5%D0%BC%D0%B0=%D0%BD%D0%BE%D0%B2%D0%BE%D1%81%D1%82%D0%B8",
+      ])
+    #expect(document.subscriptions.first?.homePageURL?.absoluteString == "http://xn--bcher-kva.example/")
+    #expect(document.issues.isEmpty, "\(document.issues)")
+  }
+
   @Test("nested folders, title or text, xmlUrl and htmlUrl in any letter case; bad outlines reported")
   func nested() throws {
     let document = try OPML.read(

@@ -1,23 +1,12 @@
 import Foundation
 import OfflineNewsHTML
+import TestSupport
 import Testing
 
 /// Inputs no page should be, for the parser, the extractor and the renderer: nothing crashes, hangs or recurses
 /// without bound (libxml2 stops nesting at 256 levels, and every walk here is iterative).
 @Suite(.timeLimit(.minutes(5)))
 struct HostileHTMLTests {
-  /// SplitMix64 (Steele, Lea, Flood 2014): a small seeded generator, so a failing input can be made again.
-  struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
-  }
-
   static func exercise(_ data: Data) throws {
     let article = try ReadabilityExtractor().extract(from: data, url: URL(string: "https://example.com/a/b"))
     if let article {
@@ -46,7 +35,7 @@ struct HostileHTMLTests {
 
   @Test("random bytes, and random bytes among tags")
   func randomBytes() throws {
-    var generator = SplitMix64(state: 20_241_201)
+    var generator = SplitMix64(seed: 20_241_201)
     let pieces = [
       "<div>", "</div>", "<p>", "<br>", "<a href='", "'>", "</a>", "<table><tr><td>", "<li>", "&#", ";",
       "<pre>", "<img alt=", "<script>", "</script>", "<!--", "-->", "<![CDATA[", "<noscript>", " ", "\u{0}",

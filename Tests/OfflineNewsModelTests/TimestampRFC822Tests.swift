@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNewsModel
+import TestSupport
 import Testing
 
 /// Seconds since 1970 of `text` read as RFC 822, or `nil` when the parser rejects it.

@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNewsModel
+import TestSupport
 import Testing
 
 /// Milliseconds since 1970 of `text`, or `nil` when the parser rejects it.

@@ -45,6 +45,32 @@ struct URLReferenceTests {
     #expect(URLReference.trimmingWhitespace("\u{A0}x ") == "\u{A0}x")  // no-break space is not ASCII white space
   }
 
+  @Test("a Unicode host is encoded as IDNA (punycode), its path and userinfo percent-encoded")
+  func unicodeHost() {
+    // An OPML file's `xmlUrl`, a feed's link, a page's `href`: DNS resolves the IDNA form, not `b%C3%BCcher`.
+    #expect(
+      URLReference.resolve("http://bücher.example/feed", against: nil)?.absoluteString
+        == "http://xn--bcher-kva.example/feed")
+    #expect(
+      URLReference.resolve("https://пример.рф/новости?q=ü", against: nil)?.absoluteString
+        == "https://xn--e1afmkfd.xn--p1ai/%D0%BD%D0%BE%D0%B2%D0%BE%D1%81%D1%82%D0%B8?q=%C3%BC")
+    #expect(
+      URLReference.resolve("feed://bücher.example:8080/rss", against: nil)?.absoluteString
+        == "http://xn--bcher-kva.example:8080/rss")
+    #expect(
+      URLReference.resolve("//bücher.example/a b", against: Self.base)?.absoluteString
+        == "http://xn--bcher-kva.example/a%20b")
+    #expect(
+      URLReference.resolve("http://jürgen@bücher.example/", against: nil)?.absoluteString
+        == "http://j%C3%BCrgen@xn--bcher-kva.example/")
+    #expect(URLReference.asciiForm("http://bücher.example/ü x") == "http://xn--bcher-kva.example/%C3%BC%20x")
+    #expect(URLReference.asciiForm("http://a.example/ü") == "http://a.example/%C3%BC")
+    // A host in ASCII keeps its path's Unicode percent-encoded, as before.
+    #expect(
+      URLReference.resolve("ü/x", against: URL(string: "http://bücher.example/a/"))?.absoluteString
+        == "http://xn--bcher-kva.example/a/%C3%BC/x")
+  }
+
   @Test("characters URIs never hold are percent-encoded as UTF-8, or refused without escaping")
   func escaping() {
     // `%` stays; `[` `]` are gen-delims RFC 3986 allows only in a host, and Foundation encodes them in a query.

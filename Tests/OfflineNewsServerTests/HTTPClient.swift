@@ -107,25 +107,14 @@ func openSlowConnection(port: Int) throws -> Int32 {
   return fd
 }
 
-/// Runs `curl` (when installed) with `arguments`: its response header and body, read back from files (a child's
-/// output is discarded); `nil` with a printed notice when curl is not installed.
+/// Runs `curl -s -D -` (when installed, by ``ProgramRun``) with `arguments`: its output, the response's header then
+/// its body; `nil` with a printed notice when curl is not installed.
 func runCurl(_ arguments: [String]) async throws -> String? {
-  let curl = ["/usr/bin/curl", "/usr/local/bin/curl"].first { FileManager.default.isExecutableFile(atPath: $0) }
-  guard let curl else {
+  guard let curl = ProgramRun.program("curl") else {
     print("notice: curl is not installed; the curl checks are skipped")
     return nil
   }
-  let output = FileManager.default.temporaryDirectory.appendingPathComponent("curl-\(UUID().uuidString).out")
-  defer { try? FileManager.default.removeItem(at: output) }
-  let writeOut = FileManager.default.temporaryDirectory.appendingPathComponent("curl-\(UUID().uuidString).w")
-  defer { try? FileManager.default.removeItem(at: writeOut) }
-  let child = try ChildProcess(
-    URL(fileURLWithPath: curl),
-    ["-s", "-o", output.path, "-D", writeOut.path] + arguments)
-  await child.exited()
-  let header = (try? String(contentsOf: writeOut, encoding: .utf8)) ?? ""
-  let body = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
-  return header + "\r\n" + body
+  return try await ProgramRun.run(curl, ["-s", "-D", "-"] + arguments).out
 }
 
 /// A request made with curl (when installed), read back as a ``ClientResponse``; `nil` with a printed notice when
@@ -146,7 +135,5 @@ func curlRequest(
     guard let colon = line.firstIndex(of: ":") else { continue }
     fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
   }
-  var text = String(output[end.upperBound...])
-  if text.hasPrefix("\r\n") { text.removeFirst() }
-  return ClientResponse(status: status, headers: fields, body: Data(text.utf8))
+  return ClientResponse(status: status, headers: fields, body: Data(output[end.upperBound...].utf8))
 }

@@ -258,8 +258,7 @@ struct SearchFoldingTests {
   }
 
   private func runTool(_ tool: String, _ arguments: [String]) async throws {
-    let child = try ChildProcess(URL(fileURLWithPath: tool), ["-bail"] + arguments)
-    await child.exited()
-    #expect(child.terminationStatus == 0, "sqlite3 \(arguments)")
+    let run = try await ProgramRun.run(tool, ["-bail"] + arguments)
+    #expect(run.status == 0, "sqlite3 \(arguments): \(run.err)")
   }
 }

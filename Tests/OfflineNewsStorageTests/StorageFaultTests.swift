@@ -296,13 +296,13 @@ struct StorageFaultTests {
     let protected: Bool
     switch how {
     case .mount: protected = mount?.remount("ro") ?? false
-    case .chattr: protected = chattrImmutable(folder, true)
+    case .chattr: protected = FaultCapabilities.setImmutable(folder, true)
     case .chmod: protected = chmod(folder, 0o555) == 0
     }
     defer {
       switch how {
       case .mount: mount?.remount("rw")
-      case .chattr: _ = chattrImmutable(folder, false)
+      case .chattr: FaultCapabilities.setImmutable(folder, false)
       case .chmod: chmod(folder, 0o755)
       }
     }
@@ -355,8 +355,8 @@ struct StorageFaultTests {
       try FileManager.default.copyItem(atPath: db.path, toPath: path)
       try Data(repeating: 0xD9, count: 512).write(to: URL(fileURLWithPath: path + "-journal"))
     }
-    try #require(chattrImmutable(copy.url.path, true), "chattr +i \(copy.url.path) failed")
-    defer { _ = chattrImmutable(copy.url.path, false) }
+    try #require(FaultCapabilities.setImmutable(copy.url.path, true), "chattr +i \(copy.url.path) failed")
+    defer { FaultCapabilities.setImmutable(copy.url.path, false) }
     // Through a link in a writable folder: the -wal or -journal beside the link's target is the one SQLite reads
     // (the read-only fallback once looked beside the link, found none, and would have read without the -wal).
     let opened = linked ? db.directory.path("link.sqlite") : path
@@ -367,9 +367,4 @@ struct StorageFaultTests {
     #expect(error?.kind == (suffix == "-wal" ? .cannotOpen : .readOnly), "\(String(describing: error))")
     #expect(error?.description.contains(opened) == true)
   }
-}
-
-/// `chattr ±i`: whether it worked.
-func chattrImmutable(_ path: String, _ on: Bool) -> Bool {
-  spawnAndWait("/usr/bin/chattr", [on ? "+i" : "-i", path])
 }

@@ -268,22 +268,8 @@ struct StoreCompactionTests {
     try await storage.saveArticles(
       Self.articles(20, prefix: "a"), forQuery: "q", fetchedAt: Timestamp(millisecondsSince1970: t0))
     await storage.close()
-    let isRoot = getuid() == 0
-    let protected: Bool
-    if isRoot {
-      protected = runTool("/usr/bin/chattr", ["+i", db.path])
-    } else {
-      try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: db.path)
-      protected = true
-    }
-    defer {
-      if isRoot {
-        runTool("/usr/bin/chattr", ["-i", db.path])
-      } else {
-        try? FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: db.path)
-      }
-    }
-    try #require(protected, "chattr +i \(db.path) failed")
+    try #require(FaultCapabilities.makeReadOnly(db.path), "could not make \(db.path) read-only")
+    defer { FaultCapabilities.undoReadOnly(db.path) }
     let before = try db.bytes()
     let error = #expect(throws: StorageError.self) { try StorageContext.compact(path: db.path) }
     #expect(error?.kind == .readOnly, "\(String(describing: error))")

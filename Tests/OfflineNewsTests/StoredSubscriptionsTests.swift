@@ -71,7 +71,9 @@ struct StoredSubscriptionsTests {
     #expect(first.sources.map(\.status) == [.new, .new, .new])
     #expect(first.sources.map(\.inserted) == [3, 4, 2])
     #expect(try await repository.counts(inFolder: ["Tech"]) == ArticleCounts(total: 6, unread: 6))
-    #expect(try await repository.counts(inFolder: ["tech", "swift"]) == ArticleCounts(total: 2, unread: 2))
+    #expect(try await repository.counts(inFolder: ["Tech", "Swift"]) == ArticleCounts(total: 2, unread: 2))
+    // Folders are compared exactly: `tech/swift` is another folder (empty here), as the folder list shows them.
+    #expect(try await repository.counts(inFolder: ["tech", "swift"]) == ArticleCounts(total: 0, unread: 0))
 
     #expect(try await repository.markRead(inFolder: ["Tech"]) == 6)
     #expect(try await repository.counts(inFolder: []) == ArticleCounts(total: 9, unread: 3))

@@ -6,9 +6,10 @@ import Synchronization
 #endif
 
 /// A child process started with `posix_spawn` (not Foundation's `Process`, whose `run()` over-reads `/proc/self/fd`
-/// entries and crashed a whole test run once, see docs/RELIABILITY.md), standard input from `/dev/null`, its output
-/// discarded or written where the test reads it (``ProgramRun``: pipes; ``PseudoTerminal``: ptys), waited for
-/// without blocking a thread of the cooperative pool.
+/// entries and crashed a whole test run once, see docs/RELIABILITY.md), standard input from `/dev/null` or a
+/// descriptor the test writes to, its output discarded or written where the test reads it (``ProgramRun``: pipes;
+/// ``PseudoTerminal``: ptys; `SQLiteLockHolder`: a pipe each way), waited for without blocking a thread of the
+/// cooperative pool. The one place the tests start a process.
 public final class ChildProcess: Sendable {
   public enum TerminationReason: Sendable { case exit, uncaughtSignal }
 
@@ -22,22 +23,26 @@ public final class ChildProcess: Sendable {
   }
 
   /// Starts `executable` with `arguments` in `currentDirectory`, with the test process's environment plus `extra`
-  /// (`extra` alone when not `inheritingEnvironment`), standard input from `/dev/null`, and its standard output and
-  /// error written to `outputs` (descriptors the child gets copies of: pipes' write ends, ptys' slaves; the caller
-  /// closes its own), or discarded.
+  /// (`extra` alone when not `inheritingEnvironment`), standard input read from `input` (a pipe's read end) or from
+  /// `/dev/null`, and its standard output and error written to `outputs` (pipes' write ends, ptys' slaves), or
+  /// discarded. The child gets copies of the descriptors given; the caller closes its own.
   ///
   /// - Throws: ``SpawnError`` when `posix_spawn` fails.
   public init(
     _ executable: URL, _ arguments: [String], environment extra: [String: String] = [:],
     inheritingEnvironment: Bool = true, currentDirectory: String = FileManager.default.temporaryDirectory.path,
-    outputs: (output: Int32, errors: Int32)? = nil
+    input: Int32? = nil, outputs: (output: Int32, errors: Int32)? = nil
   ) throws {
     var environment = inheritingEnvironment ? ProcessInfo.processInfo.environment : [:]
     environment.merge(extra) { $1 }
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    if let input {
+      posix_spawn_file_actions_adddup2(&actions, input, 0)
+    } else {
+      posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    }
     if let outputs {
       posix_spawn_file_actions_adddup2(&actions, outputs.output, 1)
       posix_spawn_file_actions_adddup2(&actions, outputs.errors, 2)
@@ -56,6 +61,23 @@ public final class ChildProcess: Sendable {
     let status = posix_spawn(&pid, launcher, &actions, nil, argv, envp)
     guard status == 0 else { throw SpawnError(code: status) }
     processIdentifier = pid
+  }
+
+  /// A pipe, `(read, write)`, both ends closed on exec (`pipe2` is not imported), so that no other child started
+  /// meanwhile keeps an end open and a read ends when the one child given the write end is done.
+  ///
+  /// - Throws: ``SpawnError`` with `pipe`'s `errno`.
+  public static func makePipe() throws -> (read: Int32, write: Int32) {
+    var ends: [Int32] = [-1, -1]
+    guard pipe(&ends) == 0 else { throw SpawnError(code: errno) }
+    for descriptor in ends { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+    return (ends[0], ends[1])
+  }
+
+  /// Blocks the calling thread until the child has ended (polling ``isRunning`` every millisecond): for a caller
+  /// that cannot `await` ``exited()`` (a `deinit`, a blocking run on a thread of its own).
+  public func waitBlocking() {
+    while isRunning { usleep(1_000) }
   }
 
   /// Whether the child is still running (reaps it when it has ended).

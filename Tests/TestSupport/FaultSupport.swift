@@ -25,13 +25,33 @@ public enum FaultCapabilities {
     let directory = TemporaryDirectory("offlinenews-chattr")
     let file = directory.path("probe")
     guard FileManager.default.createFile(atPath: file, contents: Data()) else { return false }
-    guard spawnAndWait(chattr, ["+i", file]) else { return false }
-    return spawnAndWait(chattr, ["-i", file])
+    guard ProgramRun.succeeds(chattr, ["+i", file]) else { return false }
+    return ProgramRun.succeeds(chattr, ["-i", file])
   }()
+
+  /// `chattr +i` on `path` when `on`, else `chattr -i`: whether it worked (`false` with no `chattr` here). For a test
+  /// enabled by ``canMakeImmutable`` (or ``canMakeFileReadOnly`` as root), which takes the attribute off again.
+  @discardableResult
+  public static func setImmutable(_ path: String, _ on: Bool) -> Bool {
+    guard let chattrTool else { return false }
+    return ProgramRun.succeeds(chattrTool, [on ? "+i" : "-i", path])
+  }
 
   /// Whether a file can be made read-only for the tests themselves: permission bits for other users, `chattr +i`
   /// for root.
   public static var canMakeFileReadOnly: Bool { !isRoot || canMakeImmutable }
+
+  /// Makes the file at `path` read-only for the tests themselves, in a test enabled by ``canMakeFileReadOnly``:
+  /// `chattr +i` as root (who ignores permission bits; ext4, xfs, btrfs, tmpfs ≥ 6.0), else mode 0444. Whether it
+  /// worked; ``undoReadOnly(_:)`` makes it writable again.
+  public static func makeReadOnly(_ path: String) -> Bool {
+    isRoot ? setImmutable(path, true) : chmod(path, 0o444) == 0
+  }
+
+  /// Undoes ``makeReadOnly(_:)``: `chattr -i` as root, else mode 0644.
+  public static func undoReadOnly(_ path: String) {
+    if isRoot { setImmutable(path, false) } else { chmod(path, 0o644) }
+  }
 
   /// Whether the `sqlite3` command line tool is installed (``SQLiteLockHolder``).
   public static var hasSQLiteTool: Bool { SQLiteLockHolder.tool != nil }
@@ -109,101 +129,7 @@ public final class ScratchMount: Sendable {
     _ = Self.run("/bin/umount", ["-l", directory.url.path])
   }
 
-  static func run(_ tool: String, _ arguments: [String]) -> Bool { spawnAndWait(tool, arguments) }
-}
-
-/// Runs a command line tool (with `posix_spawn`, see ``Spawned``), its output discarded; whether it exited with 0.
-@discardableResult
-public func spawnAndWait(_ tool: String, _ arguments: [String]) -> Bool {
-  guard FileManager.default.isExecutableFile(atPath: tool), let child = Spawned(tool, arguments) else { return false }
-  return child.wait() == 0
-}
-
-/// A child process started with `posix_spawn`, its standard error to /dev/null, and optionally pipes to its standard
-/// input and output.
-///
-/// Not Foundation's `Process`: its `run()` copies each `/proc/self/fd` entry as a full 256-byte name, past the end of
-/// `readdir`'s buffer (docs/RELIABILITY.md), which crashed a whole test run once (SIGSEGV in `memcpy`).
-struct Spawned {
-  let pid: pid_t
-  /// Write end of the child's standard input, when piped.
-  let input: Int32?
-  /// Read end of the child's standard output, when piped.
-  let output: Int32?
-
-  init?(_ tool: String, _ arguments: [String], pipes: Bool = false) {
-    var toChild: [Int32] = [-1, -1]
-    var fromChild: [Int32] = [-1, -1]
-    if pipes {
-      guard pipe(&toChild) == 0 else { return nil }
-      guard pipe(&fromChild) == 0 else {
-        close(toChild[0])
-        close(toChild[1])
-        return nil
-      }
-      // Close-on-exec (pipe2 is not imported): no other child started meanwhile keeps these pipes open.
-      for descriptor in toChild + fromChild { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
-    }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    if pipes {
-      posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
-      posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
-    } else {
-      posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-    }
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-    let argv: [UnsafeMutablePointer<CChar>?] = ([tool] + arguments).map { strdup($0) } + [nil]
-    defer { for pointer in argv { free(pointer) } }
-    var pid: pid_t = 0
-    let status = posix_spawn(&pid, tool, &actions, nil, argv, environ)
-    if pipes {
-      close(toChild[0])
-      close(fromChild[1])
-    }
-    guard status == 0 else {
-      if pipes {
-        close(toChild[1])
-        close(fromChild[0])
-      }
-      return nil
-    }
-    self.pid = pid
-    input = pipes ? toChild[1] : nil
-    output = pipes ? fromChild[0] : nil
-  }
-
-  /// Writes `text` to the child's standard input; whether all of it was written.
-  @discardableResult
-  func send(_ text: String) -> Bool {
-    guard let input else { return false }
-    let bytes = Array(text.utf8)
-    return bytes.withUnsafeBytes { write(input, $0.baseAddress, $0.count) } == bytes.count
-  }
-
-  /// Reads what the child writes until `marker` appears (true) or its output ends (false).
-  func read(until marker: String) -> Bool {
-    guard let output else { return false }
-    var seen: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 4096)
-    while true {
-      let count = buffer.withUnsafeMutableBytes { Glibc.read(output, $0.baseAddress, $0.count) }
-      if count <= 0 { return false }
-      seen += buffer[0..<count]
-      if String(decoding: seen, as: UTF8.self).contains(marker) { return true }
-    }
-  }
-
-  /// Closes the pipes and waits for the child; its exit status, or -1 if it did not exit normally.
-  func wait() -> Int32 {
-    if let input { close(input) }
-    if let output { close(output) }
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-    // WIFEXITED / WEXITSTATUS, which Swift does not import.
-    return status & 0x7F == 0 ? (status >> 8) & 0xFF : -1
-  }
+  static func run(_ tool: String, _ arguments: [String]) -> Bool { ProgramRun.succeeds(tool, arguments) }
 }
 
 /// Another process holding the write lock of a SQLite database: the `sqlite3` command line tool in
@@ -216,7 +142,11 @@ struct Spawned {
 /// ```
 public final class SQLiteLockHolder: @unchecked Sendable {
   // @unchecked: the child and its pipes are used by the test that owns the holder, from one task at a time.
-  private let child: Spawned
+  private let child: ChildProcess
+  /// Write end of the child's standard input.
+  private let input: Int32
+  /// Read end of the child's standard output.
+  private let output: Int32
   private var released = false
 
   /// Where `sqlite3` is, if anywhere.
@@ -224,7 +154,11 @@ public final class SQLiteLockHolder: @unchecked Sendable {
     FileManager.default.isExecutableFile(atPath: $0)
   }
 
-  private init(child: Spawned) { self.child = child }
+  private init(child: ChildProcess, input: Int32, output: Int32) {
+    self.child = child
+    self.input = input
+    self.output = output
+  }
 
   public enum Failure: Error, CustomStringConvertible {
     case noTool
@@ -237,7 +171,8 @@ public final class SQLiteLockHolder: @unchecked Sendable {
     }
   }
 
-  /// Starts `sqlite3 PATH`, takes the write lock and returns once it holds it.
+  /// Starts `sqlite3 PATH` (a ``ChildProcess`` with a pipe to its standard input and one from its standard output,
+  /// its standard error discarded), takes the write lock and returns once it holds it.
   ///
   /// - Throws: ``Failure`` when there is no `sqlite3` here (see ``FaultCapabilities/hasSQLiteTool``) or it did
   ///   not take the lock.
@@ -245,24 +180,66 @@ public final class SQLiteLockHolder: @unchecked Sendable {
     guard let tool else { throw Failure.noTool }
     // A write to sqlite3's stdin after it exited must fail with EPIPE, not kill the test process.
     _ = signal(SIGPIPE, SIG_IGN)
-    guard let child = Spawned(tool, ["-bail", path], pipes: true) else {
-      throw Failure.lockNotTaken("\(tool) could not be started")
-    }
-    let holder = SQLiteLockHolder(child: child)
+    guard let holder = spawn(tool, path) else { throw Failure.lockNotTaken("\(tool) could not be started") }
     // Returns once sqlite3 prints the marker (it holds the lock then), or fails when it exits (-bail: no lock).
-    guard child.send("BEGIN IMMEDIATE;\nSELECT 'held';\n"), child.read(until: "held") else {
+    guard holder.send("BEGIN IMMEDIATE;\nSELECT 'held';\n"), holder.read(until: "held") else {
       holder.release()
       throw Failure.lockNotTaken("sqlite3 exited before it held the lock on \(path)")
     }
     return holder
   }
 
+  /// `sqlite3 -bail PATH` in the test process's folder, with a pipe each way and its standard error discarded; `nil`
+  /// when it cannot be started.
+  private static func spawn(_ tool: String, _ path: String) -> SQLiteLockHolder? {
+    guard let toChild = try? ChildProcess.makePipe() else { return nil }
+    guard let fromChild = try? ChildProcess.makePipe() else {
+      close(toChild.read)
+      close(toChild.write)
+      return nil
+    }
+    let discard = open("/dev/null", O_WRONLY | O_CLOEXEC)
+    // The child has its own copies of its ends: this process keeps the others.
+    defer { for descriptor in [toChild.read, fromChild.write, discard] where descriptor >= 0 { close(descriptor) } }
+    guard discard >= 0,
+      let child = try? ChildProcess(
+        URL(fileURLWithPath: tool), ["-bail", path], currentDirectory: FileManager.default.currentDirectoryPath,
+        input: toChild.read, outputs: (fromChild.write, discard))
+    else {
+      close(toChild.write)
+      close(fromChild.read)
+      return nil
+    }
+    return SQLiteLockHolder(child: child, input: toChild.write, output: fromChild.read)
+  }
+
   /// Rolls back, quits `sqlite3` and waits for it to exit.
   public func release() {
     guard !released else { return }
     released = true
-    child.send("ROLLBACK;\n.quit\n")
-    _ = child.wait()
+    send("ROLLBACK;\n.quit\n")
+    close(input)
+    close(output)
+    child.waitBlocking()
+  }
+
+  /// Writes `text` to the child's standard input; whether all of it was written.
+  @discardableResult
+  private func send(_ text: String) -> Bool {
+    let bytes = Array(text.utf8)
+    return bytes.withUnsafeBytes { write(input, $0.baseAddress, $0.count) } == bytes.count
+  }
+
+  /// Reads what the child writes until `marker` appears (true) or its output ends (false).
+  private func read(until marker: String) -> Bool {
+    var seen: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+      let count = buffer.withUnsafeMutableBytes { Glibc.read(output, $0.baseAddress, $0.count) }
+      if count <= 0 { return false }
+      seen += buffer[0..<count]
+      if String(decoding: seen, as: UTF8.self).contains(marker) { return true }
+    }
   }
 
   deinit { release() }

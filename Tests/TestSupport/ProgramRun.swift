@@ -31,46 +31,52 @@ public struct ProgramRun: Sendable {
     _ program: String, _ arguments: [String], environment: [String: String]? = nil, in folder: String? = nil,
     seconds: Double = 60
   ) throws -> ProgramRun {
-    // [read, write] of standard output, then of standard error; close-on-exec (pipe2 is not imported), so that no
-    // other child started meanwhile keeps a write end open, and the reads here end when this child is done.
-    var pipes: [[Int32]] = []
-    for _ in 0..<2 {
-      var ends: [Int32] = [-1, -1]
-      guard pipe(&ends) == 0 else {
-        let code = errno
-        for descriptor in pipes.joined() { close(descriptor) }
-        throw ChildProcess.SpawnError(code: code)
-      }
-      for descriptor in ends { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
-      pipes.append(ends)
+    // Close-on-exec pipes (``ChildProcess/makePipe()``): the reads here end when this child is done.
+    let output = try ChildProcess.makePipe()
+    let errors: (read: Int32, write: Int32)
+    do {
+      errors = try ChildProcess.makePipe()
+    } catch {
+      close(output.read)
+      close(output.write)
+      throw error
     }
     let child: ChildProcess
     do {
       child = try ChildProcess(
         URL(fileURLWithPath: program), arguments, environment: environment ?? [:],
         inheritingEnvironment: environment == nil,
-        currentDirectory: folder ?? FileManager.default.currentDirectoryPath, outputs: (pipes[0][1], pipes[1][1]))
+        currentDirectory: folder ?? FileManager.default.currentDirectoryPath, outputs: (output.write, errors.write))
     } catch {
-      for descriptor in pipes.joined() { close(descriptor) }
+      for descriptor in [output.read, output.write, errors.read, errors.write] { close(descriptor) }
       throw error
     }
     // The child has its own copies of the write ends: the test keeps the read ends.
-    close(pipes[0][1])
-    close(pipes[1][1])
+    close(output.write)
+    close(errors.write)
     let deadline = DispatchWorkItem { if child.isRunning { kill(child.processIdentifier, SIGTERM) } }
     DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: deadline)
     // Standard error is drained on a thread of its own while standard output is read here: a program that fills
     // one pipe while the other is not read would wait forever.
-    let errors = Drain(FileHandle(fileDescriptor: pipes[1][0], closeOnDealloc: true))
-    let output = FileHandle(fileDescriptor: pipes[0][0], closeOnDealloc: true).readDataToEndOfFile()
-    let errorOutput = errors.data()
+    let errorDrain = Drain(FileHandle(fileDescriptor: errors.read, closeOnDealloc: true))
+    let outputBytes = FileHandle(fileDescriptor: output.read, closeOnDealloc: true).readDataToEndOfFile()
+    let errorBytes = errorDrain.data()
     // Its outputs are closed: it has ended, or is about to (a program that closes them early is waited for).
-    while child.isRunning { usleep(1_000) }
+    child.waitBlocking()
     deadline.cancel()
     return ProgramRun(
       status: child.terminationStatus + (child.terminationReason == .exit ? 0 : 128),
-      out: String(decoding: output, as: UTF8.self),
-      err: String(decoding: errorOutput, as: UTF8.self))
+      out: String(decoding: outputBytes, as: UTF8.self),
+      err: String(decoding: errorBytes, as: UTF8.self))
+  }
+
+  /// Whether `program` (a path) ran to its end with status 0, by ``runBlocking(_:_:environment:in:seconds:)``, its
+  /// output dropped: for a tool a test only needs to have worked (`chattr`, `mount`). `false` when `program` is not
+  /// an executable file or cannot be started.
+  @discardableResult
+  public static func succeeds(_ program: String, _ arguments: [String]) -> Bool {
+    guard FileManager.default.isExecutableFile(atPath: program) else { return false }
+    return (try? runBlocking(program, arguments))?.status == 0
   }
 
   /// ``runBlocking(_:_:environment:in:seconds:)`` on a thread of its own, so that no thread of the cooperative pool

@@ -17,6 +17,12 @@ struct XMLPrologue {
   /// limits and amplification checks, never with `XML_PARSE_HUGE` (``XMLReader/read(_:url:encoding:huge:)``).
   var declaresEntities = false
 
+  /// Whether the document may be read with libxml2's limits (256 levels of nesting, 10 MB of text) lifted
+  /// (``XMLReader/read(_:url:encoding:huge:)``'s `huge`): only when this prologue was read to the root element and
+  /// declares no entity. A document that declares entities, or whose document type is too long to be seen whole,
+  /// keeps the limits, and with them libxml2's entity amplification check. The rule of ``FeedParser`` and ``OPML``.
+  var allowsHugeRead: Bool { !declaresEntities && rootName != nil }
+
   /// How much of a document is looked at: the prologue of any real feed fits.
   static let maximumPrefix = 64 << 10
 

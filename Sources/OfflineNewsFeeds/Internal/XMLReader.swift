@@ -35,6 +35,13 @@ struct XMLReadResult {
   /// help there: the tree holds what came before, and everything after is lost.
   var halted: XMLDiagnostic?
 
+  /// Why libxml2 built no document (or one without a root element), as ``FeedParser`` and ``OPML`` report it: the
+  /// first error, else the first problem, else `no root element` at line 0, column 0.
+  var whyNoDocument: XMLDiagnostic {
+    diagnostics.first(where: \.isError) ?? diagnostics.first
+      ?? XMLDiagnostic(code: 0, line: 0, column: 0, message: "no root element", isError: true)
+  }
+
   /// Where `data`, read into this result, is cut off: libxml2 stopped reading before its end (``halted``), or met
   /// the end of the bytes inside an element ("Premature end of data in tag …", reported for the innermost one) and
   /// the root's end tag is nowhere in the bytes; `nil` for a complete document (an inner element left open in it is

@@ -374,8 +374,8 @@ struct TextLayout {
     guard mode == .terminal, let href = node.attribute("href") else { return nil }
     let trimmed = JSString.trim(href)
     guard !trimmed.isEmpty, !trimmed.hasPrefix("#"), !URLResolution.isJavaScript(trimmed) else { return nil }
-    // Escaped like a URI (no spaces, no controls, ASCII), so that it reads and copies as one.
-    let url = URLReference.escaped(sanitize(URLResolution.resolve(trimmed, against: baseURL) ?? trimmed))
+    // Escaped like a URI (no spaces, no controls, ASCII, a Unicode host as IDNA), so that it reads and copies as one.
+    let url = URLReference.asciiForm(sanitize(URLResolution.resolve(trimmed, against: baseURL) ?? trimmed))
     if let number = linkNumbers[url] { return String(number) }
     links.append(url)
     linkNumbers[url] = links.count

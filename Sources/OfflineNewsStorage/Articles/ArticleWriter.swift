@@ -193,7 +193,7 @@ struct ArticleWriter {
     mutating func withoutDeleted(_ articles: [Article]) throws -> [Article] {
       if hasTombstones == nil {
         hasTombstones =
-          try db.scalarInt(
+          try db.cachedScalarInt(
             """
             SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'article_tombstone')
               AND EXISTS (SELECT 1 FROM article_tombstone)
@@ -263,7 +263,7 @@ struct ArticleWriter {
       let itemIDs = candidates.compactMap(\.itemID)
       if hasTombstoneTable == nil {
         hasTombstoneTable =
-          try db.scalarInt(
+          try db.cachedScalarInt(
             "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'article_tombstone')") == 1
       }
       let keyMarks = (1...keys.count).map { "?\($0)" }.joined(separator: ", ")
@@ -379,8 +379,8 @@ struct ArticleWriter {
 
     /// Whether the store has `article_image` (migration 10).
     private func hasImageTable() throws -> Bool {
-      try db.scalarInt("SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'article_image')")
-        == 1
+      try db.cachedScalarInt(
+        "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'article_image')") == 1
     }
 
     /// Whether `article_tombstone` exists (migration 13), looked up at the first re-key.
@@ -400,9 +400,9 @@ struct ArticleWriter {
       let articles = try withoutDeleted(rekeyed(articles))
       guard !articles.isEmpty else { return }
       if rowidsBefore == nil {
-        let before = try db.scalarInt("SELECT max(rowid) FROM article") ?? 0
+        let before = try db.cachedScalarInt("SELECT max(rowid) FROM article") ?? 0
         rowidsBefore = before
-        wasEmpty = try db.scalarInt("SELECT NOT EXISTS (SELECT 1 FROM article)") == 1
+        wasEmpty = try db.cachedScalarInt("SELECT NOT EXISTS (SELECT 1 FROM article)") == 1
         indexedUpTo = before
         if before < Self.randomRowidsAbove, articles.count >= ArticleWriter.bulk { try deferSearchIndex() }
         if wasEmpty, articles.count >= ArticleWriter.bulk { try deferSecondaryIndexes(expecting: articles.count) }
@@ -576,7 +576,7 @@ struct ArticleWriter {
     /// docs/PERFORMANCE.md); a batch with one such article reads the view.
     private mutating func indexNewRows() throws {
       guard insertTrigger != nil else { return }
-      let last = try db.scalarInt("SELECT max(rowid) FROM article") ?? 0
+      let last = try db.cachedScalarInt("SELECT max(rowid) FROM article") ?? 0
       guard last > indexedUpTo else { return }
       let sql =
         pendingNeedFolding || !foldingIsKnown ? ArticleWriter.indexThroughView : ArticleWriter.indexFromTable
@@ -815,7 +815,7 @@ struct ArticleWriter {
     /// the result list is `rowid - rowidsBefore - 1`.
     private func firstImportCount() throws -> Int64 {
       let before = rowidsBefore ?? 0
-      return (try db.scalarInt("SELECT max(rowid) FROM article") ?? before) - before
+      return (try db.cachedScalarInt("SELECT max(rowid) FROM article") ?? before) - before
     }
 
     /// The keys of a first import whose key index is set aside (see ``deferSecondaryIndexes(expecting:)``), `nil`

@@ -60,11 +60,13 @@ public struct ArticleFilter: Sendable, Hashable {
   public var bookmarkedOnly: Bool
   /// Only articles from this source: the configured source's name or the feed, file or URL they came from
   /// (``Article/source``, compared exactly), or the publisher's name (``Article/sourceName``, without regard to
-  /// case, beyond ASCII too); `nil` for every source.
+  /// case, beyond ASCII too) unless the source's queries are given (``sourceQueries``: then it is a subscription,
+  /// file or URL, and another feed's publisher of that name is not it); `nil` for every source.
   public var source: String?
   /// With ``source``: also the articles of these queries' last results (cache keys, `NewsQuery.cacheKey`), so that a
   /// source matches the articles its last fetch held even where another source brought them first (an article
-  /// keeps the ``Article/source`` that saved it first: a file import of a feed, then a fetch of the same feed).
+  /// keeps the ``Article/source`` that saved it first: a file import of a feed, then a fetch of the same feed); and
+  /// not the articles of a publisher of that name.
   package var sourceQueries: [String] = []
   /// Only articles of any of these sources (a folder's sources, for instance); `nil` for every source, and `[]`
   /// for none at all. Combined with ``source`` (when both are given, an article must match both).
@@ -125,7 +127,9 @@ public struct ArticleFilter: Sendable, Hashable {
       return "(a.source = \(name)\(byPublisher)\(members))"
     }
     if let source {
-      let condition = match(source, sourceQueries, publisher: true)
+      // A subscription, file or URL (its queries known) is its own articles only: another feed whose publisher bears
+      // its name is not it (a source "Daring Fireball" beside "df2", whose feed is titled Daring Fireball).
+      let condition = match(source, sourceQueries, publisher: sourceQueries.isEmpty)
       all.conditions.append(condition)
     }
     if let anyOfSources {

@@ -263,6 +263,12 @@ package final class Connection {
     try makeStatement(sql).fetchOne { $0.int64(0) } ?? nil
   }
 
+  /// ``scalarInt(_:)`` through the statement cache (``cachedStatement(_:)``): for a one-value query every save runs
+  /// (a refresh of many feeds saves each in its own transaction; preparing such a query costs more than running it).
+  package func cachedScalarInt(_ sql: String) throws -> Int64? {
+    try cachedStatement(sql).fetchOne { $0.int64(0) } ?? nil
+  }
+
   /// Reads one text value from a `PRAGMA` or a one-value query.
   package func scalarString(_ sql: String) throws -> String? {
     try makeStatement(sql).fetchOne { $0.string(0) } ?? nil

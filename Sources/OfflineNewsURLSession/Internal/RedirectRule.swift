@@ -17,6 +17,8 @@ struct RedirectRule: Sendable {
   var secrets: [String]
   /// The most redirects followed in a row.
   var limit: Int
+  /// Targets refused whatever else allows them (``RedirectTargetRule``); `nil`: none.
+  var refuses: RedirectTargetRule? = nil
 
   /// The statuses followed (RFC 9110 §15.4); `300`, `304`, `305` and `306` are answers.
   static let followed: Set<Int> = [301, 302, 303, 307, 308]
@@ -44,6 +46,8 @@ struct RedirectChain: Sendable {
   var permanent = true
   /// Whether a redirect was refused because the limit was reached.
   var overLimit = false
+  /// Why the rule's ``RedirectRule/refuses`` refused a redirect, or `nil`.
+  var refused: String?
 
   init(_ url: URL) {
     self.url = url
@@ -59,6 +63,10 @@ struct RedirectChain: Sendable {
     guard sameOrigin || rule.anyOrigin else { return nil }
     guard count < rule.limit else {
       overLimit = true
+      return nil
+    }
+    if let reason = rule.refuses?(rule.original, target) {
+      refused = reason
       return nil
     }
     count += 1
