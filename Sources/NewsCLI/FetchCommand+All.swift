@@ -112,7 +112,7 @@ extension FetchCommand {
   /// Feeds that moved permanently (`301`, `308`) on consecutive refreshes are configured at their new address from
   /// now on (RFC 9110 §15.4.2): the library rewrote their `"feed"` in the configuration file, every other byte kept
   /// (``NewsRepository/refresh(_:in:options:progress:)``); a note says so, or why the file could not be changed. A
-  /// move seen fewer times is noted as pending.
+  /// move seen fewer times is noted as pending. A move onto another source's address is said once, when found.
   private func noteRelinks(_ report: RefreshReport, after needed: Int) {
     let file = context.subscriptionFile.path
     let relinked = Set(report.relinked.map(\.source)).union(report.relinkFailures.map(\.source))
@@ -130,8 +130,9 @@ extension FetchCommand {
         "\(OutputFormat.sanitized(result.source)): moved permanently to \(OutputFormat.sanitized(url.absoluteString)); "
           + "\(file) now says so")
     }
-    for same in report.sameFeeds {
-      // Never re-linked (two sources of one address): said with what to do, in place of a move that never ends.
+    for same in report.sameFeeds where same.isNew {
+      // Never re-linked (two sources of one address): said with what to do, in place of a move that never ends;
+      // once, when it is found (``RefreshReport/SameFeed/isNew``), not at every refresh.
       context.console.printNote(
         "\(OutputFormat.sanitized(same.source)): moved permanently to \(OutputFormat.sanitized(same.url.absoluteString)), "
           + "the feed of \(OutputFormat.sanitized(same.sameAs)): the two sources are one feed, read twice by every "

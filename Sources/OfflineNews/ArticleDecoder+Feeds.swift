@@ -95,8 +95,7 @@ extension ArticleDecoder {
     let issues = feed.issues.map { issue in
       RecordIssue(
         index: issue.itemIndex ?? -1, url: nil,
-        keyPath: issue.itemIndex.map { "\(itemPath)[\($0)]" + (issue.element.map { ".\($0)" } ?? "") }
-          ?? (issue.element ?? ""),
+        keyPath: IssuePlace.path(issue.itemIndex.map { "\(itemPath)[\($0)]" } ?? "", issue.element ?? ""),
         reason: issue.message, outcome: Self.outcome(of: issue.kind))
     }
     return NewsPage(articles: articles, issues: issues + futureDates)

@@ -290,7 +290,9 @@ extension NewsRepository {
   /// new address, once ``RefreshOptions/relinkAfter`` answered refreshes in a row were redirected there
   /// (``SourceRefresh/permanentRedirects``); ``RefreshReport/relinked`` says which. A list that cannot be written
   /// keeps the old address (the next refresh follows the redirect again). A feed that moved onto the address of
-  /// another subscription of `list` is not re-linked, at any count: ``RefreshReport/sameFeeds`` names the two.
+  /// another subscription of `list` is not re-linked, at any count: ``RefreshReport/sameFeeds`` names the two at
+  /// every refresh, with ``RefreshReport/SameFeed/isNew`` `true` only the first time (the store's fetch log
+  /// remembers it was found, until the move or the other subscription changes), so that an app says it once.
   public func refresh(
     _ sources: [NewsSource], in list: some SubscriptionList, options: RefreshOptions = RefreshOptions(),
     progress: @escaping @Sendable (SourceRefresh) -> Void = { _ in }
@@ -308,7 +310,12 @@ extension NewsRepository {
       if let other = subscribed.first(where: {
         $0.name != result.source && NewsSource.subscriptionKey(for: $0.url) == key
       }) {
-        report.sameFeeds.append(.init(source: result.source, sameAs: other.name, url: moved))
+        var same = RefreshReport.SameFeed(source: result.source, sameAs: other.name, url: moved)
+        if let query = sources.first(where: { $0.name == result.source })?.query.cacheKey {
+          // A store that cannot say (or keep) it: new, so that it is said rather than never.
+          same.isNew = (try? await storage.noteSameFeed(forQuery: query, as: other.name)) ?? true
+        }
+        report.sameFeeds.append(same)
         continue
       }
       guard result.permanentRedirects >= max(1, options.relinkAfter) else { continue }

@@ -366,7 +366,7 @@ public final class NewsRepository: Sendable {
       joined.articles += page.articles
       joined.issues += page.issues.map { issue in
         var issue = issue
-        issue.keyPath = "pages[\(number)].\(issue.keyPath)"
+        issue.keyPath = IssuePlace.path("pages[\(number)]", issue.keyPath)
         return issue
       }
       joined.totalResults = page.totalResults ?? joined.totalResults

@@ -147,17 +147,12 @@ extension NewsRepository {
     var result = NewsboatStateImport()
     var readKeys: [String] = []
     var bookmarkKeys: [String] = []
+    // Every item's keys looked up at once (in chunks), not one query after another per item.
+    let existing = try await storing { try await storage.texts(findingArticles: cache.items.flatMap(\.candidateKeys)) }
     for item in cache.items {
       if item.isRead { result.read += 1 }
       if item.isFlagged { result.flagged += 1 }
-      var found: String?
-      for key in item.candidateKeys {
-        if try await article(url: key) != nil {
-          found = key
-          break
-        }
-      }
-      guard let found else {
+      guard let found = item.candidateKeys.first(where: existing.contains) else {
         result.notFound += 1
         continue
       }

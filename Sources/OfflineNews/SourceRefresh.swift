@@ -158,7 +158,8 @@ public struct RefreshReport: Sendable {
   public var relinkFailures: [(source: String, error: SubscriptionChangeError)] = []
   /// The sources whose feed moved permanently onto the address another subscription of the list has: one feed
   /// subscribed twice, which is never re-linked (that would make two subscriptions of one address) and so is
-  /// fetched twice by every refresh until one of them is removed.
+  /// fetched twice by every refresh until one of them is removed. Listed at every refresh; ``SameFeed/isNew`` says
+  /// which were found now for the first time.
   public var sameFeeds: [SameFeed] = []
 
   /// A subscription whose feed redirects permanently to another subscription's address.
@@ -169,6 +170,19 @@ public struct RefreshReport: Sendable {
     public var sameAs: String
     /// The address the redirect leads to.
     public var url: URL
+    /// Whether this refresh is the first to find it: an earlier one did not (the feed moved elsewhere or not at
+    /// all, or ``sameAs`` was another subscription or had another name). The store's fetch log keeps what was
+    /// found between runs (``NewsRepository/refresh(_:in:options:progress:)``), so that a notice is given once per
+    /// change, not at every refresh (`news fetch` says only these).
+    public var isNew = true
+
+    /// A same feed found by a refresh; see the properties.
+    public init(source: String, sameAs: String, url: URL, isNew: Bool = true) {
+      self.source = source
+      self.sameAs = sameAs
+      self.url = url
+      self.isNew = isNew
+    }
   }
   /// The articles a subscription took over from the name its feed's articles were saved under before, when no
   /// subscription has that name any more (renamed outside the library, or removed and added again under another

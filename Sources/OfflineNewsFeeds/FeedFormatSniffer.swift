@@ -32,7 +32,9 @@ public enum FeedDocumentKind: String, Sendable, Hashable {
 /// JSON Feed by its version URL in the first 64 KiB. Anything that starts with `<` is handed to libxml2's push parser,
 /// which stops at the first start tag (RSParser's `FeedType` idea, done with a real parser): its name and namespace
 /// decide — `rss`, `rdf:RDF` and `feed` are feeds, `opml` is OPML, `html` (or a `<!DOCTYPE html>`) is HTML; other
-/// names of HTML's (`head`, `body`, `div`, …) are HTML too.
+/// names of HTML's (`head`, `body`, `div`, …) are HTML too. A prologue the parser cannot get through (a DOCTYPE,
+/// comment or processing instruction never closed) reaches no element: then a feed's start tag before any of
+/// `html`, `head` and `body` makes the document a feed, so that ``FeedParser`` reports libxml2's error there.
 package enum FeedFormatSniffer {
   /// How many bytes are looked at.
   package static let prefixLength = 64 << 10
@@ -61,8 +63,34 @@ package enum FeedFormatSniffer {
     guard first == UInt8(ascii: "<") else { return (.unknown, nil) }
     let prologue = XMLPrologue.read(Data(prefix))
     let kind = kind(of: prologue)
+    // A prologue libxml2 could not get through (a DOCTYPE, comment or processing instruction never closed) reaches
+    // no element: a feed's start tag after it still makes the document a feed, so that reading it says what is
+    // wrong (libxml2's error and place, or the items it recovers) rather than "a web page" or "no feed".
+    if kind == .unknown, prologue.rootName == nil, startTagsAFeed(prefix) { return (.xmlFeed, prologue) }
     if kind == .unknown, startsWithHTMLSignature(bytes.drop { $0 != UInt8(ascii: "<") }) { return (.html, prologue) }
     return (kind, prologue)
+  }
+
+  /// Whether the first root-like start tag in `prefix` is a feed's — `<rss`, `<feed` or `<rdf:RDF` (any case),
+  /// then white space, `>` or `/` — and comes before any `<html`, `<head` or `<body`: a feed whose prologue is
+  /// broken (no element was reached by libxml2), told from a page whose is.
+  private static func startTagsAFeed(_ prefix: Data) -> Bool {
+    let feeds = ["rss", "feed", "rdf:rdf"].map { Array($0.utf8) }
+    let pages = ["html", "head", "body"].map { Array($0.utf8) }
+    let bytes = [UInt8](prefix)
+    var index = 0
+    while let open = bytes[index...].firstIndex(of: UInt8(ascii: "<")) {
+      index = open + 1
+      func isTag(_ name: [UInt8]) -> Bool {
+        let end = index + name.count
+        guard end < bytes.count else { return false }
+        for (offset, byte) in name.enumerated() where bytes[index + offset] | 0x20 != byte { return false }
+        return [0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: ">"), UInt8(ascii: "/")].contains(bytes[end])
+      }
+      if feeds.contains(where: isTag) { return true }
+      if pages.contains(where: isTag) { return false }
+    }
+    return false
   }
 
   /// The HTML signatures of the WHATWG MIME Sniffing Standard §7.1 (<https://mimesniff.spec.whatwg.org/#rules-for-

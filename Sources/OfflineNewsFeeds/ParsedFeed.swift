@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNewsModel
 
 /// The feed formats ``FeedParser`` reads: the XML ones told apart by the document's root element and its namespace,
 /// JSON Feed by its `version`.
@@ -129,8 +130,7 @@ public struct FeedIssue: Sendable, Hashable, CustomStringConvertible {
   }
 
   public var description: String {
-    var place = itemIndex.map { "item[\($0)]" } ?? ""
-    if let element { place += place.isEmpty ? element : ".\(element)" }
+    let place = IssuePlace.path(itemIndex.map { "item[\($0)]" } ?? "", element ?? "")
     var text = feed.absoluteString
     if let line { text += ":\(line)" + (column.map { ":\($0)" } ?? "") }
     if !place.isEmpty { text += ": " + place }

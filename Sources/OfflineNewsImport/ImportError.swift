@@ -1,3 +1,4 @@
+import OfflineNewsModel
 import OfflineNewsStorage
 
 /// Why an import could not run at all. Nothing is written when one of these is thrown.
@@ -71,6 +72,6 @@ public struct RecordError: Sendable, Hashable, Codable, CustomStringConvertible 
   }
 
   public var description: String {
-    "\(keyPath) (\(entity)\(identity.map { " \($0)" } ?? "")): \(reason)"
+    IssuePlace.text(reason, at: keyPath, "(\(entity)\(identity.map { " \($0)" } ?? ""))")
   }
 }

@@ -96,7 +96,8 @@ public struct RecordIssue: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// `keyPath (url): reason`, then `; record skipped` or `; value dropped` when the reason does not say it already;
-  /// a replaced record and a note say no more than their reason.
+  /// a replaced record and a note say no more than their reason. An issue of the whole document (an empty
+  /// ``keyPath``: a feed's recovered XML, its encoding) is its reason alone (`IssuePlace`).
   public var description: String {
     let said = reason.hasSuffix("value dropped") || reason.hasSuffix("record skipped")
     let outcome =
@@ -105,6 +106,6 @@ public struct RecordIssue: Sendable, Hashable, CustomStringConvertible {
       case .valueDropped where !said: "; value dropped"
       default: ""
       }
-    return "\(keyPath)\(url.map { " (\($0))" } ?? ""): \(reason)\(outcome)"
+    return IssuePlace.text(reason + outcome, at: keyPath, url.map { "(\($0))" })
   }
 }

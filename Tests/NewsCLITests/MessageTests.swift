@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNewsNetwork
 import TestSupport
 import Testing
 
@@ -394,5 +395,28 @@ struct NewcomerMessageTests {
     #expect(outcome.err.contains("not UTF-8: read as windows-1252\n"), "\(outcome.err)")
     let listed = await cli.run("list", "--db", cli.database, "--json")
     #expect(listed.out.contains("Café"), "\(listed.out)")
+  }
+
+  @Test("an issue of the whole feed is listed by --verbose as its message, never ': message' (fetch and import)")
+  func feedIssueHasNoEmptyPlace() async throws {
+    let cli = CLIHarness()
+    let feed = cli.directory.path("latin1.rss")
+    // No encoding declared and a windows-1252 byte: a note about the whole document, not about an item's field.
+    var rss = Data(#"<rss version="2.0"><channel><title>T</title><link>https://t.example/</link><item><title>Caf"#.utf8)
+    rss.append(0xE9)
+    rss.append(contentsOf: Data("</title><link>https://t.example/1</link></item></channel></rss>".utf8))
+    try rss.write(to: URL(fileURLWithPath: feed))
+    for command in [["fetch", "--url", feed], ["import", feed]] {
+      let outcome = await cli.run(command + ["--db", cli.database, "--verbose"])
+      #expect(outcome.status == 0, "\(outcome.err)")
+      #expect(outcome.err.contains("\n  no encoding declared and the bytes are not UTF-8"), "\(outcome.err)")
+      #expect(!outcome.err.contains("  : "), "\(outcome.err)")
+    }
+    // The one formatting every printer uses (`IssuePlace`); a mapping's `RecordError` is its ImportTests'.
+    let issue = RecordIssue(index: -1, url: nil, keyPath: "", reason: "libxml2 recovered", outcome: .noted)
+    #expect(issue.description == "libxml2 recovered")
+    let placed = RecordIssue(
+      index: 2, url: "https://t.example/2", keyPath: "item[2].link", reason: "x", outcome: .noted)
+    #expect(placed.description == "item[2].link (https://t.example/2): x")
   }
 }

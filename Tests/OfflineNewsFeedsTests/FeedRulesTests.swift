@@ -443,6 +443,59 @@ struct FeedRecoveryTests {
     #expect(message.contains("Start tag expected"))
   }
 
+  /// A feed whose prologue is broken before its root element: what libxml2 says, where (never "a web page", never
+  /// "not a feed"), with the line of the construct libxml2 could not close.
+  static let brokenPrologues: [(name: String, text: String, line: Int, message: String)] = [
+    (
+      "DOCTYPE never closed",
+      #"<?xml version="1.0"?>\#n<!DOCTYPE rss PUBLIC "-//Netscape//DTD RSS 0.91//EN" "x.dtd""#
+        + "\n<rss version=\"0.91\"><channel><title>T</title><item><title>One</title></item></channel></rss>\n", 3,
+      "DOCTYPE improperly terminated"
+    ),
+    (
+      "DOCTYPE first, never closed",
+      #"<!DOCTYPE rss PUBLIC "-//Netscape//DTD RSS 0.91//EN""#
+        + "\n<rss version=\"0.91\"><channel><title>T</title><item><title>One</title></item></channel></rss>\n", 2,
+      "SystemLiteral"
+    ),
+    ("DOCTYPE cut off", #"<?xml version="1.0"?>\#n<!DOCTYPE rss PUBLIC "-//Netscape"#, 2, "Public ID"),
+    (
+      "comment never closed", "<!-- generated\n<rss version=\"2.0\"><channel><title>T</title></channel></rss>\n", 3,
+      "Comment not terminated"
+    ),
+    (
+      "processing instruction never closed",
+      "<?xml version=\"1.0\"?>\n<?xml-stylesheet href=\"x.xsl\"\n<feed xmlns=\"http://www.w3.org/2005/Atom\"/>\n", 4,
+      "never end"
+    ),
+  ]
+
+  @Test("a feed whose prologue breaks before its root is refused with libxml2's error and place, as a feed")
+  func brokenPrologue() throws {
+    for broken in Self.brokenPrologues {
+      let data = Data(broken.text.utf8)
+      // A feed's start tag after the break makes it a feed; a document cut inside its DOCTYPE has none to show.
+      let kind = FeedFormatSniffer.kind(of: data)
+      #expect(kind == (broken.text.contains("<rss") || broken.text.contains("<feed") ? .xmlFeed : .unknown))
+      let error = parseError(data)
+      guard case .notWellFormed(_, let line, let column, let message)? = error else {
+        Issue.record("\(broken.name): \(String(describing: error))")
+        continue
+      }
+      #expect(line == broken.line && column >= 1, "\(broken.name): \(line):\(column)")
+      #expect(message.contains(broken.message), "\(broken.name): \(message)")
+    }
+    // An internal subset never closed is one libxml2 recovers from: the items are read, the error is a note.
+    let subset =
+      #"<?xml version="1.0"?>\#n<!DOCTYPE rss [ <!ENTITY a "b">\#n<rss version="2.0"><channel>"#
+      + "<title>T</title><item><title>One</title><link>https://t.example/1</link></item></channel></rss>\n"
+    let feed = try FeedParser.parse(Data(subset.utf8), feedURL: #require(URL(string: "https://example.org/feed")))
+    #expect(feed.items.map(\.title) == ["One"])
+    #expect(!feed.issues.isEmpty)
+    // A page whose prologue breaks is still a page: a feed's tag counts only before any html, head or body.
+    #expect(FeedFormatSniffer.kind(of: Data("<!-- x\n<html><body><rss ".utf8)) != .xmlFeed)
+  }
+
   @Test("a document larger than the limit is refused before it is read")
   func tooLarge() {
     let data = Data(count: FeedParser.maximumDocumentSize + 1)

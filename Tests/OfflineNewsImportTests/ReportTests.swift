@@ -118,4 +118,13 @@ struct ReportTests {
     #expect(errors.first?["identity"] as? String == "7")
     #expect(errors.last?["identity"] is NSNull)
   }
+
+  @Test("a record error says its place, then its reason; one of the whole document (no key path) no empty place")
+  func descriptionWithoutKeyPath() {
+    #expect(
+      RecordError(entity: "article", identity: "u", keyPath: "items[1].id", reason: "bad").description
+        == "items[1].id (article u): bad")
+    // Not " (article u): bad": the place is what is there, as every issue printer writes it (`IssuePlace`).
+    #expect(RecordError(entity: "article", identity: "u", keyPath: "", reason: "bad").description == "(article u): bad")
+  }
 }

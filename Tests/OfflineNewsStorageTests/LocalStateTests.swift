@@ -14,6 +14,31 @@ struct LocalStateTests {
     try await storage.rows("SELECT substr(url, 26), title, isRead, bookmarkedAt FROM article ORDER BY url")
   }
 
+  @Test("looking many texts up at once finds what article(url:) finds, one by one: keys, equivalent forms, links")
+  func lookupsAtOnce() async throws {
+    let database = TestDatabase()
+    let storage = try database.open()
+    let linked = try #require(URL(string: "https://example.com/linked"))
+    let scoped = try #require(URL(string: "news-item:feed/7"))
+    try await storage.saveArticles(
+      [
+        makeArticle("a"), makeArticle("b"),
+        Article(key: scoped, link: linked, title: "L", publishedAt: Timestamp(millisecondsSince1970: t0).date),
+      ],
+      forQuery: "q", fetchedAt: at(t0))
+    // More than a chunk (500), with finds in both chunks and texts repeated.
+    var texts = (0..<600).map { "https://example.com/none/\($0)" }
+    texts.insert(url("a"), at: 3)
+    texts.insert("HTTPS://EXAMPLE.com:443/news/b#top", at: 520)
+    texts.insert(linked.absoluteString, at: 560)
+    texts += ["not a url", "", url("a"), scoped.absoluteString]
+    var oneByOne = Set<String>()
+    for text in texts where try await storage.article(url: text) != nil { oneByOne.insert(text) }
+    #expect(oneByOne.count == 4, "\(oneByOne)")
+    #expect(try await storage.texts(findingArticles: texts) == oneByOne)
+    #expect(try await storage.texts(findingArticles: []).isEmpty)
+  }
+
   @Test("a refresh of the same URLs with changed content keeps isRead and bookmarkedAt")
   func survivesRefresh() async throws {
     let database = TestDatabase()

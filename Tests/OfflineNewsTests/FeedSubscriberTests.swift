@@ -237,6 +237,33 @@ struct FeedSubscriberTests {
     }
   }
 
+  @Test("a feed whose DOCTYPE is never closed is an unreadable feed with libxml2's place, not 'not a feed'")
+  func brokenPrologue() async throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("subscriber-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let bodies = [
+      #"<?xml version="1.0"?>\#n<!DOCTYPE rss PUBLIC "-//Netscape//DTD RSS 0.91//EN" "x.dtd"\#n"#,
+      #"<!DOCTYPE rss PUBLIC "-//Netscape//DTD RSS 0.91//EN"\#n"#,
+      "<!-- generated\n",
+    ]
+    for (index, start) in bodies.enumerated() {
+      let file = folder.appendingPathComponent("broken\(index).rss")
+      let feed = "<rss version=\"2.0\"><channel><title>Broken</title><item><title>One</title></item></channel></rss>"
+      try Data((start + feed).utf8).write(to: file)
+      do {
+        _ = try await subscriber.inspect(file)
+        Issue.record("no error: \(start)")
+      } catch {
+        guard case .unreadableFeed(_, let cause) = error, case .notWellFormed(_, let line, _, _) = cause else {
+          Issue.record("\(start): \(error)")
+          continue
+        }
+        #expect(line >= 2, "\(error)")
+      }
+    }
+  }
+
   @Test("equivalent URLs are one subscription: host case, default port, empty path, #fragment")
   func subscriptionKeys() throws {
     let spellings = [

@@ -419,6 +419,44 @@ extension StorageContext {
     }
   }
 
+  /// Which of `texts` ``article(url:)`` finds an article for (its key or link in any equivalent form), asked of many
+  /// at once: one read, two queries per chunk of ``lookupChunk`` texts (their keys, then the links of those not
+  /// found by key) instead of up to five per text. The same answers as ``article(url:)`` text by text.
+  ///
+  /// - Throws: ``StorageError``.
+  package func texts(findingArticles texts: [String]) async throws(StorageError) -> Set<String> {
+    let chunks = stride(from: 0, to: texts.count, by: Self.lookupChunk).map {
+      Array(texts[$0..<min($0 + Self.lookupChunk, texts.count)])
+    }
+    return try await read { db in
+      var found = Set<String>()
+      for chunk in chunks {
+        let keyed = chunk.map { ($0, Self.candidateKeys($0)) }
+        let keys = Array(Set(keyed.flatMap(\.1)))
+        let stored = Set(
+          try db.makeStatement(
+            "SELECT url FROM article WHERE url IN (\(Array(repeating: "?", count: keys.count).joined(separator: ",")))"
+          ).fetchAll(keys.map { .text($0) }) { $0.string(0) ?? "" })
+        var rest: [String] = []
+        for (text, candidates) in keyed {
+          if candidates.contains(where: stored.contains) { found.insert(text) } else { rest.append(text) }
+        }
+        guard !rest.isEmpty else { continue }
+        let links = Array(Set(rest))
+        let linked = Set(
+          try db.makeStatement(
+            "SELECT link FROM article WHERE link IN (\(Array(repeating: "?", count: links.count).joined(separator: ",")))"
+          ).fetchAll(links.map { .text($0) }) { $0.string(0) ?? "" })
+        found.formUnion(rest.filter(linked.contains))
+      }
+      return found
+    }
+  }
+
+  /// How many texts ``texts(findingArticles:)`` looks up in one query: up to 4 keys each, within SQLite's
+  /// default limit of 32,766 bound parameters.
+  static let lookupChunk = 500
+
   /// The keys `text` may stand for: as typed, and its canonical form.
   static func candidateKeys(_ text: String) -> [String] {
     var keys = [text]

@@ -90,10 +90,31 @@ extension StorageContext {
 
   /// The assignments that keep a query's pending move (migration 16) from the address bound as `?5` (`NULL`: the
   /// answer was not redirected): the count goes up when the address is the one already pending, starts again at 1
-  /// when it is another, and the move is forgotten when the answer came from the query's own address.
+  /// when it is another, and the move is forgotten when the answer came from the query's own address. A same-feed
+  /// notice given for the move (migration 21) is forgotten with it (every right-hand side reads the row as it was).
   private static let pendingMove = """
-    movedSeen = CASE WHEN ?5 IS NULL THEN 0 WHEN movedTo IS ?5 THEN movedSeen + 1 ELSE 1 END, movedTo = ?5
+    movedSeen = CASE WHEN ?5 IS NULL THEN 0 WHEN movedTo IS ?5 THEN movedSeen + 1 ELSE 1 END, movedTo = ?5,
+      sameFeedNoted = CASE WHEN movedTo IS ?5 THEN sameFeedNoted END
     """
+
+  /// Records that a query's feed, whose pending move leads to the address of the subscription named `other`, was
+  /// said to be the same feed as that one, and tells whether it was said already: the notice is given once per
+  /// situation (migration 21). Moving elsewhere, or no longer moving, forgets it (``pendingMove``).
+  ///
+  /// - Returns: `true` when this is news — nothing was said for this move, or it was said of another subscription
+  ///   (or of `other` under another name) — or the query has no fetch record to remember it in; `false` when it was
+  ///   said of `other` already.
+  /// - Throws: ``StorageError``.
+  package func noteSameFeed(forQuery query: String, as other: String) async throws(StorageError) -> Bool {
+    try await write { db in
+      let noted = try db.cachedStatement("SELECT sameFeedNoted FROM query_fetch WHERE query = ?1").fetchOne(
+        [.text(query)]
+      ) { row in row.string(0) }
+      if case .some(.some(let name)) = noted, name == other { return false }
+      try db.execute("UPDATE query_fetch SET sameFeedNoted = ?2 WHERE query = ?1", [.text(query), .text(other)])
+      return true
+    }
+  }
 
   /// Records that the server confirmed a query's cached rows (`304 Not Modified`): sets its fetch time to
   /// `fetchedAt`, keeps or updates its max-age and validators, clears its last error. No article row is written.

@@ -22,6 +22,7 @@ enum Schema {
     .v18ArticleFirstSeen,
     .v19SubscriptionFolders,
     .v20ArticleServedIDs,
+    .v21SameFeedNotices,
   ]
 }
 
