@@ -46,7 +46,8 @@ package enum ResponseBodySummary {
   package static func nonText(_ data: Data) -> String? { nonTextProblem(data)?.detail }
 
   /// ``nonText(_:)`` as a problem (``BodyProblem/Kind/compressed``, ``BodyProblem/Kind/empty`` or
-  /// ``BodyProblem/Kind/binary``), its detail `prefix` and the summary.
+  /// ``BodyProblem/Kind/binary``), its detail `prefix` and the summary (an empty body's without `prefix`: empty is
+  /// empty, whatever was expected of it).
   package static func nonTextProblem(_ data: Data, prefix: String = "") -> BodyProblem? {
     let size = "\(data.count.groupedDigits) byte\(data.count == 1 ? "" : "s")"
     let head = data.prefix(1024)
@@ -55,7 +56,8 @@ package enum ResponseBodySummary {
       return nil
     }
     let whiteSpace: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0D, 0x0C]
-    if data.allSatisfy({ whiteSpace.contains($0) }) { return BodyProblem(.empty, prefix + "empty (\(size))") }
+    // Empty is empty, whatever was expected of it: not "not valid JSON" for an empty `.rss` file.
+    if data.allSatisfy({ whiteSpace.contains($0) }) { return BodyProblem(.empty, "empty (\(size))") }
     let binary = head.contains { $0 <= 0x08 || $0 == 0x0B || (0x0E...0x1A).contains($0) || (0x1C...0x1F).contains($0) }
     return binary ? BodyProblem(.binary, prefix + "binary data, not text (\(size))") : nil
   }

@@ -43,6 +43,19 @@ import Testing
     }
   }
 
+  @Test("an empty file (0 bytes, or white space) is said to be empty, whatever its name: not \"not valid JSON\"")
+  func emptyFileContents() async throws {
+    let cli = CLIHarness()
+    for name in ["empty.rss", "empty.json", "blank.xml"] {
+      let path = cli.directory.path(name)
+      try Data(name == "blank.xml" ? " \n".utf8 : "".utf8).write(to: URL(fileURLWithPath: path))
+      let outcome = await cli.run("import", path, "--db", cli.database)
+      #expect(outcome.status != 0, "\(name)")
+      #expect(outcome.err.contains(": empty ("), "\(name): \(outcome.err)")
+      #expect(!outcome.err.contains("JSON"), "\(name): \(outcome.err)")
+    }
+  }
+
   @Test("a quoted ~/ is $HOME in --db, --config, the file of import, and the configuration's database and file")
   func tildeIsHome() async throws {
     let cli = CLIHarness()

@@ -370,7 +370,7 @@ extension NewsAPIDecoderTests {
         (#"{"status":"maybe","articles":[]}"#, "\"maybe\""),
         (#"{"articles":[]}"#, "missing"),
         (#"[]"#, "top level"),
-        ("", "not valid JSON"),
+        ("", "empty (0 bytes)"),
       ])
     func wrongShape(body: String, detailMentions: String) {
       guard case .invalidResponse(let problem) = decodeError(Data(body.utf8)) else {

@@ -96,7 +96,7 @@ struct RetryTests {
           == .invalidResponse(
             BodyProblem(
               .htmlPageAnnouncingNoFeed, "an HTML page (text/html, 24 bytes) that announces no feed"))
-      case .emptyBody: return error == .invalidResponse(BodyProblem(.empty, "not valid JSON: empty (0 bytes)"))
+      case .emptyBody: return error == .invalidResponse(BodyProblem(.empty, "empty (0 bytes)"))
       case .truncatedJSON:
         return error == .invalidResponse(BodyProblem(.truncated, NewsAPIDecoder.truncated(size: 120)))
       }
