@@ -24,26 +24,31 @@ struct BulkReadingStateTests {
 
   /// Three feeds: `ATP` (3 items) in `Tech/Podcasts`, `Swift` (2) in `Tech`, `Cooking` (2) in `Food`; fetched.
   static func fetched(_ cli: CLIHarness) async throws -> (server: LoopbackHTTPServer, config: String) {
+    try await fetched(
+      cli,
+      [
+        ("ATP", "/atp.xml", "Tech/Podcasts", { feed("atp", count: 3, server: $0) }),
+        ("Swift", "/swift.xml", "Tech", { feed("swift", count: 2, server: $0) }),
+        ("Cooking", "/cooking.xml", "Food", { feed("cooking", count: 2, server: $0) }),
+      ])
+  }
+
+  /// Feed sources, each served at its path on a loopback server and configured under its name in its folder; fetched.
+  static func fetched(
+    _ cli: CLIHarness, _ sources: [(name: String, path: String, folder: String, body: (LoopbackHTTPServer) -> Data)]
+  ) async throws -> (server: LoopbackHTTPServer, config: String) {
     let server = try LoopbackHTTPServer(.closeImmediately)
-    let feeds = [
-      "/atp.xml": feed("atp", count: 3, server: server), "/swift.xml": feed("swift", count: 2, server: server),
-      "/cooking.xml": feed("cooking", count: 2, server: server),
-    ]
+    let feeds = Dictionary(uniqueKeysWithValues: sources.map { ($0.path, $0.body(server)) })
     server.router = { request in
       guard let body = feeds[request.target] else { return .respond(status: 404, body: Data()) }
       return .respond(status: 200, headers: ["Content-Type": "application/rss+xml"], body: body)
     }
     let config = cli.directory.path("news.json")
-    let url = { (path: String) in server.url(path).absoluteString }
-    try Data(
-      """
-      {"sources": {
-        "ATP": {"feed": "\(url("/atp.xml"))", "folder": "Tech/Podcasts"},
-        "Swift": {"feed": "\(url("/swift.xml"))", "folder": "Tech"},
-        "Cooking": {"feed": "\(url("/cooking.xml"))", "folder": "Food"}
-      }, "timeoutSeconds": 5}
-      """.utf8
-    ).write(to: URL(fileURLWithPath: config))
+    let entries = sources.map { source in
+      "\"\(source.name)\": {\"feed\": \"\(server.url(source.path).absoluteString)\", \"folder\": \"\(source.folder)\"}"
+    }
+    try Data("{\"sources\": {\(entries.joined(separator: ", "))}, \"timeoutSeconds\": 5}".utf8)
+      .write(to: URL(fileURLWithPath: config))
     let fetched = await cli.run("fetch", "--all", "--config", config, "--db", cli.database)
     #expect(fetched.status == 0, "\(fetched.err)")
     return (server, config)
@@ -59,35 +64,24 @@ struct BulkReadingStateTests {
   @Test("folders that differ only in case are two; a subscription is not another feed of its publisher's name")
   func caseFoldersAndPublishers() async throws {
     let cli = CLIHarness()
-    let server = try LoopbackHTTPServer(.closeImmediately)
-    defer { server.stop() }
     // Two feeds titled "Daring Fireball" (its RSS and its Atom, as a tester subscribed them): one the subscription
     // "Daring Fireball" in the OPML folder "Apple", one "df2" in the newsboat tag "apple".
-    func titled(_ title: String, _ name: String, count: Int) -> Data {
-      let feed = String(decoding: Self.feed(name, count: count, server: server), as: UTF8.self)
-      let channel = feed.replacingOccurrences(of: "<title>\(name)</title><link>", with: "<title>\(title)</title><link>")
-      return Data(channel.utf8)
+    func titled(_ title: String, _ name: String, count: Int) -> (LoopbackHTTPServer) -> Data {
+      { server in
+        let feed = String(decoding: Self.feed(name, count: count, server: server), as: UTF8.self)
+        let channel = feed.replacingOccurrences(
+          of: "<title>\(name)</title><link>", with: "<title>\(title)</title><link>")
+        return Data(channel.utf8)
+      }
     }
-    let feeds = [
-      "/df.rss": titled("Daring Fireball", "df", count: 3), "/this.rss": titled("All This", "this", count: 2),
-      "/df2.rss": titled("Daring Fireball", "dfatom", count: 2),
-    ]
-    server.router = { request in
-      guard let body = feeds[request.target] else { return .respond(status: 404, body: Data()) }
-      return .respond(status: 200, headers: ["Content-Type": "application/rss+xml"], body: body)
-    }
-    let config = cli.directory.path("news.json")
-    let url = { (path: String) in server.url(path).absoluteString }
-    try Data(
-      """
-      {"sources": {
-        "Daring Fireball": {"feed": "\(url("/df.rss"))", "folder": "Apple"},
-        "allthis": {"feed": "\(url("/this.rss"))", "folder": "Apple"},
-        "df2": {"feed": "\(url("/df2.rss"))", "folder": "apple"}
-      }, "timeoutSeconds": 5}
-      """.utf8
-    ).write(to: URL(fileURLWithPath: config))
-    #expect(await cli.run("fetch", "--all", "--config", config, "--db", cli.database).status == 0)
+    let (server, config) = try await Self.fetched(
+      cli,
+      [
+        ("Daring Fireball", "/df.rss", "Apple", titled("Daring Fireball", "df", count: 3)),
+        ("allthis", "/this.rss", "Apple", titled("All This", "this", count: 2)),
+        ("df2", "/df2.rss", "apple", titled("Daring Fireball", "dfatom", count: 2)),
+      ])
+    defer { server.stop() }
     let run = { (arguments: [String]) in
       await cli.run(arguments + ["--config", config, "--db", cli.database])
     }
