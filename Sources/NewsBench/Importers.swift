@@ -27,6 +27,17 @@ enum Importer: String, CaseIterable, Codable, Sendable {
     }
   }
 
+  /// Its short name in the reports' rows: `ours`, `json_each`, `python`, `sqlite-utils`.
+  var name: String {
+    switch self {
+    case .ours: "ours"
+    case .jsonEach: "json_each"
+    case .jsonEachWithQueryResult: "json_each + query_result"
+    case .python: "python"
+    case .sqliteUtils: "sqlite-utils"
+    }
+  }
+
   /// The program it needs in `PATH`, if any.
   var program: String? {
     switch self {
