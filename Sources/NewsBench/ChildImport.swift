@@ -57,7 +57,7 @@ enum ChildImport {
           phases: phases, phasesCPU: phasesCPU, saved: result.saved, skipped: issues.filter(\.skipped).count,
           issues: issues.count, peakAfterDecodeKiB: nil, peakKiB: peakResidentKiB() ?? 0,
           sqlitePeakKiB: sqlitePeak())
-        FileHandle.standardOutput.write(try JSONEncoder().encode(report) + Data("\n".utf8))
+        try printJSONLine(report)
         return 0
       }
       let page = try readAndDecode(url, &clock)
@@ -70,8 +70,7 @@ enum ChildImport {
         phases: clock.wall, phasesCPU: clock.cpu, saved: page.articles.count, skipped: page.skippedCount,
         issues: page.issues.count, peakAfterDecodeKiB: peakAfterDecode, peakKiB: peakResidentKiB() ?? 0,
         sqlitePeakKiB: sqlitePeak())
-      let line = try JSONEncoder().encode(report)
-      FileHandle.standardOutput.write(line + Data("\n".utf8))
+      try printJSONLine(report)
       return 0
     } catch {
       FileHandle.standardError.write(Data("news-bench --child-import: \(error)\n".utf8))

@@ -148,8 +148,9 @@ struct ImportRunner {
     }
     return ImportRun(
       seconds: child.seconds, cpuSeconds: child.cpuSeconds,
-      peakKiB: report?.peakKiB ?? vmHWM(in: child.standardOutput) ?? 0, peakAfterDecodeKiB: report?.peakAfterDecodeKiB,
-      phases: report?.phases ?? [:], phasesCPU: report?.phasesCPU ?? [:], saved: report?.saved)
+      peakKiB: report?.peakKiB ?? statusKiB("VmHWM", in: child.standardOutput) ?? 0,
+      peakAfterDecodeKiB: report?.peakAfterDecodeKiB, phases: report?.phases ?? [:],
+      phasesCPU: report?.phasesCPU ?? [:], saved: report?.saved)
   }
 
   /// The `sqlite3` script of the limit: one statement reads the file (`readfile`), walks `$.articles` with

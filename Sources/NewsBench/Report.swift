@@ -65,10 +65,7 @@ enum Report {
       targets (issues 6 and 17, set at N = 100,000; this run: N = \(results.payload.articles.groupedDigits)):
 
       """
-    for target in results.targets {
-      out += "  \(target.met ? "met    " : "NOT MET")  \(target.goal): \(target.measured)\n"
-    }
-    for note in results.notes { out += "note: \(note)\n" }
+    out += targets(results.targets, notes: results.notes)
     if let feeds = results.feeds { out += "\n" + FeedBench.report(feeds) }
     return out
   }
@@ -101,6 +98,7 @@ enum Report {
     return out
   }
 
+  /// A line per target (`met` or `NOT MET`, the goal, what was measured), then a line per note.
   static func targets(_ targets: [Target], notes: [String]) -> String {
     var out = ""
     for target in targets { out += "  \(target.met ? "met    " : "NOT MET")  \(target.goal): \(target.measured)\n" }
