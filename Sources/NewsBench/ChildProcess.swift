@@ -122,6 +122,15 @@ func sqliteCount(_ database: String, _ query: String, outputFolder folder: Strin
   }
 }
 
+/// The variables that give a child `work` as its home, with its own XDG folders in it (`config-home`, `data`,
+/// `cache`), so that it reads and writes no configuration, data or cache of the machine's user.
+func ownHome(_ work: String) -> [String: String] {
+  [
+    "HOME": work, "XDG_CONFIG_HOME": "\(work)/config-home", "XDG_DATA_HOME": "\(work)/data",
+    "XDG_CACHE_HOME": "\(work)/cache",
+  ]
+}
+
 /// Makes `path` an empty folder: what was there is removed.
 func freshFolder(_ path: String) throws {
   try? FileManager.default.removeItem(atPath: path)

@@ -270,10 +270,7 @@ struct FeedBench {
     let work = "\(folder)/\(method.rawValue)"
     if fresh { try freshFolder(work) }
     // Every method gets its own HOME and XDG folders, so no configuration of the machine's user is read.
-    let environment = [
-      "HOME": work, "XDG_CONFIG_HOME": "\(work)/config", "XDG_DATA_HOME": "\(work)/data",
-      "XDG_CACHE_HOME": "\(work)/cache", "NO_COLOR": "1",
-    ]
+    let environment = ownHome(work).merging(["NO_COLOR": "1"]) { $1 }
     let arguments: [String]
     let database: String
     let count: String

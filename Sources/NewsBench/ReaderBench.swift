@@ -139,11 +139,9 @@ struct ReaderBench {
 
   /// Each reader gets its own HOME and XDG folders, a UTF-8 locale and the terminal type most emulators announce.
   static func environment(_ work: String) -> [String: String] {
-    [
-      "HOME": work, "XDG_CONFIG_HOME": "\(work)/config-home", "XDG_DATA_HOME": "\(work)/data",
-      "XDG_CACHE_HOME": "\(work)/cache", "TERM": "xterm-256color", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
-      "PATH": "/usr/bin:/bin",
-    ]
+    ownHome(work).merging(["TERM": "xterm-256color", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PATH": "/usr/bin:/bin"]) {
+      $1
+    }
   }
 
   /// ↓ and ↑ as a terminal in keypad mode sends them (xterm's `kcud1`, `kcuu1`), and ENTER.

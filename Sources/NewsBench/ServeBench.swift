@@ -315,7 +315,7 @@ enum ServeBench {
 
   /// The text report.
   static func report(_ results: Results) -> String {
-    func ms(_ seconds: Double) -> String { String(format: "%.2f ms", seconds * 1000) }
+    let ms = Report.milli
     func ratio(_ served: Double, _ direct: Double) -> String {
       direct > 0 ? String(format: "%.1f×", served / direct) : "–"
     }
@@ -359,16 +359,15 @@ enum ServeBench {
       """
     for step in results.openLoop {
       let targets = [step.miniflux, step.reader].allSatisfy { $0.median <= targetP50 && $0.p99 <= targetP99 }
-      func pad(_ text: String, _ width: Int) -> String {
-        text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
-      }
       text +=
         "    "
-        + pad(String(format: "%.2f/s", step.ratePerClient), 13) + pad(String(format: "%.0f", step.offered), 11)
-        + pad(String(format: "%.0f", step.achieved), 12) + pad("\(step.errors)", 8) + pad("\(step.lateSends)", 6)
-        + pad("\(ms(step.miniflux.median)) / \(ms(step.miniflux.p99))", 21)
-        + pad("\(ms(step.reader.median)) / \(ms(step.reader.p99))", 21)
-        + pad(String(format: "%.0f µs", step.serverCPUPerRequest * 1e6), 16)
+        + Report.pad(String(format: "%.2f/s", step.ratePerClient), 13)
+        + Report.pad(String(format: "%.0f", step.offered), 11)
+        + Report.pad(String(format: "%.0f", step.achieved), 12) + Report.pad("\(step.errors)", 8)
+        + Report.pad("\(step.lateSends)", 6)
+        + Report.pad("\(ms(step.miniflux.median)) / \(ms(step.miniflux.p99))", 21)
+        + Report.pad("\(ms(step.reader.median)) / \(ms(step.reader.p99))", 21)
+        + Report.pad(String(format: "%.0f µs", step.serverCPUPerRequest * 1e6), 16)
         + (step.errors == 0 && targets ? "met" : "NOT met")
         + (step.firstError.map { " (first error: \($0))" } ?? "") + "\n"
     }
