@@ -82,8 +82,9 @@ struct ImportReport: Codable {
   var phasesCPU: [String: Double]?
   /// Articles saved (ours) or rows written (the peers).
   var saved: Int
-  /// Ours: the records the decoder skipped, and its issues (skipped ones included).
+  /// Ours: the records the decoder skipped.
   var skipped: Int?
+  /// Ours: the decoder's issues, the skipped records' among them.
   var issues: Int?
   /// Ours: `VmHWM` once the page is decoded and the file's bytes released: the peak of read + decode (not streamed).
   var peakAfterDecodeKiB: Int?
