@@ -126,17 +126,12 @@ struct MarkReadCommand: NewsCommand {
     guard selections.filter({ $0 }).count <= 1 else {
       throw arguments.badValue("give one of --source, --folder and --all (--before narrows any of them)")
     }
-    var filter = ArticleFilter()
-    if let before = arguments.date(.before) { filter.publishedBefore = before.date }
     let repository = try context.makeRepository(arguments.common)
-    if let source = arguments.value(.source) {
-      // As `news list --source` selects (a publisher's name included), so that what it lists is what this marks.
-      let selection = try await context.sourceMatch(source, in: repository)
-      filter.source = selection.source
-      filter.sourceQueries = selection.queries
-    } else if let folder = arguments.value(.folder) {
-      filter.anyOfSources = try context.folderMatches(folder)
-    }
+    // As `news list --source` and `--folder` select (a publisher's name included), so that what it lists is what
+    // this marks.
+    let filter = try await context.narrowing(
+      ArticleFilter(publishedBefore: arguments.date(.before)?.date), source: arguments.value(.source),
+      folder: arguments.value(.folder), in: repository)
     let read = !arguments.flag(.undo)
     let changed = try await repository.markRead(read, matching: filter)
     if arguments.json {
