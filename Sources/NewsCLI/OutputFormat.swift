@@ -45,6 +45,11 @@ enum OutputFormat {
     }
   }
 
+  /// A file's size as `news stats` and `news compact` print it: Foundation's file style, decimal units ("1.2 MB").
+  static func fileSize(_ bytes: Int64) -> String {
+    ByteCountFormatter.string(fromByteCount: bytes, countStyle: .file)
+  }
+
   /// `seconds` rounded to the millisecond, as the `--json` documents give durations (`ageSeconds`).
   static func milliseconds(_ seconds: Double) -> Double { (seconds * 1000).rounded() / 1000 }
 

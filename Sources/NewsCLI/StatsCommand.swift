@@ -80,9 +80,8 @@ struct StatsCommand: NewsCommand {
   /// The size line: the file's size, its page size, the free space in it, and when `news compact` would help (a
   /// tenth or more of the file free and at least 1 MB, or pages smaller than new stores'), that it would.
   private func sizeLine(_ report: Report) -> String {
-    let size = { (bytes: Int64) in ByteCountFormatter.string(fromByteCount: bytes, countStyle: .file) }
-    var line = "\(size(report.bytes)), \(report.pageSize / 1024) KiB pages"
-    if report.freeBytes > 0 { line += ", \(size(report.freeBytes)) of them free" }
+    var line = "\(OutputFormat.fileSize(report.bytes)), \(report.pageSize / 1024) KiB pages"
+    if report.freeBytes > 0 { line += ", \(OutputFormat.fileSize(report.freeBytes)) of them free" }
     let worthCompacting = report.freeBytes >= 1_000_000 && report.freeBytes * 10 >= report.bytes
     if report.pageSize < StorageContext.newDatabasePageSize {
       line += " ('news compact' moves the store to \(StorageContext.newDatabasePageSize / 1024) KiB pages"
