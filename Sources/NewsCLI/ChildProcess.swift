@@ -5,8 +5,8 @@
 #endif
 
 /// A program `news` runs as a child process: the opener of `news open`, and the `news fetch` of a `news read` reload
-/// (``ReaderReload``). One way to start one (`posix_spawn`, standard input from `/dev/null`, the environment given)
-/// and one way to read how it ended.
+/// (``ReaderReload``). One way to start one (`posix_spawn`, standard input from `/dev/null`, the environment given,
+/// every signal at its default action) and one way to read how it ended.
 enum ChildProcess {
   /// Why a child could not be started: the error number `posix_spawn` returned (an `errno` value).
   struct StartFailure: Error, Equatable {
@@ -40,10 +40,24 @@ enum ChildProcess {
       for pointer in argv { free(pointer) }
       for pointer in envp { free(pointer) }
     }
+    // Every signal at its default action and none blocked in the child: a child inherits the signals its parent
+    // ignores and blocks (POSIX `exec`), and `news read` ends its reload with SIGTERM, which a `news` started with
+    // SIGTERM ignored (`nohup`, some test runners) would otherwise pass on to a child that never stops.
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var all = sigset_t()
+    var none = sigset_t()
+    sigfillset(&all)
+    sigemptyset(&none)
+    posix_spawnattr_setsigdefault(&attributes, &all)
+    posix_spawnattr_setsigmask(&attributes, &none)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
     var pid: pid_t = 0
     let status =
       searchingPath
-      ? posix_spawnp(&pid, program, &actions, nil, argv, envp) : posix_spawn(&pid, program, &actions, nil, argv, envp)
+      ? posix_spawnp(&pid, program, &actions, &attributes, argv, envp)
+      : posix_spawn(&pid, program, &actions, &attributes, argv, envp)
     guard status == 0 else { throw StartFailure(code: status) }
     return pid
   }

@@ -27,6 +27,21 @@ struct ChildProcessTests {
     #expect(ChildProcess.exitStatus(of: pid) == 128 + SIGKILL)
   }
 
+  @Test("a child starts with every signal at its default action, though this process ignores SIGTERM")
+  func signalsAtDefault() throws {
+    // As under `nohup`: SIGTERM ignored here for the moment of the start (a child would inherit that, and a shell
+    // cannot undo an ignored signal); `exit 7` if the TERM did not end it, instead of a child that never stops.
+    var ignore = sigaction()
+    var previous = sigaction()
+    ignore.__sigaction_handler.sa_handler = SIG_IGN
+    try #require(sigaction(SIGTERM, &ignore, &previous) == 0)
+    let pid = Result { () throws(ChildProcess.StartFailure) in
+      try ChildProcess.start(["/bin/sh", "-c", "kill -TERM $$; exit 7"], environment: environment)
+    }
+    sigaction(SIGTERM, &previous, nil)
+    #expect(ChildProcess.exitStatus(of: try pid.get()) == 128 + SIGTERM)
+  }
+
   @Test("the environment given is the child's whole environment, and its output goes to the descriptor given")
   func environmentAndOutput() throws {
     var ends: [Int32] = [-1, -1]
