@@ -293,13 +293,6 @@ package struct JoinMapping: Sendable, Hashable {
   package var relationship: String
   package var owner: JSONPath
   package var target: JSONPath
-
-  package init(entity: String, relationship: String, owner: JSONPath, target: JSONPath) {
-    self.entity = entity
-    self.relationship = relationship
-    self.owner = owner
-    self.target = target
-  }
 }
 
 /// How a mapping derives the key of a built-in `article` record (``ArticleIdentity``): the canonical form of the
