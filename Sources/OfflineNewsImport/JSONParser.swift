@@ -6,12 +6,7 @@ package struct JSONDocument: Sendable, Hashable {
   package var value: JSONValue
   /// Text the reader could not keep as written (a lone surrogate, invalid UTF-8, a raw control character, an
   /// unknown escape), in document order. Each is repaired in place; the rest of the document is read as usual.
-  package var repairs: [JSONRepair]
-
-  package init(value: JSONValue, repairs: [JSONRepair] = []) {
-    self.value = value
-    self.repairs = repairs
-  }
+  package var repairs: [JSONRepair] = []
 }
 
 /// One repair the JSON reader made: where, and what it did.
