@@ -52,17 +52,6 @@ public struct RecordError: Sendable, Hashable, Codable, CustomStringConvertible 
   /// What was wrong: `not an RFC 3339 date-time: "yesterday"`.
   public var reason: String
 
-  enum CodingKeys: String, CodingKey { case entity, identity, keyPath, reason }
-
-  /// Encodes every key, `identity` as `null` when unknown, so that scripts always find the same shape.
-  public func encode(to encoder: any Encoder) throws {
-    var c = encoder.container(keyedBy: CodingKeys.self)
-    try c.encode(entity, forKey: .entity)
-    try c.encode(identity, forKey: .identity)
-    try c.encode(keyPath, forKey: .keyPath)
-    try c.encode(reason, forKey: .reason)
-  }
-
   /// A record error; `keyPath` is where in the payload (`articles[3].publishedAt`), `reason` what went wrong.
   public init(entity: String, identity: String?, keyPath: String, reason: String) {
     self.entity = entity

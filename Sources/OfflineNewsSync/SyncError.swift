@@ -115,33 +115,12 @@ public struct SyncReport: Sendable, Hashable, Encodable {
       self.entity = entity
     }
 
+    /// Every key but ``filesTried``'s. An absent cursor or error is left out by `JSONEncoder`; `news sync --json`
+    /// writes it as `null` (`NullKeeping`), as every `--json` document.
     enum CodingKeys: String, CodingKey {
       case className, entity, pages, resumedPages, objects, inserted, updated, unchanged, deleted, failed, errors
       case warnings
       case filesDownloaded, filesPresent, fileErrors, cursor, error, errorKind
-    }
-
-    /// Encodes every key, `null` for an absent cursor or error, so that scripts always find the same shape.
-    public func encode(to encoder: any Encoder) throws {
-      var c = encoder.container(keyedBy: CodingKeys.self)
-      try c.encode(className, forKey: .className)
-      try c.encode(entity, forKey: .entity)
-      try c.encode(pages, forKey: .pages)
-      try c.encode(resumedPages, forKey: .resumedPages)
-      try c.encode(objects, forKey: .objects)
-      try c.encode(inserted, forKey: .inserted)
-      try c.encode(updated, forKey: .updated)
-      try c.encode(unchanged, forKey: .unchanged)
-      try c.encode(deleted, forKey: .deleted)
-      try c.encode(failed, forKey: .failed)
-      try c.encode(errors, forKey: .errors)
-      try c.encode(warnings, forKey: .warnings)
-      try c.encode(filesDownloaded, forKey: .filesDownloaded)
-      try c.encode(filesPresent, forKey: .filesPresent)
-      try c.encode(fileErrors, forKey: .fileErrors)
-      try c.encode(cursor, forKey: .cursor)
-      try c.encode(error, forKey: .error)
-      try c.encode(errorKind, forKey: .errorKind)
     }
   }
 
