@@ -17,6 +17,7 @@ extension FetchCommand {
     var inserted: Int
     var updated: Int
     var unchanged: Int
+    var remembered: Int
     var cached: Int
     var ageSeconds: Double?
     var error: String?
@@ -28,6 +29,7 @@ extension FetchCommand {
       inserted = refresh.inserted
       updated = refresh.updated
       unchanged = refresh.unchanged
+      remembered = refresh.remembered
       cached = refresh.cached
       ageSeconds = refresh.age.map(OutputFormat.milliseconds)
       error = refresh.failure?.description
@@ -216,7 +218,9 @@ extension FetchCommand {
           + (result.cached > 0 ? ", serving \(result.cached) cached\(age(result.age))" : "")
           + "; news fetch --source \(Self.quotedName(result.source)) asks it again"
       case .new, .unchanged:
-        line = "\(result.inserted) new, \(result.updated) updated, \(result.unchanged) unchanged"
+        line =
+          "\(result.inserted) new, \(result.updated) updated, \(result.unchanged) unchanged"
+          + OutputFormat.leftOut(result.remembered)
       }
       let text = "\(name): \(line)"
       if result.status == .failed || result.status == .gone {

@@ -78,7 +78,7 @@ struct FetchCommand: NewsCommand {
           name: "json-lines",
           help:
             "With --all, --folder or --source: one line of JSON per source as it finishes ({source, kind, status, "
-            + "inserted, updated, unchanged, cached, ageSeconds, error}), no document at the end.")
+            + "inserted, updated, unchanged, remembered, cached, ageSeconds, error}), no document at the end.")
       case .quiet:
         OptionSpec(
           name: "quiet",
@@ -177,6 +177,7 @@ struct FetchCommand: NewsCommand {
       line = OutputFormat.header(result, source: source, now: now, color: color)
     }
     if result.revalidated { line += " (not modified)" }
+    line += OutputFormat.leftOut(result.saved?.remembered ?? 0)
     if let maxAge = result.maxAge, result.fetchedTimestamp != nil {
       line += " — \(result.isStale ? "stale" : "fresh"), max age \(duration(maxAge))"
     }

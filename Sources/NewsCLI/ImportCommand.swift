@@ -296,9 +296,7 @@ struct ImportCommand: NewsCommand {
     } else {
       let shown = OutputFormat.sanitized(file)
       var line = "saved \(saved) article\(saved == 1 ? "" : "s") from \(shown), skipped \(report.skipped)"
-      if remembered > 0 {
-        line += "; \(remembered) left out: deleted or evicted before ('news delete --forget-deleted' lets them back)"
-      }
+      line += OutputFormat.leftOut(remembered)
       line += context.evictionNote(evicted: evicted, cached: cached)
       console.printLines(line + "\n")
       context.reportIssues(issues, arguments.common)

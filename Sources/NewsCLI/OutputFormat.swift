@@ -368,6 +368,14 @@ enum OutputFormat {
     TerminalColumns.width(of: character)
   }
 
+  /// What a save's line adds when it left out articles whose keys a deletion or an eviction remembers
+  /// (``ArticleSaveResult/remembered``): `; 2 left out: deleted or evicted before (…)`, or nothing. The one wording
+  /// of `news import`, `news fetch` and each source of `news fetch --all`.
+  static func leftOut(_ remembered: Int) -> String {
+    guard remembered > 0 else { return "" }
+    return "; \(remembered) left out: deleted or evicted before ('news delete --forget-deleted' lets them back)"
+  }
+
   /// `text` safe to print on one line of a terminal (``TerminalText/field(_:collapsingWhitespace:)``): line breaks
   /// and tabs become spaces; other control characters (C0, DEL, C1, so any escape sequence's introducer) are
   /// dropped; bidi embeddings, overrides and isolates are closed at its end; invisible format characters are dropped.

@@ -114,6 +114,7 @@ extension NewsRepository {
         outcome.inserted = saved.inserted
         outcome.updated = saved.updated
         outcome.unchanged = saved.unchanged
+        outcome.remembered = saved.remembered
         outcome.movedPermanently = result.movedPermanently
         outcome.permanentRedirects = result.permanentRedirects
         if saved.inserted == 0 && saved.updated == 0 { outcome.status = .unchanged }

@@ -105,6 +105,9 @@ public struct SourceRefresh: Sendable {
   public var updated = 0
   /// See ``inserted``.
   public var unchanged = 0
+  /// Articles of the response left out because a deletion or an eviction remembers their keys
+  /// (``ArticleSaveResult/remembered``: `news delete --forget-deleted` lets them back).
+  public var remembered = 0
   /// Articles the cache serves for the source when it was not refreshed (``Status/cache``, ``Status/notModified``,
   /// ``Status/failed``).
   public var cached = 0

@@ -239,7 +239,9 @@ struct EverySourceTests {
     let sources = (try again.json()["sources"] as? [[String: Any]]) ?? []
     #expect(sources.first { $0["source"] as? String == "good" }?["status"] as? String == "notModified")
     // Every source has every key, null when absent, and ageSeconds and error as fetch --json has them.
-    let keys: Set = ["source", "kind", "status", "inserted", "updated", "unchanged", "cached", "ageSeconds", "error"]
+    let keys: Set = [
+      "source", "kind", "status", "inserted", "updated", "unchanged", "remembered", "cached", "ageSeconds", "error",
+    ]
     #expect(sources.count == 2)
     for source in sources { #expect(Set(source.keys) == keys, "\(source)") }
     let goodOne = try #require(sources.first { $0["source"] as? String == "good" })

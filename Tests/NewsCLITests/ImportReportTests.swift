@@ -6,6 +6,28 @@ import Testing
 /// What `news import FILE` reports: saved, and, when the configuration's eviction removes articles right after the
 /// save, how many it evicted and how many the cache keeps.
 @Suite struct ImportReportTests {
+  @Test("fetch and fetch --all say how many articles they left out because eviction or a delete remembers them")
+  func refreshSaysWhatItLeftOut() async throws {
+    let cli = CLIHarness()
+    let config = cli.directory.path("news.json")
+    let sample = Fixtures.configDirectory.appendingPathComponent("sample/top-headlines.json")
+    try Data(#"{"sources": {"sample": {"file": "\#(sample.path)"}}, "eviction": {"maxArticles": 10}}"#.utf8)
+      .write(to: URL(fileURLWithPath: config))
+    let records = try newsAPIRecords(sample).filter { ($0["title"] as? String) != "[Removed]" && $0["url"] is String }
+    let first = await cli.run("fetch", "--all", "--config", config, "--db", cli.database)
+    #expect(first.status == 0, "\(first.err)")
+    #expect(!first.out.contains("left out"), "\(first.out)")
+    // Eviction kept 10 and remembers the others' keys: the next refresh leaves them out, and says so.
+    let left = records.count - 10
+    let again = await cli.run("fetch", "--all", "--config", config, "--db", cli.database, "--json")
+    let line = (try again.json()["sources"] as? [[String: Any]])?.first
+    #expect(line?["remembered"] as? Int == left, "\(again.out)")
+    let text = await cli.run("fetch", "--source", "sample", "--config", config, "--db", cli.database)
+    #expect(text.status == 0, "\(text.err)")
+    let said = "; \(left) left out: deleted or evicted before ('news delete --forget-deleted'"
+    #expect(text.out.contains(said), "\(text.out)")
+  }
+
   @Test("import under eviction.maxArticles 10 says saved, evicted and kept (text and --json), and list agrees")
   func evictionIsReported() async throws {
     let cli = CLIHarness()
