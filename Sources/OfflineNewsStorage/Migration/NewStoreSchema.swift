@@ -6,9 +6,9 @@ extension Schema {
   /// its `sqlite_master` in their order (FTS5 makes the search index's shadow tables itself, and SQLite the indexes
   /// of `UNIQUE` and `PRIMARY KEY` constraints), each with the text `sqlite_master` holds; then the search index's
   /// `'rebuild'`, whose averages record the migrations leave. A new file is created from it in one transaction
-  /// (``Migrator/newStore``) instead of replaying the 21 migrations, which cost a first `news fetch` about
-  /// 13 ms of CPU, a fifth of it SQLite reading the whole schema again after each `ALTER TABLE`
-  /// (docs/PERFORMANCE.md, "Feeds beside newsboat").
+  /// (``Migrator/newStore``) instead of replaying the 21 migrations, whose `ALTER TABLE`s each make SQLite read
+  /// the whole schema again: a new store took 18 ms of CPU, now 10 (docs/PERFORMANCE.md, "First refresh, branch
+  /// `feedfirst`").
   ///
   /// Two paths to one schema, kept one: the migrations stay its declaration, the only one an existing store is
   /// migrated by, and this is their result, generated. `NewStoreSchemaTests` creates a store each way and compares
