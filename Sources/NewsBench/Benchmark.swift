@@ -46,21 +46,22 @@ struct ImportSummary: Codable, Sendable {
   }
 }
 
-/// How the four databases compare after the imports (the same file, so they should hold the same rows).
+/// How the rows another import left compare with ours' (joined by `url`): the same file, so the same rows.
+struct Agreement: Codable, Sendable {
+  var importer: Importer
+  var rows: Int
+  /// Rows whose `publishedAt` differs from ours: SQLite (`json_each`) rounds fractions to the nearest millisecond,
+  /// we truncate.
+  var publishedAtDiffers: Int
+  /// Rows whose text columns differ from ours.
+  var textDiffers: Int
+}
+
+/// How the databases compare after the imports.
 struct Validation: Codable, Sendable {
   var oursRows: Int
-  var jsonEachRows: Int?
-  var pythonRows: Int?
-  /// Rows (by url) whose `publishedAt` differs between ours and json_each: SQLite rounds fractions to the nearest
-  /// millisecond, we truncate.
-  var publishedAtDiffersFromJSONEach: Int?
-  /// Rows whose text columns differ between ours and json_each.
-  var textDiffersFromJSONEach: Int?
-  var publishedAtDiffersFromPython: Int?
-  var textDiffersFromPython: Int?
-  var sqliteUtilsRows: Int?
-  var publishedAtDiffersFromSQLiteUtils: Int?
-  var textDiffersFromSQLiteUtils: Int?
+  /// Each peer whose database is there, in the order `json_each`, python, sqlite-utils.
+  var peers: [Agreement]
 }
 
 /// One goal of issue 6 and where we stand.
@@ -327,13 +328,13 @@ struct Benchmark {
     }
   }
 
-  /// Compares the rows the four methods left with ours' (sqlite3 CLI, the databases attached).
+  /// Compares the rows the peers left with ours' (sqlite3 CLI, the databases attached).
   func validate() -> Validation? {
-    let ours = "\(folder)/\(Importer.ours.rawValue).sqlite"
-    let jsonEach = "\(folder)/\(Importer.jsonEach.rawValue).sqlite"
-    let python = "\(folder)/\(Importer.python.rawValue).sqlite"
-    let sqliteUtils = "\(folder)/\(Importer.sqliteUtils.rawValue).sqlite"
     guard which("sqlite3") != nil else { return nil }
+    func database(_ importer: Importer) -> String { "\(folder)/\(importer.rawValue).sqlite" }
+    let peers = [Importer.jsonEach, .python, .sqliteUtils].filter {
+      FileManager.default.fileExists(atPath: database($0))
+    }
     func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
     let text = """
       o.title IS NOT x.title OR o.author IS NOT x.author OR o.summary IS NOT x.summary
@@ -342,15 +343,11 @@ struct Benchmark {
       """
     var attach = ""
     var select = ["(SELECT count(*) FROM main.article)"]
-    for (alias, path) in [("j", jsonEach), ("p", python), ("u", sqliteUtils)] {
-      guard FileManager.default.fileExists(atPath: path) else {
-        select += ["NULL", "NULL", "NULL"]
-        continue
-      }
-      attach += "ATTACH \(literal(path)) AS \(alias);\n"
-      let joined = "main.article o JOIN \(alias).article x USING (url)"
+    for peer in peers {
+      attach += "ATTACH \(literal(database(peer))) AS \(peer.rawValue);\n"
+      let joined = "main.article o JOIN \(peer.rawValue).article x USING (url)"
       select += [
-        "(SELECT count(*) FROM \(alias).article)",
+        "(SELECT count(*) FROM \(peer.rawValue).article)",
         "(SELECT count(*) FROM \(joined) WHERE o.publishedAt <> x.publishedAt)",
         "(SELECT count(*) FROM \(joined) WHERE \(text))",
       ]
@@ -358,16 +355,18 @@ struct Benchmark {
     let sql = attach + "SELECT " + select.joined(separator: ", ") + ";\n"
     let script = "\(folder)/validate.sql"
     guard (try? sql.write(toFile: script, atomically: true, encoding: .utf8)) != nil,
-      let output = commandOutput(["sqlite3", "-readonly", ours, ".read \(script)"], outputFolder: folder)
+      let output = commandOutput(["sqlite3", "-readonly", database(.ours), ".read \(script)"], outputFolder: folder)
     else { return nil }
-    let values = output.trimmingCharacters(in: .whitespacesAndNewlines).split(
-      separator: "|", omittingEmptySubsequences: false
-    ).map { Int($0) }
-    guard values.count == 10, let oursRows = values[0] else { return nil }
+    // One count for ours, then three for each peer.
+    let values = output.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "|").compactMap { Int($0) }
+    guard values.count == 1 + 3 * peers.count else { return nil }
     return Validation(
-      oursRows: oursRows, jsonEachRows: values[1], pythonRows: values[4], publishedAtDiffersFromJSONEach: values[2],
-      textDiffersFromJSONEach: values[3], publishedAtDiffersFromPython: values[5], textDiffersFromPython: values[6],
-      sqliteUtilsRows: values[7], publishedAtDiffersFromSQLiteUtils: values[8], textDiffersFromSQLiteUtils: values[9])
+      oursRows: values[0],
+      peers: peers.enumerated().map { index, peer in
+        Agreement(
+          importer: peer, rows: values[1 + 3 * index], publishedAtDiffers: values[2 + 3 * index],
+          textDiffers: values[3 + 3 * index])
+      })
   }
 
   static func targets(_ results: Results) -> [Target] {

@@ -14,30 +14,12 @@ import Synchronization
 /// transaction under the file URL's cache key (phases `open`, then `import`; `decode thread` is the decoding time
 /// that overlapped the save). A smaller file is read with `Data(contentsOf:)`, decoded whole by `NewsAPIDecoder`
 /// and saved (phases `read`, `decode`, `open`, `save`). It prints one JSON line with the time of each phase and its
-/// own `VmHWM`.
+/// own `VmHWM` (an ``ImportReport``).
 enum ChildImport {
-  struct Report: Codable {
-    /// Wall-clock seconds of each phase: read, decode, open, save.
-    var phases: [String: Double]
-    /// Process CPU seconds (all threads) of each phase: tells work from waiting on a busy machine.
-    var phasesCPU: [String: Double]
-    var saved: Int
-    var skipped: Int
-    var issues: Int
-    /// `VmHWM` once the page is decoded and the file's bytes released: the peak of read + decode (not streamed).
-    var peakAfterDecodeKiB: Int?
-    /// `VmHWM` at the end: the peak of the whole import.
-    var peakKiB: Int
-    /// With `--sqlite-memory`, SQLite's own share of the peak: the most memory its allocator held at once
-    /// (`sqlite3_memory_highwater`: the page cache, statement journals kept in memory by `temp_store = MEMORY`,
-    /// FTS5's buffers, prepared statements); absent otherwise.
-    var sqlitePeakKiB: Int?
-  }
-
   /// Runs the import of `file` into `database` and prints its report.
   ///
   /// - Parameter sqliteMemory: count SQLite's memory (`SQLITE_CONFIG_MEMSTATUS` on, which the store turns off for
-  ///   speed: `Connection`), to report ``Report/sqlitePeakKiB``; the import is then a little slower than
+  ///   speed: `Connection`), to report ``ImportReport/sqlitePeakKiB``; the import is then a little slower than
   ///   `news import`.
   static func run(file: String, database: String, sqliteMemory: Bool = false) async -> Int32 {
     if sqliteMemory {
@@ -71,11 +53,11 @@ enum ChildImport {
         phases["decode thread"] = stream.decodeSeconds
         phases["waiting for batches"] = stream.waitSeconds
         let issues = stream.issues
-        let report = Report(
+        let report = ImportReport(
           phases: phases, phasesCPU: phasesCPU, saved: result.saved, skipped: issues.filter(\.skipped).count,
           issues: issues.count, peakAfterDecodeKiB: nil, peakKiB: peakResidentKiB() ?? 0,
           sqlitePeakKiB: sqlitePeak())
-        FileHandle.standardOutput.write(try JSONEncoder().encode(report) + Data("\n".utf8))
+        try printJSONLine(report)
         return 0
       }
       let page = try readAndDecode(url, &clock)
@@ -84,12 +66,11 @@ enum ChildImport {
       clock.lap("open")
       _ = try await storage.saveArticles(page.articles, forQuery: NewsQuery(url: url).cacheKey, fetchedAt: .now())
       clock.lap("save")
-      let report = Report(
+      let report = ImportReport(
         phases: clock.wall, phasesCPU: clock.cpu, saved: page.articles.count, skipped: page.skippedCount,
         issues: page.issues.count, peakAfterDecodeKiB: peakAfterDecode, peakKiB: peakResidentKiB() ?? 0,
         sqlitePeakKiB: sqlitePeak())
-      let line = try JSONEncoder().encode(report)
-      FileHandle.standardOutput.write(line + Data("\n".utf8))
+      try printJSONLine(report)
       return 0
     } catch {
       FileHandle.standardError.write(Data("news-bench --child-import: \(error)\n".utf8))

@@ -32,15 +32,21 @@ func processCPUSeconds() -> Double {
 /// Only the process's own memory since its last `exec` counts, unlike `getrusage`'s `ru_maxrss`, which after a
 /// `posix_spawn` (a `vfork`) also takes in the parent's peak.
 func peakResidentKiB(pid: String = "self") -> Int? {
-  guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
-  return vmHWM(in: status)
+  statusKiB("VmHWM", pid: pid)
 }
 
-/// The `VmHWM:` value (KiB) in the text of a `/proc/<pid>/status` file, or in output that quotes its line.
-func vmHWM(in text: String) -> Int? {
-  for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") {
-    let digits = line.dropFirst("VmHWM:".count).filter(\.isNumber)
-    return Int(digits)
+/// A memory figure of a process, in KiB, from `/proc/<pid>/status`: `field` is `VmHWM` (the peak resident set),
+/// `VmRSS` (the resident set now) or another `Vm…` line.
+func statusKiB(_ field: String, pid: String = "self") -> Int? {
+  guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+  return statusKiB(field, in: status)
+}
+
+/// The `field` value (KiB) in the text of a `/proc/<pid>/status` file, or in output that quotes its line
+/// (`VmHWM:  1234 kB`).
+func statusKiB(_ field: String, in text: String) -> Int? {
+  for line in text.split(separator: "\n") where line.hasPrefix(field + ":") {
+    return Int(line.dropFirst(field.count + 1).filter(\.isNumber))
   }
   return nil
 }
@@ -106,6 +112,35 @@ func runChild(_ arguments: [String], outputFolder folder: String, environment ex
 func commandOutput(_ arguments: [String], outputFolder folder: String) -> String? {
   guard let run = try? runChild(arguments, outputFolder: folder), run.exitStatus == 0 else { return nil }
   return run.standardOutput
+}
+
+/// The number the `sqlite3` CLI prints for `query` (a `SELECT count(*) …`) on `database`, opened read-only; `nil`
+/// when `sqlite3` is missing or fails, or prints something else.
+func sqliteCount(_ database: String, _ query: String, outputFolder folder: String) -> Int? {
+  commandOutput(["sqlite3", "-readonly", database, query], outputFolder: folder).flatMap {
+    Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
+  }
+}
+
+/// The variables that give a child `work` as its home, with its own XDG folders in it (`config-home`, `data`,
+/// `cache`), so that it reads and writes no configuration, data or cache of the machine's user.
+func ownHome(_ work: String) -> [String: String] {
+  [
+    "HOME": work, "XDG_CONFIG_HOME": "\(work)/config-home", "XDG_DATA_HOME": "\(work)/data",
+    "XDG_CACHE_HOME": "\(work)/cache",
+  ]
+}
+
+/// Makes `path` an empty folder: what was there is removed.
+func freshFolder(_ path: String) throws {
+  try? FileManager.default.removeItem(atPath: path)
+  try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+}
+
+/// Writes `report` to standard output as one line of JSON: how the child processes (`--child-import`,
+/// `--serve-child`) report to the benchmark that spawned them.
+func printJSONLine(_ report: some Encodable) throws {
+  FileHandle.standardOutput.write(try JSONEncoder().encode(report) + Data("\n".utf8))
 }
 
 /// The absolute path of a program in `PATH`, or `nil`.

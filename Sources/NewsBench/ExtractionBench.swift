@@ -139,12 +139,10 @@ struct ExtractionBench {
     return method
   }
 
+  /// `pages` over the median round's seconds; `nil` without rounds or pages.
   static func pagesPerSecond(_ pages: Int, _ rounds: [Double]) -> Double? {
-    let sorted = rounds.sorted()
-    guard !sorted.isEmpty, pages > 0 else { return nil }
-    let median =
-      sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-    return median > 0 ? Double(pages) / median : nil
+    let seconds = median(rounds)
+    return pages > 0 && seconds > 0 ? Double(pages) / seconds : nil
   }
 
   // MARK: Report

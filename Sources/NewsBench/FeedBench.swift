@@ -268,15 +268,9 @@ struct FeedBench {
   /// One run of a method against the server, into a fresh database (`fresh`) or the one its last run filled.
   private func measure(_ method: Method, server: FeedServer, fresh: Bool) throws -> Run {
     let work = "\(folder)/\(method.rawValue)"
-    if fresh {
-      try? FileManager.default.removeItem(atPath: work)
-      try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
-    }
+    if fresh { try freshFolder(work) }
     // Every method gets its own HOME and XDG folders, so no configuration of the machine's user is read.
-    let environment = [
-      "HOME": work, "XDG_CONFIG_HOME": "\(work)/config", "XDG_DATA_HOME": "\(work)/data",
-      "XDG_CACHE_HOME": "\(work)/cache", "NO_COLOR": "1",
-    ]
+    let environment = ownHome(work).merging(["NO_COLOR": "1"]) { $1 }
     let arguments: [String]
     let database: String
     let count: String
@@ -305,9 +299,7 @@ struct FeedBench {
     if child.exitStatus != 0 {
       progress("\(method.label) exited \(child.exitStatus): \(child.standardError.suffix(600))")
     }
-    let items = commandOutput(["sqlite3", "-readonly", database, count], outputFolder: work).flatMap {
-      Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
-    }
+    let items = sqliteCount(database, count, outputFolder: work)
     return Run(
       method: method.rawValue, label: method.label, seconds: child.seconds, cpuSeconds: child.cpuSeconds,
       exitStatus: child.exitStatus, items: items, requests: after.requests - before.requests,
@@ -452,11 +444,6 @@ struct FeedBench {
       out += "\n"
       items(equal.perFeed)
     }
-    out += "\n"
-    for target in results.targets {
-      out += "  \(target.met ? "met    " : "NOT MET")  \(target.goal): \(target.measured)\n"
-    }
-    for note in results.notes { out += "note: \(note)\n" }
-    return out
+    return out + "\n" + Report.targets(results.targets, notes: results.notes)
   }
 }

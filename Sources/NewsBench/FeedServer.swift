@@ -45,21 +45,15 @@ final class FeedServer: Sendable {
     guard fd >= 0 else { throw BenchError("socket: \(String(cString: strerror(errno)))") }
     var yes: Int32 = 1
     _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian  // 127.0.0.1
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(fd, $0, length) == 0 && listen(fd, 128) == 0 && getsockname(fd, $0, &length) == 0
-      }
+    let (bound, port) = withLoopbackAddress(port: 0) { address, length in
+      bind(fd, address, length) == 0 && listen(fd, 128) == 0 && getsockname(fd, address, &length) == 0
     }
     guard bound else {
       let message = String(cString: strerror(errno))
       close(fd)
       throw BenchError("cannot listen on 127.0.0.1: \(message)")
     }
-    port = UInt16(bigEndian: address.sin_port)
+    self.port = port
     listener = fd
     self.resources = resources
     let thread = Thread { [self] in acceptLoop() }

@@ -27,6 +27,17 @@ enum Importer: String, CaseIterable, Codable, Sendable {
     }
   }
 
+  /// Its short name in the reports' rows: `ours`, `json_each`, `python`, `sqlite-utils`.
+  var name: String {
+    switch self {
+    case .ours: "ours"
+    case .jsonEach: "json_each"
+    case .jsonEachWithQueryResult: "json_each + query_result"
+    case .python: "python"
+    case .sqliteUtils: "sqlite-utils"
+    }
+  }
+
   /// The program it needs in `PATH`, if any.
   var program: String? {
     switch self {
@@ -59,6 +70,30 @@ struct ImportRun: Codable, Sendable {
   var phasesCPU: [String: Double] = [:]
   /// Articles saved (ours) or rows written (python), when the child says.
   var saved: Int?
+}
+
+/// The JSON line an import child prints last, ours (`news-bench --child-import`) and the Python peers alike: one
+/// format, read by ``ImportRunner/run(_:file:database:)``. The `sqlite3` limit prints none (only its `VmHWM` line).
+struct ImportReport: Codable {
+  /// Wall-clock seconds of each phase: ours `read`, `decode`, `open`, `save` (or `open`, `import` when streamed);
+  /// the peers `load`, `transform`, `upsert` (and sqlite-utils' `fts`).
+  var phases: [String: Double]
+  /// Ours: process CPU seconds (all threads) of each phase, which tells work from waiting on a busy machine.
+  var phasesCPU: [String: Double]?
+  /// Articles saved (ours) or rows written (the peers).
+  var saved: Int
+  /// Ours: the records the decoder skipped.
+  var skipped: Int?
+  /// Ours: the decoder's issues, the skipped records' among them.
+  var issues: Int?
+  /// Ours: `VmHWM` once the page is decoded and the file's bytes released: the peak of read + decode (not streamed).
+  var peakAfterDecodeKiB: Int?
+  /// `VmHWM` at the end: the peak of the whole import.
+  var peakKiB: Int
+  /// Ours with `--sqlite-memory`: SQLite's own share of the peak, the most memory its allocator held at once
+  /// (`sqlite3_memory_highwater`: the page cache, statement journals kept in memory by `temp_store = MEMORY`,
+  /// FTS5's buffers, prepared statements).
+  var sqlitePeakKiB: Int?
 }
 
 /// Runs importers on a payload file: each in its own process, on a database whose schema `StorageContext` created.
@@ -108,38 +143,15 @@ struct ImportRunner {
       throw BenchError(
         "\(importer.label) failed with status \(child.exitStatus): \(child.standardError.prefix(2000))")
     }
-    var phases: [String: Double] = [:]
-    var phasesCPU: [String: Double] = [:]
-    var saved: Int?
-    var peakAfterDecode: Int?
-    var peak = vmHWM(in: child.standardOutput) ?? 0
+    var report: ImportReport?
     if let line = child.standardOutput.split(separator: "\n").last(where: { $0.hasPrefix("{") }) {
-      if importer == .ours, let report = try? JSONDecoder().decode(ChildImport.Report.self, from: Data(line.utf8)) {
-        phases = report.phases
-        phasesCPU = report.phasesCPU
-        saved = report.saved
-        peakAfterDecode = report.peakAfterDecodeKiB
-        peak = report.peakKiB
-      } else if let report = try? JSONDecoder().decode(PeerReport.self, from: Data(line.utf8)) {
-        phases = ["load": report.load, "transform": report.transform, "upsert": report.upsert]
-        if let fts = report.fts { phases["fts"] = fts }
-        saved = report.rows
-        peak = report.peakKiB
-      }
+      report = try? JSONDecoder().decode(ImportReport.self, from: Data(line.utf8))
     }
     return ImportRun(
-      seconds: child.seconds, cpuSeconds: child.cpuSeconds, peakKiB: peak, peakAfterDecodeKiB: peakAfterDecode,
-      phases: phases, phasesCPU: phasesCPU, saved: saved)
-  }
-
-  private struct PeerReport: Codable {
-    var load: Double
-    var transform: Double
-    var upsert: Double
-    /// sqlite-utils: `enable_fts`, after the upsert.
-    var fts: Double?
-    var rows: Int
-    var peakKiB: Int
+      seconds: child.seconds, cpuSeconds: child.cpuSeconds,
+      peakKiB: report?.peakKiB ?? statusKiB("VmHWM", in: child.standardOutput) ?? 0,
+      peakAfterDecodeKiB: report?.peakAfterDecodeKiB, phases: report?.phases ?? [:],
+      phasesCPU: report?.phasesCPU ?? [:], saved: report?.saved)
   }
 
   /// The `sqlite3` script of the limit: one statement reads the file (`readfile`), walks `$.articles` with
@@ -253,7 +265,7 @@ struct ImportRunner {
 
     """#
 
-  /// The Python peers' last lines: their own `VmHWM` and the phase times as one JSON line.
+  /// The Python peers' last lines: their phase times, rows and own `VmHWM` as one ``ImportReport`` line.
   static let pythonReport = #"""
 
     peak = 0
@@ -261,10 +273,10 @@ struct ImportRunner {
         for line in status:
             if line.startswith("VmHWM:"):
                 peak = int(line.split()[1])
-    report = {"load": t1 - t0, "transform": t2 - t1, "upsert": t3 - t2, "rows": len(rows), "peakKiB": peak}
+    phases = {"load": t1 - t0, "transform": t2 - t1, "upsert": t3 - t2}
     if "t4" in globals():
-        report["fts"] = t4 - t3
-    print(json.dumps(report))
+        phases["fts"] = t4 - t3
+    print(json.dumps({"phases": phases, "saved": len(rows), "peakKiB": peak}))
     """#
 
   /// The peer a user would write instead: `pythonLoadAndTransform`, then one `executemany` upsert in one

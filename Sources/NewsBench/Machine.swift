@@ -25,23 +25,21 @@ struct Machine: Codable, Sendable {
     let memoryKiB =
       meminfo.split(separator: "\n").first { $0.hasPrefix("MemTotal:") }
       .flatMap { Int($0.filter(\.isNumber)) } ?? 0
-    func firstLine(_ arguments: [String]) -> String {
+    // The first line a command prints, trimmed; `nil` when it cannot run or fails.
+    func firstLine(_ arguments: [String]) -> String? {
       commandOutput(arguments, outputFolder: folder)?.split(separator: "\n").first
-        .map { $0.trimmingCharacters(in: .whitespaces) } ?? "not found"
+        .map { $0.trimmingCharacters(in: .whitespaces) }
     }
-    let sqliteLine = firstLine(["sqlite3", "--version"])
+    let sqliteLine = firstLine(["sqlite3", "--version"]) ?? "not found"
     return Machine(
       cpu: model, cores: ProcessInfo.processInfo.activeProcessorCount,
       memoryGB: (Double(memoryKiB) / 1_048_576 * 10).rounded() / 10,
-      kernel: firstLine(["uname", "-sr"]),
+      kernel: firstLine(["uname", "-sr"]) ?? "not found",
       sqlite: sqliteLine.split(separator: " ").first.map(String.init) ?? sqliteLine,
-      pythonSQLite: firstLine(["python3", "-c", "import sqlite3; print(sqlite3.sqlite_version)"]),
-      python: firstLine(["python3", "--version"]),
-      sqliteUtils: commandOutput(
-        ["python3", "-c", "import importlib.metadata as m; print(m.version('sqlite-utils'))"], outputFolder: folder
-      ).map { $0.trimmingCharacters(in: .whitespacesAndNewlines) },
-      swift: firstLine(["swift", "--version"]),
-      source: commandOutput(["git", "describe", "--always", "--dirty"], outputFolder: folder)
-        .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+      pythonSQLite: firstLine(["python3", "-c", "import sqlite3; print(sqlite3.sqlite_version)"]) ?? "not found",
+      python: firstLine(["python3", "--version"]) ?? "not found",
+      sqliteUtils: firstLine(["python3", "-c", "import importlib.metadata as m; print(m.version('sqlite-utils'))"]),
+      swift: firstLine(["swift", "--version"]) ?? "not found",
+      source: firstLine(["git", "describe", "--always", "--dirty"]))
   }
 }

@@ -117,17 +117,10 @@ enum ReadBench {
     let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard socketFD >= 0 else { throw BenchError("socket: \(String(cString: strerror(errno)))") }
     defer { close(socketFD) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = 0
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) { pointer in
-      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-        bind(socketFD, generic, length) == 0 && getsockname(socketFD, generic, &length) == 0
-      }
+    let (bound, port) = withLoopbackAddress(port: 0) { address, length in
+      bind(socketFD, address, length) == 0 && getsockname(socketFD, address, &length) == 0
     }
     guard bound else { throw BenchError("bind 127.0.0.1:0: \(String(cString: strerror(errno)))") }
-    return UInt16(bigEndian: address.sin_port)
+    return port
   }
 }

@@ -84,8 +84,7 @@ struct ReaderBench {
 
     // Our store: a source per feed, ten to a folder.
     let ours = "\(folder)/ours"
-    try? FileManager.default.removeItem(atPath: ours)
-    try FileManager.default.createDirectory(atPath: ours, withIntermediateDirectories: true)
+    try freshFolder(ours)
     var sources: [String: Any] = [:]
     for (index, url) in urls.enumerated() {
       sources[String(format: "feed-%02d", index + 1)] = ["feed": url, "folder": "Group \(index / 10 + 1)"]
@@ -101,10 +100,7 @@ struct ReaderBench {
     guard fetched.exitStatus == 0 else {
       throw BenchError("news fetch --all exited \(fetched.exitStatus): \(fetched.standardError.suffix(600))")
     }
-    let stored =
-      commandOutput(["sqlite3", "-readonly", database, "SELECT count(*) FROM article;"], outputFolder: ours).flatMap {
-        Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
-      } ?? -1
+    let stored = sqliteCount(database, "SELECT count(*) FROM article;", outputFolder: ours) ?? -1
     progress(String(format: "fetched in %.1f s: %d articles", fetched.seconds, stored))
     let oursCommand = [news, "read", "--config", "\(ours)/news.json", "--db", database]
     let oursTiming = try measure(
@@ -115,18 +111,13 @@ struct ReaderBench {
     var cacheBytes: Int?
     if which("newsboat") != nil {
       let work = "\(folder)/newsboat"
-      try? FileManager.default.removeItem(atPath: work)
-      try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+      try freshFolder(work)
       try "".write(toFile: "\(work)/config", atomically: true, encoding: .utf8)
       let arguments = ["newsboat", "-u", "\(folder)/urls", "-c", "\(work)/cache.db", "-C", "\(work)/config"]
       progress("newsboat -x reload: the same feeds into its cache")
       let reloaded = try runChild(
         arguments + ["-x", "reload"], outputFolder: work, environment: Self.environment(work))
-      let items =
-        commandOutput(
-          ["sqlite3", "-readonly", "\(work)/cache.db", "SELECT count(*) FROM rss_item;"], outputFolder: work
-        )
-        .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? -1
+      let items = sqliteCount("\(work)/cache.db", "SELECT count(*) FROM rss_item;", outputFolder: work) ?? -1
       progress(
         String(format: "newsboat reloaded in %.1f s (exit %d): %d items", reloaded.seconds, reloaded.exitStatus, items))
       if items != stored { notes.append("newsboat's cache holds \(items) items, our store \(stored) articles") }
@@ -148,11 +139,9 @@ struct ReaderBench {
 
   /// Each reader gets its own HOME and XDG folders, a UTF-8 locale and the terminal type most emulators announce.
   static func environment(_ work: String) -> [String: String] {
-    [
-      "HOME": work, "XDG_CONFIG_HOME": "\(work)/config-home", "XDG_DATA_HOME": "\(work)/data",
-      "XDG_CACHE_HOME": "\(work)/cache", "TERM": "xterm-256color", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
-      "PATH": "/usr/bin:/bin",
-    ]
+    ownHome(work).merging(["TERM": "xterm-256color", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PATH": "/usr/bin:/bin"]) {
+      $1
+    }
   }
 
   /// ↓ and ↑ as a terminal in keypad mode sends them (xterm's `kcud1`, `kcuu1`), and ENTER.
@@ -266,12 +255,7 @@ struct ReaderBench {
         newsboat.firstScreen.median / ours.firstScreen.median, newsboat.sourcesKey.median / ours.sourcesKey.median,
         newsboat.openList.median / ours.openList.median, newsboat.listKey.median / ours.listKey.median)
     }
-    out += "\n"
-    for target in results.targets {
-      out += "  \(target.met ? "met    " : "NOT MET")  \(target.goal): \(target.measured)\n"
-    }
-    for note in results.notes { out += "note: \(note)\n" }
-    return out
+    return out + "\n" + Report.targets(results.targets, notes: results.notes)
   }
 
   /// Feed `number`: an RSS 2.0 channel of `items` items, one an hour back from 2026-11-30, each with a paragraph or

@@ -35,22 +35,13 @@ enum Report {
     out += "\n"
     if let validation = results.validation {
       out += "rows:     ours \(validation.oursRows.groupedDigits)"
-      if let rows = validation.jsonEachRows { out += ", json_each \(rows.groupedDigits)" }
-      if let rows = validation.pythonRows { out += ", python \(rows.groupedDigits)" }
-      if let rows = validation.sqliteUtilsRows { out += ", sqlite-utils \(rows.groupedDigits)" }
+      for peer in validation.peers { out += ", \(peer.importer.name) \(peer.rows.groupedDigits)" }
       out += "\n"
-      if let dates = validation.publishedAtDiffersFromJSONEach, let text = validation.textDiffersFromJSONEach {
-        out +=
-          "          vs json_each: publishedAt differs in \(dates.groupedDigits) rows (SQLite rounds to the nearest ms, "
-        out += "we truncate), text columns in \(text.groupedDigits)\n"
-      }
-      if let dates = validation.publishedAtDiffersFromPython, let text = validation.textDiffersFromPython {
-        out +=
-          "          vs python:    publishedAt differs in \(dates.groupedDigits) rows, text columns in \(text.groupedDigits)\n"
-      }
-      if let dates = validation.publishedAtDiffersFromSQLiteUtils, let text = validation.textDiffersFromSQLiteUtils {
-        out +=
-          "          vs sqlite-utils: publishedAt differs in \(dates.groupedDigits) rows, text columns in \(text.groupedDigits)\n"
+      for peer in validation.peers {
+        let rounding = peer.importer == .jsonEach ? " (SQLite rounds to the nearest ms, we truncate)" : ""
+        out += "          " + pad("vs \(peer.importer.name):", 14)
+        out += "publishedAt differs in \(peer.publishedAtDiffers.groupedDigits) rows\(rounding), "
+        out += "text columns in \(peer.textDiffers.groupedDigits)\n"
       }
       out += "\n"
     }
@@ -74,10 +65,7 @@ enum Report {
       targets (issues 6 and 17, set at N = 100,000; this run: N = \(results.payload.articles.groupedDigits)):
 
       """
-    for target in results.targets {
-      out += "  \(target.met ? "met    " : "NOT MET")  \(target.goal): \(target.measured)\n"
-    }
-    for note in results.notes { out += "note: \(note)\n" }
+    out += targets(results.targets, notes: results.notes)
     if let feeds = results.feeds { out += "\n" + FeedBench.report(feeds) }
     return out
   }
@@ -110,6 +98,7 @@ enum Report {
     return out
   }
 
+  /// A line per target (`met` or `NOT MET`, the goal, what was measured), then a line per note.
   static func targets(_ targets: [Target], notes: [String]) -> String {
     var out = ""
     for target in targets { out += "  \(target.met ? "met    " : "NOT MET")  \(target.goal): \(target.measured)\n" }

@@ -157,7 +157,7 @@ enum ServeBench {
       let library = ServedLibrary(repository: repository, sources: { served })
       let server = NewsServer(library: library, settings: NewsServer.Settings(listenHost: "127.0.0.1"))
       let running = try MicroHTTPDServer.start(host: "127.0.0.1", port: 0, handler: server.handler)
-      let startRSS = residentKiB() ?? 0
+      let startRSS = statusKiB("VmRSS") ?? 0
       FileHandle.standardOutput.write(Data("port \(running.port)\n".utf8))
       let cpuStart = processCPUSeconds()
       // Blocks this thread only; libmicrohttpd's thread and the cooperative pool answer. A line `cpu` asks for the
@@ -174,21 +174,12 @@ enum ServeBench {
       let cpu = processCPUSeconds() - cpuStart
       await running.stop()
       let report = ChildReport(startRSSKiB: startRSS, peakKiB: peakResidentKiB() ?? 0, loadCPUSeconds: cpu)
-      FileHandle.standardOutput.write(try JSONEncoder().encode(report) + Data("\n".utf8))
+      try printJSONLine(report)
       return 0
     } catch {
       FileHandle.standardError.write(Data("news-bench --serve-child: \(error)\n".utf8))
       return 1
     }
-  }
-
-  /// `VmRSS` of this process, KiB.
-  static func residentKiB() -> Int? {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
-    for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-      return Int(line.dropFirst("VmRSS:".count).filter(\.isNumber))
-    }
-    return nil
   }
 
   /// The whole run.
@@ -239,7 +230,7 @@ enum ServeBench {
     let seconds = monotonicSeconds() - start
     let clientCPU = processCPUSeconds() - cpuStart
     let serverCPUClosed = try serverCPU() - serverCPUStart
-    let total = outcomes.reduce(0) { $0 + $1.miniflux.count + $1.reader.count }
+    let total = outcomes.answered
 
     var steps: [OpenLoopStep] = []
     let rates = options.serveRates ?? defaultRates(saturation: Double(total) / seconds, clients: clients)
@@ -252,13 +243,12 @@ enum ServeBench {
       let stepOutcomes = LoadClient.openLoop(
         port: port, clients: clients, rate: rate, seconds: options.serveStepSeconds)
       let stepSeconds = monotonicSeconds() - stepStart
-      let answered = stepOutcomes.reduce(0) { $0 + $1.miniflux.count + $1.reader.count }
+      let answered = stepOutcomes.answered
       steps.append(
         OpenLoopStep(
           ratePerClient: rate, offered: rate * Double(clients), achieved: Double(answered) / stepSeconds,
-          seconds: stepSeconds, errors: stepOutcomes.reduce(0) { $0 + $1.errors },
-          firstError: stepOutcomes.lazy.compactMap(\.error).first,
-          miniflux: Latency(stepOutcomes.flatMap(\.miniflux)), reader: Latency(stepOutcomes.flatMap(\.reader)),
+          seconds: stepSeconds, errors: stepOutcomes.errors, firstError: stepOutcomes.firstError,
+          miniflux: stepOutcomes.latency(\.miniflux), reader: stepOutcomes.latency(\.reader),
           lateSends: stepOutcomes.reduce(0) { $0 + $1.late },
           serverCPUPerRequest: (try serverCPU() - cpuBefore) / Double(max(1, answered))))
     }
@@ -271,17 +261,16 @@ enum ServeBench {
 
     progress("serve: the same selections directly on the store")
     let direct = try await directCalls(database: database, calls: options.quick ? 50 : 300)
-    let errors = outcomes.reduce(0) { $0 + $1.errors }
     let date = ISO8601DateFormatter().string(from: Date())
     return Results(
       date: date, load: loadAverage(), articles: options.articles, sources: sourceCount, clients: clients,
-      requestsPerClient: requests, errors: errors, firstError: outcomes.lazy.compactMap(\.error).first,
+      requestsPerClient: requests, errors: outcomes.errors, firstError: outcomes.firstError,
       seconds: seconds, requestsPerSecond: Double(total) / seconds,
       miniflux: Endpoint(
-        path: minifluxPath, served: Latency(outcomes.flatMap(\.miniflux)), direct: direct.miniflux,
+        path: minifluxPath, served: outcomes.latency(\.miniflux), direct: direct.miniflux,
         responseBytes: warm.minifluxBytes, directCount: direct.count),
       reader: Endpoint(
-        path: readerPath, served: Latency(outcomes.flatMap(\.reader)), direct: direct.reader,
+        path: readerPath, served: outcomes.latency(\.reader), direct: direct.reader,
         responseBytes: warm.readerBytes),
       server: report, clientCPUPerRequest: clientCPU / Double(max(1, total)),
       serverCPUPerRequest: serverCPUClosed / Double(max(1, total)), openLoop: steps)
@@ -326,7 +315,7 @@ enum ServeBench {
 
   /// The text report.
   static func report(_ results: Results) -> String {
-    func ms(_ seconds: Double) -> String { String(format: "%.2f ms", seconds * 1000) }
+    let ms = Report.milli
     func ratio(_ served: Double, _ direct: Double) -> String {
       direct > 0 ? String(format: "%.1f×", served / direct) : "–"
     }
@@ -370,16 +359,15 @@ enum ServeBench {
       """
     for step in results.openLoop {
       let targets = [step.miniflux, step.reader].allSatisfy { $0.median <= targetP50 && $0.p99 <= targetP99 }
-      func pad(_ text: String, _ width: Int) -> String {
-        text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
-      }
       text +=
         "    "
-        + pad(String(format: "%.2f/s", step.ratePerClient), 13) + pad(String(format: "%.0f", step.offered), 11)
-        + pad(String(format: "%.0f", step.achieved), 12) + pad("\(step.errors)", 8) + pad("\(step.lateSends)", 6)
-        + pad("\(ms(step.miniflux.median)) / \(ms(step.miniflux.p99))", 21)
-        + pad("\(ms(step.reader.median)) / \(ms(step.reader.p99))", 21)
-        + pad(String(format: "%.0f µs", step.serverCPUPerRequest * 1e6), 16)
+        + Report.pad(String(format: "%.2f/s", step.ratePerClient), 13)
+        + Report.pad(String(format: "%.0f", step.offered), 11)
+        + Report.pad(String(format: "%.0f", step.achieved), 12) + Report.pad("\(step.errors)", 8)
+        + Report.pad("\(step.lateSends)", 6)
+        + Report.pad("\(ms(step.miniflux.median)) / \(ms(step.miniflux.p99))", 21)
+        + Report.pad("\(ms(step.reader.median)) / \(ms(step.reader.p99))", 21)
+        + Report.pad(String(format: "%.0f µs", step.serverCPUPerRequest * 1e6), 16)
         + (step.errors == 0 && targets ? "met" : "NOT met")
         + (step.firstError.map { " (first error: \($0))" } ?? "") + "\n"
     }
@@ -573,6 +561,21 @@ private struct LoadClient {
   }
 }
 
+/// The figures of a loop over all its clients.
+extension [LoadClient.Outcome] {
+  /// Requests answered `200`.
+  fileprivate var answered: Int { reduce(0) { $0 + $1.miniflux.count + $1.reader.count } }
+  /// Requests not answered `200`.
+  fileprivate var errors: Int { reduce(0) { $0 + $1.errors } }
+  /// The first error of the first client that had one.
+  fileprivate var firstError: String? { lazy.compactMap(\.error).first }
+
+  /// The latency of one of the two requests (`\.miniflux`, `\.reader`) over all the clients.
+  fileprivate func latency(_ request: KeyPath<LoadClient.Outcome, [Double]>) -> Latency {
+    Latency(flatMap { $0[keyPath: request] })
+  }
+}
+
 /// The open loop's common start, set once every client has logged in.
 private final class StartTime: @unchecked Sendable {
   private let lock = NSLock()
@@ -602,15 +605,9 @@ private final class Connection {
     guard socketFD >= 0 else { throw BenchError("socket: \(String(cString: strerror(errno)))") }
     var one: Int32 = 1
     _ = setsockopt(socketFD, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) { pointer in
-      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-        Glibc.connect(socketFD, generic, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-      }
-    }
+    let connected = withLoopbackAddress(port: UInt16(port)) { address, length in
+      Glibc.connect(socketFD, address, length) == 0
+    }.result
     guard connected else {
       let message = String(cString: strerror(errno))
       Glibc.close(socketFD)

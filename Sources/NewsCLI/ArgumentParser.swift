@@ -213,6 +213,10 @@ struct PositionalSpec: Sendable {
   /// The placeholder shown in the usage line, e.g. `HANDLE|URL`.
   var name: String
   var help: String
+
+  /// `HANDLE|URL`: the cached article a command acts on (`news open`, `news bookmark`).
+  static let article = PositionalSpec(
+    name: "HANDLE|URL", help: "The article's handle, as `news list` prints it, or its URL.")
 }
 
 /// What a command accepts, and its generated usage line and help text: the type-erased form of a ``NewsCommand``'s

@@ -81,4 +81,22 @@ extension CommandContext {
     }
     return names.map(sourceMatch)
   }
+
+  /// `filter` narrowed to the articles `--source TEXT` (``sourceMatch(_:in:)``) and `--folder NAME`
+  /// (``folderMatches(_:)``) select, as typed (`nil`: not given), in that order: `news list`, `search` and
+  /// `mark-read` select alike.
+  ///
+  /// - Throws: ``CommandFailure`` (usage) for a source or folder that names none; the repository's errors.
+  func narrowing(
+    _ filter: ArticleFilter, source: String?, folder: String?, in repository: NewsRepository
+  ) async throws -> ArticleFilter {
+    var filter = filter
+    if let source {
+      let selection = try await sourceMatch(source, in: repository)
+      filter.source = selection.source
+      filter.sourceQueries = selection.queries
+    }
+    if let folder { filter.anyOfSources = try folderMatches(folder) }
+    return filter
+  }
 }

@@ -57,14 +57,12 @@ struct CompactCommand: NewsCommand {
       context.console.out(OutputFormat.json(report))
       return .success
     }
-    let size = { (bytes: Int64) in ByteCountFormatter.string(fromByteCount: bytes, countStyle: .file) }
     let pages =
       report.pageSizeBefore == report.pageSizeAfter
       ? "\(report.pageSizeAfter / 1024) KiB pages"
       : "\(report.pageSizeAfter / 1024) KiB pages, were \(report.pageSizeBefore / 1024) KiB"
-    context.console.printLines(
-      OutputFormat.sanitized("compacted \(path): \(size(report.bytesBefore)) → \(size(report.bytesAfter)) (\(pages))")
-        + "\n")
+    let sizes = "\(OutputFormat.fileSize(report.bytesBefore)) → \(OutputFormat.fileSize(report.bytesAfter))"
+    context.console.printLines(OutputFormat.sanitized("compacted \(path): \(sizes) (\(pages))") + "\n")
     return .success
   }
 }

@@ -39,12 +39,9 @@ struct ListCommand: NewsCommand {
     let repository = try context.makeRepository(arguments.common, reading: true)
     let articles: [Article]
     let lastFetch: Timestamp?
-    var selection: SourceMatch?
-    if let typed = arguments.value(.source) { selection = try await context.sourceMatch(typed, in: repository) }
-    var filter = ArticleFilter(
-      unreadOnly: arguments.flag(.unread), bookmarkedOnly: arguments.flag(.bookmarked), source: selection?.source)
-    filter.sourceQueries = selection?.queries ?? []
-    filter.anyOfSources = try arguments.value(.folder).map { try context.folderMatches($0) }
+    let filter = try await context.narrowing(
+      ArticleFilter(unreadOnly: arguments.flag(.unread), bookmarkedOnly: arguments.flag(.bookmarked)),
+      source: arguments.value(.source), folder: arguments.value(.folder), in: repository)
     // One more than shown, to tell whether there are more.
     let read = try await repository.read(
       limit: limit.map { $0 < Int.max ? $0 + 1 : $0 }, offset: offset, filter: filter)

@@ -3,7 +3,7 @@ import OfflineNews
 import OfflineNewsStorage
 
 /// What `news mark-read` and `news bookmark` share: local state that refreshes never change.
-struct LocalStateCommand {
+enum LocalStateCommand {
   enum Kind {
     case read, bookmark
   }
@@ -19,9 +19,7 @@ struct LocalStateCommand {
     }
   }
 
-  static let positionals = [
-    PositionalSpec(name: "HANDLE|URL", help: "The article's handle, as `news list` prints it, or its URL.")
-  ]
+  static let positionals = [PositionalSpec.article]
   static let details =
     "Exit status: 0 done, 64 a handle several articles share, 66 no cached article has this handle or URL."
 
@@ -31,38 +29,20 @@ struct LocalStateCommand {
     var bookmarked: Bool
   }
 
-  var kind: Kind
-  var context: CommandContext
-  /// The article typed (a handle or URL), if any.
-  var typed: String?
-  var undo: Bool
-  var json: Bool
-  var common: CommonArguments
-
-  init(kind: Kind, context: CommandContext, arguments: ParsedArguments<Option>) {
-    self.kind = kind
-    self.context = context
-    self.typed = arguments.positionals.first
-    self.undo = arguments.flag(.undo)
-    self.json = arguments.json
-    self.common = arguments.common
-  }
-
-  init(kind: Kind, context: CommandContext, typed: String?, undo: Bool, json: Bool, common: CommonArguments) {
-    self.kind = kind
-    self.context = context
-    self.typed = typed
-    self.undo = undo
-    self.json = json
-    self.common = common
-  }
-
-  func run() async throws -> ExitCode {
-    let name = kind == .read ? "mark-read" : "bookmark"
+  /// Marks one article — the handle or URL first among `arguments`' positionals — read (`kind` `.read`) or
+  /// bookmarked, or, with `undo`, unread or not bookmarked, and prints its state (``Report`` with `--json`): `news
+  /// bookmark`, and `news mark-read` of one article.
+  ///
+  /// - Throws: ``CommandFailure`` 64 when no article is typed or a handle is ambiguous, 66 when none is cached; the
+  ///   repository's errors.
+  static func run<Option>(
+    _ kind: Kind, _ arguments: ParsedArguments<Option>, undo: Bool, context: CommandContext
+  ) async throws -> ExitCode {
+    let name = kind == .read ? MarkReadCommand.name : BookmarkCommand.name
     let also = kind == .read ? " (or --source NAME, --folder NAME, --all, --before DATE)" : ""
-    let typed = try context.typedArticle(self.typed, command: name, alternatives: also)
-    let repository = try context.makeRepository(common)
-    let url = try await context.resolveArticle(typed, in: repository, command: name).url.absoluteString
+    let (named, repository) = try await context.article(
+      arguments.positionals.first, command: name, alternatives: also, store: arguments.common)
+    let url = named.url.absoluteString
     let found =
       kind == .read
       ? try await repository.markRead(!undo, url: url) : try await repository.bookmark(!undo, url: url)
@@ -71,7 +51,7 @@ struct LocalStateCommand {
     }
     let article = try await repository.article(url: url)
     let report = Report(url: url, isRead: article?.isRead ?? false, bookmarked: article?.isBookmarked ?? false)
-    if json {
+    if arguments.json {
       context.console.out(OutputFormat.json(report))
     } else {
       let title = OutputFormat.sanitized(article?.title ?? url, collapsingWhitespace: true)
@@ -137,10 +117,7 @@ struct MarkReadCommand: NewsCommand {
       arguments.value(.source) != nil || arguments.value(.folder) != nil || arguments.flag(.all)
       || arguments.value(.before) != nil
     guard bulk else {
-      return try await LocalStateCommand(
-        kind: .read, context: context, typed: arguments.positionals.first, undo: arguments.flag(.undo),
-        json: arguments.json, common: arguments.common
-      ).run()
+      return try await LocalStateCommand.run(.read, arguments, undo: arguments.flag(.undo), context: context)
     }
     if let typed = arguments.positionals.first {
       throw arguments.badValue("give an article (\(typed)) or --source, --folder, --all or --before, not both")
@@ -149,17 +126,12 @@ struct MarkReadCommand: NewsCommand {
     guard selections.filter({ $0 }).count <= 1 else {
       throw arguments.badValue("give one of --source, --folder and --all (--before narrows any of them)")
     }
-    var filter = ArticleFilter()
-    if let before = arguments.date(.before) { filter.publishedBefore = before.date }
     let repository = try context.makeRepository(arguments.common)
-    if let source = arguments.value(.source) {
-      // As `news list --source` selects (a publisher's name included), so that what it lists is what this marks.
-      let selection = try await context.sourceMatch(source, in: repository)
-      filter.source = selection.source
-      filter.sourceQueries = selection.queries
-    } else if let folder = arguments.value(.folder) {
-      filter.anyOfSources = try context.folderMatches(folder)
-    }
+    // As `news list --source` and `--folder` select (a publisher's name included), so that what it lists is what
+    // this marks.
+    let filter = try await context.narrowing(
+      ArticleFilter(publishedBefore: arguments.date(.before)?.date), source: arguments.value(.source),
+      folder: arguments.value(.folder), in: repository)
     let read = !arguments.flag(.undo)
     let changed = try await repository.markRead(read, matching: filter)
     if arguments.json {
@@ -185,6 +157,6 @@ struct BookmarkCommand: NewsCommand {
   var arguments: ParsedArguments<Option>
 
   func run() async throws -> ExitCode {
-    try await LocalStateCommand(kind: .bookmark, context: context, arguments: arguments).run()
+    try await LocalStateCommand.run(.bookmark, arguments, undo: arguments.flag(.undo), context: context)
   }
 }

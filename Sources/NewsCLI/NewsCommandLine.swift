@@ -315,6 +315,22 @@ struct CommandContext: Sendable {
     }
   }
 
+  /// The cached article a command acts on (`news show`, `news open`, `news mark-read`, `news bookmark`): the handle
+  /// or URL `typed` (``typedArticle(_:command:alternatives:)``), looked up (``resolveArticle(_:in:command:)``) in the
+  /// repository of `arguments` (``makeRepository(_:timeout:entities:retrying:typedURL:reading:emptyWhenMissing:)``,
+  /// `reading` as there), which is returned with it. The store is opened only once an article is typed.
+  ///
+  /// - Throws: ``CommandFailure`` 64 when none is typed or a handle prefix is ambiguous, 66 when no cached article
+  ///   has it (or, `reading`, there is no database); the repository's ``NewsRepositoryError`` when the store fails.
+  func article(
+    _ typed: String?, command: String, alternatives: String = "", store arguments: CommonArguments,
+    reading: Bool = false
+  ) async throws -> (article: Article, repository: NewsRepository) {
+    let text = try typedArticle(typed, command: command, alternatives: alternatives)
+    let repository = try makeRepository(arguments, reading: reading)
+    return (try await resolveArticle(text, in: repository, command: command), repository)
+  }
+
   /// The time zone times of day are printed in: `TZ` of the command's environment when it names one, else the
   /// system's.
   var timeZone: TimeZone {

@@ -11,9 +11,7 @@ import OfflineNews
 struct OpenCommand: NewsCommand {
   static let name = "open"
   static let summary = "Open a cached article's link in the browser (the system opener: xdg-open, open)."
-  static let positionals = [
-    PositionalSpec(name: "HANDLE|URL", help: "The article's handle, as `news list` prints it, or its URL.")
-  ]
+  static let positionals = [PositionalSpec.article]
   static let details = """
     The opener is $NEWS_OPENER when set, else xdg-open (Linux and other freedesktop systems), else open (macOS),
     found on PATH; it gets the link as its one argument. Without one, the link is printed.
@@ -39,9 +37,9 @@ struct OpenCommand: NewsCommand {
   var arguments: ParsedArguments<Option>
 
   func run() async throws -> ExitCode {
-    let typed = try context.typedArticle(arguments.positionals.first, command: "open")
-    let repository = try context.makeRepository(arguments.common, reading: true)
-    let article = try await context.resolveArticle(typed, in: repository, command: "open")
+    let article = try await context.article(
+      arguments.positionals.first, command: Self.name, store: arguments.common, reading: true
+    ).article
     guard let link = article.displayURL else {
       throw CommandFailure(
         .noInput, "\(OutputFormat.sanitized(article.title, collapsingWhitespace: true)) has no link to open",
@@ -81,7 +79,6 @@ struct OpenCommand: NewsCommand {
     return nil
   }
 
-  /// Runs `program link` with standard input from /dev/null and waits for it; returns 0 or the `errno` of
   /// How running the opener went.
   enum Outcome: Equatable {
     /// It ran and exited 0: the link was handed on.
@@ -101,29 +98,16 @@ struct OpenCommand: NewsCommand {
     }
   }
 
-  /// Runs `program` with `link` (`posix_spawnp`, standard input from `/dev/null`) and waits for it.
+  /// Runs `program` with `link` (``ChildProcess``: found on `$PATH`, standard input from `/dev/null`) and waits for
+  /// it, as `gh browse` does: an opener (xdg-open, open) hands the link to the browser and returns.
   static func spawn(_ program: String, _ link: String, environment: [String: String]) -> Outcome {
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    let arguments = [program, link]
-    let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-    let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-    defer {
-      for pointer in argv { free(pointer) }
-      for pointer in envp { free(pointer) }
+    let pid: pid_t
+    do {
+      pid = try ChildProcess.start([program, link], environment: environment, searchingPath: true)
+    } catch {
+      return .notStarted(error.code)
     }
-    var pid: pid_t = 0
-    let status = posix_spawnp(&pid, program, &actions, nil, argv, envp)
-    guard status == 0 else { return .notStarted(status) }
-    // Waited for, as `gh browse` does: an opener (xdg-open, open) hands the link to the browser and returns.
-    var code: Int32 = 0
-    while waitpid(pid, &code, 0) < 0, errno == EINTR {}
-    // The wait status: exited when its low 7 bits are 0 (WIFEXITED), with the status in the next byte; else the
-    // signal that ended it is those bits.
-    let signal = code & 0x7F
-    let exit = signal == 0 ? (code >> 8) & 0xFF : 128 + signal
+    let exit = ChildProcess.exitStatus(of: pid)
     return exit == 0 ? .opened : .failed(exit)
   }
 }

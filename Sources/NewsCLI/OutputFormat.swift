@@ -25,6 +25,31 @@ enum OutputFormat {
     }
   }
 
+  /// A query's last fetch in `--json` output (`news stats`' `fetches`, `news sources`' `alsoCached`): what was
+  /// fetched, when (RFC 3339 UTC with milliseconds), and how many articles are cached from it.
+  struct FetchDocument: Encodable {
+    /// The URL fetched, or the file's path (`news sources`) or query key (`news stats`) read.
+    var query: String
+    var fetchedAt: String
+    var articles: Int
+
+    init(query: String, fetchedAt: Timestamp, articles: Int) {
+      self.query = query
+      self.fetchedAt = fetchedAt.rfc3339String
+      self.articles = articles
+    }
+
+    /// When it was fetched, relative to `now` as ``OutputFormat/relative(_:now:)`` says it ("5 min ago").
+    func fetched(now: Date) -> String {
+      Timestamp(rfc3339: fetchedAt).map { OutputFormat.relative($0.date, now: now) } ?? fetchedAt
+    }
+  }
+
+  /// A file's size as `news stats` and `news compact` print it: Foundation's file style, decimal units ("1.2 MB").
+  static func fileSize(_ bytes: Int64) -> String {
+    ByteCountFormatter.string(fromByteCount: bytes, countStyle: .file)
+  }
+
   /// `seconds` rounded to the millisecond, as the `--json` documents give durations (`ageSeconds`).
   static func milliseconds(_ seconds: Double) -> Double { (seconds * 1000).rounded() / 1000 }
 

@@ -82,13 +82,7 @@ struct ReadCommand: NewsCommand {
     var reader = Reader(sources: sourceRows(), startingList: start, unreadOnly: unreadOnly, now: context.now())
     let statePath = Self.statePath(ofDatabase: repository.databasePath)
     reader.collapse(folders: Self.savedCollapsedFolders(statePath))
-    // A reading command opens the writer at its first write, so `readOnlyCause` may not be known yet: the file and
-    // its folder are asked too (access(2) says EPERM for an immutable file, root included).
-    let path = repository.databasePath
-    let folder = (path as NSString).deletingLastPathComponent
-    if repository.readOnlyCause != nil || access(path, W_OK) != 0
-      || access(folder.isEmpty ? "." : folder, W_OK) != 0
-    {
+    if repository.isReadOnly {
       reader.readOnlyNote = "read-only store: read marks and bookmarks are not saved"
     }
     let terminal: Terminal

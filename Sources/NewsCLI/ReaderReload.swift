@@ -74,29 +74,16 @@ final class ReaderReload: Sendable {
     // The parent's ends are not inherited by the child (nor by another child started meanwhile).
     _ = fcntl(output[0], F_SETFD, FD_CLOEXEC)
     _ = fcntl(errors[0], F_SETFD, FD_CLOEXEC)
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_adddup2(&actions, output[1], 1)
-    posix_spawn_file_actions_adddup2(&actions, errors[1], 2)
     let words = [program, "fetch"] + selection.arguments + extra
-    let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
-    let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-    defer {
-      for pointer in argv { free(pointer) }
-      for pointer in envp { free(pointer) }
+    let pid: pid_t
+    do {
+      pid = try ChildProcess.start(words, environment: environment, output: output[1], errors: errors[1])
+    } catch {
+      for end in output + errors { close(end) }
+      throw ReloadFailure(error.code)
     }
-    var spawned: pid_t = 0
-    let started = posix_spawn(&spawned, program, &actions, nil, argv, envp)
     close(output[1])
     close(errors[1])
-    guard started == 0 else {
-      close(output[0])
-      close(errors[0])
-      throw ReloadFailure(started)
-    }
-    let pid = spawned
     self.pid = pid
     let (out, err) = (output[0], errors[0])
     let thread = Thread {
@@ -166,10 +153,7 @@ final class ReaderReload: Sendable {
         }
       }
     }
-    var code: Int32 = 0
-    while waitpid(pid, &code, 0) < 0, errno == EINTR {}
-    let signal = code & 0x7F
-    let status = signal == 0 ? (code >> 8) & 0xFF : 128 + signal
+    let status = ChildProcess.exitStatus(of: pid)
     var failure: String?
     if sources.isEmpty, status != 0 {
       let text = String(decoding: errorText, as: UTF8.self)

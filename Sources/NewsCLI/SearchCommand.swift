@@ -95,13 +95,11 @@ struct SearchCommand: NewsCommand {
       throw CommandFailure(.usage, "--since \(typed(.since)) is not before --until \(typed(.until))")
     }
     let repository = try context.makeRepository(arguments.common, reading: true)
-    var selection: SourceMatch?
-    if let typed = arguments.value(.source) { selection = try await context.sourceMatch(typed, in: repository) }
-    var filter = ArticleFilter(
-      unreadOnly: arguments.flag(.unread), bookmarkedOnly: arguments.flag(.bookmarked), source: selection?.source,
-      publishedSince: since?.date, publishedBefore: until?.date)
-    filter.sourceQueries = selection?.queries ?? []
-    filter.anyOfSources = try arguments.value(.folder).map { try context.folderMatches($0) }
+    let filter = try await context.narrowing(
+      ArticleFilter(
+        unreadOnly: arguments.flag(.unread), bookmarkedOnly: arguments.flag(.bookmarked),
+        publishedSince: since?.date, publishedBefore: until?.date),
+      source: arguments.value(.source), folder: arguments.value(.folder), in: repository)
     // One more than shown, to tell whether there are more.
     let hits = try await repository.search(text, filter: filter, limit: limit < Int.max ? limit + 1 : limit)
     let shown = Array(hits.prefix(limit))

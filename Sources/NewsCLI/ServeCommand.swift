@@ -115,6 +115,11 @@ struct ServeCommand: NewsCommand {
       throw CommandFailure(.unavailable, error.description, hint: "give another address or port with --listen")
     }
     announce(host: host, port: running.port, credentials: credentials, json: json)
+    if repository.isReadOnly, !json {
+      context.console.err(
+        "news serve: read-only store (\(OutputFormat.sanitized(repository.databasePath))): served as it is; read and "
+          + "star marks, subscriptions and refreshes are not saved\n")
+    }
     let refresher = interval.map { seconds in
       Task { await refreshLoop(repository: repository, sources: sources, every: seconds, json: json) }
     }

@@ -100,9 +100,9 @@ struct ShowCommand: NewsCommand {
   var arguments: ParsedArguments<Option>
 
   func run() async throws -> ExitCode {
-    let typed = try context.typedArticle(arguments.positionals.first, command: "show")
-    let repository = try context.makeRepository(arguments.common, reading: true)
-    var article = try await context.resolveArticle(typed, in: repository, command: "show")
+    let (named, repository) = try await context.article(
+      arguments.positionals.first, command: Self.name, store: arguments.common, reading: true)
+    var article = named
     // A store the user may only read still shows the article: the read mark is what cannot be saved.
     do {
       try await repository.markRead(true, url: article.url.absoluteString)

@@ -77,19 +77,11 @@ struct SourcesCommand: NewsCommand {
     var unread: Int
   }
 
-  /// A query cached from no configured source (`news import FILE`, `news fetch --url`, a source removed since), in
-  /// `--json` output.
-  struct CachedEntry: Encodable {
-    /// The file's path, or the URL fetched.
-    var query: String
-    var fetchedAt: String
-    var articles: Int
-  }
-
   struct Report: Encodable {
     var sources: [Entry]
     var folders: [FolderEntry]
-    var alsoCached: [CachedEntry]
+    /// The queries cached from no configured source (`news import FILE`, `news fetch --url`, a source removed since).
+    var alsoCached: [OutputFormat.FetchDocument]
   }
 
   var context: CommandContext
@@ -155,9 +147,9 @@ struct SourcesCommand: NewsCommand {
     }
     // What the cache holds from no configured source: a user who imported files sees them here too.
     let alsoCached = try await repository.cachedQueries(besides: queries).map { query in
-      CachedEntry(
+      OutputFormat.FetchDocument(
         query: URL(string: query.cacheKey).flatMap { $0.isFileURL ? $0.path : nil } ?? query.cacheKey,
-        fetchedAt: Timestamp(query.fetchedAt).rfc3339String, articles: query.cachedCount)
+        fetchedAt: Timestamp(query.fetchedAt), articles: query.cachedCount)
     }
     let console = context.console
     if arguments.json {
@@ -177,13 +169,13 @@ struct SourcesCommand: NewsCommand {
 
   /// After the sources and folders, what the cache holds from no configured source, newest first:
   /// `also cached (news import, fetch --url; news list --source PATH shows them):` then `  PATH  3 articles, 5 min ago`.
-  static func alsoCachedLines(_ cached: [CachedEntry], now: Date) -> String {
+  static func alsoCachedLines(_ cached: [OutputFormat.FetchDocument], now: Date) -> String {
     let names = cached.map { OutputFormat.sanitized($0.query, collapsingWhitespace: true) }
     let width = names.map(\.count).max() ?? 0
     var lines = "also cached, from no configured source (news list --source PATH shows them):\n"
     for (entry, name) in zip(cached, names) {
       let articles = entry.articles == 1 ? "1 article" : "\(entry.articles) articles"
-      let when = Timestamp(rfc3339: entry.fetchedAt).map { OutputFormat.relative($0.date, now: now) } ?? ""
+      let when = entry.fetched(now: now)
       lines += "  \(name)\(String(repeating: " ", count: width - name.count))  \(articles), \(when)\n"
     }
     return lines

@@ -17,11 +17,6 @@ struct StatsCommand: NewsCommand {
       var name: String
       var rows: Int
     }
-    struct Fetch: Encodable {
-      var query: String
-      var fetchedAt: String
-      var articles: Int
-    }
     var database: String
     /// The database file plus its write-ahead log, in bytes.
     var bytes: Int64
@@ -32,7 +27,7 @@ struct StatsCommand: NewsCommand {
     var freeBytes: Int64
     var schemaVersion: Int
     var entities: [Entity]
-    var fetches: [Fetch]
+    var fetches: [OutputFormat.FetchDocument]
     var unread: Int
     var bookmarked: Int
   }
@@ -54,9 +49,7 @@ struct StatsCommand: NewsCommand {
       database: storage.path, bytes: bytes, pageSize: pages.pageSize,
       freeBytes: Int64(pages.freePages) * Int64(pages.pageSize), schemaVersion: try await storage.storedSchemaVersion(),
       entities: counts.map { Report.Entity(name: $0.entity, rows: $0.count) },
-      fetches: fetchRecords.map {
-        .init(query: $0.query, fetchedAt: $0.fetchedAt.rfc3339String, articles: $0.cachedCount)
-      },
+      fetches: fetchRecords.map { .init(query: $0.query, fetchedAt: $0.fetchedAt, articles: $0.cachedCount) },
       unread: unread, bookmarked: bookmarked)
     let console = context.console
     if arguments.json {
@@ -84,13 +77,11 @@ struct StatsCommand: NewsCommand {
     return .success
   }
 
-  /// One line per fetch in aligned columns: when, how many articles (right-aligned), the query.
   /// The size line: the file's size, its page size, the free space in it, and when `news compact` would help (a
   /// tenth or more of the file free and at least 1 MB, or pages smaller than new stores'), that it would.
   private func sizeLine(_ report: Report) -> String {
-    let size = { (bytes: Int64) in ByteCountFormatter.string(fromByteCount: bytes, countStyle: .file) }
-    var line = "\(size(report.bytes)), \(report.pageSize / 1024) KiB pages"
-    if report.freeBytes > 0 { line += ", \(size(report.freeBytes)) of them free" }
+    var line = "\(OutputFormat.fileSize(report.bytes)), \(report.pageSize / 1024) KiB pages"
+    if report.freeBytes > 0 { line += ", \(OutputFormat.fileSize(report.freeBytes)) of them free" }
     let worthCompacting = report.freeBytes >= 1_000_000 && report.freeBytes * 10 >= report.bytes
     if report.pageSize < StorageContext.newDatabasePageSize {
       line += " ('news compact' moves the store to \(StorageContext.newDatabasePageSize / 1024) KiB pages"
@@ -101,11 +92,12 @@ struct StatsCommand: NewsCommand {
     return line
   }
 
+  /// One line per fetch in aligned columns: when, how many articles (right-aligned), the query.
   private func fetches(_ report: Report, now: Date) -> [String] {
     let counts = report.fetches.map { "\($0.articles) article\($0.articles == 1 ? "" : "s")" }
     let countWidth = counts.map(\.count).max() ?? 0
     return zip(report.fetches, counts).map { fetch, count in
-      let when = Timestamp(rfc3339: fetch.fetchedAt).map { OutputFormat.relative($0.date, now: now) } ?? fetch.fetchedAt
+      let when = fetch.fetched(now: now)
       let shown = String(repeating: " ", count: countWidth - count.count) + count
       return "fetch     \(pad(when, 11))\(shown)  \(OutputFormat.sanitized(fetch.query))\n"
     }

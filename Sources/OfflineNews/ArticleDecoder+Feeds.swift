@@ -81,7 +81,7 @@ extension ArticleDecoder {
         summary: item.summary?.value, imageURL: item.imageURL,
         publishedAt: date ?? now, content: item.content?.value,
         sourceName: feed.title, tags: item.categories,
-        enclosures: item.enclosures.map { Enclosure(url: $0.url, type: $0.type, length: $0.length) })
+        enclosures: item.enclosures)
       article.summaryText = item.summary.flatMap(Self.searchText)
       article.contentText = item.content.flatMap(Self.searchText)
       // Undated: first seen now; the save keeps the date of a row already stored (``Article/isUndated``).

@@ -13,6 +13,20 @@ extension NewsRepository {
   /// (``StorageContext/readOnlyCause``).
   public var readOnlyCause: StorageError? { storage.readOnlyCause }
 
+  /// Whether a write to the store would be refused: ``readOnlyCause`` once the store knows it, else what the file
+  /// system says now of the database file and its folder (`access(2)`, `W_OK`; it answers `EPERM` for an immutable
+  /// file, root included). A store opened for reading opens its writer at its first write, so until then only the
+  /// file system can tell. For a note before any write is tried (`news read`, `news serve`); a write itself throws
+  /// ``NewsRepositoryError/storage(_:network:)`` either way.
+  public var isReadOnly: Bool {
+    if readOnlyCause != nil { return true }
+    let path = databasePath
+    guard path != ":memory:" else { return false }
+    let folder = (path as NSString).deletingLastPathComponent
+    return access(path, W_OK) != 0 && FileManager.default.fileExists(atPath: path)
+      || access(folder.isEmpty ? "." : folder, W_OK) != 0
+  }
+
   /// Closes the store: waits for the writes under way, then closes its connections. Later calls fail with
   /// ``StorageError/Kind/closed``.
   public func close() async { await storage.close() }

@@ -135,17 +135,9 @@ public final class NewsRepository: Sendable {
       return try await networkFirst(
         query, maxAge: maxAge, limit: limit, pages: pages, deadline: nil, cached: nil, readsBack: readsBack)
     case .networkOnly:
-      let outcome = await refresh(query, maxAge: maxAge, pages: pages).task.value
-      switch outcome {
-      case .saved(let fetchedAt, let issues, let notModified, let counts, let movedTo, let movedSeen):
-        return try await networkResult(
-          query, fetchedAt: fetchedAt, issues: issues, revalidated: notModified, maxAge: maxAge, limit: limit,
-          counts: counts, movedTo: movedTo, movedSeen: movedSeen, readsBack: readsBack)
-      case .failed(let error):
-        throw .networkFailed(query: query, network: error)
-      case .storageFailed(let error):
-        throw .storage(error, network: nil)
-      }
+      return try await networkFirst(
+        query, maxAge: maxAge, limit: limit, pages: pages, deadline: nil, cached: nil, readsBack: readsBack,
+        fallsBack: false)
     }
   }
 
@@ -418,10 +410,11 @@ public final class NewsRepository: Sendable {
     }
   }
 
-  /// Network first, the cache on failure (or at the deadline, when there are cached rows).
+  /// Network first, the cache on failure (or at the deadline, when there are cached rows); without `fallsBack`
+  /// (network-only), a network failure throws ``NewsRepositoryError/networkFailed(query:network:)``.
   private func networkFirst(
     _ query: NewsQuery, maxAge: TimeInterval?, limit: Int?, pages: Int, deadline: TimeInterval?, cached: NewsResult?,
-    readsBack: Bool = true
+    readsBack: Bool = true, fallsBack: Bool = true
   ) async throws(NewsRepositoryError) -> NewsResult {
     let refresh = await refresh(query, maxAge: maxAge, pages: pages)
     let outcome: RefreshOutcome
@@ -449,6 +442,7 @@ public final class NewsRepository: Sendable {
         query, fetchedAt: fetchedAt, issues: issues, revalidated: notModified, maxAge: maxAge, limit: limit,
         counts: counts, movedTo: movedTo, movedSeen: movedSeen, readsBack: readsBack)
     case .failed(let failure):
+      guard fallsBack else { throw .networkFailed(query: query, network: failure) }
       var result = try await fallback(cached, query, maxAge: maxAge, limit: limit, after: failure)
       guard !result.articles.isEmpty else { throw .networkFailedAndCacheEmpty(query: query, network: failure) }
       result.networkError = failure

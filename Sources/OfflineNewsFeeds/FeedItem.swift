@@ -65,7 +65,7 @@ public struct FeedItem: Sendable, Hashable {
   /// (also inside `media:group`), an enclosure of an `image/` type, `itunes:image`.
   public var imageURL: URL?
   /// The attached files: RSS `enclosure`, Atom `link rel="enclosure"`, in document order.
-  public var enclosures: [FeedEnclosure]
+  public var enclosures: [Enclosure]
   /// The categories (tags): RSS `category`, `dc:subject`, `media:category` texts and `itunes:category@text` (nested
   /// ones too), Atom `category@term`; trimmed, empty ones and repeats left out, in document order.
   public var categories: [String]
@@ -81,48 +81,13 @@ public struct FeedItem: Sendable, Hashable {
     let fields = [titleIsDerived ? "" : title, date, text] + enclosures.map(\.url.absoluteString)
     return SHA256.hex(Array(fields.joined(separator: "\u{1F}").utf8), bytes: 16)
   }
-
-  package init(
-    index: Int, link: URL? = nil, permalink: URL? = nil, guid: String? = nil, guidIsPermaLink: Bool = false,
-    title: String,
-    titleIsDerived: Bool = false, summary: FeedText? = nil, content: FeedText? = nil, author: String? = nil,
-    published: Date? = nil, updated: Date? = nil, imageURL: URL? = nil, enclosures: [FeedEnclosure] = [],
-    categories: [String] = []
-  ) {
-    self.index = index
-    self.link = link
-    self.permalink = permalink
-    self.guid = guid
-    self.guidIsPermaLink = guidIsPermaLink
-    self.title = title
-    self.titleIsDerived = titleIsDerived
-    self.summary = summary
-    self.content = content
-    self.author = author
-    self.published = published
-    self.updated = updated
-    self.imageURL = imageURL
-    self.enclosures = enclosures
-    self.categories = categories
-  }
 }
 
-/// A file attached to an item (a podcast episode's audio): RSS `enclosure`, Atom `link rel="enclosure"`.
-public struct FeedEnclosure: Sendable, Hashable {
-  /// The file's URL, absolute `http(s)` (resolved like ``FeedItem/link``).
-  public var url: URL
-  /// The MIME type as given, e.g. `audio/mpeg`; `nil` when absent.
-  public var type: String?
-  /// The size in bytes as given; `nil` when absent, not a whole number, or negative (RSS 2.0 asks for bytes; feeds
-  /// often write `0`, kept as `0`).
-  public var length: Int64?
-
-  package init(url: URL, type: String? = nil, length: Int64? = nil) {
-    self.url = url
-    self.type = type
-    self.length = length
-  }
-}
+/// A file attached to an item (a podcast episode's audio): RSS `enclosure`, Atom `link rel="enclosure"`, JSON Feed
+/// `attachments`; the model's ``Enclosure``, which the article keeps. Its URL is absolute `http(s)` (resolved like
+/// ``FeedItem/link``), its type as given (`nil` when absent), its length in bytes as given (`nil` when absent, not a
+/// whole number, or negative; RSS 2.0 asks for bytes, feeds often write `0`, kept as `0`).
+public typealias FeedEnclosure = Enclosure
 
 /// A summary or content: its text and whether that text is HTML or plain text. HTML stays HTML (it is not
 /// sanitised here); plain text stays plain text (it is not escaped).

@@ -55,25 +55,10 @@ public struct ParsedFeed: Sendable, Hashable {
   /// The feed's image: RSS `channel/image/url` or `itunes:image`, Atom `logo` or `icon`.
   public var imageURL: URL?
   /// The items (RSS `item`, Atom `entry`), in document order.
-  public var items: [FeedItem]
+  public var items: [FeedItem] = []
   /// What could not be read: recovered XML errors, HTML entities, unreadable dates and URLs. Each cost a value, never
   /// an item.
-  public var issues: [FeedIssue]
-
-  package init(
-    format: FeedFormat, feedURL: URL, title: String? = nil, homePageURL: URL? = nil, language: String? = nil,
-    author: String? = nil, imageURL: URL? = nil, items: [FeedItem] = [], issues: [FeedIssue] = []
-  ) {
-    self.format = format
-    self.feedURL = feedURL
-    self.title = title
-    self.homePageURL = homePageURL
-    self.language = language
-    self.author = author
-    self.imageURL = imageURL
-    self.items = items
-    self.issues = issues
-  }
+  public var issues: [FeedIssue] = []
 }
 
 /// A value of a feed that could not be read as it stands, and what was done instead.

@@ -99,12 +99,6 @@ package struct EntitySelector: Sendable, Hashable {
   package var map: [String: String]
   /// The entity of records whose value is not in ``map``; `nil`: such records are skipped, with a warning.
   package var fallback: String?
-
-  package init(keyPath: JSONPath, map: [String: String], fallback: String? = nil) {
-    self.keyPath = keyPath
-    self.map = map
-    self.fallback = fallback
-  }
 }
 
 /// How to import one entity.
@@ -165,9 +159,9 @@ package struct EntityMapping: Sendable {
 package struct AttributeMapping: Sendable, Hashable {
   /// The key paths tried in order, the first present one winning (`["UserId", "User"]`); empty for the attribute's
   /// own name, or its PascalCase or snake_case form.
-  package var keyPaths: [JSONPath]
+  package var keyPaths: [JSONPath] = []
   /// Text transforms applied in order before conversion.
-  package var transforms: [ValueTransform]
+  package var transforms: [ValueTransform] = []
   /// For `date` attributes given as numbers (or numeric text): the unit of the Unix time.
   package var unixTime: UnixTime?
   /// For `date` attributes given without an offset: the offset to assume, in seconds east of UTC. Overrides the
@@ -177,19 +171,7 @@ package struct AttributeMapping: Sendable, Hashable {
   package var dateFormat: DateFormat?
   /// For `url` attributes (and the built-in article's `url`): where to find the base a relative reference is
   /// resolved against (RFC 3986 §5), tried in order.
-  package var baseURL: [BaseURLSource]
-
-  package init(
-    keyPaths: [JSONPath] = [], transforms: [ValueTransform] = [], unixTime: UnixTime? = nil,
-    assumedOffset: Int? = nil, dateFormat: DateFormat? = nil, baseURL: [BaseURLSource] = []
-  ) {
-    self.keyPaths = keyPaths
-    self.transforms = transforms
-    self.unixTime = unixTime
-    self.assumedOffset = assumedOffset
-    self.dateFormat = dateFormat
-    self.baseURL = baseURL
-  }
+  package var baseURL: [BaseURLSource] = []
 }
 
 /// The unit of a Unix time (time since 1970-01-01T00:00:00Z, leap seconds not counted).
@@ -204,11 +186,6 @@ package struct DateFormat: Sendable, Hashable {
   package var pattern: String
   /// An IANA time zone name (`Europe/Berlin`, `UTC`); `nil` when the pattern has a zone field.
   package var timeZone: String?
-
-  package init(pattern: String, timeZone: String?) {
-    self.pattern = pattern
-    self.timeZone = timeZone
-  }
 }
 
 /// Where a base URL comes from.
@@ -252,18 +229,12 @@ package enum Constant: Sendable, Hashable {
 package struct RelationshipMapping: Sendable, Hashable {
   /// The key paths tried in order, the first present one winning; empty for the relationship's own name (or its
   /// PascalCase / snake_case form).
-  package var keyPaths: [JSONPath]
+  package var keyPaths: [JSONPath] = []
   /// For to-many: `replace` the stored list (default), or `add` to it.
-  package var mode: ToManyMode
+  package var mode: ToManyMode = .replace
   /// For to-many: delete the children that left the list (and that no other owner lists), so that the store holds
   /// what the payload holds. Always on for a relationship to an owned entity.
-  package var deleteOrphans: Bool
-
-  package init(keyPaths: [JSONPath] = [], mode: ToManyMode = .replace, deleteOrphans: Bool = false) {
-    self.keyPaths = keyPaths
-    self.mode = mode
-    self.deleteOrphans = deleteOrphans
-  }
+  package var deleteOrphans = false
 }
 
 package enum ToManyMode: String, Sendable, Hashable, CaseIterable {
@@ -274,11 +245,6 @@ package enum ToManyMode: String, Sendable, Hashable, CaseIterable {
 package struct SkipRule: Sendable, Hashable {
   package var keyPath: JSONPath
   package var equals: JSONValue
-
-  package init(keyPath: JSONPath, equals: JSONValue) {
-    self.keyPath = keyPath
-    self.equals = equals
-  }
 }
 
 /// A named root of a mapping: the entity its records become, or a join.
@@ -293,13 +259,6 @@ package struct JoinMapping: Sendable, Hashable {
   package var relationship: String
   package var owner: JSONPath
   package var target: JSONPath
-
-  package init(entity: String, relationship: String, owner: JSONPath, target: JSONPath) {
-    self.entity = entity
-    self.relationship = relationship
-    self.owner = owner
-    self.target = target
-  }
 }
 
 /// How a mapping derives the key of a built-in `article` record (``ArticleIdentity``): the canonical form of the
@@ -309,9 +268,9 @@ package struct JoinMapping: Sendable, Hashable {
 /// relative link is resolved against the `url` attribute's `baseURL` when it has one.
 package struct ArticleKeyRule: Sendable, Hashable {
   /// Where the item's link may be, tried in order; empty when the source has none.
-  package var link: [JSONPath]
+  package var link: [JSONPath] = []
   /// Where the item's own identifier may be, tried in order; empty when it has none.
-  package var id: [JSONPath]
+  package var id: [JSONPath] = []
   /// What the identifier is unique within: a fixed text (`parse:Article`), or `nil` for the payload's source (the
   /// feed's URL or the file's path, `$source` in a mapping file).
   package var scope: String?
@@ -320,13 +279,5 @@ package struct ArticleKeyRule: Sendable, Hashable {
   /// ``scope``. A feed's items are then one article whether the feed was read from a file or from its URL
   /// (`ArticleIdentity.feedScope(homePage:origin:)`). In a mapping file: `"scope": ["home_page_url", "feed_url",
   /// "$source"]`.
-  package var scopeFrom: [BaseURLSource]
-
-  /// Creates a rule.
-  package init(link: [JSONPath] = [], id: [JSONPath] = [], scope: String? = nil, scopeFrom: [BaseURLSource] = []) {
-    self.link = link
-    self.id = id
-    self.scope = scope
-    self.scopeFrom = scopeFrom
-  }
+  package var scopeFrom: [BaseURLSource] = []
 }

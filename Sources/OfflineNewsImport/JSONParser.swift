@@ -6,12 +6,7 @@ package struct JSONDocument: Sendable, Hashable {
   package var value: JSONValue
   /// Text the reader could not keep as written (a lone surrogate, invalid UTF-8, a raw control character, an
   /// unknown escape), in document order. Each is repaired in place; the rest of the document is read as usual.
-  package var repairs: [JSONRepair]
-
-  package init(value: JSONValue, repairs: [JSONRepair] = []) {
-    self.value = value
-    self.repairs = repairs
-  }
+  package var repairs: [JSONRepair] = []
 }
 
 /// One repair the JSON reader made: where, and what it did.
@@ -238,12 +233,7 @@ struct JSONParser {
     try enter()
     position += 1  // {
     var fields: [String: JSONValue] = [:]
-    skipWhitespace()
-    if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
-      position += 1
-      depth -= 1
-      return .object(fields)
-    }
+    if closesEmpty("}") { return .object(fields) }
     while true {
       skipWhitespace()
       guard position < bytes.count else { throw failure("the document ends inside an object") }
@@ -280,12 +270,7 @@ struct JSONParser {
     }
     defer { if skims { skimming = false } }
     var count = 0
-    skipWhitespace()
-    if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
-      position += 1
-      depth -= 1
-      return .array(items)
-    }
+    if closesEmpty("]") { return .array(items) }
     while true {
       skipWhitespace()
       path.append(.index(count))
@@ -308,6 +293,16 @@ struct JSONParser {
       case .index(let index): if Int(name) != index { return false }
       }
     }
+    return true
+  }
+
+  /// Whether the container just opened closes at once with `close` (it is empty): then past the close, the container
+  /// left; else at its first item, white space skipped.
+  mutating func closesEmpty(_ close: Unicode.Scalar) -> Bool {
+    skipWhitespace()
+    guard position < bytes.count, bytes[position] == UInt8(ascii: close) else { return false }
+    position += 1
+    depth -= 1
     return true
   }
 

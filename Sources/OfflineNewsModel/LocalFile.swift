@@ -28,13 +28,6 @@ package enum LocalFile {
     /// The file's size in bytes when it was over the limit.
     package var size: Int64?
 
-    package init(path: String, reason: String, code: Int32? = nil, size: Int64? = nil) {
-      self.path = path
-      self.reason = reason
-      self.code = code
-      self.size = size
-    }
-
     /// Whether the file was over the limit (`size` is then set).
     package var isTooLarge: Bool { size != nil }
 

@@ -83,43 +83,23 @@ enum RawArticleScanner {
     }
 
     mutating func record() -> RawArticle? {
-      guard consume(0x7B) else { return nil }
       var raw = RawArticle()
-      var seen = 0
-      skipWhitespace()
-      if i < end, bytes[i] == 0x7D {
-        i += 1
-        return atEnd() ? raw : nil
-      }
-      while true {
-        guard let key = key(among: RawArticleScanner.recordKeys), seen & (1 << key.rawValue) == 0 else { return nil }
-        seen |= 1 << key.rawValue
-        guard consume(0x3A) else { return nil }
-        if key == .source {
-          guard source(into: &raw) else { return nil }
-        } else {
-          guard let value = optionalString() else { return nil }
-          switch key {
-          case .author: raw.author = value
-          case .title: raw.title = value
-          case .description: raw.description = value
-          case .url: raw.url = value
-          case .urlToImage: raw.urlToImage = value
-          case .publishedAt: raw.publishedAt = value
-          case .content: raw.content = value
-          default: return nil
-          }
+      let valid = object(among: RawArticleScanner.recordKeys) { parser, key in
+        if key == .source { return parser.source(into: &raw) }
+        guard let value = parser.optionalString() else { return false }
+        switch key {
+        case .author: raw.author = value
+        case .title: raw.title = value
+        case .description: raw.description = value
+        case .url: raw.url = value
+        case .urlToImage: raw.urlToImage = value
+        case .publishedAt: raw.publishedAt = value
+        case .content: raw.content = value
+        default: return false
         }
-        skipWhitespace()
-        guard i < end else { return nil }
-        if bytes[i] == 0x2C {
-          i += 1
-          continue
-        }
-        guard bytes[i] == 0x7D else { return nil }
-        i += 1
-        return atEnd() ? raw : nil
+        return true
       }
+      return valid && atEnd() ? raw : nil
     }
 
     mutating func atEnd() -> Bool {
@@ -130,8 +110,17 @@ enum RawArticleScanner {
     /// `"source": null` or `{"id": …, "name": …}` with strings or nulls.
     mutating func source(into raw: inout RawArticle) -> Bool {
       skipWhitespace()
-      guard i < end else { return false }
-      if bytes[i] == 0x6E { return literalNull() }
+      if i < end, bytes[i] == 0x6E { return literalNull() }
+      return object(among: RawArticleScanner.sourceKeys) { parser, key in
+        guard let value = parser.optionalString() else { return false }
+        if key == .id { raw.sourceID = value } else { raw.sourceName = value }
+        return true
+      }
+    }
+
+    /// An object whose keys are among `keys`, each at most once; `value` reads the value after each key's colon and
+    /// says whether it was valid. Whether the whole object was.
+    mutating func object(among keys: [([UInt8], Key)], _ value: (inout Parser, Key) -> Bool) -> Bool {
       guard consume(0x7B) else { return false }
       skipWhitespace()
       if i < end, bytes[i] == 0x7D {
@@ -140,12 +129,9 @@ enum RawArticleScanner {
       }
       var seen = 0
       while true {
-        guard let key = key(among: RawArticleScanner.sourceKeys), seen & (1 << key.rawValue) == 0 else {
-          return false
-        }
+        guard let key = key(among: keys), seen & (1 << key.rawValue) == 0 else { return false }
         seen |= 1 << key.rawValue
-        guard consume(0x3A), let value = optionalString() else { return false }
-        if key == .id { raw.sourceID = value } else { raw.sourceName = value }
+        guard consume(0x3A), value(&self, key) else { return false }
         skipWhitespace()
         guard i < end else { return false }
         if bytes[i] == 0x2C {

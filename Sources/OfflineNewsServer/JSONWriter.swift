@@ -38,24 +38,24 @@ struct JSONWriter {
     if needsComma { bytes.append(UInt8(ascii: ",")) }
   }
 
-  /// An object whose members `body` writes.
-  mutating func object(_ body: (inout JSONWriter) -> Void) {
+  /// An object or array (between `open` and `close`) whose members or elements `body` writes.
+  private mutating func container(_ open: UInt8, _ close: UInt8, _ body: (inout JSONWriter) -> Void) {
     separate()
-    bytes.append(UInt8(ascii: "{"))
+    bytes.append(open)
     needsComma = false
     body(&self)
-    bytes.append(UInt8(ascii: "}"))
+    bytes.append(close)
     needsComma = true
   }
 
+  /// An object whose members `body` writes.
+  mutating func object(_ body: (inout JSONWriter) -> Void) { container(UInt8(ascii: "{"), UInt8(ascii: "}"), body) }
+
   /// An array of documents.
   mutating func array(_ elements: [some JSONWritable]) {
-    separate()
-    bytes.append(UInt8(ascii: "["))
-    needsComma = false
-    for element in elements { element.write(to: &self) }
-    bytes.append(UInt8(ascii: "]"))
-    needsComma = true
+    container(UInt8(ascii: "["), UInt8(ascii: "]")) { json in
+      for element in elements { element.write(to: &json) }
+    }
   }
 
   /// A document written before, copied as it is.
@@ -125,18 +125,32 @@ struct JSONWriter {
     _ name: StaticString, each elements: Elements, _ write: (inout JSONWriter, Elements.Element) -> Void
   ) {
     key(name)
-    bytes.append(UInt8(ascii: "["))
-    needsComma = false
-    for element in elements { write(&self, element) }
-    bytes.append(UInt8(ascii: "]"))
-    needsComma = true
+    container(UInt8(ascii: "["), UInt8(ascii: "]")) { json in
+      for element in elements { write(&json, element) }
+    }
+  }
+
+  /// An array member of objects, one for each of `elements`, whose members `write` writes.
+  mutating func member<Elements: Sequence>(
+    _ name: StaticString, objects elements: Elements, _ write: (inout JSONWriter, Elements.Element) -> Void
+  ) {
+    member(name, each: elements) { json, element in
+      json.object { json in write(&json, element) }
+    }
+  }
+
+  /// A member of `value`, written by `write`; left out when `nil`.
+  private mutating func member<Value>(
+    _ name: StaticString, ifPresent value: Value?, _ write: (inout JSONWriter, Value) -> Void
+  ) {
+    guard let value else { return }
+    key(name)
+    write(&self, value)
   }
 
   /// A string member; left out when `nil`.
   mutating func member(_ name: StaticString, _ value: String?) {
-    guard let value else { return }
-    key(name)
-    string(value)
+    member(name, ifPresent: value) { json, value in json.string(value) }
   }
 
   /// A date member as the sync APIs write dates (``ServedDates/rfc3339(_:)``: RFC 3339, UTC, to the second),
@@ -151,9 +165,7 @@ struct JSONWriter {
 
   /// An integer member; left out when `nil`.
   mutating func member(_ name: StaticString, _ value: Int64?) {
-    guard let value else { return }
-    key(name)
-    number(value)
+    member(name, ifPresent: value) { json, value in json.number(value) }
   }
 
   /// An integer member; left out when `nil`.
@@ -167,26 +179,17 @@ struct JSONWriter {
 
   /// A document member; left out when `nil`.
   mutating func member(_ name: StaticString, _ value: (some JSONWritable)?) {
-    guard let value else { return }
-    key(name)
-    value.write(to: &self)
+    member(name, ifPresent: value) { json, value in value.write(to: &json) }
   }
 
   /// An array member of documents; left out when `nil`.
   mutating func member(_ name: StaticString, _ values: [some JSONWritable]?) {
-    guard let values else { return }
-    key(name)
-    array(values)
+    member(name, ifPresent: values) { json, values in json.array(values) }
   }
 
   /// An array member of strings.
   mutating func member(_ name: StaticString, _ values: [String]) {
-    key(name)
-    bytes.append(UInt8(ascii: "["))
-    needsComma = false
-    for value in values { string(value) }
-    bytes.append(UInt8(ascii: "]"))
-    needsComma = true
+    member(name, each: values) { json, value in json.string(value) }
   }
 
   /// An object member of integers by name, its members sorted by name.
@@ -228,4 +231,17 @@ struct JSONDocument: JSONWritable, Sendable {
   }
 
   func write(to json: inout JSONWriter) { json.value(self) }
+}
+
+/// An object whose members a function writes: an answer of the sync APIs declared as one function of the values it
+/// shows (``ReaderJSON/tagList(labels:)``, ``MinifluxJSON/counters(reads:unreads:)``), its nested objects written in
+/// place, instead of a type per object that stores the values first.
+struct JSONObject: JSONWritable {
+  /// Writes the members.
+  let members: (inout JSONWriter) -> Void
+
+  /// The object whose members `members` writes.
+  init(_ members: @escaping (inout JSONWriter) -> Void) { self.members = members }
+
+  func write(to json: inout JSONWriter) { json.object(members) }
 }

@@ -57,9 +57,9 @@ public struct MinifluxAPI: Sendable {
     switch (method, parts.first, parts.count) {
     case ("GET", "me", 1):
       return MinifluxJSON.response(
-        MinifluxJSON.User(username: user, lastLoginAt: MinifluxJSON.date(library.now())))
+        MinifluxJSON.user(username: user, lastLoginAt: MinifluxJSON.date(library.now())))
     case ("GET", "version", 1):
-      return MinifluxJSON.response(MinifluxJSON.Version(version: version, commit: commit ?? "unknown"))
+      return MinifluxJSON.response(MinifluxJSON.version(version, commit: commit ?? "unknown"))
     case ("GET", "export", 1):
       // Every subscription served, the configuration's and the store's (not the files imported: no feeds).
       let opml = NewsSource.opmlDocument(of: try await library.sources(), title: "news subscriptions")
@@ -133,6 +133,19 @@ public struct MinifluxAPI: Sendable {
 
   // MARK: Feeds and categories
 
+  /// The request's JSON body as `Body`, its keys Miniflux's snake_case (`feed_url` is `feedUrl`).
+  /// - Throws: ``MinifluxEntryQuery/Invalid`` (`Invalid JSON payload`, a 400) when the body is no such JSON.
+  private static func body<Body: Decodable>(_ type: Body.Type, of request: ServerRequest)
+    throws(MinifluxEntryQuery.Invalid) -> Body
+  {
+    let decoder = JSONDecoder()
+    decoder.keyDecodingStrategy = .convertFromSnakeCase
+    guard let body = try? decoder.decode(type, from: request.body) else {
+      throw MinifluxEntryQuery.Invalid(message: "Invalid JSON payload")
+    }
+    return body
+  }
+
   private func feeds(_ some: [ServedFeed]? = nil) async throws -> ServerResponse {
     var feeds = some ?? []
     if some == nil { feeds = try await ServedCatalog.current(library).feeds }
@@ -152,7 +165,7 @@ public struct MinifluxAPI: Sendable {
       reads[String(feed.id)] = count.total - count.unread
       unreads[String(feed.id)] = count.unread
     }
-    return MinifluxJSON.response(MinifluxJSON.Counters(reads: reads, unreads: unreads))
+    return MinifluxJSON.response(MinifluxJSON.counters(reads: reads, unreads: unreads))
   }
 
   private func categories(counts: Bool) async throws -> ServerResponse {
@@ -175,11 +188,7 @@ public struct MinifluxAPI: Sendable {
       var feedUrl: String?
       var categoryId: Int64?
     }
-    let decoder = JSONDecoder()
-    decoder.keyDecodingStrategy = .convertFromSnakeCase
-    guard let body = try? decoder.decode(Body.self, from: request.body) else {
-      return MinifluxJSON.error("Invalid JSON payload", status: 400)
-    }
+    let body = try Self.body(Body.self, of: request)
     guard let text = body.feedUrl, let url = URL(string: text), url.isWebURL else {
       return MinifluxJSON.error("Invalid feed_url: an http or https URL is required", status: 400)
     }
@@ -194,7 +203,7 @@ public struct MinifluxAPI: Sendable {
     switch await ServedSubscriptions.subscribe(url: url, title: nil, folder: folder, in: library) {
     case .success(let source):
       return MinifluxJSON.response(
-        MinifluxJSON.Created(feedId: ServedIdentifiers.feedID(forSourceNamed: source.name)), status: 201)
+        MinifluxJSON.created(feedID: ServedIdentifiers.feedID(forSourceNamed: source.name)), status: 201)
     case .failure(.alreadySubscribed(_, let name)):
       return MinifluxJSON.error("This feed already exists (\(name))", status: 409)
     case .failure(let error):
@@ -209,9 +218,7 @@ public struct MinifluxAPI: Sendable {
   /// lives on, empty, after a restart, until `DELETE /v1/categories/{id}`.
   private func createCategory(_ request: ServerRequest) async throws -> ServerResponse {
     struct Body: Decodable { var title: String? }
-    guard let body = try? JSONDecoder().decode(Body.self, from: request.body) else {
-      return MinifluxJSON.error("Invalid JSON payload", status: 400)
-    }
+    let body = try Self.body(Body.self, of: request)
     let path = (body.title ?? "").split(separator: "/").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
       .filter { !$0.isEmpty }
     guard !path.isEmpty else { return MinifluxJSON.error("The category title is mandatory", status: 400) }
@@ -258,7 +265,7 @@ public struct MinifluxAPI: Sendable {
       if ServedFailure.isBusy(error) { throw error }
       return MinifluxJSON.error("Invalid OPML: \(error.description)", status: 400)
     }
-    return MinifluxJSON.response(MinifluxJSON.Message(message: "Feeds imported successfully"), status: 201)
+    return MinifluxJSON.response(MinifluxJSON.message("Feeds imported successfully"), status: 201)
   }
 
   private func unsubscribe(_ feed: ServedFeed) async throws -> ServerResponse {
@@ -292,11 +299,7 @@ public struct MinifluxAPI: Sendable {
       var categoryId: Int64?
       var feedUrl: String?
     }
-    let decoder = JSONDecoder()
-    decoder.keyDecodingStrategy = .convertFromSnakeCase
-    guard let body = try? decoder.decode(Body.self, from: request.body) else {
-      return MinifluxJSON.error("Invalid JSON payload", status: 400)
-    }
+    let body = try Self.body(Body.self, of: request)
     let name = feed.source.name
     var title: String?
     if let given = body.title {
@@ -378,7 +381,7 @@ public struct MinifluxAPI: Sendable {
       within = (within ?? catalog.feeds).filter { feed in inCategory.contains { $0.id == feed.id } }
     }
     guard let selection = query.selection(of: within, in: catalog) else {
-      return MinifluxJSON.response(MinifluxJSON.Entries(total: 0, entries: []))
+      return MinifluxJSON.response(MinifluxJSON.entries(total: 0, []))
     }
     let repository = library.repository
     let articles: [Article]
@@ -391,8 +394,8 @@ public struct MinifluxAPI: Sendable {
       (articles, total) = try await (page, count)
     }
     return MinifluxJSON.response(
-      MinifluxJSON.Entries(
-        total: total, entries: try await documents(articles, catalog: catalog, origin: requestOrigin(request))))
+      MinifluxJSON.entries(
+        total: total, try await documents(articles, catalog: catalog, origin: requestOrigin(request))))
   }
 
   /// The page of a `search`: the store's full-text search (best match first) with the selection's conditions;
@@ -448,11 +451,7 @@ public struct MinifluxAPI: Sendable {
       var entryIds: [Int64]?
       var status: String?
     }
-    let decoder = JSONDecoder()
-    decoder.keyDecodingStrategy = .convertFromSnakeCase
-    guard let body = try? decoder.decode(Body.self, from: request.body) else {
-      return MinifluxJSON.error("Invalid JSON payload", status: 400)
-    }
+    let body = try Self.body(Body.self, of: request)
     guard let ids = body.entryIds, !ids.isEmpty else {
       return MinifluxJSON.error("Invalid entry_ids: the list of entry ids is required", status: 400)
     }
@@ -499,50 +498,5 @@ enum MinifluxEntries {
       found += try await repository.articles(withServedIDDigits6to13: digits).filter { !keys.contains($0.url) }
     }
     return found
-  }
-}
-
-extension MinifluxJSON {
-  /// `GET /v1/version`, in Miniflux's shape: this program's version and commit; `build_date` and `go_version` are not
-  /// known (`unknown`, empty: no Go here), `compiler` is `swiftc`, `arch` and `os` are Go's names for the platform.
-  struct Version: JSONWritable {
-    var version: String
-    var commit: String
-
-    func write(to json: inout JSONWriter) {
-      json.object { json in
-        json.member("version", version)
-        json.member("commit", commit)
-        json.member("build_date", "unknown")
-        json.member("go_version", "")
-        json.member("compiler", "swiftc")
-        json.member("arch", Self.arch)
-        json.member("os", Self.os)
-      }
-    }
-
-    #if arch(x86_64)
-      static let arch = "amd64"
-    #elseif arch(arm64)
-      static let arch = "arm64"
-    #else
-      static let arch = "unknown"
-    #endif
-    #if os(Linux)
-      static let os = "linux"
-    #elseif os(macOS)
-      static let os = "darwin"
-    #else
-      static let os = "unknown"
-    #endif
-  }
-
-  /// A `{"message": …}` answer (`POST /v1/import`'s).
-  struct Message: JSONWritable {
-    var message: String
-
-    func write(to json: inout JSONWriter) {
-      json.object { json in json.member("message", message) }
-    }
   }
 }

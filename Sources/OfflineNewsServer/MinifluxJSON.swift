@@ -6,46 +6,22 @@ import OfflineNewsModel
 /// The JSON documents of the Miniflux API v1 (<https://miniflux.app/docs/api.html>), as Miniflux writes them:
 /// snake_case keys, dates in RFC 3339, ids as JSON numbers; each written by ``JSONWriter`` in its fields' order.
 enum MinifluxJSON {
-  /// The user of `GET /v1/me`: the one user, with Miniflux's default settings.
-  struct User: JSONWritable {
-    var username: String
-    var lastLoginAt: String
-
-    func write(to json: inout JSONWriter) {
-      json.object { json in
-        json.constantMembers(#""id":1"#)
-        json.member("username", username)
-        json.constantMembers(Self.settings)
-        json.member("last_login_at", lastLoginAt)
-      }
-    }
-
-    /// The members between `username` and `last_login_at`.
-    static let settings =
-      #""is_admin":false,"theme":"system_serif","language":"en_US","timezone":"UTC","entry_sorting_direction":"desc","#
-      + #""entry_sorting_order":"published_at","stylesheet":"","google_id":"","openid_connect_id":"","#
-      + #""entries_per_page":100,"keyboard_shortcuts":true,"show_reading_time":true,"entry_swipe":true"#
-  }
-
-  /// A category (a folder).
-  struct Category: JSONWritable {
-    var id: Int64
-    var title: String
-    /// With `?counts=true`: the feeds filed in it.
-    var feedCount: Int?
-    /// With `?counts=true`: their unread entries.
-    var totalUnread: Int?
-
-    func write(to json: inout JSONWriter) {
-      json.object { json in
-        json.member("id", id)
-        json.member("title", title)
-        json.constantMembers(#""user_id":1,"hide_globally":false"#)
-        json.member("feed_count", feedCount)
-        json.member("total_unread", totalUnread)
-      }
+  /// The user of `GET /v1/me`: the one user, `username`, with Miniflux's default settings, last logged in at
+  /// `lastLoginAt` (``date(_:)``).
+  static func user(username: String, lastLoginAt: String) -> JSONObject {
+    JSONObject { json in
+      json.constantMembers(#""id":1"#)
+      json.member("username", username)
+      json.constantMembers(userSettings)
+      json.member("last_login_at", lastLoginAt)
     }
   }
+
+  /// The members of the user between `username` and `last_login_at`.
+  static let userSettings =
+    #""is_admin":false,"theme":"system_serif","language":"en_US","timezone":"UTC","entry_sorting_direction":"desc","#
+    + #""entry_sorting_order":"published_at","stylesheet":"","google_id":"","openid_connect_id":"","#
+    + #""entries_per_page":100,"keyboard_shortcuts":true,"show_reading_time":true,"entry_swipe":true"#
 
   /// A feed (a source), written once (``JSONDocument``) and copied into each of its entries.
   struct Feed: JSONWritable {
@@ -127,16 +103,14 @@ enum MinifluxJSON {
         json.constantMembers(#""share_code":"""#)
         json.member("starred", article.isBookmarked)
         json.member("reading_time", readingMinutes(of: article))
-        json.member("enclosures", each: article.enclosures.enumerated()) { json, numbered in
-          json.object { json in
-            json.member("id", Int64(numbered.offset + 1))
-            json.constantMembers(#""user_id":1"#)
-            json.member("entry_id", id)
-            json.member("url", numbered.element.url.absoluteString)
-            json.member("mime_type", numbered.element.type ?? "")
-            json.member("size", numbered.element.length ?? 0)
-            json.constantMembers(#""media_progression":0"#)
-          }
+        json.member("enclosures", objects: article.enclosures.enumerated()) { json, numbered in
+          json.member("id", Int64(numbered.offset + 1))
+          json.constantMembers(#""user_id":1"#)
+          json.member("entry_id", id)
+          json.member("url", numbered.element.url.absoluteString)
+          json.member("mime_type", numbered.element.type ?? "")
+          json.member("size", numbered.element.length ?? 0)
+          json.constantMembers(#""media_progression":0"#)
         }
         json.member("tags", article.tags)
         json.member("feed", feed)
@@ -145,48 +119,59 @@ enum MinifluxJSON {
   }
 
   /// A page of entries: `total` is how many the filter selects, `entries` the page.
-  struct Entries: JSONWritable {
-    var total: Int
-    var entries: [Entry]
-
-    func write(to json: inout JSONWriter) {
-      json.object { json in
-        json.member("total", total)
-        json.member("entries", entries)
-      }
+  static func entries(total: Int, _ entries: [Entry]) -> JSONObject {
+    JSONObject { json in
+      json.member("total", total)
+      json.member("entries", entries)
     }
   }
 
   /// `GET /v1/feeds/counters`: feed id (as a string) → entries read, and → entries unread.
-  struct Counters: JSONWritable {
-    var reads: [String: Int]
-    var unreads: [String: Int]
-
-    func write(to json: inout JSONWriter) {
-      json.object { json in
-        json.member("reads", reads)
-        json.member("unreads", unreads)
-      }
+  static func counters(reads: [String: Int], unreads: [String: Int]) -> JSONObject {
+    JSONObject { json in
+      json.member("reads", reads)
+      json.member("unreads", unreads)
     }
   }
 
-  /// The answer to `POST /v1/feeds`.
-  struct Created: JSONWritable {
-    var feedId: Int64
+  /// The answer to `POST /v1/feeds`: the new feed's id.
+  static func created(feedID: Int64) -> JSONObject {
+    JSONObject { json in json.member("feed_id", feedID) }
+  }
 
-    func write(to json: inout JSONWriter) {
-      json.object { json in json.member("feed_id", feedId) }
+  /// A `{"message": …}` answer (`POST /v1/import`'s).
+  static func message(_ message: String) -> JSONObject {
+    JSONObject { json in json.member("message", message) }
+  }
+
+  /// `GET /v1/version`, in Miniflux's shape: this program's `version` and `commit`; `build_date` and `go_version`
+  /// are not known (`unknown`, empty: no Go here), `compiler` is `swiftc`, `arch` and `os` are Go's names for the
+  /// platform.
+  static func version(_ version: String, commit: String) -> JSONObject {
+    JSONObject { json in
+      json.member("version", version)
+      json.member("commit", commit)
+      json.constantMembers(#""build_date":"unknown","go_version":"","compiler":"swiftc""#)
+      json.member("arch", goPlatform.arch)
+      json.member("os", goPlatform.os)
     }
   }
 
-  /// An error, as Miniflux writes them.
-  struct Failure: JSONWritable {
-    var errorMessage: String
-
-    func write(to json: inout JSONWriter) {
-      json.object { json in json.member("error_message", errorMessage) }
-    }
-  }
+  /// Go's names of this platform (`GOARCH`, `GOOS`), `unknown` for one this server does not name.
+  static let goPlatform: (arch: String, os: String) = {
+    var platform = (arch: "unknown", os: "unknown")
+    #if arch(x86_64)
+      platform.arch = "amd64"
+    #elseif arch(arm64)
+      platform.arch = "arm64"
+    #endif
+    #if os(Linux)
+      platform.os = "linux"
+    #elseif os(macOS)
+      platform.os = "darwin"
+    #endif
+    return platform
+  }()
 
   /// A date as Miniflux writes it (RFC 3339, UTC, seconds).
   static func date(_ date: Date) -> String { ServedDates.rfc3339(date) }
@@ -203,7 +188,7 @@ enum MinifluxJSON {
 
   /// A Miniflux error answer: `{"error_message": …}` with `status` (400, 404).
   static func error(_ message: String, status: Int) -> ServerResponse {
-    response(Failure(errorMessage: message), status: status)
+    response(JSONObject { json in json.member("error_message", message) }, status: status)
   }
 
   /// A `204 No Content`.
@@ -231,9 +216,16 @@ enum MinifluxJSON {
           health: health)))
   }
 
-  /// The category document of `category`.
-  static func category(_ category: ServedCategory, counts: (feeds: Int, unread: Int)? = nil) -> Category {
-    Category(id: category.id, title: category.title, feedCount: counts?.feeds, totalUnread: counts?.unread)
+  /// The category document of `category` (a folder); with `counts` (`?counts=true`), the feeds filed in it
+  /// (`feed_count`) and their unread entries (`total_unread`).
+  static func category(_ category: ServedCategory, counts: (feeds: Int, unread: Int)? = nil) -> JSONObject {
+    JSONObject { json in
+      json.member("id", category.id)
+      json.member("title", category.title)
+      json.constantMembers(#""user_id":1,"hide_globally":false"#)
+      json.member("feed_count", counts?.feeds)
+      json.member("total_unread", counts?.unread)
+    }
   }
 
   /// The entry document of `article`, served under `feed`; `created_at` is when the store first saved it,

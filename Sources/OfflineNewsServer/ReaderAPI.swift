@@ -65,7 +65,7 @@ public struct ReaderAPI: Sendable {
   private func route(_ request: ServerRequest, _ call: String) async throws -> ServerResponse {
     let isPost = request.method == "POST"
     switch call {
-    case "user-info": return ReaderJSON.response(ReaderJSON.UserInfo(userName: user))
+    case "user-info": return ReaderJSON.response(ReaderJSON.userInfo(userName: user))
     case "subscription/list": return try await subscriptions()
     case "tag/list": return try await tags()
     case "unread-count": return try await unreadCounts()
@@ -92,37 +92,24 @@ public struct ReaderAPI: Sendable {
 
   private func subscriptions() async throws -> ServerResponse {
     let catalog = try await ServedCatalog.current(library)
-    return ReaderJSON.response(
-      ReaderJSON.Subscriptions(
-        subscriptions: catalog.feeds.map { feed in
-          ReaderJSON.Subscription(
-            id: feed.streamID, title: feed.title,
-            categories: feed.category.path.isEmpty
-              ? [] : [ReaderJSON.Category(id: feed.category.streamID, label: feed.category.label)],
-            sortid: String(feed.id, radix: 16), url: feed.feedURL, htmlUrl: feed.siteURL)
-        }))
+    return ReaderJSON.response(ReaderJSON.subscriptionList(catalog.feeds))
   }
 
   private func tags() async throws -> ServerResponse {
     let catalog = try await ServedCatalog.current(library)
-    let labels = catalog.categories.filter { !$0.path.isEmpty }.map {
-      ReaderJSON.Tag(id: $0.streamID, type: "folder")
-    }
-    return ReaderJSON.response(ReaderJSON.Tags(tags: [ReaderJSON.Tag(id: ReaderStream.starredID)] + labels))
+    let labels = catalog.categories.filter { !$0.path.isEmpty }.map(\.streamID)
+    return ReaderJSON.response(ReaderJSON.tagList(labels: labels))
   }
 
   private func unreadCounts() async throws -> ServerResponse {
     let catalog = try await ServedCatalog.current(library)
     let counts = try await library.repository.counts(bySource: catalog.feeds.map(\.match))
-    var result: [ReaderJSON.UnreadCount] = []
+    var result: [(id: String, count: Int, newest: Date?)] = []
     var labels: [[String]: (Int, Date?)] = [:]
     var total = 0
     var newestOfAll: Date?
     for (feed, count) in zip(catalog.feeds, counts) {
-      result.append(
-        ReaderJSON.UnreadCount(
-          id: feed.streamID, count: count.unread,
-          newestItemTimestampUsec: ReaderJSON.microseconds(count.newest ?? Date(timeIntervalSince1970: 0))))
+      result.append((feed.streamID, count.unread, count.newest))
       total += count.unread
       newestOfAll = [newestOfAll, count.newest].compactMap { $0 }.max()
       guard !feed.category.path.isEmpty else { continue }
@@ -131,16 +118,10 @@ public struct ReaderAPI: Sendable {
     }
     for category in catalog.categories where !category.path.isEmpty {
       let sum = labels[category.path] ?? (0, nil)
-      result.append(
-        ReaderJSON.UnreadCount(
-          id: category.streamID, count: sum.0,
-          newestItemTimestampUsec: ReaderJSON.microseconds(sum.1 ?? Date(timeIntervalSince1970: 0))))
+      result.append((category.streamID, sum.0, sum.1))
     }
-    result.append(
-      ReaderJSON.UnreadCount(
-        id: ReaderStream.readingListID, count: total,
-        newestItemTimestampUsec: ReaderJSON.microseconds(newestOfAll ?? Date(timeIntervalSince1970: 0))))
-    return ReaderJSON.response(ReaderJSON.UnreadCounts(max: total, unreadcounts: result))
+    result.append((ReaderStream.readingListID, total, newestOfAll))
+    return ReaderJSON.response(ReaderJSON.unreadCounts(max: total, result))
   }
 
   // MARK: Streams
@@ -173,7 +154,7 @@ public struct ReaderAPI: Sendable {
       return .text("no stream \(streamID)", status: 404)
     }
     return ReaderJSON.response(
-      ReaderJSON.Stream(
+      ReaderJSON.stream(
         id: streamID, title: title(of: page.stream, catalog: catalog),
         updated: Int64(library.now().timeIntervalSince1970),
         items: page.items.map { article, feed in
@@ -214,13 +195,14 @@ public struct ReaderAPI: Sendable {
       return .text("no stream \(streamID)", status: 404)
     }
     return ReaderJSON.response(
-      ReaderJSON.ItemRefs(
-        itemRefs: page.items.map { article, _ in
-          ReaderJSON.ItemRef(
+      ReaderJSON.itemRefs(
+        page.items.map { article, _ in
+          (
             id: String(
               ServedIdentifiers.readerShortItemID(ofServedID: ServedIdentifiers.servedID(of: article, in: page.facts))),
             timestampUsec: ReaderJSON.microseconds(
-              page.facts[article.url.absoluteString]?.firstSeen ?? article.publishedAt))
+              page.facts[article.url.absoluteString]?.firstSeen ?? article.publishedAt)
+          )
         }, continuation: page.continuation))
   }
 
@@ -230,7 +212,7 @@ public struct ReaderAPI: Sendable {
     let feeds = try await catalog.feeds(of: articles, in: library.repository)
     let facts = try await library.repository.syncFacts(of: articles)
     return ReaderJSON.response(
-      ReaderJSON.Stream(
+      ReaderJSON.stream(
         id: ReaderStream.readingListID, updated: Int64(library.now().timeIntervalSince1970),
         items: articles.compactMap { article in
           let key = article.url.absoluteString
@@ -299,12 +281,9 @@ public struct ReaderAPI: Sendable {
     }
     switch await ServedSubscriptions.subscribe(url: url, title: nil, folder: [], in: library) {
     case .success(let source):
-      return ReaderJSON.response(
-        ReaderJSON.QuickAdd(numResults: 1, query: text, streamId: "feed/" + url.absoluteString, streamName: source.name)
-      )
+      return ReaderJSON.response(ReaderJSON.quickAdd(query: text, feedURL: url, name: source.name))
     case .failure(.alreadySubscribed(_, let name)):
-      return ReaderJSON.response(
-        ReaderJSON.QuickAdd(numResults: 1, query: text, streamId: "feed/" + url.absoluteString, streamName: name))
+      return ReaderJSON.response(ReaderJSON.quickAdd(query: text, feedURL: url, name: name))
     case .failure(let error):
       return .text(error.description, status: 400)
     }

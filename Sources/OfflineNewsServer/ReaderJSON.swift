@@ -8,115 +8,56 @@ import OfflineNewsModel
 /// camelCase keys, times as strings of milliseconds (`crawlTimeMsec`) or microseconds (`timestampUsec`) and as
 /// numbers of seconds (`published`, `updated`); each written by ``JSONWriter`` in its fields' order.
 enum ReaderJSON {
-  /// `user-info`.
-  struct UserInfo: JSONWritable {
-    var userName: String
+  /// `user-info`: the one user, `userName`.
+  static func userInfo(userName: String) -> JSONObject {
+    JSONObject { json in
+      json.constantMembers(#""userId":"1""#)
+      json.member("userName", userName)
+      json.constantMembers(#""userProfileId":"1","userEmail":"""#)
+    }
+  }
 
-    func write(to json: inout JSONWriter) {
-      json.object { json in
-        json.constantMembers(#""userId":"1""#)
-        json.member("userName", userName)
-        json.constantMembers(#""userProfileId":"1","userEmail":"""#)
+  /// `tag/list`: the starred state, then each label of `labels` (its stream id) as a tag of type `folder`
+  /// (FreshRSS; a state has no type).
+  static func tagList(labels: [String]) -> JSONObject {
+    let tags: [(id: String, type: String?)] = [(ReaderStream.starredID, nil)] + labels.map { ($0, "folder") }
+    return JSONObject { json in
+      json.member("tags", objects: tags) { json, tag in
+        json.member("id", tag.id)
+        json.member("type", tag.type)
       }
     }
   }
 
-  /// A label or state of `tag/list`.
-  struct Tag: JSONWritable {
-    var id: String
-    /// `folder` for a label (FreshRSS), absent for a state.
-    var type: String?
-
-    func write(to json: inout JSONWriter) {
-      json.object { json in
-        json.member("id", id)
-        json.member("type", type)
-      }
-    }
-  }
-
-  /// `tag/list`.
-  struct Tags: JSONWritable {
-    var tags: [Tag]
-
-    func write(to json: inout JSONWriter) {
-      json.object { json in
-        json.member("tags", tags)
-      }
-    }
-  }
-
-  /// A category of a subscription.
-  struct Category: JSONWritable {
-    var id: String
-    var label: String
-
-    func write(to json: inout JSONWriter) {
-      json.object { json in
-        json.member("id", id)
-        json.member("label", label)
-      }
-    }
-  }
-
-  /// One subscription of `subscription/list`.
-  struct Subscription: JSONWritable {
-    var id: String
-    var title: String
-    var categories: [Category]
-    var sortid: String
-    var url: String
-    var htmlUrl: String
-
-    func write(to json: inout JSONWriter) {
-      json.object { json in
-        json.member("id", id)
-        json.member("title", title)
-        json.member("categories", categories)
-        json.member("sortid", sortid)
+  /// `subscription/list`: each feed with its label (none at the top level) and its ``ServedFeed/id`` in hex as
+  /// `sortid`.
+  static func subscriptionList(_ feeds: [ServedFeed]) -> JSONObject {
+    JSONObject { json in
+      json.member("subscriptions", objects: feeds) { json, feed in
+        json.member("id", feed.streamID)
+        json.member("title", feed.title)
+        json.member("categories", objects: feed.category.path.isEmpty ? [] : [feed.category]) { json, category in
+          json.member("id", category.streamID)
+          json.member("label", category.label)
+        }
+        json.member("sortid", String(feed.id, radix: 16))
         json.constantMembers(#""firstitemmsec":"0""#)
-        json.member("url", url)
-        json.member("htmlUrl", htmlUrl)
+        json.member("url", feed.feedURL)
+        json.member("htmlUrl", feed.siteURL)
         json.constantMembers(#""iconUrl":"""#)
       }
     }
   }
 
-  /// `subscription/list`.
-  struct Subscriptions: JSONWritable {
-    var subscriptions: [Subscription]
-
-    func write(to json: inout JSONWriter) {
-      json.object { json in
-        json.member("subscriptions", subscriptions)
-      }
-    }
-  }
-
-  /// One count of `unread-count`.
-  struct UnreadCount: JSONWritable {
-    var id: String
-    var count: Int
-    var newestItemTimestampUsec: String
-
-    func write(to json: inout JSONWriter) {
-      json.object { json in
-        json.member("id", id)
-        json.member("count", count)
-        json.member("newestItemTimestampUsec", newestItemTimestampUsec)
-      }
-    }
-  }
-
-  /// `unread-count`.
-  struct UnreadCounts: JSONWritable {
-    var max: Int
-    var unreadcounts: [UnreadCount]
-
-    func write(to json: inout JSONWriter) {
-      json.object { json in
-        json.member("max", max)
-        json.member("unreadcounts", unreadcounts)
+  /// `unread-count`: `max` (the unread articles of the reading list), and the unread articles of each stream with
+  /// the publication date of its newest article (``microseconds(_:)``; `0` when it has none).
+  static func unreadCounts(max: Int, _ counts: [(id: String, count: Int, newest: Date?)]) -> JSONObject {
+    JSONObject { json in
+      json.member("max", max)
+      json.member("unreadcounts", objects: counts) { json, count in
+        json.member("id", count.id)
+        json.member("count", count.count)
+        json.member("newestItemTimestampUsec", microseconds(count.newest ?? Date(timeIntervalSince1970: 0)))
       }
     }
   }
@@ -141,14 +82,10 @@ enum ReaderJSON {
         json.member("published", milliseconds / 1000)
         json.member("updated", milliseconds / 1000)
         json.member("title", article.title)
-        json.member("canonical", each: CollectionOfOne(link)) { json, link in
-          json.object { json in json.member("href", link) }
-        }
-        json.member("alternate", each: CollectionOfOne(link)) { json, link in
-          json.object { json in
-            json.member("href", link)
-            json.constantMembers(#""type":"text/html""#)
-          }
+        json.member("canonical", objects: CollectionOfOne(link)) { json, link in json.member("href", link) }
+        json.member("alternate", objects: CollectionOfOne(link)) { json, link in
+          json.member("href", link)
+          json.constantMembers(#""type":"text/html""#)
         }
         json.member("summary") { json in
           json.constantMembers(#""direction":"ltr""#)
@@ -162,12 +99,10 @@ enum ReaderJSON {
           json.member("htmlUrl", feed.siteURL)
         }
         if !article.enclosures.isEmpty {
-          json.member("enclosure", each: article.enclosures) { json, enclosure in
-            json.object { json in
-              json.member("href", enclosure.url.absoluteString)
-              json.member("type", enclosure.type)
-              json.member("length", enclosure.length.map(String.init))
-            }
+          json.member("enclosure", objects: article.enclosures) { json, enclosure in
+            json.member("href", enclosure.url.absoluteString)
+            json.member("type", enclosure.type)
+            json.member("length", enclosure.length.map(String.init))
           }
         }
       }
@@ -183,68 +118,42 @@ enum ReaderJSON {
     }
   }
 
-  /// `stream/contents` and `stream/items/contents`.
-  struct Stream: JSONWritable {
-    var id: String
-    var title: String?
-    var updated: Int64
-    var items: [Item]
-    var continuation: String?
-
-    func write(to json: inout JSONWriter) {
-      json.object { json in
-        json.member("id", id)
-        json.member("title", title)
-        json.constantMembers(#""direction":"ltr""#)
-        json.member("updated", updated)
-        json.member("items", items)
-        json.member("continuation", continuation)
-      }
+  /// `stream/contents` and `stream/items/contents`: the stream `id` and `title`, `updated` (seconds since 1970), its
+  /// `items` and the continuation of the next page.
+  static func stream(id: String, title: String? = nil, updated: Int64, items: [Item], continuation: String? = nil)
+    -> JSONObject
+  {
+    JSONObject { json in
+      json.member("id", id)
+      json.member("title", title)
+      json.constantMembers(#""direction":"ltr""#)
+      json.member("updated", updated)
+      json.member("items", items)
+      json.member("continuation", continuation)
     }
   }
 
-  /// One reference of `stream/items/ids`: the short (signed decimal) id.
-  struct ItemRef: JSONWritable {
-    var id: String
-    var directStreamIds: [String] = []
-    var timestampUsec: String
-
-    func write(to json: inout JSONWriter) {
-      json.object { json in
-        json.member("id", id)
-        json.member("directStreamIds", directStreamIds)
-        json.member("timestampUsec", timestampUsec)
+  /// `stream/items/ids`: each item's short (signed decimal) id and when it arrived (``microseconds(_:)``), and the
+  /// continuation of the next page.
+  static func itemRefs(_ refs: [(id: String, timestampUsec: String)], continuation: String?) -> JSONObject {
+    JSONObject { json in
+      json.member("itemRefs", objects: refs) { json, ref in
+        json.member("id", ref.id)
+        json.constantMembers(#""directStreamIds":[]"#)
+        json.member("timestampUsec", ref.timestampUsec)
       }
+      json.member("continuation", continuation)
     }
   }
 
-  /// `stream/items/ids`.
-  struct ItemRefs: JSONWritable {
-    var itemRefs: [ItemRef]
-    var continuation: String?
-
-    func write(to json: inout JSONWriter) {
-      json.object { json in
-        json.member("itemRefs", itemRefs)
-        json.member("continuation", continuation)
-      }
-    }
-  }
-
-  /// `subscription/quickadd`.
-  struct QuickAdd: JSONWritable {
-    var numResults: Int
-    var query: String
-    var streamId: String?
-    var streamName: String?
-
-    func write(to json: inout JSONWriter) {
-      json.object { json in
-        json.member("numResults", numResults)
-        json.member("query", query)
-        json.member("streamId", streamId)
-        json.member("streamName", streamName)
-      }
+  /// `subscription/quickadd`: the one feed subscribed (or subscribed already) for the `query`, at `feedURL`, named
+  /// `name`.
+  static func quickAdd(query: String, feedURL: URL, name: String) -> JSONObject {
+    JSONObject { json in
+      json.constantMembers(#""numResults":1"#)
+      json.member("query", query)
+      json.member("streamId", "feed/" + feedURL.absoluteString)
+      json.member("streamName", name)
     }
   }
 

@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNewsModel
 
 /// The request log of `news serve`: one line per request on standard error — method, path (never its query, which
 /// may carry a token: `?T=…`), status, milliseconds, peer, and for a refusal why — as text or, with `--json`, one
@@ -21,19 +22,6 @@ public struct RequestLog: Sendable {
     public var peer: String
     /// Why a request was refused (`foreign host "evil.example"`, `login failed`), else `nil`.
     public var note: String?
-
-    private enum CodingKeys: String, CodingKey { case method, path, status, ms, peer, note }
-
-    /// Encodes every key, `null` for no note (as every `--json` document of `news`).
-    public func encode(to encoder: any Encoder) throws {
-      var container = encoder.container(keyedBy: CodingKeys.self)
-      try container.encode(method, forKey: .method)
-      try container.encode(path, forKey: .path)
-      try container.encode(status, forKey: .status)
-      try container.encode(ms, forKey: .ms)
-      try container.encode(peer, forKey: .peer)
-      try container.encode(note, forKey: .note)
-    }
   }
 
   /// Where each line goes (with its newline).
@@ -60,7 +48,8 @@ public struct RequestLog: Sendable {
     if json {
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-      guard let data = try? encoder.encode(entry) else { return }
+      // Every key, `null` for no note, as every `--json` document of `news` (``NullKeeping``).
+      guard let data = try? encoder.encode(NullKeeping(value: entry)) else { return }
       write(String(decoding: data, as: UTF8.self) + "\n")
     } else {
       let ms = String(format: "%.1f", entry.ms)

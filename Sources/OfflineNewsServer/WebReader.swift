@@ -18,6 +18,7 @@ import OfflineNewsModel
 ///   re-keys the row (a publisher fixes the link under the same guid), so that a bookmarked URL keeps opening it. A
 ///   URL written before, with the handle of the row's key (``ArticleIdentity``), still opens the article (the served
 ///   id is looked up first: an article inserted under a key and never moved has that key's handle as its served id).
+///   A short handle as `news list` prints it (4 to 15 hex digits) redirects to its article's page.
 /// - `POST /article/{id}/read` (`read=1|0`) and `POST /article/{id}/star` (`star=1|0`): the form's CSRF
 ///   token is the front door's to check; answered with JSON (`{"read":true,"starred":false}`) when the request
 ///   accepts it (the script's `fetch`), else `303 See Other` back to the page (`back=`, a path of this server).
@@ -54,7 +55,9 @@ public struct WebReader: Sendable {
     case 1 where parts[0] == "search":
       return isGet ? await search(request, session: session) : notAllowed("GET")
     case 2 where parts[0] == "article":
-      return isGet ? await article(parts[1], request: request, session: session) : notAllowed("GET")
+      guard isGet else { return notAllowed("GET") }
+      if parts[1].count < 16 { return await shortHandle(parts[1], request: request, session: session) }
+      return await article(parts[1], request: request, session: session)
     case 3 where parts[0] == "article" && (parts[2] == "read" || parts[2] == "star"):
       return method == "POST" ? await change(parts[2], of: parts[1], request: request) : notAllowed("POST")
     default:
@@ -121,6 +124,29 @@ public struct WebReader: Sendable {
       ArticleIdentity.handle(forKey: article.url.absoluteString) == id
     else { return nil }
     return (article, await servedIDs(of: [article])[article.url.absoluteString] ?? id)
+  }
+
+  /// `GET /article/{prefix}` with a short handle as `news list` prints it (4 to 15 hex digits, any case): `302 Found`
+  /// to the page of the one article whose handle starts with it (`/article/{served id}`, the query kept), so that a
+  /// handle read off the terminal opens in the browser; a not-found page when none does, or when several do (asking
+  /// for more digits).
+  func shortHandle(_ prefix: String, request: ServerRequest, session: WebSession) async -> ServerResponse {
+    let prefix = prefix.lowercased()
+    guard ArticleIdentity.looksLikeHandle(prefix),
+      let lookup = try? await library.repository.article(handleOrURL: prefix)
+    else { return notFound(session: session, message: "No such article.") }
+    switch lookup {
+    case .found(let article):
+      let key = article.url.absoluteString
+      let id = await servedIDs(of: [article])[key] ?? ArticleIdentity.handle(forKey: key)
+      let query = request.query.isEmpty ? "" : "?" + Self.queryString(request.query)
+      return ServerResponse(status: 302, headers: [(name: "Location", value: "/article/\(id)" + query)])
+    case .ambiguous:
+      return notFound(
+        session: session, message: "More than one article has a handle that starts with \(prefix): give more digits.")
+    case .notFound:
+      return notFound(session: session, message: "No such article.")
+    }
   }
 
   /// The served id of each of `articles` (``ServedIdentifiers``), by key text.

@@ -107,12 +107,6 @@ package struct SyncCursor: Sendable, Hashable, Comparable, CustomStringConvertib
   /// The object's `objectId`.
   package var objectId: String
 
-  package init(updatedAt: String, updatedAtMilliseconds: Int64, objectId: String) {
-    self.updatedAt = updatedAt
-    self.updatedAtMilliseconds = updatedAtMilliseconds
-    self.objectId = objectId
-  }
-
   package static func < (lhs: SyncCursor, rhs: SyncCursor) -> Bool {
     (lhs.updatedAtMilliseconds, lhs.objectId) < (rhs.updatedAtMilliseconds, rhs.objectId)
   }

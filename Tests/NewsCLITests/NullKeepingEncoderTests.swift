@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNewsModel
 import Testing
 
 @testable import NewsCLI

@@ -104,6 +104,35 @@ struct ServeCommandTests {
     #expect(log.contains("news serve: stopped"))
   }
 
+  @Test(
+    "on a read-only store it serves what is there and says that nothing clients change is saved",
+    .enabled(if: FaultCapabilities.canMakeFileReadOnly, "as root, needs chattr +i to make a file read-only"))
+  func readOnlyStore() async throws {
+    guard CrashSafetyTests.newsBinary != nil else {
+      print("notice: the news executable is not built beside the tests; skipped")
+      return
+    }
+    let directory = TemporaryDirectory("serve-cli")
+    let config = try Self.configuration(in: directory)
+    let database = directory.path("news.sqlite")
+    let sample = Fixtures.configDirectory.appendingPathComponent("sample/top-headlines.json").path
+    let imported = await CLIHarness().run("import", sample, "--db", database, "--config", config)
+    try #require(imported.status == 0, "\(imported.err)")
+    let before = try Data(contentsOf: URL(fileURLWithPath: database))
+    try #require(FaultCapabilities.makeReadOnly(database), "could not make \(database) read-only")
+    defer { FaultCapabilities.undoReadOnly(database) }
+    let run = try Run(
+      ["serve", "--listen", "127.0.0.1:0", "--refresh", "off", "--db", database, "--config", config], in: directory)
+    let port = try await run.port()
+    for _ in 0..<500 where !run.errors.contains("read-only store") { try await Task.sleep(for: .milliseconds(20)) }
+    #expect(run.errors.contains("news serve: read-only store ("), "\(run.errors)")
+    #expect(try await Self.get(port, "/login").0 == 200)
+    kill(run.child.processIdentifier, SIGTERM)
+    await run.child.exited()
+    #expect(run.child.terminationStatus == 0)
+    #expect(try Data(contentsOf: URL(fileURLWithPath: database)) == before)
+  }
+
   @Test("a source added to the configuration while it runs is served and refreshed from the next round on")
   func picksUpANewSource() async throws {
     guard CrashSafetyTests.newsBinary != nil else {

@@ -59,13 +59,13 @@ import Testing
 
   @Test("the documents with constant members read back as JSON with every member: Miniflux's user, Reader's user")
   func constantMembers() throws {
-    let user = Self.text(MinifluxJSON.User(username: "me", lastLoginAt: "2024-05-01T00:00:00Z"))
+    let user = Self.text(MinifluxJSON.user(username: "me", lastLoginAt: "2024-05-01T00:00:00Z"))
     #expect(user.hasPrefix(#"{"id":1,"username":"me","is_admin":false,"theme":"system_serif","#))
     #expect(user.hasSuffix(#""entry_swipe":true,"last_login_at":"2024-05-01T00:00:00Z"}"#))
     let object = try #require(try JSONSerialization.jsonObject(with: Data(user.utf8)) as? [String: Any])
     #expect(object.count == 16 && object["entries_per_page"] as? Int == 100)
     #expect(
-      Self.text(ReaderJSON.UserInfo(userName: "me"))
+      Self.text(ReaderJSON.userInfo(userName: "me"))
         == #"{"userId":"1","userName":"me","userProfileId":"1","userEmail":""}"#)
   }
 
@@ -94,18 +94,19 @@ import Testing
 
   @Test("an array of documents, counters sorted by name, and Reader's camelCase as declared")
   func arraysCountersAndReaderKeys() {
-    let categories = [MinifluxJSON.Category(id: 1, title: "A"), MinifluxJSON.Category(id: 2, title: "B")]
+    let (a, b) = (ServedCategory(path: ["A"]), ServedCategory(path: ["B"]))
+    let categories = [MinifluxJSON.category(a), MinifluxJSON.category(b, counts: (feeds: 2, unread: 0))]
     #expect(
       Self.text(JSONArray(categories))
-        == #"[{"id":1,"title":"A","user_id":1,"hide_globally":false},{"id":2,"title":"B","user_id":1,"#
-        + #""hide_globally":false}]"#)
-    let counters = MinifluxJSON.Counters(reads: ["10": 1, "2": 0, "1": 5], unreads: [:])
+        == #"[{"id":\#(a.id),"title":"A","user_id":1,"hide_globally":false},{"id":\#(b.id),"title":"B","user_id":1,"#
+        + #""hide_globally":false,"feed_count":2,"total_unread":0}]"#)
+    let counters = MinifluxJSON.counters(reads: ["10": 1, "2": 0, "1": 5], unreads: [:])
     #expect(Self.text(counters) == #"{"reads":{"1":5,"10":1,"2":0},"unreads":{}}"#)
-    let refs = ReaderJSON.ItemRefs(
-      itemRefs: [ReaderJSON.ItemRef(id: "-5", timestampUsec: "1000")], continuation: nil)
+    let refs = ReaderJSON.itemRefs([(id: "-5", timestampUsec: "1000")], continuation: nil)
     #expect(Self.text(refs) == #"{"itemRefs":[{"id":"-5","directStreamIds":[],"timestampUsec":"1000"}]}"#)
-    let tag = ReaderJSON.Tag(id: "user/-/state/com.google/starred", type: nil)
-    #expect(Self.text(ReaderJSON.Tags(tags: [tag])) == #"{"tags":[{"id":"user/-/state/com.google/starred"}]}"#)
+    #expect(
+      Self.text(ReaderJSON.tagList(labels: ["user/-/label/Tech"]))
+        == #"{"tags":[{"id":"user/-/state/com.google/starred"},{"id":"user/-/label/Tech","type":"folder"}]}"#)
   }
 
   @Test("integers and dates written straight into the text: as String(_:) and ServedDates.rfc3339 write them")

@@ -171,6 +171,18 @@ import Testing
     #expect(await fixture.get("/article/not-a-handle").status == 404)
   }
 
+  @Test func aShortHandleAsTheCLIPrintsItRedirectsToTheArticle() async throws {
+    let fixture = try await WebFixture()
+    let handle = WebFixture.handle(fixture.story)
+    // `news list` prints 6 digits at least; any case, and the list context kept.
+    let response = await fixture.get("/article/\(handle.prefix(6).uppercased())?i=1")
+    #expect(response.status == 302)
+    #expect(response.header("Location") == "/article/\(handle)?i=1")
+    #expect(WebFixture.page(await fixture.get("/article/\(handle)")).elements(named: "h1").count == 1)
+    let unknown = await fixture.get("/article/\(handle.hasPrefix("ffff") ? "eeee" : "ffff")")
+    #expect(unknown.status == 404)
+  }
+
   @Test func formsMarkReadAndStarAndRedirectBackWithoutJavaScript() async throws {
     let fixture = try await WebFixture()
     let handle = WebFixture.handle(fixture.story)

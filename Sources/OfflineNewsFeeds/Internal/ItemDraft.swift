@@ -19,7 +19,7 @@ struct ItemDraft {
   var thumbnail: URL?
   var mediaImage: URL?
   var itunesImage: URL?
-  var enclosures: [FeedEnclosure] = []
+  var enclosures: [Enclosure] = []
   var categories: [String] = []
 
   init(index: Int) { self.index = index }
@@ -101,7 +101,7 @@ extension FeedReadingContext {
   }
 
   /// An enclosure from its URL, type and length attributes; `nil` (with an issue) without a usable URL.
-  func enclosure(_ element: XMLElement, url attribute: String, name: String) -> FeedEnclosure? {
+  func enclosure(_ element: XMLElement, url attribute: String, name: String) -> Enclosure? {
     guard let url = httpURL(element.attribute(attribute), in: element, name: "\(name)@\(attribute)") else {
       if element.attribute(attribute) == nil {
         note(.unreadableURL, name, "an enclosure without a \(attribute); left out", line: element.line)
@@ -114,7 +114,7 @@ extension FeedReadingContext {
     let length = element.attribute("length").flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }.flatMap {
       $0 >= 0 ? $0 : nil
     }
-    return FeedEnclosure(url: url, type: type, length: length)
+    return Enclosure(url: url, type: type, length: length)
   }
 
   /// An RSS `author` as a name: `joe@example.org (Joe Bloggs)` → `Joe Bloggs`, `Joe <joe@example.org>` → `Joe`.

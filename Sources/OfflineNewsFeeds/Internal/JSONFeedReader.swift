@@ -82,7 +82,7 @@ struct JSONFeedReader {
         let link = url(attachment["url"], key: "attachments[\(offset)].url", base: base)
       else { continue }
       let size = (attachment["size_in_bytes"] as? NSNumber).map(\.int64Value).flatMap { $0 >= 0 ? $0 : nil }
-      draft.enclosures.append(FeedEnclosure(url: link, type: text(attachment["mime_type"]), length: size))
+      draft.enclosures.append(Enclosure(url: link, type: text(attachment["mime_type"]), length: size))
     }
     draft.thumbnail = url(item["image"], key: "image", base: base)
     draft.mediaImage = url(item["banner_image"], key: "banner_image", base: base)

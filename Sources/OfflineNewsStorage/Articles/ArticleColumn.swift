@@ -63,12 +63,8 @@ extension ArticleColumn {
     ArticleColumn(
       Attribute("title", .text, optional: false), .content, value: { article, _, _ in .text(article.title) },
       read: { $0.title = $1.textValue ?? "" }, json: ("title", { $0.title })),
-    ArticleColumn(
-      Attribute("author", .text), .content, value: { article, _, _ in article.author.databaseValue },
-      read: { $0.author = $1.textValue }, json: ("author", { $0.author })),
-    ArticleColumn(
-      Attribute("summary", .text), .content, value: { article, _, _ in article.summary.databaseValue },
-      read: { $0.summary = $1.textValue }, json: ("summary", { $0.summary })),
+    text(Attribute("author", .text), get: { $0.author }, set: { $0.author = $1 }),
+    text(Attribute("summary", .text), get: { $0.summary }, set: { $0.summary = $1 }),
     ArticleColumn(
       Attribute("imageURL", .url), .content, value: { article, _, _ in article.imageURL.databaseValue },
       read: { $0.imageURL = $1.textValue.flatMap(URL.init(string:)) },
@@ -78,15 +74,9 @@ extension ArticleColumn {
       value: { article, _, _ in .integer(Timestamp(article.publishedAt).millisecondsSince1970) },
       read: { $0.publishedAt = Timestamp(millisecondsSince1970: $1.integerValue ?? 0).date },
       json: ("publishedAt", { Timestamp($0.publishedAt).rfc3339String })),
-    ArticleColumn(
-      Attribute("content", .text), .content, value: { article, _, _ in article.content.databaseValue },
-      read: { $0.content = $1.textValue }, json: ("content", { $0.content })),
-    ArticleColumn(
-      Attribute("sourceID", .text), .content, value: { article, _, _ in article.sourceID.databaseValue },
-      read: { $0.sourceID = $1.textValue }, json: ("sourceID", { $0.sourceID })),
-    ArticleColumn(
-      Attribute("sourceName", .text), .content, value: { article, _, _ in article.sourceName.databaseValue },
-      read: { $0.sourceName = $1.textValue }, json: ("sourceName", { $0.sourceName })),
+    text(Attribute("content", .text), get: { $0.content }, set: { $0.content = $1 }),
+    text(Attribute("sourceID", .text), get: { $0.sourceID }, set: { $0.sourceID = $1 }),
+    text(Attribute("sourceName", .text), get: { $0.sourceName }, set: { $0.sourceName = $1 }),
     ArticleColumn(Attribute("fetchedAt", .date, optional: false), .save, value: nil, read: nil, json: nil),
     ArticleColumn(Attribute("fetchQuery", .text, optional: false), .save, value: nil, read: nil, json: nil),
     // `NULL` when the link is the key itself; read back as the key when the key is a link.
@@ -128,14 +118,12 @@ extension ArticleColumn {
       json: ("handle", { $0.handle })),
     // The search text of an HTML summary and content (migration 11): derived by the feed decoder, written by the
     // article writer with the fields it comes from; never mapped from a source's record.
-    ArticleColumn(
-      Attribute("summaryText", .text, localOnly: true), .content,
-      value: { article, _, _ in article.summaryText.databaseValue }, read: { $0.summaryText = $1.textValue },
-      json: nil),
-    ArticleColumn(
-      Attribute("contentText", .text, localOnly: true), .content,
-      value: { article, _, _ in article.contentText.databaseValue }, read: { $0.contentText = $1.textValue },
-      json: nil),
+    text(
+      Attribute("summaryText", .text, localOnly: true), printed: false, get: { $0.summaryText },
+      set: { $0.summaryText = $1 }),
+    text(
+      Attribute("contentText", .text, localOnly: true), printed: false, get: { $0.contentText },
+      set: { $0.contentText = $1 }),
     // The feed item's own identifier scoped to its feed (migration 15): derived by the feed decoder, written by the
     // article writer (kept once set), never mapped from a source's record; no read uses it.
     ArticleColumn(
@@ -186,6 +174,18 @@ extension ArticleColumn {
     self.value = value
     self.read = read
     self.json = json
+  }
+
+  /// A column of an optional text field of ``Article`` (`get`, `set`) that a save writes as content (``Write/content``):
+  /// bound as the field is (`NULL` for `nil`), read back into it, and printed by `--json` under the column's name
+  /// unless `printed` is `false`.
+  private static func text(
+    _ attribute: Attribute, printed: Bool = true, get: @escaping @Sendable (Article) -> String?,
+    set: @escaping @Sendable (inout Article, String?) -> Void
+  ) -> ArticleColumn {
+    ArticleColumn(
+      attribute, .content, value: { article, _, _ in get(article).databaseValue }, read: { set(&$0, $1.textValue) },
+      json: printed ? (name: attribute.name, value: { @Sendable in get($0) }) : nil)
   }
 
   /// A local-only column a read returns and no save writes.

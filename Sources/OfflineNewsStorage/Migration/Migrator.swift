@@ -1,4 +1,4 @@
-/// A numbered schema change.
+/// A numbered schema change: a SQL script, then its steps (``Step``), in one transaction.
 package struct Migration: Sendable {
   /// The schema version this migration produces: 1, 2, 3… with no gaps.
   package var version: Int
@@ -6,9 +6,9 @@ package struct Migration: Sendable {
   package var name: String
   /// The SQL script (several statements allowed).
   package var sql: String
-  /// Work that SQL alone cannot express, run after ``sql`` in the same transaction (re-keying rows by a rule
-  /// written in Swift, say); `nil` for none.
-  var transform: (@Sendable (Connection) throws -> Void)?
+  /// What runs after ``sql``, in order, in the same transaction: columns and indexes added only when the store
+  /// lacks them, statements, and work that SQL alone cannot express. Empty for none.
+  package var steps: [Step]
   /// Runs with `PRAGMA foreign_keys = OFF`, in a transaction of its own (with the migrations next to it that need
   /// the same), checked by `PRAGMA foreign_key_check` before the commit: a migration that rebuilds a table other
   /// tables reference, whose `DROP TABLE` would otherwise delete their rows (`ON DELETE CASCADE`). SQLite ignores
@@ -16,27 +16,77 @@ package struct Migration: Sendable {
   ///
   /// Related SQLite documentation: <https://www.sqlite.org/lang_altertable.html#otheralter>,
   /// <https://www.sqlite.org/pragma.html#pragma_foreign_key_check>
-  var needsForeignKeysOff = false
+  package var needsForeignKeysOff: Bool
   /// The schema before this migration answers every read of this build as the schema after it does (the same
   /// tables, columns, views and search index: only how a key is held changes, say), so that a store not yet
   /// migrated can be read as it is when it cannot be written (a full disk, a read-only medium: see
   /// ``Migrator/readsAsLatest(_:)``).
-  var keepsReads = false
+  package var keepsReads: Bool
 
-  package init(version: Int, name: String, sql: String) {
+  package init(
+    version: Int, name: String, sql: String = "", needsForeignKeysOff: Bool = false, keepsReads: Bool = false,
+    steps: [Step] = []
+  ) {
     self.version = version
     self.name = name
     self.sql = sql
-  }
-
-  init(
-    version: Int, name: String, sql: String, needsForeignKeysOff: Bool = false, keepsReads: Bool = false,
-    transform: @escaping @Sendable (Connection) throws -> Void
-  ) {
-    self.init(version: version, name: name, sql: sql)
+    self.steps = steps
     self.needsForeignKeysOff = needsForeignKeysOff
     self.keepsReads = keepsReads
-    self.transform = transform
+  }
+
+  /// One step of a migration after its script, as data.
+  package enum Step: Sendable {
+    /// `ALTER TABLE <table> ADD COLUMN <column> <definition>`, only when `table` has no column named `column` (a
+    /// store whose schema a test or an older build's entity reconciling already extended).
+    case addColumn(table: String, column: String, definition: String)
+    /// A `CREATE INDEX <name> ON …` statement, run only when the store has no index named `name`.
+    case createIndex(String)
+    /// Statements run as they are.
+    case sql(String)
+    /// Work that SQL alone cannot express (re-keying rows by a rule written in Swift, say).
+    case transform(@Sendable (Connection) throws -> Void)
+
+    /// Runs the step on `db`, inside the migration's transaction.
+    func run(_ db: Connection) throws {
+      switch self {
+      case .addColumn(let table, let column, let definition):
+        if try db.scalarInt("SELECT count(*) FROM pragma_table_info('\(table)') WHERE name = '\(column)'") == 0 {
+          try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN \(column) \(definition)")
+        }
+      case .createIndex(let statement):
+        let name = Self.indexName(statement)
+        if try db.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = '\(name)'") == 0 {
+          try db.execute(sql: statement)
+        }
+      case .sql(let sql): try db.execute(sql: sql)
+      case .transform(let transform): try transform(db)
+      }
+    }
+
+    /// The name a `CREATE INDEX <name> ON …` statement gives its index (its third word).
+    static func indexName(_ statement: String) -> String {
+      let words = statement.split(separator: " ", maxSplits: 3)
+      return words.count > 2 ? String(words[2]) : ""
+    }
+  }
+
+  /// The SQL texts the migration declares, in order: ``sql``, then its steps' statements (``Step/sql(_:)``,
+  /// ``Step/createIndex(_:)``); not the `ALTER TABLE` of ``Step/addColumn(table:column:definition:)``.
+  var scripts: [String] {
+    [sql]
+      + steps.compactMap { step in
+        switch step {
+        case .sql(let sql), .createIndex(let sql): sql
+        case .addColumn, .transform: nil
+        }
+      }
+  }
+
+  /// Runs ``sql``, then each of ``steps``, on `db` (inside the migration's transaction).
+  func run(_ db: Connection) throws {
+    try db.execute(sql: sql)
+    for step in steps { try step.run(db) }
   }
 }
 
@@ -110,8 +160,7 @@ struct Migrator {
         }
         for migration in ordered where migration.version > version {
           guard allAtOnce || migration.needsForeignKeysOff == keysOff else { break }
-          try db.execute(sql: migration.sql)
-          try migration.transform?(db)
+          try migration.run(db)
           version = migration.version
         }
         if version != found { try db.execute(sql: "PRAGMA user_version = \(version)") }

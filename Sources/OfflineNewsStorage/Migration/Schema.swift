@@ -30,25 +30,20 @@ extension Schema {
   /// The `CREATE INDEX` statements on `article` that the migrations declare, with `--` comments removed and every
   /// run of whitespace made one space (as ``collapsed(_:)``), unique indexes excepted: the secondary indexes a
   /// first import may drop and build again from the text `sqlite_master` holds for them (``ArticleWriter``), read
-  /// from the one declaration of the schema rather than written out a second time; and migrations 15's,
-  /// 17's, 18's and 20's, which their transforms create (only when the store lacks them:
-  /// ``Migration/articleItemIDIndex``, ``Migration/articleSourceReadIndex``, ``Migration/articleFirstSeenIndex``,
-  /// ``Migration/articleServedIDIndex``).
+  /// from the one declaration of the schema rather than written out a second time: the migrations' scripts and
+  /// their steps' statements (``Migration/scripts``; steps such as migration 15's create an index only when the store
+  /// lacks it).
   static let articleIndexDefinitions: Set<String> = Set(
-    [
-      Migration.articleItemIDIndex, Migration.articleSourceReadIndex, Migration.articleFirstSeenIndex,
-      Migration.articleServedIDIndex,
-    ]
-      + migrations.flatMap { migration in
-        withoutComments(migration.sql)
-          .split(separator: ";")
-          .map { collapsed(String($0)) }
-          .filter { statement in
-            let words = statement.split(separator: " ", maxSplits: 4)
-            return words.count == 5 && words[0] == "CREATE" && words[1] == "INDEX" && words[3] == "ON"
-              && words[4].hasPrefix("article(")
-          }
-      })
+    migrations.flatMap(\.scripts).flatMap { script in
+      withoutComments(script)
+        .split(separator: ";")
+        .map { collapsed(String($0)) }
+        .filter { statement in
+          let words = statement.split(separator: " ", maxSplits: 4)
+          return words.count == 5 && words[0] == "CREATE" && words[1] == "INDEX" && words[3] == "ON"
+            && words[4].hasPrefix("article(")
+        }
+    })
 
   /// The `CREATE TRIGGER` statements the migrations declare, by trigger name, each as the latest migration that
   /// creates it wrote it: `--` comments removed, whitespace collapsed (``collapsed(_:)``), without the closing `;`
@@ -57,8 +52,8 @@ extension Schema {
   /// holds exactly this text (``ArticleWriter``), so that what it does in their place is what they did.
   static let triggerDefinitions: [String: String] = {
     var definitions: [String: String] = [:]
-    for migration in migrations {
-      var rest = Substring(collapsed(withoutComments(migration.sql)))
+    for script in migrations.flatMap(\.scripts) {
+      var rest = Substring(collapsed(withoutComments(script)))
       while let start = rest.range(of: "CREATE TRIGGER "), let end = rest[start.upperBound...].range(of: " END;") {
         let statement = String(rest[start.lowerBound..<end.lowerBound]) + " END"
         let words = statement.split(separator: " ", maxSplits: 3)

@@ -30,7 +30,7 @@ extension Migration {
     sql: "SELECT 1",
     needsForeignKeysOff: true,
     keepsReads: true,
-    transform: rebuildArticleWithKeyIndex)
+    steps: [.transform(rebuildArticleWithKeyIndex)])
 
   /// The clause of migration 1 that ``v12ArticleKeyIndex`` takes off.
   static let articleKeyClause = "url TEXT NOT NULL PRIMARY KEY,"

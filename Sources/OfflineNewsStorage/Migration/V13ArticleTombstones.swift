@@ -15,7 +15,6 @@ extension Migration {
       ) WITHOUT ROWID;
       CREATE INDEX IF NOT EXISTS article_tombstone_by_deletedAt ON article_tombstone(deletedAt);
       """,
-    keepsReads: true,
-    transform: { _ in }
+    keepsReads: true
   )
 }

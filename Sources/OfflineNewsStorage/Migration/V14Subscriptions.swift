@@ -23,7 +23,6 @@ extension Migration {
         subscribedAt INTEGER NOT NULL
       );
       """,
-    keepsReads: true,
-    transform: { _ in }
+    keepsReads: true
   )
 }

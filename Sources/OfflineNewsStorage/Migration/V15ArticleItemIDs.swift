@@ -16,17 +16,7 @@ extension Migration {
   static let v15ArticleItemIDs = Migration(
     version: 15,
     name: "feed item identifiers",
-    sql: "",
     keepsReads: true,
-    transform: { db in
-      if try db.scalarInt("SELECT count(*) FROM pragma_table_info('article') WHERE name = 'itemID'") == 0 {
-        try db.execute(sql: "ALTER TABLE article ADD COLUMN itemID TEXT")
-      }
-      if try db.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'article_by_itemID'")
-        == 0
-      {
-        try db.execute(sql: articleItemIDIndex)
-      }
-    }
+    steps: [.addColumn(table: "article", column: "itemID", definition: "TEXT"), .createIndex(articleItemIDIndex)]
   )
 }

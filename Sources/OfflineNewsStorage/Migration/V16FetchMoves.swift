@@ -11,16 +11,11 @@ extension Migration {
   static let v16FetchMoves = Migration(
     version: 16,
     name: "fetch log: pending permanent moves",
-    sql: "",
     keepsReads: true,
-    transform: { db in
-      if try db.scalarInt("SELECT count(*) FROM pragma_table_info('query_fetch') WHERE name = 'movedTo'") == 0 {
-        try db.execute(sql: "ALTER TABLE query_fetch ADD COLUMN movedTo TEXT")
-      }
-      if try db.scalarInt("SELECT count(*) FROM pragma_table_info('query_fetch') WHERE name = 'movedSeen'") == 0 {
-        try db.execute(
-          sql: "ALTER TABLE query_fetch ADD COLUMN movedSeen INTEGER NOT NULL DEFAULT 0 CHECK (movedSeen >= 0)")
-      }
-    }
+    steps: [
+      .addColumn(table: "query_fetch", column: "movedTo", definition: "TEXT"),
+      .addColumn(
+        table: "query_fetch", column: "movedSeen", definition: "INTEGER NOT NULL DEFAULT 0 CHECK (movedSeen >= 0)"),
+    ]
   )
 }

@@ -1,7 +1,4 @@
 extension Migration {
-  /// The index of migration 17: each source's articles with their read state.
-  static let articleSourceReadIndex = "CREATE INDEX article_by_source_read ON article(source, isRead)"
-
   /// Version 17: what a reader's counts of sources need without reading every article (issue 31; docs/PERFORMANCE.md,
   /// "news read").
   ///
@@ -22,20 +19,11 @@ extension Migration {
   static let v17SourceCounts = Migration(
     version: 17,
     name: "articles by source and read state; the fetch log's articles of other sources",
-    sql: "",
     keepsReads: true,
-    transform: { db in
-      // Each only when the store lacks it (a store whose schema a test or an older build's entity reconciling
-      // already extended).
-      if try db.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'article_by_source_read'")
-        == 0
-      {
-        try db.execute(sql: articleSourceReadIndex)
-      }
-      for (column, definition) in [("source", "TEXT"), ("othersCount", "INTEGER CHECK (othersCount >= 0)")]
-      where try db.scalarInt("SELECT count(*) FROM pragma_table_info('query_fetch') WHERE name = '\(column)'") == 0 {
-        try db.execute(sql: "ALTER TABLE query_fetch ADD COLUMN \(column) \(definition)")
-      }
-    }
+    steps: [
+      .createIndex("CREATE INDEX article_by_source_read ON article(source, isRead)"),
+      .addColumn(table: "query_fetch", column: "source", definition: "TEXT"),
+      .addColumn(table: "query_fetch", column: "othersCount", definition: "INTEGER CHECK (othersCount >= 0)"),
+    ]
   )
 }

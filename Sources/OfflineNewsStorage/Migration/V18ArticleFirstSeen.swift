@@ -1,9 +1,4 @@
 extension Migration {
-  /// The index of migration 18: articles by when the store first saved them, then by publication date, as the
-  /// Reader API's streams are ordered (``ArticleOrder/firstSeen``), so that a page is a walk of the index.
-  static let articleFirstSeenIndex =
-    "CREATE INDEX article_by_firstSeenAt ON article(firstSeenAt DESC, publishedAt DESC, url)"
-
   /// Version 18: `article.firstSeenAt`, when the store first saved the article (``ArticleColumn/Write/firstSave``:
   /// bound by every save, written only by the insert). The sync APIs page and filter by arrival, as FreshRSS does
   /// (its entry id is the time it was added: `ot`/`nt`, `crawlTimeMsec`, `timestampUsec`, the continuation), so an
@@ -23,18 +18,13 @@ extension Migration {
   static let v18ArticleFirstSeen = Migration(
     version: 18,
     name: "when each article was first saved",
-    sql: "",
     keepsReads: true,
-    transform: { db in
-      if try db.scalarInt("SELECT count(*) FROM pragma_table_info('article') WHERE name = 'firstSeenAt'") == 0 {
-        try db.execute(sql: "ALTER TABLE article ADD COLUMN firstSeenAt INTEGER")
-      }
-      try db.execute(sql: "UPDATE article SET firstSeenAt = fetchedAt WHERE firstSeenAt IS NULL")
-      if try db.scalarInt(
-        "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'article_by_firstSeenAt'") == 0
-      {
-        try db.execute(sql: articleFirstSeenIndex)
-      }
-    }
+    steps: [
+      .addColumn(table: "article", column: "firstSeenAt", definition: "INTEGER"),
+      .sql("UPDATE article SET firstSeenAt = fetchedAt WHERE firstSeenAt IS NULL"),
+      // By first save, then by publication date, as the Reader API's streams are ordered (`ArticleOrder.firstSeen`),
+      // so that a page is a walk of the index.
+      .createIndex("CREATE INDEX article_by_firstSeenAt ON article(firstSeenAt DESC, publishedAt DESC, url)"),
+    ]
   )
 }

@@ -13,7 +13,6 @@ extension Migration {
         keptAt INTEGER NOT NULL
       );
       """,
-    keepsReads: true,
-    transform: { _ in }
+    keepsReads: true
   )
 }

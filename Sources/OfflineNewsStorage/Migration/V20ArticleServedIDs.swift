@@ -1,11 +1,4 @@
-import Foundation
-import OfflineNewsModel
-
 extension Migration {
-  /// The index of migration 20: articles by served id, so that an id a sync client sends back (a Miniflux entry id's
-  /// 13 hex digits, a Reader item id's 16) finds its row by one index range.
-  static let articleServedIDIndex = "CREATE INDEX article_by_servedID ON article(servedID)"
-
   /// Version 20: `article.servedID`, the id `news serve` gives the article in its sync APIs (a Miniflux entry id is
   /// its first 13 hex digits, a Google Reader item id all 16), written by the insert and never changed after: not by
   /// an update, and not by a re-key (``ArticleWriter``'s `moveRow` changes `url` and `handle` only), so that a client
@@ -23,22 +16,14 @@ extension Migration {
   static let v20ArticleServedIDs = Migration(
     version: 20,
     name: "the ids news serve gives articles",
-    sql: "",
     keepsReads: true,
-    transform: { db in
-      if try db.scalarInt("SELECT count(*) FROM pragma_table_info('article') WHERE name = 'servedID'") == 0 {
-        try db.execute(sql: "ALTER TABLE article ADD COLUMN servedID TEXT")
-      }
-      try db.execute(sql: "UPDATE article SET servedID = handle WHERE servedID IS NULL AND handle IS NOT NULL")
+    steps: [
+      .addColumn(table: "article", column: "servedID", definition: "TEXT"),
+      .sql("UPDATE article SET servedID = handle WHERE servedID IS NULL AND handle IS NOT NULL"),
       // A row without a handle (none is written so since migration 8) gets the one its key gives.
-      let keys = try db.makeStatement("SELECT url FROM article WHERE servedID IS NULL").fetchAll { $0.string(0) ?? "" }
-      let update = try db.makeStatement("UPDATE article SET servedID = ?2 WHERE url = ?1")
-      for key in keys { try update.execute([.text(key), .text(ArticleIdentity.handle(forKey: key))]) }
-      if try db.scalarInt(
-        "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'article_by_servedID'") == 0
-      {
-        try db.execute(sql: articleServedIDIndex)
-      }
-    }
+      .transform { try setHandles($0, column: "servedID", rows: " WHERE servedID IS NULL") },
+      // An id a sync client sends back (a Miniflux entry id's 13 hex digits, a Reader item id's 16) is one range.
+      .createIndex("CREATE INDEX article_by_servedID ON article(servedID)"),
+    ]
   )
 }

@@ -10,12 +10,7 @@ extension Migration {
   static let v21SameFeedNotices = Migration(
     version: 21,
     name: "fetch log: same-feed notices given",
-    sql: "",
     keepsReads: true,
-    transform: { db in
-      if try db.scalarInt("SELECT count(*) FROM pragma_table_info('query_fetch') WHERE name = 'sameFeedNoted'") == 0 {
-        try db.execute(sql: "ALTER TABLE query_fetch ADD COLUMN sameFeedNoted TEXT")
-      }
-    }
+    steps: [.addColumn(table: "query_fetch", column: "sameFeedNoted", definition: "TEXT")]
   )
 }

@@ -22,10 +22,7 @@ extension Migration {
       ALTER TABLE article ADD COLUMN enclosures TEXT;
       CREATE INDEX article_by_source ON article(source, publishedAt DESC);
       """,
-    transform: { db in
-      try canonicalizeArticleKeys(db)
-      try normalizeQueryKeys(db)
-    })
+    steps: [.transform(canonicalizeArticleKeys), .transform(normalizeQueryKeys)])
 
   /// Re-keys every query by ``NewsQuery/cacheKey(_:)`` (its items sorted): `?b=2&a=1`, cached before, is found as
   /// `?a=1&b=2`. When both spellings are cached, the one fetched last is kept.

@@ -13,9 +13,14 @@ extension Migration {
       ALTER TABLE article ADD COLUMN handle TEXT;
       CREATE INDEX article_by_handle ON article(handle);
       """,
-    transform: { db in
-      let keys = try db.makeStatement("SELECT url FROM article").fetchAll { $0.string(0) ?? "" }
-      let update = try db.makeStatement("UPDATE article SET handle = ?2 WHERE url = ?1")
-      for key in keys { try update.execute([.text(key), .text(ArticleIdentity.handle(forKey: key))]) }
-    })
+    steps: [.transform { try setHandles($0, column: "handle", rows: "") }])
+
+  /// Sets `column` of each `article` row that `rows` selects (a `WHERE` clause, or `""` for every row) to the handle
+  /// of its key (``ArticleIdentity/handle(forKey:)``): migration 8's `handle`, and 20's `servedID` where the row has
+  /// no handle to copy.
+  static func setHandles(_ db: Connection, column: String, rows: String) throws {
+    let keys = try db.makeStatement("SELECT url FROM article\(rows)").fetchAll { $0.string(0) ?? "" }
+    let update = try db.makeStatement("UPDATE article SET \(column) = ?2 WHERE url = ?1")
+    for key in keys { try update.execute([.text(key), .text(ArticleIdentity.handle(forKey: key))]) }
+  }
 }

@@ -1,16 +1,20 @@
 import Foundation
 
 /// A value encoded with every absent optional written as `null` (docs/CLI.md, JSON: every key of a `--json` document
-/// is always present), so that a document type needs no hand-written `encode(to:)` for it: the synthesized
-/// `Encodable` conformance calls `encodeIfPresent` for an optional property, and the containers of this encoder
-/// write `null` there instead of leaving the key out.
+/// is always present, and of each line of `news serve --json`'s request log), so that a document type needs no
+/// hand-written `encode(to:)` for it: the synthesized `Encodable` conformance calls `encodeIfPresent` for an optional
+/// property, and the containers of this encoder write `null` there instead of leaving the key out.
 ///
 /// Nested values are encoded the same way, but for the values `JSONEncoder` writes by a strategy of its own (`URL`,
 /// `Date`, `Data`, `Decimal`), which are handed to it as they are.
-struct NullKeeping<Value: Encodable>: Encodable {
-  var value: Value
+package struct NullKeeping<Value: Encodable>: Encodable {
+  /// The value encoded.
+  package var value: Value
 
-  func encode(to encoder: any Encoder) throws {
+  /// `value`, to be encoded with its absent optionals as `null`.
+  package init(value: Value) { self.value = value }
+
+  package func encode(to encoder: any Encoder) throws {
     try value.encode(to: NullKeepingEncoder(base: encoder))
   }
 }
@@ -153,24 +157,4 @@ extension PrimitiveForwarding {
   mutating func encode(_ value: UInt16) throws { try encodePrimitive(value) }
   mutating func encode(_ value: UInt32) throws { try encodePrimitive(value) }
   mutating func encode(_ value: UInt64) throws { try encodePrimitive(value) }
-}
-
-/// One JSON object holding `base`'s members and then `extra`'s: how a `--json` document adds members to another's
-/// (`news show` adds the local state to an article's fields, `news search` a hit's rank and snippet). Both must
-/// encode as keyed containers, and their keys must differ (a repeated key would be written once, the later value).
-struct Merged<Base: Encodable, Extra: Encodable>: Encodable {
-  /// The members first written.
-  var base: Base
-  /// The members added.
-  var extra: Extra
-
-  init(_ base: Base, _ extra: Extra) {
-    self.base = base
-    self.extra = extra
-  }
-
-  func encode(to encoder: any Encoder) throws {
-    try base.encode(to: encoder)
-    try extra.encode(to: encoder)
-  }
 }
