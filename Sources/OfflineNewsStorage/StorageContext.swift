@@ -356,7 +356,7 @@ public final class StorageContext: Sendable {
         throw StorageError(kind: .cannotOpen, path: path)
       }
     }
-    let migrator = Migrator(migrations: Schema.migrations)
+    let migrator = Migrator.store
     do {
       let connection = try Connection(path: path, busyTimeout: busyTimeout)
       // Refuse a newer schema before any write, WAL switch included: the file stays byte-identical.

@@ -90,6 +90,15 @@ package struct Migration: Sendable {
   }
 }
 
+/// A schema written out whole, at a version: its statements, executed in order into a new store, give what replaying
+/// the migrations up to `version` gives (``Schema/newStore``).
+struct SchemaDeclaration: Sendable {
+  /// The schema version (`PRAGMA user_version`) the statements give.
+  var version: Int
+  /// The statements, one each, in order: `CREATE`s, and whatever rows the migrations leave (FTS5's records).
+  var statements: [String]
+}
+
 /// Brings a database's schema up to date.
 ///
 /// The schema version lives in the database header (`PRAGMA user_version`,
@@ -99,10 +108,18 @@ package struct Migration: Sendable {
 /// each run between. A new store (version 0, no table, index, view or trigger) runs every migration in one
 /// transaction with foreign keys off: it has no row a rebuilt table's `DROP TABLE` could cascade to, and the
 /// run is checked by `PRAGMA foreign_key_check` as any run with keys off is (three transactions before: a first
-/// `news fetch` paid for each commit). A failure leaves the schema and data of the last committed version. An
-/// existing cache is migrated, never dropped.
+/// `news fetch` paid for each commit). In that transaction a new store is given ``newStore`` instead, when it is
+/// the schema of the latest migration: its statements, not the migrations' (whose `ALTER TABLE`s each make SQLite
+/// read the whole schema again). A failure leaves the schema and data of the last committed version. An existing
+/// cache is migrated, never dropped.
 struct Migrator {
   var migrations: [Migration]
+  /// What a new store is created from when its version is ``latestVersion`` (the store's ``Schema/newStore``);
+  /// `nil`, or another version: the migrations are replayed.
+  var newStore: SchemaDeclaration? = nil
+
+  /// The store's schema: ``Schema/migrations``, a new store created from ``Schema/newStore``.
+  static let store = Migrator(migrations: Schema.migrations, newStore: Schema.newStore)
 
   var latestVersion: Int { migrations.map(\.version).max() ?? 0 }
 
@@ -137,6 +154,10 @@ struct Migrator {
         let found = try currentVersion(db)
         let allAtOnce = new && found == 0
         var version = found
+        if allAtOnce, let declaration = newStore, declaration.version == latestVersion {
+          for statement in declaration.statements { try db.execute(sql: statement) }
+          version = declaration.version
+        }
         for migration in ordered where migration.version > version {
           guard allAtOnce || migration.needsForeignKeysOff == keysOff else { break }
           try migration.run(db)
