@@ -93,6 +93,28 @@ struct ArticleSelectionTests {
     }
   }
 
+  @Test("the fetch records (remembered while the store is unchanged) follow every write: cached counts, new queries")
+  func fetchRecordsFollowEveryWrite() async throws {
+    let (database, storage) = try await Self.store()
+    func cached(_ query: String) async throws -> Int? {
+      try await storage.fetchRecords().first { $0.query == query }?.cachedCount
+    }
+    #expect(try await cached("query-A") == 4)
+    #expect(try await cached("query-A") == 4)
+    try await storage.deleteArticles(urls: [articleURL("a1").absoluteString])
+    #expect(try await cached("query-A") == 3, "a write of this context")
+    let other = try database.open()
+    try await other.saveArticles(
+      [makeArticle("d1", title: "D1", publishedAt: t0)], forQuery: "query-D", source: "D",
+      fetchedAt: Timestamp(millisecondsSince1970: t0 + 1))
+    await other.close()
+    #expect(try await cached("query-D") == 1, "a write of another context (another process)")
+    let raw = try Connection(path: database.path)
+    try raw.execute(
+      "DELETE FROM query_result WHERE query = 'query-B' AND url = ?1", [.text(articleURL("b1").absoluteString)])
+    #expect(try await cached("query-B") == 2, "a write of another connection")
+  }
+
   @Test("a value remembered while the database is unchanged is computed once, and again after any commit")
   func rememberedWhileUnchanged() throws {
     let database = TestDatabase()

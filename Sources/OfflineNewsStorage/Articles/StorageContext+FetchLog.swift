@@ -199,11 +199,18 @@ extension StorageContext {
 
   /// Every query's fetch record, most recent first.
   ///
+  /// Remembered by the reading connection until the store changes (``Connection/rememberedWhileUnchanged(_:_:)``):
+  /// each record counts its query's result list (`query_result`), a scan of every row of a large list, and
+  /// `news serve` asks for the records at every request (a source's health and age). With 100,000 articles in one
+  /// list that count was two thirds of the server's CPU (docs/PERFORMANCE.md, "news serve under load").
+  ///
   /// - Throws: ``StorageError``.
   package func fetchRecords() async throws(StorageError) -> [FetchRecord] {
     try await read { db in
-      try db.makeStatement("\(Self.fetchRecordSelect) ORDER BY f.fetchedAt DESC, f.query").fetchAll(
-        [], Self.fetchRecordRow)
+      let sql = "\(Self.fetchRecordSelect) ORDER BY f.fetchedAt DESC, f.query"
+      return try db.rememberedWhileUnchanged(sql) {
+        try db.makeStatement(sql).fetchAll([], Self.fetchRecordRow)
+      }
     }
   }
 
