@@ -36,18 +36,20 @@ public struct NewsboatCache: Sendable {
     /// Whether it is flagged (with any letter).
     public var isFlagged: Bool { !flags.isEmpty }
 
-    /// The keys this item has here, in the order to try: its canonical link (``ArticleIdentity``'s first rule),
-    /// then its guid scoped to its feed (the key of an item without a link, and the ``Article/itemID`` of one with
-    /// a guid unique in its feed).
+    /// The keys this item has here, in the order to try: its guid scoped to its feed (the key of an item without a
+    /// link or whose link it shares, and the ``Article/itemID`` of one keyed by its link), then its canonical link
+    /// (``ArticleIdentity``'s first rule). The guid first: links that differ only in their fragment (Scripting
+    /// News's posts of a day, `26.html#a080605`) are one canonical link, which may be another post's key.
     var candidateKeys: [String] {
       var keys: [String] = []
-      if let url = URL(string: link), url.isWebURL {
-        keys.append(ArticleIdentity.linked(url).absoluteString)
-      }
-      if !guid.isEmpty, guid != link {
+      // Also when the guid is the link (a permalink guid): newsboat then shows the guid as the link.
+      if !guid.isEmpty {
         let home = feedHomePage.flatMap { URL(string: $0) }
         keys.append(
           ArticleIdentity.scoped(ArticleIdentity.feedScope(homePage: home, origin: feedURL), id: guid).absoluteString)
+      }
+      if let url = URL(string: link), url.isWebURL {
+        keys.append(ArticleIdentity.linked(url).absoluteString)
       }
       return keys
     }
@@ -148,11 +150,15 @@ extension NewsRepository {
     var readKeys: [String] = []
     var bookmarkKeys: [String] = []
     // Every item's keys looked up at once (in chunks), not one query after another per item.
-    let existing = try await storing { try await storage.texts(findingArticles: cache.items.flatMap(\.candidateKeys)) }
+    // The stored key each candidate finds: by key or link, or by item identifier (a linked item's guid scoped to
+    // its feed, when newsboat's link is not ours: a link post's `url` is the page it links to).
+    let existing = try await storing {
+      try await storage.keys(findingArticles: cache.items.flatMap(\.candidateKeys), itemIDs: true)
+    }
     for item in cache.items {
       if item.isRead { result.read += 1 }
       if item.isFlagged { result.flagged += 1 }
-      guard let found = item.candidateKeys.first(where: existing.contains) else {
+      guard let found = item.candidateKeys.lazy.compactMap({ existing[$0] }).first else {
         result.notFound += 1
         continue
       }

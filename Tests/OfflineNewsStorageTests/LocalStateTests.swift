@@ -32,11 +32,25 @@ struct LocalStateTests {
     texts.insert("HTTPS://EXAMPLE.com:443/news/b#top", at: 520)
     texts.insert(linked.absoluteString, at: 560)
     texts += ["not a url", "", url("a"), scoped.absoluteString]
-    var oneByOne = Set<String>()
-    for text in texts where try await storage.article(url: text) != nil { oneByOne.insert(text) }
+    var oneByOne: [String: String] = [:]
+    for text in texts { oneByOne[text] = try await storage.article(url: text)?.url.absoluteString }
     #expect(oneByOne.count == 4, "\(oneByOne)")
-    #expect(try await storage.texts(findingArticles: texts) == oneByOne)
-    #expect(try await storage.texts(findingArticles: []).isEmpty)
+    #expect(try await storage.keys(findingArticles: texts) == oneByOne)
+    #expect(try await storage.keys(findingArticles: []).isEmpty)
+  }
+
+  @Test("with itemIDs, a text that is an article's item identifier finds that article's key (a link post's guid)")
+  func lookupsByItemID() async throws {
+    let database = TestDatabase()
+    let storage = try database.open()
+    // A link post: keyed by its own page, its item identifier the guid scoped to the feed.
+    var post = makeArticle("post")
+    post.itemID = "news-item:daringfireball.net/tag:daringfireball.net,2026:/linked/1"
+    try await storage.saveArticles([post], forQuery: "q", fetchedAt: at(t0))
+    let id = try #require(post.itemID)
+    #expect(try await storage.keys(findingArticles: [id, url("none")], itemIDs: true) == [id: url("post")])
+    #expect(try await storage.keys(findingArticles: [id]).isEmpty, "item identifiers only when asked")
+    #expect(try await storage.keys(findingArticles: [url("post")], itemIDs: true) == [url("post"): url("post")])
   }
 
   @Test("a refresh of the same URLs with changed content keeps isRead and bookmarkedAt")

@@ -419,41 +419,50 @@ extension StorageContext {
     }
   }
 
-  /// Which of `texts` ``article(url:)`` finds an article for (its key or link in any equivalent form), asked of many
-  /// at once: one read, two queries per chunk of ``lookupChunk`` texts (their keys, then the links of those not
-  /// found by key) instead of up to five per text. The same answers as ``article(url:)`` text by text.
+  /// The key of the article each of `texts` finds, by text: what ``article(url:)`` finds (its key or link, in any
+  /// equivalent form), else, with `itemIDs`, the article whose item identifier (``Article/itemID``: a feed item's
+  /// guid scoped to its feed, ``ArticleIdentity``) the text is — the article of an item keyed by its link. Asked of
+  /// many at once: one read, up to three queries per chunk of ``lookupChunk`` texts (their keys, then the links and
+  /// item identifiers of those not found by key) instead of up to five per text; a text that finds nothing is left
+  /// out.
   ///
   /// - Throws: ``StorageError``.
-  package func texts(findingArticles texts: [String]) async throws(StorageError) -> Set<String> {
+  package func keys(findingArticles texts: [String], itemIDs: Bool = false) async throws(StorageError)
+    -> [String: String]
+  {
     let chunks = stride(from: 0, to: texts.count, by: Self.lookupChunk).map {
       Array(texts[$0..<min($0 + Self.lookupChunk, texts.count)])
     }
+    @Sendable func marks(_ count: Int) -> String { Array(repeating: "?", count: count).joined(separator: ",") }
     return try await read { db in
-      var found = Set<String>()
+      var found: [String: String] = [:]
       for chunk in chunks {
         let keyed = chunk.map { ($0, Self.candidateKeys($0)) }
         let keys = Array(Set(keyed.flatMap(\.1)))
         let stored = Set(
-          try db.makeStatement(
-            "SELECT url FROM article WHERE url IN (\(Array(repeating: "?", count: keys.count).joined(separator: ",")))"
-          ).fetchAll(keys.map { .text($0) }) { $0.string(0) ?? "" })
+          try db.makeStatement("SELECT url FROM article WHERE url IN (\(marks(keys.count)))")
+            .fetchAll(keys.map { .text($0) }) { $0.string(0) ?? "" })
         var rest: [String] = []
         for (text, candidates) in keyed {
-          if candidates.contains(where: stored.contains) { found.insert(text) } else { rest.append(text) }
+          if let key = candidates.first(where: stored.contains) { found[text] = key } else { rest.append(text) }
         }
         guard !rest.isEmpty else { continue }
-        let links = Array(Set(rest))
-        let linked = Set(
-          try db.makeStatement(
-            "SELECT link FROM article WHERE link IN (\(Array(repeating: "?", count: links.count).joined(separator: ",")))"
-          ).fetchAll(links.map { .text($0) }) { $0.string(0) ?? "" })
-        found.formUnion(rest.filter(linked.contains))
+        let others = Array(Set(rest))
+        var byOther: [String: String] = [:]
+        for column in itemIDs ? ["itemID", "link"] : ["link"] {
+          for (value, key) in try db.makeStatement(
+            "SELECT \(column), url FROM article WHERE \(column) IN (\(marks(others.count)))"
+          ).fetchAll(others.map { .text($0) }, { ($0.string(0) ?? "", $0.string(1) ?? "") }) {
+            byOther[value] = byOther[value] ?? key
+          }
+        }
+        for text in rest { if let key = byOther[text] { found[text] = key } }
       }
       return found
     }
   }
 
-  /// How many texts ``texts(findingArticles:)`` looks up in one query: up to 4 keys each, within SQLite's
+  /// How many texts ``keys(findingArticles:itemIDs:)`` looks up in one query: up to 4 keys each, within SQLite's
   /// default limit of 32,766 bound parameters.
   static let lookupChunk = 500
 
