@@ -157,10 +157,15 @@ extension FetchCommand {
     func write(_ line: String) { lock.withLock { _ in console.out(line) } }
   }
 
-  /// The run's exit status: 0 when every source refreshed or had a cache to serve; 75 (``ExitCode/someUnavailable``)
-  /// when some source failed with nothing cached, while others served; 69 (``ExitCode/unavailable``) when no
-  /// source served anything at all (offline with an empty cache, say).
+  /// The run's exit status: 74 (``ExitCode/storage``) when the store failed a source (a read-only store, a full
+  /// disk: not the network's doing, whatever the cache serves); else 0 when every source refreshed or had a cache to
+  /// serve; 75 (``ExitCode/someUnavailable``) when some source failed with nothing cached, while others served; 69
+  /// (``ExitCode/unavailable``) when no source served anything at all (offline with an empty cache, say).
   static func exitCode(_ report: RefreshReport) -> ExitCode {
+    let storageFailed = report.sources.contains {
+      if case .storage = $0.failure { true } else { false }
+    }
+    if storageFailed { return .storage }
     let empty = report.unavailable
     if empty.isEmpty { return .success }
     return empty.count == report.sources.count ? .unavailable : .someUnavailable

@@ -127,6 +127,11 @@ extension NewsRepository {
         outcome.failure = .network(network)
       case .storage(let storageError, _):
         outcome.failure = .storage(storageError)
+        // The store may still be read (a read-only file or folder, a full disk): say what it serves.
+        if let cached = try? await cachedArticles(for: source.query) {
+          outcome.cached = cached.articles.count
+          outcome.age = cached.age
+        }
       }
     }
     return outcome

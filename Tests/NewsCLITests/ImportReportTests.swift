@@ -28,6 +28,26 @@ import Testing
     #expect(text.out.contains(said), "\(text.out)")
   }
 
+  @Test(
+    "fetch --all on a read-only store: each source says the store failed and what the cache serves; exit 74",
+    .enabled(if: FaultCapabilities.canMakeFileReadOnly, "as root, needs chattr +i to make a file read-only"))
+  func readOnlyStoreRefresh() async throws {
+    let cli = CLIHarness()
+    let config = cli.directory.path("news.json")
+    let sample = Fixtures.configDirectory.appendingPathComponent("sample/top-headlines.json")
+    try Data(#"{"sources": {"sample": {"file": "\#(sample.path)"}}}"#.utf8).write(to: URL(fileURLWithPath: config))
+    let first = await cli.run("fetch", "--all", "--config", config, "--db", cli.database)
+    #expect(first.status == 0, "\(first.err)")
+    let listed = articles(try (await cli.run("list", "--config", config, "--db", cli.database, "--json")).json())
+    try #require(FaultCapabilities.makeReadOnly(cli.database), "could not make \(cli.database) read-only")
+    defer { FaultCapabilities.undoReadOnly(cli.database) }
+    let again = await cli.run("fetch", "--all", "--config", config, "--db", cli.database)
+    #expect(again.status == 74, "a storage failure, not the network's (69): \(again.out) \(again.err)")
+    #expect(again.err.contains("sample: failed: "), "\(again.err)")
+    #expect(again.err.contains("serving \(listed.count) cached"), "\(again.err)")
+    #expect(!again.err.contains("nothing cached"), "\(again.err)")
+  }
+
   @Test("import under eviction.maxArticles 10 says saved, evicted and kept (text and --json), and list agrees")
   func evictionIsReported() async throws {
     let cli = CLIHarness()
