@@ -65,6 +65,10 @@ struct ReadCommand: NewsCommand {
         .usage, "news read needs a terminal (standard input and output are not one)",
         hint: "news list and news show print the same articles")
     }
+    // What is written to standard error while the screen is the reader's waits until it is given back.
+    let errors = HeldErrors(through: self.context.console.err)
+    var context = self.context
+    context.console.err = { errors.write($0) }
     let unreadOnly = arguments.flag(.unread)
     let repository = try context.makeRepository(arguments.common, reading: true)
     var start: (title: String, filter: ArticleFilter, reloads: ReaderReload.Selection)?
@@ -93,7 +97,11 @@ struct ReadCommand: NewsCommand {
       throw CommandFailure(
         .config, error.description, hint: "news list and news show print the same articles without ncurses")
     }
-    defer { terminal.stop() }
+    errors.hold()
+    defer {
+      terminal.stop()
+      errors.release()
+    }
     // A reload is `news fetch … --json-lines` on this store and configuration (``ReaderReload``).
     var reloadArguments = ["--db", repository.databasePath]
     if let file = configuration.file { reloadArguments += ["--config", file] }

@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNewsStorage
 import TestSupport
 import Testing
 
@@ -402,6 +403,30 @@ struct ReadTerminalTests {
     try await pane.waitFor("the refusal") { $0.joined().contains("status=78") }
     let screen = try await pane.screen().joined(separator: "\n")
     #expect(screen.contains("cannot move the cursor"), "\(screen)")
+  }
+
+  @Test("a store of an older schema migrated at the reader's first write: the notice waits until the screen is back")
+  func migrationNoticeWaitsForTheScreen() async throws {
+    let tmux = try #require(Self.tmux)
+    let store = try await Store()
+    // One version back: migration 21 adds its column only when missing, so it runs again here as on an old store.
+    let raw = try Connection(path: store.database)
+    try raw.execute("PRAGMA user_version = 20", [])
+    let pane = try await Pane(tmux: tmux, directory: store.directory.path(""))
+    defer { pane.killNow() }
+    try await pane.type(store.readCommand("--source wide") + "; echo status=$?")
+    try await pane.waitFor("日本のニュース")
+    let before = try await pane.screen()
+    // N: the first write, and the migration with it.
+    try await pane.send("N")
+    let after = try await pane.waitFor("the row marked read") { rows in
+      rows.filter { $0.hasPrefix("N") }.count == before.filter { $0.hasPrefix("N") }.count - 1
+    }
+    #expect(!after.joined().contains("updating the store"), "written over the reader's screen: \(after)")
+    #expect(after.first?.hasPrefix("news read — wide") == true, "the screen scrolled: \(after)")
+    try await pane.send("q")
+    let shell = try await pane.waitFor("status=0")
+    #expect(shell.joined().contains("news: updating the store from schema version 20 to 21"), "\(shell)")
   }
 
   @Test(
