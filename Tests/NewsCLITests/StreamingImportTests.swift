@@ -75,6 +75,26 @@ struct StreamingImportTests {
     #expect(try await storage.articleCount() == page.articles.count)
   }
 
+  @Test("a large file whose articles were all deleted since: none saved again, and the report says why (left out)")
+  func deletedArticlesOfALargeFileAreSaidLeftOut() async throws {
+    let cli = CLIHarness()
+    let path = cli.directory.path("big.json")
+    try Self.writeResponse(path)
+    let first = try await cli.run("import", path, "--db", cli.database, "--json").json()
+    let saved = try #require(first["saved"] as? Int)
+    // --before remembers the keys (a refresh does not bring them back); --all forgets everything.
+    #expect(await cli.run("delete", "--before", "2100-01-01", "--db", cli.database).status == 0)
+    let again = await cli.run("import", path, "--db", cli.database, "--json")
+    #expect(again.status == 0, "\(again.err)")
+    let report = try again.json()
+    #expect(report["saved"] as? Int == 0, "\(report)")
+    // Every record of a deleted article, a repeated URL's too (the file repeats one): at least those saved before.
+    let left = try #require(report["remembered"] as? Int, "\(report)")
+    #expect(left >= saved && left <= saved + 2, "\(report)")
+    let text = await cli.run("import", path, "--db", cli.database)
+    #expect(text.out.contains("; \(left) left out: deleted or evicted before"), "\(text.out)")
+  }
+
   @Test("a truncated or invalid large file is refused with status 65 and the cache left as it was")
   func badFileLeavesCache() async throws {
     let cli = CLIHarness()

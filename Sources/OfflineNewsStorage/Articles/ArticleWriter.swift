@@ -737,7 +737,10 @@ struct ArticleWriter {
       let firstImport = wasEmpty ? try firstImportCount() : nil
       let saved = firstImport.map { Int($0) } ?? seen.count
       if skipIfEmpty, saved == 0 {
-        return (ArticleSaveResult(saved: 0, inserted: 0, updated: 0, unchanged: 0, evicted: 0), [])
+        // Nothing written, but what a deletion's memory left out is still said (every article of the file, say).
+        return (
+          ArticleSaveResult(saved: 0, inserted: 0, updated: 0, unchanged: 0, evicted: 0, remembered: deletedSkipped), []
+        )
       }
       if firstImport == nil { try giveFreeServedIDs() }
       // Departures first: then the query's result list holds only its previous members (none on a first import),
