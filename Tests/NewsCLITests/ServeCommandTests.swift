@@ -55,7 +55,10 @@ struct ServeCommandTests {
     }
   }
 
-  static func get(_ port: Int, _ path: String, host: String? = nil, method: String = "GET") async throws -> (Int, String)
+  /// `method path` (a `GET` by default) to the server on `port`, with the `Host` header `host` when given: the status
+  /// and the body.
+  static func get(_ port: Int, _ path: String, host: String? = nil, method: String = "GET") async throws
+    -> (Int, String)
   {
     guard let url = URL(string: "http://127.0.0.1:\(port)\(path)") else { throw URLError(.badURL) }
     var request = URLRequest(url: url)

@@ -89,8 +89,10 @@ struct MinifluxRefreshTests {
             + "<pubDate>Mon, 0\(n) Dec 2026 10:00:00 GMT</pubDate></item>"
         }.joined()
         let path = directory.path("\(name).rss")
-        try Data(#"<?xml version="1.0"?><rss version="2.0"><channel><title>\#(name)</title>\#(items)</channel></rss>"#.utf8)
-          .write(to: URL(fileURLWithPath: path))
+        try Data(
+          #"<?xml version="1.0"?><rss version="2.0"><channel><title>\#(name)</title>\#(items)</channel></rss>"#.utf8
+        )
+        .write(to: URL(fileURLWithPath: path))
         sources.append(NewsSource(name: name, url: URL(fileURLWithPath: path)))
       }
       sources.append(NewsSource(name: "Missing", url: URL(fileURLWithPath: directory.path("missing.rss"))))

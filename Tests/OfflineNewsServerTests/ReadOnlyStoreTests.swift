@@ -75,7 +75,8 @@ struct ReadOnlyStoreTests {
       ("PUT", "/v1/feeds/\(feedID)/refresh", nil),
     ]
     for (method, path, body) in changes {
-      let response = try await client.request(method, path, headers: body == nil ? [:] : json, body: body.map { Data($0.utf8) })
+      let response = try await client.request(
+        method, path, headers: body == nil ? [:] : json, body: body.map { Data($0.utf8) })
       #expect(response.status == 503, "\(method) \(path): \(response.status) \(response.text)")
       #expect(response.header("Retry-After") == nil, "\(method) \(path)")
       let message = try #require(

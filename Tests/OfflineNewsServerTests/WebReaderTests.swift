@@ -190,7 +190,8 @@ import Testing
     for n in 0..<200_000 {
       let key = "https://twins.example/\(n)"
       let handle = ArticleIdentity.handle(forKey: key)
-      if let other = seen[String(handle.prefix(4))], ArticleIdentity.handle(forKey: other).prefix(5) != handle.prefix(5) {
+      if let other = seen[String(handle.prefix(4))], ArticleIdentity.handle(forKey: other).prefix(5) != handle.prefix(5)
+      {
         return (other, key)
       }
       seen[String(handle.prefix(4))] = key
@@ -198,7 +199,8 @@ import Testing
     throw POSIXError(.ENOENT)
   }
 
-  @Test("a short handle several articles share lists them (300), each linked to its page, as news show calls it ambiguous")
+  @Test(
+    "a short handle several articles share lists them (300), each linked to its page, as news show calls it ambiguous")
   func anAmbiguousShortHandleListsTheCandidates() async throws {
     let fixture = try await WebFixture()
     let (first, second) = try Self.twinKeys()
