@@ -19,9 +19,10 @@ struct ServeCommand: NewsCommand {
     Listens on 127.0.0.1:8080 by default (--listen HOST:PORT; [::1]:PORT for IPv6; port 0 picks a free one) and
     prints where. Serves from the store at all times; every source (the configuration's and the store's
     subscriptions) is refreshed in the background every --refresh (15m by default; 0 or off: never; never on a
-    read-only store, whose changes clients are refused with 503), as news fetch --all does. Other news commands keep working on the same database meanwhile. One line per request on standard
-    error (--json: JSON lines), without queries or secrets. SIGINT or SIGTERM stop it: requests in flight are
-    answered, the refresh is cancelled, the store closed, exit 0.
+    read-only store, whose changes clients are refused with 503), as news fetch --all does. Other news commands
+    keep working on the same database meanwhile. One line per request on standard error (--json: JSON lines),
+    without queries or secrets. SIGINT or SIGTERM stop it: requests in flight are answered, the refresh is
+    cancelled, the store closed, exit 0.
     Without credentials every request is allowed, so only a loopback address may be listened on; another address
     needs "serve": {"user", "passwordHash"} in the configuration: news serve --set-password USER reads a password
     from standard input (not echoed), stores its argon2id hash and a new API token, and exits.
