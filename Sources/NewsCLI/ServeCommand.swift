@@ -19,7 +19,7 @@ struct ServeCommand: NewsCommand {
     Listens on 127.0.0.1:8080 by default (--listen HOST:PORT; [::1]:PORT for IPv6; port 0 picks a free one) and
     prints where. Serves from the store at all times; every source (the configuration's and the store's
     subscriptions) is refreshed in the background every --refresh (15m by default; 0 or off: never; never on a
-    read-only store, whose changes clients are refused with 503), as news fetch --all does. Other news commands
+    read-only store, where clients' marks and refreshes are refused with 503), as news fetch --all does. Other news commands
     keep working on the same database meanwhile. One line per request on standard error (--json: JSON lines),
     without queries or secrets. SIGINT or SIGTERM stop it: requests in flight are answered, the refresh is
     cancelled, the store closed, exit 0.
@@ -123,7 +123,7 @@ struct ServeCommand: NewsCommand {
     if readOnly, !json {
       context.console.err(
         "news serve: read-only store (\(OutputFormat.sanitized(repository.databasePath))): served as it is; no "
-          + "refresh runs, and read and star marks, subscriptions and refreshes asked for are refused (503)\n")
+          + "refresh runs, and the read and star marks and refreshes clients ask for are refused (503)\n")
     }
     let refresher = (readOnly ? nil : interval).map { seconds in
       Task { await refreshLoop(library: library, every: seconds, json: json) }

@@ -55,14 +55,18 @@ struct ServeCommandTests {
     }
   }
 
-  /// `method path` (a `GET` by default) to the server on `port`, with the `Host` header `host` when given: the status
-  /// and the body.
-  static func get(_ port: Int, _ path: String, host: String? = nil, method: String = "GET") async throws
-    -> (Int, String)
-  {
+  /// `method path` (a `GET` by default) to the server on `port`, with the `Host` header `host` and the JSON `body`
+  /// when given: the status and the body.
+  static func get(
+    _ port: Int, _ path: String, host: String? = nil, method: String = "GET", json body: String? = nil
+  ) async throws -> (Int, String) {
     guard let url = URL(string: "http://127.0.0.1:\(port)\(path)") else { throw URLError(.badURL) }
     var request = URLRequest(url: url)
     request.httpMethod = method
+    if let body {
+      request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+      request.httpBody = Data(body.utf8)
+    }
     if let host { request.setValue(host, forHTTPHeaderField: "Host") }
     let session = URLSession(configuration: .ephemeral)
     let (data, response) = try await session.data(for: request)
@@ -155,6 +159,15 @@ struct ServeCommandTests {
     let (refresh, reason) = try await Self.get(port, "/v1/feeds/refresh", method: "PUT")
     #expect(refresh == 503, "\(reason)")
     #expect(reason.contains(#""error_message":"#) && reason.contains("read-only"), "\(reason)")
+    // A category goes into the configuration file, which can be written; once it cannot, the same 503.
+    let (created, category) = try await Self.get(port, "/v1/categories", method: "POST", json: #"{"title":"Later"}"#)
+    #expect(created == 201, "\(category)")
+    #expect(try String(contentsOfFile: fixture.config, encoding: .utf8).contains(#""folders": ["Later"]"#))
+    try #require(FaultCapabilities.makeReadOnly(fixture.config), "could not make \(fixture.config) read-only")
+    defer { FaultCapabilities.undoReadOnly(fixture.config) }
+    let (refused, why) = try await Self.get(port, "/v1/categories", method: "POST", json: #"{"title":"Never"}"#)
+    #expect(refused == 503, "\(why)")
+    #expect(why.contains(#""error_message":"#) && why.contains(fixture.config), "\(why)")
     await fixture.stop(run)
     #expect(run.child.terminationStatus == 0)
     #expect(!run.errors.contains("refreshed"), "\(run.errors)")
