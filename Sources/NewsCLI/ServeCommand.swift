@@ -100,7 +100,8 @@ struct ServeCommand: NewsCommand {
       repository: repository, sources: sources, subscriptions: file,
       subscriber: context.network.reachesHTTP
         ? FeedSubscriber(transport: context.network.httpTransport(timeout, SyncCommand.retry(timeout), [])) : nil,
-      refreshOptions: context.refreshOptions(arguments.common, timeout: nil))
+      refreshOptions: context.refreshOptions(arguments.common, timeout: nil),
+      refreshed: refreshLine(json: arguments.json))
     let json = arguments.json
     let server = NewsServer(
       library: library,
@@ -126,7 +127,7 @@ struct ServeCommand: NewsCommand {
           + "refresh runs, and the read and star marks and refreshes clients ask for are refused (503)\n")
     }
     let refresher = (readOnly ? nil : interval).map { seconds in
-      Task { await refreshLoop(library: library, every: seconds, json: json) }
+      Task { await refreshLoop(library: library, every: seconds) }
     }
     let signal = await Self.waitForSignal()
     context.console.err(json ? "" : "news serve: \(signal == SIGINT ? "SIGINT" : "SIGTERM"), stopping\n")
@@ -188,23 +189,29 @@ struct ServeCommand: NewsCommand {
   }
 
   /// Refreshes every source at once, then every `seconds`, until cancelled, through the library
-  /// (``ServedLibrary/refresh(only:)``: a refresh an API client started meanwhile is joined, not run twice); one
-  /// line on standard error each time.
-  private func refreshLoop(library: ServedLibrary, every seconds: Double, json: Bool) async {
+  /// (``ServedLibrary/refresh(only:)``: a refresh an API client started meanwhile is joined, not run twice; each
+  /// refresh's line is ``refreshLine(json:)``'s).
+  private func refreshLoop(library: ServedLibrary, every seconds: Double) async {
     while !Task.isCancelled {
-      if let report = try? await library.refresh() {
-        if Task.isCancelled { return }
-        let failed = report.sources.filter { $0.failure != nil }.count
-        if json {
-          let object: [String: Any] = ["refreshed": report.sources.count, "failed": failed]
-          if let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) {
-            context.console.err(String(decoding: data, as: UTF8.self) + "\n")
-          }
-        } else {
-          context.console.err("news serve: refreshed \(report.sources.count) sources, \(failed) failed\n")
-        }
-      }
+      _ = try? await library.refresh()
       try? await Task.sleep(for: .seconds(seconds))
+    }
+  }
+
+  /// One line on standard error for each refresh, whoever asked for it (the periodic one, a Miniflux client's
+  /// `PUT /v1/feeds/refresh`): `news serve: refreshed N sources, M failed`, or with `--json` `{"failed","refreshed"}`.
+  private func refreshLine(json: Bool) -> @Sendable (RefreshReport) -> Void {
+    let console = context.console
+    return { report in
+      let failed = report.sources.filter { $0.failure != nil }.count
+      if json {
+        let object: [String: Any] = ["refreshed": report.sources.count, "failed": failed]
+        if let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) {
+          console.err(String(decoding: data, as: UTF8.self) + "\n")
+        }
+      } else {
+        console.err("news serve: refreshed \(report.sources.count) sources, \(failed) failed\n")
+      }
     }
   }
 

@@ -9,6 +9,8 @@ extension ServedLibrary {
   /// the one path of `news fetch --all`, of the server's periodic refresh and of the Miniflux API's
   /// `PUT /v1/feeds/refresh` and `PUT /v1/feeds/{id}/refresh`.
   ///
+  /// Each refresh that runs is reported to ``refreshed`` once done (unless cancelled: the server is stopping).
+  ///
   /// One refresh runs at a time, shared by the copies of the library: a call while one is under way that covers
   /// what it asks for (every source, or a list holding `names`) waits for that one and returns its report — a refresh
   /// is never started twice; a call asking for more waits for it to end, then starts its own. After
@@ -26,7 +28,9 @@ extension ServedLibrary {
       guard var list = try? await library.sources() else { return nil }
       if let names { list = list.filter { names.contains($0.name) } }
       guard !list.isEmpty else { return nil }
-      return await library.repository.refresh(list, in: library.subscriptions, options: library.refreshOptions)
+      let report = await library.repository.refresh(list, in: library.subscriptions, options: library.refreshOptions)
+      if !Task.isCancelled { library.refreshed(report) }
+      return report
     }
   }
 

@@ -73,8 +73,16 @@ struct MinifluxRefreshTests {
     }
   }
 
+  /// The reports ``ServedLibrary/refreshed`` was given.
+  final class Reports: Sendable {
+    private let reports = Mutex<[RefreshReport]>([])
+    func append(_ report: RefreshReport) { reports.withLock { $0.append(report) } }
+    var all: [RefreshReport] { reports.withLock { $0 } }
+  }
+
   /// Two feed files as subscriptions (and one whose file is missing), served over a ``CountingNetwork``.
   struct Fixture {
+    let reports = Reports()
     let directory = TemporaryDirectory("miniflux-refresh")
     let network = CountingNetwork()
     let repository: NewsRepository
@@ -100,7 +108,8 @@ struct MinifluxRefreshTests {
       let storage = try StorageContext(path: directory.path("news.sqlite"))
       repository = NewsRepository(storage: storage, network: network)
       let listed = sources
-      library = ServedLibrary(repository: repository, sources: { listed })
+      let reports = reports
+      library = ServedLibrary(repository: repository, sources: { listed }, refreshed: { reports.append($0) })
     }
 
     func feedID(_ name: String) -> Int64 { ServedIdentifiers.feedID(forSourceNamed: name) }
@@ -162,6 +171,8 @@ struct MinifluxRefreshTests {
     #expect(try await fixture.titles(of: "Harbour") == ["Harbour 1", "Harbour 2", "Harbour 3"])
     #expect(try await fixture.titles(of: "Tech") == ["Tech 1", "Tech 2", "Tech 3"])
     #expect(fixture.library.refreshes.counts.started == 1)
+    // Reported once (news serve's line), with every source.
+    #expect(fixture.reports.all.map { $0.sources.map(\.source) } == [["Harbour", "Missing", "Tech"]])
 
     // Once it is over, the next one is a new refresh.
     let report = try await fixture.library.refresh()
