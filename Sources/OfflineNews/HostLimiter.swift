@@ -8,6 +8,8 @@ package actor HostLimiter {
   private var running = 0
   private var perHostRunning: [String: Int] = [:]
   private var waiting: [(host: String, continuation: CheckedContinuation<Void, Never>)] = []
+  /// The hosts of the places taken with ``acquire(_:for:)`` and not given back yet, by request key.
+  private var held: [String: [String]] = [:]
 
   /// At most `total` at once, and `perHost` at once for one host (each at least 1).
   package init(total: Int, perHost: Int) {
@@ -22,6 +24,30 @@ package actor HostLimiter {
       return
     }
     await withCheckedContinuation { waiting.append((host, $0)) }
+  }
+
+  /// Waits for a place for `host`, and takes it for the request `key` (a URL): given back by ``answered(_:)`` as soon
+  /// as that request is answered, or by ``finished(_:for:)``, whichever comes first.
+  package func acquire(_ host: String, for key: String) async {
+    await acquire(host)
+    held[key, default: []].append(host)
+  }
+
+  /// The request `key` was answered (or failed): one place taken for it with ``acquire(_:for:)`` is given back, if
+  /// one is still held; nothing otherwise.
+  package func answered(_ key: String) {
+    guard let host = held[key]?.popLast() else { return }
+    if held[key]?.isEmpty == true { held[key] = nil }
+    release(host)
+  }
+
+  /// The work of a place taken for the request `key` ended: the place is given back unless ``answered(_:)`` gave
+  /// it back already.
+  package func finished(_ host: String, for key: String) {
+    guard let index = held[key]?.firstIndex(of: host) else { return }
+    held[key]?.remove(at: index)
+    if held[key]?.isEmpty == true { held[key] = nil }
+    release(host)
   }
 
   /// Gives back a place taken for `host`.

@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNewsModel
+import OfflineNewsNetwork
 import OfflineNewsSync
 
 extension NewsRepository {
@@ -8,8 +9,10 @@ extension NewsRepository {
   ///
   /// - Feeds, files and NewsAPI queries are read through ``articles(for:policy:maxAge:limit:pages:)`` with each
   ///   source's policy (network-first by default) and max-age, so conditional requests, de-duplication and the
-  ///   offline fallback apply. They run concurrently, at most ``RefreshOptions/totalLimit`` at once and
-  ///   ``RefreshOptions/perHostLimit`` per host.
+  ///   offline fallback apply. They run concurrently, at most ``RefreshOptions/totalLimit`` requests in flight and
+  ///   ``RefreshOptions/perHostLimit`` per host: a source's place is given back once its request is answered, so the
+  ///   next source is asked while the answered one is decoded and saved (saves waiting for the writer meanwhile are
+  ///   committed together, each whole or not at all).
   /// - A source whose last answer was `410 Gone` is not asked (``SourceRefresh/Status/gone``) unless
   ///   ``RefreshOptions/askGone``.
   /// - An origin (RFC 6454) found unreachable — refused, not found, timed out, not connected, TLS — is not asked
@@ -28,11 +31,12 @@ extension NewsRepository {
     _ sources: [NewsSource], options: RefreshOptions = RefreshOptions(),
     progress: @escaping @Sendable (SourceRefresh) -> Void = { _ in }
   ) async -> RefreshReport {
-    // One run's memory of unreachable origins, over the repository's own network, storage and settings.
-    let run = NewsRepository(
-      storage: storage, network: UnreachableOrigins(network), clock: clock, deadline: deadline,
-      imageFolder: imageFolder)
+    // One run's memory of unreachable origins, over the repository's own network, storage and settings; a source's
+    // place in the limiter is given back once its request is answered, not after its save (``AnsweredNetwork``).
     let limiter = HostLimiter(total: options.totalLimit, perHost: options.perHostLimit)
+    let run = NewsRepository(
+      storage: storage, network: AnsweredNetwork(base: UnreachableOrigins(network), limiter: limiter), clock: clock,
+      deadline: deadline, imageFolder: imageFolder)
     var report = RefreshReport()
     await withTaskGroup(of: SourceRefresh.self) { group in
       for source in sources {
@@ -43,10 +47,11 @@ extension NewsRepository {
             return gone
           }
           let host = url.host ?? url.path
-          await limiter.acquire(host)
+          let key = source.query.url.absoluteString
+          await limiter.acquire(host, for: key)
           let result = await run.refreshArticles(
             source, policy: options.policy ?? source.policy ?? .networkFirst, maxAge: options.maxAge ?? source.maxAge)
-          await limiter.release(host)
+          await limiter.finished(host, for: key)
           progress(result)
           return result
         }
@@ -223,5 +228,36 @@ extension NewsRepository {
     let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
     let cleaned = String(name.map { allowed.contains($0) ? $0 : "_" })
     return cleaned.isEmpty ? "_" : cleaned
+  }
+}
+
+/// The network of one refresh of many sources: a source's place in the run's ``HostLimiter`` (taken for its URL) is
+/// given back as soon as its request is answered or fails — the limits bound requests in flight
+/// (``RefreshOptions/perHostLimit``) — so that the next source's request goes out while this one's articles are
+/// saved (the writer saves one source at a time; sources whose saves wait for it are committed together).
+private struct AnsweredNetwork: NewsNetwork {
+  let base: any NewsNetwork
+  let limiter: HostLimiter
+
+  func fetch(_ query: NewsQuery) async throws(NewsNetworkError) -> NewsPage {
+    do {
+      let page = try await base.fetch(query)
+      await limiter.answered(query.url.absoluteString)
+      return page
+    } catch {
+      await limiter.answered(query.url.absoluteString)
+      throw error
+    }
+  }
+
+  func fetch(_ request: NewsRequest) async throws(NewsNetworkError) -> NewsResponse {
+    do {
+      let response = try await base.fetch(request)
+      await limiter.answered(request.query.url.absoluteString)
+      return response
+    } catch {
+      await limiter.answered(request.query.url.absoluteString)
+      throw error
+    }
   }
 }
