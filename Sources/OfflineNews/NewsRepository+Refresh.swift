@@ -11,8 +11,7 @@ extension NewsRepository {
   ///   source's policy (network-first by default) and max-age, so conditional requests, de-duplication and the
   ///   offline fallback apply. They run concurrently, at most ``RefreshOptions/totalLimit`` requests in flight and
   ///   ``RefreshOptions/perHostLimit`` per host: a source's place is given back once its request is answered, so the
-  ///   next source is asked while the answered one is decoded and saved (saves waiting for the writer meanwhile are
-  ///   committed together, each whole or not at all).
+  ///   next source is asked while the answered one is decoded and saved.
   /// - A source whose last answer was `410 Gone` is not asked (``SourceRefresh/Status/gone``) unless
   ///   ``RefreshOptions/askGone``.
   /// - An origin (RFC 6454) found unreachable — refused, not found, timed out, not connected, TLS — is not asked
@@ -234,7 +233,7 @@ extension NewsRepository {
 /// The network of one refresh of many sources: a source's place in the run's ``HostLimiter`` (taken for its URL) is
 /// given back as soon as its request is answered or fails — the limits bound requests in flight
 /// (``RefreshOptions/perHostLimit``) — so that the next source's request goes out while this one's articles are
-/// saved (the writer saves one source at a time; sources whose saves wait for it are committed together).
+/// saved (the writer saves one source at a time, each in a transaction of its own).
 private struct AnsweredNetwork: NewsNetwork {
   let base: any NewsNetwork
   let limiter: HostLimiter
