@@ -24,8 +24,12 @@ import Testing
     #expect(line?["remembered"] as? Int == left, "\(again.out)")
     let text = await cli.run("fetch", "--source", "sample", "--config", config, "--db", cli.database)
     #expect(text.status == 0, "\(text.err)")
-    let said = "; \(left) left out: deleted or evicted before ('news delete --forget-deleted'"
+    // Said by cause (a tester read the deletion's hint after an eviction): the same limit would evict them again.
+    let said =
+      "; \(left) left out: evicted before by the configuration's \"eviction\" (raise its limits, then "
+      + "'news delete --forget-deleted' lets them back)"
     #expect(text.out.contains(said), "\(text.out)")
+    #expect(line?["rememberedEvicted"] as? Int == left, "\(again.out)")
   }
 
   @Test(
@@ -72,7 +76,7 @@ import Testing
     #expect(
       text.out.contains(
         "saved 10 articles from \(sample.path), skipped \(report["skipped"] as? Int ?? -1); "
-          + "\(records.count - 10) left out: deleted or evicted before"), "\(text.out)")
+          + "\(records.count - 10) left out: evicted before by the configuration's \"eviction\""), "\(text.out)")
     #expect(!text.out.contains("then evicted"), "\(text.out)")
     let listed = await cli.run("list", "--config", config, "--db", cli.database, "--json")
     #expect(articles(try listed.json()).count == 10)
