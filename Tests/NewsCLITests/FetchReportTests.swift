@@ -191,4 +191,41 @@ struct FetchReportTests {
     let listed = try await cli.run("list", "--config", config, "--db", cli.database, "--json").json()
     #expect((listed["articles"] as? [[String: Any]])?.count == 2)
   }
+
+  @Test("Ctrl-C during fetch --all on a terminal: the progress line drawn is cleared before the lines and the note")
+  func interruptedRefreshOnATerminal() async throws {
+    guard let news = CrashSafetyTests.newsBinary else {
+      print("notice: the news executable is not built beside the tests; skipped")
+      return
+    }
+    let fast = try LoopbackHTTPServer(Self.feed(Self.rss("fast", items: 2)))
+    defer { fast.stop() }
+    let slow = try LoopbackHTTPServer(.delayed(60, then: Self.feed(Self.rss("slow", items: 2))))
+    defer { slow.stop() }
+    let cli = CLIHarness()
+    let config = try Self.configuration(
+      ["Fast": fast.url("/feed.xml"), "Slow": slow.url("/feed.xml")], in: cli)
+    let database = cli.database
+    let outcome = try await PseudoTerminal.run(
+      news, ["fetch", "--all", "--config", config, "--db", database],
+      environment: ["HOME": cli.directory.path("home")], columns: 80, currentDirectory: cli.directory.url.path
+    ) { pid in
+      await slow.waitForRequests(1)
+      // The fast source saved (so the progress line says 1 of 2), then Ctrl-C.
+      for _ in 0..<500 {
+        let listed = await cli.run("list", "--config", config, "--db", database, "--json")
+        if ((try? listed.json())?["articles"] as? [Any])?.count == 2 { break }
+        try? await Task.sleep(for: .milliseconds(20))
+      }
+      kill(pid, SIGINT)
+    }
+    #expect(outcome.status == 130, "\(outcome.err)")
+    #expect(outcome.out == "Fast: 2 new, 0 updated, 0 unchanged\n", "\(outcome.out)")
+    // Drawn with `\r`, then cleared: spaces over it and `\r` again, before anything else is written there.
+    let parts = outcome.err.components(separatedBy: "\r")
+    #expect(parts.contains { $0.hasPrefix("refreshing  1/2 sources  50%") }, "\(outcome.err)")
+    let last = try #require(parts.last)
+    #expect(last.contains("interrupted: 1 of 2 sources refreshed"), "\(outcome.err)")
+    #expect(parts.count >= 3 && parts[parts.count - 2].allSatisfy { $0 == " " }, "not cleared: \(outcome.err)")
+  }
 }
