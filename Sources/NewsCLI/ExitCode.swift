@@ -26,7 +26,9 @@ public enum ExitCode: Int32, Sendable {
   /// The configuration file is missing or wrong, or the installation is: a command that needs the network run by a
   /// `news` without `news-online` beside it (`EX_CONFIG`).
   case config = 78
-  /// `news read` ended by Ctrl-C (SIGINT), after giving the terminal back: 128 + 2, as a shell reports it.
+  /// Ended by Ctrl-C (SIGINT) after putting things in order, 128 + 2 as a shell reports it: `news read` after giving
+  /// the terminal back; `news fetch --all` (and `--folder`, `--json-lines`) after reporting the sources that
+  /// finished.
   case interrupted = 130
   /// `news read` ended by SIGTERM, SIGHUP or SIGQUIT, after giving the terminal back (128 + SIGTERM's 15).
   case terminated = 143

@@ -18,6 +18,8 @@ extension FetchCommand {
     var updated: Int
     var unchanged: Int
     var remembered: Int
+    /// Of `remembered`, those the eviction policy removed (``SourceRefresh/rememberedEvicted``).
+    var rememberedEvicted: Int
     var cached: Int
     var ageSeconds: Double?
     var error: String?
@@ -30,6 +32,7 @@ extension FetchCommand {
       updated = refresh.updated
       unchanged = refresh.unchanged
       remembered = refresh.remembered
+      rememberedEvicted = refresh.rememberedEvicted
       cached = refresh.cached
       ageSeconds = refresh.age.map(OutputFormat.milliseconds)
       error = refresh.failure?.description
@@ -99,16 +102,50 @@ extension FetchCommand {
       quiet: arguments.flag(.quiet) || arguments.json || jsonLines)
     // `--json-lines`: each source's line as it finishes (from the refresh's tasks: one line written at a time).
     let lines = jsonLines ? LineWriter(context.console) : nil
-    let report = await repository.refresh(sources, in: context.subscriptionFile, options: options) { refreshed in
-      progress.advance()
-      lines?.write(OutputFormat.json(SourceLine(refreshed)))
+    // Ctrl-C: the sources that finished are reported as they would have been, and nothing after (``interrupted``).
+    let interruption = Interruption()
+    defer { interruption.remove() }
+    let finished = Finished()
+    let subscriptions = context.subscriptionFile
+    let work = Task { [sources, options] in
+      let report = await repository.refresh(sources, in: subscriptions, options: options) { refreshed in
+        interruption.report {
+          finished.append(refreshed)
+          progress.advance()
+          lines?.write(OutputFormat.json(SourceLine(refreshed)))
+        }
+      }
+      interruption.settle()
+      return report
     }
+    await interruption.wait()
+    if interruption.interrupted {
+      return await interrupted(finished.sources, of: sources.count, repository, progress)
+    }
+    let report = await work.value
     progress.finish()
     if !jsonLines { print(report.sources) }
     noteRelinks(report, after: options.relinkAfter)
     context.noteAdoptions(report.adopted)
     context.reportFullText(report)
     return Self.exitCode(report)
+  }
+
+  /// The end of a run Ctrl-C (SIGINT) interrupted: the store is closed — a save running finishes (a transaction
+  /// that could not would roll back), none begins — the progress line is cleared, the sources that finished are
+  /// reported as a whole run reports them (their lines, `--json`'s document of them; `--json-lines` printed them
+  /// already), a note says how many did not, and the status is 130 (``ExitCode/interrupted``).
+  private func interrupted(
+    _ finished: [SourceRefresh], of total: Int, _ repository: NewsRepository, _ progress: ProgressReporter
+  ) async -> ExitCode {
+    await repository.storage.close()
+    progress.finish()
+    if !arguments.flag(.jsonLines) { print(finished) }
+    let left = total - finished.count
+    context.console.printNote(
+      "interrupted: \(finished.count) of \(total) source\(total == 1 ? "" : "s") refreshed; "
+        + "\(left) not (their caches are as they were)")
+    return .interrupted
   }
 
   /// Feeds that moved permanently (`301`, `308`) on consecutive refreshes are configured at their new address from
@@ -146,6 +183,14 @@ extension FetchCommand {
         "\(OutputFormat.sanitized(failure.source)): moved permanently, but \(file) could not say so: "
           + OutputFormat.sanitized(failure.error.description))
     }
+  }
+
+  /// The results of the sources that finished, as they finish (from any thread).
+  final class Finished: Sendable {
+    private let list = Mutex<[SourceRefresh]>([])
+    func append(_ result: SourceRefresh) { list.withLock { $0.append(result) } }
+    /// Those so far, ordered by name.
+    var sources: [SourceRefresh] { list.withLock { $0 }.sorted { $0.source < $1.source } }
   }
 
   /// Writes whole lines to standard output from any thread, one at a time (a line longer than a pipe's atomic
@@ -188,7 +233,7 @@ extension FetchCommand {
     }
     let console = context.console
     if arguments.json {
-      console.out(OutputFormat.json(Self.document(result, limit: nil)))
+      console.out(OutputFormat.json(Self.document(result, outcome, limit: nil)))
     } else {
       let now = context.now()
       console.out(Self.header(result, source: source.name, now: now, color: console.color) + "\n")
@@ -225,7 +270,7 @@ extension FetchCommand {
       case .new, .unchanged:
         line =
           "\(result.inserted) new, \(result.updated) updated, \(result.unchanged) unchanged"
-          + OutputFormat.leftOut(result.remembered)
+          + OutputFormat.leftOut(result.remembered, evicted: result.rememberedEvicted)
       }
       let text = "\(name): \(line)"
       if result.status == .failed || result.status == .gone {

@@ -28,7 +28,9 @@ struct FetchCommand: NewsCommand {
     """
 
   static let storeOptions = StoreOptions<Option>(
-    json: "{origin, fetchedAt, ageSeconds, stale, networkError, articles}", jsonExcludes: [.jsonLines])
+    json:
+      "{origin, fetchedAt, stale, networkError, articles, source, kind, status, inserted, updated, unchanged, "
+      + "remembered, rememberedEvicted, cached, ageSeconds, error}", jsonExcludes: [.jsonLines])
 
   enum Option: CommandOption {
     case url, source, all, folder, fullText, retryFailed, policy, maxAge, limit, timeout, jsonLines
@@ -78,7 +80,8 @@ struct FetchCommand: NewsCommand {
           name: "json-lines",
           help:
             "With --all, --folder or --source: one line of JSON per source as it finishes ({source, kind, status, "
-            + "inserted, updated, unchanged, remembered, cached, ageSeconds, error}), no document at the end.")
+            + "inserted, updated, unchanged, remembered, rememberedEvicted, cached, ageSeconds, error}), no document "
+            + "at the end.")
       case .quiet:
         OptionSpec(
           name: "quiet",
@@ -133,7 +136,9 @@ struct FetchCommand: NewsCommand {
         result.articles, repository, timeout: timeout, retryFailed: arguments.flag(.retryFailed))
     }
     if arguments.json {
-      console.out(OutputFormat.json(Self.document(result, limit: limit)))
+      let refresh = SourceRefresh(
+        source: source?.name ?? sourceName, kind: query.url.isFileURL ? "file" : "feed", result: result)
+      console.out(OutputFormat.json(Self.document(result, refresh, limit: limit)))
       return .success
     }
     if result.isCacheMiss, result.networkError == nil {
@@ -177,7 +182,7 @@ struct FetchCommand: NewsCommand {
       line = OutputFormat.header(result, source: source, now: now, color: color)
     }
     if result.revalidated { line += " (not modified)" }
-    line += OutputFormat.leftOut(result.saved?.remembered ?? 0)
+    line += OutputFormat.leftOut(result.saved?.remembered ?? 0, evicted: result.saved?.rememberedEvicted ?? 0)
     if let maxAge = result.maxAge, result.fetchedTimestamp != nil {
       line += " — \(result.isStale ? "stale" : "fresh"), max age \(duration(maxAge))"
     }
@@ -194,18 +199,17 @@ struct FetchCommand: NewsCommand {
     }
   }
 
-  /// The `--json` document: the result document of `news list`/`fetch`, plus `stale` and `ageSeconds` (seconds
-  /// since the rows were fetched, millisecond precision; `null` when nothing is cached).
-  static func document(_ result: NewsResult, limit: Int?) -> some Encodable {
-    Merged(
-      OutputFormat.document(result, limit: limit),
-      Freshness(stale: result.isStale, ageSeconds: result.age.map(OutputFormat.milliseconds)))
+  /// The `--json` document: the result document of `news list`/`fetch`, plus `stale`, plus the source's record as
+  /// `fetch --all --json` and `--json-lines` give it (``SourceLine``: `source`, `kind`, `status`, the counts with
+  /// `remembered` and `cached`, `ageSeconds` — seconds since the rows were fetched, millisecond precision, `null`
+  /// when nothing is cached — and `error`): one record of a source's result in every format.
+  static func document(_ result: NewsResult, _ refresh: SourceRefresh, limit: Int?) -> some Encodable {
+    Merged(OutputFormat.document(result, limit: limit), Merged(SourceLine(refresh), Freshness(stale: result.isStale)))
   }
 
-  /// `stale` and `ageSeconds` of ``document(_:limit:)``.
+  /// `stale` of ``document(_:_:limit:)``.
   private struct Freshness: Encodable {
     var stale: Bool
-    var ageSeconds: Double?
   }
 
   /// The query to fetch, a name for it, and its configured source: `--url`, else `--source`, else the default

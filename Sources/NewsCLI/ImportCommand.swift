@@ -100,9 +100,13 @@ struct ImportCommand: NewsCommand {
     var skipped: Int
     /// Articles left out because `news delete` or the eviction removed them before (``ArticleSaveResult/remembered``).
     var remembered: Int
+    /// Of `remembered`, those the eviction policy removed (``ArticleSaveResult/rememberedEvicted``).
+    var rememberedEvicted: Int
     var issues: [Issue]
 
-    enum CodingKeys: String, CodingKey { case file, saved, evicted, cached, skipped, remembered, issues }
+    enum CodingKeys: String, CodingKey {
+      case file, saved, evicted, cached, skipped, remembered, rememberedEvicted, issues
+    }
   }
 
   var context: CommandContext
@@ -175,7 +179,7 @@ struct ImportCommand: NewsCommand {
     let repository = try context.makeRepository(arguments.common)
     var saved = 0
     var evicted = 0
-    var remembered = 0
+    var remembered = (all: 0, evicted: 0)
     if !page.articles.isEmpty {
       do {
         let reporter = ProgressReporter(
@@ -187,7 +191,7 @@ struct ImportCommand: NewsCommand {
           reporter.update(completed: $0)
           if $0 >= total { reporter.enter(Self.finishingStage) }
         }
-        (saved, evicted, remembered) = (result.saved, result.evicted, result.remembered)
+        (saved, evicted, remembered) = (result.saved, result.evicted, (result.remembered, result.rememberedEvicted))
       }
     }
     await printReport(
@@ -231,8 +235,8 @@ struct ImportCommand: NewsCommand {
       throw unreadable(file, path: path, error)
     }
     await printReport(
-      file: file, path: path, saved: result.saved, evicted: result.evicted, remembered: result.remembered, repository,
-      issues: stream.issues)
+      file: file, path: path, saved: result.saved, evicted: result.evicted,
+      remembered: (result.remembered, result.rememberedEvicted), repository, issues: stream.issues)
     return .success
   }
 
@@ -280,13 +284,14 @@ struct ImportCommand: NewsCommand {
   /// `evicted`: the articles the configuration's eviction removed after the save (the report then says how many the
   /// cache holds, so that "saved 30" is not read as 30 kept).
   private func printReport(
-    file: String, path: String, saved: Int, evicted: Int, remembered: Int, _ repository: NewsRepository,
+    file: String, path: String, saved: Int, evicted: Int, remembered: (all: Int, evicted: Int),
+    _ repository: NewsRepository,
     issues: [RecordIssue]
   ) async {
     let cached = evicted > 0 ? try? await repository.counts().total : nil
     let report = Report(
       file: path, saved: saved, evicted: evicted, cached: cached, skipped: issues.filter(\.skipped).count,
-      remembered: remembered,
+      remembered: remembered.all, rememberedEvicted: remembered.evicted,
       issues: issues.map {
         .init(index: $0.index, url: $0.url, keyPath: $0.keyPath, reason: $0.reason, skipped: $0.skipped)
       })
@@ -296,7 +301,7 @@ struct ImportCommand: NewsCommand {
     } else {
       let shown = OutputFormat.sanitized(file)
       var line = "saved \(saved) article\(saved == 1 ? "" : "s") from \(shown), skipped \(report.skipped)"
-      line += OutputFormat.leftOut(remembered)
+      line += OutputFormat.leftOut(remembered.all, evicted: remembered.evicted)
       line += context.evictionNote(evicted: evicted, cached: cached)
       console.printLines(line + "\n")
       context.reportIssues(issues, arguments.common)

@@ -69,6 +69,7 @@ struct MappedImport {
       let target =
         mapping.join.map { "\($0.entity).\($0.relationship)" } ?? mapping.rootEntities.joined(separator: ", ")
       counts += context.evictionNote(evicted: report.evicted, cached: cached)
+      counts += OutputFormat.leftOut(report.remembered, evicted: report.rememberedEvicted)
       console.printLines("\(OutputFormat.sanitized(file)) → \(OutputFormat.sanitized(target)): " + counts + "\n")
       // Messages about records go to standard error, counted by reason; --verbose lists them.
       context.reportRecordErrors(report.failures, arguments.common)

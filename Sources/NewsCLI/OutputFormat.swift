@@ -369,11 +369,25 @@ enum OutputFormat {
   }
 
   /// What a save's line adds when it left out articles whose keys a deletion or an eviction remembers
-  /// (``ArticleSaveResult/remembered``): `; 2 left out: deleted or evicted before (…)`, or nothing. The one wording
-  /// of `news import`, `news fetch` and each source of `news fetch --all`.
-  static func leftOut(_ remembered: Int) -> String {
+  /// (``ArticleSaveResult/remembered``, of which `evicted` by the eviction policy:
+  /// ``ArticleSaveResult/rememberedEvicted``), worded by cause, or nothing:
+  /// `; 2 left out: deleted before ('news delete --forget-deleted' lets them back)`;
+  /// `; 2 left out: evicted before by the configuration's "eviction" (…)` — `--forget-deleted` alone would let
+  /// them back only for the same limit to evict them again; or both counts. The one wording of `news import` (a
+  /// file, and `--mapping`), `news fetch` and each source of `news fetch --all`.
+  static func leftOut(_ remembered: Int, evicted: Int) -> String {
     guard remembered > 0 else { return "" }
-    return "; \(remembered) left out: deleted or evicted before ('news delete --forget-deleted' lets them back)"
+    let evicted = min(max(0, evicted), remembered)
+    let deleted = remembered - evicted
+    let forget = "'news delete --forget-deleted'"
+    let raise = "raise its limits, then \(forget) lets them back"
+    switch (deleted, evicted) {
+    case (_, 0): return "; \(remembered) left out: deleted before (\(forget) lets them back)"
+    case (0, _): return "; \(remembered) left out: evicted before by the configuration's \"eviction\" (\(raise))"
+    default:
+      return "; \(remembered) left out: \(deleted) deleted before, \(evicted) evicted by the configuration's "
+        + "\"eviction\" (\(forget) lets the deleted back; for the evicted, \(raise))"
+    }
   }
 
   /// `text` safe to print on one line of a terminal (``TerminalText/field(_:collapsingWhitespace:)``): line breaks

@@ -140,10 +140,14 @@ struct SyncCommand: NewsCommand {
   static func feedReport(_ outcome: SourceRefresh) -> SyncReport.ClassReport {
     var part = SyncReport.ClassReport(className: "feed", entity: EntityDescription.article.name)
     part.pages = outcome.status == .failed ? 0 : 1
-    part.objects = outcome.inserted + outcome.updated + outcome.unchanged + outcome.cached
+    // `cached` is what the cache serves after any refresh: the objects of an answer that was not a page.
+    let answered = outcome.status == .new || outcome.status == .unchanged
+    part.objects = answered ? outcome.inserted + outcome.updated + outcome.unchanged : outcome.cached
     part.inserted = outcome.inserted
     part.updated = outcome.updated
     part.unchanged = outcome.status == .notModified ? outcome.cached : outcome.unchanged
+    part.remembered = outcome.remembered
+    part.rememberedEvicted = outcome.rememberedEvicted
     part.warnings = outcome.issues.map {
       RecordError(entity: "article", identity: $0.url, keyPath: $0.keyPath, reason: $0.reason)
     }
@@ -203,6 +207,8 @@ struct SyncCommand: NewsCommand {
       text += "\(part.objects) object\(part.objects == 1 ? "" : "s"): "
       text += "\(part.inserted) inserted, \(part.updated) updated, \(part.unchanged) unchanged, \(part.failed) failed"
       if part.deleted > 0 { text += ", \(part.deleted) deleted" }
+      text += OutputFormat.leftOut(part.remembered, evicted: part.rememberedEvicted).replacingOccurrences(
+        of: "; ", with: ", ", options: .anchored)
       if !part.warnings.isEmpty { text += ", \(part.warnings.count) warning\(part.warnings.count == 1 ? "" : "s")" }
       if part.filesDownloaded + part.filesPresent + part.fileErrors.count > 0 {
         text += "; files: \(part.filesDownloaded) downloaded, \(part.filesPresent) present, "

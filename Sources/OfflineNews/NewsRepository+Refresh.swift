@@ -100,29 +100,7 @@ extension NewsRepository {
       // Counts are reported, not rows: a network answer's rows are not read back (``NewsResult/storedCount``).
       let result = try await articles(
         for: source.query, policy: policy, maxAge: maxAge, limit: nil, pages: 1, readsBack: false)
-      outcome.age = result.age
-      if let error = result.networkError {
-        outcome.status = .failed
-        outcome.failure = .network(error)
-        outcome.cached = result.rowCount
-      } else if result.origin == .cache {
-        outcome.status = .cache
-        outcome.cached = result.rowCount
-      } else if result.revalidated {
-        outcome.status = .notModified
-        outcome.cached = result.rowCount
-        outcome.movedPermanently = result.movedPermanently
-        outcome.permanentRedirects = result.permanentRedirects
-      } else if let saved = result.saved {
-        outcome.issues = result.issues
-        outcome.inserted = saved.inserted
-        outcome.updated = saved.updated
-        outcome.unchanged = saved.unchanged
-        outcome.remembered = saved.remembered
-        outcome.movedPermanently = result.movedPermanently
-        outcome.permanentRedirects = result.permanentRedirects
-        if saved.inserted == 0 && saved.updated == 0 { outcome.status = .unchanged }
-      }
+      outcome = SourceRefresh(source: source.name, kind: source.kindName, result: result)
     } catch {
       // The network's failure, not the repository's "network failed (…) and nothing is cached": `cached` is 0.
       outcome.status = .failed
@@ -198,6 +176,8 @@ extension NewsRepository {
       outcome.inserted += part.inserted
       outcome.updated += part.updated
       outcome.unchanged += part.unchanged
+      outcome.remembered += part.remembered
+      outcome.rememberedEvicted += part.rememberedEvicted
     }
     if let failed = report.classes.first(where: { $0.error != nil }), let message = failed.error {
       outcome.status = .failed
@@ -205,8 +185,9 @@ extension NewsRepository {
       let cached = try? await cachedArticles(for: source.query)
       outcome.cached = cached?.articles.count ?? 0
       outcome.age = cached?.age
-    } else if outcome.inserted == 0 && outcome.updated == 0 {
-      outcome.status = .unchanged
+    } else {
+      if outcome.inserted == 0 && outcome.updated == 0 { outcome.status = .unchanged }
+      outcome.cached = (try? await cachedArticles(for: source.query).articles.count) ?? 0
     }
     return outcome
   }

@@ -288,8 +288,9 @@ public final class NewsRepository: Sendable {
     return count
   }
 
-  /// Forgets the articles deleted by ``delete(publishedBefore:keepingBookmarks:)``, so that the next refresh of a
-  /// source that still lists them saves them again.
+  /// Forgets the articles deleted by ``delete(publishedBefore:keepingBookmarks:)`` (and evicted), so that the next
+  /// refresh of a source that still lists them saves them again: it also forgets every query's stored validators,
+  /// so that refresh is unconditional (a `304 Not Modified` would keep the list without them).
   ///
   /// - Returns: how many deleted articles were remembered.
   /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
@@ -488,12 +489,17 @@ public final class NewsRepository: Sendable {
     await inFlight.waitForReaders(count, key: Self.refreshKey(query, pages: query.url.isFileURL ? 1 : max(1, pages)))
   }
 
-  /// One refresh: the network (conditional when the cached rows are complete and have validators), then the
+  /// One refresh: the network (conditional whenever the query's last good response left validators), then the
   /// store: save, confirm on `304`, or note the failure.
+  ///
+  /// The validators are sent even when rows of that response are gone since, or when it saved none (every item
+  /// deleted or evicted): a deletion and an eviction remember the keys they remove (`article_tombstone`), so a
+  /// `200` would not bring those rows back either, and the `304` keeps the list as it is. What does let them back,
+  /// ``forgetDeletedArticles()``, clears every stored validator, so the refresh after it is unconditional.
   private func fetchAndStore(_ query: NewsQuery, maxAge: TimeInterval?, pages: Int) async -> RefreshOutcome {
     let key = query.cacheKey
     var validators = CacheValidators.none
-    if pages == 1, let record = try? await storage.fetchRecord(forQuery: key), record.isComplete {
+    if pages == 1, let record = try? await storage.fetchRecord(forQuery: key) {
       validators = CacheValidators(etag: record.etag, lastModified: record.lastModified)
     }
     let response: NewsResponse

@@ -108,8 +108,12 @@ public struct SourceRefresh: Sendable {
   /// Articles of the response left out because a deletion or an eviction remembers their keys
   /// (``ArticleSaveResult/remembered``: `news delete --forget-deleted` lets them back).
   public var remembered = 0
-  /// Articles the cache serves for the source when it was not refreshed (``Status/cache``, ``Status/notModified``,
-  /// ``Status/failed``).
+  /// Of ``remembered``, those the store's eviction policy removed (``ArticleSaveResult/rememberedEvicted``); the
+  /// others were deleted.
+  public var rememberedEvicted = 0
+  /// Articles the cache serves for the source after the refresh, whatever its ``status``: the saved list
+  /// (``Status/new``, ``Status/unchanged``), the confirmed one (``Status/notModified``), or what is served without
+  /// an answer (``Status/cache``, ``Status/failed``, ``Status/gone``).
   public var cached = 0
   /// Seconds since the served rows were fetched, when the cache served them.
   public var age: TimeInterval?
@@ -140,6 +144,40 @@ public struct SourceRefresh: Sendable {
     self.source = source
     self.kind = kind
     self.status = status
+  }
+
+  /// What a read of a source's query through the repository
+  /// (``NewsRepository/articles(for:policy:maxAge:limit:pages:)``) did, in the terms of a refresh of every source: the one mapping from a ``NewsResult`` to a source's result,
+  /// which `news fetch` reports in every format.
+  ///
+  /// - Parameters:
+  ///   - source: the source's name (or, for a query of no source, what names it).
+  ///   - kind: ``NewsSource/kindName``.
+  ///   - result: the read's result.
+  public init(source: String, kind: String, result: NewsResult) {
+    self.init(source: source, kind: kind, status: .new)
+    age = result.age
+    cached = result.rowCount
+    if let error = result.networkError {
+      status = .failed
+      failure = .network(error)
+    } else if result.origin == .cache {
+      status = .cache
+    } else {
+      movedPermanently = result.movedPermanently
+      permanentRedirects = result.permanentRedirects
+      if result.revalidated {
+        status = .notModified
+      } else if let saved = result.saved {
+        issues = result.issues
+        inserted = saved.inserted
+        updated = saved.updated
+        unchanged = saved.unchanged
+        remembered = saved.remembered
+        rememberedEvicted = saved.rememberedEvicted
+        if saved.inserted == 0 && saved.updated == 0 { status = .unchanged }
+      }
+    }
   }
 
   /// Whether the source has nothing to show: it failed and nothing is cached.

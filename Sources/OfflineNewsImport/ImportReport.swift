@@ -17,6 +17,13 @@ public struct ImportReport: Sendable, Hashable, Encodable {
   /// Root records left out by a skip rule, a `shouldImport` hook, an `entityBy` value the mapping does not map,
   /// or the import's operation (an existing row under insert-only, a new one under update-only).
   public var skipped = 0
+  /// Article records left out because `news delete` or the store's eviction removed them before and their keys are
+  /// remembered (``ArticleSaveResult/remembered``; `news delete --forget-deleted` lets them back): neither skipped
+  /// by a rule nor failed.
+  public var remembered = 0
+  /// Of ``remembered``, those the store's eviction policy removed (the others were deleted): a larger eviction
+  /// limit must come before `--forget-deleted` for them to stay.
+  public var rememberedEvicted = 0
   /// Root records not imported because of an error (listed in ``failures``).
   public var failed = 0
   /// Root rows deleted by sync deletion.
@@ -55,7 +62,8 @@ public struct ImportReport: Sendable, Hashable, Encodable {
   package init() {}
 
   enum CodingKeys: String, CodingKey {
-    case inserted, updated, unchanged, skipped, failed, deleted, evicted, duplicates, failures, warnings, entities
+    case inserted, updated, unchanged, skipped, remembered, rememberedEvicted, failed, deleted, evicted, duplicates
+    case failures, warnings, entities
   }
 }
 
@@ -67,6 +75,7 @@ extension ImportReport: CustomStringConvertible {
     var lines = [
       "inserted \(inserted), updated \(updated), unchanged \(unchanged), skipped \(skipped), failed \(failed), "
         + "deleted \(deleted), duplicates \(duplicates)" + (evicted > 0 ? ", evicted \(evicted)" : "")
+        + (remembered > 0 ? ", left out (deleted or evicted before) \(remembered)" : "")
     ]
     for (label, errors) in [("failed", failures), ("warning", warnings)] where !errors.isEmpty {
       lines += errors.prefix(5).map { "\(label): \($0)" }

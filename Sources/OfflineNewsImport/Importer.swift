@@ -224,6 +224,8 @@ public struct Importer: Sendable {
     let roots = mapping.rootEntities.compactMap { summaries[$0] }
     report.failed += roots.reduce(0) { $0 + $1.rejected.count }
     report.skipped += roots.reduce(0) { $0 + $1.skipped }
+    report.remembered += roots.reduce(0) { $0 + $1.remembered }
+    report.rememberedEvicted += roots.reduce(0) { $0 + $1.rememberedEvicted }
     if mapping.join == nil {
       report.inserted = roots.reduce(0) { $0 + $1.inserted }
       report.updated = roots.reduce(0) { $0 + $1.updated }

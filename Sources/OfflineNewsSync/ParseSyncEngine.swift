@@ -309,6 +309,8 @@ public struct ParseSyncEngine: Sendable {
     part.updated += report.updated
     part.unchanged += report.unchanged
     part.failed += report.failed + report.skipped
+    part.remembered += report.remembered
+    part.rememberedEvicted += report.rememberedEvicted
     part.errors += report.failures
     part.warnings += report.warnings
     if let files = item.files, files.mode == .eager, let folder = fileFolder {

@@ -91,6 +91,11 @@ public struct SyncReport: Sendable, Hashable, Encodable {
     public var deleted = 0
     /// Objects skipped or failed, with the reasons in ``errors``.
     public var failed = 0
+    /// Objects left out because a deletion or an eviction of their articles is remembered
+    /// (``OfflineNewsImport/ImportReport/remembered``): neither imported nor failed.
+    public var remembered = 0
+    /// Of ``remembered``, those the store's eviction policy removed (the others were deleted).
+    public var rememberedEvicted = 0
     /// Why each failed object failed: entity, identity, key path, reason.
     public var errors: [RecordError] = []
     /// Values not stored in objects that were imported (``ImportReport/warnings``).
@@ -118,7 +123,8 @@ public struct SyncReport: Sendable, Hashable, Encodable {
     /// Every key but ``filesTried``'s. An absent cursor or error is left out by `JSONEncoder`; `news sync --json`
     /// writes it as `null` (`NullKeeping`), as every `--json` document.
     enum CodingKeys: String, CodingKey {
-      case className, entity, pages, resumedPages, objects, inserted, updated, unchanged, deleted, failed, errors
+      case className, entity, pages, resumedPages, objects, inserted, updated, unchanged, deleted, failed, remembered
+      case rememberedEvicted, errors
       case warnings
       case filesDownloaded, filesPresent, fileErrors, cursor, error, errorKind
     }

@@ -92,7 +92,9 @@ struct StreamingImportTests {
     let left = try #require(report["remembered"] as? Int, "\(report)")
     #expect(left >= saved && left <= saved + 2, "\(report)")
     let text = await cli.run("import", path, "--db", cli.database)
-    #expect(text.out.contains("; \(left) left out: deleted or evicted before"), "\(text.out)")
+    #expect(
+      text.out.contains("; \(left) left out: deleted before ('news delete --forget-deleted' lets them back)"),
+      "\(text.out)")
   }
 
   @Test("a truncated or invalid large file is refused with status 65 and the cache left as it was")

@@ -120,17 +120,18 @@ func counts(_ report: ImportReport) -> [String: Int] {
   [
     "inserted": report.inserted, "updated": report.updated, "unchanged": report.unchanged,
     "skipped": report.skipped, "failed": report.failed, "deleted": report.deleted, "duplicates": report.duplicates,
+    "remembered": report.remembered,
   ]
 }
 
 /// Expected report counts; unspecified ones are 0.
 func expectedCounts(
   inserted: Int = 0, updated: Int = 0, unchanged: Int = 0, skipped: Int = 0, failed: Int = 0, deleted: Int = 0,
-  duplicates: Int = 0
+  duplicates: Int = 0, remembered: Int = 0
 ) -> [String: Int] {
   [
     "inserted": inserted, "updated": updated, "unchanged": unchanged, "skipped": skipped, "failed": failed,
-    "deleted": deleted, "duplicates": duplicates,
+    "deleted": deleted, "duplicates": duplicates, "remembered": remembered,
   ]
 }
 

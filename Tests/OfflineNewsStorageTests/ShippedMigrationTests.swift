@@ -31,6 +31,7 @@ struct ShippedMigrationTests {
     19: 0x0862_90f7_3977_98b2,
     20: 0xcbf2_9ce4_8422_2325,
     21: 0xcbf2_9ce4_8422_2325,
+    22: 0xcbf2_9ce4_8422_2325,
   ]
 
   static func fnv1a64(_ text: String) -> UInt64 {

@@ -96,22 +96,77 @@ struct ConditionalRequestTests {
     #expect(setup.server.requests.map { $0.header("If-None-Match") } == [nil, #""v1""#, nil])
   }
 
-  @Test("no validators are sent when some of the query's rows are gone: a 304 could not restore them")
-  func incompleteCacheIsUnconditional() async throws {
+  @Test("validators are sent when some of the query's rows were deleted: a 304 keeps the rest, which a 200 would")
+  func partlyDeletedIsConditional() async throws {
     let setup = try PolicySetup(.conditional(etag: #""v1""#, lastModified: nil, body: Self.firstBody))
     defer { setup.server.stop() }
     _ = try await setup.repository.articles(for: setup.query)
     let deleted = try await setup.repository.delete(publishedBefore: Date(timeIntervalSince1970: 1_699_950_000))
     #expect(deleted == 1)
-    #expect(try await setup.record()?.isComplete == false)
 
     let result = try await setup.repository.articles(for: setup.query)
 
-    #expect(setup.server.requests.last?.header("If-None-Match") == nil)
-    #expect(!result.revalidated)
-    // The deleted article stays deleted (its key is remembered); the result list is complete again without it.
+    #expect(setup.server.requests.last?.header("If-None-Match") == #""v1""#)
+    #expect(result.revalidated)
+    // The deleted article stays deleted (its key is remembered), as a 200 would have left it out too.
     #expect(result.articles.count == 2)
-    #expect(try await setup.record()?.isComplete == true)
+  }
+
+  /// The tester's report: once every item of a feed was deleted (`news delete --before`) or evicted, the next
+  /// refreshes were unconditional, every time (the empty result list made the validators look unusable).
+  @Test(
+    "every row deleted or evicted: each later refresh sends If-None-Match and a 304 keeps the empty list",
+    arguments: ["deleted", "evicted"])
+  func emptiedListStaysConditional(_ how: String) async throws {
+    let setup = try PolicySetup(.conditional(etag: #""v1""#, lastModified: nil, body: Self.firstBody))
+    defer { setup.server.stop() }
+    // Evicted: a second store on the same file whose eviction keeps no article (as `"eviction"` configured).
+    let storage =
+      how == "evicted"
+      ? try StorageContext(path: setup.directory.path("news.sqlite"), eviction: EvictionPolicy(maxArticles: 0))
+      : setup.storage
+    let clock = setup.clock
+    let repository = NewsRepository(storage: storage, network: setup.network, clock: { clock.now })
+    _ = try await repository.articles(for: setup.query)
+    if how == "deleted" {
+      #expect(try await repository.delete(publishedBefore: Date(timeIntervalSince1970: 2_000_000_000)) == 3)
+    }
+    #expect(try await repository.cachedArticles(for: setup.query).articles.isEmpty)
+    // A 200 of the same items first (a server that ignores validators): every item is left out, none is saved.
+    setup.server.behaviour = .respond(
+      status: 200, headers: ["Content-Type": "application/json", "ETag": #""v1""#], body: Self.firstBody)
+    let full = try await repository.articles(for: setup.query)
+    #expect(full.saved?.remembered == 3)
+    #expect(full.articles.isEmpty)
+    setup.server.behaviour = .conditional(etag: #""v1""#, lastModified: nil, body: Self.firstBody)
+
+    for _ in 0..<2 {
+      clock.advance(seconds: 600)
+      let result = try await repository.articles(for: setup.query)
+      #expect(result.revalidated)
+      #expect(result.origin == .network)
+      #expect(result.articles.isEmpty)
+      #expect(result.fetchedTimestamp == clock.now)
+    }
+    #expect(setup.server.requests.map { $0.header("If-None-Match") } == [nil, #""v1""#, #""v1""#, #""v1""#])
+    #expect(try await repository.cachedArticles(for: setup.query).articles.isEmpty)
+  }
+
+  @Test("forgetting the deleted articles forgets the validators: the next refresh is unconditional and saves them")
+  func forgetDeletedIsUnconditional() async throws {
+    let setup = try PolicySetup(.conditional(etag: #""v1""#, lastModified: nil, body: Self.firstBody))
+    defer { setup.server.stop() }
+    _ = try await setup.repository.articles(for: setup.query)
+    #expect(try await setup.repository.delete(publishedBefore: Date(timeIntervalSince1970: 2_000_000_000)) == 3)
+    #expect(try await setup.repository.forgetDeletedArticles() == 3)
+    #expect(try await setup.record()?.etag == nil)
+
+    let result = try await setup.repository.articles(for: setup.query)
+
+    #expect(setup.server.requests.map { $0.header("If-None-Match") } == [nil, nil])
+    #expect(!result.revalidated)
+    #expect(result.articles.count == 3)
+    #expect(try await setup.record()?.etag == #""v1""#)
   }
 
   @Test("cache-first with stale rows revalidates: a 304 makes them fresh again")

@@ -28,10 +28,11 @@ public enum PseudoTerminal {
   }
 
   /// Runs `executable` with `arguments` in `currentDirectory`, standard input from `/dev/null`, standard output and
-  /// error on ptys `columns` wide and 24 lines high, and waits for it to end.
+  /// error on ptys `columns` wide and 24 lines high, and waits for it to end; `whileRunning`, when given, is called
+  /// with the program's process id once it runs, while its output is read (to signal it, say).
   public static func run(
     _ executable: URL, _ arguments: [String], environment: [String: String], columns: Int,
-    currentDirectory: String
+    currentDirectory: String, whileRunning: (@Sendable (pid_t) async -> Void)? = nil
   ) async throws -> Outcome {
     let out = try Pair(columns: columns)
     let err: Pair
@@ -54,7 +55,7 @@ public enum PseudoTerminal {
     // Only the child holds the slaves now: reading a master ends (EIO) once the child and its children are gone.
     out.closeSlave()
     err.closeSlave()
-    let (outText, errText) = await withCheckedContinuation { continuation in
+    async let texts: (String, String) = withCheckedContinuation { continuation in
       let thread = Thread {
         let texts = drain(out.master, err.master)
         out.close()
@@ -63,6 +64,8 @@ public enum PseudoTerminal {
       }
       thread.start()
     }
+    if let whileRunning { await whileRunning(child.processIdentifier) }
+    let (outText, errText) = await texts
     await child.exited()
     let status = child.terminationStatus + (child.terminationReason == .exit ? 0 : 128)
     return Outcome(status: status, out: outText, err: errText)

@@ -186,6 +186,8 @@ struct ArticleWriter {
     /// How many articles ``add(_:)`` left out so far because a deletion remembers their keys (``withoutDeleted(_:)``):
     /// the record writer counts them skipped, so that an import's report accounts for every record.
     private(set) var deletedSkipped = 0
+    /// Of ``deletedSkipped``, those whose key an eviction remembers (migration 22's `article_tombstone.evicted`).
+    private(set) var evictedSkipped = 0
 
     /// `articles` without those whose key a deletion remembers (`article_tombstone`, migration 13;
     /// `StorageContext.deleteArticles(publishedBefore:keepingBookmarks:now:)`): a refresh never brings back an
@@ -201,19 +203,22 @@ struct ArticleWriter {
       }
       guard hasTombstones == true, !articles.isEmpty else { return articles }
       let urls = articles.map { $0.url.absoluteString }
-      var deleted = Set<String>()
+      var deleted: [String: Bool] = [:]
       var start = 0
       while start < urls.count {
         let chunk = urls[start..<min(urls.count, start + ArticleWriter.chunk)]
         let marks = (1...chunk.count).map { "?\($0)" }.joined(separator: ", ")
-        let found = try db.makeStatement("SELECT url FROM article_tombstone WHERE url IN (\(marks))").fetchAll(
-          chunk.map { .text($0) }
-        ) { $0.string(0) }
-        for url in found { if let url { deleted.insert(url) } }
+        let found = try db.makeStatement("SELECT url, evicted FROM article_tombstone WHERE url IN (\(marks))")
+          .fetchAll(chunk.map { .text($0) }) { ($0.string(0), $0.int64(1) == 1) }
+        for (url, evicted) in found { if let url { deleted[url] = evicted } }
         start += ArticleWriter.chunk
       }
       guard !deleted.isEmpty else { return articles }
-      let kept = articles.filter { !deleted.contains($0.url.absoluteString) }
+      let kept = articles.filter { article in
+        guard let evicted = deleted[article.url.absoluteString] else { return true }
+        if evicted { evictedSkipped += 1 }
+        return false
+      }
       deletedSkipped += articles.count - kept.count
       return kept
     }
@@ -739,7 +744,9 @@ struct ArticleWriter {
       if skipIfEmpty, saved == 0 {
         // Nothing written, but what a deletion's memory left out is still said (every article of the file, say).
         return (
-          ArticleSaveResult(saved: 0, inserted: 0, updated: 0, unchanged: 0, evicted: 0, remembered: deletedSkipped), []
+          ArticleSaveResult(
+            saved: 0, inserted: 0, updated: 0, unchanged: 0, evicted: 0, remembered: deletedSkipped,
+            rememberedEvicted: evictedSkipped), []
         )
       }
       if firstImport == nil { try giveFreeServedIDs() }
@@ -784,7 +791,7 @@ struct ArticleWriter {
       }
       let result = ArticleSaveResult(
         saved: saved, inserted: firstImport.map { Int($0) } ?? inserted.count, updated: updated.count,
-        unchanged: unchanged, evicted: evicted.count, remembered: deletedSkipped)
+        unchanged: unchanged, evicted: evicted.count, remembered: deletedSkipped, rememberedEvicted: evictedSkipped)
       return (
         result,
         [
@@ -1090,7 +1097,7 @@ struct ArticleWriter {
           "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'article_tombstone')")
           == 1
       {
-        try StorageContext.remember(deleted: urls, at: now, in: db)
+        try StorageContext.remember(deleted: urls, at: now, evicted: true, in: db)
       }
       return urls.map { Identity(.text($0)) }
     }

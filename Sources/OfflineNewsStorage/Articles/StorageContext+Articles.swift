@@ -17,6 +17,8 @@ public struct ArticleSaveResult: Sendable, Hashable {
   /// Articles left out because a deletion or an eviction remembers their keys (`article_tombstone`, migration 13):
   /// not saved again, not counted in ``saved``.
   public var remembered = 0
+  /// Of ``remembered``, those the eviction policy removed (migration 22); the others were deleted (`news delete`).
+  public var rememberedEvicted = 0
   /// How many answered refreshes of the query in a row, this one included, permanent redirects took to the same new
   /// address (the fetch log's pending move, migration 16); `0` when this one was not redirected, or the save was
   /// not a refresh's.
@@ -615,8 +617,10 @@ extension StorageContext {
   /// The most deleted keys remembered; the oldest are forgotten first.
   package static let maximumTombstones = 100_000
 
-  /// Forgets every remembered deleted article (``deleteArticles(publishedBefore:keepingBookmarks:now:)``), so the
-  /// next refresh of a source that still lists them saves them again.
+  /// Forgets every remembered deleted (or evicted) article
+  /// (``deleteArticles(publishedBefore:keepingBookmarks:now:)``), so the next refresh of a source that still lists
+  /// them saves them again; and, when there were any, every query's stored validators (`ETag`, `Last-Modified`),
+  /// so that this refresh is unconditional: a `304 Not Modified` would keep a list the deletions had shortened.
   ///
   /// - Returns: how many keys were forgotten.
   /// - Throws: ``StorageError``.
@@ -624,7 +628,12 @@ extension StorageContext {
   package func forgetDeletedArticles() async throws(StorageError) -> Int {
     try await write { db in
       try db.execute("DELETE FROM article_tombstone")
-      return db.changes
+      let forgotten = db.changes
+      if forgotten > 0 {
+        try db.execute(
+          "UPDATE query_fetch SET etag = NULL, lastModified = NULL WHERE etag IS NOT NULL OR lastModified IS NOT NULL")
+      }
+      return forgotten
     }
   }
 
@@ -635,18 +644,19 @@ extension StorageContext {
     try await read { db in Int(try db.scalarInt("SELECT count(*) FROM article_tombstone") ?? 0) }
   }
 
-  /// Writes the tombstones of `urls` and drops the expired and the surplus ones.
-  static func remember(deleted urls: [String], at now: Timestamp, in db: Connection) throws {
+  /// Writes the tombstones of `urls` — removed by the eviction policy when `evicted`, else deleted (migration 22) —
+  /// and drops the expired and the surplus ones.
+  static func remember(deleted urls: [String], at now: Timestamp, evicted: Bool = false, in db: Connection) throws {
     guard !urls.isEmpty else { return }
     let time = now.millisecondsSince1970
     var start = 0
     while start < urls.count {
       let chunk = urls[start..<min(urls.count, start + ArticleWriter.chunk)]
-      let values = (0..<chunk.count).map { "(?\($0 + 2), ?1)" }.joined(separator: ", ")
+      let values = (0..<chunk.count).map { "(?\($0 + 3), ?1, ?2)" }.joined(separator: ", ")
       try db.execute(
-        "INSERT INTO article_tombstone (url, deletedAt) VALUES \(values) "
-          + "ON CONFLICT (url) DO UPDATE SET deletedAt = excluded.deletedAt",
-        [.integer(time)] + chunk.map { .text($0) })
+        "INSERT INTO article_tombstone (url, deletedAt, evicted) VALUES \(values) "
+          + "ON CONFLICT (url) DO UPDATE SET deletedAt = excluded.deletedAt, evicted = excluded.evicted",
+        [.integer(time), .integer(evicted ? 1 : 0)] + chunk.map { .text($0) })
       start += ArticleWriter.chunk
     }
     try db.execute(

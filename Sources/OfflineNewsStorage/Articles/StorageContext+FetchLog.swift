@@ -42,10 +42,6 @@ package struct FetchRecord: Sendable, Hashable {
   package func age(at now: Timestamp) -> TimeInterval {
     Double(now.millisecondsSince1970 - fetchedAt.millisecondsSince1970) / 1000
   }
-
-  /// Whether every article of the last good response is still cached: only then may a `304 Not Modified` stand
-  /// for it.
-  package var isComplete: Bool { cachedCount >= articleCount && articleCount > 0 }
 }
 
 extension StorageContext {

@@ -273,9 +273,10 @@ struct RecordWriter {
         for (key, values) in extensions { try statement.execute([.text(key)] + values) }
       }
     }
-    // A record whose key a deletion remembers (`news delete --before`) is left out by the article writer, as on
-    // every path that writes articles: skipped, so that the report still accounts for it.
-    summary.skipped += session.deletedSkipped
+    // A record whose key a deletion or an eviction remembers (`news delete --before`) is left out by the article
+    // writer, as on every path that writes articles: counted apart, so that the report accounts for it and says why.
+    summary.remembered += session.deletedSkipped
+    summary.rememberedEvicted += session.evictedSkipped
     let (result, changes) = try session.finish(
       eviction: eviction, skipIfEmpty: true, accumulate: fetch?.accumulates ?? false)
     summary.inserted += result.inserted

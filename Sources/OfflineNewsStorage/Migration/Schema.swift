@@ -23,6 +23,7 @@ enum Schema {
     .v19SubscriptionFolders,
     .v20ArticleServedIDs,
     .v21SameFeedNotices,
+    .v22TombstoneCauses,
   ]
 }
 

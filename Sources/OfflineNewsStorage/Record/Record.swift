@@ -178,6 +178,11 @@ package struct SaveSummary: Sendable, Hashable {
   /// Records left out by their entity's ``WriteOperation`` (an existing row under insert-only, a new one under
   /// update-only).
   package var skipped = 0
+  /// `article` records left out because a deletion or an eviction remembers their keys (`article_tombstone`;
+  /// ``ArticleSaveResult/remembered``): not skipped by a rule, and said apart.
+  package var remembered = 0
+  /// Of ``remembered``, those the eviction policy removed (``ArticleSaveResult/rememberedEvicted``).
+  package var rememberedEvicted = 0
   /// Records that would be new rows but lack a required attribute: not written, with the reason. (An update may
   /// leave out any attribute; an insert cannot.)
   package var rejected: [Rejection] = []

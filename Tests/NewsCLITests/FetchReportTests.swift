@@ -1,0 +1,231 @@
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// What `news fetch` and `news import` say about a source's result, as a new user's report found it wanting: the
+/// conditional request after everything was deleted, one record of a source's result in every format, the hint for
+/// articles left out worded by why they are, Ctrl-C during `fetch --all`, and mapped imports' left-out records.
+@Suite("fetch and import report what they did, in every format", .serialized)
+struct FetchReportTests {
+  /// An RSS feed of `count` items, published on the first days of December 2026.
+  static func rss(_ name: String, items count: Int) -> Data {
+    let items = (1...count).map { day in
+      "<item><title>\(name) \(day)</title><link>https://example.org/\(name)/\(day)</link>"
+        + "<pubDate>Tue, 0\(day) Dec 2026 10:00:00 GMT</pubDate></item>"
+    }
+    return Data(
+      """
+      <?xml version="1.0"?><rss version="2.0"><channel><title>\(name)</title><link>https://example.org/</link>
+      \(items.joined(separator: "\n"))</channel></rss>
+      """.utf8)
+  }
+
+  static func feed(_ body: Data, etag: String? = nil) -> LoopbackHTTPServer.Behaviour {
+    var headers = ["Content-Type": "application/rss+xml"]
+    headers["ETag"] = etag
+    return .respond(status: 200, headers: headers, body: body)
+  }
+
+  /// A configuration of `sources` (name → URL), with `extra` top-level members.
+  static func configuration(_ sources: [String: URL], extra: String = "", in cli: CLIHarness) throws -> String {
+    let config = cli.directory.path("news.json")
+    let members = sources.sorted { $0.key < $1.key }.map { #""\#($0.key)": {"feed": "\#($0.value.absoluteString)"}"# }
+    try #"{"sources": {\#(members.joined(separator: ", "))}\#(extra), "timeoutSeconds": 30}"#.write(
+      toFile: config, atomically: true, encoding: .utf8)
+    return config
+  }
+
+  /// The lines of `--json-lines` output, parsed.
+  static func lines(_ text: String) throws -> [[String: Any]] {
+    try text.split(separator: "\n").map { line in
+      try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    }
+  }
+
+  @Test("every item deleted: the next fetches send If-None-Match (a 304 keeps the empty list); --forget-deleted: not")
+  func conditionalAfterEverythingDeleted() async throws {
+    let server = try LoopbackHTTPServer(Self.feed(Self.rss("blog", items: 2), etag: #""v1""#))
+    defer { server.stop() }
+    let cli = CLIHarness()
+    let config = try Self.configuration(["Blog": server.url("/feed.xml")], in: cli)
+    let run = { (arguments: [String]) in await cli.run(arguments + ["--config", config, "--db", cli.database]) }
+    #expect(await run(["fetch", "--all"]).status == 0)
+    #expect(await run(["delete", "--before", "2027-01-01"]).status == 0)
+    // The server ignores validators once (a 200 again): both items are left out, the ETag stays stored.
+    let left = await run(["fetch", "--source", "Blog", "--json"])
+    #expect(try left.json()["remembered"] as? Int == 2, "\(left.out)")
+    server.behaviour = .conditional(etag: #""v1""#, lastModified: nil, body: Self.rss("blog", items: 2))
+    for _ in 0..<2 {
+      let lines = try Self.lines(await run(["fetch", "--source", "Blog", "--json-lines"]).out)
+      #expect(lines.first?["status"] as? String == "notModified", "\(lines)")
+      #expect(lines.first?["cached"] as? Int == 0, "\(lines)")
+    }
+    #expect(server.requests.map { $0.header("If-None-Match") } == [nil, #""v1""#, #""v1""#, #""v1""#])
+    #expect(await run(["delete", "--forget-deleted"]).status == 0)
+    let back = try Self.lines(await run(["fetch", "--source", "Blog", "--json-lines"]).out)
+    #expect(server.requests.last?.header("If-None-Match") == nil)
+    #expect(back.first?["inserted"] as? Int == 2, "\(back)")
+  }
+
+  @Test("fetch --source --json has the --json-lines record (remembered, cached); unchanged says what it serves")
+  func oneRecordInEveryFormat() async throws {
+    let server = try LoopbackHTTPServer(Self.feed(Self.rss("news", items: 3)))
+    defer { server.stop() }
+    let cli = CLIHarness()
+    let config = try Self.configuration(["News": server.url("/feed.xml")], in: cli)
+    let run = { (arguments: [String]) in await cli.run(arguments + ["--config", config, "--db", cli.database]) }
+    let first = try Self.lines(await run(["fetch", "--source", "News", "--json-lines"]).out)
+    #expect(first.first?["status"] as? String == "new")
+    #expect(first.first?["cached"] as? Int == 3, "\(first)")
+    // Unchanged: the tester's `cached: 0` for a source that serves 3.
+    let again = try Self.lines(await run(["fetch", "--source", "News", "--json-lines"]).out)
+    #expect(again.first?["status"] as? String == "unchanged")
+    #expect(again.first?["cached"] as? Int == 3, "\(again)")
+
+    #expect(await run(["delete", "--before", "2026-12-02"]).status == 0)
+    let document = try await run(["fetch", "--source", "News", "--json"]).json()
+    #expect(document["remembered"] as? Int == 1, "\(document)")
+    #expect(document["rememberedEvicted"] as? Int == 0, "\(document)")
+    #expect(document["cached"] as? Int == 2, "\(document)")
+    #expect((document["articles"] as? [Any])?.count == 2)
+    // The same record, key for key, as --json-lines and fetch --all --json give for the same refresh.
+    let line = try #require(try Self.lines(await run(["fetch", "--source", "News", "--json-lines"]).out).first)
+    let all = try #require((try await run(["fetch", "--all", "--json"]).json()["sources"] as? [[String: Any]])?.first)
+    for key in line.keys where key != "ageSeconds" {
+      #expect("\(document[key] ?? "absent")" == "\(line[key] ?? "absent")", "\(key)")
+      #expect("\(all[key] ?? "absent")" == "\(line[key] ?? "absent")", "\(key)")
+    }
+    #expect(Set(all.keys) == Set(line.keys))
+  }
+
+  @Test("left out after an eviction, after a deletion, after both: the line says which, and what lets them back")
+  func leftOutByCause() async throws {
+    let server = try LoopbackHTTPServer(Self.feed(Self.rss("post", items: 3)))
+    defer { server.stop() }
+    // Today's clock: `news delete` remembers its keys at the real time, and drops those remembered over a year
+    // before it (the harness's default clock is a year back: the eviction's keys would be forgotten at once).
+    let cli = CLIHarness(now: Date())
+    let config = try Self.configuration(
+      ["Posts": server.url("/feed.xml")], extra: #", "eviction": {"maxArticles": 2}"#, in: cli)
+    let run = { (arguments: [String]) in await cli.run(arguments + ["--config", config, "--db", cli.database]) }
+    #expect(await run(["fetch", "--all"]).status == 0)
+    let evicted = await run(["fetch", "--all"])
+    #expect(
+      evicted.out.contains(
+        "Posts: 0 new, 0 updated, 2 unchanged; 1 left out: evicted before by the configuration's \"eviction\" "
+          + "(raise its limits, then 'news delete --forget-deleted' lets them back)"), "\(evicted.out)")
+    #expect(await run(["delete", "--before", "2026-12-03"]).status == 0)
+    let both = await run(["fetch", "--source", "Posts"])
+    #expect(
+      both.out.contains(
+        "; 2 left out: 1 deleted before, 1 evicted by the configuration's \"eviction\" ('news delete "
+          + "--forget-deleted' lets the deleted back; for the evicted, raise its limits, then"), "\(both.out)")
+  }
+
+  @Test("import --mapping hackernews: records of deleted articles are left out (remembered), not skipped")
+  func mappedImportLeftOut() async throws {
+    let cli = CLIHarness()
+    let file = cli.directory.path("items.json")
+    let items = [
+      #"{"id": 1, "type": "story", "by": "a", "time": 1500000000, "title": "Old", "url": "https://old.example.org/1"}"#,
+      #"{"id": 2, "type": "story", "by": "b", "time": 1760000000, "title": "New", "url": "https://new.example.org/2"}"#,
+    ]
+    try "[\(items.joined(separator: ","))]".write(toFile: file, atomically: true, encoding: .utf8)
+    let run = { (arguments: [String]) in
+      await cli.run(arguments + ["--config", cli.bundledConfig, "--db", cli.database])
+    }
+    #expect(await run(["import", file, "--mapping", "hackernews"]).status == 0)
+    #expect(await run(["delete", "--before", "2020-01-01"]).status == 0)
+    let report = try await run(["import", file, "--mapping", "hackernews", "--json"]).json()
+    #expect(report["skipped"] as? Int == 0, "\(report)")
+    #expect(report["remembered"] as? Int == 1, "\(report)")
+    #expect(report["unchanged"] as? Int == 1, "\(report)")
+    let text = await run(["import", file, "--mapping", "hackernews"])
+    #expect(text.status == 0, "\(text.err)")
+    #expect(
+      text.out.contains("0 skipped, 0 failed")
+        && text.out.contains("; 1 left out: deleted before ('news delete --forget-deleted' lets them back)"),
+      "\(text.out)")
+  }
+
+  @Test("Ctrl-C during fetch --all: the finished source's line, a note, exit 130; the slow one not saved")
+  func interruptedRefresh() async throws {
+    guard CrashSafetyTests.newsBinary != nil else {
+      print("notice: the news executable is not built beside the tests; skipped")
+      return
+    }
+    let fast = try LoopbackHTTPServer(Self.feed(Self.rss("fast", items: 2)))
+    defer { fast.stop() }
+    // Answers after a minute (the test ends long before): the refresh is still waiting for it at the Ctrl-C.
+    let slow = try LoopbackHTTPServer(.delayed(60, then: Self.feed(Self.rss("slow", items: 2))))
+    defer { slow.stop() }
+    let cli = CLIHarness()
+    let config = try Self.configuration(
+      ["Fast": fast.url("/feed.xml"), "Slow": slow.url("/feed.xml")], in: cli)
+    let run = try ServeCommandTests.Run(
+      ["fetch", "--all", "--config", config, "--db", cli.database], in: cli.directory)
+    await slow.waitForRequests(1)
+    await fast.waitForRequests(1)
+    // The fast source is saved (another process sees it: WAL) before the signal.
+    var saved = 0
+    for _ in 0..<500 {
+      let listed = await cli.run("list", "--config", config, "--db", cli.database, "--json")
+      saved = ((try? listed.json())?["articles"] as? [Any])?.count ?? 0
+      if saved == 2 { break }
+      try await Task.sleep(for: .milliseconds(20))
+    }
+    try #require(saved == 2, "the fast source was never saved: \(run.errors)")
+    #expect(kill(run.child.processIdentifier, SIGINT) == 0)
+    await run.child.exited()
+    #expect(run.child.terminationReason == .exit, "killed by the signal instead of ending: \(run.errors)")
+    #expect(run.child.terminationStatus == 130)
+    #expect(run.output == "Fast: 2 new, 0 updated, 0 unchanged\n", "\(run.output)")
+    #expect(
+      run.errors.contains("interrupted: 1 of 2 sources refreshed; 1 not (their caches are as they were)"),
+      "\(run.errors)")
+    #expect(!run.errors.contains("Slow"), "\(run.errors)")
+    let listed = try await cli.run("list", "--config", config, "--db", cli.database, "--json").json()
+    #expect((listed["articles"] as? [[String: Any]])?.count == 2)
+  }
+
+  @Test("Ctrl-C during fetch --all on a terminal: the progress line drawn is cleared before the lines and the note")
+  func interruptedRefreshOnATerminal() async throws {
+    guard let news = CrashSafetyTests.newsBinary else {
+      print("notice: the news executable is not built beside the tests; skipped")
+      return
+    }
+    let fast = try LoopbackHTTPServer(Self.feed(Self.rss("fast", items: 2)))
+    defer { fast.stop() }
+    let slow = try LoopbackHTTPServer(.delayed(60, then: Self.feed(Self.rss("slow", items: 2))))
+    defer { slow.stop() }
+    let cli = CLIHarness()
+    let config = try Self.configuration(
+      ["Fast": fast.url("/feed.xml"), "Slow": slow.url("/feed.xml")], in: cli)
+    let database = cli.database
+    let outcome = try await PseudoTerminal.run(
+      news, ["fetch", "--all", "--config", config, "--db", database],
+      environment: ["HOME": cli.directory.path("home")], columns: 80, currentDirectory: cli.directory.url.path
+    ) { pid in
+      await slow.waitForRequests(1)
+      // The fast source saved (so the progress line says 1 of 2), then Ctrl-C.
+      for _ in 0..<500 {
+        let listed = await cli.run("list", "--config", config, "--db", database, "--json")
+        if ((try? listed.json())?["articles"] as? [Any])?.count == 2 { break }
+        try? await Task.sleep(for: .milliseconds(20))
+      }
+      kill(pid, SIGINT)
+    }
+    #expect(outcome.status == 130, "\(outcome.err)")
+    #expect(outcome.out == "Fast: 2 new, 0 updated, 0 unchanged\n", "\(outcome.out)")
+    // Drawn with `\r`, then cleared: spaces over it and `\r` again, before anything else is written there.
+    let parts = outcome.err.components(separatedBy: "\r")
+    #expect(parts.contains { $0.hasPrefix("refreshing  1/2 sources  50%") }, "\(outcome.err)")
+    let last = try #require(parts.last)
+    #expect(last.contains("interrupted: 1 of 2 sources refreshed"), "\(outcome.err)")
+    #expect(parts.count >= 3 && parts[parts.count - 2].allSatisfy { $0 == " " }, "not cleared: \(outcome.err)")
+  }
+}
