@@ -107,6 +107,7 @@ extension FetchCommand {
     if !jsonLines { print(report.sources) }
     noteRelinks(report, after: options.relinkAfter)
     context.noteAdoptions(report.adopted)
+    context.noteNamings(report.named)
     context.reportFullText(report)
     return Self.exitCode(report)
   }

@@ -122,11 +122,17 @@ struct FetchCommand: NewsCommand {
     if policy != .cacheOnly { try context.requireNetwork(for: [query.url], command: Self.name) }
     let typed = arguments.value(.url) == nil ? nil : query.url
     let repository = try context.makeRepository(arguments.common, timeout: timeout, retrying: true, typedURL: typed)
-    if let subscription = try? await context.subscriptionFile.source(named: sourceName) {
+    // The configured source by its name (`sourceName` is what the header prints: a feed's is "NAME (URL)").
+    var subscription: NewsSource?
+    if let name = source?.name { subscription = try? await context.subscriptionFile.source(named: name) }
+    if let subscription {
       context.noteAdoptions(await repository.adoptArticles(of: [subscription], in: context.subscriptionFile))
     }
     let result: NewsResult
     result = try await repository.articles(for: query, policy: policy, maxAge: maxAge)
+    if let subscription {  // a source named by its feed's URL takes the title the feed gave (as --all does)
+      context.noteNamings(await repository.nameUntitled([subscription], in: context.subscriptionFile))
+    }
     let console = context.console
     if arguments.flag(.fullText) || source?.labels.fullText == true, result.origin == .network {
       await context.fetchFullText(

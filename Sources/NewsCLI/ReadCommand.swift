@@ -83,7 +83,15 @@ struct ReadCommand: NewsCommand {
       let filter = ArticleFilter(unreadOnly: unreadOnly, anyOfSources: try context.folderMatches(folder))
       start = (OutputFormat.sanitized(folder, collapsingWhitespace: true), filter, .folder(folder))
     }
-    var reader = Reader(sources: sourceRows(), startingList: start, unreadOnly: unreadOnly, now: context.now())
+    // Below the sources, what the cache holds from no configured source (files imported, URLs fetched once), as
+    // `news sources` lists it: every article `news list` shows has a row.
+    let imported = ((try? await context.alsoCached(in: repository)) ?? []).map {
+      Reader.SourceRow(
+        title: OutputFormat.sanitized($0.name, collapsingWhitespace: true), depth: 0,
+        filter: ArticleFilter(anyOfSources: [$0.match]), isFolder: false, reloads: .none)
+    }
+    var reader = Reader(
+      sources: sourceRows() + imported, startingList: start, unreadOnly: unreadOnly, now: context.now())
     let statePath = Self.statePath(ofDatabase: repository.databasePath)
     reader.collapse(folders: Self.savedCollapsedFolders(statePath))
     if repository.isReadOnly {
@@ -193,8 +201,9 @@ struct ReadCommand: NewsCommand {
     /// What the loop waits for, from the terminal and from the repository.
     enum Event: Sendable {
       case terminal(Terminal.Event)
-      /// A version of the list observed under `generation` (older generations are dropped).
-      case list([Article], generation: Int)
+      /// A version of the list observed under `generation`, with its counts read with it (older generations are
+      /// dropped).
+      case list(CountedArticles, generation: Int)
       case listFailed(String, generation: Int)
       /// A write was committed to the store (by this process or another): the counts are read again.
       case storeChanged
@@ -251,7 +260,8 @@ struct ReadCommand: NewsCommand {
         observation = Task {
           do {
             // What the list shows, not the articles' bodies: the open one is read whole (below).
-            for try await list in repository.observe(filter, limit: ReadCommand.listLimit, fields: .listing) {
+            // The title's counts come from the same read as the rows (one transaction): never stale beside them.
+            for try await list in repository.observeCounted(filter, limit: ReadCommand.listLimit, fields: .listing) {
               sink.yield(.list(list, generation: current))
             }
           } catch {
@@ -306,7 +316,7 @@ struct ReadCommand: NewsCommand {
           return signal == SIGINT ? .interrupted : .terminated
         case .list(let list, let listGeneration):
           guard listGeneration == generation else { continue }
-          reader.setArticles(list)
+          reader.setArticles(list.articles, counts: list.counts)
           wholeOf = nil  // the open article may have changed too: read again
         case .listFailed(let message, let listGeneration):
           guard listGeneration == generation else { continue }
@@ -407,7 +417,7 @@ struct ReadCommand: NewsCommand {
         }
       case .openLink(let article):
         guard let link = article.displayURL else {
-          reader.message = "this article has no link to open"
+          reader.message = "this article " + OpenCommand.noLink(article)
           return
         }
         guard let opener = OpenCommand.opener(environment: context.environment) else {
