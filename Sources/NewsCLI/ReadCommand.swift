@@ -85,10 +85,13 @@ struct ReadCommand: NewsCommand {
     }
     // Below the sources, what the cache holds from no configured source (files imported, URLs fetched once), as
     // `news sources` lists it: every article `news list` shows has a row.
-    let imported = ((try? await context.alsoCached(in: repository)) ?? []).map {
-      Reader.SourceRow(
-        title: OutputFormat.sanitized($0.name, collapsingWhitespace: true), depth: 0,
-        filter: ArticleFilter(anyOfSources: [$0.match]), isFolder: false, reloads: .none)
+    // A file's row is titled by its name first, its folder after it (a long folder is what the width cuts).
+    let imported = ((try? await context.alsoCached(in: repository)) ?? []).map { cached in
+      let path = cached.name as NSString
+      let title = cached.name.hasPrefix("/") ? "\(path.lastPathComponent) (\(path.deletingLastPathComponent))" : cached.name
+      return Reader.SourceRow(
+        title: OutputFormat.sanitized(title, collapsingWhitespace: true), depth: 0,
+        filter: ArticleFilter(anyOfSources: [cached.match]), isFolder: false, reloads: .none)
     }
     var reader = Reader(
       sources: sourceRows() + imported, startingList: start, unreadOnly: unreadOnly, now: context.now())
