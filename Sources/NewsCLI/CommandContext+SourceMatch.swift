@@ -17,14 +17,17 @@ extension CommandContext {
   /// What the cache holds from no configured source — files imported (`news import FILE`), URLs read once
   /// (`news fetch --url`), sources removed from the configuration whose articles are still cached — newest first:
   /// `news sources`' "also cached" list and `news read`'s rows below the sources, so that every article `news list`
-  /// shows is reachable there too. One read of the fetch log.
+  /// shows is reachable there too (`news serve` serves them in its *Imported* folder: ``CachedQuery/source``). One
+  /// read of the fetch log.
   ///
   /// - Throws: the repository's ``NewsRepositoryError`` when the store fails.
   func alsoCached(in repository: NewsRepository) async throws -> [CachedSource] {
     let configured = Set(configuration.allSourceNames.flatMap { sourceMatch($0).queries })
     return try await repository.cachedQueries(besides: []).filter { !configured.contains($0.cacheKey) }.map { query in
-      let name = URL(string: query.cacheKey).flatMap { $0.isFileURL ? $0.path : nil } ?? query.cacheKey
-      return CachedSource(name: name, match: SourceMatch(source: name, queries: [query.cacheKey]), query: query)
+      // Named and matched as `news serve` serves it (``CachedQuery/source``); a key that is no URL as it is.
+      CachedSource(
+        name: query.source?.name ?? query.cacheKey,
+        match: query.match ?? SourceMatch(source: query.cacheKey, queries: [query.cacheKey]), query: query)
     }
   }
 
