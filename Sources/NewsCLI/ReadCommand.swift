@@ -17,7 +17,8 @@ struct ReadCommand: NewsCommand {
   static let summary = "Read the cache interactively in the terminal: sources, articles, the article (newsboat-like)."
   static let groups: [(options: [Option], required: Bool)] = [([.source, .folder], false)]
   static let details = """
-    Opens on the sources (every configured source and folder, with unread and total counts; "All articles" first),
+    Opens on the sources (every configured source and folder, with unread and total counts; "All articles" first;
+    the files imported and URLs fetched once, as news sources lists them, last),
     or on one source's or folder's articles with --source or --folder. The lists are newest first, unread marked N,
     bookmarks !, and update themselves while open (another shell's news fetch or mark-read shows at once).
     Keys (newsboat's): j/k move, ENTER opens, q goes back, n next unread, r/R reload in the background, A all
@@ -88,7 +89,8 @@ struct ReadCommand: NewsCommand {
     // A file's row is titled by its name first, its folder after it (a long folder is what the width cuts).
     let imported = ((try? await context.alsoCached(in: repository)) ?? []).map { cached in
       let path = cached.name as NSString
-      let title = cached.name.hasPrefix("/") ? "\(path.lastPathComponent) (\(path.deletingLastPathComponent))" : cached.name
+      let title =
+        cached.name.hasPrefix("/") ? "\(path.lastPathComponent) (\(path.deletingLastPathComponent))" : cached.name
       return Reader.SourceRow(
         title: OutputFormat.sanitized(title, collapsingWhitespace: true), depth: 0,
         filter: ArticleFilter(anyOfSources: [cached.match]), isFolder: false, reloads: .none)

@@ -31,8 +31,9 @@ struct LinklessArticleTests {
     let ask = try #require(byTitle["Ask HN: The Arc Effect"])
     #expect(ask["url"] as? String == "https://news.ycombinator.com/item?id=121003")
     #expect(ask["id"] as? String == "news-item:hackernews/121003", "the key stays the scoped id")
-    #expect(byTitle["Justin.tv is looking for a Lead Flash Engineer!"]?["url"] as? String
-      == "https://news.ycombinator.com/item?id=192327")
+    #expect(
+      byTitle["Justin.tv is looking for a Lead Flash Engineer!"]?["url"] as? String
+        == "https://news.ycombinator.com/item?id=192327")
     #expect(byTitle["My YC app: Dropbox"]?["url"] as? String == "http://www.getdropbox.com/u/2/screencast.html")
 
     let log = cli.directory.path("opened.txt")

@@ -414,7 +414,8 @@ struct ReadTerminalTests {
     defer { pane.killNow() }
     try await pane.type(store.readCommand())
     var screen = try await pane.waitFor("the file's row with its counts") {
-      $0.contains { $0.contains("saved-headlines.json") && $0.contains("2/2") } && $0.joined().contains("(7 unread of 7)")
+      $0.contains { $0.contains("saved-headlines.json") && $0.contains("2/2") }
+        && $0.joined().contains("(7 unread of 7)")
     }
     // Its row is the last: below the configured sources.
     let rows = screen.filter { $0.contains("wide") || $0.contains("saved-headlines.json") }

@@ -33,7 +33,8 @@ struct UntitledFeedTests {
     let gamma = server.url("/gamma.xml").absoluteString
     let cli = CLIHarness()
     let urls = cli.directory.path("urls")
-    try "\(alpha) tech \"~My own name\"\n\(beta) world\n\(gamma)\n".write(toFile: urls, atomically: true, encoding: .utf8)
+    try "\(alpha) tech \"~My own name\"\n\(beta) world\n\(gamma)\n".write(
+      toFile: urls, atomically: true, encoding: .utf8)
     let config = cli.directory.path("news.json")
     #expect(await cli.run("import", urls, "--config", config).status == 0)
     #expect(try SubscriptionCommandTests.sources(config).keys.sorted() == [beta, gamma, "My own name"].sorted())
@@ -81,4 +82,3 @@ struct UntitledFeedTests {
     #expect(Set(articles(try listed.json()).compactMap { $0["title"] as? String }) == ["B1", "B2"], "\(listed.err)")
   }
 }
-
