@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -33,6 +34,38 @@ func processCPUSeconds() -> Double {
 /// `posix_spawn` (a `vfork`) also takes in the parent's peak.
 func peakResidentKiB(pid: String = "self") -> Int? {
   statusKiB("VmHWM", pid: pid)
+}
+
+/// The highest anonymous resident memory of this process (`RssAnon` of `/proc/self/status`, KiB: heap, stacks and
+/// other memory of its own, not the file pages it maps), sampled every 10 ms on a thread of its own from `init` until
+/// ``stop()``. Linux keeps no high-water mark of `RssAnon` (`VmHWM` counts file pages too, such as a database that
+/// SQLite maps with `PRAGMA mmap_size`, which are the kernel's page cache, shared and reclaimable), hence the samples.
+final class AnonymousPeakSampler: Sendable {
+  private let state = Mutex((peak: 0, running: true))
+
+  init() {
+    Thread.detachNewThread { [self] in
+      while true {
+        let now = statusKiB("RssAnon") ?? 0
+        let running = state.withLock { state in
+          state.peak = max(state.peak, now)
+          return state.running
+        }
+        guard running else { return }
+        usleep(10_000)
+      }
+    }
+  }
+
+  /// Stops the sampling and returns the highest `RssAnon` seen, KiB (one last sample included).
+  func stop() -> Int {
+    let now = statusKiB("RssAnon") ?? 0
+    return state.withLock { state in
+      state.running = false
+      state.peak = max(state.peak, now)
+      return state.peak
+    }
+  }
 }
 
 /// A memory figure of a process, in KiB, from `/proc/<pid>/status`: `field` is `VmHWM` (the peak resident set),

@@ -18,10 +18,11 @@ struct ServeCommand: NewsCommand {
   static let details = """
     Listens on 127.0.0.1:8080 by default (--listen HOST:PORT; [::1]:PORT for IPv6; port 0 picks a free one) and
     prints where. Serves from the store at all times; every source (the configuration's and the store's
-    subscriptions) is refreshed in the background every --refresh (15m by default; 0 or off: never), as news fetch
-    --all does. Other news commands keep working on the same database meanwhile. One line per request on standard
-    error (--json: JSON lines), without queries or secrets. SIGINT or SIGTERM stop it: requests in flight are
-    answered, the refresh is cancelled, the store closed, exit 0.
+    subscriptions) is refreshed in the background every --refresh (15m by default; 0 or off: never; never on a
+    read-only store, where clients' marks and refreshes are refused with 503), as news fetch --all does. Other news commands
+    keep working on the same database meanwhile. One line per request on standard error (--json: JSON lines),
+    without queries or secrets. SIGINT or SIGTERM stop it: requests in flight are answered, the refresh is
+    cancelled, the store closed, exit 0.
     Without credentials every request is allowed, so only a loopback address may be listened on; another address
     needs "serve": {"user", "passwordHash"} in the configuration: news serve --set-password USER reads a password
     from standard input (not echoed), stores its argon2id hash and a new API token, and exits.
@@ -94,10 +95,13 @@ struct ServeCommand: NewsCommand {
     let file = context.subscriptionFile
     let sources = sourcesProvider(repository: repository, file: file, configured: configured)
     let timeout = context.configuration.timeoutSeconds
+    // Every refresh — the periodic one and the Miniflux API's — goes through the library, as news fetch --all's does.
     let library = ServedLibrary(
       repository: repository, sources: sources, subscriptions: file,
       subscriber: context.network.reachesHTTP
-        ? FeedSubscriber(transport: context.network.httpTransport(timeout, SyncCommand.retry(timeout), [])) : nil)
+        ? FeedSubscriber(transport: context.network.httpTransport(timeout, SyncCommand.retry(timeout), [])) : nil,
+      refreshOptions: context.refreshOptions(arguments.common, timeout: nil),
+      refreshed: refreshLine(json: arguments.json))
     let json = arguments.json
     let server = NewsServer(
       library: library,
@@ -115,18 +119,21 @@ struct ServeCommand: NewsCommand {
       throw CommandFailure(.unavailable, error.description, hint: "give another address or port with --listen")
     }
     announce(host: host, port: running.port, credentials: credentials, json: json)
-    if repository.isReadOnly, !json {
+    // Nothing a refresh reads could be saved: none runs (the APIs' changes are answered 503, ``ServedFailure``).
+    let readOnly = repository.isReadOnly
+    if readOnly, !json {
       context.console.err(
-        "news serve: read-only store (\(OutputFormat.sanitized(repository.databasePath))): served as it is; read and "
-          + "star marks, subscriptions and refreshes are not saved\n")
+        "news serve: read-only store (\(OutputFormat.sanitized(repository.databasePath))): served as it is; no "
+          + "refresh runs, and the read and star marks and refreshes clients ask for are refused (503)\n")
     }
-    let refresher = interval.map { seconds in
-      Task { await refreshLoop(repository: repository, sources: sources, every: seconds, json: json) }
+    let refresher = (readOnly ? nil : interval).map { seconds in
+      Task { await refreshLoop(library: library, every: seconds) }
     }
     let signal = await Self.waitForSignal()
     context.console.err(json ? "" : "news serve: \(signal == SIGINT ? "SIGINT" : "SIGTERM"), stopping\n")
     refresher?.cancel()
     await running.stop()
+    await library.stopRefreshing()
     _ = await refresher?.value
     await repository.close()
     if !json { context.console.err("news serve: stopped\n") }
@@ -181,27 +188,30 @@ struct ServeCommand: NewsCommand {
     }
   }
 
-  /// Refreshes every source at once, then every `seconds`, until cancelled; one line on standard error each time.
-  private func refreshLoop(
-    repository: NewsRepository, sources: @escaping @Sendable () async throws -> [NewsSource], every seconds: Double,
-    json: Bool
-  ) async {
+  /// Refreshes every source at once, then every `seconds`, until cancelled, through the library
+  /// (``ServedLibrary/refresh(only:)``: a refresh an API client started meanwhile is joined, not run twice; each
+  /// refresh's line is ``refreshLine(json:)``'s).
+  private func refreshLoop(library: ServedLibrary, every seconds: Double) async {
     while !Task.isCancelled {
-      if let list = try? await sources(), !list.isEmpty {
-        let options = context.refreshOptions(arguments.common, timeout: nil)
-        let report = await repository.refresh(list, in: context.subscriptionFile, options: options)
-        if Task.isCancelled { return }
-        let failed = report.sources.filter { $0.failure != nil }.count
-        if json {
-          let object: [String: Any] = ["refreshed": report.sources.count, "failed": failed]
-          if let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) {
-            context.console.err(String(decoding: data, as: UTF8.self) + "\n")
-          }
-        } else {
-          context.console.err("news serve: refreshed \(report.sources.count) sources, \(failed) failed\n")
-        }
-      }
+      _ = try? await library.refresh()
       try? await Task.sleep(for: .seconds(seconds))
+    }
+  }
+
+  /// One line on standard error for each refresh, whoever asked for it (the periodic one, a Miniflux client's
+  /// `PUT /v1/feeds/refresh`): `news serve: refreshed N sources, M failed`, or with `--json` `{"failed","refreshed"}`.
+  private func refreshLine(json: Bool) -> @Sendable (RefreshReport) -> Void {
+    let console = context.console
+    return { report in
+      let failed = report.sources.filter { $0.failure != nil }.count
+      if json {
+        let object: [String: Any] = ["refreshed": report.sources.count, "failed": failed]
+        if let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) {
+          console.err(String(decoding: data, as: UTF8.self) + "\n")
+        }
+      } else {
+        console.err("news serve: refreshed \(report.sources.count) sources, \(failed) failed\n")
+      }
     }
   }
 

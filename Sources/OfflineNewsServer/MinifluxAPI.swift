@@ -14,7 +14,8 @@ import OfflineNewsStorage
 /// - Ids are ``ServedIdentifiers``'; ids written back by a client that keeps them in 32-bit integers (newsboat) are
 ///   understood too (``ServedCatalog/matches(_:_:)``).
 /// - Errors are Miniflux's: `{"error_message": "…"}` with 400 (an invalid parameter, named), 404 (no such feed,
-///   category or entry), 409 (a feed subscribed already).
+///   category or entry), 409 (a feed subscribed already), 503 when the store is busy or cannot be written
+///   (``ServedFailure``).
 public struct MinifluxAPI: Sendable {
   /// The library served.
   public var library: ServedLibrary
@@ -47,7 +48,7 @@ public struct MinifluxAPI: Sendable {
     } catch let failure as MinifluxEntryQuery.Invalid {
       return MinifluxJSON.error(failure.message, status: 400)
     } catch {
-      return MinifluxJSON.error(ServedFailure.message(error), status: ServedFailure.status(of: error))
+      return ServedFailure.miniflux(error)
     }
   }
 
@@ -68,6 +69,10 @@ public struct MinifluxAPI: Sendable {
     case ("GET", "feeds", 1): return try await feeds()
     case ("POST", "feeds", 1): return try await subscribe(request)
     case ("GET", "feeds", 2) where parts[1] == "counters": return try await counters()
+    case ("PUT", "feeds", 2) where parts[1] == "refresh":
+      // Miniflux's "refresh all feeds": started in the background (or the one under way joined), 204 at once.
+      try library.startRefresh()
+      return MinifluxJSON.noContent
     case ("GET", "categories", 1): return try await categories(counts: request.queryValue("counts") == "true")
     case ("POST", "categories", 1): return try await createCategory(request)
     case ("GET", "entries", 1): return try await entries(request, feeds: nil)
@@ -99,8 +104,8 @@ public struct MinifluxAPI: Sendable {
       try await library.repository.markRead(true, selecting: catalog.selection(of: [feed]))
       return MinifluxJSON.noContent
     case ("PUT", "feeds", "refresh", 3):
-      guard catalog.feed(id: id) != nil else { return Self.notFound("Feed") }
-      return MinifluxJSON.noContent
+      guard let feed = catalog.feed(id: id) else { return Self.notFound("Feed") }
+      return try await refresh(feed)
     case ("DELETE", "categories", nil, 2):
       guard let category = catalog.category(id: id) else { return Self.notFound("Category") }
       return try await deleteCategory(category, catalog: catalog)
@@ -206,6 +211,8 @@ public struct MinifluxAPI: Sendable {
         MinifluxJSON.created(feedID: ServedIdentifiers.feedID(forSourceNamed: source.name)), status: 201)
     case .failure(.alreadySubscribed(_, let name)):
       return MinifluxJSON.error("This feed already exists (\(name))", status: 409)
+    case .failure(let error) where ServedFailure.cause(of: error) != nil:
+      return ServedFailure.miniflux(error)
     case .failure(let error):
       return MinifluxJSON.error(error.description, status: 400)
     }
@@ -246,7 +253,7 @@ public struct MinifluxAPI: Sendable {
       } catch .notSubscribed {
         return MinifluxJSON.error(ServedSubscriptions.unchangeable(feed.source), status: 400)
       } catch {
-        return MinifluxJSON.error(ServedFailure.message(error), status: ServedFailure.status(of: error))
+        return ServedFailure.miniflux(error)
       }
     }
     try await library.subscriptions.setFolderKept(category.path, kept: false)
@@ -262,7 +269,7 @@ public struct MinifluxAPI: Sendable {
     do {
       try await library.subscriptions.importOPML(request.body, url: url)
     } catch {
-      if ServedFailure.isBusy(error) { throw error }
+      if ServedFailure.cause(of: error) != nil { throw error }
       return MinifluxJSON.error("Invalid OPML: \(error.description)", status: 400)
     }
     return MinifluxJSON.response(MinifluxJSON.message("Feeds imported successfully"), status: 201)
@@ -277,7 +284,7 @@ public struct MinifluxAPI: Sendable {
     } catch .notSubscribed {
       return MinifluxJSON.error(ServedSubscriptions.unchangeable(feed.source), status: 400)
     } catch {
-      return MinifluxJSON.error(ServedFailure.message(error), status: ServedFailure.status(of: error))
+      return ServedFailure.miniflux(error)
     }
   }
 
@@ -354,7 +361,7 @@ public struct MinifluxAPI: Sendable {
     } catch .alreadySubscribed(_, let other) {
       return MinifluxJSON.error("Invalid feed_url: this feed already exists (\(other))", status: 400)
     } catch {
-      return MinifluxJSON.error(ServedFailure.message(error), status: ServedFailure.status(of: error))
+      return ServedFailure.miniflux(error)
     }
     let updated = try await ServedCatalog.current(library)
     guard let changed = updated.feed(id: ServedIdentifiers.feedID(forSourceNamed: current)) else {
@@ -362,6 +369,23 @@ public struct MinifluxAPI: Sendable {
     }
     return MinifluxJSON.response(
       MinifluxJSON.feed(changed, health: try? await library.repository.health(of: changed.source)), status: 201)
+  }
+
+  /// `PUT /v1/feeds/{id}/refresh`: the feed refreshed now through the library's refresh
+  /// (``ServedLibrary/refresh(only:)``: the periodic refresh's path; a refresh under way that reads it is joined, not
+  /// started again), answered once it is done, as Miniflux answers: 204; the refresh's failure as Miniflux's
+  /// `{"error_message"}` (500 for the feed's own failure — refused, not found, not a feed — which the feed's
+  /// `parsing_error_message` keeps; 503 when the store cannot be written, ``ServedFailure``); 400 for the articles
+  /// of a file imported, which no refresh reads.
+  private func refresh(_ feed: ServedFeed) async throws -> ServerResponse {
+    guard !ServedLibrary.isImported(feed.source) else {
+      return MinifluxJSON.error(ServedSubscriptions.unchangeable(feed.source), status: 400)
+    }
+    let report = try await library.refresh(only: [feed.source.name])
+    if let failure = report?.sources.first(where: { $0.source == feed.source.name })?.failure {
+      return ServedFailure.miniflux(failure)
+    }
+    return MinifluxJSON.noContent
   }
 
   // MARK: Entries

@@ -123,10 +123,6 @@ public struct NewsServer: Sendable {
     }
     let started = ContinuousClock.now
     var (response, note) = await route(request)
-    if response.status == 503, response.header("Retry-After") == nil {
-      // A busy store (``ServedFailure``): the client is told when to try again.
-      response.headers.append((name: "Retry-After", value: String(ServedFailure.retryAfterSeconds)))
-    }
     for (name, value) in Self.securityHeaders where response.header(name) == nil {
       response.headers.append((name: name, value: value))
     }

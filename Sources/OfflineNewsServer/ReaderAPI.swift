@@ -58,7 +58,7 @@ public struct ReaderAPI: Sendable {
     } catch let invalid as ReaderStreamQuery.Invalid {
       return .text(invalid.message, status: 400)
     } catch {
-      return .text(ServedFailure.message(error), status: ServedFailure.status(of: error))
+      return ServedFailure.text(error)
     }
   }
 
@@ -284,6 +284,8 @@ public struct ReaderAPI: Sendable {
       return ReaderJSON.response(ReaderJSON.quickAdd(query: text, feedURL: url, name: source.name))
     case .failure(.alreadySubscribed(_, let name)):
       return ReaderJSON.response(ReaderJSON.quickAdd(query: text, feedURL: url, name: name))
+    case .failure(let error) where ServedFailure.cause(of: error) != nil:
+      return ServedFailure.text(error)
     case .failure(let error):
       return .text(error.description, status: 400)
     }
@@ -323,6 +325,7 @@ public struct ReaderAPI: Sendable {
       let result = await ServedSubscriptions.subscribe(url: url, title: edit.title, folder: folder, in: library)
       switch result {
       case .success, .failure(.alreadySubscribed): break
+      case .failure(let error) where ServedFailure.cause(of: error) != nil: return ServedFailure.text(error)
       case .failure(let error): return .text(error.description, status: 400)
       }
       return nil
@@ -365,6 +368,7 @@ public struct ReaderAPI: Sendable {
     case .success: return nil
     case .failure(.notSubscribed):
       return .text(ServedSubscriptions.unchangeable(feed.source), status: 400)
+    case .failure(let error) where ServedFailure.cause(of: error) != nil: return ServedFailure.text(error)
     case .failure(let error): return .text(error.description, status: 400)
     }
   }

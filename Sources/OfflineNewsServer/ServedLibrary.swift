@@ -29,19 +29,30 @@ public struct ServedLibrary: Sendable {
   /// (``SubscribeTarget``): `true` when the server listens beyond loopback (``NewsServer`` sets it from its
   /// ``NewsServer/Settings/listenHost``).
   public var refusesPrivateTargets = false
+  /// How ``refresh(only:)`` reads the sources (`news serve`: `news fetch --all`'s options, its transport for whole
+  /// texts and images). Default: ``RefreshOptions/init()``.
+  public var refreshOptions = RefreshOptions()
+  /// Called with the report of each refresh ``refresh(only:)`` runs, whoever asked for it (the periodic refresh, an
+  /// API client), once it is done: `news serve`'s line on standard error. Default: nothing.
+  public var refreshed: @Sendable (RefreshReport) -> Void = { _ in }
   /// What the last request derived from the sources, for the next while they are alike; shared by the copies.
   let memo = ServedMemo()
+  /// The refresh under way (``refresh(only:)``), shared by the copies.
+  let refreshes = ServedRefreshes()
   /// - Parameters: see the properties of the same names.
   public init(
     repository: NewsRepository, sources: @escaping @Sendable () async throws -> [NewsSource],
     now: @escaping @Sendable () -> Date = { Date() }, subscriptions: (any SubscriptionList)? = nil,
-    subscriber: FeedSubscriber? = nil
+    subscriber: FeedSubscriber? = nil, refreshOptions: RefreshOptions = RefreshOptions(),
+    refreshed: @escaping @Sendable (RefreshReport) -> Void = { _ in }
   ) {
     self.repository = repository
     self.sources = sources
     self.now = now
     self.subscriptions = subscriptions ?? repository.storedSubscriptions
     self.subscriber = subscriber
+    self.refreshOptions = refreshOptions
+    self.refreshed = refreshed
   }
 
   /// The folder the articles of no source are served in: those of each file imported (`news import FILE`) or URL

@@ -68,9 +68,12 @@ extension WebAssets {
           body: body.toString()
         }).then(function (response) {
           if (response.status === 503) {
-            // The store is busy (another program writes to it): the form would meet the same lock; nothing changed.
-            notice("Not saved: the store is busy (another program is writing to it). Try again in a few seconds.");
-            throw new Error("busy");
+            // The store is busy (another program writes to it) or cannot be written (read-only): the form would meet
+            // the same; nothing changed. The server's text says which.
+            return response.text().then(function (text) {
+              notice("Not saved: " + text.replace(/^could not save: /, ""));
+              throw new Error("unavailable");
+            });
           }
           if (!response.ok) { throw new Error("HTTP " + response.status); }
           return response.json();
@@ -79,7 +82,7 @@ extension WebAssets {
           document.body.setAttribute("data-last-change", form.classList.contains("read") ? "read" : "star");
         }).catch(function (error) {
           console.error("could not send the change: " + error);
-          if (error.message !== "busy") { form.submit(); }
+          if (error.message !== "unavailable") { form.submit(); }
           throw error;
         });
       }

@@ -84,10 +84,11 @@ extension WebReader {
     do {
       articles = try await library.repository.read(limit: WebListQuery.pageSize + 1, offset: offset, filter: filter)
     } catch {
-      return WebPage(
-        title: "Error", main: "<h1>Error</h1><p>\(WebPage.text(ServedFailure.message(error)))</p>", kind: "error",
-        csrfToken: session.csrfToken
-      ).response(status: ServedFailure.status(of: error))
+      return ServedFailure.answer(
+        WebPage(
+          title: "Error", main: "<h1>Error</h1><p>\(WebPage.text(ServedFailure.message(error)))</p>", kind: "error",
+          csrfToken: session.csrfToken
+        ).response(status: ServedFailure.status(of: error)), to: error)
     }
     let shown = articles.prefix(WebListQuery.pageSize)
     let back = query.path()

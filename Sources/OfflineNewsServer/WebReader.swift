@@ -18,7 +18,8 @@ import OfflineNewsModel
 ///   re-keys the row (a publisher fixes the link under the same guid), so that a bookmarked URL keeps opening it. A
 ///   URL written before, with the handle of the row's key (``ArticleIdentity``), still opens the article (the served
 ///   id is looked up first: an article inserted under a key and never moved has that key's handle as its served id).
-///   A short handle as `news list` prints it (4 to 15 hex digits) redirects to its article's page.
+///   A short handle as `news list` prints it (4 to 15 hex digits) redirects to its article's page; one that several
+///   articles' handles start with lists them (`300 Multiple Choices`).
 /// - `POST /article/{id}/read` (`read=1|0`) and `POST /article/{id}/star` (`star=1|0`): the form's CSRF
 ///   token is the front door's to check; answered with JSON (`{"read":true,"starred":false}`) when the request
 ///   accepts it (the script's `fetch`), else `303 See Other` back to the page (`back=`, a path of this server).
@@ -78,7 +79,7 @@ public struct WebReader: Sendable {
         try await repository.bookmark(on, url: key)
       }
     } catch {
-      return .text("could not save: \(ServedFailure.message(error))", status: ServedFailure.status(of: error))
+      return ServedFailure.text(error, prefix: "could not save: ")
     }
     let current = (try? await repository.article(url: key)) ?? article
     if request.header("accept")?.contains("application/json") == true {
@@ -106,7 +107,7 @@ public struct WebReader: Sendable {
     do {
       _ = try await library.repository.markRead(true, matching: filter)
     } catch {
-      return .text("could not save: \(ServedFailure.message(error))", status: ServedFailure.status(of: error))
+      return ServedFailure.text(error, prefix: "could not save: ")
     }
     return ServerResponse(status: 303, headers: [(name: "Location", value: query.path())])
   }
@@ -126,10 +127,12 @@ public struct WebReader: Sendable {
     return (article, await servedIDs(of: [article])[article.url.absoluteString] ?? id)
   }
 
-  /// `GET /article/{prefix}` with a short handle as `news list` prints it (4 to 15 hex digits, any case): `302 Found`
-  /// to the page of the one article whose handle starts with it (`/article/{served id}`, the query kept), so that a
-  /// handle read off the terminal opens in the browser; a not-found page when none does, or when several do (asking
-  /// for more digits).
+  /// `GET /article/{prefix}` with a short handle as `news list` prints it (4 to 15 hex digits, any case), found by the
+  /// library's lookup of a typed handle (``NewsRepository/article(handleOrURL:)``, `news show`'s): `302 Found` to
+  /// the page of the one article whose handle starts with it (`/article/{served id}`, the query kept), so that a
+  /// handle read off the terminal opens in the browser; `300 Multiple Choices` with a page listing the articles whose
+  /// handles start with it (each a link to its page, as in a list) when several do, as `news show` says it is
+  /// ambiguous; a not-found page when none does.
   func shortHandle(_ prefix: String, request: ServerRequest, session: WebSession) async -> ServerResponse {
     let prefix = prefix.lowercased()
     guard ArticleIdentity.looksLikeHandle(prefix),
@@ -141,12 +144,29 @@ public struct WebReader: Sendable {
       let id = await servedIDs(of: [article])[key] ?? ArticleIdentity.handle(forKey: key)
       let query = request.query.isEmpty ? "" : "?" + Self.queryString(request.query)
       return ServerResponse(status: 302, headers: [(name: "Location", value: "/article/\(id)" + query)])
-    case .ambiguous:
-      return notFound(
-        session: session, message: "More than one article has a handle that starts with \(prefix): give more digits.")
+    case .ambiguous(let candidates):
+      return await ambiguous(prefix, candidates, request: request, session: session)
     case .notFound:
       return notFound(session: session, message: "No such article.")
     }
+  }
+
+  /// The page of a short handle that several articles' handles start with: each of them as a list shows it.
+  private func ambiguous(_ prefix: String, _ candidates: [Article], request: ServerRequest, session: WebSession) async
+    -> ServerResponse
+  {
+    let ids = await servedIDs(of: candidates)
+    let back = "/article/\(prefix)"
+    let query = request.query.isEmpty ? "" : "?" + Self.queryString(request.query)
+    var html = "<h1>Which article?</h1>\n<p>\(candidates.count) articles have a handle that starts with "
+    html += "<code>\(WebPage.text(prefix))</code>:</p>\n<ol class=\"entries\">"
+    for article in candidates {
+      html += entry(
+        article, id: ids[article.url.absoluteString], link: query, snippet: nil, back: back, session: session)
+    }
+    html += "</ol>"
+    return WebPage(title: "Which article?", main: html, kind: "list", csrfToken: session.csrfToken)
+      .response(status: 300)
   }
 
   /// The served id of each of `articles` (``ServedIdentifiers``), by key text.

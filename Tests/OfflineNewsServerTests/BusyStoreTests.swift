@@ -50,7 +50,9 @@ struct BusyStoreTests {
   @Test("any other failure is still a 500")
   func otherFailures() {
     #expect(ServedFailure.status(of: StorageError(kind: .busy, path: "x")) == 503)
-    #expect(ServedFailure.status(of: StorageError(kind: .diskFull, path: "x")) == 500)
+    #expect(ServedFailure.status(of: StorageError(kind: .other, path: "x")) == 500)
+    // A full disk cannot be written now either: 503, without Retry-After (ReadOnlyStoreTests).
+    #expect(ServedFailure.status(of: StorageError(kind: .diskFull, path: "x")) == 503)
     #expect(ServedFailure.status(of: CocoaError(.fileReadNoSuchFile)) == 500)
   }
 }

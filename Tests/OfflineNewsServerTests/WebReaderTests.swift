@@ -183,6 +183,56 @@ import Testing
     #expect(unknown.status == 404)
   }
 
+  /// Two article keys whose handles share their first 4 digits and differ at the 5th (found by trying keys: the
+  /// handle is a hash, so a pair turns up within a few hundred).
+  static func twinKeys() throws -> (String, String) {
+    var seen: [String: String] = [:]
+    for n in 0..<200_000 {
+      let key = "https://twins.example/\(n)"
+      let handle = ArticleIdentity.handle(forKey: key)
+      if let other = seen[String(handle.prefix(4))], ArticleIdentity.handle(forKey: other).prefix(5) != handle.prefix(5)
+      {
+        return (other, key)
+      }
+      seen[String(handle.prefix(4))] = key
+    }
+    throw POSIXError(.ENOENT)
+  }
+
+  @Test(
+    "a short handle several articles share lists them (300), each linked to its page, as news show calls it ambiguous")
+  func anAmbiguousShortHandleListsTheCandidates() async throws {
+    let fixture = try await WebFixture()
+    let (first, second) = try Self.twinKeys()
+    let twins = [first, second].enumerated().map { index, key in
+      Article(
+        url: webURL(key), title: "Twin \(index + 1)", summary: "A twin.",
+        publishedAt: WebFixture.now.addingTimeInterval(-600 * Double(index + 1)), sourceName: "Twins")
+    }
+    try await fixture.repository.save(
+      twins, for: NewsSource(name: "Twins", url: webURL("http://127.0.0.1:9/twins.xml")).query)
+    let prefix = String(ArticleIdentity.handle(forKey: first).prefix(4))
+    // The library's lookup (news show's) says the same.
+    guard case .ambiguous(let candidates) = try await fixture.repository.article(handleOrURL: prefix) else {
+      Issue.record("\(prefix) is not ambiguous to the library")
+      return
+    }
+    #expect(Set(candidates.map(\.url.absoluteString)) == [first, second])
+
+    let response = await fixture.get("/article/\(prefix.uppercased())")
+    #expect(response.status == 300)
+    let page = WebFixture.page(response)
+    #expect(page.elements(named: "h1").first?.textContent == "Which article?")
+    let links = page.elements(classed: "title").compactMap { $0["href"] }
+    let ids = twins.map { "/article/\(WebFixture.handle($0))" }
+    #expect(Set(links) == Set(ids), "\(links)")
+    #expect(page.elements(classed: "title").map(\.textContent).sorted() == ["Twin 1", "Twin 2"])
+    // Each link opens its article; one more digit finds one.
+    for link in links { #expect(await fixture.get(link).status == 200, "\(link)") }
+    let longer = String(ArticleIdentity.handle(forKey: second).prefix(5))
+    #expect(await fixture.get("/article/\(longer)").status == 302)
+  }
+
   @Test func formsMarkReadAndStarAndRedirectBackWithoutJavaScript() async throws {
     let fixture = try await WebFixture()
     let handle = WebFixture.handle(fixture.story)
