@@ -63,7 +63,7 @@ extension FetchCommand {
     var sources = try context.newsSources()
     if let typed = arguments.value(.source) {
       // The source as `--source` names it (any case), refreshed as `--all` refreshes each of its sources.
-      let name = context.configuration.sourceName(matching: typed) ?? typed
+      let name = context.configuration.sourceName(matchingOrFeedURL: typed) ?? typed
       sources = sources.filter { $0.name == name }
       guard !sources.isEmpty else {
         throw CommandFailure(

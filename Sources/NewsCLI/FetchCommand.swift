@@ -245,8 +245,8 @@ struct FetchCommand: NewsCommand {
       throw CommandFailure(
         .usage, "nothing to fetch: no --url, no --source, and no defaultSource in the configuration", hint: hint)
     }
-    // Source names match without regard to case (an exact match first).
-    let name = configuration.sourceName(matching: typed) ?? typed
+    // Source names match without regard to case (an exact match first); a feed source by its URL too.
+    let name = configuration.sourceName(matchingOrFeedURL: typed) ?? typed
     if let sync = configuration.syncSources[name], case .feed(let url) = sync.kind {
       let query = NewsQuery(url: url, source: name)
       return (

@@ -60,6 +60,10 @@ struct UntitledFeedTests {
     let again = await cli.run("fetch", "--all", "--config", config, "--db", cli.database)
     #expect(again.status == 0 && !again.err.contains("is named"), "\(again.err)")
     #expect(try SubscriptionCommandTests.sources(config).keys.sorted() == ["Alpha feed", "Beta feed", "My own name"])
+    // The URL it was named by still refreshes it (news read's row of before the rename reloads so).
+    let byURL = await cli.run("fetch", "--source", beta, "--json-lines", "--config", config, "--db", cli.database)
+    #expect(byURL.status == 0, "\(byURL.err)")
+    #expect(byURL.out.contains(#""source":"Beta feed""#), "\(byURL.out)")
   }
 
   @Test("OPML without titles: news fetch --source URL names the source after its feed, its articles with it")
