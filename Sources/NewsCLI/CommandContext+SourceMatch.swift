@@ -4,6 +4,33 @@ import OfflineNewsModel
 import OfflineNewsStorage
 
 extension CommandContext {
+  /// A source of cached articles that no configured source reads (``alsoCached(in:)``).
+  struct CachedSource {
+    /// What names it, as `news sources` prints it and `--source` takes it: a file's path, else the query's key (the
+    /// URL fetched with `--url`, or a removed source's).
+    var name: String
+    /// Its articles: those recorded under ``name`` and those of its query's last result.
+    var match: SourceMatch
+    var query: CachedQuery
+  }
+
+  /// What the cache holds from no configured source — files imported (`news import FILE`), URLs read once
+  /// (`news fetch --url`), sources removed from the configuration whose articles are still cached — newest first:
+  /// `news sources`' "also cached" list and `news read`'s rows below the sources, so that every article `news list`
+  /// shows is reachable there too (`news serve` serves them in its *Imported* folder: ``CachedQuery/source``). One
+  /// read of the fetch log.
+  ///
+  /// - Throws: the repository's ``NewsRepositoryError`` when the store fails.
+  func alsoCached(in repository: NewsRepository) async throws -> [CachedSource] {
+    let configured = Set(configuration.allSourceNames.flatMap { sourceMatch($0).queries })
+    return try await repository.cachedQueries(besides: []).filter { !configured.contains($0.cacheKey) }.map { query in
+      // Named and matched as `news serve` serves it (``CachedQuery/source``); a key that is no URL as it is.
+      CachedSource(
+        name: query.source?.name ?? query.cacheKey,
+        match: query.match ?? SourceMatch(source: query.cacheKey, queries: [query.cacheKey]), query: query)
+    }
+  }
+
   /// What `--source TEXT` of `news list`, `search` and `mark-read` selects (``SourceMatch``): a configured source's
   /// name, of any kind, without regard to case (``NewsSource/match``); a file path (`./feed.xml`, `~/x.json`, `/…`, or
   /// the name of a file in the current folder)

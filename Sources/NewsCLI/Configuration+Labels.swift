@@ -23,6 +23,21 @@ extension Configuration {
     return Self.name(matching: text, among: allSourceNames)
   }
 
+  /// The source `news fetch --source TEXT` refreshes: ``sourceName(matching:)``; else, when `text` is an http(s) URL,
+  /// the one feed source whose address it is (any equivalent spelling, ``NewsSource/subscriptionKey``), so that a
+  /// source named by its feed's URL until it took its feed's title (``NewsRepository/nameUntitled(_:in:)``) is
+  /// still refreshed by that URL (`news read`'s rows read before the rename, a script).
+  func sourceName(matchingOrFeedURL text: String) -> String? {
+    if let name = sourceName(matching: text) { return name }
+    guard let url = URL(string: text), url.isWebURL else { return nil }
+    let key = NewsSource.subscriptionKey(for: url)
+    let feeds = syncSources.compactMap { name, sync -> String? in
+      guard case .feed(let feed) = sync.kind, NewsSource.subscriptionKey(for: feed) == key else { return nil }
+      return name
+    }
+    return feeds.count == 1 ? feeds.first : nil
+  }
+
   /// The name of `names` that `text` names: exact first, then the only one equal without regard to case (the rule of
   /// ``SubscriptionList/source(named:)``).
   static func name(matching text: String, among names: some Collection<String>) -> String? {

@@ -66,7 +66,7 @@ extension FetchCommand {
     var sources = try context.newsSources()
     if let typed = arguments.value(.source) {
       // The source as `--source` names it (any case), refreshed as `--all` refreshes each of its sources.
-      let name = context.configuration.sourceName(matching: typed) ?? typed
+      let name = context.configuration.sourceName(matchingOrFeedURL: typed) ?? typed
       sources = sources.filter { $0.name == name }
       guard !sources.isEmpty else {
         throw CommandFailure(
@@ -127,6 +127,7 @@ extension FetchCommand {
     if !jsonLines { print(report.sources) }
     noteRelinks(report, after: options.relinkAfter)
     context.noteAdoptions(report.adopted)
+    context.noteNamings(report.named)
     context.reportFullText(report)
     return Self.exitCode(report)
   }

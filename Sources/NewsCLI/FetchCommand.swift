@@ -125,11 +125,17 @@ struct FetchCommand: NewsCommand {
     if policy != .cacheOnly { try context.requireNetwork(for: [query.url], command: Self.name) }
     let typed = arguments.value(.url) == nil ? nil : query.url
     let repository = try context.makeRepository(arguments.common, timeout: timeout, retrying: true, typedURL: typed)
-    if let subscription = try? await context.subscriptionFile.source(named: sourceName) {
+    // The configured source by its name (`sourceName` is what the header prints: a feed's is "NAME (URL)").
+    var subscription: NewsSource?
+    if let name = source?.name { subscription = try? await context.subscriptionFile.source(named: name) }
+    if let subscription {
       context.noteAdoptions(await repository.adoptArticles(of: [subscription], in: context.subscriptionFile))
     }
     let result: NewsResult
     result = try await repository.articles(for: query, policy: policy, maxAge: maxAge)
+    if let subscription {  // a source named by its feed's URL takes the title the feed gave (as --all does)
+      context.noteNamings(await repository.nameUntitled([subscription], in: context.subscriptionFile))
+    }
     let console = context.console
     if arguments.flag(.fullText) || source?.labels.fullText == true, result.origin == .network {
       await context.fetchFullText(
@@ -243,8 +249,8 @@ struct FetchCommand: NewsCommand {
       throw CommandFailure(
         .usage, "nothing to fetch: no --url, no --source, and no defaultSource in the configuration", hint: hint)
     }
-    // Source names match without regard to case (an exact match first).
-    let name = configuration.sourceName(matching: typed) ?? typed
+    // Source names match without regard to case (an exact match first); a feed source by its URL too.
+    let name = configuration.sourceName(matchingOrFeedURL: typed) ?? typed
     if let sync = configuration.syncSources[name], case .feed(let url) = sync.kind {
       let query = NewsQuery(url: url, source: name)
       return (

@@ -372,6 +372,16 @@ struct CommandContext: Sendable {
     }
   }
 
+  /// Says on standard error which sources named by their feed's URL now have their feed's title as their name
+  /// (``NewsRepository/nameUntitled(_:in:)``), in the configuration file too.
+  func noteNamings(_ namings: [RefreshReport.Naming]) {
+    for naming in namings {
+      console.printNote(
+        "\(OutputFormat.sanitized(naming.from)) is named \"\(OutputFormat.sanitized(naming.to))\" after its feed's "
+          + "title now (\(subscriptionFile.path)); its cached articles went with it")
+    }
+  }
+
   /// Says on standard error what a refresh's whole-text fetches did (``RefreshReport/fullText``), or that this
   /// `news` has no network to fetch them with.
   func reportFullText(_ report: RefreshReport) {

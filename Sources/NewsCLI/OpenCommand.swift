@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNews
+import OfflineNewsModel
 
 #if canImport(Glibc)
   import Glibc
@@ -14,11 +15,12 @@ struct OpenCommand: NewsCommand {
   static let positionals = [PositionalSpec.article]
   static let details = """
     The opener is $NEWS_OPENER when set, else xdg-open (Linux and other freedesktop systems), else open (macOS),
-    found on PATH; it gets the link as its one argument. Without one, the link is printed.
-    Opening marks nothing: 'news show' reads the article offline.
+    found on PATH; it gets the link as its one argument. Without one, the link is printed. The link is the one the
+    source gave, else the item's own page its mapping names (a Hacker News item without a url, such as Ask HN: its
+    discussion on news.ycombinator.com). Opening marks nothing: 'news show' reads the article offline.
     Exit status: 0 opened (or printed), 64 a handle several articles share, 66 no cached article has this handle or
-    URL, or it has no link (a Parse object), or no database at the path (nothing is created), 69 the opener could not
-    be started or failed (xdg-open finding no browser exits 3).
+    URL, or it has no link (a Parse object: the message says so), or no database at the path (nothing is created),
+    69 the opener could not be started or failed (xdg-open finding no browser exits 3).
     """
 
   typealias Option = NoOption
@@ -42,7 +44,7 @@ struct OpenCommand: NewsCommand {
     ).article
     guard let link = article.displayURL else {
       throw CommandFailure(
-        .noInput, "\(OutputFormat.sanitized(article.title, collapsingWhitespace: true)) has no link to open",
+        .noInput, "\(OutputFormat.sanitized(article.title, collapsingWhitespace: true)) " + Self.noLink(article),
         hint: "news show \(article.handle.prefix(8)) reads it offline")
     }
     let opener = Self.opener(environment: context.environment)
@@ -65,6 +67,14 @@ struct OpenCommand: NewsCommand {
           + "\(OutputFormat.sanitized(article.title, collapsingWhitespace: true))\n")
     }
     return .success
+  }
+
+  /// Why `article` (which has no ``Article/displayURL``) has nothing to open, for `news open` and the reader's `o`:
+  /// its source gave it no link, and no page of its own on the site (a mapping's `key.page`, docs/MAPPING.md) —
+  /// a Parse object, a feed item without a link, an item imported before its mapping named its page.
+  static func noLink(_ article: Article) -> String {
+    let from = article.source.map { " (\(OutputFormat.sanitized($0, collapsingWhitespace: true)))" } ?? ""
+    return "has no link to open: its source\(from) gave it none, nor a page of its own"
   }
 
   /// `$NEWS_OPENER`, else the first of `xdg-open`, `open` that is an executable file on `$PATH`.

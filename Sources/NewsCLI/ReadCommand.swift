@@ -17,7 +17,8 @@ struct ReadCommand: NewsCommand {
   static let summary = "Read the cache interactively in the terminal: sources, articles, the article (newsboat-like)."
   static let groups: [(options: [Option], required: Bool)] = [([.source, .folder], false)]
   static let details = """
-    Opens on the sources (every configured source and folder, with unread and total counts; "All articles" first),
+    Opens on the sources (every configured source and folder, with unread and total counts; "All articles" first;
+    the files imported and URLs fetched once, as news sources lists them, last),
     or on one source's or folder's articles with --source or --folder. The lists are newest first, unread marked N,
     bookmarks !, and update themselves while open (another shell's news fetch or mark-read shows at once).
     Keys (newsboat's): j/k move, ENTER opens, q goes back, n next unread, r/R reload in the background, A all
@@ -83,7 +84,19 @@ struct ReadCommand: NewsCommand {
       let filter = ArticleFilter(unreadOnly: unreadOnly, anyOfSources: try context.folderMatches(folder))
       start = (OutputFormat.sanitized(folder, collapsingWhitespace: true), filter, .folder(folder))
     }
-    var reader = Reader(sources: sourceRows(), startingList: start, unreadOnly: unreadOnly, now: context.now())
+    // Below the sources, what the cache holds from no configured source (files imported, URLs fetched once), as
+    // `news sources` lists it: every article `news list` shows has a row.
+    // A file's row is titled by its name first, its folder after it (a long folder is what the width cuts).
+    let imported = ((try? await context.alsoCached(in: repository)) ?? []).map { cached in
+      let path = cached.name as NSString
+      let title =
+        cached.name.hasPrefix("/") ? "\(path.lastPathComponent) (\(path.deletingLastPathComponent))" : cached.name
+      return Reader.SourceRow(
+        title: OutputFormat.sanitized(title, collapsingWhitespace: true), depth: 0,
+        filter: ArticleFilter(anyOfSources: [cached.match]), isFolder: false, reloads: .none)
+    }
+    var reader = Reader(
+      sources: sourceRows() + imported, startingList: start, unreadOnly: unreadOnly, now: context.now())
     let statePath = Self.statePath(ofDatabase: repository.databasePath)
     reader.collapse(folders: Self.savedCollapsedFolders(statePath))
     if repository.isReadOnly {
@@ -193,8 +206,9 @@ struct ReadCommand: NewsCommand {
     /// What the loop waits for, from the terminal and from the repository.
     enum Event: Sendable {
       case terminal(Terminal.Event)
-      /// A version of the list observed under `generation` (older generations are dropped).
-      case list([Article], generation: Int)
+      /// A version of the list observed under `generation`, with its counts read with it (older generations are
+      /// dropped).
+      case list(CountedArticles, generation: Int)
       case listFailed(String, generation: Int)
       /// A write was committed to the store (by this process or another): the counts are read again.
       case storeChanged
@@ -251,7 +265,8 @@ struct ReadCommand: NewsCommand {
         observation = Task {
           do {
             // What the list shows, not the articles' bodies: the open one is read whole (below).
-            for try await list in repository.observe(filter, limit: ReadCommand.listLimit, fields: .listing) {
+            // The title's counts come from the same read as the rows (one transaction): never stale beside them.
+            for try await list in repository.observeCounted(filter, limit: ReadCommand.listLimit, fields: .listing) {
               sink.yield(.list(list, generation: current))
             }
           } catch {
@@ -306,7 +321,7 @@ struct ReadCommand: NewsCommand {
           return signal == SIGINT ? .interrupted : .terminated
         case .list(let list, let listGeneration):
           guard listGeneration == generation else { continue }
-          reader.setArticles(list)
+          reader.setArticles(list.articles, counts: list.counts)
           wholeOf = nil  // the open article may have changed too: read again
         case .listFailed(let message, let listGeneration):
           guard listGeneration == generation else { continue }
@@ -407,7 +422,7 @@ struct ReadCommand: NewsCommand {
         }
       case .openLink(let article):
         guard let link = article.displayURL else {
-          reader.message = "this article has no link to open"
+          reader.message = "this article " + OpenCommand.noLink(article)
           return
         }
         guard let opener = OpenCommand.opener(environment: context.environment) else {

@@ -57,8 +57,10 @@ struct Reader {
   /// The first shown row on the screen, a position in ``shownSources``.
   var sourceTop = 0
   var listTitle = ""
-  /// The counts of the row the list was opened from (all its articles, not only those the list holds: it holds the
-  /// newest ``ReadCommand/listLimit``); `nil` for a search or a list opened otherwise.
+  /// The counts of every article of the open list's filter, read or not (not only those the list holds: it holds
+  /// the newest ``ReadCommand/listLimit``), read with its rows in one transaction
+  /// (``NewsRepository/observeCounted(_:limit:fields:)``), so that the title never disagrees with the rows; `nil`
+  /// for a search's hits and until the list is read.
   var listCounts: ArticleCounts?
   var listFilter: ArticleFilter?
   /// The list a search was started from (`/` on a list or an article): `q` on the results goes back to it, as
@@ -135,11 +137,12 @@ struct Reader {
 
   // MARK: Data in
 
-  /// A new version of the open list (observed, or a search's hits): the selection stays on the same article when it
-  /// is still there.
-  mutating func setArticles(_ list: [Article]) {
+  /// A new version of the open list (observed, with the `counts` read with it; or a search's hits, without): the
+  /// selection stays on the same article when it is still there.
+  mutating func setArticles(_ list: [Article], counts: ArticleCounts? = nil) {
     let selected = articles.indices.contains(articleSelection) ? articles[articleSelection].url : nil
     articles = list
+    listCounts = counts
     listLoaded = true
     listVersion += 1
     if let selected, let index = list.firstIndex(where: { $0.url == selected }) {
@@ -326,7 +329,7 @@ struct Reader {
     case .enter, .right, .character("l"):
       screens.append(.articles)
       listTitle = row.title
-      listCounts = row.counts
+      listCounts = nil  // read with the rows
       var filter = row.filter
       if unreadOnly { filter.unreadOnly = true }
       listFilter = filter

@@ -99,7 +99,6 @@ struct SourcesCommand: NewsCommand {
     var entries: [Entry] = []
     // Every source fetched through the repository (NewsAPI, file, feed): its health, from its fetch record.
     var fetched = configuration.sources.map { (source: $0.value, kind: $0.value.url.isFileURL ? "file" : "newsapi") }
-    var queries: [NewsQuery] = []
     for (name, sync) in configuration.syncSources {
       guard case .feed(let url) = sync.kind else { continue }
       fetched.append(
@@ -107,7 +106,6 @@ struct SourcesCommand: NewsCommand {
     }
     for (source, kind) in fetched {
       let newsSource = context.newsSource(source)
-      queries.append(newsSource.query)
       let health = try await repository.health(of: newsSource)
       var entry = Self.entry(name: source.name, source: source, health: health, configuration: configuration, now: now)
       entry.kind = kind
@@ -118,7 +116,6 @@ struct SourcesCommand: NewsCommand {
     }
     for (name, source) in configuration.syncSources {
       guard case .parse = source.kind else { continue }
-      queries.append(NewsSource.query(ofParseSource: name))
       // Its health is its classes' sync bookkeeping's; its mapping is not needed for that (nor loaded).
       var entry = Self.syncEntry(
         name: name, source: source, health: try await repository.health(ofParseSource: name), now: now)
@@ -146,10 +143,9 @@ struct SourcesCommand: NewsCommand {
       folders.append(FolderEntry(folder: text, articles: counts.total, unread: counts.unread))
     }
     // What the cache holds from no configured source: a user who imported files sees them here too.
-    let alsoCached = try await repository.cachedQueries(besides: queries).map { query in
+    let alsoCached = try await context.alsoCached(in: repository).map { cached in
       OutputFormat.FetchDocument(
-        query: URL(string: query.cacheKey).flatMap { $0.isFileURL ? $0.path : nil } ?? query.cacheKey,
-        fetchedAt: Timestamp(query.fetchedAt), articles: query.cachedCount)
+        query: cached.name, fetchedAt: Timestamp(cached.query.fetchedAt), articles: cached.query.cachedCount)
     }
     let console = context.console
     if arguments.json {

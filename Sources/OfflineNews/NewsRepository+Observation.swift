@@ -29,20 +29,50 @@ extension NewsRepository {
   public func observe(_ filter: ArticleFilter = .all, limit: Int? = nil, fields: ArticleFields = .all)
     -> AsyncThrowingStream<[Article], any Error>
   {
+    observing { try await self.read(limit: limit, filter: filter, fields: fields) }
+  }
+
+  /// An observed list with its counts, as ``observe(_:limit:fields:)`` observes the list: each version holds the
+  /// newest `limit` articles `filter` selects and the counts of every article the same filter selects, read or
+  /// not (its ``ArticleFilter/unreadOnly`` left out: how many there are and how many of them are unread), both read
+  /// in one transaction — what a list's title says ("newest 2000 of 17713 articles, 1991 unread") always agrees
+  /// with its rows, also after another process deletes or marks articles.
+  ///
+  /// - Returns: a stream of ``CountedArticles``; it throws ``NewsRepositoryError/storage(_:network:)`` when a read
+  ///   fails.
+  public func observeCounted(_ filter: ArticleFilter = .all, limit: Int? = nil, fields: ArticleFields = .all)
+    -> AsyncThrowingStream<CountedArticles, any Error>
+  {
+    var every = filter
+    every.unreadOnly = false
+    let counting = every
+    return observing {
+      let read = try await self.storing {
+        try await self.storage.articlesAndCounts(limit: limit, filter: filter, fields: fields, counting: counting)
+      }
+      return CountedArticles(articles: read.articles, counts: read.counts)
+    }
+  }
+
+  /// The values `read` reads, at once and then after each committed change that changes them (the loop of
+  /// ``observe(_:limit:fields:)``).
+  private func observing<Value: Equatable & Sendable>(
+    _ read: @escaping @Sendable () async throws -> Value
+  ) -> AsyncThrowingStream<Value, any Error> {
     // Subscribed before the first read, so that a change committed meanwhile is not missed.
     let changes = storeChanges()
     return AsyncThrowingStream { continuation in
       let task = Task {
-        var last: [Article]?
+        var last: Value?
         do {
-          let first = try await read(limit: limit, filter: filter, fields: fields)
+          let first = try await read()
           continuation.yield(first)
           last = first
           for await _ in changes {
-            let list = try await read(limit: limit, filter: filter, fields: fields)
-            if list != last {
-              continuation.yield(list)
-              last = list
+            let value = try await read()
+            if value != last {
+              continuation.yield(value)
+              last = value
             }
           }
           continuation.finish()
@@ -106,5 +136,21 @@ private struct FileStamp: Equatable, Sendable {
     let size = (attributes[.size] as? NSNumber)?.int64Value ?? -1
     let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
     return ["\(size)", "\(modified)"]
+  }
+}
+
+/// A version of an observed list with its counts (``NewsRepository/observeCounted(_:limit:fields:)``), read in one
+/// transaction.
+public struct CountedArticles: Sendable, Equatable {
+  /// The newest articles the filter selects, at most the limit, newest first.
+  public var articles: [Article]
+  /// Every article the filter selects, read or not, and how many of them are unread (more than ``articles`` holds
+  /// when the limit cut the list).
+  public var counts: ArticleCounts
+
+  /// A list and its counts.
+  public init(articles: [Article], counts: ArticleCounts) {
+    self.articles = articles
+    self.counts = counts
   }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import OfflineNewsModel
 import OfflineNewsNetwork
+import OfflineNewsStorage
 import OfflineNewsSync
 
 /// How a source has been doing, from its fetch record (a Parse source: its classes' sync bookkeeping): its last good
@@ -113,4 +114,19 @@ public struct CachedQuery: Sendable, Hashable {
   public var fetchedAt: Date
   /// Its rows still cached.
   public var cachedCount: Int
+}
+
+extension CachedQuery {
+  /// The source its articles came from, as no subscription reads it: named by its path (a file imported: what its
+  /// articles are recorded under, ``SourceMatch/init(location:)``), else by its key (the URL read); `nil` for a key
+  /// that is no URL. The one rule for what `news sources` lists as "also cached", `news read` shows below the
+  /// sources and `news serve` serves in its *Imported* folder.
+  public var source: NewsSource? {
+    guard let url = URL(string: cacheKey) else { return nil }
+    return NewsSource(name: url.isFileURL ? url.path : cacheKey, url: url)
+  }
+
+  /// Its articles (``ArticleFilter/anyOfSources``): those recorded under its ``source``'s name and those of its
+  /// last result; `nil` when it has no ``source``.
+  public var match: SourceMatch? { source.map { SourceMatch(source: $0.name, queries: [cacheKey]) } }
 }

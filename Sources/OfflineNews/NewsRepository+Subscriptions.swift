@@ -328,7 +328,42 @@ extension NewsRepository {
         report.relinkFailures.append((result.source, error))
       }
     }
+    let renamed = Set(report.relinked.map(\.source))
+    report.named = await nameUntitled(sources.filter { !renamed.contains($0.name) }, in: list)
     return report
+  }
+
+  /// Names each of `sources` that has no name of its own (``NewsSource/isUntitled``: named by its feed's URL, as an
+  /// import names a feed its list gave no title — a newsboat `urls` line without `~TITLE`, an OPML outline without
+  /// `text` or `title`) after its feed's own title, once its cached articles say it (the publisher's name the feed
+  /// decoder gives each item: RSS `channel/title`, Atom `feed/title`, JSON Feed `title`), as newsboat shows such a
+  /// feed: made unique in `list` with ` (2)`, …, its cached articles moved to the new name
+  /// (``renameSubscription(_:to:in:)``). A name a person gave (anything but the feed's URL) is never changed, and a
+  /// feed whose title is not known yet keeps its URL until a refresh reads it. ``refresh(_:in:options:progress:)``
+  /// calls it for the sources it refreshes.
+  ///
+  /// - Returns: each rename, in the order of `sources`; a list or store that cannot be changed renames nothing (the
+  ///   next call tries again).
+  public func nameUntitled(_ sources: [NewsSource], in list: some SubscriptionList) async -> [RefreshReport.Naming] {
+    let untitled = sources.filter(\.isUntitled)
+    guard !untitled.isEmpty, let current = try? await list.subscribed() else { return [] }
+    var names = Set(current.map { $0.name.lowercased() })
+    var named: [RefreshReport.Naming] = []
+    for source in untitled {
+      guard let newest = try? await cachedArticles(for: source.query, limit: 1).articles.first,
+        let words = newest.sourceName?.split(whereSeparator: { $0.isWhitespace || $0.isNewline }), !words.isEmpty
+      else { continue }
+      names.remove(source.name.lowercased())
+      let name = NewsSource.unusedName(words.joined(separator: " "), among: names)
+      do {
+        try await renameSubscription(source.name, to: name, in: list)
+        names.insert(name.lowercased())
+        named.append(RefreshReport.Naming(from: source.name, to: name))
+      } catch {
+        names.insert(source.name.lowercased())
+      }
+    }
+    return named
   }
 
   /// Gives each of `sources` the cached articles its feed saved under a name no subscription of `list` has any more

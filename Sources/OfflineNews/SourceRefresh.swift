@@ -247,6 +247,24 @@ public struct RefreshReport: Sendable {
     }
   }
 
+  /// The subscriptions named by their feed's URL that now have their feed's own title as their name
+  /// (``NewsRepository/nameUntitled(_:in:)``).
+  public var named: [Naming] = []
+
+  /// A subscription renamed after its feed's title.
+  public struct Naming: Sendable, Hashable {
+    /// The name it had: its feed's URL.
+    public var from: String
+    /// Its name now: the feed's title (with ` (2)`, … when another subscription had it).
+    public var to: String
+
+    /// A rename from `from` to `to`.
+    public init(from: String, to: String) {
+      self.from = from
+      self.to = to
+    }
+  }
+
   /// The sources with nothing to show (failed, nothing cached).
   public var unavailable: [SourceRefresh] { sources.filter(\.isUnavailable) }
 }

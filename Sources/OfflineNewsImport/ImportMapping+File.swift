@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNewsModel
 import OfflineNewsStorage
 
 extension ImportMapping {
@@ -563,7 +564,7 @@ struct MappingReader {
       }
       if let value = fields["key"] {
         let example = #""key": {"link": "url", "id": "id", "scope": "$source"}"#
-        let spec = try object(value, "\(place).key", allowed: ["link", "id", "scope"], example: example)
+        let spec = try object(value, "\(place).key", allowed: ["link", "id", "scope", "page"], example: example)
         var rule = ArticleKeyRule()
         rule.link = try keyPaths(spec["link"], "\(place).key.link")
         rule.id = try keyPaths(spec["id"], "\(place).key.id")
@@ -577,6 +578,17 @@ struct MappingReader {
         } else if let scope = spec["scope"] {
           let text = try string(scope, "\(place).key.scope", example: example)
           rule.scope = text == "$source" ? nil : text
+        }
+        if let page = spec["page"] {
+          let pageExample = #""page": "https://news.ycombinator.com/item?id={id}""#
+          let text = try string(page, "\(place).key.page", example: pageExample)
+          guard text.contains("{id}"), let url = URL(string: text.replacingOccurrences(of: "{id}", with: "1")),
+            url.isWebURL
+          else {
+            throw MappingProblem(
+              "\(place).key.page: \"\(text)\" is not an absolute http(s) URL with {id} in it: write \(pageExample)")
+          }
+          rule.page = text
         }
         guard !rule.link.isEmpty || !rule.id.isEmpty else {
           throw MappingProblem("\(place).key needs \"link\" or \"id\" (key paths into each record): write \(example)")

@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNewsModel
 import OfflineNewsStorage
 
 /// A declarative mapping from an API's JSON to entities of the store: where the records are, which entity they
@@ -280,4 +281,20 @@ package struct ArticleKeyRule: Sendable, Hashable {
   /// (`ArticleIdentity.feedScope(homePage:origin:)`). In a mapping file: `"scope": ["home_page_url", "feed_url",
   /// "$source"]`.
   package var scopeFrom: [BaseURLSource] = []
+  /// The item's own page on its site, for an item keyed by its identifier (no link of its own): a URL with `{id}`
+  /// where the identifier goes (percent-encoded), stored as the article's link so that it can be opened and shown —
+  /// a Hacker News "Ask HN" item's discussion, `https://news.ycombinator.com/item?id={id}`, as HN's own RSS feed
+  /// links it. The key stays the scoped identifier. `nil`: such an item has no link. In a mapping file: `"page":
+  /// "https://news.ycombinator.com/item?id={id}"`.
+  package var page: String?
+
+  /// The page of the item whose identifier is `id` (``page`` with `{id}` filled in), when the rule has one and it
+  /// makes an absolute http(s) URL.
+  package func page(ofID id: String) -> String? {
+    guard let page else { return nil }
+    let encoded = id.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed.subtracting(["&", "=", "+", "#"]))
+    let text = page.replacingOccurrences(of: "{id}", with: encoded ?? id)
+    guard let url = URL(string: text), url.isWebURL else { return nil }
+    return text
+  }
 }

@@ -52,7 +52,8 @@ extension ImportState {
       case .integer(let number): id = String(number)
       default: continue
       }
-      return .success((ArticleIdentity.scoped(scope(of: rule), id: id).absoluteString, nil))
+      // Its own page on its site (``ArticleKeyRule/page``), when the mapping says where: the link to open.
+      return .success((ArticleIdentity.scoped(scope(of: rule), id: id).absoluteString, rule.page(ofID: id)))
     }
     if let link {
       return .failure(

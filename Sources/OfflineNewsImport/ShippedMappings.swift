@@ -6,13 +6,13 @@ extension ImportMapping {
     "hackernews": #"""
     {
       "name": "hackernews",
-      "description": "Hacker News Firebase items (https://github.com/HackerNews/API), a top-level array of item objects, into the built-in article entity: stories, jobs and polls (comments, dead and deleted items are skipped). An item's key is its url, else its id scoped to hackernews.",
+      "description": "Hacker News Firebase items (https://github.com/HackerNews/API), a top-level array of item objects, into the built-in article entity: stories, jobs and polls (comments, dead and deleted items are skipped). An item's key is its url, else its id scoped to hackernews; an item without a url (Ask HN, most jobs and polls) is linked to its discussion page on news.ycombinator.com, as HN's own RSS feed links it.",
       "records": "",
       "root": "article",
       "entities": [
         {
           "entity": "article",
-          "key": { "link": "url", "id": "id", "scope": "hackernews" },
+          "key": { "link": "url", "id": "id", "scope": "hackernews", "page": "https://news.ycombinator.com/item?id={id}" },
           "attributes": {
             "title": { "transforms": ["decodeHTMLEntities", "trim", "emptyIsNull"] },
             "author": { "from": "by" },

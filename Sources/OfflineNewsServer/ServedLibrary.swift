@@ -73,11 +73,10 @@ public struct ServedLibrary: Sendable {
     var imported: [NewsSource] = []
     // `cachedQueries(besides: subscribed.map(\.query))`, without parsing every source's URL again for its cache key.
     for cached in try await repository.cachedQueries(besides: []) where !keys.contains(cached.cacheKey) {
-      guard let url = URL(string: cached.cacheKey) else { continue }
-      // A file's name is its path (what its articles are recorded under: ``SourceMatch/init(location:)``).
-      let name = url.isFileURL ? url.path : cached.cacheKey
-      guard names.insert(name).inserted else { continue }
-      imported.append(NewsSource(name: name, url: url, folder: Self.importedFolder))
+      // A file's name is its path (what its articles are recorded under: ``CachedQuery/source``).
+      guard var source = cached.source, names.insert(source.name).inserted else { continue }
+      source.folder = Self.importedFolder
+      imported.append(source)
     }
     return subscribed + imported.sorted { $0.name < $1.name }
   }

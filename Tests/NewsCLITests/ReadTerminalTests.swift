@@ -364,6 +364,75 @@ struct ReadTerminalTests {
     #expect(try String(contentsOfFile: state, encoding: .utf8) == #"{"collapsedFolders":[]}"#)
   }
 
+  @Test("the open list's title counts follow another shell's news delete, read with its rows (not the row's, stale)")
+  func countsFollowADelete() async throws {
+    let tmux = try #require(Self.tmux)
+    let store = try await Store()
+    let pane = try await Pane(tmux: tmux, directory: store.directory.path(""))
+    defer { pane.killNow() }
+    try await pane.type(store.readCommand())
+    try await pane.waitFor("the sources with their counts") { $0.joined().contains("(5 unread of 5)") }
+    try await pane.send("Enter")
+    try await pane.waitFor("All articles, 5 of them") {
+      $0.first?.contains("All articles (5 articles, 5 unread)") == true && $0.joined().contains("Keeper")
+    }
+    // Another shell deletes harbour's two (20 and 21 November): the rows and the title's counts go together.
+    let deleted = try await store.run(["delete", "--before", "2026-11-22T00:00:00Z"])
+    #expect(deleted.status == 0, "\(deleted.err)")
+    let screen = try await pane.waitFor("the list without them") {
+      !$0.joined().contains("Keeper") && $0.filter { $0.hasPrefix("N") }.count == 3
+    }
+    let title = try await pane.waitFor("the title's counts of three") {
+      $0.first?.contains("All articles (3 articles, 3 unread)") == true
+    }
+    #expect(!(title.first ?? "").contains("of 5"), "\(screen)")
+    try await pane.send("q")
+    try await pane.waitFor("the sources' counts of three") { $0.joined().contains("(3 unread of 3)") }
+    try await pane.send("q")
+    try await pane.waitFor("the prompt") { $0.contains { $0.hasPrefix("ready$") && !$0.contains("news") } }
+  }
+
+  @Test("a file imported without a subscription has its row below the sources, as news sources lists it")
+  func importedFileRow() async throws {
+    let tmux = try #require(Self.tmux)
+    let store = try await Store()
+    let file = store.directory.path("saved-headlines.json")
+    try Data(
+      #"""
+      {"status": "ok", "totalResults": 2, "articles": [
+        {"source": {"id": null, "name": "Gazette"}, "title": "Imported story one", "url": "https://gazette.example/1",
+         "publishedAt": "2026-11-10T09:00:00Z"},
+        {"source": {"id": null, "name": "Gazette"}, "title": "Imported story two", "url": "https://gazette.example/2",
+         "publishedAt": "2026-11-11T09:00:00Z"}]}
+      """#.utf8
+    ).write(to: URL(fileURLWithPath: file))
+    let imported = try await store.run(["import", file])
+    #expect(imported.status == 0, "\(imported.err)")
+    let sources = try await store.run(["sources"])
+    #expect(sources.out.contains("saved-headlines.json"), "news sources lists it: \(sources.out)")
+    let pane = try await Pane(tmux: tmux, directory: store.directory.path(""))
+    defer { pane.killNow() }
+    try await pane.type(store.readCommand())
+    var screen = try await pane.waitFor("the file's row with its counts") {
+      $0.contains { $0.contains("saved-headlines.json") && $0.contains("2/2") }
+        && $0.joined().contains("(7 unread of 7)")
+    }
+    // Its row is the last: below the configured sources.
+    let rows = screen.filter { $0.contains("wide") || $0.contains("saved-headlines.json") }
+    #expect(rows.last?.contains("saved-headlines.json") == true, "\(screen)")
+    try await pane.send("G")
+    try await pane.send("Enter")
+    screen = try await pane.waitFor("the file's articles") {
+      $0.joined().contains("Imported story one") && $0.joined().contains("Imported story two")
+    }
+    #expect(screen.filter { $0.hasPrefix("N") }.count == 2, "only the file's: \(screen)")
+    try await pane.send("r")
+    try await pane.waitFor("nothing to reload: no configured source here")
+    try await pane.send("q")
+    try await pane.send("q")
+    try await pane.waitFor("the prompt") { $0.contains { $0.hasPrefix("ready$") && !$0.contains("news") } }
+  }
+
   @Test("o hands the article's link to $NEWS_OPENER and the reader carries on")
   func opener() async throws {
     let tmux = try #require(Self.tmux)

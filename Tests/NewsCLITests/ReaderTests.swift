@@ -75,13 +75,18 @@ struct ReaderTests {
           counts: ArticleCounts(total: 3, unread: 2)),
       ], unreadOnly: false, now: Self.now)
     _ = reader.handle(.enter, height: 30)
-    reader.setArticles(Self.articles)
+    reader.setArticles(Self.articles, counts: ArticleCounts(total: 17_713, unread: 9_000))
     let title = reader.lines(height: 10, width: 200).first.map { String(describing: $0) } ?? ""
     #expect(title.contains("Big (newest 3 of 17713 articles, 9000 unread; / searches them all)"), "\(title)")
+    // Another shell deletes all but two: the counts read with the new rows say so (not the row's counts of before).
+    reader.setArticles(Array(Self.articles.prefix(2)), counts: ArticleCounts(total: 2, unread: 2))
+    let after = reader.lines(height: 10, width: 200).first.map { String(describing: $0) } ?? ""
+    #expect(after.contains("Big (2 articles, 2 unread)"), "\(after)")
+    #expect(!after.contains("17713"), "\(after)")
     _ = reader.handle(.character("q"), height: 30)
     _ = reader.handle(.down, height: 30)
     _ = reader.handle(.enter, height: 30)
-    reader.setArticles(Self.articles)
+    reader.setArticles(Self.articles, counts: ArticleCounts(total: 3, unread: 2))
     let whole = reader.lines(height: 10, width: 200).first.map { String(describing: $0) } ?? ""
     #expect(whole.contains("Small (3 articles, 2 unread)"), "\(whole)")
   }

@@ -394,14 +394,35 @@ extension StorageContext {
   package func articles(
     limit: Int? = nil, offset: Int = 0, filter: ArticleFilter = .all, fields: ArticleFields = .all
   ) async throws(StorageError) -> [Article] {
+    try await read { db in try Self.articles(db, limit: limit, offset: offset, filter: filter, fields: fields) }
+  }
+
+  /// The newest `limit` articles `filter` selects (as ``articles(limit:offset:filter:fields:)``) and the counts of
+  /// every article `counting` selects (as ``articleCounts(matching:)``), read in one transaction: the two describe
+  /// the same committed state, so that a list and the counts over it never disagree (a delete committed between
+  /// two reads would show the new rows under the old counts).
+  ///
+  /// - Throws: ``StorageError``.
+  package func articlesAndCounts(
+    limit: Int?, filter: ArticleFilter, fields: ArticleFields = .all, counting: ArticleFilter
+  ) async throws(StorageError) -> (articles: [Article], counts: ArticleCounts) {
+    try await read { db in
+      (
+        try Self.articles(db, limit: limit, offset: 0, filter: filter, fields: fields),
+        try Self.articleCounts(db, matching: counting)
+      )
+    }
+  }
+
+  private static func articles(
+    _ db: Connection, limit: Int?, offset: Int, filter: ArticleFilter, fields: ArticleFields
+  ) throws -> [Article] {
     let condition = filter.sql(firstParameter: 3)
     let columns = fields == .all ? Self.articleColumns : Self.listingColumns
-    return try await read { db in
-      try db.cachedStatement(
-        "SELECT \(columns) FROM article a\(condition.sql) ORDER BY a.publishedAt DESC, a.url LIMIT ?1 OFFSET ?2"
-      ).fetchAll([.integer(Int64(limit ?? -1)), .integer(Int64(max(0, offset)))] + condition.arguments, Self.article)
-        .compactMap { $0 }
-    }
+    return try db.cachedStatement(
+      "SELECT \(columns) FROM article a\(condition.sql) ORDER BY a.publishedAt DESC, a.url LIMIT ?1 OFFSET ?2"
+    ).fetchAll([.integer(Int64(limit ?? -1)), .integer(Int64(max(0, offset)))] + condition.arguments, Self.article)
+      .compactMap { $0 }
   }
 
   /// The article with this key or link, in any equivalent form (`CanonicalURL`: `HTTPS://Example.com:443/a#x`
@@ -513,17 +534,19 @@ extension StorageContext {
   ///
   /// - Throws: ``StorageError``.
   package func articleCounts(matching filter: ArticleFilter = .all) async throws(StorageError) -> ArticleCounts {
+    try await read { db in try Self.articleCounts(db, matching: filter) }
+  }
+
+  private static func articleCounts(_ db: Connection, matching filter: ArticleFilter) throws -> ArticleCounts {
     let condition = filter.sql(firstParameter: 1)
-    return try await read { db in
-      let counts = try db.cachedStatement(
-        """
-        SELECT count(*), coalesce(sum(a.isRead = 0), 0),
-          coalesce(sum(a.fullText IS NULL AND a.fullTextError IS NOT NULL), 0) FROM article a\(condition.sql)
-        """
-      ).fetchAll(condition.arguments) { (Int($0.int64(0) ?? 0), Int($0.int64(1) ?? 0), Int($0.int64(2) ?? 0)) }
-      return ArticleCounts(
-        total: counts.first?.0 ?? 0, unread: counts.first?.1 ?? 0, fullTextFailed: counts.first?.2 ?? 0)
-    }
+    let counts = try db.cachedStatement(
+      """
+      SELECT count(*), coalesce(sum(a.isRead = 0), 0),
+        coalesce(sum(a.fullText IS NULL AND a.fullTextError IS NOT NULL), 0) FROM article a\(condition.sql)
+      """
+    ).fetchAll(condition.arguments) { (Int($0.int64(0) ?? 0), Int($0.int64(1) ?? 0), Int($0.int64(2) ?? 0)) }
+    return ArticleCounts(
+      total: counts.first?.0 ?? 0, unread: counts.first?.1 ?? 0, fullTextFailed: counts.first?.2 ?? 0)
   }
 
   /// Bookmarks an article (at `date`), or removes its bookmark. Bookmarked articles are never evicted.
