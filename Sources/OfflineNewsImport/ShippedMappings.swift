@@ -39,7 +39,7 @@ extension ImportMapping {
     "jsonfeed": #"""
     {
       "name": "jsonfeed",
-      "description": "JSON Feed 1.0 and 1.1 items (https://www.jsonfeed.org/version/1.1/) into the built-in article entity. An item's key is its url (relative URLs resolved against home_page_url, else feed_url, else the feed's own URL), else its id scoped to its feed (ids are unique only within their feed): the feed's home_page_url, else its feed_url, else where it was read, so that a saved copy and the feed's URL give one key. A date-time without a UTC offset is read as UTC and reported. The feed's title is each item's publisher (sourceName). Extension keys (_name) are ignored.",
+      "description": "JSON Feed 1.0 and 1.1 items (https://www.jsonfeed.org/version/1.1/) into the built-in article entity. An item's key is its url (relative URLs resolved against home_page_url, else feed_url, else the feed's own URL), else its id scoped to its feed (ids are unique only within their feed): the feed's home_page_url, else its feed_url, else where it was read, so that a saved copy and the feed's URL give one key. A date-time without a UTC offset is read as UTC and reported. The feed's title is each item's publisher (sourceName). Extension keys (_name) are ignored. Unlike the built-in reader (news import FILE without --mapping, and every fetch), which keeps attachments as the article's enclosures, this mapping keeps them as they are in the file in the JSON attribute feedAttachments and gives no enclosures.",
       "records": "items",
       "root": "article",
       "assumeOffset": "Z",
