@@ -108,7 +108,7 @@ extension NewsRepository {
       case .networkFailedAndCacheEmpty(_, let network), .networkFailed(_, let network):
         outcome.failure = .network(network)
       case .invalidSearch(let error):  // not thrown by a refresh, which searches nothing
-        outcome.failure = .storage(StorageError(kind: .invalidRequest(error.description), path: storage.path))
+        outcome.failure = .configuration(error.description)
       case .storage(let storageError, _):
         outcome.failure = .storage(storageError)
         // The store may still be read (a read-only file or folder, a full disk): say what it serves.
