@@ -14,7 +14,7 @@ import Testing
 /// enclosures); an item's `external_url` is the reader's link and only the mapping's `feedExternalURL`; an item
 /// without an author has the feed's author by the reader, none by the mapping; an item without a title has a title
 /// made of its content's text by the reader, of its content with the markup by the mapping.
-@Suite("the jsonfeed mapping and the built-in JSON Feed reader: same articles, attachments kept differently")
+@Suite("the jsonfeed mapping and the JSON Feed reader: the same articles, the differences MAPPING.md lists")
 struct JSONFeedMappingParityTests {
   static let files = ["jsonfeed-1.1-extension-offsets.json", "feeds/inessential.json", "feeds/3960.json"]
 
