@@ -93,6 +93,8 @@ struct CommandFailure: Error {
           hint: [hint, "without --policy network-only, the cache is served"].compactMap { $0 }.joined(separator: "; "))
       case .storage(let storageError, _):
         self.init(storageError)
+      case .invalidSearch(let error):
+        self.init(.usage, error.description)
       }
     case let error as StorageError:
       self.init(error)

@@ -6,7 +6,8 @@ import OfflineNewsModel
 import OfflineNewsNetwork
 import OfflineNewsStorage
 
-/// `news import FILE`: saves a NewsAPI-format response file into the cache.
+/// `news import FILE`: saves a NewsAPI response or a feed into the cache (``NewsRepository/importArticles(from:progress:)``),
+/// a JSON export through a mapping, an OPML or newsboat list's feeds into the configuration, newsboat's reading state.
 struct ImportCommand: NewsCommand {
   static let name = "import"
   static let summary =
@@ -137,7 +138,6 @@ struct ImportCommand: NewsCommand {
     if Self.isSQLite(at: path) {
       return try await NewsboatCacheImport(context: context, arguments: arguments).run(file: file, path: path)
     }
-    let query = NewsQuery(url: URL(fileURLWithPath: path), source: path)
     let kind = Self.documentKind(at: path)
     if kind == .opml || (kind == .unknown && Self.isNewsboatURLs(at: path)) {
       let list: Data
@@ -164,38 +164,31 @@ struct ImportCommand: NewsCommand {
       return try await SubscriptionListImport(context: context, arguments: arguments).run(
         file: file, path: path, list: document)
     }
-    // Only JSON may be a large NewsAPI export, read in batches; a feed or page is read whole, its size checked first.
-    if kind == .json || kind == nil,
-      let streamed = try await importStreaming(file: file, path: path, query: query)
-    {
-      return streamed
-    }
-    let page: NewsPage
+    // The library's one import of a file (formats, streaming of a large NewsAPI export: importArticles(from:)),
+    // opened first so that a file refused makes no store.
+    let opened: OpenedArticleFile
     do {
-      page = try await FileNewsNetwork(decoder: context.articleDecoder).fetch(query)
+      opened = try await OpenedArticleFile.open(URL(fileURLWithPath: path))
     } catch {
       throw unreadable(file, path: path, error)
     }
     let repository = try context.makeRepository(arguments.common)
-    var saved = 0
-    var evicted = 0
-    var remembered = (all: 0, evicted: 0)
-    if !page.articles.isEmpty {
-      do {
-        let reporter = ProgressReporter(
-          "saving", total: page.articles.count, unit: "articles", console: context.console,
-          quiet: arguments.flag(.quiet) || arguments.json)
-        defer { reporter.finish() }
-        let total = page.articles.count
-        let result = try await repository.save(page.articles, for: query) {
-          reporter.update(completed: $0)
-          if $0 >= total { reporter.enter(Self.finishingStage) }
+    let reporter = ProgressReporter(
+      "saving", total: opened.articleCount, unit: "articles", console: context.console,
+      quiet: arguments.flag(.quiet) || arguments.json)
+    let result: FileImportResult
+    do {
+      defer { reporter.finish() }
+      result = try await repository.importArticles(opened) { progress in
+        switch progress {
+        case .writing(let written, _): reporter.update(completed: written)
+        case .finishing: reporter.enter(Self.finishingStage)
         }
-        (saved, evicted, remembered) = (result.saved, result.evicted, (result.remembered, result.rememberedEvicted))
       }
+    } catch let error as NewsNetworkError {
+      throw unreadable(file, path: path, error)
     }
-    await printReport(
-      file: file, path: path, saved: saved, evicted: evicted, remembered: remembered, repository, issues: page.issues)
+    await printReport(file: file, path: path, result, repository)
     return .success
   }
 
@@ -204,50 +197,9 @@ struct ImportCommand: NewsCommand {
   /// the result list and the commit.
   static let finishingStage = "indexing for search, committing…"
 
-  /// A large file (``NewsAPIFileStream/defaultMinimumSize`` or more) is decoded in batches on one thread while the
-  /// other saves them, in one transaction: memory stays bounded by a batch, not by the file. `nil` for a file that
-  /// is better decoded whole (small, or not shaped for streaming), which the caller then does.
-  private func importStreaming(file: String, path: String, query: NewsQuery) async throws
-    -> ExitCode?
-  {
-    let stream: NewsAPIFileStream
-    do {
-      guard let opened = try NewsAPIFileStream(path: path) else { return nil }
-      stream = opened
-    } catch {
-      throw unreadable(file, path: path, error)
-    }
-    defer { stream.cancel() }
-    let repository = try context.makeRepository(arguments.common)
-    let reporter = ProgressReporter(
-      "saving", unit: "articles", console: context.console,
-      quiet: arguments.flag(.quiet) || arguments.json)
-    let result: ArticleSaveResult
-    do {
-      defer { reporter.finish() }
-      result = try await repository.save(
-        batches: {
-          let batch = try stream.next()
-          if batch == nil { reporter.enter(Self.finishingStage) }
-          return batch
-        }, for: query, progress: { reporter.update(completed: $0) })
-    } catch let error as NewsNetworkError {
-      throw unreadable(file, path: path, error)
-    }
-    await printReport(
-      file: file, path: path, saved: result.saved, evicted: result.evicted,
-      remembered: (result.remembered, result.rememberedEvicted), repository, issues: stream.issues)
-    return .success
-  }
-
   /// What the file holds, told by its first bytes whatever its name (``FeedFormatSniffer``): an OPML subscription
   /// list, a feed, JSON…; `nil` when it cannot be opened (the read that follows says why).
-  static func documentKind(at path: String) -> FeedDocumentKind? {
-    guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-    defer { try? handle.close() }
-    guard let prefix = try? handle.read(upToCount: FeedFormatSniffer.prefixLength) else { return nil }
-    return FeedFormatSniffer.kind(of: prefix)
-  }
+  static func documentKind(at path: String) -> FeedDocumentKind? { OpenedArticleFile.documentKind(at: path) }
 
   /// Whether the file is a SQLite database (``NewsboatCache/isSQLite(_:)``): newsboat's `cache.db`, read for its
   /// reading state.
@@ -280,14 +232,14 @@ struct ImportCommand: NewsCommand {
     context.importRefusal(file, path: path, error)
   }
 
-  /// What was saved and skipped, as one line and a note per problem, or as `--json`.
-  /// `evicted`: the articles the configuration's eviction removed after the save (the report then says how many the
-  /// cache holds, so that "saved 30" is not read as 30 kept).
-  private func printReport(
-    file: String, path: String, saved: Int, evicted: Int, remembered: (all: Int, evicted: Int),
-    _ repository: NewsRepository,
-    issues: [RecordIssue]
-  ) async {
+  /// What was saved and skipped, as one line and a note per problem, or as `--json`. When the configuration's
+  /// eviction removed articles after the save, the report says how many the cache holds, so that "saved 30" is not
+  /// read as 30 kept.
+  private func printReport(file: String, path: String, _ result: FileImportResult, _ repository: NewsRepository)
+    async
+  {
+    let (saved, evicted, issues) = (result.save.saved, result.save.evicted, result.issues)
+    let remembered = (all: result.save.remembered, evicted: result.save.rememberedEvicted)
     let cached = evicted > 0 ? try? await repository.counts().total : nil
     let report = Report(
       file: path, saved: saved, evicted: evicted, cached: cached, skipped: issues.filter(\.skipped).count,

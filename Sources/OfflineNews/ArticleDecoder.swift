@@ -152,3 +152,9 @@ public struct ArticleDecoder: NewsPageDecoder {
   /// How the detail of an `.invalidResponse` for an OPML subscription list starts.
   package static let subscriptionListPrefix = "an OPML subscription list"
 }
+
+extension FileNewsNetwork {
+  /// A network over files that reads every format ``ArticleDecoder`` reads (NewsAPI v2, RSS, RDF, Atom, JSON Feed),
+  /// as `URLSessionNewsNetwork` reads a `file:` URL.
+  public init() { self.init(decoder: ArticleDecoder()) }
+}

@@ -107,6 +107,8 @@ extension NewsRepository {
       switch error {
       case .networkFailedAndCacheEmpty(_, let network), .networkFailed(_, let network):
         outcome.failure = .network(network)
+      case .invalidSearch(let error):  // not thrown by a refresh, which searches nothing
+        outcome.failure = .configuration(error.description)
       case .storage(let storageError, _):
         outcome.failure = .storage(storageError)
         // The store may still be read (a read-only file or folder, a full disk): say what it serves.

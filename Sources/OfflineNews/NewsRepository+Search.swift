@@ -22,13 +22,20 @@ extension NewsRepository {
   ///   - offset: hits to skip first.
   /// - Returns: the hits, each with the article, its rank (lower is better) and a snippet whose matches are marked
   ///   with ``SearchHit/highlightStart`` and ``SearchHit/highlightEnd``.
-  /// - Throws: ``NewsRepositoryError/storage(_:network:)``: with `.invalidRequest` when the text has no word to
-  ///   look for (check it first with `SearchQuery(text)` to tell a user), otherwise when the store fails.
+  /// - Throws: ``NewsRepositoryError/invalidSearch(_:)`` when the text has no word to look for (empty, or only
+  ///   punctuation) or too many words (``SearchQueryError``, naming the text; nothing is read);
+  ///   ``NewsRepositoryError/storage(_:network:)`` when the store fails.
   public func search(_ text: String, filter: ArticleFilter = .all, limit: Int? = nil, offset: Int = 0)
     async throws(NewsRepositoryError) -> [SearchHit]
   {
+    let query: SearchQuery
     do {
-      return try await storage.search(text, filter: filter, limit: limit, offset: offset)
+      query = try SearchQuery(text)
+    } catch {
+      throw .invalidSearch(error)
+    }
+    do {
+      return try await storage.search(query, filter: filter, limit: limit, offset: offset)
     } catch {
       throw .storage(error, network: nil)
     }

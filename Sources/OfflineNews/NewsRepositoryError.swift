@@ -15,6 +15,9 @@ public enum NewsRepositoryError: Error, Sendable, CustomStringConvertible {
   case storage(StorageError, network: NewsNetworkError?)
   /// The network failed for a ``CachePolicy/networkOnly`` read (the cache was neither read nor changed).
   case networkFailed(query: NewsQuery, network: NewsNetworkError)
+  /// The search text cannot be searched (``NewsRepository/search(_:filter:limit:offset:)``): it holds no word to
+  /// look for, or too many; the error names the text. The caller's input, not a failure of the store.
+  case invalidSearch(SearchQueryError)
 
   /// The network failure behind this error, if there was one.
   package var networkError: NewsNetworkError? {
@@ -22,6 +25,7 @@ public enum NewsRepositoryError: Error, Sendable, CustomStringConvertible {
     case .networkFailedAndCacheEmpty(_, let network): return network
     case .storage(_, let network): return network
     case .networkFailed(_, let network): return network
+    case .invalidSearch: return nil
     }
   }
 
@@ -39,6 +43,8 @@ public enum NewsRepositoryError: Error, Sendable, CustomStringConvertible {
       return "\(error)" + (network.map { " (after the network failed: \($0))" } ?? "")
     case .networkFailed(_, let network):
       return "network failed (\(network))"
+    case .invalidSearch(let error):
+      return error.description
     }
   }
 }

@@ -39,7 +39,7 @@ extension ImportMapping {
     "jsonfeed": #"""
     {
       "name": "jsonfeed",
-      "description": "JSON Feed 1.0 and 1.1 items (https://www.jsonfeed.org/version/1.1/) into the built-in article entity. An item's key is its url (relative URLs resolved against home_page_url, else feed_url, else the feed's own URL), else its id scoped to its feed (ids are unique only within their feed): the feed's home_page_url, else its feed_url, else where it was read, so that a saved copy and the feed's URL give one key. A date-time without a UTC offset is read as UTC and reported. The feed's title is each item's publisher (sourceName). Extension keys (_name) are ignored.",
+      "description": "JSON Feed 1.0 and 1.1 items (https://www.jsonfeed.org/version/1.1/) into the built-in article entity. An item's key is its url (relative URLs resolved against home_page_url, else feed_url, else the feed's own URL), else its id scoped to its feed (ids are unique only within their feed): the feed's home_page_url, else its feed_url, else where it was read, so that a saved copy and the feed's URL give one key. A date-time without a UTC offset is read as UTC and reported. The feed's title is each item's publisher (sourceName). Extension keys (_name) are ignored. It differs from the built-in reader (news import FILE without --mapping, and every fetch; docs/MAPPING.md): attachments are kept as they are in the file in the JSON attribute feedAttachments, not as the article's enclosures; external_url is kept as feedExternalURL, not as the link; an item without an author does not get the feed's; an item without a title gets one from its content with the markup.",
       "records": "items",
       "root": "article",
       "assumeOffset": "Z",

@@ -1,16 +1,18 @@
 import Foundation
 import OfflineNewsModel
 
-/// A ``NewsNetwork`` that reads saved NewsAPI-format responses from disk (`file:` URLs).
+/// A ``NewsNetwork`` that reads saved responses and feeds from disk (`file:` URLs).
 ///
-/// It is how `news fetch` works on a machine with no network and no API key (the bundled sample), and how
-/// `news import` reads a file: through the same seam and the same decoder as the real network, so a file gets
-/// exactly the validation an HTTP response gets.
+/// It is how `news fetch` works on a machine with no network and no API key (the bundled sample): through the same
+/// seam and the same decoder as the real network, so a file gets exactly the validation an HTTP response gets.
+/// `FileNewsNetwork()` (declared in `OfflineNews`) reads every format `URLSessionNewsNetwork` reads from a `file:`
+/// URL — NewsAPI v2, RSS, RDF, Atom, JSON Feed — with `ArticleDecoder`; `FileNewsNetwork(decoder: NewsAPIDecoder())`
+/// reads NewsAPI v2 only.
 public struct FileNewsNetwork: NewsNetwork {
   private let decoder: any NewsPageDecoder
 
-  /// A network over files, decoding each with `decoder` (NewsAPI v2 by default).
-  public init(decoder: any NewsPageDecoder = NewsAPIDecoder()) {
+  /// A network over files, decoding each with `decoder`.
+  public init(decoder: any NewsPageDecoder) {
     self.decoder = decoder
   }
 
@@ -19,8 +21,8 @@ public struct FileNewsNetwork: NewsNetwork {
   /// - Throws: ``NewsNetworkError/unreadableFile(path:reason:)`` when the file cannot be read (the reason from
   ///   `errno`: no such file, is a directory, permission denied); ``NewsNetworkError/tooLarge(bytes:limit:)`` for a
   ///   file over ``NewsRequest/maximumBodySize``, by its size, before it is read;
-  ///   ``NewsNetworkError/unsupportedURL(_:)`` for a URL that is not a `file:` URL; decoding errors as
-  ///   `NewsAPIDecoder/decode(_:httpStatus:redacting:)` throws them.
+  ///   ``NewsNetworkError/unsupportedURL(_:)`` for a URL that is not a `file:` URL; decoding errors as the
+  ///   decoder throws them.
   public func fetch(_ query: NewsQuery) async throws(NewsNetworkError) -> NewsPage {
     guard query.url.isFileURL else { throw .unsupportedURL(query.cacheKey) }
     let path = query.url.path

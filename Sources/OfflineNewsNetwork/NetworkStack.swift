@@ -60,7 +60,7 @@ package struct NetworkStack: Sendable {
   /// alone).
   package static let filesOnly = NetworkStack(
     newsNetwork: { _, _, _, decoder in FilesOnly(files: FileNewsNetwork(decoder: decoder)) },
-    httpTransport: { _, _, _ in FilesOnly(files: FileNewsNetwork()) }, reachesHTTP: false)
+    httpTransport: { _, _, _ in FilesOnly(files: FileNewsNetwork(decoder: NewsAPIDecoder())) }, reachesHTTP: false)
 
   /// The detail of the transport error ``filesOnly`` fails an http(s) request with.
   package static let filesOnlyDetail =

@@ -29,7 +29,7 @@ private func decodeError(
 /// The error `FileNewsNetwork.fetch` throws, or `nil` (after recording an issue) when it succeeds.
 private func fetchError(_ url: URL, sourceLocation: SourceLocation = #_sourceLocation) async -> NewsNetworkError? {
   do {
-    let page = try await FileNewsNetwork().fetch(NewsQuery(url: url))
+    let page = try await FileNewsNetwork(decoder: NewsAPIDecoder()).fetch(NewsQuery(url: url))
     Issue.record("expected an error, fetched \(page.articles.count) articles", sourceLocation: sourceLocation)
     return nil
   } catch {
@@ -267,7 +267,7 @@ extension NewsAPIDecoderTests {
 
     @Test("FileNewsNetwork reads the sample exactly as the decoder decodes it")
     func throughFileNetwork() async throws {
-      let page = try await FileNewsNetwork().fetch(NewsQuery(url: sample))
+      let page = try await FileNewsNetwork(decoder: NewsAPIDecoder()).fetch(NewsQuery(url: sample))
       #expect(page == (try NewsAPIDecoder().decode(Data(contentsOf: sample))))
     }
   }

@@ -25,6 +25,11 @@ public struct ArticleSaveResult: Sendable, Hashable {
   public var permanentRedirects = 0
 }
 
+extension ArticleSaveResult {
+  /// No save: nothing written, nothing evicted or left out (a file that held no article).
+  package static let nothing = ArticleSaveResult(saved: 0, inserted: 0, updated: 0, unchanged: 0, evicted: 0)
+}
+
 /// One source's articles, as a filter selects them: the articles whose ``Article/source`` is ``source`` (compared
 /// exactly), whose publisher (``Article/sourceName``) is it (without regard to case), or that the last results
 /// of ``queries`` hold.
