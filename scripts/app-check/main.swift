@@ -73,7 +73,9 @@ if phase == "online" {
   try text.replacingOccurrences(of: "<item>", with: item + "<item>", options: [], range: text.range(of: "<item>"))
     .write(to: feed, atomically: true, encoding: .utf8)
   let second = try await repository.refreshSubscriptions(inFolder: ["Podcasts"], options: options)
-  check(second.sources.first?.inserted == 1, "the second refresh brings the new item only")
+  check(
+    second.sources.first?.inserted == 1,
+    "the second refresh brings the new item only: \(String(describing: second.sources.first))")
   check(try await repository.article(url: oldest.url.absoluteString) == nil, "the deleted article stays deleted")
   while let list = try await unread.next(), !list.contains(where: { $0.title == "ATP 4" }) {}
   check(true, "the observed list updated after the second refresh")
