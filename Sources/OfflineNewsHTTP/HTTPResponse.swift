@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNewsModel
 
 /// A complete HTTP response: status, headers, the body, and where it came from after redirects.
 public struct HTTPResponse: Sendable, Hashable {
@@ -40,9 +41,19 @@ public struct HTTPResponse: Sendable, Hashable {
   /// The value of header `name` (any letter case), or `nil`.
   package func header(_ name: String) -> String? { headers[name.lowercased()] }
 
-  /// The response's `ETag` and `Last-Modified`, as sent, for the next conditional request (RFC 9110 §8.8).
+  /// The response's `ETag` and `Last-Modified`, as sent, for the next conditional request (RFC 9110 §8.8) — but a
+  /// `Last-Modified` not before the response's `Date` (the same second) is left out: HTTP dates have whole seconds,
+  /// so the representation may change again within that second, and an `If-Modified-Since` with it would then be
+  /// answered `304 Not Modified` for a changed feed (RFC 9110 §8.8.2.2 calls such a date weak; a server compares at
+  /// one-second resolution, as Python's `http.server` and nginx do). The `ETag` is kept either way.
   package var validators: CacheValidators {
-    CacheValidators(etag: header("ETag"), lastModified: header("Last-Modified"))
+    var lastModified = header("Last-Modified")
+    if let modified = lastModified.flatMap({ Timestamp(httpDate: $0) }),
+      let date = header("Date").flatMap({ Timestamp(httpDate: $0) }), modified >= date
+    {
+      lastModified = nil
+    }
+    return CacheValidators(etag: header("ETag"), lastModified: lastModified)
   }
 
   /// The reason phrase of a status code, e.g. `Internal Server Error` for `500`: RFC 9110 §15's, with RFC 6585's

@@ -22,6 +22,24 @@ struct ConditionalRequestTests {
     #expect(server.requests.first?.header("If-Modified-Since") == nil)
   }
 
+  @Test("a Last-Modified in the second of the answer's Date is not kept: the feed may change again within it")
+  func lastModifiedInTheSecondOfTheAnswer() throws {
+    let url = try #require(URL(string: "http://127.0.0.1/feed"))
+    func validators(_ headers: [String: String]) -> CacheValidators {
+      HTTPResponse(url: url, status: 200, headers: headers, body: Data()).validators
+    }
+    let earlier = "Sun, 06 Nov 1994 08:49:36 GMT"
+    #expect(validators(["Last-Modified": Self.date, "Date": Self.date]) == CacheValidators())
+    #expect(
+      validators(["Last-Modified": Self.date, "Date": Self.date, "ETag": Self.etag])
+        == CacheValidators(etag: Self.etag))
+    #expect(
+      validators(["Last-Modified": earlier, "Date": Self.date]) == CacheValidators(lastModified: earlier))
+    #expect(validators(["Last-Modified": Self.date]) == CacheValidators(lastModified: Self.date))
+    #expect(
+      validators(["Last-Modified": Self.date, "Date": "not a date"]) == CacheValidators(lastModified: Self.date))
+  }
+
   @Test("validators: sent back unchanged; a 304 with its validators and no body")
   func notModified() async throws {
     let server = try LoopbackHTTPServer(.conditional(etag: Self.etag, lastModified: Self.date, body: Data("{}".utf8)))
