@@ -152,20 +152,25 @@ struct FetchReportTests {
       "\(text.out)")
   }
 
-  @Test("Ctrl-C during fetch --all: the finished source's line, a note, exit 130; the slow one not saved")
+  /// A feed that answers at once and one that answers after a minute (the tests end long before: the refresh is
+  /// still waiting for it at the Ctrl-C), configured as "Fast" and "Slow"; the caller stops the servers.
+  static func fastAndSlow(in cli: CLIHarness) throws -> (
+    fast: LoopbackHTTPServer, slow: LoopbackHTTPServer, config: String
+  ) {
+    let fast = try LoopbackHTTPServer(feed(rss("fast", items: 2)))
+    let slow = try LoopbackHTTPServer(.delayed(60, then: feed(rss("slow", items: 2))))
+    let config = try configuration(["Fast": fast.url("/feed.xml"), "Slow": slow.url("/feed.xml")], in: cli)
+    return (fast, slow, config)
+  }
+
+  @Test(
+    "Ctrl-C during fetch --all: the finished source's line, a note, exit 130; the slow one not saved",
+    .enabled(if: CrashSafetyTests.newsBinary != nil, "needs the news executable built beside the tests"))
   func interruptedRefresh() async throws {
-    guard CrashSafetyTests.newsBinary != nil else {
-      print("notice: the news executable is not built beside the tests; skipped")
-      return
-    }
-    let fast = try LoopbackHTTPServer(Self.feed(Self.rss("fast", items: 2)))
-    defer { fast.stop() }
-    // Answers after a minute (the test ends long before): the refresh is still waiting for it at the Ctrl-C.
-    let slow = try LoopbackHTTPServer(.delayed(60, then: Self.feed(Self.rss("slow", items: 2))))
-    defer { slow.stop() }
     let cli = CLIHarness()
-    let config = try Self.configuration(
-      ["Fast": fast.url("/feed.xml"), "Slow": slow.url("/feed.xml")], in: cli)
+    let (fast, slow, config) = try Self.fastAndSlow(in: cli)
+    defer { fast.stop() }
+    defer { slow.stop() }
     let run = try ServeCommandTests.Run(
       ["fetch", "--all", "--config", config, "--db", cli.database], in: cli.directory)
     await slow.waitForRequests(1)
@@ -192,19 +197,15 @@ struct FetchReportTests {
     #expect((listed["articles"] as? [[String: Any]])?.count == 2)
   }
 
-  @Test("Ctrl-C during fetch --all on a terminal: the progress line drawn is cleared before the lines and the note")
+  @Test(
+    "Ctrl-C during fetch --all on a terminal: the progress line drawn is cleared before the lines and the note",
+    .enabled(if: CrashSafetyTests.newsBinary != nil, "needs the news executable built beside the tests"))
   func interruptedRefreshOnATerminal() async throws {
-    guard let news = CrashSafetyTests.newsBinary else {
-      print("notice: the news executable is not built beside the tests; skipped")
-      return
-    }
-    let fast = try LoopbackHTTPServer(Self.feed(Self.rss("fast", items: 2)))
-    defer { fast.stop() }
-    let slow = try LoopbackHTTPServer(.delayed(60, then: Self.feed(Self.rss("slow", items: 2))))
-    defer { slow.stop() }
+    let news = try #require(CrashSafetyTests.newsBinary)
     let cli = CLIHarness()
-    let config = try Self.configuration(
-      ["Fast": fast.url("/feed.xml"), "Slow": slow.url("/feed.xml")], in: cli)
+    let (fast, slow, config) = try Self.fastAndSlow(in: cli)
+    defer { fast.stop() }
+    defer { slow.stop() }
     let database = cli.database
     let outcome = try await PseudoTerminal.run(
       news, ["fetch", "--all", "--config", config, "--db", database],
