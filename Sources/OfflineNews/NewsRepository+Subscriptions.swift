@@ -485,6 +485,19 @@ extension NewsRepository {
     NewsSource.opmlDocument(of: try await everySubscription(besides: listed), title: title)
   }
 
+  /// The identity of every source the store has seen renamed (``SourceIdentities``, store schema 23): what keeps an
+  /// id derived from a source's name, such as `news serve`'s feed ids, the same through renames, whichever list the
+  /// source is in.
+  ///
+  /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
+  public func sourceIdentities() async throws(NewsRepositoryError) -> SourceIdentities {
+    do {
+      return SourceIdentities(try await storage.sourceIdentities())
+    } catch {
+      throw .storage(error, network: nil)
+    }
+  }
+
   /// A failure of the store's list as the repository's: the store's error as it is; any other (which reading the
   /// store's list does not throw) as an invalid request naming it.
   func repositoryError(_ error: SubscriptionChangeError) -> NewsRepositoryError {

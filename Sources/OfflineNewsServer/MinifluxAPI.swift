@@ -207,8 +207,10 @@ public struct MinifluxAPI: Sendable {
     }
     switch await ServedSubscriptions.subscribe(url: url, title: nil, folder: folder, in: library) {
     case .success(let source):
-      return MinifluxJSON.response(
-        MinifluxJSON.created(feedID: ServedIdentifiers.feedID(forSourceNamed: source.name)), status: 201)
+      guard let feed = try await ServedCatalog.current(library).feed(named: source.name) else {
+        return Self.notFound("Feed")
+      }
+      return MinifluxJSON.response(MinifluxJSON.created(feedID: feed.id), status: 201)
     case .failure(.alreadySubscribed(_, let name)):
       return MinifluxJSON.error("This feed already exists (\(name))", status: 409)
     case .failure(let error) where ServedFailure.cause(of: error) != nil:
@@ -364,7 +366,7 @@ public struct MinifluxAPI: Sendable {
       return ServedFailure.miniflux(error)
     }
     let updated = try await ServedCatalog.current(library)
-    guard let changed = updated.feed(id: ServedIdentifiers.feedID(forSourceNamed: current)) else {
+    guard let changed = updated.feed(named: current) else {
       return Self.notFound("Feed")
     }
     return MinifluxJSON.response(

@@ -7,7 +7,8 @@ import OfflineNewsStorage
 struct ServedFeed: Sendable {
   /// The source.
   var source: NewsSource
-  /// Its Miniflux feed id (``ServedIdentifiers/feedID(forSourceNamed:)``).
+  /// Its Miniflux feed id: ``ServedIdentifiers/feedID(forSourceNamed:)`` of its identity (``SourceIdentities``: the
+  /// name it was first recorded under), so that a rename keeps it.
   let id: Int64
   /// The category (folder) it is filed in.
   let category: ServedCategory
@@ -24,10 +25,10 @@ struct ServedFeed: Sendable {
   /// written once with the catalog.
   let minifluxFeed: MinifluxJSON.Feed
 
-  /// The feed of `source`, filed in `category`.
-  init(source: NewsSource, category: ServedCategory) {
+  /// The feed of `source`, filed in `category`, numbered by its identity (`identities`: the store's).
+  init(source: NewsSource, category: ServedCategory, identities: SourceIdentities) {
     self.source = source
-    let id = ServedIdentifiers.feedID(forSourceNamed: source.name)
+    let id = ServedIdentifiers.feedID(forSourceNamed: identities.identity(ofSourceNamed: source.name))
     self.id = id
     self.category = category
     match = source.match
@@ -90,14 +91,20 @@ struct ServedCatalog: Sendable {
   let categories: [ServedCategory]
   /// The folders kept without a source it was made with.
   let keptFolders: [[String]]
+  /// The source identities its feeds are numbered by.
+  let identities: SourceIdentities
   /// The position in ``feeds`` of the first feed of each source name, and of the first whose match holds each cache
   /// key (``feeds(of:in:)``).
   private let feedByName: [String: Int]
   private let feedByQuery: [String: Int]
 
-  /// The catalog of `sources`, with the empty folders `folders` too.
-  init(sources: [NewsSource], folders: [[String]] = []) {
-    feeds = sources.map { ServedFeed(source: $0, category: ServedCategory(path: Self.servedFolder($0.folder))) }
+  /// The catalog of `sources`, with the empty folders `folders` too, each feed numbered by its identity
+  /// (`identities`: the store's; none given, each source is its own).
+  init(sources: [NewsSource], folders: [[String]] = [], identities: SourceIdentities = SourceIdentities([:])) {
+    feeds = sources.map {
+      ServedFeed(
+        source: $0, category: ServedCategory(path: Self.servedFolder($0.folder)), identities: identities)
+    }
     var seen = Set<[String]>()
     var categories: [ServedCategory] = [ServedCategory(path: [])]
     seen.insert([])
@@ -108,6 +115,7 @@ struct ServedCatalog: Sendable {
     }
     self.categories = categories
     keptFolders = folders
+    self.identities = identities
     var byName: [String: Int] = [:]
     var byQuery: [String: Int] = [:]
     for (index, feed) in feeds.enumerated() {
@@ -119,9 +127,9 @@ struct ServedCatalog: Sendable {
   }
 
   /// This catalog for `sources` and `folders` when they are served alike (``ServedFeed/servedAlike(_:_:)``, in the
-  /// same order): its feeds holding `sources`' values; else `nil`.
-  func reused(for sources: [NewsSource], folders: [[String]]) -> ServedCatalog? {
-    guard sources.count == feeds.count, folders == keptFolders,
+  /// same order) and numbered by the same `identities`: its feeds holding `sources`' values; else `nil`.
+  func reused(for sources: [NewsSource], folders: [[String]], identities: SourceIdentities) -> ServedCatalog? {
+    guard sources.count == feeds.count, folders == keptFolders, identities == self.identities,
       zip(feeds, sources).allSatisfy({ ServedFeed.servedAlike($0.source, $1) })
     else { return nil }
     var catalog = self
@@ -138,14 +146,21 @@ struct ServedCatalog: Sendable {
   }
 
   /// The catalog of the library's sources now, with the folders its list keeps: the last one made for the library
-  /// when they are served alike (``reused(for:folders:)``), so that a request does not parse every feed's URL again.
+  /// when they are served alike (``reused(for:folders:identities:)``), so that a request does not parse every feed's URL
+  /// again.
+  /// The store's source identities are read every time (a small table, most often empty): a rename made outside
+  /// this server (a configuration file edited by hand) reaches the store at a later refresh, after the names changed.
   ///
-  /// - Throws: what ``ServedLibrary/sources`` throws; the list's failure to read its folders.
+  /// - Throws: what ``ServedLibrary/sources`` throws; the list's failure to read its folders; the store's to read
+  ///   its identities.
   static func current(_ library: ServedLibrary) async throws -> ServedCatalog {
     let sources = try await library.servedSources()
     let folders = try await library.subscriptions.keptFolders()
-    if let reused = library.memo.catalog?.reused(for: sources, folders: folders) { return reused }
-    let catalog = ServedCatalog(sources: sources, folders: folders)
+    let identities = try await library.repository.sourceIdentities()
+    if let reused = library.memo.catalog?.reused(for: sources, folders: folders, identities: identities) {
+      return reused
+    }
+    let catalog = ServedCatalog(sources: sources, folders: folders, identities: identities)
     library.memo.catalog = catalog
     return catalog
   }
@@ -155,6 +170,9 @@ struct ServedCatalog: Sendable {
   static func matches(_ id: Int64, _ full: Int64) -> Bool {
     id == full || id == Int64(Int32(truncatingIfNeeded: full))
   }
+
+  /// The feed of the source named `name` (as the list holds it).
+  func feed(named name: String) -> ServedFeed? { feedByName[name].map { feeds[$0] } }
 
   /// The feed of Miniflux id `id` (or its 32-bit truncation).
   func feed(id: Int64) -> ServedFeed? { feeds.first { $0.id == id } ?? feeds.first { Self.matches(id, $0.id) } }

@@ -10,7 +10,7 @@ struct WebListQuery: Equatable {
   var unreadOnly = false
   /// Only starred (bookmarked) articles.
   var starredOnly = false
-  /// The source's numeric id (``ServedIdentifiers/feedID(forSourceNamed:)``).
+  /// The source's numeric id (``ServedFeed/id``).
   var source: Int64?
   /// The folder's numeric id (``ServedIdentifiers/categoryID(forFolder:)``).
   var folder: Int64?
@@ -61,15 +61,14 @@ struct WebListQuery: Equatable {
     return "/articles" + (parts.isEmpty ? "" : "?" + parts.joined(separator: "&"))
   }
 
-  /// The repository filter, and the list's heading, with the sources served; `nil` when the source or folder id
-  /// names none of them.
-  func filter(sources: [NewsSource]) -> (filter: ArticleFilter, heading: String)? {
+  /// The repository filter, and the list's heading, with the feeds served (``ServedCatalog/feeds``, numbered by
+  /// their sources' identities); `nil` when the source or folder id names none of them.
+  func filter(feeds: [ServedFeed]) -> (filter: ArticleFilter, heading: String)? {
     var filter = ArticleFilter(unreadOnly: unreadOnly, bookmarkedOnly: starredOnly)
     var heading = starredOnly ? "Starred" : unreadOnly ? "Unread" : "All articles"
+    let sources = feeds.map(\.source)
     if let source {
-      guard let match = sources.first(where: { ServedIdentifiers.feedID(forSourceNamed: $0.name) == source }) else {
-        return nil
-      }
+      guard let match = feeds.first(where: { $0.id == source })?.source else { return nil }
       filter.anyOfSources = [match.match]
       heading = match.name + (unreadOnly ? " — unread" : "")
     }

@@ -11,7 +11,8 @@ extension WebReader {
   func home(session: WebSession) async -> ServerResponse {
     let repository = library.repository
     let now = library.now()
-    let sources = (try? await library.servedSources()) ?? []
+    let feeds = (try? await ServedCatalog.current(library))?.feeds ?? []
+    let sources = feeds.map(\.source)
     let folders = WebListQuery.folders(of: sources)
     // Every count of the page in one call, as `news read` counts its rows: all, each folder, each source.
     let groups: [[SourceMatch]?] =
@@ -43,10 +44,11 @@ extension WebReader {
     html += "<h2>Every source</h2>\n"
     if sources.isEmpty { html += "<p class=\"empty\">No sources yet: add one with <code>news add</code>.</p>\n" }
     html += "<ul class=\"sources\">"
-    for (index, source) in sources.enumerated() {
+    for (index, feed) in feeds.enumerated() {
+      let source = feed.source
       let counts = countsOf(1 + folders.count + index)
       let health = try? await repository.health(of: source)
-      let id = ServedIdentifiers.feedID(forSourceNamed: source.name)
+      let id = feed.id
       html += "<li class=\"source\(health?.lastError != nil ? " failing" : "")\">"
       html += "<a href=\"/articles?unread=1&amp;source=\(id)\">" + WebPage.text(source.name) + "</a>"
       html += " <span class=\"count\" title=\"unread of \(counts.total)\">\(counts.unread)</span>"
@@ -75,8 +77,8 @@ extension WebReader {
 
   /// `/articles`: one page of a list, newest first.
   func list(_ query: WebListQuery, session: WebSession) async -> ServerResponse {
-    let sources = (try? await library.servedSources()) ?? []
-    guard let (filter, heading) = query.filter(sources: sources) else {
+    let feeds = (try? await ServedCatalog.current(library))?.feeds ?? []
+    guard let (filter, heading) = query.filter(feeds: feeds) else {
       return notFound(session: session, message: "No such source or folder.")
     }
     let offset = (query.page - 1) * WebListQuery.pageSize
@@ -270,8 +272,8 @@ extension WebReader {
       index < 10_000_000
     else { return "<nav class=\"pager\"><a href=\"/articles\">All articles</a></nav>" }
     let query = WebListQuery(ServerRequest.formPairs(context))
-    let sources = (try? await library.servedSources()) ?? []
-    guard let (filter, heading) = query.filter(sources: sources),
+    let feeds = (try? await ServedCatalog.current(library))?.feeds ?? []
+    guard let (filter, heading) = query.filter(feeds: feeds),
       let window = try? await library.repository.read(limit: 3, offset: max(0, index - 1), filter: filter)
     else { return "" }
     let key = article.url.absoluteString

@@ -96,8 +96,8 @@ public struct WebReader: Sendable {
   private func markAllRead(_ request: ServerRequest, session: WebSession) async -> ServerResponse {
     var query = WebListQuery(request.formFields)
     query.page = 1
-    let sources = (try? await library.servedSources()) ?? []
-    guard var (filter, _) = query.filter(sources: sources) else {
+    let feeds = (try? await ServedCatalog.current(library))?.feeds ?? []
+    guard var (filter, _) = query.filter(feeds: feeds) else {
       return notFound(session: session, message: "No such source or folder.")
     }
     // Up to the newest article the page showed (`upto`, ms since 1970), not those a refresh added since.

@@ -17,18 +17,21 @@ import Testing
 struct ServedCatalogReuseTests {
   static func url(_ text: String) throws -> URL { try #require(URL(string: text)) }
 
-  @Test("reused only for sources served alike, in the same order, with the same kept folders; holding the new values")
+  @Test(
+    "reused only for sources served alike, in the same order, with the same kept folders and identities; holding the new values"
+  )
   func reuse() throws {
     let alpha = NewsSource(name: "Alpha", url: try Self.url("https://a.example.org/feed"), folder: ["Tech"])
     let beta = NewsSource(name: "Beta", url: try Self.url("https://b.example.org/feed?b=2&a=1"))
     let catalog = ServedCatalog(sources: [alpha, beta], folders: [["Empty"]])
-    let same = try #require(catalog.reused(for: [alpha, beta], folders: [["Empty"]]))
+    let none = SourceIdentities([:])
+    let same = try #require(catalog.reused(for: [alpha, beta], folders: [["Empty"]], identities: none))
     #expect(same.feeds.map(\.match) == catalog.feeds.map(\.match))
     #expect(same.categories == catalog.categories)
 
     var titled = beta
     titled.title = "Beta's own title"
-    let retitled = try #require(catalog.reused(for: [alpha, titled], folders: [["Empty"]]))
+    let retitled = try #require(catalog.reused(for: [alpha, titled], folders: [["Empty"]], identities: none))
     #expect(retitled.feeds[1].source.title == "Beta's own title", "the feeds hold the sources as read now")
 
     var renamed = beta
@@ -42,11 +45,13 @@ struct ServedCatalogReuseTests {
     var whole = beta
     whole.fullText = true
     for changed in [renamed, moved, relinked, homed, whole] {
-      #expect(catalog.reused(for: [alpha, changed], folders: [["Empty"]]) == nil, "\(changed)")
+      #expect(catalog.reused(for: [alpha, changed], folders: [["Empty"]], identities: none) == nil, "\(changed)")
     }
-    #expect(catalog.reused(for: [beta, alpha], folders: [["Empty"]]) == nil)
-    #expect(catalog.reused(for: [alpha], folders: [["Empty"]]) == nil)
-    #expect(catalog.reused(for: [alpha, beta], folders: []) == nil)
+    #expect(catalog.reused(for: [beta, alpha], folders: [["Empty"]], identities: none) == nil)
+    #expect(catalog.reused(for: [alpha], folders: [["Empty"]], identities: none) == nil)
+    #expect(catalog.reused(for: [alpha, beta], folders: [], identities: none) == nil)
+    let renamedBefore = SourceIdentities(["Beta": "Old Beta"])
+    #expect(catalog.reused(for: [alpha, beta], folders: [["Empty"]], identities: renamedBefore) == nil)
   }
 
   /// A library as `news serve` makes it: the configuration file's sources and the store's, sorted by name.

@@ -196,15 +196,24 @@ struct ServedSubscriptionFileTests {
     #expect(document["title"] as? String == "Alpha Renamed")
     #expect(document["feed_url"] as? String == newURL)
     #expect((document["category"] as? [String: Any])?["title"] as? String == "Tech / Swift")
-    let renamedID = ServedIdentifiers.feedID(forSourceNamed: "Alpha Renamed")
-    #expect((document["id"] as? NSNumber)?.int64Value == renamedID)
+    // The feed keeps its id (its source's identity, the name it was first recorded under): a client that retitled
+    // it does not see it go and a new one come.
+    #expect((document["id"] as? NSNumber)?.int64Value == alphaID)
+    let listed = try array(await api.handle(ServedTestLibrary.request("GET", "/v1/feeds")))
+    #expect(listed.first { $0["title"] as? String == "Alpha Renamed" }?["id"] as? NSNumber == NSNumber(value: alphaID))
     // The configuration file's entry changed in place; the CLI reads the same.
     let entry = try #require(try await fixture.file.source(named: "Alpha Renamed"))
     #expect(entry.url.absoluteString == newURL && entry.folder == ["Tech", "Swift"])
     #expect(try await fixture.file.source(named: "Alpha") == nil)
     // The renamed feed keeps its articles.
-    let entries = try object(await api.handle(ServedTestLibrary.request("GET", "/v1/feeds/\(renamedID)/entries")))
+    let entries = try object(await api.handle(ServedTestLibrary.request("GET", "/v1/feeds/\(alphaID)/entries")))
     #expect((entries["entries"] as? [[String: Any]])?.compactMap { $0["title"] as? String } == ["Alpha post"])
+    // A new feed under the old name is another feed: another id.
+    try await fixture.file.subscribe([NewsSource(name: "Alpha", url: alphaURL)])
+    let again = try array(await api.handle(ServedTestLibrary.request("GET", "/v1/feeds")))
+    let ids = again.compactMap { ($0["id"] as? NSNumber)?.int64Value }
+    #expect(ids.count == 3 && Set(ids).count == 3, "\(again)")
+    #expect(again.first { $0["title"] as? String == "Alpha Renamed" }?["id"] as? NSNumber == NSNumber(value: alphaID))
   }
 
   @Test("Miniflux POST /v1/categories: an empty folder is kept in news.json (\"folders\"), read after a restart")

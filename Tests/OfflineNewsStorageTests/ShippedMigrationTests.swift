@@ -32,6 +32,7 @@ struct ShippedMigrationTests {
     20: 0xcbf2_9ce4_8422_2325,
     21: 0xcbf2_9ce4_8422_2325,
     22: 0xcbf2_9ce4_8422_2325,
+    23: 0x2597_9573_2d08_d25c,
   ]
 
   static func fnv1a64(_ text: String) -> UInt64 {

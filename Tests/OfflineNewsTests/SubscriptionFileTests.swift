@@ -256,6 +256,7 @@ struct SubscriptionFileTests {
     #expect(try await repository.counts(inFolder: [], of: list) == ArticleCounts(total: 5, unread: 2))
     try await repository.renameSubscription("atp", to: "Accidental Tech Podcast", in: list)
     #expect(try await list.sources().map(\.name) == ["Accidental Tech Podcast", "Swift"])
+    #expect(try await repository.sourceIdentities().identity(ofSourceNamed: "accidental tech podcast") == "ATP")
     #expect(try await repository.counts(inFolder: ["Podcasts"], of: list) == ArticleCounts(total: 3, unread: 0))
   }
 
@@ -288,6 +289,8 @@ struct SubscriptionFileTests {
     try Data("{\"sources\": {\"My feed\": {\"feed\": \"\(url)\"}}}".utf8).write(to: URL(fileURLWithPath: list.path))
     let report = try await repository.refreshSubscriptions(of: list)
     #expect(report.adopted == [RefreshReport.Adoption(from: "Changing", to: "My feed", articles: 3)])
+    // Its identity follows the articles: `news serve` keeps giving it the feed id it had as "Changing".
+    #expect(try await repository.sourceIdentities().identity(ofSourceNamed: "My feed") == "Changing")
     let bookmarked = try await repository.filter(inFolder: [], of: list, ArticleFilter(bookmarkedOnly: true))
     #expect(try await repository.read(limit: 10, offset: 0, filter: bookmarked).map(\.url) == [kept.url])
     #expect(try await repository.refreshSubscriptions(of: list).adopted.isEmpty, "once")

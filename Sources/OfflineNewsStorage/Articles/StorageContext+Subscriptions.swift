@@ -161,7 +161,47 @@ extension StorageContext {
     try db.execute("UPDATE article SET source = ?1 WHERE source = ?2", [.text(new), .text(old)])
     let moved = db.changes
     try db.execute("UPDATE query_fetch SET source = ?1 WHERE source = ?2", [.text(new), .text(old)])
+    try moveIdentity(db, from: old, to: new)
     return moved
+  }
+
+  /// Gives `new` the identity of `old` (``sourceIdentities()``, migration 23), and `old` one of its own that no
+  /// source has had (its name, a separator no name holds, and the identity it gave away), so that a later source
+  /// named `old` is not taken for the renamed one. A change of case only is no rename of the identity (names are
+  /// unique without regard to case, and the identities derived from them ignore it).
+  private static func moveIdentity(_ db: Connection, from old: String, to new: String) throws {
+    guard old.lowercased() != new.lowercased() else { return }
+    let identity =
+      try db.cachedStatement("SELECT identity FROM source_identity WHERE name = ?1").fetchOne([.text(old)]) {
+        $0.string(0)
+      } ?? nil
+    let kept = identity ?? old
+    let upsert = try db.cachedStatement(
+      "INSERT INTO source_identity (name, identity) VALUES (?1, ?2) ON CONFLICT (name) DO UPDATE SET identity = ?2")
+    try upsert.execute([.text(new), .text(kept)])
+    try upsert.execute([.text(old), .text(old + Self.retiredIdentitySeparator + kept)])
+  }
+
+  /// What joins a retired name to the identity it gave away: U+001F (unit separator), a control character, which
+  /// the library never leaves in a name it gives (it makes each run of them one space).
+  private static let retiredIdentitySeparator = "\u{1F}"
+
+  /// The identity of each source renamed since migration 23 (and of each name it was renamed from), by name: the
+  /// name the source was first recorded under, kept through renames (migration 23). A source not in the map is its
+  /// own identity. Keys are as stored; compare them without regard to case.
+  ///
+  /// - Returns: `[:]` for a store older than version 23 that was only read.
+  /// - Throws: ``StorageError``.
+  package func sourceIdentities() async throws(StorageError) -> [String: String] {
+    try await read { db in
+      guard try db.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = 'source_identity'") == 1 else {
+        return [:]
+      }
+      let rows = try db.cachedStatement("SELECT name, identity FROM source_identity").fetchAll([]) {
+        ($0.string(0) ?? "", $0.string(1) ?? "")
+      }
+      return Dictionary(rows, uniquingKeysWith: { first, _ in first })
+    }
   }
 
   /// The bound values of a row, in ``subscriptionColumns``' order.

@@ -6,7 +6,7 @@ extension Schema {
   /// its `sqlite_master` in their order (FTS5 makes the search index's shadow tables itself, and SQLite the indexes
   /// of `UNIQUE` and `PRIMARY KEY` constraints), each with the text `sqlite_master` holds; then the search index's
   /// `'rebuild'`, whose averages record the migrations leave. A new file is created from it in one transaction
-  /// (``Migrator/newStore``) instead of replaying the 22 migrations, whose `ALTER TABLE`s each make SQLite read
+  /// (``Migrator/newStore``) instead of replaying the 23 migrations, whose `ALTER TABLE`s each make SQLite read
   /// the whole schema again: a new store took 18 ms of CPU, now 10 (docs/PERFORMANCE.md, "First refresh, branch
   /// `feedfirst`").
   ///
@@ -17,7 +17,7 @@ extension Schema {
   /// appended until this file is generated again, and ``Migrator`` replays the migrations whenever the
   /// declaration's version is not the latest.
   static let newStore = SchemaDeclaration(
-    version: 22,
+    version: 23,
     statements: [
       #"""
       CREATE TABLE query_result (
@@ -203,6 +203,12 @@ extension Schema {
       """#,
       #"""
       CREATE INDEX article_by_servedID ON article(servedID)
+      """#,
+      #"""
+      CREATE TABLE source_identity (
+        name TEXT NOT NULL PRIMARY KEY COLLATE NOCASE,
+        identity TEXT NOT NULL
+      )
       """#,
       #"""
       INSERT INTO article_fts (article_fts) VALUES ('rebuild')

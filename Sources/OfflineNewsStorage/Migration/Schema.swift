@@ -24,6 +24,7 @@ enum Schema {
     .v20ArticleServedIDs,
     .v21SameFeedNotices,
     .v22TombstoneCauses,
+    .v23SourceIdentities,
   ]
 }
 
