@@ -179,17 +179,32 @@ struct ImportCommand: NewsCommand {
     let result: FileImportResult
     do {
       defer { reporter.finish() }
-      result = try await repository.importArticles(opened) { progress in
-        switch progress {
-        case .writing(let written, _): reporter.update(completed: written)
-        case .finishing: reporter.enter(Self.finishingStage)
+      // Ctrl-C: the save is one transaction: stopped before its commit, the store is as it was; said so.
+      result = try await Interruption.endingAtOnce(.wholeOrNothing, through: repository) { interruption, gate in
+        try await repository.importArticles(opened) { progress in
+          // Articles written: the file's transaction is under way, and its commit is the next one.
+          gate.count()
+          interruption.report {
+            switch progress {
+            case .writing(let written, _): reporter.update(completed: written)
+            case .finishing: reporter.enter(Self.finishingStage)
+            }
+          }
         }
+      } ending: {
+        reporter.finish()
+        context.console.printNote(Self.interruptedNote(file))
       }
     } catch let error as NewsNetworkError {
       throw unreadable(file, path: path, error)
     }
     await printReport(file: file, path: path, result, repository)
     return .success
+  }
+
+  /// The note of an import Ctrl-C ended: nothing of `file` was saved (one transaction, not committed).
+  static func interruptedNote(_ file: String) -> String {
+    "interrupted: nothing of \(OutputFormat.sanitized(file)) was imported; the store is as it was"
   }
 
   /// What the progress line says once every article is written and the save goes on: the search index of a first

@@ -1,5 +1,7 @@
 import Dispatch
 import Foundation
+import OfflineNews
+import OfflineNewsStorage
 import Synchronization
 
 #if canImport(Glibc)
@@ -27,8 +29,13 @@ final class Interruption: Sendable {
   /// The signal source; its methods may be called from any thread (Dispatch's sources are thread-safe).
   nonisolated(unsafe) private let source: any DispatchSourceSignal
 
-  /// Turns SIGINT's default action off and notes the signal from now on.
-  init() {
+  /// What runs at the signal on the signal's queue, before anything else, holding the lock ``report(_:)`` takes.
+  private let immediately: (@Sendable () -> Void)?
+
+  /// Turns SIGINT's default action off and notes the signal from now on; `immediately` runs at the signal, on the
+  /// signal's own queue (not after the work lets a task of the cooperative pool run), before ``wait()`` returns.
+  init(immediately: (@Sendable () -> Void)? = nil) {
+    self.immediately = immediately
     source = DispatchSource.makeSignalSource(signal: SIGINT, queue: DispatchQueue(label: "news SIGINT"))
     state.withLock { state in
       var ignore = sigaction()
@@ -78,6 +85,7 @@ final class Interruption: Sendable {
   }
 
   private func interrupt() {
+    if let immediately { state.withLock { _ in immediately() } }
     end(.interrupted)
     // A second Ctrl-C ends the process at once, as it would have without this.
     signal(SIGINT, SIG_DFL)
@@ -91,5 +99,64 @@ final class Interruption: Sendable {
       return state.waiting
     }
     waiting?.resume()
+  }
+}
+
+extension Interruption {
+  /// How a write Ctrl-C interrupts ends (``endingAtOnce(_:through:_:ending:)``).
+  enum Stop {
+    /// The write must be whole (a file's import: one transaction): stopped when none of its commits has gone
+    /// through yet, else left to finish (its commit is under way). Its commits are counted from the work's call of
+    /// `count()` of the gate it is given on (when its transaction is under way: the store's own set-up commits
+    /// before are not the file's).
+    case wholeOrNothing
+    /// Each commit is whole (a sync's pages, each with its cursor): stopped after the commits made.
+    case afterCommitsMade
+  }
+
+  /// Runs `work` with Ctrl-C (SIGINT) taken over, for a write that cannot stop halfway by itself but loses nothing
+  /// when the process ends where it stands. At the signal, on the signal's queue: the store's commits are gated
+  /// (``CommitGate``, installed before `work` starts), so that what the store holds is known — for
+  /// ``Stop/wholeOrNothing`` nothing, unless a commit had begun (then the work finishes and is reported as usual);
+  /// for ``Stop/afterCommitsMade`` the commits made. When it stops, `ending` runs (it clears the progress line and
+  /// says what is kept) and the process exits at once with 130 (``ExitCode/interrupted``), without waiting for the
+  /// work (a million-article save takes a minute): a transaction not committed is rolled back by SQLite, at its
+  /// commit (the gate says no) or at the next open (<https://www.sqlite.org/atomiccommit.html>). `work` reports its
+  /// progress through ``report(_:)``, so that nothing is drawn after `ending` began.
+  ///
+  /// - Returns: what `work` returns when it was not stopped.
+  /// - Throws: what `work` throws.
+  static func endingAtOnce<Value: Sendable, Failure: Error>(
+    _ stop: Stop, through repository: NewsRepository,
+    _ work: @escaping @Sendable (Interruption, CommitGate) async throws(Failure) -> Value,
+    ending: @escaping @Sendable () -> Void
+  ) async throws(Failure) -> Value {
+    let gate = CommitGate(counting: stop != .wholeOrNothing)
+    // A store that cannot be gated (closed) is the work's to report.
+    try? await repository.gateCommits(gate)
+    let interruption = Interruption {
+      let stopped: Bool
+      switch stop {
+      case .wholeOrNothing: stopped = gate.closeIfNoneAdmitted()
+      case .afterCommitsMade:
+        _ = gate.close()
+        stopped = true
+      }
+      guard stopped else { return }
+      ending()
+      fflush(nil)  // every C stream: what `print` buffered
+      _exit(ExitCode.interrupted.rawValue)
+    }
+    defer { interruption.remove() }
+    let task = Task { () async -> Result<Value, Failure> in
+      defer { interruption.settle() }
+      do throws(Failure) {
+        return .success(try await work(interruption, gate))
+      } catch {
+        return .failure(error)
+      }
+    }
+    // Interrupted or not, the work ends (an interruption that stops ends the process before).
+    return try await task.value.get()
   }
 }

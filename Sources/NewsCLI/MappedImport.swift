@@ -47,7 +47,17 @@ struct MappedImport {
     let repository = try context.makeRepository(arguments.common, entities: mapping.entityDescriptions)
     let report: ImportReport
     do throws(ImportFailure) {
-      report = try await repository.importRecords(data, mapping: mapping, source: path, options: options)
+      // Ctrl-C: the import is one transaction: stopped before any commit, the store is as it was; said so (every
+      // commit counts: with no progress to tell the import's own, a commit of the store's set-up lets it finish).
+      let console = context.console
+      let mapping = mapping
+      report = try await Interruption.endingAtOnce(.wholeOrNothing, through: repository) {
+        _, gate throws(ImportFailure) in
+        gate.count()
+        return try await repository.importRecords(data, mapping: mapping, source: path, options: options)
+      } ending: {
+        console.printNote(ImportCommand.interruptedNote(file))
+      }
     } catch {
       switch error {
       case .input(let error): throw CommandFailure(.badInput, "\(file): \(error); nothing was saved")

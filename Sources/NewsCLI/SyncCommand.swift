@@ -107,7 +107,15 @@ struct SyncCommand: NewsCommand {
     var reports: [SourceReport] = []
     for source in newsSources {
       let progress = SyncProgressLine(source: source.name, console: console, quiet: json)
-      let outcome = await repository.sync(source, options: options) { progress.update($0) }
+      // Ctrl-C: a Parse class's pages each commit with its cursor, a feed's save is one transaction: stopped, the
+      // store keeps what was committed, and the next sync goes on from there; said so.
+      let options = options
+      let outcome = await Interruption.endingAtOnce(.afterCommitsMade, through: repository) { interruption, _ in
+        await repository.sync(source, options: options) { update in interruption.report { progress.update(update) } }
+      } ending: {
+        progress.finish()
+        console.printNote(Self.interruptedNote(source))
+      }
       progress.finish()
       if case .configuration(let message) = outcome.failure {
         throw CommandFailure(.config, "\(configuration.file ?? "the configuration"): sources.\(source.name).\(message)")
@@ -134,6 +142,15 @@ struct SyncCommand: NewsCommand {
       }
     }
     return reports
+  }
+
+  /// The note of a sync Ctrl-C ended while it synced `source`; the sources before it were reported.
+  static func interruptedNote(_ source: NewsSource) -> String {
+    let name = OutputFormat.sanitized(source.name)
+    if case .parse = source.kind {
+      return "interrupted: \(name) stopped; the pages it saved are kept, and the next 'news sync' goes on from there"
+    }
+    return "interrupted: \(name) stopped; its cache holds its last whole save"
   }
 
   /// A feed source's refresh as the one "class" of its sync report.

@@ -187,6 +187,18 @@ public final class NewsRepository: Sendable {
     for task in await inFlight.tasks { _ = await task.value }
   }
 
+  /// Lets the store's commits through `gate` from now on (``CommitGate``; `nil`: every commit): a program told to stop
+  /// while the repository writes closes it, and knows what the store holds.
+  ///
+  /// - Throws: ``NewsRepositoryError/storage(_:network:)`` when the store is closed.
+  package func gateCommits(_ gate: CommitGate?) async throws(NewsRepositoryError) {
+    do {
+      try await storage.gateCommits(gate)
+    } catch {
+      throw .storage(error, network: nil)
+    }
+  }
+
   /// Cache-only read of a query's last successful response, newest first. Never touches the network.
   ///
   /// - Returns: the rows with origin `.cache`, their fetch time, age and the stored max-age; no rows if the query

@@ -548,6 +548,16 @@ public final class StorageContext: Sendable {
     try await storageErrors { try await writer.run { db in db.setTrace(trace) } }
   }
 
+  /// Lets the writer's commits through `gate` from now on (`nil`: every commit, as before): once the gate is closed,
+  /// each later commit is turned into a rollback (``CommitGate``). A read-only store has no writer to gate.
+  ///
+  /// - Throws: ``StorageError`` `.closed` after ``close()``.
+  package func gateCommits(_ gate: CommitGate?) async throws(StorageError) {
+    try checkOpen()
+    guard readOnlyCause == nil else { return }
+    try await storageErrors { try await writer.run { db in CommitGate.install(gate, on: db) } }
+  }
+
   /// The schema version stored in the database.
   package func storedSchemaVersion() async throws(StorageError) -> Int {
     try await read { Int(try $0.scalarInt("PRAGMA user_version") ?? 0) }

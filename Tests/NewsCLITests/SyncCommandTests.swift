@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -77,6 +78,49 @@ struct SyncCommandTests {
     #expect(article["updated"] as? Int == 1)
     #expect(article["cursor"] as? String == "2024-01-03T00:00:00.000Z a3")
     #expect(article["error"] is NSNull)
+  }
+
+  @Test(
+    "Ctrl-C while a later page is awaited: the pages saved are kept, a note, exit 130; the next sync goes on",
+    .enabled(if: CrashSafetyTests.newsBinary != nil, "needs the news executable built beside the tests"))
+  func interruptedSync() async throws {
+    let stub = try ParseServerStub()
+    Self.seed(stub, articles: 4)
+    // The first page is answered; every later request waits (until the stub is stopped).
+    let answered = Mutex(0)
+    let parse = stub.http.router
+    stub.http.router = { request in
+      answered.withLock { count in
+        count += 1
+        return count
+      } == 1 ? parse?(request) : .hang
+    }
+    let cli = CLIHarness()
+    let config = try Self.writeConfig(cli, serverURL: stub.serverURL, classes: #"["Article"]"#)
+    let run = try ServeCommandTests.Run(
+      ["sync", "--config", config, "--db", cli.database, "--timeout", "60"], in: cli.directory)
+    var saved: [String] = []
+    for _ in 0..<500 {
+      // Before the first page, the store has no `article` entity to list yet.
+      saved = (try? await Self.ids(cli, "article")) ?? []
+      if saved.count == 2 { break }
+      try await Task.sleep(for: .milliseconds(20))
+    }
+    try #require(saved == ["a1", "a2"], "the first page was never saved: \(run.errors)")
+    #expect(kill(run.child.processIdentifier, SIGINT) == 0)
+    await run.child.exited()
+    #expect(run.child.terminationReason == .exit, "killed by the signal instead of ending: \(run.errors)")
+    #expect(run.child.terminationStatus == 130, "\(run.errors)")
+    #expect(
+      run.errors.contains(
+        "interrupted: demo stopped; the pages it saved are kept, and the next 'news sync' goes on from there"),
+      "\(run.errors)")
+    #expect(try await Self.ids(cli, "article") == ["a1", "a2"])
+
+    stub.http.router = parse
+    let again = await cli.run("sync", "--config", config, "--db", cli.database)
+    #expect(again.status == 0, "\(again.err)")
+    #expect(try await Self.ids(cli, "article") == ["a1", "a2", "a3", "a4"])
   }
 
   @Test("SIGKILL right after a page is staged: the next sync imports it and finishes, without duplicates")

@@ -27,6 +27,8 @@ package final class Connection {
   private(set) var traceBox: TraceBox?
   /// The writer's record of the rows a raw write changes (``ChangeCapture/install(on:entities:)``); `nil` on readers.
   var changeCapture: ChangeCapture?
+  /// The gate of this connection's commits (``CommitGate/install(_:on:)``), held while it is installed.
+  var commitGate: CommitGate?
   /// Whether ``SearchRanking``'s function is registered on this connection.
   var hasSearchRanking = false
   /// How long, in seconds, a statement waits for another connection's lock (the `busyTimeout` it was opened with).
