@@ -25,7 +25,7 @@ extension Configuration {
 
   /// The source `news fetch --source TEXT` refreshes: ``sourceName(matching:)``; else, when `text` is an http(s) URL,
   /// the one feed source whose address it is (any equivalent spelling, ``NewsSource/subscriptionKey``), so that a
-  /// source named by its feed's URL until it took its feed's title (``NewsRepository/nameUntitled(_:in:)``) is
+  /// source named by its feed's URL until it took its feed's title (``NewsRepository/nameUntitled(_:in:titles:)``) is
   /// still refreshed by that URL (`news read`'s rows read before the rename, a script).
   func sourceName(matchingOrFeedURL text: String) -> String? {
     if let name = sourceName(matching: text) { return name }

@@ -134,7 +134,9 @@ struct FetchCommand: NewsCommand {
     let result: NewsResult
     result = try await repository.articles(for: query, policy: policy, maxAge: maxAge)
     if let subscription {  // a source named by its feed's URL takes the title the feed gave (as --all does)
-      context.noteNamings(await repository.nameUntitled([subscription], in: context.subscriptionFile))
+      let titles = result.feedTitle.map { [subscription.name: $0] } ?? [:]
+      context.noteNamings(
+        await repository.nameUntitled([subscription], in: context.subscriptionFile, titles: titles))
     }
     let console = context.console
     if arguments.flag(.fullText) || source?.labels.fullText == true, result.origin == .network {

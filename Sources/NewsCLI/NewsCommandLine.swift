@@ -373,7 +373,7 @@ struct CommandContext: Sendable {
   }
 
   /// Says on standard error which sources named by their feed's URL now have their feed's title as their name
-  /// (``NewsRepository/nameUntitled(_:in:)``), in the configuration file too.
+  /// (``NewsRepository/nameUntitled(_:in:titles:)``), in the configuration file too.
   func noteNamings(_ namings: [RefreshReport.Naming]) {
     for naming in namings {
       console.printNote(

@@ -98,7 +98,9 @@ extension ArticleDecoder {
         keyPath: IssuePlace.path(issue.itemIndex.map { "\(itemPath)[\($0)]" } ?? "", issue.element ?? ""),
         reason: issue.message, outcome: Self.outcome(of: issue.kind))
     }
-    return NewsPage(articles: articles, issues: issues + futureDates)
+    var page = NewsPage(articles: articles, issues: issues + futureDates)
+    page.feedTitle = feed.title
+    return page
   }
 
   /// How far after the decoding an item's date may lie and still order it: a day (see

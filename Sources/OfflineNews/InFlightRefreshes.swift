@@ -8,10 +8,11 @@ import Synchronization
 enum RefreshOutcome: Sendable {
   /// A good response was saved, or a `304 Not Modified` confirmed the cached rows (`notModified`), at `fetchedAt`.
   /// `movedTo`: where permanent redirects took the request (``NewsResponse/movedPermanently``); `movedSeen`: how many
-  /// answered refreshes in a row, this one included, they took there (the fetch log's pending move).
+  /// answered refreshes in a row, this one included, they took there (the fetch log's pending move); `feedTitle`:
+  /// the title the feed's document gave (``NewsPage/feedTitle``), `nil` for a `304`.
   case saved(
     fetchedAt: Timestamp, issues: [RecordIssue], notModified: Bool, counts: ArticleSaveResult?, movedTo: URL? = nil,
-    movedSeen: Int = 0)
+    movedSeen: Int = 0, feedTitle: String? = nil)
   /// The network failed, or answered nothing usable; the cache was not changed.
   case failed(NewsNetworkError)
   /// The network answered, and the store failed to save it.

@@ -329,29 +329,35 @@ extension NewsRepository {
       }
     }
     let renamed = Set(report.relinked.map(\.source))
-    report.named = await nameUntitled(sources.filter { !renamed.contains($0.name) }, in: list)
+    var titles: [String: String] = [:]
+    for result in report.sources { if let title = result.feedTitle { titles[result.source] = title } }
+    report.named = await nameUntitled(sources.filter { !renamed.contains($0.name) }, in: list, titles: titles)
     return report
   }
 
   /// Names each of `sources` that has no name of its own (``NewsSource/isUntitled``: named by its feed's URL, as an
   /// import names a feed its list gave no title — a newsboat `urls` line without `~TITLE`, an OPML outline without
-  /// `text` or `title`) after its feed's own title, once its cached articles say it (the publisher's name the feed
-  /// decoder gives each item: RSS `channel/title`, Atom `feed/title`, JSON Feed `title`), as newsboat shows such a
-  /// feed: made unique in `list` with ` (2)`, …, its cached articles moved to the new name
-  /// (``renameSubscription(_:to:in:)``). A name a person gave (anything but the feed's URL) is never changed, and a
-  /// feed whose title is not known yet keeps its URL until a refresh reads it. ``refresh(_:in:options:progress:)``
-  /// calls it for the sources it refreshes.
+  /// `text` or `title`) after its feed's own title as a refresh just read it in the feed's document (`titles`, by
+  /// source name: ``SourceRefresh/feedTitle`` — RSS `channel/title`, Atom `feed/title`, JSON Feed `title`, runs of
+  /// white space made one space), as newsboat shows such a feed: made unique in `list` with ` (2)`, …, its cached
+  /// articles moved to the new name (``renameSubscription(_:to:in:)``). Not from its cached articles: an item two
+  /// feeds share (a site's main and category feeds, its RSS and Atom) holds the publisher of the feed that saved it
+  /// last. A name a person gave (anything but the feed's URL) is never changed, and a feed with no title in `titles`
+  /// (not read, answered `304`, a blank title) keeps its URL until a refresh reads one.
+  /// ``refresh(_:in:options:progress:)`` calls it for the sources it refreshes.
   ///
   /// - Returns: each rename, in the order of `sources`; a list or store that cannot be changed renames nothing (the
   ///   next call tries again).
-  public func nameUntitled(_ sources: [NewsSource], in list: some SubscriptionList) async -> [RefreshReport.Naming] {
+  public func nameUntitled(_ sources: [NewsSource], in list: some SubscriptionList, titles: [String: String]) async
+    -> [RefreshReport.Naming]
+  {
     let untitled = sources.filter(\.isUntitled)
     guard !untitled.isEmpty, let current = try? await list.subscribed() else { return [] }
     var names = Set(current.map { $0.name.lowercased() })
     var named: [RefreshReport.Naming] = []
     for source in untitled {
-      guard let newest = try? await cachedArticles(for: source.query, limit: 1).articles.first,
-        let words = newest.sourceName?.split(whereSeparator: { $0.isWhitespace || $0.isNewline }), !words.isEmpty
+      guard let words = titles[source.name]?.split(whereSeparator: { $0.isWhitespace || $0.isNewline }),
+        !words.isEmpty
       else { continue }
       names.remove(source.name.lowercased())
       let name = NewsSource.unusedName(words.joined(separator: " "), among: names)

@@ -450,10 +450,12 @@ public final class NewsRepository: Sendable {
       outcome = await refresh.task.value
     }
     switch outcome {
-    case .saved(let fetchedAt, let issues, let notModified, let counts, let movedTo, let movedSeen):
-      return try await networkResult(
+    case .saved(let fetchedAt, let issues, let notModified, let counts, let movedTo, let movedSeen, let feedTitle):
+      var result = try await networkResult(
         query, fetchedAt: fetchedAt, issues: issues, revalidated: notModified, maxAge: maxAge, limit: limit,
         counts: counts, movedTo: movedTo, movedSeen: movedSeen, readsBack: readsBack)
+      result.feedTitle = feedTitle
+      return result
     case .failed(let failure):
       guard fallsBack else { throw .networkFailed(query: query, network: failure) }
       var result = try await fallback(cached, query, maxAge: maxAge, limit: limit, after: failure)
@@ -549,7 +551,7 @@ public final class NewsRepository: Sendable {
         if counts.evicted > 0 { await removeUnusedImages() }
         return .saved(
           fetchedAt: now, issues: page.issues, notModified: false, counts: counts, movedTo: page.movedPermanently,
-          movedSeen: counts.permanentRedirects)
+          movedSeen: counts.permanentRedirects, feedTitle: page.feedTitle)
       }
     } catch {
       return .storageFailed(error)

@@ -48,6 +48,9 @@ public struct NewsResult: Sendable {
   /// For a network result: where permanent redirects (`301`, `308`) took the request, the address to use from now
   /// on (``NewsPage/movedPermanently``), whether the server answered with a page or a `304`; `nil` otherwise.
   public var movedPermanently: URL?
+  /// For a network result that saved a feed's page: the feed's own title as its document gave it
+  /// (``NewsPage/feedTitle``); `nil` otherwise (a `304`, a cache result, a response that is no feed).
+  public var feedTitle: String?
   /// With ``movedPermanently``: how many answered refreshes of the query in a row, this one included, permanent
   /// redirects took to that same address (kept in the store's fetch log); `0` without it.
   public var permanentRedirects = 0

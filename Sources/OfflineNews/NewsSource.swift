@@ -128,7 +128,7 @@ public struct NewsSource: Sendable {
   /// its lock).
   /// Whether it has no name of its own: a feed named by its own URL (any equivalent spelling,
   /// ``subscriptionKey``), as an import names a feed its list gave no title. A refresh in a list names it after
-  /// its feed's title (``NewsRepository/nameUntitled(_:in:)``); any other name was given by a person and is kept.
+  /// its feed's title (``NewsRepository/nameUntitled(_:in:titles:)``); any other name was given by a person and is kept.
   public var isUntitled: Bool {
     guard isFeed, case .articles(let url) = kind, let named = URL(string: name), named.isWebURL else {
       return false

@@ -1,6 +1,6 @@
 /// The identity of each source of a store: the name it was first recorded under, kept through its renames — by
 /// ``NewsRepository/renameSubscription(_:to:in:)``, by a feed imported without a title taking its own
-/// (``NewsRepository/nameUntitled(_:in:)``), or by a refresh adopting the articles of a source renamed outside the
+/// (``NewsRepository/nameUntitled(_:in:titles:)``), or by a refresh adopting the articles of a source renamed outside the
 /// library (a configuration file edited by hand). What an app derives an outside id from (`news serve`'s Miniflux
 /// feed ids), so that a rename does not make a sync client see a new feed and lose the old one. A source never
 /// renamed is its own identity. Read with ``NewsRepository/sourceIdentities()`` (store schema 23).

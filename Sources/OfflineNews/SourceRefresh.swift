@@ -126,6 +126,9 @@ public struct SourceRefresh: Sendable {
   /// subscription there once ``RefreshOptions/relinkAfter`` refreshes in a row agree (``permanentRedirects``); an
   /// app keeping its own list may do the same.
   public var movedPermanently: URL?
+  /// The feed's own title as this refresh read it (``NewsResult/feedTitle``): what names a feed that has no name of
+  /// its own (``NewsRepository/nameUntitled(_:in:titles:)``); `nil` when no feed document was read.
+  public var feedTitle: String?
   /// With ``movedPermanently``: how many answered refreshes of the source in a row, this one included, permanent
   /// redirects took to that same address (the store's fetch log keeps the count between runs); `0` without it.
   public var permanentRedirects = 0
@@ -166,6 +169,7 @@ public struct SourceRefresh: Sendable {
     } else {
       movedPermanently = result.movedPermanently
       permanentRedirects = result.permanentRedirects
+      feedTitle = result.feedTitle
       if result.revalidated {
         status = .notModified
       } else if let saved = result.saved {
@@ -248,7 +252,7 @@ public struct RefreshReport: Sendable {
   }
 
   /// The subscriptions named by their feed's URL that now have their feed's own title as their name
-  /// (``NewsRepository/nameUntitled(_:in:)``).
+  /// (``NewsRepository/nameUntitled(_:in:titles:)``).
   public var named: [Naming] = []
 
   /// A subscription renamed after its feed's title.

@@ -44,6 +44,9 @@ public struct NewsPage: Sendable, Hashable {
   /// §15.4.2, §15.4.9), when it was: the address a subscription should use from now on. `nil` when the page came
   /// from the URL asked for, or a temporary redirect (`302`, `303`, `307`) was on the way.
   public var movedPermanently: URL?
+  /// The feed's own title as its document gives it (RSS `channel/title`, Atom `feed/title`, JSON Feed `title`), as
+  /// the document writes it (white space and all); `nil` for a response that is no feed or a feed without one.
+  public var feedTitle: String?
 
   /// A page of `articles`, in response order, with the issues of the records read (none by default) and the total the server reported.
   public init(articles: [Article], issues: [RecordIssue] = [], totalResults: Int? = nil) {

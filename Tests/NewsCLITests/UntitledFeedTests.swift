@@ -66,6 +66,38 @@ struct UntitledFeedTests {
     #expect(byURL.out.contains(#""source":"Beta feed""#), "\(byURL.out)")
   }
 
+  @Test("two untitled feeds sharing an item: each named after its own document's title, not the last saver's")
+  func sharedItems() async throws {
+    let server = try LoopbackHTTPServer(.closeImmediately)
+    let home = server.url("/").absoluteString
+    let main = NewsboatMigrationTests.feed(
+      "Main feed", home: home, [("Shared", "https://site.example/shared", nil), ("M2", "https://site.example/m2", nil)])
+    let category = NewsboatMigrationTests.feed(
+      "Category feed", home: home, [("Shared", "https://site.example/shared", nil)])
+    server.router = { request in
+      let feed: Data? = request.target == "/main.xml" ? main : request.target == "/category.xml" ? category : nil
+      guard let feed else { return .respond(status: 404, body: Data()) }
+      let answer = LoopbackHTTPServer.Behaviour.respond(
+        status: 200, headers: ["Content-Type": "application/rss+xml"], body: feed)
+      // The main feed answers last, so its save of the shared item is the last one.
+      return request.target == "/main.xml" ? .delayed(0.5, then: answer) : answer
+    }
+    defer { server.stop() }
+    let cli = CLIHarness()
+    let urls = cli.directory.path("urls")
+    let mainURL = server.url("/main.xml").absoluteString
+    let categoryURL = server.url("/category.xml").absoluteString
+    try "\(mainURL)\n\(categoryURL)\n".write(toFile: urls, atomically: true, encoding: .utf8)
+    let config = cli.directory.path("news.json")
+    #expect(await cli.run("import", urls, "--config", config).status == 0)
+    let fetched = await cli.run("fetch", "--all", "--config", config, "--db", cli.database)
+    #expect(fetched.status == 0, "\(fetched.err)")
+    let sources = try SubscriptionCommandTests.sources(config)
+    #expect(sources.keys.sorted() == ["Category feed", "Main feed"], "\(sources.keys)")
+    #expect(sources["Category feed"]?["feed"] as? String == categoryURL)
+    #expect(sources["Main feed"]?["feed"] as? String == mainURL)
+  }
+
   @Test("OPML without titles: news fetch --source URL names the source after its feed, its articles with it")
   func opmlAndOneSource() async throws {
     let server = try Self.server()
