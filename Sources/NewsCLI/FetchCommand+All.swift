@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNews
+import OfflineNewsStorage
 import Synchronization
 
 /// `news fetch --all`, and `news fetch --source NAME` of a Parse source: the configured sources refreshed by the
@@ -103,7 +104,11 @@ extension FetchCommand {
     // `--json-lines`: each source's line as it finishes (from the refresh's tasks: one line written at a time).
     let lines = jsonLines ? LineWriter(context.console) : nil
     // Ctrl-C: the sources that finished are reported as they would have been, and nothing after (``interrupted``).
-    let interruption = Interruption()
+    // From the signal on (on its own queue, at once) the store's commits are gated: a save still running is rolled
+    // back rather than made after the report of what finished, so that "their caches are as they were" is true.
+    let gate = CommitGate()
+    try? await repository.gateCommits(gate)
+    let interruption = Interruption { _ = gate.close() }
     defer { interruption.remove() }
     let finished = Finished()
     let subscriptions = context.subscriptionFile
@@ -132,8 +137,8 @@ extension FetchCommand {
     return Self.exitCode(report)
   }
 
-  /// The end of a run Ctrl-C (SIGINT) interrupted: the store is closed — a save running finishes (a transaction
-  /// that could not would roll back), none begins — the progress line is cleared, the sources that finished are
+  /// The end of a run Ctrl-C (SIGINT) interrupted: the store is closed — a save running ends, its commit refused by
+  /// the gate closed at the signal (``CommitGate``: rolled back), none begins — the progress line is cleared, the sources that finished are
   /// reported as a whole run reports them (their lines, `--json`'s document of them; `--json-lines` printed them
   /// already), a note says how many did not, and the status is 130 (``ExitCode/interrupted``).
   private func interrupted(

@@ -229,4 +229,43 @@ struct FetchReportTests {
     #expect(last.contains("interrupted: 1 of 2 sources refreshed"), "\(outcome.err)")
     #expect(parts.count >= 3 && parts[parts.count - 2].allSatisfy { $0 == " " }, "not cleared: \(outcome.err)")
   }
+
+  @Test(
+    "Ctrl-C during fetch --all while a large feed may be saving: the store holds exactly what the report says",
+    .enabled(if: CrashSafetyTests.newsBinary != nil, "needs the news executable built beside the tests"),
+    arguments: [200, 700, 1_500])
+  func interruptedWhileSaving(milliseconds: Int) async throws {
+    let cli = CLIHarness()
+    let items = (1...20_000).map { index in
+      "<item><title>Large \(index)</title><link>https://example.org/large/\(index)</link>"
+        + "<description>A story, told at some length, of the kind a feed carries.</description></item>"
+    }
+    let large = Data(
+      ("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>Large</title><link>https://example.org/</link>"
+        + items.joined() + "</channel></rss>").utf8)
+    let small = try LoopbackHTTPServer(Self.feed(Self.rss("small", items: 2)))
+    let big = try LoopbackHTTPServer(Self.feed(large))
+    defer { small.stop() }
+    defer { big.stop() }
+    let config = try Self.configuration(["Large": big.url("/feed.xml"), "Small": small.url("/feed.xml")], in: cli)
+    let run = try ServeCommandTests.Run(
+      ["fetch", "--all", "--config", config, "--db", cli.database], in: cli.directory)
+    await big.waitForRequests(1)
+    try await Task.sleep(for: .milliseconds(milliseconds))
+    guard run.child.isRunning else { return }  // done before the signal: nothing to check here
+    #expect(kill(run.child.processIdentifier, SIGINT) == 0)
+    await run.child.exited()
+    #expect(run.child.terminationReason == .exit, "killed by the signal instead of ending: \(run.errors)")
+    // What the report says was saved (`NAME: N new, …` lines) is what the store holds, neither more nor less.
+    var reported = 0
+    for line in run.output.split(separator: "\n") {
+      if let new = line.split(separator: ":").last?.split(separator: " ").first.flatMap({ Int($0) }) {
+        reported += new
+      }
+    }
+    let stats = try await cli.run("stats", "--config", config, "--db", cli.database, "--json").json()
+    let entities = stats["entities"] as? [[String: Any]] ?? []
+    let stored = entities.first { $0["name"] as? String == "article" }?["rows"] as? Int ?? 0
+    #expect(stored == reported, "stored \(stored), reported: \(run.output) \(run.errors)")
+  }
 }
