@@ -21,6 +21,10 @@ struct SubscriptionListImport {
     let subscriptions = context.subscriptionFile
     let changes = try await subscriptions.importOPML(list)
     let config = subscriptions.path
+    // The store too, empty, as a feed's import makes it: `news read` then opens on the subscriptions (each never
+    // fetched; `r` reloads them, as newsboat's `R`) and `news list` says there is nothing yet, instead of both
+    // refusing a missing database (tester MED).
+    _ = try context.makeRepository(arguments.common)
     let added = changes.added.map(NewSource.init)
     let existing = ExistingSource.all(changes)
     let console = context.console

@@ -490,4 +490,22 @@ struct SubscriptionCommandTests {
       #expect(outcome.err.contains(message), "\(outcome.err)")
     }
   }
+
+  @Test("news import of a subscription list makes the empty store too: list, sources and read find it (tester MED)")
+  func listImportMakesTheStore() async throws {
+    let cli = CLIHarness()
+    let urls = cli.directory.path("urls")
+    try "https://feeds.example.org/one.xml\nhttps://feeds.example.org/two.xml \"~Two\"\n".write(
+      toFile: urls, atomically: true, encoding: .utf8)
+    let config = cli.directory.path("news.json")
+    #expect(!FileManager.default.fileExists(atPath: cli.database))
+    let imported = await cli.run("import", urls, "--config", config, "--db", cli.database)
+    #expect(imported.status == 0, "\(imported.err)")
+    #expect(FileManager.default.fileExists(atPath: cli.database))
+    let listed = await cli.run("list", "--config", config, "--db", cli.database)
+    #expect(listed.status == 0, "was 66, no database: \(listed.err)")
+    #expect(listed.err.contains("nothing cached yet"), "\(listed.err)")
+    let sources = try await cli.run("sources", "--config", config, "--db", cli.database, "--json").json()
+    #expect((sources["sources"] as? [[String: Any]])?.count == 2)
+  }
 }
