@@ -21,6 +21,9 @@ extension FetchCommand {
     var remembered: Int
     /// Of `remembered`, those the eviction policy removed (``SourceRefresh/rememberedEvicted``).
     var rememberedEvicted: Int
+    /// Articles the eviction policy removed right after this source's save, of any source
+    /// (``SourceRefresh/evicted``).
+    var evicted: Int
     var cached: Int
     var ageSeconds: Double?
     var error: String?
@@ -34,6 +37,7 @@ extension FetchCommand {
       unchanged = refresh.unchanged
       remembered = refresh.remembered
       rememberedEvicted = refresh.rememberedEvicted
+      evicted = refresh.evicted
       cached = refresh.cached
       ageSeconds = refresh.age.map(OutputFormat.milliseconds)
       error = refresh.failure?.description
@@ -242,7 +246,9 @@ extension FetchCommand {
       console.out(OutputFormat.json(Self.document(result, outcome, limit: nil)))
     } else {
       let now = context.now()
-      console.out(Self.header(result, source: source.name, now: now, color: console.color) + "\n")
+      console.out(
+        Self.header(result, source: source.name, now: now, color: console.color)
+          + context.evictionNote(evicted: result.saved?.evicted ?? 0, cached: nil) + "\n")
       let handles = await context.shortHandles(result.articles, repository)
       console.out(OutputFormat.lines(result.articles, handles: handles, now: now, console: console))
     }
@@ -277,6 +283,7 @@ extension FetchCommand {
         line =
           "\(result.inserted) new, \(result.updated) updated, \(result.unchanged) unchanged"
           + OutputFormat.leftOut(result.remembered, evicted: result.rememberedEvicted)
+          + context.evictionNote(evicted: result.evicted, cached: nil)
       }
       let text = "\(name): \(line)"
       if result.status == .failed || result.status == .gone {

@@ -156,7 +156,9 @@ struct FetchCommand: NewsCommand {
       return .success
     }
     let now = context.now()
-    console.printLines(Self.header(result, source: sourceName, now: now, color: console.color) + "\n")
+    console.printLines(
+      Self.header(result, source: sourceName, now: now, color: console.color)
+        + context.evictionNote(evicted: result.saved?.evicted ?? 0, cached: nil) + "\n")
     let shown = result.articles.prefix(limit ?? .max)
     let handles = await context.shortHandles(shown, repository)
     console.printLines(OutputFormat.lines(shown, handles: handles, now: now, console: console))

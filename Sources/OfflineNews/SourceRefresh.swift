@@ -111,6 +111,9 @@ public struct SourceRefresh: Sendable {
   /// Of ``remembered``, those the store's eviction policy removed (``ArticleSaveResult/rememberedEvicted``); the
   /// others were deleted.
   public var rememberedEvicted = 0
+  /// Articles the store's eviction policy removed right after this refresh's save (``ArticleSaveResult/evicted``):
+  /// of any source, since the policy bounds the whole store; `0` when none, or nothing was saved.
+  public var evicted = 0
   /// Articles the cache serves for the source after the refresh, whatever its ``status``: the saved list
   /// (``Status/new``, ``Status/unchanged``), the confirmed one (``Status/notModified``), or what is served without
   /// an answer (``Status/cache``, ``Status/failed``, ``Status/gone``).
@@ -179,6 +182,7 @@ public struct SourceRefresh: Sendable {
         unchanged = saved.unchanged
         remembered = saved.remembered
         rememberedEvicted = saved.rememberedEvicted
+        evicted = saved.evicted
         if saved.inserted == 0 && saved.updated == 0 { status = .unchanged }
       }
     }

@@ -240,8 +240,8 @@ struct EverySourceTests {
     #expect(sources.first { $0["source"] as? String == "good" }?["status"] as? String == "notModified")
     // Every source has every key, null when absent, and ageSeconds and error as fetch --json has them.
     let keys: Set = [
-      "source", "kind", "status", "inserted", "updated", "unchanged", "remembered", "rememberedEvicted", "cached",
-      "ageSeconds", "error",
+      "source", "kind", "status", "inserted", "updated", "unchanged", "remembered", "rememberedEvicted", "evicted",
+      "cached", "ageSeconds", "error",
     ]
     #expect(sources.count == 2)
     for source in sources { #expect(Set(source.keys) == keys, "\(source)") }

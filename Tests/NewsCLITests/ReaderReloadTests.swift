@@ -48,8 +48,8 @@ struct ReaderReloadTests {
     let lines = try Self.lines(all.out)
     #expect(Set(lines.compactMap { $0["source"] as? String }) == ["harbour", "small"], "\(all.out)")
     let keys: Set<String> = [
-      "source", "kind", "status", "inserted", "updated", "unchanged", "remembered", "rememberedEvicted", "cached",
-      "ageSeconds", "error",
+      "source", "kind", "status", "inserted", "updated", "unchanged", "remembered", "rememberedEvicted", "evicted",
+      "cached", "ageSeconds", "error",
     ]
     #expect(lines.allSatisfy { Set($0.keys) == keys }, "\(all.out)")
     let small = try #require(lines.first { $0["source"] as? String == "small" })
