@@ -141,7 +141,11 @@ public struct Console: Sendable {
   public static func errorText(_ message: String, hint: String?, color: Bool) -> String {
     let style = TextStyle(enabled: color)
     var text = style.apply(.red, "news:") + " " + TerminalText.message(message) + "\n"
-    if let hint { text += style.apply(.bold, "hint:") + " " + TerminalText.message(hint) + "\n" }
+    if let hint {
+      // A hint of several lines (the candidates of an ambiguous handle) keeps them: each line made safe alone.
+      let lines = hint.split(separator: "\n", omittingEmptySubsequences: false).map { TerminalText.message(String($0)) }
+      text += style.apply(.bold, "hint:") + " " + lines.joined(separator: "\n") + "\n"
+    }
     return text
   }
 

@@ -31,15 +31,21 @@ enum FailureHint {
       case 300..<400 where body.hasPrefix("a redirect"):
         return "the URL redirects to another site: give the address it redirects to"
       case 401, 403:
-        return "the server refused the request: check the URL and NEWSAPI_KEY"
+        return query.asksNewsAPI
+          ? "the server refused the request: check the URL and NEWSAPI_KEY"
+          : "the server refused the request: check the URL (a feed behind a login is not read)"
       case 404, 410:
-        return "the server has no page at this URL: check it (e.g. https://newsapi.org/v2/top-headlines?country=us)"
+        return query.asksNewsAPI
+          ? "the server has no page at this URL: check it (e.g. https://newsapi.org/v2/top-headlines?country=us)"
+          : "the server has no page at this URL: check it, or find the site's feed again: news add https://SITE/"
       case 429:
         return "the server asks for fewer requests: try again later"
       case 500..<600:
         return "the server failed: try again later; 'news list' shows everything cached"
       default:
-        return "check the URL: it must answer with a NewsAPI v2 response"
+        return query.asksNewsAPI
+          ? "check the URL: it must answer with a NewsAPI v2 response"
+          : "check the URL: it must answer with a feed (RSS, Atom, JSON Feed) or a NewsAPI v2 response"
       }
     case .invalidResponse(let problem):
       return hint(for: problem.kind, reading: query)

@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNewsFeeds
+import OfflineNewsModel
 
 /// Where an app keeps the sources it follows. The library keeps two: the store itself (``StoredSubscriptions``,
 /// table `subscription`) and a hand-edited JSON file such as the `news` configuration (``SubscriptionFile``, edited
@@ -256,11 +257,8 @@ extension NewsSource {
     return !NewsSource.isNewsAPI(url)
   }
 
-  /// Whether `url` is a NewsAPI v2 endpoint (`newsapi.org`, RFC 3986 host compared without regard to case).
-  static func isNewsAPI(_ url: URL) -> Bool {
-    guard let host = url.host?.lowercased() else { return false }
-    return host == "newsapi.org" || host.hasSuffix(".newsapi.org")
-  }
+  /// Whether `url` is a NewsAPI v2 endpoint (``NewsQuery/asksNewsAPI``).
+  static func isNewsAPI(_ url: URL) -> Bool { NewsQuery(url: url).asksNewsAPI }
 
   /// The feeds among `sources` (``isFeed``), in their order, as an OPML 2.0 subscription list with their folders as
   /// enclosing outlines (`text`/`title` the source's name, `xmlUrl`, `htmlUrl` its home page): the one OPML writer of

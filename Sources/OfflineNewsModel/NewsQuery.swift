@@ -16,6 +16,13 @@ public struct NewsQuery: Sendable, Hashable, CustomStringConvertible {
   /// query items, or a `file` URL of a saved feed or NewsAPI response. What the body is, is told by its content
   /// (the `OfflineNews` module's `ArticleDecoder`), never by the URL.
   public var url: URL
+
+  /// Whether ``url`` is a NewsAPI v2 endpoint: its host `newsapi.org` or below it (RFC 3986 §3.2.2: compared without
+  /// regard to case).
+  public var asksNewsAPI: Bool {
+    guard let host = url.host?.lowercased() else { return false }
+    return host == "newsapi.org" || host.hasSuffix(".newsapi.org")
+  }
   /// The name written on the articles it brings (``Article/source``): the configured source's name; `nil` for the
   /// `cacheKey`.
   public var source: String?

@@ -67,6 +67,9 @@ struct HandleTests {
     #expect(ambiguous.status == 64)
     #expect(
       ambiguous.err.contains("ambiguous") && ambiguous.err.contains("Story 0") && ambiguous.err.contains("Story 1"))
+    // One candidate a line (tester LOW: the hint's lines were flattened into one).
+    let candidates = ambiguous.err.split(separator: "\n").filter { $0.contains("Story 0") || $0.contains("Story 1") }
+    #expect(candidates.count == 2, "\(ambiguous.err)")
     let missing = await cli.run("show", "ffffffffffff", "--db", cli.database)
     #expect(missing.status == 66, "\(missing.err)")
 

@@ -139,6 +139,9 @@ struct MessageTests {
         "news: \(url): HTTP 404 Not Found: an HTML page (text/html; charset=utf-8, \(bytes) bytes); "
           + "nothing is cached for it\n"), "\(outcome.err)")
     #expect(outcome.err.contains("hint: the server has no page at this URL"), "\(outcome.err)")
+    // A loopback URL is no NewsAPI query: the hint does not point at one (tester LOW).
+    #expect(!outcome.err.contains("newsapi.org"), "\(outcome.err)")
+    #expect(outcome.err.contains("news add https://SITE/"), "\(outcome.err)")
     #expect(!outcome.err.contains("<"), "the body is summarised, not printed: \(outcome.err)")
     #expect(!outcome.err.contains("network is back"), "\(outcome.err)")
     #expect(server.requests.count == 1, "a 404 is not retried")
