@@ -132,7 +132,19 @@ struct FetchCommand: NewsCommand {
       context.noteAdoptions(await repository.adoptArticles(of: [subscription], in: context.subscriptionFile))
     }
     let result: NewsResult
-    result = try await repository.articles(for: query, policy: policy, maxAge: maxAge)
+    do {
+      result = try await repository.articles(for: query, policy: policy, maxAge: maxAge)
+    } catch {
+      // `--json` prints its document for a failure too (no articles, the source's record `failed` with its error),
+      // as `--json-lines` and `--all --json` print the record; the error and status follow as without it.
+      if arguments.json, case .networkFailedAndCacheEmpty(let failed, let network) = error {
+        let empty = NewsResult(query: failed, articles: [], origin: .cache, fetchedAt: nil, networkError: network)
+        let refresh = SourceRefresh(
+          source: source?.name ?? sourceName, kind: query.url.isFileURL ? "file" : "feed", result: empty)
+        context.console.out(OutputFormat.json(Self.document(empty, refresh, limit: limit)))
+      }
+      throw error
+    }
     if let subscription {  // a source named by its feed's URL takes the title the feed gave (as --all does)
       let titles = result.feedTitle.map { [subscription.name: $0] } ?? [:]
       context.noteNamings(

@@ -102,6 +102,22 @@ struct FetchReportTests {
     #expect(Set(all.keys) == Set(line.keys))
   }
 
+  @Test("fetch --source --json of a source that fails with nothing cached prints its document, then fails (tester LOW)")
+  func failedSourceDocument() async throws {
+    let cli = CLIHarness()
+    let port = try LoopbackHTTPServer.refusedPort()
+    let down = try #require(URL(string: "http://127.0.0.1:\(port)/feed.xml"))
+    let config = try Self.configuration(["Down": down], in: cli)
+    let outcome = await cli.run("fetch", "--source", "Down", "--json", "--config", config, "--db", cli.database)
+    #expect(outcome.status == 69, "\(outcome.err)")
+    let document = try outcome.json()
+    #expect(document["source"] as? String == "Down")
+    #expect(document["status"] as? String == "failed", "\(document)")
+    #expect((document["articles"] as? [Any])?.isEmpty == true, "\(document)")
+    #expect(document["error"] is String, "\(document)")
+    #expect(document["cached"] as? Int == 0, "\(document)")
+  }
+
   @Test("left out after an eviction, after a deletion, after both: the line says which, and what lets them back")
   func leftOutByCause() async throws {
     let server = try LoopbackHTTPServer(Self.feed(Self.rss("post", items: 3)))
