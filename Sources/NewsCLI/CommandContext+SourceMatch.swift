@@ -23,7 +23,8 @@ extension CommandContext {
   /// - Throws: the repository's ``NewsRepositoryError`` when the store fails.
   func alsoCached(in repository: NewsRepository) async throws -> [CachedSource] {
     let configured = Set(configuration.allSourceNames.flatMap { sourceMatch($0).queries })
-    return try await repository.cachedQueries(besides: []).filter { !configured.contains($0.cacheKey) }.map { query in
+    let cached = try await repository.cachedQueries(besides: [], savedForNoneOf: Array(configuration.allSourceNames))
+    return cached.filter { !configured.contains($0.cacheKey) }.map { query in
       // Named and matched as `news serve` serves it (``CachedQuery/source``); a key that is no URL as it is.
       CachedSource(
         name: query.source?.name ?? query.cacheKey,

@@ -76,13 +76,21 @@ extension NewsRepository {
   /// ``NewsSource/query(ofParseSource:)`` for a Parse source): the files imported (`news import FILE`), URLs read
   /// once (`news fetch --url`) and sources no longer in the list whose articles are still cached, each as its
   /// query's cache key with its last good fetch and cached rows, most recent first. One read of the fetch log; no
-  /// article is counted.
+  /// article is counted. A query whose last save was for one of `names` (the list's sources, any case) is left out
+  /// too: the old address of a source re-linked after a permanent redirect, or one whose URL was edited, whose
+  /// articles the source itself shows (they are recorded under its name).
   ///
   /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
-  public func cachedQueries(besides queries: [NewsQuery]) async throws(NewsRepositoryError) -> [CachedQuery] {
+  public func cachedQueries(besides queries: [NewsQuery], savedForNoneOf names: [String] = [])
+    async throws(NewsRepositoryError) -> [CachedQuery]
+  {
     let known = Set(queries.map(\.cacheKey))
+    let sources = Set(names.map { $0.lowercased() })
     return try await storing { try await storage.fetchRecords() }
-      .filter { !known.contains($0.query) && $0.cachedCount > 0 }
+      .filter { record in
+        guard !known.contains(record.query), record.cachedCount > 0 else { return false }
+        return record.savedFor.map { !sources.contains($0.lowercased()) } ?? true
+      }
       .map { CachedQuery(cacheKey: $0.query, fetchedAt: $0.fetchedAt.date, cachedCount: $0.cachedCount) }
   }
 

@@ -72,7 +72,8 @@ public struct ServedLibrary: Sendable {
     var names = Set(subscribed.map(\.name))
     var imported: [NewsSource] = []
     // `cachedQueries(besides: subscribed.map(\.query))`, without parsing every source's URL again for its cache key.
-    for cached in try await repository.cachedQueries(besides: []) where !keys.contains(cached.cacheKey) {
+    let cachedQueries = try await repository.cachedQueries(besides: [], savedForNoneOf: subscribed.map(\.name))
+    for cached in cachedQueries where !keys.contains(cached.cacheKey) {
       // A file's name is its path (what its articles are recorded under: ``CachedQuery/source``).
       guard var source = cached.source, names.insert(source.name).inserted else { continue }
       source.folder = Self.importedFolder

@@ -75,6 +75,13 @@ struct MovedFeedTests {
           second.err.contains(
             "Moved: moved permanently to \(new.url("/feed.xml").absoluteString); \(config) now says so"),
           "\(second.err)")
+        // The old address is the source's own history, not a URL read once (tester LOW: listed as a second source).
+        _ = await cli.run("fetch", "--all", "--config", config, "--db", cli.database)
+        let sources = try await cli.run("sources", "--config", config, "--db", cli.database, "--json").json()
+        let listed = (sources["sources"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+        let also = (sources["alsoCached"] as? [[String: Any]] ?? []).map { "\($0)" }
+        #expect(!listed.contains(old.url("/feed.xml").absoluteString), "\(status): \(sources)")
+        #expect(!also.contains { $0.contains(old.url("/feed.xml").absoluteString) }, "\(status): \(sources)")
       } else {
         #expect(after == text, "\(status): a temporary redirect leaves the file as it was")
         #expect(!first.err.contains("moved permanently") && !second.err.contains("moved permanently"), "\(second.err)")

@@ -22,10 +22,13 @@ package struct FetchRecord: Sendable, Hashable {
   package var lastError: String?
   /// When that refresh failed (UTC, milliseconds).
   package var lastErrorAt: Timestamp?
+  /// The name of the source its last save was for (`query_fetch.source`, migration 17); `nil` when unknown.
+  package var savedFor: String?
 
   package init(
     query: String, fetchedAt: Timestamp, articleCount: Int, cachedCount: Int, maxAge: TimeInterval? = nil,
-    etag: String? = nil, lastModified: String? = nil, lastError: String? = nil, lastErrorAt: Timestamp? = nil
+    etag: String? = nil, lastModified: String? = nil, lastError: String? = nil, lastErrorAt: Timestamp? = nil,
+    savedFor: String? = nil
   ) {
     self.query = query
     self.fetchedAt = fetchedAt
@@ -36,6 +39,7 @@ package struct FetchRecord: Sendable, Hashable {
     self.lastModified = lastModified
     self.lastError = lastError
     self.lastErrorAt = lastErrorAt
+    self.savedFor = savedFor
   }
 
   /// Seconds from ``fetchedAt`` to `now` (negative if `now` is earlier).
@@ -234,7 +238,7 @@ extension StorageContext {
   static let fetchRecordSelect = """
     SELECT f.query, f.fetchedAt, f.articleCount,
       (SELECT count(*) FROM query_result r WHERE r.query = f.query),
-      f.maxAge, f.etag, f.lastModified, f.lastError, f.lastErrorAt
+      f.maxAge, f.etag, f.lastModified, f.lastError, f.lastErrorAt, f.source
     FROM query_fetch f
     """
 
@@ -247,6 +251,7 @@ extension StorageContext {
       query: row.string(0) ?? "", fetchedAt: Timestamp(millisecondsSince1970: row.int64(1) ?? 0),
       articleCount: Int(row.int64(2) ?? 0), cachedCount: Int(row.int64(3) ?? 0),
       maxAge: row.isNull(4) ? nil : row.double(4), etag: row.string(5), lastModified: row.string(6),
-      lastError: row.string(7), lastErrorAt: row.int64(8).map(Timestamp.init(millisecondsSince1970:)))
+      lastError: row.string(7), lastErrorAt: row.int64(8).map(Timestamp.init(millisecondsSince1970:)),
+      savedFor: row.string(9))
   }
 }
