@@ -115,6 +115,7 @@ extension FetchCommand {
     let interruption = Interruption { _ = gate.close() }
     defer { interruption.remove() }
     let finished = Finished()
+    let started = Date()
     let subscriptions = context.subscriptionFile
     let work = Task { [sources, options] in
       let report = await repository.refresh(sources, in: subscriptions, options: options) { refreshed in
@@ -129,7 +130,7 @@ extension FetchCommand {
     }
     await interruption.wait()
     if interruption.interrupted {
-      return await interrupted(finished.sources, of: sources.count, repository, progress)
+      return await interrupted(finished.sources, of: sources, since: started, repository, progress)
     }
     let report = await work.value
     progress.finish()
@@ -145,16 +146,36 @@ extension FetchCommand {
   /// the gate closed at the signal (``CommitGate``: rolled back), none begins — the progress line is cleared, the sources that finished are
   /// reported as a whole run reports them (their lines, `--json`'s document of them; `--json-lines` printed them
   /// already), a note says how many did not, and the status is 130 (``ExitCode/interrupted``).
+  ///
+  /// A source whose save had gone through the store's commit before the signal, but whose result had not been
+  /// reported yet, is found in the store itself (its fetch record written since `started`, read once the store is
+  /// closed and opened again) and said: `NAME: saved as Ctrl-C came (N cached)`.
   private func interrupted(
-    _ finished: [SourceRefresh], of total: Int, _ repository: NewsRepository, _ progress: ProgressReporter
+    _ finished: [SourceRefresh], of sources: [NewsSource], since started: Date, _ repository: NewsRepository,
+    _ progress: ProgressReporter
   ) async -> ExitCode {
     await repository.storage.close()
     progress.finish()
     if !arguments.flag(.jsonLines) { print(finished) }
-    let left = total - finished.count
+    let reported = Set(finished.map(\.source))
+    var late: [(name: String, cached: Int)] = []
+    if let store = try? context.makeRepository(arguments.common) {
+      for source in sources where !reported.contains(source.name) {
+        guard let health = try? await store.health(of: source), let fetched = health.lastFetched,
+          fetched >= started
+        else { continue }
+        late.append((source.name, health.cachedCount))
+      }
+      await store.storage.close()
+    }
+    for (name, cached) in late {
+      context.console.out("\(OutputFormat.sanitized(name)): saved as Ctrl-C came (\(cached) cached)\n")
+    }
+    let total = sources.count
+    let done = finished.count + late.count
     context.console.printNote(
-      "interrupted: \(finished.count) of \(total) source\(total == 1 ? "" : "s") refreshed; "
-        + "\(left) not (their caches are as they were)")
+      "interrupted: \(done) of \(total) source\(total == 1 ? "" : "s") refreshed; "
+        + "\(total - done) not (their caches are as they were)")
     return .interrupted
   }
 
@@ -267,7 +288,14 @@ extension FetchCommand {
       let name = OutputFormat.sanitized(result.source)
       var line: String
       switch result.status {
-      case .notModified: line = "not modified (\(result.cached) cached)"
+      case .notModified:
+        // A 304 keeps the list; an empty one was emptied by deletions or the eviction (a feed's page of no item is
+        // refused, not saved): what brings them back is said (tester LOW).
+        line =
+          result.cached > 0
+          ? "not modified (\(result.cached) cached)"
+          : "not modified (0 cached: its articles were deleted or evicted; 'news delete --forget-deleted' lets them "
+            + "back)"
       case .cache:
         line = "fresh in the cache: \(result.cached) articles" + age(result.age)
       case .failed:

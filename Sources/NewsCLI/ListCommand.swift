@@ -68,6 +68,12 @@ struct ListCommand: NewsCommand {
       var anyAtAll = false
       if offset > 0 { anyAtAll = !(try await repository.read(limit: 1, offset: 0, filter: filter)).isEmpty }
       var message = filtered ? "no cached article matches the filter" : "nothing cached yet: run 'news fetch'"
+      if !filtered, offset == 0, let remembered = try? await repository.rememberedDeletionCount(), remembered > 0 {
+        // Everything was deleted: fetching again saves nothing the feeds list (tester LOW: a loop with no way out).
+        message =
+          "nothing cached: \(remembered) deleted article\(remembered == 1 ? " is" : "s are") remembered and not "
+          + "fetched again; 'news delete --forget-deleted' lets them back at the next 'news fetch'"
+      }
       if anyAtAll, filtered {
         message = "no cached articles that match the filter past the first \(offset)"
       } else if anyAtAll {

@@ -300,6 +300,13 @@ public final class NewsRepository: Sendable {
     return count
   }
 
+  /// How many deleted (or evicted) articles' keys the store remembers (``forgetDeletedArticles()`` forgets them).
+  ///
+  /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
+  public func rememberedDeletionCount() async throws(NewsRepositoryError) -> Int {
+    try await storing { try await storage.deletedArticleCount() }
+  }
+
   /// Forgets the articles deleted by ``delete(publishedBefore:keepingBookmarks:)`` (and evicted), so that the next
   /// refresh of a source that still lists them saves them again: it also forgets every query's stored validators,
   /// so that refresh is unconditional (a `304 Not Modified` would keep the list without them).
