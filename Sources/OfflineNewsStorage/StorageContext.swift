@@ -367,10 +367,17 @@ public final class StorageContext: Sendable {
       try connection.execute(sql: "PRAGMA foreign_keys = ON")
       // Before the first write: SQLite fixes a database's page size when it writes its first page, and ignores the
       // pragma on a database with pages (an existing store keeps its own; see ``newDatabasePageSize``).
-      if try connection.scalarInt("PRAGMA page_count") == 0 {
+      let isNew = try connection.scalarInt("PRAGMA page_count") == 0
+      if isNew {
         try connection.execute(sql: "PRAGMA page_size = \(Self.newDatabasePageSize)")
       }
       if path != ":memory:" {
+        // A new database's switch to WAL writes its first page through a rollback journal, synced four times
+        // (journal, folder, journal, file) before the first request of a first refresh could go out. It holds
+        // nothing to lose: with `synchronous = OFF` for the switch only (NORMAL again below), a power cut leaves an
+        // empty file or an empty database in WAL mode, each opened as new (docs/PERFORMANCE.md, "The start of a
+        // refresh").
+        if isNew { try connection.execute(sql: "PRAGMA synchronous = OFF") }
         // Waits the busy timeout while a compaction holds the rollback journal's write lock (`setJournalMode`).
         try switchJournalMode(connection, to: "WAL", path: path, refused: .other)
       }
