@@ -114,7 +114,7 @@ extension NewsRepository {
   }
 }
 
-/// A query in the store's fetch log that no source of a list fetches (``NewsRepository/cachedQueries(besides:)``).
+/// A query in the store's fetch log that no source of a list fetches (``NewsRepository/cachedQueries(besides:savedForNoneOf:)``).
 public struct CachedQuery: Sendable, Hashable {
   /// The query's cache key: a file's path or `file:` URL, or the URL that was fetched (a NewsAPI key never in it).
   public var cacheKey: String

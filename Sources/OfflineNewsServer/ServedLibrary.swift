@@ -56,7 +56,7 @@ public struct ServedLibrary: Sendable {
   }
 
   /// The folder the articles of no source are served in: those of each file imported (`news import FILE`) or URL
-  /// read once (`news fetch --url`) that ``sources`` does not fetch (``NewsRepository/cachedQueries(besides:)``).
+  /// read once (`news fetch --url`) that ``sources`` does not fetch (``NewsRepository/cachedQueries(besides:savedForNoneOf:)``).
   public static let importedFolder = ["Imported"]
 
   /// What every door serves: ``sources``, then one source per file imported or URL read once whose articles are

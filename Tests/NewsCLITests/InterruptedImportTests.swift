@@ -31,6 +31,24 @@ struct InterruptedImportTests {
     return Int(line.dropFirst("rchar:".count).trimmingCharacters(in: .whitespaces)) ?? 0
   }
 
+  /// `news import FILE` in a child process, Ctrl-C once it has read half of `file` (`size` bytes: the save of its
+  /// first batches under way, in one transaction); returns the run once it has ended.
+  static func importInterruptedHalfway(_ cli: CLIHarness, file: String, size: Int) async throws
+    -> ServeCommandTests.Run
+  {
+    let run = try ServeCommandTests.Run(["import", file, "--db", cli.database], in: cli.directory)
+    var read = 0
+    for _ in 0..<30_000 where run.child.isRunning {
+      read = bytesRead(run.child.processIdentifier)
+      if read >= size / 2 { break }
+      try await Task.sleep(for: .milliseconds(2))
+    }
+    try #require(run.child.isRunning && read >= size / 2, "not caught halfway: read \(read) of \(size)")
+    #expect(kill(run.child.processIdentifier, SIGINT) == 0)
+    await run.child.exited()
+    return run
+  }
+
   @Test(
     "into a store holding an article: interrupted halfway through the file, the store still holds just that one",
     .enabled(if: CrashSafetyTests.newsBinary != nil, "needs the news executable built beside the tests"),
@@ -46,17 +64,7 @@ struct InterruptedImportTests {
     let size = text.utf8.count
     #expect(size >= 8 << 20, "streamed: 4 MiB or more")
 
-    let run = try ServeCommandTests.Run(["import", large, "--db", cli.database], in: cli.directory)
-    // Halfway through reading the file, the save of its first batches under way in one transaction: Ctrl-C.
-    var read = 0
-    for _ in 0..<30_000 where run.child.isRunning {
-      read = Self.bytesRead(run.child.processIdentifier)
-      if read >= size / 2 { break }
-      try await Task.sleep(for: .milliseconds(2))
-    }
-    try #require(run.child.isRunning && read >= size / 2, "not caught halfway: read \(read) of \(size)")
-    #expect(kill(run.child.processIdentifier, SIGINT) == 0)
-    await run.child.exited()
+    let run = try await Self.importInterruptedHalfway(cli, file: large, size: size)
     #expect(run.child.terminationReason == .exit, "killed by the signal instead of ending: \(run.errors)")
     #expect(run.child.terminationStatus == 130, "\(run.errors)")
     #expect(
@@ -82,16 +90,7 @@ struct InterruptedImportTests {
     let large = cli.directory.path("large.json")
     let text = Self.payload(20_000, prefix: "first")
     try Data(text.utf8).write(to: URL(fileURLWithPath: large))
-    let run = try ServeCommandTests.Run(["import", large, "--db", cli.database], in: cli.directory)
-    var read = 0
-    for _ in 0..<30_000 where run.child.isRunning {
-      read = Self.bytesRead(run.child.processIdentifier)
-      if read >= text.utf8.count / 2 { break }
-      try await Task.sleep(for: .milliseconds(2))
-    }
-    try #require(run.child.isRunning && read >= text.utf8.count / 2, "not caught halfway: read \(read)")
-    #expect(kill(run.child.processIdentifier, SIGINT) == 0)
-    await run.child.exited()
+    let run = try await Self.importInterruptedHalfway(cli, file: large, size: text.utf8.count)
     #expect(run.child.terminationStatus == 130, "\(run.errors)")
     #expect(run.errors.contains("interrupted: nothing of \(large) was imported"), "\(run.errors)")
     let listed = try await cli.run("list", "--db", cli.database, "--json").json()
