@@ -143,6 +143,18 @@ struct FetchCommand: NewsCommand {
           source: source?.name ?? sourceName, kind: query.url.isFileURL ? "file" : "feed", result: empty)
         context.console.out(OutputFormat.json(Self.document(empty, refresh, limit: limit)))
       }
+      // The store could not save (read-only, full disk): what it already holds is still served, offline-first, as
+      // `--all` says "serving N cached" (tester LOW); the error and its status follow.
+      if !arguments.json, case .storage = error,
+        let cached = try? await repository.cachedArticles(for: query), !cached.articles.isEmpty
+      {
+        let now = context.now()
+        let console = context.console
+        console.printLines(Self.header(cached, source: sourceName, now: now, color: console.color) + "\n")
+        let shown = cached.articles.prefix(limit ?? .max)
+        let handles = await context.shortHandles(shown, repository)
+        console.printLines(OutputFormat.lines(shown, handles: handles, now: now, console: console))
+      }
       throw error
     }
     if let subscription {  // a source named by its feed's URL takes the title the feed gave (as --all does)

@@ -50,6 +50,11 @@ import Testing
     #expect(again.err.contains("sample: failed: "), "\(again.err)")
     #expect(again.err.contains("serving \(listed.count) cached"), "\(again.err)")
     #expect(!again.err.contains("nothing cached"), "\(again.err)")
+    // One source, too, serves what the store holds, then fails as the store did (tester LOW: only the error).
+    let one = await cli.run("fetch", "--source", "sample", "--config", config, "--db", cli.database)
+    #expect(one.status == 74, "\(one.out) \(one.err)")
+    #expect(one.out.hasPrefix("cached — \(listed.count) articles from"), "\(one.out)")
+    #expect(one.err.contains("read-only") || one.err.contains("readonly"), "\(one.err)")
   }
 
   @Test("import under eviction.maxArticles 10 says saved, evicted and kept (text and --json), and list agrees")
