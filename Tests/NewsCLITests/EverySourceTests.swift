@@ -64,8 +64,7 @@ struct EverySourceTests {
     #expect(
       keys == [
         "url", "id", "handle", "title", "author", "summary", "imageURL", "publishedAt", "sourceID", "sourceName",
-        "content",
-        "source", "tags", "enclosures",
+        "content", "source", "tags", "enclosures", "isRead", "bookmarkedAt",
       ])
     #expect(rows.allSatisfy { $0["source"] as? String == url.path })
     #expect(rows.allSatisfy { !(($0["title"] as? String) ?? "").isEmpty })
@@ -91,6 +90,9 @@ struct EverySourceTests {
     #expect(bookmarked.status == 0, "\(bookmarked.err)")
     let marks = articles(try await cli.run("list", "--bookmarked", "--db", cli.database, "--json").json())
     #expect(marks.map { $0["id"] as? String } == [id])
+    // The reading state is in the document (tester LOW): bookmarked, with its time, and read (`show` read it).
+    #expect(marks.first?["bookmarkedAt"] is String && marks.first?["isRead"] as? Bool == true, "\(marks)")
+    #expect(rows.allSatisfy { $0["bookmarkedAt"] is NSNull && $0["isRead"] as? Bool == false }, "none before")
 
     // Another source filters them out; a source that names nothing is a usage error.
     let other = await cli.run(

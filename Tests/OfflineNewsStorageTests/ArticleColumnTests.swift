@@ -49,7 +49,7 @@ struct ArticleColumnTests {
     #expect(
       Set(ArticleColumn.jsonFields.map(\.name)) == [
         "url", "id", "handle", "title", "author", "summary", "imageURL", "publishedAt", "sourceID", "sourceName",
-        "content", "source", "tags", "enclosures",
+        "content", "source", "tags", "enclosures", "isRead", "bookmarkedAt",
       ])
   }
 

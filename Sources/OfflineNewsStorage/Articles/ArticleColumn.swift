@@ -129,10 +129,17 @@ extension ArticleColumn {
     ArticleColumn(
       Attribute("itemID", .text, localOnly: true), .keptOnceSet,
       value: { article, _, _ in article.itemID.databaseValue }, read: nil, json: nil),
-    local(Attribute("isRead", .bool, optional: false, localOnly: true, default: .integer(0))) {
+    // The reading state, printed by `--json` so that a script tells read and bookmarked articles apart (tester LOW).
+    local(
+      Attribute("isRead", .bool, optional: false, localOnly: true, default: .integer(0)),
+      json: ("isRead", { $0.isRead })
+    ) {
       $0.isRead = ($1.integerValue ?? 0) != 0
     },
-    local(Attribute("bookmarkedAt", .date, localOnly: true)) {
+    local(
+      Attribute("bookmarkedAt", .date, localOnly: true),
+      json: ("bookmarkedAt", { $0.bookmarkedAt.map { Timestamp($0).rfc3339String } })
+    ) {
       $0.bookmarkedAt = $1.integerValue.map { Timestamp(millisecondsSince1970: $0).date }
     },
     // When the store first saved the article (migration 18): the arrival the sync APIs page and filter by (Reader
@@ -188,10 +195,11 @@ extension ArticleColumn {
       json: printed ? (name: attribute.name, value: { @Sendable in get($0) }) : nil)
   }
 
-  /// A local-only column a read returns and no save writes.
-  private static func local(_ attribute: Attribute, read: @escaping @Sendable (inout Article, DatabaseValue) -> Void)
-    -> ArticleColumn
-  {
-    ArticleColumn(attribute, .none, value: nil, read: read, json: nil)
+  /// A local-only column a read returns and no save writes, printed by `--json` as `json` says (none by default).
+  private static func local(
+    _ attribute: Attribute, json: (name: String, value: @Sendable (Article) -> (any Encodable & Sendable)?)? = nil,
+    read: @escaping @Sendable (inout Article, DatabaseValue) -> Void
+  ) -> ArticleColumn {
+    ArticleColumn(attribute, .none, value: nil, read: read, json: json)
   }
 }
