@@ -166,16 +166,24 @@ extension FetchCommand {
         else { continue }
         late.append((source.name, health.cachedCount))
       }
+      // The finished feeds imported without a title take the titles their documents gave, as a whole run's do
+      // (a later `304` gives none: they would keep their URLs).
+      var titles: [String: String] = [:]
+      for result in finished { if let title = result.feedTitle { titles[result.source] = title } }
+      let named = sources.filter { titles[$0.name] != nil }
+      context.noteNamings(await store.nameUntitled(named, in: context.subscriptionFile, titles: titles))
       await store.storage.close()
     }
-    for (name, cached) in late {
-      context.console.out("\(OutputFormat.sanitized(name)): saved as Ctrl-C came (\(cached) cached)\n")
-    }
+    let lateLines = late.map { "\(OutputFormat.sanitized($0.name)): saved as Ctrl-C came (\($0.cached) cached)" }
+    // Standard output is JSON with `--json` and `--json-lines`: those go with the note on standard error there.
+    let json = arguments.json || arguments.flag(.jsonLines)
+    if !json { for line in lateLines { context.console.out(line + "\n") } }
     let total = sources.count
     let done = finished.count + late.count
-    context.console.printNote(
-      "interrupted: \(done) of \(total) source\(total == 1 ? "" : "s") refreshed; "
-        + "\(total - done) not (their caches are as they were)")
+    var note = "interrupted: \(done) of \(total) source\(total == 1 ? "" : "s") refreshed"
+    if done < total { note += "; \(total - done) not (their caches are as they were)" }
+    if json, !lateLines.isEmpty { note += " (" + lateLines.joined(separator: "; ") + ")" }
+    context.console.printNote(note)
     return .interrupted
   }
 

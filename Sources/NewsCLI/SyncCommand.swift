@@ -110,8 +110,16 @@ struct SyncCommand: NewsCommand {
       // Ctrl-C: a Parse class's pages each commit with its cursor, a feed's save is one transaction: stopped, the
       // store keeps what was committed, and the next sync goes on from there; said so.
       let options = options
-      let outcome = await Interruption.endingAtOnce(.afterCommitsMade, through: repository) { interruption, _ in
-        await repository.sync(source, options: options) { update in interruption.report { progress.update(update) } }
+      // A feed's save is one transaction: whole or nothing, every commit counted (one of the store's set-up lets it
+      // finish); a Parse class's pages each commit with its cursor.
+      let isParse: Bool
+      if case .parse = source.kind { isParse = true } else { isParse = false }
+      let outcome = await Interruption.endingAtOnce(isParse ? .afterCommitsMade : .wholeOrNothing, through: repository)
+      { interruption, gate in
+        gate.count()
+        return await repository.sync(source, options: options) { update in
+          interruption.report { progress.update(update) }
+        }
       } ending: {
         progress.finish()
         console.printNote(Self.interruptedNote(source))
@@ -150,7 +158,7 @@ struct SyncCommand: NewsCommand {
     if case .parse = source.kind {
       return "interrupted: \(name) stopped; the pages it saved are kept, and the next 'news sync' goes on from there"
     }
-    return "interrupted: \(name) stopped; its cache holds its last whole save"
+    return "interrupted: \(name) stopped; its cache is as it was"
   }
 
   /// A feed source's refresh as the one "class" of its sync report.

@@ -23,4 +23,29 @@ struct SourceIdentityStorageTests {
     #expect(identities["Alpha"].map { $0 != "Alpha" && $0.hasPrefix("Alpha") } == true, "\(identities)")
     #expect(try await storage.read { try $0.scalarInt("PRAGMA user_version") } == 23)
   }
+
+  @Test("adopting another source's articles: a name with a fetch history of its own keeps its identity, a new one takes it")
+  func adoptionKeepsAnEstablishedIdentity() async throws {
+    let folder = TemporaryDirectory("source-identity-adopt")
+    let storage = try StorageContext(path: folder.path("news.sqlite"))
+    try await storage.write { db in
+      // "Man" saved its own feed; an address read once (`news fetch --url`) was saved under itself; "Old" is a
+      // subscription's former name.
+      for (query, source) in [
+        ("https://a.example/feed", "Man"), ("https://b.example/feed", "https://b.example/feed"),
+        ("https://c.example/feed", "Old"),
+      ] {
+        try db.execute(
+          "INSERT INTO query_fetch (query, fetchedAt, articleCount, source) VALUES (?1, 0, 0, ?2)",
+          [.text(query), .text(source)])
+      }
+    }
+    // Man re-linked onto b's address; a hand-edited rename of Old to New.
+    let moves = try await storage.adoptArticles(
+      of: ["https://b.example/feed": "Man", "https://c.example/feed": "New"], live: ["Man", "New"])
+    #expect(moves.map(\.to).sorted() == ["Man", "New"], "\(moves)")
+    let identities = try await storage.sourceIdentities()
+    #expect(identities["Man"] == nil, "Man keeps its own identity: \(identities)")
+    #expect(identities["New"] == "Old", "\(identities)")
+  }
 }

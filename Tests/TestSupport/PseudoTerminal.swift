@@ -1,5 +1,6 @@
 import Foundation
 import PTYSupport
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -27,12 +28,23 @@ public enum PseudoTerminal {
     public var description: String
   }
 
+  /// What the program has written on standard error so far, while it runs: for a test that waits for a progress
+  /// line before it signals the program.
+  public final class Transcript: Sendable {
+    private let written = Mutex(Data())
+    public init() {}
+    /// Standard error up to now.
+    public var errorText: String { String(decoding: written.withLock { $0 }, as: UTF8.self) }
+    fileprivate func append(_ bytes: ArraySlice<UInt8>) { written.withLock { $0.append(contentsOf: bytes) } }
+  }
+
   /// Runs `executable` with `arguments` in `currentDirectory`, standard input from `/dev/null`, standard output and
   /// error on ptys `columns` wide and 24 lines high, and waits for it to end; `whileRunning`, when given, is called
-  /// with the program's process id once it runs, while its output is read (to signal it, say).
+  /// with the program's process id once it runs, while its output is read (to signal it, say); `transcript`, when
+  /// given, receives standard error as it is read.
   public static func run(
     _ executable: URL, _ arguments: [String], environment: [String: String], columns: Int,
-    currentDirectory: String, whileRunning: (@Sendable (pid_t) async -> Void)? = nil
+    currentDirectory: String, transcript: Transcript? = nil, whileRunning: (@Sendable (pid_t) async -> Void)? = nil
   ) async throws -> Outcome {
     let out = try Pair(columns: columns)
     let err: Pair
@@ -57,7 +69,7 @@ public enum PseudoTerminal {
     err.closeSlave()
     async let texts: (String, String) = withCheckedContinuation { continuation in
       let thread = Thread {
-        let texts = drain(out.master, err.master)
+        let texts = drain(out.master, err.master, transcript: transcript)
         out.close()
         err.close()
         continuation.resume(returning: texts)
@@ -105,7 +117,7 @@ public enum PseudoTerminal {
   }
 
   /// Reads both masters until each reports the end (EIO on Linux once no process holds the slave).
-  private static func drain(_ first: Int32, _ second: Int32) -> (String, String) {
+  private static func drain(_ first: Int32, _ second: Int32, transcript: Transcript?) -> (String, String) {
     var buffers = [Data(), Data()]
     var open = [true, true]
     let descriptors = [first, second]
@@ -122,6 +134,7 @@ public enum PseudoTerminal {
         let count = read(descriptors[index], &chunk, chunk.count)
         if count > 0 {
           buffers[index].append(contentsOf: chunk[0..<count])
+          if index == 1 { transcript?.append(chunk[0..<count]) }
         } else if count == 0 || errno != EINTR {
           open[index] = false
         }

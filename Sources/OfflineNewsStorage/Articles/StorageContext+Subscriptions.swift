@@ -158,10 +158,16 @@ extension StorageContext {
   /// - Returns: how many articles moved.
   @discardableResult
   private static func moveArticles(_ db: Connection, from old: String, to new: String) throws -> Int {
+    // A name that has saved under itself before is a source of its own (a subscription re-linked onto an address a
+    // `news fetch --url` read once takes that URL's articles): it keeps its identity; a new name is a rename.
+    let newHasHistory =
+      try db.cachedStatement("SELECT EXISTS (SELECT 1 FROM query_fetch WHERE source = ?1)").fetchOne([.text(new)]) {
+        $0.int64(0) == 1
+      } ?? false
     try db.execute("UPDATE article SET source = ?1 WHERE source = ?2", [.text(new), .text(old)])
     let moved = db.changes
     try db.execute("UPDATE query_fetch SET source = ?1 WHERE source = ?2", [.text(new), .text(old)])
-    try moveIdentity(db, from: old, to: new)
+    if !newHasHistory { try moveIdentity(db, from: old, to: new) }
     return moved
   }
 

@@ -13,6 +13,9 @@ package final class CommitGate: Sendable {
     var closed = false
     var counting: Bool
     var admitted = 0
+    /// The connection it is installed on, while it is: what ``close()`` interrupts (the `sqlite3 *` as its bit
+    /// pattern, a value the lock can hold across threads).
+    var handle: UInt?
   }
   private let state: Mutex<State>
 
@@ -31,13 +34,16 @@ package final class CommitGate: Sendable {
     }
   }
 
-  /// Closes the gate: no commit of the store is made from now on.
+  /// Closes the gate: no commit of the store is made from now on, and the statement the writer is running is
+  /// interrupted (`sqlite3_interrupt`: it fails, its transaction is rolled back), so that a long save stops at once
+  /// instead of going on to a commit that would be refused.
   ///
   /// - Returns: how many commits the gate let through and counted before: `0` means that no write counted reached
   ///   the store.
   package func close() -> Int {
     state.withLock { state in
       state.closed = true
+      state.handle.flatMap(OpaquePointer.init(bitPattern:)).map(sqlite3_interrupt)
       return state.admitted
     }
   }
@@ -50,6 +56,7 @@ package final class CommitGate: Sendable {
     state.withLock { state in
       guard state.admitted == 0 else { return false }
       state.closed = true
+      state.handle.flatMap(OpaquePointer.init(bitPattern:)).map(sqlite3_interrupt)
       return true
     }
   }
@@ -63,9 +70,16 @@ package final class CommitGate: Sendable {
     }
   }
 
+  /// Stops interrupting the connection it was installed on (before that connection closes, or another gate is
+  /// installed).
+  func detach() { state.withLock { $0.handle = nil } }
+
   /// Installs `gate` as the commit hook of `connection` (`nil`: none), kept alive by the connection.
   static func install(_ gate: CommitGate?, on connection: Connection) {
+    connection.commitGate?.detach()
     connection.commitGate = gate
+    let handle = UInt(bitPattern: connection.handle)
+    gate?.state.withLock { $0.handle = handle }
     guard let gate else {
       sqlite3_commit_hook(connection.handle, nil, nil)
       return

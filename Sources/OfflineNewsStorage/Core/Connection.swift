@@ -121,6 +121,8 @@ package final class Connection {
   }()
 
   deinit {
+    // A gate must not interrupt a closed handle.
+    commitGate?.detach()
     if traceBox != nil { sqlite3_trace_v2(handle, 0, nil, nil) }
     statementCache.removeAll()
     sqlite3_close_v2(handle)
