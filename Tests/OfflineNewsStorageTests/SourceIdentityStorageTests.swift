@@ -24,7 +24,7 @@ struct SourceIdentityStorageTests {
     #expect(try await storage.read { try $0.scalarInt("PRAGMA user_version") } == 23)
   }
 
-  @Test("adopting another source's articles: a name with a fetch history of its own keeps its identity, a new one takes it")
+  @Test("adopting articles: a name with a fetch history of its own keeps its identity, a new name takes theirs")
   func adoptionKeepsAnEstablishedIdentity() async throws {
     let folder = TemporaryDirectory("source-identity-adopt")
     let storage = try StorageContext(path: folder.path("news.sqlite"))
