@@ -18,7 +18,7 @@ let package = Package(
     .library(
       name: "OfflineNews",
       targets: [
-        "OfflineNews", "OfflineNewsURLSession", "OfflineNewsModel", "OfflineNewsStorage", "OfflineNewsImport",
+        "OfflineNews", "OfflineNewsCurl", "OfflineNewsModel", "OfflineNewsStorage", "OfflineNewsImport",
         "OfflineNewsHTTP", "OfflineNewsNetwork", "OfflineNewsSync", "OfflineNewsFeeds", "OfflineNewsHTML",
       ]),
     .executable(name: "news", targets: ["news"]),
@@ -53,6 +53,13 @@ let package = Package(
       pkgConfig: "libmicrohttpd",
       providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]
     ),
+    // libcurl (Debian: libcurl4-openssl-dev), the HTTP client of OfflineNewsCurl's transport: only that module
+    // imports it, and only `news-online` links it (`news` hands every command that needs the network to it).
+    .systemLibrary(
+      name: "CCurl",
+      pkgConfig: "libcurl",
+      providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
+    ),
     // libsodium (Debian: libsodium-dev): argon2id password hashes, random tokens, constant-time comparison.
     .systemLibrary(
       name: "CSodium",
@@ -72,12 +79,12 @@ let package = Package(
     // The news network: the NewsNetwork protocol, NewsAPI v2 decoding, files, NetworkStack (how a program makes its
     // networks).
     .target(name: "OfflineNewsNetwork", dependencies: ["OfflineNewsModel", "OfflineNewsHTTP"], swiftSettings: strict),
-    // The one HTTP transport, over URLSession (whole-request deadline, body caps, same-origin redirects), and the
-    // NewsAPI client over it: the only module that imports FoundationNetworking (libcurl, a TLS stack, about 40
-    // shared libraries), apart so that a program that does not use the network does not load it (`news`).
+    // The one HTTP transport, over libcurl (whole-request deadline, body caps, same-origin redirects), and the
+    // NewsAPI client over it: the only module that imports libcurl (with its TLS stack about 30 shared libraries),
+    // apart so that a program that does not use the network does not load it (`news`).
     .target(
-      name: "OfflineNewsURLSession",
-      dependencies: ["OfflineNewsModel", "OfflineNewsHTTP", "OfflineNewsNetwork", "OfflineNews"],
+      name: "OfflineNewsCurl",
+      dependencies: ["CCurl", "OfflineNewsModel", "OfflineNewsHTTP", "OfflineNewsNetwork", "OfflineNews"],
       swiftSettings: strict),
     // Feeds: RSS, RSS 1.0 (RDF) and Atom parsed with libxml2, format sniffing, OPML, feed discovery in HTML pages.
     .target(
@@ -127,7 +134,7 @@ let package = Package(
     .plugin(name: "BuildCommit", capability: .buildTool()),
     // The composition root's entry point, without the network: it hands fetch, sync and add to `news-online` when
     // that is built beside it, and reads file sources itself otherwise (`swift run news fetch` builds only `news`).
-    // It must not depend on OfflineNewsURLSession, even through another module, and links the Swift libraries
+    // It must not depend on OfflineNewsCurl, even through another module, and links the Swift libraries
     // statically: it starts in a few milliseconds instead of about 20 (docs/PERFORMANCE.md, "Command-line latency").
     .executableTarget(
       name: "news", dependencies: ["NewsCLI"],
@@ -141,7 +148,7 @@ let package = Package(
     // stays dynamic: its static link misses the toolchain's CFURLSessionInterface.)
     .executableTarget(
       name: "news-online",
-      dependencies: ["NewsCLI", "OfflineNewsURLSession", "OfflineNewsMicroHTTPD", "OfflineNewsHTTP"],
+      dependencies: ["NewsCLI", "OfflineNewsCurl", "OfflineNewsMicroHTTPD", "OfflineNewsHTTP"],
       swiftSettings: strict + [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release))],
       linkerSettings: [
         .unsafeFlags(
@@ -152,7 +159,7 @@ let package = Package(
     .executableTarget(
       name: "news-bench",
       dependencies: [
-        "CSQLite", "OfflineNews", "OfflineNewsHTML", "OfflineNewsURLSession", "OfflineNewsImport", "OfflineNewsModel",
+        "CSQLite", "OfflineNews", "OfflineNewsHTML", "OfflineNewsCurl", "OfflineNewsImport", "OfflineNewsModel",
         "OfflineNewsNetwork", "OfflineNewsStorage", "OfflineNewsServer", "OfflineNewsMicroHTTPD", "OfflineNewsHTTP",
         "PTYSupport",
       ],
@@ -166,17 +173,17 @@ let package = Package(
       name: "feed-dump", dependencies: ["OfflineNewsFeeds"], path: "Tests/FeedDump", swiftSettings: strict),
     // `news` with a crash injected through the package-only fault seams, for the crash-safety tests.
     .executableTarget(
-      name: "news-with-fault", dependencies: ["NewsCLI", "OfflineNewsURLSession"], path: "Tests/NewsWithFault",
+      name: "news-with-fault", dependencies: ["NewsCLI", "OfflineNewsCurl"], path: "Tests/NewsWithFault",
       swiftSettings: strict),
     .testTarget(name: "OfflineNewsModelTests", dependencies: ["OfflineNewsModel", "TestSupport"]),
     .testTarget(
       name: "OfflineNewsStorageTests", dependencies: ["OfflineNewsStorage", "TestSupport", "OfflineNewsModel"]),
     .testTarget(
-      name: "OfflineNewsHTTPTests", dependencies: ["OfflineNewsHTTP", "TestSupport", "OfflineNewsURLSession"]),
+      name: "OfflineNewsHTTPTests", dependencies: ["OfflineNewsHTTP", "TestSupport", "OfflineNewsCurl"]),
     .testTarget(
       name: "OfflineNewsNetworkTests",
       dependencies: [
-        "OfflineNewsNetwork", "TestSupport", "OfflineNewsURLSession", "OfflineNewsHTTP", "OfflineNewsModel",
+        "OfflineNewsNetwork", "TestSupport", "OfflineNewsCurl", "OfflineNewsHTTP", "OfflineNewsModel",
       ]),
     .testTarget(
       name: "OfflineNewsImportTests",
@@ -184,7 +191,7 @@ let package = Package(
     .testTarget(
       name: "OfflineNewsTests",
       dependencies: [
-        "OfflineNews", "TestSupport", "OfflineNewsURLSession", "OfflineNewsFeeds", "OfflineNewsHTML", "OfflineNewsHTTP",
+        "OfflineNews", "TestSupport", "OfflineNewsCurl", "OfflineNewsFeeds", "OfflineNewsHTML", "OfflineNewsHTTP",
         "OfflineNewsImport", "OfflineNewsModel", "OfflineNewsNetwork", "OfflineNewsStorage", "OfflineNewsSync",
       ]),
     .testTarget(
@@ -193,7 +200,7 @@ let package = Package(
     .testTarget(
       name: "OfflineNewsSyncTests",
       dependencies: [
-        "OfflineNewsSync", "TestSupport", "OfflineNewsURLSession", "OfflineNewsHTTP", "OfflineNewsImport",
+        "OfflineNewsSync", "TestSupport", "OfflineNewsCurl", "OfflineNewsHTTP", "OfflineNewsImport",
         "OfflineNewsModel", "OfflineNewsStorage",
       ]),
     .testTarget(name: "OfflineNewsHTMLTests", dependencies: ["OfflineNewsHTML", "TestSupport"]),
@@ -201,12 +208,12 @@ let package = Package(
       name: "OfflineNewsServerTests",
       dependencies: [
         "OfflineNewsServer", "OfflineNewsMicroHTTPD", "OfflineNews", "TestSupport", "OfflineNewsHTML",
-        "OfflineNewsHTTP", "OfflineNewsModel", "OfflineNewsNetwork", "OfflineNewsStorage", "OfflineNewsURLSession",
+        "OfflineNewsHTTP", "OfflineNewsModel", "OfflineNewsNetwork", "OfflineNewsStorage", "OfflineNewsCurl",
       ]),
     .testTarget(
       name: "NewsCLITests",
       dependencies: [
-        "NewsCLI", "OfflineNewsHTML", "TestSupport", "OfflineNewsURLSession", "NewsTerminal", "OfflineNews",
+        "NewsCLI", "OfflineNewsHTML", "TestSupport", "OfflineNewsCurl", "NewsTerminal", "OfflineNews",
         "OfflineNewsFeeds", "OfflineNewsModel", "OfflineNewsNetwork", "OfflineNewsStorage", "OfflineNewsSync",
       ]),
   ],

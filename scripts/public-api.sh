@@ -16,7 +16,7 @@ list=0
 [ "${1:-}" = "--list" ] && list=1
 [ "${1:-}" = "--check" ] && list=2
 modules=(OfflineNewsModel OfflineNewsStorage OfflineNewsImport OfflineNewsHTTP OfflineNewsNetwork OfflineNewsFeeds
-  OfflineNewsSync OfflineNewsHTML OfflineNewsURLSession OfflineNews)
+  OfflineNewsSync OfflineNewsHTML OfflineNewsCurl OfflineNews)
 built=.build/debug/Modules
 [ -d "$built" ] || { echo "public-api: no $built: run swift build first" >&2; exit 1; }
 target=$(swift -print-target-info | python3 -c 'import json, sys; print(json.load(sys.stdin)["target"]["triple"])')
@@ -24,7 +24,7 @@ target=$(swift -print-target-info | python3 -c 'import json, sys; print(json.loa
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 for module in "${modules[@]}"; do
-  swift-symbolgraph-extract -module-name "$module" -I "$built" -I Sources/CSQLite -I Sources/CLibXML2 -Xcc -I/usr/include/libxml2 \
+  swift-symbolgraph-extract -module-name "$module" -I "$built" -I Sources/CSQLite -I Sources/CLibXML2 -I Sources/CCurl -Xcc -I/usr/include/libxml2 \
     -target "$target" -minimum-access-level public -skip-synthesized-members -output-dir "$work" \
     >"$work/$module.log" 2>&1 || { cat "$work/$module.log" >&2; exit 1; }
 done

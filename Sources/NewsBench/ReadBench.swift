@@ -1,9 +1,9 @@
 import Foundation
 import OfflineNews
+import OfflineNewsCurl
 import OfflineNewsModel
 import OfflineNewsNetwork
 import OfflineNewsStorage
-import OfflineNewsURLSession
 
 #if canImport(Glibc)
   import Glibc
@@ -85,7 +85,7 @@ enum ReadBench {
     let page = try await storage.articles(limit: 100)
     try await storage.saveArticles(page, forQuery: query.cacheKey, fetchedAt: .now())
     let repository = NewsRepository(
-      storage: storage, network: URLSessionNewsNetwork(apiKey: nil, timeout: 5))
+      storage: storage, network: HTTPNewsNetwork(apiKey: nil, timeout: 5))
 
     var firstError = ""
     for _ in 0..<10 {

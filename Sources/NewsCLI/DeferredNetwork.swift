@@ -4,7 +4,7 @@ import OfflineNewsNetwork
 import Synchronization
 
 /// A network made at its first request: every command builds a repository, and most never ask the network, so
-/// what making one costs (the `jsonfeed` mapping read and parsed for the decoder, a URLSession) is paid only by the
+/// what making one costs (the `jsonfeed` mapping read and parsed for the decoder, libcurl's handles) is paid only by the
 /// commands that use it (docs/PERFORMANCE.md, "Command-line latency").
 final class DeferredNetwork: NewsNetwork {
   private let make: @Sendable () -> any NewsNetwork

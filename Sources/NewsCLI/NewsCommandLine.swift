@@ -10,7 +10,7 @@ import OfflineNewsStorage
 ///
 /// For example (what `Sources/news/main.swift` does):
 /// ```swift
-/// let commandLine = NewsCommandLine(environment: ProcessInfo.processInfo.environment, network: .urlSession)
+/// let commandLine = NewsCommandLine(environment: ProcessInfo.processInfo.environment, network: .curl)
 /// let status = await commandLine.run(["fetch", "--json"])
 /// ```
 public struct NewsCommandLine: Sendable {
@@ -32,8 +32,8 @@ public struct NewsCommandLine: Sendable {
   ///   - currentDirectory: the folder relative paths are resolved against.
   ///   - console: where output goes; the process's standard output and error by default.
   ///   - now: the current time, for "3 h ago"; tests inject a fixed one.
-  ///   - network: how networks and HTTP transports are made (``NetworkStack``): `.urlSession` (the
-  ///     `OfflineNewsURLSession` module) in `news-online`, ``NetworkStack/filesOnly`` in `news`, which hands the
+  ///   - network: how networks and HTTP transports are made (``NetworkStack``): `.curl` (the
+  ///     `OfflineNewsCurl` module) in `news-online`, ``NetworkStack/filesOnly`` in `news`, which hands the
   ///     commands that use the network to `news-online` (``usesNetwork(_:)``).
   ///   - server: how `news serve` starts its HTTP server (``ServerStack``): `.microHTTPD` (the
   ///     `OfflineNewsMicroHTTPD` module) in `news-online`; ``ServerStack/none`` (the default) in `news`, which hands

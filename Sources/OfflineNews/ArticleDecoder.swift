@@ -14,7 +14,7 @@ import OfflineNewsStorage
 ///
 /// Articles are returned with their keys derived as every writer of `article` expects (``ArticleIdentity``), and
 /// with the text of HTML summaries and contents for search (`summaryText`, `contentText`), as `news` stores them.
-/// Give it to a network (`URLSessionNewsNetwork(…, decoder: ArticleDecoder())`, `FileNewsNetwork`) so that an app reads every
+/// Give it to a network (`HTTPNewsNetwork(…, decoder: ArticleDecoder())`, `FileNewsNetwork`) so that an app reads every
 /// format `news` reads.
 public struct ArticleDecoder: NewsPageDecoder {
   private let newsAPI = NewsAPIDecoder()
@@ -155,6 +155,6 @@ public struct ArticleDecoder: NewsPageDecoder {
 
 extension FileNewsNetwork {
   /// A network over files that reads every format ``ArticleDecoder`` reads (NewsAPI v2, RSS, RDF, Atom, JSON Feed),
-  /// as `URLSessionNewsNetwork` reads a `file:` URL.
+  /// as `HTTPNewsNetwork` reads a `file:` URL.
   public init() { self.init(decoder: ArticleDecoder()) }
 }

@@ -13,7 +13,7 @@ import OfflineNewsNetwork
 ///
 /// For example, subscribing as a feed reader's "Add" box does:
 /// ```swift
-/// let subscriber = FeedSubscriber(transport: URLSessionHTTPTransport(timeout: 5))
+/// let subscriber = FeedSubscriber(transport: CurlHTTPTransport(timeout: 5))
 /// switch try await subscriber.inspect(URL(string: "https://daringfireball.net/")!) {
 /// case .feed(let candidate):
 ///   sources.append(candidate.source)                        // the URL was a feed

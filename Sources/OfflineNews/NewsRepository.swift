@@ -13,7 +13,7 @@ import OfflineNewsStorage
 /// For example:
 /// ```swift
 /// let storage = try StorageContext(path: "news.sqlite")
-/// let network = URLSessionNewsNetwork(apiKey: ProcessInfo.processInfo.environment["NEWSAPI_KEY"], retry: .standard)
+/// let network = HTTPNewsNetwork(apiKey: ProcessInfo.processInfo.environment["NEWSAPI_KEY"], retry: .standard)
 /// let repository = NewsRepository(storage: storage, network: network, deadline: 3)
 /// let result = try await repository.articles(for: NewsQuery(url: topHeadlinesURL), policy: .cacheFirst, maxAge: 900)
 /// print(result.origin, result.articles.count, result.age as Any, result.isStale, result.networkError as Any)

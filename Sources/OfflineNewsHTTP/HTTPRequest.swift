@@ -8,7 +8,7 @@ import Foundation
 /// let request = HTTPRequest(
 ///   url: URL(string: "https://example.org/feed.xml")!, headers: ["Accept": "application/rss+xml"],
 ///   validators: CacheValidators(etag: #""33a64df5""#), maxBodyBytes: 8_000_000)
-/// let response = try await URLSessionHTTPTransport(timeout: 5).send(request)
+/// let response = try await CurlHTTPTransport(timeout: 5).send(request)
 /// ```
 public struct HTTPRequest: Sendable, Hashable {
   /// An `http` or `https` URL; any other scheme is ``HTTPError/unsupportedURL(_:)``.
@@ -29,7 +29,7 @@ public struct HTTPRequest: Sendable, Hashable {
   public var redirects: Redirects
 
   /// Which redirects (`301`, `302`, `303`, `307`, `308` with a `Location`, RFC 9110 §15.4) a transport follows, at
-  /// most `URLSessionHTTPTransport/maximumRedirects` in a row.
+  /// most `CurlHTTPTransport/maximumRedirects` in a row.
   public enum Redirects: Sendable, Hashable {
     /// Only to the request's own origin (scheme, host and port, RFC 6454): the request's headers (an API key, a
     /// Parse REST key or session token) never reach another host. A redirect elsewhere is the answer: the `3xx`

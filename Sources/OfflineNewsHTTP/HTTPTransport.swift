@@ -1,6 +1,6 @@
 import Foundation
 
-/// Where HTTP requests go: a protocol, so that tests and apps can inject their own. ``URLSessionHTTPTransport`` is
+/// Where HTTP requests go: a protocol, so that tests and apps can inject their own. ``CurlHTTPTransport`` is
 /// the real one.
 public protocol HTTPTransport: Sendable {
   /// Sends `request` and returns the response, whatever its status (a `3xx` not followed, a `304` to a conditional

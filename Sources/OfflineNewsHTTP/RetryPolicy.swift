@@ -21,7 +21,7 @@ import OfflineNewsModel
 /// Waiting, the clock and the random source are injected, so tests neither wait nor guess:
 /// ```swift
 /// let policy = RetryPolicy(maxAttempts: 3, initialDelay: 0.001, sleep: { _ in }, random: { $0.upperBound })
-/// let transport = URLSessionHTTPTransport(timeout: 2, retry: policy)
+/// let transport = CurlHTTPTransport(timeout: 2, retry: policy)
 /// ```
 public struct RetryPolicy: Sendable {
   /// Attempts in all, the first included; `1` never retries.

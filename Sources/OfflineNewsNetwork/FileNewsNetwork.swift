@@ -5,7 +5,7 @@ import OfflineNewsModel
 ///
 /// It is how `news fetch` works on a machine with no network and no API key (the bundled sample): through the same
 /// seam and the same decoder as the real network, so a file gets exactly the validation an HTTP response gets.
-/// `FileNewsNetwork()` (declared in `OfflineNews`) reads every format `URLSessionNewsNetwork` reads from a `file:`
+/// `FileNewsNetwork()` (declared in `OfflineNews`) reads every format `HTTPNewsNetwork` reads from a `file:`
 /// URL — NewsAPI v2, RSS, RDF, Atom, JSON Feed — with `ArticleDecoder`; `FileNewsNetwork(decoder: NewsAPIDecoder())`
 /// reads NewsAPI v2 only.
 public struct FileNewsNetwork: NewsNetwork {

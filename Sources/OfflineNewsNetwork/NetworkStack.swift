@@ -5,14 +5,14 @@ import OfflineNewsModel
 /// How a program makes its networks and HTTP transports: the implementations its entry point (the composition
 /// root) chooses, so that the code that builds repositories, sync engines and downloads does not link them itself.
 ///
-/// The `news` command line is built with one: `news-online` passes `NetworkStack.urlSession` (the
-/// `OfflineNewsURLSession` module: ``HTTPTransport`` over URLSession and libcurl); `news` passes ``filesOnly`` and
-/// hands the commands that use the network to `news-online`, so that it never loads FoundationNetworking, libcurl and
-/// its TLS stack (about 40 shared libraries, most of its start-up time: docs/PERFORMANCE.md, "Command-line latency").
+/// The `news` command line is built with one: `news-online` passes `NetworkStack.curl` (the
+/// `OfflineNewsCurl` module: ``HTTPTransport`` over libcurl); `news` passes ``filesOnly`` and hands the commands
+/// that use the network to `news-online`, so that it never loads libcurl and its TLS stack (about 30 shared
+/// libraries, most of its start-up time: docs/PERFORMANCE.md, "Command-line latency").
 ///
 /// For example:
 /// ```swift
-/// let stack = NetworkStack.urlSession                  // import OfflineNewsURLSession
+/// let stack = NetworkStack.curl                  // import OfflineNewsCurl
 /// let network = stack.newsNetwork(nil, 5, .none, NewsAPIDecoder())
 /// let transport = stack.httpTransport(5, .none, [])
 /// ```
@@ -54,7 +54,7 @@ package struct NetworkStack: Sendable {
   /// makes no HTTP request.
   package func refusingRedirects(_ rule: @escaping RedirectTargetRule) -> NetworkStack { refusing?(rule) ?? self }
 
-  /// No HTTP at all: a `file:` URL is read by ``FileNewsNetwork`` (as the URLSession network reads it too); any
+  /// No HTTP at all: a `file:` URL is read by ``FileNewsNetwork`` (as the libcurl network reads it too); any
   /// other request fails with a transport error saying that this program has no network. For a program that only
   /// reads files and its cache: `news` when `news-online` is not built beside it (`swift run news` builds `news`
   /// alone).

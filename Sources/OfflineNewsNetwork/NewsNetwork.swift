@@ -4,7 +4,7 @@ import OfflineNewsModel
 
 /// Where the repository gets fresh articles: one request in, one decoded page out.
 ///
-/// The real implementation is ``URLSessionNewsNetwork`` (NewsAPI v2 over HTTP); ``FileNewsNetwork`` reads a saved
+/// The real implementation is ``HTTPNewsNetwork`` (NewsAPI v2 over HTTP); ``FileNewsNetwork`` reads a saved
 /// response from disk (the bundled sample, `news import`); tests inject their own. Implementations decide nothing
 /// about caching: they succeed with a complete, valid page or throw.
 public protocol NewsNetwork: Sendable {
@@ -18,7 +18,7 @@ public protocol NewsNetwork: Sendable {
   /// Fetches one response for `request`, conditionally when `request.validators` is not empty.
   ///
   /// The default implementation ignores the validators and calls ``fetch(_:)-(NewsQuery)``: it always answers
-  /// ``NewsResponse/page(_:validators:)`` with no validators. ``URLSessionNewsNetwork`` sends `If-None-Match` /
+  /// ``NewsResponse/page(_:validators:)`` with no validators. ``HTTPNewsNetwork`` sends `If-None-Match` /
   /// `If-Modified-Since` and reports `304 Not Modified` and the server's `ETag` / `Last-Modified` (RFC 9110).
   ///
   /// - Throws: ``NewsNetworkError``, as ``fetch(_:)-(NewsQuery)`` does.

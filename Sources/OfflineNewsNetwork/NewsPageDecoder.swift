@@ -5,7 +5,7 @@ import OfflineNewsModel
 ///
 /// ``NewsAPIDecoder`` decodes NewsAPI v2 bodies; the `OfflineNews` module's `ArticleDecoder` tells the formats a
 /// source may send apart by their content (NewsAPI, JSON Feed, RSS, Atom, RDF) and hands each body to its one
-/// decoder. A network (``URLSessionNewsNetwork``, ``FileNewsNetwork``) is built with the decoder it uses.
+/// decoder. A network (``HTTPNewsNetwork``, ``FileNewsNetwork``) is built with the decoder it uses.
 public protocol NewsPageDecoder: Sendable {
   /// Decodes a whole body.
   ///

@@ -4,7 +4,7 @@ import Foundation
   import Glibc
 #endif
 
-/// Runs a command that uses the network in `news-online`, the same command line with the URLSession network linked
+/// Runs a command that uses the network in `news-online`, the same command line with the libcurl network linked
 /// in, built beside this executable: `news-online` replaces this process (`execv`), so it keeps its id, standard
 /// streams, environment and exit status.
 enum NetworkHandOff {

@@ -1,8 +1,8 @@
 import Foundation
 import NewsCLI
 import OfflineNews
+import OfflineNewsCurl
 import OfflineNewsNetwork
-import OfflineNewsURLSession
 import TestSupport
 
 /// Runs `news` in-process with a captured console, a private HOME/XDG folder and a fixed clock.
@@ -11,7 +11,7 @@ struct CLIHarness {
   var environment: [String: String]
   var now: Date
   /// How the command line makes its networks: URLSession's, as `news-online`; `.filesOnly` as `news`.
-  var network = NetworkStack.urlSession
+  var network = NetworkStack.curl
 
   init(now: Date = Date(timeIntervalSince1970: 1_764_400_000), environment extra: [String: String] = [:]) {
     self.now = now

@@ -1,8 +1,8 @@
 import Foundation
 import NewsCLI
+import OfflineNewsCurl
 import OfflineNewsFeeds
 import OfflineNewsHTML
-import OfflineNewsURLSession
 import TestSupport
 import Testing
 
@@ -19,7 +19,7 @@ struct ExtractCommandTests {
     let now = cli.now
     let status = await NewsCommandLine(
       environment: cli.environment, currentDirectory: cli.directory.url.path, console: console, now: { now },
-      network: .urlSession
+      network: .curl
     ).run(arguments)
     return CLIHarness.Outcome(status: status, out: captured.out, err: captured.err)
   }

@@ -1,6 +1,6 @@
 import Foundation
 import OfflineNews
-import OfflineNewsURLSession
+import OfflineNewsCurl
 import TestSupport
 import Testing
 
@@ -172,7 +172,7 @@ struct FeedSubscriptionListTests {
       let (console, captured) = Console.capturing(errorIsTerminal: true, errorWidth: 80)
       let command = NewsCommandLine(
         environment: cli.environment, currentDirectory: cli.directory.url.path, console: console, now: { fixed },
-        network: .urlSession)
+        network: .curl)
       let status = await command.run(
         ["fetch", "--all", "--config", config, "--db", cli.database] + (quiet ? ["--quiet"] : []))
       #expect(status == 0, "\(captured.err)")

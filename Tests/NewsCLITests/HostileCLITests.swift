@@ -1,5 +1,5 @@
 import Foundation
-import OfflineNewsURLSession
+import OfflineNewsCurl
 import TestSupport
 import Testing
 
@@ -284,7 +284,7 @@ extension HostileCLITests {
       #expect(Self.leaks([], database: cli.directory.path("empty.sqlite")) == [])
     }
 
-    // Was a bug (URLSessionNewsNetwork.fetch: the decoder redacts only the header key, `apiKey`): NewsAPI also takes
+    // Was a bug (HTTPNewsNetwork.fetch: the decoder redacts only the header key, `apiKey`): NewsAPI also takes
     // the key as `?apiKey=`; it is kept out of the cache key, but when the server echoes the request in an error
     // body, the key in the URL is printed in the error.
     @Test("regression: a key given in the URL (?apiKey=) is not printed when the server echoes the request")
@@ -412,7 +412,7 @@ extension HostileCLITests {
       #expect(outcome.status == 0, "\(json): \(outcome.err)")
     }
 
-    // Was a bug (URLSessionNewsNetwork.init: the timeout is not bounded; FoundationNetworking converts it to integer
+    // Was a bug (HTTPNewsNetwork.init: the timeout is not bounded; FoundationNetworking converts it to integer
     // milliseconds for libcurl and traps above ~9.2e15 s). Run in a child process: today `news` dies with SIGILL.
     @Test("regression: an enormous timeoutSeconds in the configuration does not crash `news fetch`")
     func hugeTimeoutInConfiguration() async {
@@ -434,7 +434,7 @@ extension HostileCLITests {
 extension HostileCLITests {
   @Suite("command-line values")
   struct Values {
-    // Was a bug (ArgumentParser.swift, ParsedArguments.seconds(_:) accepts any finite number; URLSessionNewsNetwork
+    // Was a bug (ArgumentParser.swift, ParsedArguments.seconds(_:) accepts any finite number; HTTPNewsNetwork
     // passes it on; FoundationNetworking traps converting it to integer milliseconds above ~9.2e15 s).
     @Test(
       "regression: an enormous --timeout is a usage error (or harmless), not a crash", arguments: ["1e16", "1e300"])

@@ -1,7 +1,7 @@
 import Foundation
 import OfflineNews
+import OfflineNewsCurl
 import OfflineNewsStorage
-import OfflineNewsURLSession
 import TestSupport
 import Testing
 
@@ -139,7 +139,7 @@ struct MovedFeedTests {
   static func repository(_ directory: TemporaryDirectory) throws -> NewsRepository {
     NewsRepository(
       storage: try StorageContext(path: directory.path("news.sqlite")),
-      network: URLSessionNewsNetwork(apiKey: nil, timeout: 5))
+      network: HTTPNewsNetwork(apiKey: nil, timeout: 5))
   }
 
   @Test("the store's subscription list: a 301 on two refreshes in a row moves the subscription, a 307 never")

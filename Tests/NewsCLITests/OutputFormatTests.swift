@@ -1,7 +1,7 @@
 import Foundation
 import OfflineNews
+import OfflineNewsCurl
 import OfflineNewsModel
-import OfflineNewsURLSession
 import Synchronization
 import TestSupport
 import Testing
@@ -231,7 +231,7 @@ struct OutputFormatTests {
     let cli = NewsCommandLine(
       environment: ["HOME": directory.path("home"), "XDG_DATA_HOME": directory.path("data"), "NO_COLOR": "1"],
       currentDirectory: directory.url.path, console: console, now: { Self.now },
-      network: .urlSession)
+      network: .curl)
     let database = directory.path("news.sqlite")
     #expect(await cli.run(["fetch", "--config", config, "--db", database]) == 0, "\(captured.err)")
     #expect(await cli.run(["list", "--db", database]) == 0, "\(captured.err)")

@@ -1,6 +1,6 @@
 import Foundation
 import NewsCLI
-import OfflineNewsURLSession
+import OfflineNewsCurl
 
 #if canImport(Glibc)
   import Glibc
@@ -12,7 +12,7 @@ import OfflineNewsURLSession
 //   kill-before-commit  SIGKILL at the end of every write transaction, after its last row, right before COMMIT
 //   kill-after-stage    SIGKILL right after `news sync` stages a page, before it is imported
 let arguments = Array(CommandLine.arguments.dropFirst())
-var commandLine = NewsCommandLine(environment: ProcessInfo.processInfo.environment, network: .urlSession)
+var commandLine = NewsCommandLine(environment: ProcessInfo.processInfo.environment, network: .curl)
 switch arguments.first {
 case "kill-before-commit":
   commandLine.faults.storage.beforeWriteCommit = { kill(getpid(), SIGKILL) }

@@ -1,6 +1,6 @@
 import Foundation
+import OfflineNewsCurl
 import OfflineNewsHTTP
-import OfflineNewsURLSession
 import TestSupport
 import Testing
 
@@ -15,7 +15,7 @@ struct ConditionalRequestTests {
   func unconditional() async throws {
     let server = try LoopbackHTTPServer(.conditional(etag: Self.etag, lastModified: Self.date, body: Data("{}".utf8)))
     defer { server.stop() }
-    let response = try await URLSessionHTTPTransport(timeout: 5).send(HTTPRequest(url: server.url("/feed")))
+    let response = try await CurlHTTPTransport(timeout: 5).send(HTTPRequest(url: server.url("/feed")))
     #expect(response.status == 200)
     #expect(response.validators == CacheValidators(etag: Self.etag, lastModified: Self.date))
     #expect(server.requests.first?.header("If-None-Match") == nil)
@@ -45,7 +45,7 @@ struct ConditionalRequestTests {
     let server = try LoopbackHTTPServer(.conditional(etag: Self.etag, lastModified: Self.date, body: Data("{}".utf8)))
     defer { server.stop() }
     let validators = CacheValidators(etag: Self.etag, lastModified: Self.date)
-    let response = try await URLSessionHTTPTransport(timeout: 5).send(
+    let response = try await CurlHTTPTransport(timeout: 5).send(
       HTTPRequest(url: server.url("/feed"), headers: ["If-None-Match": "stale"], validators: validators))
     #expect(response.status == 304)
     #expect(response.body.isEmpty)

@@ -1,6 +1,6 @@
 import Foundation
+import OfflineNewsCurl
 import OfflineNewsHTTP
-import OfflineNewsURLSession
 import TestSupport
 import Testing
 
@@ -13,7 +13,7 @@ struct RedirectFollowingTests {
     let server = try LoopbackHTTPServer(.respond(status: 200, body: Data("moved here".utf8)))
     defer { server.stop() }
     server.enqueue(.respond(status: 302, headers: ["Location": "/b"], body: Data()))
-    let transport = URLSessionHTTPTransport(timeout: 5)
+    let transport = CurlHTTPTransport(timeout: 5)
 
     let response = try await transport.send(
       HTTPRequest(url: server.url("/a"), headers: ["X-Key": "k-1"], secrets: ["k-1"]))
@@ -34,7 +34,7 @@ struct RedirectFollowingTests {
     let server = try LoopbackHTTPServer(
       .respond(status: 301, headers: ["Location": target.absoluteString], body: Data()))
     defer { server.stop() }
-    let transport = URLSessionHTTPTransport(timeout: 5)
+    let transport = CurlHTTPTransport(timeout: 5)
 
     let response = try await transport.get(server.url("/a"), headers: ["X-Key": "k-1"])
 
@@ -51,7 +51,7 @@ struct RedirectFollowingTests {
     let server = try LoopbackHTTPServer(
       .respond(status: 308, headers: ["Location": elsewhere.url("/feed").absoluteString], body: Data()))
     defer { server.stop() }
-    let transport = URLSessionHTTPTransport(timeout: 5, secrets: ["transport-key"])
+    let transport = CurlHTTPTransport(timeout: 5, secrets: ["transport-key"])
 
     let response = try await transport.send(
       HTTPRequest(
@@ -84,7 +84,7 @@ struct RedirectFollowingTests {
     for (index, status) in statuses.enumerated() {
       server.enqueue(.respond(status: status, headers: ["Location": "/\(index + 1)"], body: Data()))
     }
-    let response = try await URLSessionHTTPTransport(timeout: 5).get(server.url("/0"))
+    let response = try await CurlHTTPTransport(timeout: 5).get(server.url("/0"))
     #expect(response.url == server.url("/2"))
     #expect(response.permanentURL == server.url(expected))
   }
@@ -93,10 +93,10 @@ struct RedirectFollowingTests {
   func loop() async throws {
     let server = try LoopbackHTTPServer(.respond(status: 302, headers: ["Location": "/again"], body: Data()))
     defer { server.stop() }
-    let error = await failure(URLSessionHTTPTransport(timeout: 5), HTTPRequest(url: server.url("/start")))
-    #expect(error == .tooManyRedirects(limit: URLSessionHTTPTransport.maximumRedirects))
+    let error = await failure(CurlHTTPTransport(timeout: 5), HTTPRequest(url: server.url("/start")))
+    #expect(error == .tooManyRedirects(limit: CurlHTTPTransport.maximumRedirects))
     #expect(error?.description == "more than 5 redirects")
-    #expect(server.requests.count == URLSessionHTTPTransport.maximumRedirects + 1)
+    #expect(server.requests.count == CurlHTTPTransport.maximumRedirects + 1)
   }
 
   @Test("a Location that is not http(s) is not followed: the 3xx is the answer")
@@ -104,7 +104,7 @@ struct RedirectFollowingTests {
     let server = try LoopbackHTTPServer(
       .respond(status: 302, headers: ["Location": "ftp://example.org/feed"], body: Data()))
     defer { server.stop() }
-    let response = try await URLSessionHTTPTransport(timeout: 5).send(
+    let response = try await CurlHTTPTransport(timeout: 5).send(
       HTTPRequest(url: server.url("/a"), redirects: .anyOrigin))
     #expect(response.status == 302)
     #expect(server.requests.count == 1)

@@ -1,6 +1,6 @@
 import Foundation
+import OfflineNewsCurl
 import OfflineNewsHTTP
-import OfflineNewsURLSession
 import TestSupport
 import Testing
 
@@ -14,7 +14,7 @@ struct SchemeCaseTests {
     let typed = try #require(
       URL(string: server.url("/feed").absoluteString.replacingOccurrences(of: "http:", with: "HTTP:")))
     #expect(typed.scheme == "HTTP")
-    let response = try await URLSessionHTTPTransport(timeout: 5).send(HTTPRequest(url: typed))
+    let response = try await CurlHTTPTransport(timeout: 5).send(HTTPRequest(url: typed))
     #expect(response.status == 200)
     #expect(server.requests.first?.target == "/feed")
   }

@@ -1,6 +1,6 @@
 import Foundation
+import OfflineNewsCurl
 import OfflineNewsHTTP
-import OfflineNewsURLSession
 import TestSupport
 import Testing
 
@@ -15,7 +15,7 @@ struct TransportRetryTests {
       .respond(status: 503, body: Data("busy".utf8)),
       .respond(status: 429, headers: ["Retry-After": "2"], body: Data("slow down".utf8)))
     let recorder = WaitRecorder()
-    let transport = URLSessionHTTPTransport(timeout: 5, retry: recorder.policy())
+    let transport = CurlHTTPTransport(timeout: 5, retry: recorder.policy())
 
     let response = try await transport.get(server.url("/a"))
 
@@ -31,7 +31,7 @@ struct TransportRetryTests {
       .respond(status: 502, headers: ["Content-Type": "text/plain"], body: Data("bad gateway".utf8)))
     defer { server.stop() }
     let recorder = WaitRecorder()
-    let response = try await URLSessionHTTPTransport(timeout: 5, retry: recorder.policy()).get(server.url("/a"))
+    let response = try await CurlHTTPTransport(timeout: 5, retry: recorder.policy()).get(server.url("/a"))
     #expect(response.status == 502)
     #expect(response.body == Data("bad gateway".utf8))
     #expect(server.requests.count == 3)
@@ -43,7 +43,7 @@ struct TransportRetryTests {
     let server = try LoopbackHTTPServer(.respond(status: 503, headers: ["Retry-After": "3600"], body: Data()))
     defer { server.stop() }
     let recorder = WaitRecorder()
-    let response = try await URLSessionHTTPTransport(timeout: 5, retry: recorder.policy()).get(server.url("/a"))
+    let response = try await CurlHTTPTransport(timeout: 5, retry: recorder.policy()).get(server.url("/a"))
     #expect(response.status == 503)
     #expect(server.requests.count == 1)
     #expect(recorder.waits.isEmpty)
@@ -54,7 +54,7 @@ struct TransportRetryTests {
     let server = try LoopbackHTTPServer(.respond(status: status, body: Data()))
     defer { server.stop() }
     let recorder = WaitRecorder()
-    let response = try await URLSessionHTTPTransport(timeout: 5, retry: recorder.policy()).get(server.url("/a"))
+    let response = try await CurlHTTPTransport(timeout: 5, retry: recorder.policy()).get(server.url("/a"))
     #expect(response.status == status)
     #expect(server.requests.count == 1)
     #expect(recorder.waits.isEmpty)
@@ -66,7 +66,7 @@ struct TransportRetryTests {
     let recorder = WaitRecorder()
     let url = try #require(URL(string: "http://127.0.0.1:\(port)/a"))
     let error = await failure(
-      URLSessionHTTPTransport(timeout: 5, retry: recorder.policy()), HTTPRequest(url: url))
+      CurlHTTPTransport(timeout: 5, retry: recorder.policy()), HTTPRequest(url: url))
     #expect(error == .transport(.connectionRefused, detail: ""))
     #expect(recorder.waits == [0.01, 0.02])
   }
@@ -77,7 +77,7 @@ struct TransportRetryTests {
     defer { server.stop() }
     server.enqueue(.truncated(status: 200, body: Data("wh".utf8), declaredLength: 5))
     let recorder = WaitRecorder()
-    let response = try await URLSessionHTTPTransport(timeout: 5, retry: recorder.policy()).get(server.url("/a"))
+    let response = try await CurlHTTPTransport(timeout: 5, retry: recorder.policy()).get(server.url("/a"))
     #expect(response.body == Data("whole".utf8))
     #expect(server.requests.count == 2)
   }

@@ -1,7 +1,7 @@
 import Foundation
+import OfflineNewsCurl
 import OfflineNewsModel
 import OfflineNewsNetwork
-import OfflineNewsURLSession
 import TestSupport
 import Testing
 
@@ -303,7 +303,7 @@ extension HostileInputTests {
 // MARK: - The network's own limits
 
 extension HostileInputTests {
-  @Suite("URLSessionNewsNetwork with absurd settings")
+  @Suite("HTTPNewsNetwork with absurd settings")
   struct NetworkSettings {
     // Regression: FoundationNetworking converts the timeout to integer milliseconds for libcurl and traps above
     // ~9.2e15 s; the timeout was rounded, not bounded (the CLI bounded it, a library user could pass more). It is
@@ -317,7 +317,7 @@ extension HostileInputTests {
     func hugeTimeout(_ timeout: String) async {
       await #expect(processExitsWith: .success) { [timeout] in
         let port = try LoopbackHTTPServer.refusedPort()
-        let network = URLSessionNewsNetwork(apiKey: nil, timeout: try #require(Double(timeout)))
+        let network = HTTPNewsNetwork(apiKey: nil, timeout: try #require(Double(timeout)))
         let url = try #require(URL(string: "http://127.0.0.1:\(port)/v2/top-headlines"))
         _ = try? await network.fetch(NewsQuery(url: url))
       }

@@ -1,8 +1,8 @@
 import Foundation
+import OfflineNewsCurl
 import OfflineNewsHTTP
 import OfflineNewsModel
 import OfflineNewsNetwork
-import OfflineNewsURLSession
 import TestSupport
 import Testing
 
@@ -20,7 +20,7 @@ struct RedirectTests {
     let target = "http://localhost:\(elsewhere.port)/v2/top-headlines"
     let server = try LoopbackHTTPServer(.respond(status: 302, headers: ["Location": target], body: Data()))
     defer { server.stop() }
-    let network = URLSessionNewsNetwork(apiKey: "secret-key-123456", apiKeyHosts: ["127.0.0.1"], timeout: 5)
+    let network = HTTPNewsNetwork(apiKey: "secret-key-123456", apiKeyHosts: ["127.0.0.1"], timeout: 5)
     do {
       _ = try await network.fetch(NewsQuery(url: server.url("/v2/top-headlines")))
       Issue.record("a cross-origin redirect was followed")
@@ -38,7 +38,7 @@ struct RedirectTests {
     let server = try LoopbackHTTPServer(.json(Self.body))
     defer { server.stop() }
     server.enqueue(.respond(status: 301, headers: ["Location": server.url("/v2/moved").absoluteString], body: Data()))
-    let network = URLSessionNewsNetwork(apiKey: "secret-key-123456", apiKeyHosts: ["127.0.0.1"], timeout: 5)
+    let network = HTTPNewsNetwork(apiKey: "secret-key-123456", apiKeyHosts: ["127.0.0.1"], timeout: 5)
     let page = try await network.fetch(NewsQuery(url: server.url("/v2/top-headlines")))
     #expect(page.articles.count == 1)
     #expect(server.requests.map(\.target) == ["/v2/top-headlines", "/v2/moved"])
@@ -54,7 +54,7 @@ struct RedirectTests {
     let server = try LoopbackHTTPServer(
       .respond(status: 307, headers: ["Location": "http://localhost:\(elsewhere.port)/x"], body: Data()))
     defer { server.stop() }
-    let transport = URLSessionHTTPTransport(timeout: 5)
+    let transport = CurlHTTPTransport(timeout: 5)
     let headers = ["X-Parse-REST-API-Key": "rest-secret"]
     let response =
       if let limit {

@@ -1,10 +1,10 @@
 import Foundation
 import OfflineNews
+import OfflineNewsCurl
 import OfflineNewsHTTP
 import OfflineNewsModel
 import OfflineNewsNetwork
 import OfflineNewsStorage
-import OfflineNewsURLSession
 import TestSupport
 import Testing
 
@@ -31,7 +31,7 @@ struct RefreshRedirectTests {
   static func repository(_ directory: TemporaryDirectory, refusing: Bool) throws -> NewsRepository {
     let storage = try StorageContext(path: directory.path("news.sqlite"))
     let rule = refusing ? NewsServer.redirectRule : nil
-    let network = URLSessionNewsNetwork(key: nil, timeout: 5, refusedRedirects: rule)
+    let network = HTTPNewsNetwork(key: nil, timeout: 5, refusedRedirects: rule)
     return NewsRepository(storage: storage, network: network)
   }
 

@@ -1,9 +1,9 @@
 import Foundation
 import OfflineNews
+import OfflineNewsCurl
 import OfflineNewsHTTP
 import OfflineNewsModel
 import OfflineNewsStorage
-import OfflineNewsURLSession
 import TestSupport
 import Testing
 
@@ -39,10 +39,10 @@ struct ServedSubscriptionFileTests {
       self.file = file
       let repository = NewsRepository(
         storage: try StorageContext(path: directory.path("news.sqlite")),
-        network: URLSessionNewsNetwork(apiKey: nil, timeout: 5))
+        network: HTTPNewsNetwork(apiKey: nil, timeout: 5))
       library = ServedLibrary(
         repository: repository, sources: { try await file.sources() }, subscriptions: file,
-        subscriber: FeedSubscriber(transport: URLSessionHTTPTransport(timeout: 5)))
+        subscriber: FeedSubscriber(transport: CurlHTTPTransport(timeout: 5)))
     }
 
     func fileText() throws -> String { try String(contentsOfFile: file.path, encoding: .utf8) }

@@ -1,9 +1,9 @@
 import Foundation
 import OfflineNews
+import OfflineNewsCurl
 import OfflineNewsHTTP
 import OfflineNewsModel
 import OfflineNewsStorage
-import OfflineNewsURLSession
 import TestSupport
 import Testing
 
@@ -72,7 +72,7 @@ struct StableServedIDTests {
     let directory = TemporaryDirectory("served-ids")
     let storage = try StorageContext(path: directory.path("news.sqlite"))
     let repository = NewsRepository(
-      storage: storage, network: URLSessionNewsNetwork(apiKey: nil, timeout: 5, decoder: ArticleDecoder()))
+      storage: storage, network: HTTPNewsNetwork(apiKey: nil, timeout: 5, decoder: ArticleDecoder()))
     let source = NewsSource(name: "Blog", url: server.url("/feed.xml"))
     let library = ServedLibrary(repository: repository, sources: { [source] }, now: { Date() })
     let miniflux = MinifluxAPI(library: library, user: "reader")

@@ -1,8 +1,8 @@
 import Foundation
+import OfflineNewsCurl
 import OfflineNewsHTTP
 import OfflineNewsModel
 import OfflineNewsSync
-import OfflineNewsURLSession
 import TestSupport
 import Testing
 
@@ -38,7 +38,7 @@ struct FileDownloadTests {
     let folder = fixture.directory.url.appendingPathComponent("files")
     let stored = try FileManager.default.contentsOfDirectory(atPath: folder.path)
     #expect(stored.count == 1)
-    let store = FileStore(folder: folder, policy: policy, transport: URLSessionHTTPTransport())
+    let store = FileStore(folder: folder, policy: policy, transport: CurlHTTPTransport())
     #expect(FileManager.default.contents(atPath: store.localURL(for: good).path) == Self.png)
     // Every article is imported, whatever became of its file.
     #expect(try await fixture.count("article") == 5)
@@ -58,7 +58,7 @@ struct FileDownloadTests {
     let fileRequests = { fixture.stub.http.requests.filter { $0.target.hasPrefix("/files/") }.count }
     #expect(fileRequests() == 0)
     let store = FileStore(
-      folder: fixture.directory.url.appendingPathComponent("lazy"), policy: policy, transport: URLSessionHTTPTransport()
+      folder: fixture.directory.url.appendingPathComponent("lazy"), policy: policy, transport: CurlHTTPTransport()
     )
     let first = try await store.file(for: url)
     let second = try await store.file(for: url)
@@ -76,7 +76,7 @@ struct FileDownloadTests {
     ])
   func confined(_ text: String) throws {
     let folder = URL(fileURLWithPath: "/tmp/offlinenews-files-test")
-    let store = FileStore(folder: folder, policy: FileDownloads(attributes: []), transport: URLSessionHTTPTransport())
+    let store = FileStore(folder: folder, policy: FileDownloads(attributes: []), transport: CurlHTTPTransport())
     let url = try #require(URL(string: text))
     let local = store.localURL(for: url)
     #expect(local.deletingLastPathComponent().path == folder.path, "\(local.path)")
@@ -97,7 +97,7 @@ struct FileDownloadTests {
     defer { server.stop() }
     let directory = TemporaryDirectory("offlinenews-files")
     let policy = FileDownloads(attributes: [], maxBytes: 100_000)
-    let store = FileStore(folder: directory.url, policy: policy, transport: URLSessionHTTPTransport(timeout: 120))
+    let store = FileStore(folder: directory.url, policy: policy, transport: CurlHTTPTransport(timeout: 120))
     let clock = ContinuousClock()
     let start = clock.now
     do {
@@ -120,7 +120,7 @@ struct FileDownloadTests {
   func distinctNames() throws {
     let store = FileStore(
       folder: URL(fileURLWithPath: "/tmp/x"), policy: FileDownloads(attributes: []),
-      transport: URLSessionHTTPTransport())
+      transport: CurlHTTPTransport())
     let a = try #require(URL(string: "http://one/files/photo.png"))
     let b = try #require(URL(string: "http://two/files/photo.png"))
     #expect(store.localURL(for: a) != store.localURL(for: b))
@@ -131,7 +131,7 @@ struct FileDownloadTests {
   func unsupported() async throws {
     let store = FileStore(
       folder: URL(fileURLWithPath: "/tmp/x"), policy: FileDownloads(attributes: []),
-      transport: URLSessionHTTPTransport())
+      transport: CurlHTTPTransport())
     let url = try #require(URL(string: "file:///etc/passwd"))
     await #expect(throws: FileDownloadError.self) { try await store.file(for: url) }
   }

@@ -1,7 +1,7 @@
 import Foundation
+import OfflineNewsCurl
 import OfflineNewsHTTP
 import OfflineNewsSync
-import OfflineNewsURLSession
 import TestSupport
 import Testing
 
@@ -52,7 +52,7 @@ struct ImageFormatTests {
     let store = FileStore(
       folder: directory.url,
       policy: FileDownloads(attributes: [], allowedContentTypes: ["image/"], imageFormats: ImageFormat.raster),
-      transport: URLSessionHTTPTransport(timeout: 10))
+      transport: CurlHTTPTransport(timeout: 10))
     let file = try await store.file(for: server.url("/a.png"))
     #expect(try Data(contentsOf: file) == TestImages.png())
     for (path, format) in [("/page.png", ImageFormat?.none), ("/b.svg", .svg)] {

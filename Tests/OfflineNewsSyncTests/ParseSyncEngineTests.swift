@@ -1,10 +1,10 @@
 import Foundation
+import OfflineNewsCurl
 import OfflineNewsHTTP
 import OfflineNewsImport
 import OfflineNewsModel
 import OfflineNewsStorage
 import OfflineNewsSync
-import OfflineNewsURLSession
 import Synchronization
 import TestSupport
 import Testing
@@ -217,7 +217,7 @@ struct ParseSyncFaultTests {
     let storage = try fixture.openStorage()
     let engine = ParseSyncEngine(
       source: "stub", server: ParseServer(serverURL: fixture.stub.serverURL, applicationID: "wrong"),
-      classes: try fixture.classes(["Article"]), storage: storage, transport: URLSessionHTTPTransport())
+      classes: try fixture.classes(["Article"]), storage: storage, transport: CurlHTTPTransport())
     let report = await engine.sync()
     #expect(report.classes.first?.error?.contains("HTTP 403") == true)
     #expect(try await fixture.count("article") == 0)
@@ -291,7 +291,7 @@ struct ParseSyncFaultTests {
       source: "stub",
       server: ParseServer(serverURL: fixture.stub.serverURL, applicationID: "test-app", restAPIKey: key),
       classes: try fixture.classes(["Article"]), storage: try fixture.openStorage(),
-      transport: URLSessionHTTPTransport(secrets: [key]))
+      transport: CurlHTTPTransport(secrets: [key]))
     let report = await engine.sync()
     let error = try #require(report.classes.first?.error)
     #expect(!error.contains(key))
@@ -367,7 +367,7 @@ struct ParseSyncServerQuirkTests {
     let engine = ParseSyncEngine(
       source: "stub", server: ParseServer(serverURL: other.serverURL, applicationID: other.applicationID),
       classes: try fixture.classes(["Article"]), storage: try fixture.openStorage(),
-      transport: URLSessionHTTPTransport())
+      transport: CurlHTTPTransport())
     let report = await engine.sync()
     #expect(report.classes.first?.inserted == 1)
     #expect(try await fixture.rows("article", "title").keys.sorted() == ["a1", "b1"])

@@ -1,10 +1,10 @@
 import Foundation
+import OfflineNewsCurl
 import OfflineNewsHTTP
 import OfflineNewsImport
 import OfflineNewsModel
 import OfflineNewsStorage
 import OfflineNewsSync
-import OfflineNewsURLSession
 import TestSupport
 
 /// The shipped Parse Server mapping, `Config/mappings/parse-server.json`.
@@ -48,7 +48,7 @@ final class SyncFixture: Sendable {
   ) -> ParseSyncEngine {
     ParseSyncEngine(
       source: "stub", server: ParseServer(serverURL: stub.serverURL, applicationID: stub.applicationID),
-      classes: classes, storage: storage, transport: URLSessionHTTPTransport(timeout: timeout, retry: retry),
+      classes: classes, storage: storage, transport: CurlHTTPTransport(timeout: timeout, retry: retry),
       fileFolder: directory.url.appendingPathComponent("files"))
   }
 

@@ -1,9 +1,9 @@
 import Foundation
 import OfflineNews
+import OfflineNewsCurl
 import OfflineNewsModel
 import OfflineNewsNetwork
 import OfflineNewsStorage
-import OfflineNewsURLSession
 import Synchronization
 import TestSupport
 import Testing
@@ -15,7 +15,7 @@ struct ImageSetup {
   let repository: NewsRepository
   let server: LoopbackHTTPServer
   let clock = TestClock()
-  let transport = URLSessionHTTPTransport(timeout: 10)
+  let transport = CurlHTTPTransport(timeout: 10)
 
   let folder: URL
 

@@ -1,10 +1,10 @@
 import Foundation
 import OfflineNews
+import OfflineNewsCurl
 import OfflineNewsHTTP
 import OfflineNewsModel
 import OfflineNewsNetwork
 import OfflineNewsStorage
-import OfflineNewsURLSession
 import Synchronization
 import TestSupport
 import Testing
@@ -52,7 +52,7 @@ struct PolicySetup {
   let server: LoopbackHTTPServer
   let clock = TestClock()
   let sleeps = SleepRecorder()
-  let network: URLSessionNewsNetwork
+  let network: HTTPNewsNetwork
   let repository: NewsRepository
   let query: NewsQuery
 
@@ -63,7 +63,7 @@ struct PolicySetup {
   ) throws {
     storage = try StorageContext(path: directory.path("news.sqlite"))
     server = try LoopbackHTTPServer(behaviour)
-    network = URLSessionNewsNetwork(
+    network = HTTPNewsNetwork(
       apiKey: NewsRepositoryTests.apiKey, apiKeyHosts: ["127.0.0.1"], timeout: timeout,
       retry: sleeps.policy(attempts: attempts, maxTotalTime: maxTotalTime))
     let clock = self.clock
@@ -196,7 +196,7 @@ struct CachePolicyTests {
     do {
       let storage = try StorageContext(path: path)
       let repository = NewsRepository(
-        storage: storage, network: URLSessionNewsNetwork(apiKey: nil, timeout: 1),
+        storage: storage, network: HTTPNewsNetwork(apiKey: nil, timeout: 1),
         clock: { NewsRepositoryTests.firstFetchedAt })
       _ = try await repository.articles(for: query, policy: .networkFirst, maxAge: 900)
     }
@@ -204,7 +204,7 @@ struct CachePolicyTests {
     #expect(try await storage.storedSchemaVersion() == StorageContext.schemaVersion)
     let later = Timestamp(millisecondsSince1970: NewsRepositoryTests.firstFetchedAt.millisecondsSince1970 + 901_000)
     let repository = NewsRepository(
-      storage: storage, network: URLSessionNewsNetwork(apiKey: nil, timeout: 1), clock: { later })
+      storage: storage, network: HTTPNewsNetwork(apiKey: nil, timeout: 1), clock: { later })
 
     let cached = try await repository.articles(for: query, policy: .cacheOnly)
     #expect(cached.maxAge == 900)

@@ -1,7 +1,7 @@
 import Foundation
 import OfflineNews
+import OfflineNewsCurl
 import OfflineNewsFeeds
-import OfflineNewsURLSession
 import TestSupport
 import Testing
 
@@ -66,7 +66,7 @@ struct FeedSubscriberTests {
     return server
   }
 
-  let subscriber = FeedSubscriber(transport: URLSessionHTTPTransport(timeout: 5))
+  let subscriber = FeedSubscriber(transport: CurlHTTPTransport(timeout: 5))
 
   @Test("a feed URL: one candidate named after the feed's title, with its home page; a 301 moves it")
   func feed() async throws {
@@ -180,7 +180,7 @@ struct FeedSubscriberTests {
     }
     let ftp = try #require(URL(string: "ftp://example.org/feed"))
     await #expect(throws: SubscriptionError.unsupportedURL(ftp)) { try await subscriber.inspect(ftp) }
-    let small = FeedSubscriber(transport: URLSessionHTTPTransport(timeout: 5), maximumDocumentSize: 64)
+    let small = FeedSubscriber(transport: CurlHTTPTransport(timeout: 5), maximumDocumentSize: 64)
     do {
       _ = try await small.inspect(server.url("/"))
       Issue.record("no error")

@@ -1,6 +1,6 @@
 import Foundation
 import OfflineNews
-import OfflineNewsURLSession
+import OfflineNewsCurl
 import TestSupport
 import Testing
 

@@ -1,9 +1,9 @@
 import Foundation
 import OfflineNews
+import OfflineNewsCurl
 import OfflineNewsFeeds
 import OfflineNewsModel
 import OfflineNewsStorage
-import OfflineNewsURLSession
 import TestSupport
 import Testing
 
@@ -159,7 +159,7 @@ struct MixedOPMLRefreshTests {
     serve(original)
     let storage = try StorageContext(path: directory.path("news.sqlite"))
     let repository = NewsRepository(
-      storage: storage, network: URLSessionNewsNetwork(apiKey: nil, timeout: 10, decoder: ArticleDecoder()))
+      storage: storage, network: HTTPNewsNetwork(apiKey: nil, timeout: 10, decoder: ArticleDecoder()))
 
     let sources = try await repository.importOPML(
       Self.opml(original, server: server), url: directory.url.appendingPathComponent("mixed.opml"))

@@ -1,13 +1,13 @@
 import Foundation
 import OfflineNews
+import OfflineNewsCurl
 import OfflineNewsModel
 import OfflineNewsNetwork
 import OfflineNewsStorage
-import OfflineNewsURLSession
 import TestSupport
 import Testing
 
-/// `NewsRepository` end to end: a real `URLSessionNewsNetwork` against ``LoopbackHTTPServer``, and a fresh on-disk
+/// `NewsRepository` end to end: a real `HTTPNewsNetwork` against ``LoopbackHTTPServer``, and a fresh on-disk
 /// SQLite database in a ``TemporaryDirectory`` for every test. The clock is fixed, so `fetchedAt` is exact.
 @Suite struct NewsRepositoryTests {
   static let apiKey = "FAKE-newsapi-key-repository-tests"
@@ -59,7 +59,7 @@ import Testing
       let fetchedAt = NewsRepositoryTests.firstFetchedAt
       repository = NewsRepository(
         storage: storage,
-        network: URLSessionNewsNetwork(
+        network: HTTPNewsNetwork(
           apiKey: NewsRepositoryTests.apiKey, apiKeyHosts: ["127.0.0.1"], timeout: timeout),
         clock: { fetchedAt })
       query = NewsQuery(url: server.url(NewsRepositoryTests.path))

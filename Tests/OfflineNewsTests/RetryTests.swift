@@ -1,13 +1,13 @@
 import Foundation
 import OfflineNews
+import OfflineNewsCurl
 import OfflineNewsHTTP
 import OfflineNewsModel
 import OfflineNewsNetwork
-import OfflineNewsURLSession
 import TestSupport
 import Testing
 
-/// Retries and fault injection: a loopback server misbehaving one way per case, a `URLSessionNewsNetwork` with a
+/// Retries and fault injection: a loopback server misbehaving one way per case, a `HTTPNewsNetwork` with a
 /// 3-attempt policy whose waits are recorded (never waited), and a repository with a good cached response. After
 /// each case: the requests the server counted, the waits asked for, the error served, and the database unchanged.
 @Suite("Retries with backoff, and a case per misbehaviour")
@@ -150,7 +150,7 @@ struct RetryTests {
     defer { server.stop() }
     let sleeps = SleepRecorder()
     let now = Date(timeIntervalSince1970: 784_111_747)  // 30 s before Sun, 06 Nov 1994 08:49:37 GMT
-    let network = URLSessionNewsNetwork(
+    let network = HTTPNewsNetwork(
       apiKey: nil, timeout: 5,
       retry: RetryPolicy(maxAttempts: 2, sleep: { try await sleeps.sleep($0) }, now: { now }))
     server.enqueue(

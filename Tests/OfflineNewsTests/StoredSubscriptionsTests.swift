@@ -1,9 +1,9 @@
 import Foundation
 import OfflineNews
+import OfflineNewsCurl
 import OfflineNewsFeeds
 import OfflineNewsNetwork
 import OfflineNewsStorage
-import OfflineNewsURLSession
 import TestSupport
 import Testing
 
@@ -46,7 +46,7 @@ struct StoredSubscriptionsTests {
       }
       storage = try StorageContext(path: directory.path("news.sqlite"))
       repository = NewsRepository(
-        storage: storage, network: URLSessionNewsNetwork(apiKey: nil, timeout: 5, decoder: ArticleDecoder()))
+        storage: storage, network: HTTPNewsNetwork(apiKey: nil, timeout: 5, decoder: ArticleDecoder()))
     }
 
     func subscribeAll() async throws {

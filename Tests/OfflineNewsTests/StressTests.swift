@@ -1,8 +1,8 @@
 import Foundation
 import OfflineNews
+import OfflineNewsCurl
 import OfflineNewsModel
 import OfflineNewsStorage
-import OfflineNewsURLSession
 import Synchronization
 import TestSupport
 import Testing
@@ -38,7 +38,7 @@ struct StressTests {
         ? NewsRepositoryTests.laterBody : NewsRepositoryTests.firstBody
       return .delayed(0.02, then: .json(body))
     }
-    let repository = NewsRepository(storage: storage, network: URLSessionNewsNetwork(apiKey: nil, timeout: 10))
+    let repository = NewsRepository(storage: storage, network: HTTPNewsNetwork(apiKey: nil, timeout: 10))
     let query = NewsQuery(url: server.url("/v2/top-headlines?country=us"))
     let bulkQuery = "bulk-query"
 

@@ -1,8 +1,8 @@
 import Foundation
 import OfflineNews
+import OfflineNewsCurl
 import OfflineNewsFeeds
 import OfflineNewsStorage
-import OfflineNewsURLSession
 import Synchronization
 import TestSupport
 import Testing
@@ -248,7 +248,7 @@ struct SubscriptionFileTests {
     ])
     let repository = NewsRepository(
       storage: try StorageContext(path: folder.path("news.sqlite")),
-      network: URLSessionNewsNetwork(apiKey: nil, timeout: 5, decoder: ArticleDecoder()))
+      network: HTTPNewsNetwork(apiKey: nil, timeout: 5, decoder: ArticleDecoder()))
     let report = try await repository.refreshSubscriptions(of: list)
     #expect(report.sources.map(\.source) == ["ATP", "Swift"])
     #expect(try await repository.counts(inFolder: ["Tech"], of: list) == ArticleCounts(total: 2, unread: 2))
@@ -271,7 +271,7 @@ struct SubscriptionFileTests {
     try await list.subscribe([NewsSource(name: "Changing", url: server.url("/feed"))])
     let repository = NewsRepository(
       storage: try StorageContext(path: folder.path("news.sqlite")),
-      network: URLSessionNewsNetwork(apiKey: nil, timeout: 5, decoder: ArticleDecoder()))
+      network: HTTPNewsNetwork(apiKey: nil, timeout: 5, decoder: ArticleDecoder()))
     _ = try await repository.refreshSubscriptions(of: list)
     let first = try await repository.read(limit: 10, offset: 0, filter: .all)
     let kept = try #require(first.first)

@@ -8,7 +8,7 @@ import Foundation
 import OfflineNews
 import OfflineNewsImport
 import OfflineNewsStorage
-import OfflineNewsURLSession
+import OfflineNewsCurl
 
 func check(_ condition: Bool, _ what: String) {
   guard condition else {
@@ -30,9 +30,9 @@ let images = store.appendingPathComponent("images", isDirectory: true)
 
 let storage = try StorageContext(path: store.appendingPathComponent("news.sqlite").path)
 // The default network reads every format `news` reads (its decoder is ArticleDecoder).
-let network = URLSessionNewsNetwork(apiKey: nil, timeout: 5)
+let network = HTTPNewsNetwork(apiKey: nil, timeout: 5)
 let repository = NewsRepository(storage: storage, network: network, imageFolder: images)
-let options = RefreshOptions(transport: URLSessionHTTPTransport(timeout: 5), fullText: true)
+let options = RefreshOptions(transport: CurlHTTPTransport(timeout: 5), fullText: true)
 
 if phase == "online" {
   try await repository.subscribe(

@@ -2,12 +2,8 @@ import Foundation
 import OfflineNewsHTTP
 import OfflineNewsModel
 
-#if canImport(FoundationNetworking)
-  import FoundationNetworking
-#endif
-
-/// Which redirects one data task follows (``HTTPRequest/Redirects``), and what it did: the chain is followed by
-/// URLSession inside the one data task, so the whole-request deadline covers every hop.
+/// Which redirects one request follows (``HTTPRequest/Redirects``), and what it did: the transport follows the chain
+/// hop by hop within the request's one deadline.
 struct RedirectRule: Sendable {
   /// The URL first asked for: its origin is the request's.
   var original: URL
@@ -54,11 +50,12 @@ struct RedirectChain: Sendable {
     permanentURL = url
   }
 
-  /// The request to follow a `status` redirect with, by `rule`, or `nil` when it is the answer.
-  mutating func follow(_ status: Int, to request: URLRequest, by rule: RedirectRule) -> URLRequest? {
-    guard RedirectRule.followed.contains(status), let target = request.url, RedirectRule.isHTTP(target) else {
-      return nil
-    }
+  /// The header fields to follow a `status` redirect to `target` with, by `rule` (`headers` less those that carry a
+  /// secret, past the origin), or `nil` when the redirect's response is the answer.
+  mutating func follow(_ status: Int, to target: URL, headers: [String: String], by rule: RedirectRule) -> [String:
+    String]?
+  {
+    guard RedirectRule.followed.contains(status), RedirectRule.isHTTP(target) else { return nil }
     let sameOrigin = RedirectRule.origin(of: target) == RedirectRule.origin(of: rule.original)
     guard sameOrigin || rule.anyOrigin else { return nil }
     guard count < rule.limit else {
@@ -73,12 +70,8 @@ struct RedirectChain: Sendable {
     permanent = permanent && (status == 301 || status == 308)
     if permanent { permanentURL = target }
     url = target
-    guard !sameOrigin else { return request }
+    guard !sameOrigin else { return headers }
     // Credentials stay with their origin (as browsers and curl drop Authorization on another host).
-    var next = request
-    for (name, value) in request.allHTTPHeaderFields ?? [:] where rule.secrets.contains(where: value.contains) {
-      next.setValue(nil, forHTTPHeaderField: name)
-    }
-    return next
+    return headers.filter { _, value in !rule.secrets.contains(where: value.contains) }
   }
 }

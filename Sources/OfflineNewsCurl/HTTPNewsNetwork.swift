@@ -6,20 +6,20 @@ import OfflineNewsNetwork
 
 /// The real ``NewsNetwork``: every format a news source sends — feeds (RSS 2.0, RSS 1.0, Atom, JSON Feed) and NewsAPI
 /// v2 — over HTTP(S), decoded by ``ArticleDecoder`` unless given another decoder; a thin client of
-/// ``URLSessionHTTPTransport``.
+/// ``CurlHTTPTransport``.
 ///
 /// For example:
 /// ```swift
-/// let network = URLSessionNewsNetwork(apiKey: ProcessInfo.processInfo.environment["NEWSAPI_KEY"], timeout: 5)
+/// let network = HTTPNewsNetwork(apiKey: ProcessInfo.processInfo.environment["NEWSAPI_KEY"], timeout: 5)
 /// let page = try await network.fetch(NewsQuery(url: URL(string: "https://newsapi.org/v2/top-headlines?country=us")!))
 /// ```
 ///
 /// - The key is sent in the `X-Api-Key` header, as NewsAPI recommends (<https://newsapi.org/docs/authentication>),
 ///   never in the URL, and only to the hosts of its ``NewsAPIKey`` (`newsapi.org` by default): a feed or any other
 ///   host never gets it. It is removed from every error text (so is a key the URL carries, `?apiKey=`).
-/// - `timeout` bounds the whole request, connection included (URLSession's own default is 60 s). A server that
-///   never answers fails with `NewsNetworkError/TransportFailure/timedOut`.
-/// - Nothing is cached by URLSession (ephemeral session, no `URLCache`): the repository owns the cache.
+/// - `timeout` bounds the whole request, connection included. A server that never answers fails with
+///   `NewsNetworkError/TransportFailure/timedOut`.
+/// - Nothing is cached by the transport: the repository owns the cache.
 /// - A `file:` URL is read by ``FileNewsNetwork``.
 /// - `retry` decides which failures are tried again, after what wait, and when to give up (``RetryPolicy``; no
 ///   retries by default). `Retry-After` on a `429` or `5xx` response is honoured.
@@ -30,13 +30,13 @@ import OfflineNewsNetwork
 /// - Conditional requests: ``fetch(_:)-(NewsRequest)`` sends `If-None-Match` / `If-Modified-Since` for the
 ///   request's validators, reports `304 Not Modified` as ``NewsResponse/notModified(validators:movedPermanently:)``, and returns the
 ///   `ETag` / `Last-Modified` the server sent (RFC 9110 §13.1, §15.4.5).
-public final class URLSessionNewsNetwork: NewsNetwork {
+public final class HTTPNewsNetwork: NewsNetwork {
   private let apiKey: NewsAPIKey?
   /// The request timeout in force, in seconds: per attempt.
   package let timeout: TimeInterval
   /// What is retried, and how.
   package let retry: RetryPolicy
-  private let transport: URLSessionHTTPTransport
+  private let transport: CurlHTTPTransport
   private let decoder: any NewsPageDecoder
 
   /// What the client accepts: every format a news source may send, JSON first.
@@ -47,10 +47,9 @@ public final class URLSessionNewsNetwork: NewsNetwork {
   /// - Parameters:
   ///   - apiKey: the NewsAPI key (`NEWSAPI_KEY`), or `nil` to send none (NewsAPI then answers `apiKeyMissing`).
   ///   - apiKeyHosts: the hosts the key is sent to (each, or a subdomain); `newsapi.org` by default.
-  ///   - timeout: seconds allowed for the whole request; default 5. On Linux, URLSession (libcurl) counts whole
-  ///     seconds and treats a fraction below one as zero (an immediate timeout), so the timeout is rounded up to
-  ///     whole seconds there; above `maximumTimeout` (one day, and infinity) it is capped, and NaN, zero or a
-  ///     negative value mean 5; ``timeout`` says the value in force. Each attempt gets the whole timeout.
+  ///   - timeout: seconds allowed for the whole request; default 5. Above `maximumTimeout` (one day, and infinity)
+  ///     it is capped, and NaN, zero or a negative value mean 5; ``timeout`` says the value in force. Each attempt
+  ///     gets the whole timeout.
   ///   - retry: which failures are retried and how; ``RetryPolicy/none`` (a single attempt) by default.
   ///   - decoder: what turns a body into articles; by default ``ArticleDecoder``, every format `news` reads (RSS 2.0,
   ///     RSS 1.0, Atom, JSON Feed, NewsAPI v2), told apart by content; ``NewsAPIDecoder`` for NewsAPI alone.
@@ -64,26 +63,26 @@ public final class URLSessionNewsNetwork: NewsNetwork {
   }
 
   /// As ``init(apiKey:apiKeyHosts:timeout:retry:decoder:)``, with the key and its hosts as one value; redirects
-  /// `refusedRedirects` refuses are not followed (``URLSessionHTTPTransport/init(timeout:retry:secrets:refusedRedirects:)``).
+  /// `refusedRedirects` refuses are not followed (``CurlHTTPTransport/init(timeout:retry:secrets:refusedRedirects:)``).
   package init(
     key apiKey: NewsAPIKey?, timeout: TimeInterval = 5, retry: RetryPolicy = .none,
     decoder: any NewsPageDecoder = ArticleDecoder(), refusedRedirects: RedirectTargetRule? = nil
   ) {
     self.decoder = decoder
     self.apiKey = apiKey.flatMap { $0.value.isEmpty ? nil : $0 }
-    transport = URLSessionHTTPTransport(
+    transport = CurlHTTPTransport(
       timeout: timeout, retry: retry, secrets: [self.apiKey?.value].compactMap { $0 },
       refusedRedirects: refusedRedirects)
     self.retry = retry
     self.timeout = transport.timeout
   }
 
-  /// The longest timeout in force, in seconds: ``URLSessionHTTPTransport/maximumTimeout``.
-  package static let maximumTimeout: TimeInterval = URLSessionHTTPTransport.maximumTimeout
+  /// The longest timeout in force, in seconds: ``CurlHTTPTransport/maximumTimeout``.
+  package static let maximumTimeout: TimeInterval = CurlHTTPTransport.maximumTimeout
 
-  /// The timeout in force for a requested one, in seconds: ``URLSessionHTTPTransport/effectiveTimeout(_:)``.
+  /// The timeout in force for a requested one, in seconds: ``CurlHTTPTransport/effectiveTimeout(_:)``.
   package static func effectiveTimeout(_ requested: TimeInterval) -> TimeInterval {
-    URLSessionHTTPTransport.effectiveTimeout(requested)
+    CurlHTTPTransport.effectiveTimeout(requested)
   }
 
   /// Fetches `query` unconditionally, with retries as ``retry`` says.
@@ -185,3 +184,7 @@ public final class URLSessionNewsNetwork: NewsNetwork {
     }
   }
 }
+
+/// The old name of ``HTTPNewsNetwork`` (its transport ran on URLSession until libcurl replaced it).
+@available(*, deprecated, renamed: "HTTPNewsNetwork")
+public typealias URLSessionNewsNetwork = HTTPNewsNetwork

@@ -1,13 +1,13 @@
 import Foundation
+import OfflineNewsCurl
 import OfflineNewsModel
 import OfflineNewsNetwork
-import OfflineNewsURLSession
 import TestSupport
 import Testing
 
-/// `URLSessionNewsNetwork` against a real HTTP server on 127.0.0.1 (``LoopbackHTTPServer``): real sockets, real
+/// `HTTPNewsNetwork` against a real HTTP server on 127.0.0.1 (``LoopbackHTTPServer``): real sockets, real
 /// URLSession, no mocks.
-@Suite struct URLSessionNewsNetworkTests {
+@Suite struct HTTPNewsNetworkTests {
   /// A recognisable fake key: if it leaks into a URL or a message, a search for it finds it.
   static let apiKey = "FAKE-newsapi-key-0123456789abcdef"
 
@@ -27,7 +27,7 @@ import Testing
   static let query = "/v2/top-headlines?country=us&category=technology"
 
   /// Runs one fetch and returns its error, or `nil` if it succeeded.
-  func failure(_ network: URLSessionNewsNetwork, _ url: URL) async -> NewsNetworkError? {
+  func failure(_ network: HTTPNewsNetwork, _ url: URL) async -> NewsNetworkError? {
     do {
       _ = try await network.fetch(NewsQuery(url: url))
       return nil
@@ -39,7 +39,7 @@ import Testing
   @Test func successDecodesExactValues() async throws {
     let server = try LoopbackHTTPServer(.json(Self.okBody))
     defer { server.stop() }
-    let network = URLSessionNewsNetwork(apiKey: Self.apiKey, apiKeyHosts: ["127.0.0.1"], timeout: 5)
+    let network = HTTPNewsNetwork(apiKey: Self.apiKey, apiKeyHosts: ["127.0.0.1"], timeout: 5)
 
     let page = try await network.fetch(NewsQuery(url: server.url(Self.query)))
 
@@ -71,7 +71,7 @@ import Testing
   @Test func apiKeyIsSentAsHeaderAndNeverInTheURL() async throws {
     let server = try LoopbackHTTPServer(.json(Self.okBody))
     defer { server.stop() }
-    let network = URLSessionNewsNetwork(apiKey: Self.apiKey, apiKeyHosts: ["127.0.0.1"], timeout: 5)
+    let network = HTTPNewsNetwork(apiKey: Self.apiKey, apiKeyHosts: ["127.0.0.1"], timeout: 5)
 
     _ = try await network.fetch(NewsQuery(url: server.url(Self.query)))
 
@@ -89,7 +89,7 @@ import Testing
   @Test func noKeySendsNoHeader() async throws {
     let server = try LoopbackHTTPServer(.json(Self.okBody))
     defer { server.stop() }
-    let network = URLSessionNewsNetwork(apiKey: "", timeout: 5)
+    let network = HTTPNewsNetwork(apiKey: "", timeout: 5)
 
     _ = try await network.fetch(NewsQuery(url: server.url(Self.query)))
 
@@ -100,7 +100,7 @@ import Testing
   func keyOnlyToItsHosts() async throws {
     let server = try LoopbackHTTPServer(.json(Self.okBody))
     defer { server.stop() }
-    _ = try await URLSessionNewsNetwork(apiKey: Self.apiKey, timeout: 5).fetch(NewsQuery(url: server.url(Self.query)))
+    _ = try await HTTPNewsNetwork(apiKey: Self.apiKey, timeout: 5).fetch(NewsQuery(url: server.url(Self.query)))
     #expect(server.requests.first?.header("X-Api-Key") == nil, "127.0.0.1 is not newsapi.org")
     let key = NewsAPIKey(Self.apiKey, hosts: ["NewsAPI.org", "proxy.example"])
     #expect(key.isSent(to: try #require(URL(string: "https://newsapi.org/v2/everything?q=x"))))
@@ -112,7 +112,7 @@ import Testing
 
   @Test func connectionRefusedIsTransportConnectionRefused() async throws {
     let port = try LoopbackHTTPServer.refusedPort()
-    let network = URLSessionNewsNetwork(apiKey: Self.apiKey, apiKeyHosts: ["127.0.0.1"], timeout: 5)
+    let network = HTTPNewsNetwork(apiKey: Self.apiKey, apiKeyHosts: ["127.0.0.1"], timeout: 5)
 
     let error = await failure(network, URL(string: "http://127.0.0.1:\(port)\(Self.query)")!)
 
@@ -127,7 +127,7 @@ import Testing
     let server = try LoopbackHTTPServer(
       .respond(status: 500, headers: ["Content-Type": "text/html"], body: Data(html.utf8)))
     defer { server.stop() }
-    let network = URLSessionNewsNetwork(apiKey: Self.apiKey, apiKeyHosts: ["127.0.0.1"], timeout: 5)
+    let network = HTTPNewsNetwork(apiKey: Self.apiKey, apiKeyHosts: ["127.0.0.1"], timeout: 5)
 
     let error = await failure(network, server.url(Self.query))
 
@@ -140,7 +140,7 @@ import Testing
       .json(
         #"{"status":"error","code":"apiKeyInvalid","message":"Your API key is invalid or incorrect."}"#))
     defer { server.stop() }
-    let network = URLSessionNewsNetwork(apiKey: Self.apiKey, apiKeyHosts: ["127.0.0.1"], timeout: 5)
+    let network = HTTPNewsNetwork(apiKey: Self.apiKey, apiKeyHosts: ["127.0.0.1"], timeout: 5)
 
     let error = await failure(network, server.url(Self.query))
 
@@ -154,7 +154,7 @@ import Testing
     let server = try LoopbackHTTPServer(
       .json(#"{"status":"error","code":"somethingNew","message":"A code this build does not know."}"#, status: 401))
     defer { server.stop() }
-    let network = URLSessionNewsNetwork(apiKey: Self.apiKey, apiKeyHosts: ["127.0.0.1"], timeout: 5)
+    let network = HTTPNewsNetwork(apiKey: Self.apiKey, apiKeyHosts: ["127.0.0.1"], timeout: 5)
 
     let error = await failure(network, server.url(Self.query))
 
@@ -169,7 +169,7 @@ import Testing
     let server = try LoopbackHTTPServer(
       .truncated(status: 200, body: body.prefix(body.count / 2), declaredLength: body.count))
     defer { server.stop() }
-    let network = URLSessionNewsNetwork(apiKey: Self.apiKey, apiKeyHosts: ["127.0.0.1"], timeout: 5)
+    let network = HTTPNewsNetwork(apiKey: Self.apiKey, apiKeyHosts: ["127.0.0.1"], timeout: 5)
 
     let error = await failure(network, server.url(Self.query))
 
@@ -183,7 +183,7 @@ import Testing
   @Test func connectionClosedWithoutAnAnswerIsATransportError() async throws {
     let server = try LoopbackHTTPServer(.closeImmediately)
     defer { server.stop() }
-    let network = URLSessionNewsNetwork(apiKey: Self.apiKey, apiKeyHosts: ["127.0.0.1"], timeout: 5)
+    let network = HTTPNewsNetwork(apiKey: Self.apiKey, apiKeyHosts: ["127.0.0.1"], timeout: 5)
 
     let error = await failure(network, server.url(Self.query))
 
@@ -196,7 +196,7 @@ import Testing
     let body = String(repeating: "x", count: 190) + Self.apiKey + String(repeating: "y", count: 50)
     let server = try LoopbackHTTPServer(.respond(status: 502, headers: [:], body: Data(body.utf8)))
     defer { server.stop() }
-    let network = URLSessionNewsNetwork(apiKey: Self.apiKey, apiKeyHosts: ["127.0.0.1"], timeout: 5)
+    let network = HTTPNewsNetwork(apiKey: Self.apiKey, apiKeyHosts: ["127.0.0.1"], timeout: 5)
 
     let error = try #require(await failure(network, server.url(Self.query)))
 
@@ -211,7 +211,7 @@ import Testing
   @Test func hangingServerTimesOut() async throws {
     let server = try LoopbackHTTPServer(.hang)
     defer { server.stop() }
-    let network = URLSessionNewsNetwork(apiKey: Self.apiKey, apiKeyHosts: ["127.0.0.1"], timeout: 1)
+    let network = HTTPNewsNetwork(apiKey: Self.apiKey, apiKeyHosts: ["127.0.0.1"], timeout: 1)
 
     let clock = ContinuousClock()
     let start = clock.now
@@ -227,7 +227,7 @@ import Testing
 
   @Test(.timeLimit(.minutes(5))) func stoppingTheServerEndsAHungRequest() async throws {
     let server = try LoopbackHTTPServer(.hang)
-    let network = URLSessionNewsNetwork(apiKey: Self.apiKey, apiKeyHosts: ["127.0.0.1"], timeout: 120)
+    let network = HTTPNewsNetwork(apiKey: Self.apiKey, apiKeyHosts: ["127.0.0.1"], timeout: 120)
 
     let clock = ContinuousClock()
     let start = clock.now
@@ -249,7 +249,7 @@ import Testing
   @Test func apiKeyNeverAppearsInAnyErrorDescription() async throws {
     let server = try LoopbackHTTPServer()
     defer { server.stop() }
-    let network = URLSessionNewsNetwork(apiKey: Self.apiKey, apiKeyHosts: ["127.0.0.1"], timeout: 1)
+    let network = HTTPNewsNetwork(apiKey: Self.apiKey, apiKeyHosts: ["127.0.0.1"], timeout: 1)
     let refused = URL(string: "http://127.0.0.1:\(try LoopbackHTTPServer.refusedPort())\(Self.query)")!
 
     let behaviours: [LoopbackHTTPServer.Behaviour] = [
