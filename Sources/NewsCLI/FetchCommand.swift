@@ -130,6 +130,7 @@ struct FetchCommand: NewsCommand {
     if let name = source?.name { subscription = try? await context.subscriptionFile.source(named: name) }
     if let subscription {
       context.noteAdoptions(await repository.adoptArticles(of: [subscription], in: context.subscriptionFile))
+      await repository.readUntitledWhole([subscription])
     }
     let result: NewsResult
     do {

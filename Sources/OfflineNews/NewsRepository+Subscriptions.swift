@@ -298,6 +298,7 @@ extension NewsRepository {
     progress: @escaping @Sendable (SourceRefresh) -> Void = { _ in }
   ) async -> RefreshReport {
     let adopted = await adoptArticles(of: sources, in: list)
+    await readUntitledWhole(sources)
     var report = await refresh(sources, options: options, progress: progress)
     report.adopted = adopted
     var subscribed: [(name: String, url: URL)] = []
@@ -343,7 +344,8 @@ extension NewsRepository {
   /// articles moved to the new name (``renameSubscription(_:to:in:)``). Not from its cached articles: an item two
   /// feeds share (a site's main and category feeds, its RSS and Atom) holds the publisher of the feed that saved it
   /// last. A name a person gave (anything but the feed's URL) is never changed, and a feed with no title in `titles`
-  /// (not read, answered `304`, a blank title) keeps its URL until a refresh reads one.
+  /// (not read, a blank title) keeps its URL until a refresh reads one (``readUntitledWhole(_:)`` makes that read
+  /// unconditional, so that a `304` does not stand in its way).
   /// ``refresh(_:in:options:progress:)`` calls it for the sources it refreshes.
   ///
   /// - Returns: each rename, in the order of `sources`; a list or store that cannot be changed renames nothing (the
@@ -370,6 +372,18 @@ extension NewsRepository {
       }
     }
     return named
+  }
+
+  /// Makes the next read of each of `sources` that has no name of its own (``NewsSource/isUntitled``) unconditional:
+  /// forgets its stored validators, so that the feed answers with its document, whose title
+  /// ``nameUntitled(_:in:titles:)`` then names it after. A conditional read answered `304 Not Modified` gives no
+  /// title, and a feed whose first read was saved but not named (read by its address before it was subscribed, a
+  /// list that could not be written then, a run cut short) would keep its URL for as long as the feed did not
+  /// change. Once named, its reads are conditional again. ``refresh(_:in:options:progress:)`` does it for the sources
+  /// it refreshes; a store that cannot be written leaves them as they are (their reads stay conditional).
+  public func readUntitledWhole(_ sources: [NewsSource]) async {
+    let keys = sources.filter(\.isUntitled).map(\.query.cacheKey)
+    try? await storage.forgetValidators(ofQueries: keys)
   }
 
   /// Gives each of `sources` the cached articles its feed saved under a name no subscription of `list` has any more

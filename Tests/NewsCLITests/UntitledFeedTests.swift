@@ -117,4 +117,40 @@ struct UntitledFeedTests {
     let listed = await cli.run("list", "--source", "Beta feed", "--config", config, "--db", cli.database, "--json")
     #expect(Set(articles(try listed.json()).compactMap { $0["title"] as? String }) == ["B1", "B2"], "\(listed.err)")
   }
+
+  @Test(
+    "a feed saved before it had a subscription is read whole, not conditionally, until it is named",
+    arguments: [["fetch", "--all"], ["fetch", "--source"]])
+  func namedThoughNotModified(_ command: [String]) async throws {
+    let server = try LoopbackHTTPServer(.closeImmediately)
+    let home = server.url("/").absoluteString
+    let body = NewsboatMigrationTests.feed("Delta feed", home: home, [("D1", "https://site.example/d1", nil)])
+    server.router = { request in
+      // A 304 to the validator it gave: a conditional read brings no document, so no title.
+      if request.header("If-None-Match") == #""v1""# {
+        return .respond(status: 304, headers: ["ETag": #""v1""#], body: Data())
+      }
+      return .respond(status: 200, headers: ["Content-Type": "application/rss+xml", "ETag": #""v1""#], body: body)
+    }
+    defer { server.stop() }
+    let delta = server.url("/delta.xml").absoluteString
+    let cli = CLIHarness()
+    let config = cli.directory.path("news.json")
+    try #"{"sources": {}}"#.write(toFile: config, atomically: true, encoding: .utf8)
+    // Read once by its address: saved with the feed's validators, named by nothing (as a first read whose naming
+    // could not be written, or was cut short by Ctrl-C, leaves it).
+    let first = await cli.run("fetch", "--url", delta, "--config", config, "--db", cli.database)
+    #expect(first.status == 0, "\(first.err)")
+    let urls = cli.directory.path("urls")
+    try "\(delta)\n".write(toFile: urls, atomically: true, encoding: .utf8)
+    #expect(await cli.run("import", urls, "--config", config).status == 0)
+    let arguments = command + (command.last == "--source" ? [delta] : [])
+    let fetched = await cli.run(arguments + ["--config", config, "--db", cli.database])
+    #expect(fetched.status == 0, "\(fetched.err)")
+    #expect(try SubscriptionCommandTests.sources(config).keys.sorted() == ["Delta feed"], "\(fetched.err)")
+    #expect(server.requests.last?.header("If-None-Match") == nil)
+    // Named: its reads are conditional again.
+    #expect(await cli.run("fetch", "--all", "--config", config, "--db", cli.database).status == 0)
+    #expect(server.requests.last?.header("If-None-Match") == #""v1""#)
+  }
 }

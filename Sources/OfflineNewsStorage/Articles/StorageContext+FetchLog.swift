@@ -116,6 +116,23 @@ extension StorageContext {
     }
   }
 
+  /// Forgets the stored validators (`ETag`, `Last-Modified`) of each of `queries` (cache keys), so that the next
+  /// request for it is unconditional; its rows, fetch time and other fields stay. A key with no fetch record is
+  /// passed over.
+  ///
+  /// - Throws: ``StorageError``.
+  package func forgetValidators(ofQueries queries: [String]) async throws(StorageError) {
+    guard !queries.isEmpty else { return }
+    try await write { db in
+      let statement = try db.cachedStatement(
+        """
+        UPDATE query_fetch SET etag = NULL, lastModified = NULL
+        WHERE query = ?1 AND (etag IS NOT NULL OR lastModified IS NOT NULL)
+        """)
+      for query in queries { try statement.execute([.text(query)]) }
+    }
+  }
+
   /// Records that the server confirmed a query's cached rows (`304 Not Modified`): sets its fetch time to
   /// `fetchedAt`, keeps or updates its max-age and validators, clears its last error. No article row is written.
   ///
