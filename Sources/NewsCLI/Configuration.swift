@@ -73,8 +73,8 @@ struct Configuration: Sendable {
   /// package's sample is never written: it is copied to the user's file first, which every later `news` reads,
   /// from any folder (a fresh user's `news add` in the checkout edited the tracked sample, and `news serve
   /// --set-password` wrote a password hash into it).
-  /// With `newFileAllowed` only the first: an explicit path not there yet is an empty configuration, and the sample
-  /// is read in place.
+  /// With `newFileAllowed` only the first: an explicit path not there yet is an empty configuration (`note` says so),
+  /// and the sample is read in place.
   static func load(
     explicitPath: String?, environment: [String: String], currentDirectory: String, creatable: Bool = false,
     newFileAllowed: Bool = false, note: (String) -> Void = { _ in }
@@ -82,6 +82,8 @@ struct Configuration: Sendable {
     if let path = explicitPath ?? environment["NEWS_CONFIG"].flatMap({ $0.isEmpty ? nil : $0 }) {
       let file = LocalPath.resolved(path, relativeTo: currentDirectory, environment: environment)
       if creatable || newFileAllowed, !FileManager.default.fileExists(atPath: file) {
+        // Said, not silent: a mistyped `--config` would otherwise import under no eviction policy (tester LOW).
+        if !creatable { note("no configuration file \(file): the defaults apply (no eviction, no sources)") }
         return Configuration(file: file)
       }
       return try read(path: file, environment: environment)

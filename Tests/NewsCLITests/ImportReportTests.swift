@@ -32,6 +32,17 @@ import Testing
     #expect(line?["rememberedEvicted"] as? Int == left, "\(again.out)")
   }
 
+  @Test("an import whose --config is not there says that the defaults apply (a typo skipped the real file silently)")
+  func missingConfiguration() async throws {
+    let cli = CLIHarness()
+    let sample = Fixtures.configDirectory.appendingPathComponent("sample/top-headlines.json")
+    let missing = cli.directory.path("nwes.json")
+    let imported = await cli.run("import", sample.path, "--config", missing, "--db", cli.database)
+    #expect(imported.status == 0, "\(imported.err)")
+    #expect(imported.err.contains("no configuration file \(missing): the defaults apply"), "\(imported.err)")
+    #expect(!FileManager.default.fileExists(atPath: missing))
+  }
+
   @Test(
     "fetch --all on a read-only store: each source says the store failed and what the cache serves; exit 74",
     .enabled(if: FaultCapabilities.canMakeFileReadOnly, "as root, needs chattr +i to make a file read-only"))
