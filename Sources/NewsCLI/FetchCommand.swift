@@ -134,7 +134,16 @@ struct FetchCommand: NewsCommand {
     }
     let result: NewsResult
     do {
-      result = try await repository.articles(for: query, policy: policy, maxAge: maxAge)
+      // Ctrl-C: the fetch's save is one transaction: stopped before its commit, the store is as it was, and said so;
+      // once its commit has begun, the fetch ends and is reported as usual (as `--all` and `news import` do).
+      let name = source?.name ?? sourceName
+      result = try await Interruption.endingAtOnce(.wholeOrNothing, through: repository) {
+        (_, gate) async throws(NewsRepositoryError) -> NewsResult in
+        gate.count()
+        return try await repository.articles(for: query, policy: policy, maxAge: maxAge)
+      } ending: {
+        context.console.printNote(Self.interruptedNote(name))
+      }
     } catch {
       // `--json` prints its document for a failure too (no articles, the source's record `failed` with its error),
       // as `--json-lines` and `--all --json` print the record; the error and status follow as without it.
@@ -207,6 +216,12 @@ struct FetchCommand: NewsCommand {
 
   /// The first line of the human output: `online — …`, `offline — …` (the network failed), or `cached — …` (the
   /// policy served the cache), with the freshness when a max-age is known.
+  /// What `news fetch --source`/`--url` says when Ctrl-C stopped it before its save was committed.
+  static func interruptedNote(_ source: String) -> String {
+    "interrupted: nothing of \(OutputFormat.sanitized(source, collapsingWhitespace: true)) was saved; the store is as "
+      + "it was"
+  }
+
   static func header(_ result: NewsResult, source: String, now: Date, color: Bool = false) -> String {
     var line: String
     if result.origin == .cache, result.networkError == nil {

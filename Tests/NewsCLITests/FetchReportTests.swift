@@ -307,4 +307,39 @@ struct FetchReportTests {
     let stored = entities.first { $0["name"] as? String == "article" }?["rows"] as? Int ?? 0
     #expect(stored == reported, "stored \(stored), reported: \(run.output) \(run.errors)")
   }
+
+  @Test(
+    "Ctrl-C during fetch --source of a large feed: stopped before its commit and said, or saved whole and reported",
+    .enabled(if: CrashSafetyTests.newsBinary != nil, "needs the news executable built beside the tests"),
+    arguments: [300, 900])
+  func interruptedSourceFetch(milliseconds: Int) async throws {
+    let cli = CLIHarness()
+    let items = (1...20_000).map { index in
+      "<item><title>Large \(index)</title><link>https://example.org/large/\(index)</link>"
+        + "<description>A story, told at some length, of the kind a feed carries.</description></item>"
+    }
+    let large = Data(
+      ("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>Large</title><link>https://example.org/</link>"
+        + items.joined() + "</channel></rss>").utf8)
+    let big = try LoopbackHTTPServer(Self.feed(large))
+    defer { big.stop() }
+    let config = try Self.configuration(["Large": big.url("/feed.xml")], in: cli)
+    let run = try ServeCommandTests.Run(
+      ["fetch", "--source", "Large", "--config", config, "--db", cli.database], in: cli.directory)
+    await big.waitForRequests(1)
+    try await Task.sleep(for: .milliseconds(milliseconds))
+    guard run.child.isRunning else { return }  // done before the signal: nothing to check here
+    #expect(kill(run.child.processIdentifier, SIGINT) == 0)
+    await run.child.exited()
+    let stats = try await cli.run("stats", "--config", config, "--db", cli.database, "--json").json()
+    let entities = stats["entities"] as? [[String: Any]] ?? []
+    let stored = entities.first { $0["name"] as? String == "article" }?["rows"] as? Int ?? 0
+    if run.child.terminationReason == .exit, run.child.terminationStatus == 130 {
+      #expect(run.errors.contains("interrupted: nothing of Large was saved; the store is as it was"), "\(run.errors)")
+      #expect(stored == 0, "\(run.errors)")
+    } else {
+      // The signal came as the save's commit had begun (it finishes and is reported), or after the fetch was over.
+      #expect(stored == 20_000, "\(run.child.terminationStatus) \(run.output) \(run.errors)")
+    }
+  }
 }
