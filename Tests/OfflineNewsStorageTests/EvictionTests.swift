@@ -1,6 +1,7 @@
 import Foundation
 import OfflineNewsModel
 import OfflineNewsStorage
+import TestSupport
 import Testing
 
 private let hour: Int64 = 3_600_000
@@ -109,6 +110,56 @@ struct EvictionTests {
     #expect(change.first?.inserted == [Identity(.text(url("x")))])
     #expect(sortedSlugs(change.first?.deleted ?? []) == ["y", "z"])
     #expect(try await storage.int("SELECT count(*) FROM query_result WHERE query = 'stale'") == 0)
+  }
+
+  @Test("maxAge evicts exactly the rows its rule names (last seen before the cutoff), on random fetch histories")
+  func maxAgeMatchesTheRule() async throws {
+    var random = SplitMix64(seed: 32)
+    var named = 0
+    for round in 0..<25 {
+      let database = TestDatabase()
+      do {
+        // Five queries, each saved one to four times within the last 100 hours, each time with a random few of 40
+        // articles: some stay listed, some depart (their rows stay, listed by another query or by none).
+        let storage = try database.open()
+        var saves: [(query: String, hours: Int64)] = []
+        for query in 0..<5 {
+          for _ in 0..<Int.random(in: 1...4, using: &random) {
+            saves.append(("q\(query)", Int64.random(in: 1...100, using: &random)))
+          }
+        }
+        for save in saves.sorted(by: { $0.hours > $1.hours }) {
+          let picked = (0..<40).filter { _ in Int.random(in: 0..<4, using: &random) == 0 }
+          guard !picked.isEmpty else { continue }
+          try await storage.saveArticles(
+            picked.map { makeArticle("r\(round)a\($0)", publishedAt: t0 + Int64($0)) }, forQuery: save.query,
+            fetchedAt: at(now - save.hours * hour))
+        }
+      }
+      let cutoff = now - 48 * hour
+      // The rule, over every row (as the eviction read it before it looked at candidates only).
+      let rule = try await database.open().read { db in
+        try db.makeStatement(
+          """
+          SELECT url FROM article WHERE bookmarkedAt IS NULL AND coalesce(
+            (SELECT max(f.fetchedAt) FROM query_result r JOIN query_fetch f ON f.query = r.query WHERE r.url = article.url),
+            fetchedAt) < ?1
+          """
+        ).fetchAll([.integer(cutoff)]) { $0.string(0) ?? "" }
+      }
+      let storage = try database.open(entities: [], eviction: EvictionPolicy(maxAge: 48 * 3600))
+      let log = ChangeLog(storage)
+      let result = try await storage.saveArticles(
+        [makeArticle("r\(round)new", publishedAt: t0)], forQuery: "now", fetchedAt: at(now))
+      let change = await log.next()
+      let evicted = (change.first?.deleted ?? []).compactMap { identity -> String? in
+        if case .text(let url) = identity.values.first { url } else { nil }
+      }
+      #expect(Set(evicted) == Set(rule), "round \(round)")
+      #expect(result.evicted == rule.count, "round \(round)")
+      named += rule.count
+    }
+    #expect(named > 0, "the histories leave rows to evict")
   }
 
   @Test("maxAge counts a fetch that returned an article unchanged as a fetch of it")

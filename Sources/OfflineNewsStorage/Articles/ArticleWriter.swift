@@ -1111,12 +1111,19 @@ struct ArticleWriter {
         let span = maxAge * 1000
         guard span.isFinite, span < Double(now.millisecondsSince1970) + 9e18 else { return [] }
         let cutoff = now.millisecondsSince1970 - Int64(span)
-        // Last seen: the latest fetch of any query whose result holds it, else its own last write.
+        // Last seen: the latest fetch of any query whose result holds it, else its own last write. Only two kinds of
+        // row can be older than the cutoff by that rule — one in the result of a query last fetched before it, one
+        // with its own write before it — so those are the candidates, found through the fetch log (a few rows) and
+        // the index on `fetchedAt`; the rule itself is then checked for each. Checking it for every row made each
+        // save of a 100k-article store with `maxAgeDays` pay 0.29 s of look-ups (0.1 ms now when nothing is old).
         urls += try db.makeStatement(
           """
-          DELETE FROM article WHERE bookmarkedAt IS NULL AND coalesce(
-            (SELECT max(f.fetchedAt) FROM query_result r JOIN query_fetch f ON f.query = r.query WHERE r.url = article.url),
-            fetchedAt) < ?1
+          DELETE FROM article WHERE bookmarkedAt IS NULL AND url IN (
+              SELECT r.url FROM query_fetch f CROSS JOIN query_result r ON r.query = f.query WHERE f.fetchedAt < ?1
+              UNION ALL SELECT url FROM article WHERE fetchedAt < ?1)
+            AND coalesce(
+              (SELECT max(f.fetchedAt) FROM query_result r JOIN query_fetch f ON f.query = r.query WHERE r.url = article.url),
+              fetchedAt) < ?1
           RETURNING url
           """
         ).fetchAll([.integer(cutoff)]) { $0.string(0) ?? "" }
