@@ -21,6 +21,9 @@ final class FeedServer: Sendable {
     var contentType: String
   }
 
+  /// How long a resource under `/slow/` takes to be answered, in seconds (the serving thread sleeps).
+  static let slowSeconds = 2.0
+
   /// Every resource's `Last-Modified` (an HTTP-date, RFC 9110 §5.6.7), for clients that validate by date.
   static let lastModified = "Mon, 01 Dec 2025 08:00:00 GMT"
 
@@ -130,6 +133,7 @@ final class FeedServer: Sendable {
   }
 
   private func respond(to target: String, headers: [String: String], keepAlive: Bool) -> Data {
+    if target.hasPrefix("/slow/") { Thread.sleep(forTimeInterval: Self.slowSeconds) }
     let connection = keepAlive ? "keep-alive" : "close"
     guard let resource = resources[target] else {
       counts.withLock { $0.requests += 1 }

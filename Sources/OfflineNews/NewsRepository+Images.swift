@@ -121,10 +121,16 @@ extension NewsRepository {
         continue
       }
       let wanted = min(limits.maxBytesPerImage, max(0, articleLeft))
-      let cap = budget.take(upTo: wanted)
+      let remote = rows[index].url
+      let host = remote.host ?? ""
+      // The host's slot first, then the bytes: a download waiting for its slot holds none of the fetch's budget
+      // (each of 60 images queued on one host held a whole image's cap, and the last 20 found the budget spent).
+      if wanted > 0 { await limiter.acquire(host) }
+      let cap = wanted > 0 ? budget.take(upTo: wanted) : 0
       let now = clock()
       rows[index].attemptedTimestamp = now
       guard cap > 0 else {
+        if wanted > 0 { await limiter.release(host) }
         rows[index].error =
           wanted == 0
           ? "over the article's \(limits.maxBytesPerArticle)-byte image limit"
@@ -132,10 +138,11 @@ extension NewsRepository {
         failures.append(rows[index].error ?? "")
         continue
       }
-      guard let store = imageStore(using: transport, maxBytes: cap, formats: limits.formats) else { break }
-      let remote = rows[index].url
-      let host = remote.host ?? ""
-      await limiter.acquire(host)
+      guard let store = imageStore(using: transport, maxBytes: cap, formats: limits.formats) else {
+        budget.giveBack(cap)
+        await limiter.release(host)
+        break
+      }
       let outcome: Result<URL, FileDownloadError>
       do {
         outcome = .success(try await store.file(for: remote))

@@ -255,6 +255,29 @@ struct ArticleImagesTests {
     #expect(setup.server.requests.filter { $0.target.hasSuffix(".png") }.count == 2 + 3)
   }
 
+  @Test("images waiting for their host hold none of the fetch's byte budget: every one is kept when it fits")
+  func budgetTakenAfterTheHostSlot() async throws {
+    let setup = try ImageSetup()
+    let image = TestImages.png(width: 16, height: 16)
+    setup.server.router = { request in
+      if request.target.hasSuffix(".html") {
+        let name = String(request.target.dropFirst().dropLast(5))
+        return .respond(status: 200, headers: Self.html, body: storyPage(name, images: ["/\(name).png"]))
+      }
+      // Slow enough that the downloads queue behind the host's two slots.
+      return .delayed(0.1, then: .respond(status: 200, headers: Self.png, body: image))
+    }
+    let pages = (1...12).map { "/p\($0).html" }
+    let saved = try await setup.save(pages, query: "/many")
+    // Each image may take ten times its size; the fetch's budget holds two such caps and a half: enough for the
+    // twelve images, one host's two downloads at a time (a tester's 60 images on one host: 20 failed).
+    let limits = FullTextLimits(
+      images: ImageLimits(maxBytesPerImage: 10 * image.count, maxBytesPerFetch: 25 * image.count))
+    let report = await setup.repository.fetchFullText(for: saved, using: setup.transport, limits: limits)
+    #expect(report.fetched == 12)
+    #expect(report.imagesStored == 12, "\(report.imageFailures.map(\.reason))")
+  }
+
   @Test("eviction and batch deletes remove an article's files; a bookmarked article keeps its own and shared ones")
   func evictionAndBookmarks() async throws {
     let setup = try ImageSetup(eviction: EvictionPolicy(maxArticles: 2))
