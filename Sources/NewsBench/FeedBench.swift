@@ -390,7 +390,8 @@ struct FeedBench {
         targets.append(faster("conditional refresh faster than newsboat on equal work", oursAgain, than: newsboatAgain))
       }
     }
-    if let waiting = results.slowServer, let ours = waiting.refresh.first(where: { $0.method == Method.ours.rawValue }) {
+    if let waiting = results.slowServer, let ours = waiting.refresh.first(where: { $0.method == Method.ours.rawValue })
+    {
       // A process that waits for its socket spends no CPU meanwhile: what it spends is its own work (a fresh
       // store, one feed), a few hundredths, whatever the wait. URLSession's Linux port spun while it waited.
       let share = ours.cpuSeconds / waiting.waitSeconds
@@ -481,7 +482,9 @@ struct FeedBench {
     }
     if let waiting = results.slowServer {
       out += "\n"
-      table("one feed (\(waiting.file)) answered after \(Int(waiting.waitSeconds)) s, into a fresh database", waiting.refresh)
+      table(
+        "one feed (\(waiting.file)) answered after \(Int(waiting.waitSeconds)) s, into a fresh database",
+        waiting.refresh)
     }
     return out + "\n" + Report.targets(results.targets, notes: results.notes)
   }
