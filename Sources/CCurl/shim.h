@@ -25,6 +25,17 @@ static inline CURLcode news_curl_set_data_function(CURL *handle, CURLoption opti
   return curl_easy_setopt(handle, option, function);
 }
 
+/// Sets CURLOPT_XFERINFOFUNCTION (and turns progress calls on): libcurl calls `function` with CURLOPT_XFERINFODATA
+/// often while data moves and about once a second while it waits; a non-zero return aborts the transfer
+/// (CURLE_ABORTED_BY_CALLBACK).
+static inline CURLcode news_curl_set_progress_function(CURL *handle,
+                                                       int (*function)(void *, curl_off_t, curl_off_t, curl_off_t,
+                                                                       curl_off_t)) {
+  CURLcode code = curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, function);
+  if (code != CURLE_OK) return code;
+  return curl_easy_setopt(handle, CURLOPT_NOPROGRESS, 0L);
+}
+
 /// Reads a `long` (CURLINFO_RESPONSE_CODE, CURLINFO_OS_ERRNO, …); 0 when libcurl cannot say.
 static inline long news_curl_info_long(CURL *handle, CURLINFO info) {
   long value = 0;

@@ -33,9 +33,7 @@ extension NewsRepository {
     // One run's memory of unreachable origins, over the repository's own network, storage and settings; a source's
     // place in the limiter is given back once its request is answered, not after its save (``AnsweredNetwork``).
     let limiter = HostLimiter(total: options.totalLimit, perHost: options.perHostLimit)
-    let run = NewsRepository(
-      storage: storage, network: AnsweredNetwork(base: UnreachableOrigins(network), limiter: limiter), clock: clock,
-      deadline: deadline, imageFolder: imageFolder)
+    let run = over(AnsweredNetwork(base: UnreachableOrigins(network), limiter: limiter))
     var report = RefreshReport()
     await withTaskGroup(of: SourceRefresh.self) { group in
       for source in sources {

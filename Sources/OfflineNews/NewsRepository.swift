@@ -44,7 +44,9 @@ public final class NewsRepository: Sendable {
   /// that cannot leave the folder; `nil` keeps no images.
   package let imageFolder: URL?
   let clock: @Sendable () -> Timestamp
-  private let inFlight = InFlightRefreshes()
+  /// The refreshes running now; shared with the repositories a refresh of many sources makes over this one's store
+  /// (``refresh(_:options:progress:)``), so that ``cancelRefreshes()`` and ``close()`` reach theirs too.
+  private let inFlight: InFlightRefreshes
 
   /// - Parameters:
   ///   - storage: the storage context (the injected `viewContext` of the classic design).
@@ -63,15 +65,32 @@ public final class NewsRepository: Sendable {
 
   /// A repository whose current time is `clock` (UTC milliseconds), as tests and the command line inject it;
   /// otherwise as ``init(storage:network:deadline:imageFolder:)``.
-  package init(
+  package convenience init(
     storage: StorageContext, network: any NewsNetwork, clock: @escaping @Sendable () -> Timestamp,
     deadline: TimeInterval? = nil, imageFolder: URL? = nil
+  ) {
+    self.init(
+      storage: storage, network: network, clock: clock, deadline: deadline, imageFolder: imageFolder,
+      inFlight: InFlightRefreshes())
+  }
+
+  /// This repository's store, clock, deadline and image folder, and its refreshes in flight, over `network`.
+  func over(_ network: any NewsNetwork) -> NewsRepository {
+    NewsRepository(
+      storage: storage, network: network, clock: clock, deadline: deadline, imageFolder: imageFolder,
+      inFlight: inFlight)
+  }
+
+  private init(
+    storage: StorageContext, network: any NewsNetwork, clock: @escaping @Sendable () -> Timestamp,
+    deadline: TimeInterval?, imageFolder: URL?, inFlight: InFlightRefreshes
   ) {
     self.storage = storage
     self.network = network
     self.clock = clock
     self.deadline = deadline.map { max(0, $0) }
     self.imageFolder = imageFolder?.standardizedFileURL
+    self.inFlight = inFlight
   }
 
   /// Network-first read of a query: ``articles(for:policy:maxAge:limit:pages:)`` with ``CachePolicy/networkFirst``.
@@ -179,6 +198,13 @@ public final class NewsRepository: Sendable {
       }
       continuation.onTermination = { _ in task.cancel() }
     }
+  }
+
+  /// Cancels every refresh running now, for a program that is stopping (`news serve` at SIGINT or SIGTERM): each
+  /// request ends within about a second (the transport's `cancelled`), the store keeps what it had, and no failure is
+  /// recorded for the source. The reads that joined them get the network's failure, and the cache when it holds rows.
+  package func cancelRefreshes() async {
+    for task in await inFlight.tasks { task.cancel() }
   }
 
   /// Waits until every refresh running now (including those that outlived their read's deadline) has finished
@@ -567,7 +593,8 @@ public final class NewsRepository: Sendable {
 
   /// Notes a failed refresh in the query's fetch record (best effort: a read-only store does not fail the read).
   private func failed(_ error: NewsNetworkError, _ key: String) async -> RefreshOutcome {
-    _ = try? await storage.recordFetchError(error.description, forQuery: key, at: clock())
+    // A refresh cancelled by its program (``cancelRefreshes()``) says nothing of the source: not recorded.
+    if !Task.isCancelled { _ = try? await storage.recordFetchError(error.description, forQuery: key, at: clock()) }
     return .failed(error)
   }
 

@@ -17,6 +17,8 @@ import OfflineNewsHTTP
 ///   or drips its body, fails with ``HTTPError/TransportFailure/timedOut``.
 /// - Each attempt runs `curl_easy_perform` on a thread of its own, which waits for the socket in `poll(2)`: no CPU is
 ///   spent waiting for a slow server, and the cooperative pool is never blocked.
+/// - Cancelling the calling task ends the request within about a second (libcurl's progress callback aborts the
+///   transfer) with the transport failure `cancelled`, which is not retried.
 /// - Retries per ``retry`` (``RetryPolicy``): transport failures, `5xx` and `429`, honouring `Retry-After`; when it
 ///   gives up on a status, that response is returned for the caller to read.
 /// - Redirects are followed by the request's rule (``HTTPRequest/Redirects``, same origin by default), at most
@@ -94,16 +96,24 @@ public final class CurlHTTPTransport: HTTPTransport {
 
   /// One attempt: the request and the redirects it is allowed, all within one ``timeout``, on a thread of its own.
   private func exchange(_ request: HTTPRequest, secrets: [String]) async throws(HTTPError) -> HTTPResponse {
-    let result = await withCheckedContinuation {
-      (continuation: CheckedContinuation<Result<HTTPResponse, HTTPError>, Never>) in
-      let thread = Thread { continuation.resume(returning: self.exchangeBlocking(request, secrets: secrets)) }
-      thread.start()
+    let cancel = CancelSignal()
+    let result = await withTaskCancellationHandler {
+      await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTPResponse, HTTPError>, Never>) in
+        let thread = Thread {
+          continuation.resume(returning: self.exchangeBlocking(request, secrets: secrets, cancel: cancel))
+        }
+        thread.start()
+      }
+    } onCancel: {
+      cancel.cancel()
     }
     return try result.get()
   }
 
   /// ``exchange(_:secrets:)`` on the calling thread, which it blocks until the answer or the deadline.
-  private func exchangeBlocking(_ request: HTTPRequest, secrets: [String]) -> Result<HTTPResponse, HTTPError> {
+  private func exchangeBlocking(_ request: HTTPRequest, secrets: [String], cancel: CancelSignal) -> Result<
+    HTTPResponse, HTTPError
+  > {
     guard let handle = handles.take() else {
       return .failure(.transport(.other, detail: "libcurl could not start a transfer"))
     }
@@ -116,12 +126,13 @@ public final class CurlHTTPTransport: HTTPTransport {
     var headers = request.headersToSend
     if !headers.keys.contains(where: { $0.lowercased() == "user-agent" }) { headers["User-Agent"] = Self.userAgent }
     while true {
+      guard !cancel.isCancelled else { return .failure(.cancelled) }
       let now = DispatchTime.now().uptimeNanoseconds
       guard now < deadline else {
         return .failure(.timedOut(after: timeout))
       }
       let exchange = CurlExchange(
-        url: Self.wireURL(chain.url), headers: headers, timeoutMilliseconds: Int((deadline - now) / 1_000_000),
+        url: Self.wireURL(chain.url), cancel: cancel, headers: headers, timeoutMilliseconds: Int((deadline - now) / 1_000_000),
         maxBodyBytes: request.maxBodyBytes)
       let response: CurlExchange.Response
       switch exchange.perform(on: handle) {

@@ -175,6 +175,31 @@ struct ServeCommandTests {
     #expect(try Data(contentsOf: URL(fileURLWithPath: database)) == before)
   }
 
+  @Test("SIGINT while a refresh waits for a server that never answers: stopped at once, not at the 30 s timeout")
+  func stopsDuringASlowRefresh() async throws {
+    let directory = TemporaryDirectory("serve-slow")
+    let server = try LoopbackHTTPServer(.hang)
+    defer { server.stop() }
+    let config = directory.path("news.json")
+    try #"{"sources": {"Slow": {"feed": "\#(server.url("/feed.xml").absoluteString)"}}, "timeoutSeconds": 30}"#
+      .write(toFile: config, atomically: true, encoding: .utf8)
+    let run = try Run(
+      ["serve", "--listen", "127.0.0.1:0", "--db", directory.path("news.sqlite"), "--config", config], in: directory)
+    _ = try await run.port()
+    await server.waitForRequests(1)
+    let clock = ContinuousClock()
+    let start = clock.now
+    kill(run.child.processIdentifier, SIGINT)
+    await run.child.exited()
+    // The request is cancelled within about a second (libcurl's progress callback); a bound, not a benchmark.
+    #expect(clock.now - start < .seconds(10), "\(run.errors)")
+    #expect(run.child.terminationReason == .exit && run.child.terminationStatus == 0, "\(run.errors)")
+    #expect(run.errors.contains("news serve: stopped"))
+    // Cancelled by the stop: no failure is recorded for the source.
+    let sources = await CLIHarness().run("sources", "--config", config, "--db", directory.path("news.sqlite"), "--json")
+    #expect(!sources.out.contains("cancelled"), "\(sources.out)")
+  }
+
   @Test("a source added to the configuration while it runs is served and refreshed from the next round on")
   func picksUpANewSource() async throws {
     let fixture = try Fixture()

@@ -72,6 +72,8 @@ struct CurlExchange {
   }
 
   var url: URL
+  /// Set when the request's task is cancelled: the transfer is then aborted within about a second.
+  var cancel: CancelSignal
   /// `Name: value` lines, `User-Agent` among them.
   var headers: [String: String]
   /// The time left for the exchange, in milliseconds (connection included).
@@ -81,7 +83,7 @@ struct CurlExchange {
   /// Runs the exchange on `handle` (reset); blocks the calling thread until it ends or its time is up.
   func perform(on handle: CurlHandles.Handle) -> Result<Response, Failure> {
     let raw = handle.raw
-    let buffer = TransferBuffer(handle: raw, maxBytes: maxBodyBytes)
+    let buffer = TransferBuffer(handle: raw, maxBytes: maxBodyBytes, cancel: cancel)
     var list: UnsafeMutablePointer<curl_slist>?
     for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
       // An empty value is sent as `Name;` (libcurl's rule for an empty header), not dropped.
@@ -102,6 +104,8 @@ struct CurlExchange {
     news_curl_set_pointer(raw, CURLOPT_WRITEDATA, context)
     news_curl_set_data_function(raw, CURLOPT_HEADERFUNCTION, curlWriteHeader)
     news_curl_set_pointer(raw, CURLOPT_HEADERDATA, context)
+    news_curl_set_progress_function(raw, curlProgress)
+    news_curl_set_pointer(raw, CURLOPT_XFERINFODATA, context)
     let code = withExtendedLifetime(buffer) { curl_easy_perform(raw) }
     let status = Int(news_curl_info_long(raw, CURLINFO_RESPONSE_CODE))
     if let exceeded = buffer.exceeded {
@@ -124,13 +128,15 @@ struct CurlExchange {
 private final class TransferBuffer {
   let handle: UnsafeMutableRawPointer
   let maxBytes: Int?
+  let cancel: CancelSignal
   var body = Data()
   var headers: [(name: String, value: String)] = []
   var exceeded: Int?
 
-  init(handle: UnsafeMutableRawPointer, maxBytes: Int?) {
+  init(handle: UnsafeMutableRawPointer, maxBytes: Int?, cancel: CancelSignal) {
     self.handle = handle
     self.maxBytes = maxBytes
+    self.cancel = cancel
   }
 
   /// The header block has ended: `false` (stop the transfer) when its `Content-Length` announces more than the cap.
@@ -191,6 +197,13 @@ private let curlWriteBody: CurlDataFunction = { pointer, size, count, context in
   return buffer.append(UnsafeRawBufferPointer(start: pointer, count: size * count)) ? size * count : 0
 }
 
+/// libcurl's `CURLOPT_XFERINFOFUNCTION`: non-zero (abort) once the request's task is cancelled.
+private let curlProgress: @convention(c) (UnsafeMutableRawPointer?, curl_off_t, curl_off_t, curl_off_t, curl_off_t)
+  -> Int32 = { context, _, _, _, _ in
+    guard let context else { return 0 }
+    return Unmanaged<TransferBuffer>.fromOpaque(context).takeUnretainedValue().cancel.isCancelled ? 1 : 0
+  }
+
 /// libcurl's `CURLOPT_HEADERFUNCTION`: each header line into the exchange's ``TransferBuffer``.
 private let curlWriteHeader: CurlDataFunction = { pointer, size, count, context in
   guard let context else { return 0 }
@@ -203,6 +216,8 @@ extension HTTPError {
   static func from(_ failure: CurlExchange.Failure, timeout: TimeInterval) -> HTTPError {
     let code = failure.code
     switch code {
+    case CURLE_ABORTED_BY_CALLBACK:
+      return .cancelled
     case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
       return .transport(.hostNotFound, detail: "")
     case CURLE_COULDNT_CONNECT:
@@ -230,7 +245,19 @@ extension HTTPError {
   }
 }
 
+/// Whether the task of a request was cancelled, for the thread that runs its transfer.
+final class CancelSignal: Sendable {
+  private let flag = Atomic<Bool>(false)
+
+  var isCancelled: Bool { flag.load(ordering: .relaxed) }
+
+  func cancel() { flag.store(true, ordering: .relaxed) }
+}
+
 extension HTTPError {
+  /// The request's task was cancelled (never retried: ``HTTPError/isRetryable``).
+  static let cancelled = HTTPError.transport(.other, detail: "cancelled")
+
   /// No complete answer within the attempt's `timeout` seconds.
   static func timedOut(after timeout: TimeInterval) -> HTTPError {
     .transport(.timedOut, detail: "no complete answer within \(formatted(timeout)) s")
