@@ -132,8 +132,8 @@ public final class CurlHTTPTransport: HTTPTransport {
         return .failure(.timedOut(after: timeout))
       }
       let exchange = CurlExchange(
-        url: Self.wireURL(chain.url), cancel: cancel, headers: headers, timeoutMilliseconds: Int((deadline - now) / 1_000_000),
-        maxBodyBytes: request.maxBodyBytes)
+        url: Self.wireURL(chain.url), cancel: cancel, headers: headers,
+        timeoutMilliseconds: Int((deadline - now) / 1_000_000), maxBodyBytes: request.maxBodyBytes)
       let response: CurlExchange.Response
       switch exchange.perform(on: handle) {
       case .failure(let failure): return .failure(HTTPError.from(failure, timeout: timeout))

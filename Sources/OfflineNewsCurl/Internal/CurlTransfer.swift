@@ -198,11 +198,16 @@ private let curlWriteBody: CurlDataFunction = { pointer, size, count, context in
 }
 
 /// libcurl's `CURLOPT_XFERINFOFUNCTION`: non-zero (abort) once the request's task is cancelled.
-private let curlProgress: @convention(c) (UnsafeMutableRawPointer?, curl_off_t, curl_off_t, curl_off_t, curl_off_t)
-  -> Int32 = { context, _, _, _, _ in
-    guard let context else { return 0 }
-    return Unmanaged<TransferBuffer>.fromOpaque(context).takeUnretainedValue().cancel.isCancelled ? 1 : 0
-  }
+private typealias CurlProgressFunction =
+  @convention(c) (
+    UnsafeMutableRawPointer?, curl_off_t, curl_off_t, curl_off_t, curl_off_t
+  ) -> Int32
+
+/// libcurl's `CURLOPT_XFERINFOFUNCTION` (see ``CurlProgressFunction``).
+private let curlProgress: CurlProgressFunction = { context, _, _, _, _ in
+  guard let context else { return 0 }
+  return Unmanaged<TransferBuffer>.fromOpaque(context).takeUnretainedValue().cancel.isCancelled ? 1 : 0
+}
 
 /// libcurl's `CURLOPT_HEADERFUNCTION`: each header line into the exchange's ``TransferBuffer``.
 private let curlWriteHeader: CurlDataFunction = { pointer, size, count, context in
