@@ -13,6 +13,10 @@ enum FailureHint {
     switch error {
     case .transport(_, let detail) where detail == NetworkStack.filesOnlyDetail:
       return NetworkProgram.hint(folder: NetworkProgram.executableFolder)
+    case .transport(.secureConnectionFailed, _):
+      // The network is there; the server's certificate or TLS is what failed, and waiting does not change it.
+      return "the server's TLS or certificate was refused: a private certificate authority is trusted through "
+        + "CURL_CA_BUNDLE (a PEM file) or SSL_CERT_DIR; 'news list' shows everything cached"
     case .transport:
       return "try again when the network is back; 'news list' shows everything cached"
     case .api(let apiError):

@@ -44,6 +44,11 @@ public final class CurlHTTPTransport: HTTPTransport {
   /// The longest timeout in force, in seconds (one day): ``RequestTimeout/maximum``.
   package static let maximumTimeout: TimeInterval = RequestTimeout.maximum
 
+  /// The response fields that hold one value, not a list (RFC 9110 §5.3: only list fields may be combined).
+  package static let singleValueFields: Set<String> = [
+    "etag", "last-modified", "date", "expires", "retry-after", "content-type", "content-length", "location", "age",
+  ]
+
   /// The `User-Agent` sent unless a request sets its own.
   package static let userAgent = "OfflineNews/0.1"
 
@@ -147,20 +152,27 @@ public final class CurlHTTPTransport: HTTPTransport {
       }
       if chain.overLimit { return .failure(.tooManyRedirects(limit: Self.maximumRedirects)) }
       if let reason = chain.refused { return .failure(.redirectRefused(reason)) }
-      var fields: [String: String] = [:]
-      for (name, value) in response.headers {
-        // Repeated fields are one list, joined by commas (RFC 9110 §5.3).
-        if let earlier = fields[name.lowercased()] {
-          fields[name.lowercased()] = earlier + ", " + value
-        } else {
-          fields[name.lowercased()] = value
-        }
-      }
       return .success(
         HTTPResponse(
-          url: chain.url, status: response.status, headers: fields, body: response.body,
+          url: chain.url, status: response.status, headers: Self.fields(response.headers), body: response.body,
           bodyLimitExceeded: response.bodyLimitExceeded, permanentURL: chain.permanentURL))
     }
+  }
+
+  /// Header fields as received, by lowercased name: a repeated field is one list, joined by commas (RFC 9110 §5.3);
+  /// a field of one value (``singleValueFields``: a date, an entity tag) keeps its first, as a list of two would be
+  /// neither (two `Last-Modified`s made an `If-Modified-Since` of two dates).
+  package static func fields(_ received: [(name: String, value: String)]) -> [String: String] {
+    var fields: [String: String] = [:]
+    for (name, value) in received {
+      let key = name.lowercased()
+      if let earlier = fields[key] {
+        if !singleValueFields.contains(key) { fields[key] = earlier + ", " + value }
+      } else {
+        fields[key] = value
+      }
+    }
+    return fields
   }
 
   /// `url` with its scheme in lower case: schemes are case-insensitive (RFC 3986 §3.1).

@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNewsModel
 import OfflineNewsNetwork
 import TestSupport
 import Testing
@@ -41,6 +42,16 @@ struct MessageTests {
     #expect(large.err.contains("at most 86400 seconds (a day)"), "\(large.err)")
     let words = await cli.run("fetch", "--timeout", "soon", "--db", cli.database)
     #expect(words.err.contains("--timeout \"soon\" is not a number of seconds"), "\(words.err)")
+  }
+
+  @Test("a refused certificate's hint names how to trust an authority, not a network to wait for")
+  func certificateHint() throws {
+    let query = NewsQuery(url: try #require(URL(string: "https://feeds.example/rss")))
+    let hint = FailureHint.reading(
+      query, .transport(.secureConnectionFailed, detail: "the server's certificate is not trusted"),
+      currentDirectory: "/")
+    #expect(hint?.contains("CURL_CA_BUNDLE") == true, "\(hint ?? "")")
+    #expect(hint?.contains("network is back") == false, "\(hint ?? "")")
   }
 
   @Test("a missing file is a path to check, not a mapping problem")

@@ -53,4 +53,15 @@ struct ConditionalRequestTests {
     #expect(server.requests.first?.header("If-None-Match") == Self.etag)
     #expect(server.requests.first?.header("If-Modified-Since") == Self.date)
   }
+
+  @Test("repeated response fields: a list is joined by commas, a date or an entity tag keeps its first")
+  func repeatedFields() {
+    let fields = CurlHTTPTransport.fields([
+      ("Last-Modified", "Mon, 01 Dec 2025 08:00:00 GMT"), ("ETag", #""a""#), ("Cache-Control", "max-age=60"),
+      ("last-modified", "Tue, 02 Dec 2025 08:00:00 GMT"), ("ETag", #""b""#), ("cache-control", "public"),
+    ])
+    #expect(fields["last-modified"] == "Mon, 01 Dec 2025 08:00:00 GMT")
+    #expect(fields["etag"] == #""a""#)
+    #expect(fields["cache-control"] == "max-age=60, public")
+  }
 }

@@ -80,6 +80,12 @@ struct CurlExchange {
   var timeoutMilliseconds: Int
   var maxBodyBytes: Int?
 
+  /// The value of the environment variable `name`, unless empty.
+  static func environment(_ name: String) -> String? {
+    guard let value = getenv(name).map({ String(cString: $0) }), !value.isEmpty else { return nil }
+    return value
+  }
+
   /// Runs the exchange on `handle` (reset); blocks the calling thread until it ends or its time is up.
   func perform(on handle: CurlHandles.Handle) -> Result<Response, Failure> {
     let raw = handle.raw
@@ -94,6 +100,12 @@ struct CurlExchange {
     news_curl_set_string(raw, CURLOPT_URL, url.absoluteString)
     news_curl_set_string(raw, CURLOPT_PROTOCOLS_STR, "http,https")
     news_curl_set_long(raw, CURLOPT_NOSIGNAL, 1)
+    // The certificate authorities trusted: the system's, or those the environment names as curl's own command does
+    // (`CURL_CA_BUNDLE`, then OpenSSL's `SSL_CERT_FILE` and `SSL_CERT_DIR`), for a private authority.
+    if let file = CurlExchange.environment("CURL_CA_BUNDLE") ?? CurlExchange.environment("SSL_CERT_FILE") {
+      news_curl_set_string(raw, CURLOPT_CAINFO, file)
+    }
+    if let folder = CurlExchange.environment("SSL_CERT_DIR") { news_curl_set_string(raw, CURLOPT_CAPATH, folder) }
     news_curl_set_long(raw, CURLOPT_FOLLOWLOCATION, 0)
     // Every encoding libcurl decodes (gzip, deflate, brotli as built), decoded before the body reaches the buffer.
     news_curl_set_string(raw, CURLOPT_ACCEPT_ENCODING, "")
@@ -240,7 +252,11 @@ extension HTTPError {
       return .transport(.connectionLost, detail: "the response was cut short")
     case CURLE_RECV_ERROR, CURLE_SEND_ERROR:
       return .transport(.connectionLost, detail: "the server closed the connection")
-    case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
+    case CURLE_PEER_FAILED_VERIFICATION:
+      return .transport(.secureConnectionFailed, detail: "the server's certificate is not trusted")
+    case CURLE_SSL_CONNECT_ERROR:
+      return .transport(.secureConnectionFailed, detail: "the TLS handshake failed")
+    case CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
       CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS,
       CURLE_SSL_ENGINE_INITFAILED, CURLE_SSL_CRL_BADFILE, CURLE_SSL_SHUTDOWN_FAILED:
       return .transport(.secureConnectionFailed, detail: failure.message)
