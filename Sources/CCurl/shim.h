@@ -43,13 +43,6 @@ static inline long news_curl_info_long(CURL *handle, CURLINFO info) {
   return value;
 }
 
-/// Reads a string (CURLINFO_REDIRECT_URL, CURLINFO_EFFECTIVE_URL); NULL when there is none.
-static inline const char *news_curl_info_string(CURL *handle, CURLINFO info) {
-  char *value = NULL;
-  if (curl_easy_getinfo(handle, info, &value) != CURLE_OK) return NULL;
-  return value;
-}
-
 /// Reads a `curl_off_t` (CURLINFO_CONTENT_LENGTH_DOWNLOAD_T: -1 when no length was announced).
 static inline curl_off_t news_curl_info_offset(CURL *handle, CURLINFO info) {
   curl_off_t value = -1;

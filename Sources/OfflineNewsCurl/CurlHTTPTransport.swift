@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNewsHTTP
+import OfflineNewsModel
 
 /// ``HTTPTransport`` over libcurl (<https://curl.se/libcurl/>): the one place the package talks HTTP (NewsAPI, feeds,
 /// Parse Server, file and page downloads).
@@ -23,7 +24,8 @@ import OfflineNewsHTTP
 ///   gives up on a status, that response is returned for the caller to read.
 /// - Redirects are followed by the request's rule (``HTTPRequest/Redirects``, same origin by default), at most
 ///   `maximumRedirects` in a row, within the one deadline; the response says where it ended
-///   (``HTTPResponse/url``, ``HTTPResponse/permanentURL``). `Location` is resolved by libcurl (RFC 3986 §5).
+///   (``HTTPResponse/url``, ``HTTPResponse/permanentURL``). `Location` is resolved by the package's one resolver
+///   (`URLReference`, RFC 3986 §5.2), as links in feeds and pages are.
 /// - Bodies are decoded from every `Content-Encoding` libcurl supports (it sends `Accept-Encoding` for them).
 /// - A body over the request's ``HTTPRequest/maxBodyBytes`` stops the transfer (never retried).
 /// - Secrets (the transport's and the request's) are redacted from every error.
@@ -144,7 +146,9 @@ public final class CurlHTTPTransport: HTTPTransport {
       case .failure(let failure): return .failure(HTTPError.from(failure, timeout: timeout))
       case .success(let answer): response = answer
       }
-      if response.bodyLimitExceeded == nil, let target = response.redirectURL,
+      let location = response.headers.first { $0.name.lowercased() == "location" }?.value
+      if response.bodyLimitExceeded == nil, let location,
+        let target = URLReference.resolve(location, against: chain.url),
         let next = chain.follow(response.status, to: target, headers: headers, by: rule)
       {
         headers = next

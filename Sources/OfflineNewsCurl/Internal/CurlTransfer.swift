@@ -60,8 +60,6 @@ struct CurlExchange {
     var body: Data
     /// The bytes read, or the `Content-Length` announced, when the body went over the cap (the body is then empty).
     var bodyLimitExceeded: Int?
-    /// The `Location` of the response resolved against its URL (RFC 3986 §5), by libcurl; `nil` without one.
-    var redirectURL: URL?
   }
 
   /// Why no response came back: libcurl's code, the system's `errno` for a failed connection, libcurl's text.
@@ -122,17 +120,16 @@ struct CurlExchange {
     let status = Int(news_curl_info_long(raw, CURLINFO_RESPONSE_CODE))
     if let exceeded = buffer.exceeded {
       return .success(
-        Response(status: status, headers: buffer.headers, body: Data(), bodyLimitExceeded: exceeded, redirectURL: nil))
+        Response(status: status, headers: buffer.headers, body: Data(), bodyLimitExceeded: exceeded))
     }
     guard code == CURLE_OK else {
       let text = curl_easy_strerror(code).map { String(cString: $0) } ?? ""
       return .failure(
         Failure(code: code, systemErrno: Int(news_curl_info_long(raw, CURLINFO_OS_ERRNO)), message: text))
     }
-    let location = news_curl_info_string(raw, CURLINFO_REDIRECT_URL).flatMap { URL(string: String(cString: $0)) }
     return .success(
       Response(
-        status: status, headers: buffer.headers, body: buffer.body, bodyLimitExceeded: nil, redirectURL: location))
+        status: status, headers: buffer.headers, body: buffer.body, bodyLimitExceeded: nil))
   }
 }
 
