@@ -43,7 +43,11 @@ struct FetchCommand: NewsCommand {
         OptionSpec(
           name: "source", valueName: "NAME",
           help: "A source named in the configuration: NewsAPI, file, feed (any format) or Parse.")
-      case .all: OptionSpec(name: "all", help: "Refresh every configured source, concurrently (4 at once, 2 per host).")
+      case .all:
+        OptionSpec(
+          name: "all",
+          help: "Refresh every configured source, concurrently (\(RefreshOptions().totalLimit) at once, "
+            + "\(RefreshOptions().perHostLimit) per host).")
       case .folder:
         OptionSpec(
           name: "folder", valueName: "FOLDER",
