@@ -136,17 +136,18 @@ struct FetchCommand: NewsCommand {
       context.noteAdoptions(await repository.adoptArticles(of: [subscription], in: context.subscriptionFile))
       await repository.readUntitledWhole([subscription])
     }
+    // The name the result is reported under: the subscription's, else the header's.
+    let reportedName = source?.name ?? sourceName
     let result: NewsResult
     do {
       // Ctrl-C: the fetch's save is one transaction: stopped before its commit, the store is as it was, and said so;
       // once its commit has begun, the fetch ends and is reported as usual (as `--all` and `news import` do).
-      let name = source?.name ?? sourceName
       result = try await Interruption.endingAtOnce(.wholeOrNothing, through: repository) {
         (_, gate) async throws(NewsRepositoryError) -> NewsResult in
         gate.count()
         return try await repository.articles(for: query, policy: policy, maxAge: maxAge)
       } ending: {
-        context.console.printNote(Self.interruptedNote(name))
+        context.console.printNote(Self.interruptedNote(reportedName))
       }
     } catch {
       // `--json` prints its document for a failure too (no articles, the source's record `failed` with its error),
@@ -154,7 +155,7 @@ struct FetchCommand: NewsCommand {
       if arguments.json, case .networkFailedAndCacheEmpty(let failed, let network) = error {
         let empty = NewsResult(query: failed, articles: [], origin: .cache, fetchedAt: nil, networkError: network)
         let refresh = SourceRefresh(
-          source: source?.name ?? sourceName, kind: query.url.isFileURL ? "file" : "feed", result: empty)
+          source: reportedName, kind: query.url.isFileURL ? "file" : "feed", result: empty)
         context.console.out(OutputFormat.json(Self.document(empty, refresh, limit: limit)))
       }
       // The store could not save (read-only, full disk): what it already holds is still served, offline-first, as
@@ -183,7 +184,7 @@ struct FetchCommand: NewsCommand {
     }
     if arguments.json {
       let refresh = SourceRefresh(
-        source: source?.name ?? sourceName, kind: query.url.isFileURL ? "file" : "feed", result: result)
+        source: reportedName, kind: query.url.isFileURL ? "file" : "feed", result: result)
       console.out(OutputFormat.json(Self.document(result, refresh, limit: limit)))
       return .success
     }

@@ -139,7 +139,7 @@ public final class CurlHTTPTransport: HTTPTransport {
         return .failure(.timedOut(after: timeout))
       }
       let exchange = CurlExchange(
-        url: Self.wireURL(chain.url), cancel: cancel, headers: headers,
+        url: chain.url, cancel: cancel, headers: headers,
         timeoutMilliseconds: Int((deadline - now) / 1_000_000), maxBodyBytes: request.maxBodyBytes)
       let response: CurlExchange.Response
       switch exchange.perform(on: handle) {
@@ -179,14 +179,6 @@ public final class CurlHTTPTransport: HTTPTransport {
     return fields
   }
 
-  /// `url` with its scheme in lower case: schemes are case-insensitive (RFC 3986 §3.1).
-  static func wireURL(_ url: URL) -> URL {
-    guard let scheme = url.scheme, scheme != scheme.lowercased(),
-      var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
-    else { return url }
-    components.scheme = scheme.lowercased()
-    return components.url ?? url
-  }
 }
 
 /// The old name of ``CurlHTTPTransport`` (the transport ran on URLSession until libcurl replaced it).

@@ -78,6 +78,11 @@ struct CurlExchange {
   var timeoutMilliseconds: Int
   var maxBodyBytes: Int?
 
+  /// The certificate authorities' file the environment names (`CURL_CA_BUNDLE`, else `SSL_CERT_FILE`), read once.
+  static let authorityFile = environment("CURL_CA_BUNDLE") ?? environment("SSL_CERT_FILE")
+  /// The certificate authorities' folder the environment names (`SSL_CERT_DIR`), read once.
+  static let authorityFolder = environment("SSL_CERT_DIR")
+
   /// The value of the environment variable `name`, unless empty.
   static func environment(_ name: String) -> String? {
     guard let value = getenv(name).map({ String(cString: $0) }), !value.isEmpty else { return nil }
@@ -100,10 +105,8 @@ struct CurlExchange {
     news_curl_set_long(raw, CURLOPT_NOSIGNAL, 1)
     // The certificate authorities trusted: the system's, or those the environment names as curl's own command does
     // (`CURL_CA_BUNDLE`, then OpenSSL's `SSL_CERT_FILE` and `SSL_CERT_DIR`), for a private authority.
-    if let file = CurlExchange.environment("CURL_CA_BUNDLE") ?? CurlExchange.environment("SSL_CERT_FILE") {
-      news_curl_set_string(raw, CURLOPT_CAINFO, file)
-    }
-    if let folder = CurlExchange.environment("SSL_CERT_DIR") { news_curl_set_string(raw, CURLOPT_CAPATH, folder) }
+    if let file = Self.authorityFile { news_curl_set_string(raw, CURLOPT_CAINFO, file) }
+    if let folder = Self.authorityFolder { news_curl_set_string(raw, CURLOPT_CAPATH, folder) }
     news_curl_set_long(raw, CURLOPT_FOLLOWLOCATION, 0)
     // Every encoding libcurl decodes (gzip, deflate, brotli as built), decoded before the body reaches the buffer.
     news_curl_set_string(raw, CURLOPT_ACCEPT_ENCODING, "")
@@ -153,7 +156,7 @@ private final class TransferBuffer {
     guard let maxBytes else { return true }
     let status = news_curl_info_long(handle, CURLINFO_RESPONSE_CODE)
     // An interim `1xx` is followed by the real response; a redirect's body is not the answer's.
-    guard status >= 200, ![301, 302, 303, 307, 308].contains(status) else { return true }
+    guard status >= 200, !RedirectRule.followed.contains(Int(status)) else { return true }
     let announced = news_curl_info_offset(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T)
     guard announced > maxBytes else { return true }
     exceeded = Int(announced)
