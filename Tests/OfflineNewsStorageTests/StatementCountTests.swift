@@ -103,6 +103,39 @@ struct StatementCountTests {
     #expect(try await storage.count(FetchRequest(entity: "person")) == 240)
   }
 
+  @Test("saves of lists of any length prepare no statement once each padded length has been prepared")
+  func savesOfAnyLengthReuseStatements() async throws {
+    let database = TestDatabase()
+    let storage = try StorageContext(path: database.path, eviction: EvictionPolicy(maxAge: 90 * 86_400))
+    let prepared = { try await storage.write { db in db.preparedStatementCount } }
+    // Feed-like saves: items with identifiers (looked up for a re-key), a list that loses members (departures) and
+    // is evicted by age; each save a length of its own. A save prepared its upsert for its own length before.
+    func items(_ feed: Int, _ count: Int, from first: Int = 0) -> [Article] {
+      (first..<first + count).map { index in
+        var article = makeArticle("f\(feed)-\(index)", publishedAt: t0 + Int64(index) * 1000)
+        article.itemID = "guid-\(feed)-\(index)"
+        return article
+      }
+    }
+    func save(_ feed: Int, _ count: Int, from first: Int = 0, at time: Int64) async throws {
+      try await storage.saveArticles(
+        items(feed, count, from: first), forQuery: "feed-\(feed)", source: "feed-\(feed)",
+        fetchedAt: Timestamp(millisecondsSince1970: time), maxAge: nil, etag: nil, lastModified: nil)
+    }
+    // Every length of a run once (1, 2, 4 … 256), then saved again one shorter (a departure each).
+    for (feed, count) in [1, 2, 3, 5, 9, 17, 33, 65, 129, 257, 511].enumerated() {
+      try await save(feed, count, at: t0)
+      try await save(feed, count - 1, from: 1, at: t0 + 1000)
+    }
+    let warm = try await prepared()
+    for (feed, count) in [47, 10, 25, 48, 4, 20, 30, 12, 50, 333, 2, 99].enumerated() {
+      try await save(100 + feed, count, at: t0)
+      try await save(100 + feed, count - 1, from: 1, at: t0 + 1000)
+    }
+    #expect(try await prepared() == warm, "statements prepared again for new lengths")
+    #expect(try await storage.int("SELECT count(*) FROM query_result WHERE query LIKE 'feed-1__'") == 668)
+  }
+
   /// Logs every row written to `article` and `query_result` from now on, on the writer connection (temporary
   /// triggers: they see every write the save makes, whatever statement makes it).
   private func recordRowWrites(_ storage: StorageContext) async throws {
@@ -123,5 +156,37 @@ struct StatementCountTests {
 
   private func rowWrites(_ storage: StorageContext) async throws -> [String] {
     try await storage.write { db in try db.makeStatement("SELECT what FROM row_write").fetchAll { $0.string(0) ?? "" } }
+  }
+}
+
+@Suite("StatementSizes: the few lengths statements are prepared for")
+struct StatementSizesTests {
+  @Test("padded lengths: powers of two up to the limit, the limit itself above its half, any count over it as it is")
+  func paddedCounts() {
+    #expect(
+      [0, 1, 2, 3, 5, 47, 64, 65, 257, 300, 500, 501].map { StatementSizes.paddedCount($0, limit: 500) } == [
+        0, 1, 2, 4, 8, 64, 64, 128, 500, 500, 500, 501,
+      ])
+    let lengths = Set((1...500).map { StatementSizes.paddedCount($0, limit: 500) })
+    #expect(lengths.count == 10)
+  }
+
+  @Test("a list statement pads its list by repeating the last value: the same rows, one text per padded length")
+  func listStatement() throws {
+    let connection = try Connection(path: ":memory:")
+    try connection.execute(sql: "CREATE TABLE t (k TEXT, v INTEGER)")
+    for index in 0..<20 { try connection.execute("INSERT INTO t VALUES (?1, ?2)", [.text("k\(index)"), .integer(1)]) }
+    var texts: Set<Int> = []
+    for count in 0...20 {
+      let keys = (0..<count).map { DatabaseValue.text("k\($0 * 2)") }
+      let (statement, arguments) = try connection.listStatement(
+        "SELECT k FROM t WHERE v = ?1 AND k IN (?LIST) ORDER BY k", leading: [.integer(1)], list: keys)
+      #expect(arguments.count == 1 + StatementSizes.paddedCount(count, limit: 100))
+      texts.insert(arguments.count)
+      let found = try statement.fetchAll(arguments) { $0.string(0) ?? "" }
+      #expect(found == (0..<count).map { "k\($0 * 2)" }.filter { Int($0.dropFirst()) ?? 99 < 20 }.sorted())
+    }
+    // 0, 1, 2, 4, 8, 16, 32 values: seven texts for 21 lengths.
+    #expect(texts.count == 7)
   }
 }

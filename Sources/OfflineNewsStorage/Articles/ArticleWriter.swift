@@ -44,6 +44,26 @@ struct ArticleWriter {
   /// Rows per multi-row statement: 500 × 21 parameters stays far below SQLite's 32,766-parameter limit.
   static let chunk = 500
 
+  /// `arguments`, `rows` rows of `width` values (1 to ``chunk`` rows), with its last row repeated up to one of a few
+  /// row counts (``StatementSizes/paddedCount(_:limit:)``), and that count: the multi-row upserts of articles and
+  /// result-list rows are then one of a few texts each, prepared once (a feed's save prepared its own before; the
+  /// article upsert with the search index's triggers costs about 2.9 million instructions to prepare).
+  ///
+  /// A repeated row changes nothing: it conflicts with the row the statement has just written, and the upsert's
+  /// `DO UPDATE … WHERE` finds no value that differs, so nothing is updated, no trigger runs and `RETURNING` gives
+  /// no row for it. The rows are not split into several statements of those lengths instead: every statement that
+  /// writes the search index ends with FTS5 writing its pending terms out as a segment of its own
+  /// (<https://www.sqlite.org/fts5.html>, its savepoint), which cost more than the preparing saved.
+  static func padded(_ arguments: [DatabaseValue], rows: Int, width: Int) -> (rows: Int, arguments: [DatabaseValue]) {
+    let count = StatementSizes.paddedCount(rows, limit: chunk)
+    guard count > rows, rows > 0 else { return (rows, arguments) }
+    var padded = arguments
+    padded.reserveCapacity(count * width)
+    let last = arguments[(rows - 1) * width..<rows * width]
+    for _ in rows..<count { padded += last }
+    return (count, padded)
+  }
+
   /// Result-list rows a first import writes per statement (see `Session.writeMemberships`): SQLite then holds about
   /// 1 MB for the statement, not 22 MB at 100k articles (docs/PERFORMANCE.md, "Memory of a first import at 100k").
   static let membershipChunk = 5_000
@@ -207,9 +227,9 @@ struct ArticleWriter {
       var start = 0
       while start < urls.count {
         let chunk = urls[start..<min(urls.count, start + ArticleWriter.chunk)]
-        let marks = (1...chunk.count).map { "?\($0)" }.joined(separator: ", ")
-        let found = try db.makeStatement("SELECT url, evicted FROM article_tombstone WHERE url IN (\(marks))")
-          .fetchAll(chunk.map { .text($0) }) { ($0.string(0), $0.int64(1) == 1) }
+        let (statement, arguments) = try db.listStatement(
+          "SELECT url, evicted FROM article_tombstone WHERE url IN (?LIST)", list: chunk.map { .text($0) })
+        let found = try statement.fetchAll(arguments) { ($0.string(0), $0.int64(1) == 1) }
         for (url, evicted) in found { if let url { deleted[url] = evicted } }
         start += ArticleWriter.chunk
       }
@@ -271,23 +291,20 @@ struct ArticleWriter {
           try db.cachedScalarInt(
             "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'article_tombstone')") == 1
       }
-      let keyMarks = (1...keys.count).map { "?\($0)" }.joined(separator: ", ")
-      let stored = Set(
-        try db.makeStatement("SELECT url FROM article WHERE url IN (\(keyMarks))").fetchAll(keys.map { .text($0) }) {
-          $0.string(0) ?? ""
-        })
-      let deleted =
-        hasTombstoneTable == true
-        ? Set(
-          try db.makeStatement("SELECT url FROM article_tombstone WHERE url IN (\(keyMarks))").fetchAll(
-            keys.map { .text($0) }
-          ) { $0.string(0) ?? "" }) : []
+      let keyValues = keys.map { DatabaseValue.text($0) }
+      let storedKeys = try db.listStatement("SELECT url FROM article WHERE url IN (?LIST)", list: keyValues)
+      let stored = Set(try storedKeys.statement.fetchAll(storedKeys.arguments) { $0.string(0) ?? "" })
+      var deleted: Set<String> = []
+      if hasTombstoneTable == true {
+        let deletedKeys = try db.listStatement(
+          "SELECT url FROM article_tombstone WHERE url IN (?LIST)", list: keyValues)
+        deleted = Set(try deletedKeys.statement.fetchAll(deletedKeys.arguments) { $0.string(0) ?? "" })
+      }
       var storedByItemID: [String: String] = [:]
       if !itemIDs.isEmpty {
-        let marks = (1...itemIDs.count).map { "?\($0)" }.joined(separator: ", ")
-        for (itemID, url) in try db.makeStatement("SELECT itemID, url FROM article WHERE itemID IN (\(marks))")
-          .fetchAll(itemIDs.map { .text($0) }, { ($0.string(0), $0.string(1)) })
-        {
+        let (statement, arguments) = try db.listStatement(
+          "SELECT itemID, url FROM article WHERE itemID IN (?LIST)", list: itemIDs.map { .text($0) })
+        for (itemID, url) in try statement.fetchAll(arguments, { ($0.string(0), $0.string(1)) }) {
           // Two rows with one identifier (saved before it was known): the re-key would be a guess; none is made.
           guard let itemID, let url else { continue }
           storedByItemID[itemID] = storedByItemID[itemID] == nil ? url : ""
@@ -353,14 +370,13 @@ struct ArticleWriter {
       while start < urls.count {
         let part = urls[start..<min(start + ArticleWriter.chunk, urls.count)]
         start += part.count
-        let marks = part.indices.map { "?\($0 - part.startIndex + 1)" }.joined(separator: ", ")
-        conflicting += try db.makeStatement(
+        let (statement, arguments) = try db.listStatement(
           """
-          SELECT a.url FROM article a WHERE a.url IN (\(marks)) AND EXISTS (
+          SELECT a.url FROM article a WHERE a.url IN (?LIST) AND EXISTS (
             SELECT 1 FROM article b WHERE b.servedID >= substr(a.servedID, 1, 13)
               AND b.servedID < substr(a.servedID, 1, 13) || 'g' AND b.rowid <> a.rowid)
-          """
-        ).fetchAll(part.map { .text($0) }) { $0.string(0) }.compactMap { $0 }
+          """, list: part.map { .text($0) })
+        conflicting += try statement.fetchAll(arguments) { $0.string(0) }.compactMap { $0 }
       }
       guard !conflicting.isEmpty else { return }
       let current = try db.cachedStatement("SELECT servedID FROM article WHERE url = ?1")
@@ -514,10 +530,9 @@ struct ArticleWriter {
       while start < undated.count {
         let part = Array(undated[start..<min(start + ArticleWriter.chunk, undated.count)])
         start += part.count
-        let marks = Array(repeating: "?", count: part.count).joined(separator: ",")
-        let sql = "SELECT url, publishedAt FROM article WHERE url IN (\(marks))"
-        let statement = part.count == ArticleWriter.chunk ? try db.cachedStatement(sql) : try db.makeStatement(sql)
-        for (url, published) in try statement.fetchAll(part, { ($0.string(0), $0.int64(1)) }) {
+        let (statement, arguments) = try db.listStatement(
+          "SELECT url, publishedAt FROM article WHERE url IN (?LIST)", list: part)
+        for (url, published) in try statement.fetchAll(arguments, { ($0.string(0), $0.int64(1)) }) {
           guard let url, let published else { continue }
           dates[url] = Timestamp(millisecondsSince1970: published).date
         }
@@ -920,16 +935,17 @@ struct ArticleWriter {
     private mutating func upsert(_ urls: ArraySlice<String>, _ arguments: [DatabaseValue]) throws {
       guard !urls.isEmpty else { return }
       let before = rowidsBefore ?? 0
+      let (rowCount, rows) = ArticleWriter.padded(arguments, rows: urls.count, width: ArticleWriter.boundColumns.count)
       if wasEmpty {
         // Nothing recorded per URL: a first import's rows are all its own (``firstImportCount()``).
-        try upsertStatement(rowCount: urls.count, returning: false).executeBorrowingTexts(arguments[...])
+        try upsertStatement(rowCount: rowCount, returning: false).executeBorrowingTexts(rows[...])
         return
       }
       let stored = before >= Self.randomRowidsAbove ? try existing(urls.map { DatabaseValue.text($0) }) : nil
       var written: [String: Int64] = [:]
       written.reserveCapacity(urls.count)
-      for (url, rowid) in try upsertStatement(rowCount: urls.count).fetchAllBorrowingTexts(
-        arguments[...], { ($0.string(0) ?? "", $0.int64(1) ?? 0) })
+      for (url, rowid) in try upsertStatement(rowCount: rowCount).fetchAllBorrowingTexts(
+        rows[...], { ($0.string(0) ?? "", $0.int64(1) ?? 0) })
       {
         written[url] = rowid
       }
@@ -1006,21 +1022,20 @@ struct ArticleWriter {
         for (url, entry) in members[start..<end] {
           arguments += [.text(query), .text(url), .integer(base + Int64(entry.position))]
         }
+        let (rowCount, rows) = ArticleWriter.padded(arguments, rows: end - start, width: 3)
         try statement(
-          "INSERT INTO query_result (query, url, position) VALUES ", rowCount: end - start, columns: 3,
+          "INSERT INTO query_result (query, url, position) VALUES ", rowCount: rowCount, columns: 3,
           tail:
             " ON CONFLICT(query, url) DO UPDATE SET position = excluded.position WHERE position <> excluded.position"
-        ).executeBorrowingTexts(arguments[...])
+        ).executeBorrowingTexts(rows[...])
         start = end
       }
     }
 
     /// Those of `urls` that are stored: one index-only query.
     private func existing(_ urls: [DatabaseValue]) throws -> Set<String> {
-      let marks = Array(repeating: "?", count: urls.count).joined(separator: ",")
-      let sql = "SELECT url FROM article WHERE url IN (\(marks))"
-      let statement = urls.count == ArticleWriter.chunk ? try db.cachedStatement(sql) : try db.makeStatement(sql)
-      return Set(try statement.fetchAll(urls) { $0.string(0) ?? "" })
+      let (statement, arguments) = try db.listStatement("SELECT url FROM article WHERE url IN (?LIST)", list: urls)
+      return Set(try statement.fetchAll(arguments) { $0.string(0) ?? "" })
     }
 
     /// The article upsert for `rowCount` rows; with `returning`, it returns the URL and rowid of every row it inserted or
@@ -1056,34 +1071,34 @@ struct ArticleWriter {
     /// Deletes the result-list rows of the query that this save did not hold, folding the query's previous fetch
     /// time into those articles' `fetchedAt` (when they were last seen).
     private func removeDepartures() throws {
-      let members = try db.makeStatement("SELECT url FROM query_result WHERE query = ?1").fetchAll([.text(query)]) {
+      let members = try db.cachedStatement("SELECT url FROM query_result WHERE query = ?1").fetchAll([.text(query)]) {
         $0.string(0) ?? ""
       }
       let departed = members.filter { seen[$0] == nil }
       guard !departed.isEmpty else { return }
-      let previous = try db.makeStatement("SELECT fetchedAt FROM query_fetch WHERE query = ?1").fetchOne(
+      let previous = try db.cachedStatement("SELECT fetchedAt FROM query_fetch WHERE query = ?1").fetchOne(
         [.text(query)]
       ) { $0.int64(0) }.flatMap { $0 }
       var start = 0
       while start < departed.count {
         let urls = departed[start..<min(start + ArticleWriter.chunk, departed.count)].map { DatabaseValue.text($0) }
         start += urls.count
-        let marks = Array(repeating: "?", count: urls.count).joined(separator: ",")
         if let previous {
-          try db.makeStatement(
-            "UPDATE article SET fetchedAt = ?1 WHERE fetchedAt < ?1 AND url IN (\(marks))"
-          ).execute([.integer(previous)] + urls)
+          let (statement, arguments) = try db.listStatement(
+            "UPDATE article SET fetchedAt = ?1 WHERE fetchedAt < ?1 AND url IN (?LIST)", leading: [.integer(previous)],
+            list: urls)
+          try statement.execute(arguments)
         }
-        try db.makeStatement("DELETE FROM query_result WHERE query = ? AND url IN (\(marks))").execute(
-          [.text(query)] + urls)
+        let (statement, arguments) = try db.listStatement(
+          "DELETE FROM query_result WHERE query = ?1 AND url IN (?LIST)", leading: [.text(query)], list: urls)
+        try statement.execute(arguments)
       }
     }
 
-    /// `head (?,?…),(?,?…)… tail`: cached when it is a full chunk, prepared once otherwise.
+    /// `head (?,?…),(?,?…)… tail`, cached: `rowCount` is one of the few lengths of ``ArticleWriter/padded(_:rows:width:)``.
     private func statement(_ head: String, rowCount: Int, columns: Int, tail: String = "") throws -> Statement {
       let row = "(" + Array(repeating: "?", count: columns).joined(separator: ",") + ")"
-      let sql = head + Array(repeating: row, count: rowCount).joined(separator: ",") + tail
-      return rowCount == ArticleWriter.chunk ? try db.cachedStatement(sql) : try db.makeStatement(sql)
+      return try db.cachedStatement(head + Array(repeating: row, count: rowCount).joined(separator: ",") + tail)
     }
 
     /// Applies the eviction policy; returns the URLs removed. Bookmarked articles are never evicted. Their keys are
@@ -1116,7 +1131,7 @@ struct ArticleWriter {
         // with its own write before it — so those are the candidates, found through the fetch log (a few rows) and
         // the index on `fetchedAt`; the rule itself is then checked for each. Checking it for every row made each
         // save of a 100k-article store with `maxAgeDays` pay 0.29 s of look-ups (0.1 ms now when nothing is old).
-        urls += try db.makeStatement(
+        urls += try db.cachedStatement(
           """
           DELETE FROM article WHERE bookmarkedAt IS NULL AND url IN (
               SELECT r.url FROM query_fetch f CROSS JOIN query_result r ON r.query = f.query WHERE f.fetchedAt < ?1
@@ -1129,7 +1144,7 @@ struct ArticleWriter {
         ).fetchAll([.integer(cutoff)]) { $0.string(0) ?? "" }
       }
       if let maxArticles = policy.maxArticles {
-        urls += try db.makeStatement(
+        urls += try db.cachedStatement(
           """
           DELETE FROM article WHERE url IN (
             SELECT url FROM article WHERE bookmarkedAt IS NULL ORDER BY publishedAt DESC, url LIMIT -1 OFFSET ?1)
