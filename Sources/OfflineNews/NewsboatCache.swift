@@ -43,16 +43,20 @@ public struct NewsboatCache: Sendable {
     var candidateKeys: [String] {
       var keys: [String] = []
       // Also when the guid is the link (a permalink guid): newsboat then shows the guid as the link.
-      if !guid.isEmpty {
-        let home = feedHomePage.flatMap { URL(string: $0) }
-        keys.append(
-          ArticleIdentity.scoped(ArticleIdentity.feedScope(homePage: home, origin: feedURL), id: guid).absoluteString)
-      }
+      if !guid.isEmpty { keys.append(ArticleIdentity.scoped(scope, id: guid).absoluteString) }
       if let url = URL(string: link), url.isWebURL {
         keys.append(ArticleIdentity.linked(url).absoluteString)
       }
       return keys
     }
+
+    /// The scope of its feed's items that have no key of their own (``ArticleIdentity/feedScope(homePage:origin:)``).
+    var scope: String {
+      ArticleIdentity.feedScope(homePage: feedHomePage.flatMap { URL(string: $0) }, origin: feedURL)
+    }
+
+    /// How the keys of its feed's items keyed in its scope begin (`news-item:SCOPE/`).
+    var scopePrefix: String { ArticleIdentity.scoped(scope, id: "").absoluteString }
   }
 
   /// The items read or flagged in newsboat and not deleted there, in newsboat's order (`rss_item.id`).
@@ -141,8 +145,10 @@ extension NewsRepository {
   /// Marks read the cached articles newsboat read, and bookmarks those it flagged (any flag), through the
   /// repository's reading state (``markRead(_:url:)``, ``bookmark(_:url:)``). An item is found by the key our feed
   /// reader gives it (``NewsboatCache/Item``: its canonical link, else its guid scoped to its feed), never by
-  /// title; an item not found is counted in ``NewsboatStateImport/notFound`` (fetching its feed first, then
-  /// importing again, finds it). Nothing is marked unread or unbookmarked.
+  /// title; an item its feed lists twice under one link and guid (one item in newsboat, two articles here, keyed
+  /// apart) is found by that link among its feed's articles, and every copy is marked. An item not found is counted
+  /// in ``NewsboatStateImport/notFound`` (fetching its feed first, then importing again, finds it). Nothing is
+  /// marked unread or unbookmarked.
   ///
   /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
   public func importReadingState(of cache: NewsboatCache) async throws(NewsRepositoryError) -> NewsboatStateImport {
@@ -155,19 +161,26 @@ extension NewsRepository {
     let existing = try await storing {
       try await storage.keys(findingArticles: cache.items.flatMap(\.candidateKeys), itemIDs: true)
     }
+    // An item that its feed lists twice (one link, one guid) is one item in newsboat and two articles here, each
+    // keyed apart: found by its link as the feed gave it, among the articles of its feed, and marked in each.
+    let unfound = cache.items.filter { item in !item.candidateKeys.contains { existing[$0] != nil } }
+    let linked = try await storing { try await storage.articleKeys(linkedTo: unfound.map(\.link)) }
     for item in cache.items {
       if item.isRead { result.read += 1 }
       if item.isFlagged { result.flagged += 1 }
-      guard let found = item.candidateKeys.lazy.compactMap({ existing[$0] }).first else {
+      let found =
+        item.candidateKeys.lazy.compactMap({ existing[$0] }).first.map { [$0] }
+        ?? (linked[item.link] ?? []).filter { $0.hasPrefix(item.scopePrefix) }
+      guard !found.isEmpty else {
         result.notFound += 1
         continue
       }
       if item.isRead {
-        readKeys.append(found)
+        readKeys += found
         result.markedRead += 1
       }
       if item.isFlagged {
-        bookmarkKeys.append(found)
+        bookmarkKeys += found
         result.bookmarked += 1
       }
     }

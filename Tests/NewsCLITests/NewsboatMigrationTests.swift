@@ -125,6 +125,9 @@ struct NewsboatMigrationTests {
         [
           ("A1", "https://site.example/a1", "alpha-1"), ("A2", "https://site.example/a2?utm_source=rss", nil),
           ("A3", nil, "alpha-3"), ("A4", "https://site.example/a4", nil),
+          // Listed twice, one link and one guid (Scripting News does so): one item in newsboat, two articles here.
+          ("A7", "https://site.example/day.html#a7", "alpha-7"),
+          ("A7 again", "https://site.example/day.html#a7", "alpha-7"),
         ], permalinks: [("A5", "https://site.example/day.html#a1"), ("A6", "https://site.example/day.html#a2")]),
       "/beta.xml": Self.feed(
         "Beta feed", home: home, [("B1", "https://site.example/b1", nil), ("B2", "https://site.example/b2", nil)]),
@@ -146,14 +149,14 @@ struct NewsboatMigrationTests {
     let cache = newsboat.path("cache.db")
     // Read A1, A2, A3 (no link: found by its guid) and A5 (a permalink guid whose link differs from A6's only in
     // its fragment, as Scripting News's posts of a day: newsboat shows the guid as the link, we key both by their
-    // guids), flag A3 and B1, delete B2 (read) in newsboat.
+    // guids) and the item listed twice, flag A3 and B1, delete B2 (read) in newsboat.
     let updated = try await NewsboatProgram.sqlite(
       cache,
-      "UPDATE rss_item SET unread = 0 WHERE title IN ('A1', 'A2', 'A3', 'A5'); "
+      "UPDATE rss_item SET unread = 0 WHERE title IN ('A1', 'A2', 'A3', 'A5') OR guid = 'alpha-7'; "
         + "UPDATE rss_item SET flags = 'sx' WHERE title IN ('A3', 'B1'); "
         + "UPDATE rss_item SET unread = 0, deleted = 1 WHERE title = 'B2'; SELECT count(*) FROM rss_item;")
     #expect(updated.status == 0, "\(updated.err)")
-    #expect(updated.out.trimmingCharacters(in: .whitespacesAndNewlines) == "8", "newsboat's items: \(updated.out)")
+    #expect(updated.out.trimmingCharacters(in: .whitespacesAndNewlines) == "9", "newsboat's items: \(updated.out)")
 
     let cli = CLIHarness()
     let config = cli.directory.path("news.json")
@@ -168,15 +171,15 @@ struct NewsboatMigrationTests {
     // Before a fetch, nothing is found: the command says so and what to do.
     let early = await cli.run("import", cache, "--config", config, "--db", cli.database)
     #expect(early.status == 0, "\(early.err)")
-    #expect(early.out.contains("marked read 0 of 4 read there, bookmarked 0 of 2 flagged"), "\(early.out)")
-    #expect(early.err.contains("5 articles are not in the cache yet") && early.err.contains("news fetch --all"))
+    #expect(early.out.contains("marked read 0 of 5 read there, bookmarked 0 of 2 flagged"), "\(early.out)")
+    #expect(early.err.contains("6 articles are not in the cache yet") && early.err.contains("news fetch --all"))
 
     let fetched = await cli.run("fetch", "--all", "--config", config, "--db", cli.database)
     #expect(fetched.status == 0, "\(fetched.err)")
     let imported = await cli.run("import", cache, "--config", config, "--db", cli.database, "--json")
     #expect(imported.status == 0, "\(imported.err)")
     let report = try imported.json()
-    #expect(report["read"] as? Int == 4 && report["markedRead"] as? Int == 4, "\(report)")
+    #expect(report["read"] as? Int == 5 && report["markedRead"] as? Int == 5, "\(report)")
     #expect(report["flagged"] as? Int == 2 && report["bookmarked"] as? Int == 2, "\(report)")
     #expect(report["notFound"] as? Int == 0 && report["deleted"] as? Int == 1, "\(report)")
 
@@ -185,7 +188,7 @@ struct NewsboatMigrationTests {
       #expect(listed.status == 0, "\(listed.err)")
       return Set(articles(try listed.json()).compactMap { $0["title"] as? String })
     }
-    #expect(try await titles() == ["A1", "A2", "A3", "A4", "A5", "A6", "B1", "B2"])
+    #expect(try await titles() == ["A1", "A2", "A3", "A4", "A5", "A6", "A7", "A7 again", "B1", "B2"])
     #expect(try await titles("--unread") == ["A4", "A6", "B1", "B2"])
     #expect(try await titles("--bookmarked") == ["A3", "B1"])
 

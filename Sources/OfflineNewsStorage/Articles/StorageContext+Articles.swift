@@ -490,6 +490,28 @@ extension StorageContext {
     }
   }
 
+  /// The keys of every article whose link (``Article/link``, as the feed gave it) is one of `links`, exactly, by
+  /// link: what finds the items a feed lists twice, under one link and guid, which are keyed apart
+  /// (``ArticleIdentity``: a link or guid two items share identifies neither). Links that find nothing are left out.
+  ///
+  /// - Throws: ``StorageError``.
+  package func articleKeys(linkedTo links: [String]) async throws(StorageError) -> [String: [String]] {
+    let chunks = stride(from: 0, to: links.count, by: Self.lookupChunk).map {
+      Array(links[$0..<min($0 + Self.lookupChunk, links.count)])
+    }
+    return try await read { db in
+      var found: [String: [String]] = [:]
+      for chunk in chunks {
+        let (statement, arguments) = try db.listStatement(
+          "SELECT DISTINCT link, url FROM article WHERE link IN (?LIST) ORDER BY rowid", list: chunk.map { .text($0) })
+        for (link, key) in try statement.fetchAll(arguments, { ($0.string(0) ?? "", $0.string(1) ?? "") }) {
+          found[link, default: []].append(key)
+        }
+      }
+      return found
+    }
+  }
+
   /// How many texts ``keys(findingArticles:itemIDs:)`` looks up in one query: up to 4 keys each, within SQLite's
   /// default limit of 32,766 bound parameters.
   static let lookupChunk = 500
