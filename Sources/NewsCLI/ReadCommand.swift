@@ -96,7 +96,7 @@ struct ReadCommand: NewsCommand {
         filter: ArticleFilter(anyOfSources: [cached.match]), isFolder: false, reloads: .none)
     }
     var reader = Reader(
-      sources: sourceRows() + imported, startingList: start, unreadOnly: unreadOnly, now: context.now())
+      sources: Self.sourceRows(context) + imported, startingList: start, unreadOnly: unreadOnly, now: context.now())
     let statePath = Self.statePath(ofDatabase: repository.databasePath)
     reader.collapse(folders: Self.savedCollapsedFolders(statePath))
     if repository.isReadOnly {
@@ -166,7 +166,7 @@ struct ReadCommand: NewsCommand {
   }
 
   /// "All articles", then each folder with its sources below it, then the sources in no folder.
-  func sourceRows() -> [Reader.SourceRow] {
+  static func sourceRows(_ context: CommandContext) -> [Reader.SourceRow] {
     let configuration = context.configuration
     var rows = [Reader.SourceRow(title: "All articles", depth: 0, filter: .all, isFolder: false)]
     // A source's articles are those saved under its name and those of its last fetch, as `news serve` and the
@@ -220,6 +220,27 @@ struct ReadCommand: NewsCommand {
       case reloaded(String)
     }
 
+    /// Reads the configuration again after a reload, which may have named untitled subscriptions after their feeds
+    /// (``FetchCommand``'s renaming, written to the file): the rows take the new names, and with them the filters and
+    /// reloads that find the articles saved under those names. Nothing changes when the file is unchanged, gone or
+    /// unreadable (the rows of the start stay).
+    mutating func renameSources() {
+      let old = context.configuration
+      guard let file = old.file, let new = try? Configuration.read(path: file, environment: context.environment),
+        new.allSourceNames != old.allSourceNames
+      else { return }
+      // A renamed subscription keeps its feed: old name → new name by the feed's URL.
+      var byURL: [String: String] = [:]
+      for (name, source) in new.sources { byURL[source.url.absoluteString] = name }
+      var renamed: [String: String] = [:]
+      for (name, source) in old.sources {
+        if let now = byURL[source.url.absoluteString], now != name { renamed[name] = now }
+      }
+      context.configuration = new
+      let imported = reader.sources.filter { $0.reloads == .none }
+      reader.replaceSources(ReadCommand.sourceRows(context) + imported, renamed: renamed)
+    }
+
     mutating func run() async throws -> ExitCode {
       let (events, sink) = AsyncStream<Event>.makeStream(bufferingPolicy: .unbounded)
       // Keys, resizes and signals come straight from the terminal's watcher thread into this loop's stream.
@@ -239,14 +260,13 @@ struct ReadCommand: NewsCommand {
         reload?.terminate()
       }
       let repository = self.repository
-      let rows = reader.sources.map(\.filter)
-      // A source row's source: its health (age, last error) is shown beside its counts.
-      let context = self.context
-      let named = reader.sources.map { row -> String? in
-        if case .source(let name) = row.reloads { name } else { nil }
-      }
-      // The counts first (the first screen), then each source's health.
+      // The counts first (the first screen), then each source's health (age, last error), beside its counts.
       func countAll() {
+        let rows = reader.sources.map(\.filter)
+        let context = self.context
+        let named = reader.sources.map { row -> String? in
+          if case .source(let name) = row.reloads { name } else { nil }
+        }
         Task {
           sink.yield(.counts(await Self.counts(of: rows, repository)))
           var health: [SourceHealth?] = []
@@ -340,6 +360,7 @@ struct ReadCommand: NewsCommand {
           reload = nil
           reader.reloading = nil
           reader.message = summary
+          renameSources()
           countAll()
         }
         reader.now = context.now()

@@ -372,6 +372,23 @@ struct Reader {
     if !shownSources.contains(sourceSelection) { sourceSelection = 0 }
   }
 
+  /// New source rows for the same sources, some renamed (a reload named an untitled subscription after its feed):
+  /// the collapsed folders stay collapsed, and the selection stays on the row that refreshes the same source, or at
+  /// its place when that source's name changed. Counts and health come with the next ``setCounts(_:)``.
+  mutating func replaceSources(_ rows: [SourceRow], renamed: [String: String]) {
+    let folders = collapsedFolders
+    let selected = sources.indices.contains(sourceSelection) ? sources[sourceSelection].reloads : nil
+    let wanted: ReaderReload.Selection? =
+      if case .source(let name)? = selected, let new = renamed[name] { .source(new) } else { selected }
+    sources = rows
+    if let wanted, let index = rows.firstIndex(where: { $0.reloads == wanted }) {
+      sourceSelection = index
+    } else {
+      sourceSelection = min(sourceSelection, max(0, rows.count - 1))
+    }
+    collapse(folders: folders)
+  }
+
   /// The rows of ``sources`` shown on the sources screen, in order: every row but those inside a collapsed folder.
   var shownSources: [Int] {
     var shown: [Int] = []

@@ -334,6 +334,40 @@ struct ReadTerminalTests {
     #expect(!unread.contains { $0.hasPrefix("https://wide.example/") }, "\(unread)")
   }
 
+  @Test("R names an untitled subscription after its feed: its row takes the name, with its counts and articles")
+  func reloadRenamesUntitledRow() async throws {
+    let tmux = try #require(Self.tmux)
+    let store = try await Store()
+    let server = try UntitledFeedTests.server()
+    let alpha = server.url("/alpha.xml").absoluteString
+    // A subscription named by its URL, as `news import` of newsboat's urls file or of an OPML list leaves one.
+    let configuration = """
+      {"sources": {
+        "wide": {"file": "\(store.wideFeed)"},
+        "\(alpha)": {"feed": "\(alpha)"}
+      }}
+      """
+    try Data(configuration.utf8).write(to: URL(fileURLWithPath: store.config))
+    let pane = try await Pane(tmux: tmux, directory: store.directory.path(""))
+    defer { pane.killNow() }
+    try await pane.type(store.readCommand())
+    try await pane.waitFor("the untitled subscription's row") {
+      $0.joined().contains("news read — sources") && $0.joined().contains("alpha.xml")
+    }
+    try await pane.send("R")
+    let screen = try await pane.waitFor("the row under the feed's title, with its two articles") {
+      $0.joined().contains("reloaded 2 sources") && $0.contains { $0.contains("Alpha feed") && $0.hasSuffix("2/2") }
+    }
+    #expect(!screen.joined().contains("alpha.xml"), "\(screen)")
+    // Its list is the renamed source's: the articles saved under the new name.
+    try await pane.send("j")
+    try await pane.send("Enter")
+    try await pane.waitFor("news read — Alpha feed (2 articles, 2 unread)")
+    try await pane.send("q")
+    try await pane.send("q")
+    try await pane.waitFor("the prompt") { $0.contains { $0.hasPrefix("ready$") && !$0.contains("news") } }
+  }
+
   @Test("a folder collapsed when the reader quits is collapsed at its next start, kept beside the store")
   func collapsedFoldersKept() async throws {
     let tmux = try #require(Self.tmux)
