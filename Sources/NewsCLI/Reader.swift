@@ -272,7 +272,7 @@ struct Reader {
       prompt = String(typed.dropLast())
     case .enter:
       prompt = nil
-      let text = typed.trimmingCharacters(in: .whitespaces)
+      let text = typed.trimmingWhiteSpace
       guard !text.isEmpty else { return [] }
       guard (try? SearchQuery(text)) != nil else {
         message = "nothing to search for in \"\(OutputFormat.sanitized(text, collapsingWhitespace: true))\""

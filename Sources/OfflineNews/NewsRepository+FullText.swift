@@ -65,7 +65,7 @@ public struct FullTextFailure: Sendable, Hashable {
     /// The cause a noted reason (``description``) says; a text of no other form is a ``download(_:)`` failure (the
     /// transport's description, or a note written by an older version).
     public init(noted text: String) {
-      func integer(_ text: Substring) -> Int? { Int(text.trimmingCharacters(in: .whitespaces)) }
+      func integer(_ text: Substring) -> Int? { Int(text.trimmingWhiteSpace) }
       if text.hasPrefix("HTTP "), let status = integer(text.dropFirst(5)), (100..<1000).contains(status) {
         self = .httpStatus(status)
       } else if text.hasPrefix("the page is larger than "), text.hasSuffix(")"),
@@ -288,7 +288,7 @@ extension NewsRepository {
       return .failure(PageProblem(cause: .notAWebPage(contentType: type)))
     }
     let charset = type.split(separator: ";").compactMap { part -> String? in
-      let pair = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+      let pair = part.split(separator: "=", maxSplits: 1).map { $0.trimmingWhiteSpace }
       return pair.count == 2 && pair[0] == "charset"
         ? pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")) : nil
     }.first
@@ -299,7 +299,7 @@ extension NewsRepository {
     } catch {
       return .failure(PageProblem(cause: .unreadable("\(error)")))
     }
-    guard let article, !article.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+    guard let article, !article.text.trimmingWhiteSpace.isEmpty else {
       return .failure(PageProblem(cause: .noReadableArticle))
     }
     return .success(FullText(html: article.content, text: article.text))

@@ -28,7 +28,7 @@ extension NewsRepository {
   ///
   /// - Throws: ``NewsRepositoryError/storage(_:network:)``.
   package func article(handleOrURL text: String) async throws(NewsRepositoryError) -> ArticleLookup {
-    let trimmed = text.trimmingCharacters(in: .whitespaces)
+    let trimmed = text.trimmingWhiteSpace
     if ArticleIdentity.looksLikeHandle(trimmed.lowercased()) {
       let matches = try await storing { try await storage.articles(withHandlePrefix: trimmed) }
       if matches.count == 1, let only = matches.first { return .found(only) }

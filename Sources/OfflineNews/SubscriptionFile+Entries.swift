@@ -488,7 +488,7 @@ extension SubscriptionFile {
   /// `"Tech/Swift"` → `["Tech", "Swift"]` (each folder trimmed); `nil` when a folder would be empty.
   package static func folderPath(_ text: String) -> [String]? {
     let parts = text.split(separator: "/", omittingEmptySubsequences: false).map {
-      $0.trimmingCharacters(in: .whitespaces)
+      $0.trimmingWhiteSpace
     }
     guard !parts.isEmpty, parts.allSatisfy({ !$0.isEmpty }) else { return nil }
     return parts

@@ -100,7 +100,7 @@ public enum FeedDiscovery {
     for element in root.descendants(named: "link") {
       let rel = (element["rel"] ?? "").lowercased().split(whereSeparator: { $0.isWhitespace })
       let type = (element["type"] ?? "").split(separator: ";").first.map {
-        $0.trimmingCharacters(in: .whitespaces).lowercased()
+        $0.trimmingWhiteSpace.lowercased()
       }
       guard rel.contains("alternate"), let type, feedTypes.contains(type), let href = element["href"],
         !(genericTypes.contains(type) && isKnownNonFeed(href))

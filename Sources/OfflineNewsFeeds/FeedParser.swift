@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNewsModel
 
 /// Reads RSS 0.90/0.91/0.92/2.0, RSS 1.0 (RDF) and Atom 0.3/1.0 documents (with libxml2) and JSON Feed 1.0/1.1
 /// documents (with Foundation's JSON parser) into a ``ParsedFeed``: one model, so that every format's items get the
@@ -127,7 +128,7 @@ public enum FeedParser {
     guard let contentType else { return nil }
     for parameter in contentType.split(separator: ";").dropFirst() {
       let parts = parameter.split(separator: "=", maxSplits: 1)
-      guard parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces).lowercased() == "charset" else { continue }
+      guard parts.count == 2, parts[0].trimmingWhiteSpace.lowercased() == "charset" else { continue }
       let value = parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"' \t"))
       return value.isEmpty ? nil : value
     }
@@ -139,7 +140,7 @@ public enum FeedParser {
   static func format(root: String, namespace: String?, version: String?, children: [XMLElement] = []) -> FeedFormat? {
     switch (root, namespace) {
     case ("rss", _):
-      let version = version?.trimmingCharacters(in: .whitespaces) ?? ""
+      let version = version?.trimmingWhiteSpace ?? ""
       if version.hasPrefix("0.91") || version.hasPrefix("0.90") { return .rss091 }
       if version.hasPrefix("0.92") || version.hasPrefix("0.93") || version.hasPrefix("0.94") { return .rss092 }
       return .rss20

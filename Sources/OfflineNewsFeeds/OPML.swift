@@ -1,5 +1,6 @@
 import CLibXML2
 import Foundation
+import OfflineNewsModel
 
 /// One feed of a subscription list: an OPML `outline` with an `xmlUrl`.
 public struct OPMLSubscription: Sendable, Hashable {
@@ -118,13 +119,13 @@ public enum OPML {
           context.note(
             .unreadableURL, "outline@type", text: type, "a source FreshRSS scrapes from a page, not a feed; not added",
             line: outline.line)
-        } else if reference.trimmingCharacters(in: .whitespaces).isEmpty {
+        } else if reference.trimmingWhiteSpace.isEmpty {
           context.note(
             .unreadableURL, "outline@xmlUrl", text: name, "empty: no feed to subscribe to; outline skipped",
             line: outline.line)
         } else if let feedURL = context.httpURL(reference, in: outline, name: "outline@xmlUrl") {
           let home = outline.attribute(caseInsensitive: "htmlUrl").flatMap { reference -> URL? in
-            guard !reference.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }
+            guard !reference.trimmingWhiteSpace.isEmpty else { return nil }
             return context.httpURL(reference, in: outline, name: "outline@htmlUrl")
           }
           subscriptions.append(

@@ -180,7 +180,7 @@ public struct RetryPolicy: Sendable {
   /// an HTTP-date is IMF-fixdate (`Fri, 31 Dec 1999 23:59:59 GMT`) or, as recipients must also accept (§5.6.7),
   /// RFC 850 (`Friday, 31-Dec-99 23:59:59 GMT`) or asctime (`Fri Dec 31 23:59:59 1999`). A date in the past is 0.
   package static func retryAfter(_ value: String, now: Date) -> TimeInterval? {
-    let text = value.trimmingCharacters(in: .whitespaces)
+    let text = value.trimmingWhiteSpace
     guard !text.isEmpty else { return nil }
     if text.allSatisfy(\.isASCII), text.allSatisfy(\.isNumber) {
       return Double(text).map { min($0, 1e9) }

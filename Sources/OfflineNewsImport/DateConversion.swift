@@ -13,7 +13,7 @@ enum DateConversion {
     switch value {
     case .string(let text):
       if let unit = mapping.unixTime {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingWhiteSpace
         if let exact = Int64(trimmed) { return unix(exact: exact, Double(exact), unit, text: trimmed) }
         if let number = Double(trimmed) { return unix(exact: nil, number, unit, text: trimmed) }
       }

@@ -29,7 +29,7 @@ extension ImportState {
       guard let found = item[path: path].flatMap(ValueConverter.unwrapParse) else { continue }
       let transformed = ValueConverter.apply(entity.articleKey == nil ? urlSpec.transforms : [], to: found)
       guard case .string(let raw) = transformed else { continue }
-      let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+      let text = raw.trimmingWhiteSpace
       guard !text.isEmpty else { continue }
       linkPlace = at(place, path.description)
       if let resolved = ValueConverter.identity(.string(text), type: .url, options: options),
@@ -48,7 +48,7 @@ extension ImportState {
       guard let found = item[path: path].flatMap(ValueConverter.unwrapParse) else { continue }
       let id: String
       switch found {
-      case .string(let text) where !text.trimmingCharacters(in: .whitespaces).isEmpty: id = text
+      case .string(let text) where !text.trimmingWhiteSpace.isEmpty: id = text
       case .integer(let number): id = String(number)
       default: continue
       }

@@ -658,7 +658,7 @@ struct ImportState {
         if case .string(let value)? = document[path: path] { text = value } else { text = nil }
       case .source: text = self.source
       }
-      guard let text, let url = URL(string: text.trimmingCharacters(in: .whitespaces)),
+      guard let text, let url = URL(string: text.trimmingWhiteSpace),
         url.isWebURL
       else { continue }
       return url

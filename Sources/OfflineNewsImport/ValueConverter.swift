@@ -62,7 +62,7 @@ enum ValueConverter {
     guard case .string(var text) = value else { return value }
     for transform in transforms {
       switch transform {
-      case .trim: text = text.trimmingCharacters(in: .whitespacesAndNewlines)
+      case .trim: text = text.trimmingWhiteSpace
       case .lowercase: text = text.lowercased()
       case .decodeHTMLEntities: text = HTMLEntities.decode(text)
       case .emptyIsNull: if text.isEmpty { return .null }
@@ -101,7 +101,7 @@ enum ValueConverter {
       case .number(let number) where number == number.rounded() && abs(number) < 9.2e18:
         return stored(.integer(Int64(number)))
       case .string(let text):
-        guard let number = Int64(text.trimmingCharacters(in: .whitespaces)) else {
+        guard let number = Int64(text.trimmingWhiteSpace) else {
           return .failure(Problem("not an integer: \(value)"))
         }
         return stored(.integer(number))
@@ -112,7 +112,7 @@ enum ValueConverter {
       case .integer(let number): return stored(.real(Double(number)))
       case .number(let number): return stored(.real(number))
       case .string(let text):
-        guard let number = Double(text.trimmingCharacters(in: .whitespaces)), number.isFinite else {
+        guard let number = Double(text.trimmingWhiteSpace), number.isFinite else {
           return .failure(Problem("not a number: \(value)"))
         }
         return stored(.real(number))
@@ -141,7 +141,7 @@ enum ValueConverter {
 
   /// An absolute URL: `text` itself, or — with a base — `text` resolved against it (RFC 3986 §5.2).
   static func resolvedURL(_ text: String, _ options: ConversionOptions) -> Result<String, Problem> {
-    let trimmed = text.trimmingCharacters(in: .whitespaces)
+    let trimmed = text.trimmingWhiteSpace
     func absolute(_ url: URL?) -> String? {
       guard let url, let scheme = url.scheme, !scheme.isEmpty,
         url.host?.isEmpty == false || scheme == "file" || scheme == "mailto"

@@ -5,7 +5,7 @@ extension Timestamp {
   /// (``init(rfc822:)``, which reads the first and the last; the RFC 850 date's dashes are read as spaces).
   /// Anything else is `nil`.
   package init?(httpDate text: some StringProtocol) {
-    let trimmed = text.trimmingCharacters(in: .whitespaces)
+    let trimmed = text.trimmingWhiteSpace
     if let parsed = Timestamp(rfc822: trimmed) {
       self = parsed
       return
@@ -85,7 +85,7 @@ extension Timestamp {
   /// A date with no zone is read as UTC: feeds give no other clue, and the same text then always names the same
   /// instant (an hour or a few off for a zoneless feed, never a different day order). Anything else is `nil`.
   package init?(feedDate text: some StringProtocol, preferW3CDTF: Bool = false) {
-    let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    let trimmed = text.trimmingWhiteSpace
     guard !trimmed.isEmpty else { return nil }
     let rfc822 = { Timestamp(rfc822: trimmed) }
     let w3cdtf = { Timestamp(w3cdtf: trimmed, assumingOffset: 0) }

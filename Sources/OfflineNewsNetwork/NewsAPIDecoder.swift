@@ -243,22 +243,9 @@ public struct NewsAPIDecoder: Sendable {
     return text.unicodeScalars.contains(where: { !$0.isWhiteSpace }) ? text : nil
   }
 
-  /// `text` without leading and trailing whitespace; the same string, uncopied, when there is none (the usual case).
-  /// (`trimmingCharacters(in:)` costs a `CharacterSet` walk per call, a tenth of a whole import on Linux.)
-  static func trimmed(_ text: String) -> String {
-    let scalars = text.unicodeScalars
-    guard let first = scalars.first, let last = scalars.last,
-      first.isWhiteSpace || last.isWhiteSpace
-    else { return text }
-    guard let start = scalars.firstIndex(where: { !$0.isWhiteSpace }),
-      let end = scalars.lastIndex(where: { !$0.isWhiteSpace })
-    else { return "" }
-    return String(scalars[start...end])
-  }
-
   /// An absolute `http`/`https` URL with a host, or `nil`.
   static func webURL(_ text: String) -> URL? {
-    let trimmed = trimmed(text)
+    let trimmed = text.trimmingWhiteSpace
     // Cheap refusal before URL parsing: only http(s) URLs are wanted.
     guard trimmed.utf8.count > 8, trimmed.utf8.first == UInt8(ascii: "h") || trimmed.utf8.first == UInt8(ascii: "H")
     else { return nil }
@@ -280,7 +267,7 @@ public struct NewsAPIDecoder: Sendable {
     if let markup = ResponseBodySummary.markup(data, contentType: contentType) { return markup }
     // Redact the whole (bounded) head before cutting, so a key straddling the cut cannot leak in part.
     let text = Redaction.redacted(String(decoding: data.prefix(64 * 1024), as: UTF8.self), secrets: secrets)
-    let oneLine = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+    let oneLine = text.split(whereSeparator: \.isNewline).map { $0.trimmingWhiteSpace }
       .joined(separator: " ")
     return oneLine.count > 200 ? String(oneLine.prefix(200)) + "…" : oneLine
   }

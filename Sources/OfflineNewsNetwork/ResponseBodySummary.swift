@@ -22,7 +22,7 @@ package enum ResponseBodySummary {
   /// ``markup(_:contentType:)`` as a problem: ``BodyProblem/Kind/xmlNotAFeed`` or ``BodyProblem/Kind/htmlPage``,
   /// its detail the summary followed by `suffix`.
   package static func markupProblem(_ data: Data, contentType: String?, suffix: String = "") -> BodyProblem? {
-    let type = contentType.map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
+    let type = contentType.map { $0.trimmingWhiteSpace }.flatMap { $0.isEmpty ? nil : $0 }
     let media = type?.lowercased() ?? ""
     let head = String(decoding: data.prefix(512), as: UTF8.self)
       .drop { $0.isWhitespace || $0 == "\u{FEFF}" }.prefix(6).lowercased()

@@ -148,7 +148,7 @@ public enum ArticleHTMLSanitizer {
     let cleaned = browserCleaned(value)
     guard scheme(of: cleaned) == "data" else { return false }
     let afterScheme = cleaned.dropFirst(5)
-    let type = afterScheme.prefix { $0 != ";" && $0 != "," }.trimmingCharacters(in: .whitespaces).lowercased()
+    let type = afterScheme.prefix { $0 != ";" && $0 != "," }.trimmingWhiteSpace.lowercased()
     return dataImageTypes.contains(type)
   }
 
@@ -257,7 +257,7 @@ public enum ArticleHTMLSanitizer {
         address = src
       }
       guard let address else {
-        let alt = (node["alt"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let alt = (node["alt"] ?? "").trimmingWhiteSpace
         if remoteImages == .replaceWithText, !alt.isEmpty { output += "<span>[\(escapeText(alt))]</span>" }
         return
       }

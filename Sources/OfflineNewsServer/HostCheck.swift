@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNewsModel
 
 /// The `Host` header check against DNS rebinding (a page on `evil.example` whose name is made to resolve to
 /// 127.0.0.1 reaches a loopback server, but its requests say `Host: evil.example`): a request is served only when
@@ -36,7 +37,7 @@ public struct HostCheck: Sendable {
   /// The host of a `Host` header value, lower-cased, without brackets or port: `[::1]:8080` → `::1`; `nil` for
   /// none or a malformed one.
   static func hostPart(_ header: String?) -> String? {
-    guard let header = header?.trimmingCharacters(in: .whitespaces).lowercased(), !header.isEmpty else { return nil }
+    guard let header = header?.trimmingWhiteSpace.lowercased(), !header.isEmpty else { return nil }
     if header.hasPrefix("[") {
       guard let close = header.firstIndex(of: "]") else { return nil }
       let rest = header[header.index(after: close)...]

@@ -228,7 +228,7 @@ public struct MinifluxAPI: Sendable {
   private func createCategory(_ request: ServerRequest) async throws -> ServerResponse {
     struct Body: Decodable { var title: String? }
     let body = try Self.body(Body.self, of: request)
-    let path = (body.title ?? "").split(separator: "/").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+    let path = (body.title ?? "").split(separator: "/").map { $0.trimmingWhiteSpace }
       .filter { !$0.isEmpty }
     guard !path.isEmpty else { return MinifluxJSON.error("The category title is mandatory", status: 400) }
     let catalog = try await ServedCatalog.current(library)
@@ -312,7 +312,7 @@ public struct MinifluxAPI: Sendable {
     let name = feed.source.name
     var title: String?
     if let given = body.title {
-      let trimmed = given.trimmingCharacters(in: .whitespacesAndNewlines)
+      let trimmed = given.trimmingWhiteSpace
       guard !trimmed.isEmpty else { return MinifluxJSON.error("Invalid title: the title cannot be empty", status: 400) }
       if trimmed != name { title = trimmed }
     }

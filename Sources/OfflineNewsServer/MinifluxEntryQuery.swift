@@ -1,6 +1,7 @@
 import Foundation
 import OfflineNews
 import OfflineNewsHTTP
+import OfflineNewsModel
 import OfflineNewsStorage
 
 /// The filter of `GET /v1/entries` (and of a feed's or category's entries), read from its query arguments as the
@@ -95,7 +96,7 @@ struct MinifluxEntryQuery: Sendable, Equatable {
     beforeEntryID = try Self.integer(request, "before_entry_id")
     categoryID = try Self.integer(request, "category_id")
     feedID = try Self.integer(request, "feed_id")
-    if let text = request.queryValue("search"), !text.trimmingCharacters(in: .whitespaces).isEmpty { search = text }
+    if let text = request.queryValue("search"), !text.trimmingWhiteSpace.isEmpty { search = text }
   }
 
   private static func integer(_ request: ServerRequest, _ name: String) throws(Invalid) -> Int64? {

@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNewsHTTP
+import OfflineNewsModel
 
 /// The front door of `news serve`: the one ``ServerHandler`` every request goes through, before any API or page.
 ///
@@ -263,7 +264,7 @@ public struct NewsServer: Sendable {
   /// The user and password of an `Authorization: Basic …` value (RFC 7617), or `nil`.
   static func basicCredentials(_ header: String?) -> (String, String)? {
     guard let header, header.count > 6, header.prefix(6).lowercased() == "basic " else { return nil }
-    guard let data = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)) else {
+    guard let data = Data(base64Encoded: String(header.dropFirst(6)).trimmingWhiteSpace) else {
       return nil
     }
     let text = String(decoding: data, as: UTF8.self)
@@ -311,7 +312,7 @@ public struct NewsServer: Sendable {
     }
     // newsboat sends the token as `token` answered it, its line break included: white space around it is not part
     // of it.
-    let sent = (request.parameter("T") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+    let sent = (request.parameter("T") ?? "").trimmingWhiteSpace
     if ReaderAPI.needsActionToken(request), !Sodium.equal(sent, actionToken) {
       var response = ServerResponse.text("Unauthorized\n", status: 401)
       response.headers.append((name: "Google-Bad-Token", value: "true"))
@@ -324,7 +325,7 @@ public struct NewsServer: Sendable {
   /// The token of an `Authorization: GoogleLogin auth=…` value, or `nil`.
   static func googleLoginToken(_ header: String?) -> String? {
     guard let header, header.lowercased().hasPrefix("googlelogin ") else { return nil }
-    let rest = header.dropFirst("googlelogin ".count).trimmingCharacters(in: .whitespaces)
+    let rest = header.dropFirst("googlelogin ".count).trimmingWhiteSpace
     guard rest.lowercased().hasPrefix("auth=") else { return nil }
     let token = String(rest.dropFirst(5))
     return token.isEmpty ? nil : token
@@ -414,7 +415,7 @@ public struct NewsServer: Sendable {
   static func cookie(_ name: String, in request: ServerRequest) -> String? {
     for header in request.headers where header.name == "cookie" {
       for pair in header.value.split(separator: ";") {
-        let trimmed = pair.trimmingCharacters(in: .whitespaces)
+        let trimmed = pair.trimmingWhiteSpace
         if trimmed.hasPrefix(name + "=") { return String(trimmed.dropFirst(name.count + 1)) }
       }
     }

@@ -301,7 +301,7 @@ public struct ReaderAPI: Sendable {
     let edit = SubscriptionEdit(
       action: action, added: request.parameters("a").compactMap(ReaderStream.label(of:)),
       removed: Set(request.parameters("r").compactMap(ReaderStream.label(of:))),
-      title: request.parameter("t").flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 })
+      title: request.parameter("t").flatMap { $0.trimmingWhiteSpace.isEmpty ? nil : $0 })
     for streamID in streams {
       if let failure = try await apply(edit, to: streamID) { return failure }
     }

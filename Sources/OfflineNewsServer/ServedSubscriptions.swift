@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNews
+import OfflineNewsModel
 
 /// Subscriptions made and changed through a sync API (Miniflux `POST /v1/feeds` and `DELETE /v1/feeds/{id}`, Reader
 /// `subscription/quickadd` and `subscription/edit`): kept in the library's list (``ServedLibrary/subscriptions``,
@@ -38,7 +39,7 @@ enum ServedSubscriptions {
     if library.refusesPrivateTargets, let refusal = SubscribeTarget.refusal(url) {
       return .failure(.refusedTarget(refusal))
     }
-    let given = title.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }
+    let given = title.flatMap { $0.trimmingWhiteSpace.isEmpty ? nil : $0 }
     var source = NewsSource(name: given ?? url.host ?? url.absoluteString, url: url, folder: folder)
     if let subscriber = library.subscriber {
       do {

@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNewsHTTP
+import OfflineNewsModel
 
 /// The web reader's style sheet and script, served by the binary itself from `/assets/…` (no file to install, no
 /// CDN): the pages' Content-Security-Policy allows only these (`style-src 'self'; script-src 'self'`), never inline
@@ -49,7 +50,7 @@ public enum WebAssets {
       (name: "X-Content-Type-Options", value: "nosniff"),
     ]
     if let tags = request.header("if-none-match"),
-      tags.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == asset.etag })
+      tags.split(separator: ",").contains(where: { $0.trimmingWhiteSpace == asset.etag })
     {
       return ServerResponse(status: 304, headers: headers)
     }

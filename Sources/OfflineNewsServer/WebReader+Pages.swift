@@ -137,7 +137,7 @@ extension WebReader {
 
   /// `/search?q=…`: hits of the full-text search, best first, each with its snippet.
   func search(_ request: ServerRequest, session: WebSession) async -> ServerResponse {
-    let text = (request.queryValue("q") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+    let text = (request.queryValue("q") ?? "").trimmingWhiteSpace
     let unreadOnly = request.queryValue("unread") == "1"
     let page = min(max(1, Int(request.queryValue("page") ?? "") ?? 1), 10_000)
     var html = "<h1>Search</h1>\n"

@@ -1,6 +1,7 @@
 import CCurl
 import Foundation
 import OfflineNewsHTTP
+import OfflineNewsModel
 import Synchronization
 
 /// libcurl's easy handles of one transport, kept between requests so that a connection to a host (and its TLS
@@ -186,12 +187,12 @@ private final class TransferBuffer {
     if text.isEmpty { return headersEnded() }
     if let first = text.first, first == " " || first == "\t", !headers.isEmpty {
       // An obsolete folded line continues the previous field (RFC 9112 §5.2).
-      headers[headers.count - 1].value += " " + text.trimmingCharacters(in: .whitespaces)
+      headers[headers.count - 1].value += " " + text.trimmingWhiteSpace
       return true
     }
     guard let colon = text.firstIndex(of: ":") else { return true }
-    let name = text[..<colon].trimmingCharacters(in: .whitespaces)
-    let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+    let name = text[..<colon].trimmingWhiteSpace
+    let value = text[text.index(after: colon)...].trimmingWhiteSpace
     if !name.isEmpty { headers.append((name, value)) }
     return true
   }

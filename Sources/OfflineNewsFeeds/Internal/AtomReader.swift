@@ -14,7 +14,7 @@ struct AtomReader {
       feed.homePageURL = context.httpURL(link.attribute("href"), in: link, name: "link@href")
     }
     feed.language = root.attribute("lang", in: Namespace.xml).flatMap {
-      let trimmed = $0.trimmingCharacters(in: .whitespaces)
+      let trimmed = $0.trimmingWhiteSpace
       return trimmed.isEmpty ? nil : FeedReadingContext.languageTag(trimmed)
     }
     context.homePage = feed.homePageURL
@@ -84,7 +84,7 @@ struct AtomReader {
   /// no type) first.
   private func alternateLink(_ links: [XMLElement]) -> XMLElement? {
     let alternates = links.filter {
-      let rel = $0.attribute("rel")?.trimmingCharacters(in: .whitespaces).lowercased()
+      let rel = $0.attribute("rel")?.trimmingWhiteSpace.lowercased()
       return rel == nil || rel == "alternate" || rel == "http://www.iana.org/assignments/relation/alternate"
     }
     return alternates.first {

@@ -140,7 +140,7 @@ final class FeedReadingContext {
   ///   UTF-8 text (feedparser does the same); binary content is left out.
   func textConstruct(_ element: XMLElement?) -> FeedText? {
     guard let element else { return nil }
-    var type = element.attribute("type")?.lowercased().trimmingCharacters(in: .whitespaces) ?? "text"
+    var type = element.attribute("type")?.lowercased().trimmingWhiteSpace ?? "text"
     if type.isEmpty { type = "text" }
     let mode = format == .atom03 ? element.attribute("mode")?.lowercased() ?? "xml" : "xml"
     let isHTML = type == "html" || type.contains("html")

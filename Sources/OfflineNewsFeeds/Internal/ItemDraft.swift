@@ -108,10 +108,10 @@ extension FeedReadingContext {
       }
       return nil
     }
-    let type = element.attribute("type").map { $0.trimmingCharacters(in: .whitespaces) }.flatMap {
+    let type = element.attribute("type").map { $0.trimmingWhiteSpace }.flatMap {
       $0.isEmpty ? nil : $0
     }
-    let length = element.attribute("length").flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }.flatMap {
+    let length = element.attribute("length").flatMap { Int64($0.trimmingWhiteSpace) }.flatMap {
       $0 >= 0 ? $0 : nil
     }
     return Enclosure(url: url, type: type, length: length)
@@ -121,11 +121,11 @@ extension FeedReadingContext {
   static func personName(_ text: String) -> String {
     let text = text.collapsingWhiteSpace
     if text.hasSuffix(")"), let open = text.firstIndex(of: "("), text[..<open].contains("@") {
-      let name = text[text.index(after: open)..<text.index(before: text.endIndex)].trimmingCharacters(in: .whitespaces)
+      let name = text[text.index(after: open)..<text.index(before: text.endIndex)].trimmingWhiteSpace
       if !name.isEmpty { return name }
     }
     if text.hasSuffix(">"), let open = text.firstIndex(of: "<"), text[open...].contains("@") {
-      let name = text[..<open].trimmingCharacters(in: .whitespaces)
+      let name = text[..<open].trimmingWhiteSpace
       if !name.isEmpty { return name }
     }
     return text

@@ -62,7 +62,7 @@ struct JSONFeedReader {
       draft.link = own ?? external
     }
     switch item["id"] {
-    case let id as String: draft.guid = id.trimmingCharacters(in: .whitespacesAndNewlines)
+    case let id as String: draft.guid = id.trimmingWhiteSpace
     case let id as NSNumber: draft.guid = id.stringValue
     default: break
     }
@@ -92,7 +92,7 @@ struct JSONFeedReader {
   /// A string value, trimmed; `nil` when absent, empty or of another type.
   private func text(_ value: Any?) -> String? {
     guard let string = value as? String else { return nil }
-    let trimmed = string.trimmingCharacters(in: .whitespacesAndNewlines)
+    let trimmed = string.trimmingWhiteSpace
     return trimmed.isEmpty ? nil : trimmed
   }
 

@@ -78,7 +78,7 @@ struct RSSReader {
       case (let ns, "guid") where rss.contains(ns):
         draft.guid = nonEmpty(child.text)
         draft.guidIsPermaLink =
-          child.attribute("isPermaLink")?.trimmingCharacters(in: .whitespaces).lowercased()
+          child.attribute("isPermaLink")?.trimmingWhiteSpace.lowercased()
           != "false"
       case (let ns, "description") where rss.contains(ns):
         draft.summary = context.html(child)
