@@ -219,7 +219,7 @@ struct SourcesCommand: NewsCommand {
     let query = NewsQuery(url: source.url)
     return Entry(
       name: name, kind: source.url.isFileURL ? "file" : "newsapi", isDefault: configuration.defaultSource == name,
-      url: source.url.isFileURL ? source.url.path : query.cacheKey,
+      url: source.url.isFileURL ? source.url.path : query.description,
       policy: (source.policy ?? .networkFirst).name, maxAgeSeconds: maxAge,
       fetchedAt: health.lastFetched.map { Timestamp($0).rfc3339String }, ageSeconds: age, freshness: freshness,
       stale: stale, articles: health.cachedCount, lastError: health.lastError,

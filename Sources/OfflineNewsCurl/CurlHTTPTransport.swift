@@ -83,7 +83,7 @@ public final class CurlHTTPTransport: HTTPTransport {
   public func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
     let secrets = self.secrets + request.secrets
     guard RedirectRule.isHTTP(request.url) else {
-      throw HTTPError.unsupportedURL(request.url.absoluteString).redacted(secrets)
+      throw HTTPError.unsupportedURL(NewsQuery.shown(request.url)).redacted(secrets)
     }
     let policy = retry
     return try await policy.attempts(attemptTimeout: timeout) { _ in
