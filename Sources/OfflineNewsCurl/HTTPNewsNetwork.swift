@@ -129,7 +129,9 @@ public final class HTTPNewsNetwork: NewsNetwork {
       throw NewsNetworkError(error)
     }
     let status = response.status
-    if (300..<400).contains(status), status != 304, let location = response.header("Location") {
+    if (300..<400).contains(status), status != 304,
+      let location = response.header("Location").map(HTTPFieldText.uriReference)
+    {
       // Followed only within the origin: this one points elsewhere.
       let shown =
         Self.keyInURL(URL(string: location) ?? query.url) == nil
