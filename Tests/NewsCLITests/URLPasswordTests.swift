@@ -34,6 +34,15 @@ struct URLPasswordTests {
     url.absoluteString.replacingOccurrences(of: "http://", with: "http://user:\(password)@")
   }
 
+  /// A command line with an empty subscription list: the harness, the list's path, and the options every command
+  /// of the test takes (`--config`, `--db`).
+  static func emptyList() throws -> (cli: CLIHarness, config: String, common: [String]) {
+    let cli = CLIHarness()
+    let config = cli.directory.path("news.json")
+    try #"{"sources": {}, "timeoutSeconds": 5}"#.write(toFile: config, atomically: true, encoding: .utf8)
+    return (cli, config, ["--config", config, "--db", cli.database])
+  }
+
   /// Records that no output of `outcome` holds the password, in either spelling, nor any of `others`.
   static func expectNoPassword(_ outcome: CLIHarness.Outcome, _ what: String, others: [String] = []) {
     for secret in [written, decoded] + others {
@@ -46,11 +55,8 @@ struct URLPasswordTests {
   func readWithCredentialsShownWithout() async throws {
     let server = try Self.server()
     defer { server.stop() }
-    let cli = CLIHarness()
-    let config = cli.directory.path("news.json")
-    try #"{"sources": {}, "timeoutSeconds": 5}"#.write(toFile: config, atomically: true, encoding: .utf8)
+    let (cli, config, common) = try Self.emptyList()
     let feed = Self.withCredentials(server.url("/feed"))
-    let common = ["--config", config, "--db", cli.database]
 
     let fetched = await cli.run(["fetch", "--url", feed] + common)
     #expect(fetched.status == 0, "\(fetched.err)")
@@ -58,8 +64,14 @@ struct URLPasswordTests {
     Self.expectNoPassword(fetched, "fetch --url")
     let json = await cli.run(["fetch", "--url", feed, "--json"] + common)
     #expect(json.status == 0, "\(json.err)")
-    #expect(articles(try json.json()).count == 1)
+    let fetchedArticles = articles(try json.json())
+    #expect(fetchedArticles.count == 1)
     Self.expectNoPassword(json, "fetch --url --json")
+    let handle = try #require(fetchedArticles.first?["handle"] as? String)
+    let shown = await cli.run(["show", handle] + common)
+    #expect(shown.status == 0, "\(shown.err)")
+    #expect(shown.out.contains("source http://user:***@127.0.0.1"), "\(shown.out)")
+    Self.expectNoPassword(shown, "show")
 
     let added = await cli.run(["add", feed, "--name", "Private"] + common)
     #expect(added.status == 0, "\(added.err)")
@@ -81,10 +93,7 @@ struct URLPasswordTests {
   func errorsWithoutPassword() async throws {
     let server = try Self.server()
     defer { server.stop() }
-    let cli = CLIHarness()
-    let config = cli.directory.path("news.json")
-    try #"{"sources": {}, "timeoutSeconds": 5}"#.write(toFile: config, atomically: true, encoding: .utf8)
-    let common = ["--config", config, "--db", cli.database]
+    let (cli, _, common) = try Self.emptyList()
     let missing = Self.withCredentials(server.url("/missing"))
     let refused = Self.withCredentials(server.url("/feed"), password: "wrong")
     for (url, status) in [(missing, "404"), (refused, "401")] {
@@ -96,5 +105,31 @@ struct URLPasswordTests {
         Self.expectNoPassword(outcome, arguments.joined(separator: " "), others: ["user:wrong"])
       }
     }
+  }
+
+  @Test("an imported feed with no title is named by its URL without the password, then after its feed's title")
+  func untitledImport() async throws {
+    let server = try Self.server()
+    defer { server.stop() }
+    let (cli, config, common) = try Self.emptyList()
+    let list = cli.directory.path("list.opml")
+    let feed = Self.withCredentials(server.url("/feed"))
+    try #"<?xml version="1.0"?><opml version="2.0"><head/><body><outline type="rss" xmlUrl="\#(feed)"/></body></opml>"#
+      .write(toFile: list, atomically: true, encoding: .utf8)
+    let imported = await cli.run(["import", list] + common)
+    #expect(imported.status == 0, "\(imported.err)")
+    Self.expectNoPassword(imported, "import")
+    let named = await cli.run(["sources", "--json"] + common)
+    #expect(
+      named.out.contains(#""name":"http:\/\/user:***@127.0.0.1"#)
+        || named.out.contains(#""name":"http://user:***@127.0.0.1"#), "\(named.out)")
+    let fetched = await cli.run(["fetch", "--all"] + common)
+    #expect(fetched.status == 0, "\(fetched.err)")
+    Self.expectNoPassword(fetched, "fetch --all")
+    let sources = await cli.run(["sources", "--json"] + common)
+    let entries = try #require(try sources.json()["sources"] as? [[String: Any]])
+    #expect(entries.map { $0["name"] as? String } == ["auth"], "named after its feed's title")
+    Self.expectNoPassword(sources, "sources --json")
+    #expect(try String(contentsOfFile: config, encoding: .utf8).contains(Self.written), "the list keeps them")
   }
 }
