@@ -237,7 +237,7 @@ struct SourcesCommand: NewsCommand {
     case (_, nil): freshness = "synced"
     }
     return Entry(
-      name: name, kind: source.kindName, isDefault: false, url: source.location, policy: "sync",
+      name: name, kind: source.kindName, isDefault: false, url: NewsQuery.shown(source.location), policy: "sync",
       maxAgeSeconds: source.maxAge, fetchedAt: health.lastFetched.map { Timestamp($0).rfc3339String }, ageSeconds: age,
       freshness: freshness, stale: freshness == "stale", articles: health.cachedCount, lastError: health.lastError,
       lastErrorAt: health.lastErrorAt.map { Timestamp($0).rfc3339String })
