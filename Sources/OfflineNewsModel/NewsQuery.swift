@@ -70,8 +70,8 @@ public struct NewsQuery: Sendable, Hashable, CustomStringConvertible {
   /// replaced by `***`, the user name kept. The rule is RFC 3986 §3.2.1's: an application should not render as clear
   /// text any data after the first `:` of a userinfo, unless it is empty; `***` as pip writes it (Go's
   /// `URL.Redacted` writes `xxxxx`). The userinfo ends at the last `@` of the authority (before the first `/`, `?`
-  /// or `#` after `//`), as the WHATWG URL parser and libcurl read it. Any other text (a name, a path) is returned
-  /// as it is. Every URL a person is shown goes through it: source and feed URLs, cache keys and names that are
+  /// or `#` after `//`), as the WHATWG URL Standard reads it. Any other text (a name, a path) is returned as it
+  /// is. Every URL a person is shown goes through it: source and feed URLs, cache keys and names that are
   /// URLs.
   package static func shown(_ text: String) -> String {
     guard URLReference.hasScheme(text), let colon = text.firstIndex(of: ":") else { return text }
