@@ -73,7 +73,7 @@ struct AddCommand: NewsCommand {
   var arguments: ParsedArguments<Option>
 
   func run() async throws -> ExitCode {
-    guard let target = arguments.positionals.first else {
+    guard let typed = arguments.positionals.first else {
       throw CommandFailure(.usage, "what to add? usage: news add \(Self.spec.usage)")
     }
     let pick = arguments.integer(.pick)
@@ -89,7 +89,9 @@ struct AddCommand: NewsCommand {
       }
       folder = path
     }
-    let location = try location(of: target)
+    let location = try location(of: typed)
+    // Messages name the target as typed, but for a password in it (`NewsQuery.shown`).
+    let target = NewsQuery.shown(typed)
     let list = context.subscriptionFile
     let current = try await list.subscribed()
     let subscribed = Set(current.map { NewsSource.subscriptionKey(for: $0.url) })
@@ -126,7 +128,7 @@ struct AddCommand: NewsCommand {
       let broken = chosen.filter { $0.failure.map(Self.isBrokenLink) ?? false }
       for candidate in broken {
         context.console.printNote(
-          "not added: \(candidate.source.url.absoluteString), announced by \(target): "
+          "not added: \(NewsQuery.shown(candidate.source.url)), announced by \(target): "
             + (candidate.failure.map { "\($0)" } ?? ""))
       }
       candidates = chosen.filter { !($0.failure.map(Self.isBrokenLink) ?? false) }
@@ -151,7 +153,7 @@ struct AddCommand: NewsCommand {
         let added = changes.added.first(where: { $0.url == candidate.source.url })
       else { continue }
       context.console.printNote(
-        "could not read \(candidate.source.url.absoluteString) for its title (\(failure)); named \"\(added.name)\"")
+        "could not read \(NewsQuery.shown(candidate.source.url)) for its title (\(failure)); named \"\(added.name)\"")
     }
     return .success
   }
@@ -193,7 +195,8 @@ struct AddCommand: NewsCommand {
     if !arguments.json {
       var list = "\(target) announces \(feeds.count) feeds:\n"
       for (index, feed) in feeds.enumerated() {
-        list += "  \(index + 1)  \(OutputFormat.sanitized(feed.title ?? "(untitled)"))  \(feed.type)  \(feed.url)\n"
+        list +=
+          "  \(index + 1)  \(OutputFormat.sanitized(feed.title ?? "(untitled)"))  \(feed.type)  \(NewsQuery.shown(feed.url))\n"
       }
       context.console.out(list)
     }
@@ -250,13 +253,13 @@ struct AddCommand: NewsCommand {
     case .unreadableSubscriptionList(let url, _):
       return subscriptionListFailure(target, isFile: url.isFileURL)
     case .network(let url, let cause):
-      return CommandFailure(.unavailable, "GET \(url.absoluteString): \(cause)")
+      return CommandFailure(.unavailable, "GET \(NewsQuery.shown(url)): \(cause)")
     case .httpStatus(let url, let status):
-      return CommandFailure(.unavailable, "GET \(url.absoluteString): HTTP \(status)")
+      return CommandFailure(.unavailable, "GET \(NewsQuery.shown(url)): HTTP \(status)")
     case .tooLarge(let url, let bytes, let limit):
       return CommandFailure(
         .badInput,
-        "\(url.absoluteString): \(LocalFile.byteCount(Int64(bytes))), more than the limit of "
+        "\(NewsQuery.shown(url)): \(LocalFile.byteCount(Int64(bytes))), more than the limit of "
           + "\(LocalFile.byteCount(Int64(limit))) a feed or page may have; not added")
     case .unreadableFile(let url, let reason, let tooLarge):
       if let scheme = URL(string: target)?.scheme, scheme.count > 1, !tooLarge {
@@ -285,7 +288,7 @@ struct AddCommand: NewsCommand {
     if arguments.json {
       let document = Report(
         config: config, dryRun: dryRun, added: added, existing: existing,
-        announced: announced.map { .init(url: $0.url.absoluteString, title: $0.title, type: $0.type) })
+        announced: announced.map { .init(url: NewsQuery.shown($0.url), title: $0.title, type: $0.type) })
       console.out(OutputFormat.json(document))
       return
     }

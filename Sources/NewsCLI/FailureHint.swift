@@ -149,8 +149,9 @@ enum FailureHint {
         + "news import subscriptions.opml"
   }
 
-  /// How the input of a read is named in a message: a file by its path, a URL by its cache key (API key removed).
+  /// How the input of a read is named in a message: a file by its path, a URL as people are shown it (no API key,
+  /// no password: `NewsQuery.shown`).
   static func name(_ query: NewsQuery) -> String {
-    query.url.isFileURL ? query.url.path : query.cacheKey
+    query.url.isFileURL ? query.url.path : query.description
   }
 }

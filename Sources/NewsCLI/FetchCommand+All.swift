@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNews
+import OfflineNewsModel
 import OfflineNewsStorage
 import Synchronization
 
@@ -198,21 +199,21 @@ extension FetchCommand {
     for result in report.sources where !relinked.contains(result.source) {
       guard let url = result.movedPermanently else { continue }
       context.console.printNote(
-        "\(OutputFormat.sanitized(result.source)): moved permanently to \(OutputFormat.sanitized(url.absoluteString)) "
+        "\(OutputFormat.sanitized(result.source)): moved permanently to \(OutputFormat.sanitized(NewsQuery.shown(url))) "
           + "(\(result.permanentRedirects) of \(needed) refreshes in a row); \(file) will say so once \(needed) "
           + "refreshes in a row are redirected there")
     }
     for result in report.relinked {
       guard let url = result.movedPermanently else { continue }
       context.console.printNote(
-        "\(OutputFormat.sanitized(result.source)): moved permanently to \(OutputFormat.sanitized(url.absoluteString)); "
+        "\(OutputFormat.sanitized(result.source)): moved permanently to \(OutputFormat.sanitized(NewsQuery.shown(url))); "
           + "\(file) now says so")
     }
     for same in report.sameFeeds where same.isNew {
       // Never re-linked (two sources of one address): said with what to do, in place of a move that never ends;
       // once, when it is found (``RefreshReport/SameFeed/isNew``), not at every refresh.
       context.console.printNote(
-        "\(OutputFormat.sanitized(same.source)): moved permanently to \(OutputFormat.sanitized(same.url.absoluteString)), "
+        "\(OutputFormat.sanitized(same.source)): moved permanently to \(OutputFormat.sanitized(NewsQuery.shown(same.url))), "
           + "the feed of \(OutputFormat.sanitized(same.sameAs)): the two sources are one feed, read twice by every "
           + "refresh; 'news remove \(Self.quotedName(same.source))' keeps \(OutputFormat.sanitized(same.sameAs)) "
           + "(the cached articles stay)")

@@ -277,10 +277,10 @@ struct FetchCommand: NewsCommand {
       guard !text.isEmpty else { throw arguments.badValue("--url needs a URL or a file path") }
       if let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme.count > 1 {
         guard ["http", "https", "file"].contains(scheme) else {
-          throw arguments.badValue("--url \(NewsQuery.redacting(url)): use an http(s) URL or a file")
+          throw arguments.badValue("--url \(NewsQuery.shown(url)): use an http(s) URL or a file")
         }
         let query = NewsQuery(url: url)
-        return (query, query.cacheKey, nil)
+        return (query, NewsQuery.shown(query.cacheKey), nil)
       }
       let path = context.resolvedPath(text)
       return (NewsQuery(url: URL(fileURLWithPath: path)), path, nil)
@@ -303,7 +303,7 @@ struct FetchCommand: NewsCommand {
     if let sync = configuration.syncSources[name], case .feed(let url) = sync.kind {
       let query = NewsQuery(url: url, source: name)
       return (
-        query, "\(name) (\(query.cacheKey))",
+        query, "\(name) (\(query))",
         Configuration.Source(name: name, url: url, maxAge: sync.maxAge, labels: sync.labels)
       )
     }
@@ -311,7 +311,7 @@ struct FetchCommand: NewsCommand {
       throw CommandFailure(.usage, "no source named \"\(name)\"", hint: configuration.knownSourcesHint(typed: name))
     }
     let query = NewsQuery(url: source.url, source: name)
-    let shown = source.url.isFileURL ? "\(name) (\(source.url.path))" : "\(name) (\(query.cacheKey))"
+    let shown = source.url.isFileURL ? "\(name) (\(source.url.path))" : "\(name) (\(query))"
     return (query, shown, source)
   }
 }

@@ -47,7 +47,7 @@ enum NetworkProgram {
   static func missing(command: String, url: URL, folder: String = executableFolder) -> CommandFailure {
     CommandFailure(
       .config,
-      "news \(command) needs the network for \(NewsQuery.redacting(url)), and this news has none: "
+      "news \(command) needs the network for \(NewsQuery.shown(url)), and this news has none: "
         + "\(name) is not in \(folder)",
       hint: hint(folder: folder))
   }

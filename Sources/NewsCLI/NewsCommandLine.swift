@@ -367,7 +367,7 @@ struct CommandContext: Sendable {
     for adoption in adoptions where adoption.articles > 0 {
       console.printNote(
         "\(OutputFormat.sanitized(adoption.to)): \(adoption.articles) cached articles of its feed, saved under "
-          + "\"\(OutputFormat.sanitized(adoption.from))\" (no source has that name now), are its own again, read and "
+          + "\"\(OutputFormat.sanitized(NewsQuery.shown(adoption.from)))\" (no source has that name now), are its own again, read and "
           + "bookmarked as they were")
     }
   }

@@ -73,7 +73,8 @@ struct OpenCommand: NewsCommand {
   /// its source gave it no link, and no page of its own on the site (a mapping's `key.page`, docs/MAPPING.md) —
   /// a Parse object, a feed item without a link, an item imported before its mapping named its page.
   static func noLink(_ article: Article) -> String {
-    let from = article.source.map { " (\(OutputFormat.sanitized($0, collapsingWhitespace: true)))" } ?? ""
+    let from =
+      article.source.map { " (\(OutputFormat.sanitized(NewsQuery.shown($0), collapsingWhitespace: true)))" } ?? ""
     return "has no link to open: its source\(from) gave it none, nor a page of its own"
   }
 

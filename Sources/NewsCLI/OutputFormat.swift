@@ -28,13 +28,14 @@ enum OutputFormat {
   /// A query's last fetch in `--json` output (`news stats`' `fetches`, `news sources`' `alsoCached`): what was
   /// fetched, when (RFC 3339 UTC with milliseconds), and how many articles are cached from it.
   struct FetchDocument: Encodable {
-    /// The URL fetched, or the file's path (`news sources`) or query key (`news stats`) read.
+    /// The URL fetched, or the file's path (`news sources`) or query key (`news stats`) read; a URL as people are
+    /// shown it (`NewsQuery.shown`: no password).
     var query: String
     var fetchedAt: String
     var articles: Int
 
     init(query: String, fetchedAt: Timestamp, articles: Int) {
-      self.query = query
+      self.query = NewsQuery.shown(query)
       self.fetchedAt = fetchedAt.rfc3339String
       self.articles = articles
     }

@@ -90,7 +90,8 @@ struct ReadCommand: NewsCommand {
     let imported = ((try? await context.alsoCached(in: repository)) ?? []).map { cached in
       let path = cached.name as NSString
       let title =
-        cached.name.hasPrefix("/") ? "\(path.lastPathComponent) (\(path.deletingLastPathComponent))" : cached.name
+        cached.name.hasPrefix("/")
+        ? "\(path.lastPathComponent) (\(path.deletingLastPathComponent))" : NewsQuery.shown(cached.name)
       return Reader.SourceRow(
         title: OutputFormat.sanitized(title, collapsingWhitespace: true), depth: 0,
         filter: ArticleFilter(anyOfSources: [cached.match]), isFolder: false, reloads: .none)

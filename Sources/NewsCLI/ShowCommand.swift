@@ -175,8 +175,9 @@ struct ShowCommand: NewsCommand {
       text += "link   " + style.apply(.cyan, OutputFormat.sanitized(link.absoluteString)) + "\n"
     }
     if let origin = article.source {
-      // Whole, as the link is: a path or URL to copy (`news list --source PATH`), never cut to the width.
-      text += "source " + OutputFormat.sanitized(origin) + "\n"
+      // Whole, as the link is: a path or URL to copy (`news list --source PATH`), never cut to the width; a URL
+      // without its password (`NewsQuery.shown`).
+      text += "source " + OutputFormat.sanitized(NewsQuery.shown(origin)) + "\n"
     }
     if !article.tags.isEmpty { text += "tags   " + OutputFormat.sanitized(article.tags.joined(separator: ", ")) + "\n" }
     for link in related {

@@ -219,7 +219,7 @@ struct SourcesCommand: NewsCommand {
     let query = NewsQuery(url: source.url)
     return Entry(
       name: name, kind: source.url.isFileURL ? "file" : "newsapi", isDefault: configuration.defaultSource == name,
-      url: source.url.isFileURL ? source.url.path : query.cacheKey,
+      url: source.url.isFileURL ? source.url.path : query.description,
       policy: (source.policy ?? .networkFirst).name, maxAgeSeconds: maxAge,
       fetchedAt: health.lastFetched.map { Timestamp($0).rfc3339String }, ageSeconds: age, freshness: freshness,
       stale: stale, articles: health.cachedCount, lastError: health.lastError,
@@ -237,7 +237,7 @@ struct SourcesCommand: NewsCommand {
     case (_, nil): freshness = "synced"
     }
     return Entry(
-      name: name, kind: source.kindName, isDefault: false, url: source.location, policy: "sync",
+      name: name, kind: source.kindName, isDefault: false, url: NewsQuery.shown(source.location), policy: "sync",
       maxAgeSeconds: source.maxAge, fetchedAt: health.lastFetched.map { Timestamp($0).rfc3339String }, ageSeconds: age,
       freshness: freshness, stale: freshness == "stale", articles: health.cachedCount, lastError: health.lastError,
       lastErrorAt: health.lastErrorAt.map { Timestamp($0).rfc3339String })

@@ -1,11 +1,12 @@
 import Foundation
 import OfflineNews
+import OfflineNewsModel
 
 /// A source `news add` or `news import FILE.opml` wrote into the configuration, as `--json` prints it: `feed` (an
 /// http(s) URL) or `file`, with its labels (`null` when absent).
 struct NewSource: Encodable, Sendable {
   var name: String
-  /// `"feed"`: the feed's URL; `nil` for a file.
+  /// `"feed"`: the feed's URL as people are shown it (`NewsQuery.shown`: no password); `nil` for a file.
   var feed: String?
   /// `"file"`: the feed file's absolute path; `nil` for a URL.
   var file: String?
@@ -17,10 +18,10 @@ struct NewSource: Encodable, Sendable {
   /// The JSON report of a source the library added.
   init(_ source: NewsSource) {
     name = source.name
-    feed = source.url.isFileURL ? nil : source.url.absoluteString
+    feed = source.url.isFileURL ? nil : NewsQuery.shown(source.url)
     file = source.url.isFileURL ? source.url.path : nil
     title = source.title == source.name ? nil : source.title
-    homePage = source.homePage?.absoluteString
+    homePage = source.homePage.map(NewsQuery.shown)
     folder = source.folder.isEmpty ? nil : SubscriptionFile.folderText(source.folder)
   }
 
@@ -35,6 +36,8 @@ struct ExistingSource: Encodable, Sendable {
 
   /// The sources of `changes` that were there already.
   static func all(_ changes: SubscriptionChanges) -> [ExistingSource] {
-    changes.existing.map { ExistingSource(name: $0.name, url: $0.url.isFileURL ? $0.url.path : $0.url.absoluteString) }
+    changes.existing.map {
+      ExistingSource(name: $0.name, url: $0.url.isFileURL ? $0.url.path : NewsQuery.shown($0.url))
+    }
   }
 }

@@ -49,7 +49,7 @@ extension ArticleDecoder {
     // give one key (``ArticleIdentity/feedScope(homePage:origin:)``).
     let scope = ArticleIdentity.feedScope(
       homePage: feed.homePageURL,
-      origin: origin.isFileURL ? origin.path : NewsQuery.redacting(origin).absoluteString)
+      origin: origin.isFileURL ? origin.path : NewsQuery.shown(origin))
     // Links that are not one item's own: an anchor in a page of several posts (`day.html#a1345`, Scripting News),
     // or a link two items of this feed share (a sponsor's site linked by two Daring Fireball posts). Such items are
     // keyed by their guid (or fingerprint), so that each is saved.

@@ -348,18 +348,19 @@ public enum SubscriptionError: Error, Sendable, Hashable, CustomStringConvertibl
       "\(Self.text(url)) announces its feed by a link relative to the page's web address, which a saved file does "
         + "not have"
     case .unreadableSubscriptionList(_, let error): "\(error)"
-    case .network(let url, let error): "GET \(url.absoluteString): \(error)"
-    case .httpStatus(let url, let status): "GET \(url.absoluteString): HTTP \(status)"
+    case .network(let url, let error): "GET \(Self.text(url)): \(error)"
+    case .httpStatus(let url, let status): "GET \(Self.text(url)): HTTP \(status)"
     case .tooLarge(let url, let bytes, let limit):
       "\(Self.text(url)): \(LocalFile.byteCount(Int64(bytes))), more than the limit of "
         + "\(LocalFile.byteCount(Int64(limit))) a feed or page may have"
     case .unreadableFile(let url, let reason, _): "cannot read \(url.path): \(reason)"
-    case .unsupportedURL(let url): "\(url.absoluteString): only http(s) URLs and files can be subscribed to"
-    case .noTransport(let url): "\(url.absoluteString): no HTTP transport to read it with"
+    case .unsupportedURL(let url): "\(Self.text(url)): only http(s) URLs and files can be subscribed to"
+    case .noTransport(let url): "\(Self.text(url)): no HTTP transport to read it with"
     }
   }
 
-  private static func text(_ url: URL) -> String { url.isFileURL ? url.path : url.absoluteString }
+  /// A file by its path, a URL as people are shown it (``NewsQuery/shown(_:)-(URL)``: no password).
+  private static func text(_ url: URL) -> String { url.isFileURL ? url.path : NewsQuery.shown(url) }
 }
 
 extension NewsSource {

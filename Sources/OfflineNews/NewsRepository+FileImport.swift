@@ -55,7 +55,7 @@ package struct OpenedArticleFile: Sendable {
   /// - Throws: what ``NewsRepository/importArticles(from:progress:)`` documents for the file.
   package static func open(_ fileURL: URL) async throws(NewsNetworkError) -> OpenedArticleFile {
     let query = NewsQuery(url: fileURL, source: fileURL.path)
-    guard fileURL.isFileURL else { throw .unsupportedURL(query.cacheKey) }
+    guard fileURL.isFileURL else { throw .unsupportedURL(query.description) }
     let path = fileURL.path
     // Only JSON may be a large NewsAPI export, read in batches; a feed or page is read whole, its size checked first.
     let kind = documentKind(at: path)

@@ -192,6 +192,6 @@ extension NewsRepository {
 /// A transport for file stores that only name or remove files: it never sends anything.
 private struct NoTransport: HTTPTransport {
   func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
-    throw .unsupportedURL(request.url.absoluteString)
+    throw .unsupportedURL(NewsQuery.shown(request.url))
   }
 }

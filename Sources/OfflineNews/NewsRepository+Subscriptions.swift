@@ -30,11 +30,11 @@ public enum SubscriptionChangeError: Error, Sendable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .nameTaken(let name): "a source named \"\(name)\" exists already"
-    case .alreadySubscribed(let url, let name): "\(url.absoluteString) is subscribed already, as \"\(name)\""
+    case .alreadySubscribed(let url, let name): "\(NewsQuery.shown(url)) is subscribed already, as \"\(name)\""
     case .notSubscribed(let name): "no subscription is named \"\(name)\""
     case .unsupportedKind(let name): "\"\(name)\" is a Parse source: the store keeps feed, file and NewsAPI sources"
     case .invalidName(let name): "\"\(name)\" is not a name: give one with a letter or digit"
-    case .unsupportedURL(let url): "\(url.absoluteString) is not an http(s) or file URL: no feed can be read from it"
+    case .unsupportedURL(let url): "\(NewsQuery.shown(url)) is not an http(s) or file URL: no feed can be read from it"
     case .storage(let error): error.description
     case .file(let error): error.description
     case .invalidList(let error): error.description

@@ -127,13 +127,14 @@ public struct NewsSource: Sendable {
   /// named beside the list's (``SubscriptionList/planSubscribing(_:exactName:)``, and ``SubscriptionFile`` again under
   /// its lock).
   /// Whether it has no name of its own: a feed named by its own URL (any equivalent spelling,
-  /// ``subscriptionKey``), as an import names a feed its list gave no title. A refresh in a list names it after
+  /// ``subscriptionKey``, or as people are shown it, without its password: `NewsQuery.shown`), as an import names a
+  /// feed its list gave no title. A refresh in a list names it after
   /// its feed's title (``NewsRepository/nameUntitled(_:in:titles:)``); any other name was given by a person and is kept.
   public var isUntitled: Bool {
     guard isFeed, case .articles(let url) = kind, let named = URL(string: name), named.isWebURL else {
       return false
     }
-    return Self.subscriptionKey(for: named) == Self.subscriptionKey(for: url)
+    return name == NewsQuery.shown(url) || Self.subscriptionKey(for: named) == Self.subscriptionKey(for: url)
   }
 
   static func unusedName(_ base: String, among names: Set<String>) -> String {

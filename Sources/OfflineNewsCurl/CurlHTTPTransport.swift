@@ -29,6 +29,8 @@ import OfflineNewsModel
 /// - Bodies are decoded from every `Content-Encoding` libcurl supports (it sends `Accept-Encoding` for them).
 /// - A body over the request's ``HTTPRequest/maxBodyBytes`` stops the transfer (never retried).
 /// - Secrets (the transport's and the request's) are redacted from every error.
+/// - Field values are read and sent one octet per scalar (ISO-8859-1, RFC 9110 §5.5's `obs-text`), so that an
+///   `ETag` that is not UTF-8 goes back in `If-None-Match` byte for byte; a `Location` is read as UTF-8 when it is.
 public final class CurlHTTPTransport: HTTPTransport {
   /// The per-attempt timeout in force, in seconds (see `effectiveTimeout(_:)`).
   package let timeout: TimeInterval
@@ -83,7 +85,7 @@ public final class CurlHTTPTransport: HTTPTransport {
   public func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
     let secrets = self.secrets + request.secrets
     guard RedirectRule.isHTTP(request.url) else {
-      throw HTTPError.unsupportedURL(request.url.absoluteString).redacted(secrets)
+      throw HTTPError.unsupportedURL(NewsQuery.shown(request.url)).redacted(secrets)
     }
     let policy = retry
     return try await policy.attempts(attemptTimeout: timeout) { _ in
@@ -148,7 +150,7 @@ public final class CurlHTTPTransport: HTTPTransport {
       }
       let location = response.headers.first { $0.name.lowercased() == "location" }?.value
       if response.bodyLimitExceeded == nil, let location,
-        let target = URLReference.resolve(location, against: chain.url),
+        let target = URLReference.resolve(HTTPFieldText.uriReference(location), against: chain.url),
         let next = chain.follow(response.status, to: target, headers: headers, by: rule)
       {
         headers = next
@@ -165,7 +167,8 @@ public final class CurlHTTPTransport: HTTPTransport {
 
   /// Header fields as received, by lowercased name: a repeated field is one list, joined by commas (RFC 9110 §5.3);
   /// a field of one value (``singleValueFields``: a date, an entity tag) keeps its first, as a list of two would be
-  /// neither (two `Last-Modified`s made an `If-Modified-Since` of two dates).
+  /// neither (two `Last-Modified`s made an `If-Modified-Since` of two dates). Values are text one scalar per octet
+  /// (`HTTPFieldText`, RFC 9110 §5.5), as the exchange reads them.
   package static func fields(_ received: [(name: String, value: String)]) -> [String: String] {
     var fields: [String: String] = [:]
     for (name, value) in received {

@@ -110,7 +110,7 @@ public final class HTTPNewsNetwork: NewsNetwork {
       return .page(try await FileNewsNetwork(decoder: decoder).fetch(query), validators: .none)
     }
     guard query.url.isWebURL else {
-      throw .unsupportedURL(query.cacheKey)
+      throw .unsupportedURL(query.description)
     }
     var headers = ["Accept": Self.accept]
     if let apiKey, apiKey.isSent(to: query.url) { headers["X-Api-Key"] = apiKey.value }
@@ -129,10 +129,13 @@ public final class HTTPNewsNetwork: NewsNetwork {
       throw NewsNetworkError(error)
     }
     let status = response.status
-    if (300..<400).contains(status), status != 304, let location = response.header("Location") {
+    if (300..<400).contains(status), status != 304,
+      let location = response.header("Location").map(HTTPFieldText.uriReference)
+    {
       // Followed only within the origin: this one points elsewhere.
       let shown =
-        Self.keyInURL(URL(string: location) ?? query.url) == nil ? String(location.prefix(200)) : "another host"
+        Self.keyInURL(URL(string: location) ?? query.url) == nil
+        ? String(NewsQuery.shown(location).prefix(200)) : "another host"
       throw Self.redacted(
         .httpStatus(status, bodyPrefix: "a redirect to another origin is not followed (\(shown))"), secrets: secrets)
     }

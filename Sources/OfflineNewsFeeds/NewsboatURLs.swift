@@ -98,7 +98,7 @@ public enum NewsboatURLs {
             + "not kept: " + tags.dropFirst().map { "'\($0)'" }.joined(separator: ", "))
       }
       let name = title.map { $0.collapsingWhiteSpace }.flatMap { $0.isEmpty ? nil : $0 }
-      subscriptions.append(OPMLSubscription(title: name ?? feedURL.absoluteString, feedURL: feedURL, folder: folder))
+      subscriptions.append(OPMLSubscription(title: name ?? NewsQuery.shown(feedURL), feedURL: feedURL, folder: folder))
     }
     return OPMLDocument(title: nil, subscriptions: subscriptions, issues: issues)
   }

@@ -4,7 +4,8 @@ import OfflineNewsModel
 
 /// One feed of a subscription list: an OPML `outline` with an `xmlUrl`.
 public struct OPMLSubscription: Sendable, Hashable {
-  /// The name to show: the outline's `title`, else its `text`, else the feed URL. Never empty.
+  /// The name to show: the outline's `title`, else its `text`, else the feed URL as people are shown it (no
+  /// password: `NewsQuery.shown`). Never empty.
   public var title: String
   /// The feed (`xmlUrl`), absolute `http(s)`.
   public var feedURL: URL
@@ -47,12 +48,12 @@ public enum OPMLError: Error, Sendable, Hashable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .notWellFormed(let file, let line, let column, let message):
-      return "\(file.absoluteString):\(line):\(column): not an XML document libxml2 can recover (\(message))"
+      return "\(NewsQuery.shown(file)):\(line):\(column): not an XML document libxml2 can recover (\(message))"
     case .notOPML(let file, let root):
-      return "\(file.absoluteString): the root element is <\(root)>, not <opml>"
+      return "\(NewsQuery.shown(file)): the root element is <\(root)>, not <opml>"
     case .truncated(let file, let line, let column, let message):
       let place = line > 0 ? ":\(line):\(column)" : ""
-      return "\(file.absoluteString)\(place): the document is cut off (\(message)); nothing of it is read"
+      return "\(NewsQuery.shown(file))\(place): the document is cut off (\(message)); nothing of it is read"
     }
   }
 }
@@ -130,7 +131,7 @@ public enum OPML {
           }
           subscriptions.append(
             OPMLSubscription(
-              title: name ?? feedURL.absoluteString, feedURL: feedURL, homePageURL: home, folder: folder))
+              title: name ?? NewsQuery.shown(feedURL), feedURL: feedURL, homePageURL: home, folder: folder))
         }
         collect(outline, folder: folder, context: context, into: &subscriptions)
       } else {

@@ -33,9 +33,10 @@ public struct NewsQuery: Sendable, Hashable, CustomStringConvertible {
     self.source = source
   }
 
-  /// The key this query's cached rows are stored under: ``url`` without secrets, its query items sorted by name
-  /// (stably, so repeated names keep their order): `?b=2&a=1` and `?a=1&b=2` are one query. See
-  /// `cacheKey(_:)`.
+  /// The key this query's cached rows are stored under: ``url`` without its `apiKey` items, its query items sorted
+  /// by name (stably, so repeated names keep their order): `?b=2&a=1` and `?a=1&b=2` are one query. See
+  /// `cacheKey(_:)`. A password in the userinfo stays in it (the stores written before keep their keys): a key is
+  /// shown to people only through ``shown(_:)-(String)``.
   package var cacheKey: String { NewsQuery.cacheKey(url.absoluteString) }
 
   /// The cache key of a request URL's text: `apiKey` items removed, the other items sorted by name (a stable sort
@@ -53,8 +54,41 @@ public struct NewsQuery: Sendable, Hashable, CustomStringConvertible {
     return components.url?.absoluteString ?? redacted.absoluteString
   }
 
-  /// ``cacheKey``; safe to print.
-  public var description: String { cacheKey }
+  /// ``cacheKey`` as people are shown it (``shown(_:)-(String)``): no `apiKey` item, no password.
+  public var description: String { Self.shown(cacheKey) }
+
+  /// The text of `url` shown to people — in output, `--json`, error messages, logs and served pages: ``redacting(_:)``
+  /// (no `apiKey` item) and ``shown(_:)-(String)`` (no password). The URL itself, stored and requested, keeps both.
+  ///
+  /// ```swift
+  /// NewsQuery.shown(URL(string: "http://ann:pa%40ss@example.org/feed?apiKey=k")!)  // "http://ann:***@example.org/feed"
+  /// ```
+  package static func shown(_ url: URL) -> String { shown(url.absoluteString) }
+
+  /// `text` as shown to people: when it is a URL, without its `apiKey` items (``redacting(_:)``); and when it starts
+  /// with a scheme and `//` whose authority has a userinfo with a password (`user:password@host`), that password
+  /// replaced by `***`, the user name kept. The rule is RFC 3986 §3.2.1's: an application should not render as clear
+  /// text any data after the first `:` of a userinfo, unless it is empty; `***` as pip writes it (Go's
+  /// `URL.Redacted` writes `xxxxx`). The userinfo ends at the last `@` of the authority (before the first `/`, `?`
+  /// or `#` after `//`), as the WHATWG URL Standard reads it. Any other text (a name, a path) is returned as it
+  /// is. Every URL a person is shown goes through it: source and feed URLs, cache keys and names that are
+  /// URLs.
+  package static func shown(_ text: String) -> String {
+    guard URLReference.hasScheme(text), let colon = text.firstIndex(of: ":") else { return text }
+    // Parsed only when there is an item to remove: any other text stays exactly as it is.
+    if text.range(of: "apikey", options: .caseInsensitive) != nil, let url = URL(string: text) {
+      let redacted = redacting(url).absoluteString
+      if redacted != text { return shown(redacted) }
+    }
+    let afterScheme = text.index(after: colon)
+    guard text[afterScheme...].hasPrefix("//") else { return text }
+    let authorityStart = text.index(afterScheme, offsetBy: 2)
+    let authorityEnd = text[authorityStart...].firstIndex { "/?#".contains($0) } ?? text.endIndex
+    guard let at = text[authorityStart..<authorityEnd].lastIndex(of: "@"),
+      let separator = text[authorityStart..<at].firstIndex(of: ":"), text.index(after: separator) < at
+    else { return text }
+    return text[..<text.index(after: separator)] + "***" + text[at...]
+  }
 
   /// `url` with every `apiKey` query item (any letter case) removed.
   package static func redacting(_ url: URL) -> URL {

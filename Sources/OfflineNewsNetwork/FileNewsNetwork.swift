@@ -24,7 +24,7 @@ public struct FileNewsNetwork: NewsNetwork {
   ///   ``NewsNetworkError/unsupportedURL(_:)`` for a URL that is not a `file:` URL; decoding errors as the
   ///   decoder throws them.
   public func fetch(_ query: NewsQuery) async throws(NewsNetworkError) -> NewsPage {
-    guard query.url.isFileURL else { throw .unsupportedURL(query.cacheKey) }
+    guard query.url.isFileURL else { throw .unsupportedURL(query.description) }
     let path = query.url.path
     let data: Data
     do {

@@ -152,7 +152,7 @@ enum ReaderJSON {
     JSONObject { json in
       json.constantMembers(#""numResults":1"#)
       json.member("query", query)
-      json.member("streamId", "feed/" + feedURL.absoluteString)
+      json.member("streamId", "feed/" + NewsQuery.shown(feedURL))
       json.member("streamName", name)
     }
   }

@@ -15,7 +15,8 @@ struct ServedFeed: Sendable {
   /// What selects its articles (``ArticleSelection/sources``): the source's ``NewsSource/match``, computed once
   /// with the catalog (its query's cache key parses the feed's URL).
   let match: SourceMatch
-  /// The feed's URL (a Parse source: its server's).
+  /// The feed's URL (a Parse source: its server's) as people are shown it: ``NewsQuery/shown(_:)-(URL)``, no
+  /// password (the request keeps it).
   let feedURL: String
   /// The site's home page, else the feed's URL.
   let siteURL: String
@@ -32,20 +33,21 @@ struct ServedFeed: Sendable {
     self.id = id
     self.category = category
     match = source.match
-    let feedURL = source.url.absoluteString
-    let siteURL = source.homePage?.absoluteString ?? feedURL
+    let feedURL = NewsQuery.shown(source.url)
+    let siteURL = source.homePage.map(NewsQuery.shown) ?? feedURL
     self.feedURL = feedURL
     self.siteURL = siteURL
     streamID = "feed/" + feedURL
     minifluxFeed = MinifluxJSON.feed(
-      id: id, feedURL: feedURL, siteURL: siteURL, title: source.name, crawler: source.fullText, category: category,
+      id: id, feedURL: feedURL, siteURL: siteURL, title: NewsQuery.shown(source.name), crawler: source.fullText,
+      category: category,
       health: nil)
   }
 
   /// The title clients show: the subscription's name, which the user chose (`news add --name`) or which is the
   /// feed's own title by default — as NetNewsWire shows a renamed feed by its edited name. The feed's own title
   /// (``NewsSource/title``) stays in the OPML export.
-  var title: String { source.name }
+  var title: String { NewsQuery.shown(source.name) }
 
   /// Whether `a` and `b` are served alike: what the catalog derives from a source (id, category, match, URLs, the
   /// Miniflux document) is the same for both.

@@ -21,7 +21,7 @@ enum ServedSubscriptions {
 
     var description: String {
       switch self {
-      case .alreadySubscribed(let url, let name): "\(url.absoluteString) is subscribed already, as \"\(name)\""
+      case .alreadySubscribed(let url, let name): "\(NewsQuery.shown(url)) is subscribed already, as \"\(name)\""
       case .unreadable(let reason), .refusedTarget(let reason): reason
       case .list(let error): error.description
       }
@@ -47,10 +47,12 @@ enum ServedSubscriptions {
         switch try await subscriber.inspect(url) {
         case .feed(let feed): candidate = feed
         case .page(let page):
-          guard let first = page.candidates.first else { return .failure(.unreadable("\(url): announces no feed")) }
+          guard let first = page.candidates.first else {
+            return .failure(.unreadable("\(NewsQuery.shown(url)): announces no feed"))
+          }
           candidate = await subscriber.resolve(first)
         case .subscriptionList:
-          return .failure(.unreadable("\(url.absoluteString) is an OPML subscription list, not a feed"))
+          return .failure(.unreadable("\(NewsQuery.shown(url)) is an OPML subscription list, not a feed"))
         }
         if let failure = candidate.failure { return .failure(.unreadable(failure.description)) }
         // Where redirects took the read: a public address may redirect to a private one.

@@ -1,4 +1,5 @@
 import Foundation
+import OfflineNewsModel
 
 #if canImport(Glibc)
   import Glibc
@@ -45,7 +46,7 @@ enum SubscribeTarget {
   }
 
   private static func refused(_ url: URL, _ why: String) -> String {
-    "\(url.absoluteString): \(why): news serve reads no address on its own machine or network for a client when it "
+    "\(NewsQuery.shown(url)): \(why): news serve reads no address on its own machine or network for a client when it "
       + "listens beyond loopback"
   }
 

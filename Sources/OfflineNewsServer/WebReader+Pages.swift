@@ -209,7 +209,7 @@ extension WebReader {
   /// The source, author and age of an article.
   func meta(_ article: Article) -> String {
     var parts: [String] = []
-    if let source = article.sourceName ?? article.source {
+    if let source = article.sourceName ?? article.source.map(NewsQuery.shown) {
       parts.append("<span class=\"source\">\(WebPage.text(source))</span>")
     }
     if let author = article.author, !author.isEmpty {

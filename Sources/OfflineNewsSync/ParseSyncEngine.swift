@@ -483,8 +483,9 @@ public struct ParseSyncEngine: Sendable {
       if case .integer(let value)? = fields["code"] { code = Int(value) }
       if case .string(let text)? = fields["error"] { message = text }
     }
-    if (300..<400).contains(response.status), let location = response.header("Location") {
-      message = "a redirect to another origin is not followed (\(String(location.prefix(200))))"
+    if (300..<400).contains(response.status), let location = response.header("Location").map(HTTPFieldText.uriReference)
+    {
+      message = "a redirect to another origin is not followed (\(String(NewsQuery.shown(location).prefix(200))))"
     }
     message = Redaction.redacted(message, secrets: secrets)
     return .server(className: name, status: response.status, code: code, message: message)

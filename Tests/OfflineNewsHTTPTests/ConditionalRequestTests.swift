@@ -64,4 +64,22 @@ struct ConditionalRequestTests {
     #expect(fields["etag"] == #""a""#)
     #expect(fields["cache-control"] == "max-age=60, public")
   }
+
+  @Test("field octets are text one scalar per octet, both ways; a Location in raw UTF-8 is still read as UTF-8")
+  func fieldOctets() async throws {
+    let octets: [UInt8] = [0x22, 0x63, 0xE9, 0xFF, 0xFE, 0xC3, 0xA9, 0x22]
+    #expect(HTTPFieldText.octets(HTTPFieldText.text(octets)) == octets)
+    #expect(HTTPFieldText.text(Array(#""abc""#.utf8)) == #""abc""#)
+    #expect(HTTPFieldText.uriReference(HTTPFieldText.text(Array("/caf\u{E9}".utf8))) == "/caf\u{E9}")
+    #expect(HTTPFieldText.uriReference(HTTPFieldText.text([0x2F, 0xE9])) == "/\u{E9}", "not UTF-8: as it is")
+    let server = try LoopbackHTTPServer(.json("{}"))
+    defer { server.stop() }
+    server.router = { request in
+      guard request.target == "/old" else { return nil }
+      return .raw(Data("HTTP/1.1 302 Found\r\nLocation: /caf\u{E9}\r\nContent-Length: 0\r\n\r\n".utf8))
+    }
+    let response = try await CurlHTTPTransport(timeout: 5).send(HTTPRequest(url: server.url("/old")))
+    #expect(response.status == 200)
+    #expect(server.requests.last?.target == "/caf%C3%A9")
+  }
 }

@@ -73,4 +73,29 @@ struct NewsQueryTests {
       try key("https://newsapi.org/v2/everything?q=a%2Bb&apiKey=SECRET")
         == key("https://newsapi.org/v2/everything?q=a%2Bb"))
   }
+
+  @Test(
+    "a URL shown to people: the password of its userinfo is ***, the user name and the rest as they are",
+    arguments: [
+      ("http://user:pa%40ss@127.0.0.1:8151/feed/auth", "http://user:***@127.0.0.1:8151/feed/auth"),
+      ("https://ann:secret@example.org", "https://ann:***@example.org"),
+      ("https://ann:secret@example.org?q=1#f", "https://ann:***@example.org?q=1#f"),
+      ("https://ann:a:b@example.org/x?apiKey=SECRET&q=1", "https://ann:***@example.org/x?q=1"),
+      ("https://ann@example.org/feed", "https://ann@example.org/feed"),
+      ("https://ann:@example.org/feed", "https://ann:@example.org/feed"),
+      ("https://example.org/feed?u=a:b@c", "https://example.org/feed?u=a:b@c"),
+      ("https://example.org/a:b@c/feed", "https://example.org/a:b@c/feed"),
+      ("mailto:ann:x@example.org", "mailto:ann:x@example.org"),
+      ("Tech News", "Tech News"),
+      ("/home/ann/feed.xml", "/home/ann/feed.xml"),
+    ] as [(String, String)])
+  func shownWithoutPassword(input: String, expected: String) throws {
+    #expect(NewsQuery.shown(input) == expected)
+    if let url = URL(string: input), url.scheme != nil {
+      #expect(NewsQuery.shown(url) == expected)
+      let query = NewsQuery(url: url)
+      #expect(!query.description.contains("secret") && !query.description.contains("pa%40ss"))
+      #expect(query.url == url, "the request URL keeps its credentials")
+    }
+  }
 }

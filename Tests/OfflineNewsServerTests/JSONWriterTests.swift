@@ -137,4 +137,20 @@ import Testing
       #expect(Timestamp(date).rfc3339String.hasPrefix(String(text.dropLast())))
     }
   }
+
+  @Test("a feed whose URL has a password is served without it (feed_url, streamId, title), and found by its id")
+  func passwordNotServed() throws {
+    let url = try #require(URL(string: "https://ann:s3cret@example.com/feed"))
+    let source = NewsSource(name: url.absoluteString, url: url)
+    let catalog = ServedCatalog(sources: [source])
+    let feed = try #require(catalog.feeds.first)
+    let miniflux = Self.text(MinifluxJSON.feed(feed, health: SourceHealth()))
+    let reader = Self.text(ReaderJSON.subscriptionList(catalog.feeds))
+    for text in [miniflux, reader, feed.streamID, feed.title] {
+      #expect(!text.contains("s3cret"), "\(text)")
+    }
+    #expect(feed.streamID == "feed/https://ann:***@example.com/feed")
+    #expect(catalog.feed(streamID: feed.streamID)?.id == feed.id)
+    #expect(catalog.feed(streamID: "feed/" + url.absoluteString)?.id == feed.id, "and by the URL itself")
+  }
 }

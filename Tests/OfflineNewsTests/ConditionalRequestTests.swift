@@ -54,6 +54,57 @@ struct ConditionalRequestTests {
     #expect(record?.articleCount == 3)
   }
 
+  /// An entity tag that is not UTF-8: `"caf` `E9 FF FE` `"` (RFC 9110 §5.5 `obs-text`; tester11's `/nonutf8`).
+  static let latinTag: [UInt8] = Array(#""caf"#.utf8) + [0xE9, 0xFF, 0xFE, 0x22]
+
+  /// The octets of field `name` (any letter case) in a request head's bytes, as sent; `nil` when it has none.
+  static func field(_ name: String, in head: Data) -> [UInt8]? {
+    let bytes = [UInt8](head)
+    var lines: [ArraySlice<UInt8>] = []
+    var start = 0
+    for index in bytes.indices where bytes[index] == 0x0A {
+      lines.append(bytes[start..<(index > start && bytes[index - 1] == 0x0D ? index - 1 : index)])
+      start = index + 1
+    }
+    lines.append(bytes[start...])
+    for line in lines {
+      guard let colon = line.firstIndex(of: UInt8(ascii: ":")),
+        String(decoding: line[..<colon], as: UTF8.self).lowercased() == name.lowercased()
+      else { continue }
+      let value = line[line.index(after: colon)...].drop { $0 == 0x20 || $0 == 0x09 }
+      return Array(value.reversed().drop { $0 == 0x20 || $0 == 0x09 }.reversed())
+    }
+    return nil
+  }
+
+  @Test("an ETag that is not UTF-8 goes back byte for byte, through the store: the second read is a 304")
+  func nonUTF8ETag() async throws {
+    let setup = try PolicySetup()
+    defer { setup.server.stop() }
+    let tag = Self.latinTag
+    let body = Self.firstBody
+    // The server compares the bytes of If-None-Match with its own entity tag, as an origin server does.
+    setup.server.router = { request in
+      if Self.field("If-None-Match", in: request.head) == tag {
+        return .raw(Data("HTTP/1.1 304 Not Modified\r\nETag: ".utf8) + tag + Data("\r\nConnection: close\r\n\r\n".utf8))
+      }
+      let head =
+        Data("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nETag: ".utf8) + tag
+        + Data("\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n".utf8)
+      return .raw(head + body)
+    }
+    let first = try await setup.repository.articles(for: setup.query)
+    #expect(first.origin == .network)
+    #expect(!first.revalidated)
+    #expect(try await setup.record()?.etag?.unicodeScalars.map(\.value) == tag.map(UInt32.init))
+    setup.clock.advance(seconds: 3600)
+    let second = try await setup.repository.articles(for: setup.query)
+    #expect(setup.server.requests.count == 2)
+    #expect(Self.field("If-None-Match", in: setup.server.requests.last?.head ?? Data()) == tag)
+    #expect(second.revalidated, "a 304: the server saw its own entity tag")
+    #expect(second.articles == first.articles)
+  }
+
   @Test("Last-Modified: the next request sends If-Modified-Since with the same date")
   func lastModifiedThen304() async throws {
     let date = "Wed, 21 Oct 2015 07:28:00 GMT"

@@ -51,6 +51,8 @@ public final class LoopbackHTTPServer: Sendable {
     /// the request's `If-None-Match` lists `etag` (or is `*`), or, without `If-None-Match`, when its
     /// `If-Modified-Since` equals `lastModified`; otherwise `200` with `body` as JSON and `ETag` / `Last-Modified`.
     case conditional(etag: String?, lastModified: String?, body: Data)
+    /// These bytes as they are (a whole response, head and body: bytes a `String` head could not hold), then closed.
+    case raw(Data)
 
     /// A `200 OK` JSON response.
     public static func json(_ text: String, status: Int = 200) -> Behaviour {
@@ -66,6 +68,9 @@ public final class LoopbackHTTPServer: Sendable {
     public var target: String
     /// The headers, keyed by lowercased name; a repeated header's values are joined with `, `.
     public var headers: [String: String]
+    /// The request head's bytes as received (the request line and the fields, without the blank line after them):
+    /// ``headers`` reads them as UTF-8, which changes bytes that are not.
+    public var head = Data()
 
     /// The value of header `name` (any letter case), or `nil`.
     public func header(_ name: String) -> String? { headers[name.lowercased()] }
@@ -340,6 +345,9 @@ public final class LoopbackHTTPServer: Sendable {
         head += "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
         guard sendAll(fd, Data(head.utf8) + body) else { return }
         closeGracefully(fd)
+      case .raw(let bytes):
+        guard sendAll(fd, bytes) else { return }
+        closeGracefully(fd)
       case .truncated(let status, let body, let declaredLength):
         let head =
           "HTTP/1.1 \(status) \(reasonPhrase(status))\r\nContent-Type: application/json\r\n"
@@ -500,7 +508,9 @@ public final class LoopbackHTTPServer: Sendable {
         guard n > 0 else { break }
         bodyMissing -= n
       }
-      return Request(method: String(requestLine[0]), target: String(requestLine[1]), headers: headers)
+      return Request(
+        method: String(requestLine[0]), target: String(requestLine[1]), headers: headers,
+        head: Data(received[0..<headEnd]))
     }
   }
 }

@@ -96,8 +96,15 @@ struct CurlExchange {
     let buffer = TransferBuffer(handle: raw, maxBytes: maxBodyBytes, cancel: cancel)
     var list: UnsafeMutablePointer<curl_slist>?
     for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
-      // An empty value is sent as `Name;` (libcurl's rule for an empty header), not dropped.
-      list = curl_slist_append(list, value.isEmpty ? "\(name);" : "\(name): \(value)")
+      // An empty value is sent as `Name;` (libcurl's rule for an empty header), not dropped; a value's octets are
+      // `HTTPFieldText`'s (ISO-8859-1), so that a validator goes back byte for byte as it came.
+      var line =
+        Array(name.utf8) + (value.isEmpty ? [UInt8(ascii: ";")] : Array(": ".utf8) + HTTPFieldText.octets(value))
+      line.append(0)
+      let appended = line.withUnsafeBufferPointer { bytes in
+        bytes.withMemoryRebound(to: CChar.self) { curl_slist_append(list, $0.baseAddress) }
+      }
+      list = appended
     }
     defer { curl_slist_free_all(list) }
     let context = Unmanaged.passUnretained(buffer).toOpaque()
@@ -179,7 +186,8 @@ private final class TransferBuffer {
   func header(_ line: UnsafeRawBufferPointer) -> Bool {
     var end = line.count
     while end > 0, line[end - 1] == UInt8(ascii: "\n") || line[end - 1] == UInt8(ascii: "\r") { end -= 1 }
-    let text = String(decoding: UnsafeRawBufferPointer(rebasing: line[0..<end]), as: UTF8.self)
+    // One scalar per octet (`HTTPFieldText`): a value that is not UTF-8 is kept, and sent back, as it came.
+    let text = HTTPFieldText.text(UnsafeRawBufferPointer(rebasing: line[0..<end]))
     if text.hasPrefix("HTTP/") {
       headers = []  // a new response: an interim `1xx` is over
       return true

@@ -93,7 +93,7 @@ extension ArticleColumn {
     ArticleColumn(
       Attribute("source", .text), .keptOnceSet,
       value: { article, _, source in (article.source ?? source).databaseValue },
-      read: { $0.source = $1.textValue }, json: ("source", { $0.source })),
+      read: { $0.source = $1.textValue }, json: ("source", { $0.source.map(NewsQuery.shown) })),
     ArticleColumn(
       Attribute("tags", .json), .content,
       value: { article, _, _ in article.tags.isEmpty ? .null : .text(ArticleJSON.encode(article.tags)) },
