@@ -24,6 +24,17 @@ package enum HTTPFieldText {
     return text
   }
 
+  /// `text` without the optional white space around a field's name and value: spaces and horizontal tabs only (RFC
+  /// 9110 §5.6.3 `OWS`), so that an octet such as `0xA0` (read as U+00A0 by ``text(_:)``) at an end of a value stays
+  /// part of it.
+  package static func trimmingOWS(_ text: some StringProtocol) -> String {
+    let scalars = text.unicodeScalars
+    guard let start = scalars.firstIndex(where: { $0 != " " && $0 != "\t" }),
+      let end = scalars.lastIndex(where: { $0 != " " && $0 != "\t" })
+    else { return "" }
+    return String(String.UnicodeScalarView(scalars[start...end]))
+  }
+
   /// The octets `value` is sent as: one per scalar when every scalar is at most U+00FF (ISO-8859-1, so that what
   /// ``text(_:)`` read goes back byte for byte), else its UTF-8 (a value a caller wrote with other characters: none
   /// that was received).

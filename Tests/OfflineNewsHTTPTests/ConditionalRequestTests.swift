@@ -82,4 +82,18 @@ struct ConditionalRequestTests {
     #expect(response.status == 200)
     #expect(server.requests.last?.target == "/caf%C3%A9")
   }
+
+  @Test("a field value loses only spaces and tabs at its ends (OWS): an octet 0xA0 there is part of the value")
+  func fieldValueKeepsOctetA0() async throws {
+    #expect(HTTPFieldText.trimmingOWS(" \t\u{A0}abc\u{A0} \t") == "\u{A0}abc\u{A0}")
+    #expect(HTTPFieldText.trimmingOWS(" \t ") == "")
+    let server = try LoopbackHTTPServer(.json("{}"))
+    defer { server.stop() }
+    let head =
+      Data("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nETag: \t".utf8) + Data([0xA0, 0x22, 0x78, 0x22, 0xA0])
+      + Data(" \r\n\r\n{}".utf8)
+    server.router = { _ in .raw(head) }
+    let response = try await CurlHTTPTransport(timeout: 5).send(HTTPRequest(url: server.url("/a")))
+    #expect(response.headers["etag"].map { HTTPFieldText.octets($0) } == [0xA0, 0x22, 0x78, 0x22, 0xA0])
+  }
 }

@@ -1,7 +1,6 @@
 import CCurl
 import Foundation
 import OfflineNewsHTTP
-import OfflineNewsModel
 import Synchronization
 
 /// libcurl's easy handles of one transport, kept between requests so that a connection to a host (and its TLS
@@ -195,12 +194,12 @@ private final class TransferBuffer {
     if text.isEmpty { return headersEnded() }
     if let first = text.first, first == " " || first == "\t", !headers.isEmpty {
       // An obsolete folded line continues the previous field (RFC 9112 §5.2).
-      headers[headers.count - 1].value += " " + text.trimmingWhiteSpace
+      headers[headers.count - 1].value += " " + HTTPFieldText.trimmingOWS(text)
       return true
     }
     guard let colon = text.firstIndex(of: ":") else { return true }
-    let name = text[..<colon].trimmingWhiteSpace
-    let value = text[text.index(after: colon)...].trimmingWhiteSpace
+    let name = HTTPFieldText.trimmingOWS(text[..<colon])
+    let value = HTTPFieldText.trimmingOWS(text[text.index(after: colon)...])
     if !name.isEmpty { headers.append((name, value)) }
     return true
   }
