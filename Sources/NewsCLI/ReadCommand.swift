@@ -223,23 +223,31 @@ struct ReadCommand: NewsCommand {
 
     /// Reads the configuration again after a reload, which may have named untitled subscriptions after their feeds
     /// (``FetchCommand``'s renaming, written to the file): the rows take the new names, and with them the filters and
-    /// reloads that find the articles saved under those names. Nothing changes when the file is unchanged, gone or
-    /// unreadable (the rows of the start stay).
-    mutating func renameSources() {
+    /// reloads that find the articles saved under those names; so does an open list of such a source (the actions
+    /// returned observe it again). Nothing changes when the file is unchanged, gone or unreadable (the rows of the
+    /// start stay).
+    mutating func renameSources() -> [Reader.Action] {
       let old = context.configuration
       guard let file = old.file, let new = try? Configuration.read(path: file, environment: context.environment),
         new.allSourceNames != old.allSourceNames
-      else { return }
-      // A renamed subscription keeps its feed: old name → new name by the feed's URL.
-      var byURL: [String: String] = [:]
-      for (name, source) in new.sources { byURL[source.url.absoluteString] = name }
+      else { return [] }
+      // A renamed subscription keeps its address (a feed's URL, a source's URL or file): old name → new name by it.
+      func addresses(_ configuration: Configuration) -> [String: String] {
+        var names: [String: String] = [:]
+        for (name, source) in configuration.sources { names[source.url.absoluteString] = name }
+        for (name, source) in configuration.syncSources {
+          if case .feed(let url) = source.kind { names[url.absoluteString] = name }
+        }
+        return names
+      }
+      let now = addresses(new)
       var renamed: [String: String] = [:]
-      for (name, source) in old.sources {
-        if let now = byURL[source.url.absoluteString], now != name { renamed[name] = now }
+      for (address, name) in addresses(old) {
+        if let current = now[address], current != name { renamed[name] = current }
       }
       context.configuration = new
       let imported = reader.sources.filter { $0.reloads == .none }
-      reader.replaceSources(ReadCommand.sourceRows(context) + imported, renamed: renamed)
+      return reader.replaceSources(ReadCommand.sourceRows(context) + imported, renamed: renamed)
     }
 
     mutating func run() async throws -> ExitCode {
@@ -361,7 +369,7 @@ struct ReadCommand: NewsCommand {
           reload = nil
           reader.reloading = nil
           reader.message = summary
-          renameSources()
+          for action in renameSources() { try await perform(action, observe: observe) }
           countAll()
         }
         reader.now = context.now()

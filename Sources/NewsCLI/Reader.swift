@@ -372,14 +372,17 @@ struct Reader {
     if !shownSources.contains(sourceSelection) { sourceSelection = 0 }
   }
 
-  /// New source rows for the same sources, some renamed (a reload named an untitled subscription after its feed):
-  /// the collapsed folders stay collapsed, and the selection stays on the row that refreshes the same source, or at
-  /// its place when that source's name changed. Counts and health come with the next ``setCounts(_:)``.
-  mutating func replaceSources(_ rows: [SourceRow], renamed: [String: String]) {
+  /// New source rows for the same sources, some renamed (`renamed`: old name → new name; a reload named an untitled
+  /// subscription after its feed): the collapsed folders stay collapsed, and the selection stays on the row of the
+  /// same source, under its new name. An open list of a renamed source takes its new title, reload and filter (the
+  /// articles are saved under the new name), and the returned action observes it again. Counts and health come
+  /// with the next ``setCounts(_:)``.
+  mutating func replaceSources(_ rows: [SourceRow], renamed: [String: String]) -> [Action] {
+    func moved(_ selection: ReaderReload.Selection) -> ReaderReload.Selection {
+      if case .source(let name) = selection, let new = renamed[name] { .source(new) } else { selection }
+    }
     let folders = collapsedFolders
-    let selected = sources.indices.contains(sourceSelection) ? sources[sourceSelection].reloads : nil
-    let wanted: ReaderReload.Selection? =
-      if case .source(let name)? = selected, let new = renamed[name] { .source(new) } else { selected }
+    let wanted = sources.indices.contains(sourceSelection) ? moved(sources[sourceSelection].reloads) : nil
     sources = rows
     if let wanted, let index = rows.firstIndex(where: { $0.reloads == wanted }) {
       sourceSelection = index
@@ -387,6 +390,15 @@ struct Reader {
       sourceSelection = min(sourceSelection, max(0, rows.count - 1))
     }
     collapse(folders: folders)
+    guard screens.contains(.articles), listFilter != nil, moved(listReloads) != listReloads,
+      let row = rows.first(where: { $0.reloads == moved(listReloads) })
+    else { return [] }
+    listTitle = row.title
+    listReloads = row.reloads
+    var filter = row.filter
+    if unreadOnly { filter.unreadOnly = true }
+    listFilter = filter
+    return [.observe(filter)]
   }
 
   /// The rows of ``sources`` shown on the sources screen, in order: every row but those inside a collapsed folder.

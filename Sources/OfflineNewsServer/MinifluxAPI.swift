@@ -292,7 +292,8 @@ public struct MinifluxAPI: Sendable {
 
   /// `PUT /v1/feeds/{id}`, Miniflux's feed modification: `title` renames the subscription (its cached articles
   /// follow it: ``NewsRepository/renameSubscription(_:to:in:)``), `category_id` files it in that category's folder,
-  /// `feed_url` points it at another feed (``SubscriptionList/relinkSubscription(_:to:)``), each through the
+  /// `feed_url` points it at another feed (``SubscriptionList/relinkSubscription(_:to:)``; the `feed_url` the API
+  /// served, the URL as shown, leaves the feed's own URL and its password as they are), each through the
   /// library's subscription API in the list that holds it (``ServedSubscriptions/change(_:in:_:)``); Miniflux's other
   /// fields (scraper and rewrite rules, credentials, …) have no counterpart here and are ignored. Every field is
   /// checked before anything changes. 201 with the feed as it is now, as Miniflux answers (a feed's id follows its
@@ -325,7 +326,9 @@ public struct MinifluxAPI: Sendable {
       if category.path != feed.source.folder { folder = category.path }
     }
     var url: URL?
-    if let text = body.feedUrl, !text.isEmpty {
+    // A client sends back the `feed_url` it was given, which is the URL as shown (``NewsQuery/shown(_:)``: no
+    // password, no `apiKey`): that is the feed as it is, not a new URL with `***` for a password.
+    if let text = body.feedUrl, !text.isEmpty, text != NewsQuery.shown(feed.source.url) {
       guard let given = URL(string: text), given.isWebURL else {
         return MinifluxJSON.error("Invalid feed_url: an http or https URL is required", status: 400)
       }

@@ -368,6 +368,50 @@ struct ReadTerminalTests {
     try await pane.waitFor("the prompt") { $0.contains { $0.hasPrefix("ready$") && !$0.contains("news") } }
   }
 
+  @Test("a rename moves the row: the selection follows its source; a list open on it takes the name and reloads")
+  func renameWhileListOpen() async throws {
+    let tmux = try #require(Self.tmux)
+    let store = try await Store()
+    let server = try UntitledFeedTests.server()
+    let beta = server.url("/beta.xml").absoluteString
+    let harbour = Fixtures.own("feeds/html-text.rss").path
+    // Rows: All articles, coast, the URL, wide; after the rename "Beta feed" sorts before coast.
+    let configuration = """
+      {"sources": {
+        "wide": {"file": "\(store.wideFeed)"},
+        "coast": {"file": "\(harbour)"},
+        "\(beta)": {"feed": "\(beta)"}
+      }}
+      """
+    try Data(configuration.utf8).write(to: URL(fileURLWithPath: store.config))
+    let pane = try await Pane(tmux: tmux, directory: store.directory.path(""))
+    defer { pane.killNow() }
+    try await pane.type(store.readCommand())
+    try await pane.waitFor("the untitled subscription's row") {
+      $0.joined().contains("news read — sources") && $0.joined().contains("beta.xml")
+    }
+    try await pane.send("j")
+    try await pane.send("j")
+    try await pane.send("Enter")
+    try await pane.waitFor("its list, nothing fetched yet") { $0.joined().contains("beta.xml (0 articles") }
+    try await pane.send("r")
+    try await pane.waitFor("the open list under the feed's title, with its articles") {
+      $0.joined().contains("news read — Beta feed (2 articles, 2 unread)")
+    }
+    // Its reload is the renamed source's.
+    try await pane.send("r")
+    try await pane.waitFor("the list reloaded again") { $0.joined().contains("reloaded 1 source: 0 new") }
+    try await pane.send("q")
+    try await pane.waitFor("the sources") { $0.joined().contains("news read — sources") }
+    try await pane.send("Enter")
+    try await pane.waitFor("the selection on the renamed row") {
+      $0.joined().contains("news read — Beta feed (2 articles")
+    }
+    try await pane.send("q")
+    try await pane.send("q")
+    try await pane.waitFor("the prompt") { $0.contains { $0.hasPrefix("ready$") && !$0.contains("news") } }
+  }
+
   @Test("a folder collapsed when the reader quits is collapsed at its next start, kept beside the store")
   func collapsedFoldersKept() async throws {
     let tmux = try #require(Self.tmux)

@@ -216,6 +216,25 @@ struct ServedSubscriptionFileTests {
     #expect(again.first { $0["title"] as? String == "Alpha Renamed" }?["id"] as? NSNumber == NSNumber(value: alphaID))
   }
 
+  @Test("Miniflux PUT /v1/feeds/{id} with the feed_url it served (password shown as ***): the password is kept")
+  func minifluxUpdateKeepsPassword() async throws {
+    let secret = try #require(URL(string: "https://ann:s3cret@alpha.example.org/feed.xml"))
+    let fixture = try Fixture(configured: secret)
+    let api = MinifluxAPI(library: fixture.library, user: "reader")
+    let alphaID = ServedIdentifiers.feedID(forSourceNamed: "Alpha")
+    let listed = try array(await api.handle(ServedTestLibrary.request("GET", "/v1/feeds")))
+    let served = try #require(listed.first?["feed_url"] as? String)
+    #expect(served == "https://ann:***@alpha.example.org/feed.xml")
+    // A client's feed editor sends every field back, the feed_url as it was served.
+    let updated = await api.handle(
+      ServedTestLibrary.request(
+        "PUT", "/v1/feeds/\(alphaID)", json: #"{"title":"Alpha Renamed","feed_url":"\#(served)"}"#))
+    #expect(updated.status == 201, "\(text(updated))")
+    let entry = try #require(try await fixture.file.source(named: "Alpha Renamed"))
+    #expect(entry.url == secret, "\(entry.url)")
+    #expect(try fixture.fileText().contains("ann:s3cret@"))
+  }
+
   @Test("Miniflux POST /v1/categories: an empty folder is kept in news.json (\"folders\"), read after a restart")
   func minifluxEmptyCategoryInTheFile() async throws {
     let fixture = try Fixture(configured: try #require(URL(string: "https://alpha.example.org/feed.xml")))
