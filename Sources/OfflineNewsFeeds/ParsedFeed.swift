@@ -116,11 +116,12 @@ public struct FeedIssue: Sendable, Hashable, CustomStringConvertible {
 
   public var description: String {
     let place = IssuePlace.path(itemIndex.map { "item[\($0)]" } ?? "", element ?? "")
-    var text = feed.absoluteString
+    // Shown without passwords (``NewsQuery/shown(inText:)``): the feed's URL and a value quoted from the file.
+    var text = NewsQuery.shown(feed)
     if let line { text += ":\(line)" + (column.map { ":\($0)" } ?? "") }
     if !place.isEmpty { text += ": " + place }
     text += ": " + message
-    if let value = self.text { text += ": \"\(value)\"" }
+    if let value = self.text { text += ": \"\(NewsQuery.passwordsShown(in: value))\"" }
     return text
   }
 }

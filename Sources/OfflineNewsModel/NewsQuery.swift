@@ -75,6 +75,9 @@ public struct NewsQuery: Sendable, Hashable, CustomStringConvertible {
   /// URLs.
   package static func shown(_ text: String) -> String {
     guard URLReference.hasScheme(text), let colon = text.firstIndex(of: ":") else { return text }
+    // A URL inside another scheme's (`feed:http://…`, RFC-less but what feed readers take) is shown as itself.
+    let inner = String(text[text.index(after: colon)...])
+    if !inner.hasPrefix("//"), URLReference.hasScheme(inner) { return text[...colon] + shown(inner) }
     // Parsed only when there is an item to remove: any other text stays exactly as it is.
     if text.range(of: "apikey", options: .caseInsensitive) != nil, let url = URL(string: text) {
       let redacted = redacting(url).absoluteString
@@ -88,6 +91,28 @@ public struct NewsQuery: Sendable, Hashable, CustomStringConvertible {
       let separator = text[authorityStart..<at].firstIndex(of: ":"), text.index(after: separator) < at
     else { return text }
     return text[..<text.index(after: separator)] + "***" + text[at...]
+  }
+
+  /// `text` with the password of every URL in it shown as ``shown(_:)-(String)`` shows a URL's (`user:***@`): for a
+  /// line quoted from a file (a newsboat `urls` line, an OPML attribute) in a message. Each `scheme://` in the text
+  /// starts a URL whose authority ends at `/`, `?`, `#`, white space or a quote; nothing else changes.
+  package static func passwordsShown(in text: String) -> String {
+    guard text.contains("://"), text.contains("@") else { return text }
+    var result = ""
+    var rest = text[...]
+    while let marker = rest.range(of: "://") {
+      result += rest[..<marker.upperBound]
+      let authority = rest[marker.upperBound...].prefix { !"/?#\"' \t\n<>".contains($0) }
+      if let at = authority.lastIndex(of: "@"), let separator = authority[..<at].firstIndex(of: ":"),
+        authority.index(after: separator) < at
+      {
+        result += authority[...separator] + "***" + authority[at...]
+      } else {
+        result += authority
+      }
+      rest = rest[authority.endIndex...]
+    }
+    return result + rest
   }
 
   /// `url` with every `apiKey` query item (any letter case) removed.

@@ -9,18 +9,19 @@ extension Unicode.Scalar {
 }
 
 extension StringProtocol {
-  /// The text without white space (``Unicode/Scalar/isWhiteSpace``, Unicode's `White_Space`: the set Foundation's
-  /// `.whitespacesAndNewlines` names, but for U+200B ZERO WIDTH SPACE, which Unicode does not count) at either end; the same text, uncopied, when there is none at either end (the
+  /// The text without white space at either end: ``Unicode/Scalar/isWhiteSpace`` (Unicode's `White_Space`) and
+  /// U+200B ZERO WIDTH SPACE, which Unicode does not count but Foundation's `.whitespacesAndNewlines` trims (a feed
+  /// date wrapped in it was read before and must still be); the same text, uncopied, when there is none at either end (the
   /// usual case). The package's one trim of values read from feeds, JSON and forms: Foundation's
   /// `trimmingCharacters(in:)` walks a `CharacterSet` and bridges the string on every call, a tenth of a whole import
   /// on Linux and 17,000 instructions for each feed date.
   package var trimmingWhiteSpace: String {
     let scalars = unicodeScalars
-    guard let first = scalars.first, let last = scalars.last, first.isWhiteSpace || last.isWhiteSpace else {
+    func trimmed(_ scalar: Unicode.Scalar) -> Bool { scalar.isWhiteSpace || scalar == "\u{200B}" }
+    guard let first = scalars.first, let last = scalars.last, trimmed(first) || trimmed(last) else {
       return String(self)
     }
-    guard let start = scalars.firstIndex(where: { !$0.isWhiteSpace }),
-      let end = scalars.lastIndex(where: { !$0.isWhiteSpace })
+    guard let start = scalars.firstIndex(where: { !trimmed($0) }), let end = scalars.lastIndex(where: { !trimmed($0) })
     else { return "" }
     return String(String.UnicodeScalarView(scalars[start...end]))
   }

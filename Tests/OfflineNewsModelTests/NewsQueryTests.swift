@@ -86,10 +86,12 @@ struct NewsQueryTests {
       ("https://example.org/feed?u=a:b@c", "https://example.org/feed?u=a:b@c"),
       ("https://example.org/a:b@c/feed", "https://example.org/a:b@c/feed"),
       ("mailto:ann:x@example.org", "mailto:ann:x@example.org"),
+      ("feed:http://ann:secret@example.org/rss", "feed:http://ann:***@example.org/rss"),
       ("Tech News", "Tech News"),
       ("/home/ann/feed.xml", "/home/ann/feed.xml"),
     ] as [(String, String)])
   func shownWithoutPassword(input: String, expected: String) throws {
+    #expect(NewsQuery.passwordsShown(in: input) == expected || input.contains("apiKey"))
     #expect(NewsQuery.shown(input) == expected)
     if let url = URL(string: input), url.scheme != nil {
       #expect(NewsQuery.shown(url) == expected)
@@ -97,5 +99,15 @@ struct NewsQueryTests {
       #expect(!query.description.contains("secret") && !query.description.contains("pa%40ss"))
       #expect(query.url == url, "the request URL keeps its credentials")
     }
+  }
+
+  @Test("URLs inside a line quoted in a message: each one's password shown as ***, the rest of the line as it is")
+  func shownInText() {
+    #expect(
+      NewsQuery.passwordsShown(in: #"http://u:s3cret@h.example/a.rss tag1 "~Name" exec:x https://v:pw@h2.example"#)
+        == #"http://u:***@h.example/a.rss tag1 "~Name" exec:x https://v:***@h2.example"#)
+    #expect(NewsQuery.passwordsShown(in: #"value dropped: "ftp://u:p@h/x""#) == #"value dropped: "ftp://u:***@h/x""#)
+    #expect(NewsQuery.passwordsShown(in: "no URL: a:b@c") == "no URL: a:b@c")
+    #expect(NewsQuery.passwordsShown(in: "http://u@h/x and http://h/a:b@c") == "http://u@h/x and http://h/a:b@c")
   }
 }
