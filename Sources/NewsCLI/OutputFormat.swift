@@ -395,8 +395,10 @@ enum OutputFormat {
   /// and tabs become spaces; other control characters (C0, DEL, C1, so any escape sequence's introducer) are
   /// dropped; bidi embeddings, overrides and isolates are closed at its end; invisible format characters are dropped.
   /// With `collapsingWhitespace`, runs of those spaces become one and the ends are trimmed. Letters, marks, other
-  /// spaces (no-break, ideographic) and right-to-left text are kept as they are.
+  /// spaces (no-break, ideographic) and right-to-left text are kept as they are. A text that is a URL with a password
+  /// (a source named by its URL before such names were shown without it) is shown as ``NewsQuery/shown(_:)-(String)``
+  /// shows it.
   static func sanitized(_ text: String, collapsingWhitespace: Bool = false) -> String {
-    TerminalText.field(text, collapsingWhitespace: collapsingWhitespace)
+    TerminalText.field(NewsQuery.shown(text), collapsingWhitespace: collapsingWhitespace)
   }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import OfflineNews
 import OfflineNewsHTTP
+import OfflineNewsModel
 import OfflineNewsStorage
 
 /// Which articles a list page of the web reader shows, as its query arguments say: `unread=1`, `starred=1`,
@@ -70,7 +71,7 @@ struct WebListQuery: Equatable {
     if let source {
       guard let match = feeds.first(where: { $0.id == source })?.source else { return nil }
       filter.anyOfSources = [match.match]
-      heading = match.name + (unreadOnly ? " — unread" : "")
+      heading = NewsQuery.shown(match.name) + (unreadOnly ? " — unread" : "")
     }
     if let folder {
       guard let path = Self.folders(of: sources).first(where: { ServedIdentifiers.categoryID(forFolder: $0) == folder })

@@ -50,7 +50,7 @@ extension WebReader {
       let health = try? await repository.health(of: source)
       let id = feed.id
       html += "<li class=\"source\(health?.lastError != nil ? " failing" : "")\">"
-      html += "<a href=\"/articles?unread=1&amp;source=\(id)\">" + WebPage.text(source.name) + "</a>"
+      html += "<a href=\"/articles?unread=1&amp;source=\(id)\">" + WebPage.text(NewsQuery.shown(source.name)) + "</a>"
       html += " <span class=\"count\" title=\"unread of \(counts.total)\">\(counts.unread)</span>"
       if !source.folder.isEmpty {
         html += " <span class=\"folder\">" + WebPage.text(source.folder.joined(separator: " / ")) + "</span>"

@@ -132,4 +132,23 @@ struct URLPasswordTests {
     Self.expectNoPassword(sources, "sources --json")
     #expect(try String(contentsOfFile: config, encoding: .utf8).contains(Self.written), "the list keeps them")
   }
+
+  @Test("a source an older build named by its URL with the password: sources and fetch --all text show it without")
+  func olderNameShownWithout() async throws {
+    let server = try Self.server()
+    defer { server.stop() }
+    let cli = CLIHarness()
+    let config = cli.directory.path("news.json")
+    // The name as builds before the display rule wrote it (an untitled import of an OPML list or urls file).
+    let feed = Self.withCredentials(server.url("/feed"))
+    try #"{"sources": {"\#(feed)": {"feed": "\#(feed)"}}, "timeoutSeconds": 5}"#.write(
+      toFile: config, atomically: true, encoding: .utf8)
+    let common = ["--config", config, "--db", cli.database]
+    let sources = await cli.run(["sources"] + common)
+    #expect(sources.status == 0 && sources.out.contains("user:***@"), "\(sources.out)")
+    Self.expectNoPassword(sources, "sources")
+    let fetched = await cli.run(["fetch", "--all"] + common)
+    #expect(fetched.status == 0, "\(fetched.err)")
+    Self.expectNoPassword(fetched, "fetch --all")
+  }
 }
