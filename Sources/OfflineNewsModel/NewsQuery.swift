@@ -86,11 +86,17 @@ public struct NewsQuery: Sendable, Hashable, CustomStringConvertible {
     let afterScheme = text.index(after: colon)
     guard text[afterScheme...].hasPrefix("//") else { return text }
     let authorityStart = text.index(afterScheme, offsetBy: 2)
-    let authorityEnd = text[authorityStart...].firstIndex { "/?#".contains($0) } ?? text.endIndex
-    guard let at = text[authorityStart..<authorityEnd].lastIndex(of: "@"),
-      let separator = text[authorityStart..<at].firstIndex(of: ":"), text.index(after: separator) < at
-    else { return text }
-    return text[..<text.index(after: separator)] + "***" + text[at...]
+    let authority = text[authorityStart...].prefix { !"/?#".contains($0) }
+    return String(text[..<authorityStart] + passwordShown(authority) + text[authority.endIndex...])
+  }
+
+  /// An authority (`user:password@host:port`) with the password after the userinfo's first `:` written `***`: the
+  /// userinfo ends at the authority's last `@`; an empty password, or none, leaves it as it is.
+  private static func passwordShown(_ authority: Substring) -> Substring {
+    guard let at = authority.lastIndex(of: "@"), let separator = authority[..<at].firstIndex(of: ":"),
+      authority.index(after: separator) < at
+    else { return authority }
+    return authority[...separator] + "***" + authority[at...]
   }
 
   /// `text` with the password of every URL in it shown as ``shown(_:)-(String)`` shows a URL's (`user:***@`): for a
@@ -103,13 +109,7 @@ public struct NewsQuery: Sendable, Hashable, CustomStringConvertible {
     while let marker = rest.range(of: "://") {
       result += rest[..<marker.upperBound]
       let authority = rest[marker.upperBound...].prefix { !"/?#\"' \t\n<>".contains($0) }
-      if let at = authority.lastIndex(of: "@"), let separator = authority[..<at].firstIndex(of: ":"),
-        authority.index(after: separator) < at
-      {
-        result += authority[...separator] + "***" + authority[at...]
-      } else {
-        result += authority
-      }
+      result += passwordShown(authority)
       rest = rest[authority.endIndex...]
     }
     return result + rest
