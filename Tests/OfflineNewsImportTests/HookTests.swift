@@ -157,6 +157,8 @@ struct HookTests {
           "firstSeenAt": .integer(importTime.millisecondsSince1970),
           // The sync APIs' id, the first key's handle (migration 20).
           "servedID": .text(ArticleIdentity.handle(forKey: "https://example.com/kept")),
+          // Nothing to fold in its texts (migration 24).
+          "searchFolds": .integer(0),
         ]
       ])
   }

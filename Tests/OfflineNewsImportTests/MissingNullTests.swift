@@ -154,6 +154,8 @@ struct MissingNullTests {
       "firstSeenAt": .integer(importTime.millisecondsSince1970),
       // The sync APIs' id, the first key's handle (migration 20).
       "servedID": .text(ArticleIdentity.handle(forKey: "https://example.com/1")),
+      // Nothing to fold in its texts (migration 24).
+      "searchFolds": .integer(0),
     ]
   }
 

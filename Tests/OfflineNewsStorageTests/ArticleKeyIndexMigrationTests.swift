@@ -64,11 +64,13 @@ struct ArticleKeyIndexMigrationTests {
   }
 
   /// Every row of `article` in rowid order with the columns a version 11 store has (migration 15's `itemID`, 18's
-  /// `firstSeenAt` and 20's `servedID`, which only later migrations add, left out), each as its values' text.
+  /// `firstSeenAt`, 20's `servedID` and 24's `searchFolds`, which only later migrations add, left out), each as its
+  /// values' text.
   private static func articleRows(_ db: Connection) throws -> [String] {
     let columns = try db.makeStatement(
       """
-      SELECT name FROM pragma_table_info('article') WHERE name NOT IN ('itemID', 'firstSeenAt', 'servedID')
+      SELECT name FROM pragma_table_info('article')
+      WHERE name NOT IN ('itemID', 'firstSeenAt', 'servedID', 'searchFolds')
       ORDER BY cid
       """
     ).fetchAll { "\"" + ($0.string(0) ?? "") + "\"" }

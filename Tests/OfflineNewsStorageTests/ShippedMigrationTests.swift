@@ -33,6 +33,7 @@ struct ShippedMigrationTests {
     21: 0xcbf2_9ce4_8422_2325,
     22: 0xcbf2_9ce4_8422_2325,
     23: 0x2597_9573_2d08_d25c,
+    24: 0xcbf2_9ce4_8422_2325,
   ]
 
   static func fnv1a64(_ text: String) -> UInt64 {
@@ -42,6 +43,33 @@ struct ShippedMigrationTests {
       hash = hash &* 0x100_0000_01b3
     }
     return hash
+  }
+
+  /// The SQL of the steps of each migration that has some (``Migration/Step/sql(_:)`` and
+  /// ``Migration/Step/createIndex(_:)``, in order, joined by a line break): pinned like ``pinned``, the hashes taken
+  /// at migration 24 from the steps as they are (unchanged since they shipped, as far as the history shows).
+  static let pinnedSteps: [Int: UInt64] = [
+    15: 0x8228_6e25_7972_0a4b,
+    17: 0x6aa7_453f_89ab_db1f,
+    18: 0xedea_8f52_f587_b12e,
+    20: 0x9749_e96b_f3c1_5303,
+    24: 0xdc53_069f_ed07_2e36,
+  ]
+
+  /// The text of `migration`'s steps that ``pinnedSteps`` hashes, or `nil` when it has none.
+  static func stepsText(_ migration: Migration) -> String? {
+    let steps = migration.scripts.dropFirst()
+    return steps.isEmpty ? nil : Schema.collapsed(steps.joined(separator: "\n"))
+  }
+
+  @Test("every migration's steps, white space collapsed, are the ones that shipped")
+  func stepsAreUnchanged() {
+    for migration in Schema.migrations {
+      let hash = Self.stepsText(migration).map(Self.fnv1a64)
+      #expect(
+        hash == Self.pinnedSteps[migration.version],
+        "migration \(migration.version)'s steps changed: \(hash.map { String($0, radix: 16) } ?? "none")")
+    }
   }
 
   @Test("every migration's script, white space collapsed, is the one that shipped")
@@ -64,6 +92,6 @@ struct ShippedMigrationTests {
     #expect(
       Schema.triggerDefinitions["article_fts_after_update"]?.hasPrefix(
         "CREATE TRIGGER article_fts_after_update AFTER UPDATE OF title, summary, content, author, sourceName, "
-          + "fullText, summaryText, contentText ON article WHEN old.title IS NOT new.title") == true)
+          + "fullText, summaryText, contentText, searchFolds ON article WHEN old.title IS NOT new.title") == true)
   }
 }

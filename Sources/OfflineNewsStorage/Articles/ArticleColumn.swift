@@ -25,6 +25,9 @@ package struct ArticleColumn: Sendable {
     case keptOnceSet
     /// Derived from the key, written on insert, never changed.
     case derived
+    /// Derived from the article's ``content`` columns: written on insert and by an update that changes the content,
+    /// never compared itself (it changes only with what it follows).
+    case followsContent
     /// Bound by the save itself after each article's own values: when, and by which query, the row was written.
     case save
     /// Bound by the save itself after ``save``'s columns, its `fetchedAt`: written when the row is inserted (and where
@@ -53,7 +56,7 @@ package struct ArticleColumn: Sendable {
 }
 
 extension ArticleColumn {
-  /// Every column of the built-in `article` table, in declaration order (migrations 1, 2, 6, 8, 9, 11, 15, 18 and 20): the
+  /// Every column of the built-in `article` table, in declaration order (migrations 1, 2, 6, 8, 9, 11, 15, 18, 20 and 24): the
   /// key first. Identity `url`. Local-only columns (``Attribute/isLocalOnly``) are never mapped from a source's
   /// record; the search texts are the record writer's exception (`RecordWriter.searchTexts`).
   package static let all: [ArticleColumn] = [
@@ -153,10 +156,16 @@ extension ArticleColumn {
     ArticleColumn(
       Attribute("servedID", .text, localOnly: true), .derived,
       value: { _, key, _ in .text(ArticleIdentity.handle(forKey: key)) }, read: nil, json: nil),
+    // Whether the search index folds the row's texts (migration 24): 0 when none holds a character it folds out
+    // (``ArticleWriter/needsFolding(_:)``), so that `article_search_text` reads them without six `replace()` calls
+    // each. No read returns it.
+    ArticleColumn(
+      Attribute("searchFolds", .bool, optional: false, localOnly: true, default: .integer(1)), .followsContent,
+      value: { article, _, _ in .integer(ArticleWriter.needsFolding(article) ? 1 : 0) }, read: nil, json: nil),
   ]
 
   /// The columns a save binds per article, in bind order (``Write/key``, ``Write/content``,
-  /// ``Write/keptOnceSet``, ``Write/derived``; declaration order), then the save's own (``Write/save``, then
+  /// ``Write/keptOnceSet``, ``Write/derived``, ``Write/followsContent``; declaration order), then the save's own (``Write/save``, then
   /// ``Write/firstSave``).
   static let bound =
     all.filter { $0.value != nil } + all.filter { $0.write == .save } + all.filter { $0.write == .firstSave }

@@ -120,6 +120,9 @@ struct ArticleWriter {
   /// none: a mapped record's summary is searched as it is).
   static let contentColumns = ArticleColumn.bound.filter { $0.write == .key || $0.write == .content }.map(\.name)
 
+  /// The position of `searchFolds` (migration 24) among a row's bound values (``boundColumns``).
+  static let searchFoldsPosition = boundColumns.firstIndex(of: "searchFolds") ?? 0
+
   /// Every column one article's row binds, in bind order (``ArticleColumn/bound``): what
   /// ``appendContent(_:url:source:to:)`` appends, then the save's `fetchedAt` and `fetchQuery`, then its `fetchedAt`
   /// again as `firstSeenAt` (``ArticleColumn/Write/firstSave``).
@@ -134,7 +137,7 @@ struct ArticleWriter {
 
   /// Whether a searched value of `article` (title, the summary's search text else the summary, the content's else
   /// the content, author, source name: what `article_search_text` reads) holds a character the search index folds
-  /// out (``SearchQuery/foldedScalars``).
+  /// out (``SearchQuery/foldedScalars``): the row's `searchFolds` mark (migration 24), bound with its values.
   static func needsFolding(_ article: Article) -> Bool {
     SearchQuery.containsFoldedScalar(article.title)
       || (article.summaryText ?? article.summary).map(SearchQuery.containsFoldedScalar) == true
@@ -451,6 +454,7 @@ struct ArticleWriter {
       let firstSeen = try firstSeenDates(of: articles, chosen: chosen, urls: urls)
       let fetched = DatabaseValue.integer(fetchedAt.millisecondsSince1970)
       let queryText = DatabaseValue.text(query)
+
       var folded: [Int] = []
       var foldedRowids: [Int64] = []
       var start = 0
@@ -463,17 +467,19 @@ struct ArticleWriter {
           // Read in place: a copy of the article would retain each of its texts and URLs (it is copied only when
           // its date is to be set).
           let position = chosen[row]
-          if checksFolding, firstImportIndex != nil || !pendingNeedFolding,
-            ArticleWriter.needsFolding(articles[position])
-          {
-            if firstImportIndex != nil { folded.append(row) } else { pendingNeedFolding = true }
-          }
+          let rowStart = arguments.count
           if articles[position].isUndated {
             var article = articles[position]
             article.publishedAt = firstSeen[urls[row]] ?? fetchedAt.date
             ArticleWriter.appendContent(article, url: urls[row], source: source, to: &arguments)
           } else {
             ArticleWriter.appendContent(articles[position], url: urls[row], source: source, to: &arguments)
+          }
+          // The row's folding mark, bound with it (``ArticleColumn``'s `searchFolds`, from ``needsFolding(_:)``).
+          if checksFolding, firstImportIndex != nil || !pendingNeedFolding,
+            arguments[rowStart + ArticleWriter.searchFoldsPosition].integerValue != 0
+          {
+            if firstImportIndex != nil { folded.append(row) } else { pendingNeedFolding = true }
           }
           arguments.append(fetched)
           arguments.append(queryText)
@@ -924,7 +930,7 @@ struct ArticleWriter {
         switch column.write {
         case .key, .derived, .none, .firstSave: nil
         case .keptOnceSet: "\(column.name) = coalesce(\(column.name), ?\(index + 1))"
-        case .content, .save: "\(column.name) = ?\(index + 1)"
+        case .content, .followsContent, .save: "\(column.name) = ?\(index + 1)"
         }
       }
       return try db.cachedStatement(
@@ -1049,7 +1055,7 @@ struct ArticleWriter {
         case .key, .derived, .none: return nil
         // A row stored before migration 18 gave it one has its backfill; a row written otherwise gets one here.
         case .keptOnceSet, .firstSave: return "\(name) = coalesce(article.\(name), excluded.\(name))"
-        case .content, .save: return "\(name) = excluded.\(name)"
+        case .content, .followsContent, .save: return "\(name) = excluded.\(name)"
         }
       }
       .joined(separator: ", ")
@@ -1058,7 +1064,7 @@ struct ArticleWriter {
         switch column.write {
         case .content: return "article.\(name) IS NOT excluded.\(name)"
         case .keptOnceSet: return "(article.\(name) IS NULL AND excluded.\(name) IS NOT NULL)"
-        case .key, .derived, .save, .firstSave, .none: return nil
+        case .key, .derived, .followsContent, .save, .firstSave, .none: return nil
         }
       }
       .joined(separator: " OR ")

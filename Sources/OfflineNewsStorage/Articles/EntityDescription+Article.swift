@@ -1,5 +1,6 @@
 extension EntityDescription {
-  /// The built-in `article` entity (migrations 1, 2, 6, 8, 9, 11, 15, 17, 18 and 20), described as apps describe theirs.
+  /// The built-in `article` entity (migrations 1, 2, 6, 8, 9, 11, 15, 17, 18, 20 and 24), described as apps describe
+  /// theirs.
   ///
   /// Identity `url`. Its attributes are the columns declared in ``ArticleColumn/all``. `isRead` and `bookmarkedAt`
   /// are local-only: a refresh never overwrites them.

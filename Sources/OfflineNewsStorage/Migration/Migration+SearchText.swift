@@ -8,16 +8,20 @@ extension Migration {
   /// SQL expression given here with ``searchFoldedCodePoints`` removed by nested `replace()` calls. Migrations 7, 9
   /// and 11 each shipped one; they differ only in the summary and content expressions.
   static func searchTextViewDefinition(summary: String, content: String) -> String {
-    let columns = ["title", summary, content, "author", "sourceName"].map { expression in
-      "  " + String(repeating: "replace(", count: searchFoldedCodePoints.count) + expression + ",\n    "
-        + searchFoldedCodePoints.map { "char(\($0)), '')" }.joined(separator: ", ")
-    }
+    let columns = ["title", summary, content, "author", "sourceName"].map { "  " + folded($0) }
     return """
       CREATE VIEW article_search_text (docid, title, summary, content, author, sourceName) AS
       SELECT rowid,
       \(columns.joined(separator: ",\n"))
       FROM article
       """
+  }
+
+  /// The SQL expression `expression` with ``searchFoldedCodePoints`` removed: `replace()` calls nested around it, one
+  /// per code point, the code points written as `char()` (plain SQL, so every reader of the store can read the view).
+  static func folded(_ expression: String) -> String {
+    String(repeating: "replace(", count: searchFoldedCodePoints.count) + expression + ",\n    "
+      + searchFoldedCodePoints.map { "char(\($0)), '')" }.joined(separator: ", ")
   }
 
   /// The two update triggers of the search index (migration 7): when one of `columns` of an `article` row changes,

@@ -6,7 +6,7 @@ extension Schema {
   /// its `sqlite_master` in their order (FTS5 makes the search index's shadow tables itself, and SQLite the indexes
   /// of `UNIQUE` and `PRIMARY KEY` constraints), each with the text `sqlite_master` holds; then the search index's
   /// `'rebuild'`, whose averages record the migrations leave. A new file is created from it in one transaction
-  /// (``Migrator/newStore``) instead of replaying the 23 migrations, whose `ALTER TABLE`s each make SQLite read
+  /// (``Migrator/newStore``) instead of replaying the 24 migrations, whose `ALTER TABLE`s each make SQLite read
   /// the whole schema again: a new store took 18 ms of CPU, now 10 (docs/PERFORMANCE.md, "First refresh, branch
   /// `feedfirst`").
   ///
@@ -17,7 +17,7 @@ extension Schema {
   /// appended until this file is generated again, and ``Migrator`` replays the migrations whenever the
   /// declaration's version is not the latest.
   static let newStore = SchemaDeclaration(
-    version: 23,
+    version: 24,
     statements: [
       #"""
       CREATE TABLE query_result (
@@ -92,7 +92,8 @@ extension Schema {
         fetchQuery TEXT NOT NULL    -- the cache key of the query that last fetched it
       , isRead INTEGER NOT NULL DEFAULT 0 CHECK (isRead IN (0, 1)), bookmarkedAt INTEGER, link TEXT, source TEXT,\#
        tags TEXT, enclosures TEXT, handle TEXT, fullTextHTML TEXT, fullText TEXT, fullTextAt INTEGER,\#
-       fullTextError TEXT, summaryText TEXT, contentText TEXT, itemID TEXT, firstSeenAt INTEGER, servedID TEXT)
+       fullTextError TEXT, summaryText TEXT, contentText TEXT, itemID TEXT, firstSeenAt INTEGER, servedID TEXT,\#
+       searchFolds INTEGER NOT NULL DEFAULT 1)
       """#,
       #"""
       CREATE UNIQUE INDEX article_by_url ON article(url)
@@ -124,44 +125,6 @@ extension Schema {
       """#,
       #"""
       CREATE INDEX article_by_handle ON article(handle)
-      """#,
-      #"""
-      CREATE VIEW article_search_text (docid, title, summary, content, author, sourceName) AS
-      SELECT rowid,
-        replace(replace(replace(replace(replace(replace(title,
-          char(173), ''), char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279), ''),
-        replace(replace(replace(replace(replace(replace(coalesce(summaryText, summary),
-          char(173), ''), char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279), ''),
-        replace(replace(replace(replace(replace(replace(coalesce(fullText, contentText, content),
-          char(173), ''), char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279), ''),
-        replace(replace(replace(replace(replace(replace(author,
-          char(173), ''), char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279), ''),
-        replace(replace(replace(replace(replace(replace(sourceName,
-          char(173), ''), char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279), '')
-      FROM article
-      """#,
-      #"""
-      CREATE TRIGGER article_fts_before_update
-      BEFORE UPDATE OF title, summary, content, author, sourceName, fullText, summaryText, contentText ON article
-      WHEN old.title IS NOT new.title OR old.summary IS NOT new.summary OR old.content IS NOT new.content
-        OR old.author IS NOT new.author OR old.sourceName IS NOT new.sourceName OR old.fullText IS NOT new.fullText
-        OR old.summaryText IS NOT new.summaryText OR old.contentText IS NOT new.contentText
-      BEGIN
-        INSERT INTO article_fts (article_fts, rowid, title, summary, content, author, sourceName)
-        SELECT 'delete', docid, title, summary, content, author, sourceName
-        FROM article_search_text WHERE docid = old.rowid;
-      END
-      """#,
-      #"""
-      CREATE TRIGGER article_fts_after_update
-      AFTER UPDATE OF title, summary, content, author, sourceName, fullText, summaryText, contentText ON article
-      WHEN old.title IS NOT new.title OR old.summary IS NOT new.summary OR old.content IS NOT new.content
-        OR old.author IS NOT new.author OR old.sourceName IS NOT new.sourceName OR old.fullText IS NOT new.fullText
-        OR old.summaryText IS NOT new.summaryText OR old.contentText IS NOT new.contentText
-      BEGIN
-        INSERT INTO article_fts (rowid, title, summary, content, author, sourceName)
-        SELECT docid, title, summary, content, author, sourceName FROM article_search_text WHERE docid = new.rowid;
-      END
       """#,
       #"""
       CREATE TABLE article_tombstone (
@@ -209,6 +172,51 @@ extension Schema {
         name TEXT NOT NULL PRIMARY KEY COLLATE NOCASE,
         identity TEXT NOT NULL
       )
+      """#,
+      #"""
+      CREATE VIEW article_search_text (docid, title, summary, content, author, sourceName) AS
+      SELECT rowid,
+        CASE WHEN searchFolds THEN replace(replace(replace(replace(replace(replace(title,
+          char(173), ''), char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279),\#
+       '') ELSE title END,
+        CASE WHEN searchFolds THEN replace(replace(replace(replace(replace(replace(coalesce(summaryText, summary),
+          char(173), ''), char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279), '')
+          ELSE coalesce(summaryText, summary) END,
+        CASE WHEN searchFolds OR fullText IS NOT NULL THEN replace(replace(replace(replace(replace(replace(coalesce(fullText, contentText, content),
+          char(173), ''), char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279), '')
+          ELSE coalesce(contentText, content) END,
+        CASE WHEN searchFolds THEN replace(replace(replace(replace(replace(replace(author,
+          char(173), ''), char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279),\#
+       '') ELSE author END,
+        CASE WHEN searchFolds THEN replace(replace(replace(replace(replace(replace(sourceName,
+          char(173), ''), char(8203), ''), char(8204), ''), char(8205), ''), char(8288), ''), char(65279),\#
+       '') ELSE sourceName END
+      FROM article
+      """#,
+      #"""
+      CREATE TRIGGER article_fts_before_update
+      BEFORE UPDATE OF title, summary, content, author, sourceName, fullText, summaryText, contentText,\#
+       searchFolds ON article
+      WHEN old.title IS NOT new.title OR old.summary IS NOT new.summary OR old.content IS NOT new.content
+        OR old.author IS NOT new.author OR old.sourceName IS NOT new.sourceName OR old.fullText IS NOT new.fullText
+        OR old.summaryText IS NOT new.summaryText OR old.contentText IS NOT new.contentText OR old.searchFolds IS NOT new.searchFolds
+      BEGIN
+        INSERT INTO article_fts (article_fts, rowid, title, summary, content, author, sourceName)
+        SELECT 'delete', docid, title, summary, content, author, sourceName
+        FROM article_search_text WHERE docid = old.rowid;
+      END
+      """#,
+      #"""
+      CREATE TRIGGER article_fts_after_update
+      AFTER UPDATE OF title, summary, content, author, sourceName, fullText, summaryText, contentText,\#
+       searchFolds ON article
+      WHEN old.title IS NOT new.title OR old.summary IS NOT new.summary OR old.content IS NOT new.content
+        OR old.author IS NOT new.author OR old.sourceName IS NOT new.sourceName OR old.fullText IS NOT new.fullText
+        OR old.summaryText IS NOT new.summaryText OR old.contentText IS NOT new.contentText OR old.searchFolds IS NOT new.searchFolds
+      BEGIN
+        INSERT INTO article_fts (rowid, title, summary, content, author, sourceName)
+        SELECT docid, title, summary, content, author, sourceName FROM article_search_text WHERE docid = new.rowid;
+      END
       """#,
       #"""
       INSERT INTO article_fts (article_fts) VALUES ('rebuild')

@@ -25,6 +25,7 @@ enum Schema {
     .v21SameFeedNotices,
     .v22TombstoneCauses,
     .v23SourceIdentities,
+    .v24SearchFoldsMark,
   ]
 }
 

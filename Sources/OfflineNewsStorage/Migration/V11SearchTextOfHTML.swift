@@ -1,9 +1,9 @@
 extension Migration {
   /// The view `article_search_text` of migration 11: the searched columns, folded (migration 7); the summary is its
   /// search text where there is one (`coalesce(summaryText, summary)`), the content the whole text, else the
-  /// content's search text, else the content (`coalesce(fullText, contentText, content)`). Also what
-  /// ``ArticleWriter`` checks before it indexes unfolded text from `article` itself.
-  static let searchTextView = searchTextViewDefinition(
+  /// content's search text, else the content (`coalesce(fullText, contentText, content)`), as it shipped; migration
+  /// 24 replaced it (``searchTextView``).
+  static let v11SearchTextView = searchTextViewDefinition(
     summary: "coalesce(summaryText, summary)", content: "coalesce(fullText, contentText, content)")
 
   /// Version 11: search reads the text a reader sees, not the markup (RELIABILITY.md, bug 31). A feed's summary and
@@ -27,7 +27,7 @@ extension Migration {
       DROP TRIGGER article_fts_before_update;
       DROP TRIGGER article_fts_after_update;
       DROP VIEW article_search_text;
-      \(searchTextView);
+      \(v11SearchTextView);
 
       \(searchUpdateTriggers(
         watching: ["title", "summary", "content", "author", "sourceName", "fullText", "summaryText", "contentText"]))

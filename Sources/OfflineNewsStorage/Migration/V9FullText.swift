@@ -1,6 +1,6 @@
 extension Migration {
   /// The view `article_search_text` of migration 9 (the searched columns, folded; the content column is the full
-  /// text where there is one), as it shipped; migration 11 replaced it (``searchTextView``).
+  /// text where there is one), as it shipped; migration 11 replaced it (``v11SearchTextView``).
   static let v9SearchTextView = searchTextViewDefinition(summary: "summary", content: "coalesce(fullText, content)")
 
   /// Version 9: the whole article, for reading offline (issue "News readable offline"): `fullTextHTML` (the
