@@ -161,10 +161,15 @@ enum SharedOption {
       name: "timeout", valueName: "SECONDS", help: "Time allowed per \(unit) (default: the configuration's, 5).",
       type: .timeLimit)
   }
-  /// `--unread`, `--bookmarked` and `--folder NAME`: the article filters `list` and `search` share.
+  /// `--unread`, `--bookmarked`, `--source NAME` and `--folder NAME`: the article filters `list` and `search` share.
   static let unread = OptionSpec(name: "unread", help: "Only articles not marked read.")
   /// See ``unread``.
   static let bookmarked = OptionSpec(name: "bookmarked", help: "Only bookmarked articles.")
+  /// See ``unread``.
+  static let source = OptionSpec(
+    name: "source", valueName: "NAME",
+    help:
+      "Only articles from this source: a configured source's name, the feed, file or URL, or a publisher (any case).")
   /// See ``unread``.
   static let folder = OptionSpec(
     name: "folder", valueName: "NAME",
