@@ -174,6 +174,13 @@ enum SharedOption {
   static let folder = OptionSpec(
     name: "folder", valueName: "NAME",
     help: "Only articles from the sources in this folder (\"Tech\", \"Tech/Swift\") or a folder below it.")
+  /// `--before DATE`: the articles published before an RFC 3339 date (`news delete`, `news mark-read`); `articles`
+  /// begins the help ("Delete articles", "Only articles").
+  static func before(_ articles: String) -> OptionSpec {
+    OptionSpec(
+      name: "before", valueName: "DATE",
+      help: "\(articles) published before DATE (RFC 3339: 2024-05-01 or 2024-05-01T12:00:00Z).", type: .date)
+  }
   /// `--help` (and `-h`), which every command takes.
   static let help = OptionSpec(name: "help", help: "Show this help.")
 
