@@ -462,23 +462,23 @@ struct FeedBench {
         out += Report.pad(feed.newsboat.map(String.init) ?? "–", 10, right: true) + differs + "\n"
       }
     }
-    table("into a fresh database", results.refresh)
-    if !results.again.isEmpty {
+    // One set of feeds (all, or the equal work): the first refreshes, the conditional ones if any, items per feed.
+    func phases(_ refresh: [Run], _ again: [Run], _ perFeed: [FeedItems]) {
+      table("into a fresh database", refresh)
+      if !again.isEmpty {
+        out += "\n"
+        table("again, into the filled database (conditional GET)", again)
+      }
       out += "\n"
-      table("again, into the filled database (conditional GET)", results.again)
+      items(perFeed)
     }
-    out += "\n"
-    items(results.perFeed)
+    phases(results.refresh, results.again, results.perFeed)
     if let equal = results.equalWork {
       out += "\nequal work: \(equal.files.count) feeds newsboat read, each served once"
       out +=
         equal.leftOut.isEmpty
         ? "\n" : "; left out (newsboat stored nothing): \(equal.leftOut.joined(separator: ", "))\n"
-      table("into a fresh database", equal.refresh)
-      out += "\n"
-      table("again, into the filled database (conditional GET)", equal.again)
-      out += "\n"
-      items(equal.perFeed)
+      phases(equal.refresh, equal.again, equal.perFeed)
     }
     if let waiting = results.slowServer {
       out += "\n"

@@ -161,14 +161,26 @@ enum SharedOption {
       name: "timeout", valueName: "SECONDS", help: "Time allowed per \(unit) (default: the configuration's, 5).",
       type: .timeLimit)
   }
-  /// `--unread`, `--bookmarked` and `--folder NAME`: the article filters `list` and `search` share.
+  /// `--unread`, `--bookmarked`, `--source NAME` and `--folder NAME`: the article filters `list` and `search` share.
   static let unread = OptionSpec(name: "unread", help: "Only articles not marked read.")
   /// See ``unread``.
   static let bookmarked = OptionSpec(name: "bookmarked", help: "Only bookmarked articles.")
   /// See ``unread``.
+  static let source = OptionSpec(
+    name: "source", valueName: "NAME",
+    help:
+      "Only articles from this source: a configured source's name, the feed, file or URL, or a publisher (any case).")
+  /// See ``unread``.
   static let folder = OptionSpec(
     name: "folder", valueName: "NAME",
     help: "Only articles from the sources in this folder (\"Tech\", \"Tech/Swift\") or a folder below it.")
+  /// `--before DATE`: the articles published before an RFC 3339 date (`news delete`, `news mark-read`); `articles`
+  /// begins the help ("Delete articles", "Only articles").
+  static func before(_ articles: String) -> OptionSpec {
+    OptionSpec(
+      name: "before", valueName: "DATE",
+      help: "\(articles) published before DATE (RFC 3339: 2024-05-01 or 2024-05-01T12:00:00Z).", type: .date)
+  }
   /// `--help` (and `-h`), which every command takes.
   static let help = OptionSpec(name: "help", help: "Show this help.")
 

@@ -28,10 +28,7 @@ struct DeleteCommand: NewsCommand {
     var spec: OptionSpec {
       switch self {
       case .all: OptionSpec(name: "all", help: "Delete every cached article.")
-      case .before:
-        OptionSpec(
-          name: "before", valueName: "DATE",
-          help: "Delete articles published before DATE (RFC 3339: 2024-05-01 or 2024-05-01T12:00:00Z).", type: .date)
+      case .before: SharedOption.before("Delete articles")
       case .forgetDeleted:
         OptionSpec(
           name: "forget-deleted",

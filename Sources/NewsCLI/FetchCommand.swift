@@ -300,12 +300,9 @@ struct FetchCommand: NewsCommand {
     }
     // Source names match without regard to case (an exact match first); a feed source by its URL too.
     let name = configuration.sourceName(matchingOrFeedURL: typed) ?? typed
-    if let sync = configuration.syncSources[name], case .feed(let url) = sync.kind {
-      let query = NewsQuery(url: url, source: name)
-      return (
-        query, "\(name) (\(query))",
-        Configuration.Source(name: name, url: url, maxAge: sync.maxAge, labels: sync.labels)
-      )
+    if let source = configuration.syncSources[name]?.feedEntry {
+      let query = NewsQuery(url: source.url, source: name)
+      return (query, "\(name) (\(query))", source)
     }
     guard let source = configuration.sources[name] else {
       throw CommandFailure(.usage, "no source named \"\(name)\"", hint: configuration.knownSourcesHint(typed: name))

@@ -21,10 +21,7 @@ struct ListCommand: NewsCommand {
         OptionSpec(name: "offset", valueName: "N", help: "Skip the N newest first.", type: .integer(minimum: 0))
       case .unread: SharedOption.unread
       case .bookmarked: SharedOption.bookmarked
-      case .source:
-        OptionSpec(
-          name: "source", valueName: "NAME",
-          help: "Only articles from this source: a configured source's name, the feed, file or URL, or a publisher.")
+      case .source: SharedOption.source
       case .folder: SharedOption.folder
       }
     }

@@ -95,10 +95,7 @@ struct MarkReadCommand: NewsCommand {
       case .folder:
         OptionSpec(name: "folder", valueName: "NAME", help: "Every article of the sources in this folder or below.")
       case .all: OptionSpec(name: "all", help: "Every cached article.")
-      case .before:
-        OptionSpec(
-          name: "before", valueName: "DATE",
-          help: "Only articles published before DATE (RFC 3339: 2024-05-01 or 2024-05-01T12:00:00Z).", type: .date)
+      case .before: SharedOption.before("Only articles")
       }
     }
   }

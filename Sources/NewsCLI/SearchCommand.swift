@@ -30,11 +30,7 @@ struct SearchCommand: NewsCommand {
     case source, folder, since, until, unread, bookmarked, limit
     var spec: OptionSpec {
       switch self {
-      case .source:
-        OptionSpec(
-          name: "source", valueName: "NAME",
-          help: "Only articles from this source: a configured source, the feed, file or URL, or a publisher (any case)."
-        )
+      case .source: SharedOption.source
       case .since:
         OptionSpec(name: "since", valueName: "DATE", help: "Only articles published at or after DATE.", type: .date)
       case .until:

@@ -99,10 +99,9 @@ struct SourcesCommand: NewsCommand {
     var entries: [Entry] = []
     // Every source fetched through the repository (NewsAPI, file, feed): its health, from its fetch record.
     var fetched = configuration.sources.map { (source: $0.value, kind: $0.value.url.isFileURL ? "file" : "newsapi") }
-    for (name, sync) in configuration.syncSources {
-      guard case .feed(let url) = sync.kind else { continue }
-      fetched.append(
-        (Configuration.Source(name: name, url: url, maxAge: sync.maxAge, labels: sync.labels), kind: "feed"))
+    for sync in configuration.syncSources.values {
+      guard let source = sync.feedEntry else { continue }
+      fetched.append((source, kind: "feed"))
     }
     for (source, kind) in fetched {
       let newsSource = context.newsSource(source)

@@ -17,16 +17,6 @@ extension SubscriptionFile {
     package var policy: CachePolicy?
     /// `"folder"`, `"title"`, `"homePage"`, `"fullText"`.
     package var labels = Labels()
-
-    package init(
-      name: String, url: URL, maxAge: TimeInterval? = nil, policy: CachePolicy? = nil, labels: Labels = Labels()
-    ) {
-      self.name = name
-      self.url = url
-      self.maxAge = maxAge
-      self.policy = policy
-      self.labels = labels
-    }
   }
 
   /// The entries of a file: the sources read by URL or file, and the synced ones (Parse classes, feeds), by name.
@@ -209,6 +199,13 @@ extension SubscriptionFile {
     package var skipsWhileFresh = false
     /// `"folder"`, `"title"`, `"homePage"`.
     package var labels = Labels()
+
+    /// A synced feed as a source read by URL: its name, feed URL, `maxAge` and labels, no policy (`news fetch
+    /// --source` and `news sources` read it so); `nil` for Parse classes.
+    package var feedEntry: Entry? {
+      guard case .feed(let url) = kind else { return nil }
+      return Entry(name: name, url: url, maxAge: maxAge, labels: labels)
+    }
 
     /// `parse` or `feed`.
     package var kindName: String {

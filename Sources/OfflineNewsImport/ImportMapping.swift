@@ -136,24 +136,6 @@ package struct EntityMapping: Sendable {
 
   /// The identity attribute the store gives an owned entity's rows: `owner-entity:owner-identity/relationship/index`.
   package static let ownedKey = "_key"
-
-  package init(
-    entity: EntityDescription, attributes: [String: AttributeMapping] = [:],
-    relationships: [String: RelationshipMapping] = [:], skip: [SkipRule] = [], fullRepresentation: Bool = false,
-    onInvalidValue: InvalidValuePolicy = .keepOldValue, constants: [String: Constant] = [:],
-    identityCandidates: [String: [String]] = [:], isOwned: Bool = false, articleKey: ArticleKeyRule? = nil
-  ) {
-    self.articleKey = articleKey
-    self.entity = entity
-    self.attributes = attributes
-    self.relationships = relationships
-    self.skip = skip
-    self.fullRepresentation = fullRepresentation
-    self.onInvalidValue = onInvalidValue
-    self.constants = constants
-    self.identityCandidates = identityCandidates
-    self.isOwned = isOwned
-  }
 }
 
 /// How one attribute is read.

@@ -331,18 +331,14 @@ struct TextLayout {
     var index = 0
     while index < bytes.count {
       let byte = bytes[index]
-      if byte == 0x0A || byte == 0x09 {
-        preText.append(byte)
-        index += 1
-        continue
-      }
-      let control = controlLength(bytes, index)
+      // Line breaks and tabs are kept; any other control character (C0, DEL, C1) is left out.
+      let control = byte == 0x0A || byte == 0x09 ? 0 : controlLength(bytes, index)
       if control > 0 {
         index += control
-        continue
+      } else {
+        preText.append(byte)
+        index += 1
       }
-      preText.append(byte)
-      index += 1
     }
   }
 

@@ -28,21 +28,16 @@ extension EntityDescription {
                 writer.key("integer")
                 writer.literal(String(integer))
               case .text(let text):
-                writer.key("text")
-                writer.string(text)
+                writer.member("text", text)
               case .real, .blob:
                 writer.failed = true
               }
             }
           }
-          writer.key("isLocalOnly")
-          writer.bool(attribute.isLocalOnly)
-          writer.key("isOptional")
-          writer.bool(attribute.isOptional)
-          writer.key("name")
-          writer.string(attribute.name)
-          writer.key("type")
-          writer.string(attribute.type.rawValue)
+          writer.member("isLocalOnly", attribute.isLocalOnly)
+          writer.member("isOptional", attribute.isOptional)
+          writer.member("name", attribute.name)
+          writer.member("type", attribute.type.rawValue)
         }
       }
       writer.key("identity")
@@ -52,25 +47,18 @@ extension EntityDescription {
         writer.object {
           writer.key("attributes")
           writer.array(index.attributes) { writer.string($0) }
-          writer.key("isUnique")
-          writer.bool(index.isUnique)
-          writer.key("name")
-          writer.string(index.name)
+          writer.member("isUnique", index.isUnique)
+          writer.member("name", index.name)
         }
       }
-      writer.key("name")
-      writer.string(name)
+      writer.member("name", name)
       writer.key("relationships")
       writer.array(relationships) { relationship in
         writer.object {
-          writer.key("destination")
-          writer.string(relationship.destination)
-          writer.key("isOrdered")
-          writer.bool(relationship.isOrdered)
-          writer.key("kind")
-          writer.string(relationship.kind.rawValue)
-          writer.key("name")
-          writer.string(relationship.name)
+          writer.member("destination", relationship.destination)
+          writer.member("isOrdered", relationship.isOrdered)
+          writer.member("kind", relationship.kind.rawValue)
+          writer.member("name", relationship.name)
         }
       }
     }
@@ -122,6 +110,18 @@ private final class DefinitionWriter {
   }
 
   func bool(_ value: Bool) { literal(value ? "true" : "false") }
+
+  /// A member whose value is a string (``string(_:)``).
+  func member(_ name: String, _ value: String) {
+    key(name)
+    string(value)
+  }
+
+  /// A member whose value is `true` or `false`.
+  func member(_ name: String, _ value: Bool) {
+    key(name)
+    bool(value)
+  }
 
   func literal(_ value: String) {
     separate()

@@ -5,10 +5,7 @@ package struct Migration: Sendable {
   /// What it does, for humans.
   package var name: String
   /// The SQL script (several statements allowed).
-  package var sql: String
-  /// What runs after ``sql``, in order, in the same transaction: columns and indexes added only when the store
-  /// lacks them, statements, and work that SQL alone cannot express. Empty for none.
-  package var steps: [Step]
+  package var sql = ""
   /// Runs with `PRAGMA foreign_keys = OFF`, in a transaction of its own (with the migrations next to it that need
   /// the same), checked by `PRAGMA foreign_key_check` before the commit: a migration that rebuilds a table other
   /// tables reference, whose `DROP TABLE` would otherwise delete their rows (`ON DELETE CASCADE`). SQLite ignores
@@ -16,24 +13,15 @@ package struct Migration: Sendable {
   ///
   /// Related SQLite documentation: <https://www.sqlite.org/lang_altertable.html#otheralter>,
   /// <https://www.sqlite.org/pragma.html#pragma_foreign_key_check>
-  package var needsForeignKeysOff: Bool
+  package var needsForeignKeysOff = false
   /// The schema before this migration answers every read of this build as the schema after it does (the same
   /// tables, columns, views and search index: only how a key is held changes, say), so that a store not yet
   /// migrated can be read as it is when it cannot be written (a full disk, a read-only medium: see
   /// ``Migrator/readsAsLatest(_:)``).
-  package var keepsReads: Bool
-
-  package init(
-    version: Int, name: String, sql: String = "", needsForeignKeysOff: Bool = false, keepsReads: Bool = false,
-    steps: [Step] = []
-  ) {
-    self.version = version
-    self.name = name
-    self.sql = sql
-    self.steps = steps
-    self.needsForeignKeysOff = needsForeignKeysOff
-    self.keepsReads = keepsReads
-  }
+  package var keepsReads = false
+  /// What runs after ``sql``, in order, in the same transaction: columns and indexes added only when the store
+  /// lacks them, statements, and work that SQL alone cannot express. Empty for none.
+  package var steps: [Step] = []
 
   /// One step of a migration after its script, as data.
   package enum Step: Sendable {
