@@ -5,7 +5,9 @@ import OfflineNews
 struct RemoveCommand: NewsCommand {
   static let name = "remove"
   static let summary = "Remove a source from the configuration (its cached articles stay)."
-  static let positionals = [PositionalSpec(name: "NAME", help: "The source's name, as 'news sources' lists it.")]
+  static let positionals = [
+    PositionalSpec(name: "NAME", help: "The source's name, as 'news sources' lists it, or a feed subscription's URL.")
+  ]
   static let details = """
     The source's entry is cut out of the configuration file; every other byte of the file stays as it was. The
     articles fetched from it stay in the database ('news delete' removes articles). The default source cannot be
@@ -30,8 +32,10 @@ struct RemoveCommand: NewsCommand {
       throw CommandFailure(.usage, "which source? usage: news remove \(Self.spec.usage)")
     }
     let configuration = context.configuration
-    // Source names match without regard to case (an exact match first).
-    let name = configuration.sourceName(matching: typed) ?? typed
+    // Source names match without regard to case (an exact match first); else a feed subscription is named by its
+    // feed's URL, in any equivalent spelling: the URL a person subscribed to, though the name shows it otherwise (a
+    // password masked as `user:***@`, a title the feed gave it since).
+    let name = configuration.sourceName(matchingOrFeedURL: typed) ?? typed
     guard let file = configuration.file, configuration.allSourceNames.contains(name) else {
       throw CommandFailure(.noInput, "no source named \"\(name)\"", hint: configuration.knownSourcesHint(typed: name))
     }

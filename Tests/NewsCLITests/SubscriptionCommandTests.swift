@@ -353,6 +353,25 @@ struct SubscriptionCommandTests {
     #expect(await cli.run("remove", "--config", config).status == 64)
   }
 
+  @Test("remove a feed by its URL: the one whose feed it is, though its name shows the URL masked or a title")
+  func removeByFeedURL() async throws {
+    let cli = CLIHarness()
+    let config = try Self.writeConfig(
+      cli,
+      """
+      {"sources": {
+        "http://user:***@127.0.0.1:9/auth/notitle.rss": {"feed": "http://user:s3cret@127.0.0.1:9/auth/notitle.rss"},
+        "Daring Fireball": {"feed": "https://daringfireball.net/feeds/main"},
+        "keep": {"feed": "https://a.example/f"}}}
+      """)
+    let masked = await cli.run("remove", "http://user:s3cret@127.0.0.1:9/auth/notitle.rss", "--config", config)
+    #expect(masked.status == 0, "\(masked.err)")
+    let titled = await cli.run("remove", "HTTPS://daringfireball.net:443/feeds/main#top", "--config", config)
+    #expect(titled.status == 0, "\(titled.err)")
+    #expect(try Self.sources(config).keys.sorted() == ["keep"])
+    #expect(await cli.run("remove", "https://b.example/f", "--config", config).status == 66)
+  }
+
   @Test("remove the last source of an object: {} is left, and the file still loads")
   func removeLast() async throws {
     let cli = CLIHarness()
